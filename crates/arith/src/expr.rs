@@ -1,0 +1,640 @@
+//! Immutable, shared integer and boolean expressions.
+//!
+//! An [`Expr`] is a reference-counted node that caches its structural hash and
+//! node count, so cloning is a pointer copy, hashing is free and equality of
+//! two different trees is almost always decided by the hashes alone. Nodes are
+//! `Send + Sync`: expressions can be built and simplified on several threads.
+//!
+//! Construction through [`Expr::add`] and friends is *raw*: it builds exactly
+//! the tree it is asked for (the parser relies on this so that node counts of
+//! parsed text are node counts of the text). Simplification lives in
+//! [`crate::simplify`].
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::Arc;
+
+/// A named integer variable with an identity of its own.
+///
+/// Two variables with the same name are different variables unless one is a
+/// clone of the other.
+///
+/// ```
+/// use arith::Var;
+/// let a = Var::new("i");
+/// let b = Var::new("i");
+/// assert_ne!(a, b);
+/// assert_eq!(a, a.clone());
+/// assert_eq!(a.name(), "i");
+/// ```
+#[derive(Clone)]
+pub struct Var(Arc<VarInner>);
+
+struct VarInner {
+    name: Box<str>,
+    id: u64,
+}
+
+static NEXT_VAR_ID: AtomicU64 = AtomicU64::new(1);
+
+impl Var {
+    /// A fresh variable called `name`.
+    pub fn new(name: impl Into<String>) -> Var {
+        let id = NEXT_VAR_ID.fetch_add(1, AtomicOrdering::Relaxed);
+        Var(Arc::new(VarInner { name: name.into().into_boxed_str(), id }))
+    }
+
+    /// The variable's name, as printed.
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// A process-wide unique number for this variable.
+    pub fn id(&self) -> u64 {
+        self.0.id
+    }
+
+    /// This variable as an expression.
+    pub fn expr(&self) -> Expr {
+        Expr::var(self.clone())
+    }
+}
+
+impl PartialEq for Var {
+    fn eq(&self, other: &Var) -> bool {
+        self.0.id == other.0.id
+    }
+}
+impl Eq for Var {}
+impl Hash for Var {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.0.id.hash(h)
+    }
+}
+impl PartialOrd for Var {
+    fn partial_cmp(&self, other: &Var) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Var {
+    /// By name first, so that printed canonical forms do not depend on the
+    /// order in which variables were created; the id breaks ties.
+    fn cmp(&self, other: &Var) -> Ordering {
+        self.name().cmp(other.name()).then(self.id().cmp(&other.id()))
+    }
+}
+impl fmt::Debug for Var {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.name())
+    }
+}
+impl fmt::Display for Var {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A comparison operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CmpOp {
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl CmpOp {
+    /// The operator's text.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+
+    /// Applies the comparison to two integers.
+    pub fn apply(self, a: i64, b: i64) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+
+    /// The operator `op'` with `a op b == b op' a`.
+    pub fn swapped(self) -> CmpOp {
+        match self {
+            CmpOp::Lt => CmpOp::Gt,
+            CmpOp::Le => CmpOp::Ge,
+            CmpOp::Gt => CmpOp::Lt,
+            CmpOp::Ge => CmpOp::Le,
+            other => other,
+        }
+    }
+
+    /// The operator `op'` with `a op' b == not (a op b)`.
+    pub fn negated(self) -> CmpOp {
+        match self {
+            CmpOp::Eq => CmpOp::Ne,
+            CmpOp::Ne => CmpOp::Eq,
+            CmpOp::Lt => CmpOp::Ge,
+            CmpOp::Le => CmpOp::Gt,
+            CmpOp::Gt => CmpOp::Le,
+            CmpOp::Ge => CmpOp::Lt,
+        }
+    }
+}
+
+/// The node kinds of an expression.
+///
+/// Division and modulo round toward negative infinity (floor semantics), as in
+/// Python, XLA and Tensor Comprehensions.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ExprKind {
+    /// An integer constant.
+    Int(i64),
+    /// A boolean constant (`True`, `False`).
+    Bool(bool),
+    /// An integer variable.
+    Var(Var),
+    /// `a + b`
+    Add(Expr, Expr),
+    /// `a - b`
+    Sub(Expr, Expr),
+    /// `a * b`
+    Mul(Expr, Expr),
+    /// `a // b`, floor division.
+    FloorDiv(Expr, Expr),
+    /// `a % b`, floor modulo (the sign of `b`).
+    FloorMod(Expr, Expr),
+    /// `ceildiv(a, b)`, ceiling division.
+    CeilDiv(Expr, Expr),
+    /// `min(a, b)`
+    Min(Expr, Expr),
+    /// `max(a, b)`
+    Max(Expr, Expr),
+    /// `select(c, a, b)`: `a` where `c` holds, else `b`.
+    Select(Expr, Expr, Expr),
+    /// A comparison of two integers.
+    Cmp(CmpOp, Expr, Expr),
+    /// `a and b`
+    And(Expr, Expr),
+    /// `a or b`
+    Or(Expr, Expr),
+    /// `not a`
+    Not(Expr),
+}
+
+/// Whether an expression denotes an integer or a truth value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// A 64-bit signed integer.
+    Int,
+    /// `True` or `False`.
+    Bool,
+}
+
+struct Node {
+    kind: ExprKind,
+    hash: u64,
+    size: u32,
+    ty: Type,
+}
+
+/// A shared, immutable expression.
+///
+/// ```
+/// use arith::{Expr, Var};
+/// let x = Var::new("x");
+/// let e = Expr::add(Expr::mul(x.expr(), Expr::int(4)), Expr::int(1));
+/// assert_eq!(e.to_string(), "x * 4 + 1");
+/// assert_eq!(e.node_count(), 5);
+/// ```
+#[derive(Clone)]
+pub struct Expr(Arc<Node>);
+
+#[inline]
+fn mix(h: u64, v: u64) -> u64 {
+    (h.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
+}
+
+impl Expr {
+    fn make(kind: ExprKind) -> Expr {
+        let (hash, size, ty) = {
+            let tag = |t: u64| mix(0x9e37_79b9_7f4a_7c15, t);
+            let bin = |t: u64, a: &Expr, b: &Expr| {
+                (mix(mix(tag(t), a.0.hash), b.0.hash), 1 + a.0.size + b.0.size)
+            };
+            match &kind {
+                ExprKind::Int(v) => (mix(tag(1), *v as u64), 1, Type::Int),
+                ExprKind::Bool(v) => (mix(tag(2), *v as u64), 1, Type::Bool),
+                ExprKind::Var(v) => (mix(tag(3), v.id()), 1, Type::Int),
+                ExprKind::Add(a, b) => with_ty(bin(4, a, b), Type::Int),
+                ExprKind::Sub(a, b) => with_ty(bin(5, a, b), Type::Int),
+                ExprKind::Mul(a, b) => with_ty(bin(6, a, b), Type::Int),
+                ExprKind::FloorDiv(a, b) => with_ty(bin(7, a, b), Type::Int),
+                ExprKind::FloorMod(a, b) => with_ty(bin(8, a, b), Type::Int),
+                ExprKind::CeilDiv(a, b) => with_ty(bin(9, a, b), Type::Int),
+                ExprKind::Min(a, b) => with_ty(bin(10, a, b), Type::Int),
+                ExprKind::Max(a, b) => with_ty(bin(11, a, b), Type::Int),
+                ExprKind::Select(c, a, b) => {
+                    let (h, s) = bin(12, a, b);
+                    (mix(h, c.0.hash), s + c.0.size, a.ty())
+                }
+                ExprKind::Cmp(op, a, b) => with_ty(bin(13 + *op as u64 * 64, a, b), Type::Bool),
+                ExprKind::And(a, b) => with_ty(bin(14, a, b), Type::Bool),
+                ExprKind::Or(a, b) => with_ty(bin(15, a, b), Type::Bool),
+                ExprKind::Not(a) => (mix(tag(16), a.0.hash), 1 + a.0.size, Type::Bool),
+            }
+        };
+        Expr(Arc::new(Node { kind, hash, size, ty }))
+    }
+
+    /// The node kind, for matching.
+    #[inline]
+    pub fn kind(&self) -> &ExprKind {
+        &self.0.kind
+    }
+
+    /// Whether this is an integer or a boolean expression.
+    #[inline]
+    pub fn ty(&self) -> Type {
+        self.0.ty
+    }
+
+    /// The number of nodes in the tree (constants and variables count one).
+    #[inline]
+    pub fn node_count(&self) -> usize {
+        self.0.size as usize
+    }
+
+    /// The cached structural hash.
+    #[inline]
+    pub fn structural_hash(&self) -> u64 {
+        self.0.hash
+    }
+
+    /// Whether both handles point to the same node.
+    #[inline]
+    pub fn ptr_eq(&self, other: &Expr) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// An integer constant.
+    pub fn int(v: i64) -> Expr {
+        Expr::make(ExprKind::Int(v))
+    }
+    /// A boolean constant.
+    pub fn bool(v: bool) -> Expr {
+        Expr::make(ExprKind::Bool(v))
+    }
+    /// A variable reference.
+    pub fn var(v: Var) -> Expr {
+        Expr::make(ExprKind::Var(v))
+    }
+    /// `a + b`, as written.
+    pub fn add(a: Expr, b: Expr) -> Expr {
+        Expr::make(ExprKind::Add(a, b))
+    }
+    /// `a - b`, as written.
+    pub fn sub(a: Expr, b: Expr) -> Expr {
+        Expr::make(ExprKind::Sub(a, b))
+    }
+    /// `a * b`, as written.
+    pub fn mul(a: Expr, b: Expr) -> Expr {
+        Expr::make(ExprKind::Mul(a, b))
+    }
+    /// `a // b`, as written.
+    pub fn floor_div(a: Expr, b: Expr) -> Expr {
+        Expr::make(ExprKind::FloorDiv(a, b))
+    }
+    /// `a % b`, as written.
+    pub fn floor_mod(a: Expr, b: Expr) -> Expr {
+        Expr::make(ExprKind::FloorMod(a, b))
+    }
+    /// `ceildiv(a, b)`, as written.
+    pub fn ceil_div(a: Expr, b: Expr) -> Expr {
+        Expr::make(ExprKind::CeilDiv(a, b))
+    }
+    /// `min(a, b)`, as written.
+    pub fn min(a: Expr, b: Expr) -> Expr {
+        Expr::make(ExprKind::Min(a, b))
+    }
+    /// `max(a, b)`, as written.
+    pub fn max(a: Expr, b: Expr) -> Expr {
+        Expr::make(ExprKind::Max(a, b))
+    }
+    /// `select(c, a, b)`, as written.
+    pub fn select(c: Expr, a: Expr, b: Expr) -> Expr {
+        Expr::make(ExprKind::Select(c, a, b))
+    }
+    /// `a op b`, as written.
+    pub fn cmp(op: CmpOp, a: Expr, b: Expr) -> Expr {
+        Expr::make(ExprKind::Cmp(op, a, b))
+    }
+    /// `a == b`
+    pub fn eq(a: Expr, b: Expr) -> Expr {
+        Expr::cmp(CmpOp::Eq, a, b)
+    }
+    /// `a != b`
+    pub fn ne(a: Expr, b: Expr) -> Expr {
+        Expr::cmp(CmpOp::Ne, a, b)
+    }
+    /// `a < b`
+    pub fn lt(a: Expr, b: Expr) -> Expr {
+        Expr::cmp(CmpOp::Lt, a, b)
+    }
+    /// `a <= b`
+    pub fn le(a: Expr, b: Expr) -> Expr {
+        Expr::cmp(CmpOp::Le, a, b)
+    }
+    /// `a > b`
+    pub fn gt(a: Expr, b: Expr) -> Expr {
+        Expr::cmp(CmpOp::Gt, a, b)
+    }
+    /// `a >= b`
+    pub fn ge(a: Expr, b: Expr) -> Expr {
+        Expr::cmp(CmpOp::Ge, a, b)
+    }
+    /// `a and b`, as written.
+    pub fn and(a: Expr, b: Expr) -> Expr {
+        Expr::make(ExprKind::And(a, b))
+    }
+    /// `a or b`, as written.
+    pub fn or(a: Expr, b: Expr) -> Expr {
+        Expr::make(ExprKind::Or(a, b))
+    }
+    /// `not a`, as written.
+    pub fn not(a: Expr) -> Expr {
+        Expr::make(ExprKind::Not(a))
+    }
+
+    /// The value if this is an integer constant.
+    #[inline]
+    pub fn as_int(&self) -> Option<i64> {
+        match self.kind() {
+            ExprKind::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The value if this is a boolean constant.
+    #[inline]
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.kind() {
+            ExprKind::Bool(v) => Some(*v),
+            _ => None,
+        }
+    }
+
+    /// The variable if this is a variable reference.
+    #[inline]
+    pub fn as_var(&self) -> Option<&Var> {
+        match self.kind() {
+            ExprKind::Var(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// Whether this is the integer constant `v`.
+    #[inline]
+    pub fn is_int(&self, v: i64) -> bool {
+        self.as_int() == Some(v)
+    }
+
+    /// The direct children, in order.
+    pub fn children(&self) -> smallvec::SmallVec<[&Expr; 3]> {
+        use ExprKind::*;
+        match self.kind() {
+            Int(_) | Bool(_) | Var(_) => smallvec::SmallVec::new(),
+            Add(a, b) | Sub(a, b) | Mul(a, b) | FloorDiv(a, b) | FloorMod(a, b) | CeilDiv(a, b)
+            | Min(a, b) | Max(a, b) | Cmp(_, a, b) | And(a, b) | Or(a, b) => {
+                smallvec::smallvec![a, b]
+            }
+            Select(c, a, b) => smallvec::smallvec![c, a, b],
+            Not(a) => smallvec::smallvec![a],
+        }
+    }
+
+    /// Rebuilds this node with new children (same count and order as
+    /// [`Expr::children`]); returns `self` unchanged when they are identical.
+    pub fn with_children(&self, new: &[Expr]) -> Expr {
+        use ExprKind::*;
+        let old = self.children();
+        if old.len() == new.len() && old.iter().zip(new).all(|(a, b)| a.ptr_eq(b)) {
+            return self.clone();
+        }
+        let a = || new[0].clone();
+        let b = || new[1].clone();
+        match self.kind() {
+            Int(_) | Bool(_) | Var(_) => self.clone(),
+            Add(..) => Expr::add(a(), b()),
+            Sub(..) => Expr::sub(a(), b()),
+            Mul(..) => Expr::mul(a(), b()),
+            FloorDiv(..) => Expr::floor_div(a(), b()),
+            FloorMod(..) => Expr::floor_mod(a(), b()),
+            CeilDiv(..) => Expr::ceil_div(a(), b()),
+            Min(..) => Expr::min(a(), b()),
+            Max(..) => Expr::max(a(), b()),
+            Cmp(op, ..) => Expr::cmp(*op, a(), b()),
+            And(..) => Expr::and(a(), b()),
+            Or(..) => Expr::or(a(), b()),
+            Not(..) => Expr::not(a()),
+            Select(..) => Expr::select(new[0].clone(), new[1].clone(), new[2].clone()),
+        }
+    }
+
+    /// Calls `f` on every variable occurrence, left to right.
+    pub fn for_each_var(&self, f: &mut impl FnMut(&Var)) {
+        match self.kind() {
+            ExprKind::Var(v) => f(v),
+            _ => {
+                for c in self.children() {
+                    c.for_each_var(f)
+                }
+            }
+        }
+    }
+
+    /// The distinct variables, in order of first occurrence.
+    pub fn vars(&self) -> Vec<Var> {
+        let mut out: Vec<Var> = Vec::new();
+        self.for_each_var(&mut |v| {
+            if !out.contains(v) {
+                out.push(v.clone())
+            }
+        });
+        out
+    }
+
+    /// Whether `v` occurs in this expression.
+    pub fn uses_var(&self, v: &Var) -> bool {
+        match self.kind() {
+            ExprKind::Var(w) => w == v,
+            _ => self.children().iter().any(|c| c.uses_var(v)),
+        }
+    }
+
+    /// Replaces variables by expressions; `f` returns `None` to keep a
+    /// variable. Untouched subtrees are shared, not copied.
+    pub fn substitute(&self, f: &mut impl FnMut(&Var) -> Option<Expr>) -> Expr {
+        match self.kind() {
+            ExprKind::Var(v) => f(v).unwrap_or_else(|| self.clone()),
+            ExprKind::Int(_) | ExprKind::Bool(_) => self.clone(),
+            _ => {
+                let kids: smallvec::SmallVec<[Expr; 3]> =
+                    self.children().iter().map(|c| c.substitute(f)).collect();
+                self.with_children(&kids)
+            }
+        }
+    }
+
+    /// A total order on expressions that depends only on structure and
+    /// variable names (then ids): used to sort the terms of canonical sums.
+    pub fn structural_cmp(&self, other: &Expr) -> Ordering {
+        if self.ptr_eq(other) {
+            return Ordering::Equal;
+        }
+        let ra = self.kind_rank();
+        let rb = other.kind_rank();
+        if ra != rb {
+            return ra.cmp(&rb);
+        }
+        match (self.kind(), other.kind()) {
+            (ExprKind::Int(a), ExprKind::Int(b)) => a.cmp(b),
+            (ExprKind::Bool(a), ExprKind::Bool(b)) => a.cmp(b),
+            (ExprKind::Var(a), ExprKind::Var(b)) => a.cmp(b),
+            (ExprKind::Cmp(oa, ..), ExprKind::Cmp(ob, ..)) if oa != ob => oa.cmp(ob),
+            _ => {
+                for (a, b) in self.children().iter().zip(other.children().iter()) {
+                    let o = a.structural_cmp(b);
+                    if o != Ordering::Equal {
+                        return o;
+                    }
+                }
+                Ordering::Equal
+            }
+        }
+    }
+
+    fn kind_rank(&self) -> u8 {
+        match self.kind() {
+            ExprKind::Var(_) => 0,
+            ExprKind::Mul(..) => 1,
+            ExprKind::FloorDiv(..) => 2,
+            ExprKind::FloorMod(..) => 3,
+            ExprKind::CeilDiv(..) => 4,
+            ExprKind::Min(..) => 5,
+            ExprKind::Max(..) => 6,
+            ExprKind::Select(..) => 7,
+            ExprKind::Add(..) => 8,
+            ExprKind::Sub(..) => 9,
+            ExprKind::Cmp(..) => 10,
+            ExprKind::And(..) => 11,
+            ExprKind::Or(..) => 12,
+            ExprKind::Not(..) => 13,
+            ExprKind::Bool(_) => 14,
+            ExprKind::Int(_) => 15,
+        }
+    }
+}
+
+fn with_ty((h, s): (u64, u32), ty: Type) -> (u64, u32, Type) {
+    (h, s, ty)
+}
+
+impl PartialEq for Expr {
+    fn eq(&self, other: &Expr) -> bool {
+        self.ptr_eq(other)
+            || (self.0.hash == other.0.hash
+                && self.0.size == other.0.size
+                && self.0.kind == other.0.kind)
+    }
+}
+impl Eq for Expr {}
+impl Hash for Expr {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        h.write_u64(self.0.hash)
+    }
+}
+
+impl fmt::Debug for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl From<i64> for Expr {
+    fn from(v: i64) -> Expr {
+        Expr::int(v)
+    }
+}
+impl From<&Var> for Expr {
+    fn from(v: &Var) -> Expr {
+        v.expr()
+    }
+}
+impl From<Var> for Expr {
+    fn from(v: Var) -> Expr {
+        Expr::var(v)
+    }
+}
+
+/// Operator sugar that builds raw trees: `x.expr() * 4 + 1`.
+mod ops {
+    use super::Expr;
+    use std::ops::{Add, Mul, Neg, Sub};
+
+    macro_rules! bin {
+        ($tr:ident, $m:ident, $ctor:ident) => {
+            impl<T: Into<Expr>> $tr<T> for Expr {
+                type Output = Expr;
+                fn $m(self, rhs: T) -> Expr {
+                    Expr::$ctor(self, rhs.into())
+                }
+            }
+            impl<T: Into<Expr>> $tr<T> for &Expr {
+                type Output = Expr;
+                fn $m(self, rhs: T) -> Expr {
+                    Expr::$ctor(self.clone(), rhs.into())
+                }
+            }
+        };
+    }
+    bin!(Add, add, add);
+    bin!(Sub, sub, sub);
+    bin!(Mul, mul, mul);
+
+    impl Neg for Expr {
+        type Output = Expr;
+        fn neg(self) -> Expr {
+            match self.as_int() {
+                Some(v) if v != i64::MIN => Expr::int(-v),
+                _ => Expr::mul(self, Expr::int(-1)),
+            }
+        }
+    }
+}
+
+impl From<&Expr> for Expr {
+    fn from(e: &Expr) -> Expr {
+        e.clone()
+    }
+}

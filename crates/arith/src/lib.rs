@@ -1,0 +1,46 @@
+//! Integer index arithmetic for tensor compilers.
+//!
+//! Everything rangefinder says about indices is computed here: expressions
+//! ([`Expr`]), their canonical range-aware simplification
+//! ([`Analyzer::simplify`]), constant bounds ([`ConstBound`]), alignment
+//! ([`Modular`]), symbolic interval sets, solving conditions for one
+//! variable, and iterator-map detection.
+//!
+//! Division and modulo are floor division and floor modulo throughout.
+//! Arithmetic on constants is checked: overflow is an error, never a wrapped
+//! value.
+//!
+//! ```
+//! use arith::{Analyzer, Expr, Range};
+//! let (e, scope) = arith::parse_with_scope("(x * 16 + y) // 8").unwrap();
+//! let mut an = Analyzer::new();
+//! an.bind(scope.get("y").unwrap(), Range::half_open(Expr::int(0), Expr::int(8)));
+//! assert_eq!(an.simplify(&e).unwrap().to_string(), "x * 2");
+//! ```
+#![warn(missing_docs)]
+
+mod analyzer;
+mod bound;
+mod error;
+mod eval;
+mod expr;
+mod modular;
+pub mod num;
+mod parse;
+mod print;
+mod range;
+mod scope;
+mod simplify;
+
+pub use analyzer::Analyzer;
+pub use bound::{ConstBound, NEG_INF, POS_INF};
+pub use error::{ArithError, ErrorKind, Result};
+pub use expr::{CmpOp, Expr, ExprKind, Type, Var};
+pub use modular::Modular;
+pub use parse::{parse, parse_in, parse_with_scope};
+pub use range::Range;
+pub use scope::Scope;
+pub use simplify::Info;
+pub mod int_set;
+pub mod iter_map;
+pub mod solve;

@@ -1,0 +1,435 @@
+//! The text syntax: a subset of Python's expression syntax.
+//!
+//! ```text
+//! expr    := or
+//! or      := and { "or" and }
+//! and     := not { "and" not }
+//! not     := "not" not | cmp
+//! cmp     := sum [ ("==" | "!=" | "<" | "<=" | ">" | ">=") sum ]
+//! sum     := term { ("+" | "-") term }
+//! term    := unary { ("*" | "//" | "%") unary }
+//! unary   := ("-" | "+") unary | atom
+//! atom    := INT | "True" | "False" | NAME | NAME "(" args ")" | "(" expr ")"
+//! ```
+//!
+//! Functions: `min`, `max`, `select(c, a, b)` (alias `if_then_else`),
+//! `ceildiv`, `floordiv`, `floormod`. A minus sign directly before an integer
+//! literal makes a negative constant; before anything else it multiplies by
+//! `-1`. The tree is built exactly as written: no folding, no reordering.
+
+use crate::error::{ArithError, ErrorKind, Result};
+use crate::expr::{CmpOp, Expr, Type};
+use crate::scope::Scope;
+use std::ops::Range;
+
+/// Parses `text` with a fresh scope.
+///
+/// ```
+/// let e = arith::parse("min(x, 8) < 10").unwrap();
+/// assert_eq!(e.to_string(), "min(x, 8) < 10");
+/// let err = arith::parse("x + * 2").unwrap_err();
+/// assert_eq!(err.span, Some(4..5));
+/// ```
+pub fn parse(text: &str) -> Result<Expr> {
+    parse_in(text, &mut Scope::new())
+}
+
+/// Parses `text` and returns the scope holding its variables.
+pub fn parse_with_scope(text: &str) -> Result<(Expr, Scope)> {
+    let mut scope = Scope::new();
+    let e = parse_in(text, &mut scope)?;
+    Ok((e, scope))
+}
+
+/// Parses `text`, resolving names through `scope` (new names are added).
+pub fn parse_in(text: &str, scope: &mut Scope) -> Result<Expr> {
+    let tokens = lex(text)?;
+    let mut p = Parser { text, tokens, pos: 0, scope };
+    let e = p.expr()?;
+    if let Some(t) = p.peek() {
+        return Err(syntax(
+            format!("unexpected `{}` after a complete expression", &text[t.span.clone()]),
+            t.span.clone(),
+        ));
+    }
+    Ok(e.expr)
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Int(u64),
+    Name,
+    Op(&'static str),
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    tok: Tok,
+    span: Range<usize>,
+}
+
+fn syntax(msg: impl Into<String>, span: Range<usize>) -> ArithError {
+    ArithError::new(ErrorKind::Syntax, msg).at(span)
+}
+
+const OPS: [&str; 17] =
+    ["//", "==", "!=", "<=", ">=", "**", "+", "-", "*", "/", "%", "<", ">", "(", ")", ",", "!"];
+
+fn lex(text: &str) -> Result<Vec<Token>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        if c.is_ascii_digit() {
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let digits: String = text[start..i].chars().filter(|&c| c != '_').collect();
+            let v: u64 = digits.parse().map_err(|_| {
+                ArithError::new(
+                    ErrorKind::Overflow,
+                    "integer literal does not fit in 64 bits",
+                )
+                .at(start..i)
+            })?;
+            out.push(Token { tok: Tok::Int(v), span: start..i });
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'.') {
+                i += 1;
+            }
+            out.push(Token { tok: Tok::Name, span: start..i });
+            continue;
+        }
+        if let Some(op) = OPS.iter().find(|op| text[i..].starts_with(**op)) {
+            i += op.len();
+            out.push(Token { tok: Tok::Op(op), span: start..i });
+            continue;
+        }
+        let ch = text[i..].chars().next().unwrap_or('?');
+        return Err(syntax(format!("unexpected character `{ch}`"), i..i + ch.len_utf8()));
+    }
+    Ok(out)
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    tokens: Vec<Token>,
+    pos: usize,
+    scope: &'a mut Scope,
+}
+
+/// A parsed sub-expression with its span, for error messages.
+struct Spanned {
+    expr: Expr,
+    span: Range<usize>,
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<&Token> {
+        self.tokens.get(self.pos)
+    }
+
+    fn end_span(&self) -> Range<usize> {
+        self.text.len()..self.text.len()
+    }
+
+    fn peek_op(&self, op: &str) -> bool {
+        matches!(self.peek(), Some(Token { tok: Tok::Op(o), .. }) if *o == op)
+    }
+
+    fn peek_word(&self, w: &str) -> bool {
+        matches!(self.peek(), Some(t) if t.tok == Tok::Name && &self.text[t.span.clone()] == w)
+    }
+
+    fn expect_op(&mut self, op: &str, what: &str) -> Result<Range<usize>> {
+        match self.peek() {
+            Some(Token { tok: Tok::Op(o), span }) if *o == op => {
+                let s = span.clone();
+                self.pos += 1;
+                Ok(s)
+            }
+            Some(t) => Err(syntax(
+                format!("expected `{op}` {what}, found `{}`", &self.text[t.span.clone()]),
+                t.span.clone(),
+            )),
+            None => Err(syntax(format!("expected `{op}` {what}, found the end"), self.end_span())),
+        }
+    }
+
+    fn want(&self, e: &Spanned, ty: Type, ctx: &str) -> Result<()> {
+        if e.expr.ty() == ty {
+            return Ok(());
+        }
+        let what = match ty {
+            Type::Int => "an integer",
+            Type::Bool => "a condition",
+        };
+        Err(ArithError::new(ErrorKind::Type, format!("{ctx} needs {what} here"))
+            .at(e.span.clone()))
+    }
+
+    fn expr(&mut self) -> Result<Spanned> {
+        self.or()
+    }
+
+    fn logic(
+        &mut self,
+        word: &str,
+        next: fn(&mut Self) -> Result<Spanned>,
+        make: fn(Expr, Expr) -> Expr,
+    ) -> Result<Spanned> {
+        let mut lhs = next(self)?;
+        while self.peek_word(word) {
+            self.pos += 1;
+            let rhs = next(self)?;
+            self.want(&lhs, Type::Bool, &format!("`{word}`"))?;
+            self.want(&rhs, Type::Bool, &format!("`{word}`"))?;
+            lhs = Spanned { span: lhs.span.start..rhs.span.end, expr: make(lhs.expr, rhs.expr) };
+        }
+        Ok(lhs)
+    }
+
+    fn or(&mut self) -> Result<Spanned> {
+        self.logic("or", Self::and, Expr::or)
+    }
+
+    fn and(&mut self) -> Result<Spanned> {
+        self.logic("and", Self::not, Expr::and)
+    }
+
+    fn not(&mut self) -> Result<Spanned> {
+        if self.peek_word("not") {
+            let start = self.peek().map(|t| t.span.start).unwrap_or(0);
+            self.pos += 1;
+            let inner = self.not()?;
+            self.want(&inner, Type::Bool, "`not`")?;
+            return Ok(Spanned { span: start..inner.span.end, expr: Expr::not(inner.expr) });
+        }
+        self.cmp()
+    }
+
+    fn cmp_op(&self) -> Option<CmpOp> {
+        match self.peek() {
+            Some(Token { tok: Tok::Op(o), .. }) => match *o {
+                "==" => Some(CmpOp::Eq),
+                "!=" => Some(CmpOp::Ne),
+                "<" => Some(CmpOp::Lt),
+                "<=" => Some(CmpOp::Le),
+                ">" => Some(CmpOp::Gt),
+                ">=" => Some(CmpOp::Ge),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn cmp(&mut self) -> Result<Spanned> {
+        let lhs = self.sum()?;
+        let Some(op) = self.cmp_op() else { return Ok(lhs) };
+        self.pos += 1;
+        let rhs = self.sum()?;
+        self.want(&lhs, Type::Int, "a comparison")?;
+        self.want(&rhs, Type::Int, "a comparison")?;
+        if let Some(t) = self.peek().filter(|_| self.cmp_op().is_some()) {
+            return Err(syntax(
+                "chained comparisons are not supported: write `a < b and b < c`",
+                t.span.clone(),
+            ));
+        }
+        Ok(Spanned { span: lhs.span.start..rhs.span.end, expr: Expr::cmp(op, lhs.expr, rhs.expr) })
+    }
+
+    fn binary_chain(
+        &mut self,
+        ops: &[(&'static str, fn(Expr, Expr) -> Expr)],
+        next: fn(&mut Self) -> Result<Spanned>,
+    ) -> Result<Spanned> {
+        let mut lhs = next(self)?;
+        loop {
+            let Some(&(op, make)) = ops.iter().find(|(o, _)| self.peek_op(o)) else { break };
+            self.pos += 1;
+            let rhs = next(self)?;
+            self.want(&lhs, Type::Int, &format!("`{op}`"))?;
+            self.want(&rhs, Type::Int, &format!("`{op}`"))?;
+            lhs = Spanned { span: lhs.span.start..rhs.span.end, expr: make(lhs.expr, rhs.expr) };
+        }
+        Ok(lhs)
+    }
+
+    fn sum(&mut self) -> Result<Spanned> {
+        self.binary_chain(&[("+", Expr::add), ("-", Expr::sub)], Self::term)
+    }
+
+    fn term(&mut self) -> Result<Spanned> {
+        let r = self.binary_chain(
+            &[("*", Expr::mul), ("//", Expr::floor_div), ("%", Expr::floor_mod)],
+            Self::unary,
+        )?;
+        if let Some(t) = self.peek() {
+            if t.tok == Tok::Op("/") {
+                return Err(syntax(
+                    "`/` is true division, which index arithmetic does not have: use `//` for floor division",
+                    t.span.clone(),
+                ));
+            }
+            if t.tok == Tok::Op("**") {
+                return Err(syntax("`**` (power) is not supported", t.span.clone()));
+            }
+        }
+        Ok(r)
+    }
+
+    fn unary(&mut self) -> Result<Spanned> {
+        if self.peek_op("+") {
+            self.pos += 1;
+            return self.unary();
+        }
+        if self.peek_op("-") {
+            let start = self.peek().map(|t| t.span.start).unwrap_or(0);
+            self.pos += 1;
+            if let Some(Token { tok: Tok::Int(v), span }) = self.peek().cloned() {
+                // `-2147483648` is one literal, so i64::MIN is representable.
+                if v <= i64::MAX as u64 + 1 && !self.followed_by_power() {
+                    self.pos += 1;
+                    let val = (v as i128).wrapping_neg() as i64;
+                    return Ok(Spanned { span: start..span.end, expr: Expr::int(val) });
+                }
+            }
+            let inner = self.unary()?;
+            self.want(&inner, Type::Int, "unary `-`")?;
+            return Ok(Spanned {
+                span: start..inner.span.end,
+                expr: Expr::mul(inner.expr, Expr::int(-1)),
+            });
+        }
+        self.atom()
+    }
+
+    fn followed_by_power(&self) -> bool {
+        matches!(self.tokens.get(self.pos + 1), Some(Token { tok: Tok::Op("**"), .. }))
+    }
+
+    fn atom(&mut self) -> Result<Spanned> {
+        let Some(t) = self.peek().cloned() else {
+            return Err(syntax("expected an expression, found the end", self.end_span()));
+        };
+        match t.tok {
+            Tok::Int(v) => {
+                self.pos += 1;
+                let v = i64::try_from(v).map_err(|_| {
+                    ArithError::new(ErrorKind::Overflow, "integer literal does not fit in 64 bits")
+                        .at(t.span.clone())
+                })?;
+                Ok(Spanned { expr: Expr::int(v), span: t.span })
+            }
+            Tok::Op("(") => {
+                self.pos += 1;
+                let inner = self.expr()?;
+                let close = self.expect_op(")", "to close the parenthesis")?;
+                Ok(Spanned { expr: inner.expr, span: t.span.start..close.end })
+            }
+            Tok::Op(_) => Err(syntax(
+                format!("expected an expression, found `{}`", &self.text[t.span.clone()]),
+                t.span,
+            )),
+            Tok::Name => {
+                self.pos += 1;
+                let name = &self.text[t.span.clone()];
+                match name {
+                    "True" => return Ok(Spanned { expr: Expr::bool(true), span: t.span }),
+                    "False" => return Ok(Spanned { expr: Expr::bool(false), span: t.span }),
+                    "and" | "or" | "not" | "if" | "else" | "lambda" | "in" | "is" => {
+                        return Err(syntax(
+                            format!("expected an expression, found the keyword `{name}`"),
+                            t.span,
+                        ))
+                    }
+                    _ => {}
+                }
+                if self.peek_op("(") {
+                    return self.call(name, t.span);
+                }
+                if name.contains('.') {
+                    return Err(ArithError::new(
+                        ErrorKind::UnknownName,
+                        format!("`{name}` is not a variable name (no dots allowed)"),
+                    )
+                    .at(t.span));
+                }
+                let v = self.scope.get_or_create(name);
+                Ok(Spanned { expr: Expr::var(v), span: t.span })
+            }
+        }
+    }
+
+    fn call(&mut self, name: &str, name_span: Range<usize>) -> Result<Spanned> {
+        let short = name.rsplit('.').next().unwrap_or(name);
+        let arity = match short {
+            "min" | "max" | "ceildiv" | "floordiv" | "floormod" => 2,
+            "select" | "if_then_else" => 3,
+            _ => {
+                return Err(ArithError::new(
+                    ErrorKind::UnknownName,
+                    format!(
+                        "unknown function `{name}`: the functions are min, max, select, ceildiv, floordiv and floormod"
+                    ),
+                )
+                .at(name_span))
+            }
+        };
+        self.expect_op("(", "after the function name")?;
+        let mut args = Vec::new();
+        loop {
+            args.push(self.expr()?);
+            if self.peek_op(",") {
+                self.pos += 1;
+                continue;
+            }
+            break;
+        }
+        let close = self.expect_op(")", &format!("to close the call of `{short}`"))?;
+        let span = name_span.start..close.end;
+        if args.len() != arity {
+            return Err(ArithError::new(
+                ErrorKind::Syntax,
+                format!("`{short}` takes {arity} arguments, found {}", args.len()),
+            )
+            .at(span));
+        }
+        let mut it = args.into_iter();
+        let mut next = || it.next().expect("arity checked");
+        let expr = if arity == 3 {
+            let (c, a, b) = (next(), next(), next());
+            self.want(&c, Type::Bool, "the condition of `select`")?;
+            if a.expr.ty() != b.expr.ty() {
+                return Err(ArithError::new(
+                    ErrorKind::Type,
+                    "both branches of `select` must be integers, or both conditions",
+                )
+                .at(span));
+            }
+            Expr::select(c.expr, a.expr, b.expr)
+        } else {
+            let (a, b) = (next(), next());
+            self.want(&a, Type::Int, &format!("`{short}`"))?;
+            self.want(&b, Type::Int, &format!("`{short}`"))?;
+            let make = match short {
+                "min" => Expr::min,
+                "max" => Expr::max,
+                "ceildiv" => Expr::ceil_div,
+                "floordiv" => Expr::floor_div,
+                _ => Expr::floor_mod,
+            };
+            make(a.expr, b.expr)
+        };
+        Ok(Spanned { expr, span })
+    }
+}

@@ -1,0 +1,226 @@
+//! Rules for comparisons.
+//!
+//! Every comparison `a op b` is first rewritten as `d op 0` with the linear
+//! form `d = a - b`, decided by bounds and alignment where possible, divided
+//! by the gcd of its coefficients, and rebuilt with the positive terms on the
+//! left and the negative terms and the constant on the right.
+
+use super::sum::{Sum, Term};
+use super::{Info, Out, Simplifier};
+use crate::bound::ConstBound;
+use crate::error::Result;
+use crate::expr::{CmpOp, Expr, ExprKind};
+use crate::num;
+
+impl Simplifier<'_> {
+    pub(super) fn visit_cmp(&mut self, op: CmpOp, a: &Expr, b: &Expr) -> Out {
+        let (a, _) = self.visit(a)?;
+        let (b, _) = self.visit(b)?;
+        self.cmp_simplified(op, &a, &b)
+    }
+
+    /// Whether `a < b` holds everywhere (false when unknown).
+    pub(crate) fn prove_lt(&mut self, a: &Expr, b: &Expr) -> bool {
+        matches!(self.cmp_simplified(CmpOp::Lt, a, b), Ok((e, _)) if e.as_bool() == Some(true))
+    }
+
+    /// `a op b` for simplified operands.
+    pub(crate) fn cmp_simplified(&mut self, op: CmpOp, a: &Expr, b: &Expr) -> Out {
+        // Normalise to d < 0, d <= 0, d == 0 or d != 0.
+        let (op, d) = match op {
+            CmpOp::Gt => (CmpOp::Lt, diff(b, a)?),
+            CmpOp::Ge => (CmpOp::Le, diff(b, a)?),
+            _ => (op, diff(a, b)?),
+        };
+        let (de, di) = self.finish_sum(d)?;
+        let mut d = Sum::of(&de)?;
+        // Decide by bounds (symbolic ranges included) and alignment.
+        let bound = if di.bound.is_finite() { di.bound } else { self.an.symbolic_bound(&de, self) };
+        if let Some(v) = decide(op, bound, di) {
+            return Ok((Expr::bool(v), Info::exact(v as i64)));
+        }
+        // Work with `<=` for order comparisons: d < 0 <=> d + 1 <= 0.
+        let (op, mut d) = if op == CmpOp::Lt {
+            d.konst = num::add(d.konst, 1)?;
+            (CmpOp::Le, d)
+        } else {
+            (op, std::mem::take(&mut d))
+        };
+        // Divide by the gcd of the coefficients.
+        let g = d.coeff_gcd();
+        if g > 1 {
+            match op {
+                CmpOp::Eq | CmpOp::Ne => {
+                    if d.konst % g != 0 {
+                        let v = op == CmpOp::Ne;
+                        return Ok((Expr::bool(v), Info::exact(v as i64)));
+                    }
+                    d.konst /= g;
+                }
+                // g*T + k <= 0  <=>  T <= floor(-k / g)  <=>  T - floor(-k/g) <= 0
+                _ => d.konst = num::neg(num::floor_div(num::neg(d.konst)?, g)?)?,
+            }
+            for t in &mut d.terms {
+                t.coeff /= g;
+            }
+        }
+        if op == CmpOp::Le {
+            self.absorb_small_terms(&mut d)?;
+            if let Some(r) = self.single_div_le(&d)? {
+                return Ok(r);
+            }
+        }
+        let e = build_cmp(op, &d);
+        Ok((e, Info::BOOL))
+    }
+
+    /// `G*T + R <= 0` where every term of `T` has a coefficient divisible by
+    /// `G` and `R` stays within fewer than `G` consecutive values becomes
+    /// `T <= K` when the same `K = floor(-R / G)` holds for every value of
+    /// `R` (`x*8 + y < 16` with `y` in `[0, 8)` is `x < 2`).
+    fn absorb_small_terms(&mut self, d: &mut Sum) -> Result<()> {
+        let g = d
+            .terms
+            .iter()
+            .filter(|t| t.coeff.abs() > 1)
+            .fold(0i64, |g, t| num::gcd(g, t.coeff));
+        if g <= 1 {
+            return Ok(());
+        }
+        let mut big = Sum::default();
+        let mut small = Sum::constant(d.konst);
+        for t in &d.terms {
+            if t.coeff % g == 0 {
+                big.add_atom(&t.atom, t.coeff / g)?;
+            } else {
+                small.add_atom(&t.atom, t.coeff)?;
+            }
+        }
+        if big.terms.is_empty() {
+            return Ok(());
+        }
+        let rb = self.sum_bound(&small);
+        if !rb.is_finite() {
+            return Ok(());
+        }
+        // big*g + r <= 0  <=>  big <= floor(-r / g)
+        let k1 = num::floor_div(num::neg(rb.min)?, g)?;
+        let k2 = num::floor_div(num::neg(rb.max)?, g)?;
+        if k1 == k2 {
+            big.konst = num::neg(k1)?;
+            *d = big;
+        }
+        Ok(())
+    }
+
+    /// `X // c + k <= 0` is `X + c*k - c + 1 <= 0`... i.e. `X < c * (1 - k)`.
+    fn single_div_le(&mut self, d: &Sum) -> Result<Option<(Expr, Info)>> {
+        let [Term { atom, coeff }] = d.terms.as_slice() else { return Ok(None) };
+        let ExprKind::FloorDiv(x, c) = atom.kind() else { return Ok(None) };
+        let Some(c) = c.as_int().filter(|&c| c > 0) else { return Ok(None) };
+        // coeff * (X // c) + k <= 0
+        let k = d.konst;
+        let mut s = Sum::of(x)?;
+        match *coeff {
+            // X // c <= -k  <=>  X < c * (-k + 1)
+            1 => {
+                let bound = num::mul(c, num::add(num::neg(k)?, 1)?)?;
+                s.konst = num::sub(s.konst, bound)?;
+                s.konst = num::add(s.konst, 1)?;
+                Ok(Some(self.cmp_from_sum(CmpOp::Le, s)?))
+            }
+            // -(X // c) + k <= 0  <=>  X // c >= k  <=>  X >= c * k
+            -1 => {
+                let bound = num::mul(c, k)?;
+                s.scale(-1)?;
+                s.konst = num::add(s.konst, bound)?;
+                Ok(Some(self.cmp_from_sum(CmpOp::Le, s)?))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn cmp_from_sum(&mut self, op: CmpOp, s: Sum) -> Out {
+        let (e, _) = self.finish_sum(s)?;
+        self.cmp_simplified(op, &e, &Expr::int(0))
+    }
+}
+
+fn diff(a: &Expr, b: &Expr) -> Result<Sum> {
+    let mut d = Sum::of(a)?;
+    d.add_expr(b, -1)?;
+    Ok(d)
+}
+
+fn decide(op: CmpOp, b: ConstBound, info: Info) -> Option<bool> {
+    match op {
+        CmpOp::Lt if b.all_lt(0) => Some(true),
+        CmpOp::Lt if b.all_ge(0) => Some(false),
+        CmpOp::Le if b.all_le(0) => Some(true),
+        CmpOp::Le if b.all_gt(0) => Some(false),
+        CmpOp::Eq | CmpOp::Ne => {
+            let never_zero = b.all_gt(0)
+                || b.all_lt(0)
+                || (info.modular.coeff > 0 && info.modular.base % info.modular.coeff != 0);
+            let always_zero = b.as_point() == Some(0);
+            match (never_zero, always_zero) {
+                (true, _) => Some(op == CmpOp::Ne),
+                (_, true) => Some(op == CmpOp::Eq),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `P op N + k` from `d = P - N - k` (op is `<=`, `==` or `!=` against 0).
+/// For `<=`, whichever of `P <= N + k` and `P < N + k + 1` has no constant
+/// (or the smaller one) is chosen.
+fn build_cmp(op: CmpOp, d: &Sum) -> Expr {
+    let mut lhs = Sum::default();
+    let mut rhs = Sum::default();
+    for t in &d.terms {
+        let r = if t.coeff > 0 {
+            lhs.add_atom(&t.atom, t.coeff)
+        } else {
+            rhs.add_atom(&t.atom, -t.coeff)
+        };
+        if r.is_err() {
+            // Only i64::MIN coefficients get here; keep the plain form.
+            return Expr::cmp(op, d.rebuild(), Expr::int(0));
+        }
+    }
+    // P - N + konst (op) 0  <=>  P (op) N - konst
+    let k = match d.konst.checked_neg() {
+        Some(k) => k,
+        None => return Expr::cmp(op, d.rebuild(), Expr::int(0)),
+    };
+    let (op, k) = if op == CmpOp::Le && k != 0 && k != i64::MAX {
+        // P <= N + k  <=>  P < N + k + 1; take the form with the zero constant
+        // or the smaller magnitude.
+        let k1 = k + 1;
+        if k1.unsigned_abs() < k.unsigned_abs() { (CmpOp::Lt, k1) } else { (CmpOp::Le, k) }
+    } else {
+        (op, k)
+    };
+    // The constant goes to the side without terms when one side is empty,
+    // otherwise to the right.
+    if lhs.terms.is_empty() {
+        // 0 op N + k  <=>  -k op N
+        match k.checked_neg() {
+            Some(nk) => {
+                lhs.konst = nk;
+            }
+            None => rhs.konst = k,
+        }
+    } else if rhs.terms.is_empty() {
+        rhs.konst = k;
+    } else {
+        rhs.konst = k;
+    }
+    let (l, r) = (lhs.rebuild(), rhs.rebuild());
+    match op {
+        CmpOp::Eq | CmpOp::Ne if l.as_int().is_some() => Expr::cmp(op, r, l),
+        _ => Expr::cmp(op, l, r),
+    }
+}

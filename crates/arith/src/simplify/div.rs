@@ -1,0 +1,336 @@
+//! Rules for floor division, floor modulo and ceiling division.
+
+use super::sum::Sum;
+use super::{division_by_zero, Info, Out, Simplifier};
+use crate::bound::ConstBound;
+use crate::error::Result;
+use crate::expr::{Expr, ExprKind};
+use crate::modular::Modular;
+use crate::num;
+
+impl Simplifier<'_> {
+    pub(super) fn visit_floor_div(&mut self, a: &Expr, b: &Expr) -> Out {
+        let (a, ia) = self.visit(a)?;
+        let (b, ib) = self.visit(b)?;
+        self.floor_div_simplified(a, ia, b, ib)
+    }
+
+    pub(super) fn visit_floor_mod(&mut self, a: &Expr, b: &Expr) -> Out {
+        let (a, ia) = self.visit(a)?;
+        let (b, ib) = self.visit(b)?;
+        self.floor_mod_simplified(a, ia, b, ib)
+    }
+
+    pub(super) fn visit_ceil_div(&mut self, a: &Expr, b: &Expr) -> Out {
+        let (a, ia) = self.visit(a)?;
+        let (b, ib) = self.visit(b)?;
+        if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
+            if y == 0 {
+                return Err(division_by_zero());
+            }
+            let v = num::ceil_div(x, y)?;
+            return Ok((Expr::int(v), Info::exact(v)));
+        }
+        // ceildiv(a, c) = (a + (c - 1)) // c for c > 0; keep the ceildiv
+        // unless the floor form simplifies to something no larger.
+        if let Some(c) = b.as_int().filter(|&c| c > 0) {
+            let mut s = Sum::of(&a)?;
+            s.konst = num::add(s.konst, c - 1)?;
+            let (n, ni) = self.finish_sum(s)?;
+            let (f, fi) = self.floor_div_simplified(n, ni, b.clone(), ib)?;
+            let plain = Expr::ceil_div(a.clone(), b.clone());
+            if f.node_count() <= plain.node_count() {
+                return Ok((f, fi));
+            }
+            let bound = ia.bound.ceil_div(ib.bound);
+            return Ok((plain, Info { bound, modular: Modular::EVERYTHING }));
+        }
+        let e = Expr::ceil_div(a, b);
+        let info = self.info(&e);
+        Ok((e, info))
+    }
+
+    /// `a // b` for simplified operands.
+    pub(crate) fn floor_div_simplified(&mut self, a: Expr, ia: Info, b: Expr, ib: Info) -> Out {
+        if let Some(c) = b.as_int() {
+            if c == 0 {
+                return Err(division_by_zero());
+            }
+            if let Some(x) = a.as_int() {
+                let v = num::floor_div(x, c)?;
+                return Ok((Expr::int(v), Info::exact(v)));
+            }
+            if c == 1 {
+                return Ok((a, ia));
+            }
+            if c > 0 {
+                return self.floor_div_const(a, ia, c);
+            }
+            if c != i64::MIN {
+                // x // -c == (-x) // c
+                let mut s = Sum::of(&a)?;
+                s.scale(-1)?;
+                let (na, nia) = self.finish_sum(s)?;
+                let (alt, ai) = self.floor_div_const(na, nia, -c)?;
+                let plain = Expr::floor_div(a.clone(), b.clone());
+                if alt.node_count() < plain.node_count() {
+                    return Ok((alt, ai));
+                }
+                let bound = ia.bound.floor_div(ib.bound);
+                return Ok((plain, Info { bound, modular: Modular::EVERYTHING }));
+            }
+        }
+        self.floor_div_symbolic(a, ia, b, ib)
+    }
+
+    /// `a // c` for a constant `c > 0`.
+    fn floor_div_const(&mut self, a: Expr, ia: Info, c: i64) -> Out {
+        // Whole-range fast exit: `a` stays inside one block of `c` values.
+        if ia.bound.is_finite() {
+            let lo = num::floor_div(ia.bound.min, c)?;
+            let hi = num::floor_div(ia.bound.max, c)?;
+            if lo == hi {
+                return Ok((Expr::int(lo), Info::exact(lo)));
+            }
+        }
+        let mut s = Sum::of(&a)?;
+        let mut c = c;
+        // (g*Y + r) // (g*c') == (Y + r // g) // c' for the gcd g.
+        let g = num::gcd(s.coeff_gcd(), c);
+        if g > 1 && !s.terms.is_empty() {
+            for t in &mut s.terms {
+                t.coeff /= g;
+            }
+            s.konst = s.konst.div_euclid(g);
+            c /= g;
+            if c == 1 {
+                return self.finish_sum(s);
+            }
+        }
+        // Terms that are multiples of c come out whole: (c*Q + R) // c = Q + R // c.
+        let mut quot = Sum::default();
+        let mut rest = Sum::default();
+        for t in &s.terms {
+            if t.coeff % c == 0 {
+                quot.add_atom(&t.atom, t.coeff / c)?;
+            } else {
+                rest.add_atom(&t.atom, t.coeff)?;
+            }
+        }
+        rest.konst = s.konst;
+        let rb = self.sum_bound(&rest);
+        if rb.is_finite() {
+            let lo = num::floor_div(rb.min, c)?;
+            let hi = num::floor_div(rb.max, c)?;
+            if lo == hi {
+                quot.konst = num::add(quot.konst, lo)?;
+                return self.finish_sum(quot);
+            }
+        }
+        // Constants that are multiples of c come out too.
+        if rest.konst != 0 && rest.konst % c == 0 && !rest.terms.is_empty() {
+            quot.konst = num::add(quot.konst, rest.konst / c)?;
+            rest.konst = 0;
+        }
+        let div = self.div_atom(&rest, c)?;
+        quot.add_expr(&div, 1)?;
+        let (e, mut info) = self.finish_sum(quot)?;
+        info.bound = info.bound.intersect(ia.bound.floor_div(ConstBound::point(c)));
+        Ok((e, info))
+    }
+
+    /// `rest // c` as one atom, with nested-division folding.
+    fn div_atom(&mut self, rest: &Sum, c: i64) -> Result<Expr> {
+        // (x // c1) // c2 == x // (c1 * c2) for positive divisors.
+        if let Some(ExprKind::FloorDiv(x, c1)) = rest.as_atom().map(|e| e.kind()) {
+            if let Some(c1) = c1.as_int().filter(|&v| v > 0) {
+                if let Some(cc) = c1.checked_mul(c) {
+                    return Ok(Expr::floor_div(x.clone(), Expr::int(cc)));
+                }
+            }
+        }
+        // A sum whose remainder part has modulus information: ((x % 2) + 1) // 2
+        // is x % 2 when the numerator is in [1, 2].
+        let r = rest.rebuild();
+        if let (Some(m), Some(k)) = (single_mod_atom(rest), rest.as_const_offset()) {
+            // (X % c + (c - 1)) // c == min(X % c, 1)... only the c == 2 case
+            // is a pure atom: (X % 2 + 1) // 2 == X % 2.
+            if c == 2 && k == 1 && matches!(m.kind(), ExprKind::FloorMod(_, two) if two.is_int(2)) {
+                return Ok(m.clone());
+            }
+        }
+        Ok(Expr::floor_div(r, Expr::int(c)))
+    }
+
+    /// `a % b` for simplified operands.
+    pub(crate) fn floor_mod_simplified(&mut self, a: Expr, ia: Info, b: Expr, ib: Info) -> Out {
+        if let Some(c) = b.as_int() {
+            if c == 0 {
+                return Err(division_by_zero());
+            }
+            if let Some(x) = a.as_int() {
+                let v = num::floor_mod(x, c)?;
+                return Ok((Expr::int(v), Info::exact(v)));
+            }
+            if c == 1 || c == -1 {
+                return Ok((Expr::int(0), Info::exact(0)));
+            }
+            if c > 0 {
+                return self.floor_mod_const(a, ia, c);
+            }
+        }
+        self.floor_mod_symbolic(a, ia, b, ib)
+    }
+
+    /// `a % c` for a constant `c > 0`.
+    fn floor_mod_const(&mut self, a: Expr, ia: Info, c: i64) -> Out {
+        if let Some(v) = fits_in_block(ia.bound, c)? {
+            // a is already in [k c, (k+1) c): a % c == a - k c
+            let mut s = Sum::of(&a)?;
+            s.konst = num::sub(s.konst, num::mul(v, c)?)?;
+            return self.finish_sum(s);
+        }
+        if ia.modular.coeff != 0 && ia.modular.coeff % c == 0 {
+            let v = ia.modular.base.rem_euclid(c);
+            return Ok((Expr::int(v), Info::exact(v)));
+        }
+        let mut s = Sum::of(&a)?;
+        // Drop multiples of c; X % c1 with c | c1 is X modulo c.
+        let mut t = Sum::default();
+        for term in &s.terms {
+            if term.coeff % c == 0 {
+                continue;
+            }
+            match term.atom.kind() {
+                ExprKind::FloorMod(x, c1) if c1.as_int().is_some_and(|v| v % c == 0) => {
+                    t.add_expr(x, term.coeff)?
+                }
+                _ => t.add_atom(&term.atom, term.coeff)?,
+            }
+        }
+        t.konst = s.konst.rem_euclid(c);
+        if t.cost() <= s.cost() {
+            s = t;
+        } else {
+            s.konst = s.konst.rem_euclid(c);
+        }
+        if s.terms.is_empty() {
+            let v = s.konst.rem_euclid(c);
+            return Ok((Expr::int(v), Info::exact(v)));
+        }
+        let si = self.sum_info(&s);
+        if let Some(k) = fits_in_block(si.bound, c)? {
+            s.konst = num::sub(s.konst, num::mul(k, c)?)?;
+            return self.finish_sum(s);
+        }
+        if si.modular.coeff != 0 && si.modular.coeff % c == 0 {
+            let v = si.modular.base.rem_euclid(c);
+            return Ok((Expr::int(v), Info::exact(v)));
+        }
+        // (g*Y + r) % (g*c') == (Y + r // g) % c' * g + r % g
+        let g = num::gcd(s.coeff_gcd(), c);
+        if g > 1 {
+            let r = s.konst.rem_euclid(g);
+            let mut y = s.clone();
+            for term in &mut y.terms {
+                term.coeff /= g;
+            }
+            y.konst = s.konst.div_euclid(g);
+            let (ye, yi) = self.finish_sum(y)?;
+            let (m, _) = self.floor_mod_const(ye, yi, c / g)?;
+            let mut out = Sum::default();
+            out.add_expr(&m, g)?;
+            out.konst = r;
+            let (e, mut info) = self.finish_sum(out)?;
+            info.bound = info.bound.intersect(ConstBound::new(0, c - 1));
+            return Ok((e, info));
+        }
+        let num = s.rebuild();
+        let e = Expr::floor_mod(num, Expr::int(c));
+        let bound = si.bound.floor_mod(ConstBound::point(c)).intersect(ConstBound::new(0, c - 1));
+        Ok((e, Info { bound, modular: si.modular.floor_mod_const(c) }))
+    }
+
+    fn floor_div_symbolic(&mut self, a: Expr, ia: Info, b: Expr, ib: Info) -> Out {
+        // (x * b) // b == x and (q*b + r) // b == q + r // b, for any b != 0.
+        let s = Sum::of(&a)?;
+        let mut quot = Sum::default();
+        let mut rest = Sum::constant(s.konst);
+        for t in &s.terms {
+            match super::cofactor_of(&t.atom, &b) {
+                Some(q) => quot.add_expr(&q, t.coeff)?,
+                None => rest.add_atom(&t.atom, t.coeff)?,
+            }
+        }
+        if !quot.terms.is_empty() || quot.konst != 0 {
+            let (r, ri) = self.finish_sum(rest)?;
+            let (d, _) = self.floor_div_simplified(r, ri, b.clone(), ib)?;
+            quot.add_expr(&d, 1)?;
+            return self.finish_sum(quot);
+        }
+        // 0 <= a < b
+        if ia.bound.all_ge(0) && ib.bound.all_gt(0) && self.prove_lt(&a, &b) {
+            return Ok((Expr::int(0), Info::exact(0)));
+        }
+        let e = Expr::floor_div(a, b);
+        let bound = ia.bound.floor_div(ib.bound);
+        Ok((e, Info { bound, modular: Modular::EVERYTHING }))
+    }
+
+    fn floor_mod_symbolic(&mut self, a: Expr, ia: Info, b: Expr, ib: Info) -> Out {
+        // Multiples of b vanish; X % b inside is X.
+        let s = Sum::of(&a)?;
+        let mut rest = Sum::constant(s.konst);
+        let mut changed = false;
+        for t in &s.terms {
+            if super::cofactor_of(&t.atom, &b).is_some() {
+                changed = true;
+                continue;
+            }
+            match t.atom.kind() {
+                ExprKind::FloorMod(x, m) if *m == b => {
+                    changed = true;
+                    rest.add_expr(x, t.coeff)?
+                }
+                _ => rest.add_atom(&t.atom, t.coeff)?,
+            }
+        }
+        if changed && rest.cost() <= s.cost() {
+            if rest.as_const() == Some(0) {
+                return Ok((Expr::int(0), Info::exact(0)));
+            }
+            let (r, ri) = self.finish_sum(rest)?;
+            return self.floor_mod_symbolic(r, ri, b, ib);
+        }
+        if ia.bound.all_ge(0) && ib.bound.all_gt(0) && self.prove_lt(&a, &b) {
+            return Ok((a, ia));
+        }
+        let e = Expr::floor_mod(a, b);
+        let bound = ia.bound.floor_mod(ib.bound);
+        Ok((e, Info { bound, modular: Modular::EVERYTHING }))
+    }
+}
+
+/// `Some(k)` when every value of `b` lies in `[k c, (k+1) c)`.
+fn fits_in_block(b: ConstBound, c: i64) -> Result<Option<i64>> {
+    if !b.is_finite() {
+        return Ok(None);
+    }
+    let lo = num::floor_div(b.min, c)?;
+    let hi = num::floor_div(b.max, c)?;
+    Ok((lo == hi).then_some(lo))
+}
+
+fn single_mod_atom(s: &Sum) -> Option<&Expr> {
+    match s.terms.as_slice() {
+        [t] if t.coeff == 1 && matches!(t.atom.kind(), ExprKind::FloorMod(..)) => Some(&t.atom),
+        _ => None,
+    }
+}
+
+impl Sum {
+    /// The constant, when the sum is one unit atom plus a constant.
+    fn as_const_offset(&self) -> Option<i64> {
+        (self.terms.len() == 1 && self.terms[0].coeff == 1).then_some(self.konst)
+    }
+}

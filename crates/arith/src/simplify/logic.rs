@@ -1,0 +1,261 @@
+//! Rules for `and`, `or` and `not`.
+//!
+//! Comparisons of the same linear form against constants are read as
+//! intervals, so `x < 0 and x > 1` is `False`, `x >= 1 or x < 1` is `True` and
+//! `x < 5 and x < 3` is `x < 3`.
+
+use super::sum::Sum;
+use super::{Info, Out, Simplifier};
+use crate::bound::{ConstBound, NEG_INF, POS_INF};
+use crate::error::Result;
+use crate::expr::{CmpOp, Expr, ExprKind};
+use crate::num;
+
+impl Simplifier<'_> {
+    pub(super) fn visit_and(&mut self, a: &Expr, b: &Expr) -> Out {
+        let (a, _) = self.visit(a)?;
+        match a.as_bool() {
+            Some(false) => return Ok((a, Info::exact(0))),
+            Some(true) => return self.visit(b),
+            None => {}
+        }
+        let (b, _) = self.visit(b)?;
+        self.and_simplified(a, b)
+    }
+
+    pub(super) fn visit_or(&mut self, a: &Expr, b: &Expr) -> Out {
+        let (a, _) = self.visit(a)?;
+        match a.as_bool() {
+            Some(true) => return Ok((a, Info::exact(1))),
+            Some(false) => return self.visit(b),
+            None => {}
+        }
+        let (b, _) = self.visit(b)?;
+        self.or_simplified(a, b)
+    }
+
+    pub(super) fn visit_not(&mut self, a: &Expr) -> Out {
+        let (a, _) = self.visit(a)?;
+        self.not_simplified(a)
+    }
+
+    /// `not a` for a simplified operand.
+    pub(crate) fn not_simplified(&mut self, a: Expr) -> Out {
+        match a.kind() {
+            ExprKind::Bool(v) => Ok((Expr::bool(!v), Info::exact(!v as i64))),
+            ExprKind::Not(x) => Ok((x.clone(), Info::BOOL)),
+            ExprKind::Cmp(op, x, y) => self.cmp_simplified(op.negated(), x, y),
+            _ => Ok((Expr::not(a), Info::BOOL)),
+        }
+    }
+
+    /// `a and b` for simplified operands.
+    pub(crate) fn and_simplified(&mut self, a: Expr, b: Expr) -> Out {
+        match (a.as_bool(), b.as_bool()) {
+            (Some(false), _) | (_, Some(false)) => return Ok((Expr::bool(false), Info::exact(0))),
+            (Some(true), _) => return Ok((b, Info::BOOL)),
+            (_, Some(true)) => return Ok((a, Info::BOOL)),
+            _ => {}
+        }
+        if a == b || conjuncts(&a).contains(&&b) {
+            return Ok((a, Info::BOOL));
+        }
+        if conjuncts(&b).contains(&&a) {
+            return Ok((b, Info::BOOL));
+        }
+        if self.is_negation(&a, &b)? {
+            return Ok((Expr::bool(false), Info::exact(0)));
+        }
+        if let (Some(ia), Some(ib)) = (self.as_interval(&a)?, self.as_interval(&b)?) {
+            if ia.form_eq(&ib) {
+                let r = ConstBound::new(ia.lo.max(ib.lo), ia.hi.min(ib.hi));
+                return self.interval_cond(&ia.form, r);
+            }
+        }
+        if let Some(r) = self.div_mod_pair(&a, &b)? {
+            return Ok(r);
+        }
+        Ok((Expr::and(a, b), Info::BOOL))
+    }
+
+    /// `a or b` for simplified operands.
+    pub(crate) fn or_simplified(&mut self, a: Expr, b: Expr) -> Out {
+        match (a.as_bool(), b.as_bool()) {
+            (Some(true), _) | (_, Some(true)) => return Ok((Expr::bool(true), Info::exact(1))),
+            (Some(false), _) => return Ok((b, Info::BOOL)),
+            (_, Some(false)) => return Ok((a, Info::BOOL)),
+            _ => {}
+        }
+        if a == b || disjuncts(&a).contains(&&b) {
+            return Ok((a, Info::BOOL));
+        }
+        if disjuncts(&b).contains(&&a) {
+            return Ok((b, Info::BOOL));
+        }
+        if self.is_negation(&a, &b)? {
+            return Ok((Expr::bool(true), Info::exact(1)));
+        }
+        if let (Some(ia), Some(ib)) = (self.as_interval(&a)?, self.as_interval(&b)?) {
+            if ia.form_eq(&ib) {
+                // The union is an interval when they overlap or touch.
+                let touch = ia.lo.max(ib.lo) <= ia.hi.min(ib.hi).saturating_add(1);
+                if touch {
+                    let r = ConstBound::new(ia.lo.min(ib.lo), ia.hi.max(ib.hi));
+                    return self.interval_cond(&ia.form, r);
+                }
+            }
+        }
+        // Re-associate to the left so that chains print flat.
+        if let ExprKind::Or(x, y) = b.kind() {
+            let (l, _) = self.or_simplified(a, x.clone())?;
+            return self.or_simplified(l, y.clone());
+        }
+        Ok((Expr::or(a, b), Info::BOOL))
+    }
+
+    fn is_negation(&mut self, a: &Expr, b: &Expr) -> Result<bool> {
+        if let ExprKind::Not(x) = a.kind() {
+            return Ok(x == b);
+        }
+        if let ExprKind::Not(x) = b.kind() {
+            return Ok(x == a);
+        }
+        if let ExprKind::Cmp(op, x, y) = a.kind() {
+            if matches!(b.kind(), ExprKind::Cmp(..)) {
+                let (n, _) = self.cmp_simplified(op.negated(), x, y)?;
+                return Ok(n == *b);
+            }
+        }
+        Ok(false)
+    }
+
+    /// `lo <= form <= hi` for a comparison of a linear form with a constant.
+    fn as_interval(&mut self, e: &Expr) -> Result<Option<Interval>> {
+        let ExprKind::Cmp(op, x, y) = e.kind() else { return Ok(None) };
+        if matches!(op, CmpOp::Ne) {
+            return Ok(None);
+        }
+        let mut d = Sum::of(x)?;
+        d.add_expr(y, -1)?;
+        if d.terms.is_empty() {
+            return Ok(None);
+        }
+        let k = d.konst;
+        d.konst = 0;
+        let flip = d.terms[0].coeff < 0;
+        if flip {
+            d.scale(-1)?;
+        }
+        // form + k (op) 0, or -form + k (op) 0 when flipped
+        let (lo, hi) = match (op, flip) {
+            (CmpOp::Eq, _) => {
+                let v = if flip { k } else { num::neg(k)? };
+                (v, v)
+            }
+            (CmpOp::Lt, false) => (NEG_INF, num::sub(num::neg(k)?, 1)?),
+            (CmpOp::Le, false) => (NEG_INF, num::neg(k)?),
+            (CmpOp::Gt, false) => (num::add(num::neg(k)?, 1)?, POS_INF),
+            (CmpOp::Ge, false) => (num::neg(k)?, POS_INF),
+            // -F + k < 0 <=> F > k
+            (CmpOp::Lt, true) => (num::add(k, 1)?, POS_INF),
+            (CmpOp::Le, true) => (k, POS_INF),
+            (CmpOp::Gt, true) => (NEG_INF, num::sub(k, 1)?),
+            (CmpOp::Ge, true) => (NEG_INF, k),
+            (CmpOp::Ne, _) => return Ok(None),
+        };
+        Ok(Some(Interval { form: d, lo, hi }))
+    }
+
+    fn interval_cond(&mut self, form: &Sum, r: ConstBound) -> Out {
+        if r.is_empty() {
+            return Ok((Expr::bool(false), Info::exact(0)));
+        }
+        let f = form.rebuild();
+        if r.min == NEG_INF && r.max == POS_INF {
+            return Ok((Expr::bool(true), Info::exact(1)));
+        }
+        if r.min == r.max {
+            return self.cmp_simplified(CmpOp::Eq, &f, &Expr::int(r.min));
+        }
+        if r.min == NEG_INF {
+            return self.cmp_simplified(CmpOp::Le, &f, &Expr::int(r.max));
+        }
+        if r.max == POS_INF {
+            return self.cmp_simplified(CmpOp::Ge, &f, &Expr::int(r.min));
+        }
+        let (l, _) = self.cmp_simplified(CmpOp::Le, &Expr::int(r.min), &f)?;
+        let (h, _) = self.cmp_simplified(CmpOp::Le, &f, &Expr::int(r.max))?;
+        if l.as_bool().is_some() || h.as_bool().is_some() {
+            return self.and_simplified(l, h);
+        }
+        Ok((Expr::and(l, h), Info::BOOL))
+    }
+
+    /// `X % c == r and X // c == q` is `X == q*c + r`.
+    fn div_mod_pair(&mut self, a: &Expr, b: &Expr) -> Result<Option<(Expr, Info)>> {
+        let eq_parts = |e: &Expr| -> Option<(Expr, i64)> {
+            match e.kind() {
+                ExprKind::Cmp(CmpOp::Eq, l, r) => r.as_int().map(|v| (l.clone(), v)),
+                _ => None,
+            }
+        };
+        let (Some((l1, v1)), Some((l2, v2))) = (eq_parts(a), eq_parts(b)) else {
+            return Ok(None);
+        };
+        let pick = |m: &Expr, d: &Expr| -> Option<(Expr, i64)> {
+            match (m.kind(), d.kind()) {
+                (ExprKind::FloorMod(x, c), ExprKind::FloorDiv(y, c2)) if x == y && c == c2 => {
+                    c.as_int().filter(|&c| c > 0).map(|c| (x.clone(), c))
+                }
+                _ => None,
+            }
+        };
+        let (x, c, r, q) = if let Some((x, c)) = pick(&l1, &l2) {
+            (x, c, v1, v2)
+        } else if let Some((x, c)) = pick(&l2, &l1) {
+            (x, c, v2, v1)
+        } else {
+            return Ok(None);
+        };
+        if r < 0 || r >= c {
+            return Ok(Some((Expr::bool(false), Info::exact(0))));
+        }
+        let v = num::add(num::mul(q, c)?, r)?;
+        Ok(Some(self.cmp_simplified(CmpOp::Eq, &x, &Expr::int(v))?))
+    }
+}
+
+struct Interval {
+    form: Sum,
+    lo: i64,
+    hi: i64,
+}
+
+impl Interval {
+    fn form_eq(&self, o: &Interval) -> bool {
+        self.form.terms.len() == o.form.terms.len()
+            && self.form.terms.iter().zip(&o.form.terms).all(|(a, b)| a.coeff == b.coeff && a.atom == b.atom)
+    }
+}
+
+fn conjuncts(e: &Expr) -> Vec<&Expr> {
+    match e.kind() {
+        ExprKind::And(a, b) => {
+            let mut v = conjuncts(a);
+            v.extend(conjuncts(b));
+            v
+        }
+        _ => vec![e],
+    }
+}
+
+fn disjuncts(e: &Expr) -> Vec<&Expr> {
+    match e.kind() {
+        ExprKind::Or(a, b) => {
+            let mut v = disjuncts(a);
+            v.extend(disjuncts(b));
+            v
+        }
+        _ => vec![e],
+    }
+}

@@ -1,0 +1,287 @@
+//! Rules for `min` and `max`.
+
+use super::sum::Sum;
+use super::{Info, Out, Simplifier};
+use crate::error::Result;
+use crate::expr::{Expr, ExprKind};
+use crate::num;
+use smallvec::SmallVec;
+
+fn make(is_min: bool, a: Expr, b: Expr) -> Expr {
+    if is_min {
+        Expr::min(a, b)
+    } else {
+        Expr::max(a, b)
+    }
+}
+
+fn split(e: &Expr, is_min: bool) -> Option<(&Expr, &Expr)> {
+    match (e.kind(), is_min) {
+        (ExprKind::Min(a, b), true) | (ExprKind::Max(a, b), false) => Some((a, b)),
+        _ => None,
+    }
+}
+
+impl Simplifier<'_> {
+    pub(super) fn visit_min_max(&mut self, a: &Expr, b: &Expr, is_min: bool) -> Out {
+        let (a, ia) = self.visit(a)?;
+        let (b, ib) = self.visit(b)?;
+        self.min_max_simplified(a, ia, b, ib, is_min)
+    }
+
+    /// `min(a, b)` or `max(a, b)` for simplified operands.
+    pub(crate) fn min_max_simplified(
+        &mut self,
+        a: Expr,
+        ia: Info,
+        b: Expr,
+        ib: Info,
+        is_min: bool,
+    ) -> Out {
+        let info = |x: Info, y: Info| Info {
+            bound: if is_min { x.bound.min_with(y.bound) } else { x.bound.max_with(y.bound) },
+            modular: x.modular.union(y.modular),
+        };
+        if a == b {
+            return Ok((a, ia));
+        }
+        if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
+            let v = if is_min { x.min(y) } else { x.max(y) };
+            return Ok((Expr::int(v), Info::exact(v)));
+        }
+        // Decided by bounds or by the sign of the difference.
+        match self.compare(&a, &ia, &b, &ib)? {
+            Some(std::cmp::Ordering::Less) | Some(std::cmp::Ordering::Equal) => {
+                return Ok(if is_min { (a, ia) } else { (b, ib) })
+            }
+            Some(std::cmp::Ordering::Greater) => return Ok(if is_min { (b, ib) } else { (a, ia) }),
+            None => {}
+        }
+        // Flatten nested chains of the same operator, drop duplicates and
+        // dominated operands, and merge constants.
+        let mut ops: SmallVec<[Expr; 4]> = SmallVec::new();
+        flatten(&a, is_min, &mut ops);
+        flatten(&b, is_min, &mut ops);
+        if ops.len() > 2 {
+            let before = ops.len();
+            self.prune(&mut ops, is_min)?;
+            if ops.len() < before {
+                return self.rebuild_chain(ops, is_min);
+            }
+        }
+        // min(x + c1, y + c2) -> min(x, y + (c2 - c1)) + c1, and terms common
+        // to both sides come out: min(y - x, z - x) -> min(y, z) - x.
+        if let Some(r) = self.pull_common(&a, &b, is_min)? {
+            return Ok(r);
+        }
+        // min(max(y, x), max(z, x)) -> max(min(y, z), x)
+        if let (Some((p, q)), Some((r, s))) = (split(&a, !is_min), split(&b, !is_min)) {
+            let common = if q == s {
+                Some((q, p, r))
+            } else if p == r {
+                Some((p, q, s))
+            } else if p == s {
+                Some((p, q, r))
+            } else if q == r {
+                Some((q, p, s))
+            } else {
+                None
+            };
+            if let Some((x, y, z)) = common {
+                let (inner, ii) = self.visit_min_max(y, z, is_min)?;
+                let ix = self.info(x);
+                return self.min_max_simplified(inner, ii, x.clone(), ix, !is_min);
+            }
+        }
+        // min(max(x, c1), c2) with c1 >= c2 handled by compare above; min(x, max(x, y)) -> x
+        if let Some((p, q)) = split(&b, !is_min) {
+            if *p == a || *q == a {
+                return Ok((a, ia));
+            }
+        }
+        if let Some((p, q)) = split(&a, !is_min) {
+            if *p == b || *q == b {
+                return Ok((b, ib));
+            }
+        }
+        // select(c, x, y) on both sides with the same condition.
+        if let (ExprKind::Select(c1, x1, y1), ExprKind::Select(c2, x2, y2)) = (a.kind(), b.kind()) {
+            if c1 == c2 {
+                let (l, _) = self.visit_min_max(x1, x2, is_min)?;
+                let (r, _) = self.visit_min_max(y1, y2, is_min)?;
+                return self.make_select(c1.clone(), l, r);
+            }
+        }
+        // Both sides share a scale: max(x * -2, -4) -> min(x, 2) * -2.
+        if let Some(r) = self.pull_scale(&a, &b, is_min)? {
+            return Ok(r);
+        }
+        // Canonical operand order: constants last.
+        let (a, b) = if a.as_int().is_some() { (b, a) } else { (a, b) };
+        let i = info(ia, ib);
+        Ok((make(is_min, a, b), i))
+    }
+
+    /// `Some(ordering)` when `a` and `b` compare the same way everywhere
+    /// (`Less` also covers `<=`).
+    pub(crate) fn compare(
+        &mut self,
+        a: &Expr,
+        ia: &Info,
+        b: &Expr,
+        ib: &Info,
+    ) -> Result<Option<std::cmp::Ordering>> {
+        use std::cmp::Ordering::*;
+        if ia.bound.max != crate::bound::POS_INF && ia.bound.max <= ib.bound.min && ib.bound.min != crate::bound::NEG_INF {
+            return Ok(Some(Less));
+        }
+        if ib.bound.max != crate::bound::POS_INF && ib.bound.max <= ia.bound.min && ia.bound.min != crate::bound::NEG_INF {
+            return Ok(Some(Greater));
+        }
+        let mut d = Sum::of(a)?;
+        if d.add_expr(b, -1).is_err() {
+            return Ok(None);
+        }
+        let (d, _) = match self.finish_sum(d) {
+            Ok(x) => x,
+            Err(_) => return Ok(None),
+        };
+        let db = self.an.symbolic_bound(&d, self);
+        if db.all_le(0) {
+            return Ok(Some(Less));
+        }
+        if db.all_ge(0) {
+            return Ok(Some(Greater));
+        }
+        Ok(None)
+    }
+
+    fn prune(&mut self, ops: &mut SmallVec<[Expr; 4]>, is_min: bool) -> Result<()> {
+        // Merge constants.
+        let consts: SmallVec<[i64; 2]> = ops.iter().filter_map(|e| e.as_int()).collect();
+        if consts.len() > 1 {
+            let k = if is_min { *consts.iter().min().unwrap() } else { *consts.iter().max().unwrap() };
+            ops.retain(|e| e.as_int().is_none());
+            ops.push(Expr::int(k));
+        }
+        let mut i = 0;
+        while i < ops.len() {
+            let mut j = 0;
+            let mut removed = false;
+            while j < ops.len() {
+                if i != j {
+                    let (x, y) = (ops[i].clone(), ops[j].clone());
+                    let dup = x == y && j > i;
+                    let ix = self.info(&x);
+                    let iy = self.info(&y);
+                    let ord = if dup { None } else { self.compare(&x, &ix, &y, &iy)? };
+                    // ops[j] is dominated by ops[i]
+                    let dominated = dup
+                        || matches!(
+                            (ord, is_min),
+                            (Some(std::cmp::Ordering::Less), true)
+                                | (Some(std::cmp::Ordering::Greater), false)
+                        );
+                    if dominated {
+                        ops.remove(j);
+                        removed = true;
+                        if j < i {
+                            i -= 1;
+                        }
+                        continue;
+                    }
+                }
+                j += 1;
+            }
+            let _ = removed;
+            i += 1;
+        }
+        Ok(())
+    }
+
+    fn rebuild_chain(&mut self, ops: SmallVec<[Expr; 4]>, is_min: bool) -> Out {
+        let mut it = ops.into_iter();
+        let first = it.next().unwrap_or_else(|| Expr::int(0));
+        let mut acc = (first.clone(), self.info(&first));
+        for e in it {
+            let ie = self.info(&e);
+            acc = self.min_max_simplified(acc.0, acc.1, e, ie, is_min)?;
+        }
+        Ok(acc)
+    }
+
+    fn pull_common(&mut self, a: &Expr, b: &Expr, is_min: bool) -> Result<Option<(Expr, Info)>> {
+        let (sa, sb) = (Sum::of(a)?, Sum::of(b)?);
+        if sa.terms.is_empty() && sb.terms.is_empty() {
+            return Ok(None);
+        }
+        let mut common = Sum::default();
+        for t in &sa.terms {
+            if sb.terms.iter().any(|u| u.coeff == t.coeff && u.atom == t.atom) {
+                common.add_atom(&t.atom, t.coeff)?;
+            }
+        }
+        // The constant of the first operand comes out (when both are sums or
+        // the first has one), which makes `min(x + 2, y + 3) - 2` collapse.
+        let k = if sa.konst != 0 && !sa.terms.is_empty() { sa.konst } else { 0 };
+        common.konst = k;
+        if common.terms.is_empty() && common.konst == 0 {
+            return Ok(None);
+        }
+        let mut ra = sa.clone();
+        ra.add_sum(&common, -1)?;
+        let mut rb = sb.clone();
+        rb.add_sum(&common, -1)?;
+        let (ea, ia) = self.finish_sum(ra)?;
+        let (eb, ib) = self.finish_sum(rb)?;
+        let (m, _) = self.min_max_simplified(ea, ia, eb, ib, is_min)?;
+        let mut out = common.clone();
+        out.add_expr(&m, 1)?;
+        let before = make(is_min, a.clone(), b.clone()).node_count();
+        if out.cost() > before {
+            return Ok(None);
+        }
+        Ok(Some(self.finish_sum(out)?))
+    }
+
+    fn pull_scale(&mut self, a: &Expr, b: &Expr, is_min: bool) -> Result<Option<(Expr, Info)>> {
+        let (sa, sb) = (Sum::of(a)?, Sum::of(b)?);
+        let g = num::gcd(num::gcd(sa.coeff_gcd(), sb.coeff_gcd()), num::gcd(sa.konst, sb.konst));
+        if g <= 1 {
+            return Ok(None);
+        }
+        // Use a negative scale when the first operand's leading term is negative.
+        let neg = sa.terms.first().is_some_and(|t| t.coeff < 0)
+            || (sa.terms.is_empty() && sb.terms.first().is_some_and(|t| t.coeff < 0));
+        let g = if neg { -g } else { g };
+        let unscale = |s: &Sum| -> Sum {
+            let mut r = s.clone();
+            for t in &mut r.terms {
+                t.coeff /= g;
+            }
+            r.konst /= g;
+            r
+        };
+        let (ea, ia) = self.finish_sum(unscale(&sa))?;
+        let (eb, ib) = self.finish_sum(unscale(&sb))?;
+        let inner_is_min = if g < 0 { !is_min } else { is_min };
+        let (m, _) = self.min_max_simplified(ea, ia, eb, ib, inner_is_min)?;
+        let mut out = Sum::default();
+        out.add_expr(&m, g)?;
+        let before = make(is_min, a.clone(), b.clone()).node_count();
+        if out.cost() > before {
+            return Ok(None);
+        }
+        Ok(Some(self.finish_sum(out)?))
+    }
+}
+
+fn flatten(e: &Expr, is_min: bool, out: &mut SmallVec<[Expr; 4]>) {
+    match split(e, is_min) {
+        Some((a, b)) => {
+            flatten(a, is_min, out);
+            flatten(b, is_min, out);
+        }
+        None => out.push(e.clone()),
+    }
+}

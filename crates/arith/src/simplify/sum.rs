@@ -1,0 +1,213 @@
+//! The canonical linear form: a sum of scaled atoms plus one constant.
+//!
+//! `x*4 + y - (y + 2)*1` flattens to `{x: 4, y: 0} + -2`, i.e. `x * 4 - 2`.
+//! Atoms are simplified expressions that are not themselves sums, constants
+//! or products with a constant. Terms are kept sorted by
+//! [`Expr::structural_cmp`], so equal sums rebuild to equal trees.
+
+use crate::error::Result;
+use crate::expr::{Expr, ExprKind};
+use crate::num;
+use smallvec::SmallVec;
+use std::cmp::Ordering;
+
+/// One `atom * coeff` term; `coeff` is never zero.
+#[derive(Clone, Debug)]
+pub(crate) struct Term {
+    pub atom: Expr,
+    pub coeff: i64,
+}
+
+/// `sum(terms) + konst`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sum {
+    pub terms: SmallVec<[Term; 4]>,
+    pub konst: i64,
+}
+
+impl Sum {
+    /// The constant `k`.
+    pub fn constant(k: i64) -> Sum {
+        Sum { terms: SmallVec::new(), konst: k }
+    }
+
+    /// The linear form of an already simplified expression.
+    pub fn of(e: &Expr) -> Result<Sum> {
+        let mut s = Sum::default();
+        s.add_expr(e, 1)?;
+        Ok(s)
+    }
+
+    /// Adds `coeff * e` for an already simplified `e`, flattening sums and
+    /// products with constants.
+    pub fn add_expr(&mut self, e: &Expr, coeff: i64) -> Result<()> {
+        if coeff == 0 {
+            return Ok(());
+        }
+        match e.kind() {
+            ExprKind::Int(v) => self.konst = num::add(self.konst, num::mul(*v, coeff)?)?,
+            ExprKind::Add(a, b) => {
+                self.add_expr(a, coeff)?;
+                self.add_expr(b, coeff)?;
+            }
+            ExprKind::Sub(a, b) => {
+                self.add_expr(a, coeff)?;
+                self.add_expr(b, num::neg(coeff)?)?;
+            }
+            ExprKind::Mul(a, b) if b.as_int().is_some() => {
+                self.add_expr(a, num::mul(coeff, b.as_int().unwrap_or(1))?)?
+            }
+            ExprKind::Mul(a, b) if a.as_int().is_some() => {
+                self.add_expr(b, num::mul(coeff, a.as_int().unwrap_or(1))?)?
+            }
+            _ => self.add_atom(e, coeff)?,
+        }
+        Ok(())
+    }
+
+    /// Adds `coeff * atom` for an atom (not a sum, constant or scaled term).
+    pub fn add_atom(&mut self, atom: &Expr, coeff: i64) -> Result<()> {
+        if coeff == 0 {
+            return Ok(());
+        }
+        let h = atom.structural_hash();
+        if let Some(i) =
+            self.terms.iter().position(|t| t.atom.structural_hash() == h && t.atom == *atom)
+        {
+            let c = num::add(self.terms[i].coeff, coeff)?;
+            if c == 0 {
+                self.terms.remove(i);
+            } else {
+                self.terms[i].coeff = c;
+            }
+            return Ok(());
+        }
+        let pos = self
+            .terms
+            .iter()
+            .position(|t| t.atom.structural_cmp(atom) == Ordering::Greater)
+            .unwrap_or(self.terms.len());
+        self.terms.insert(pos, Term { atom: atom.clone(), coeff });
+        Ok(())
+    }
+
+    /// Adds `scale * other`.
+    pub fn add_sum(&mut self, other: &Sum, scale: i64) -> Result<()> {
+        for t in &other.terms {
+            self.add_atom(&t.atom, num::mul(t.coeff, scale)?)?;
+        }
+        self.konst = num::add(self.konst, num::mul(other.konst, scale)?)?;
+        Ok(())
+    }
+
+    /// Multiplies every coefficient and the constant by `k`.
+    pub fn scale(&mut self, k: i64) -> Result<()> {
+        if k == 0 {
+            self.terms.clear();
+            self.konst = 0;
+            return Ok(());
+        }
+        for t in &mut self.terms {
+            t.coeff = num::mul(t.coeff, k)?;
+        }
+        self.konst = num::mul(self.konst, k)?;
+        Ok(())
+    }
+
+    /// Whether this is a single constant.
+    pub fn as_const(&self) -> Option<i64> {
+        self.terms.is_empty().then_some(self.konst)
+    }
+
+    /// Whether this is exactly one atom with coefficient one.
+    pub fn as_atom(&self) -> Option<&Expr> {
+        match (self.terms.as_slice(), self.konst) {
+            ([t], 0) if t.coeff == 1 => Some(&t.atom),
+            _ => None,
+        }
+    }
+
+    /// gcd of all term coefficients (0 when there are no terms).
+    pub fn coeff_gcd(&self) -> i64 {
+        self.terms.iter().fold(0, |g, t| num::gcd(g, t.coeff))
+    }
+
+    /// The expression, positive terms first, then negative ones subtracted,
+    /// then the constant.
+    pub fn rebuild(&self) -> Expr {
+        let scaled = |t: &Term, c: i64| {
+            if c == 1 {
+                t.atom.clone()
+            } else {
+                Expr::mul(t.atom.clone(), Expr::int(c))
+            }
+        };
+        let mut acc: Option<Expr> = None;
+        for t in self.terms.iter().filter(|t| t.coeff > 0) {
+            let e = scaled(t, t.coeff);
+            acc = Some(match acc {
+                Some(a) => Expr::add(a, e),
+                None => e,
+            });
+        }
+        let mut konst_done = false;
+        if acc.is_none() && self.konst != 0 {
+            acc = Some(Expr::int(self.konst));
+            konst_done = true;
+        }
+        for t in self.terms.iter().filter(|t| t.coeff < 0) {
+            acc = Some(match (acc, t.coeff.checked_neg()) {
+                (Some(a), Some(c)) => Expr::sub(a, scaled(t, c)),
+                (Some(a), None) => Expr::add(a, scaled(t, t.coeff)),
+                (None, _) => scaled(t, t.coeff),
+            });
+        }
+        let acc = match acc {
+            None => return Expr::int(self.konst),
+            Some(a) => a,
+        };
+        if konst_done || self.konst == 0 {
+            acc
+        } else if self.konst < 0 && self.konst != i64::MIN {
+            Expr::sub(acc, Expr::int(-self.konst))
+        } else {
+            Expr::add(acc, Expr::int(self.konst))
+        }
+    }
+
+    /// The node count of [`Sum::rebuild`], without building it.
+    pub fn cost(&self) -> usize {
+        if self.terms.is_empty() {
+            return 1;
+        }
+        let unit = |c: i64| c == 1 || c == -1;
+        let mut n: usize = self
+            .terms
+            .iter()
+            .map(|t| t.atom.node_count() + if unit(t.coeff) { 0 } else { 2 })
+            .sum();
+        n += self.terms.len() - 1;
+        if self.konst != 0 {
+            n += 2;
+        } else if self.terms.iter().all(|t| t.coeff < 0) && unit(self.terms[0].coeff) {
+            // a leading negative term prints as `atom * -1`
+            n += 2;
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse;
+
+    #[test]
+    fn cost_matches_rebuild() {
+        for text in ["x * 4 + y - 3", "0 - x", "x * -3", "5", "0", "-3 - x - y", "x - y + 7", "x*2 + y*-1"] {
+            let e = parse(text).unwrap();
+            let s = Sum::of(&e).unwrap();
+            assert_eq!(s.cost(), s.rebuild().node_count(), "{text} -> {}", s.rebuild());
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! HLO text modules and their indexing maps (seed 002).

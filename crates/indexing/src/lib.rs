@@ -1,0 +1,1 @@
+//! XLA-style indexing maps (seed 002).

@@ -1,0 +1,1 @@
+//! Tensor expressions, schedules, InferBound and lowering (seeds 000 and 003).

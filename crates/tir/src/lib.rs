@@ -1,0 +1,1 @@
+//! The loop IR, its printer and its checking interpreter.
