@@ -1,0 +1,37 @@
+//! Rendering errors with source spans, rustc style.
+
+use ariadne::{Color, Label, Report, ReportKind, Source};
+use std::ops::Range;
+use std::process::ExitCode;
+
+/// Exit code for bad input.
+pub const BAD_INPUT: u8 = 2;
+
+/// Prints `message` for the text `source` (named `name`), pointing at `span`
+/// when there is one, and returns the bad-input exit code.
+pub fn report(name: &str, source: &str, message: &str, span: Option<Range<usize>>) -> ExitCode {
+    match span {
+        Some(span) => {
+            let span = clamp(span, source.len());
+            let r = Report::build(ReportKind::Error, (name, span.clone()))
+                .with_message(message)
+                .with_label(Label::new((name, span)).with_message(message).with_color(Color::Red))
+                .finish();
+            let _ = r.eprint((name, Source::from(source)));
+        }
+        None => eprintln!("error: {message}"),
+    }
+    ExitCode::from(BAD_INPUT)
+}
+
+fn clamp(span: Range<usize>, len: usize) -> Range<usize> {
+    let start = span.start.min(len);
+    let end = span.end.clamp(start, len);
+    start..end
+}
+
+/// Prints a plain error (no source text) and returns the bad-input exit code.
+pub fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(BAD_INPUT)
+}
