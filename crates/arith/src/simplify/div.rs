@@ -1,5 +1,6 @@
 //! Rules for floor division, floor modulo and ceiling division.
 
+use super::product;
 use super::sum::Sum;
 use super::{division_by_zero, Info, Out, Simplifier};
 use crate::bound::ConstBound;
@@ -196,7 +197,7 @@ impl Simplifier<'_> {
         }
         let mut s = Sum::of(&a)?;
         // Drop multiples of c; X % c1 with c | c1 is X modulo c.
-        let mut t = Sum::default();
+        let mut t = Sum::constant(s.konst);
         for term in &s.terms {
             if term.coeff % c == 0 {
                 continue;
@@ -208,7 +209,7 @@ impl Simplifier<'_> {
                 _ => t.add_atom(&term.atom, term.coeff)?,
             }
         }
-        t.konst = s.konst.rem_euclid(c);
+        t.konst = t.konst.rem_euclid(c);
         if t.cost() <= s.cost() {
             s = t;
         } else {
@@ -252,21 +253,29 @@ impl Simplifier<'_> {
     }
 
     fn floor_div_symbolic(&mut self, a: Expr, ia: Info, b: Expr, ib: Info) -> Out {
-        // (x * b) // b == x and (q*b + r) // b == q + r // b, for any b != 0.
-        let s = Sum::of(&a)?;
-        let mut quot = Sum::default();
-        let mut rest = Sum::constant(s.konst);
-        for t in &s.terms {
-            match super::cofactor_of(&t.atom, &b) {
-                Some(q) => quot.add_expr(&q, t.coeff)?,
-                None => rest.add_atom(&t.atom, t.coeff)?,
-            }
+        if a.is_int(0) {
+            return Ok((a, ia));
         }
-        if !quot.terms.is_empty() || quot.konst != 0 {
+        let parts = SymbolicDivision::new(&a, &b)?;
+        // (q*b + r) // b == q + r // b, for any b != 0.
+        if let Some((quot, rest)) = parts.as_ref().and_then(|p| p.split()) {
+            let mut quot = quot;
             let (r, ri) = self.finish_sum(rest)?;
             let (d, _) = self.floor_div_simplified(r, ri, b.clone(), ib)?;
             quot.add_expr(&d, 1)?;
             return self.finish_sum(quot);
+        }
+        if let Some(p) = &parts {
+            // a == m * b exactly
+            if let Some(m) = p.ratio() {
+                return Ok((Expr::int(m), Info::exact(m)));
+            }
+            // (x * k) // (y * k) == x // y
+            if let Some((x, y, _)) = p.cancel() {
+                let (x, xi) = self.visit(&x)?;
+                let (y, yi) = self.visit(&y)?;
+                return self.floor_div_simplified(x, xi, y, yi);
+            }
         }
         // 0 <= a < b
         if ia.bound.all_ge(0) && ib.bound.all_gt(0) && self.prove_lt(&a, &b) {
@@ -278,15 +287,34 @@ impl Simplifier<'_> {
     }
 
     fn floor_mod_symbolic(&mut self, a: Expr, ia: Info, b: Expr, ib: Info) -> Out {
-        // Multiples of b vanish; X % b inside is X.
+        if a.is_int(0) {
+            return Ok((a, ia));
+        }
         let s = Sum::of(&a)?;
+        // Multiples of b vanish; X % b inside is X.
+        if let Some(p) = SymbolicDivision::new(&a, &b)? {
+            if p.ratio().is_some() {
+                return Ok((Expr::int(0), Info::exact(0)));
+            }
+            if let Some((_, rest)) = p.split() {
+                let (r, ri) = self.finish_sum(rest)?;
+                return self.floor_mod_symbolic(r, ri, b, ib);
+            }
+            // (x * k) % (y * k) == (x % y) * k
+            if let Some((x, y, k)) = p.cancel() {
+                let (x, xi) = self.visit(&x)?;
+                let (y, yi) = self.visit(&y)?;
+                let (m, _) = self.floor_mod_simplified(x, xi, y, yi)?;
+                let (k, _) = self.visit(&k)?;
+                let (out, oi) = self.visit_mul_simplified(m, k)?;
+                if out.node_count() <= Expr::floor_mod(a.clone(), b.clone()).node_count() {
+                    return Ok((out, oi));
+                }
+            }
+        }
         let mut rest = Sum::constant(s.konst);
         let mut changed = false;
         for t in &s.terms {
-            if super::cofactor_of(&t.atom, &b).is_some() {
-                changed = true;
-                continue;
-            }
             match t.atom.kind() {
                 ExprKind::FloorMod(x, m) if *m == b => {
                     changed = true;
@@ -308,6 +336,85 @@ impl Simplifier<'_> {
         let e = Expr::floor_mod(a, b);
         let bound = ia.bound.floor_mod(ib.bound);
         Ok((e, Info { bound, modular: Modular::EVERYTHING }))
+    }
+}
+
+/// A numerator sum over a divisor that is a product or a sum.
+struct SymbolicDivision {
+    num: Sum,
+    den: Sum,
+    den_factors: product::Factors,
+    den_const: i64,
+}
+
+impl SymbolicDivision {
+    fn new(a: &Expr, b: &Expr) -> Result<Option<SymbolicDivision>> {
+        let Some((den_factors, den_const)) = product::factors(b) else { return Ok(None) };
+        if den_const == 0 {
+            return Ok(None);
+        }
+        Ok(Some(SymbolicDivision { num: Sum::of(a)?, den: Sum::of(b)?, den_factors, den_const }))
+    }
+
+    /// Terms divisible by the divisor (as quotient terms) and the rest, when
+    /// some terms are divisible.
+    fn split(&self) -> Option<(Sum, Sum)> {
+        if self.den.terms.len() != 1 || self.den.konst != 0 {
+            return None;
+        }
+        let mut quot = Sum::default();
+        let mut rest = Sum::constant(self.num.konst);
+        for t in &self.num.terms {
+            let (fs, k) = product::factors(&t.atom)?;
+            let coeff = t.coeff.checked_mul(k)?;
+            match product::divide(&fs, &self.den_factors) {
+                Some(q) if coeff % self.den_const == 0 => {
+                    quot.add_expr(&product::build(&q), coeff / self.den_const).ok()?
+                }
+                _ => rest.add_atom(&t.atom, t.coeff).ok()?,
+            }
+        }
+        (!quot.terms.is_empty()).then_some((quot, rest))
+    }
+
+    /// `m` when the numerator is exactly `m` times the divisor.
+    fn ratio(&self) -> Option<i64> {
+        let (n, d) = (&self.num, &self.den);
+        if n.terms.len() != d.terms.len() || d.terms.is_empty() {
+            return None;
+        }
+        let first = &d.terms[0];
+        let nt = n.terms.iter().find(|t| t.atom == first.atom)?;
+        if nt.coeff % first.coeff != 0 {
+            return None;
+        }
+        let m = nt.coeff / first.coeff;
+        let all = d.terms.iter().all(|t| {
+            n.terms.iter().any(|u| u.atom == t.atom && t.coeff.checked_mul(m) == Some(u.coeff))
+        });
+        (all && d.konst.checked_mul(m) == Some(n.konst)).then_some(m)
+    }
+
+    /// `(x, y, k)` with numerator `x * k` and divisor `y * k` for a common
+    /// non-trivial factor `k`, when the numerator is a single term.
+    fn cancel(&self) -> Option<(Expr, Expr, Expr)> {
+        if self.num.konst != 0 || self.num.terms.len() != 1 || self.den.terms.len() != 1 {
+            return None;
+        }
+        let t = &self.num.terms[0];
+        let (fs, k) = product::factors(&t.atom)?;
+        let coeff = t.coeff.checked_mul(k)?;
+        let common = product::common(&fs, &self.den_factors);
+        let g = num::gcd(coeff, self.den_const);
+        if common.is_empty() && g <= 1 {
+            return None;
+        }
+        let x_fs = product::divide(&fs, &common)?;
+        let y_fs = product::divide(&self.den_factors, &common)?;
+        let x = Expr::mul(product::build(&x_fs), Expr::int(coeff / g));
+        let y = Expr::mul(product::build(&y_fs), Expr::int(self.den_const / g));
+        let k = Expr::mul(product::build(&common), Expr::int(g));
+        Some((x, y, k))
     }
 }
 

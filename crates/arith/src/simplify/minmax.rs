@@ -1,5 +1,6 @@
 //! Rules for `min` and `max`.
 
+use super::product;
 use super::sum::Sum;
 use super::{Info, Out, Simplifier};
 use crate::error::Result;
@@ -116,8 +117,10 @@ impl Simplifier<'_> {
         if let Some(r) = self.pull_scale(&a, &b, is_min)? {
             return Ok(r);
         }
-        // Canonical operand order: constants last.
-        let (a, b) = if a.as_int().is_some() { (b, a) } else { (a, b) };
+        // Canonical operand order (constants last), so that `min(x, y)` and
+        // `min(y, x)` are one term.
+        let swap = a.as_int().is_some() || (b.as_int().is_none() && product::before(&b, &a));
+        let (a, b) = if swap { (b, a) } else { (a, b) };
         let i = info(ia, ib);
         Ok((make(is_min, a, b), i))
     }

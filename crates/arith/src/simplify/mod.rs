@@ -16,6 +16,7 @@ mod cmp;
 mod div;
 mod logic;
 mod minmax;
+mod product;
 mod select;
 pub(crate) mod sum;
 
@@ -52,7 +53,14 @@ impl Info {
 /// One simplification run over one expression.
 pub(crate) struct Simplifier<'a> {
     pub an: &'a Analyzer,
+    /// How deeply sum-level rules are nested inside each other; rules that
+    /// try alternative forms call back into the simplifier, and this bound
+    /// guarantees termination.
+    rule_depth: u32,
 }
+
+/// Beyond this nesting, sums are only canonicalised, not rewritten.
+const MAX_RULE_DEPTH: u32 = 4;
 
 pub(crate) type Out = Result<(Expr, Info)>;
 
@@ -65,7 +73,7 @@ pub(crate) fn division_by_zero() -> ArithError {
 
 impl<'a> Simplifier<'a> {
     pub fn new(an: &'a Analyzer) -> Simplifier<'a> {
-        Simplifier { an }
+        Simplifier { an, rule_depth: 0 }
     }
 
     /// Simplifies `e`, returning the result and what is known about it.
@@ -163,11 +171,21 @@ impl<'a> Simplifier<'a> {
 
     /// Rules that look at several terms of a sum at once.
     fn sum_rules(&mut self, s: &mut Sum) -> Result<()> {
-        if s.terms.len() < 2 {
+        if s.terms.len() + usize::from(s.konst != 0) < 2 || self.rule_depth >= MAX_RULE_DEPTH {
             return Ok(());
         }
+        self.rule_depth += 1;
+        let r = self.sum_rules_at_depth(s);
+        self.rule_depth -= 1;
+        r
+    }
+
+    fn sum_rules_at_depth(&mut self, s: &mut Sum) -> Result<()> {
         self.merge_div_mod(s)?;
+        self.merge_div_pairs(s)?;
         self.merge_selects(s)?;
+        self.merge_min_max_pair(s)?;
+        self.absorb_into_min_max(s)?;
         self.factor_common(s)?;
         Ok(())
     }
@@ -213,6 +231,126 @@ impl<'a> Simplifier<'a> {
                 continue;
             }
             i += 1;
+        }
+        Ok(())
+    }
+
+    /// Two divisions (or a division and a modulo) by the same constant whose
+    /// numerators differ by a constant `k`: `N1 // c` is rewritten as
+    /// `N2 // c + (N2 % c + k) // c`, and `X // c + (X % c + R) // c` as
+    /// `(X + R) // c`, when the sum gets smaller:
+    /// `(x + 5) // 3 - x // 3` is `(x % 3 + 5) // 3`.
+    fn merge_div_pairs(&mut self, s: &mut Sum) -> Result<()> {
+        let n = s.terms.len();
+        for i in 0..n {
+            let ExprKind::FloorDiv(n1, c) = s.terms[i].atom.kind() else { continue };
+            let Some(cv) = c.as_int().filter(|&v| v > 0) else { continue };
+            for j in 0..n {
+                if i == j {
+                    continue;
+                }
+                let (n2, c2) = match s.terms[j].atom.kind() {
+                    ExprKind::FloorDiv(x, y) | ExprKind::FloorMod(x, y) => (x, y),
+                    _ => continue,
+                };
+                if c2 != c {
+                    continue;
+                }
+                let mut d = Sum::of(n1)?;
+                d.add_expr(n2, -1)?;
+                let mut alt = s.clone();
+                let coeff = s.terms[i].coeff;
+                alt.add_atom(&s.terms[i].atom, -coeff)?;
+                if let Some(k) = d.as_const() {
+                    // N1 // c == N2 // c + (N2 % c + k) // c
+                    let (q2, _) = self.visit(&Expr::floor_div(n2.clone(), c.clone()))?;
+                    let (r2, _) = self.visit(&Expr::floor_mod(n2.clone(), c.clone()))?;
+                    let inner = Expr::floor_div(Expr::add(r2, Expr::int(k)), Expr::int(cv));
+                    let (inner, _) = self.visit(&inner)?;
+                    alt.add_expr(&q2, coeff)?;
+                    alt.add_expr(&inner, coeff)?;
+                } else if matches!(s.terms[j].atom.kind(), ExprKind::FloorDiv(..))
+                    && s.terms[j].coeff == coeff
+                {
+                    // X // c + (X % c + R) // c == (X + R) // c
+                    let xm = Expr::floor_mod(n1.clone(), c.clone());
+                    let (xm, _) = self.visit(&xm)?;
+                    let mut inner = Sum::of(n2)?;
+                    let Some(t) = inner.terms.iter().find(|t| t.atom == xm) else { continue };
+                    if t.coeff != 1 {
+                        continue;
+                    }
+                    inner.add_atom(&xm, -1)?;
+                    inner.add_expr(n1, 1)?;
+                    let (inner, ii) = self.finish_sum(inner)?;
+                    let (q, _) = self.floor_div_simplified(inner, ii, c.clone(), Info::exact(cv))?;
+                    alt.add_atom(&s.terms[j].atom, -coeff)?;
+                    alt.add_expr(&q, coeff)?;
+                } else {
+                    continue;
+                }
+                if alt.cost() < s.cost() {
+                    *s = alt;
+                    return self.merge_div_pairs(s);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `min(a, b) + max(a, b)` is `a + b`.
+    fn merge_min_max_pair(&mut self, s: &mut Sum) -> Result<()> {
+        for i in 0..s.terms.len() {
+            let ExprKind::Min(p, q) = s.terms[i].atom.kind() else { continue };
+            let found = s.terms.iter().position(|t| {
+                t.coeff == s.terms[i].coeff
+                    && matches!(t.atom.kind(), ExprKind::Max(r, u) if (p == r && q == u) || (p == u && q == r))
+            });
+            if let Some(j) = found {
+                let (p, q, k) = (p.clone(), q.clone(), s.terms[i].coeff);
+                let (mi, ma) = (s.terms[i].atom.clone(), s.terms[j].atom.clone());
+                s.add_atom(&mi, -k)?;
+                s.add_atom(&ma, -k)?;
+                s.add_expr(&p, k)?;
+                s.add_expr(&q, k)?;
+                return self.merge_min_max_pair(s);
+            }
+        }
+        Ok(())
+    }
+
+    /// `min(a, b) + r` is `min(a + r, b + r)` and `r - min(a, b)` is
+    /// `max(r - a, r - b)`, when that is smaller: `max(x, y - 10) + 10` is
+    /// `max(x + 10, y)`.
+    fn absorb_into_min_max(&mut self, s: &mut Sum) -> Result<()> {
+        for i in 0..s.terms.len() {
+            let t = &s.terms[i];
+            let (a, b, is_min) = match t.atom.kind() {
+                ExprKind::Min(a, b) => (a, b, true),
+                ExprKind::Max(a, b) => (a, b, false),
+                _ => continue,
+            };
+            if t.coeff != 1 && t.coeff != -1 {
+                continue;
+            }
+            let k = t.coeff;
+            let mut rest = s.clone();
+            rest.add_atom(&t.atom, -k)?;
+            let side = |x: &Expr| -> Result<Sum> {
+                let mut r = rest.clone();
+                r.add_expr(x, k)?;
+                Ok(r)
+            };
+            let (sa, sb) = (side(a)?, side(b)?);
+            let (ea, ia) = self.finish_sum(sa)?;
+            let (eb, ib) = self.finish_sum(sb)?;
+            let op_is_min = if k == 1 { is_min } else { !is_min };
+            let (m, _) = self.min_max_simplified(ea, ia, eb, ib, op_is_min)?;
+            let alt = Sum::of(&m)?;
+            if alt.cost() < s.cost() {
+                *s = alt;
+                return Ok(());
+            }
         }
         Ok(())
     }
@@ -326,20 +464,46 @@ impl<'a> Simplifier<'a> {
             }
             _ => {}
         }
-        // `select(c, x, 0) * y` style distribution is not worth its size;
-        // products of non-constants keep a canonical operand order.
-        let (l, r) = if a.structural_cmp(&b) == std::cmp::Ordering::Greater { (b, a) } else { (a, b) };
-        let e = Expr::mul(l, r);
-        let info = self.info(&e);
-        Ok((e, info))
+        // min(a, b) * max(a, b) == a * b
+        if let (Some((p, q)), Some((r, t))) = (min_operands(&a, &b), max_operands(&a, &b)) {
+            if (p == r && q == t) || (p == t && q == r) {
+                return self.visit_mul_simplified(p.clone(), q.clone());
+            }
+        }
+        // Products of non-constants are sorted factor lists with the
+        // constant outside, so `y * x` and `x * y` are the same term.
+        let (Some((fa, ka)), Some((fb, kb))) = (product::factors(&a), product::factors(&b)) else {
+            let e = Expr::mul(a, b);
+            let info = self.info(&e);
+            return Ok((e, info));
+        };
+        let k = num::mul(ka, kb)?;
+        let e = product::build(&product::merge(&fa, &fb));
+        if k == 1 {
+            let info = self.info(&e);
+            return Ok((e, info));
+        }
+        let mut s = Sum::default();
+        s.add_atom(&e, k)?;
+        self.finish_sum(s)
+    }
+}
+
+fn min_operands<'e>(a: &'e Expr, b: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+    match (a.kind(), b.kind()) {
+        (ExprKind::Min(p, q), _) | (_, ExprKind::Min(p, q)) => Some((p, q)),
+        _ => None,
+    }
+}
+
+fn max_operands<'e>(a: &'e Expr, b: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
+    match (a.kind(), b.kind()) {
+        (ExprKind::Max(p, q), _) | (_, ExprKind::Max(p, q)) => Some((p, q)),
+        _ => None,
     }
 }
 
 /// `e / f` when `f` is one factor of the product `e` (or `e` itself).
-pub(crate) fn cofactor_of(e: &Expr, f: &Expr) -> Option<Expr> {
-    cofactor(e, f)
-}
-
 fn cofactor(e: &Expr, f: &Expr) -> Option<Expr> {
     if e == f {
         return Some(Expr::int(1));

@@ -133,8 +133,35 @@ impl Sum {
     }
 
     /// The expression, positive terms first, then negative ones subtracted,
-    /// then the constant.
+    /// then the constant; a common constant factor comes out when that is
+    /// smaller (`y * 10 - z * 5` is `(y * 2 - z) * 5`).
     pub fn rebuild(&self) -> Expr {
+        match self.factored() {
+            Some((inner, g)) if inner.flat_cost() + 2 < self.flat_cost() => {
+                Expr::mul(inner.rebuild_flat(), Expr::int(g))
+            }
+            _ => self.rebuild_flat(),
+        }
+    }
+
+    /// `(self / g, g)` for the gcd `g > 1` of all coefficients and the constant.
+    fn factored(&self) -> Option<(Sum, i64)> {
+        if self.terms.len() < 2 {
+            return None;
+        }
+        let g = num::gcd(self.coeff_gcd(), self.konst);
+        if g <= 1 {
+            return None;
+        }
+        let mut inner = self.clone();
+        for t in &mut inner.terms {
+            t.coeff /= g;
+        }
+        inner.konst /= g;
+        Some((inner, g))
+    }
+
+    fn rebuild_flat(&self) -> Expr {
         let scaled = |t: &Term, c: i64| {
             if c == 1 {
                 t.atom.clone()
@@ -177,6 +204,14 @@ impl Sum {
 
     /// The node count of [`Sum::rebuild`], without building it.
     pub fn cost(&self) -> usize {
+        let flat = self.flat_cost();
+        match self.factored() {
+            Some((inner, _)) => flat.min(inner.flat_cost() + 2),
+            None => flat,
+        }
+    }
+
+    fn flat_cost(&self) -> usize {
         if self.terms.is_empty() {
             return 1;
         }
