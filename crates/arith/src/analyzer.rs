@@ -124,7 +124,10 @@ impl Analyzer {
         // A second pass catches rules enabled by the first (rarely needed;
         // cheap when nothing changes because subtrees are shared).
         let (twice, _) = s.visit(&once)?;
-        Ok(if twice.node_count() <= once.node_count() { twice } else { once })
+        let best = if twice.node_count() <= once.node_count() { twice } else { once };
+        // The contract is "never larger": canonical forms that come out
+        // bigger than what was written give way to the input itself.
+        Ok(if best.node_count() <= e.node_count() { best } else { e.clone() })
     }
 
     /// The tightest constant interval this analyzer can prove for `e`.
@@ -235,7 +238,7 @@ impl Analyzer {
     /// ranges: `i - n` with `i` in `[0, n)` is at most `-1`.
     pub(crate) fn symbolic_bound(&self, e: &Expr, s: &mut Simplifier) -> ConstBound {
         let b = self.structural_info(e).bound;
-        if b.is_finite() || !self.has_symbolic(e) {
+        if !self.has_symbolic(e) {
             return b;
         }
         let hi = self.linear_extreme(e, true, s, 0).unwrap_or(b.max);

@@ -16,7 +16,7 @@ impl Expr {
     /// let x = scope.get("x").unwrap().clone();
     /// assert_eq!(e.eval(&|v| (v == &x).then_some(-7)).unwrap(), -28 + -3);
     /// ```
-    pub fn eval(&self, env: &impl Fn(&Var) -> Option<i64>) -> Result<i64> {
+    pub fn eval<F: Fn(&Var) -> Option<i64> + ?Sized>(&self, env: &F) -> Result<i64> {
         use ExprKind::*;
         let b = |v: bool| v as i64;
         Ok(match self.kind() {

@@ -55,6 +55,46 @@ pub fn parse_in(text: &str, scope: &mut Scope) -> Result<Expr> {
     Ok(e.expr)
 }
 
+/// Parses a variable range `NAME=LO:HI` (half-open, as TC writes
+/// `where k in LO:HI`); `LO` and `HI` may be expressions in other variables.
+/// Names resolve through `scope`. Spans in errors are byte offsets in `text`.
+///
+/// ```
+/// let mut scope = arith::Scope::new();
+/// let (v, r) = arith::parse_range_spec("i=0:n - 1", &mut scope).unwrap();
+/// assert_eq!((v.name(), r.to_string().as_str()), ("i", "[0, n - 1)"));
+/// ```
+pub fn parse_range_spec(text: &str, scope: &mut Scope) -> Result<(crate::Var, crate::Range)> {
+    let Some(eq) = text.find('=') else {
+        return Err(syntax("expected `NAME=LO:HI`, e.g. `i=0:16`", 0..text.len()));
+    };
+    let name = text[..eq].trim();
+    let valid = !name.is_empty()
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return Err(syntax(format!("`{name}` is not a variable name"), 0..eq.max(1)));
+    }
+    let rest = &text[eq + 1..];
+    let Some(colon) = rest.find(':') else {
+        return Err(syntax(
+            "expected `LO:HI` after `=` (half-open: `0:16` is 0..15)",
+            eq + 1..text.len(),
+        ));
+    };
+    let lo_start = eq + 1;
+    let hi_start = lo_start + colon + 1;
+    let lo = parse_in(&rest[..colon], scope).map_err(|e| e.shifted(lo_start))?;
+    let hi = parse_in(&rest[colon + 1..], scope).map_err(|e| e.shifted(hi_start))?;
+    for (e, start, end) in [(&lo, lo_start, hi_start - 1), (&hi, hi_start, text.len())] {
+        if e.ty() != Type::Int {
+            return Err(ArithError::new(ErrorKind::Type, "range ends must be integers").at(start..end));
+        }
+    }
+    let var = scope.get_or_create(name);
+    Ok((var, crate::Range::half_open(lo, hi)))
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
     Int(u64),

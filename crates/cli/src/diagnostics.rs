@@ -1,6 +1,7 @@
 //! Rendering errors with source spans, rustc style.
 
-use ariadne::{Color, Label, Report, ReportKind, Source};
+use ariadne::{Color, Config, Label, Report, ReportKind, Source};
+use std::io::IsTerminal;
 use std::ops::Range;
 use std::process::ExitCode;
 
@@ -14,6 +15,7 @@ pub fn report(name: &str, source: &str, message: &str, span: Option<Range<usize>
         Some(span) => {
             let span = clamp(span, source.len());
             let r = Report::build(ReportKind::Error, (name, span.clone()))
+                .with_config(Config::default().with_color(std::io::stderr().is_terminal()))
                 .with_message(message)
                 .with_label(Label::new((name, span)).with_message(message).with_color(Color::Red))
                 .finish();

@@ -1,5 +1,7 @@
-//! `rangefinder map TEXT [--json]`.
+//! `rangefinder map TEXT [--json]`: parse an XLA indexing map, simplify it
+//! and print it in XLA's text form.
 
+use indexing::IndexingMap;
 use std::process::ExitCode;
 
 /// Arguments of `rangefinder map`.
@@ -12,7 +14,23 @@ pub struct MapArgs {
     pub json: bool,
 }
 
-/// Runs the subcommand.
-pub fn run(_args: MapArgs) -> ExitCode {
-    crate::diagnostics::fail("`rangefinder map` is being built")
+/// Runs the subcommand: exit code 0 on success, 2 when the map does not
+/// parse (the message points at the offending text).
+pub fn run(args: MapArgs) -> ExitCode {
+    let map = match IndexingMap::parse(&args.text) {
+        Ok(m) => m,
+        Err(e) => return crate::diagnostics::report("map", &args.text, &e.message, e.span),
+    };
+    let mut simplified = map.clone();
+    simplified.simplify();
+    if args.json {
+        let out = serde_json::json!({
+            "input": map.to_string(),
+            "simplified": simplified.to_string(),
+        });
+        println!("{out}");
+    } else {
+        println!("{simplified}");
+    }
+    ExitCode::SUCCESS
 }

@@ -1,5 +1,9 @@
-//! `rangefinder simplify EXPR [--range NAME=LO:HI]... [--json]` and `--batch FILE`.
+//! `rangefinder simplify EXPR [--range NAME=LO:HI]... [--json]` and
+//! `rangefinder simplify --batch FILE`.
 
+use crate::diagnostics;
+use arith::{Analyzer, ArithError, Expr, Scope, NEG_INF, POS_INF};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -20,7 +24,103 @@ pub struct SimplifyArgs {
     pub batch: Option<PathBuf>,
 }
 
+/// Where an error came from, for rendering it against the right text.
+enum Failure {
+    InExpr(ArithError),
+    InRange(usize, ArithError),
+}
+
+struct Case {
+    input: Expr,
+    simplified: Expr,
+    analyzer: Analyzer,
+}
+
+/// Parses the expression and ranges (ranges bound twice, so that ends may
+/// use variables whose ranges come later) and simplifies.
+fn solve<'a>(expr: &str, ranges: impl Iterator<Item = &'a str> + Clone) -> Result<Case, Failure> {
+    let mut scope = Scope::new();
+    let input = arith::parse_in(expr, &mut scope).map_err(Failure::InExpr)?;
+    let mut specs = Vec::new();
+    for (i, r) in ranges.enumerate() {
+        specs.push(arith::parse_range_spec(r, &mut scope).map_err(|e| Failure::InRange(i, e))?);
+    }
+    let mut analyzer = Analyzer::new();
+    for _ in 0..2 {
+        for (v, r) in &specs {
+            analyzer.bind(v, r.clone());
+        }
+    }
+    let simplified = analyzer.simplify(&input).map_err(Failure::InExpr)?;
+    Ok(Case { input, simplified, analyzer })
+}
+
+fn bound_json(v: i64) -> serde_json::Value {
+    if v == NEG_INF || v == POS_INF {
+        serde_json::Value::Null
+    } else {
+        serde_json::Value::from(v)
+    }
+}
+
 /// Runs the subcommand.
-pub fn run(_args: SimplifyArgs) -> ExitCode {
-    crate::diagnostics::fail("`rangefinder simplify` is being built")
+pub fn run(args: SimplifyArgs) -> ExitCode {
+    if let Some(path) = &args.batch {
+        return run_batch(path);
+    }
+    let expr = args.expr.as_deref().unwrap_or_default();
+    let case = match solve(expr, args.ranges.iter().map(String::as_str)) {
+        Ok(c) => c,
+        Err(Failure::InExpr(e)) => return diagnostics::report("EXPR", expr, &e.message, e.span),
+        Err(Failure::InRange(i, e)) => {
+            return diagnostics::report("--range", &args.ranges[i], &e.message, e.span)
+        }
+    };
+    if args.json {
+        let b = case.analyzer.const_int_bound(&case.input);
+        let out = serde_json::json!({
+            "input": case.input.to_string(),
+            "simplified": case.simplified.to_string(),
+            "min": bound_json(b.min),
+            "max": bound_json(b.max),
+        });
+        println!("{out}");
+    } else {
+        println!("{}", case.simplified);
+    }
+    ExitCode::SUCCESS
+}
+
+/// One output line per input line: the result, or `error: MESSAGE`.
+fn run_batch(path: &PathBuf) -> ExitCode {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => return diagnostics::fail(format!("cannot read {}: {e}", path.display())),
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut failed = false;
+    for line in text.lines() {
+        let (expr, ranges) = match line.split_once('|') {
+            Some((e, r)) => (e, r),
+            None => (line, ""),
+        };
+        let result = solve(expr, ranges.split_whitespace());
+        let written = match result {
+            Ok(c) => writeln!(out, "{}", c.simplified),
+            Err(Failure::InExpr(e)) | Err(Failure::InRange(_, e)) => {
+                failed = true;
+                writeln!(out, "error: {}", e.message)
+            }
+        };
+        if written.is_err() {
+            return ExitCode::from(1);
+        }
+    }
+    let _ = out.flush();
+    if failed {
+        ExitCode::from(diagnostics::BAD_INPUT)
+    } else {
+        ExitCode::SUCCESS
+    }
 }

@@ -35,8 +35,12 @@ impl Simplifier<'_> {
         let (de, di) = self.finish_sum(d)?;
         let mut d = Sum::of(&de)?;
         // Decide by bounds (symbolic ranges included) and alignment.
-        let bound = if di.bound.is_finite() { di.bound } else { self.an.symbolic_bound(&de, self) };
-        if let Some(v) = decide(op, bound, di) {
+        let mut decided = decide(op, di.bound, di);
+        if decided.is_none() {
+            let bound = self.an.symbolic_bound(&de, self);
+            decided = decide(op, bound.intersect(di.bound), di);
+        }
+        if let Some(v) = decided {
             return Ok((Expr::bool(v), Info::exact(v as i64)));
         }
         // Work with `<=` for order comparisons: d < 0 <=> d + 1 <= 0.
@@ -65,6 +69,9 @@ impl Simplifier<'_> {
             }
         }
         if op == CmpOp::Le {
+            if let Some(r) = self.split_min_max_le(&d)? {
+                return Ok(r);
+            }
             self.absorb_small_terms(&mut d)?;
             if let Some(r) = self.single_div_le(&d)? {
                 return Ok(r);
@@ -72,6 +79,43 @@ impl Simplifier<'_> {
         }
         let e = build_cmp(op, &d);
         Ok((e, Info::BOOL))
+    }
+
+    /// `R + min(a, b) <= 0` is `R + a <= 0 or R + b <= 0` (and `max` gives
+    /// `and`); used when one of the two cases is decided, so the comparison
+    /// loses its `min`: `min(x, 11) < 10` is `x < 10`.
+    fn split_min_max_le(&mut self, d: &Sum) -> Result<Option<(Expr, Info)>> {
+        for t in &d.terms {
+            let (a, b, is_min) = match t.atom.kind() {
+                ExprKind::Min(a, b) => (a, b, true),
+                ExprKind::Max(a, b) => (a, b, false),
+                _ => continue,
+            };
+            if t.coeff != 1 && t.coeff != -1 {
+                continue;
+            }
+            let mut rest = d.clone();
+            rest.add_atom(&t.atom, -t.coeff)?;
+            let mut case = |x: &Expr| -> Result<Expr> {
+                let mut s = rest.clone();
+                s.add_expr(x, t.coeff)?;
+                let (e, _) = self.finish_sum(s)?;
+                Ok(self.cmp_simplified(CmpOp::Le, &e, &Expr::int(0))?.0)
+            };
+            let (ca, cb) = (case(a)?, case(b)?);
+            // -min(a, b) is max(-a, -b): the connective flips with the sign.
+            let disjunction = is_min == (t.coeff == 1);
+            let decided = ca.as_bool().is_some() || cb.as_bool().is_some();
+            if !decided {
+                continue;
+            }
+            return Ok(Some(if disjunction {
+                self.or_simplified(ca, cb)?
+            } else {
+                self.and_simplified(ca, cb)?
+            }));
+        }
+        Ok(None)
     }
 
     /// `G*T + R <= 0` where every term of `T` has a coefficient divisible by

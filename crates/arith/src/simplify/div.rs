@@ -128,6 +128,32 @@ impl Simplifier<'_> {
                 return self.finish_sum(quot);
             }
         }
+        // (g*B + R) // (g*c') == B // c' when 0 <= R < g.
+        if let Some((b, c2)) = self.drop_small_remainder(&rest, c)? {
+            let (be, bi) = self.finish_sum(b)?;
+            let (d, _) = self.floor_div_simplified(be, bi, Expr::int(c2), Info::exact(c2))?;
+            quot.add_expr(&d, 1)?;
+            return self.finish_sum(quot);
+        }
+        // Whole multiples of c hidden in coefficients: (x*360 + y) // 16 is
+        // x*22 + (x*8 + y) // 16, which is x*22 when x*8 + y < 16.
+        for offset in [0, 1] {
+            let mut reduced = Sum::default();
+            let mut extra = Sum::default();
+            for t in &rest.terms {
+                let q = t.coeff.div_euclid(c) + offset;
+                let r = t.coeff - q * c;
+                extra.add_atom(&t.atom, q)?;
+                reduced.add_atom(&t.atom, r)?;
+            }
+            reduced.konst = rest.konst;
+            let b = self.sum_bound(&reduced);
+            if let Some(k) = fits_in_block(b, c)? {
+                quot.add_sum(&extra, 1)?;
+                quot.konst = num::add(quot.konst, k)?;
+                return self.finish_sum(quot);
+            }
+        }
         // Constants that are multiples of c come out too.
         if rest.konst != 0 && rest.konst % c == 0 && !rest.terms.is_empty() {
             quot.konst = num::add(quot.konst, rest.konst / c)?;
@@ -140,8 +166,58 @@ impl Simplifier<'_> {
         Ok((e, info))
     }
 
+    /// `Some((B, c'))` when `rest = g*B + R` with `0 <= R < g` for some
+    /// `g > 1` dividing `c`, so that `rest // c == B // c'` with `c' = c / g`.
+    fn drop_small_remainder(&mut self, rest: &Sum, c: i64) -> Result<Option<(Sum, i64)>> {
+        let mut gs: smallvec::SmallVec<[i64; 4]> =
+            rest.terms.iter().map(|t| num::gcd(t.coeff, c)).filter(|&g| g > 1).collect();
+        gs.sort_unstable_by(|a, b| b.cmp(a));
+        gs.dedup();
+        for g in gs {
+            let mut big = Sum::default();
+            let mut small = Sum::constant(rest.konst);
+            for t in &rest.terms {
+                if t.coeff % g == 0 {
+                    big.add_atom(&t.atom, t.coeff / g)?;
+                } else {
+                    small.add_atom(&t.atom, t.coeff)?;
+                }
+            }
+            if big.terms.is_empty() || small.terms.is_empty() {
+                continue;
+            }
+            let b = self.sum_bound(&small);
+            if b.all_ge(0) && b.all_lt(g) {
+                return Ok(Some((big, c / g)));
+            }
+        }
+        Ok(None)
+    }
+
     /// `rest // c` as one atom, with nested-division folding.
     fn div_atom(&mut self, rest: &Sum, c: i64) -> Result<Expr> {
+        // (x // a + k) // c == (x + k*a) // (a*c) for positive a, c.
+        if let ([t], k) = (rest.terms.as_slice(), rest.konst) {
+            if let (1, ExprKind::FloorDiv(x, a)) = (t.coeff, t.atom.kind()) {
+                if let Some(a) = a.as_int().filter(|&a| a > 0) {
+                    if let (Some(ka), Some(ac)) = (k.checked_mul(a), a.checked_mul(c)) {
+                        let (n, ni) = self.visit(&Expr::add(x.clone(), Expr::int(ka)))?;
+                        return Ok(self.floor_div_simplified(n, ni, Expr::int(ac), Info::exact(ac))?.0);
+                    }
+                }
+            }
+            // (s % m) // c == (s // c) % (m / c) when c divides m.
+            if let (1, 0, ExprKind::FloorMod(x, m)) = (t.coeff, k, t.atom.kind()) {
+                if let Some(m) = m.as_int().filter(|&m| m > 0 && m % c == 0) {
+                    let plain = Expr::floor_div(t.atom.clone(), Expr::int(c));
+                    let (q, qi) = self.visit(&Expr::floor_div(x.clone(), Expr::int(c)))?;
+                    let (alt, _) = self.floor_mod_simplified(q, qi, Expr::int(m / c), Info::exact(m / c))?;
+                    if alt.node_count() <= plain.node_count() {
+                        return Ok(alt);
+                    }
+                }
+            }
+        }
         // (x // c1) // c2 == x // (c1 * c2) for positive divisors.
         if let Some(ExprKind::FloorDiv(x, c1)) = rest.as_atom().map(|e| e.kind()) {
             if let Some(c1) = c1.as_int().filter(|&v| v > 0) {
@@ -243,8 +319,30 @@ impl Simplifier<'_> {
             out.add_expr(&m, g)?;
             out.konst = r;
             let (e, mut info) = self.finish_sum(out)?;
-            info.bound = info.bound.intersect(ConstBound::new(0, c - 1));
-            return Ok((e, info));
+            let plain_size = s.cost() + 2;
+            if e.node_count() <= plain_size {
+                info.bound = info.bound.intersect(ConstBound::new(0, c - 1));
+                return Ok((e, info));
+            }
+        }
+        // (g*B + R) % (g*c') == B % c' * g + R when 0 <= R < g, if smaller.
+        if let Some((b, c2)) = self.drop_small_remainder(&s, c)? {
+            let g = c / c2;
+            let mut r = Sum::default();
+            for t in &s.terms {
+                if t.coeff % g != 0 {
+                    r.add_atom(&t.atom, t.coeff)?;
+                }
+            }
+            r.konst = s.konst;
+            let (be, bi) = self.finish_sum(b)?;
+            let (m, _) = self.floor_mod_const(be, bi, c2)?;
+            r.add_expr(&m, g)?;
+            if r.cost() <= s.cost() + 2 {
+                let (e, mut info) = self.finish_sum(r)?;
+                info.bound = info.bound.intersect(ConstBound::new(0, c - 1));
+                return Ok((e, info));
+            }
         }
         let num = s.rebuild();
         let e = Expr::floor_mod(num, Expr::int(c));

@@ -75,6 +75,17 @@ impl Simplifier<'_> {
         if let Some(r) = self.div_mod_pair(&a, &b)? {
             return Ok(r);
         }
+        // Under `x == c`, the other side is evaluated at `c`.
+        for (p, q) in [(&a, &b), (&b, &a)] {
+            if let Some((v, c)) = var_equals(p, CmpOp::Eq) {
+                let (qc, _) = self.visit(&q.substitute(&mut |w| (*w == v).then(|| Expr::int(c))))?;
+                match qc.as_bool() {
+                    Some(true) => return Ok((p.clone(), Info::BOOL)),
+                    Some(false) => return Ok((Expr::bool(false), Info::exact(0))),
+                    None => {}
+                }
+            }
+        }
         Ok((Expr::and(a, b), Info::BOOL))
     }
 
@@ -102,6 +113,17 @@ impl Simplifier<'_> {
                 if touch {
                     let r = ConstBound::new(ia.lo.min(ib.lo), ia.hi.max(ib.hi));
                     return self.interval_cond(&ia.form, r);
+                }
+            }
+        }
+        // Outside `x != c` only `x == c` matters for the other side.
+        for (p, q) in [(&a, &b), (&b, &a)] {
+            if let Some((v, c)) = var_equals(p, CmpOp::Ne) {
+                let (qc, _) = self.visit(&q.substitute(&mut |w| (*w == v).then(|| Expr::int(c))))?;
+                match qc.as_bool() {
+                    Some(true) => return Ok((Expr::bool(true), Info::exact(1))),
+                    Some(false) => return Ok((p.clone(), Info::BOOL)),
+                    None => {}
                 }
             }
         }
@@ -191,8 +213,38 @@ impl Simplifier<'_> {
         Ok((Expr::and(l, h), Info::BOOL))
     }
 
+    /// `X // c == q` with an interval on `X % c` is an interval on `X`:
+    /// `x // 10 == 5 and x % 10 < 7` is `50 <= x and x < 57`.
+    fn div_eq_and_mod_interval(&mut self, a: &Expr, b: &Expr) -> Result<Option<(Expr, Info)>> {
+        for (p, q) in [(a, b), (b, a)] {
+            let ExprKind::Cmp(CmpOp::Eq, l, r) = p.kind() else { continue };
+            let (ExprKind::FloorDiv(x, c), Some(qv)) = (l.kind(), r.as_int()) else { continue };
+            let Some(c) = c.as_int().filter(|&c| c > 0) else { continue };
+            let Some(iv) = self.as_interval(q)? else { continue };
+            let [t] = iv.form.terms.as_slice() else { continue };
+            let is_mod = matches!(t.atom.kind(), ExprKind::FloorMod(y, m) if y == x && m.is_int(c));
+            if !is_mod || t.coeff != 1 {
+                continue;
+            }
+            let lo = iv.lo.max(0);
+            let hi = iv.hi.min(c - 1);
+            let base = num::mul(qv, c)?;
+            let r = ConstBound::new(num::add(base, lo)?, num::add(base, hi)?);
+            let form = Sum::of(x)?;
+            let plain = Expr::and(a.clone(), b.clone()).node_count();
+            let (alt, ai) = self.interval_cond(&form, r)?;
+            if alt.node_count() <= plain {
+                return Ok(Some((alt, ai)));
+            }
+        }
+        Ok(None)
+    }
+
     /// `X % c == r and X // c == q` is `X == q*c + r`.
     fn div_mod_pair(&mut self, a: &Expr, b: &Expr) -> Result<Option<(Expr, Info)>> {
+        if let Some(r) = self.div_eq_and_mod_interval(a, b)? {
+            return Ok(Some(r));
+        }
         let eq_parts = |e: &Expr| -> Option<(Expr, i64)> {
             match e.kind() {
                 ExprKind::Cmp(CmpOp::Eq, l, r) => r.as_int().map(|v| (l.clone(), v)),
@@ -257,5 +309,16 @@ fn disjuncts(e: &Expr) -> Vec<&Expr> {
             v
         }
         _ => vec![e],
+    }
+}
+
+/// `(x, c)` when `e` is `x op c` for a variable `x` and a constant `c`.
+fn var_equals(e: &Expr, op: CmpOp) -> Option<(crate::expr::Var, i64)> {
+    match e.kind() {
+        ExprKind::Cmp(o, l, r) if *o == op => match (l.as_var(), r.as_int(), r.as_var(), l.as_int()) {
+            (Some(v), Some(c), _, _) | (_, _, Some(v), Some(c)) => Some((v.clone(), c)),
+            _ => None,
+        },
+        _ => None,
     }
 }

@@ -94,7 +94,26 @@ impl Simplifier<'_> {
                 return self.min_max_simplified(inner, ii, x.clone(), ix, !is_min);
             }
         }
-        // min(max(x, c1), c2) with c1 >= c2 handled by compare above; min(x, max(x, y)) -> x
+        // min(max(p, q), min(.., p, ..)) -> the min chain: it is below p.
+        for (x, y, ix, iy) in [(&a, &b, &ia, &ib), (&b, &a, &ib, &ia)] {
+            if let Some((p, q)) = split(x, !is_min) {
+                let mut chain: SmallVec<[Expr; 4]> = SmallVec::new();
+                flatten(y, is_min, &mut chain);
+                if chain.iter().any(|e| e == p || e == q) {
+                    let _ = ix;
+                    return Ok((y.clone(), *iy));
+                }
+            }
+        }
+        // min(x // c, y // c) -> min(x, y) // c (max for negative c).
+        if let (ExprKind::FloorDiv(x, c1), ExprKind::FloorDiv(y, c2)) = (a.kind(), b.kind()) {
+            if let Some(c) = c1.as_int().filter(|&c| c != 0 && c2.is_int(c)) {
+                let inner_is_min = if c > 0 { is_min } else { !is_min };
+                let (m, mi) = self.visit_min_max(x, y, inner_is_min)?;
+                return self.floor_div_simplified(m, mi, c1.clone(), Info::exact(c));
+            }
+        }
+        // min(x, max(x, y)) -> x
         if let Some((p, q)) = split(&b, !is_min) {
             if *p == a || *q == a {
                 return Ok((a, ia));
@@ -250,13 +269,13 @@ impl Simplifier<'_> {
     fn pull_scale(&mut self, a: &Expr, b: &Expr, is_min: bool) -> Result<Option<(Expr, Info)>> {
         let (sa, sb) = (Sum::of(a)?, Sum::of(b)?);
         let g = num::gcd(num::gcd(sa.coeff_gcd(), sb.coeff_gcd()), num::gcd(sa.konst, sb.konst));
-        if g <= 1 {
+        // Use a negative scale when every term is negative.
+        let neg = sa.terms.iter().chain(&sb.terms).all(|t| t.coeff < 0)
+            && !(sa.terms.is_empty() && sb.terms.is_empty());
+        if g <= 1 && !neg {
             return Ok(None);
         }
-        // Use a negative scale when the first operand's leading term is negative.
-        let neg = sa.terms.first().is_some_and(|t| t.coeff < 0)
-            || (sa.terms.is_empty() && sb.terms.first().is_some_and(|t| t.coeff < 0));
-        let g = if neg { -g } else { g };
+        let g = if neg { -g.max(1) } else { g };
         let unscale = |s: &Sum| -> Sum {
             let mut r = s.clone();
             for t in &mut r.terms {

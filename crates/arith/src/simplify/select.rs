@@ -35,6 +35,28 @@ impl Simplifier<'_> {
             let i = self.info(&a);
             return Ok((a, i));
         }
+        // select(c1, select(c2, x, y), y) -> select(c1 and c2, x, y)
+        if let ExprKind::Select(c2, x, y) = a.kind() {
+            if *y == b {
+                let (both, _) = self.and_simplified(c.clone(), c2.clone())?;
+                let plain = Expr::select(c.clone(), a.clone(), b.clone()).node_count();
+                let (alt, ai) = self.make_select(both, x.clone(), b.clone())?;
+                if alt.node_count() < plain {
+                    return Ok((alt, ai));
+                }
+            }
+        }
+        // select(c1, x, select(c2, x, y)) -> select(c1 or c2, x, y)
+        if let ExprKind::Select(c2, x, y) = b.kind() {
+            if *x == a {
+                let (either, _) = self.or_simplified(c.clone(), c2.clone())?;
+                let plain = Expr::select(c.clone(), a.clone(), b.clone()).node_count();
+                let (alt, ai) = self.make_select(either, a.clone(), y.clone())?;
+                if alt.node_count() < plain {
+                    return Ok((alt, ai));
+                }
+            }
+        }
         if let ExprKind::Not(inner) = c.kind() {
             return self.make_select(inner.clone(), b, a);
         }

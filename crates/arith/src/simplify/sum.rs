@@ -150,15 +150,24 @@ impl Sum {
             return None;
         }
         let g = num::gcd(self.coeff_gcd(), self.konst);
-        if g <= 1 {
+        if g <= 1 && self.terms.iter().any(|t| t.coeff > 0) {
             return None;
         }
-        let mut inner = self.clone();
-        for t in &mut inner.terms {
-            t.coeff /= g;
+        // Either sign of the factor; the one whose inner sum is smaller.
+        let scaled = |g: i64| {
+            let mut inner = self.clone();
+            for t in &mut inner.terms {
+                t.coeff /= g;
+            }
+            inner.konst /= g;
+            inner
+        };
+        let (pos, neg) = (scaled(g), scaled(-g));
+        if g > 1 && pos.flat_cost() <= neg.flat_cost() {
+            Some((pos, g))
+        } else {
+            Some((neg, -g))
         }
-        inner.konst /= g;
-        Some((inner, g))
     }
 
     fn rebuild_flat(&self) -> Expr {

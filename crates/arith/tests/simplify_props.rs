@@ -1,0 +1,226 @@
+//! Property tests: every analysis against evaluation at every point of small
+//! boxes.
+//!
+//! Random integer and boolean expressions over three variables with random
+//! small ranges; for each, every point of the box is enumerated and
+//! - `simplify` must give the same value wherever the input is defined (and
+//!   be defined there), and be no larger than the input;
+//! - `const_int_bound` must contain every value;
+//! - `modular_set` must hold for every value.
+
+use arith::{Analyzer, CmpOp, Expr, Range, Var};
+use proptest::prelude::*;
+
+#[derive(Clone, Debug)]
+struct Setup {
+    ranges: [(i64, i64); 3],
+}
+
+fn vars() -> [Var; 3] {
+    [Var::new("x"), Var::new("y"), Var::new("z")]
+}
+
+/// An integer expression tree, built over variable indices.
+#[derive(Clone, Debug)]
+enum E {
+    Var(usize),
+    Int(i64),
+    Add(Box<E>, Box<E>),
+    Sub(Box<E>, Box<E>),
+    Mul(Box<E>, Box<E>),
+    MulC(Box<E>, i64),
+    Div(Box<E>, i64),
+    Mod(Box<E>, i64),
+    DivV(Box<E>, usize),
+    ModV(Box<E>, usize),
+    Min(Box<E>, Box<E>),
+    Max(Box<E>, Box<E>),
+    Select(Box<B>, Box<E>, Box<E>),
+}
+
+#[derive(Clone, Debug)]
+enum B {
+    Cmp(CmpOp, E, E),
+    And(Box<B>, Box<B>),
+    Or(Box<B>, Box<B>),
+    Not(Box<B>),
+}
+
+fn divisor() -> impl Strategy<Value = i64> {
+    prop_oneof![1i64..=9, -9i64..=-1, Just(16), Just(64)]
+}
+
+fn cmp_op() -> impl Strategy<Value = CmpOp> {
+    prop_oneof![
+        Just(CmpOp::Eq),
+        Just(CmpOp::Ne),
+        Just(CmpOp::Lt),
+        Just(CmpOp::Le),
+        Just(CmpOp::Gt),
+        Just(CmpOp::Ge)
+    ]
+}
+
+fn int_expr() -> impl Strategy<Value = E> {
+    let leaf = prop_oneof![(0usize..3).prop_map(E::Var), (-12i64..12).prop_map(E::Int)];
+    leaf.prop_recursive(5, 40, 3, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Add(a.into(), b.into())),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Sub(a.into(), b.into())),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Mul(a.into(), b.into())),
+            (inner.clone(), -6i64..7).prop_map(|(a, c)| E::MulC(a.into(), c)),
+            (inner.clone(), divisor()).prop_map(|(a, c)| E::Div(a.into(), c)),
+            (inner.clone(), divisor()).prop_map(|(a, c)| E::Mod(a.into(), c)),
+            (inner.clone(), 0usize..3).prop_map(|(a, v)| E::DivV(a.into(), v)),
+            (inner.clone(), 0usize..3).prop_map(|(a, v)| E::ModV(a.into(), v)),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Min(a.into(), b.into())),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Max(a.into(), b.into())),
+            (cmp_op(), inner.clone(), inner.clone(), inner.clone(), inner.clone()).prop_map(
+                |(op, p, q, a, b)| E::Select(Box::new(B::Cmp(op, p, q)), a.into(), b.into())
+            ),
+        ]
+    })
+}
+
+fn bool_expr() -> impl Strategy<Value = B> {
+    let leaf = (cmp_op(), int_expr(), int_expr()).prop_map(|(op, a, b)| B::Cmp(op, a, b));
+    leaf.prop_recursive(3, 12, 2, |inner| {
+        prop_oneof![
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| B::And(a.into(), b.into())),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| B::Or(a.into(), b.into())),
+            inner.clone().prop_map(|a| B::Not(a.into())),
+        ]
+    })
+}
+
+fn setup() -> impl Strategy<Value = Setup> {
+    let range = (-10i64..10, 1i64..9).prop_map(|(lo, w)| (lo, lo + w));
+    [range.clone(), range.clone(), range].prop_map(|ranges| Setup { ranges })
+}
+
+fn build(e: &E, v: &[Var; 3]) -> Expr {
+    match e {
+        E::Var(i) => v[*i].expr(),
+        E::Int(c) => Expr::int(*c),
+        E::Add(a, b) => Expr::add(build(a, v), build(b, v)),
+        E::Sub(a, b) => Expr::sub(build(a, v), build(b, v)),
+        E::Mul(a, b) => Expr::mul(build(a, v), build(b, v)),
+        E::MulC(a, c) => Expr::mul(build(a, v), Expr::int(*c)),
+        E::Div(a, c) => Expr::floor_div(build(a, v), Expr::int(*c)),
+        E::Mod(a, c) => Expr::floor_mod(build(a, v), Expr::int(*c)),
+        E::DivV(a, i) => Expr::floor_div(build(a, v), v[*i].expr()),
+        E::ModV(a, i) => Expr::floor_mod(build(a, v), v[*i].expr()),
+        E::Min(a, b) => Expr::min(build(a, v), build(b, v)),
+        E::Max(a, b) => Expr::max(build(a, v), build(b, v)),
+        E::Select(c, a, b) => Expr::select(build_b(c, v), build(a, v), build(b, v)),
+    }
+}
+
+fn build_b(b: &B, v: &[Var; 3]) -> Expr {
+    match b {
+        B::Cmp(op, x, y) => Expr::cmp(*op, build(x, v), build(y, v)),
+        B::And(a, c) => Expr::and(build_b(a, v), build_b(c, v)),
+        B::Or(a, c) => Expr::or(build_b(a, v), build_b(c, v)),
+        B::Not(a) => Expr::not(build_b(a, v)),
+    }
+}
+
+fn analyzer(s: &Setup, v: &[Var; 3]) -> Analyzer {
+    let mut an = Analyzer::new();
+    for (var, (lo, hi)) in v.iter().zip(s.ranges) {
+        an.bind(var, Range::half_open(Expr::int(lo), Expr::int(hi)));
+    }
+    an
+}
+
+/// Calls `f` with every point of the box.
+fn for_each_point(s: &Setup, v: &[Var; 3], mut f: impl FnMut(&dyn Fn(&Var) -> Option<i64>)) {
+    let [(a0, a1), (b0, b1), (c0, c1)] = s.ranges;
+    for x in a0..a1 {
+        for y in b0..b1 {
+            for z in c0..c1 {
+                let env = |w: &Var| {
+                    if *w == v[0] {
+                        Some(x)
+                    } else if *w == v[1] {
+                        Some(y)
+                    } else if *w == v[2] {
+                        Some(z)
+                    } else {
+                        None
+                    }
+                };
+                f(&env);
+            }
+        }
+    }
+}
+
+fn check_all(e: &Expr, s: &Setup, v: &[Var; 3]) -> Result<(), TestCaseError> {
+    let an = analyzer(s, v);
+    let simplified = match an.simplify(e) {
+        Ok(x) => x,
+        // Overflow or a constant division by zero: the input has no value.
+        Err(_) => return Ok(()),
+    };
+    prop_assert!(
+        simplified.node_count() <= e.node_count(),
+        "{e} grew into {simplified}"
+    );
+    let bound = an.const_int_bound(e);
+    let modular = an.modular_set(e);
+    let mut failure = None;
+    for_each_point(s, v, |env| {
+        if failure.is_some() {
+            return;
+        }
+        let Ok(want) = e.eval(env) else { return };
+        match simplified.eval(env) {
+            Ok(got) if got == want => {}
+            other => {
+                failure = Some(format!(
+                    "{e} => {simplified}: {want} vs {other:?} at x={:?} y={:?} z={:?}",
+                    env(&v[0]),
+                    env(&v[1]),
+                    env(&v[2])
+                ));
+                return;
+            }
+        }
+        if !bound.contains(want) {
+            failure = Some(format!("{e}: value {want} outside bound {bound}"));
+            return;
+        }
+        let ok = if modular.coeff == 0 {
+            want == modular.base
+        } else {
+            (want - modular.base).rem_euclid(modular.coeff) == 0
+        };
+        if !ok {
+            failure = Some(format!("{e}: value {want} breaks {modular:?}"));
+        }
+    });
+    match failure {
+        Some(f) => Err(TestCaseError::fail(f)),
+        None => Ok(()),
+    }
+}
+
+proptest! {
+    // PROPTEST_CASES raises the count for deeper local runs.
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(3000)
+    ))]
+
+    #[test]
+    fn integer_expressions_agree_with_evaluation(e in int_expr(), s in setup()) {
+        let v = vars();
+        check_all(&build(&e, &v), &s, &v)?;
+    }
+
+    #[test]
+    fn conditions_agree_with_evaluation(b in bool_expr(), s in setup()) {
+        let v = vars();
+        check_all(&build_b(&b, &v), &s, &v)?;
+    }
+}
