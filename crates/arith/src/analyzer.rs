@@ -208,11 +208,13 @@ impl Analyzer {
             }
             FloorMod(a, b) => {
                 let (x, y) = bin(a, b);
-                let modular = match y.modular.as_exact() {
-                    Some(c) => x.modular.floor_mod_const(c),
-                    None => Modular::EVERYTHING,
-                };
-                Info { bound: x.bound.floor_mod(y.bound), modular }
+                match y.modular.as_exact() {
+                    Some(c) => Info {
+                        bound: x.bound.floor_mod_aligned(x.modular, c),
+                        modular: x.modular.floor_mod_const(c),
+                    },
+                    None => Info { bound: x.bound.floor_mod(y.bound), modular: Modular::EVERYTHING },
+                }
             }
             CeilDiv(a, b) => {
                 let (x, y) = bin(a, b);

@@ -227,7 +227,12 @@ impl ConstBound {
             match (a_inf, b_inf) {
                 (false, false) => div(a, b).map(ConstBound::point).unwrap_or(ConstBound::EVERYTHING),
                 (true, false) => ConstBound::point(sign_inf),
-                // A finite value over an unbounded one rounds to -1, 0 or 1.
+                // A finite value over an unbounded one: the limit of dividing
+                // by ever larger values, which a huge stand-in reproduces.
+                (false, true) if a.unsigned_abs() < 1 << 61 => {
+                    let huge = if b > 0 { 1i64 << 62 } else { -(1i64 << 62) };
+                    div(a, huge).map(ConstBound::point).unwrap_or(ConstBound::new(-1, 1))
+                }
                 (false, true) => ConstBound::new(-1, 1),
                 (true, true) => ConstBound::new(0, 0).union(ConstBound::point(sign_inf)),
             }
@@ -277,6 +282,18 @@ impl ConstBound {
             return ConstBound::EVERYTHING;
         }
         ConstBound { min: -(m - 1), max: m - 1 }
+    }
+
+    /// Bounds of `a % c` for a constant `c > 0` when `a` is known to be
+    /// `coeff * k + base`: the result keeps `base` modulo `gcd(coeff, c)`.
+    pub fn floor_mod_aligned(self, m: crate::Modular, c: i64) -> ConstBound {
+        let plain = self.floor_mod(ConstBound::point(c));
+        if c <= 0 || m.coeff == 0 {
+            return plain;
+        }
+        let g = crate::num::gcd(m.coeff, c);
+        let r = m.base.rem_euclid(g);
+        plain.intersect(ConstBound::new(r, c - g + r))
     }
 
     /// Bounds of `min(a, b)`.

@@ -346,7 +346,7 @@ impl Simplifier<'_> {
         }
         let num = s.rebuild();
         let e = Expr::floor_mod(num, Expr::int(c));
-        let bound = si.bound.floor_mod(ConstBound::point(c)).intersect(ConstBound::new(0, c - 1));
+        let bound = si.bound.floor_mod_aligned(si.modular, c).intersect(ConstBound::new(0, c - 1));
         Ok((e, Info { bound, modular: si.modular.floor_mod_const(c) }))
     }
 
