@@ -254,6 +254,14 @@ impl ConstBound {
 
     /// Bounds of `a % b` (floor modulo).
     pub fn floor_mod(self, o: ConstBound) -> ConstBound {
+        // A zero divisor has no result, so it does not widen the bound.
+        let o = if o.min == 0 {
+            ConstBound { min: 1, ..o }
+        } else if o.max == 0 {
+            ConstBound { max: -1, ..o }
+        } else {
+            o
+        };
         if o.min > 0 {
             // Result in [0, b.max - 1]; tighter when `a` is already inside.
             let m = o.max;

@@ -47,7 +47,9 @@ enum Repr {
 impl IntSet {
     /// Every integer: `[-inf, +inf]`.
     pub fn everything() -> IntSet {
-        IntSet { repr: Repr::Interval(None, None) }
+        IntSet {
+            repr: Repr::Interval(None, None),
+        }
     }
 
     /// The empty set.
@@ -57,7 +59,9 @@ impl IntSet {
 
     /// The single value `e`.
     pub fn single_point(e: Expr) -> IntSet {
-        IntSet { repr: Repr::Interval(Some(e.clone()), Some(e)) }
+        IntSet {
+            repr: Repr::Interval(Some(e.clone()), Some(e)),
+        }
     }
 
     /// `[min, max]`, inclusive; `None` makes an end infinite. Constant ends
@@ -77,7 +81,9 @@ impl IntSet {
         if crossed {
             return IntSet::nothing();
         }
-        IntSet { repr: Repr::Interval(min, max) }
+        IntSet {
+            repr: Repr::Interval(min, max),
+        }
     }
 
     /// The values of a TVM range `[min, min + extent)`; a constant extent
@@ -94,7 +100,10 @@ impl IntSet {
             return IntSet::nothing();
         }
         let an = Analyzer::new();
-        let raw = Expr::sub(Expr::add(range.min.clone(), range.extent.clone()), Expr::int(1));
+        let raw = Expr::sub(
+            Expr::add(range.min.clone(), range.extent.clone()),
+            Expr::int(1),
+        );
         let max = match an.simplify(&raw) {
             Ok(e) => fold_offset_into_division(&e, &an),
             // The last value does not fit in 64 bits: the set is unbounded above.
@@ -150,7 +159,11 @@ impl IntSet {
     /// with `min`/`max` and simplified.
     pub fn union(&self, other: &IntSet, an: &Analyzer) -> IntSet {
         let (Some((al, ah)), Some((bl, bh))) = (self.ends(), other.ends()) else {
-            return if self.is_nothing() { other.clone() } else { self.clone() };
+            return if self.is_nothing() {
+                other.clone()
+            } else {
+                self.clone()
+            };
         };
         let lo = match (al, bl) {
             (Some(a), Some(b)) => Some(min_of(a, b, an)),
@@ -207,7 +220,10 @@ impl IntSet {
         }
         let lo = lo.clone().unwrap_or_else(|| fallback.min.clone());
         let hi = hi.clone().unwrap_or_else(|| {
-            Expr::sub(Expr::add(fallback.min.clone(), fallback.extent.clone()), Expr::int(1))
+            Expr::sub(
+                Expr::add(fallback.min.clone(), fallback.extent.clone()),
+                Expr::int(1),
+            )
         });
         let raw = Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1));
         match (an.simplify(&lo), an.simplify(&raw)) {
@@ -260,7 +276,8 @@ impl fmt::Display for IntSet {
 /// assert!(union_all(&sets, &an).is_everything());
 /// ```
 pub fn union_all(sets: &[IntSet], an: &Analyzer) -> IntSet {
-    sets.iter().fold(IntSet::nothing(), |acc, s| acc.union(s, an))
+    sets.iter()
+        .fold(IntSet::nothing(), |acc, s| acc.union(s, an))
 }
 
 fn min_of(a: &Expr, b: &Expr, an: &Analyzer) -> Expr {
@@ -280,8 +297,14 @@ fn combine_ends(a: &Expr, b: &Expr, an: &Analyzer, is_min: bool) -> Expr {
     if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
         return Expr::int(if is_min { x.min(y) } else { x.max(y) });
     }
-    let raw = if is_min { Expr::min(a.clone(), b.clone()) } else { Expr::max(a.clone(), b.clone()) };
-    an.simplify(&raw).map(|e| fold_offset_into_division(&e, an)).unwrap_or(raw)
+    let raw = if is_min {
+        Expr::min(a.clone(), b.clone())
+    } else {
+        Expr::max(a.clone(), b.clone())
+    };
+    an.simplify(&raw)
+        .map(|e| fold_offset_into_division(&e, an))
+        .unwrap_or(raw)
 }
 
 /// Moves the constant of a sum into its floor division when that makes the
@@ -290,14 +313,22 @@ fn combine_ends(a: &Expr, b: &Expr, an: &Analyzer, is_min: bool) -> Expr {
 /// constant back in, so without this, ends that differ by one print in two
 /// shapes.
 pub(crate) fn fold_offset_into_division(e: &Expr, an: &Analyzer) -> Expr {
-    let Ok(sum) = Sum::of(e) else { return e.clone() };
+    let Ok(sum) = Sum::of(e) else {
+        return e.clone();
+    };
     if sum.konst == 0 {
         return e.clone();
     }
     for (i, t) in sum.terms.iter().enumerate() {
-        let ExprKind::FloorDiv(x, c) = t.atom.kind() else { continue };
-        let Some(c) = c.as_int().filter(|&c| c > 0 && t.coeff == 1) else { continue };
-        let Ok(shift) = num::mul(sum.konst, c) else { continue };
+        let ExprKind::FloorDiv(x, c) = t.atom.kind() else {
+            continue;
+        };
+        let Some(c) = c.as_int().filter(|&c| c > 0 && t.coeff == 1) else {
+            continue;
+        };
+        let Ok(shift) = num::mul(sum.konst, c) else {
+            continue;
+        };
         let mut rest = sum.clone();
         rest.konst = 0;
         rest.terms.remove(i);
@@ -404,9 +435,13 @@ impl SetEval<'_> {
 
     /// Maps stand-ins back and simplifies the ends.
     fn finish(&self, set: IntSet) -> IntSet {
-        let Some((lo, hi)) = set.ends() else { return set };
+        let Some((lo, hi)) = set.ends() else {
+            return set;
+        };
         let end = |e: &Option<Expr>| -> Option<Expr> {
-            let e = e.as_ref()?.substitute(&mut |v| self.origin.get(v).map(Var::expr));
+            let e = e
+                .as_ref()?
+                .substitute(&mut |v| self.origin.get(v).map(Var::expr));
             match self.an.simplify(&e) {
                 Ok(s) => Some(fold_offset_into_division(&s, self.an)),
                 Err(_) => None,
@@ -440,8 +475,10 @@ impl SetEval<'_> {
         match s.ends() {
             None => ConstBound::new(POS_INF, NEG_INF),
             Some((lo, hi)) => ConstBound::new(
-                lo.as_ref().map_or(NEG_INF, |e| self.an.const_int_bound(e).min),
-                hi.as_ref().map_or(POS_INF, |e| self.an.const_int_bound(e).max),
+                lo.as_ref()
+                    .map_or(NEG_INF, |e| self.an.const_int_bound(e).min),
+                hi.as_ref()
+                    .map_or(POS_INF, |e| self.an.const_int_bound(e).max),
             ),
         }
     }
@@ -472,16 +509,22 @@ impl SetEval<'_> {
             }
             FloorDiv(a, b) => {
                 let (x, y) = (self.eval(a), self.eval(b));
-                self.binary(&x, &y, Expr::floor_div, |s, x, y| s.div(x, y, Expr::floor_div))
+                self.binary(&x, &y, Expr::floor_div, |s, x, y| {
+                    s.div(x, y, Expr::floor_div)
+                })
             }
             CeilDiv(a, b) => {
                 let (x, y) = (self.eval(a), self.eval(b));
-                self.binary(&x, &y, Expr::ceil_div, |s, x, y| s.div(x, y, Expr::ceil_div))
+                self.binary(&x, &y, Expr::ceil_div, |s, x, y| {
+                    s.div(x, y, Expr::ceil_div)
+                })
             }
             FloorMod(a, b) => {
                 let (x, y) = (self.eval(a), self.eval(b));
                 let operand = a.clone();
-                self.binary(&x, &y, Expr::floor_mod, move |s, x, y| s.modulo(x, y, &operand))
+                self.binary(&x, &y, Expr::floor_mod, move |s, x, y| {
+                    s.modulo(x, y, &operand)
+                })
             }
             Min(a, b) => {
                 let (x, y) = (self.eval(a), self.eval(b));
@@ -527,7 +570,9 @@ impl SetEval<'_> {
     /// The set of a relaxed variable (given as its stand-in), with domain
     /// ends that mention other relaxed variables relaxed in turn.
     fn relax_var(&mut self, v: &Var) -> IntSet {
-        let Some(orig) = self.origin.get(v).cloned() else { return IntSet::single_point(v.expr()) };
+        let Some(orig) = self.origin.get(v).cloned() else {
+            return IntSet::single_point(v.expr());
+        };
         if let Some(s) = self.relaxed.get(v) {
             return s.clone();
         }
@@ -535,7 +580,9 @@ impl SetEval<'_> {
             return IntSet::everything();
         }
         let dom_set = &self.dom[&orig];
-        let Some((lo, hi)) = dom_set.ends() else { return IntSet::nothing() };
+        let Some((lo, hi)) = dom_set.ends() else {
+            return IntSet::nothing();
+        };
         // `x -> [x, x]` means "x itself", as in TVM.
         if dom_set.as_single_point().and_then(Expr::as_var) == Some(&orig) {
             return IntSet::single_point(v.expr());
@@ -580,11 +627,16 @@ impl SetEval<'_> {
 
     /// `x * c` for a constant `c`.
     fn scale(&self, x: &IntSet, c: i64) -> IntSet {
-        let Some((lo, hi)) = x.ends() else { return IntSet::nothing() };
+        let Some((lo, hi)) = x.ends() else {
+            return IntSet::nothing();
+        };
         if c == 0 {
             return IntSet::single_point(Expr::int(0));
         }
-        let f = |e: &Option<Expr>| e.as_ref().and_then(|e| self.simp(Expr::mul(e.clone(), Expr::int(c))));
+        let f = |e: &Option<Expr>| {
+            e.as_ref()
+                .and_then(|e| self.simp(Expr::mul(e.clone(), Expr::int(c))))
+        };
         if c > 0 {
             IntSet::interval(f(lo), f(hi))
         } else {
@@ -596,7 +648,10 @@ impl SetEval<'_> {
     /// infinite.
     fn scale_symbolic(&self, x: &IntSet, p: &Expr, nonneg: bool) -> IntSet {
         let (lo, hi) = x.ends().unwrap();
-        let f = |e: &Option<Expr>| e.as_ref().and_then(|e| self.simp(Expr::mul(e.clone(), p.clone())));
+        let f = |e: &Option<Expr>| {
+            e.as_ref()
+                .and_then(|e| self.simp(Expr::mul(e.clone(), p.clone())))
+        };
         if nonneg {
             IntSet::interval(f(lo), f(hi))
         } else {
@@ -646,8 +701,14 @@ impl SetEval<'_> {
                 values.push(v);
             }
         }
-        let lo = values.iter().skip(1).fold(values[0].clone(), |acc, v| min_of(&acc, v, self.an));
-        let hi = values.iter().skip(1).fold(values[0].clone(), |acc, v| max_of(&acc, v, self.an));
+        let lo = values
+            .iter()
+            .skip(1)
+            .fold(values[0].clone(), |acc, v| min_of(&acc, v, self.an));
+        let hi = values
+            .iter()
+            .skip(1)
+            .fold(values[0].clone(), |acc, v| max_of(&acc, v, self.an));
         Some(IntSet::interval(lo, hi))
     }
 
@@ -691,11 +752,15 @@ impl SetEval<'_> {
                     return x.clone();
                 }
             }
-            let hi = yh.as_ref().and_then(|h| self.simp(Expr::sub(h.clone(), Expr::int(1))));
+            let hi = yh
+                .as_ref()
+                .and_then(|h| self.simp(Expr::sub(h.clone(), Expr::int(1))));
             return IntSet::interval(Expr::int(0), hi);
         }
         if by.all_le(-1) {
-            let lo = yl.as_ref().and_then(|l| self.simp(Expr::add(l.clone(), Expr::int(1))));
+            let lo = yl
+                .as_ref()
+                .and_then(|l| self.simp(Expr::add(l.clone(), Expr::int(1))));
             return IntSet::interval(lo, Expr::int(0));
         }
         IntSet::everything()
@@ -703,7 +768,9 @@ impl SetEval<'_> {
 
     /// `x % c` for a constant `c > 0`.
     fn mod_const(&self, x: &IntSet, c: i64, operand: Option<&Expr>) -> IntSet {
-        let Some((xl, xh)) = x.ends() else { return IntSet::nothing() };
+        let Some((xl, xh)) = x.ends() else {
+            return IntSet::nothing();
+        };
         // Inside one block of c values the modulo is a shift: exact.
         if let (Some(l), Some(h)) = (xl, xh) {
             let block = |e: &Expr| self.simp(Expr::floor_div(e.clone(), Expr::int(c)));
@@ -711,7 +778,9 @@ impl SetEval<'_> {
                 if ql == qh || self.prove(Expr::eq(ql, qh)) {
                     let lo = self.simp(Expr::floor_mod(l.clone(), Expr::int(c)));
                     let width = Expr::sub(h.clone(), l.clone());
-                    let hi = lo.as_ref().and_then(|lo| self.simp(Expr::add(lo.clone(), width)));
+                    let hi = lo
+                        .as_ref()
+                        .and_then(|lo| self.simp(Expr::add(lo.clone(), width)));
                     if let (Some(lo), Some(hi)) = (lo, hi) {
                         return IntSet::interval(lo, hi);
                     }
@@ -797,7 +866,8 @@ impl SetEval<'_> {
     fn decide(&self, op: CmpOp, d: &IntSet) -> Option<bool> {
         let (lo, hi) = d.ends()?;
         let holds = |end: &Option<Expr>, op: CmpOp| {
-            end.as_ref().is_some_and(|e| self.prove(Expr::cmp(op, e.clone(), Expr::int(0))))
+            end.as_ref()
+                .is_some_and(|e| self.prove(Expr::cmp(op, e.clone(), Expr::int(0))))
         };
         let (all_lt, all_le) = (holds(hi, CmpOp::Lt), holds(hi, CmpOp::Le));
         let (all_gt, all_ge) = (holds(lo, CmpOp::Gt), holds(lo, CmpOp::Ge));

@@ -100,7 +100,10 @@ impl Analyzer {
                     uppers.push(Fraction { num, den: k });
                 } else {
                     // -|k|*v + r <= 0  <=>  v >= ceil(r / |k|)
-                    lowers.push(Fraction { num: rest, den: num::neg(k)? });
+                    lowers.push(Fraction {
+                        num: rest,
+                        den: num::neg(k)?,
+                    });
                 }
             }
         }
@@ -133,7 +136,10 @@ impl Analyzer {
     pub fn and_condition_over_domain(&self, cond: &Expr, var: &Var, range: &Range) -> Result<Expr> {
         let (cond, v) = self.detach(cond, var)?;
         let lo = self.simplify(&range.min)?;
-        let hi = self.simplify(&Expr::sub(Expr::add(range.min.clone(), range.extent.clone()), Expr::int(1)))?;
+        let hi = self.simplify(&Expr::sub(
+            Expr::add(range.min.clone(), range.extent.clone()),
+            Expr::int(1),
+        ))?;
         let mut kept: Vec<Expr> = Vec::new();
         for part in conjuncts(&cond) {
             match self.linear_forms(&part, &v, var)? {
@@ -145,10 +151,15 @@ impl Analyzer {
                         kept.push(Expr::le(rest.rebuild(), Expr::int(0)));
                     }
                 }
-                Conjunct::NotEqual { k, rest } => kept.push(never_equal_over(k, rest, &part, var, &lo, &hi)?),
+                Conjunct::NotEqual { k, rest } => {
+                    kept.push(never_equal_over(k, rest, &part, var, &lo, &hi)?)
+                }
             }
         }
-        let all = kept.into_iter().reduce(Expr::and).unwrap_or(Expr::bool(true));
+        let all = kept
+            .into_iter()
+            .reduce(Expr::and)
+            .unwrap_or(Expr::bool(true));
         let body = self.simplify(&all)?;
         let extent = self.simplify(&range.extent)?;
         if self.can_prove(&Expr::ge(extent.clone(), Expr::int(1))) {
@@ -180,7 +191,11 @@ impl Analyzer {
             return Ok(Conjunct::Free);
         }
         let Some((op, a, b)) = as_comparison(part) else {
-            return Err(not_solvable(var, part, "only conjunctions (`and`) of comparisons can be solved"));
+            return Err(not_solvable(
+                var,
+                part,
+                "only conjunctions (`and`) of comparisons can be solved",
+            ));
         };
         let Some((k, rest)) = self.linear_in(&a, &b, v, var, part)? else {
             return Ok(Conjunct::Free);
@@ -210,7 +225,14 @@ impl Analyzer {
 
     /// `a - b` as `k*v + rest` with a constant `k`, or `None` when `v`
     /// cancels out.
-    fn linear_in(&self, a: &Expr, b: &Expr, v: &Var, var: &Var, part: &Expr) -> Result<Option<(i64, Sum)>> {
+    fn linear_in(
+        &self,
+        a: &Expr,
+        b: &Expr,
+        v: &Var,
+        var: &Var,
+        part: &Expr,
+    ) -> Result<Option<(i64, Sum)>> {
         let d = self.simplify(&Expr::sub(a.clone(), b.clone()))?;
         let sum = Sum::of(&d)?;
         let mut k = 0;
@@ -222,7 +244,10 @@ impl Analyzer {
                 return Err(not_solvable(
                     var,
                     part,
-                    &format!("`{var}` occurs inside `{}`, which is not linear in it", t.atom),
+                    &format!(
+                        "`{var}` occurs inside `{}`, which is not linear in it",
+                        t.atom
+                    ),
                 ));
             } else {
                 rest.add_atom(&t.atom, t.coeff)?;
@@ -244,7 +269,11 @@ impl Analyzer {
             while i < kept.len() {
                 match self.compare_fractions(&kept[i], &f)? {
                     Some(order) => {
-                        let f_is_tighter = if lower { order == Ordering::Less } else { order == Ordering::Greater };
+                        let f_is_tighter = if lower {
+                            order == Ordering::Less
+                        } else {
+                            order == Ordering::Greater
+                        };
                         if f_is_tighter {
                             kept.remove(i);
                         } else {
@@ -262,7 +291,11 @@ impl Analyzer {
             out = Some(match out {
                 None => e,
                 Some(acc) => {
-                    let m = if lower { Expr::max(acc, e) } else { Expr::min(acc, e) };
+                    let m = if lower {
+                        Expr::max(acc, e)
+                    } else {
+                        Expr::min(acc, e)
+                    };
                     self.simplify(&m)?
                 }
             });
@@ -295,7 +328,11 @@ impl Analyzer {
             // ceil(n / d) == floor((n + d - 1) / d) for d > 0
             num.konst = num::add(num.konst, f.den - 1)?;
         }
-        let e = if f.den == 1 { num.rebuild() } else { Expr::floor_div(num.rebuild(), Expr::int(f.den)) };
+        let e = if f.den == 1 {
+            num.rebuild()
+        } else {
+            Expr::floor_div(num.rebuild(), Expr::int(f.den))
+        };
         let s = self.simplify(&e)?;
         Ok(fold_offset_into_division(&s, self))
     }
@@ -303,7 +340,14 @@ impl Analyzer {
 
 /// `k*v + rest != 0` for every `v` in `[lo, hi]`, for `k = ±1`: the one
 /// excluded value lies outside the range.
-fn never_equal_over(k: i64, mut rest: Sum, part: &Expr, var: &Var, lo: &Expr, hi: &Expr) -> Result<Expr> {
+fn never_equal_over(
+    k: i64,
+    mut rest: Sum,
+    part: &Expr,
+    var: &Var,
+    lo: &Expr,
+    hi: &Expr,
+) -> Result<Expr> {
     if k != 1 && k != -1 {
         return Err(not_solvable(
             var,
@@ -314,7 +358,10 @@ fn never_equal_over(k: i64, mut rest: Sum, part: &Expr, var: &Var, lo: &Expr, hi
     // v + r != 0 excludes v = -r; -v + r != 0 excludes v = r.
     rest.scale(-k)?;
     let excluded = rest.rebuild();
-    Ok(Expr::or(Expr::lt(excluded.clone(), lo.clone()), Expr::gt(excluded, hi.clone())))
+    Ok(Expr::or(
+        Expr::lt(excluded.clone(), lo.clone()),
+        Expr::gt(excluded, hi.clone()),
+    ))
 }
 
 /// The conjuncts of a simplified condition; `not (a or b)` counts as the two
@@ -347,7 +394,9 @@ fn as_comparison(e: &Expr) -> Option<(CmpOp, Expr, Expr)> {
     match e.kind() {
         ExprKind::Cmp(op, a, b) if a.ty() == Type::Int => Some((*op, a.clone(), b.clone())),
         ExprKind::Not(inner) => match inner.kind() {
-            ExprKind::Cmp(op, a, b) if a.ty() == Type::Int => Some((op.negated(), a.clone(), b.clone())),
+            ExprKind::Cmp(op, a, b) if a.ty() == Type::Int => {
+                Some((op.negated(), a.clone(), b.clone()))
+            }
             _ => None,
         },
         _ => None,

@@ -19,7 +19,11 @@ struct Checker {
 
 impl Checker {
     fn new() -> Checker {
-        Checker { an: Analyzer::new(), scope: Scope::new(), dom: HashMap::new() }
+        Checker {
+            an: Analyzer::new(),
+            scope: Scope::new(),
+            dom: HashMap::new(),
+        }
     }
 
     fn expr(&mut self, text: &str) -> Expr {
@@ -40,7 +44,8 @@ impl Checker {
     /// `analyzer.bind(name, Range.from_min_extent(min, extent))`
     fn bind(mut self, name: &str, min: i64, extent: i64) -> Checker {
         let v = self.var(name);
-        self.an.bind(&v, Range::new(Expr::int(min), Expr::int(extent)));
+        self.an
+            .bind(&v, Range::new(Expr::int(min), Expr::int(extent)));
         self
     }
 
@@ -82,13 +87,19 @@ impl Checker {
 #[test]
 fn intset_0000_interval_set() {
     let s = IntSet::interval(Expr::int(2), Expr::int(3));
-    assert_eq!((s.min().unwrap().as_int(), s.max().unwrap().as_int()), (Some(2), Some(3)));
+    assert_eq!(
+        (s.min().unwrap().as_int(), s.max().unwrap().as_int()),
+        (Some(2), Some(3))
+    );
 }
 
 #[test]
 fn intset_0001_single_point() {
     let s = IntSet::single_point(Expr::int(2));
-    assert_eq!((s.min().unwrap().as_int(), s.max().unwrap().as_int()), (Some(2), Some(2)));
+    assert_eq!(
+        (s.min().unwrap().as_int(), s.max().unwrap().as_int()),
+        (Some(2), Some(2))
+    );
     assert_eq!(s.as_single_point(), Some(&Expr::int(2)));
 }
 
@@ -96,17 +107,25 @@ fn intset_0001_single_point() {
 
 #[test]
 fn intset_0004_add_symbolic() {
-    Checker::new().dom("x", "0", "10").verify("x + y", "y", "10 + y");
+    Checker::new()
+        .dom("x", "0", "10")
+        .verify("x + y", "y", "10 + y");
 }
 
 #[test]
 fn intset_0005_add() {
-    Checker::new().dom("x", "0", "10").dom("y", "1", "11").verify("x + y", "1", "21");
+    Checker::new()
+        .dom("x", "0", "10")
+        .dom("y", "1", "11")
+        .verify("x + y", "1", "21");
 }
 
 #[test]
 fn intset_0006_sub() {
-    Checker::new().dom("x", "0", "10").dom("y", "1", "11").verify("x - y", "-11", "9");
+    Checker::new()
+        .dom("x", "0", "10")
+        .dom("y", "1", "11")
+        .verify("x - y", "-11", "9");
 }
 
 // ------------------------------------------------------ TVM test_mul_div
@@ -117,79 +136,109 @@ fn mul_div_checker() -> Checker {
 
 #[test]
 fn intset_0007_mul_symbolic() {
-    mul_div_checker().dom("x", "0", "10").verify("x * y", "0", "10 * y");
+    mul_div_checker()
+        .dom("x", "0", "10")
+        .verify("x * y", "0", "10 * y");
 }
 
 #[test]
 fn intset_0008_mul_const() {
-    mul_div_checker().dom("x", "1", "10").verify("x * 2", "2", "20");
+    mul_div_checker()
+        .dom("x", "1", "10")
+        .verify("x * 2", "2", "20");
 }
 
 #[test]
 fn intset_0009_mul_negative() {
-    mul_div_checker().dom("x", "1", "10").verify("x * -2", "-20", "-2");
+    mul_div_checker()
+        .dom("x", "1", "10")
+        .verify("x * -2", "-20", "-2");
 }
 
 #[test]
 fn intset_0010_tdiv_symbolic() {
-    mul_div_checker().dom("x", "0", "10").verify("x // y", "0", "10 // y");
+    mul_div_checker()
+        .dom("x", "0", "10")
+        .verify("x // y", "0", "10 // y");
 }
 
 #[test]
 fn intset_0011_tdiv_const() {
-    mul_div_checker().dom("x", "1", "10").verify("x // 2", "0", "5");
+    mul_div_checker()
+        .dom("x", "1", "10")
+        .verify("x // 2", "0", "5");
 }
 
 #[test]
 fn intset_0012_floordiv_symbolic() {
-    mul_div_checker().dom("x", "0", "10").verify("floordiv(x, y)", "0", "floordiv(10, y)");
+    mul_div_checker()
+        .dom("x", "0", "10")
+        .verify("floordiv(x, y)", "0", "floordiv(10, y)");
 }
 
 #[test]
 fn intset_0013_floordiv_negative_dividend() {
-    mul_div_checker().dom("x", "-1", "10").verify("floordiv(x, 2)", "-1", "5");
+    mul_div_checker()
+        .dom("x", "-1", "10")
+        .verify("floordiv(x, 2)", "-1", "5");
 }
 
 // ------------------------------------------------------ TVM test_mod
 
 #[test]
 fn intset_0014_tmod_symbolic() {
-    mul_div_checker().dom("x", "0", "10").verify("x % y", "0", "y - 1");
+    mul_div_checker()
+        .dom("x", "0", "10")
+        .verify("x % y", "0", "y - 1");
 }
 
 #[test]
 fn intset_0015_tmod_const() {
-    mul_div_checker().dom("x", "1", "10").verify("x % 10", "0", "9");
+    mul_div_checker()
+        .dom("x", "1", "10")
+        .verify("x % 10", "0", "9");
 }
 
 #[test]
 fn intset_0016_floormod_across_zero() {
-    mul_div_checker().dom("x", "-10", "10").verify("floormod(x, 10)", "0", "9");
+    mul_div_checker()
+        .dom("x", "-10", "10")
+        .verify("floormod(x, 10)", "0", "9");
 }
 
 #[test]
 fn intset_0017_floormod_inside_first_block() {
-    mul_div_checker().dom("x", "3", "5").verify("floormod(x, 10)", "3", "5");
+    mul_div_checker()
+        .dom("x", "3", "5")
+        .verify("floormod(x, 10)", "3", "5");
 }
 
 #[test]
 fn intset_0018_floormod_inside_second_block() {
-    mul_div_checker().dom("x", "13", "15").verify("floormod(x, 10)", "3", "5");
+    mul_div_checker()
+        .dom("x", "13", "15")
+        .verify("floormod(x, 10)", "3", "5");
 }
 
 #[test]
 fn intset_0019_floormod_two_blocks() {
-    mul_div_checker().dom("x", "3", "15").verify("floormod(x, 10)", "0", "9");
+    mul_div_checker()
+        .dom("x", "3", "15")
+        .verify("floormod(x, 10)", "0", "9");
 }
 
 #[test]
 fn intset_0020_floormod_block_edge() {
-    mul_div_checker().dom("x", "3", "11").verify("floormod(x, 10)", "0", "9");
+    mul_div_checker()
+        .dom("x", "3", "11")
+        .verify("floormod(x, 10)", "0", "9");
 }
 
 #[test]
 fn intset_0021_floormod_three_blocks() {
-    mul_div_checker().dom("x", "1", "21").verify("floormod(x, 10)", "0", "9");
+    mul_div_checker()
+        .dom("x", "1", "21")
+        .verify("floormod(x, 10)", "0", "9");
 }
 
 #[test]
@@ -217,12 +266,16 @@ fn intset_0023_floormod_symbolic_block_first() {
 
 #[test]
 fn intset_0024_max() {
-    Checker::new().dom("x", "0", "10").verify("max(x, x + 1)", "1", "11");
+    Checker::new()
+        .dom("x", "0", "10")
+        .verify("max(x, x + 1)", "1", "11");
 }
 
 #[test]
 fn intset_0025_min() {
-    Checker::new().dom("x", "0", "10").verify("min(x - 1, x + 1)", "-1", "9");
+    Checker::new()
+        .dom("x", "0", "10")
+        .verify("min(x - 1, x + 1)", "-1", "9");
 }
 
 #[test]
@@ -239,7 +292,9 @@ fn intset_0027_max_unrelaxed() {
 
 #[test]
 fn intset_0028_select() {
-    Checker::new().dom("x", "0", "10").verify("select(x > 0, x - 1, x + 1)", "-1", "11");
+    Checker::new()
+        .dom("x", "0", "10")
+        .verify("select(x > 0, x - 1, x + 1)", "-1", "11");
 }
 
 // ------------------------------------------------------ union_lower_bound
@@ -247,7 +302,10 @@ fn intset_0028_select() {
 #[test]
 fn intset_0045_union_halves() {
     let an = Analyzer::new();
-    let sets = [IntSet::interval(None, Expr::int(0)), IntSet::interval(Expr::int(1), None)];
+    let sets = [
+        IntSet::interval(None, Expr::int(0)),
+        IntSet::interval(Expr::int(1), None),
+    ];
     let u = union_all(&sets, &an);
     assert!(u.min().is_none() && u.max().is_none() && u.is_everything());
 }
@@ -279,7 +337,11 @@ fn intset_0048_deep_variable_dependency_chain() {
     let n = 64;
     let mut ck = Checker::new();
     for i in 0..n {
-        ck = ck.dom(&format!("x{i}"), &format!("x{} - 1", i + 1), &format!("x{} + 1", i + 1));
+        ck = ck.dom(
+            &format!("x{i}"),
+            &format!("x{} - 1", i + 1),
+            &format!("x{} + 1", i + 1),
+        );
     }
     ck = ck.dom(&format!("x{n}"), "0", "100");
     ck.verify("x0", &format!("-{n}"), &format!("100 + {n}"));
@@ -307,7 +369,12 @@ fn conformance_cases_are_all_ported() {
         .filter_map(|l| l.strip_prefix("fn intset_"))
         .map(|l| &l[..4])
         .collect();
-    let kinds = ["int_set", "result_asserts.int_set", "result_asserts.IntervalSet", "result_asserts.single_point"];
+    let kinds = [
+        "int_set",
+        "result_asserts.int_set",
+        "result_asserts.IntervalSet",
+        "result_asserts.single_point",
+    ];
     let mut missing = Vec::new();
     let mut total = 0;
     for line in text.lines() {
@@ -354,7 +421,10 @@ fn intersection() {
     let b = IntSet::interval(Expr::int(-5), None);
     assert_eq!(a.intersect(&b, &ck.an), a);
     let c = IntSet::interval(ck.expr("n"), None);
-    assert!(a.intersect(&c, &ck.an).is_nothing(), "[0, n-1] and [n, inf) are disjoint");
+    assert!(
+        a.intersect(&c, &ck.an).is_nothing(),
+        "[0, n-1] and [n, inf) are disjoint"
+    );
     let d = IntSet::interval(Expr::int(3), Expr::int(7));
     let e = IntSet::interval(Expr::int(8), Expr::int(9));
     assert!(d.intersect(&e, &ck.an).is_nothing());
@@ -370,10 +440,18 @@ fn constructors_and_accessors() {
     assert!(IntSet::interval(Expr::int(1), Expr::int(0)).is_nothing());
     assert_eq!(IntSet::interval(None, None), IntSet::everything());
     assert_eq!(IntSet::nothing().to_string(), "{}");
-    assert_eq!(IntSet::interval(None, Expr::int(4)).to_string(), "[-inf, 4]");
-    assert!(IntSet::interval(Expr::int(1), Expr::int(2)).as_single_point().is_none());
+    assert_eq!(
+        IntSet::interval(None, Expr::int(4)).to_string(),
+        "[-inf, 4]"
+    );
+    assert!(IntSet::interval(Expr::int(1), Expr::int(2))
+        .as_single_point()
+        .is_none());
     assert!(IntSet::from_range(&Range::new(Expr::int(3), Expr::int(0))).is_nothing());
-    assert_eq!(IntSet::from_range(&Range::new(Expr::int(3), Expr::int(4))).to_string(), "[3, 6]");
+    assert_eq!(
+        IntSet::from_range(&Range::new(Expr::int(3), Expr::int(4))).to_string(),
+        "[3, 6]"
+    );
 }
 
 #[test]
@@ -382,16 +460,25 @@ fn cover_range() {
     let n = ck.expr("n");
     let fallback = Range::from_extent(n.clone());
     let s = IntSet::interval(ck.expr("i * 4"), ck.expr("i * 4 + 3"));
-    assert_eq!(s.cover_range(&fallback, &ck.an).to_string(), "[i * 4, i * 4 + 4)");
+    assert_eq!(
+        s.cover_range(&fallback, &ck.an).to_string(),
+        "[i * 4, i * 4 + 4)"
+    );
     assert_eq!(s.cover_range(&fallback, &ck.an).extent, Expr::int(4));
-    assert_eq!(IntSet::everything().cover_range(&fallback, &ck.an), fallback);
+    assert_eq!(
+        IntSet::everything().cover_range(&fallback, &ck.an),
+        fallback
+    );
     let empty = IntSet::nothing().cover_range(&fallback, &ck.an);
     assert_eq!(empty.extent, Expr::int(0));
     let upper_open = IntSet::interval(Expr::int(2), None).cover_range(&fallback, &ck.an);
     assert_eq!(upper_open.min, Expr::int(2));
     assert_eq!(upper_open.extent.to_string(), "n - 2");
     let halves = IntSet::interval(Expr::int(0), ck.expr("(I - 1) // 2"));
-    assert_eq!(halves.cover_range(&fallback, &ck.an).extent.to_string(), "(I + 1) // 2");
+    assert_eq!(
+        halves.cover_range(&fallback, &ck.an).extent.to_string(),
+        "(I + 1) // 2"
+    );
 }
 
 #[test]
@@ -421,7 +508,9 @@ fn relaxing_one_of_two_loops_keeps_the_other_symbolic() {
 
 #[test]
 fn infinite_domains() {
-    let mut ck = Checker::new().dom("x", "0", "+inf").dom("y", "-inf", "+inf");
+    let mut ck = Checker::new()
+        .dom("x", "0", "+inf")
+        .dom("y", "-inf", "+inf");
     assert_eq!(ck.eval("x * -3 + 1").to_string(), "[-inf, 1]");
     assert_eq!(ck.eval("min(x, 5)").to_string(), "[0, 5]");
     assert_eq!(ck.eval("max(x, 5)").to_string(), "[5, +inf]");
@@ -437,8 +526,14 @@ fn conditions() {
     assert_eq!(ck.eval("x < 11").to_string(), "[1, 1]");
     assert_eq!(ck.eval("x > 10").to_string(), "[0, 0]");
     assert_eq!(ck.eval("x < 5").to_string(), "[0, 1]");
-    assert_eq!(ck.eval("select(x >= 0 and x <= 10, x, 100)").to_string(), "[0, 10]");
-    assert_eq!(ck.eval("select(x < 0 or x > 10, 100, x * 2)").to_string(), "[0, 20]");
+    assert_eq!(
+        ck.eval("select(x >= 0 and x <= 10, x, 100)").to_string(),
+        "[0, 10]"
+    );
+    assert_eq!(
+        ck.eval("select(x < 0 or x > 10, 100, x * 2)").to_string(),
+        "[0, 20]"
+    );
 }
 
 #[test]
@@ -518,7 +613,11 @@ fn expr() -> impl Strategy<Value = E> {
 
 /// A sum of scaled variables, each at most once, in a random tree shape.
 fn linear() -> impl Strategy<Value = E> {
-    (proptest::collection::vec(-6i64..7, 3), -10i64..10, proptest::sample::select(vec![0usize, 1, 2]))
+    (
+        proptest::collection::vec(-6i64..7, 3),
+        -10i64..10,
+        proptest::sample::select(vec![0usize, 1, 2]),
+    )
         .prop_map(|(coeffs, konst, shape)| {
             let terms: Vec<E> = coeffs
                 .iter()
@@ -545,13 +644,19 @@ fn domain() -> impl Strategy<Value = (i64, i64)> {
 fn points(doms: &[(i64, i64)]) -> Vec<Vec<i64>> {
     let mut out = vec![vec![]];
     for &(lo, hi) in doms {
-        out = out.into_iter().flat_map(|p| (lo..=hi).map(move |v| [p.clone(), vec![v]].concat())).collect();
+        out = out
+            .into_iter()
+            .flat_map(|p| (lo..=hi).map(move |v| [p.clone(), vec![v]].concat()))
+            .collect();
     }
     out
 }
 
 fn end_value(e: Option<&Expr>, env: &[(&Var, i64)]) -> Option<i64> {
-    e.map(|e| e.eval_with(env).unwrap_or_else(|err| panic!("end `{e}` is not evaluable: {err}")))
+    e.map(|e| {
+        e.eval_with(env)
+            .unwrap_or_else(|err| panic!("end `{e}` is not evaluable: {err}"))
+    })
 }
 
 /// Relaxes all three variables over constant domains, or (when `shift` is
@@ -563,7 +668,10 @@ fn check_sound(tree: &E, doms: &[(i64, i64)], shift: bool) -> Result<(), TestCas
     let mut dom = HashMap::new();
     for (i, &(lo, hi)) in doms.iter().enumerate() {
         let (l, h) = if shift && i == 0 {
-            (Expr::add(n.expr(), Expr::int(lo)), Expr::add(n.expr(), Expr::int(hi)))
+            (
+                Expr::add(n.expr(), Expr::int(lo)),
+                Expr::add(n.expr(), Expr::int(hi)),
+            )
         } else {
             (Expr::int(lo), Expr::int(hi))
         };
@@ -577,8 +685,13 @@ fn check_sound(tree: &E, doms: &[(i64, i64)], shift: bool) -> Result<(), TestCas
         for p in points(doms) {
             let x0 = if shift { p[0] + nv } else { p[0] };
             let env = [(&v[0], x0), (&v[1], p[1]), (&v[2], p[2])];
-            let Ok(value) = e.eval_with(&env) else { continue };
-            prop_assert!(!set.is_nothing(), "{e} = {value} at {p:?} but the set is empty");
+            let Ok(value) = e.eval_with(&env) else {
+                continue;
+            };
+            prop_assert!(
+                !set.is_nothing(),
+                "{e} = {value} at {p:?} but the set is empty"
+            );
             prop_assert!(
                 lo.is_none_or(|l| l <= value) && hi.is_none_or(|h| value <= h),
                 "{e} = {value} at {p:?} (n = {nv}) is outside {set}"

@@ -17,7 +17,11 @@ impl Problem {
     fn new(cond: &str) -> Problem {
         let mut scope = Scope::new();
         let cond = arith::parse_in(cond, &mut scope).unwrap();
-        Problem { scope, an: Analyzer::new(), cond }
+        Problem {
+            scope,
+            an: Analyzer::new(),
+            cond,
+        }
     }
 
     fn var(&mut self, name: &str) -> Var {
@@ -51,7 +55,12 @@ impl Problem {
             let h = got_hi.eval_with(&[(&size, n)]).unwrap();
             for i in -100..100 {
                 let holds = self.cond.eval_with(&[(&v, i), (&size, n)]).unwrap() == 1;
-                assert_eq!(holds, l <= i && i < h, "I = {n}, {var} = {i}: `{}` vs [{l}, {h})", self.cond);
+                assert_eq!(
+                    holds,
+                    l <= i && i < h,
+                    "I = {n}, {var} = {i}: `{}` vs [{l}, {h})",
+                    self.cond
+                );
             }
         }
     }
@@ -93,7 +102,9 @@ fn c8_where_clause_eliminated_over_domain() {
     // A(i) = B(2*i + k) where k in 0:2
     let mut p = Problem::new("0 <= 2*i + k and 2*i + k < I");
     let k = p.var("k");
-    let over_k = p.an.and_condition_over_domain(&p.cond, &k, &Range::from_extent(Expr::int(2))).unwrap();
+    let over_k =
+        p.an.and_condition_over_domain(&p.cond, &k, &Range::from_extent(Expr::int(2)))
+            .unwrap();
     assert_eq!(over_k, p.simplified("0 <= 2*i and 2*i + 1 < I"));
     let mut q = Problem { cond: over_k, ..p };
     let s = q.solve("i");
@@ -105,11 +116,15 @@ fn c2_stencil_second_round() {
     // A(i) += B(i + k) * K(k) with float(N) B, float(L) K: k in [0, L).
     let mut p = Problem::new("0 <= i + k and i + k < N");
     let (k, l) = (p.var("k"), p.var("L"));
-    let c = p.an.and_condition_over_domain(&p.cond, &k, &Range::from_extent(l.expr())).unwrap();
+    let c =
+        p.an.and_condition_over_domain(&p.cond, &k, &Range::from_extent(l.expr()))
+            .unwrap();
     assert_eq!(c.to_string(), "L <= 0 or 0 <= i and L + i <= N");
     // Knowing L >= 1 removes the empty-domain case.
     p.an.bind(&l, Range::new(Expr::int(1), Expr::int(1000)));
-    let c = p.an.and_condition_over_domain(&p.cond, &k, &Range::from_extent(l.expr())).unwrap();
+    let c =
+        p.an.and_condition_over_domain(&p.cond, &k, &Range::from_extent(l.expr()))
+            .unwrap();
     let mut q = Problem { cond: c, ..p };
     let s = q.solve("i");
     assert_eq!(s.min(), Some(&Expr::int(0)));
@@ -170,11 +185,18 @@ fn unsolvable_conditions_are_errors() {
         let i = p.var("i");
         let err = p.an.solve_for_inner_interval(&p.cond, &i).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Invalid, "{text}");
-        assert!(err.message.contains("where i in"), "{text}: {}", err.message);
+        assert!(
+            err.message.contains("where i in"),
+            "{text}: {}",
+            err.message
+        );
     }
     let mut p = Problem::new("i + 1");
     let i = p.var("i");
-    assert_eq!(p.an.solve_for_inner_interval(&p.cond, &i).unwrap_err().kind, ErrorKind::Type);
+    assert_eq!(
+        p.an.solve_for_inner_interval(&p.cond, &i).unwrap_err().kind,
+        ErrorKind::Type
+    );
 }
 
 #[test]
@@ -191,22 +213,34 @@ fn non_linear_forms_that_simplify_away_are_solved() {
 fn and_condition_over_domain_cases() {
     let mut p = Problem::new("i + k != 5 and j < 4");
     let k = p.var("k");
-    let c = p.an.and_condition_over_domain(&p.cond, &k, &Range::new(Expr::int(1), Expr::int(3))).unwrap();
+    let c =
+        p.an.and_condition_over_domain(&p.cond, &k, &Range::new(Expr::int(1), Expr::int(3)))
+            .unwrap();
     // k in [1, 3]: 5 - i must avoid [1, 3].
     let (i, j) = (p.var("i"), p.var("j"));
     for iv in -5..12 {
         for jv in 0..6 {
             let want = (1..=3).all(|kv| iv + kv != 5) && jv < 4;
-            assert_eq!(c.eval_with(&[(&i, iv), (&j, jv)]).unwrap() == 1, want, "{c} at i={iv} j={jv}");
+            assert_eq!(
+                c.eval_with(&[(&i, iv), (&j, jv)]).unwrap() == 1,
+                want,
+                "{c} at i={iv} j={jv}"
+            );
         }
     }
     let mut p = Problem::new("i * k < 4");
     let k = p.var("k");
-    assert!(p.an.and_condition_over_domain(&p.cond, &k, &Range::from_extent(Expr::int(2))).is_err());
+    assert!(p
+        .an
+        .and_condition_over_domain(&p.cond, &k, &Range::from_extent(Expr::int(2)))
+        .is_err());
     let empty = Range::new(Expr::int(0), Expr::int(0));
     let mut p = Problem::new("i + k < 0");
     let k = p.var("k");
-    assert_eq!(p.an.and_condition_over_domain(&p.cond, &k, &empty).unwrap(), Expr::bool(true));
+    assert_eq!(
+        p.an.and_condition_over_domain(&p.cond, &k, &empty).unwrap(),
+        Expr::bool(true)
+    );
 }
 
 // ------------------------------------------------------ property tests
@@ -228,14 +262,17 @@ fn comparison() -> impl Strategy<Value = Cmp> {
         Just(CmpOp::Eq)
     ];
     let side = || (-4i64..5, -3i64..4, -10i64..11).prop_map(|(a, b, c)| [a, b, c]);
-    (side(), op, side()).prop_filter("the variable must not cancel", |(l, _, r)| l[0] != r[0]).prop_map(
-        |(lhs, op, rhs)| Cmp { lhs, op, rhs },
-    )
+    (side(), op, side())
+        .prop_filter("the variable must not cancel", |(l, _, r)| l[0] != r[0])
+        .prop_map(|(lhs, op, rhs)| Cmp { lhs, op, rhs })
 }
 
 fn side_expr(s: [i64; 3], i: &Var, n: &Var) -> Expr {
     Expr::add(
-        Expr::add(Expr::mul(Expr::int(s[0]), i.expr()), Expr::mul(Expr::int(s[1]), n.expr())),
+        Expr::add(
+            Expr::mul(Expr::int(s[0]), i.expr()),
+            Expr::mul(Expr::int(s[1]), n.expr()),
+        ),
         Expr::int(s[2]),
     )
 }
@@ -260,7 +297,9 @@ fn comparison_with_k() -> impl Strategy<Value = (i64, i64, i64, i64, CmpOp)> {
         Just(CmpOp::Ne)
     ];
     (-3i64..4, -3i64..4, -2i64..3, -8i64..9, op)
-        .prop_filter("`!=` needs a unit coefficient", |(_, b, _, _, op)| *op != CmpOp::Ne || b.abs() <= 1)
+        .prop_filter("`!=` needs a unit coefficient", |(_, b, _, _, op)| {
+            *op != CmpOp::Ne || b.abs() <= 1
+        })
 }
 
 proptest! {
@@ -273,7 +312,6 @@ proptest! {
         let (i, n) = (Var::new("i"), Var::new("n"));
         let cond = conjunction(&parts, &i, &n);
         let set = Analyzer::new().solve_for_inner_interval(&cond, &i).unwrap();
-        eprintln!("DEBUG {cond} -> {set}");
         for nv in -6..=6 {
             let at = |e: Option<&Expr>| e.map(|e| e.eval_with(&[(&n, nv)]).unwrap());
             let (lo, hi) = (at(set.min()), at(set.max()));
@@ -314,7 +352,6 @@ proptest! {
         };
         let got = Analyzer::new().and_condition_over_domain(&cond, &k, &range).unwrap();
         prop_assert!(!got.uses_var(&k), "{} still mentions k", got);
-        eprintln!("DEBUG2 {cond} over {range} -> {got}");
         for nv in -4..=4 {
             let start = range.min.eval_with(&[(&n, nv)]).unwrap();
             let count = range.extent.eval_with(&[(&n, nv)]).unwrap();

@@ -151,13 +151,21 @@ fn check_mark(rw: &Rewriter, mark: &IterMark, list: &[Use], level: CheckLevel) -
 /// With constants: whether the values `[lo, lo + n)` of a mark give every
 /// value of the top split and, with each of them, every combination of the
 /// digits below (which repeat every `below` values).
+/// A symbolic `lo` (a padding offset such as `x * 360 % 16`) must pass for
+/// every value in its constant bounds.
 fn reaches_all(an: &crate::Analyzer, lo: &Expr, n: &Expr, top: &IterSplit, below: &Expr) -> bool {
     let c = |e: &Expr| e.as_int().or_else(|| an.simplify(e).ok().and_then(|s| s.as_int()));
-    let (Some(lo), Some(n), Some(lf), Some(ext), Some(below)) =
-        (c(lo), c(n), c(&top.lower_factor), c(&top.extent), c(below))
-    else {
+    let (Some(n), Some(lf), Some(ext), Some(below)) = (c(n), c(&top.lower_factor), c(&top.extent), c(below)) else {
         return false;
     };
+    let b = an.const_int_bound(lo);
+    if b.min == crate::NEG_INF || b.max == crate::POS_INF || b.max - b.min > 4096 {
+        return false;
+    }
+    (b.min..=b.max).all(|lo| reaches_all_from(lo, n, lf, ext, below))
+}
+
+fn reaches_all_from(lo: i64, n: i64, lf: i64, ext: i64, below: i64) -> bool {
     if n <= 0 || lf <= 0 {
         return false;
     }

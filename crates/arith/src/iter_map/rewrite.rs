@@ -223,7 +223,16 @@ impl Rewriter {
                     let next_factor = self.mul(&lo.lower_factor, &lo.extent)?;
                     let next_scale = self.mul(&lo.scale, &lo.extent)?;
                     if self.prove_eq(&hi.lower_factor, &next_factor) && self.prove_eq(&hi.scale, &next_scale) {
-                        let extent = self.mul(&lo.extent, &hi.extent)?;
+                        let mut extent = self.mul(&lo.extent, &hi.extent)?;
+                        // A padded top split (`x // 4` of `x` in [0, 6) has
+                        // extent 2) merges into the exact top digits.
+                        let mark_extent = &lo.source.extent;
+                        if self.prove_divisible(mark_extent, &lo.lower_factor) {
+                            let top = self.div(mark_extent, &lo.lower_factor)?;
+                            if self.prove(Expr::le(top.clone(), extent.clone())) {
+                                extent = top;
+                            }
+                        }
                         let merged = IterSplit {
                             source: lo.source.clone(),
                             lower_factor: lo.lower_factor.clone(),
@@ -328,6 +337,10 @@ impl Rewriter {
         let q = self.div(&b, d)?;
         let mark_extent = v.source.extent.clone();
         let top = self.prove_eq(&self.mul(&v.lower_factor, &v.extent)?, &mark_extent);
+        if r.is_int(0) && !is_div && self.prove(Expr::le(v.extent.clone(), d.clone())) {
+            // The digits are already below `d`.
+            return Ok(IterSum { args: vec![v], base: Expr::int(0) });
+        }
         let (mark, lower_factor, extent) = if r.is_int(0) && self.prove_divisible(&v.extent, d) {
             let ext = if is_div { self.div(&v.extent, d)? } else { d.clone() };
             let lf = if is_div { self.mul(&v.lower_factor, d)? } else { v.lower_factor.clone() };
@@ -750,15 +763,18 @@ impl Rewriter {
     /// Sorts splits by decreasing scale where the difference has a known
     /// sign (stable otherwise).
     pub(crate) fn sort_by_scale(&self, mut sum: IterSum) -> IterSum {
-        let n = sum.args.len();
-        // Insertion sort: the order is partial, so only move past splits
-        // known to have a smaller scale.
-        for i in 1..n {
-            let mut j = i;
-            while j > 0 && self.prove(Expr::gt(sum.args[j].scale.clone(), sum.args[j - 1].scale.clone())) {
-                sum.args.swap(j, j - 1);
-                j -= 1;
-            }
+        // Selection sort, as the order is partial: take a split whose scale
+        // is provably at least every other remaining one, else the first.
+        let mut rest = std::mem::take(&mut sum.args);
+        while !rest.is_empty() {
+            let pick = (0..rest.len())
+                .find(|&i| {
+                    (0..rest.len()).all(|j| {
+                        i == j || self.prove(Expr::ge(rest[i].scale.clone(), rest[j].scale.clone()))
+                    })
+                })
+                .unwrap_or(0);
+            sum.args.push(rest.remove(pick));
         }
         if let Ok(b) = self.simp(&sum.base) {
             sum.base = b;
