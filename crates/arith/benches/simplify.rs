@@ -1,1 +1,86 @@
-fn main() {}
+//! `cargo bench -p arith --bench simplify`: simplification of TVM's
+//! simplifier corpus (`shared/conformance/tvm/arith_simplify.batch`, or the
+//! bundled `examples/simplify/index_exprs.batch` when the corpus is absent).
+//!
+//! Prints the median time per `simplify` over all expressions (each timed
+//! over many repetitions), then runs divan's benchmarks of the whole corpus.
+
+use arith::{Analyzer, Expr, Scope};
+use std::path::PathBuf;
+use std::time::Instant;
+
+fn corpus_path() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let shared = root.join("../../../shared/conformance/tvm/arith_simplify.batch");
+    if shared.exists() {
+        shared
+    } else {
+        root.join("../../examples/simplify/index_exprs.batch")
+    }
+}
+
+/// Every line of the batch file as an expression with its analyzer.
+fn cases() -> Vec<(Expr, Analyzer)> {
+    let text = std::fs::read_to_string(corpus_path()).expect("corpus");
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .filter_map(|line| {
+            let (expr, ranges) = line.split_once('|').unwrap_or((line, ""));
+            let mut scope = Scope::new();
+            let e = arith::parse_in(expr, &mut scope).ok()?;
+            let mut an = Analyzer::new();
+            for spec in ranges.split_whitespace() {
+                let (v, r) = arith::parse_range_spec(spec, &mut scope).ok()?;
+                an.bind(&v, r);
+            }
+            Some((e, an))
+        })
+        .collect()
+}
+
+fn median_per_expression(cases: &[(Expr, Analyzer)]) -> f64 {
+    let reps = 200;
+    let mut per: Vec<f64> = cases
+        .iter()
+        .map(|(e, an)| {
+            let start = Instant::now();
+            for _ in 0..reps {
+                let _ = divan::black_box(an.simplify(divan::black_box(e)));
+            }
+            start.elapsed().as_nanos() as f64 / reps as f64
+        })
+        .collect();
+    per.sort_by(|a, b| a.total_cmp(b));
+    per[per.len() / 2]
+}
+
+fn main() {
+    let cs = cases();
+    let median = median_per_expression(&cs);
+    let total: f64 = {
+        let start = Instant::now();
+        for _ in 0..20 {
+            for (e, an) in &cs {
+                let _ = divan::black_box(an.simplify(e));
+            }
+        }
+        start.elapsed().as_nanos() as f64 / 20.0 / cs.len() as f64
+    };
+    println!(
+        "simplify over {} expressions: median {:.0} ns, mean {:.0} ns per expression",
+        cs.len(),
+        median,
+        total
+    );
+    divan::main();
+}
+
+#[divan::bench]
+fn whole_corpus(bencher: divan::Bencher) {
+    let cs = cases();
+    bencher.bench(|| {
+        for (e, an) in &cs {
+            let _ = divan::black_box(an.simplify(e));
+        }
+    });
+}

@@ -48,6 +48,8 @@ struct VarFact {
 #[derive(Clone, Default)]
 pub struct Analyzer {
     vars: HashMap<Var, VarFact, BuildHasherDefault<IdHasher>>,
+    /// How many variables have symbolic (non-constant) range ends.
+    symbolic_count: usize,
 }
 
 impl Analyzer {
@@ -76,10 +78,11 @@ impl Analyzer {
             Some(v) => Modular::exact(v),
             None => Modular::EVERYTHING,
         };
-        self.vars.insert(
-            var.clone(),
-            VarFact { symbolic, info: Info { bound: old.intersect(bound), modular } },
-        );
+        let fact = VarFact { symbolic, info: Info { bound: old.intersect(bound), modular } };
+        if let Some(prev) = self.vars.insert(var.clone(), fact) {
+            self.symbolic_count -= usize::from(prev.symbolic.is_some());
+        }
+        self.symbolic_count += usize::from(self.vars[var].symbolic.is_some());
     }
 
     /// Narrows the constant bounds of `var` to `bound` (inclusive).
@@ -93,7 +96,9 @@ impl Analyzer {
 
     /// Forgets everything known about `var`.
     pub fn unbind(&mut self, var: &Var) {
-        self.vars.remove(var);
+        if let Some(prev) = self.vars.remove(var) {
+            self.symbolic_count -= usize::from(prev.symbolic.is_some());
+        }
     }
 
     /// The constant bounds known for `var` (everything when unbound).
@@ -120,11 +125,7 @@ impl Analyzer {
     /// ```
     pub fn simplify(&self, e: &Expr) -> Result<Expr> {
         let mut s = Simplifier::new(self);
-        let (once, _) = s.visit(e)?;
-        // A second pass catches rules enabled by the first (rarely needed;
-        // cheap when nothing changes because subtrees are shared).
-        let (twice, _) = s.visit(&once)?;
-        let best = if twice.node_count() <= once.node_count() { twice } else { once };
+        let (best, _) = s.visit(e)?;
         // The contract is "never larger": canonical forms that come out
         // bigger than what was written give way to the input itself.
         Ok(if best.node_count() <= e.node_count() { best } else { e.clone() })
@@ -248,7 +249,15 @@ impl Analyzer {
         b.intersect(ConstBound::new(lo, hi))
     }
 
+    /// Whether any variable has a range with non-constant ends.
+    pub(crate) fn has_symbolic_ranges(&self) -> bool {
+        self.symbolic_count > 0
+    }
+
     fn has_symbolic(&self, e: &Expr) -> bool {
+        if self.symbolic_count == 0 {
+            return false;
+        }
         let mut found = false;
         e.for_each_var(&mut |v| {
             found |= self.vars.get(v).is_some_and(|f| f.symbolic.is_some());

@@ -155,6 +155,13 @@ impl IntSet {
         }
     }
 
+    /// The ends of a set known to be non-empty (operators check that first);
+    /// the empty set would read as unbounded, which stays sound.
+    fn bounds(&self) -> (&Option<Expr>, &Option<Expr>) {
+        static UNBOUNDED: Option<Expr> = None;
+        self.ends().unwrap_or((&UNBOUNDED, &UNBOUNDED))
+    }
+
     /// The smallest interval holding both sets; symbolic ends are combined
     /// with `min`/`max` and simplified.
     pub fn union(&self, other: &IntSet, an: &Analyzer) -> IntSet {
@@ -190,11 +197,11 @@ impl IntSet {
             (Some(a), Some(b)) => Some(min_of(a, b, an)),
             (a, b) => a.clone().or_else(|| b.clone()),
         };
+        // Constant ends that cross are caught by `interval`.
         if let (Some(l), Some(h)) = (&lo, &hi) {
-            if l.as_int().is_none() || h.as_int().is_none() {
-                if an.can_prove(&Expr::lt(h.clone(), l.clone())) {
-                    return IntSet::nothing();
-                }
+            let symbolic = l.as_int().is_none() || h.as_int().is_none();
+            if symbolic && an.can_prove(&Expr::lt(h.clone(), l.clone())) {
+                return IntSet::nothing();
             }
         }
         IntSet::interval(lo, hi)
@@ -345,6 +352,23 @@ pub(crate) fn fold_offset_into_division(e: &Expr, an: &Analyzer) -> Expr {
     e.clone()
 }
 
+/// A divisor range that holds zero, split into its negative and positive
+/// parts (division by zero has no value, so zero itself is dropped); `None`
+/// when the range excludes zero or is unbounded.
+fn nonzero_parts(b: ConstBound) -> Option<Vec<IntSet>> {
+    if !b.is_finite() || !b.contains(0) {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if b.min <= -1 {
+        parts.push(IntSet::interval(Expr::int(b.min), Expr::int(-1)));
+    }
+    if b.max >= 1 {
+        parts.push(IntSet::interval(Expr::int(1), Expr::int(b.max)));
+    }
+    Some(parts)
+}
+
 impl Analyzer {
     /// The set of values `e` takes when each variable in `dom` ranges over
     /// its set (TVM's `EvalSet`). Variables not in `dom` stay symbolic, and
@@ -355,11 +379,14 @@ impl Analyzer {
     ///
     /// The result is sound: it holds every value `e` takes. It is exact for
     /// sums of relaxed variables scaled by constants (after simplification,
-    /// so `x - x` is `[0, 0]`); `*`, `//`, `%`, `min`, `max` and `select`
-    /// follow interval arithmetic, with `%` by a constant giving
-    /// `[0, c - 1]` (narrowed by the operand's alignment) unless the operand
-    /// provably stays in one block of `c` values. A condition evaluates to
-    /// `1`, `0`, or `[0, 1]` when undecided.
+    /// so `x - x` is `[0, 0]`). Elsewhere it follows interval arithmetic:
+    /// products and quotients at the corners of their operands (a divisor
+    /// range holding zero is split around it; a symbolic divisor of unknown
+    /// sign gives everything), `%` by a constant `c` gives `[0, c - 1]`
+    /// narrowed by the operand's alignment unless the operand provably stays
+    /// in one block of `c` values, `select` with an undecided condition
+    /// joins both branches. A condition evaluates to `1`, `0`, or `[0, 1]`
+    /// when undecided. An end that would overflow 64 bits is infinite.
     ///
     /// ```
     /// use arith::{int_set::IntSet, Analyzer, Expr};
@@ -539,6 +566,7 @@ impl SetEval<'_> {
                 Some(false) => self.eval(b),
                 None => {
                     let (x, y) = (self.eval(a), self.eval(b));
+                    let (x, y) = (self.defined_ends(x), self.defined_ends(y));
                     x.union(&y, self.an)
                 }
             },
@@ -547,6 +575,29 @@ impl SetEval<'_> {
                 None => IntSet::interval(Expr::int(0), Expr::int(1)),
             },
         }
+    }
+
+    /// The set with every end that may be undefined made infinite. A branch
+    /// of a `select` is only evaluated where it is chosen, so its ends (such
+    /// as `1 // x`) may divide by zero where the other branch is taken; once
+    /// the branches are merged, such an end must not be left to evaluate.
+    fn defined_ends(&self, s: IntSet) -> IntSet {
+        let Some((lo, hi)) = s.ends() else { return s };
+        let keep = |e: &Option<Expr>| e.clone().filter(|e| self.always_defined(e));
+        IntSet::interval(keep(lo), keep(hi))
+    }
+
+    /// Whether every division and modulo in `e` has a divisor that is
+    /// provably non-zero.
+    fn always_defined(&self, e: &Expr) -> bool {
+        let divisor_ok = match e.kind() {
+            ExprKind::FloorDiv(_, d) | ExprKind::FloorMod(_, d) | ExprKind::CeilDiv(_, d) => {
+                let b = self.an.const_int_bound(d);
+                b.all_gt(0) || b.all_lt(0)
+            }
+            _ => true,
+        };
+        divisor_ok && e.children().iter().all(|c| self.always_defined(c))
     }
 
     /// Shared shape of binary operators: an empty operand gives the empty
@@ -579,7 +630,9 @@ impl SetEval<'_> {
         if self.active.contains(v) {
             return IntSet::everything();
         }
-        let dom_set = &self.dom[&orig];
+        let Some(dom_set) = self.dom.get(&orig) else {
+            return IntSet::single_point(v.expr());
+        };
         let Some((lo, hi)) = dom_set.ends() else {
             return IntSet::nothing();
         };
@@ -612,12 +665,12 @@ impl SetEval<'_> {
     }
 
     fn add(&self, x: &IntSet, y: &IntSet) -> IntSet {
-        let ((xl, xh), (yl, yh)) = (x.ends().unwrap(), y.ends().unwrap());
+        let ((xl, xh), (yl, yh)) = (x.bounds(), y.bounds());
         IntSet::interval(self.lift(xl, yl, Expr::add), self.lift(xh, yh, Expr::add))
     }
 
     fn sub(&self, x: &IntSet, y: &IntSet) -> IntSet {
-        let ((xl, xh), (yl, yh)) = (x.ends().unwrap(), y.ends().unwrap());
+        let ((xl, xh), (yl, yh)) = (x.bounds(), y.bounds());
         IntSet::interval(self.lift(xl, yh, Expr::sub), self.lift(xh, yl, Expr::sub))
     }
 
@@ -647,7 +700,7 @@ impl SetEval<'_> {
     /// `x * p` for a single point `p` of known sign; infinite ends stay
     /// infinite.
     fn scale_symbolic(&self, x: &IntSet, p: &Expr, nonneg: bool) -> IntSet {
-        let (lo, hi) = x.ends().unwrap();
+        let (lo, hi) = x.bounds();
         let f = |e: &Option<Expr>| {
             e.as_ref()
                 .and_then(|e| self.simp(Expr::mul(e.clone(), p.clone())))
@@ -678,7 +731,7 @@ impl SetEval<'_> {
             }
         }
         if bx.all_ge(0) && by.all_ge(0) {
-            let ((xl, xh), (yl, yh)) = (x.ends().unwrap(), y.ends().unwrap());
+            let ((xl, xh), (yl, yh)) = (x.bounds(), y.bounds());
             return IntSet::interval(self.lift(xl, yl, Expr::mul), self.lift(xh, yh, Expr::mul));
         }
         IntSet::everything()
@@ -715,8 +768,11 @@ impl SetEval<'_> {
     /// Floor or ceiling division: monotone in the dividend, and at the
     /// corners when the divisor keeps one sign.
     fn div(&self, x: &IntSet, y: &IntSet, f: fn(Expr, Expr) -> Expr) -> IntSet {
-        let (xl, xh) = x.ends().unwrap();
+        let (xl, xh) = x.bounds();
         let by = self.const_bound(y);
+        if let Some(parts) = nonzero_parts(by) {
+            return self.union_over(parts, |part| self.div(x, part, f));
+        }
         let positive = by.all_ge(1);
         if !positive && !by.all_le(-1) {
             return IntSet::everything();
@@ -743,27 +799,58 @@ impl SetEval<'_> {
             };
         }
         let by = self.const_bound(y);
-        let (yl, yh) = y.ends().unwrap();
+        if let Some(parts) = nonzero_parts(by) {
+            return self.union_over(parts, |part| self.modulo(x, part, operand));
+        }
+        let (yl, yh) = y.bounds();
+        let (xl, xh) = x.bounds();
+        let proves = |e: &Option<Expr>, test: &dyn Fn(Expr) -> Expr| {
+            e.as_ref().is_some_and(|e| self.prove(test(e.clone())))
+        };
+        let zero = || Expr::int(0);
         if by.all_ge(1) {
-            if let (Some(p), (Some(xl), Some(xh))) = (y.as_single_point(), x.ends().unwrap()) {
-                let inside = self.prove(Expr::ge(xl.clone(), Expr::int(0)))
-                    && self.prove(Expr::lt(xh.clone(), p.clone()));
-                if inside {
-                    return x.clone();
-                }
+            // 0 <= x < y.min: x % y is x.
+            let x_nonneg = proves(xl, &|l| Expr::ge(l, zero()));
+            if x_nonneg
+                && yl
+                    .as_ref()
+                    .is_some_and(|m| proves(xh, &|h| Expr::lt(h, m.clone())))
+            {
+                return x.clone();
             }
-            let hi = yh
+            let mut hi = yh
                 .as_ref()
                 .and_then(|h| self.simp(Expr::sub(h.clone(), Expr::int(1))));
-            return IntSet::interval(Expr::int(0), hi);
+            // A non-negative dividend is its own upper bound.
+            if let (true, Some(top)) = (x_nonneg, xh) {
+                hi = Some(hi.map_or(top.clone(), |h| min_of(&h, top, self.an)));
+            }
+            return IntSet::interval(zero(), hi);
         }
         if by.all_le(-1) {
-            let lo = yl
+            // y.max < x <= 0: x % y is x.
+            let x_nonpos = proves(xh, &|h| Expr::le(h, zero()));
+            if x_nonpos
+                && yh
+                    .as_ref()
+                    .is_some_and(|m| proves(xl, &|l| Expr::gt(l, m.clone())))
+            {
+                return x.clone();
+            }
+            let mut lo = yl
                 .as_ref()
                 .and_then(|l| self.simp(Expr::add(l.clone(), Expr::int(1))));
-            return IntSet::interval(lo, Expr::int(0));
+            if let (true, Some(bottom)) = (x_nonpos, xl) {
+                lo = Some(lo.map_or(bottom.clone(), |l| max_of(&l, bottom, self.an)));
+            }
+            return IntSet::interval(lo, zero());
         }
         IntSet::everything()
+    }
+
+    fn union_over(&self, parts: Vec<IntSet>, f: impl Fn(&IntSet) -> IntSet) -> IntSet {
+        let sets: Vec<IntSet> = parts.iter().map(f).collect();
+        union_all(&sets, self.an)
     }
 
     /// `x % c` for a constant `c > 0`.
@@ -807,7 +894,7 @@ impl SetEval<'_> {
     }
 
     fn min_max(&self, x: &IntSet, y: &IntSet, is_min: bool) -> IntSet {
-        let ((xl, xh), (yl, yh)) = (x.ends().unwrap(), y.ends().unwrap());
+        let ((xl, xh), (yl, yh)) = (x.bounds(), y.bounds());
         let both = |a: &Option<Expr>, b: &Option<Expr>| match (a, b) {
             (Some(a), Some(b)) => Some(combine_ends(a, b, self.an, is_min)),
             _ => None,

@@ -47,6 +47,9 @@
 //! ```
 
 mod check;
+mod divide;
+mod fuse;
+mod predicate;
 mod rewrite;
 
 use crate::analyzer::Analyzer;
@@ -180,7 +183,10 @@ pub struct IterMapError {
 
 impl IterMapError {
     pub(crate) fn new(kind: IterMapErrorKind, message: impl Into<String>) -> IterMapError {
-        IterMapError { kind, message: message.into() }
+        IterMapError {
+            kind,
+            message: message.into(),
+        }
     }
 }
 
@@ -211,7 +217,10 @@ pub struct DetectOptions {
 
 impl Default for DetectOptions {
     fn default() -> DetectOptions {
-        DetectOptions { check_level: CheckLevel::Surjective, simplify_trivial_iterators: true }
+        DetectOptions {
+            check_level: CheckLevel::Surjective,
+            simplify_trivial_iterators: true,
+        }
     }
 }
 
@@ -229,7 +238,10 @@ pub fn detect_iter_map(
     check_level: CheckLevel,
     an: &Analyzer,
 ) -> Result<IterMapResult, IterMapError> {
-    let options = DetectOptions { check_level, ..DetectOptions::default() };
+    let options = DetectOptions {
+        check_level,
+        ..DetectOptions::default()
+    };
     detect_iter_map_with(indices, dom, predicate, &options, an)
 }
 
@@ -252,8 +264,15 @@ pub fn detect_iter_map_with(
     if options.check_level != CheckLevel::NoCheck {
         check::check_mapping(&rw, &out, options.check_level)?;
     }
-    let padded = rw.padded_marks();
-    Ok(IterMapResult { indices: out, padded })
+    let padded = rw
+        .padded_marks()
+        .into_iter()
+        .filter(|p| out.iter().any(|sum| sum_reaches(sum, &p.mark)))
+        .collect();
+    Ok(IterMapResult {
+        indices: out,
+        padded,
+    })
 }
 
 /// Rewrites `index` into a sum of splits of the iterators of `dom`, without
@@ -281,7 +300,10 @@ pub fn normalize_to_iter_sum(
     dom: &HashMap<Var, Range>,
     an: &Analyzer,
 ) -> Result<IterSum, IterMapError> {
-    let options = DetectOptions { check_level: CheckLevel::NoCheck, simplify_trivial_iterators: true };
+    let options = DetectOptions {
+        check_level: CheckLevel::NoCheck,
+        simplify_trivial_iterators: true,
+    };
     let mut rw = Rewriter::new(dom, an, &options, true)?;
     let sum = rw.rewrite(index)?;
     Ok(rw.sort_by_scale(sum))
@@ -320,17 +342,27 @@ pub fn iter_map_simplify_with(
         return indices.to_vec();
     };
     let an = rewrite::domain_analyzer(dom, an, options.simplify_trivial_iterators);
+    // Never return something larger than the simplified input.
     map.indices
         .iter()
         .zip(indices)
         .map(|(sum, original)| {
-            let e = sum.to_expr();
-            match an.simplify(&e) {
-                Ok(s) if s.node_count() <= original.node_count() || s.node_count() <= e.node_count() => s,
-                _ => e,
+            let normal = sum.to_expr();
+            let normal = an.simplify(&normal).unwrap_or(normal);
+            match an.simplify(original) {
+                Ok(plain) if plain.node_count() < normal.node_count() => plain,
+                _ => normal,
             }
         })
         .collect()
+}
+
+/// Whether `mark` is split by `sum` or by the source of a mark it splits.
+fn sum_reaches(sum: &IterSum, mark: &IterMark) -> bool {
+    sum.args.iter().any(|a| {
+        *a.source == *mark
+            || matches!(&a.source.source, MarkSource::Fused(inner) if sum_reaches(inner, mark))
+    })
 }
 
 // ------------------------------------------------------------ conversions
@@ -385,7 +417,11 @@ impl IterSplit {
     /// of the split is the identity), as far as structure or constants show.
     fn takes_top_digits(&self) -> bool {
         let mark = &self.source.extent;
-        match (self.lower_factor.as_int(), self.extent.as_int(), mark.as_int()) {
+        match (
+            self.lower_factor.as_int(),
+            self.extent.as_int(),
+            mark.as_int(),
+        ) {
             (Some(l), Some(e), Some(m)) => l.checked_mul(e) == Some(m),
             _ => self.lower_factor.is_int(1) && self.extent == *mark,
         }
@@ -395,7 +431,10 @@ impl IterSplit {
 impl IterSum {
     /// A sum without iterator terms.
     pub fn constant(base: Expr) -> IterSum {
-        IterSum { args: Vec::new(), base }
+        IterSum {
+            args: Vec::new(),
+            base,
+        }
     }
 
     /// The sum as an expression (not simplified; see [`iter_map_simplify`]).
@@ -436,7 +475,11 @@ impl fmt::Display for IterMark {
 
 impl fmt::Display for IterSplit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "split({}, {}, {}, {})", self.source, self.lower_factor, self.extent, self.scale)
+        write!(
+            f,
+            "split({}, {}, {}, {})",
+            self.source, self.lower_factor, self.extent, self.scale
+        )
     }
 }
 

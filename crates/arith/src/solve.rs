@@ -32,7 +32,7 @@ enum Conjunct {
     /// Equivalent to all of these.
     Linear(Vec<LinearLe>),
     /// `k*var + rest != 0`.
-    NotEqual { k: i64, rest: Sum },
+    NotEqual(Box<LinearLe>),
 }
 
 /// `num / den` with `den > 0`: rounded down as an upper bound, up as a lower
@@ -77,14 +77,17 @@ impl Analyzer {
                     return Ok(IntSet::nothing())
                 }
                 Conjunct::Free => {
-                    return Err(not_solvable(
-                        var,
-                        &part,
-                        "it does not mention the variable and cannot be proved true; \
-                         state it as a precondition instead",
+                    return Err(ArithError::new(
+                        ErrorKind::Invalid,
+                        format!(
+                            "cannot solve for `{var}`: the conjunct `{part}` does not mention \
+                             `{var}` and cannot be proved from what is known about the other \
+                             variables; check it separately (as a precondition) or bind the \
+                             ranges of its variables first"
+                        ),
                     ))
                 }
-                Conjunct::NotEqual { .. } => {
+                Conjunct::NotEqual(_) => {
                     return Err(not_solvable(
                         var,
                         &part,
@@ -121,7 +124,7 @@ impl Analyzer {
     /// holds for every value of `var` in `range` (vacuously true when the
     /// range is empty). For each linear comparison the value of `var` that is
     /// worst for it is substituted: `0 <= 2*i + k and 2*i + k < I` over `k`
-    /// in `[0, 2)` becomes `0 <= i and i*2 + 1 < I`. Conjuncts that do not
+    /// in `[0, 2)` becomes `0 <= 2*i and 2*i + 1 < I`. Conjuncts that do not
     /// mention `var` are kept; non-linear uses of `var`, `or`, and `!=` with
     /// a coefficient other than `±1` are errors.
     ///
@@ -151,9 +154,7 @@ impl Analyzer {
                         kept.push(Expr::le(rest.rebuild(), Expr::int(0)));
                     }
                 }
-                Conjunct::NotEqual { k, rest } => {
-                    kept.push(never_equal_over(k, rest, &part, var, &lo, &hi)?)
-                }
+                Conjunct::NotEqual(ne) => kept.push(never_equal_over(*ne, &part, var, &lo, &hi)?),
             }
         }
         let all = kept
@@ -218,7 +219,7 @@ impl Analyzer {
             CmpOp::Ge => vec![le(nk, negated(&rest)?)],
             CmpOp::Gt => vec![le(nk, plus_one(negated(&rest)?)?)],
             CmpOp::Eq => vec![le(nk, negated(&rest)?), le(k, rest)],
-            CmpOp::Ne => return Ok(Conjunct::NotEqual { k, rest }),
+            CmpOp::Ne => return Ok(Conjunct::NotEqual(Box::new(le(k, rest)))),
         };
         Ok(Conjunct::Linear(forms))
     }
@@ -341,8 +342,7 @@ impl Analyzer {
 /// `k*v + rest != 0` for every `v` in `[lo, hi]`, for `k = ±1`: the one
 /// excluded value lies outside the range.
 fn never_equal_over(
-    k: i64,
-    mut rest: Sum,
+    LinearLe { k, mut rest }: LinearLe,
     part: &Expr,
     var: &Var,
     lo: &Expr,

@@ -179,7 +179,6 @@ fn unsolvable_conditions_are_errors() {
         "i % 2 == 0",
         "i < 3 or i > 5",
         "i != 3",
-        "0 <= i and i < n and n > 4",
     ] {
         let mut p = Problem::new(text);
         let i = p.var("i");
@@ -191,6 +190,14 @@ fn unsolvable_conditions_are_errors() {
             err.message
         );
     }
+    let mut p = Problem::new("0 <= i and i < n and n > 4");
+    let i = p.var("i");
+    let err = p.an.solve_for_inner_interval(&p.cond, &i).unwrap_err();
+    assert!(
+        err.message.contains("`4 < n` does not mention `i`"),
+        "{}",
+        err.message
+    );
     let mut p = Problem::new("i + 1");
     let i = p.var("i");
     assert_eq!(

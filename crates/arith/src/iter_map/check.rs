@@ -2,7 +2,9 @@
 //! (surjective), and must use all of them (bijective).
 
 use super::rewrite::Rewriter;
-use super::{CheckLevel, IterMapError, IterMapErrorKind as Kind, IterMark, IterSplit, IterSum, MarkSource};
+use super::{
+    CheckLevel, IterMapError, IterMapErrorKind as Kind, IterMark, IterSplit, IterSum, MarkSource,
+};
 use crate::expr::Expr;
 use std::sync::Arc;
 
@@ -33,10 +35,16 @@ impl Uses {
                         self.visit(rw, a, padded);
                     }
                 }
-                self.marks.iter().position(|(m, _)| **m == *split.source).expect("just pushed")
+                self.marks
+                    .iter()
+                    .position(|(m, _)| **m == *split.source)
+                    .expect("just pushed")
             }
         };
-        self.marks[i].1.push(Use { split: split.clone(), feeds_padding });
+        self.marks[i].1.push(Use {
+            split: split.clone(),
+            feeds_padding,
+        });
     }
 }
 
@@ -45,7 +53,11 @@ fn fail<T>(kind: Kind, message: String) -> Result<T, IterMapError> {
 }
 
 /// Checks the splits of every mark reachable from `indices` at `level`.
-pub(crate) fn check_mapping(rw: &Rewriter, indices: &[IterSum], level: CheckLevel) -> Result<(), IterMapError> {
+pub(crate) fn check_mapping(
+    rw: &Rewriter,
+    indices: &[IterSum],
+    level: CheckLevel,
+) -> Result<(), IterMapError> {
     let mut uses = Uses::default();
     for sum in indices {
         for a in &sum.args {
@@ -58,7 +70,10 @@ pub(crate) fn check_mapping(rw: &Rewriter, indices: &[IterSum], level: CheckLeve
     if level == CheckLevel::Bijective {
         for (v, mark) in &rw.input_marks {
             if !uses.marks.iter().any(|(m, _)| **m == **mark) {
-                return fail(Kind::Incomplete, format!("iterator {v} is not used by any index, so the map is not bijective"));
+                return fail(
+                    Kind::Incomplete,
+                    format!("iterator {v} is not used by any index, so the map is not bijective"),
+                );
             }
         }
     }
@@ -68,11 +83,19 @@ pub(crate) fn check_mapping(rw: &Rewriter, indices: &[IterSum], level: CheckLeve
 /// Orders the splits of one mark by lower factor: each must start where the
 /// previous ends (or, when not bijective, at a multiple of it, leaving
 /// digits unused), then checks what the last one reaches.
-fn check_mark(rw: &Rewriter, mark: &IterMark, list: &[Use], level: CheckLevel) -> Result<(), IterMapError> {
+fn check_mark(
+    rw: &Rewriter,
+    mark: &IterMark,
+    list: &[Use],
+    level: CheckLevel,
+) -> Result<(), IterMapError> {
     let an = rw.analyzer();
-    let prove_eq = |a: &Expr, b: &Expr| a == b || matches!(an.simplify(&Expr::sub(a.clone(), b.clone())), Ok(d) if d.is_int(0));
+    let prove_eq = |a: &Expr, b: &Expr| {
+        a == b || matches!(an.simplify(&Expr::sub(a.clone(), b.clone())), Ok(d) if d.is_int(0))
+    };
     let divides = |a: &Expr, d: &Expr| {
-        d.is_int(1) || matches!(an.simplify(&Expr::floor_mod(a.clone(), d.clone())), Ok(r) if r.is_int(0))
+        d.is_int(1)
+            || matches!(an.simplify(&Expr::floor_mod(a.clone(), d.clone())), Ok(r) if r.is_int(0))
     };
     if prove_eq(&mark.extent, &Expr::int(1)) {
         return Ok(());
@@ -84,7 +107,10 @@ fn check_mark(rw: &Rewriter, mark: &IterMark, list: &[Use], level: CheckLevel) -
     let mut last: Option<&IterSplit> = None;
     let mut feeds_padding = false;
     while !left.is_empty() {
-        let pos = match left.iter().position(|u| prove_eq(&u.split.lower_factor, &expected)) {
+        let pos = match left
+            .iter()
+            .position(|u| prove_eq(&u.split.lower_factor, &expected))
+        {
             Some(p) => p,
             None => {
                 let gap = left
@@ -105,7 +131,10 @@ fn check_mark(rw: &Rewriter, mark: &IterMark, list: &[Use], level: CheckLevel) -
                         let u = &left[0].split;
                         return fail(
                             Kind::Overlap,
-                            format!("{} uses digits of {mark} that another index also uses", u.to_expr()),
+                            format!(
+                                "{} uses digits of {mark} that another index also uses",
+                                u.to_expr()
+                            ),
                         );
                     }
                 }
@@ -114,7 +143,10 @@ fn check_mark(rw: &Rewriter, mark: &IterMark, list: &[Use], level: CheckLevel) -
         let u = left.remove(pos);
         feeds_padding |= u.feeds_padding;
         below = expected.clone();
-        expected = an.simplify(&Expr::mul(u.split.lower_factor.clone(), u.split.extent.clone()))?;
+        expected = an.simplify(&Expr::mul(
+            u.split.lower_factor.clone(),
+            u.split.extent.clone(),
+        ))?;
         last = Some(&u.split);
     }
     let Some(top) = last else { return Ok(()) };
@@ -124,7 +156,10 @@ fn check_mark(rw: &Rewriter, mark: &IterMark, list: &[Use], level: CheckLevel) -
     };
     if level == CheckLevel::Bijective {
         if !valid_min.is_int(0) || !prove_eq(&valid_extent, &mark.extent) {
-            return fail(Kind::Padding, format!("{mark} is padded, so the map is not bijective"));
+            return fail(
+                Kind::Padding,
+                format!("{mark} is padded, so the map is not bijective"),
+            );
         }
         if !prove_eq(&expected, &mark.extent) {
             return fail(
@@ -154,8 +189,13 @@ fn check_mark(rw: &Rewriter, mark: &IterMark, list: &[Use], level: CheckLevel) -
 /// A symbolic `lo` (a padding offset such as `x * 360 % 16`) must pass for
 /// every value in its constant bounds.
 fn reaches_all(an: &crate::Analyzer, lo: &Expr, n: &Expr, top: &IterSplit, below: &Expr) -> bool {
-    let c = |e: &Expr| e.as_int().or_else(|| an.simplify(e).ok().and_then(|s| s.as_int()));
-    let (Some(n), Some(lf), Some(ext), Some(below)) = (c(n), c(&top.lower_factor), c(&top.extent), c(below)) else {
+    let c = |e: &Expr| {
+        e.as_int()
+            .or_else(|| an.simplify(e).ok().and_then(|s| s.as_int()))
+    };
+    let (Some(n), Some(lf), Some(ext), Some(below)) =
+        (c(n), c(&top.lower_factor), c(&top.extent), c(below))
+    else {
         return false;
     };
     let b = an.const_int_bound(lo);
@@ -166,15 +206,25 @@ fn reaches_all(an: &crate::Analyzer, lo: &Expr, n: &Expr, top: &IterSplit, below
 }
 
 fn reaches_all_from(lo: i64, n: i64, lf: i64, ext: i64, below: i64) -> bool {
+    // In i128, so that no product or sum of i64 values can overflow.
+    let (lo, n, lf, ext, below) = (
+        lo as i128,
+        n as i128,
+        lf as i128,
+        ext as i128,
+        below as i128,
+    );
     if n <= 0 || lf <= 0 {
         return false;
     }
-    let Some(hi) = lo.checked_add(n) else { return false };
+    let hi = lo + n;
     let (first, last) = (lo.div_euclid(lf), (hi - 1).div_euclid(lf));
-    if last - first + 1 < ext {
+    let distinct = last - first + 1;
+    if distinct < ext {
         return false;
     }
-    if last - first + 1 > ext + 1 {
+    if distinct > ext + 1 {
+        // Every top value has a full block of lower digits somewhere.
         return true;
     }
     let first_block = ((first + 1) * lf).min(hi) - lo;

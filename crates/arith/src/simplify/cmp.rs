@@ -159,7 +159,7 @@ impl Simplifier<'_> {
 
     /// `X // c + k <= 0` is `X + c*k - c + 1 <= 0`... i.e. `X < c * (1 - k)`.
     fn single_div_le(&mut self, d: &Sum) -> Result<Option<(Expr, Info)>> {
-        let [Term { atom, coeff }] = d.terms.as_slice() else { return Ok(None) };
+        let [Term { atom, coeff, .. }] = d.terms.as_slice() else { return Ok(None) };
         let ExprKind::FloorDiv(x, c) = atom.kind() else { return Ok(None) };
         let Some(c) = c.as_int().filter(|&c| c > 0) else { return Ok(None) };
         // coeff * (X // c) + k <= 0

@@ -2,7 +2,7 @@
 
 use super::product;
 use super::sum::Sum;
-use super::{Info, Out, Simplifier};
+use super::{Info, Out, Simplifier, MAX_RULE_DEPTH};
 use crate::error::Result;
 use crate::expr::{Expr, ExprKind};
 use crate::num;
@@ -164,18 +164,36 @@ impl Simplifier<'_> {
         if d.add_expr(b, -1).is_err() {
             return Ok(None);
         }
-        let (d, _) = match self.finish_sum(d) {
-            Ok(x) => x,
-            Err(_) => return Ok(None),
+        let sign = |db: crate::bound::ConstBound| {
+            if db.all_le(0) {
+                Some(Less)
+            } else if db.all_ge(0) {
+                Some(Greater)
+            } else {
+                None
+            }
         };
-        let db = self.an.symbolic_bound(&d, self);
-        if db.all_le(0) {
-            return Ok(Some(Less));
+        // The plain linear difference first; the rewritten one (which may
+        // turn `(x + 3) // 4 * 4 - x` into `3 - (x + 3) % 4`) only when that
+        // is undecided and rules are not already nested deeply.
+        let plain = self.sum_bound(&d);
+        if let Some(o) = sign(plain) {
+            return Ok(Some(o));
         }
-        if db.all_ge(0) {
-            return Ok(Some(Greater));
+        if !self.an.has_symbolic_ranges() && !d.terms.iter().any(|t| is_rewritable(&t.atom)) {
+            return Ok(None);
         }
-        Ok(None)
+        let rewritable = d.terms.iter().any(|t| is_rewritable(&t.atom));
+        if !rewritable {
+            let e = d.rebuild();
+            return Ok(sign(plain.intersect(self.an.symbolic_bound(&e, self))));
+        }
+        let saved = self.rule_depth;
+        self.rule_depth = self.rule_depth.max(MAX_RULE_DEPTH - 1);
+        let rewritten = self.finish_sum(d);
+        self.rule_depth = saved;
+        let Ok((d, _)) = rewritten else { return Ok(None) };
+        Ok(sign(self.an.symbolic_bound(&d, self)))
     }
 
     fn prune(&mut self, ops: &mut SmallVec<[Expr; 4]>, is_min: bool) -> Result<()> {
@@ -221,18 +239,24 @@ impl Simplifier<'_> {
         Ok(())
     }
 
-    fn rebuild_chain(&mut self, ops: SmallVec<[Expr; 4]>, is_min: bool) -> Out {
+    /// The chain of pruned operands, in canonical order (constants last).
+    fn rebuild_chain(&mut self, mut ops: SmallVec<[Expr; 4]>, is_min: bool) -> Out {
+        ops.sort_by(|a, b| match (a.as_int(), b.as_int()) {
+            (Some(_), None) => std::cmp::Ordering::Greater,
+            (None, Some(_)) => std::cmp::Ordering::Less,
+            _ => a.structural_cmp(b),
+        });
         let mut it = ops.into_iter();
         let first = it.next().unwrap_or_else(|| Expr::int(0));
-        let mut acc = (first.clone(), self.info(&first));
-        for e in it {
-            let ie = self.info(&e);
-            acc = self.min_max_simplified(acc.0, acc.1, e, ie, is_min)?;
-        }
-        Ok(acc)
+        let e = it.fold(first, |acc, x| make(is_min, acc, x));
+        let info = self.info(&e);
+        Ok((e, info))
     }
 
     fn pull_common(&mut self, a: &Expr, b: &Expr, is_min: bool) -> Result<Option<(Expr, Info)>> {
+        if !is_linear_combination(a) && !is_linear_combination(b) {
+            return Ok(None);
+        }
         let (sa, sb) = (Sum::of(a)?, Sum::of(b)?);
         if sa.terms.is_empty() && sb.terms.is_empty() {
             return Ok(None);
@@ -254,12 +278,20 @@ impl Simplifier<'_> {
         ra.add_sum(&common, -1)?;
         let mut rb = sb.clone();
         rb.add_sum(&common, -1)?;
+        let before = make(is_min, a.clone(), b.clone()).node_count();
+        // Cheap estimate first: the parts can only shrink when simplified.
+        // Negated remainders may still shrink by a common sign (`min(-y, -z)`
+        // is `-max(y, z)`), so they get the slack of that rewrite.
+        let negated = ra.terms.iter().chain(&rb.terms).all(|t| t.coeff < 0);
+        let estimate = ra.cost() + rb.cost() + 1 + common.cost() + 1;
+        if estimate > before + if negated { 2 } else { 0 } {
+            return Ok(None);
+        }
         let (ea, ia) = self.finish_sum(ra)?;
         let (eb, ib) = self.finish_sum(rb)?;
         let (m, _) = self.min_max_simplified(ea, ia, eb, ib, is_min)?;
         let mut out = common.clone();
         out.add_expr(&m, 1)?;
-        let before = make(is_min, a.clone(), b.clone()).node_count();
         if out.cost() > before {
             return Ok(None);
         }
@@ -267,6 +299,9 @@ impl Simplifier<'_> {
     }
 
     fn pull_scale(&mut self, a: &Expr, b: &Expr, is_min: bool) -> Result<Option<(Expr, Info)>> {
+        if !is_linear_combination(a) || !is_linear_combination(b) {
+            return Ok(None);
+        }
         let (sa, sb) = (Sum::of(a)?, Sum::of(b)?);
         let g = num::gcd(num::gcd(sa.coeff_gcd(), sb.coeff_gcd()), num::gcd(sa.konst, sb.konst));
         // Use a negative scale when every term is negative.
@@ -306,4 +341,18 @@ fn flatten(e: &Expr, is_min: bool, out: &mut SmallVec<[Expr; 4]>) {
         }
         None => out.push(e.clone()),
     }
+}
+
+/// Whether `e` is a sum, a scaled term or a constant (so that pulling terms
+/// or factors out of it can change anything).
+fn is_linear_combination(e: &Expr) -> bool {
+    match e.kind() {
+        ExprKind::Add(..) | ExprKind::Sub(..) | ExprKind::Int(_) => true,
+        ExprKind::Mul(a, b) => a.as_int().is_some() || b.as_int().is_some(),
+        _ => false,
+    }
+}
+
+fn is_rewritable(e: &Expr) -> bool {
+    matches!(e.kind(), ExprKind::FloorDiv(..) | ExprKind::FloorMod(..) | ExprKind::Min(..) | ExprKind::Max(..))
 }

@@ -56,11 +56,11 @@ pub(crate) struct Simplifier<'a> {
     /// How deeply sum-level rules are nested inside each other; rules that
     /// try alternative forms call back into the simplifier, and this bound
     /// guarantees termination.
-    rule_depth: u32,
+    pub(crate) rule_depth: u32,
 }
 
 /// Beyond this nesting, sums are only canonicalised, not rewritten.
-const MAX_RULE_DEPTH: u32 = 4;
+pub(crate) const MAX_RULE_DEPTH: u32 = 4;
 
 pub(crate) type Out = Result<(Expr, Info)>;
 
@@ -90,6 +90,7 @@ impl<'a> Simplifier<'a> {
                 }
             }
             Add(..) | Sub(..) => self.visit_sum(e),
+            Mul(a, b) if a.as_int().is_some() != b.as_int().is_some() => self.visit_sum(e),
             Mul(a, b) => self.visit_mul(a, b),
             FloorDiv(a, b) => self.visit_floor_div(a, b),
             FloorMod(a, b) => self.visit_floor_mod(a, b),
@@ -134,9 +135,17 @@ impl<'a> Simplifier<'a> {
                 s.konst = num::add(s.konst, num::mul(*v, coeff)?)?;
                 Ok(())
             }
+            // Products with a literal scale the other side in place.
+            ExprKind::Mul(a, b) if b.as_int().is_some() || a.as_int().is_some() => {
+                let (k, x) = match b.as_int() {
+                    Some(k) => (k, a),
+                    None => (a.as_int().unwrap_or(1), b),
+                };
+                self.collect(x, num::mul(coeff, k)?, s)
+            }
             _ => {
-                let (x, _) = self.visit(e)?;
-                s.add_expr(&x, coeff)
+                let (x, info) = self.visit(e)?;
+                s.add_expr_info(&x, coeff, info)
             }
         }
     }
@@ -157,7 +166,10 @@ impl<'a> Simplifier<'a> {
         let mut bound = ConstBound::point(s.konst);
         let mut modular = Modular::exact(s.konst);
         for t in &s.terms {
-            let i = self.info(&t.atom);
+            let i = match t.info {
+                Some(i) => i,
+                None => self.info(&t.atom),
+            };
             bound = bound.add(i.bound.mul_const(t.coeff));
             modular = modular.add(i.modular.mul(Modular::exact(t.coeff)));
         }
@@ -172,6 +184,21 @@ impl<'a> Simplifier<'a> {
     /// Rules that look at several terms of a sum at once.
     fn sum_rules(&mut self, s: &mut Sum) -> Result<()> {
         if s.terms.len() + usize::from(s.konst != 0) < 2 || self.rule_depth >= MAX_RULE_DEPTH {
+            return Ok(());
+        }
+        // Every rule needs a division, modulo, select, min, max or product.
+        let rule_may_apply = s.terms.iter().any(|t| {
+            matches!(
+                t.atom.kind(),
+                ExprKind::FloorDiv(..)
+                    | ExprKind::FloorMod(..)
+                    | ExprKind::Select(..)
+                    | ExprKind::Min(..)
+                    | ExprKind::Max(..)
+                    | ExprKind::Mul(..)
+            )
+        });
+        if !rule_may_apply {
             return Ok(());
         }
         self.rule_depth += 1;

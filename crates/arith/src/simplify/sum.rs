@@ -16,6 +16,8 @@ use std::cmp::Ordering;
 pub(crate) struct Term {
     pub atom: Expr,
     pub coeff: i64,
+    /// What is known about `atom`, when the simplifier already computed it.
+    pub info: Option<super::Info>,
 }
 
 /// `sum(terms) + konst`.
@@ -67,6 +69,21 @@ impl Sum {
 
     /// Adds `coeff * atom` for an atom (not a sum, constant or scaled term).
     pub fn add_atom(&mut self, atom: &Expr, coeff: i64) -> Result<()> {
+        self.add_atom_info(atom, coeff, None)
+    }
+
+    /// Adds `coeff * e` for a simplified `e` whose facts are `info`.
+    pub fn add_expr_info(&mut self, e: &Expr, coeff: i64, info: super::Info) -> Result<()> {
+        match e.kind() {
+            ExprKind::Int(_) | ExprKind::Add(..) | ExprKind::Sub(..) => self.add_expr(e, coeff),
+            ExprKind::Mul(a, b) if a.as_int().is_some() || b.as_int().is_some() => {
+                self.add_expr(e, coeff)
+            }
+            _ => self.add_atom_info(e, coeff, Some(info)),
+        }
+    }
+
+    fn add_atom_info(&mut self, atom: &Expr, coeff: i64, info: Option<super::Info>) -> Result<()> {
         if coeff == 0 {
             return Ok(());
         }
@@ -87,7 +104,7 @@ impl Sum {
             .iter()
             .position(|t| t.atom.structural_cmp(atom) == Ordering::Greater)
             .unwrap_or(self.terms.len());
-        self.terms.insert(pos, Term { atom: atom.clone(), coeff });
+        self.terms.insert(pos, Term { atom: atom.clone(), coeff, info });
         Ok(())
     }
 
@@ -136,16 +153,23 @@ impl Sum {
     /// then the constant; a common constant factor comes out when that is
     /// smaller (`y * 10 - z * 5` is `(y * 2 - z) * 5`).
     pub fn rebuild(&self) -> Expr {
-        match self.factored() {
-            Some((inner, g)) if inner.flat_cost() + 2 < self.flat_cost() => {
+        match self.factor() {
+            Some(g) if self.flat_cost_scaled(g) + 2 < self.flat_cost_scaled(1) => {
+                let mut inner = self.clone();
+                for t in &mut inner.terms {
+                    t.coeff /= g;
+                }
+                inner.konst /= g;
                 Expr::mul(inner.rebuild_flat(), Expr::int(g))
             }
             _ => self.rebuild_flat(),
         }
     }
 
-    /// `(self / g, g)` for the gcd `g > 1` of all coefficients and the constant.
-    fn factored(&self) -> Option<(Sum, i64)> {
+    /// The signed common factor `g` of all coefficients and the constant
+    /// (`|g| > 1`, or `-1` when every term is negative) whose quotient sum is
+    /// smallest.
+    fn factor(&self) -> Option<i64> {
         if self.terms.len() < 2 {
             return None;
         }
@@ -153,20 +177,10 @@ impl Sum {
         if g <= 1 && self.terms.iter().any(|t| t.coeff > 0) {
             return None;
         }
-        // Either sign of the factor; the one whose inner sum is smaller.
-        let scaled = |g: i64| {
-            let mut inner = self.clone();
-            for t in &mut inner.terms {
-                t.coeff /= g;
-            }
-            inner.konst /= g;
-            inner
-        };
-        let (pos, neg) = (scaled(g), scaled(-g));
-        if g > 1 && pos.flat_cost() <= neg.flat_cost() {
-            Some((pos, g))
+        if g > 1 && self.flat_cost_scaled(g) <= self.flat_cost_scaled(-g) {
+            Some(g)
         } else {
-            Some((neg, -g))
+            Some(-g)
         }
     }
 
@@ -213,27 +227,29 @@ impl Sum {
 
     /// The node count of [`Sum::rebuild`], without building it.
     pub fn cost(&self) -> usize {
-        let flat = self.flat_cost();
-        match self.factored() {
-            Some((inner, _)) => flat.min(inner.flat_cost() + 2),
+        let flat = self.flat_cost_scaled(1);
+        match self.factor() {
+            Some(g) => flat.min(self.flat_cost_scaled(g) + 2),
             None => flat,
         }
     }
 
-    fn flat_cost(&self) -> usize {
+    /// The node count of the flat rebuild of `self / g`.
+    fn flat_cost_scaled(&self, g: i64) -> usize {
         if self.terms.is_empty() {
             return 1;
         }
-        let unit = |c: i64| c == 1 || c == -1;
+        let unit = |c: i64| c == g || c == -g;
         let mut n: usize = self
             .terms
             .iter()
             .map(|t| t.atom.node_count() + if unit(t.coeff) { 0 } else { 2 })
             .sum();
         n += self.terms.len() - 1;
+        let all_negative = self.terms.iter().all(|t| (t.coeff < 0) == (g > 0));
         if self.konst != 0 {
             n += 2;
-        } else if self.terms.iter().all(|t| t.coeff < 0) && unit(self.terms[0].coeff) {
+        } else if all_negative && unit(self.terms[0].coeff) {
             // a leading negative term prints as `atom * -1`
             n += 2;
         }
