@@ -48,6 +48,9 @@ impl Modular {
 
     /// Facts about `a + b`.
     pub fn add(self, o: Modular) -> Modular {
+        if self.coeff == 1 || o.coeff == 1 {
+            return Modular::EVERYTHING;
+        }
         let c = gcd(self.coeff, o.coeff);
         match self.base.checked_add(o.base) {
             Some(b) => Modular::new(c, b),
@@ -70,6 +73,17 @@ impl Modular {
 
     /// Facts about `a * b`.
     pub fn mul(self, o: Modular) -> Modular {
+        // Scaling by a known value keeps the structure exactly.
+        if let Some(k) = o.as_exact().or(self.as_exact()) {
+            let m = if o.coeff == 0 { self } else { o };
+            return match (m.coeff.checked_mul(k), m.base.checked_mul(k)) {
+                (Some(c), Some(b)) => Modular::new(c, b),
+                _ => Modular::EVERYTHING,
+            };
+        }
+        if self.coeff == 1 && self.base == 0 && o.coeff == 1 {
+            return Modular::EVERYTHING;
+        }
         // (c1 k1 + b1)(c2 k2 + b2) = c1 c2 k1 k2 + c1 b2 k1 + c2 b1 k2 + b1 b2
         let (Some(cc), Some(cb), Some(bc), Some(bb)) = (
             self.coeff.checked_mul(o.coeff),

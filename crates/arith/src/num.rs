@@ -67,6 +67,9 @@ pub fn ceil_div(a: i64, b: i64) -> Result<i64> {
 #[inline]
 pub fn gcd(a: i64, b: i64) -> i64 {
     let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    if a == 1 || b == 1 {
+        return 1;
+    }
     while b != 0 {
         let t = a % b;
         a = b;

@@ -95,6 +95,7 @@ impl Simplifier<'_> {
             }
         }
         let mut s = Sum::of(&a)?;
+        let whole_bound = ia.bound.floor_div(ConstBound::point(c));
         let mut c = c;
         // (g*Y + r) // (g*c') == (Y + r // g) // c' for the gcd g.
         let g = num::gcd(s.coeff_gcd(), c);
@@ -162,7 +163,7 @@ impl Simplifier<'_> {
         let div = self.div_atom(&rest, c)?;
         quot.add_expr(&div, 1)?;
         let (e, mut info) = self.finish_sum(quot)?;
-        info.bound = info.bound.intersect(ia.bound.floor_div(ConstBound::point(c)));
+        info.bound = info.bound.intersect(whole_bound);
         Ok((e, info))
     }
 

@@ -210,6 +210,7 @@ impl<'a> Simplifier<'a> {
     fn sum_rules_at_depth(&mut self, s: &mut Sum) -> Result<()> {
         self.merge_div_mod(s)?;
         self.merge_div_pairs(s)?;
+        self.fold_offset_into_div(s)?;
         self.merge_selects(s)?;
         self.merge_min_max_pair(s)?;
         self.absorb_into_min_max(s)?;
@@ -320,6 +321,41 @@ impl<'a> Simplifier<'a> {
                     *s = alt;
                     return self.merge_div_pairs(s);
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// `X // c + k` is `(X + k*c) // c`, and `-(X // c)` is
+    /// `(c - 1 - X) // c` (the ceiling idiom), when that is smaller:
+    /// `(i - 1) // 2 + 1` is `(i + 1) // 2`.
+    fn fold_offset_into_div(&mut self, s: &mut Sum) -> Result<()> {
+        for i in 0..s.terms.len() {
+            let ExprKind::FloorDiv(x, c) = s.terms[i].atom.kind() else { continue };
+            let Some(cv) = c.as_int().filter(|&v| v > 0) else { continue };
+            let k = s.terms[i].coeff;
+            if k != 1 && k != -1 {
+                continue;
+            }
+            let mut num = Sum::of(x)?;
+            if k == -1 {
+                // -(X // c) == (c - 1 - X) // c
+                num.scale(-1)?;
+                num.konst = num::add(num.konst, cv - 1)?;
+            }
+            let mut alt = s.clone();
+            alt.terms.remove(i);
+            // The sum's constant moves inside when it is a whole number of c.
+            if let Some(kc) = alt.konst.checked_mul(cv) {
+                num.konst = num::add(num.konst, kc)?;
+                alt.konst = 0;
+            }
+            let (n, ni) = self.finish_sum(num)?;
+            let (d, _) = self.floor_div_simplified(n, ni, c.clone(), Info::exact(cv))?;
+            alt.add_expr(&d, 1)?;
+            if alt.cost() < s.cost() {
+                *s = alt;
+                return Ok(());
             }
         }
         Ok(())
