@@ -11,6 +11,8 @@ fn main() {
     }
     let n: usize = args.get(2).map(|s| s.parse().unwrap()).unwrap_or(1000);
     let mut last = None;
-    for _ in 0..n { last = Some(an.simplify(&e)); }
+    for _ in 0..n {
+        last = Some(an.simplify(&e));
+    }
     println!("{:?}", last.unwrap().map(|x| x.to_string()));
 }

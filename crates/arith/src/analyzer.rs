@@ -63,7 +63,10 @@ impl Analyzer {
     /// new range narrows them.
     pub fn bind(&mut self, var: &Var, range: Range) {
         let lo = self.simplify(&range.min).unwrap_or(range.min.clone());
-        let hi_raw = Expr::sub(Expr::add(range.min.clone(), range.extent.clone()), Expr::int(1));
+        let hi_raw = Expr::sub(
+            Expr::add(range.min.clone(), range.extent.clone()),
+            Expr::int(1),
+        );
         let hi = self.simplify(&hi_raw).unwrap_or(hi_raw);
         let lb = self.const_int_bound(&lo);
         let hb = self.const_int_bound(&hi);
@@ -73,12 +76,22 @@ impl Analyzer {
         } else {
             Some((lo, hi))
         };
-        let old = self.vars.get(var).map(|f| f.info.bound).unwrap_or(ConstBound::EVERYTHING);
+        let old = self
+            .vars
+            .get(var)
+            .map(|f| f.info.bound)
+            .unwrap_or(ConstBound::EVERYTHING);
         let modular = match bound.as_point() {
             Some(v) => Modular::exact(v),
             None => Modular::EVERYTHING,
         };
-        let fact = VarFact { symbolic, info: Info { bound: old.intersect(bound), modular } };
+        let fact = VarFact {
+            symbolic,
+            info: Info {
+                bound: old.intersect(bound),
+                modular,
+            },
+        };
         if let Some(prev) = self.vars.insert(var.clone(), fact) {
             self.symbolic_count -= usize::from(prev.symbolic.is_some());
         }
@@ -87,7 +100,10 @@ impl Analyzer {
 
     /// Narrows the constant bounds of `var` to `bound` (inclusive).
     pub fn update_bound(&mut self, var: &Var, bound: ConstBound) {
-        let fact = self.vars.entry(var.clone()).or_insert(VarFact { symbolic: None, info: Info::ANY });
+        let fact = self.vars.entry(var.clone()).or_insert(VarFact {
+            symbolic: None,
+            info: Info::ANY,
+        });
         fact.info.bound = fact.info.bound.intersect(bound);
         if let Some(v) = fact.info.bound.as_point() {
             fact.info.modular = Modular::exact(v);
@@ -109,7 +125,10 @@ impl Analyzer {
     /// The inclusive symbolic bounds of `var`, when it was bound to a range
     /// with non-constant ends.
     pub fn var_symbolic_bounds(&self, var: &Var) -> Option<(&Expr, &Expr)> {
-        self.vars.get(var).and_then(|f| f.symbolic.as_ref()).map(|(a, b)| (a, b))
+        self.vars
+            .get(var)
+            .and_then(|f| f.symbolic.as_ref())
+            .map(|(a, b)| (a, b))
     }
 
     pub(crate) fn var_info(&self, var: &Var) -> Info {
@@ -128,7 +147,11 @@ impl Analyzer {
         let (best, _) = s.visit(e)?;
         // The contract is "never larger": canonical forms that come out
         // bigger than what was written give way to the input itself.
-        Ok(if best.node_count() <= e.node_count() { best } else { e.clone() })
+        Ok(if best.node_count() <= e.node_count() {
+            best
+        } else {
+            e.clone()
+        })
     }
 
     /// The tightest constant interval this analyzer can prove for `e`.
@@ -189,15 +212,24 @@ impl Analyzer {
             Var(v) => self.var_info(v),
             Add(a, b) => {
                 let (x, y) = bin(a, b);
-                Info { bound: x.bound.add(y.bound), modular: x.modular.add(y.modular) }
+                Info {
+                    bound: x.bound.add(y.bound),
+                    modular: x.modular.add(y.modular),
+                }
             }
             Sub(a, b) => {
                 let (x, y) = bin(a, b);
-                Info { bound: x.bound.sub(y.bound), modular: x.modular.sub(y.modular) }
+                Info {
+                    bound: x.bound.sub(y.bound),
+                    modular: x.modular.sub(y.modular),
+                }
             }
             Mul(a, b) => {
                 let (x, y) = bin(a, b);
-                Info { bound: x.bound.mul(y.bound), modular: x.modular.mul(y.modular) }
+                Info {
+                    bound: x.bound.mul(y.bound),
+                    modular: x.modular.mul(y.modular),
+                }
             }
             FloorDiv(a, b) => {
                 let (x, y) = bin(a, b);
@@ -205,7 +237,10 @@ impl Analyzer {
                     Some(c) => x.modular.floor_div_const(c),
                     None => Modular::EVERYTHING,
                 };
-                Info { bound: x.bound.floor_div(y.bound), modular }
+                Info {
+                    bound: x.bound.floor_div(y.bound),
+                    modular,
+                }
             }
             FloorMod(a, b) => {
                 let (x, y) = bin(a, b);
@@ -214,24 +249,39 @@ impl Analyzer {
                         bound: x.bound.floor_mod_aligned(x.modular, c),
                         modular: x.modular.floor_mod_const(c),
                     },
-                    None => Info { bound: x.bound.floor_mod(y.bound), modular: Modular::EVERYTHING },
+                    None => Info {
+                        bound: x.bound.floor_mod(y.bound),
+                        modular: Modular::EVERYTHING,
+                    },
                 }
             }
             CeilDiv(a, b) => {
                 let (x, y) = bin(a, b);
-                Info { bound: x.bound.ceil_div(y.bound), modular: Modular::EVERYTHING }
+                Info {
+                    bound: x.bound.ceil_div(y.bound),
+                    modular: Modular::EVERYTHING,
+                }
             }
             Min(a, b) => {
                 let (x, y) = bin(a, b);
-                Info { bound: x.bound.min_with(y.bound), modular: x.modular.union(y.modular) }
+                Info {
+                    bound: x.bound.min_with(y.bound),
+                    modular: x.modular.union(y.modular),
+                }
             }
             Max(a, b) => {
                 let (x, y) = bin(a, b);
-                Info { bound: x.bound.max_with(y.bound), modular: x.modular.union(y.modular) }
+                Info {
+                    bound: x.bound.max_with(y.bound),
+                    modular: x.modular.union(y.modular),
+                }
             }
             Select(_, a, b) => {
                 let (x, y) = bin(a, b);
-                Info { bound: x.bound.union(y.bound), modular: x.modular.union(y.modular) }
+                Info {
+                    bound: x.bound.union(y.bound),
+                    modular: x.modular.union(y.modular),
+                }
             }
             Cmp(..) | And(..) | Or(..) | Not(..) => Info::BOOL,
         }
@@ -272,7 +322,11 @@ impl Analyzer {
         let mut out = Sum::constant(sum.konst);
         let mut replaced = false;
         for t in &sum.terms {
-            let sym = t.atom.as_var().and_then(|v| self.vars.get(v)).and_then(|f| f.symbolic.as_ref());
+            let sym = t
+                .atom
+                .as_var()
+                .and_then(|v| self.vars.get(v))
+                .and_then(|f| f.symbolic.as_ref());
             match sym {
                 Some((lo, hi)) if depth < 4 => {
                     let end = if (t.coeff > 0) == upper { hi } else { lo };

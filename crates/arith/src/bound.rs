@@ -84,7 +84,10 @@ fn sat_neg(a: i64) -> i64 {
 
 impl ConstBound {
     /// Every integer.
-    pub const EVERYTHING: ConstBound = ConstBound { min: NEG_INF, max: POS_INF };
+    pub const EVERYTHING: ConstBound = ConstBound {
+        min: NEG_INF,
+        max: POS_INF,
+    };
     /// The values of a condition: `0` or `1`.
     pub const BOOL: ConstBound = ConstBound { min: 0, max: 1 };
 
@@ -151,25 +154,37 @@ impl ConstBound {
     /// The smallest interval holding both.
     #[inline]
     pub fn union(self, o: ConstBound) -> ConstBound {
-        ConstBound { min: self.min.min(o.min), max: self.max.max(o.max) }
+        ConstBound {
+            min: self.min.min(o.min),
+            max: self.max.max(o.max),
+        }
     }
 
     /// The values in both.
     #[inline]
     pub fn intersect(self, o: ConstBound) -> ConstBound {
-        ConstBound { min: self.min.max(o.min), max: self.max.min(o.max) }
+        ConstBound {
+            min: self.min.max(o.min),
+            max: self.max.min(o.max),
+        }
     }
 
     /// Bounds of `a + b`.
     #[inline]
     pub fn add(self, o: ConstBound) -> ConstBound {
-        ConstBound { min: sat_add(self.min, o.min), max: sat_add(self.max, o.max) }
+        ConstBound {
+            min: sat_add(self.min, o.min),
+            max: sat_add(self.max, o.max),
+        }
     }
 
     /// Bounds of `-a`.
     #[inline]
     pub fn neg(self) -> ConstBound {
-        ConstBound { min: sat_neg(self.max), max: sat_neg(self.min) }
+        ConstBound {
+            min: sat_neg(self.max),
+            max: sat_neg(self.min),
+        }
     }
 
     /// Bounds of `a - b`.
@@ -192,7 +207,10 @@ impl ConstBound {
             sat_mul(self.max, o.min),
             sat_mul(self.max, o.max),
         ];
-        ConstBound { min: *c.iter().min().unwrap(), max: *c.iter().max().unwrap() }
+        ConstBound {
+            min: *c.iter().min().unwrap(),
+            max: *c.iter().max().unwrap(),
+        }
     }
 
     /// Bounds of `a * c`.
@@ -225,13 +243,17 @@ impl ConstBound {
             let b_inf = b == NEG_INF || b == POS_INF;
             let sign_inf = if (a < 0) == (b < 0) { POS_INF } else { NEG_INF };
             match (a_inf, b_inf) {
-                (false, false) => div(a, b).map(ConstBound::point).unwrap_or(ConstBound::EVERYTHING),
+                (false, false) => div(a, b)
+                    .map(ConstBound::point)
+                    .unwrap_or(ConstBound::EVERYTHING),
                 (true, false) => ConstBound::point(sign_inf),
                 // A finite value over an unbounded one: the limit of dividing
                 // by ever larger values, which a huge stand-in reproduces.
                 (false, true) if a.unsigned_abs() < 1 << 61 => {
                     let huge = if b > 0 { 1i64 << 62 } else { -(1i64 << 62) };
-                    div(a, huge).map(ConstBound::point).unwrap_or(ConstBound::new(-1, 1))
+                    div(a, huge)
+                        .map(ConstBound::point)
+                        .unwrap_or(ConstBound::new(-1, 1))
                 }
                 (false, true) => ConstBound::new(-1, 1),
                 (true, true) => ConstBound::new(0, 0).union(ConstBound::point(sign_inf)),
@@ -270,7 +292,10 @@ impl ConstBound {
             }
             let hi = if m == POS_INF { POS_INF } else { m - 1 };
             if self.min >= 0 {
-                return ConstBound { min: 0, max: hi.min(self.max) };
+                return ConstBound {
+                    min: 0,
+                    max: hi.min(self.max),
+                };
             }
             return ConstBound { min: 0, max: hi };
         }
@@ -280,7 +305,10 @@ impl ConstBound {
                 return self;
             }
             if self.max <= 0 {
-                return ConstBound { min: lo.max(self.min), max: 0 };
+                return ConstBound {
+                    min: lo.max(self.min),
+                    max: 0,
+                };
             }
             return ConstBound { min: lo, max: 0 };
         }
@@ -289,7 +317,10 @@ impl ConstBound {
         if m == POS_INF {
             return ConstBound::EVERYTHING;
         }
-        ConstBound { min: -(m - 1), max: m - 1 }
+        ConstBound {
+            min: -(m - 1),
+            max: m - 1,
+        }
     }
 
     /// Bounds of `a % c` for a constant `c > 0` when `a` is known to be
@@ -307,13 +338,19 @@ impl ConstBound {
     /// Bounds of `min(a, b)`.
     #[inline]
     pub fn min_with(self, o: ConstBound) -> ConstBound {
-        ConstBound { min: self.min.min(o.min), max: self.max.min(o.max) }
+        ConstBound {
+            min: self.min.min(o.min),
+            max: self.max.min(o.max),
+        }
     }
 
     /// Bounds of `max(a, b)`.
     #[inline]
     pub fn max_with(self, o: ConstBound) -> ConstBound {
-        ConstBound { min: self.min.max(o.min), max: self.max.max(o.max) }
+        ConstBound {
+            min: self.min.max(o.min),
+            max: self.max.max(o.max),
+        }
     }
 }
 

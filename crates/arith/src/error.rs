@@ -36,7 +36,11 @@ pub struct ArithError {
 impl ArithError {
     /// An error without a span.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> ArithError {
-        ArithError { kind, message: message.into(), span: None }
+        ArithError {
+            kind,
+            message: message.into(),
+            span: None,
+        }
     }
 
     /// The same error, pointing at `span`.

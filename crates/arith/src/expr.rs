@@ -43,7 +43,10 @@ impl Var {
     /// A fresh variable called `name`.
     pub fn new(name: impl Into<String>) -> Var {
         let id = NEXT_VAR_ID.fetch_add(1, AtomicOrdering::Relaxed);
-        Var(Arc::new(VarInner { name: name.into().into_boxed_str(), id }))
+        Var(Arc::new(VarInner {
+            name: name.into().into_boxed_str(),
+            id,
+        }))
     }
 
     /// The variable's name, as printed.
@@ -82,7 +85,9 @@ impl Ord for Var {
     /// By name first, so that printed canonical forms do not depend on the
     /// order in which variables were created; the id breaks ties.
     fn cmp(&self, other: &Var) -> Ordering {
-        self.name().cmp(other.name()).then(self.id().cmp(&other.id()))
+        self.name()
+            .cmp(other.name())
+            .then(self.id().cmp(&other.id()))
     }
 }
 impl fmt::Debug for Var {
@@ -240,7 +245,10 @@ impl Expr {
         let (hash, size, ty) = {
             let tag = |t: u64| mix(0x9e37_79b9_7f4a_7c15, t);
             let bin = |t: u64, a: &Expr, b: &Expr| {
-                (mix(mix(tag(t), a.0.hash), b.0.hash), 1 + a.0.size + b.0.size)
+                (
+                    mix(mix(tag(t), a.0.hash), b.0.hash),
+                    1 + a.0.size + b.0.size,
+                )
             };
             match &kind {
                 ExprKind::Int(v) => (mix(tag(1), *v as u64), 1, Type::Int),
@@ -264,7 +272,12 @@ impl Expr {
                 ExprKind::Not(a) => (mix(tag(16), a.0.hash), 1 + a.0.size, Type::Bool),
             }
         };
-        Expr(Arc::new(Node { kind, hash, size, ty }))
+        Expr(Arc::new(Node {
+            kind,
+            hash,
+            size,
+            ty,
+        }))
     }
 
     /// The node kind, for matching.
@@ -424,8 +437,17 @@ impl Expr {
         use ExprKind::*;
         match self.kind() {
             Int(_) | Bool(_) | Var(_) => smallvec::SmallVec::new(),
-            Add(a, b) | Sub(a, b) | Mul(a, b) | FloorDiv(a, b) | FloorMod(a, b) | CeilDiv(a, b)
-            | Min(a, b) | Max(a, b) | Cmp(_, a, b) | And(a, b) | Or(a, b) => {
+            Add(a, b)
+            | Sub(a, b)
+            | Mul(a, b)
+            | FloorDiv(a, b)
+            | FloorMod(a, b)
+            | CeilDiv(a, b)
+            | Min(a, b)
+            | Max(a, b)
+            | Cmp(_, a, b)
+            | And(a, b)
+            | Or(a, b) => {
                 smallvec::smallvec![a, b]
             }
             Select(c, a, b) => smallvec::smallvec![c, a, b],

@@ -18,6 +18,9 @@
 //! assert_eq!(an.simplify(&e).unwrap().to_string(), "x * 2");
 //! ```
 #![warn(missing_docs)]
+// `Expr::add`, `Expr::mul`, ... are raw node constructors, deliberately not
+// the operator traits (which are also implemented, with the same meaning).
+#![allow(clippy::should_implement_trait)]
 
 mod analyzer;
 mod bound;

@@ -33,7 +33,10 @@ impl Modular {
         if coeff == 0 {
             return Modular { coeff: 0, base };
         }
-        Modular { coeff, base: base.rem_euclid(coeff) }
+        Modular {
+            coeff,
+            base: base.rem_euclid(coeff),
+        }
     }
 
     /// Exactly `v`.

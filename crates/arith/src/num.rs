@@ -5,25 +5,29 @@ use crate::error::{ArithError, ErrorKind, Result};
 /// `a + b`, or an overflow error.
 #[inline]
 pub fn add(a: i64, b: i64) -> Result<i64> {
-    a.checked_add(b).ok_or_else(|| ArithError::overflow("addition"))
+    a.checked_add(b)
+        .ok_or_else(|| ArithError::overflow("addition"))
 }
 
 /// `a - b`, or an overflow error.
 #[inline]
 pub fn sub(a: i64, b: i64) -> Result<i64> {
-    a.checked_sub(b).ok_or_else(|| ArithError::overflow("subtraction"))
+    a.checked_sub(b)
+        .ok_or_else(|| ArithError::overflow("subtraction"))
 }
 
 /// `a * b`, or an overflow error.
 #[inline]
 pub fn mul(a: i64, b: i64) -> Result<i64> {
-    a.checked_mul(b).ok_or_else(|| ArithError::overflow("multiplication"))
+    a.checked_mul(b)
+        .ok_or_else(|| ArithError::overflow("multiplication"))
 }
 
 /// `-a`, or an overflow error.
 #[inline]
 pub fn neg(a: i64) -> Result<i64> {
-    a.checked_neg().ok_or_else(|| ArithError::overflow("negation"))
+    a.checked_neg()
+        .ok_or_else(|| ArithError::overflow("negation"))
 }
 
 fn div_zero() -> ArithError {
@@ -36,8 +40,14 @@ pub fn floor_div(a: i64, b: i64) -> Result<i64> {
     if b == 0 {
         return Err(div_zero());
     }
-    let q = a.checked_div(b).ok_or_else(|| ArithError::overflow("division"))?;
-    Ok(if (a % b != 0) && ((a < 0) != (b < 0)) { q - 1 } else { q })
+    let q = a
+        .checked_div(b)
+        .ok_or_else(|| ArithError::overflow("division"))?;
+    Ok(if (a % b != 0) && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    })
 }
 
 /// Floor modulo: the result has the sign of `b` (or is zero).
@@ -50,7 +60,11 @@ pub fn floor_mod(a: i64, b: i64) -> Result<i64> {
         return Ok(0);
     }
     let r = a % b;
-    Ok(if r != 0 && ((r < 0) != (b < 0)) { r + b } else { r })
+    Ok(if r != 0 && ((r < 0) != (b < 0)) {
+        r + b
+    } else {
+        r
+    })
 }
 
 /// Ceiling division, rounding toward positive infinity.
@@ -59,8 +73,14 @@ pub fn ceil_div(a: i64, b: i64) -> Result<i64> {
     if b == 0 {
         return Err(div_zero());
     }
-    let q = a.checked_div(b).ok_or_else(|| ArithError::overflow("division"))?;
-    Ok(if (a % b != 0) && ((a < 0) == (b < 0)) { q + 1 } else { q })
+    let q = a
+        .checked_div(b)
+        .ok_or_else(|| ArithError::overflow("division"))?;
+    Ok(if (a % b != 0) && ((a < 0) == (b < 0)) {
+        q + 1
+    } else {
+        q
+    })
 }
 
 /// Greatest common divisor of the absolute values (`gcd(0, 0) = 0`).

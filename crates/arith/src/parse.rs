@@ -44,11 +44,19 @@ pub fn parse_with_scope(text: &str) -> Result<(Expr, Scope)> {
 /// Parses `text`, resolving names through `scope` (new names are added).
 pub fn parse_in(text: &str, scope: &mut Scope) -> Result<Expr> {
     let tokens = lex(text)?;
-    let mut p = Parser { text, tokens, pos: 0, scope };
+    let mut p = Parser {
+        text,
+        tokens,
+        pos: 0,
+        scope,
+    };
     let e = p.expr()?;
     if let Some(t) = p.peek() {
         return Err(syntax(
-            format!("unexpected `{}` after a complete expression", &text[t.span.clone()]),
+            format!(
+                "unexpected `{}` after a complete expression",
+                &text[t.span.clone()]
+            ),
             t.span.clone(),
         ));
     }
@@ -66,14 +74,23 @@ pub fn parse_in(text: &str, scope: &mut Scope) -> Result<Expr> {
 /// ```
 pub fn parse_range_spec(text: &str, scope: &mut Scope) -> Result<(crate::Var, crate::Range)> {
     let Some(eq) = text.find('=') else {
-        return Err(syntax("expected `NAME=LO:HI`, e.g. `i=0:16`", 0..text.len()));
+        return Err(syntax(
+            "expected `NAME=LO:HI`, e.g. `i=0:16`",
+            0..text.len(),
+        ));
     };
     let name = text[..eq].trim();
     let valid = !name.is_empty()
-        && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if !valid {
-        return Err(syntax(format!("`{name}` is not a variable name"), 0..eq.max(1)));
+        return Err(syntax(
+            format!("`{name}` is not a variable name"),
+            0..eq.max(1),
+        ));
     }
     let rest = &text[eq + 1..];
     let Some(colon) = rest.find(':') else {
@@ -88,7 +105,9 @@ pub fn parse_range_spec(text: &str, scope: &mut Scope) -> Result<(crate::Var, cr
     let hi = parse_in(&rest[colon + 1..], scope).map_err(|e| e.shifted(hi_start))?;
     for (e, start, end) in [(&lo, lo_start, hi_start - 1), (&hi, hi_start, text.len())] {
         if e.ty() != Type::Int {
-            return Err(ArithError::new(ErrorKind::Type, "range ends must be integers").at(start..end));
+            return Err(
+                ArithError::new(ErrorKind::Type, "range ends must be integers").at(start..end),
+            );
         }
     }
     let var = scope.get_or_create(name);
@@ -112,8 +131,9 @@ fn syntax(msg: impl Into<String>, span: Range<usize>) -> ArithError {
     ArithError::new(ErrorKind::Syntax, msg).at(span)
 }
 
-const OPS: [&str; 17] =
-    ["//", "==", "!=", "<=", ">=", "**", "+", "-", "*", "/", "%", "<", ">", "(", ")", ",", "!"];
+const OPS: [&str; 17] = [
+    "//", "==", "!=", "<=", ">=", "**", "+", "-", "*", "/", "%", "<", ">", "(", ")", ",", "!",
+];
 
 fn lex(text: &str) -> Result<Vec<Token>> {
     let bytes = text.as_bytes();
@@ -138,23 +158,37 @@ fn lex(text: &str) -> Result<Vec<Token>> {
                 )
                 .at(start..i)
             })?;
-            out.push(Token { tok: Tok::Int(v), span: start..i });
+            out.push(Token {
+                tok: Tok::Int(v),
+                span: start..i,
+            });
             continue;
         }
         if c.is_ascii_alphabetic() || c == b'_' {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'.') {
+            while i < bytes.len()
+                && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_' || bytes[i] == b'.')
+            {
                 i += 1;
             }
-            out.push(Token { tok: Tok::Name, span: start..i });
+            out.push(Token {
+                tok: Tok::Name,
+                span: start..i,
+            });
             continue;
         }
         if let Some(op) = OPS.iter().find(|op| text[i..].starts_with(**op)) {
             i += op.len();
-            out.push(Token { tok: Tok::Op(op), span: start..i });
+            out.push(Token {
+                tok: Tok::Op(op),
+                span: start..i,
+            });
             continue;
         }
         let ch = text[i..].chars().next().unwrap_or('?');
-        return Err(syntax(format!("unexpected character `{ch}`"), i..i + ch.len_utf8()));
+        return Err(syntax(
+            format!("unexpected character `{ch}`"),
+            i..i + ch.len_utf8(),
+        ));
     }
     Ok(out)
 }
@@ -165,6 +199,9 @@ struct Parser<'a> {
     pos: usize,
     scope: &'a mut Scope,
 }
+
+/// An operator's text and the constructor of its node.
+type BinaryOp = (&'static str, fn(Expr, Expr) -> Expr);
 
 /// A parsed sub-expression with its span, for error messages.
 struct Spanned {
@@ -191,16 +228,25 @@ impl<'a> Parser<'a> {
 
     fn expect_op(&mut self, op: &str, what: &str) -> Result<Range<usize>> {
         match self.peek() {
-            Some(Token { tok: Tok::Op(o), span }) if *o == op => {
+            Some(Token {
+                tok: Tok::Op(o),
+                span,
+            }) if *o == op => {
                 let s = span.clone();
                 self.pos += 1;
                 Ok(s)
             }
             Some(t) => Err(syntax(
-                format!("expected `{op}` {what}, found `{}`", &self.text[t.span.clone()]),
+                format!(
+                    "expected `{op}` {what}, found `{}`",
+                    &self.text[t.span.clone()]
+                ),
                 t.span.clone(),
             )),
-            None => Err(syntax(format!("expected `{op}` {what}, found the end"), self.end_span())),
+            None => Err(syntax(
+                format!("expected `{op}` {what}, found the end"),
+                self.end_span(),
+            )),
         }
     }
 
@@ -212,8 +258,7 @@ impl<'a> Parser<'a> {
             Type::Int => "an integer",
             Type::Bool => "a condition",
         };
-        Err(ArithError::new(ErrorKind::Type, format!("{ctx} needs {what} here"))
-            .at(e.span.clone()))
+        Err(ArithError::new(ErrorKind::Type, format!("{ctx} needs {what} here")).at(e.span.clone()))
     }
 
     fn expr(&mut self) -> Result<Spanned> {
@@ -232,7 +277,10 @@ impl<'a> Parser<'a> {
             let rhs = next(self)?;
             self.want(&lhs, Type::Bool, &format!("`{word}`"))?;
             self.want(&rhs, Type::Bool, &format!("`{word}`"))?;
-            lhs = Spanned { span: lhs.span.start..rhs.span.end, expr: make(lhs.expr, rhs.expr) };
+            lhs = Spanned {
+                span: lhs.span.start..rhs.span.end,
+                expr: make(lhs.expr, rhs.expr),
+            };
         }
         Ok(lhs)
     }
@@ -251,14 +299,19 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             let inner = self.not()?;
             self.want(&inner, Type::Bool, "`not`")?;
-            return Ok(Spanned { span: start..inner.span.end, expr: Expr::not(inner.expr) });
+            return Ok(Spanned {
+                span: start..inner.span.end,
+                expr: Expr::not(inner.expr),
+            });
         }
         self.cmp()
     }
 
     fn cmp_op(&self) -> Option<CmpOp> {
         match self.peek() {
-            Some(Token { tok: Tok::Op(o), .. }) => match *o {
+            Some(Token {
+                tok: Tok::Op(o), ..
+            }) => match *o {
                 "==" => Some(CmpOp::Eq),
                 "!=" => Some(CmpOp::Ne),
                 "<" => Some(CmpOp::Lt),
@@ -273,7 +326,9 @@ impl<'a> Parser<'a> {
 
     fn cmp(&mut self) -> Result<Spanned> {
         let lhs = self.sum()?;
-        let Some(op) = self.cmp_op() else { return Ok(lhs) };
+        let Some(op) = self.cmp_op() else {
+            return Ok(lhs);
+        };
         self.pos += 1;
         let rhs = self.sum()?;
         self.want(&lhs, Type::Int, "a comparison")?;
@@ -284,22 +339,27 @@ impl<'a> Parser<'a> {
                 t.span.clone(),
             ));
         }
-        Ok(Spanned { span: lhs.span.start..rhs.span.end, expr: Expr::cmp(op, lhs.expr, rhs.expr) })
+        Ok(Spanned {
+            span: lhs.span.start..rhs.span.end,
+            expr: Expr::cmp(op, lhs.expr, rhs.expr),
+        })
     }
 
     fn binary_chain(
         &mut self,
-        ops: &[(&'static str, fn(Expr, Expr) -> Expr)],
+        ops: &[BinaryOp],
         next: fn(&mut Self) -> Result<Spanned>,
     ) -> Result<Spanned> {
         let mut lhs = next(self)?;
-        loop {
-            let Some(&(op, make)) = ops.iter().find(|(o, _)| self.peek_op(o)) else { break };
+        while let Some(&(op, make)) = ops.iter().find(|(o, _)| self.peek_op(o)) {
             self.pos += 1;
             let rhs = next(self)?;
             self.want(&lhs, Type::Int, &format!("`{op}`"))?;
             self.want(&rhs, Type::Int, &format!("`{op}`"))?;
-            lhs = Spanned { span: lhs.span.start..rhs.span.end, expr: make(lhs.expr, rhs.expr) };
+            lhs = Spanned {
+                span: lhs.span.start..rhs.span.end,
+                expr: make(lhs.expr, rhs.expr),
+            };
         }
         Ok(lhs)
     }
@@ -310,7 +370,11 @@ impl<'a> Parser<'a> {
 
     fn term(&mut self) -> Result<Spanned> {
         let r = self.binary_chain(
-            &[("*", Expr::mul), ("//", Expr::floor_div), ("%", Expr::floor_mod)],
+            &[
+                ("*", Expr::mul),
+                ("//", Expr::floor_div),
+                ("%", Expr::floor_mod),
+            ],
             Self::unary,
         )?;
         if let Some(t) = self.peek() {
@@ -335,12 +399,19 @@ impl<'a> Parser<'a> {
         if self.peek_op("-") {
             let start = self.peek().map(|t| t.span.start).unwrap_or(0);
             self.pos += 1;
-            if let Some(Token { tok: Tok::Int(v), span }) = self.peek().cloned() {
+            if let Some(Token {
+                tok: Tok::Int(v),
+                span,
+            }) = self.peek().cloned()
+            {
                 // `-2147483648` is one literal, so i64::MIN is representable.
                 if v <= i64::MAX as u64 + 1 && !self.followed_by_power() {
                     self.pos += 1;
                     let val = (v as i128).wrapping_neg() as i64;
-                    return Ok(Spanned { span: start..span.end, expr: Expr::int(val) });
+                    return Ok(Spanned {
+                        span: start..span.end,
+                        expr: Expr::int(val),
+                    });
                 }
             }
             let inner = self.unary()?;
@@ -354,38 +425,69 @@ impl<'a> Parser<'a> {
     }
 
     fn followed_by_power(&self) -> bool {
-        matches!(self.tokens.get(self.pos + 1), Some(Token { tok: Tok::Op("**"), .. }))
+        matches!(
+            self.tokens.get(self.pos + 1),
+            Some(Token {
+                tok: Tok::Op("**"),
+                ..
+            })
+        )
     }
 
     fn atom(&mut self) -> Result<Spanned> {
         let Some(t) = self.peek().cloned() else {
-            return Err(syntax("expected an expression, found the end", self.end_span()));
+            return Err(syntax(
+                "expected an expression, found the end",
+                self.end_span(),
+            ));
         };
         match t.tok {
             Tok::Int(v) => {
                 self.pos += 1;
                 let v = i64::try_from(v).map_err(|_| {
-                    ArithError::new(ErrorKind::Overflow, "integer literal does not fit in 64 bits")
-                        .at(t.span.clone())
+                    ArithError::new(
+                        ErrorKind::Overflow,
+                        "integer literal does not fit in 64 bits",
+                    )
+                    .at(t.span.clone())
                 })?;
-                Ok(Spanned { expr: Expr::int(v), span: t.span })
+                Ok(Spanned {
+                    expr: Expr::int(v),
+                    span: t.span,
+                })
             }
             Tok::Op("(") => {
                 self.pos += 1;
                 let inner = self.expr()?;
                 let close = self.expect_op(")", "to close the parenthesis")?;
-                Ok(Spanned { expr: inner.expr, span: t.span.start..close.end })
+                Ok(Spanned {
+                    expr: inner.expr,
+                    span: t.span.start..close.end,
+                })
             }
             Tok::Op(_) => Err(syntax(
-                format!("expected an expression, found `{}`", &self.text[t.span.clone()]),
+                format!(
+                    "expected an expression, found `{}`",
+                    &self.text[t.span.clone()]
+                ),
                 t.span,
             )),
             Tok::Name => {
                 self.pos += 1;
                 let name = &self.text[t.span.clone()];
                 match name {
-                    "True" => return Ok(Spanned { expr: Expr::bool(true), span: t.span }),
-                    "False" => return Ok(Spanned { expr: Expr::bool(false), span: t.span }),
+                    "True" => {
+                        return Ok(Spanned {
+                            expr: Expr::bool(true),
+                            span: t.span,
+                        })
+                    }
+                    "False" => {
+                        return Ok(Spanned {
+                            expr: Expr::bool(false),
+                            span: t.span,
+                        })
+                    }
                     "and" | "or" | "not" | "if" | "else" | "lambda" | "in" | "is" => {
                         return Err(syntax(
                             format!("expected an expression, found the keyword `{name}`"),
@@ -405,7 +507,10 @@ impl<'a> Parser<'a> {
                     .at(t.span));
                 }
                 let v = self.scope.get_or_create(name);
-                Ok(Spanned { expr: Expr::var(v), span: t.span })
+                Ok(Spanned {
+                    expr: Expr::var(v),
+                    span: t.span,
+                })
             }
         }
     }

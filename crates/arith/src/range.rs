@@ -38,12 +38,18 @@ impl Range {
 
     /// `[lo, hi]`, inclusive as XLA writes it.
     pub fn inclusive(lo: i64, hi: i64) -> Range {
-        Range { min: Expr::int(lo), extent: Expr::int(hi.saturating_sub(lo).saturating_add(1)) }
+        Range {
+            min: Expr::int(lo),
+            extent: Expr::int(hi.saturating_sub(lo).saturating_add(1)),
+        }
     }
 
     /// `[0, extent)`.
     pub fn from_extent(extent: Expr) -> Range {
-        Range { min: Expr::int(0), extent }
+        Range {
+            min: Expr::int(0),
+            extent,
+        }
     }
 
     /// The exclusive upper end `min + extent` (folded when constant).

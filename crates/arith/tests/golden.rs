@@ -39,13 +39,21 @@ fn s2_three_level_delinearisation() {
 #[test]
 fn s3_partial_extraction() {
     let r = [("d0", 0, 9), ("d1", 0, 9), ("d2", 0, 9)];
-    check("(16*d0 + 4*d1 + d2) // 8", &r, "d0 * 2 + (d1 * 4 + d2) // 8");
+    check(
+        "(16*d0 + 4*d1 + d2) // 8",
+        &r,
+        "d0 * 2 + (d1 * 4 + d2) // 8",
+    );
     check("(16*d0 + 4*d1 + d2) % 8", &r, "(d1 * 4 + d2) % 8");
 }
 
 #[test]
 fn s4_negated_division() {
-    check("-((-11*d0 - d1 + 109) // 11) + 9", &[("d0", 0, 9), ("d1", 0, 10)], "d0");
+    check(
+        "-((-11*d0 - d1 + 109) // 11) + 9",
+        &[("d0", 0, 9), ("d1", 0, 10)],
+        "d0",
+    );
 }
 
 #[test]
@@ -65,7 +73,11 @@ fn w3_a_comparison_that_does_not_reduce() {
     an.bind(&z, Range::half_open(Expr::int(0), Expr::int(2)));
     let got = an.simplify(&e).unwrap();
     // x = 2, y = 0, z = 1 gives 15 < 16: the result must hold there.
-    assert_eq!(got.eval_with(&[(&x, 2), (&y, 0), (&z, 1)]).unwrap(), 1, "{got}");
+    assert_eq!(
+        got.eval_with(&[(&x, 2), (&y, 0), (&z, 1)]).unwrap(),
+        1,
+        "{got}"
+    );
     assert_ne!(got.to_string(), "x < 2");
 }
 
@@ -91,7 +103,10 @@ fn constant_division_by_zero_is_an_error() {
 fn symbolic_ranges_decide_comparisons() {
     let (e, scope) = arith::parse_with_scope("i < n and 0 <= i").unwrap();
     let mut an = Analyzer::new();
-    let (i, n) = (scope.get("i").unwrap().clone(), scope.get("n").unwrap().clone());
+    let (i, n) = (
+        scope.get("i").unwrap().clone(),
+        scope.get("n").unwrap().clone(),
+    );
     an.bind(&n, Range::half_open(Expr::int(1), Expr::int(1 << 20)));
     an.bind(&i, Range::half_open(Expr::int(0), n.expr()));
     assert_eq!(an.simplify(&e).unwrap(), Expr::bool(true));
@@ -139,4 +154,24 @@ fn parse_errors_carry_spans_and_say_what_was_expected() {
         assert_eq!(err.span, Some(span), "{text}: {err}");
         assert!(err.message.contains(msg), "{text}: {}", err.message);
     }
+}
+
+#[test]
+fn expressions_and_analyzers_cross_threads() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Expr>();
+    assert_send_sync::<Analyzer>();
+    let (e, scope) = arith::parse_with_scope("(x * 4 + y) // 4 + x % 2").unwrap();
+    let mut an = Analyzer::new();
+    an.bind(
+        scope.get("y").unwrap(),
+        Range::half_open(Expr::int(0), Expr::int(4)),
+    );
+    let results: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| an.simplify(&e).unwrap().to_string()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(results.iter().all(|r| r == "x + x % 2"), "{results:?}");
 }

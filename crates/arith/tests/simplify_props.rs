@@ -75,9 +75,18 @@ fn int_expr() -> impl Strategy<Value = E> {
             (inner.clone(), 0usize..3).prop_map(|(a, v)| E::ModV(a.into(), v)),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Min(a.into(), b.into())),
             (inner.clone(), inner.clone()).prop_map(|(a, b)| E::Max(a.into(), b.into())),
-            (cmp_op(), inner.clone(), inner.clone(), inner.clone(), inner.clone()).prop_map(
-                |(op, p, q, a, b)| E::Select(Box::new(B::Cmp(op, p, q)), a.into(), b.into())
-            ),
+            (
+                cmp_op(),
+                inner.clone(),
+                inner.clone(),
+                inner.clone(),
+                inner.clone()
+            )
+                .prop_map(|(op, p, q, a, b)| E::Select(
+                    Box::new(B::Cmp(op, p, q)),
+                    a.into(),
+                    b.into()
+                )),
         ]
     })
 }

@@ -41,7 +41,13 @@ fn load(path: &PathBuf) -> Vec<Case> {
                         .collect()
                 })
                 .unwrap_or_default();
-            Case { id: s("id"), input: s("input"), expected: s("expected"), tvm: s("tvm_0_27"), ranges }
+            Case {
+                id: s("id"),
+                input: s("input"),
+                expected: s("expected"),
+                tvm: s("tvm_0_27"),
+                ranges,
+            }
         })
         .collect()
 }
@@ -63,7 +69,27 @@ impl Rng {
 
 /// Values to try for a variable ranging over `[lo, hi)`.
 fn candidates(lo: i64, hi: i64, rng: &mut Rng) -> Vec<i64> {
-    let mut v = vec![lo, lo + 1, hi - 1, hi - 2, 0, 1, -1, 2, -2, 7, 8, 9, -7, -8, 15, 16, 17, 63, 64];
+    let mut v = vec![
+        lo,
+        lo + 1,
+        hi - 1,
+        hi - 2,
+        0,
+        1,
+        -1,
+        2,
+        -2,
+        7,
+        8,
+        9,
+        -7,
+        -8,
+        15,
+        16,
+        17,
+        63,
+        64,
+    ];
     for _ in 0..6 {
         v.push(rng.in_range(lo, hi));
         v.push(rng.in_range(lo.max(-100), hi.min(100)));
@@ -76,13 +102,20 @@ fn candidates(lo: i64, hi: i64, rng: &mut Rng) -> Vec<i64> {
 
 /// Whether `a` and `b` agree wherever `a` is defined, at about 400 points.
 fn equivalent(a: &Expr, b: &Expr, vars: &[(Var, i64, i64)], rng: &mut Rng) -> Result<(), String> {
-    let cands: Vec<Vec<i64>> = vars.iter().map(|(_, lo, hi)| candidates(*lo, *hi, rng)).collect();
+    let cands: Vec<Vec<i64>> = vars
+        .iter()
+        .map(|(_, lo, hi)| candidates(*lo, *hi, rng))
+        .collect();
     for trial in 0..400 {
         let point: HashMap<u64, i64> = vars
             .iter()
             .zip(&cands)
             .map(|((v, _, _), c)| {
-                let i = if trial < 40 { trial % c.len() } else { (rng.next() as usize) % c.len() };
+                let i = if trial < 40 {
+                    trial % c.len()
+                } else {
+                    (rng.next() as usize) % c.len()
+                };
                 (v.id(), c[i])
             })
             .collect();
@@ -91,9 +124,14 @@ fn equivalent(a: &Expr, b: &Expr, vars: &[(Var, i64, i64)], rng: &mut Rng) -> Re
         match b.eval(&env) {
             Ok(y) if y == x => {}
             Ok(y) => {
-                let at: Vec<String> =
-                    vars.iter().map(|(v, _, _)| format!("{}={}", v.name(), point[&v.id()])).collect();
-                return Err(format!("input gives {x}, result gives {y} at {}", at.join(" ")));
+                let at: Vec<String> = vars
+                    .iter()
+                    .map(|(v, _, _)| format!("{}={}", v.name(), point[&v.id()]))
+                    .collect();
+                return Err(format!(
+                    "input gives {x}, result gives {y} at {}",
+                    at.join(" ")
+                ));
             }
             Err(e) => return Err(format!("result undefined where input is {x}: {e}")),
         }
@@ -160,9 +198,18 @@ fn tvm_simplifier_cases() {
     let total = cases.len();
     let pct = |k: usize| 100.0 * k as f64 / total.max(1) as f64;
     println!("TVM simplifier corpus ({total} cases):");
-    println!("  equivalent to the input:          {equivalent_n}/{total} ({:.1}%)", pct(equivalent_n));
-    println!("  no larger than TVM's expectation: {no_larger}/{total} ({:.1}%)", pct(no_larger));
-    println!("  strictly smaller than TVM 0.27:   {smaller_than_tvm}/{total} ({:.1}%)", pct(smaller_than_tvm));
+    println!(
+        "  equivalent to the input:          {equivalent_n}/{total} ({:.1}%)",
+        pct(equivalent_n)
+    );
+    println!(
+        "  no larger than TVM's expectation: {no_larger}/{total} ({:.1}%)",
+        pct(no_larger)
+    );
+    println!(
+        "  strictly smaller than TVM 0.27:   {smaller_than_tvm}/{total} ({:.1}%)",
+        pct(smaller_than_tvm)
+    );
     println!("  errors:                           {errors}");
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/conformance");
     let _ = std::fs::create_dir_all(&dir);
@@ -170,6 +217,14 @@ fn tvm_simplifier_cases() {
     for w in &wrong {
         println!("  WRONG {w}");
     }
-    assert!(wrong.is_empty(), "{} results are not equivalent to their input", wrong.len());
-    assert!(pct(no_larger) >= 90.0, "only {:.1}% no larger than TVM's expectation", pct(no_larger));
+    assert!(
+        wrong.is_empty(),
+        "{} results are not equivalent to their input",
+        wrong.len()
+    );
+    assert!(
+        pct(no_larger) >= 90.0,
+        "only {:.1}% no larger than TVM's expectation",
+        pct(no_larger)
+    );
 }

@@ -17,7 +17,11 @@ pub fn report(name: &str, source: &str, message: &str, span: Option<Range<usize>
             let r = Report::build(ReportKind::Error, (name, span.clone()))
                 .with_config(Config::default().with_color(std::io::stderr().is_terminal()))
                 .with_message(message)
-                .with_label(Label::new((name, span)).with_message(message).with_color(Color::Red))
+                .with_label(
+                    Label::new((name, span))
+                        .with_message(message)
+                        .with_color(Color::Red),
+                )
                 .finish();
             let _ = r.eprint((name, Source::from(source)));
         }

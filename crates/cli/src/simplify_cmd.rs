@@ -52,7 +52,11 @@ fn solve<'a>(expr: &str, ranges: impl Iterator<Item = &'a str> + Clone) -> Resul
         }
     }
     let simplified = analyzer.simplify(&input).map_err(Failure::InExpr)?;
-    Ok(Case { input, simplified, analyzer })
+    Ok(Case {
+        input,
+        simplified,
+        analyzer,
+    })
 }
 
 fn bound_json(v: i64) -> serde_json::Value {

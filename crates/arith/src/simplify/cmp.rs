@@ -32,11 +32,13 @@ impl Simplifier<'_> {
             CmpOp::Ge => (CmpOp::Le, diff(b, a)?),
             _ => (op, diff(a, b)?),
         };
-        let (de, di) = self.finish_sum(d)?;
-        let mut d = Sum::of(&de)?;
+        let mut d = d;
+        self.sum_rules(&mut d)?;
+        let di = self.sum_info(&d);
         // Decide by bounds (symbolic ranges included) and alignment.
         let mut decided = decide(op, di.bound, di);
-        if decided.is_none() {
+        if decided.is_none() && self.an.has_symbolic_ranges() {
+            let de = d.rebuild();
             let bound = self.an.symbolic_bound(&de, self);
             decided = decide(op, bound.intersect(di.bound), di);
         }
@@ -159,9 +161,15 @@ impl Simplifier<'_> {
 
     /// `X // c + k <= 0` is `X + c*k - c + 1 <= 0`... i.e. `X < c * (1 - k)`.
     fn single_div_le(&mut self, d: &Sum) -> Result<Option<(Expr, Info)>> {
-        let [Term { atom, coeff, .. }] = d.terms.as_slice() else { return Ok(None) };
-        let ExprKind::FloorDiv(x, c) = atom.kind() else { return Ok(None) };
-        let Some(c) = c.as_int().filter(|&c| c > 0) else { return Ok(None) };
+        let [Term { atom, coeff, .. }] = d.terms.as_slice() else {
+            return Ok(None);
+        };
+        let ExprKind::FloorDiv(x, c) = atom.kind() else {
+            return Ok(None);
+        };
+        let Some(c) = c.as_int().filter(|&c| c > 0) else {
+            return Ok(None);
+        };
         // coeff * (X // c) + k <= 0
         let k = d.konst;
         let mut s = Sum::of(x)?;
@@ -243,24 +251,19 @@ fn build_cmp(op: CmpOp, d: &Sum) -> Expr {
         // P <= N + k  <=>  P < N + k + 1; take the form with the zero constant
         // or the smaller magnitude.
         let k1 = k + 1;
-        if k1.unsigned_abs() < k.unsigned_abs() { (CmpOp::Lt, k1) } else { (CmpOp::Le, k) }
+        if k1.unsigned_abs() < k.unsigned_abs() {
+            (CmpOp::Lt, k1)
+        } else {
+            (CmpOp::Le, k)
+        }
     } else {
         (op, k)
     };
-    // The constant goes to the side without terms when one side is empty,
-    // otherwise to the right.
-    if lhs.terms.is_empty() {
-        // 0 op N + k  <=>  -k op N
-        match k.checked_neg() {
-            Some(nk) => {
-                lhs.konst = nk;
-            }
-            None => rhs.konst = k,
-        }
-    } else if rhs.terms.is_empty() {
-        rhs.konst = k;
-    } else {
-        rhs.konst = k;
+    // The constant goes to the right, unless the left has no terms:
+    // `0 op N + k` is written `-k op N`.
+    match k.checked_neg() {
+        Some(nk) if lhs.terms.is_empty() => lhs.konst = nk,
+        _ => rhs.konst = k,
     }
     let (l, r) = (lhs.rebuild(), rhs.rebuild());
     match op {

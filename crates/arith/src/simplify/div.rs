@@ -44,7 +44,13 @@ impl Simplifier<'_> {
                 return Ok((f, fi));
             }
             let bound = ia.bound.ceil_div(ib.bound);
-            return Ok((plain, Info { bound, modular: Modular::EVERYTHING }));
+            return Ok((
+                plain,
+                Info {
+                    bound,
+                    modular: Modular::EVERYTHING,
+                },
+            ));
         }
         let e = Expr::ceil_div(a, b);
         let info = self.info(&e);
@@ -78,7 +84,13 @@ impl Simplifier<'_> {
                     return Ok((alt, ai));
                 }
                 let bound = ia.bound.floor_div(ib.bound);
-                return Ok((plain, Info { bound, modular: Modular::EVERYTHING }));
+                return Ok((
+                    plain,
+                    Info {
+                        bound,
+                        modular: Modular::EVERYTHING,
+                    },
+                ));
             }
         }
         self.floor_div_symbolic(a, ia, b, ib)
@@ -170,8 +182,12 @@ impl Simplifier<'_> {
     /// `Some((B, c'))` when `rest = g*B + R` with `0 <= R < g` for some
     /// `g > 1` dividing `c`, so that `rest // c == B // c'` with `c' = c / g`.
     fn drop_small_remainder(&mut self, rest: &Sum, c: i64) -> Result<Option<(Sum, i64)>> {
-        let mut gs: smallvec::SmallVec<[i64; 4]> =
-            rest.terms.iter().map(|t| num::gcd(t.coeff, c)).filter(|&g| g > 1).collect();
+        let mut gs: smallvec::SmallVec<[i64; 4]> = rest
+            .terms
+            .iter()
+            .map(|t| num::gcd(t.coeff, c))
+            .filter(|&g| g > 1)
+            .collect();
         gs.sort_unstable_by(|a, b| b.cmp(a));
         gs.dedup();
         for g in gs {
@@ -203,7 +219,9 @@ impl Simplifier<'_> {
                 if let Some(a) = a.as_int().filter(|&a| a > 0) {
                     if let (Some(ka), Some(ac)) = (k.checked_mul(a), a.checked_mul(c)) {
                         let (n, ni) = self.visit(&Expr::add(x.clone(), Expr::int(ka)))?;
-                        return Ok(self.floor_div_simplified(n, ni, Expr::int(ac), Info::exact(ac))?.0);
+                        return Ok(self
+                            .floor_div_simplified(n, ni, Expr::int(ac), Info::exact(ac))?
+                            .0);
                     }
                 }
             }
@@ -212,7 +230,8 @@ impl Simplifier<'_> {
                 if let Some(m) = m.as_int().filter(|&m| m > 0 && m % c == 0) {
                     let plain = Expr::floor_div(t.atom.clone(), Expr::int(c));
                     let (q, qi) = self.visit(&Expr::floor_div(x.clone(), Expr::int(c)))?;
-                    let (alt, _) = self.floor_mod_simplified(q, qi, Expr::int(m / c), Info::exact(m / c))?;
+                    let (alt, _) =
+                        self.floor_mod_simplified(q, qi, Expr::int(m / c), Info::exact(m / c))?;
                     if alt.node_count() <= plain.node_count() {
                         return Ok(alt);
                     }
@@ -347,8 +366,17 @@ impl Simplifier<'_> {
         }
         let num = s.rebuild();
         let e = Expr::floor_mod(num, Expr::int(c));
-        let bound = si.bound.floor_mod_aligned(si.modular, c).intersect(ConstBound::new(0, c - 1));
-        Ok((e, Info { bound, modular: si.modular.floor_mod_const(c) }))
+        let bound = si
+            .bound
+            .floor_mod_aligned(si.modular, c)
+            .intersect(ConstBound::new(0, c - 1));
+        Ok((
+            e,
+            Info {
+                bound,
+                modular: si.modular.floor_mod_const(c),
+            },
+        ))
     }
 
     fn floor_div_symbolic(&mut self, a: Expr, ia: Info, b: Expr, ib: Info) -> Out {
@@ -382,7 +410,13 @@ impl Simplifier<'_> {
         }
         let e = Expr::floor_div(a, b);
         let bound = ia.bound.floor_div(ib.bound);
-        Ok((e, Info { bound, modular: Modular::EVERYTHING }))
+        Ok((
+            e,
+            Info {
+                bound,
+                modular: Modular::EVERYTHING,
+            },
+        ))
     }
 
     fn floor_mod_symbolic(&mut self, a: Expr, ia: Info, b: Expr, ib: Info) -> Out {
@@ -434,7 +468,13 @@ impl Simplifier<'_> {
         }
         let e = Expr::floor_mod(a, b);
         let bound = ia.bound.floor_mod(ib.bound);
-        Ok((e, Info { bound, modular: Modular::EVERYTHING }))
+        Ok((
+            e,
+            Info {
+                bound,
+                modular: Modular::EVERYTHING,
+            },
+        ))
     }
 }
 
@@ -448,11 +488,18 @@ struct SymbolicDivision {
 
 impl SymbolicDivision {
     fn new(a: &Expr, b: &Expr) -> Result<Option<SymbolicDivision>> {
-        let Some((den_factors, den_const)) = product::factors(b) else { return Ok(None) };
+        let Some((den_factors, den_const)) = product::factors(b) else {
+            return Ok(None);
+        };
         if den_const == 0 {
             return Ok(None);
         }
-        Ok(Some(SymbolicDivision { num: Sum::of(a)?, den: Sum::of(b)?, den_factors, den_const }))
+        Ok(Some(SymbolicDivision {
+            num: Sum::of(a)?,
+            den: Sum::of(b)?,
+            den_factors,
+            den_const,
+        }))
     }
 
     /// Terms divisible by the divisor (as quotient terms) and the rest, when
@@ -467,9 +514,9 @@ impl SymbolicDivision {
             let (fs, k) = product::factors(&t.atom)?;
             let coeff = t.coeff.checked_mul(k)?;
             match product::divide(&fs, &self.den_factors) {
-                Some(q) if coeff % self.den_const == 0 => {
-                    quot.add_expr(&product::build(&q), coeff / self.den_const).ok()?
-                }
+                Some(q) if coeff % self.den_const == 0 => quot
+                    .add_expr(&product::build(&q), coeff / self.den_const)
+                    .ok()?,
                 _ => rest.add_atom(&t.atom, t.coeff).ok()?,
             }
         }
@@ -489,7 +536,9 @@ impl SymbolicDivision {
         }
         let m = nt.coeff / first.coeff;
         let all = d.terms.iter().all(|t| {
-            n.terms.iter().any(|u| u.atom == t.atom && t.coeff.checked_mul(m) == Some(u.coeff))
+            n.terms
+                .iter()
+                .any(|u| u.atom == t.atom && t.coeff.checked_mul(m) == Some(u.coeff))
         });
         (all && d.konst.checked_mul(m) == Some(n.konst)).then_some(m)
     }

@@ -78,7 +78,8 @@ impl Simplifier<'_> {
         // Under `x == c`, the other side is evaluated at `c`.
         for (p, q) in [(&a, &b), (&b, &a)] {
             if let Some((v, c)) = var_equals(p, CmpOp::Eq) {
-                let (qc, _) = self.visit(&q.substitute(&mut |w| (*w == v).then(|| Expr::int(c))))?;
+                let (qc, _) =
+                    self.visit(&q.substitute(&mut |w| (*w == v).then(|| Expr::int(c))))?;
                 match qc.as_bool() {
                     Some(true) => return Ok((p.clone(), Info::BOOL)),
                     Some(false) => return Ok((Expr::bool(false), Info::exact(0))),
@@ -119,7 +120,8 @@ impl Simplifier<'_> {
         // Outside `x != c` only `x == c` matters for the other side.
         for (p, q) in [(&a, &b), (&b, &a)] {
             if let Some((v, c)) = var_equals(p, CmpOp::Ne) {
-                let (qc, _) = self.visit(&q.substitute(&mut |w| (*w == v).then(|| Expr::int(c))))?;
+                let (qc, _) =
+                    self.visit(&q.substitute(&mut |w| (*w == v).then(|| Expr::int(c))))?;
                 match qc.as_bool() {
                     Some(true) => return Ok((Expr::bool(true), Info::exact(1))),
                     Some(false) => return Ok((p.clone(), Info::BOOL)),
@@ -153,7 +155,9 @@ impl Simplifier<'_> {
 
     /// `lo <= form <= hi` for a comparison of a linear form with a constant.
     fn as_interval(&mut self, e: &Expr) -> Result<Option<Interval>> {
-        let ExprKind::Cmp(op, x, y) = e.kind() else { return Ok(None) };
+        let ExprKind::Cmp(op, x, y) = e.kind() else {
+            return Ok(None);
+        };
         if matches!(op, CmpOp::Ne) {
             return Ok(None);
         }
@@ -217,11 +221,21 @@ impl Simplifier<'_> {
     /// `x // 10 == 5 and x % 10 < 7` is `50 <= x and x < 57`.
     fn div_eq_and_mod_interval(&mut self, a: &Expr, b: &Expr) -> Result<Option<(Expr, Info)>> {
         for (p, q) in [(a, b), (b, a)] {
-            let ExprKind::Cmp(CmpOp::Eq, l, r) = p.kind() else { continue };
-            let (ExprKind::FloorDiv(x, c), Some(qv)) = (l.kind(), r.as_int()) else { continue };
-            let Some(c) = c.as_int().filter(|&c| c > 0) else { continue };
-            let Some(iv) = self.as_interval(q)? else { continue };
-            let [t] = iv.form.terms.as_slice() else { continue };
+            let ExprKind::Cmp(CmpOp::Eq, l, r) = p.kind() else {
+                continue;
+            };
+            let (ExprKind::FloorDiv(x, c), Some(qv)) = (l.kind(), r.as_int()) else {
+                continue;
+            };
+            let Some(c) = c.as_int().filter(|&c| c > 0) else {
+                continue;
+            };
+            let Some(iv) = self.as_interval(q)? else {
+                continue;
+            };
+            let [t] = iv.form.terms.as_slice() else {
+                continue;
+            };
             let is_mod = matches!(t.atom.kind(), ExprKind::FloorMod(y, m) if y == x && m.is_int(c));
             if !is_mod || t.coeff != 1 {
                 continue;
@@ -286,7 +300,12 @@ struct Interval {
 impl Interval {
     fn form_eq(&self, o: &Interval) -> bool {
         self.form.terms.len() == o.form.terms.len()
-            && self.form.terms.iter().zip(&o.form.terms).all(|(a, b)| a.coeff == b.coeff && a.atom == b.atom)
+            && self
+                .form
+                .terms
+                .iter()
+                .zip(&o.form.terms)
+                .all(|(a, b)| a.coeff == b.coeff && a.atom == b.atom)
     }
 }
 
@@ -315,10 +334,12 @@ fn disjuncts(e: &Expr) -> Vec<&Expr> {
 /// `(x, c)` when `e` is `x op c` for a variable `x` and a constant `c`.
 fn var_equals(e: &Expr, op: CmpOp) -> Option<(crate::expr::Var, i64)> {
     match e.kind() {
-        ExprKind::Cmp(o, l, r) if *o == op => match (l.as_var(), r.as_int(), r.as_var(), l.as_int()) {
-            (Some(v), Some(c), _, _) | (_, _, Some(v), Some(c)) => Some((v.clone(), c)),
-            _ => None,
-        },
+        ExprKind::Cmp(o, l, r) if *o == op => {
+            match (l.as_var(), r.as_int(), r.as_var(), l.as_int()) {
+                (Some(v), Some(c), _, _) | (_, _, Some(v), Some(c)) => Some((v.clone(), c)),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }

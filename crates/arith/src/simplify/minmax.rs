@@ -40,7 +40,11 @@ impl Simplifier<'_> {
         is_min: bool,
     ) -> Out {
         let info = |x: Info, y: Info| Info {
-            bound: if is_min { x.bound.min_with(y.bound) } else { x.bound.max_with(y.bound) },
+            bound: if is_min {
+                x.bound.min_with(y.bound)
+            } else {
+                x.bound.max_with(y.bound)
+            },
             modular: x.modular.union(y.modular),
         };
         if a == b {
@@ -50,8 +54,9 @@ impl Simplifier<'_> {
             let v = if is_min { x.min(y) } else { x.max(y) };
             return Ok((Expr::int(v), Info::exact(v)));
         }
+        let (sa, sb) = (Sum::of(&a)?, Sum::of(&b)?);
         // Decided by bounds or by the sign of the difference.
-        match self.compare(&a, &ia, &b, &ib)? {
+        match self.compare_sums(&sa, &ia, &sb, &ib)? {
             Some(std::cmp::Ordering::Less) | Some(std::cmp::Ordering::Equal) => {
                 return Ok(if is_min { (a, ia) } else { (b, ib) })
             }
@@ -72,7 +77,7 @@ impl Simplifier<'_> {
         }
         // min(x + c1, y + c2) -> min(x, y + (c2 - c1)) + c1, and terms common
         // to both sides come out: min(y - x, z - x) -> min(y, z) - x.
-        if let Some(r) = self.pull_common(&a, &b, is_min)? {
+        if let Some(r) = self.pull_common(&a, &b, &sa, &sb, is_min)? {
             return Ok(r);
         }
         // min(max(y, x), max(z, x)) -> max(min(y, z), x)
@@ -133,7 +138,7 @@ impl Simplifier<'_> {
             }
         }
         // Both sides share a scale: max(x * -2, -4) -> min(x, 2) * -2.
-        if let Some(r) = self.pull_scale(&a, &b, is_min)? {
+        if let Some(r) = self.pull_scale(&a, &b, &sa, &sb, is_min)? {
             return Ok(r);
         }
         // Canonical operand order (constants last), so that `min(x, y)` and
@@ -153,15 +158,33 @@ impl Simplifier<'_> {
         b: &Expr,
         ib: &Info,
     ) -> Result<Option<std::cmp::Ordering>> {
+        let (sa, sb) = (Sum::of(a)?, Sum::of(b)?);
+        self.compare_sums(&sa, ia, &sb, ib)
+    }
+
+    /// [`Simplifier::compare`] for operands already in linear form.
+    fn compare_sums(
+        &mut self,
+        sa: &Sum,
+        ia: &Info,
+        sb: &Sum,
+        ib: &Info,
+    ) -> Result<Option<std::cmp::Ordering>> {
         use std::cmp::Ordering::*;
-        if ia.bound.max != crate::bound::POS_INF && ia.bound.max <= ib.bound.min && ib.bound.min != crate::bound::NEG_INF {
+        if ia.bound.max != crate::bound::POS_INF
+            && ia.bound.max <= ib.bound.min
+            && ib.bound.min != crate::bound::NEG_INF
+        {
             return Ok(Some(Less));
         }
-        if ib.bound.max != crate::bound::POS_INF && ib.bound.max <= ia.bound.min && ia.bound.min != crate::bound::NEG_INF {
+        if ib.bound.max != crate::bound::POS_INF
+            && ib.bound.max <= ia.bound.min
+            && ia.bound.min != crate::bound::NEG_INF
+        {
             return Ok(Some(Greater));
         }
-        let mut d = Sum::of(a)?;
-        if d.add_expr(b, -1).is_err() {
+        let mut d = sa.clone();
+        if d.add_sum(sb, -1).is_err() {
             return Ok(None);
         }
         let sign = |db: crate::bound::ConstBound| {
@@ -192,7 +215,9 @@ impl Simplifier<'_> {
         self.rule_depth = self.rule_depth.max(MAX_RULE_DEPTH - 1);
         let rewritten = self.finish_sum(d);
         self.rule_depth = saved;
-        let Ok((d, _)) = rewritten else { return Ok(None) };
+        let Ok((d, _)) = rewritten else {
+            return Ok(None);
+        };
         Ok(sign(self.an.symbolic_bound(&d, self)))
     }
 
@@ -200,7 +225,11 @@ impl Simplifier<'_> {
         // Merge constants.
         let consts: SmallVec<[i64; 2]> = ops.iter().filter_map(|e| e.as_int()).collect();
         if consts.len() > 1 {
-            let k = if is_min { *consts.iter().min().unwrap() } else { *consts.iter().max().unwrap() };
+            let k = if is_min {
+                *consts.iter().min().unwrap()
+            } else {
+                *consts.iter().max().unwrap()
+            };
             ops.retain(|e| e.as_int().is_none());
             ops.push(Expr::int(k));
         }
@@ -214,7 +243,11 @@ impl Simplifier<'_> {
                     let dup = x == y && j > i;
                     let ix = self.info(&x);
                     let iy = self.info(&y);
-                    let ord = if dup { None } else { self.compare(&x, &ix, &y, &iy)? };
+                    let ord = if dup {
+                        None
+                    } else {
+                        self.compare(&x, &ix, &y, &iy)?
+                    };
                     // ops[j] is dominated by ops[i]
                     let dominated = dup
                         || matches!(
@@ -253,23 +286,37 @@ impl Simplifier<'_> {
         Ok((e, info))
     }
 
-    fn pull_common(&mut self, a: &Expr, b: &Expr, is_min: bool) -> Result<Option<(Expr, Info)>> {
+    fn pull_common(
+        &mut self,
+        a: &Expr,
+        b: &Expr,
+        sa: &Sum,
+        sb: &Sum,
+        is_min: bool,
+    ) -> Result<Option<(Expr, Info)>> {
         if !is_linear_combination(a) && !is_linear_combination(b) {
             return Ok(None);
         }
-        let (sa, sb) = (Sum::of(a)?, Sum::of(b)?);
         if sa.terms.is_empty() && sb.terms.is_empty() {
             return Ok(None);
         }
         let mut common = Sum::default();
         for t in &sa.terms {
-            if sb.terms.iter().any(|u| u.coeff == t.coeff && u.atom == t.atom) {
+            if sb
+                .terms
+                .iter()
+                .any(|u| u.coeff == t.coeff && u.atom == t.atom)
+            {
                 common.add_atom(&t.atom, t.coeff)?;
             }
         }
         // The constant of the first operand comes out (when both are sums or
         // the first has one), which makes `min(x + 2, y + 3) - 2` collapse.
-        let k = if sa.konst != 0 && !sa.terms.is_empty() { sa.konst } else { 0 };
+        let k = if sa.konst != 0 && !sa.terms.is_empty() {
+            sa.konst
+        } else {
+            0
+        };
         common.konst = k;
         if common.terms.is_empty() && common.konst == 0 {
             return Ok(None);
@@ -298,12 +345,21 @@ impl Simplifier<'_> {
         Ok(Some(self.finish_sum(out)?))
     }
 
-    fn pull_scale(&mut self, a: &Expr, b: &Expr, is_min: bool) -> Result<Option<(Expr, Info)>> {
+    fn pull_scale(
+        &mut self,
+        a: &Expr,
+        b: &Expr,
+        sa: &Sum,
+        sb: &Sum,
+        is_min: bool,
+    ) -> Result<Option<(Expr, Info)>> {
         if !is_linear_combination(a) || !is_linear_combination(b) {
             return Ok(None);
         }
-        let (sa, sb) = (Sum::of(a)?, Sum::of(b)?);
-        let g = num::gcd(num::gcd(sa.coeff_gcd(), sb.coeff_gcd()), num::gcd(sa.konst, sb.konst));
+        let g = num::gcd(
+            num::gcd(sa.coeff_gcd(), sb.coeff_gcd()),
+            num::gcd(sa.konst, sb.konst),
+        );
         // Use a negative scale when every term is negative.
         let neg = sa.terms.iter().chain(&sb.terms).all(|t| t.coeff < 0)
             && !(sa.terms.is_empty() && sb.terms.is_empty());
@@ -319,8 +375,8 @@ impl Simplifier<'_> {
             r.konst /= g;
             r
         };
-        let (ea, ia) = self.finish_sum(unscale(&sa))?;
-        let (eb, ib) = self.finish_sum(unscale(&sb))?;
+        let (ea, ia) = self.finish_sum(unscale(sa))?;
+        let (eb, ib) = self.finish_sum(unscale(sb))?;
         let inner_is_min = if g < 0 { !is_min } else { is_min };
         let (m, _) = self.min_max_simplified(ea, ia, eb, ib, inner_is_min)?;
         let mut out = Sum::default();
@@ -354,5 +410,8 @@ fn is_linear_combination(e: &Expr) -> bool {
 }
 
 fn is_rewritable(e: &Expr) -> bool {
-    matches!(e.kind(), ExprKind::FloorDiv(..) | ExprKind::FloorMod(..) | ExprKind::Min(..) | ExprKind::Max(..))
+    matches!(
+        e.kind(),
+        ExprKind::FloorDiv(..) | ExprKind::FloorMod(..) | ExprKind::Min(..) | ExprKind::Max(..)
+    )
 }

@@ -40,14 +40,23 @@ pub struct Info {
 impl Info {
     /// Exactly `v`.
     pub fn exact(v: i64) -> Info {
-        Info { bound: ConstBound::point(v), modular: Modular::exact(v) }
+        Info {
+            bound: ConstBound::point(v),
+            modular: Modular::exact(v),
+        }
     }
 
     /// Nothing known.
-    pub const ANY: Info = Info { bound: ConstBound::EVERYTHING, modular: Modular::EVERYTHING };
+    pub const ANY: Info = Info {
+        bound: ConstBound::EVERYTHING,
+        modular: Modular::EVERYTHING,
+    };
 
     /// A truth value.
-    pub const BOOL: Info = Info { bound: ConstBound::BOOL, modular: Modular::EVERYTHING };
+    pub const BOOL: Info = Info {
+        bound: ConstBound::BOOL,
+        modular: Modular::EVERYTHING,
+    };
 }
 
 /// One simplification run over one expression.
@@ -182,7 +191,7 @@ impl<'a> Simplifier<'a> {
     }
 
     /// Rules that look at several terms of a sum at once.
-    fn sum_rules(&mut self, s: &mut Sum) -> Result<()> {
+    pub(crate) fn sum_rules(&mut self, s: &mut Sum) -> Result<()> {
         if s.terms.len() + usize::from(s.konst != 0) < 2 || self.rule_depth >= MAX_RULE_DEPTH {
             return Ok(());
         }
@@ -251,8 +260,14 @@ impl<'a> Simplifier<'a> {
             } else {
                 self.visit(&Expr::floor_div(x.clone(), c.clone()))?.0
             };
-            let other_coeff = if is_div { num::neg(k)? } else { num::neg(num::mul(k, cv)?)? };
-            let ok = alt.add_expr(x, k).and_then(|_| alt.add_expr(&other, other_coeff));
+            let other_coeff = if is_div {
+                num::neg(k)?
+            } else {
+                num::neg(num::mul(k, cv)?)?
+            };
+            let ok = alt
+                .add_expr(x, k)
+                .and_then(|_| alt.add_expr(&other, other_coeff));
             if ok.is_ok() && alt.cost() < s.cost() {
                 *s = alt;
                 i = 0;
@@ -271,8 +286,12 @@ impl<'a> Simplifier<'a> {
     fn merge_div_pairs(&mut self, s: &mut Sum) -> Result<()> {
         let n = s.terms.len();
         for i in 0..n {
-            let ExprKind::FloorDiv(n1, c) = s.terms[i].atom.kind() else { continue };
-            let Some(cv) = c.as_int().filter(|&v| v > 0) else { continue };
+            let ExprKind::FloorDiv(n1, c) = s.terms[i].atom.kind() else {
+                continue;
+            };
+            let Some(cv) = c.as_int().filter(|&v| v > 0) else {
+                continue;
+            };
             for j in 0..n {
                 if i == j {
                     continue;
@@ -304,14 +323,17 @@ impl<'a> Simplifier<'a> {
                     let xm = Expr::floor_mod(n1.clone(), c.clone());
                     let (xm, _) = self.visit(&xm)?;
                     let mut inner = Sum::of(n2)?;
-                    let Some(t) = inner.terms.iter().find(|t| t.atom == xm) else { continue };
+                    let Some(t) = inner.terms.iter().find(|t| t.atom == xm) else {
+                        continue;
+                    };
                     if t.coeff != 1 {
                         continue;
                     }
                     inner.add_atom(&xm, -1)?;
                     inner.add_expr(n1, 1)?;
                     let (inner, ii) = self.finish_sum(inner)?;
-                    let (q, _) = self.floor_div_simplified(inner, ii, c.clone(), Info::exact(cv))?;
+                    let (q, _) =
+                        self.floor_div_simplified(inner, ii, c.clone(), Info::exact(cv))?;
                     alt.add_atom(&s.terms[j].atom, -coeff)?;
                     alt.add_expr(&q, coeff)?;
                 } else {
@@ -331,8 +353,12 @@ impl<'a> Simplifier<'a> {
     /// `(i - 1) // 2 + 1` is `(i + 1) // 2`.
     fn fold_offset_into_div(&mut self, s: &mut Sum) -> Result<()> {
         for i in 0..s.terms.len() {
-            let ExprKind::FloorDiv(x, c) = s.terms[i].atom.kind() else { continue };
-            let Some(cv) = c.as_int().filter(|&v| v > 0) else { continue };
+            let ExprKind::FloorDiv(x, c) = s.terms[i].atom.kind() else {
+                continue;
+            };
+            let Some(cv) = c.as_int().filter(|&v| v > 0) else {
+                continue;
+            };
             let k = s.terms[i].coeff;
             if k != 1 && k != -1 {
                 continue;
@@ -364,7 +390,9 @@ impl<'a> Simplifier<'a> {
     /// `min(a, b) + max(a, b)` is `a + b`.
     fn merge_min_max_pair(&mut self, s: &mut Sum) -> Result<()> {
         for i in 0..s.terms.len() {
-            let ExprKind::Min(p, q) = s.terms[i].atom.kind() else { continue };
+            let ExprKind::Min(p, q) = s.terms[i].atom.kind() else {
+                continue;
+            };
             let found = s.terms.iter().position(|t| {
                 t.coeff == s.terms[i].coeff
                     && matches!(t.atom.kind(), ExprKind::Max(r, u) if (p == r && q == u) || (p == u && q == r))
@@ -426,14 +454,15 @@ impl<'a> Simplifier<'a> {
                 i += 1;
                 continue;
             };
-            let found = (i + 1..s.terms.len()).find(|&j| {
-                matches!(s.terms[j].atom.kind(), ExprKind::Select(c2, ..) if c2 == c1)
-            });
+            let found = (i + 1..s.terms.len())
+                .find(|&j| matches!(s.terms[j].atom.kind(), ExprKind::Select(c2, ..) if c2 == c1));
             let Some(j) = found else {
                 i += 1;
                 continue;
             };
-            let ExprKind::Select(_, a2, b2) = s.terms[j].atom.kind() else { unreachable!() };
+            let ExprKind::Select(_, a2, b2) = s.terms[j].atom.kind() else {
+                unreachable!()
+            };
             let (k1, k2) = (s.terms[i].coeff, s.terms[j].coeff);
             let branch = |x: &Expr, y: &Expr| -> Result<Sum> {
                 let mut t = Sum::default();
@@ -577,4 +606,3 @@ fn cofactor(e: &Expr, f: &Expr) -> Option<Expr> {
         _ => None,
     }
 }
-

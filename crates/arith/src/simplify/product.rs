@@ -40,7 +40,9 @@ fn collect(e: &Expr, out: &mut Factors, k: &mut i64) -> Option<()> {
 /// The product of sorted factors (without a constant); `1` when empty.
 pub(crate) fn build(fs: &[Expr]) -> Expr {
     let mut it = fs.iter();
-    let Some(first) = it.next() else { return Expr::int(1) };
+    let Some(first) = it.next() else {
+        return Expr::int(1);
+    };
     it.fold(first.clone(), |acc, f| Expr::mul(acc, f.clone()))
 }
 

@@ -79,7 +79,10 @@ impl Simplifier<'_> {
         }
         let ia = self.info(&a);
         let ib = self.info(&b);
-        let info = Info { bound: ia.bound.union(ib.bound), modular: ia.modular.union(ib.modular) };
+        let info = Info {
+            bound: ia.bound.union(ib.bound),
+            modular: ia.modular.union(ib.modular),
+        };
         Ok((Expr::select(c, a, b), info))
     }
 }

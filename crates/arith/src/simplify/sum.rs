@@ -30,7 +30,10 @@ pub(crate) struct Sum {
 impl Sum {
     /// The constant `k`.
     pub fn constant(k: i64) -> Sum {
-        Sum { terms: SmallVec::new(), konst: k }
+        Sum {
+            terms: SmallVec::new(),
+            konst: k,
+        }
     }
 
     /// The linear form of an already simplified expression.
@@ -88,8 +91,10 @@ impl Sum {
             return Ok(());
         }
         let h = atom.structural_hash();
-        if let Some(i) =
-            self.terms.iter().position(|t| t.atom.structural_hash() == h && t.atom == *atom)
+        if let Some(i) = self
+            .terms
+            .iter()
+            .position(|t| t.atom.structural_hash() == h && t.atom == *atom)
         {
             let c = num::add(self.terms[i].coeff, coeff)?;
             if c == 0 {
@@ -104,7 +109,14 @@ impl Sum {
             .iter()
             .position(|t| t.atom.structural_cmp(atom) == Ordering::Greater)
             .unwrap_or(self.terms.len());
-        self.terms.insert(pos, Term { atom: atom.clone(), coeff, info });
+        self.terms.insert(
+            pos,
+            Term {
+                atom: atom.clone(),
+                coeff,
+                info,
+            },
+        );
         Ok(())
     }
 
@@ -264,10 +276,24 @@ mod tests {
 
     #[test]
     fn cost_matches_rebuild() {
-        for text in ["x * 4 + y - 3", "0 - x", "x * -3", "5", "0", "-3 - x - y", "x - y + 7", "x*2 + y*-1"] {
+        for text in [
+            "x * 4 + y - 3",
+            "0 - x",
+            "x * -3",
+            "5",
+            "0",
+            "-3 - x - y",
+            "x - y + 7",
+            "x*2 + y*-1",
+        ] {
             let e = parse(text).unwrap();
             let s = Sum::of(&e).unwrap();
-            assert_eq!(s.cost(), s.rebuild().node_count(), "{text} -> {}", s.rebuild());
+            assert_eq!(
+                s.cost(),
+                s.rebuild().node_count(),
+                "{text} -> {}",
+                s.rebuild()
+            );
         }
     }
 }
