@@ -38,16 +38,25 @@ fn cases() -> Vec<(Expr, Analyzer)> {
         .collect()
 }
 
+/// The median over expressions of each expression's own time, which is the
+/// median of 51 samples of 20 back-to-back simplifications (medians, so that
+/// a busy machine's interruptions do not count).
 fn median_per_expression(cases: &[(Expr, Analyzer)]) -> f64 {
-    let reps = 200;
+    const BATCH: u32 = 20;
     let mut per: Vec<f64> = cases
         .iter()
         .map(|(e, an)| {
-            let start = Instant::now();
-            for _ in 0..reps {
-                let _ = divan::black_box(an.simplify(divan::black_box(e)));
-            }
-            start.elapsed().as_nanos() as f64 / reps as f64
+            let mut samples: Vec<f64> = (0..51)
+                .map(|_| {
+                    let start = Instant::now();
+                    for _ in 0..BATCH {
+                        let _ = divan::black_box(an.simplify(divan::black_box(e)));
+                    }
+                    start.elapsed().as_nanos() as f64 / BATCH as f64
+                })
+                .collect();
+            samples.sort_by(|a, b| a.total_cmp(b));
+            samples[samples.len() / 2]
         })
         .collect();
     per.sort_by(|a, b| a.total_cmp(b));

@@ -251,6 +251,18 @@ impl<'a> Simplifier<'a> {
                 i += 1;
                 continue;
             }
+            // The other form only pays when something can cancel: a term of
+            // X, or another division or modulo.
+            let xs = Sum::of(x)?;
+            let cancels = s.terms.iter().enumerate().any(|(j, u)| {
+                j != i
+                    && (xs.terms.iter().any(|v| v.atom == u.atom)
+                        || matches!(u.atom.kind(), ExprKind::FloorDiv(..) | ExprKind::FloorMod(..)))
+            });
+            if !cancels {
+                i += 1;
+                continue;
+            }
             // X // c * (k c) = k X - k (X % c);  X % c * k = k X - k c (X // c)
             let mut alt = s.clone();
             alt.terms.remove(i);
