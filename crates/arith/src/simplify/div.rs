@@ -167,10 +167,27 @@ impl Simplifier<'_> {
                 return self.finish_sum(quot);
             }
         }
-        // Constants that are multiples of c come out too.
+        // Constants that are multiples of c come out too; other constants
+        // come out by their whole part when what stays inside then shrinks
+        // (`(x % 2 + 5) // 2` is `x % 2 + 2`).
         if rest.konst != 0 && rest.konst % c == 0 && !rest.terms.is_empty() {
             quot.konst = num::add(quot.konst, rest.konst / c)?;
             rest.konst = 0;
+        } else if rest.konst >= c && !rest.terms.is_empty() {
+            let mut inner = rest.clone();
+            inner.konst = rest.konst.rem_euclid(c);
+            let whole = rest.konst.div_euclid(c);
+            let kept = self.div_atom(&inner, c)?;
+            let plain = Expr::floor_div(rest.rebuild(), Expr::int(c));
+            if kept.node_count() + 2 <= plain.node_count()
+                && !matches!(kept.kind(), ExprKind::FloorDiv(..))
+            {
+                quot.konst = num::add(quot.konst, whole)?;
+                quot.add_expr(&kept, 1)?;
+                let (e, mut info) = self.finish_sum(quot)?;
+                info.bound = info.bound.intersect(whole_bound);
+                return Ok((e, info));
+            }
         }
         let div = self.div_atom(&rest, c)?;
         quot.add_expr(&div, 1)?;
@@ -292,10 +309,15 @@ impl Simplifier<'_> {
             return Ok((Expr::int(v), Info::exact(v)));
         }
         let mut s = Sum::of(&a)?;
-        // Drop multiples of c; X % c1 with c | c1 is X modulo c.
+        // Drop multiples of c; X % c1 with c | c1 is X modulo c; coefficients
+        // are reduced modulo c (`x * 9600 % 6400` is `x * 3200 % 6400`).
         let mut t = Sum::constant(s.konst);
         for term in &s.terms {
             if term.coeff % c == 0 {
+                continue;
+            }
+            if term.coeff.unsigned_abs() > c as u64 && !matches!(term.atom.kind(), ExprKind::FloorMod(..)) {
+                t.add_atom(&term.atom, term.coeff.rem_euclid(c))?;
                 continue;
             }
             match term.atom.kind() {
