@@ -309,17 +309,15 @@ impl Simplifier<'_> {
             return Ok((Expr::int(v), Info::exact(v)));
         }
         let mut s = Sum::of(&a)?;
-        // Drop multiples of c; X % c1 with c | c1 is X modulo c; coefficients
-        // are reduced modulo c (`x * 9600 % 6400` is `x * 3200 % 6400`).
+        // Drop multiples of c; X % c1 with c | c1 is X modulo c. Other
+        // coefficients stay as written: `(i * 192 + j) % 128` keeps the
+        // fused iterator `i * 192 + j` visible to iterator-map detection.
         let mut t = Sum::constant(s.konst);
         for term in &s.terms {
             if term.coeff % c == 0 {
                 continue;
             }
-            if term.coeff.unsigned_abs() > c as u64 && !matches!(term.atom.kind(), ExprKind::FloorMod(..)) {
-                t.add_atom(&term.atom, term.coeff.rem_euclid(c))?;
-                continue;
-            }
+
             match term.atom.kind() {
                 ExprKind::FloorMod(x, c1) if c1.as_int().is_some_and(|v| v % c == 0) => {
                     t.add_expr(x, term.coeff)?
