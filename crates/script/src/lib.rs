@@ -1,1 +1,171 @@
-//! Runs TE scripts written in the Python subset of TVM's TE examples.
+//! Runs TE scripts: the Python subset that TVM's tensor-expression examples
+//! and InferBound tests are written in, evaluated into the [`te`] crate.
+//!
+//! A script is parsed by a real Python parser (`rustpython-parser`), then
+//! interpreted: `import tvm` / `from tvm import te`, `te.placeholder`,
+//! `te.compute` with lambdas, `te.reduce_axis` and `te.sum`/`max`/`min`,
+//! `te.create_schedule`, `s[C].split/fuse/reorder/tile/compute_at/
+//! compute_inline/compute_root`, `tvm.te.schedule.InferBound(s)` (indexable
+//! by IterVars), `tvm.lower(...)`, `print`, `assert`, `def` and calls,
+//! tuples and unpacking, list comprehensions, integer arithmetic, and the
+//! test idioms of TVM's own suite (`try`/`except tvm.error.TVMError`,
+//! `with pytest.raises(...)`, `tvm.testing.assert_prim_expr_equal`,
+//! `tvm.tir.stmt_functor.substitute`). Both the `te.` and the older `tvm.`
+//! spellings work. Anything else is an error with its line and column,
+//! never a panic.
+//!
+//! Symbolic integers (`te.var`, loop variables, arithmetic on them) are
+//! [`arith::Expr`]s; a condition on them counts as true or false only when
+//! the simplifier decides it, as in TVM.
+//!
+//! ```
+//! let run = script::run(r#"
+//! import tvm
+//! from tvm import te
+//! A = te.placeholder((8,), name="A")
+//! B = te.compute((8,), lambda i: A[i] * 2.0, name="B")
+//! s = te.create_schedule(B.op)
+//! xo, xi = s[B].split(B.op.axis[0], factor=4)
+//! bounds = tvm.te.schedule.InferBound(s)
+//! assert bounds[xi].extent.value == 4
+//! print(xo.var, xi.var)
+//! "#).unwrap();
+//! assert_eq!(run.printed, "i.outer i.inner\n");
+//! let target = run.target.unwrap();
+//! assert_eq!(target.args.len(), 2); // A and B
+//!
+//! let err = script::run("while True:\n    pass\n").unwrap_err();
+//! assert_eq!((err.line, err.column), (1, 1));
+//! ```
+#![warn(missing_docs)]
+
+mod args;
+mod builtins;
+mod error;
+mod function;
+mod interp;
+mod native;
+mod objects;
+mod operators;
+mod schedule_api;
+mod scope;
+mod tvm_api;
+mod value;
+
+pub use error::ScriptError;
+
+use interp::Interpreter;
+use rustpython_parser::{ast, Parse};
+use scope::Scope;
+
+/// A parsed script, ready to run.
+pub struct Script {
+    source: String,
+    body: Vec<ast::Stmt>,
+}
+
+/// The schedule a script is about, with the tensors its program takes.
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// The schedule, as the script left it.
+    pub schedule: te::Schedule,
+    /// The program's arguments: those given to `tvm.lower`, else the inputs
+    /// followed by the outputs.
+    pub args: Vec<te::Tensor>,
+}
+
+/// What running a script produced.
+#[derive(Clone, Debug)]
+pub struct ScriptRun {
+    /// Everything the script printed, one line per `print`.
+    pub printed: String,
+    /// The schedule the script lowered last, or else the one it created
+    /// last; `None` when it created none.
+    pub target: Option<Target>,
+    /// Every schedule the script created, in order, as the script left them.
+    pub schedules: Vec<te::Schedule>,
+}
+
+impl Target {
+    /// The symbolic sizes the program depends on (`te.var`s in shapes,
+    /// reduction domains and split factors), each once, in order of first
+    /// appearance.
+    pub fn symbolic_sizes(&self) -> Vec<arith::Var> {
+        let mut found: Vec<arith::Var> = Vec::new();
+        let mut note = |e: &arith::Expr| {
+            e.for_each_var(&mut |v| {
+                if !found.contains(v) {
+                    found.push(v.clone());
+                }
+            })
+        };
+        for stage in self.schedule.stages() {
+            stage.op().shape().iter().for_each(&mut note);
+            for iv in stage.op().reduce_axis() {
+                if let Some(dom) = iv.dom() {
+                    note(&dom.min);
+                    note(&dom.extent);
+                }
+            }
+            for relation in stage.relations() {
+                if let te::Relation::Split {
+                    by: te::SplitBy::Factor(e) | te::SplitBy::NParts(e),
+                    ..
+                } = relation
+                {
+                    note(e);
+                }
+            }
+        }
+        found
+    }
+}
+
+impl Script {
+    /// Parses `source`; a syntax error points at its line and column.
+    pub fn parse(source: &str) -> Result<Script, ScriptError> {
+        let body = ast::Suite::parse(source, "<script>").map_err(|e| {
+            let at = usize::from(e.offset);
+            ScriptError::new(source, at..at + 1, format!("syntax error: {}", e.error))
+        })?;
+        Ok(Script {
+            source: source.to_owned(),
+            body,
+        })
+    }
+
+    /// Runs the script: executes every statement, evaluating asserts.
+    pub fn run(&self) -> Result<ScriptRun, ScriptError> {
+        let mut interp = Interpreter::new(&self.source);
+        interp
+            .run_module(&self.body, &Scope::global())
+            .map_err(|r| r.into_script_error(&self.source))?;
+        let session = &interp.session;
+        let target = match session.lowered.last() {
+            Some((s, args)) => Some(Target {
+                schedule: s.borrow().clone(),
+                args: args.clone(),
+            }),
+            None => session.schedules.last().map(|s| {
+                let schedule = s.borrow().clone();
+                let args = tvm_api::default_args(&schedule);
+                Target { schedule, args }
+            }),
+        };
+        let schedules = session
+            .schedules
+            .iter()
+            .map(|s| s.borrow().clone())
+            .collect();
+        Ok(ScriptRun {
+            printed: interp.printed,
+            target,
+            schedules,
+        })
+    }
+}
+
+/// Parses and runs `source`.
+pub fn run(source: &str) -> Result<ScriptRun, ScriptError> {
+    Script::parse(source)?.run()
+}

@@ -1,0 +1,109 @@
+//! `rangefinder te` run as a program on the example scripts.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn example(name: &str) -> PathBuf {
+    [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "..",
+        "examples",
+        "te",
+        name,
+    ]
+    .iter()
+    .collect()
+}
+
+fn rangefinder(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rangefinder"))
+        .args(args)
+        .output()
+        .expect("runs rangefinder")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn text_output_lists_stages_and_the_run() {
+    let path = example("t08_fuse_split.py");
+    let out = rangefinder(&["te", path.to_str().unwrap(), "--run", "--seed", "3"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("stage B: computed at C.ci.cj.fused.outer"),
+        "{text}"
+    );
+    assert!(text.contains("  attach path: ci.cj.fused.outer"), "{text}");
+    assert!(
+        text.contains("  realize: [ci.cj.fused.outer, 1) x [0, 4)"),
+        "{text}"
+    );
+    assert!(text.contains("  allocation: 4 elements"), "{text}");
+    assert!(text.contains("lowered:\n"), "{text}");
+    assert!(text.contains("  B: runs 16, needed 16"), "{text}");
+    assert!(text.contains("out-of-bounds accesses 0"), "{text}");
+}
+
+#[test]
+fn json_output_has_the_documented_shape() {
+    let path = example("t09_fuse_split_nondivisible.py");
+    let out = rangefinder(&["te", path.to_str().unwrap(), "--json", "--run"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let stages = v["stages"].as_array().expect("stages");
+    let names: Vec<&str> = stages.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["A", "B", "C"]);
+    let b = &stages[1];
+    assert_eq!(b["attach_path"], serde_json::json!(["ci.cj.fused.outer"]));
+    assert_eq!(b["allocation"], 8);
+    assert_eq!(b["runs"], 26);
+    assert_eq!(b["realize"].as_array().unwrap().len(), 2);
+    assert!(b["realize"][0]["min"].is_string() && b["realize"][0]["extent"].is_string());
+    let iv = &b["iter_vars"][0];
+    assert!(iv["name"].is_string() && iv["min"].is_string() && iv["extent"].is_string());
+    assert!(v["lowered"].as_str().unwrap().contains("produce B"));
+    assert_eq!(v["check"]["out_of_bounds"], 0);
+    assert!(v["check"]["max_abs_error"].as_f64().unwrap() < 1e-4);
+}
+
+#[test]
+fn json_without_run_has_no_runs_or_check() {
+    let path = example("t02_compute_at_inner.py");
+    let out = rangefinder(&["te", path.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    assert!(v.get("check").is_none());
+    assert!(v["stages"][0].get("runs").is_none());
+    assert_eq!(
+        v["stages"][0]["realize"][0],
+        serde_json::json!({"min": "i", "extent": "1"})
+    );
+}
+
+#[test]
+fn script_errors_exit_2_with_line_and_column() {
+    let dir = std::env::temp_dir().join(format!("rangefinder-te-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.py");
+    std::fs::write(&file, "import tvm\nx = 1\nwhile x:\n    x = 0\n").unwrap();
+    let out = rangefinder(&["te", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`while` loop is not supported"), "{err}");
+    assert!(err.contains("bad.py:3:1"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

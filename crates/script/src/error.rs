@@ -1,0 +1,141 @@
+//! Script errors: a message, the byte span it points at, and its line and
+//! column.
+
+use rustpython_parser::text_size::TextRange;
+use std::fmt;
+use std::ops::Range;
+
+/// What went wrong while parsing or running a script, and where.
+///
+/// `line` and `column` are 1-based; the column counts characters, as Python
+/// does in its own error messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptError {
+    /// What is wrong and what to do about it.
+    pub message: String,
+    /// Byte span in the script text.
+    pub span: Range<usize>,
+    /// 1-based line of the span's start.
+    pub line: usize,
+    /// 1-based column (in characters) of the span's start.
+    pub column: usize,
+}
+
+impl ScriptError {
+    /// An error at `span` of `source`.
+    pub fn new(source: &str, span: Range<usize>, message: impl Into<String>) -> ScriptError {
+        let (line, column) = line_column(source, span.start);
+        ScriptError {
+            message: message.into(),
+            span,
+            line,
+            column,
+        }
+    }
+}
+
+impl fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.message)
+    }
+}
+
+impl std::error::Error for ScriptError {}
+
+/// An error raised during evaluation, before it is tied to the source text.
+///
+/// The interpreter works with spans only; the source text is consulted once,
+/// when the error leaves the crate, to compute the line and column.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Raised {
+    pub message: String,
+    pub span: Range<usize>,
+    pub kind: RaisedKind,
+}
+
+/// Which Python exception an error stands for, so that `try`/`except` and
+/// `pytest.raises` catch what TVM would raise and nothing else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RaisedKind {
+    /// Outside what rangefinder supports, or a mistake in the script (a
+    /// `NameError`, a `TypeError`): never caught, so that a script cannot
+    /// silently depend on rangefinder's limits.
+    Script,
+    /// What TVM raises as `TVMError` (a `RuntimeError`): an invalid
+    /// schedule or definition.
+    Tvm,
+    /// A failing `assert` (`AssertionError`).
+    Assertion,
+}
+
+impl Raised {
+    pub fn at(span: Range<usize>, message: impl Into<String>) -> Raised {
+        Raised {
+            message: message.into(),
+            span,
+            kind: RaisedKind::Script,
+        }
+    }
+
+    /// An error TVM raises as `TVMError`.
+    pub fn tvm(span: Range<usize>, message: impl Into<String>) -> Raised {
+        Raised {
+            message: message.into(),
+            span,
+            kind: RaisedKind::Tvm,
+        }
+    }
+
+    /// A failed assertion.
+    pub fn assertion(span: Range<usize>, message: impl Into<String>) -> Raised {
+        Raised {
+            message: message.into(),
+            span,
+            kind: RaisedKind::Assertion,
+        }
+    }
+
+    pub fn into_script_error(self, source: &str) -> ScriptError {
+        ScriptError::new(source, self.span, self.message)
+    }
+}
+
+/// Result of evaluation steps.
+pub(crate) type Eval<T> = Result<T, Raised>;
+
+/// The byte span of a parser node.
+pub(crate) fn span_of(range: TextRange) -> Range<usize> {
+    usize::from(range.start())..usize::from(range.end())
+}
+
+/// 1-based line and character column of byte `offset` in `source`.
+pub(crate) fn line_column(source: &str, offset: usize) -> (usize, usize) {
+    let offset = floor_char_boundary(source, offset.min(source.len()));
+    let before = &source[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+    let column = source[line_start..offset].chars().count() + 1;
+    (line, column)
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_are_one_based_and_count_characters() {
+        let src = "a = 1\nbé = x\n";
+        assert_eq!(line_column(src, 0), (1, 1));
+        assert_eq!(line_column(src, 6), (2, 1));
+        // `=` after a two-byte character is the fourth character of line 2.
+        assert_eq!(line_column(src, src.find("= x").unwrap()), (2, 4));
+        assert_eq!(line_column(src, 1000), (3, 1));
+    }
+}

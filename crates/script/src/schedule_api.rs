@@ -1,0 +1,203 @@
+//! Schedule and stage methods: `s.normalize()`, `s[C].split(...)`,
+//! `fuse`, `reorder`, `tile`, `compute_at`, `compute_inline`,
+//! `compute_root`.
+
+use crate::args::{Args, Spanned};
+use crate::error::{Eval, Raised};
+use crate::objects::{to_index, to_iter_var, to_op, ScheduleRef, TeObject};
+use crate::value::Value;
+use std::ops::Range;
+
+const STAGE_METHODS: &[&str] = &[
+    "split",
+    "fuse",
+    "reorder",
+    "tile",
+    "compute_at",
+    "compute_inline",
+    "compute_root",
+];
+
+/// The stage method called `name`, if supported.
+pub(crate) fn stage_method(name: &str) -> Option<&'static str> {
+    STAGE_METHODS.iter().copied().find(|m| *m == name)
+}
+
+/// The schedule method called `name`, if supported.
+pub(crate) fn schedule_method(name: &str) -> Option<&'static str> {
+    (name == "normalize").then_some("normalize")
+}
+
+/// Why a stage method is not available, and what is.
+pub(crate) fn unsupported_stage_method(name: &str) -> String {
+    let why = match name {
+        "bind" | "set_scope" | "storage_align" | "double_buffer" => {
+            "thread binding and memory scopes are not modelled (rangefinder schedules run on one \
+             thread in global memory)"
+        }
+        "vectorize" | "unroll" | "parallel" | "pragma" => {
+            "loop annotations do not change bounds; remove the call"
+        }
+        "tensorize" | "rfactor" | "set_store_predicate" | "env_threads" | "transform_layout" => {
+            "this primitive is not supported"
+        }
+        _ => "unknown stage method",
+    };
+    format!(
+        "`{name}`: {why}; stages support {}",
+        STAGE_METHODS.join(", ")
+    )
+}
+
+/// Why a schedule method is not available, and what is.
+pub(crate) fn unsupported_schedule_method(name: &str) -> String {
+    let why = match name {
+        "cache_read" | "cache_write" | "rfactor" | "create_group" => {
+            "this primitive adds stages, which rangefinder does not support"
+        }
+        _ => "unknown schedule method",
+    };
+    format!("`s.{name}`: {why}; schedules support `s[tensor]` and `s.normalize()`")
+}
+
+fn te_error(span: &Range<usize>, e: te::TeError) -> Raised {
+    Raised::tvm(span.clone(), e.message)
+}
+
+fn iter_var(iv: te::IterVar) -> Value {
+    Value::Te(TeObject::IterVar(iv))
+}
+
+/// `s.name(args)`.
+pub(crate) fn call_schedule_method(s: &ScheduleRef, name: &str, args: Args) -> Eval<Value> {
+    match name {
+        // TVM's normalize rebases loops so that they start at 0; rangefinder's
+        // loops always start at 0 (lowering offsets each realized region by
+        // its minimum), so the schedule is already normal.
+        "normalize" => {
+            args.bind("normalize", &[])?;
+            Ok(Value::Te(TeObject::Schedule(s.clone())))
+        }
+        _ => Err(Raised::at(args.span, unsupported_schedule_method(name))),
+    }
+}
+
+/// `s[op].name(args)`.
+pub(crate) fn call_stage_method(
+    s: &ScheduleRef,
+    op: &te::Operation,
+    name: &str,
+    args: Args,
+) -> Eval<Value> {
+    let span = args.span.clone();
+    match name {
+        "split" => {
+            let a = args.bind("split", &["parent", "factor", "nparts"])?;
+            let parent = to_iter_var(a.required("parent")?)?;
+            let result = match (a.get("factor"), a.get("nparts")) {
+                (Some(f), None) => s.borrow_mut().split(op, &parent, to_index(f)?),
+                (None, Some(p)) => s.borrow_mut().split_nparts(op, &parent, to_index(p)?),
+                _ => return Err(Raised::at(
+                    span,
+                    "`split` needs exactly one of `factor=` (the second argument) and `nparts=`",
+                )),
+            };
+            let (outer, inner) = result.map_err(|e| te_error(&span, e))?;
+            Ok(Value::tuple(vec![iter_var(outer), iter_var(inner)]))
+        }
+        "fuse" => {
+            let (pos, span) = args.positional_only("fuse")?;
+            let ivs = pos.iter().map(to_iter_var).collect::<Eval<Vec<_>>>()?;
+            let Some((first, rest)) = ivs.split_first() else {
+                return Err(Raised::at(
+                    span,
+                    "`fuse` needs at least one axis (fusing no axes is not supported)",
+                ));
+            };
+            // `fuse(a, b, c)` is `fuse(fuse(a, b), c)`, as in TVM.
+            let mut fused = first.clone();
+            for next in rest {
+                fused = s
+                    .borrow_mut()
+                    .fuse(op, &fused, next)
+                    .map_err(|e| te_error(&span, e))?;
+            }
+            Ok(iter_var(fused))
+        }
+        "reorder" => {
+            let (pos, span) = args.positional_only("reorder")?;
+            let ivs = pos.iter().map(to_iter_var).collect::<Eval<Vec<_>>>()?;
+            s.borrow_mut()
+                .reorder(op, &ivs)
+                .map_err(|e| te_error(&span, e))?;
+            Ok(Value::None)
+        }
+        "tile" => {
+            let a = args.bind("tile", &["x_parent", "y_parent", "x_factor", "y_factor"])?;
+            let x = to_iter_var(a.required("x_parent")?)?;
+            let y = to_iter_var(a.required("y_parent")?)?;
+            let xf = to_index(a.required("x_factor")?)?;
+            let yf = to_index(a.required("y_factor")?)?;
+            let (xo, yo, xi, yi) = s
+                .borrow_mut()
+                .tile(op, &x, &y, xf, yf)
+                .map_err(|e| te_error(&span, e))?;
+            Ok(Value::tuple(vec![
+                iter_var(xo),
+                iter_var(yo),
+                iter_var(xi),
+                iter_var(yi),
+            ]))
+        }
+        "compute_at" => {
+            let a = args.bind("compute_at", &["parent", "scope"])?;
+            let parent_arg = a.required("parent")?;
+            let parent = stage_op(s, parent_arg)?;
+            let axis = to_iter_var(a.required("scope")?)?;
+            s.borrow_mut()
+                .compute_at(op, &parent, &axis)
+                .map_err(|e| te_error(&span, e))?;
+            Ok(Value::None)
+        }
+        "compute_inline" | "compute_root" => {
+            args.bind(
+                if name == "compute_inline" {
+                    "compute_inline"
+                } else {
+                    "compute_root"
+                },
+                &[],
+            )?;
+            let result = if name == "compute_inline" {
+                s.borrow_mut().compute_inline(op)
+            } else {
+                s.borrow_mut().compute_root(op)
+            };
+            result.map_err(|e| te_error(&span, e))?;
+            Ok(Value::None)
+        }
+        _ => Err(Raised::at(span, unsupported_stage_method(name))),
+    }
+}
+
+/// The operation of a stage argument, which must belong to schedule `s`.
+fn stage_op(s: &ScheduleRef, a: &Spanned) -> Eval<te::Operation> {
+    match &a.value {
+        Value::Te(TeObject::Stage(owner, op)) => {
+            if !std::rc::Rc::ptr_eq(owner, s) {
+                return Err(Raised::at(
+                    a.span.clone(),
+                    "this stage belongs to a different schedule",
+                ));
+            }
+            Ok(op.clone())
+        }
+        _ => {
+            let op = to_op(a)?;
+            Err(Raised::at(
+                a.span.clone(),
+                format!("`compute_at` needs a stage: write `s[{}]`", op.name()),
+            ))
+        }
+    }
+}

@@ -1,0 +1,509 @@
+//! The `tvm` / `te` functions: building tensors and expressions, creating
+//! schedules, `InferBound`, `tvm.lower`, and the helpers TVM's own tests use.
+
+use crate::args::{Args, Spanned};
+use crate::error::{Eval, Raised};
+use crate::interp::Interpreter;
+use crate::native::Native;
+use crate::objects::{self, element, to_element, to_index, to_iter_var, to_op, TeObject};
+use crate::operators::as_int;
+use crate::value::Value;
+use arith::{Expr, Var};
+use std::cell::RefCell;
+use std::ops::Range;
+use std::rc::Rc;
+use tir::DataType;
+
+/// Runs the TVM function `native`.
+pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval<Value> {
+    match native {
+        Native::Placeholder => placeholder(args),
+        Native::Compute => compute(interp, args),
+        Native::Var | Native::SizeVar => {
+            let a = args.bind(native.name(), &["name", "dtype", "span"])?;
+            let name = match a.get("name") {
+                Some(n) => string(n)?,
+                None => "tindex".to_owned(),
+            };
+            Ok(Value::Index(Var::new(name).expr()))
+        }
+        Native::ReduceAxis => reduce_axis(args),
+        Native::Sum => reduction(te::Reducer::Sum, args),
+        Native::MaxReducer | Native::MinReducer => min_max(native, args),
+        Native::Const => constant(args),
+        Native::Convert => {
+            let a = args.bind("convert", &["value", "span"])?;
+            Ok(match &a.required("value")?.value {
+                Value::Int(i) => Value::Index(Expr::int(*i)),
+                other => other.clone(),
+            })
+        }
+        Native::FloorDiv | Native::FloorMod | Native::TruncDiv | Native::TruncMod => {
+            integer_division(native, args)
+        }
+        Native::IfThenElse => if_then_else(args),
+        Native::All | Native::Any => {
+            let (pos, _) = args.positional_only(native.name())?;
+            let conds = pos.iter().map(condition).collect::<Eval<Vec<_>>>()?;
+            let is_all = native == Native::All;
+            let joined = conds.into_iter().reduce(|a, b| {
+                if is_all {
+                    Expr::and(a, b)
+                } else {
+                    Expr::or(a, b)
+                }
+            });
+            Ok(Value::Index(joined.unwrap_or_else(|| Expr::bool(is_all))))
+        }
+        Native::CreateSchedule => {
+            let a = args.bind("create_schedule", &["ops"])?;
+            let ops = a.required("ops")?;
+            let items = match ops.value.sequence() {
+                Some(items) => items,
+                None => vec![ops.value.clone()],
+            };
+            let tensors = items
+                .into_iter()
+                .map(|v| {
+                    to_op(&Spanned {
+                        value: v,
+                        span: ops.span.clone(),
+                    })
+                    .map(|op| op.output())
+                })
+                .collect::<Eval<Vec<_>>>()?;
+            let s = Rc::new(RefCell::new(te::create_schedule(&tensors)));
+            interp.session.schedules.push(s.clone());
+            Ok(Value::Te(TeObject::Schedule(s)))
+        }
+        Native::InferBound => {
+            let a = args.bind("InferBound", &["sch"])?;
+            let s = schedule_arg(a.required("sch")?)?;
+            let bounds = te::infer_bound(&s.borrow()).map_err(|e| te_error(&a.span, e))?;
+            Ok(Value::Te(TeObject::Bounds(Rc::new(bounds))))
+        }
+        Native::Lower => lower(interp, args),
+        Native::AssertPrimExprEqual => {
+            let a = args.bind("assert_prim_expr_equal", &["lhs", "rhs"])?;
+            let lhs = to_index(a.required("lhs")?)?;
+            let rhs = to_index(a.required("rhs")?)?;
+            match objects::decide(&Expr::eq(lhs.clone(), rhs.clone())) {
+                Some(true) => Ok(Value::None),
+                _ => Err(Raised::assertion(
+                    a.span.clone(),
+                    format!(
+                        "assert_prim_expr_equal failed: `{lhs}` is not provably equal to `{rhs}`"
+                    ),
+                )),
+            }
+        }
+        Native::Substitute => substitute(args),
+        other => Err(Raised::at(
+            args.span,
+            format!("`{}` cannot be called", other.name()),
+        )),
+    }
+}
+
+fn string(a: &Spanned) -> Eval<String> {
+    match &a.value {
+        Value::Str(s) => Ok(s.to_string()),
+        other => Err(Raised::at(
+            a.span.clone(),
+            format!("expected a string, found a {}", other.type_name()),
+        )),
+    }
+}
+
+fn dtype(a: Option<&Spanned>, default: DataType) -> Eval<DataType> {
+    match a {
+        None => Ok(default),
+        Some(a) => string(a)?.parse::<DataType>().map_err(|e| {
+            Raised::at(
+                a.span.clone(),
+                format!("{e}: use a TVM type name such as \"float32\" or \"int32\""),
+            )
+        }),
+    }
+}
+
+/// A shape: a tuple or list of sizes, or a single size.
+fn shape(a: &Spanned) -> Eval<Vec<Expr>> {
+    let items = a.value.sequence().unwrap_or_else(|| vec![a.value.clone()]);
+    items
+        .into_iter()
+        .map(|v| {
+            to_index(&Spanned {
+                value: v,
+                span: a.span.clone(),
+            })
+        })
+        .collect()
+}
+
+fn schedule_arg(a: &Spanned) -> Eval<objects::ScheduleRef> {
+    match &a.value {
+        Value::Te(TeObject::Schedule(s)) => Ok(s.clone()),
+        other => Err(Raised::at(
+            a.span.clone(),
+            format!("expected a schedule, found a {}", other.type_name()),
+        )),
+    }
+}
+
+fn te_error(span: &Range<usize>, e: te::TeError) -> Raised {
+    Raised::tvm(span.clone(), e.message)
+}
+
+fn placeholder(args: Args) -> Eval<Value> {
+    let a = args.bind("placeholder", &["shape", "dtype", "name"])?;
+    let dims = shape(a.required("shape")?)?;
+    let dt = dtype(a.get("dtype"), DataType::Float32)?;
+    let name = a
+        .get("name")
+        .map(string)
+        .transpose()?
+        .unwrap_or_else(|| "placeholder".to_owned());
+    let t = te::placeholder(dims, &name, dt).map_err(|e| te_error(&a.span, e))?;
+    Ok(Value::Te(TeObject::Tensor(t)))
+}
+
+/// Why building a compute failed: in the script's lambda or in `te`.
+enum ComputeFailure {
+    Script(Raised),
+    Te(te::TeError),
+}
+
+impl From<te::TeError> for ComputeFailure {
+    fn from(e: te::TeError) -> ComputeFailure {
+        ComputeFailure::Te(e)
+    }
+}
+
+fn compute(interp: &mut Interpreter, args: Args) -> Eval<Value> {
+    let a = args.bind("compute", &["shape", "fcompute", "name", "tag", "attrs"])?;
+    let dims = shape(a.required("shape")?)?;
+    let f = a.required("fcompute")?;
+    let name = a
+        .get("name")
+        .map(string)
+        .transpose()?
+        .unwrap_or_else(|| "compute".to_owned());
+    // The axes take the names of the lambda's parameters, as in TVM
+    // (`lambda *i` gives `i0, i1, ...`).
+    let axis_names: Vec<String> = match &f.value {
+        Value::Function(func) if func.vararg.is_none() => {
+            if func.params.len() != dims.len() {
+                return Err(Raised::at(
+                    f.span.clone(),
+                    format!(
+                        "the shape has {} dimensions but the function takes {} indices",
+                        dims.len(),
+                        func.params.len()
+                    ),
+                ));
+            }
+            func.params.iter().map(|p| p.name.clone()).collect()
+        }
+        Value::Function(_) => (0..dims.len()).map(|d| format!("i{d}")).collect(),
+        other => {
+            return Err(Raised::at(
+                f.span.clone(),
+                format!(
+                    "`compute` needs a lambda or function, found a {}",
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    let names: Vec<&str> = axis_names.iter().map(String::as_str).collect();
+    let fcompute = f.value.clone();
+    let fspan = f.span.clone();
+    let built = te::try_compute_named(
+        dims,
+        &names,
+        |vars| {
+            let indices = vars.iter().map(|v| Value::Index(v.clone())).collect();
+            let body = interp
+                .call_with(&fcompute, indices, fspan.clone())
+                .map_err(ComputeFailure::Script)?;
+            to_element(&body, fspan.clone()).map_err(ComputeFailure::Script)
+        },
+        &name,
+    );
+    match built {
+        Ok(t) => Ok(Value::Te(TeObject::Tensor(t))),
+        Err(ComputeFailure::Script(r)) => Err(r),
+        Err(ComputeFailure::Te(e)) => Err(te_error(&a.span, e)),
+    }
+}
+
+fn reduce_axis(args: Args) -> Eval<Value> {
+    let a = args.bind("reduce_axis", &["dom", "name", "thread_tag", "span"])?;
+    let dom = a.required("dom")?;
+    let bounds = dom
+        .value
+        .sequence()
+        .filter(|b| b.len() == 2)
+        .ok_or_else(|| {
+            Raised::at(
+                dom.span.clone(),
+                "`reduce_axis` needs its domain as a pair `(lo, hi)`",
+            )
+        })?;
+    let lo = to_index(&Spanned {
+        value: bounds[0].clone(),
+        span: dom.span.clone(),
+    })?;
+    let hi = to_index(&Spanned {
+        value: bounds[1].clone(),
+        span: dom.span.clone(),
+    })?;
+    let name = a
+        .get("name")
+        .map(string)
+        .transpose()?
+        .unwrap_or_else(|| "rv".to_owned());
+    Ok(Value::Te(TeObject::IterVar(te::reduce_axis(
+        (lo, hi),
+        &name,
+    ))))
+}
+
+/// The axes of a reduction: one IterVar or a list of them.
+fn axes(a: &Spanned) -> Eval<Vec<te::IterVar>> {
+    match a.value.sequence() {
+        Some(items) => items
+            .into_iter()
+            .map(|v| {
+                to_iter_var(&Spanned {
+                    value: v,
+                    span: a.span.clone(),
+                })
+            })
+            .collect(),
+        None => Ok(vec![to_iter_var(a)?]),
+    }
+}
+
+fn reduction(reducer: te::Reducer, args: Args) -> Eval<Value> {
+    let name = format!("te.{}", reducer.name());
+    let a = args.bind(&name, &["expr", "axis", "where", "init"])?;
+    if let Some(init) = a.get("init") {
+        return Err(Raised::at(init.span.clone(), "`init=` is not supported"));
+    }
+    let source_arg = a.required("expr")?;
+    let source = to_element(&source_arg.value, source_arg.span.clone())?;
+    let axes = axes(a.required("axis")?)?;
+    Ok(element(match a.get("where") {
+        Some(w) => te::reduce_where(reducer, source, &axes, condition(w)?),
+        None => match reducer {
+            te::Reducer::Sum => te::sum(source, &axes),
+            te::Reducer::Max => te::max(source, &axes),
+            te::Reducer::Min => te::min(source, &axes),
+        },
+    }))
+}
+
+/// `te.max` / `te.min`: a reduction when given an axis, else the larger or
+/// smaller of two values (TVM's reducers accept both).
+fn min_max(native: Native, args: Args) -> Eval<Value> {
+    let is_max = native == Native::MaxReducer;
+    let reducer = if is_max {
+        te::Reducer::Max
+    } else {
+        te::Reducer::Min
+    };
+    let second_is_axis = args.positional.get(1).is_some_and(|a| {
+        matches!(a.value, Value::Te(TeObject::IterVar(_))) || a.value.sequence().is_some()
+    });
+    if !args.keywords.is_empty() || second_is_axis {
+        return reduction(reducer, args);
+    }
+    let (pos, span) = args.positional_only(native.name())?;
+    let [x, y] = &pos[..] else {
+        return Err(Raised::at(
+            span,
+            format!(
+                "`{}` takes two values, or a value and `axis=`",
+                native.name()
+            ),
+        ));
+    };
+    if let (Ok(a), Ok(b)) = (to_index(x), to_index(y)) {
+        return Ok(Value::Index(if is_max {
+            Expr::max(a, b)
+        } else {
+            Expr::min(a, b)
+        }));
+    }
+    let a = to_element(&x.value, x.span.clone())?;
+    let b = to_element(&y.value, y.span.clone())?;
+    Ok(element(if is_max {
+        te::Value::max(a, b)
+    } else {
+        te::Value::min(a, b)
+    }))
+}
+
+fn constant(args: Args) -> Eval<Value> {
+    let a = args.bind("const", &["value", "dtype", "span"])?;
+    let v = a.required("value")?;
+    let default = if matches!(v.value, Value::Float(_)) {
+        DataType::Float32
+    } else {
+        DataType::Int32
+    };
+    let dt = dtype(a.get("dtype"), default)?;
+    match (&v.value, dt.is_float()) {
+        (Value::Float(f), true) => Ok(Value::Float(*f)),
+        (value, true) => as_int(value)
+            .map(|i| Value::Float(i as f64))
+            .ok_or_else(|| Raised::at(v.span.clone(), "`const` needs a number")),
+        (value, false) => as_int(value)
+            .map(|i| Value::Index(Expr::int(i)))
+            .ok_or_else(|| {
+                Raised::at(
+                    v.span.clone(),
+                    format!("`const` of type {dt} needs an integer"),
+                )
+            }),
+    }
+}
+
+/// A condition argument: a Python bool or a symbolic condition.
+fn condition(a: &Spanned) -> Eval<Expr> {
+    match &a.value {
+        Value::Bool(b) => Ok(Expr::bool(*b)),
+        Value::Index(e) if e.ty() == arith::Type::Bool => Ok(e.clone()),
+        other => Err(Raised::at(
+            a.span.clone(),
+            format!(
+                "expected a condition such as `i < n`, found a {}",
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+fn integer_division(native: Native, args: Args) -> Eval<Value> {
+    let a = args.bind(native.name(), &["a", "b", "span"])?;
+    let x = to_index(a.required("a")?)?;
+    let y_arg = a.required("b")?;
+    let y = to_index(y_arg)?;
+    let e = match native {
+        Native::FloorDiv => Expr::floor_div(x, y),
+        Native::FloorMod => Expr::floor_mod(x, y),
+        _ => {
+            // Truncating division equals floor division on non-negative
+            // numerators; for negative ones it rounds toward zero. Written
+            // with floor operators for a positive constant divisor.
+            let Some(d) = y.as_int().filter(|d| *d > 0) else {
+                return Err(Raised::at(
+                    y_arg.span.clone(),
+                    "truncating division is supported by a positive constant only; use `//` (floor division)",
+                ));
+            };
+            let d = Expr::int(d);
+            let neg = Expr::sub(Expr::int(0), x.clone());
+            let q = Expr::select(
+                Expr::ge(x.clone(), Expr::int(0)),
+                Expr::floor_div(x.clone(), d.clone()),
+                Expr::sub(Expr::int(0), Expr::floor_div(neg, d.clone())),
+            );
+            if native == Native::TruncDiv {
+                q
+            } else {
+                Expr::sub(x, Expr::mul(q, d))
+            }
+        }
+    };
+    Ok(Value::Index(e))
+}
+
+fn if_then_else(args: Args) -> Eval<Value> {
+    let a = args.bind("if_then_else", &["cond", "t", "f", "span"])?;
+    let c = condition(a.required("cond")?)?;
+    let (t, f) = (a.required("t")?, a.required("f")?);
+    if let (Ok(x), Ok(y)) = (to_index(t), to_index(f)) {
+        return Ok(Value::Index(Expr::select(c, x, y)));
+    }
+    let x = to_element(&t.value, t.span.clone())?;
+    let y = to_element(&f.value, f.span.clone())?;
+    Ok(element(te::Value::select(c, x, y)))
+}
+
+fn lower(interp: &mut Interpreter, args: Args) -> Eval<Value> {
+    let a = args.bind("lower", &["inp", "args", "name", "binds", "simple_mode"])?;
+    let s = schedule_arg(a.required("inp")?)?;
+    let tensors = match a.get("args") {
+        Some(list) => {
+            let items = list.value.sequence().ok_or_else(|| {
+                Raised::at(
+                    list.span.clone(),
+                    "`lower` needs its arguments as a list of tensors",
+                )
+            })?;
+            items
+                .into_iter()
+                .map(|v| {
+                    to_op(&Spanned {
+                        value: v,
+                        span: list.span.clone(),
+                    })
+                    .map(|op| op.output())
+                })
+                .collect::<Eval<Vec<_>>>()?
+        }
+        None => default_args(&s.borrow()),
+    };
+    let lowered = te::lower(&s.borrow(), &tensors).map_err(|e| te_error(&a.span, e))?;
+    interp.session.lowered.push((s.clone(), tensors));
+    Ok(Value::str(&lowered.to_string()))
+}
+
+/// The arguments of a program when the script does not name them: its
+/// inputs, then its outputs.
+pub(crate) fn default_args(s: &te::Schedule) -> Vec<te::Tensor> {
+    let inputs = s
+        .stages()
+        .iter()
+        .filter(|st| st.is_placeholder())
+        .map(|st| st.op().output());
+    let outputs = s.outputs().iter().map(|op| op.output());
+    inputs.chain(outputs).collect()
+}
+
+fn substitute(args: Args) -> Eval<Value> {
+    let a = args.bind("substitute", &["node", "vmap"])?;
+    let e = to_index(a.required("node")?)?;
+    let map_arg = a.required("vmap")?;
+    let Value::Dict(pairs) = &map_arg.value else {
+        return Err(Raised::at(
+            map_arg.span.clone(),
+            "`substitute` needs a dict from variables to values",
+        ));
+    };
+    let mut map: Vec<(Var, Expr)> = Vec::new();
+    for (k, v) in pairs.iter() {
+        let key = to_index(&Spanned {
+            value: k.clone(),
+            span: map_arg.span.clone(),
+        })?;
+        let Some(var) = key.as_var() else {
+            return Err(Raised::at(
+                map_arg.span.clone(),
+                format!("`{key}` is not a variable"),
+            ));
+        };
+        map.push((
+            var.clone(),
+            to_index(&Spanned {
+                value: v.clone(),
+                span: map_arg.span.clone(),
+            })?,
+        ));
+    }
+    let out = e.substitute(&mut |v| map.iter().find(|(k, _)| k == v).map(|(_, e)| e.clone()));
+    Ok(Value::Index(out))
+}

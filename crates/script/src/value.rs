@@ -1,0 +1,137 @@
+//! Values of the Python subset: Python's own (numbers, strings, tuples,
+//! lists, functions, modules) and the TE objects a script builds.
+
+use crate::function::Function;
+use crate::native::{ErrorClass, Native};
+use crate::objects::TeObject;
+use arith::Expr;
+use std::cell::RefCell;
+use std::fmt;
+use std::rc::Rc;
+
+/// A value a script computes.
+///
+/// Integers are Python integers limited to 64 bits (overflow is an error);
+/// [`Value::Index`] is a symbolic integer or condition, TVM's `PrimExpr`
+/// (a `te.var`, a loop variable in a lambda, or arithmetic on them).
+#[derive(Clone)]
+pub(crate) enum Value {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Rc<str>),
+    Tuple(Rc<[Value]>),
+    /// Lists are shared and mutable, as in Python (`conditions.append(...)`).
+    List(Rc<RefCell<Vec<Value>>>),
+    /// A dict literal; scripts use them as substitution maps.
+    Dict(Rc<[(Value, Value)]>),
+    Index(Expr),
+    Function(Rc<Function>),
+    Native(Native),
+    /// A module or namespace such as `tvm`, `tvm.te` or `tvm.tir`, by its
+    /// dotted path.
+    Module(&'static str),
+    /// `receiver.name`, waiting to be called.
+    Method(Rc<Value>, &'static str),
+    /// `pytest.raises(E)`: a `with` context that expects the error `E`.
+    ExpectError(ErrorClass),
+    Te(TeObject),
+}
+
+impl Value {
+    /// The Python-facing type name, for error messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::None => "None",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::Tuple(_) => "tuple",
+            Value::List(_) => "list",
+            Value::Dict(_) => "dict",
+            Value::Index(e) if e.ty() == arith::Type::Bool => "condition",
+            Value::Index(_) => "PrimExpr",
+            Value::Function(_) => "function",
+            Value::Native(_) | Value::Method(..) => "builtin function",
+            Value::ExpectError(_) => "pytest.raises context",
+            Value::Module(_) => "module",
+            Value::Te(o) => o.type_name(),
+        }
+    }
+
+    pub fn str(s: &str) -> Value {
+        Value::Str(Rc::from(s))
+    }
+
+    pub fn tuple(items: Vec<Value>) -> Value {
+        Value::Tuple(Rc::from(items))
+    }
+
+    pub fn list(items: Vec<Value>) -> Value {
+        Value::List(Rc::new(RefCell::new(items)))
+    }
+
+    /// The items of a tuple or list (a snapshot for lists).
+    pub fn sequence(&self) -> Option<Vec<Value>> {
+        match self {
+            Value::Tuple(t) => Some(t.to_vec()),
+            Value::List(l) => Some(l.borrow().clone()),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// What `print` shows: Python's `str()` of the value.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::None => f.write_str("None"),
+            Value::Bool(true) => f.write_str("True"),
+            Value::Bool(false) => f.write_str("False"),
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Float(v) if v.fract() == 0.0 && v.is_finite() => write!(f, "{v:.1}"),
+            Value::Float(v) => write!(f, "{v}"),
+            Value::Str(s) => f.write_str(s),
+            Value::Tuple(items) => {
+                f.write_str("(")?;
+                write_items(f, items)?;
+                f.write_str(if items.len() == 1 { ",)" } else { ")" })
+            }
+            Value::List(items) => {
+                f.write_str("[")?;
+                write_items(f, &items.borrow())?;
+                f.write_str("]")
+            }
+            Value::Dict(pairs) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in pairs.iter().enumerate() {
+                    let sep = if i > 0 { ", " } else { "" };
+                    write!(f, "{sep}{k}: {v}")?;
+                }
+                f.write_str("}")
+            }
+            Value::Index(e) => write!(f, "{e}"),
+            Value::Function(func) => write!(f, "<function {}>", func.name),
+            Value::Native(n) => write!(f, "<built-in function {}>", n.name()),
+            Value::Module(path) => write!(f, "<module '{path}'>"),
+            Value::Method(_, name) => write!(f, "<bound method {name}>"),
+            Value::ExpectError(class) => write!(f, "<pytest.raises({})>", class.name()),
+            Value::Te(o) => write!(f, "{o}"),
+        }
+    }
+}
+
+fn write_items(f: &mut fmt::Formatter<'_>, items: &[Value]) -> fmt::Result {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            f.write_str(", ")?;
+        }
+        match item {
+            Value::Str(s) => write!(f, "'{s}'")?,
+            other => write!(f, "{other}")?,
+        }
+    }
+    Ok(())
+}

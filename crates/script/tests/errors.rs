@@ -1,0 +1,190 @@
+//! Input outside the supported subset, and scripts that fail, give an error
+//! with the line and column of the offending code and a message that says
+//! what is supported. None of them panics.
+
+/// Runs `source` and returns `(line, column, message)` of its error.
+fn error_of(source: &str) -> (usize, usize, String) {
+    match script::run(source) {
+        Ok(_) => panic!("expected an error for:\n{source}"),
+        Err(e) => (e.line, e.column, e.message),
+    }
+}
+
+fn assert_error(source: &str, line: usize, column: usize, fragment: &str) {
+    let (l, c, message) = error_of(source);
+    assert_eq!((l, c), (line, column), "position of `{message}`");
+    assert!(
+        message.contains(fragment),
+        "`{message}` should mention `{fragment}`"
+    );
+}
+
+const PRELUDE: &str = "import tvm\nfrom tvm import te\n";
+
+#[test]
+fn unsupported_statements_point_at_the_statement() {
+    assert_error(
+        "x = 1\nwhile x:\n    x = 0\n",
+        2,
+        1,
+        "`while` loop is not supported",
+    );
+    assert_error("class A:\n    pass\n", 1, 1, "class definition");
+    assert_error("raise ValueError\n", 1, 1, "supported statements are");
+    assert_error(
+        "import pytest\ndef f():\n    with pytest.raises(RuntimeError), pytest.raises(RuntimeError):\n        pass\n\nf()\n",
+        3,
+        5,
+        "`with` supports one `pytest.raises(...)` context",
+    );
+    assert_error(
+        "x = 1\ntry:\n    y = 1 // 0\nexcept ZeroDivisionError:\n    pass\n",
+        4,
+        8,
+        "name `ZeroDivisionError` is not defined",
+    );
+    assert_error("x: int = 3\n", 1, 1, "annotated assignment");
+}
+
+#[test]
+fn unsupported_expressions_point_at_the_expression() {
+    assert_error("y = {i: i for i in range(3)}\n", 1, 5, "dict comprehension");
+    assert_error("y = 1\nz = f\"{y}\"\n", 2, 5, "f-string");
+    assert_error("y = {1, 2}\n", 1, 5, "a set");
+    assert_error("y = 3 & 1\n", 1, 5, "bitwise");
+    assert_error("y = (1, 2)\nz = y[0:1]\n", 2, 7, "slices are not supported");
+    assert_error("def f(*, k):\n    pass\n", 1, 1, "keyword-only");
+}
+
+#[test]
+fn syntax_errors_have_positions() {
+    let (line, column, message) = error_of("a = 1\nb = (2,\n");
+    assert!(message.starts_with("syntax error"), "{message}");
+    assert!(line >= 2, "line {line} column {column}");
+    let (line, _, message) = error_of("x = 1\n  y = 2\n");
+    assert_eq!(line, 2, "{message}");
+}
+
+#[test]
+fn failing_asserts_report_their_line_and_both_sides() {
+    let src = format!("{PRELUDE}n = 3\nassert n + 1 == 5\n");
+    assert_error(
+        &src,
+        4,
+        1,
+        "assertion failed: `n + 1 == 5` (left side: 4, right side: 5)",
+    );
+    let src = format!("{PRELUDE}assert False, \"custom\"\n");
+    assert_error(&src, 3, 1, ": custom");
+}
+
+#[test]
+fn names_modules_and_attributes_say_what_is_available() {
+    assert_error(
+        "import numpy as np\n",
+        1,
+        8,
+        "module `numpy` is not available",
+    );
+    assert_error("from tvm import relay\n", 1, 17, "has no `relay`");
+    assert_error(
+        "A = te.placeholder((4,))\n",
+        1,
+        5,
+        "add `from tvm import te`",
+    );
+    assert_error(
+        &format!("{PRELUDE}x = tvm.relay\n"),
+        3,
+        5,
+        "`tvm.relay` is not supported",
+    );
+    let src = format!("{PRELUDE}A = te.placeholder((4,), name=\"A\")\nA.foo\n");
+    assert_error(&src, 4, 1, "no attribute `foo`");
+}
+
+#[test]
+fn integer_overflow_and_division_by_zero_are_errors() {
+    assert_error("x = 9223372036854775807\ny = x + 1\n", 2, 5, "overflow");
+    assert_error("y = 7 // 0\n", 1, 5, "division by zero");
+    assert_error(
+        "y = 99999999999999999999\n",
+        1,
+        5,
+        "does not fit in 64 bits",
+    );
+    assert_error("y = 2 ** 64\n", 1, 5, "overflow");
+}
+
+#[test]
+fn runaway_scripts_are_stopped() {
+    assert_error("def f(n):\n    return f(n)\n\nf(1)\n", 2, 12, "recursive");
+    assert_error("for i in range(10000000):\n    pass\n", 1, 10, "too long");
+}
+
+#[test]
+fn calls_with_wrong_arguments_name_the_parameter() {
+    let src = format!("{PRELUDE}A = te.placeholder((4,), nme=\"A\")\n");
+    assert_error(&src, 3, 26, "no parameter `nme`");
+    let src = format!("{PRELUDE}A = te.placeholder(name=\"A\")\n");
+    assert_error(&src, 3, 5, "needs the argument `shape`");
+    let src = format!("{PRELUDE}f = lambda i: i\nf(1, 2)\n");
+    assert_error(&src, 4, 1, "takes at most 1 arguments");
+}
+
+#[test]
+fn te_errors_point_at_the_call() {
+    let src = format!(
+        "{PRELUDE}A = te.placeholder((4, 4), name=\"A\")\n\
+         B = te.compute((4, 4), lambda i, j: A[i, j] + 1, name=\"B\")\n\
+         s = te.create_schedule(B.op)\n\
+         xo, xi = s[B].split(B.op.axis[0], factor=2)\n\
+         s[B].fuse(xo, B.op.axis[1])\n"
+    );
+    assert_error(&src, 7, 1, "only adjacent loops can be fused");
+    let src = format!(
+        "{PRELUDE}A = te.placeholder((4, 4), name=\"A\")\n\
+         B = te.compute((4, 4), lambda i: A[i, i], name=\"B\")\n"
+    );
+    assert_error(
+        &src,
+        4,
+        24,
+        "the shape has 2 dimensions but the function takes 1",
+    );
+    let src = format!(
+        "{PRELUDE}A = te.placeholder((4, 4), name=\"A\")\n\
+         B = te.compute((4,), lambda i: A[i, i, i], name=\"B\")\n"
+    );
+    assert_error(&src, 4, 32, "has 2 dimensions but 3 indices");
+    let src = format!(
+        "{PRELUDE}A = te.placeholder((4,), name=\"A\")\n\
+         B = te.compute((4,), lambda i: A[i] + 1, name=\"B\")\n\
+         s = te.create_schedule(B.op)\n\
+         s[B].bind(B.op.axis[0], te.thread_axis(\"threadIdx.x\"))\n"
+    );
+    // The method is looked up before its arguments are evaluated, as in Python.
+    assert_error(&src, 6, 1, "`bind`: thread binding");
+    let src = format!("{PRELUDE}tx = te.thread_axis(\"threadIdx.x\")\n");
+    assert_error(&src, 3, 6, "`tvm.te.thread_axis` is not supported");
+    let src = format!(
+        "{PRELUDE}A = te.placeholder((4,), name=\"A\")\n\
+         B = te.compute((4,), lambda i: A[i] + 1, name=\"B\")\n\
+         s = te.create_schedule(B.op)\n\
+         s[B].set_scope(\"shared\")\n"
+    );
+    assert_error(&src, 6, 1, "memory scopes are not modelled");
+}
+
+#[test]
+fn symbolic_conditions_that_cannot_be_decided_are_errors() {
+    let src = format!("{PRELUDE}n = te.var(\"n\")\nif n < 4:\n    pass\n");
+    assert_error(&src, 4, 4, "cannot decide `n < 4`");
+}
+
+#[test]
+fn columns_count_characters_not_bytes() {
+    // `é` is two bytes in UTF-8 but one column.
+    let (line, column, _) = error_of("s = \"é\"; y = 1 // 0\n");
+    assert_eq!((line, column), (1, 14));
+}

@@ -1,0 +1,61 @@
+//! Bad input never panics: damaged example scripts and random text give an
+//! error or a result.
+
+use proptest::prelude::*;
+use std::path::PathBuf;
+
+fn examples() -> Vec<String> {
+    let dir: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "examples", "te"]
+        .iter()
+        .collect();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("examples/te")
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "py"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).expect("readable example"))
+        .collect()
+}
+
+/// Cuts `source` at two character boundaries chosen by `a` and `b` (fractions
+/// of its length) and splices `insert` in between.
+fn damage(source: &str, a: f64, b: f64, insert: &str) -> String {
+    let bounds: Vec<usize> = source
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([source.len()])
+        .collect();
+    let pick = |f: f64| bounds[((bounds.len() - 1) as f64 * f) as usize];
+    let (lo, hi) = (pick(a.min(b)), pick(a.max(b)));
+    format!("{}{insert}{}", &source[..lo], &source[hi..])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn damaged_examples_do_not_panic(
+        which in 0usize..64,
+        a in 0.0f64..1.0,
+        b in 0.0f64..1.0,
+        insert in prop_oneof![
+            Just(""), Just("("), Just(")"), Just(","), Just("0"), Just("-1"), Just("[0]"),
+            Just(".op"), Just(" * 2"), Just("\n    "), Just("s[C]"), Just("lambda: 1"),
+        ],
+    ) {
+        let all = examples();
+        let source = damage(&all[which % all.len()], a, b, insert);
+        if let Err(e) = script::run(&source) {
+            prop_assert!(e.line >= 1 && e.column >= 1);
+            prop_assert!(e.span.start <= source.len() + 1);
+        }
+    }
+
+    #[test]
+    fn random_text_does_not_panic(text in "[a-z0-9_ ().,:=+*/%\\[\\]\n-]{0,80}") {
+        let _ = script::run(&text);
+    }
+}

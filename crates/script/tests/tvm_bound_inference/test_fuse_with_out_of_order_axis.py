@@ -1,0 +1,23 @@
+# TVM v0.19.0 tests/python/te/test_te_schedule.py::test_fuse_with_out_of_order_axis
+# (line 124), copied verbatim from shared/conformance/tvm/bound_inference.md.
+import tvm
+import pytest
+import tvm.testing
+from tvm import te
+
+
+def test_fuse_with_out_of_order_axis():
+    m = te.size_var("m")
+    n = te.size_var("n")
+    A = te.placeholder((m, n), name="A")
+    T = te.compute((m, n), lambda i, j: A[i, j])
+
+    s = te.create_schedule(T.op)
+    y = T.op.axis[1]
+    xo, xi = s[T].split(T.op.axis[0], factor=10)
+
+    with pytest.raises(RuntimeError):
+        fused = s[T].fuse(xo, y)
+
+
+test_fuse_with_out_of_order_axis()
