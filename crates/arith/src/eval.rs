@@ -43,6 +43,8 @@ impl Expr {
                 }
             }
             Cmp(op, x, y) => b(op.apply(x.eval(env)?, y.eval(env)?)),
+            // `and` and `or` stop at the first operand that decides them, as
+            // in Python: `x != 0 and y // x > 2` is defined at `x = 0`.
             And(x, y) => b(x.eval(env)? != 0 && y.eval(env)? != 0),
             Or(x, y) => b(x.eval(env)? != 0 || y.eval(env)? != 0),
             Not(x) => b(x.eval(env)? == 0),

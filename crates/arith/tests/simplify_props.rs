@@ -215,6 +215,29 @@ fn check_all(e: &Expr, s: &Setup, v: &[Var; 3]) -> Result<(), TestCaseError> {
     }
 }
 
+/// `x` in a constant range, `y` in `[0, x + a)` and `z` in `[y, y + w)`:
+/// symbolic range ends.
+fn check_symbolic(e: &Expr, (x0, x1, a, w): (i64, i64, i64, i64), v: &[Var; 3]) -> Result<(), TestCaseError> {
+    let mut an = Analyzer::new();
+    an.bind(&v[0], Range::half_open(Expr::int(x0), Expr::int(x1)));
+    an.bind(&v[1], Range::half_open(Expr::int(0), Expr::add(v[0].expr(), Expr::int(a))));
+    an.bind(&v[2], Range::half_open(v[1].expr(), Expr::add(v[1].expr(), Expr::int(w))));
+    let Ok(simplified) = an.simplify(e) else { return Ok(()) };
+    let bound = an.const_int_bound(e);
+    for x in x0..x1 {
+        for y in 0..x + a {
+            for z in y..y + w {
+                let env = |u: &Var| [x, y, z].into_iter().zip(v.iter()).find(|(_, w)| *w == u).map(|(val, _)| val);
+                let Ok(want) = e.eval(&env) else { continue };
+                let got = simplified.eval(&env);
+                prop_assert_eq!(got.ok(), Some(want), "{} => {} at x={} y={} z={}", e, simplified, x, y, z);
+                prop_assert!(bound.contains(want), "{}: {} outside {}", e, want, bound);
+            }
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     // PROPTEST_CASES raises the count for deeper local runs.
     #![proptest_config(ProptestConfig::with_cases(
@@ -225,6 +248,28 @@ proptest! {
     fn integer_expressions_agree_with_evaluation(e in int_expr(), s in setup()) {
         let v = vars();
         check_all(&build(&e, &v), &s, &v)?;
+    }
+
+    #[test]
+    fn symbolic_ranges_agree_with_evaluation(
+        e in int_expr(),
+        b in bool_expr(),
+        r in (0i64..6, 1i64..6, 0i64..4, 1i64..5).prop_map(|(x0, w0, a, w)| (x0, x0 + w0, a, w)),
+    ) {
+        let v = vars();
+        check_symbolic(&build(&e, &v), r, &v)?;
+        check_symbolic(&build_b(&b, &v), r, &v)?;
+    }
+
+    #[test]
+    fn printed_expressions_parse_back_to_the_same_tree(e in int_expr(), b in bool_expr()) {
+        let v = vars();
+        for tree in [build(&e, &v), build_b(&b, &v)] {
+            let text = tree.to_string();
+            let again = arith::parse(&text).map_err(|err| TestCaseError::fail(format!("{text}: {err}")))?;
+            prop_assert_eq!(again.to_string(), text);
+            prop_assert_eq!(again.node_count(), tree.node_count());
+        }
     }
 
     #[test]

@@ -60,8 +60,13 @@ impl Simplifier<'_> {
         if a == b || conjuncts(&a).contains(&&b) {
             return Ok((a, Info::BOOL));
         }
+        // `a and (.. and a and ..)`: `a` stays first, because evaluation
+        // stops at the first false operand and later ones may be undefined
+        // there (`x != 0 and y // x > 2`).
         if conjuncts(&b).contains(&&a) {
-            return Ok((b, Info::BOOL));
+            let rest: Vec<Expr> = conjuncts(&b).into_iter().filter(|c| **c != a).cloned().collect();
+            let e = rest.into_iter().fold(a, Expr::and);
+            return Ok((e, Info::BOOL));
         }
         if self.is_negation(&a, &b)? {
             return Ok((Expr::bool(false), Info::exact(0)));
@@ -101,8 +106,11 @@ impl Simplifier<'_> {
         if a == b || disjuncts(&a).contains(&&b) {
             return Ok((a, Info::BOOL));
         }
+        // `a or (.. or a or ..)`: `a` stays first (see `and_simplified`).
         if disjuncts(&b).contains(&&a) {
-            return Ok((b, Info::BOOL));
+            let rest: Vec<Expr> = disjuncts(&b).into_iter().filter(|c| **c != a).cloned().collect();
+            let e = rest.into_iter().fold(a, Expr::or);
+            return Ok((e, Info::BOOL));
         }
         if self.is_negation(&a, &b)? {
             return Ok((Expr::bool(true), Info::exact(1)));
