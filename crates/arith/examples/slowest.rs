@@ -1,7 +1,6 @@
 use std::time::Instant;
 fn main() {
-    let text =
-        std::fs::read_to_string("../../../shared/conformance/tvm/arith_simplify.batch").unwrap();
+    let text = std::fs::read_to_string("../../../shared/conformance/tvm/arith_simplify.batch").unwrap();
     let mut v = vec![];
     for line in text.lines() {
         let (expr, ranges) = line.split_once('|').unwrap_or((line, ""));
@@ -12,14 +11,16 @@ fn main() {
             let (var, r) = arith::parse_range_spec(spec, &mut scope).unwrap();
             an.bind(&var, r);
         }
-        let t = Instant::now();
-        for _ in 0..20 {
-            let _ = an.simplify(&e);
+        let mut best = u128::MAX;
+        for _ in 0..31 {
+            let t = Instant::now();
+            for _ in 0..10 { let _ = an.simplify(&e); }
+            best = best.min(t.elapsed().as_nanos() / 10);
         }
-        v.push((t.elapsed().as_nanos() / 20, line.to_string()));
+        v.push((best, expr.to_string()));
     }
     v.sort();
-    for (t, l) in v.iter().rev().take(25) {
-        println!("{t:>9} {}", &l[..l.len().min(110)]);
-    }
+    let n = v.len();
+    println!("median(min) = {} ns", v[n / 2].0);
+    for (t, l) in &v[n * 2 / 5..n * 3 / 5] { println!("{t:>7} {}", &l[..l.len().min(90)]); }
 }

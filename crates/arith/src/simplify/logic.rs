@@ -145,18 +145,18 @@ impl Simplifier<'_> {
         Ok((Expr::or(a, b), Info::BOOL))
     }
 
-    fn is_negation(&mut self, a: &Expr, b: &Expr) -> Result<bool> {
+    fn is_negation(&self, a: &Expr, b: &Expr) -> Result<bool> {
         if let ExprKind::Not(x) = a.kind() {
             return Ok(x == b);
         }
         if let ExprKind::Not(x) = b.kind() {
             return Ok(x == a);
         }
-        if let ExprKind::Cmp(op, x, y) = a.kind() {
-            if matches!(b.kind(), ExprKind::Cmp(..)) {
-                let (n, _) = self.cmp_simplified(op.negated(), x, y)?;
-                return Ok(n == *b);
-            }
+        // Simplified comparisons are canonical, so a negation shows in the
+        // structure: `x < y` against `y <= x` (other pairs are intervals).
+        if let (ExprKind::Cmp(op, x, y), ExprKind::Cmp(op2, x2, y2)) = (a.kind(), b.kind()) {
+            let n = op.negated();
+            return Ok((*op2 == n && x == x2 && y == y2) || (*op2 == n.swapped() && x == y2 && y == x2));
         }
         Ok(false)
     }
