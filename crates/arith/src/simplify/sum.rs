@@ -204,8 +204,13 @@ impl Sum {
                 Expr::mul(t.atom.clone(), Expr::int(c))
             }
         };
+        // Larger strides first, as TVM and XLA print index sums
+        // (`xo * 4 + xi`); the sort is stable, so ties keep the canonical
+        // order.
+        let mut order: SmallVec<[&Term; 4]> = self.terms.iter().collect();
+        order.sort_by_key(|t| std::cmp::Reverse(t.coeff.unsigned_abs()));
         let mut acc: Option<Expr> = None;
-        for t in self.terms.iter().filter(|t| t.coeff > 0) {
+        for t in order.iter().copied().filter(|t| t.coeff > 0) {
             let e = scaled(t, t.coeff);
             acc = Some(match acc {
                 Some(a) => Expr::add(a, e),
@@ -217,7 +222,7 @@ impl Sum {
             acc = Some(Expr::int(self.konst));
             konst_done = true;
         }
-        for t in self.terms.iter().filter(|t| t.coeff < 0) {
+        for t in order.iter().copied().filter(|t| t.coeff < 0) {
             acc = Some(match (acc, t.coeff.checked_neg()) {
                 (Some(a), Some(c)) => Expr::sub(a, scaled(t, c)),
                 (Some(a), None) => Expr::add(a, scaled(t, t.coeff)),
@@ -261,7 +266,7 @@ impl Sum {
         let all_negative = self.terms.iter().all(|t| (t.coeff < 0) == (g > 0));
         if self.konst != 0 {
             n += 2;
-        } else if all_negative && unit(self.terms[0].coeff) {
+        } else if all_negative && self.terms.iter().all(|t| unit(t.coeff)) {
             // a leading negative term prints as `atom * -1`
             n += 2;
         }

@@ -1,0 +1,586 @@
+//! Translation of a program into the form the machine runs: variables and
+//! buffers resolved to slots, stage names to numbers, types to conversions,
+//! and every static mistake (unbound variable, wrong number of indices, a
+//! buffer used outside its realize) reported before anything runs.
+
+use super::error::RunError;
+use crate::buffer::{Buffer, BufferId};
+use crate::dtype::DataType;
+use crate::print::Printer;
+use crate::stmt::{PrimFunc, Stmt};
+use crate::value::{BinOp, Value};
+use arith::{CmpOp, Expr, ExprKind, Var};
+use std::collections::HashMap;
+
+/// Integer index arithmetic over slots.
+pub(crate) enum IndexCode {
+    Const(i64),
+    Slot(u32),
+    Bin(IndexOp, Box<IndexCode>, Box<IndexCode>),
+    Select(Box<IndexCode>, Box<IndexCode>, Box<IndexCode>),
+    Not(Box<IndexCode>),
+}
+
+/// A binary operator of index arithmetic, as in [`arith::ExprKind`].
+#[derive(Clone, Copy)]
+pub(crate) enum IndexOp {
+    Add,
+    Sub,
+    Mul,
+    FloorDiv,
+    FloorMod,
+    CeilDiv,
+    Min,
+    Max,
+    Cmp(CmpOp),
+    And,
+    Or,
+}
+
+/// A read or write of one element of the buffer in slot `buf`.
+pub(crate) struct Access {
+    pub buf: u32,
+    pub indices: Vec<IndexCode>,
+}
+
+/// Value arithmetic whose operand types have been made equal by inserted
+/// casts, so the machine never decides types at run time.
+pub(crate) enum ValueCode {
+    Int(i64),
+    Float(f64),
+    /// An index expression as a value of the given (integer) type.
+    Index(IndexCode, DataType),
+    Load(Access, DataType),
+    /// Both operands have type `.3`, the result's type.
+    Binary(BinOp, Box<ValueCode>, Box<ValueCode>, DataType),
+    /// Both operands have the same type; the result is 0 or 1.
+    Cmp(CmpOp, Box<ValueCode>, Box<ValueCode>),
+    And(Box<ValueCode>, Box<ValueCode>),
+    Or(Box<ValueCode>, Box<ValueCode>),
+    Not(Box<ValueCode>),
+    Neg(Box<ValueCode>, DataType),
+    /// Conversion from `.2` to `.1`.
+    Cast(Box<ValueCode>, DataType, DataType),
+    Select(Box<ValueCode>, Box<ValueCode>, Box<ValueCode>),
+}
+
+/// A statement, with the source statement kept for messages.
+pub(crate) enum Code<'a> {
+    For {
+        slot: u32,
+        min: IndexCode,
+        extent: IndexCode,
+        body: Box<Code<'a>>,
+        src: &'a Stmt,
+    },
+    Let {
+        slot: u32,
+        value: IndexCode,
+        body: Box<Code<'a>>,
+        src: &'a Stmt,
+    },
+    /// A realize (or an allocate, with zero minimums). `shape` is the
+    /// buffer's shape for an intermediate buffer, empty for a parameter.
+    Region {
+        buf: u32,
+        shape: Vec<IndexCode>,
+        min: Vec<IndexCode>,
+        extent: Vec<IndexCode>,
+        body: Box<Code<'a>>,
+        src: &'a Stmt,
+    },
+    Store {
+        access: Access,
+        value: ValueCode,
+        stage: u32,
+        src: &'a Stmt,
+    },
+    If {
+        cond: ValueCode,
+        then_case: Box<Code<'a>>,
+        else_case: Option<Box<Code<'a>>>,
+        src: &'a Stmt,
+    },
+    Seq(Vec<Code<'a>>),
+    Eval(ValueCode, &'a Stmt),
+}
+
+/// What the machine needs to know about each buffer slot.
+pub(crate) struct BufferInfo {
+    pub buffer: Buffer,
+    pub is_param: bool,
+    /// A parameter's shape, with sizes substituted. Empty for an
+    /// intermediate buffer: its shape may use the loop variables around its
+    /// realize, so it is evaluated there ([`Code::Region`]).
+    pub shape: Vec<i64>,
+}
+
+/// A compiled program.
+pub(crate) struct Compiled<'a> {
+    pub body: Code<'a>,
+    pub slot_count: usize,
+    /// Slots of size variables and their values.
+    pub sizes: Vec<(u32, i64)>,
+    pub buffers: Vec<BufferInfo>,
+    pub stages: Vec<String>,
+}
+
+struct Compiler<'a> {
+    sizes: &'a HashMap<Var, i64>,
+    var_slots: HashMap<Var, u32>,
+    /// How many enclosing loops or lets bind each slot.
+    bound_depth: Vec<u32>,
+    size_slots: Vec<(u32, i64)>,
+    buffer_slots: HashMap<BufferId, u32>,
+    buffers: Vec<BufferInfo>,
+    /// How many enclosing realizes or allocates each buffer slot has.
+    live_depth: Vec<u32>,
+    stage_ids: HashMap<String, u32>,
+    stages: Vec<String>,
+}
+
+fn header(s: &Stmt) -> String {
+    Printer::new().header(s)
+}
+
+/// Compiles `func` for the given sizes.
+pub(crate) fn compile<'a>(
+    func: &'a PrimFunc,
+    sizes: &'a HashMap<Var, i64>,
+) -> Result<Compiled<'a>, RunError> {
+    let mut c = Compiler {
+        sizes,
+        var_slots: HashMap::new(),
+        bound_depth: Vec::new(),
+        size_slots: Vec::new(),
+        buffer_slots: HashMap::new(),
+        buffers: Vec::new(),
+        live_depth: Vec::new(),
+        stage_ids: HashMap::new(),
+        stages: Vec::new(),
+    };
+    for (k, p) in func.params.iter().enumerate() {
+        // Parameters take the first slots, in order; the interpreter relies
+        // on it.
+        if func.params[..k].contains(p) {
+            return Err(RunError::Input {
+                buffer: p.name().to_string(),
+                message: format!("listed twice among the parameters of `{}`", func.name),
+            });
+        }
+        c.buffer_slot(p, true)?;
+    }
+    let body = c.stmt(&func.body)?;
+    Ok(Compiled {
+        body,
+        slot_count: c.bound_depth.len(),
+        sizes: c.size_slots,
+        buffers: c.buffers,
+        stages: c.stages,
+    })
+}
+
+impl<'a> Compiler<'a> {
+    fn buffer_slot(&mut self, b: &Buffer, is_param: bool) -> Result<u32, RunError> {
+        if let Some(&s) = self.buffer_slots.get(&b.id()) {
+            return Ok(s);
+        }
+        let where_ = || format!("shape of buffer `{}`", b.name());
+        let mut shape = Vec::with_capacity(b.ndim());
+        for e in b.shape().iter().filter(|_| is_param) {
+            let v = e.eval(&|v| self.sizes.get(v).copied()).map_err(|err| {
+                match e.vars().into_iter().find(|v| !self.sizes.contains_key(v)) {
+                    Some(v) => RunError::UnboundVariable {
+                        var: v.name().to_string(),
+                        stmt: where_(),
+                    },
+                    None => RunError::Index {
+                        message: err.message,
+                        stmt: where_(),
+                    },
+                }
+            })?;
+            if v < 0 {
+                return Err(RunError::Allocation {
+                    buffer: b.name().to_string(),
+                    message: format!("axis size {e} evaluates to {v}, which is negative"),
+                    stmt: where_(),
+                });
+            }
+            shape.push(v);
+        }
+        let slot = self.buffers.len() as u32;
+        self.buffers.push(BufferInfo {
+            buffer: b.clone(),
+            is_param,
+            shape,
+        });
+        self.live_depth.push(0);
+        self.buffer_slots.insert(b.id(), slot);
+        Ok(slot)
+    }
+
+    /// The shape of an intermediate buffer, compiled where `src` gives it
+    /// storage (it may use the loop variables around); nothing for a
+    /// parameter.
+    fn realized_shape(&mut self, b: &Buffer, src: &Stmt) -> Result<Vec<IndexCode>, RunError> {
+        let slot = self.buffer_slot(b, false)?;
+        if self.buffers[slot as usize].is_param {
+            return Ok(Vec::new());
+        }
+        self.indices(b.shape(), src)
+    }
+
+    /// The slot of a buffer that `src` accesses with `n` indices.
+    fn accessed_buffer(&mut self, b: &Buffer, n: usize, src: &Stmt) -> Result<u32, RunError> {
+        let slot = self.buffer_slot(b, false)?;
+        let info = &self.buffers[slot as usize];
+        if !info.is_param && self.live_depth[slot as usize] == 0 {
+            return Err(RunError::BufferNotAllocated {
+                buffer: b.name().to_string(),
+                stmt: header(src),
+            });
+        }
+        if n != b.ndim() {
+            return Err(RunError::Arity {
+                buffer: b.name().to_string(),
+                expected: b.ndim(),
+                got: n,
+                stmt: header(src),
+            });
+        }
+        Ok(slot)
+    }
+
+    fn var_slot(&mut self, v: &Var) -> u32 {
+        if let Some(&s) = self.var_slots.get(v) {
+            return s;
+        }
+        let s = self.bound_depth.len() as u32;
+        self.bound_depth.push(0);
+        self.var_slots.insert(v.clone(), s);
+        s
+    }
+
+    /// The slot holding `v` where `src` uses it.
+    fn use_var(&mut self, v: &Var, src: &Stmt) -> Result<u32, RunError> {
+        let s = self.var_slot(v);
+        if self.bound_depth[s as usize] > 0 {
+            return Ok(s);
+        }
+        match self.sizes.get(v) {
+            Some(&value) => {
+                if !self.size_slots.iter().any(|&(t, _)| t == s) {
+                    self.size_slots.push((s, value));
+                }
+                Ok(s)
+            }
+            None => Err(RunError::UnboundVariable {
+                var: v.name().to_string(),
+                stmt: header(src),
+            }),
+        }
+    }
+
+    fn index(&mut self, e: &Expr, src: &Stmt) -> Result<IndexCode, RunError> {
+        use ExprKind::*;
+        let bin = |c: &mut Self, op, a: &Expr, b: &Expr| -> Result<IndexCode, RunError> {
+            Ok(IndexCode::Bin(
+                op,
+                Box::new(c.index(a, src)?),
+                Box::new(c.index(b, src)?),
+            ))
+        };
+        Ok(match e.kind() {
+            Int(v) => IndexCode::Const(*v),
+            Bool(b) => IndexCode::Const(*b as i64),
+            Var(v) => IndexCode::Slot(self.use_var(v, src)?),
+            Add(a, b) => bin(self, IndexOp::Add, a, b)?,
+            Sub(a, b) => bin(self, IndexOp::Sub, a, b)?,
+            Mul(a, b) => bin(self, IndexOp::Mul, a, b)?,
+            FloorDiv(a, b) => bin(self, IndexOp::FloorDiv, a, b)?,
+            FloorMod(a, b) => bin(self, IndexOp::FloorMod, a, b)?,
+            CeilDiv(a, b) => bin(self, IndexOp::CeilDiv, a, b)?,
+            Min(a, b) => bin(self, IndexOp::Min, a, b)?,
+            Max(a, b) => bin(self, IndexOp::Max, a, b)?,
+            Cmp(op, a, b) => bin(self, IndexOp::Cmp(*op), a, b)?,
+            And(a, b) => bin(self, IndexOp::And, a, b)?,
+            Or(a, b) => bin(self, IndexOp::Or, a, b)?,
+            Not(a) => IndexCode::Not(Box::new(self.index(a, src)?)),
+            Select(c, a, b) => IndexCode::Select(
+                Box::new(self.index(c, src)?),
+                Box::new(self.index(a, src)?),
+                Box::new(self.index(b, src)?),
+            ),
+        })
+    }
+
+    fn indices(&mut self, es: &[Expr], src: &Stmt) -> Result<Vec<IndexCode>, RunError> {
+        es.iter().map(|e| self.index(e, src)).collect()
+    }
+
+    /// Compiles `v` and converts the result to `to`.
+    fn value_as(&mut self, v: &Value, to: DataType, src: &Stmt) -> Result<ValueCode, RunError> {
+        let (code, from) = self.value(v, src)?;
+        Ok(convert(code, from, to))
+    }
+
+    fn value(&mut self, v: &Value, src: &Stmt) -> Result<(ValueCode, DataType), RunError> {
+        let bx = Box::new;
+        Ok(match v {
+            Value::Float(x, t) if t.is_float() => (ValueCode::Float(round_float(*x, *t)), *t),
+            Value::Float(x, t) => {
+                let message =
+                    format!("the float constant {x} has the integer type {t}: write Value::Int");
+                return Err(RunError::Value {
+                    message,
+                    stmt: header(src),
+                });
+            }
+            Value::Int(x, t) => {
+                check_int(*x, *t).map_err(|message| RunError::Value {
+                    message,
+                    stmt: header(src),
+                })?;
+                if t.is_float() {
+                    (ValueCode::Float(round_float(*x as f64, *t)), *t)
+                } else {
+                    (ValueCode::Int(*x), *t)
+                }
+            }
+            Value::Index(e) => {
+                let t = v.dtype();
+                (ValueCode::Index(self.index(e, src)?, t), t)
+            }
+            Value::Load(l) => {
+                let buf = self.accessed_buffer(&l.buffer, l.indices.len(), src)?;
+                let indices = self.indices(&l.indices, src)?;
+                (
+                    ValueCode::Load(Access { buf, indices }, l.buffer.dtype()),
+                    l.buffer.dtype(),
+                )
+            }
+            Value::Binary(op, a, b) => {
+                let t = v.dtype();
+                let a = self.value_as(a, t, src)?;
+                let b = self.value_as(b, t, src)?;
+                (ValueCode::Binary(*op, bx(a), bx(b), t), t)
+            }
+            Value::Cmp(op, a, b) => {
+                let t = a.dtype().promote(b.dtype());
+                let a = self.value_as(a, t, src)?;
+                let b = self.value_as(b, t, src)?;
+                (ValueCode::Cmp(*op, bx(a), bx(b)), DataType::Bool)
+            }
+            Value::And(a, b) | Value::Or(a, b) => {
+                let a = bx(self.value_as(a, DataType::Bool, src)?);
+                let b = bx(self.value_as(b, DataType::Bool, src)?);
+                let code = if matches!(v, Value::And(..)) {
+                    ValueCode::And(a, b)
+                } else {
+                    ValueCode::Or(a, b)
+                };
+                (code, DataType::Bool)
+            }
+            Value::Not(a) => (
+                ValueCode::Not(bx(self.value_as(a, DataType::Bool, src)?)),
+                DataType::Bool,
+            ),
+            Value::Neg(a) => {
+                let (code, t) = self.value(a, src)?;
+                (ValueCode::Neg(bx(code), t), t)
+            }
+            Value::Cast(t, a) => (self.value_as(a, *t, src)?, *t),
+            Value::Select(c, a, b) => {
+                let t = v.dtype();
+                let c = self.value_as(c, DataType::Bool, src)?;
+                let a = self.value_as(a, t, src)?;
+                let b = self.value_as(b, t, src)?;
+                (ValueCode::Select(bx(c), bx(a), bx(b)), t)
+            }
+        })
+    }
+
+    fn stage(&mut self, name: &str) -> u32 {
+        if let Some(&s) = self.stage_ids.get(name) {
+            return s;
+        }
+        let s = self.stages.len() as u32;
+        self.stages.push(name.to_string());
+        self.stage_ids.insert(name.to_string(), s);
+        s
+    }
+
+    /// Compiles `body` with `var` bound.
+    fn bound(&mut self, var: &Var, body: &'a Stmt) -> Result<(u32, Code<'a>), RunError> {
+        let slot = self.var_slot(var);
+        self.bound_depth[slot as usize] += 1;
+        let body = self.stmt(body);
+        self.bound_depth[slot as usize] -= 1;
+        Ok((slot, body?))
+    }
+
+    /// Compiles `body` with `buffer` given storage.
+    fn live(&mut self, buffer: &Buffer, body: &'a Stmt) -> Result<(u32, Code<'a>), RunError> {
+        let slot = self.buffer_slot(buffer, false)?;
+        self.live_depth[slot as usize] += 1;
+        let body = self.stmt(body);
+        self.live_depth[slot as usize] -= 1;
+        Ok((slot, body?))
+    }
+
+    fn arity(&self, buffer: &Buffer, got: usize, src: &Stmt) -> Result<(), RunError> {
+        if got == buffer.ndim() {
+            return Ok(());
+        }
+        Err(RunError::Arity {
+            buffer: buffer.name().to_string(),
+            expected: buffer.ndim(),
+            got,
+            stmt: header(src),
+        })
+    }
+
+    fn stmt(&mut self, s: &'a Stmt) -> Result<Code<'a>, RunError> {
+        Ok(match s {
+            Stmt::For {
+                var,
+                min,
+                extent,
+                body,
+            } => {
+                // The bounds are outside the loop's own scope.
+                let min = self.index(min, s)?;
+                let extent = self.index(extent, s)?;
+                let (slot, body) = self.bound(var, body)?;
+                Code::For {
+                    slot,
+                    min,
+                    extent,
+                    body: Box::new(body),
+                    src: s,
+                }
+            }
+            Stmt::Let { var, value, body } => {
+                let value = self.index(value, s)?;
+                let (slot, body) = self.bound(var, body)?;
+                Code::Let {
+                    slot,
+                    value,
+                    body: Box::new(body),
+                    src: s,
+                }
+            }
+            Stmt::Realize {
+                buffer,
+                region,
+                body,
+            } => {
+                self.arity(buffer, region.len(), s)?;
+                let min = region
+                    .iter()
+                    .map(|r| self.index(&r.min, s))
+                    .collect::<Result<_, _>>()?;
+                let extent = region
+                    .iter()
+                    .map(|r| self.index(&r.extent, s))
+                    .collect::<Result<_, _>>()?;
+                let shape = self.realized_shape(buffer, s)?;
+                let (buf, body) = self.live(buffer, body)?;
+                Code::Region {
+                    buf,
+                    shape,
+                    min,
+                    extent,
+                    body: Box::new(body),
+                    src: s,
+                }
+            }
+            Stmt::Allocate {
+                buffer,
+                extents,
+                body,
+            } => {
+                self.arity(buffer, extents.len(), s)?;
+                let min = extents.iter().map(|_| IndexCode::Const(0)).collect();
+                let extent = self.indices(extents, s)?;
+                let shape = self.realized_shape(buffer, s)?;
+                let (buf, body) = self.live(buffer, body)?;
+                Code::Region {
+                    buf,
+                    shape,
+                    min,
+                    extent,
+                    body: Box::new(body),
+                    src: s,
+                }
+            }
+            Stmt::Produce { body, .. } => self.stmt(body)?,
+            Stmt::BufferStore {
+                buffer,
+                indices,
+                value,
+                stage,
+            } => {
+                let value = self.value_as(value, buffer.dtype(), s)?;
+                let buf = self.accessed_buffer(buffer, indices.len(), s)?;
+                let indices = self.indices(indices, s)?;
+                let stage = self.stage(stage);
+                Code::Store {
+                    access: Access { buf, indices },
+                    value,
+                    stage,
+                    src: s,
+                }
+            }
+            Stmt::IfThenElse {
+                cond,
+                then_case,
+                else_case,
+            } => {
+                let cond = self.value_as(cond, DataType::Bool, s)?;
+                let then_case = Box::new(self.stmt(then_case)?);
+                let else_case = match else_case {
+                    Some(e) => Some(Box::new(self.stmt(e)?)),
+                    None => None,
+                };
+                Code::If {
+                    cond,
+                    then_case,
+                    else_case,
+                    src: s,
+                }
+            }
+            Stmt::Seq(v) => Code::Seq(v.iter().map(|c| self.stmt(c)).collect::<Result<_, _>>()?),
+            Stmt::Evaluate(v) => Code::Eval(self.value(v, s)?.0, s),
+        })
+    }
+}
+
+/// `code` of type `from` as a value of type `to`.
+fn convert(code: ValueCode, from: DataType, to: DataType) -> ValueCode {
+    if from == to {
+        code
+    } else {
+        ValueCode::Cast(Box::new(code), to, from)
+    }
+}
+
+/// `x` as the type `t` holds it: float32 rounds to single precision.
+pub(crate) fn round_float(x: f64, t: DataType) -> f64 {
+    if t == DataType::Float32 {
+        x as f32 as f64
+    } else {
+        x
+    }
+}
+
+/// Checks that the integer `x` fits the type `t`.
+pub(crate) fn check_int(x: i64, t: DataType) -> Result<(), String> {
+    match t.int_range() {
+        Some((lo, hi)) if x < lo || x > hi => Err(format!(
+            "the value {x} does not fit in {t} (range [{lo}, {hi}])"
+        )),
+        _ => Ok(()),
+    }
+}

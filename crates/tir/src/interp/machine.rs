@@ -1,0 +1,623 @@
+//! Execution of compiled programs.
+
+use super::compile::{
+    check_int, round_float, Access, Code, Compiled, IndexCode, IndexOp, ValueCode,
+};
+use super::error::{AccessKind, AccessViolation, Problem, RunError};
+use crate::dtype::DataType;
+use crate::print::Printer;
+use crate::stmt::Stmt;
+use crate::value::BinOp;
+use arith::num;
+use smallvec::SmallVec;
+
+/// Per-axis integers, on the stack for up to eight axes.
+type Axes = SmallVec<[i64; 8]>;
+
+/// The limits a run respects.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    pub keep_going: bool,
+    pub max_steps: Option<u64>,
+    pub max_elements: u64,
+    pub max_reported: usize,
+}
+
+/// What the machine knows about one stored element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Element {
+    /// No store has written it.
+    Unwritten,
+    /// Its value was given as input or has been read since the last store.
+    Settled,
+    /// Stage `.0` stored it and nothing has read it since.
+    Pending(u32),
+}
+
+/// The storage of one buffer: values on a box of its index space.
+pub(crate) struct Storage {
+    pub data: Vec<f64>,
+    pub elements: Vec<Element>,
+    /// The buffer's shape.
+    shape: Axes,
+    /// The box the data covers: first index and extent per axis.
+    layout_min: Axes,
+    layout_extent: Axes,
+    /// The box accesses may touch. An index inside it and inside the
+    /// buffer's shape is inside the layout box: the boxes are equal for an
+    /// intermediate buffer, and the layout is the whole shape for a
+    /// parameter.
+    region_min: Axes,
+    region_extent: Axes,
+}
+
+impl Storage {
+    /// Storage for a whole buffer of `shape`.
+    pub fn whole(shape: &[i64], data: Vec<f64>, state: Element) -> Storage {
+        let n = data.len();
+        Storage {
+            data,
+            elements: vec![state; n],
+            shape: shape.iter().copied().collect(),
+            layout_min: shape.iter().map(|_| 0).collect(),
+            layout_extent: shape.iter().copied().collect(),
+            region_min: shape.iter().map(|_| 0).collect(),
+            region_extent: shape.iter().copied().collect(),
+        }
+    }
+
+    /// Storage of nothing, for a buffer outside its realize.
+    fn dead() -> Storage {
+        Storage {
+            data: Vec::new(),
+            elements: Vec::new(),
+            shape: Axes::new(),
+            layout_min: Axes::new(),
+            layout_extent: Axes::new(),
+            region_min: Axes::new(),
+            region_extent: Axes::new(),
+        }
+    }
+}
+
+/// A runtime value: integer types are exact, floats are `f64` rounded to
+/// their type after every operation.
+#[derive(Clone, Copy)]
+enum Scalar {
+    Int(i64),
+    Float(f64),
+}
+
+impl Scalar {
+    fn truthy(self) -> bool {
+        match self {
+            Scalar::Int(v) => v != 0,
+            Scalar::Float(v) => v != 0.0,
+        }
+    }
+}
+
+/// The state of a run.
+pub(crate) struct Machine<'c, 'a> {
+    program: &'c Compiled<'a>,
+    slots: Vec<i64>,
+    pub storage: Vec<Storage>,
+    pub stage_runs: Vec<u64>,
+    /// Per stage, stores whose value nothing read before it was overwritten
+    /// or its storage released.
+    pub unused_stores: Vec<u64>,
+    /// The largest region (in elements) each buffer slot was given.
+    pub largest_region: Vec<Option<u64>>,
+    pub violations: Vec<AccessViolation>,
+    pub violation_count: u64,
+    steps: u64,
+    limits: Limits,
+}
+
+fn header(s: &Stmt) -> String {
+    Printer::new().header(s)
+}
+
+fn index_error(message: String, src: &Stmt) -> RunError {
+    RunError::Index {
+        message,
+        stmt: header(src),
+    }
+}
+
+fn value_error(message: String, src: &Stmt) -> RunError {
+    RunError::Value {
+        message,
+        stmt: header(src),
+    }
+}
+
+/// Why index arithmetic failed. Kept to one byte so that the hot path
+/// returns small results; the message is made only when reporting.
+#[derive(Clone, Copy, Debug)]
+enum IndexFault {
+    Overflow,
+    DivisionByZero,
+}
+
+impl IndexFault {
+    fn message(self) -> String {
+        match self {
+            IndexFault::Overflow => {
+                "integer overflow: the result does not fit in 64 bits".to_string()
+            }
+            IndexFault::DivisionByZero => "division or modulo by zero".to_string(),
+        }
+    }
+}
+
+impl IndexCode {
+    /// The value, with the semantics of [`arith::Expr::eval`].
+    fn eval(&self, slots: &[i64]) -> Result<i64, IndexFault> {
+        use IndexFault::{DivisionByZero, Overflow};
+        Ok(match self {
+            IndexCode::Const(v) => *v,
+            IndexCode::Slot(s) => slots[*s as usize],
+            IndexCode::Bin(op, a, b) => {
+                let x = a.eval(slots)?;
+                // Conditions short-circuit, as `arith::Expr::eval` does.
+                match op {
+                    IndexOp::And if x == 0 => return Ok(0),
+                    IndexOp::Or if x != 0 => return Ok(1),
+                    _ => {}
+                }
+                let y = b.eval(slots)?;
+                let divide = |f: fn(i64, i64) -> arith::Result<i64>| match y {
+                    0 => Err(DivisionByZero),
+                    _ => f(x, y).map_err(|_| Overflow),
+                };
+                match op {
+                    IndexOp::Add => x.checked_add(y).ok_or(Overflow)?,
+                    IndexOp::Sub => x.checked_sub(y).ok_or(Overflow)?,
+                    IndexOp::Mul => x.checked_mul(y).ok_or(Overflow)?,
+                    IndexOp::FloorDiv => divide(num::floor_div)?,
+                    IndexOp::FloorMod => divide(num::floor_mod)?,
+                    IndexOp::CeilDiv => divide(num::ceil_div)?,
+                    IndexOp::Min => x.min(y),
+                    IndexOp::Max => x.max(y),
+                    IndexOp::Cmp(c) => c.apply(x, y) as i64,
+                    IndexOp::And | IndexOp::Or => (y != 0) as i64,
+                }
+            }
+            IndexCode::Select(c, a, b) => {
+                if c.eval(slots)? != 0 {
+                    a.eval(slots)?
+                } else {
+                    b.eval(slots)?
+                }
+            }
+            IndexCode::Not(a) => (a.eval(slots)? == 0) as i64,
+        })
+    }
+}
+
+/// 2^63, the first float above `i64::MAX`.
+const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
+
+/// `x` converted from type `from` to type `to`; integers out of range and
+/// non-finite floats converted to integers are errors.
+fn cast(x: Scalar, from: DataType, to: DataType) -> Result<Scalar, String> {
+    match (x, to.is_float()) {
+        (Scalar::Int(v), true) => Ok(Scalar::Float(round_float(v as f64, to))),
+        (Scalar::Float(v), true) => Ok(Scalar::Float(round_float(v, to))),
+        (x, false) if to == DataType::Bool => Ok(Scalar::Int(x.truthy() as i64)),
+        (Scalar::Int(v), false) => check_int(v, to).map(|_| Scalar::Int(v)),
+        (Scalar::Float(v), false) => {
+            let t = v.trunc();
+            if !(-TWO_POW_63..TWO_POW_63).contains(&t) {
+                return Err(format!("the {from} value {v} does not fit in {to}"));
+            }
+            let i = t as i64;
+            check_int(i, to).map(|_| Scalar::Int(i))
+        }
+    }
+}
+
+fn int_binary(op: BinOp, x: i64, y: i64, t: DataType) -> Result<i64, String> {
+    let r = match op {
+        BinOp::Add => x.checked_add(y),
+        BinOp::Sub => x.checked_sub(y),
+        BinOp::Mul => x.checked_mul(y),
+        BinOp::Div | BinOp::FloorDiv | BinOp::FloorMod if y == 0 => {
+            return Err(format!("{t} division by zero"))
+        }
+        // TVM's `Div` on integers truncates toward zero.
+        BinOp::Div => x.checked_div(y),
+        BinOp::FloorDiv => num::floor_div(x, y).ok(),
+        BinOp::FloorMod => num::floor_mod(x, y).ok(),
+        BinOp::Min => Some(x.min(y)),
+        BinOp::Max => Some(x.max(y)),
+    };
+    let r = r.ok_or_else(|| format!("{t} overflow in {x} {op:?} {y}"))?;
+    check_int(r, t).map_err(|m| format!("{t} overflow: {m}"))?;
+    Ok(r)
+}
+
+fn float_binary(op: BinOp, x: f64, y: f64, t: DataType) -> f64 {
+    let r = match op {
+        BinOp::Add => x + y,
+        BinOp::Sub => x - y,
+        BinOp::Mul => x * y,
+        BinOp::Div => x / y,
+        BinOp::FloorDiv => (x / y).floor(),
+        BinOp::FloorMod => x - (x / y).floor() * y,
+        BinOp::Min => x.min(y),
+        BinOp::Max => x.max(y),
+    };
+    round_float(r, t)
+}
+
+impl<'c, 'a> Machine<'c, 'a> {
+    pub fn new(
+        program: &'c Compiled<'a>,
+        storage: Vec<Storage>,
+        limits: Limits,
+    ) -> Machine<'c, 'a> {
+        let mut slots = vec![0; program.slot_count];
+        for &(s, v) in &program.sizes {
+            slots[s as usize] = v;
+        }
+        let mut storage = storage;
+        storage.resize_with(program.buffers.len(), Storage::dead);
+        Machine {
+            program,
+            slots,
+            storage,
+            stage_runs: vec![0; program.stages.len()],
+            unused_stores: vec![0; program.stages.len()],
+            largest_region: vec![None; program.buffers.len()],
+            violations: Vec::new(),
+            violation_count: 0,
+            steps: 0,
+            limits,
+        }
+    }
+
+    fn step(&mut self) -> Result<(), RunError> {
+        self.steps += 1;
+        match self.limits.max_steps {
+            Some(limit) if self.steps > limit => Err(RunError::StepLimit { limit }),
+            _ => Ok(()),
+        }
+    }
+
+    fn index(&self, e: &IndexCode, src: &Stmt) -> Result<i64, RunError> {
+        e.eval(&self.slots)
+            .map_err(|fault| index_error(fault.message(), src))
+    }
+
+    /// Records a violation; an error unless the run keeps going.
+    fn violation(&mut self, v: AccessViolation) -> Result<(), RunError> {
+        if !self.limits.keep_going {
+            return Err(RunError::Access(Box::new(v)));
+        }
+        self.violation_count += 1;
+        if self.violations.len() < self.limits.max_reported {
+            self.violations.push(v);
+        }
+        Ok(())
+    }
+
+    /// The position of an access in its buffer's storage, or `None` after a
+    /// recorded violation.
+    fn locate(
+        &mut self,
+        a: &Access,
+        kind: AccessKind,
+        src: &Stmt,
+    ) -> Result<Option<usize>, RunError> {
+        let mut ix = Axes::new();
+        for e in &a.indices {
+            ix.push(self.index(e, src)?);
+        }
+        let info = &self.program.buffers[a.buf as usize];
+        let st = &self.storage[a.buf as usize];
+        let outside_shape = ix.iter().zip(&st.shape).any(|(&i, &n)| i < 0 || i >= n);
+        let problem = if outside_shape {
+            Problem::OutsideShape {
+                shape: st.shape.to_vec(),
+            }
+        } else if ix
+            .iter()
+            .zip(st.region_min.iter().zip(&st.region_extent))
+            // A distance that overflows is far outside any region.
+            .any(|(&i, (&m, &e))| i < m || i.checked_sub(m).is_none_or(|d| d >= e))
+        {
+            Problem::OutsideRegion {
+                min: st.region_min.to_vec(),
+                extent: st.region_extent.to_vec(),
+            }
+        } else {
+            // Inside the shape and the region, hence inside the layout box:
+            // the offset is below the storage length and cannot overflow.
+            let mut off = 0i64;
+            for ((&i, &m), &e) in ix.iter().zip(&st.layout_min).zip(&st.layout_extent) {
+                off = off * e + (i - m);
+            }
+            let off = off as usize;
+            match (kind, st.elements[off]) {
+                (AccessKind::Store, _) => return Ok(Some(off)),
+                (AccessKind::Load, Element::Unwritten) => Problem::Uninitialized,
+                (AccessKind::Load, _) => {
+                    self.storage[a.buf as usize].elements[off] = Element::Settled;
+                    return Ok(Some(off));
+                }
+            }
+        };
+        let v = AccessViolation {
+            kind,
+            buffer: info.buffer.name().to_string(),
+            indices: ix.to_vec(),
+            problem,
+            stmt: header(src),
+        };
+        self.violation(v)?;
+        Ok(None)
+    }
+
+    fn value(&mut self, v: &ValueCode, src: &Stmt) -> Result<Scalar, RunError> {
+        Ok(match v {
+            ValueCode::Int(x) => Scalar::Int(*x),
+            ValueCode::Float(x) => Scalar::Float(*x),
+            ValueCode::Index(e, t) => {
+                let x = self.index(e, src)?;
+                check_int(x, *t).map_err(|m| value_error(m, src))?;
+                Scalar::Int(x)
+            }
+            ValueCode::Load(a, t) => match self.locate(a, AccessKind::Load, src)? {
+                Some(off) => {
+                    let x = self.storage[a.buf as usize].data[off];
+                    if t.is_float() {
+                        Scalar::Float(x)
+                    } else {
+                        Scalar::Int(x as i64)
+                    }
+                }
+                // A recorded violation reads as zero so the run can go on.
+                None if t.is_float() => Scalar::Float(0.0),
+                None => Scalar::Int(0),
+            },
+            ValueCode::Binary(op, a, b, t) => match (self.value(a, src)?, self.value(b, src)?) {
+                (Scalar::Int(x), Scalar::Int(y)) => {
+                    Scalar::Int(int_binary(*op, x, y, *t).map_err(|m| value_error(m, src))?)
+                }
+                (Scalar::Float(x), Scalar::Float(y)) => Scalar::Float(float_binary(*op, x, y, *t)),
+                _ => unreachable!("the compiler casts both operands to the result type"),
+            },
+            ValueCode::Cmp(op, a, b) => {
+                let r = match (self.value(a, src)?, self.value(b, src)?) {
+                    (Scalar::Int(x), Scalar::Int(y)) => op.apply(x, y),
+                    (Scalar::Float(x), Scalar::Float(y)) => match op {
+                        arith::CmpOp::Eq => x == y,
+                        arith::CmpOp::Ne => x != y,
+                        arith::CmpOp::Lt => x < y,
+                        arith::CmpOp::Le => x <= y,
+                        arith::CmpOp::Gt => x > y,
+                        arith::CmpOp::Ge => x >= y,
+                    },
+                    _ => unreachable!("the compiler casts both operands to one type"),
+                };
+                Scalar::Int(r as i64)
+            }
+            ValueCode::And(a, b) => {
+                Scalar::Int((self.value(a, src)?.truthy() && self.value(b, src)?.truthy()) as i64)
+            }
+            ValueCode::Or(a, b) => {
+                Scalar::Int((self.value(a, src)?.truthy() || self.value(b, src)?.truthy()) as i64)
+            }
+            ValueCode::Not(a) => Scalar::Int(!self.value(a, src)?.truthy() as i64),
+            ValueCode::Neg(a, t) => match self.value(a, src)? {
+                Scalar::Int(x) => {
+                    let r = x
+                        .checked_neg()
+                        .ok_or_else(|| format!("{t} overflow in -({x})"));
+                    let r = r.and_then(|r| check_int(r, *t).map(|_| r));
+                    Scalar::Int(r.map_err(|m| value_error(m, src))?)
+                }
+                Scalar::Float(x) => Scalar::Float(-x),
+            },
+            ValueCode::Cast(a, to, from) => {
+                let x = self.value(a, src)?;
+                cast(x, *from, *to).map_err(|m| value_error(m, src))?
+            }
+            ValueCode::Select(c, a, b) => {
+                if self.value(c, src)?.truthy() {
+                    self.value(a, src)?
+                } else {
+                    self.value(b, src)?
+                }
+            }
+        })
+    }
+
+    pub fn run(&mut self, code: &Code<'a>) -> Result<(), RunError> {
+        match code {
+            Code::For {
+                slot,
+                min,
+                extent,
+                body,
+                src,
+            } => {
+                let lo = self.index(min, src)?;
+                let n = self.index(extent, src)?;
+                let hi = num::add(lo, n.max(0)).map_err(|e| index_error(e.message, src))?;
+                let saved = self.slots[*slot as usize];
+                for i in lo..hi {
+                    self.step()?;
+                    self.slots[*slot as usize] = i;
+                    self.run(body)?;
+                }
+                self.slots[*slot as usize] = saved;
+            }
+            Code::Let {
+                slot,
+                value,
+                body,
+                src,
+            } => {
+                let v = self.index(value, src)?;
+                let saved = std::mem::replace(&mut self.slots[*slot as usize], v);
+                self.run(body)?;
+                self.slots[*slot as usize] = saved;
+            }
+            Code::Region {
+                buf,
+                shape,
+                min,
+                extent,
+                body,
+                src,
+            } => self.region(*buf, shape, min, extent, body, src)?,
+            Code::Store {
+                access,
+                value,
+                stage,
+                src,
+            } => {
+                self.step()?;
+                self.stage_runs[*stage as usize] += 1;
+                let x = self.value(value, src)?;
+                let t = self.program.buffers[access.buf as usize].buffer.dtype();
+                let stored = match x {
+                    Scalar::Int(v) => {
+                        // Integers above 2^53 would silently lose digits in
+                        // `f64` storage.
+                        if v.unsigned_abs() > 1 << 53 {
+                            return Err(value_error(
+                                format!("the {t} value {v} cannot be stored exactly (|v| > 2^53)"),
+                                src,
+                            ));
+                        }
+                        v as f64
+                    }
+                    Scalar::Float(v) => v,
+                };
+                if let Some(off) = self.locate(access, AccessKind::Store, src)? {
+                    let st = &mut self.storage[access.buf as usize];
+                    st.data[off] = stored;
+                    if let Element::Pending(earlier) = st.elements[off] {
+                        self.unused_stores[earlier as usize] += 1;
+                    }
+                    st.elements[off] = Element::Pending(*stage);
+                }
+            }
+            Code::If {
+                cond,
+                then_case,
+                else_case,
+                src,
+            } => {
+                if self.value(cond, src)?.truthy() {
+                    self.run(then_case)?;
+                } else if let Some(e) = else_case {
+                    self.run(e)?;
+                }
+            }
+            Code::Seq(v) => {
+                for c in v {
+                    self.run(c)?;
+                }
+            }
+            Code::Eval(v, src) => {
+                self.value(v, src)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `body` with buffer slot `buf` given the region `min`/`extent`:
+    /// fresh storage for an intermediate buffer, a narrowed window onto the
+    /// storage of a parameter.
+    fn region(
+        &mut self,
+        buf: u32,
+        shape: &[IndexCode],
+        min: &[IndexCode],
+        extent: &[IndexCode],
+        body: &Code<'a>,
+        src: &Stmt,
+    ) -> Result<(), RunError> {
+        let info = &self.program.buffers[buf as usize];
+        let name = || info.buffer.name().to_string();
+        let mut mins = Axes::new();
+        let mut exts = Axes::new();
+        let mut elements: u64 = 1;
+        for (m, e) in min.iter().zip(extent) {
+            let m = self.index(m, src)?;
+            let e = self.index(e, src)?;
+            if e < 0 {
+                return Err(RunError::Allocation {
+                    buffer: name(),
+                    message: format!("an extent evaluates to {e}, which is negative"),
+                    stmt: header(src),
+                });
+            }
+            mins.push(m);
+            exts.push(e);
+            elements = elements.saturating_mul(e as u64);
+        }
+        // A parameter's realize only narrows its window; nothing is allocated.
+        if !info.is_param && elements > self.limits.max_elements {
+            return Err(RunError::Allocation {
+                buffer: name(),
+                message: format!(
+                    "{elements} elements exceed the limit of {} (raise it with Interpreter::max_elements)",
+                    self.limits.max_elements
+                ),
+                stmt: header(src),
+            });
+        }
+        let largest = &mut self.largest_region[buf as usize];
+        *largest = Some(largest.map_or(elements, |l| l.max(elements)));
+        if info.is_param {
+            let st = &mut self.storage[buf as usize];
+            let saved_min = std::mem::replace(&mut st.region_min, mins);
+            let saved_ext = std::mem::replace(&mut st.region_extent, exts);
+            self.run(body)?;
+            let st = &mut self.storage[buf as usize];
+            st.region_min = saved_min;
+            st.region_extent = saved_ext;
+        } else {
+            let mut sizes = Axes::new();
+            for e in shape {
+                let v = self.index(e, src)?;
+                if v < 0 {
+                    return Err(RunError::Allocation {
+                        buffer: name(),
+                        message: format!(
+                            "an axis of its shape evaluates to {v}, which is negative"
+                        ),
+                        stmt: header(src),
+                    });
+                }
+                sizes.push(v);
+            }
+            let n = elements as usize;
+            let fresh = Storage {
+                data: vec![0.0; n],
+                elements: vec![Element::Unwritten; n],
+                shape: sizes,
+                layout_min: mins.clone(),
+                layout_extent: exts.clone(),
+                region_min: mins,
+                region_extent: exts,
+            };
+            // A realize nested in another of the same buffer shadows it.
+            let saved = std::mem::replace(&mut self.storage[buf as usize], fresh);
+            self.run(body)?;
+            let released = std::mem::replace(&mut self.storage[buf as usize], saved);
+            for e in released.elements {
+                if let Element::Pending(stage) = e {
+                    self.unused_stores[stage as usize] += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,353 @@
+//! Running programs: every load and store is checked against its buffer's
+//! shape and against the region its `realize` or `allocate` gave it, every
+//! read of a never-written element is caught, and each stage's stores are
+//! counted.
+//!
+//! A program is first compiled for the given sizes (variables and buffers
+//! resolved to slots, static mistakes reported), then run. Buffers hold
+//! `f64`; float32 values are rounded to single precision after every
+//! operation, integer values are exact and overflow of their type is an
+//! error.
+
+mod compile;
+mod error;
+mod machine;
+
+pub use error::{AccessKind, AccessViolation, Problem, RunError};
+
+use crate::buffer::Buffer;
+use crate::dtype::DataType;
+use crate::stmt::PrimFunc;
+use crate::tensor::Tensor;
+use arith::Var;
+use machine::{Element, Limits, Machine, Storage};
+use std::collections::{BTreeMap, HashMap};
+
+/// Runs `func` with the default [`Interpreter`]: the first invalid access
+/// is an error.
+///
+/// `inputs` gives a tensor for some parameters; the other parameters are
+/// outputs, allocated whole and unwritten. `sizes` gives a value to every
+/// symbolic size the program uses.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use arith::Var;
+/// use tir::{Buffer, DataType, PrimFunc, Stmt, Tensor, Value};
+/// // B[i] = A[i] * 2 for i < n
+/// let n = Var::new("n");
+/// let a = Buffer::new("A", DataType::Float32, [n.expr()]);
+/// let b = Buffer::new("B", DataType::Float32, [n.expr()]);
+/// let i = Var::new("i");
+/// let body = Stmt::for_loop(&i, 0, n.expr(),
+///     Stmt::store(&b, [i.expr()], Value::load(&a, [i.expr()]) * Value::f32(2.0)));
+/// let f = PrimFunc::new("double", vec![a.clone(), b.clone()], body);
+///
+/// let inputs = HashMap::from([(a, Tensor::new(vec![3], vec![1.0, 2.0, 3.0]).unwrap())]);
+/// let sizes = HashMap::from([(n, 3)]);
+/// let out = tir::run(&f, &inputs, &sizes).unwrap();
+/// assert_eq!(out.tensor(&b).unwrap().data(), &[2.0, 4.0, 6.0]);
+/// assert_eq!(out.runs("B"), 3);
+/// ```
+pub fn run(
+    func: &PrimFunc,
+    inputs: &HashMap<Buffer, Tensor>,
+    sizes: &HashMap<Var, i64>,
+) -> Result<RunResult, RunError> {
+    Interpreter::new().run(func, inputs, sizes)
+}
+
+/// An interpreter with limits and a policy for invalid accesses.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use arith::Var;
+/// use tir::{Buffer, DataType, Interpreter, PrimFunc, Stmt, Value};
+/// // B[i + 2] = 1 for i < 4 writes two elements past the end of B.
+/// let b = Buffer::new("B", DataType::Int32, [4i64]);
+/// let i = Var::new("i");
+/// let f = PrimFunc::new("f", vec![b.clone()],
+///     Stmt::for_range(&i, 0, 4, Stmt::store(&b, [i.expr() + 2], Value::i32(1))));
+/// let none = HashMap::new();
+/// let out = Interpreter::new().keep_going(true).run(&f, &none, &HashMap::new()).unwrap();
+/// assert_eq!(out.violation_count(), 2);
+/// assert_eq!(out.violations()[0].to_string(),
+///     "store to B[4] is outside the buffer's shape [4] in `B[(i + 2)] = 1`");
+/// assert!(tir::run(&f, &none, &HashMap::new()).is_err());
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Interpreter {
+    limits: Limits,
+}
+
+impl Default for Interpreter {
+    fn default() -> Interpreter {
+        Interpreter::new()
+    }
+}
+
+impl Interpreter {
+    /// Stops at the first invalid access; no step limit; at most 2^24
+    /// elements per buffer.
+    pub fn new() -> Interpreter {
+        Interpreter {
+            limits: Limits {
+                keep_going: false,
+                max_steps: None,
+                max_elements: 1 << 24,
+                max_reported: 64,
+            },
+        }
+    }
+
+    /// With `true`, invalid accesses are counted in the result instead of
+    /// stopping the run: an invalid load reads zero, an invalid store is
+    /// skipped.
+    pub fn keep_going(mut self, yes: bool) -> Interpreter {
+        self.limits.keep_going = yes;
+        self
+    }
+
+    /// Stops with [`RunError::StepLimit`] after `steps` loop iterations and
+    /// stores.
+    pub fn max_steps(mut self, steps: u64) -> Interpreter {
+        self.limits.max_steps = Some(steps);
+        self
+    }
+
+    /// The most elements one buffer may hold.
+    pub fn max_elements(mut self, elements: u64) -> Interpreter {
+        self.limits.max_elements = elements;
+        self
+    }
+
+    /// How many violations a keep-going run describes in full (all are
+    /// counted).
+    pub fn max_reported(mut self, n: usize) -> Interpreter {
+        self.limits.max_reported = n;
+        self
+    }
+
+    /// Runs `func`; see [`run`].
+    pub fn run(
+        &self,
+        func: &PrimFunc,
+        inputs: &HashMap<Buffer, Tensor>,
+        sizes: &HashMap<Var, i64>,
+    ) -> Result<RunResult, RunError> {
+        let program = compile::compile(func, sizes)?;
+        if let Some(b) = inputs.keys().find(|b| !func.params.contains(b)) {
+            return Err(RunError::Input {
+                buffer: b.name().to_string(),
+                message: format!(
+                    "not a parameter of `{}`: pass only its parameters",
+                    func.name
+                ),
+            });
+        }
+        // Parameters come first in the compiled buffer table, in order.
+        let mut storage = Vec::with_capacity(func.params.len());
+        for info in &program.buffers[..func.params.len()] {
+            storage.push(self.parameter_storage(
+                &info.buffer,
+                &info.shape,
+                inputs.get(&info.buffer),
+            )?);
+        }
+        let mut m = Machine::new(&program, storage, self.limits);
+        m.run(&program.body)?;
+
+        let outputs = func
+            .params
+            .iter()
+            .zip(&m.storage)
+            .zip(&program.buffers)
+            .map(|((b, st), info)| {
+                let shape = info.shape.iter().map(|&d| d as usize).collect();
+                let tensor = Tensor::new(shape, st.data.clone())
+                    .expect("parameter storage has the parameter's shape");
+                let unwritten = st
+                    .elements
+                    .iter()
+                    .filter(|e| **e == Element::Unwritten)
+                    .count();
+                let unwritten = unwritten as u64;
+                (b.clone(), tensor, unwritten)
+            })
+            .collect();
+        let per_stage = |counts: &[u64]| {
+            program
+                .stages
+                .iter()
+                .cloned()
+                .zip(counts.iter().copied())
+                .collect()
+        };
+        let stage_runs = per_stage(&m.stage_runs);
+        let unused_stores = per_stage(&m.unused_stores);
+        let largest_region = program
+            .buffers
+            .iter()
+            .zip(&m.largest_region)
+            .filter_map(|(info, l)| l.map(|l| (info.buffer.clone(), l)))
+            .collect();
+        Ok(RunResult {
+            outputs,
+            stage_runs,
+            unused_stores,
+            largest_region,
+            violations: std::mem::take(&mut m.violations),
+            violation_count: m.violation_count,
+        })
+    }
+
+    fn parameter_storage(
+        &self,
+        b: &Buffer,
+        shape: &[i64],
+        input: Option<&Tensor>,
+    ) -> Result<Storage, RunError> {
+        let err = |message: String| RunError::Input {
+            buffer: b.name().to_string(),
+            message,
+        };
+        let elements = shape
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64));
+        match elements {
+            Some(n) if n <= self.limits.max_elements => {}
+            _ => {
+                return Err(RunError::Allocation {
+                    buffer: b.name().to_string(),
+                    message: format!(
+                        "shape {shape:?} exceeds the limit of {} elements",
+                        self.limits.max_elements
+                    ),
+                    stmt: "parameter".to_string(),
+                })
+            }
+        }
+        let Some(t) = input else {
+            let n = elements.unwrap_or(0) as usize;
+            return Ok(Storage::whole(shape, vec![0.0; n], Element::Unwritten));
+        };
+        if t.shape().len() != shape.len()
+            || t.shape().iter().zip(shape).any(|(&a, &b)| a as i64 != b)
+        {
+            return Err(err(format!(
+                "the tensor has shape {:?} but the buffer has shape {shape:?}",
+                t.shape()
+            )));
+        }
+        let dtype = b.dtype();
+        let data = t
+            .data()
+            .iter()
+            .map(|&x| input_element(x, dtype))
+            .collect::<Result<Vec<f64>, String>>()
+            .map_err(err)?;
+        Ok(Storage::whole(shape, data, Element::Settled))
+    }
+}
+
+/// An input number as a buffer of type `t` holds it: integers are rounded
+/// to the nearest and must fit the type, float32 is rounded to single
+/// precision.
+fn input_element(x: f64, t: DataType) -> Result<f64, String> {
+    if t.is_float() {
+        return Ok(compile::round_float(x, t));
+    }
+    let r = x.round();
+    match t.int_range() {
+        Some((lo, hi)) if r.is_finite() && r >= lo as f64 && r <= hi as f64 => Ok(r),
+        _ => Err(format!("the value {x} does not fit in {t}")),
+    }
+}
+
+/// What a run produced: the final contents of every parameter, execution
+/// counts and wasted stores per stage, the largest region given to each realized buffer, and
+/// the invalid accesses of a keep-going run.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    outputs: Vec<(Buffer, Tensor, u64)>,
+    stage_runs: BTreeMap<String, u64>,
+    unused_stores: BTreeMap<String, u64>,
+    largest_region: Vec<(Buffer, u64)>,
+    violations: Vec<AccessViolation>,
+    violation_count: u64,
+}
+
+impl RunResult {
+    /// The final contents of parameter `b`.
+    pub fn tensor(&self, b: &Buffer) -> Option<&Tensor> {
+        self.outputs
+            .iter()
+            .find(|(p, ..)| p == b)
+            .map(|(_, t, _)| t)
+    }
+
+    /// The final contents of the first parameter called `name`.
+    pub fn tensor_named(&self, name: &str) -> Option<&Tensor> {
+        self.outputs
+            .iter()
+            .find(|(p, ..)| p.name() == name)
+            .map(|(_, t, _)| t)
+    }
+
+    /// How many elements of parameter `b` no store wrote (always 0 for an
+    /// input).
+    pub fn unwritten(&self, b: &Buffer) -> Option<u64> {
+        self.outputs.iter().find(|(p, ..)| p == b).map(|(.., u)| *u)
+    }
+
+    /// How many times stores of `stage` ran (0 for an unknown stage).
+    pub fn runs(&self, stage: &str) -> u64 {
+        self.stage_runs.get(stage).copied().unwrap_or(0)
+    }
+
+    /// Store executions per stage, for every stage with a store in the
+    /// program.
+    pub fn stage_runs(&self) -> &BTreeMap<String, u64> {
+        &self.stage_runs
+    }
+
+    /// How many stores of `stage` were wasted: their value was overwritten
+    /// or its storage released before any load read it. Values left in
+    /// parameters at the end count as used. `runs(stage) - unused(stage)` is
+    /// the work the program needed; the rest is over-computation.
+    pub fn unused(&self, stage: &str) -> u64 {
+        self.unused_stores.get(stage).copied().unwrap_or(0)
+    }
+
+    /// [`RunResult::unused`] for every stage with a store in the program.
+    pub fn unused_stores(&self) -> &BTreeMap<String, u64> {
+        &self.unused_stores
+    }
+
+    /// The largest number of elements a `realize` or `allocate` of `b` held
+    /// at once, if `b` was realized or allocated.
+    pub fn largest_region(&self, b: &Buffer) -> Option<u64> {
+        self.largest_region
+            .iter()
+            .find(|(p, _)| p == b)
+            .map(|(_, n)| *n)
+    }
+
+    /// As [`RunResult::largest_region`], for the first buffer called `name`.
+    pub fn largest_region_named(&self, name: &str) -> Option<u64> {
+        self.largest_region
+            .iter()
+            .find(|(p, _)| p.name() == name)
+            .map(|(_, n)| *n)
+    }
+
+    /// The first invalid accesses of a keep-going run, in order.
+    pub fn violations(&self) -> &[AccessViolation] {
+        &self.violations
+    }
+
+    /// How many invalid accesses a keep-going run made.
+    pub fn violation_count(&self) -> u64 {
+        self.violation_count
+    }
+}

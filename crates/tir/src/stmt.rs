@@ -1,0 +1,405 @@
+//! Statements and functions of the loop IR.
+
+use crate::buffer::Buffer;
+use crate::value::{BufferLoad, Value};
+use arith::{Expr, Range, Var};
+
+/// A statement of the loop IR.
+///
+/// Accesses name their buffer and give one index per axis. Two ways of
+/// giving a buffer storage exist, as in TVM before and after storage
+/// flattening:
+/// - [`Stmt::Realize`] (`realize C([dj, 1], [dk, 1]) { .. }`): the buffer
+///   exists on a region of its index space; accesses use absolute indices
+///   and must fall inside the region.
+/// - [`Stmt::Allocate`] (`allocate B[float32 * 16]`): the buffer exists on
+///   `[0, extent)` along each axis; accesses are relative to the allocation.
+///
+/// Buffers that are parameters of the [`PrimFunc`] exist for the whole
+/// program; realizing one only narrows the region that may be accessed. The
+/// shape of any other buffer is evaluated where it is realized or
+/// allocated, so it may use the variables of enclosing loops.
+///
+/// ```
+/// use arith::{Expr, Var};
+/// use tir::{Buffer, DataType, Stmt, Value};
+/// let a = Buffer::new("A", DataType::Float32, [4i64]);
+/// let b = Buffer::new("B", DataType::Float32, [4i64]);
+/// let i = Var::new("i");
+/// let body = Stmt::store(&b, [i.expr()], Value::load(&a, [i.expr()]) * Value::f32(3.0));
+/// let s = Stmt::produce("B", Stmt::for_range(&i, 0, 4, body));
+/// assert_eq!(
+///     s.to_string(),
+///     "produce B {\n  for (i, 0, 4) {\n    B[i] = (A[i]*3.000000f)\n  }\n}\n"
+/// );
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `for (var, min, extent) { body }`: `var` runs over `[min, min + extent)`;
+    /// `min` and `extent` are evaluated once, on entry.
+    For {
+        /// The loop variable.
+        var: Var,
+        /// The first value.
+        min: Expr,
+        /// The number of iterations (none when `<= 0`).
+        extent: Expr,
+        /// The loop body.
+        body: Box<Stmt>,
+    },
+    /// `let var = value` over `body`: binds an index variable.
+    Let {
+        /// The bound variable.
+        var: Var,
+        /// Its value.
+        value: Expr,
+        /// Where the binding holds.
+        body: Box<Stmt>,
+    },
+    /// `realize B(region) { body }`: `buffer` holds values on `region`
+    /// (one `[min, extent]` per axis, evaluated on entry) inside `body`.
+    Realize {
+        /// The realized buffer.
+        buffer: Buffer,
+        /// One range per axis of the buffer.
+        region: Vec<Range>,
+        /// Where the buffer exists.
+        body: Box<Stmt>,
+    },
+    /// `allocate B[float32 * e0 * e1]` over `body`: `buffer` holds values
+    /// on `[0, e0) x [0, e1) ...` inside `body`. Extents may depend on outer
+    /// loop variables; a static allocation takes the largest over the
+    /// iterations.
+    Allocate {
+        /// The allocated buffer.
+        buffer: Buffer,
+        /// One extent per axis of the buffer.
+        extents: Vec<Expr>,
+        /// Where the buffer exists.
+        body: Box<Stmt>,
+    },
+    /// `produce B { body }`: marks where stage `name` computes.
+    Produce {
+        /// The producing stage.
+        name: String,
+        /// Its computation.
+        body: Box<Stmt>,
+    },
+    /// `B[i, j] = value`, one execution of stage `stage`'s body.
+    BufferStore {
+        /// The buffer written.
+        buffer: Buffer,
+        /// One index per axis.
+        indices: Vec<Expr>,
+        /// The value stored, converted to the buffer's type.
+        value: Value,
+        /// The stage this store belongs to, for execution counts.
+        stage: String,
+    },
+    /// `if (cond) { then_case } else { else_case }`.
+    IfThenElse {
+        /// A `bool` value.
+        cond: Value,
+        /// Runs when `cond` holds.
+        then_case: Box<Stmt>,
+        /// Runs otherwise, when present.
+        else_case: Option<Box<Stmt>>,
+    },
+    /// Statements in order; the empty sequence is the no-op.
+    Seq(Vec<Stmt>),
+    /// Evaluates a value for its checks (its loads) and drops it.
+    Evaluate(Value),
+}
+
+impl Stmt {
+    /// `for (var, min, extent) { body }`.
+    pub fn for_loop(var: &Var, min: impl Into<Expr>, extent: impl Into<Expr>, body: Stmt) -> Stmt {
+        Stmt::For {
+            var: var.clone(),
+            min: min.into(),
+            extent: extent.into(),
+            body: Box::new(body),
+        }
+    }
+
+    /// `for (var, lo, hi - lo)` for constant bounds `[lo, hi)`.
+    pub fn for_range(var: &Var, lo: i64, hi: i64, body: Stmt) -> Stmt {
+        let extent = hi
+            .checked_sub(lo)
+            .map_or_else(|| Expr::sub(Expr::int(hi), Expr::int(lo)), Expr::int);
+        Stmt::for_loop(var, lo, extent, body)
+    }
+
+    /// `let var = value` over `body`.
+    pub fn let_stmt(var: &Var, value: impl Into<Expr>, body: Stmt) -> Stmt {
+        Stmt::Let {
+            var: var.clone(),
+            value: value.into(),
+            body: Box::new(body),
+        }
+    }
+
+    /// `realize buffer(region) { body }`.
+    pub fn realize(buffer: &Buffer, region: Vec<Range>, body: Stmt) -> Stmt {
+        Stmt::Realize {
+            buffer: buffer.clone(),
+            region,
+            body: Box::new(body),
+        }
+    }
+
+    /// `allocate buffer[dtype * extents..]` over `body`.
+    pub fn allocate(buffer: &Buffer, extents: Vec<Expr>, body: Stmt) -> Stmt {
+        Stmt::Allocate {
+            buffer: buffer.clone(),
+            extents,
+            body: Box::new(body),
+        }
+    }
+
+    /// `produce name { body }`.
+    pub fn produce(name: impl Into<String>, body: Stmt) -> Stmt {
+        Stmt::Produce {
+            name: name.into(),
+            body: Box::new(body),
+        }
+    }
+
+    /// `buffer[indices] = value`, counted under the buffer's name as stage.
+    pub fn store(
+        buffer: &Buffer,
+        indices: impl IntoIterator<Item = impl Into<Expr>>,
+        value: Value,
+    ) -> Stmt {
+        Stmt::store_in_stage(buffer.name(), buffer, indices, value)
+    }
+
+    /// `buffer[indices] = value`, counted under `stage`.
+    pub fn store_in_stage(
+        stage: impl Into<String>,
+        buffer: &Buffer,
+        indices: impl IntoIterator<Item = impl Into<Expr>>,
+        value: Value,
+    ) -> Stmt {
+        Stmt::BufferStore {
+            buffer: buffer.clone(),
+            indices: indices.into_iter().map(Into::into).collect(),
+            value,
+            stage: stage.into(),
+        }
+    }
+
+    /// `if (cond) { then_case }`.
+    pub fn if_then(cond: impl Into<Value>, then_case: Stmt) -> Stmt {
+        Stmt::IfThenElse {
+            cond: cond.into(),
+            then_case: Box::new(then_case),
+            else_case: None,
+        }
+    }
+
+    /// `if (cond) { then_case } else { else_case }`.
+    pub fn if_then_else(cond: impl Into<Value>, then_case: Stmt, else_case: Stmt) -> Stmt {
+        Stmt::IfThenElse {
+            cond: cond.into(),
+            then_case: Box::new(then_case),
+            else_case: Some(Box::new(else_case)),
+        }
+    }
+
+    /// The statements in order; nested sequences are spliced in and a single
+    /// statement is returned as itself.
+    pub fn seq(stmts: impl IntoIterator<Item = Stmt>) -> Stmt {
+        let mut out = Vec::new();
+        for s in stmts {
+            match s {
+                Stmt::Seq(inner) => out.extend(inner),
+                other => out.push(other),
+            }
+        }
+        if out.len() == 1 {
+            out.pop().unwrap_or_else(Stmt::no_op)
+        } else {
+            Stmt::Seq(out)
+        }
+    }
+
+    /// The statement that does nothing (the empty sequence).
+    pub fn no_op() -> Stmt {
+        Stmt::Seq(Vec::new())
+    }
+
+    /// Whether this is the empty sequence.
+    pub fn is_no_op(&self) -> bool {
+        matches!(self, Stmt::Seq(v) if v.is_empty())
+    }
+
+    /// The directly nested statements, in order.
+    pub fn children(&self) -> Vec<&Stmt> {
+        match self {
+            Stmt::For { body, .. }
+            | Stmt::Let { body, .. }
+            | Stmt::Realize { body, .. }
+            | Stmt::Allocate { body, .. }
+            | Stmt::Produce { body, .. } => vec![body],
+            Stmt::IfThenElse {
+                then_case,
+                else_case,
+                ..
+            } => {
+                let mut v = vec![&**then_case];
+                v.extend(else_case.as_deref());
+                v
+            }
+            Stmt::Seq(v) => v.iter().collect(),
+            Stmt::BufferStore { .. } | Stmt::Evaluate(_) => Vec::new(),
+        }
+    }
+
+    /// Calls `f` on this statement and every nested one, outer first, in
+    /// program order.
+    pub fn visit(&self, f: &mut impl FnMut(&Stmt)) {
+        f(self);
+        for c in self.children() {
+            c.visit(f);
+        }
+    }
+
+    /// Rewrites every index expression with `f`: loop bounds, `let` values,
+    /// regions, extents, access indices, and index expressions inside values
+    /// and conditions. Binders (loop and `let` variables) are kept.
+    pub fn map_indices(&self, f: &mut impl FnMut(&Expr) -> Expr) -> Stmt {
+        self.map_indices_dyn(f)
+    }
+
+    fn map_indices_dyn(&self, f: &mut dyn FnMut(&Expr) -> Expr) -> Stmt {
+        let value = |v: &Value, f: &mut dyn FnMut(&Expr) -> Expr| v.map_indices(&mut |e| f(e));
+        match self {
+            Stmt::For {
+                var,
+                min,
+                extent,
+                body,
+            } => Stmt::For {
+                var: var.clone(),
+                min: f(min),
+                extent: f(extent),
+                body: Box::new(body.map_indices_dyn(f)),
+            },
+            Stmt::Let {
+                var,
+                value: v,
+                body,
+            } => Stmt::Let {
+                var: var.clone(),
+                value: f(v),
+                body: Box::new(body.map_indices_dyn(f)),
+            },
+            Stmt::Realize {
+                buffer,
+                region,
+                body,
+            } => Stmt::Realize {
+                buffer: buffer.clone(),
+                region: region
+                    .iter()
+                    .map(|r| Range::new(f(&r.min), f(&r.extent)))
+                    .collect(),
+                body: Box::new(body.map_indices_dyn(f)),
+            },
+            Stmt::Allocate {
+                buffer,
+                extents,
+                body,
+            } => Stmt::Allocate {
+                buffer: buffer.clone(),
+                extents: extents.iter().map(&mut *f).collect(),
+                body: Box::new(body.map_indices_dyn(f)),
+            },
+            Stmt::Produce { name, body } => Stmt::Produce {
+                name: name.clone(),
+                body: Box::new(body.map_indices_dyn(f)),
+            },
+            Stmt::BufferStore {
+                buffer,
+                indices,
+                value: v,
+                stage,
+            } => Stmt::BufferStore {
+                buffer: buffer.clone(),
+                value: value(v, f),
+                indices: indices.iter().map(&mut *f).collect(),
+                stage: stage.clone(),
+            },
+            Stmt::IfThenElse {
+                cond,
+                then_case,
+                else_case,
+            } => Stmt::IfThenElse {
+                cond: value(cond, f),
+                then_case: Box::new(then_case.map_indices_dyn(f)),
+                else_case: else_case.as_ref().map(|e| Box::new(e.map_indices_dyn(f))),
+            },
+            Stmt::Seq(v) => Stmt::Seq(v.iter().map(|s| s.map_indices_dyn(f)).collect()),
+            Stmt::Evaluate(v) => Stmt::Evaluate(value(v, f)),
+        }
+    }
+
+    /// Replaces free variables by expressions (`f` returns `None` to keep
+    /// one), everywhere [`Stmt::map_indices`] reaches. Loop and `let`
+    /// binders are not renamed: substitute only variables they do not bind.
+    ///
+    /// ```
+    /// use arith::{Expr, Var};
+    /// use tir::{Buffer, DataType, Stmt, Value};
+    /// let b = Buffer::new("B", DataType::Int32, [8i64]);
+    /// let (x, y) = (Var::new("x"), Var::new("y"));
+    /// let s = Stmt::store(&b, [x.expr() + 1], Value::index(x.expr()));
+    /// let t = s.substitute(&mut |v| (v == &x).then(|| y.expr() * 2));
+    /// assert_eq!(t.to_string(), "B[((y*2) + 1)] = (y*2)\n");
+    /// ```
+    pub fn substitute(&self, f: &mut impl FnMut(&Var) -> Option<Expr>) -> Stmt {
+        self.map_indices(&mut |e| e.substitute(f))
+    }
+
+    /// Calls `f` on every load in the statement, in the order the
+    /// interpreter performs them (within a store, the loads of its value
+    /// come before the store itself).
+    pub fn for_each_load(&self, f: &mut impl FnMut(&BufferLoad)) {
+        self.visit(&mut |s| match s {
+            Stmt::BufferStore { value, .. } | Stmt::Evaluate(value) => value.for_each_load(f),
+            Stmt::IfThenElse { cond, .. } => cond.for_each_load(f),
+            _ => {}
+        });
+    }
+}
+
+/// A program: named buffer parameters and a body. Parameters not given as
+/// inputs to the interpreter are outputs.
+///
+/// Printing shows the body only, as `tvm.lower(..., simple_mode=True)` does.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PrimFunc {
+    /// The function's name.
+    pub name: String,
+    /// The buffers passed in, inputs and outputs.
+    pub params: Vec<Buffer>,
+    /// What the function does.
+    pub body: Stmt,
+}
+
+impl PrimFunc {
+    /// A function `name(params) { body }`.
+    pub fn new(name: impl Into<String>, params: Vec<Buffer>, body: Stmt) -> PrimFunc {
+        PrimFunc {
+            name: name.into(),
+            params,
+            body,
+        }
+    }
+
+    /// The first parameter called `name`.
+    pub fn param(&self, name: &str) -> Option<&Buffer> {
+        self.params.iter().find(|b| b.name() == name)
+    }
+}

@@ -1,0 +1,273 @@
+//! Value expressions: what loops compute and store, as opposed to the
+//! integer index arithmetic ([`arith::Expr`]) that says where.
+
+use crate::buffer::Buffer;
+use crate::dtype::DataType;
+use arith::{CmpOp, Expr, Type};
+
+/// A read of one element: `A[i, j]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferLoad {
+    /// The buffer read.
+    pub buffer: Buffer,
+    /// One index per axis of the buffer.
+    pub indices: Vec<Expr>,
+}
+
+/// A binary arithmetic operator on values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// `a + b`
+    Add,
+    /// `a - b`
+    Sub,
+    /// `a * b`
+    Mul,
+    /// `a / b`: true division on floats, truncating division on integers
+    /// (TVM's `Div`).
+    Div,
+    /// `floordiv(a, b)`: division rounding toward negative infinity
+    /// (`floor(a / b)` on floats).
+    FloorDiv,
+    /// `floormod(a, b)`: `a - floordiv(a, b) * b`.
+    FloorMod,
+    /// `min(a, b)`
+    Min,
+    /// `max(a, b)`
+    Max,
+}
+
+/// A value expression of some [`DataType`]: constants, loads, index
+/// expressions used as values, arithmetic, comparisons and conditions, casts
+/// and `select`.
+///
+/// Conditions are values of type `bool`; a condition over indices only is an
+/// [`Value::Index`] wrapping a boolean [`arith::Expr`], so the arithmetic core
+/// can reason about it.
+///
+/// ```
+/// use tir::{Buffer, DataType, Value};
+/// let i = arith::Var::new("i");
+/// let a = Buffer::new("A", DataType::Float32, [4i64]);
+/// let v = Value::load(&a, [i.expr()]) + Value::f32(2.0);
+/// assert_eq!(v.to_string(), "(A[i] + 2.000000f)");
+/// assert_eq!(v.dtype(), DataType::Float32);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// A floating-point constant of a float type.
+    Float(f64, DataType),
+    /// An integer (or boolean) constant.
+    Int(i64, DataType),
+    /// An integer index expression (or an index condition, when the
+    /// expression is boolean) used as a value of type `int32` (`bool`).
+    Index(Expr),
+    /// A read of one buffer element.
+    Load(BufferLoad),
+    /// Arithmetic on two values.
+    Binary(BinOp, Box<Value>, Box<Value>),
+    /// A comparison; of type `bool`.
+    Cmp(CmpOp, Box<Value>, Box<Value>),
+    /// Conjunction of two conditions.
+    And(Box<Value>, Box<Value>),
+    /// Disjunction of two conditions.
+    Or(Box<Value>, Box<Value>),
+    /// Negation of a condition.
+    Not(Box<Value>),
+    /// Arithmetic negation.
+    Neg(Box<Value>),
+    /// Conversion to another type; float to integer truncates toward zero.
+    Cast(DataType, Box<Value>),
+    /// `select(cond, a, b)`: `a` where `cond` holds, else `b`; only the
+    /// chosen side is evaluated.
+    Select(Box<Value>, Box<Value>, Box<Value>),
+}
+
+impl Value {
+    /// A `float32` constant (`2.000000f` when printed).
+    pub fn f32(v: f64) -> Value {
+        Value::Float(v, DataType::Float32)
+    }
+
+    /// A `float64` constant.
+    pub fn f64(v: f64) -> Value {
+        Value::Float(v, DataType::Float64)
+    }
+
+    /// An `int32` constant, as `tvm.const(5, "int32")`.
+    pub fn i32(v: i64) -> Value {
+        Value::Int(v, DataType::Int32)
+    }
+
+    /// A constant of any type: floats keep `v`, integer types take it
+    /// truncated toward zero.
+    pub fn constant(v: f64, dtype: DataType) -> Value {
+        if dtype.is_float() {
+            Value::Float(v, dtype)
+        } else {
+            Value::Int(v as i64, dtype)
+        }
+    }
+
+    /// An index expression used as a value.
+    pub fn index(e: impl Into<Expr>) -> Value {
+        Value::Index(e.into())
+    }
+
+    /// A read of `buffer` at `indices`.
+    pub fn load(buffer: &Buffer, indices: impl IntoIterator<Item = impl Into<Expr>>) -> Value {
+        Value::Load(BufferLoad {
+            buffer: buffer.clone(),
+            indices: indices.into_iter().map(Into::into).collect(),
+        })
+    }
+
+    /// `op(a, b)`.
+    pub fn binary(op: BinOp, a: Value, b: Value) -> Value {
+        Value::Binary(op, Box::new(a), Box::new(b))
+    }
+
+    /// `min(a, b)`.
+    pub fn min(a: Value, b: Value) -> Value {
+        Value::binary(BinOp::Min, a, b)
+    }
+
+    /// `max(a, b)`.
+    pub fn max(a: Value, b: Value) -> Value {
+        Value::binary(BinOp::Max, a, b)
+    }
+
+    /// `a op b`, a condition.
+    pub fn cmp(op: CmpOp, a: Value, b: Value) -> Value {
+        Value::Cmp(op, Box::new(a), Box::new(b))
+    }
+
+    /// `a && b`.
+    pub fn and(a: Value, b: Value) -> Value {
+        Value::And(Box::new(a), Box::new(b))
+    }
+
+    /// `a || b`.
+    pub fn or(a: Value, b: Value) -> Value {
+        Value::Or(Box::new(a), Box::new(b))
+    }
+
+    /// `dtype(a)`.
+    pub fn cast(dtype: DataType, a: Value) -> Value {
+        Value::Cast(dtype, Box::new(a))
+    }
+
+    /// `select(cond, a, b)`.
+    pub fn select(cond: Value, a: Value, b: Value) -> Value {
+        Value::Select(Box::new(cond), Box::new(a), Box::new(b))
+    }
+
+    /// The type of the value; arithmetic promotes as
+    /// [`DataType::promote`] says.
+    pub fn dtype(&self) -> DataType {
+        match self {
+            Value::Float(_, t) | Value::Int(_, t) | Value::Cast(t, _) => *t,
+            Value::Index(e) => match e.ty() {
+                Type::Int => DataType::Int32,
+                Type::Bool => DataType::Bool,
+            },
+            Value::Load(l) => l.buffer.dtype(),
+            Value::Binary(_, a, b) | Value::Select(_, a, b) => a.dtype().promote(b.dtype()),
+            Value::Cmp(..) | Value::And(..) | Value::Or(..) | Value::Not(..) => DataType::Bool,
+            Value::Neg(a) => a.dtype(),
+        }
+    }
+
+    /// Calls `f` on every load, left to right (the condition of a `select`
+    /// first).
+    pub fn for_each_load(&self, f: &mut impl FnMut(&BufferLoad)) {
+        match self {
+            Value::Float(..) | Value::Int(..) | Value::Index(_) => {}
+            Value::Load(l) => f(l),
+            Value::Binary(_, a, b) | Value::Cmp(_, a, b) | Value::And(a, b) | Value::Or(a, b) => {
+                a.for_each_load(f);
+                b.for_each_load(f);
+            }
+            Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) => a.for_each_load(f),
+            Value::Select(c, a, b) => {
+                c.for_each_load(f);
+                a.for_each_load(f);
+                b.for_each_load(f);
+            }
+        }
+    }
+
+    /// Rewrites every index expression (load indices and [`Value::Index`])
+    /// with `f`, e.g. to substitute loop variables.
+    pub fn map_indices(&self, f: &mut impl FnMut(&Expr) -> Expr) -> Value {
+        self.map_indices_dyn(f)
+    }
+
+    fn map_indices_dyn(&self, f: &mut dyn FnMut(&Expr) -> Expr) -> Value {
+        let mut bx = |v: &Value| Box::new(v.map_indices_dyn(f));
+        match self {
+            Value::Float(..) | Value::Int(..) => self.clone(),
+            Value::Index(e) => Value::Index(f(e)),
+            Value::Load(l) => Value::Load(BufferLoad {
+                buffer: l.buffer.clone(),
+                indices: l.indices.iter().map(f).collect(),
+            }),
+            Value::Binary(op, a, b) => Value::Binary(*op, bx(a), bx(b)),
+            Value::Cmp(op, a, b) => Value::Cmp(*op, bx(a), bx(b)),
+            Value::And(a, b) => Value::And(bx(a), bx(b)),
+            Value::Or(a, b) => Value::Or(bx(a), bx(b)),
+            Value::Not(a) => Value::Not(bx(a)),
+            Value::Neg(a) => Value::Neg(bx(a)),
+            Value::Cast(t, a) => Value::Cast(*t, bx(a)),
+            Value::Select(c, a, b) => Value::Select(bx(c), bx(a), bx(b)),
+        }
+    }
+}
+
+impl From<BufferLoad> for Value {
+    fn from(l: BufferLoad) -> Value {
+        Value::Load(l)
+    }
+}
+
+impl From<Expr> for Value {
+    fn from(e: Expr) -> Value {
+        Value::Index(e)
+    }
+}
+
+/// Operator sugar: `load + Value::f32(2.0)` builds `Binary(Add, ..)`, `/` is
+/// [`BinOp::Div`], unary `-` is [`Value::Neg`] and `!` is [`Value::Not`].
+mod ops {
+    use super::{BinOp, Value};
+    use std::ops::{Add, Div, Mul, Neg, Not, Sub};
+
+    macro_rules! bin {
+        ($tr:ident, $m:ident, $op:expr) => {
+            impl $tr<Value> for Value {
+                type Output = Value;
+                fn $m(self, rhs: Value) -> Value {
+                    Value::binary($op, self, rhs)
+                }
+            }
+        };
+    }
+    bin!(Add, add, BinOp::Add);
+    bin!(Sub, sub, BinOp::Sub);
+    bin!(Mul, mul, BinOp::Mul);
+    bin!(Div, div, BinOp::Div);
+
+    impl Not for Value {
+        type Output = Value;
+        fn not(self) -> Value {
+            Value::Not(Box::new(self))
+        }
+    }
+
+    impl Neg for Value {
+        type Output = Value;
+        fn neg(self) -> Value {
+            Value::Neg(Box::new(self))
+        }
+    }
+}
