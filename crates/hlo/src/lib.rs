@@ -1,1 +1,66 @@
-//! HLO text modules and their indexing maps (seed 002).
+//! HLO text modules and the indexing maps of their instructions (XLA's
+//! indexing analysis, seed 002).
+//!
+//! [`parse_module`] reads modules as XLA and JAX print them. [`analyze`]
+//! (or [`output_to_input`], [`input_to_output`], [`to_parameters`]) gives,
+//! for an instruction, the [`indexing::IndexingMap`]s from its output
+//! indices to the indices of each operand it reads (or back), composing
+//! through fusions and calls and de-duplicating per operand.
+//!
+//! Op families: elementwise ops of every arity (incl. `select`, `clamp`,
+//! `compare`, `convert`, `copy`, `map`), `broadcast`, `transpose`,
+//! `reverse`, variadic `reduce`, `slice`, `reshape`, `bitcast` (through
+//! layouts), `concatenate`, `dot`, `scaled-dot`, `pad`, `reduce-window`,
+//! `convolution`, `gather`, `dynamic-slice`, `dynamic-update-slice`,
+//! `all-gather` (with a replica map), `tuple`, `get-tuple-element`, `call`
+//! and `fusion`; `parameter`, `constant` and `iota` have no operands. Any
+//! other op gives [`OperandIndexing::Unsupported`] ("unknown indexing").
+//!
+//! Where the maps over-approximate, they do so as XLA's do: the base of a
+//! `dynamic-update-slice` is read everywhere and its update map is not
+//! restricted to the window; a convolution with batch groups reads every
+//! batch group (its input-to-output map is exact). One place differs from
+//! XLA on purpose: a gather or dynamic-slice start taken from an `iota`
+//! inside a fusion is clamped to the valid start range, as at run time.
+//!
+//! ```
+//! let module = hlo::parse_module(r#"
+//! HloModule m
+//! f {
+//!   p0 = f32[1000, 1000] parameter(0)
+//!   transpose_p0 = f32[1000, 1000]{0, 1} transpose(p0), dimensions={1, 0}
+//!   ROOT a0 = f32[1000, 1000] add(p0, transpose_p0)
+//! }
+//! ENTRY e {
+//!   p0 = f32[1000, 1000] parameter(0)
+//!   ROOT fusion = f32[1000, 1000] fusion(p0), kind=kLoop, calls=f
+//! }"#).unwrap();
+//! let maps = hlo::analyze(&module, &hlo::Query::default()).unwrap();
+//! assert_eq!(maps.to_string(), "operand id = 0\n\
+//!     (d0, d1) -> (d0, d1), domain: d0 in [0, 999], d1 in [0, 999]\n\
+//!     (d0, d1) -> (d1, d0), domain: d0 in [0, 999], d1 in [0, 999]\n");
+//! ```
+#![warn(missing_docs)]
+
+mod analysis;
+pub mod attrs;
+mod error;
+mod fusion;
+mod module;
+mod operand_indexing;
+mod ops;
+mod parser;
+mod runtime_fold;
+mod shape;
+
+pub use analysis::{
+    analyze, epilogue_input_to_output, grouped_output_to_input, input_to_output, output_to_input,
+    parameters_to_output, to_parameters, Query,
+};
+pub use error::ParseError;
+pub use module::{CompId, Computation, InstrId, Instruction, Module};
+pub use operand_indexing::{
+    Direction, InstructionIndexing, OperandEntry, OperandIndexing, OperandMap, RuntimeVar,
+};
+pub use parser::parse_module;
+pub use shape::{ArrayShape, Shape};

@@ -325,11 +325,14 @@ impl Simplifier<'_> {
                 _ => t.add_atom(&term.atom, term.coeff)?,
             }
         }
-        t.konst = t.konst.rem_euclid(c);
+        // An offset already below c in magnitude stays as written
+        // (`(d1 - 3) % 7`); larger ones are reduced.
+        let reduce = |k: i64| if k.unsigned_abs() < c as u64 { k } else { k.rem_euclid(c) };
+        t.konst = reduce(t.konst);
         if t.cost() <= s.cost() {
             s = t;
         } else {
-            s.konst = s.konst.rem_euclid(c);
+            s.konst = reduce(s.konst);
         }
         if s.terms.is_empty() {
             let v = s.konst.rem_euclid(c);

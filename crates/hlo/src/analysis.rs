@@ -1,0 +1,342 @@
+//! The public entry points: indexing maps of an instruction of a parsed
+//! module, output-to-input or input-to-output, optionally composed through
+//! a whole computation (`to_parameters`).
+
+use crate::fusion::{
+    compose_operand, input_to_output_through, instruction_input_to_output,
+    instruction_output_to_input, output_to_input_groups, parameter_indexing,
+};
+use crate::module::{CompId, InstrId, Module};
+use crate::operand_indexing::{
+    Direction, InstructionIndexing, OperandEntry, OperandIndexing, OperandMap,
+};
+use crate::ops::{logical_to_physical, physical_to_logical};
+use crate::shape::Shape;
+
+/// Which analysis to run, by instruction name.
+#[derive(Clone, Debug, Default)]
+pub struct Query {
+    /// The instruction to analyse; `None` is the ROOT of the entry computation.
+    pub instruction: Option<String>,
+    /// Which output of a multi-output instruction the maps start from
+    /// (output-to-input) or end at (input-to-output).
+    pub output: usize,
+    /// Input-to-output instead of output-to-input: one entry per operand,
+    /// with its maps to output `output`.
+    pub input_to_output: bool,
+    /// Treat the computation (the entry, or the fusion named by
+    /// `instruction`) as one fusion and map its ROOT to its parameters.
+    pub to_parameters: bool,
+    /// Express indices in the physical (layout) order of each shape.
+    pub physical_layout: bool,
+}
+
+/// Runs `query` on `module`.
+///
+/// ```
+/// let m = hlo::parse_module(
+///     "ENTRY e {\n p0 = f32[20] parameter(0)\n ROOT bc = f32[10,20,30] broadcast(p0), dimensions={1}\n}",
+/// ).unwrap();
+/// let result = hlo::analyze(&m, &hlo::Query::default()).unwrap();
+/// assert_eq!(
+///     result.to_string(),
+///     "operand id = 0\n(d0, d1, d2) -> (d1), domain: d0 in [0, 9], d1 in [0, 19], d2 in [0, 29]\n"
+/// );
+/// ```
+pub fn analyze(module: &Module, query: &Query) -> Result<InstructionIndexing, String> {
+    let (comp, instr) = match &query.instruction {
+        None => (module.entry, module.entry_computation().root),
+        Some(name) => module.find_instruction(name).ok_or_else(|| {
+            format!(
+                "no instruction `{name}` in the module; pass the name of one of its instructions"
+            )
+        })?,
+    };
+    if query.to_parameters {
+        let target = if query.instruction.is_none() {
+            comp
+        } else {
+            let inst = &module.computations[comp].instructions[instr];
+            match (inst.opcode.as_str(), inst.called.as_slice()) {
+                ("fusion" | "call", &[callee]) => callee,
+                _ => {
+                    return Err(format!(
+                        "`--to-parameters` needs a fusion or call instruction; `{}` is a `{}`",
+                        inst.name, inst.opcode
+                    ))
+                }
+            }
+        };
+        return if query.input_to_output {
+            parameters_to_output(module, target, query.output)
+        } else {
+            to_parameters(module, target, query.output)
+        };
+    }
+    if query.input_to_output {
+        let c = &module.computations[comp];
+        let inst = &c.instructions[instr];
+        if query.output >= inst.shape.output_count() {
+            return Err(format!(
+                "`{}` has {} output(s); there is no output {}",
+                inst.name,
+                inst.shape.output_count(),
+                query.output
+            ));
+        }
+        let mut operands = Vec::with_capacity(inst.operands.len());
+        for (k, &operand) in inst.operands.iter().enumerate() {
+            let r = input_to_output(module, comp, instr, k, query.physical_layout)?;
+            let indexing = r
+                .operands
+                .into_iter()
+                .nth(query.output)
+                .map(|e| e.indexing)
+                .unwrap_or(OperandIndexing::Maps(Vec::new()));
+            operands.push(OperandEntry {
+                index: k,
+                name: c.instructions[operand].name.clone(),
+                indexing,
+            });
+        }
+        return Ok(InstructionIndexing {
+            instruction: inst.name.clone(),
+            direction: Direction::InputToOutput,
+            operands,
+        });
+    }
+    output_to_input(module, comp, instr, query.output, query.physical_layout)
+}
+
+/// Output-to-input maps of instruction `instr` of computation `comp` for its
+/// output `output`: one entry per operand. A fusion or call is composed
+/// through the computation it calls. With `physical_layout`, dimensions
+/// and results are in each shape's physical (major-to-minor) order.
+pub fn output_to_input(
+    module: &Module,
+    comp: CompId,
+    instr: InstrId,
+    output: usize,
+    physical_layout: bool,
+) -> Result<InstructionIndexing, String> {
+    let c = &module.computations[comp];
+    let inst = &c.instructions[instr];
+    if output >= inst.shape.output_count() {
+        return Err(format!(
+            "`{}` has {} output(s); there is no output {output}",
+            inst.name,
+            inst.shape.output_count()
+        ));
+    }
+    let per_operand = match instruction_output_to_input(module, comp, instr, output, 0) {
+        Ok(v) => v.into_iter().map(|ix| simplified(inst, ix)).collect(),
+        Err(reason) => vec![OperandIndexing::Unsupported(reason); inst.operands.len()],
+    };
+    let mut operands = Vec::with_capacity(per_operand.len());
+    for (k, indexing) in per_operand.into_iter().enumerate() {
+        let operand = &c.instructions[inst.operands[k]];
+        let indexing = if physical_layout {
+            in_physical_layout(indexing, inst.shape.output(output), &operand.shape)
+        } else {
+            indexing
+        };
+        operands.push(OperandEntry {
+            index: k,
+            name: operand.name.clone(),
+            indexing,
+        });
+    }
+    Ok(InstructionIndexing {
+        instruction: inst.name.clone(),
+        direction: Direction::OutputToInput,
+        operands,
+    })
+}
+
+/// Input-to-output maps of operand `input` of instruction `instr`: one entry
+/// per output (XLA labels them `operand id = k` with `k` the output).
+pub fn input_to_output(
+    module: &Module,
+    comp: CompId,
+    instr: InstrId,
+    input: usize,
+    physical_layout: bool,
+) -> Result<InstructionIndexing, String> {
+    let c = &module.computations[comp];
+    let inst = &c.instructions[instr];
+    let &operand = inst.operands.get(input).ok_or_else(|| {
+        format!(
+            "`{}` has {} operand(s); there is no operand {input}",
+            inst.name,
+            inst.operands.len()
+        )
+    })?;
+    let per_output = match instruction_input_to_output(module, comp, instr, input, 0) {
+        Ok(v) => v.into_iter().map(|ix| simplified(inst, ix)).collect(),
+        Err(reason) => vec![OperandIndexing::Unsupported(reason); inst.shape.output_count()],
+    };
+    let multi = inst.shape.output_count() > 1;
+    let mut operands = Vec::with_capacity(per_output.len());
+    for (j, indexing) in per_output.into_iter().enumerate() {
+        let indexing = if physical_layout {
+            in_physical_layout(
+                indexing,
+                Some(&c.instructions[operand].shape),
+                inst.shape.output(j).unwrap_or(&inst.shape),
+            )
+        } else {
+            indexing
+        };
+        let name = if multi {
+            format!("{}#{j}", inst.name)
+        } else {
+            inst.name.clone()
+        };
+        operands.push(OperandEntry {
+            index: j,
+            name,
+            indexing,
+        });
+    }
+    Ok(InstructionIndexing {
+        instruction: inst.name.clone(),
+        direction: Direction::InputToOutput,
+        operands,
+    })
+}
+
+/// Treats computation `comp` as one fusion: the composed, simplified,
+/// de-duplicated maps from output `output` of its ROOT to each parameter.
+pub fn to_parameters(
+    module: &Module,
+    comp: CompId,
+    output: usize,
+) -> Result<InstructionIndexing, String> {
+    let c = &module.computations[comp];
+    let groups = output_to_input_groups(module, comp, c.root, output, 0)?;
+    let per_param = parameter_indexing(c, groups);
+    Ok(InstructionIndexing {
+        instruction: c.root_instruction().name.clone(),
+        direction: Direction::OutputToInput,
+        operands: per_param
+            .into_iter()
+            .enumerate()
+            .map(|(n, indexing)| OperandEntry {
+                index: n,
+                name: c.instructions[c.parameters[n]].name.clone(),
+                indexing,
+            })
+            .collect(),
+    })
+}
+
+/// Treats computation `comp` as one fusion: for each parameter, the maps to
+/// output `output` of its ROOT.
+pub fn parameters_to_output(
+    module: &Module,
+    comp: CompId,
+    output: usize,
+) -> Result<InstructionIndexing, String> {
+    let c = &module.computations[comp];
+    let mut operands = Vec::with_capacity(c.parameters.len());
+    for (n, &p) in c.parameters.iter().enumerate() {
+        let per_output = input_to_output_through(module, comp, p, 0)?;
+        let indexing = per_output
+            .into_iter()
+            .nth(output)
+            .ok_or_else(|| format!("`{}` has no output {output}", c.root_instruction().name))?;
+        operands.push(OperandEntry {
+            index: n,
+            name: c.instructions[p].name.clone(),
+            indexing,
+        });
+    }
+    Ok(InstructionIndexing {
+        instruction: c.root_instruction().name.clone(),
+        direction: Direction::InputToOutput,
+        operands,
+    })
+}
+
+/// XLA's grouped output-to-input indexing: for every instruction of `comp`
+/// that `start`'s output `output` depends on, the maps from that output to
+/// the instruction's (first) output, in topological order from `start`.
+pub fn grouped_output_to_input(
+    module: &Module,
+    comp: CompId,
+    start: InstrId,
+    output: usize,
+) -> Result<Vec<OperandEntry>, String> {
+    let c = &module.computations[comp];
+    let mut groups = output_to_input_groups(module, comp, start, output, 0)?;
+    let mut entries = Vec::new();
+    for &i in crate::fusion::topological_order(c, start).iter().rev() {
+        for (_, set) in std::mem::take(&mut groups[i]) {
+            entries.push(OperandEntry {
+                index: i,
+                name: c.instructions[i].name.clone(),
+                indexing: set.into_indexing(),
+            });
+        }
+    }
+    Ok(entries)
+}
+
+/// XLA's epilogue indexing: maps from the output of `hero` (an instruction
+/// of computation `comp`) to each output of the computation's ROOT.
+pub fn epilogue_input_to_output(
+    module: &Module,
+    comp: CompId,
+    hero: InstrId,
+) -> Result<Vec<OperandIndexing>, String> {
+    input_to_output_through(module, comp, hero, 0)
+}
+
+/// The per-op maps of a single instruction, simplified for display; size-1
+/// dimensions stay variables so the map reads like the op (`(d0, -d1 + 16)`,
+/// not `(0, -d1 + 16)`). Composed maps are simplified already.
+fn simplified(inst: &crate::module::Instruction, indexing: OperandIndexing) -> OperandIndexing {
+    if matches!(inst.opcode.as_str(), "fusion" | "call") {
+        return indexing;
+    }
+    match indexing {
+        OperandIndexing::Maps(mut maps) => {
+            for m in &mut maps {
+                m.map.simplify_preserving_point_dims();
+                for rt in &mut m.runtime {
+                    rt.map.simplify_preserving_point_dims();
+                }
+                if let Some(r) = &mut m.replica {
+                    r.simplify_preserving_point_dims();
+                }
+            }
+            OperandIndexing::Maps(maps)
+        }
+        other => other,
+    }
+}
+
+/// Re-expresses logical maps between shapes `from` (dimensions) and `to`
+/// (results) in their physical orders.
+fn in_physical_layout(
+    indexing: OperandIndexing,
+    from: Option<&Shape>,
+    to: &Shape,
+) -> OperandIndexing {
+    let (Some(Shape::Array(from)), Shape::Array(to)) = (from, to) else {
+        return indexing;
+    };
+    let OperandIndexing::Maps(maps) = indexing else {
+        return indexing;
+    };
+    let before = OperandMap::plain(physical_to_logical(from));
+    let after = OperandMap::plain(logical_to_physical(to));
+    let mut out = Vec::with_capacity(maps.len());
+    for m in &maps {
+        match compose_operand(&before, m).and_then(|m| compose_operand(&m, &after)) {
+            Ok(m) => out.push(m),
+            Err(reason) => return OperandIndexing::Unsupported(reason),
+        }
+    }
+    OperandIndexing::Maps(out)
+}

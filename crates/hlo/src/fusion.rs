@@ -1,0 +1,438 @@
+//! Composition of per-op maps through a computation: the maps of a fusion
+//! (or call) to its parameters, de-duplicated per parameter.
+//!
+//! Output-to-input: starting at the ROOT with the identity, every
+//! instruction's set of maps (from the root's output to that instruction's
+//! output) is composed with each of its per-op maps and handed to its
+//! operands. Instructions are visited in reverse topological order, so each
+//! set is complete before it is pushed further, and sets are de-duplicated
+//! by their simplified text: a chain of N ops costs N compositions, and a
+//! diamond does not multiply paths. Input-to-output runs the same way
+//! forwards from one parameter.
+
+use crate::module::{CompId, Computation, InstrId, Module};
+use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
+use crate::ops::{self, Op, Unsupported};
+use crate::runtime_fold::fold_runtime_vars;
+use indexing::{compose, IndexingMap};
+use std::collections::{BTreeMap, HashSet};
+
+/// Maps reaching each instruction, per output of the instruction:
+/// `groups[instr][output]`.
+pub(crate) type Groups = Vec<BTreeMap<usize, MapSet>>;
+
+/// How deep calls may nest (guards against a computation calling itself).
+const MAX_CALL_DEPTH: usize = 64;
+
+/// A de-duplicated set of maps reaching one (instruction, output) pair, or
+/// the reason an unsupported op makes it unknown.
+#[derive(Default)]
+pub(crate) struct MapSet {
+    pub maps: Vec<OperandMap>,
+    /// Keys of `maps`, computed only once a second map arrives (most
+    /// instructions are reached by one map, and printing costs).
+    keys: HashSet<String>,
+    pub unsupported: Option<Unsupported>,
+}
+
+impl MapSet {
+    fn insert(&mut self, m: OperandMap) {
+        if self.maps.is_empty() {
+            self.maps.push(m);
+            return;
+        }
+        if self.keys.is_empty() {
+            self.keys.insert(map_key(&self.maps[0]));
+        }
+        if self.keys.insert(map_key(&m)) {
+            self.maps.push(m);
+        }
+    }
+
+    fn taint(&mut self, reason: &str) {
+        if self.unsupported.is_none() {
+            self.unsupported = Some(reason.to_string());
+        }
+    }
+
+    /// The set as an operand entry.
+    pub fn into_indexing(self) -> OperandIndexing {
+        match self.unsupported {
+            Some(reason) => OperandIndexing::Unsupported(reason),
+            None => OperandIndexing::Maps(self.maps),
+        }
+    }
+}
+
+/// The text that identifies a map for de-duplication: the map and the
+/// sources of its runtime variables.
+fn map_key(m: &OperandMap) -> String {
+    let mut key = m.map.to_string();
+    for rt in &m.runtime {
+        key.push('|');
+        key.push_str(&rt.source);
+        key.push(';');
+        key.push_str(&rt.map.to_string());
+    }
+    if let Some(r) = &m.replica {
+        key.push_str("|replica;");
+        key.push_str(&r.to_string());
+    }
+    key
+}
+
+/// `consumer` then `producer`, simplified, with the producer's runtime
+/// variables (composed with the consumer) before the consumer's, matching
+/// the variable order of [`indexing::compose`].
+pub(crate) fn compose_operand(
+    consumer: &OperandMap,
+    producer: &OperandMap,
+) -> Result<OperandMap, Unsupported> {
+    let mut map =
+        compose(&consumer.map, &producer.map).map_err(|e| format!("composition failed: {e}"))?;
+    map.simplify();
+    // XLA drops range and runtime variables no result needs after composing.
+    let removed = map.remove_unused_symbols();
+    let mut runtime = Vec::with_capacity(producer.runtime.len() + consumer.runtime.len());
+    for rt in &producer.runtime {
+        let mut m =
+            compose(&consumer.map, &rt.map).map_err(|e| format!("composition failed: {e}"))?;
+        m.simplify();
+        runtime.push(RuntimeVar {
+            source: rt.source.clone(),
+            source_instr: rt.source_instr,
+            map: m,
+        });
+    }
+    runtime.extend(consumer.runtime.iter().cloned());
+    let rt_flags = &removed[removed.len().saturating_sub(runtime.len())..];
+    let runtime = runtime
+        .into_iter()
+        .zip(rt_flags)
+        .filter(|(_, &gone)| !gone)
+        .map(|(rt, _)| rt)
+        .collect();
+    // A collective's replica map travels like a runtime variable's map; two
+    // collectives in a row would need a replica of a replica, which a single
+    // map cannot say.
+    let replica = match (&consumer.replica, &producer.replica) {
+        (Some(_), Some(_)) => {
+            return Err(
+                "chained collectives (a replica of a replica) are not supported".to_string(),
+            )
+        }
+        (Some(r), None) => Some(r.clone()),
+        (None, Some(r)) => {
+            let mut m =
+                compose(&consumer.map, r).map_err(|e| format!("composition failed: {e}"))?;
+            m.simplify();
+            Some(m)
+        }
+        (None, None) => None,
+    };
+    Ok(OperandMap {
+        map,
+        runtime,
+        replica,
+    })
+}
+
+/// The instructions reachable from `root`, operands before users.
+pub(crate) fn topological_order(comp: &Computation, root: InstrId) -> Vec<InstrId> {
+    let mut order = Vec::new();
+    let mut state = vec![0u8; comp.instructions.len()];
+    let mut stack = vec![(root, 0usize)];
+    state[root] = 1;
+    while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+        if let Some(&op) = comp.instructions[node].operands.get(*next) {
+            *next += 1;
+            if state[op] == 0 {
+                state[op] = 1;
+                stack.push((op, 0));
+            }
+        } else {
+            state[node] = 2;
+            order.push(node);
+            stack.pop();
+        }
+    }
+    order
+}
+
+/// Per-op output-to-input maps of one instruction, descending into fusions
+/// and calls.
+pub(crate) fn instruction_output_to_input(
+    module: &Module,
+    comp: CompId,
+    instr: InstrId,
+    output: usize,
+    depth: usize,
+) -> Result<Vec<OperandIndexing>, Unsupported> {
+    let computation = &module.computations[comp];
+    let inst = &computation.instructions[instr];
+    match inst.opcode.as_str() {
+        "fusion" | "call" => {
+            let &[callee] = inst.called.as_slice() else {
+                return Err(format!("`{}` must call exactly one computation", inst.name));
+            };
+            if depth >= MAX_CALL_DEPTH {
+                return Err(format!(
+                    "calls nest deeper than {MAX_CALL_DEPTH} at `{}`",
+                    inst.name
+                ));
+            }
+            let called = &module.computations[callee];
+            if called.parameters.len() != inst.operands.len() {
+                return Err(format!(
+                    "`{}` passes {} operands to `{}`, which has {} parameters",
+                    inst.name,
+                    inst.operands.len(),
+                    called.name,
+                    called.parameters.len()
+                ));
+            }
+            let groups = output_to_input_groups(module, callee, called.root, output, depth + 1)?;
+            Ok(parameter_indexing(called, groups))
+        }
+        _ => {
+            let per_operand = ops::output_to_input(
+                &Op {
+                    comp: computation,
+                    instr: inst,
+                },
+                output,
+            )?;
+            Ok(per_operand
+                .into_iter()
+                .map(|ix| fold_runtime_vars(computation, ix))
+                .collect())
+        }
+    }
+}
+
+/// The maps of each parameter of `comp`, from the per-instruction groups.
+pub(crate) fn parameter_indexing(comp: &Computation, mut groups: Groups) -> Vec<OperandIndexing> {
+    comp.parameters
+        .iter()
+        .map(|&p| {
+            groups[p]
+                .remove(&0)
+                .map(MapSet::into_indexing)
+                .unwrap_or(OperandIndexing::Maps(Vec::new()))
+        })
+        .collect()
+}
+
+/// For every (instruction, output) of `comp` reachable from `start`'s output
+/// `output`: the de-duplicated maps from that output to it (XLA's grouped
+/// output-to-input indexing).
+pub(crate) fn output_to_input_groups(
+    module: &Module,
+    comp: CompId,
+    start: InstrId,
+    output: usize,
+    depth: usize,
+) -> Result<Groups, Unsupported> {
+    let computation = &module.computations[comp];
+    let start_shape = computation.instructions[start]
+        .shape
+        .output(output)
+        .and_then(|s| s.as_array())
+        .ok_or_else(|| {
+            format!(
+                "`{}` has no array output {output}",
+                computation.instructions[start].name
+            )
+        })?;
+    let mut groups: Groups = (0..computation.instructions.len())
+        .map(|_| BTreeMap::new())
+        .collect();
+    let mut identity = IndexingMap::identity(&start_shape.dims);
+    identity.simplify();
+    groups[start]
+        .entry(output)
+        .or_default()
+        .insert(OperandMap::plain(identity));
+
+    for &instr in topological_order(computation, start).iter().rev() {
+        let inst = &computation.instructions[instr];
+        let outputs: Vec<usize> = groups[instr].keys().copied().collect();
+        for out in outputs {
+            let (maps, taint) = {
+                let set = &groups[instr][&out];
+                (set.maps.clone(), set.unsupported.clone())
+            };
+            if inst.opcode == "parameter" {
+                continue;
+            }
+            let per_operand = match instruction_output_to_input(module, comp, instr, out, depth) {
+                Ok(v) => v,
+                Err(reason) => {
+                    for &operand in &inst.operands {
+                        groups[operand].entry(0).or_default().taint(&reason);
+                    }
+                    continue;
+                }
+            };
+            for (k, indexing) in per_operand.into_iter().enumerate() {
+                let Some(&operand) = inst.operands.get(k) else {
+                    continue;
+                };
+                let operand_out = if inst.opcode == "get-tuple-element" {
+                    inst.attrs.int("index").unwrap_or(0).max(0) as usize
+                } else {
+                    0
+                };
+                let target = groups[operand].entry(operand_out).or_default();
+                if let Some(reason) = &taint {
+                    target.taint(reason);
+                }
+                match indexing {
+                    OperandIndexing::Unsupported(reason) => target.taint(&reason),
+                    OperandIndexing::Maps(producers) => {
+                        for consumer in &maps {
+                            for producer in &producers {
+                                match compose_operand(consumer, producer) {
+                                    Ok(m) => target.insert(m),
+                                    Err(reason) => target.taint(&reason),
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(groups)
+}
+
+/// Per-op input-to-output maps of one instruction, descending into fusions
+/// and calls: one entry per output.
+pub(crate) fn instruction_input_to_output(
+    module: &Module,
+    comp: CompId,
+    instr: InstrId,
+    input: usize,
+    depth: usize,
+) -> Result<Vec<OperandIndexing>, Unsupported> {
+    let computation = &module.computations[comp];
+    let inst = &computation.instructions[instr];
+    match inst.opcode.as_str() {
+        "fusion" | "call" => {
+            let &[callee] = inst.called.as_slice() else {
+                return Err(format!("`{}` must call exactly one computation", inst.name));
+            };
+            if depth >= MAX_CALL_DEPTH {
+                return Err(format!(
+                    "calls nest deeper than {MAX_CALL_DEPTH} at `{}`",
+                    inst.name
+                ));
+            }
+            let called = &module.computations[callee];
+            let &param = called
+                .parameters
+                .get(input)
+                .ok_or_else(|| format!("`{}` has no operand {input}", inst.name))?;
+            input_to_output_through(module, callee, param, depth + 1)
+        }
+        _ => ops::input_to_output(
+            &Op {
+                comp: computation,
+                instr: inst,
+            },
+            input,
+        ),
+    }
+}
+
+/// Maps from the output of `start` (a parameter, or any instruction) to
+/// every output of the computation's ROOT, composed forwards.
+pub(crate) fn input_to_output_through(
+    module: &Module,
+    comp: CompId,
+    start: InstrId,
+    depth: usize,
+) -> Result<Vec<OperandIndexing>, Unsupported> {
+    let computation = &module.computations[comp];
+    let start_shape = computation.instructions[start]
+        .shape
+        .as_array()
+        .ok_or_else(|| format!("`{}` is a tuple", computation.instructions[start].name))?;
+    let order = topological_order(computation, computation.root);
+    let mut groups: Groups = (0..computation.instructions.len())
+        .map(|_| BTreeMap::new())
+        .collect();
+    let mut identity = IndexingMap::identity(&start_shape.dims);
+    identity.simplify();
+    groups[start]
+        .entry(0)
+        .or_default()
+        .insert(OperandMap::plain(identity));
+    let Some(first) = order.iter().position(|&x| x == start) else {
+        // The start does not feed the root: it reaches no output.
+        let n = computation.root_instruction().shape.output_count();
+        return Ok((0..n).map(|_| OperandIndexing::Maps(Vec::new())).collect());
+    };
+    for &user in &order[first + 1..] {
+        let inst = &computation.instructions[user];
+        for (k, &operand) in inst.operands.iter().enumerate() {
+            let keys: Vec<usize> = groups[operand].keys().copied().collect();
+            for out in keys {
+                let (maps, taint) = {
+                    let set = &groups[operand][&out];
+                    (set.maps.clone(), set.unsupported.clone())
+                };
+                // A get-tuple-element takes one element of a tuple-shaped value.
+                let per_output: Vec<OperandIndexing> = if inst.opcode == "get-tuple-element" {
+                    if inst.attrs.int("index").unwrap_or(-1) != out as i64 {
+                        continue;
+                    }
+                    let dims = inst
+                        .shape
+                        .as_array()
+                        .map(|a| a.dims.clone())
+                        .unwrap_or_default();
+                    let mut id = IndexingMap::identity(&dims);
+                    id.simplify();
+                    vec![OperandIndexing::single(id)]
+                } else {
+                    match instruction_input_to_output(module, comp, user, k, depth) {
+                        Ok(v) => v,
+                        Err(reason) => {
+                            vec![OperandIndexing::Unsupported(reason); inst.shape.output_count()]
+                        }
+                    }
+                };
+                for (j, indexing) in per_output.into_iter().enumerate() {
+                    let target = groups[user].entry(j).or_default();
+                    if let Some(reason) = &taint {
+                        target.taint(reason);
+                    }
+                    match indexing {
+                        OperandIndexing::Unsupported(reason) => target.taint(&reason),
+                        OperandIndexing::Maps(producers) => {
+                            for consumer in &maps {
+                                for producer in &producers {
+                                    match compose_operand(consumer, producer) {
+                                        Ok(m) => target.insert(m),
+                                        Err(reason) => target.taint(&reason),
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let root = computation.root;
+    let n = computation.root_instruction().shape.output_count();
+    Ok((0..n)
+        .map(|j| {
+            groups[root]
+                .remove(&j)
+                .map(MapSet::into_indexing)
+                .unwrap_or(OperandIndexing::Maps(Vec::new()))
+        })
+        .collect())
+}

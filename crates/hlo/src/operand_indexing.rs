@@ -1,0 +1,163 @@
+//! The result of indexing analysis for one instruction: for every operand
+//! (or, input-to-output, every output) the set of maps that reach it.
+
+use indexing::IndexingMap;
+use std::fmt;
+
+/// Which way a map goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// From indices of an output to the indices of an operand it reads.
+    OutputToInput,
+    /// From indices of an operand to the indices of the outputs it feeds.
+    InputToOutput,
+}
+
+impl Direction {
+    /// `output_to_input` or `input_to_output`, as the JSON output spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Direction::OutputToInput => "output_to_input",
+            Direction::InputToOutput => "input_to_output",
+        }
+    }
+}
+
+/// A runtime variable of a map: a value read at run time from another
+/// tensor (a dynamic-slice offset, a gather index).
+#[derive(Clone, Debug)]
+pub struct RuntimeVar {
+    /// Where the value is read from, as XLA prints it: `parameter(N)`,
+    /// `constant(V)` or an instruction name.
+    pub source: String,
+    /// The instruction the value comes from, inside the computation being
+    /// analysed (used to fold constants and iotas through fusions).
+    pub(crate) source_instr: Option<usize>,
+    /// From the same dimensions as the owning map to the index read in the
+    /// source tensor.
+    pub map: IndexingMap,
+}
+
+/// One map of an operand, with the runtime variables it uses (in the order
+/// of the map's `rt` variables).
+#[derive(Clone, Debug)]
+pub struct OperandMap {
+    /// The indexing map.
+    pub map: IndexingMap,
+    /// One entry per runtime variable of `map`.
+    pub runtime: Vec<RuntimeVar>,
+    /// For data gathered from other replicas (`all-gather`): from the same
+    /// dimensions to the index, within the replica group, of the replica
+    /// holding the element that `map` indexes.
+    pub replica: Option<IndexingMap>,
+}
+
+impl OperandMap {
+    /// A map without runtime variables.
+    pub fn plain(map: IndexingMap) -> OperandMap {
+        OperandMap {
+            map,
+            runtime: Vec::new(),
+            replica: None,
+        }
+    }
+
+    /// A map with runtime variables.
+    pub fn with_runtime(map: IndexingMap, runtime: Vec<RuntimeVar>) -> OperandMap {
+        OperandMap {
+            map,
+            runtime,
+            replica: None,
+        }
+    }
+}
+
+/// The indexing of one operand: a set of maps, or the reason there is none.
+#[derive(Clone, Debug)]
+pub enum OperandIndexing {
+    /// Every way the operand is reached (usually one map; a fusion may read
+    /// one parameter through several).
+    Maps(Vec<OperandMap>),
+    /// The op is not supported; XLA prints this as `unknown indexing`.
+    Unsupported(String),
+}
+
+impl OperandIndexing {
+    /// A single map without runtime variables.
+    pub fn single(map: IndexingMap) -> OperandIndexing {
+        OperandIndexing::Maps(vec![OperandMap::plain(map)])
+    }
+
+    /// The maps, or `None` when unsupported.
+    pub fn maps(&self) -> Option<&[OperandMap]> {
+        match self {
+            OperandIndexing::Maps(m) => Some(m),
+            OperandIndexing::Unsupported(_) => None,
+        }
+    }
+}
+
+/// One operand (or output) entry of an [`InstructionIndexing`].
+#[derive(Clone, Debug)]
+pub struct OperandEntry {
+    /// Operand number (output number for input-to-output, parameter number
+    /// for `to_parameters`).
+    pub index: usize,
+    /// The operand's (output's, parameter's) name.
+    pub name: String,
+    /// Its maps.
+    pub indexing: OperandIndexing,
+}
+
+/// The indexing maps of one instruction.
+#[derive(Clone, Debug)]
+pub struct InstructionIndexing {
+    /// The analysed instruction.
+    pub instruction: String,
+    /// Which way the maps go.
+    pub direction: Direction,
+    /// One entry per operand (output, parameter).
+    pub operands: Vec<OperandEntry>,
+}
+
+impl fmt::Display for RuntimeVar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}; {}", self.source, self.map)
+    }
+}
+
+impl fmt::Display for OperandMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.map)?;
+        if !self.runtime.is_empty() {
+            f.write_str("\nruntime variables:")?;
+            for (i, rt) in self.runtime.iter().enumerate() {
+                write!(f, "\nrt{i}: {rt}")?;
+            }
+        }
+        if let Some(replica) = &self.replica {
+            write!(f, "\nreplica id:\n{replica}")?;
+        }
+        Ok(())
+    }
+}
+
+/// XLA's `HloInstructionIndexing::ToString()` layout: `operand id = N`
+/// followed by the operand's maps, one per line.
+impl fmt::Display for InstructionIndexing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for entry in &self.operands {
+            write!(f, "operand id = {}", entry.index)?;
+            match &entry.indexing {
+                OperandIndexing::Unsupported(_) => f.write_str(" unknown indexing")?,
+                OperandIndexing::Maps(maps) => {
+                    for m in maps {
+                        write!(f, "\n{m}")?;
+                    }
+                }
+            }
+            f.write_str("\n")?;
+        }
+        Ok(())
+    }
+}

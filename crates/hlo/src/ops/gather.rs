@@ -1,0 +1,187 @@
+//! `gather`: start indices read at run time from the indices tensor become
+//! runtime variables; the slice offsets are output dimensions.
+
+use super::builder::MapBuilder;
+use super::dynamic_slice::runtime_source;
+use super::{check_dims, Op, OpMaps};
+use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
+use arith::Expr;
+use indexing::Interval;
+
+struct Gather<'a> {
+    operand: &'a [i64],
+    indices: &'a [i64],
+    out: &'a [i64],
+    offset_dims: Vec<usize>,
+    collapsed: Vec<usize>,
+    start_index_map: Vec<usize>,
+    index_vector_dim: usize,
+    slice_sizes: &'a [i64],
+    /// Output dimensions that are not offset dimensions (batch dimensions).
+    batch_dims: Vec<usize>,
+}
+
+fn signature<'a>(op: &Op<'a>) -> Result<Gather<'a>, String> {
+    let name = &op.instr.name;
+    let operand = op.operand_dims(0)?;
+    let indices = op.operand_dims(1)?;
+    let out = op.output_dims(0)?;
+    if op
+        .instr
+        .attrs
+        .ints("operand_batching_dims")
+        .is_some_and(|v| !v.is_empty())
+    {
+        return Err(format!(
+            "gather `{name}` with operand batching dimensions is not supported"
+        ));
+    }
+    let offset_dims = check_dims(op.attr_ints("offset_dims")?, out.len(), "offset_dims")?;
+    let collapsed = check_dims(
+        op.attr_ints("collapsed_slice_dims")?,
+        operand.len(),
+        "collapsed_slice_dims",
+    )?;
+    let start_index_map = check_dims(
+        op.attr_ints("start_index_map")?,
+        operand.len(),
+        "start_index_map",
+    )?;
+    let index_vector_dim = op
+        .instr
+        .attrs
+        .int("index_vector_dim")
+        .ok_or_else(|| format!("gather `{name}` has no index_vector_dim"))?;
+    if index_vector_dim < 0 || index_vector_dim as usize > indices.len() {
+        return Err(format!(
+            "gather `{name}`: index_vector_dim {index_vector_dim} is out of range"
+        ));
+    }
+    let index_vector_dim = index_vector_dim as usize;
+    let vector_len = if index_vector_dim == indices.len() {
+        1
+    } else {
+        indices[index_vector_dim]
+    };
+    let slice_sizes = op.attr_ints("slice_sizes")?;
+    let batch_dims: Vec<usize> = (0..out.len())
+        .filter(|i| !offset_dims.contains(i))
+        .collect();
+    let batch_rank = indices.len() - usize::from(index_vector_dim < indices.len());
+    let kept: Vec<usize> = (0..operand.len())
+        .filter(|j| !collapsed.contains(j))
+        .collect();
+    let ok = slice_sizes.len() == operand.len()
+        && start_index_map.len() as i64 == vector_len
+        && batch_dims.len() == batch_rank
+        && kept.len() == offset_dims.len()
+        && collapsed.iter().all(|&j| slice_sizes[j] == 1)
+        && slice_sizes
+            .iter()
+            .zip(operand)
+            .all(|(&s, &n)| (0..=n).contains(&s))
+        && kept
+            .iter()
+            .zip(&offset_dims)
+            .all(|(&j, &o)| out[o] == slice_sizes[j]);
+    if !ok {
+        return Err(format!(
+            "gather `{name}`: dimension numbers do not match the shapes"
+        ));
+    }
+    Ok(Gather {
+        operand,
+        indices,
+        out,
+        offset_dims,
+        collapsed,
+        start_index_map,
+        index_vector_dim,
+        slice_sizes,
+        batch_dims,
+    })
+}
+
+/// The index into the indices tensor for output batch dimensions `batch`
+/// and index-vector position `k`.
+fn indices_index(g: &Gather, batch: &[Expr], k: Expr) -> Vec<Expr> {
+    let mut r = Vec::with_capacity(g.indices.len());
+    let mut next = 0;
+    for i in 0..g.indices.len() {
+        if i == g.index_vector_dim {
+            r.push(k.clone());
+        } else {
+            r.push(batch[next].clone());
+            next += 1;
+        }
+    }
+    r
+}
+
+/// Operand dimension `j = start_index_map[k]` reads `rt_k + offset`, with
+/// `rt_k` the clamped start index `indices[batch..., k]`; the indices are
+/// read over the whole index vector (range variable).
+pub(crate) fn output_to_input(op: &Op) -> OpMaps {
+    let g = signature(op)?;
+    let mut b = MapBuilder::over(g.out);
+    let mut results = vec![Expr::int(0); g.operand.len()];
+    let kept: Vec<usize> = (0..g.operand.len())
+        .filter(|j| !g.collapsed.contains(j))
+        .collect();
+    for (&j, &o) in kept.iter().zip(&g.offset_dims) {
+        results[j] = b.dim(o);
+    }
+    // Each runtime variable's own map: output index -> position in `indices`.
+    let rt_builder = MapBuilder::over(g.out);
+    let rt_batch: Vec<Expr> = g.batch_dims.iter().map(|&i| rt_builder.dim(i)).collect();
+    // Runtime variables in operand-dimension order, as XLA numbers them.
+    let mut runtime = Vec::new();
+    for (j, result) in results.iter_mut().enumerate() {
+        let Some(k) = g.start_index_map.iter().position(|&m| m == j) else {
+            continue;
+        };
+        let rt = b.rt_var(Interval::new(0, g.operand[j] - g.slice_sizes[j]));
+        *result = rt + result.clone();
+        let idx = indices_index(&g, &rt_batch, Expr::int(k as i64));
+        runtime.push(RuntimeVar {
+            map: rt_builder.build(idx)?,
+            ..runtime_source(op, 1)
+        });
+    }
+    let operand_map = b.build(results)?;
+
+    let mut ib = MapBuilder::over(g.out);
+    let ibatch: Vec<Expr> = g.batch_dims.iter().map(|&i| ib.dim(i)).collect();
+    let k = if g.index_vector_dim < g.indices.len() {
+        ib.symbol(g.indices[g.index_vector_dim])
+    } else {
+        Expr::int(0)
+    };
+    let indices_map = ib.build(indices_index(&g, &ibatch, k))?;
+    Ok(vec![
+        OperandIndexing::Maps(vec![OperandMap::with_runtime(operand_map, runtime)]),
+        OperandIndexing::single(indices_map),
+    ])
+}
+
+/// An element of the indices tensor reaches every output element of its
+/// batch position; which operand elements reach an output depends on the
+/// indices' values, so the operand has no input-to-output map.
+pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
+    let g = signature(op)?;
+    if input != 1 {
+        return Err(format!("input-to-output indexing of the gathered operand of `{}` depends on the indices' values", op.instr.name));
+    }
+    let mut b = MapBuilder::over(g.indices);
+    let batch_of_indices: Vec<usize> = (0..g.indices.len())
+        .filter(|&i| i != g.index_vector_dim)
+        .collect();
+    let mut results = vec![Expr::int(0); g.out.len()];
+    for (&o, &i) in g.batch_dims.iter().zip(&batch_of_indices) {
+        results[o] = b.dim(i);
+    }
+    for &o in &g.offset_dims {
+        results[o] = b.symbol(g.out[o]);
+    }
+    Ok(vec![OperandIndexing::single(b.build(results)?)])
+}

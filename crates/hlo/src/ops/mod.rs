@@ -1,0 +1,169 @@
+//! Indexing maps of single HLO instructions, one module per op family.
+//!
+//! Every function here answers for one instruction in isolation: dimensions
+//! index its output (or, input-to-output, one operand), results index one
+//! operand (or output). Composition through fusions and calls lives in
+//! [`crate::compose`].
+
+mod all_gather;
+pub(crate) mod builder;
+mod concatenate;
+mod convolution;
+mod dot;
+mod dynamic_slice;
+mod elementwise;
+mod gather;
+mod layout;
+mod pad;
+mod permute;
+mod reduce;
+mod reshape;
+mod slice;
+mod window;
+
+pub(crate) use builder::Unsupported;
+pub(crate) use layout::{logical_to_physical, physical_to_logical};
+
+use crate::module::{Computation, Instruction};
+use crate::operand_indexing::OperandIndexing;
+use crate::shape::Shape;
+
+/// One instruction and where it lives.
+pub(crate) struct Op<'a> {
+    pub comp: &'a Computation,
+    pub instr: &'a Instruction,
+}
+
+/// What a per-op function returns: one entry per operand (or per output).
+pub(crate) type OpMaps = Result<Vec<OperandIndexing>, Unsupported>;
+
+impl<'a> Op<'a> {
+    pub(crate) fn operand(&self, k: usize) -> &'a Instruction {
+        &self.comp.instructions[self.instr.operands[k]]
+    }
+
+    /// The dimensions of operand `k`, which must be an array.
+    pub(crate) fn operand_dims(&self, k: usize) -> Result<&'a [i64], Unsupported> {
+        array_dims(&self.operand(k).shape, || {
+            format!("operand {k} of `{}`", self.instr.name)
+        })
+    }
+
+    /// The dimensions of output `k` (the whole shape when it is an array).
+    pub(crate) fn output_dims(&self, k: usize) -> Result<&'a [i64], Unsupported> {
+        let shape = self
+            .instr
+            .shape
+            .output(k)
+            .ok_or_else(|| format!("`{}` has no output {k}", self.instr.name))?;
+        array_dims(shape, || format!("output {k} of `{}`", self.instr.name))
+    }
+
+    pub(crate) fn attr_ints(&self, name: &str) -> Result<&'a [i64], Unsupported> {
+        self.instr.attrs.ints(name).ok_or_else(|| {
+            format!(
+                "`{}` ({}) has no `{name}=` attribute",
+                self.instr.name, self.instr.opcode
+            )
+        })
+    }
+
+    pub(crate) fn num_operands(&self) -> usize {
+        self.instr.operands.len()
+    }
+}
+
+/// The dimensions of an array shape; `what` names it in the error (built
+/// only on failure: this runs for every op of every composition).
+fn array_dims(shape: &Shape, what: impl FnOnce() -> String) -> Result<&[i64], Unsupported> {
+    match shape {
+        Shape::Array(a) => Ok(&a.dims),
+        Shape::Tuple(_) => Err(format!("{} is a tuple where an array was expected", what())),
+    }
+}
+
+/// Checks that `dims` are valid, distinct dimension numbers of a rank-`rank` shape.
+pub(crate) fn check_dims(dims: &[i64], rank: usize, what: &str) -> Result<Vec<usize>, Unsupported> {
+    let mut seen = vec![false; rank];
+    let mut out = Vec::with_capacity(dims.len());
+    for &d in dims {
+        if d < 0 || d as usize >= rank || seen[d as usize] {
+            return Err(format!(
+                "{what} {dims:?} are not distinct dimensions of a rank-{rank} shape"
+            ));
+        }
+        seen[d as usize] = true;
+        out.push(d as usize);
+    }
+    Ok(out)
+}
+
+/// Output-to-input maps of a single (non-composite) instruction for output
+/// `output`: one entry per operand.
+pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
+    let opcode = op.instr.opcode.as_str();
+    if elementwise::is_elementwise(opcode) {
+        return elementwise::output_to_input(op);
+    }
+    match opcode {
+        "parameter"
+        | "constant"
+        | "iota"
+        | "rng-get-and-update-state"
+        | "partition-id"
+        | "replica-id" => Ok(Vec::new()),
+        "broadcast" => permute::broadcast_output_to_input(op),
+        "transpose" => permute::transpose_output_to_input(op),
+        "reverse" => permute::reverse_output_to_input(op),
+        "reduce" => reduce::output_to_input(op, output),
+        "slice" => slice::output_to_input(op),
+        "reshape" => reshape::reshape_output_to_input(op),
+        "bitcast" => reshape::bitcast_output_to_input(op),
+        "concatenate" => concatenate::output_to_input(op),
+        "dot" => dot::output_to_input(op),
+        "scaled-dot" => dot::scaled_output_to_input(op),
+        "pad" => pad::output_to_input(op),
+        "reduce-window" => window::reduce_window_output_to_input(op, output),
+        "convolution" => convolution::output_to_input(op),
+        "gather" => gather::output_to_input(op),
+        "dynamic-slice" => dynamic_slice::slice_output_to_input(op),
+        "dynamic-update-slice" => dynamic_slice::update_output_to_input(op),
+        "all-gather" => all_gather::output_to_input(op),
+        "tuple" => elementwise::tuple_output_to_input(op, output),
+        "get-tuple-element" => elementwise::get_tuple_element_output_to_input(op),
+        _ => Err(format!("unsupported op `{opcode}`")),
+    }
+}
+
+/// Input-to-output maps of a single instruction for operand `input`: one
+/// entry per output.
+pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
+    let opcode = op.instr.opcode.as_str();
+    if input >= op.num_operands() {
+        return Err(format!("`{}` has no operand {input}", op.instr.name));
+    }
+    if elementwise::is_elementwise(opcode) {
+        return elementwise::input_to_output(op, input);
+    }
+    match opcode {
+        "broadcast" => permute::broadcast_input_to_output(op),
+        "transpose" => permute::transpose_input_to_output(op),
+        "reverse" => permute::reverse_input_to_output(op),
+        "reduce" => reduce::input_to_output(op, input),
+        "slice" => slice::input_to_output(op),
+        "reshape" => reshape::reshape_input_to_output(op),
+        "bitcast" => reshape::bitcast_input_to_output(op),
+        "concatenate" => concatenate::input_to_output(op, input),
+        "dot" => dot::input_to_output(op, input),
+        "pad" => pad::input_to_output(op, input),
+        "reduce-window" => window::reduce_window_input_to_output(op, input),
+        "convolution" => convolution::input_to_output(op, input),
+        "dynamic-slice" => dynamic_slice::slice_input_to_output(op, input),
+        "dynamic-update-slice" => dynamic_slice::update_input_to_output(op, input),
+        "gather" => gather::input_to_output(op, input),
+        "all-gather" => all_gather::input_to_output(op),
+        "tuple" => elementwise::tuple_input_to_output(op, input),
+        "get-tuple-element" => elementwise::get_tuple_element_input_to_output(op),
+        _ => Err(format!("unsupported op `{opcode}`")),
+    }
+}

@@ -1,0 +1,1234 @@
+//! Brute-force oracle for every op family: a small interpreter runs each
+//! module on index-tagged inputs (every element carries its parameter and
+//! index, offsets and indices carry concrete values), so each output element
+//! ends up carrying exactly the input elements it reads. The output-to-input
+//! maps must give exactly those elements for every output index, and the
+//! input-to-output maps the inverse relation. Runtime variables are pinned to
+//! the clamped values their sources hold.
+//!
+//! Modelling choices, shared with XLA's maps: a reduction, window or pad
+//! reads its init / padding value for every output element; a convolution
+//! reads its kernel at every window position (padding included).
+
+use hlo::{ArrayShape, InstructionIndexing, Module, OperandIndexing, Shape};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+type Index = Vec<i64>;
+/// An input element: (parameter number, index).
+type Tag = (usize, Index);
+
+#[derive(Clone, Debug, Default)]
+struct Elem {
+    tags: BTreeSet<Tag>,
+    value: Option<i64>,
+}
+
+#[derive(Clone, Debug)]
+enum Value {
+    Array(Vec<i64>, Vec<Elem>),
+    Tuple(Vec<Value>),
+}
+
+fn count(dims: &[i64]) -> usize {
+    dims.iter().product::<i64>() as usize
+}
+
+fn flat(dims: &[i64], idx: &[i64]) -> usize {
+    idx.iter().zip(dims).fold(0i64, |acc, (&i, &d)| acc * d + i) as usize
+}
+
+fn unflat(dims: &[i64], mut f: usize) -> Index {
+    let mut idx = vec![0; dims.len()];
+    for k in (0..dims.len()).rev() {
+        idx[k] = (f as i64) % dims[k];
+        f /= dims[k] as usize;
+    }
+    idx
+}
+
+fn all_indices(dims: &[i64]) -> Vec<Index> {
+    (0..count(dims)).map(|f| unflat(dims, f)).collect()
+}
+
+impl Value {
+    fn array(&self) -> (&[i64], &[Elem]) {
+        match self {
+            Value::Array(d, e) => (d, e),
+            Value::Tuple(_) => panic!("tuple where an array was expected"),
+        }
+    }
+
+    fn at(&self, idx: &[i64]) -> &Elem {
+        let (d, e) = self.array();
+        &e[flat(d, idx)]
+    }
+}
+
+fn array_shape(s: &Shape) -> &ArrayShape {
+    s.as_array().expect("array shape")
+}
+
+/// Physical row-major position of a logical index under `shape`'s layout.
+fn physical_flat(shape: &ArrayShape, idx: &[i64]) -> usize {
+    let order: Vec<usize> = shape.minor_to_major().into_iter().rev().collect();
+    order
+        .iter()
+        .fold(0i64, |acc, &l| acc * shape.dims[l] + idx[l]) as usize
+}
+
+fn union(elems: &[&Elem]) -> Elem {
+    let mut out = Elem::default();
+    for e in elems {
+        out.tags.extend(e.tags.iter().cloned());
+    }
+    out
+}
+
+struct Interp<'a> {
+    module: &'a Module,
+}
+
+impl<'a> Interp<'a> {
+    fn run(&self, comp: usize, args: &[Value]) -> Value {
+        let c = &self.module.computations[comp];
+        let mut vals: Vec<Option<Value>> = vec![None; c.instructions.len()];
+        self.eval(comp, c.root, args, &mut vals)
+    }
+
+    fn eval(&self, comp: usize, i: usize, args: &[Value], vals: &mut Vec<Option<Value>>) -> Value {
+        if let Some(v) = &vals[i] {
+            return v.clone();
+        }
+        let c = &self.module.computations[comp];
+        let inst = &c.instructions[i];
+        let ops: Vec<Value> = inst
+            .operands
+            .iter()
+            .map(|&o| self.eval(comp, o, args, vals))
+            .collect();
+        let v = self.op(inst, &ops, args);
+        vals[i] = Some(v.clone());
+        v
+    }
+
+    fn op(&self, inst: &hlo::Instruction, ops: &[Value], args: &[Value]) -> Value {
+        let attrs = &inst.attrs;
+        let ints = |n: &str| attrs.ints(n).unwrap_or(&[]).to_vec();
+        if inst.opcode == "tuple" {
+            return Value::Tuple(ops.to_vec());
+        }
+        if inst.opcode == "get-tuple-element" {
+            let Value::Tuple(t) = &ops[0] else {
+                panic!("gte of an array")
+            };
+            return t[attrs.int("index").unwrap() as usize].clone();
+        }
+        if inst.opcode == "parameter" {
+            return args[inst.parameter_number.unwrap()].clone();
+        }
+        if matches!(inst.opcode.as_str(), "fusion" | "call") {
+            return self.run(inst.called[0], ops);
+        }
+        if inst.opcode == "reduce" || inst.opcode == "reduce-window" {
+            return self.reduce_like(inst, ops);
+        }
+        let out = array_shape(&inst.shape);
+        let dims = out.dims.clone();
+        let mut data = Vec::with_capacity(count(&dims));
+        for o in all_indices(&dims) {
+            data.push(self.element(inst, ops, &o, &ints));
+        }
+        Value::Array(dims, data)
+    }
+
+    fn element(
+        &self,
+        inst: &hlo::Instruction,
+        ops: &[Value],
+        o: &[i64],
+        ints: &dyn Fn(&str) -> Vec<i64>,
+    ) -> Elem {
+        let attrs = &inst.attrs;
+        match inst.opcode.as_str() {
+            "constant" => Elem {
+                tags: BTreeSet::new(),
+                value: inst.literal.as_deref().and_then(|l| l.parse().ok()),
+            },
+            "iota" => Elem {
+                tags: BTreeSet::new(),
+                value: Some(o[attrs.int("iota_dimension").unwrap() as usize]),
+            },
+            "broadcast" => {
+                let d = ints("dimensions");
+                let idx: Index = d.iter().map(|&k| o[k as usize]).collect();
+                ops[0].at(&idx).clone()
+            }
+            "transpose" => {
+                let p = ints("dimensions");
+                let mut idx = vec![0; o.len()];
+                for (i, &pi) in p.iter().enumerate() {
+                    idx[pi as usize] = o[i];
+                }
+                ops[0].at(&idx).clone()
+            }
+            "reverse" => {
+                let r = ints("dimensions");
+                let (d, _) = ops[0].array();
+                let idx: Index = (0..o.len())
+                    .map(|i| {
+                        if r.contains(&(i as i64)) {
+                            d[i] - 1 - o[i]
+                        } else {
+                            o[i]
+                        }
+                    })
+                    .collect();
+                ops[0].at(&idx).clone()
+            }
+            "slice" => {
+                let idx: Index = attrs
+                    .slice()
+                    .unwrap()
+                    .iter()
+                    .zip(o)
+                    .map(|(s, &x)| s.start + x * s.stride)
+                    .collect();
+                ops[0].at(&idx).clone()
+            }
+            "reshape" => {
+                let (d, e) = ops[0].array();
+                let out_dims = &array_shape(&inst.shape).dims;
+                e[flat(d, &unflat(d, flat(out_dims, o)))].clone()
+            }
+            "bitcast" => {
+                let out = array_shape(&inst.shape);
+                let (d, e) = ops[0].array();
+                let pos = physical_flat(out, o);
+                // The operand element at the same physical position.
+                let mut found = None;
+                for idx in all_indices(d) {
+                    if physical_flat(self.operand_shape(inst, 0), &idx) == pos {
+                        found = Some(e[flat(d, &idx)].clone());
+                        break;
+                    }
+                }
+                found.expect("bitcast position")
+            }
+            "concatenate" => {
+                let dim = ints("dimensions")[0] as usize;
+                let mut off = 0;
+                for v in ops {
+                    let (d, _) = v.array();
+                    if o[dim] < off + d[dim] {
+                        let mut idx = o.to_vec();
+                        idx[dim] -= off;
+                        return v.at(&idx).clone();
+                    }
+                    off += d[dim];
+                }
+                panic!("concatenate index out of range")
+            }
+            "pad" => {
+                let (d, _) = ops[0].array();
+                let mut idx = Vec::new();
+                for (k, p) in attrs.padding().unwrap().iter().enumerate() {
+                    let rel = o[k] - p.low;
+                    let step = p.interior + 1;
+                    if rel < 0 || rel % step != 0 || rel / step >= d[k] {
+                        return ops[1].at(&[]).clone();
+                    }
+                    idx.push(rel / step);
+                }
+                union(&[ops[0].at(&idx), ops[1].at(&[])])
+            }
+            "dot" => {
+                let (ld, _) = ops[0].array();
+                let (rd, _) = ops[1].array();
+                let (lb, rb, lc, rc) = (
+                    ints("lhs_batch_dims"),
+                    ints("rhs_batch_dims"),
+                    ints("lhs_contracting_dims"),
+                    ints("rhs_contracting_dims"),
+                );
+                let lf: Vec<usize> = (0..ld.len())
+                    .filter(|&i| !lb.contains(&(i as i64)) && !lc.contains(&(i as i64)))
+                    .collect();
+                let rf: Vec<usize> = (0..rd.len())
+                    .filter(|&i| !rb.contains(&(i as i64)) && !rc.contains(&(i as i64)))
+                    .collect();
+                let csizes: Vec<i64> = lc.iter().map(|&i| ld[i as usize]).collect();
+                let mut acc = Elem::default();
+                for c in all_indices(&csizes) {
+                    let mut l = vec![0; ld.len()];
+                    let mut r = vec![0; rd.len()];
+                    for (k, (&a, &b)) in lb.iter().zip(&rb).enumerate() {
+                        l[a as usize] = o[k];
+                        r[b as usize] = o[k];
+                    }
+                    for (k, &a) in lf.iter().enumerate() {
+                        l[a] = o[lb.len() + k];
+                    }
+                    for (k, &b) in rf.iter().enumerate() {
+                        r[b] = o[lb.len() + lf.len() + k];
+                    }
+                    for (k, (&a, &b)) in lc.iter().zip(&rc).enumerate() {
+                        l[a as usize] = c[k];
+                        r[b as usize] = c[k];
+                    }
+                    acc = union(&[&acc, ops[0].at(&l), ops[1].at(&r)]);
+                }
+                acc
+            }
+            "convolution" => self.conv_element(inst, ops, o),
+            "gather" => self.gather_element(inst, ops, o),
+            "dynamic-slice" => {
+                let (d, _) = ops[0].array();
+                let sizes = &array_shape(&inst.shape).dims;
+                let mut idx = Vec::new();
+                let mut acc = Elem::default();
+                for k in 0..d.len() {
+                    let off = ops[k + 1].at(&[]).value.unwrap().clamp(0, d[k] - sizes[k]);
+                    idx.push(o[k] + off);
+                    acc = union(&[&acc, ops[k + 1].at(&[])]);
+                }
+                union(&[&acc, ops[0].at(&idx)])
+            }
+            "dynamic-update-slice" => {
+                let (d, _) = ops[0].array();
+                let (ud, _) = ops[1].array();
+                let mut acc = Elem::default();
+                let mut inside = true;
+                let mut uidx = Vec::new();
+                for k in 0..d.len() {
+                    let off = ops[k + 2].at(&[]).value.unwrap().clamp(0, d[k] - ud[k]);
+                    acc = union(&[&acc, ops[k + 2].at(&[])]);
+                    inside &= o[k] >= off && o[k] < off + ud[k];
+                    uidx.push(o[k] - off);
+                }
+                if inside {
+                    union(&[&acc, ops[1].at(&uidx)])
+                } else {
+                    union(&[&acc, ops[0].at(o)])
+                }
+            }
+            _ => {
+                // Elementwise: every operand at the same index (scalars broadcast).
+                let parts: Vec<&Elem> = ops
+                    .iter()
+                    .map(|v| {
+                        if v.array().0.is_empty() {
+                            v.at(&[])
+                        } else {
+                            v.at(o)
+                        }
+                    })
+                    .collect();
+                let mut e = union(&parts);
+                if matches!(inst.opcode.as_str(), "copy" | "convert" | "bitcast-convert") {
+                    e.value = parts[0].value;
+                }
+                e
+            }
+        }
+    }
+
+    fn operand_shape(&self, inst: &hlo::Instruction, k: usize) -> &ArrayShape {
+        let comp = self
+            .module
+            .computations
+            .iter()
+            .find(|c| c.instructions.iter().any(|i| std::ptr::eq(i, inst)))
+            .unwrap();
+        array_shape(&comp.instructions[inst.operands[k]].shape)
+    }
+
+    fn reduce_like(&self, inst: &hlo::Instruction, ops: &[Value]) -> Value {
+        let n = ops.len() / 2;
+        let (ind, _) = ops[0].array();
+        let outputs: Vec<&ArrayShape> = match &inst.shape {
+            Shape::Tuple(t) => t.iter().map(array_shape).collect(),
+            s => vec![array_shape(s)],
+        };
+        let out_dims = outputs[0].dims.clone();
+        let inits: Vec<&Elem> = (n..2 * n).map(|k| ops[k].at(&[])).collect();
+        let mut data = Vec::new();
+        for o in all_indices(&out_dims) {
+            let mut parts: Vec<&Elem> = inits.clone();
+            let positions: Vec<Index> = if inst.opcode == "reduce" {
+                let red = inst.attrs.ints("dimensions").unwrap();
+                all_indices(ind)
+                    .into_iter()
+                    .filter(|idx| {
+                        let kept: Vec<i64> = (0..ind.len())
+                            .filter(|i| !red.contains(&(*i as i64)))
+                            .map(|i| idx[i])
+                            .collect();
+                        kept == o
+                    })
+                    .collect()
+            } else {
+                let w = inst.attrs.window().unwrap();
+                let sizes: Vec<i64> = w.iter().map(|x| x.size).collect();
+                all_indices(&sizes)
+                    .into_iter()
+                    .filter_map(|s| {
+                        let mut idx = Vec::new();
+                        for (k, x) in w.iter().enumerate() {
+                            let pos = o[k] * x.stride + s[k] * x.window_dilation - x.pad_low;
+                            if pos < 0
+                                || pos % x.base_dilation != 0
+                                || pos / x.base_dilation >= ind[k]
+                            {
+                                return None;
+                            }
+                            idx.push(pos / x.base_dilation);
+                        }
+                        Some(idx)
+                    })
+                    .collect()
+            };
+            for idx in &positions {
+                for input in &ops[..n] {
+                    parts.push(input.at(idx));
+                }
+            }
+            data.push(union(&parts));
+        }
+        let arr = |d: Vec<Elem>| Value::Array(out_dims.clone(), d);
+        match &inst.shape {
+            Shape::Tuple(t) => Value::Tuple((0..t.len()).map(|_| arr(data.clone())).collect()),
+            _ => arr(data),
+        }
+    }
+
+    fn conv_element(&self, inst: &hlo::Instruction, ops: &[Value], o: &[i64]) -> Elem {
+        let l = inst.attrs.dim_labels().unwrap();
+        let (ld, _) = ops[0].array();
+        let (rd, _) = ops[1].array();
+        let out = &array_shape(&inst.shape).dims;
+        let w = inst.attrs.window().unwrap();
+        let fgc = inst.attrs.int("feature_group_count").unwrap_or(1);
+        let bgc = inst.attrs.int("batch_group_count").unwrap_or(1);
+        let ipg = ld[l.input_feature] / fgc;
+        let of = o[l.output_feature];
+        let fgroup = of / (out[l.output_feature] / fgc);
+        let bgroup = of / (out[l.output_feature] / bgc);
+        let sizes: Vec<i64> = w.iter().map(|x| x.size).collect();
+        let mut acc = Elem::default();
+        for s in all_indices(&sizes) {
+            for kf in 0..ipg {
+                let mut r = vec![0; rd.len()];
+                r[l.kernel_input_feature] = kf;
+                r[l.kernel_output_feature] = of;
+                let mut lhs = vec![0; ld.len()];
+                lhs[l.input_feature] = fgroup * ipg + kf;
+                lhs[l.input_batch] = bgroup * out[l.output_batch] + o[l.output_batch];
+                let mut valid = true;
+                for (k, x) in w.iter().enumerate() {
+                    r[l.kernel_spatial[k]] = if x.reversal { x.size - 1 - s[k] } else { s[k] };
+                    let pos =
+                        o[l.output_spatial[k]] * x.stride + s[k] * x.window_dilation - x.pad_low;
+                    let n = ld[l.input_spatial[k]];
+                    if pos < 0 || pos % x.base_dilation != 0 || pos / x.base_dilation >= n {
+                        valid = false;
+                    } else {
+                        lhs[l.input_spatial[k]] = pos / x.base_dilation;
+                    }
+                }
+                acc = union(&[&acc, ops[1].at(&r)]);
+                if valid {
+                    acc = union(&[&acc, ops[0].at(&lhs)]);
+                }
+            }
+        }
+        acc
+    }
+
+    fn gather_element(&self, inst: &hlo::Instruction, ops: &[Value], o: &[i64]) -> Elem {
+        let a = &inst.attrs;
+        let (od, _) = ops[0].array();
+        let (id, _) = ops[1].array();
+        let offset_dims = a.ints("offset_dims").unwrap();
+        let collapsed = a.ints("collapsed_slice_dims").unwrap();
+        let sim = a.ints("start_index_map").unwrap();
+        let ivd = a.int("index_vector_dim").unwrap() as usize;
+        let sizes = a.ints("slice_sizes").unwrap();
+        let batch: Vec<i64> = (0..o.len())
+            .filter(|i| !offset_dims.contains(&(*i as i64)))
+            .map(|i| o[i])
+            .collect();
+        let mut acc = Elem::default();
+        let mut start = vec![0; od.len()];
+        for (k, &j) in sim.iter().enumerate() {
+            let mut idx = Vec::new();
+            let mut b = batch.iter();
+            for i in 0..id.len() {
+                idx.push(if i == ivd {
+                    k as i64
+                } else {
+                    *b.next().unwrap()
+                });
+            }
+            let e = ops[1].at(&idx);
+            acc = union(&[&acc, e]);
+            start[j as usize] = e
+                .value
+                .unwrap()
+                .clamp(0, od[j as usize] - sizes[j as usize]);
+        }
+        let kept: Vec<usize> = (0..od.len())
+            .filter(|j| !collapsed.contains(&(*j as i64)))
+            .collect();
+        let mut idx = start;
+        for (&j, &od_) in kept.iter().zip(offset_dims) {
+            idx[j] += o[od_ as usize];
+        }
+        union(&[&acc, ops[0].at(&idx)])
+    }
+}
+
+/// The arguments: tagged elements, with concrete values where given.
+fn arguments(module: &Module, comp: usize, values: &HashMap<usize, Vec<i64>>) -> Vec<Value> {
+    let c = &module.computations[comp];
+    c.parameters
+        .iter()
+        .enumerate()
+        .map(|(p, &i)| {
+            let dims = array_shape(&c.instructions[i].shape).dims.clone();
+            let data = all_indices(&dims)
+                .into_iter()
+                .enumerate()
+                .map(|(f, idx)| Elem {
+                    tags: BTreeSet::from([(p, idx)]),
+                    value: values.get(&p).map(|v| v[f]),
+                })
+                .collect();
+            Value::Array(dims, data)
+        })
+        .collect()
+}
+
+/// How closely the maps must match the reads.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// Exactly the elements read, all in bounds.
+    Exact,
+    /// Exactly the elements read once out-of-bounds results are dropped
+    /// (XLA's unconstrained dynamic-update-slice update map).
+    InBounds,
+    /// At least the elements read, in bounds (a documented over-approximation).
+    Superset,
+}
+
+/// The relation a set of maps denotes, from dimension points to result
+/// points, with runtime variables pinned to the clamped values of their sources.
+fn relation(maps: &[hlo::OperandMap], args: &[Value]) -> BTreeMap<Index, BTreeSet<Index>> {
+    let mut rel: BTreeMap<Index, BTreeSet<Index>> = BTreeMap::new();
+    for m in maps {
+        let nd = m.map.num_dims();
+        let ns = m.map.num_symbols();
+        for point in m.map.domain_points(5_000_000).expect("small domain") {
+            let dims = &point[..nd];
+            let mut ok = true;
+            for (r, rt) in m.runtime.iter().enumerate() {
+                let src: usize = rt
+                    .source
+                    .strip_prefix("parameter(")
+                    .and_then(|s| s.strip_suffix(')'))
+                    .and_then(|s| s.parse().ok())
+                    .expect("rt source is a parameter");
+                assert!(
+                    rt.map.num_symbols() == 0 && rt.map.rt_vars().is_empty(),
+                    "oracle needs plain rt maps"
+                );
+                let at = rt.map.evaluate(dims).unwrap();
+                let bounds = m.map.rt_vars()[r].bounds();
+                let v = args[src]
+                    .at(&at)
+                    .value
+                    .expect("concrete value")
+                    .clamp(bounds.lower, bounds.upper);
+                ok &= point[nd + ns + r] == v;
+            }
+            if ok {
+                rel.entry(dims.to_vec())
+                    .or_default()
+                    .insert(m.map.evaluate(&point).unwrap());
+            }
+        }
+    }
+    rel
+}
+
+fn in_bounds(idx: &[i64], dims: &[i64]) -> bool {
+    idx.len() == dims.len() && idx.iter().zip(dims).all(|(&i, &d)| 0 <= i && i < d)
+}
+
+fn compare(
+    what: &str,
+    domain: &[i64],
+    target: &[i64],
+    want: &BTreeMap<Index, BTreeSet<Index>>,
+    got: &BTreeMap<Index, BTreeSet<Index>>,
+    mode: Mode,
+) {
+    for d in all_indices(domain) {
+        let w = want.get(&d).cloned().unwrap_or_default();
+        let mut g = got.get(&d).cloned().unwrap_or_default();
+        if mode != Mode::Exact {
+            g.retain(|x| in_bounds(x, target));
+        }
+        assert!(
+            g.iter().all(|x| in_bounds(x, target)),
+            "{what}: at {d:?} a map gives an out-of-bounds index: {g:?}"
+        );
+        match mode {
+            Mode::Superset => assert!(
+                w.is_subset(&g),
+                "{what}: at {d:?} reads {w:?}, maps give only {g:?}"
+            ),
+            _ => assert_eq!(w, g, "{what}: at {d:?}"),
+        }
+    }
+}
+
+fn operand_maps<'r>(r: &'r InstructionIndexing, k: usize, what: &str) -> &'r [hlo::OperandMap] {
+    match &r.operands[k].indexing {
+        OperandIndexing::Maps(m) => m,
+        OperandIndexing::Unsupported(why) => panic!("{what}: operand {k} unsupported: {why}"),
+    }
+}
+
+/// Checks every output-to-input and input-to-output map of the entry ROOT
+/// (whose operands are the entry parameters, in order) or, with
+/// `whole_computation`, of the entry computation taken as one fusion.
+fn check(
+    text: &str,
+    values: &[(usize, Vec<i64>)],
+    modes: &[(usize, Mode)],
+    whole_computation: bool,
+) {
+    check_both_ways(text, values, modes, &[], whole_computation)
+}
+
+/// [`check`], with the input-to-output modes given separately (by default
+/// they follow the output-to-input ones).
+fn check_both_ways(
+    text: &str,
+    values: &[(usize, Vec<i64>)],
+    modes: &[(usize, Mode)],
+    inverse_modes: &[(usize, Mode)],
+    whole_computation: bool,
+) {
+    let module = hlo::parse_module(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let values: HashMap<usize, Vec<i64>> = values.iter().cloned().collect();
+    let mode = |p: usize| modes.iter().find(|m| m.0 == p).map_or(Mode::Exact, |m| m.1);
+    let entry = module.entry_computation();
+    let root = entry.root_instruction();
+    if !whole_computation {
+        for (k, &o) in root.operands.iter().enumerate() {
+            assert_eq!(
+                entry.instructions[o].parameter_number,
+                Some(k),
+                "operand {k} must be parameter({k})"
+            );
+        }
+    }
+    let args = arguments(&module, module.entry, &values);
+    let result = Interp { module: &module }.run(module.entry, &args);
+    let outputs: Vec<Value> = match (&root.shape, &result) {
+        (Shape::Tuple(_), Value::Tuple(t)) => t.clone(),
+        _ => vec![result.clone()],
+    };
+    let param_dims: Vec<Vec<i64>> = args.iter().map(|a| a.array().0.to_vec()).collect();
+    for (j, out) in outputs.iter().enumerate() {
+        let (odims, elems) = out.array();
+        // reads[p][o] = indices of parameter p that output index o reads.
+        let mut reads: Vec<BTreeMap<Index, BTreeSet<Index>>> = vec![BTreeMap::new(); args.len()];
+        for (f, e) in elems.iter().enumerate() {
+            for (p, idx) in &e.tags {
+                reads[*p]
+                    .entry(unflat(odims, f))
+                    .or_default()
+                    .insert(idx.clone());
+            }
+        }
+        let o2i = if whole_computation {
+            hlo::to_parameters(&module, module.entry, j).unwrap()
+        } else {
+            hlo::output_to_input(&module, module.entry, entry.root, j, false).unwrap()
+        };
+        let i2o = |p: usize| -> Option<InstructionIndexing> {
+            if whole_computation {
+                let r = hlo::parameters_to_output(&module, module.entry, j).unwrap();
+                Some(InstructionIndexing {
+                    operands: vec![r.operands[p].clone()],
+                    ..r
+                })
+            } else {
+                let r = hlo::input_to_output(&module, module.entry, entry.root, p, false).unwrap();
+                let e = r.operands[j].clone();
+                Some(InstructionIndexing {
+                    operands: vec![e],
+                    ..r
+                })
+            }
+        };
+        for p in 0..args.len() {
+            let what = format!("{} output {j} parameter {p}", root.name);
+            let got = relation(operand_maps(&o2i, p, &what), &args);
+            compare(
+                &format!("{what} (output-to-input)"),
+                odims,
+                &param_dims[p],
+                &reads[p],
+                &got,
+                mode(p),
+            );
+            // The inverse relation, from the reads.
+            let mut inverse: BTreeMap<Index, BTreeSet<Index>> = BTreeMap::new();
+            for (o, ins) in &reads[p] {
+                for x in ins {
+                    inverse.entry(x.clone()).or_default().insert(o.clone());
+                }
+            }
+            let Some(r) = i2o(p) else { continue };
+            match &r.operands[0].indexing {
+                // Only the gathered operand has no input-to-output map: which
+                // outputs it reaches depends on the indices' values.
+                OperandIndexing::Unsupported(why) => {
+                    assert!(
+                        root.opcode == "gather" && p == 0,
+                        "{what}: no input-to-output map: {why}"
+                    );
+                    continue;
+                }
+                OperandIndexing::Maps(m) => {
+                    let got = relation(m, &args);
+                    let inv_mode = inverse_modes.iter().find(|m| m.0 == p).map_or(
+                        if mode(p) == Mode::Exact {
+                            Mode::Exact
+                        } else {
+                            Mode::Superset
+                        },
+                        |m| m.1,
+                    );
+                    compare(
+                        &format!("{what} (input-to-output)"),
+                        &param_dims[p],
+                        odims,
+                        &inverse,
+                        &got,
+                        inv_mode,
+                    );
+                }
+            }
+        }
+    }
+}
+
+fn exact(text: &str) {
+    check(text, &[], &[], false);
+}
+
+#[test]
+fn elementwise_of_every_arity() {
+    exact("ENTRY e {\n p0 = f32[3,4] parameter(0)\n ROOT n = f32[3,4] negate(p0)\n}");
+    exact("ENTRY e {\n p0 = f32[3,4] parameter(0)\n p1 = f32[3,4] parameter(1)\n ROOT a = f32[3,4] add(p0, p1)\n}");
+    exact("ENTRY e {\n p0 = pred[] parameter(0)\n p1 = f32[2,3] parameter(1)\n p2 = f32[2,3] parameter(2)\n ROOT s = f32[2,3] select(p0, p1, p2)\n}");
+    exact("ENTRY e {\n p0 = f32[] parameter(0)\n p1 = f32[2,3] parameter(1)\n p2 = f32[] parameter(2)\n ROOT c = f32[2,3] clamp(p0, p1, p2)\n}");
+    exact("ENTRY e {\n p0 = f32[4] parameter(0)\n p1 = f32[4] parameter(1)\n ROOT c = pred[4] compare(p0, p1), direction=LT\n}");
+    exact("ENTRY e {\n p0 = f32[4,2] parameter(0)\n ROOT c = s32[4,2] convert(p0)\n}");
+    exact("ENTRY e {\n p0 = f32[4,2]{0,1} parameter(0)\n ROOT c = f32[4,2]{1,0} copy(p0)\n}");
+    exact("m {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT x = f32[] multiply(a, b)\n}\nENTRY e {\n p0 = f32[3] parameter(0)\n p1 = f32[3] parameter(1)\n ROOT r = f32[3] map(p0, p1), dimensions={0}, to_apply=m\n}");
+}
+
+#[test]
+fn broadcast_transpose_reverse() {
+    exact("ENTRY e {\n p0 = f32[3] parameter(0)\n ROOT b = f32[2,3,4] broadcast(p0), dimensions={1}\n}");
+    exact(
+        "ENTRY e {\n p0 = f32[] parameter(0)\n ROOT b = f32[2,3] broadcast(p0), dimensions={}\n}",
+    );
+    exact("ENTRY e {\n p0 = f32[3,2] parameter(0)\n ROOT b = f32[2,4,3] broadcast(p0), dimensions={2,0}\n}");
+    exact("ENTRY e {\n p0 = f32[2,3,4] parameter(0)\n ROOT t = f32[4,2,3] transpose(p0), dimensions={2,0,1}\n}");
+    exact("ENTRY e {\n p0 = f32[3,4,2] parameter(0)\n ROOT r = f32[3,4,2] reverse(p0), dimensions={0,2}\n}");
+}
+
+#[test]
+fn reductions() {
+    let max = "mx {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT m = f32[] maximum(a, b)\n}\n";
+    exact(&format!("{max}ENTRY e {{\n p0 = f32[2,3,4] parameter(0)\n p1 = f32[] parameter(1)\n ROOT r = f32[3] reduce(p0, p1), dimensions={{0,2}}, to_apply=mx\n}}"));
+    exact(&format!("{max}ENTRY e {{\n p0 = f32[2,3] parameter(0)\n p1 = f32[] parameter(1)\n ROOT r = f32[] reduce(p0, p1), dimensions={{1,0}}, to_apply=mx\n}}"));
+    let argmin = "mn {\n a0 = f32[] parameter(0)\n a1 = s32[] parameter(1)\n b0 = f32[] parameter(2)\n b1 = s32[] parameter(3)\n c = pred[] compare(a0, b0), direction=LE\n s0 = f32[] select(c, a0, b0)\n s1 = s32[] select(c, a1, b1)\n ROOT t = (f32[], s32[]) tuple(s0, s1)\n}\n";
+    exact(&format!("{argmin}ENTRY e {{\n p0 = f32[4,3] parameter(0)\n p1 = s32[4,3] parameter(1)\n p2 = f32[] parameter(2)\n p3 = s32[] parameter(3)\n ROOT r = (f32[3], s32[3]) reduce(p0, p1, p2, p3), dimensions={{0}}, to_apply=mn\n}}"));
+}
+
+#[test]
+fn slices_and_pads() {
+    exact("ENTRY e {\n p0 = f32[7,9] parameter(0)\n ROOT s = f32[3,3] slice(p0), slice={[1:7:2], [0:9:3]}\n}");
+    exact("ENTRY e {\n p0 = f32[5] parameter(0)\n ROOT s = f32[2] slice(p0), slice={[3:5]}\n}");
+    exact("ENTRY e {\n p0 = f32[4] parameter(0)\n p1 = f32[] parameter(1)\n ROOT p = f32[10] pad(p0, p1), padding=1_2_1\n}");
+    exact("ENTRY e {\n p0 = f32[7] parameter(0)\n p1 = f32[] parameter(1)\n ROOT p = f32[5] pad(p0, p1), padding=-3_-5_1\n}");
+    exact("ENTRY e {\n p0 = f32[3,4] parameter(0)\n p1 = f32[] parameter(1)\n ROOT p = f32[10,3] pad(p0, p1), padding=1_4_1x0_-1_0\n}");
+}
+
+#[test]
+fn reshapes_and_bitcasts() {
+    exact("ENTRY e {\n p0 = f32[2,3] parameter(0)\n ROOT r = f32[6] reshape(p0)\n}");
+    exact("ENTRY e {\n p0 = f32[12] parameter(0)\n ROOT r = f32[3,4] reshape(p0)\n}");
+    exact("ENTRY e {\n p0 = f32[4,6] parameter(0)\n ROOT r = f32[3,8] reshape(p0)\n}");
+    exact("ENTRY e {\n p0 = f32[2,1,3] parameter(0)\n ROOT r = f32[3,1,2] reshape(p0)\n}");
+    exact("ENTRY e {\n p0 = f32[4,2,6] parameter(0)\n ROOT r = f32[8,3,2] reshape(p0)\n}");
+    exact("ENTRY e {\n p0 = f32[4,6]{0,1} parameter(0)\n ROOT b = f32[6,4]{1,0} bitcast(p0)\n}");
+    exact("ENTRY e {\n p0 = f32[4,5,3] parameter(0)\n ROOT b = f32[15,4]{0,1} bitcast(p0)\n}");
+    exact(
+        "ENTRY e {\n p0 = f32[2,3,4]{1,2,0} parameter(0)\n ROOT b = f32[6,4]{0,1} bitcast(p0)\n}",
+    );
+}
+
+#[test]
+fn concatenate_and_dot() {
+    exact("ENTRY e {\n p0 = f32[2,3] parameter(0)\n p1 = f32[2,2] parameter(1)\n p2 = f32[2,4] parameter(2)\n ROOT c = f32[2,9] concatenate(p0, p1, p2), dimensions={1}\n}");
+    exact("ENTRY e {\n p0 = f32[2,3,4] parameter(0)\n p1 = f32[2,4,5] parameter(1)\n ROOT d = f32[2,3,5] dot(p0, p1), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={1}\n}");
+    exact("ENTRY e {\n p0 = f32[3,2,2,4] parameter(0)\n p1 = f32[2,4,3,2] parameter(1)\n ROOT d = f32[2,3,3] dot(p0, p1), lhs_batch_dims={1}, rhs_batch_dims={3}, lhs_contracting_dims={3,2}, rhs_contracting_dims={1,0}\n}");
+}
+
+#[test]
+fn reduce_windows() {
+    let add =
+        "ad {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n";
+    for (shape, out, window) in [
+        ("f32[7,5]", "f32[4,5]", "size=3x2 stride=2x1 pad=1_1x0_1"),
+        (
+            "f32[3,4]",
+            "f32[5,4]",
+            "size=1x1 pad=0_0x0_0 lhs_dilate=2x1",
+        ),
+        (
+            "f32[7,3]",
+            "f32[4,3]",
+            "size=2x1 pad=0_0x0_0 rhs_dilate=3x1",
+        ),
+        (
+            "f32[4,4]",
+            "f32[4,1]",
+            "size=2x3 stride=2x2 pad=1_0x1_1 lhs_dilate=2x1 rhs_dilate=1x2",
+        ),
+    ] {
+        exact(&format!("{add}ENTRY e {{\n p0 = {shape} parameter(0)\n p1 = f32[] parameter(1)\n ROOT w = {out} reduce-window(p0, p1), window={{{window}}}, to_apply=ad\n}}"));
+    }
+}
+
+#[test]
+fn convolutions() {
+    let conv = |lhs: &str, rhs: &str, out: &str, attrs: &str| {
+        format!("ENTRY e {{\n p0 = f32[{lhs}] parameter(0)\n p1 = f32[{rhs}] parameter(1)\n ROOT c = f32[{out}] convolution(p0, p1), {attrs}\n}}")
+    };
+    exact(&conv(
+        "1,5,4,2",
+        "3,2,2,3",
+        "1,3,3,3",
+        "window={size=3x2 stride=2x1 pad=1_1x0_0}, dim_labels=b01f_01io->b01f",
+    ));
+    exact(&conv(
+        "2,2,4,3",
+        "2,2,3,2",
+        "2,2,2,3",
+        "window={size=3x2 pad=0_0x1_0 rhs_reversal=1x0}, dim_labels=bf01_oi01->bf01",
+    ));
+    exact(&conv("1,3,3,4", "2,2,2,4", "1,4,4,4", "window={size=2x2 pad=0_0x0_0 lhs_dilate=2x2}, dim_labels=b01f_01io->b01f, feature_group_count=2"));
+    exact(&conv(
+        "1,6,2",
+        "2,2,2",
+        "1,4,2",
+        "window={size=2 rhs_dilate=2}, dim_labels=b0f_0io->b0f",
+    ));
+    // Batch groups: XLA's output-to-input map reads every batch group (a sound
+    // over-approximation); the input-to-output map is exact.
+    check_both_ways(
+        &conv(
+            "4,3,2",
+            "2,2,4",
+            "2,2,4",
+            "window={size=2}, dim_labels=b0f_0io->b0f, batch_group_count=2",
+        ),
+        &[],
+        &[(0, Mode::Superset)],
+        &[(0, Mode::Exact)],
+        false,
+    );
+}
+
+#[test]
+fn gathers_and_dynamic_slices() {
+    check(
+        "ENTRY e {\n p0 = f32[5,6] parameter(0)\n p1 = s32[3,2] parameter(1)\n ROOT g = f32[3,2,3] gather(p0, p1), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={2,3}\n}",
+        &[(1, vec![0, 0, 4, 1, 9, -2])],
+        &[],
+        false,
+    );
+    check(
+        "ENTRY e {\n p0 = f32[5,6] parameter(0)\n p1 = s32[3,2] parameter(1)\n ROOT g = f32[3,2,3] gather(p0, p1), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={1,0}, index_vector_dim=1, slice_sizes={2,3}\n}",
+        &[(1, vec![0, 0, 4, 1, 9, -2])],
+        &[],
+        false,
+    );
+    check(
+        "ENTRY e {\n p0 = f32[4,5] parameter(0)\n p1 = s32[3] parameter(1)\n ROOT g = f32[3,4] gather(p0, p1), offset_dims={1}, collapsed_slice_dims={1}, start_index_map={1}, index_vector_dim=1, slice_sizes={4,1}\n}",
+        &[(1, vec![2, 7, 0])],
+        &[],
+        false,
+    );
+    for offsets in [(1, 5), (0, 0), (-2, 2)] {
+        check(
+            "ENTRY e {\n p0 = f32[5,6] parameter(0)\n p1 = s32[] parameter(1)\n p2 = s32[] parameter(2)\n ROOT d = f32[2,3] dynamic-slice(p0, p1, p2), dynamic_slice_sizes={2,3}\n}",
+            &[(1, vec![offsets.0]), (2, vec![offsets.1])],
+            &[],
+            false,
+        );
+        // The base is read everywhere (XLA's choice) and the update map is not
+        // restricted to the window: compare in bounds only.
+        check(
+            "ENTRY e {\n p0 = f32[5,6] parameter(0)\n p1 = f32[2,3] parameter(1)\n p2 = s32[] parameter(2)\n p3 = s32[] parameter(3)\n ROOT d = f32[5,6] dynamic-update-slice(p0, p1, p2, p3)\n}",
+            &[(2, vec![offsets.0]), (3, vec![offsets.1])],
+            &[(0, Mode::Superset), (1, Mode::InBounds)],
+            false,
+        );
+    }
+}
+
+#[test]
+fn tuples_calls_and_fusions() {
+    check("ENTRY e {\n p0 = f32[2,3] parameter(0)\n p1 = f32[4] parameter(1)\n t = (f32[2,3], f32[4]) tuple(p0, p1)\n ROOT g = f32[4] get-tuple-element(t), index=1\n}", &[], &[], true);
+    exact("c {\n a = f32[3,2] parameter(0)\n b = f32[2,3] parameter(1)\n t = f32[2,3] transpose(a), dimensions={1,0}\n ROOT s = f32[2,3] subtract(t, b)\n}\nENTRY e {\n p0 = f32[3,2] parameter(0)\n p1 = f32[2,3] parameter(1)\n ROOT r = f32[2,3] call(p0, p1), to_apply=c\n}");
+    exact("f {\n a = f32[6] parameter(0)\n r = f32[2,3] reshape(a)\n t = f32[3,2] transpose(r), dimensions={1,0}\n ROOT x = f32[3,2] exponential(t)\n}\nENTRY e {\n p0 = f32[6] parameter(0)\n ROOT r = f32[3,2] fusion(p0), kind=kLoop, calls=f\n}");
+}
+
+#[test]
+fn whole_computations_as_fusions() {
+    let softmax = "ad {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\nmx {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT m = f32[] maximum(a, b)\n}\nENTRY e {\n p0 = f32[2,3,4] parameter(0)\n ninf = f32[] constant(-inf)\n zero = f32[] constant(0)\n m = f32[2,3] reduce(p0, ninf), dimensions={2}, to_apply=mx\n mb = f32[2,3,4] broadcast(m), dimensions={0,1}\n sub = f32[2,3,4] subtract(p0, mb)\n ex = f32[2,3,4] exponential(sub)\n s = f32[2,3] reduce(ex, zero), dimensions={2}, to_apply=ad\n sb = f32[2,3,4] broadcast(s), dimensions={0,1}\n ROOT d = f32[2,3,4] divide(ex, sb)\n}";
+    check(softmax, &[], &[], true);
+    check("ENTRY e {\n p0 = f32[4,4] parameter(0)\n t = f32[4,4] transpose(p0), dimensions={1,0}\n ROOT a = f32[4,4] add(p0, t)\n}", &[], &[], true);
+    check("ENTRY e {\n p0 = f32[2,6] parameter(0)\n p1 = f32[2,4] parameter(1)\n c = f32[2,10] concatenate(p0, p1), dimensions={1}\n s = f32[2,4] slice(c), slice={[0:2], [1:9:2]}\n r = f32[8] reshape(s)\n ROOT v = f32[8] reverse(r), dimensions={0}\n}", &[], &[], true);
+    check("ad {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\nENTRY e {\n p0 = f32[3,4] parameter(0)\n z = f32[] constant(0)\n p = f32[7,4] pad(p0, z), padding=1_1_1x0_0\n ROOT w = f32[3,4] reduce-window(p, z), window={size=3x2 stride=2x1 pad=0_0x0_1}, to_apply=ad\n}", &[], &[], true);
+    check("ENTRY e {\n p0 = f32[2,3] parameter(0)\n b = f32[4,2,3] broadcast(p0), dimensions={1,2}\n r = f32[4,6] reshape(b)\n t = f32[6,4] transpose(r), dimensions={1,0}\n ROOT n = f32[6,4] negate(t)\n}", &[], &[], true);
+}
+
+#[test]
+fn unsupported_ops_say_so() {
+    let m = hlo::parse_module("ENTRY e {\n p0 = f32[4,4] parameter(0)\n p1 = f32[4,3] parameter(1)\n ROOT t = f32[4,3] triangular-solve(p0, p1), left_side=true, lower=true, transpose_a=NO_TRANSPOSE, unit_diagonal=true\n}").unwrap();
+    let r = hlo::output_to_input(&m, m.entry, m.entry_computation().root, 0, false).unwrap();
+    assert!(r
+        .operands
+        .iter()
+        .all(|e| matches!(e.indexing, OperandIndexing::Unsupported(_))));
+    assert_eq!(
+        r.to_string(),
+        "operand id = 0 unknown indexing\noperand id = 1 unknown indexing\n"
+    );
+    // Inconsistent attributes are reported, not mapped.
+    let m = hlo::parse_module(
+        "ENTRY e {\n p0 = f32[4] parameter(0)\n ROOT b = f32[3,5] broadcast(p0), dimensions={1}\n}",
+    )
+    .unwrap();
+    let r = hlo::output_to_input(&m, m.entry, m.entry_computation().root, 0, false).unwrap();
+    assert!(
+        matches!(r.operands[0].indexing, OperandIndexing::Unsupported(_)),
+        "{r}"
+    );
+}
+
+#[test]
+fn jax_printed_modules_match_the_oracle() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/hlo");
+    let mut seen = 0;
+    for name in [
+        "jax_softmax.hlo",
+        "jax_layer_norm.hlo",
+        "jax_attention.hlo",
+        "jax_conv.hlo",
+        "jax_reshape_transpose.hlo",
+    ] {
+        let text =
+            std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        check(&text, &[], &[], true);
+        seen += 1;
+    }
+    assert_eq!(seen, 5);
+}
+
+/// A random chain of shape-changing ops on `f32[...] p0`, written as HLO.
+/// Each step is chosen by `choices` and stays at most 48 elements.
+fn random_chain(start: &[i64], choices: &[(u8, u8, u8)]) -> String {
+    let mut dims = start.to_vec();
+    let shape = |d: &[i64]| {
+        format!(
+            "f32[{}]",
+            d.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+        )
+    };
+    let mut lines = vec![
+        format!("  v0 = {} parameter(0)", shape(&dims)),
+        "  z = f32[] constant(0)".to_string(),
+    ];
+    let mut cur = 0;
+    let mut next = 1;
+    let push = |lines: &mut Vec<String>, next: &mut usize, text: String| {
+        lines.push(format!("  v{next} = {text}"));
+        *next += 1;
+    };
+    for &(op, a, b) in choices {
+        let rank = dims.len();
+        let total: i64 = dims.iter().product();
+        let (a, b) = (a as usize, b as usize);
+        match op % 11 {
+            0 if rank >= 2 => {
+                // transpose: rotate by a
+                let perm: Vec<usize> = (0..rank).map(|i| (i + a) % rank).collect();
+                let out: Vec<i64> = perm.iter().map(|&p| dims[p]).collect();
+                let p: Vec<String> = perm.iter().map(usize::to_string).collect();
+                push(
+                    &mut lines,
+                    &mut next,
+                    format!(
+                        "{} transpose(v{cur}), dimensions={{{}}}",
+                        shape(&out),
+                        p.join(",")
+                    ),
+                );
+                dims = out;
+            }
+            1 => {
+                // reshape into a factorisation of the element count
+                let f = [2i64, 3, 4]
+                    .into_iter()
+                    .filter(|f| total % f == 0)
+                    .nth(a % 2)
+                    .unwrap_or(1);
+                let out = if f > 1 && b % 2 == 0 {
+                    vec![f, total / f]
+                } else {
+                    vec![total]
+                };
+                push(
+                    &mut lines,
+                    &mut next,
+                    format!("{} reshape(v{cur})", shape(&out)),
+                );
+                dims = out;
+            }
+            2 => {
+                let d = a % rank;
+                push(
+                    &mut lines,
+                    &mut next,
+                    format!("{} reverse(v{cur}), dimensions={{{d}}}", shape(&dims)),
+                );
+            }
+            3 if dims[a % rank] >= 2 => {
+                // slice with stride 1 or 2
+                let d = a % rank;
+                let stride = 1 + (b % 2) as i64;
+                let start = (b / 2 % 2) as i64;
+                let limit = dims[d];
+                let n = (limit - start + stride - 1) / stride;
+                let mut out = dims.clone();
+                out[d] = n;
+                let spec: Vec<String> = (0..rank)
+                    .map(|i| {
+                        if i == d {
+                            format!("[{start}:{limit}:{stride}]")
+                        } else {
+                            format!("[0:{}]", dims[i])
+                        }
+                    })
+                    .collect();
+                push(
+                    &mut lines,
+                    &mut next,
+                    format!(
+                        "{} slice(v{cur}), slice={{{}}}",
+                        shape(&out),
+                        spec.join(", ")
+                    ),
+                );
+                dims = out;
+            }
+            4 if total * 2 <= 48 && rank < 3 => {
+                let d = a % (rank + 1);
+                let mut out = dims.clone();
+                out.insert(d, 2);
+                let keep: Vec<String> = (0..rank + 1)
+                    .filter(|&i| i != d)
+                    .map(|i| i.to_string())
+                    .collect();
+                push(
+                    &mut lines,
+                    &mut next,
+                    format!(
+                        "{} broadcast(v{cur}), dimensions={{{}}}",
+                        shape(&out),
+                        keep.join(",")
+                    ),
+                );
+                dims = out;
+            }
+            5 if total * 3 <= 48 => {
+                // pad: low in [-1, 1], high in [0, 1], interior in [0, 1]
+                let d = a % rank;
+                let (low, high, interior) =
+                    ((b % 3) as i64 - 1, (b / 3 % 2) as i64, (b / 6 % 2) as i64);
+                let size = dims[d] + (dims[d] - 1) * interior + low + high;
+                if size >= 1 {
+                    let mut out = dims.clone();
+                    out[d] = size;
+                    let spec: Vec<String> = (0..rank)
+                        .map(|i| {
+                            if i == d {
+                                format!("{low}_{high}_{interior}")
+                            } else {
+                                "0_0".to_string()
+                            }
+                        })
+                        .collect();
+                    push(
+                        &mut lines,
+                        &mut next,
+                        format!("{} pad(v{cur}, z), padding={}", shape(&out), spec.join("x")),
+                    );
+                    dims = out;
+                }
+            }
+            6 if rank >= 2 => {
+                let d = a % rank;
+                let mut out = dims.clone();
+                out.remove(d);
+                push(
+                    &mut lines,
+                    &mut next,
+                    format!(
+                        "{} reduce(v{cur}, z), dimensions={{{d}}}, to_apply=ad",
+                        shape(&out)
+                    ),
+                );
+                dims = out;
+            }
+            7 if total * 2 <= 48 => {
+                let d = a % rank;
+                let mut out = dims.clone();
+                out[d] *= 2;
+                push(
+                    &mut lines,
+                    &mut next,
+                    format!(
+                        "{} concatenate(v{cur}, v{cur}), dimensions={{{d}}}",
+                        shape(&out)
+                    ),
+                );
+                dims = out;
+            }
+            9 if dims[a % rank] >= 2 => {
+                // reduce-window of size 2 along one dimension, stride 1 or 2, padding 0 or 1
+                let d = a % rank;
+                let (stride, pad) = (1 + (b % 2) as i64, (b / 2 % 2) as i64);
+                let out_d = (dims[d] + 2 * pad - 2) / stride + 1;
+                let mut out = dims.clone();
+                out[d] = out_d;
+                let field =
+                    |f: &dyn Fn(usize) -> String| (0..rank).map(f).collect::<Vec<_>>().join("x");
+                let size = field(&|i| if i == d { "2".into() } else { "1".into() });
+                let strides = field(&|i| {
+                    if i == d {
+                        stride.to_string()
+                    } else {
+                        "1".into()
+                    }
+                });
+                let pads = field(&|i| {
+                    if i == d {
+                        format!("{pad}_{pad}")
+                    } else {
+                        "0_0".into()
+                    }
+                });
+                push(
+                    &mut lines,
+                    &mut next,
+                    format!("{} reduce-window(v{cur}, z), window={{size={size} stride={strides} pad={pads}}}, to_apply=ad", shape(&out)),
+                );
+                dims = out;
+            }
+            10 if rank == 2 && dims[0] * dims[0] <= 48 => {
+                // x . x^T: contracts the minor dimension with itself
+                let out = vec![dims[0], dims[0]];
+                push(
+                    &mut lines,
+                    &mut next,
+                    format!("{} dot(v{cur}, v{cur}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{1}}", shape(&out)),
+                );
+                dims = out;
+            }
+            _ => {
+                // x + reverse(x): two paths to the same input
+                push(
+                    &mut lines,
+                    &mut next,
+                    format!("{} reverse(v{cur}), dimensions={{0}}", shape(&dims)),
+                );
+                let reversed = next - 1;
+                push(
+                    &mut lines,
+                    &mut next,
+                    format!("{} add(v{cur}, v{reversed})", shape(&dims)),
+                );
+            }
+        }
+        cur = next - 1;
+    }
+    lines.push(format!("  ROOT out = {} negate(v{cur})", shape(&dims)));
+    format!("ad {{\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}}\nENTRY e {{\n{}\n}}\n", lines.join("\n"))
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, failure_persistence: None, ..Default::default() })]
+
+    /// Composed maps of random op chains equal the reads the interpreter sees.
+    #[test]
+    fn random_chains_compose_exactly(
+        start in proptest::sample::select(vec![vec![4i64], vec![2, 3], vec![3, 4], vec![2, 2, 3]]),
+        choices in proptest::collection::vec((0u8..11, 0u8..6, 0u8..12), 1..7),
+    ) {
+        check(&random_chain(&start, &choices), &[], &[], true);
+    }
+}
+
+/// `all-gather`: output `(i, j)` holds operand `(i, j mod 3)` of replica
+/// `j / 3` of the group; checked pointwise against that definition, both
+/// ways (the interpreter above has no replicas).
+#[test]
+fn all_gather_reads_the_right_replica() {
+    let m = hlo::parse_module(
+        "HloModule m, replica_count=6\nENTRY e {\n p0 = f32[2,3] parameter(0)\n ROOT g = f32[2,9] all-gather(p0), replica_groups={{0,1,2},{3,4,5}}, dimensions={1}\n}",
+    )
+    .unwrap();
+    let root = m.entry_computation().root;
+    let r = hlo::output_to_input(&m, m.entry, root, 0, false).unwrap();
+    let maps = operand_maps(&r, 0, "all-gather");
+    assert_eq!(maps.len(), 1);
+    let replica = maps[0].replica.as_ref().expect("a replica map");
+    let mut seen = BTreeSet::new();
+    for point in maps[0].map.domain_points(1000).unwrap() {
+        let (i, j) = (point[0], point[1]);
+        assert_eq!(maps[0].map.evaluate(&point).unwrap(), vec![i, j % 3]);
+        assert_eq!(replica.evaluate(&point).unwrap(), vec![j / 3]);
+        seen.insert((i, j));
+    }
+    assert_eq!(seen.len(), 18, "every output element is mapped");
+
+    let r = hlo::input_to_output(&m, m.entry, root, 0, false).unwrap();
+    let got = relation(operand_maps(&r, 0, "all-gather"), &[]);
+    for x in all_indices(&[2, 3]) {
+        let want: BTreeSet<Index> = (0..3).map(|rep| vec![x[0], rep * 3 + x[1]]).collect();
+        assert_eq!(got.get(&x), Some(&want), "input {x:?}");
+    }
+}
