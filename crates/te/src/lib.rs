@@ -1,1 +1,61 @@
-//! Tensor expressions, schedules, InferBound and lowering (seeds 000 and 003).
+//! Tensor expressions, schedules, bound inference and lowering (TVM's TE,
+//! seeds 000 and 003).
+//!
+//! Build tensors with [`placeholder`] and [`compute_named`], schedule them
+//! with [`create_schedule`] and the [`Schedule`] primitives, then ask
+//! [`infer_bound`] for the range of every loop, [`lower`] (or
+//! [`schedule_ops`]) for the loop program in `tir`, [`report`] for
+//! everything per stage (ranges, attach paths, regions, storage), and
+//! [`check`] to run the program on random inputs against [`Reference`]
+//! evaluation of the definitions.
+//!
+//! Beyond TVM (seed 000): a split whose factor does not divide its extent
+//! gives the inner loop `min(factor, extent - outer * factor)` iterations,
+//! so nothing outside the domain is computed; sets passed up through a fuse
+//! give the exact rows and columns when they form a box and the minimal box
+//! per iteration otherwise; storage is sized by the largest region over the
+//! iterations.
+//!
+//! ```
+//! use tir::DataType;
+//! let a = te::placeholder([4, 4], "A", DataType::Float32).unwrap();
+//! let b = te::compute_named([4, 4], &["bi", "bj"], |i| a.at([&i[0], &i[1]]) + 2.0, "B").unwrap();
+//! let c = te::compute_named([4, 4], &["ci", "cj"], |i| b.at([&i[0], &i[1]]) * 3.0, "C").unwrap();
+//! let mut s = te::create_schedule(&[c.clone()]);
+//! let (ci, cj) = (c.op().axis()[0].clone(), c.op().axis()[1].clone());
+//! s.compute_at(&b, &c, &ci).unwrap();
+//! let bounds = te::infer_bound(&s).unwrap();
+//! // B is computed one row at a time: row `ci`, all four columns.
+//! assert_eq!(bounds.range(&b.op().axis()[0]).unwrap().to_string(), "[ci, ci + 1)");
+//! assert_eq!(bounds.range(&b.op().axis()[1]).unwrap().to_string(), "[0, 4)");
+//! ```
+#![warn(missing_docs)]
+
+mod bound;
+mod check;
+mod error;
+mod graph;
+mod interval;
+mod iter_var;
+mod lower;
+mod operation;
+mod reference;
+mod report;
+mod rng;
+mod schedule;
+mod value;
+
+pub use bound::{infer_bound, Bounds};
+pub use check::{check, CheckReport, StageCheck};
+pub use error::{ErrorKind, Result, TeError};
+pub use iter_var::{IterKind, IterVar};
+pub use lower::{lower, schedule_ops, StorageStyle};
+pub use operation::{
+    compute, compute_named, placeholder, reduce_axis, try_compute_named, var, ComputeOp, OpId,
+    OpKind, Operation, Tensor,
+};
+pub use reference::Reference;
+pub use report::{report, IterVarReport, Placement, Report, StageReport};
+pub use rng::XorShift;
+pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
+pub use value::{max, min, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

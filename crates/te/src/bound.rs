@@ -1,0 +1,646 @@
+//! InferBound (seed 000): the range of every iteration variable of a
+//! schedule, visiting stages consumers-first.
+//!
+//! Per stage: InferRootBound (phase 1: sets for the consumers' loops, relaxed
+//! below the attach point; phase 2: PassUpDomain to the consumers' root
+//! axes, relaxing the consumers' attach paths where the stage is not nested
+//! in them; phase 3: the index sets of the loads of this stage; phase 4:
+//! their per-axis union), then PassDownDomain through splits and fuses.
+//!
+//! Beyond the seed: a split whose factor does not divide the extent gives the
+//! inner loop the extent `min(factor, extent - outer * factor)`, and passing
+//! a set up through a fuse gives the minimal box (exact when the set is one).
+
+use crate::error::{Result, TeError};
+use crate::graph::Graph;
+use crate::interval::{eval, range_interval, simp, DomMap, Interval};
+use crate::iter_var::IterVar;
+use crate::operation::Operation;
+use crate::schedule::{Attach, Relation, Schedule, SplitBy, Stage};
+use arith::{Analyzer, ConstBound, Expr, Range, Var, POS_INF};
+use std::collections::HashMap;
+
+/// The result of [`infer_bound`]: a range for every iteration variable of
+/// every stage, plus what lowering needs to build loops from them.
+pub struct Bounds {
+    ranges: HashMap<IterVar, Range>,
+    /// Extents loops can use without knowing enclosing loops of the same
+    /// stage, where they differ from the exact extent (split tails).
+    nominal: HashMap<IterVar, Expr>,
+    /// The factor of each split, by its inner axis.
+    factors: HashMap<IterVar, Expr>,
+    /// Each non-loop variable as an expression of loop variables.
+    index: HashMap<Var, Expr>,
+    /// The variables of every stage's loops.
+    loop_vars: std::collections::HashSet<Var>,
+    pub(crate) graph: Graph,
+    pub(crate) analyzer: Analyzer,
+}
+
+impl Bounds {
+    /// The range of `iv`, if `iv` belongs to the schedule (inlined stages
+    /// have none).
+    pub fn range(&self, iv: &IterVar) -> Option<&Range> {
+        self.ranges.get(iv)
+    }
+
+    /// Every (iteration variable, range) pair, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&IterVar, &Range)> {
+        self.ranges.iter()
+    }
+
+    /// How many iteration variables have a range.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Whether no iteration variable has a range.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// The region of `op` computed per iteration of its attach point: the
+    /// ranges of its data-parallel axes.
+    pub fn region(&self, op: &Operation) -> Option<Vec<Range>> {
+        op.axis()
+            .iter()
+            .map(|a| self.ranges.get(a).cloned())
+            .collect()
+    }
+
+    /// The attach path of the stage at `stage` (its position in
+    /// [`Schedule::stages`]): the loops enclosing it, innermost first.
+    pub fn attach_path(&self, stage: usize) -> Vec<IterVar> {
+        self.graph.attach_path(stage).cloned().collect()
+    }
+
+    /// The extent a loop over `iv` may always use (the exact one, or the
+    /// split factor for a split tail, whose exact extent needs the outer loop).
+    pub(crate) fn nominal_extent(&self, iv: &IterVar) -> Option<Expr> {
+        self.nominal
+            .get(iv)
+            .cloned()
+            .or_else(|| self.ranges.get(iv).map(|r| r.extent.clone()))
+    }
+
+    pub(crate) fn has_tail(&self, iv: &IterVar) -> bool {
+        self.nominal.contains_key(iv)
+    }
+
+    /// `e` with every non-loop iteration variable replaced by its value in
+    /// terms of loop variables.
+    pub(crate) fn to_loop_vars(&self, e: &Expr) -> Expr {
+        if self.index.is_empty() {
+            return e.clone();
+        }
+        e.substitute(&mut |v| self.index.get(v).cloned())
+    }
+
+    /// Whether `e` mentions the variable of some stage's loop.
+    pub(crate) fn mentions_loop(&self, e: &Expr) -> bool {
+        let mut found = false;
+        e.for_each_var(&mut |v| found |= self.loop_vars.contains(v));
+        found
+    }
+
+    /// The value of `iv` in terms of loop variables.
+    pub(crate) fn value_of(&self, iv: &IterVar) -> Expr {
+        self.index
+            .get(iv.var())
+            .cloned()
+            .unwrap_or_else(|| iv.expr())
+    }
+}
+
+/// Runs InferBound on `s`.
+///
+/// Errors: an attachment that is not on the consumer's loop nest, a cycle of
+/// attachments, or integer overflow while simplifying.
+pub fn infer_bound(s: &Schedule) -> Result<Bounds> {
+    let graph = Graph::new(s)?;
+    let mut b = Bounds {
+        ranges: HashMap::new(),
+        nominal: HashMap::new(),
+        factors: HashMap::new(),
+        index: HashMap::new(),
+        loop_vars: Default::default(),
+        graph,
+        analyzer: Analyzer::new(),
+    };
+    assume_positive_sizes(s, &mut b.analyzer);
+    for i in (0..s.stages().len()).rev() {
+        let st = &s.stages()[i];
+        if st.attach() == &Attach::Inline {
+            continue;
+        }
+        infer_root_bound(s, i, &mut b)?;
+        pass_down_domain(st, &mut b)?;
+        pass_up_index(st, &mut b);
+        b.loop_vars
+            .extend(st.leaf_iter_vars().iter().map(|iv| iv.var().clone()));
+    }
+    Ok(b)
+}
+
+/// Sizes named by a variable (`n` in `(n, m)`) and symbolic split factors
+/// are taken to be at least 1, so that dividing by them is well defined
+/// (TVM's `size_var`).
+fn assume_positive_sizes(s: &Schedule, an: &mut Analyzer) {
+    for st in s.stages() {
+        for d in st.op().shape() {
+            if let Some(v) = d.as_var() {
+                an.update_bound(v, ConstBound::new(1, POS_INF));
+            }
+        }
+        // Split factors and part counts are positive by definition.
+        for rel in st.relations() {
+            if let Relation::Split {
+                by: SplitBy::Factor(f) | SplitBy::NParts(f),
+                ..
+            } = rel
+            {
+                if let Some(v) = f.as_var() {
+                    an.update_bound(v, ConstBound::new(1, POS_INF));
+                }
+            }
+        }
+    }
+}
+
+fn bind(b: &mut Bounds, iv: &IterVar, r: Range) {
+    b.analyzer.bind(iv.var(), r.clone());
+    b.ranges.insert(iv.clone(), r);
+}
+
+/// Records the exact range of a split tail but tells the analyzer only the
+/// nominal one: a loop may run over the nominal extent (with a guard), and
+/// every simplification must stay valid there.
+fn bind_tail(b: &mut Bounds, iv: &IterVar, exact: Range, nominal: Expr) {
+    b.analyzer
+        .bind(iv.var(), Range::new(exact.min.clone(), nominal.clone()));
+    b.nominal.insert(iv.clone(), nominal);
+    b.ranges.insert(iv.clone(), exact);
+}
+
+fn declared(iv: &IterVar) -> Result<Range> {
+    iv.dom()
+        .cloned()
+        .ok_or_else(|| TeError::schedule(format!("axis `{}` has no declared range", iv.name())))
+}
+
+/// A set for one consumer variable and whether it is the variable's whole
+/// range (TVM's "up_state matches the range", tracked rather than compared).
+#[derive(Clone)]
+struct UpState {
+    set: Interval,
+    full: bool,
+}
+
+fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
+    let st = &s.stages()[i];
+    let op = st.op();
+    let consumers = b.graph.consumers[i].clone();
+    if st.is_output() || st.is_placeholder() || consumers.is_empty() {
+        for iv in op.root_iter_vars() {
+            bind(b, &iv, declared(&iv)?);
+        }
+        return Ok(());
+    }
+    let stage_attach = b.graph.attach[i].local.first().cloned();
+    let ndim = op.axis().len();
+    let mut requests: Vec<Vec<Interval>> = vec![Vec::new(); ndim];
+    for &c in &consumers {
+        let cst = &s.stages()[c];
+        // Phase 1: sets of the consumer's loops, innermost first; loops
+        // inside the attach point are relaxed to their ranges.
+        let mut found = false;
+        let mut up: HashMap<IterVar, UpState> = HashMap::new();
+        let mut relax_leaves = Vec::new();
+        for iv in cst.leaf_iter_vars().iter().rev() {
+            if stage_attach.as_ref() == Some(iv) {
+                found = true;
+            }
+            let r = b.ranges[iv].clone();
+            if r.extent.is_int(1) {
+                let p = b.to_loop_vars(&r.min);
+                up.insert(
+                    iv.clone(),
+                    UpState {
+                        set: Interval::point(p),
+                        full: true,
+                    },
+                );
+            } else if found {
+                up.insert(
+                    iv.clone(),
+                    UpState {
+                        set: Interval::point(iv.expr()),
+                        full: false,
+                    },
+                );
+            } else {
+                relax_leaves.push(iv.clone());
+            }
+        }
+        // The consumer's own enclosing loops: relaxed up to the attach point.
+        let mut relax_path = Vec::new();
+        if !found {
+            for iv in b.graph.attach_path(c) {
+                if stage_attach.as_ref() == Some(iv) {
+                    found = true;
+                    break;
+                }
+                relax_path.push(iv.clone());
+            }
+        }
+        if !found && stage_attach.is_some() {
+            return Err(TeError::schedule(format!(
+                "`{}` is computed at `{}`, which does not enclose its consumer `{}`: attach it to a \
+                 loop around every stage that reads it",
+                op.name(),
+                stage_attach.as_ref().map(IterVar::name).unwrap_or(""),
+                cst.op().name()
+            )));
+        }
+        let leaf_dom = relax_vars(&relax_leaves, b, i);
+        for iv in &relax_leaves {
+            up.insert(
+                iv.clone(),
+                UpState {
+                    set: leaf_dom[iv.var()].clone(),
+                    full: true,
+                },
+            );
+        }
+        // Phase 2: up to the consumer's roots.
+        pass_up_domain(cst, b, &leaf_dom, &mut up);
+        let path_dom = relax_vars(&relax_path, b, i);
+        let mut root_dom = DomMap::new();
+        for iv in cst.op().root_iter_vars() {
+            let mut set = match up.get(&iv) {
+                Some(u) if u.set.is_bounded() => u.set.clone(),
+                _ => {
+                    let r = declared(&iv)?;
+                    range_interval(&r.min, &r.extent, &DomMap::new(), &b.analyzer)
+                }
+            };
+            if !path_dom.is_empty() {
+                let an = &b.analyzer;
+                set = Interval {
+                    lo: set.lo.and_then(|l| eval(&l, &path_dom, an).lo),
+                    hi: set.hi.and_then(|h| eval(&h, &path_dom, an).hi),
+                };
+            }
+            root_dom.insert(iv.var().clone(), set);
+        }
+        // Phase 3: what the consumer reads of this stage.
+        let body = b.graph.bodies[c].clone().expect("consumers are computes");
+        let an = &b.analyzer;
+        body.for_each_load(&mut |t, idx| {
+            if t.op() != op {
+                return;
+            }
+            for (d, e) in idx.iter().enumerate() {
+                let req = eval(e, &root_dom, an);
+                requests[d].push(clamp_to_shape(req, &op.shape()[d], an));
+            }
+        });
+    }
+    // Phase 4: the union over consumers, per axis.
+    for (d, iv) in op.axis().iter().enumerate() {
+        let mut acc: Option<Interval> = None;
+        for r in &requests[d] {
+            acc = Some(match acc {
+                None => r.clone(),
+                Some(a) => a.union(r, &b.analyzer),
+            });
+        }
+        let range = match acc {
+            Some(Interval {
+                lo: Some(lo),
+                hi: Some(hi),
+            }) => {
+                let ext = simp(
+                    &b.analyzer,
+                    Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1)),
+                );
+                Range::new(lo, ext)
+            }
+            _ => declared(iv)?,
+        };
+        bind(b, iv, range);
+    }
+    for iv in op.reduce_axis() {
+        bind(b, iv, declared(iv)?);
+    }
+    Ok(())
+}
+
+/// A request that provably covers the whole axis is the axis (TVM's rule);
+/// otherwise it is cut to the axis. Consumers never read outside a tensor
+/// (the definitions could not be evaluated there), so the cut is sound, and
+/// it keeps producers inside their shape when a consumer's loop runs over
+/// a nominal extent.
+fn clamp_to_shape(req: Interval, size: &Expr, an: &Analyzer) -> Interval {
+    let last = simp(an, Expr::sub(size.clone(), Expr::int(1)));
+    let lo = match req.lo {
+        Some(lo) if !an.can_prove(&Expr::le(lo.clone(), Expr::int(0))) => {
+            simp(an, Expr::max(lo, Expr::int(0)))
+        }
+        _ => Expr::int(0),
+    };
+    let hi = match req.hi {
+        Some(hi) if !an.can_prove(&Expr::ge(hi.clone(), last.clone())) => {
+            simp(an, Expr::min(hi, last))
+        }
+        _ => last,
+    };
+    Interval::new(lo, hi)
+}
+
+/// Relaxes each of `ivs` to the interval of its range, evaluating ranges
+/// that mention other relaxed loops (a split tail inside its outer loop)
+/// after those. A range that mentions a loop neither relaxed nor enclosing
+/// the stage `producer` (a tail whose outer loop was reordered inside) is
+/// replaced by its nominal range.
+fn relax_vars(ivs: &[IterVar], b: &Bounds, producer: usize) -> DomMap {
+    let mut dom = DomMap::new();
+    let mut pending: Vec<(IterVar, Expr, Expr)> = ivs
+        .iter()
+        .map(|iv| {
+            let r = &b.ranges[iv];
+            (
+                iv.clone(),
+                b.to_loop_vars(&r.min),
+                b.to_loop_vars(&r.extent),
+            )
+        })
+        .collect();
+    while !pending.is_empty() {
+        let before = pending.len();
+        let mut k = 0;
+        while k < pending.len() {
+            let (iv, min, ext) = &pending[k];
+            let waits = pending
+                .iter()
+                .any(|(o, _, _)| o != iv && (min.uses_var(o.var()) || ext.uses_var(o.var())));
+            if waits {
+                k += 1;
+                continue;
+            }
+            let mut set = range_interval(min, ext, &dom, &b.analyzer);
+            if !set.is_bounded() || out_of_scope(&set, &dom, b, producer) {
+                set = nominal_interval(iv, min, b);
+                if out_of_scope(&set, &dom, b, producer) {
+                    let (lo, hi) = (set.lo.clone().unwrap(), set.hi.clone().unwrap());
+                    let (lo, hi) = (
+                        b.analyzer.const_int_bound(&lo).min,
+                        b.analyzer.const_int_bound(&hi).max,
+                    );
+                    set = Interval::new(Expr::int(lo), Expr::int(hi));
+                }
+            }
+            dom.insert(iv.var().clone(), set);
+            pending.swap_remove(k);
+        }
+        if pending.len() == before {
+            // Mutually dependent ranges cannot arise from split/fuse; stay
+            // sound regardless by using the nominal extents.
+            for (iv, min, _) in pending.drain(..) {
+                let set = nominal_interval(&iv, &min, b);
+                dom.insert(iv.var().clone(), set);
+            }
+        }
+    }
+    dom
+}
+
+/// Whether `set` mentions a loop variable that is not relaxed in `dom` and
+/// does not enclose stage `producer`. Walks the attach path only in that
+/// rare case, so long attach chains stay linear.
+fn out_of_scope(set: &Interval, dom: &DomMap, b: &Bounds, producer: usize) -> bool {
+    let mut loops = Vec::new();
+    for e in set.lo.iter().chain(set.hi.iter()) {
+        e.for_each_var(&mut |v| {
+            if b.loop_vars.contains(v) && !dom.contains_key(v) && !loops.contains(v) {
+                loops.push(v.clone());
+            }
+        });
+    }
+    if loops.is_empty() {
+        return false;
+    }
+    let path: Vec<&Var> = b.graph.attach_path(producer).map(IterVar::var).collect();
+    loops.iter().any(|v| !path.contains(&v))
+}
+
+fn nominal_interval(iv: &IterVar, min: &Expr, b: &Bounds) -> Interval {
+    let ext = b.to_loop_vars(&b.nominal_extent(iv).unwrap_or_else(|| Expr::int(1)));
+    let hi = simp(
+        &b.analyzer,
+        Expr::sub(Expr::add(min.clone(), ext), Expr::int(1)),
+    );
+    Interval::new(min.clone(), hi)
+}
+
+fn full_range_set(iv: &IterVar, b: &Bounds, dom: &DomMap) -> Interval {
+    let r = &b.ranges[iv];
+    let set = range_interval(
+        &b.to_loop_vars(&r.min),
+        &b.to_loop_vars(&r.extent),
+        dom,
+        &b.analyzer,
+    );
+    if set.is_bounded() {
+        set
+    } else {
+        nominal_interval(iv, &b.to_loop_vars(&r.min), b)
+    }
+}
+
+/// PassUpDomain: from the consumer's loops to its root axes.
+fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut HashMap<IterVar, UpState>) {
+    let an = &b.analyzer;
+    for rel in st.relations().iter().rev() {
+        match rel {
+            Relation::Split {
+                parent,
+                outer,
+                inner,
+                ..
+            } => {
+                let (Some(o), Some(n)) = (up.get(outer).cloned(), up.get(inner).cloned()) else {
+                    continue;
+                };
+                let state = if o.full && n.full {
+                    UpState {
+                        set: full_range_set(parent, b, leaf_dom),
+                        full: true,
+                    }
+                } else {
+                    let f = b.to_loop_vars(&b.factors[inner]);
+                    let pmin = b.to_loop_vars(&b.ranges[parent].min);
+                    let mut dom = leaf_dom.clone();
+                    dom.insert(outer.var().clone(), o.set);
+                    dom.insert(inner.var().clone(), n.set);
+                    let e = Expr::add(Expr::add(pmin, Expr::mul(outer.expr(), f)), inner.expr());
+                    UpState {
+                        set: eval(&e, &dom, an),
+                        full: false,
+                    }
+                };
+                up.insert(parent.clone(), state);
+            }
+            Relation::Fuse {
+                outer,
+                inner,
+                fused,
+            } => {
+                let Some(fs) = up.get(fused).cloned() else {
+                    continue;
+                };
+                if fs.full {
+                    up.insert(
+                        outer.clone(),
+                        UpState {
+                            set: full_range_set(outer, b, leaf_dom),
+                            full: true,
+                        },
+                    );
+                    up.insert(
+                        inner.clone(),
+                        UpState {
+                            set: full_range_set(inner, b, leaf_dom),
+                            full: true,
+                        },
+                    );
+                    continue;
+                }
+                let n = b.to_loop_vars(&b.nominal_extent(inner).expect("fused axes have ranges"));
+                let mut dom = leaf_dom.clone();
+                dom.insert(fused.var().clone(), fs.set);
+                let omin = b.to_loop_vars(&b.ranges[outer].min);
+                let imin = b.to_loop_vars(&b.ranges[inner].min);
+                let oe = Expr::add(omin, Expr::floor_div(fused.expr(), n.clone()));
+                let ie = Expr::add(imin, Expr::floor_mod(fused.expr(), n));
+                up.insert(
+                    outer.clone(),
+                    UpState {
+                        set: eval(&oe, &dom, an),
+                        full: false,
+                    },
+                );
+                up.insert(
+                    inner.clone(),
+                    UpState {
+                        set: eval(&ie, &dom, an),
+                        full: false,
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// PassDownDomain: ranges of split and fused axes from their parents.
+fn pass_down_domain(st: &Stage, b: &mut Bounds) -> Result<()> {
+    for rel in st.relations() {
+        match rel {
+            Relation::Split {
+                parent,
+                outer,
+                inner,
+                by,
+            } => {
+                let r = b.ranges[parent].clone();
+                let nominal_parent = b.nominal_extent(parent).expect("parent has a range");
+                let an = &b.analyzer;
+                let f = match by {
+                    SplitBy::Factor(f) => f.clone(),
+                    SplitBy::NParts(p) => {
+                        simp(an, Expr::ceil_div(nominal_parent.clone(), p.clone()))
+                    }
+                };
+                let outer_ext = simp(an, Expr::ceil_div(r.extent.clone(), f.clone()));
+                let outer_nominal = simp(an, Expr::ceil_div(nominal_parent.clone(), f.clone()));
+                b.factors.insert(inner.clone(), f.clone());
+                if outer_nominal != outer_ext {
+                    bind_tail(b, outer, Range::from_extent(outer_ext), outer_nominal);
+                } else {
+                    bind(b, outer, Range::from_extent(outer_ext));
+                }
+                let an = &b.analyzer;
+                let divisible = an.can_prove(&Expr::eq(
+                    Expr::floor_mod(r.extent.clone(), f.clone()),
+                    Expr::int(0),
+                ));
+                let inner_nominal = simp(an, Expr::min(f.clone(), nominal_parent));
+                let inner_ext = if divisible {
+                    f.clone()
+                } else {
+                    let rest = Expr::sub(r.extent.clone(), Expr::mul(outer.expr(), f.clone()));
+                    simp(an, Expr::min(f.clone(), rest))
+                };
+                if inner_ext != inner_nominal {
+                    bind_tail(b, inner, Range::from_extent(inner_ext), inner_nominal);
+                } else {
+                    bind(b, inner, Range::from_extent(inner_ext));
+                }
+            }
+            Relation::Fuse {
+                outer,
+                inner,
+                fused,
+            } => {
+                let no = b.nominal_extent(outer).expect("fused axes have ranges");
+                let ni = b.nominal_extent(inner).expect("fused axes have ranges");
+                let ext = simp(&b.analyzer, Expr::mul(no, ni));
+                bind(b, fused, Range::from_extent(ext));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// PassUpIndex: every non-loop axis of the stage as an expression of its
+/// loop variables.
+fn pass_up_index(st: &Stage, b: &mut Bounds) {
+    let mut local: HashMap<Var, Expr> = HashMap::new();
+    let val = |iv: &IterVar, local: &HashMap<Var, Expr>| {
+        local.get(iv.var()).cloned().unwrap_or_else(|| iv.expr())
+    };
+    for rel in st.relations().iter().rev() {
+        match rel {
+            Relation::Split {
+                parent,
+                outer,
+                inner,
+                ..
+            } => {
+                let f = b.factors[inner].clone();
+                let pmin = b.ranges[parent].min.clone();
+                let e = Expr::add(
+                    Expr::add(pmin, Expr::mul(val(outer, &local), f)),
+                    val(inner, &local),
+                );
+                local.insert(parent.var().clone(), simp(&b.analyzer, e));
+            }
+            Relation::Fuse {
+                outer,
+                inner,
+                fused,
+            } => {
+                let n = b.nominal_extent(inner).expect("fused axes have ranges");
+                let fv = val(fused, &local);
+                let oe = Expr::add(
+                    b.ranges[outer].min.clone(),
+                    Expr::floor_div(fv.clone(), n.clone()),
+                );
+                let ie = Expr::add(b.ranges[inner].min.clone(), Expr::floor_mod(fv, n));
+                local.insert(outer.var().clone(), simp(&b.analyzer, oe));
+                local.insert(inner.var().clone(), simp(&b.analyzer, ie));
+            }
+        }
+    }
+    b.index.extend(local);
+}

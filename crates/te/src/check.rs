@@ -1,0 +1,167 @@
+//! Checking a schedule by running it: the lowered program on random inputs
+//! against direct evaluation of the definitions, with every access checked
+//! and every stage's executions counted.
+
+use crate::error::{Result, TeError};
+use crate::lower::lower;
+use crate::operation::{OpId, Tensor};
+use crate::reference::Reference;
+use crate::rng::XorShift;
+use crate::schedule::Schedule;
+use arith::Var;
+use std::collections::HashMap;
+
+/// What running a lowered schedule showed, per stage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageCheck {
+    /// The stage's name.
+    pub name: String,
+    /// How often the stage's store ran (the update, for reductions).
+    pub runs: u64,
+    /// How many distinct elements of the tensor the outputs need.
+    pub needed: u64,
+    /// The most elements its storage held at once (`None` for arguments
+    /// and inlined stages).
+    pub largest_region: Option<u64>,
+}
+
+/// The outcome of [`check`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckReport {
+    /// The largest absolute difference between an output element of the
+    /// program and of the definitions.
+    pub max_abs_error: f64,
+    /// How many output elements were compared.
+    pub compared: u64,
+    /// How many accesses left their buffer or region or read an unwritten
+    /// element.
+    pub out_of_bounds: u64,
+    /// The first invalid accesses, described.
+    pub violations: Vec<String>,
+    /// Per computed stage, in schedule order.
+    pub stages: Vec<StageCheck>,
+}
+
+impl CheckReport {
+    /// No invalid access and outputs equal to the definitions within
+    /// `tolerance`.
+    pub fn is_clean(&self, tolerance: f64) -> bool {
+        self.out_of_bounds == 0 && self.max_abs_error <= tolerance
+    }
+
+    /// The check of the stage called `name`.
+    pub fn stage(&self, name: &str) -> Option<&StageCheck> {
+        self.stages.iter().find(|s| s.name == name)
+    }
+}
+
+/// How many loop iterations and stores a check may run.
+const STEP_LIMIT: u64 = 50_000_000;
+
+/// Lowers `s` with `args` as parameters, runs it on inputs drawn from
+/// `seed`, and compares every element of the computed arguments with the
+/// definitions. `sizes` gives every symbolic size a value.
+///
+/// ```
+/// use tir::DataType;
+/// let a = te::placeholder([20], "A", DataType::Float32).unwrap();
+/// let b = te::compute_named([20], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
+/// let c = te::compute_named([20], &["j"], |i| b.at([&i[0]]) * 2.0, "C").unwrap();
+/// let mut s = te::create_schedule(&[c.clone()]);
+/// let (jo, _) = s.split(&c, &c.op().axis()[0], 16).unwrap();
+/// s.compute_at(&b, &c, &jo).unwrap();
+/// let r = te::check(&s, &[a, c], &Default::default(), 1).unwrap();
+/// assert!(r.is_clean(0.0));
+/// assert_eq!(r.stage("B").unwrap().runs, 20); // not 32: the tail runs 4
+/// ```
+pub fn check(
+    s: &Schedule,
+    args: &[Tensor],
+    sizes: &HashMap<Var, i64>,
+    seed: u64,
+) -> Result<CheckReport> {
+    let func = lower(s, args)?;
+    let mut rng = XorShift::new(seed);
+    let empty = HashMap::new();
+    let shapes_ref = Reference::new(&empty, sizes);
+    let mut inputs_by_op: HashMap<OpId, tir::Tensor> = HashMap::new();
+    let mut inputs = HashMap::new();
+    for (t, buf) in args.iter().zip(&func.params) {
+        if t.op().as_compute().is_some() {
+            continue;
+        }
+        let shape: Vec<usize> = shapes_ref
+            .shape(t.op())?
+            .iter()
+            .map(|&d| d.max(0) as usize)
+            .collect();
+        let dtype = t.dtype();
+        let data = tir::Tensor::from_fn(&shape, |_| {
+            if dtype == tir::DataType::Float32 {
+                // Exactly representable, so both sides start from the same values.
+                rng.uniform(-1.0, 1.0) as f32 as f64
+            } else if dtype.is_float() {
+                rng.uniform(-1.0, 1.0)
+            } else {
+                rng.int_in(-8, 8) as f64
+            }
+        });
+        inputs_by_op.insert(t.op().id(), data.clone());
+        inputs.insert(buf.clone(), data);
+    }
+    let run = tir::Interpreter::new()
+        .keep_going(true)
+        .max_steps(STEP_LIMIT)
+        .max_reported(8)
+        .run(&func, &inputs, sizes)
+        .map_err(|e| TeError::lowering(format!("running the lowered program failed: {e}")))?;
+    let mut reference = Reference::new(&inputs_by_op, sizes);
+    let mut max_abs_error: f64 = 0.0;
+    let mut compared = 0;
+    for (t, buf) in args.iter().zip(&func.params) {
+        if t.op().as_compute().is_none() {
+            continue;
+        }
+        let got = run.tensor(buf).expect("parameters have results");
+        let shape = reference.shape(t.op())?;
+        let total: i64 = shape.iter().product();
+        let mut idx = vec![0i64; shape.len()];
+        for _ in 0..total.max(0) {
+            let want = reference.element(t.op(), &idx)?;
+            let at: Vec<usize> = idx.iter().map(|&i| i as usize).collect();
+            let have = got.get(&at).unwrap_or(f64::NAN);
+            let err = (want - have).abs();
+            max_abs_error = if err.is_nan() {
+                f64::INFINITY
+            } else {
+                max_abs_error.max(err)
+            };
+            compared += 1;
+            for k in (0..idx.len()).rev() {
+                idx[k] += 1;
+                if idx[k] < shape[k] {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+    }
+    let stages = s
+        .stages()
+        .iter()
+        .filter(|st| !st.is_placeholder())
+        .map(|st| StageCheck {
+            name: st.op().name().to_string(),
+            runs: run.runs(st.op().name()),
+            needed: reference.needed(st.op()),
+            largest_region: run.largest_region_named(st.op().name()),
+        })
+        .collect();
+    Ok(CheckReport {
+        max_abs_error,
+        compared,
+        out_of_bounds: run.violation_count(),
+        violations: run.violations().iter().map(|v| v.to_string()).collect(),
+        stages,
+    })
+}

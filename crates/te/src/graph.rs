@@ -1,0 +1,171 @@
+//! The stage graph of a schedule: bodies with inlined stages substituted,
+//! who consumes whom, and attach paths (TVM's `graph.cc`).
+
+use crate::error::{Result, TeError};
+use crate::iter_var::IterVar;
+use crate::operation::OpId;
+use crate::schedule::{Attach, Schedule};
+use crate::value::Value;
+use arith::Expr;
+use std::collections::HashMap;
+
+/// The scopes that enclose a stage, innermost first: the loops of its
+/// parent from the attach axis outwards, then the parent's own path.
+/// Stored as one link per stage so a chain of `n` attached stages costs
+/// `O(n)`, not `O(n^2)`.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct AttachLink {
+    /// The parent's loops from the outermost to the attach axis, listed
+    /// innermost (the attach axis) first.
+    pub local: Vec<IterVar>,
+    /// The stage this one is attached in, if any.
+    pub parent: Option<usize>,
+}
+
+/// Everything InferBound and lowering need to know about the stage graph.
+pub(crate) struct Graph {
+    /// Per stage: the body with inlined producers substituted (`None` for
+    /// placeholders).
+    pub bodies: Vec<Option<Value>>,
+    /// Per stage: the stages that read it (inlined stages excluded).
+    pub consumers: Vec<Vec<usize>>,
+    /// Per stage: its attach link.
+    pub attach: Vec<AttachLink>,
+}
+
+impl Graph {
+    pub fn new(s: &Schedule) -> Result<Graph> {
+        let stages = s.stages();
+        let mut index = HashMap::with_capacity(stages.len());
+        for (i, st) in stages.iter().enumerate() {
+            index.insert(st.op().id(), i);
+        }
+        let mut bodies: Vec<Option<Value>> = Vec::with_capacity(stages.len());
+        for st in stages {
+            let body = st.op().as_compute().map(|c| {
+                let inlined = |t: &crate::operation::Tensor, idx: &[Expr]| -> Option<Value> {
+                    let p = index[&t.op().id()];
+                    if stages[p].attach() != &Attach::Inline {
+                        return None;
+                    }
+                    // Producers come first, so their bodies are already inlined.
+                    let pbody = bodies[p].as_ref()?;
+                    let axis = stages[p].op().axis();
+                    Some(pbody.substitute(&mut |v| {
+                        axis.iter()
+                            .position(|a| a.var() == v)
+                            .map(|k| idx[k].clone())
+                    }))
+                };
+                let mut inl = inlined;
+                c.body.rewrite(&mut |e| e.clone(), &mut inl)
+            });
+            bodies.push(body);
+        }
+        let mut consumers = vec![Vec::new(); stages.len()];
+        for (c, st) in stages.iter().enumerate() {
+            if st.attach() == &Attach::Inline {
+                continue;
+            }
+            if let Some(b) = &bodies[c] {
+                b.for_each_load(&mut |t, _| {
+                    let p = index[&t.op().id()];
+                    if !consumers[p].contains(&c) {
+                        consumers[p].push(c);
+                    }
+                });
+            }
+        }
+        let attach = attach_links(s, &index)?;
+        Ok(Graph {
+            bodies,
+            consumers,
+            attach,
+        })
+    }
+
+    /// Iterates over the attach path of stage `i`, innermost scope first.
+    pub fn attach_path(&self, i: usize) -> impl Iterator<Item = &IterVar> {
+        let mut link = Some(&self.attach[i]);
+        let mut pos = 0;
+        std::iter::from_fn(move || loop {
+            let l = link?;
+            if pos < l.local.len() {
+                pos += 1;
+                return Some(&l.local[pos - 1]);
+            }
+            link = l.parent.map(|p| &self.attach[p]);
+            pos = 0;
+        })
+    }
+}
+
+fn attach_links(s: &Schedule, index: &HashMap<OpId, usize>) -> Result<Vec<AttachLink>> {
+    let stages = s.stages();
+    let mut links = vec![AttachLink::default(); stages.len()];
+    for (i, st) in stages.iter().enumerate() {
+        if let Attach::At { parent, axis } = st.attach() {
+            let p = *index.get(&parent.id()).ok_or_else(|| {
+                TeError::schedule(format!(
+                    "`{}` is attached to `{}`, which is not in the schedule",
+                    st.op().name(),
+                    parent.name()
+                ))
+            })?;
+            if stages[p].attach() == &Attach::Inline {
+                return Err(TeError::schedule(format!(
+                    "`{}` is computed at `{}`, which is inlined: attach it to a stage that has loops",
+                    st.op().name(),
+                    parent.name()
+                )));
+            }
+            if st.is_output() {
+                return Err(TeError::schedule(format!(
+                    "`{}` is an output and must be computed at the root",
+                    st.op().name()
+                )));
+            }
+            let leaves = stages[p].leaf_iter_vars();
+            let pos = leaves.iter().position(|l| l == axis).ok_or_else(|| {
+                TeError::schedule(format!(
+                    "`{}` is computed at `{}`, which is no longer a loop of `{}` (it was split or \
+                     fused afterwards): attach it to one of the current loops",
+                    st.op().name(),
+                    axis.name(),
+                    parent.name()
+                ))
+            })?;
+            links[i] = AttachLink {
+                local: leaves[..=pos].iter().rev().cloned().collect(),
+                parent: Some(p),
+            };
+        }
+    }
+    // Reject cycles (`A` at `B` and `B` at `A`): follow each chain with a
+    // colour per stage so every stage is walked once.
+    let mut state = vec![0u8; stages.len()]; // 0 new, 1 on the current walk, 2 done
+    for start in 0..stages.len() {
+        let mut walk = Vec::new();
+        let mut cur = Some(start);
+        while let Some(c) = cur {
+            match state[c] {
+                2 => break,
+                1 => {
+                    return Err(TeError::schedule(format!(
+                        "compute_at forms a cycle through `{}`: a stage cannot be computed inside itself",
+                        stages[c].op().name()
+                    )))
+                }
+                _ => {
+                    state[c] = 1;
+                    walk.push(c);
+                    cur = links[c].parent;
+                }
+            }
+        }
+        for c in walk {
+            state[c] = 2;
+        }
+    }
+    Ok(links)
+}

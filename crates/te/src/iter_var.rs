@@ -1,0 +1,99 @@
+//! Iteration variables: the axes of operations and the loops of schedules.
+
+use arith::{Expr, Range, Var};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+/// Whether an axis enumerates output elements or is summed over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IterKind {
+    /// A data-parallel axis: one output element per value.
+    DataPar,
+    /// A reduction axis: values are combined into one output element.
+    Reduce,
+}
+
+/// An iteration variable (TVM's `IterVar`): a [`Var`], the domain it was
+/// declared with (absent for axes a schedule creates, whose ranges come from
+/// [`crate::infer_bound`]) and its kind. A shared handle: clones are the same
+/// axis, two axes with the same name are different axes.
+///
+/// ```
+/// let k = te::reduce_axis((0, 16), "k");
+/// assert_eq!(k.name(), "k");
+/// assert_eq!(k.kind(), te::IterKind::Reduce);
+/// assert_eq!(k.dom().unwrap().to_string(), "[0, 16)");
+/// ```
+#[derive(Clone)]
+pub struct IterVar(Arc<IterVarData>);
+
+struct IterVarData {
+    var: Var,
+    dom: Option<Range>,
+    kind: IterKind,
+}
+
+impl IterVar {
+    /// A new axis called `name` over `dom` (when known).
+    pub fn new(name: impl Into<String>, dom: Option<Range>, kind: IterKind) -> IterVar {
+        IterVar(Arc::new(IterVarData {
+            var: Var::new(name),
+            dom,
+            kind,
+        }))
+    }
+
+    /// The variable that indexes with this axis.
+    pub fn var(&self) -> &Var {
+        &self.0.var
+    }
+
+    /// The variable as an expression.
+    pub fn expr(&self) -> Expr {
+        self.0.var.expr()
+    }
+
+    /// The name, as TVM prints it (`i`, `i.outer`, `i.j.fused`).
+    pub fn name(&self) -> &str {
+        self.0.var.name()
+    }
+
+    /// The declared domain: the shape's range for operation axes, the given
+    /// range for reduction axes, `None` for axes made by schedule primitives.
+    pub fn dom(&self) -> Option<&Range> {
+        self.0.dom.as_ref()
+    }
+
+    /// Data-parallel or reduction.
+    pub fn kind(&self) -> IterKind {
+        self.0.kind
+    }
+}
+
+impl PartialEq for IterVar {
+    fn eq(&self, other: &IterVar) -> bool {
+        self.0.var == other.0.var
+    }
+}
+impl Eq for IterVar {}
+impl Hash for IterVar {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.0.var.id().hash(h)
+    }
+}
+
+impl fmt::Debug for IterVar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0.dom {
+            Some(d) => write!(f, "IterVar({}, {d})", self.name()),
+            None => write!(f, "IterVar({})", self.name()),
+        }
+    }
+}
+
+impl fmt::Display for IterVar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

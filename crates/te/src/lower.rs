@@ -1,0 +1,637 @@
+//! ScheduleOps: lowering a bounded schedule into the loop IR (`tir`).
+//!
+//! Each stage becomes a `produce` block with one loop per leaf iteration
+//! variable, in leaf order, over the ranges [`infer_bound`] gave them. A
+//! stage computed at a loop of another is emitted inside that loop, with
+//! its storage there too; a reduction gets an initialisation nest before
+//! the loops over its reduction axes. Loops of extent 1 are dropped and
+//! their variable replaced by its value, as TVM does.
+//!
+//! Storage comes in two styles ([`StorageStyle`]): TVM's `realize` before
+//! storage flattening (absolute indices, a region per iteration), or
+//! `allocate` (indices relative to the region, buffers shaped by the
+//! largest region over all iterations) as `tvm.lower` prints.
+
+use crate::bound::{infer_bound, Bounds};
+use crate::error::{Result, TeError};
+use crate::interval::simp;
+use crate::iter_var::{IterKind, IterVar};
+use crate::operation::Tensor;
+use crate::schedule::{Attach, Schedule};
+use crate::value::{BinaryOp, Value as TeValue, ValueKind};
+use arith::{Expr, Range, Var};
+use std::collections::{HashMap, HashSet};
+use tir::{BinOp, Buffer, PrimFunc, Stmt, Value};
+
+/// How lowered stages get storage.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StorageStyle {
+    /// `realize B(region)` with absolute indices (TVM's ScheduleOps).
+    Realize,
+    /// `allocate B[...]` with indices relative to the region; each buffer is
+    /// shaped by the largest region over the iterations (`tvm.lower`).
+    #[default]
+    Allocate,
+}
+
+/// How many points [`allocation_shape`] may enumerate to find the largest
+/// region exactly before falling back to constant bounds.
+const ENUMERATION_LIMIT: u64 = 1 << 16;
+
+/// `tvm.lower(s, args, simple_mode=True)`: bounds, then lowering with
+/// `allocate` storage. `args` become the function's parameters.
+///
+/// ```
+/// use tir::DataType;
+/// let a = te::placeholder([8], "A", DataType::Float32).unwrap();
+/// let b = te::compute_named([8], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
+/// let c = te::compute_named([8], &["j"], |i| b.at([&i[0]]) * 2.0, "C").unwrap();
+/// let mut s = te::create_schedule(&[c.clone()]);
+/// let (jo, _ji) = s.split(&c, &c.op().axis()[0], 4).unwrap();
+/// s.compute_at(&b, &c, &jo).unwrap();
+/// let f = te::lower(&s, &[a, c]).unwrap();
+/// assert!(f.to_string().contains("allocate B[float32 * 4]"));
+/// ```
+pub fn lower(s: &Schedule, args: &[Tensor]) -> Result<PrimFunc> {
+    let b = infer_bound(s)?;
+    schedule_ops(s, &b, args, StorageStyle::Allocate)
+}
+
+/// Lowers `s` with the ranges of `bounds` (from [`infer_bound`] on the same
+/// schedule). Placeholders must be among `args`; computed tensors in `args`
+/// are written in place, the others get storage where they are computed.
+pub fn schedule_ops(
+    s: &Schedule,
+    bounds: &Bounds,
+    args: &[Tensor],
+    style: StorageStyle,
+) -> Result<PrimFunc> {
+    let mut l = Lowerer::new(s, bounds, args, style)?;
+    let roots: Vec<usize> = (0..s.stages().len())
+        .filter(|&i| {
+            let st = &s.stages()[i];
+            st.attach() == &Attach::Root && !st.is_placeholder()
+        })
+        .collect();
+    // Without recursion, so that long chains of attached stages cannot
+    // exhaust the stack: first the loops of every stage, enclosing stages
+    // first (dropped loops are substituted inside them), then the
+    // statements, innermost stages first.
+    let mut order = Vec::with_capacity(s.stages().len());
+    let mut stack: Vec<usize> = roots.iter().rev().copied().collect();
+    while let Some(i) = stack.pop() {
+        order.push(i);
+        let children: Vec<usize> = s.stages()[i]
+            .leaf_iter_vars()
+            .iter()
+            .filter_map(|iv| l.attached.get(iv))
+            .flatten()
+            .copied()
+            .collect();
+        stack.extend(children.into_iter().rev());
+    }
+    let mut loops: Vec<Option<Vec<Loop>>> = (0..s.stages().len()).map(|_| None).collect();
+    for &i in &order {
+        loops[i] = Some(l.plan_loops(i)?);
+    }
+    for &i in order.iter().rev() {
+        let nest = loops[i].take().expect("planned above");
+        let produce = l.stage_nest(i, nest)?;
+        l.built[i] = Some(produce);
+    }
+    let mut body = Stmt::no_op();
+    for &i in roots.iter().rev() {
+        let produce = l.built[i].take().expect("built above");
+        body = l.with_storage(i, seq(produce, body))?;
+    }
+    let params: Vec<Buffer> = args
+        .iter()
+        .map(|t| {
+            l.buffers[s.stage_index(t.op()).expect("checked in new")]
+                .clone()
+                .expect("params have buffers")
+        })
+        .collect();
+    let name = args
+        .last()
+        .map(|t| t.name().to_string())
+        .unwrap_or_else(|| "main".to_string());
+    Ok(PrimFunc::new(name, params, body))
+}
+
+fn seq(a: Stmt, b: Stmt) -> Stmt {
+    if b.is_no_op() {
+        a
+    } else {
+        Stmt::seq([a, b])
+    }
+}
+
+/// One loop of a stage's nest.
+struct Loop {
+    iv: IterVar,
+    /// The loop variable: `iv`'s own, or a fresh one counting from 0 when
+    /// `iv` starts elsewhere (TVM's rebase; `iv` is then `var + min`).
+    var: Var,
+    min: Expr,
+    extent: Expr,
+    /// Dropped because it runs once; its variable was replaced by `min`.
+    trivial: bool,
+    /// The loop uses the exact extent (not a split factor plus a guard).
+    exact: bool,
+}
+
+struct Lowerer<'a> {
+    s: &'a Schedule,
+    b: &'a Bounds,
+    style: StorageStyle,
+    buffers: Vec<Option<Buffer>>,
+    params: HashSet<usize>,
+    attached: HashMap<IterVar, Vec<usize>>,
+    /// Variables of dropped and rebased loops, by their value.
+    subst: HashMap<Var, Expr>,
+    /// The bounds' analyzer, plus the rebased loop variables.
+    an: arith::Analyzer,
+    /// The `produce` block of each stage, once built.
+    built: Vec<Option<Stmt>>,
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(
+        s: &'a Schedule,
+        b: &'a Bounds,
+        args: &[Tensor],
+        style: StorageStyle,
+    ) -> Result<Lowerer<'a>> {
+        let mut params = HashSet::new();
+        for t in args {
+            let i = s.stage_index(t.op())?;
+            if s.stages()[i].attach() == &Attach::Inline {
+                return Err(TeError::schedule(format!(
+                    "`{}` is inlined and has no storage: do not pass it as an argument",
+                    t.name()
+                )));
+            }
+            params.insert(i);
+        }
+        let mut attached: HashMap<IterVar, Vec<usize>> = HashMap::new();
+        let mut buffers = Vec::with_capacity(s.stages().len());
+        for (i, st) in s.stages().iter().enumerate() {
+            if let Attach::At { axis, .. } = st.attach() {
+                attached.entry(axis.clone()).or_default().push(i);
+            }
+            let op = st.op();
+            let needs_buffer = st.attach() != &Attach::Inline;
+            if st.is_placeholder() && !params.contains(&i) && !b.graph.consumers[i].is_empty() {
+                return Err(TeError::schedule(format!(
+                    "placeholder `{}` is read but not among the arguments: pass it to lower",
+                    op.name()
+                )));
+            }
+            buffers.push(needs_buffer.then(|| -> Result<Buffer> {
+                let shape =
+                    if params.contains(&i) || style == StorageStyle::Realize || st.is_placeholder()
+                    {
+                        op.shape().to_vec()
+                    } else {
+                        allocation_shape(s, b, i)?
+                    };
+                Ok(Buffer::new(op.name(), op.dtype(), shape))
+            }));
+        }
+        let buffers = buffers
+            .into_iter()
+            .map(|b| b.transpose())
+            .collect::<Result<Vec<_>>>()?;
+        let built = (0..s.stages().len()).map(|_| None).collect();
+        Ok(Lowerer {
+            s,
+            b,
+            style,
+            buffers,
+            params,
+            attached,
+            subst: HashMap::new(),
+            an: b.analyzer.clone(),
+            built,
+        })
+    }
+
+    /// `e` in terms of emitted loop variables.
+    fn expr(&self, e: &Expr) -> Expr {
+        let e = self.b.to_loop_vars(e);
+        let e = if self.subst.is_empty() {
+            e
+        } else {
+            e.substitute(&mut |v| self.subst.get(v).cloned())
+        };
+        simp(&self.an, e)
+    }
+
+    /// The storage of stage `i` around `body` (nothing for parameters).
+    fn with_storage(&self, i: usize, body: Stmt) -> Result<Stmt> {
+        if self.params.contains(&i) {
+            return Ok(body);
+        }
+        let op = self.s.stages()[i].op();
+        let buf = self.buffers[i]
+            .as_ref()
+            .expect("computed stages have buffers");
+        Ok(match self.style {
+            StorageStyle::Realize => {
+                let region: Vec<Range> = self
+                    .b
+                    .region(op)
+                    .ok_or_else(|| TeError::lowering(format!("no bounds for `{}`", op.name())))?
+                    .iter()
+                    .map(|r| Range::new(self.expr(&r.min), self.expr(&r.extent)))
+                    .collect();
+                Stmt::realize(buf, region, body)
+            }
+            // The static size, as `tvm.lower` prints it; reads outside this
+            // iteration's region are still caught as reads of unwritten
+            // elements, since the allocation is fresh in every iteration.
+            StorageStyle::Allocate => Stmt::allocate(buf, buf.shape().to_vec(), body),
+        })
+    }
+
+    /// Indices into the buffer of stage `p` for the logical element `idx`.
+    fn access(&self, p: usize, idx: Vec<Expr>) -> Vec<Expr> {
+        if self.style == StorageStyle::Realize
+            || self.params.contains(&p)
+            || self.s.stages()[p].is_placeholder()
+        {
+            return idx;
+        }
+        let op = self.s.stages()[p].op();
+        let region = self.b.region(op).expect("bounded stages have regions");
+        idx.into_iter()
+            .zip(region)
+            .map(|(e, r)| simp(&self.an, Expr::sub(e, self.expr(&r.min))))
+            .collect()
+    }
+
+    /// The loops of stage `i`, outermost first; registers the variables of
+    /// dropped loops. The loops of enclosing stages must be planned first.
+    fn plan_loops(&mut self, i: usize) -> Result<Vec<Loop>> {
+        let leaves = self.s.stages()[i].leaf_iter_vars();
+        let mut loops = Vec::with_capacity(leaves.len());
+        for (k, iv) in leaves.iter().enumerate() {
+            let r = self
+                .b
+                .range(iv)
+                .ok_or_else(|| TeError::lowering(format!("no range for `{}`", iv.name())))?;
+            let min = self.expr(&r.min);
+            let mut extent = self.expr(&r.extent);
+            let mut exact = true;
+            let later = &leaves[k..];
+            if later
+                .iter()
+                .any(|l| extent.uses_var(l.var()) || min.uses_var(l.var()))
+            {
+                // The exact extent needs a loop that is not open yet (the
+                // tail of a split whose outer loop was reordered inside):
+                // loop over the nominal extent and guard the body.
+                extent = self.expr(&self.b.nominal_extent(iv).expect("has a range"));
+                exact = false;
+            }
+            let trivial = extent.is_int(1);
+            let mut var = iv.var().clone();
+            let mut min = min;
+            if trivial {
+                self.subst.insert(iv.var().clone(), min.clone());
+            } else if !min.is_int(0) {
+                // Loops count from 0, as TVM prints them: `for (i, 0, n)`
+                // with `i + min` in the body.
+                var = Var::new(iv.name());
+                self.an.bind(&var, Range::from_extent(extent.clone()));
+                self.subst
+                    .insert(iv.var().clone(), Expr::add(var.expr(), min));
+                min = Expr::int(0);
+            }
+            loops.push(Loop {
+                iv: iv.clone(),
+                var,
+                min,
+                extent,
+                trivial,
+                exact,
+            });
+        }
+        Ok(loops)
+    }
+
+    /// The `produce` block of stage `i` over `loops`, with the (already
+    /// built) stages attached to its loops inside them.
+    fn stage_nest(&mut self, i: usize, loops: Vec<Loop>) -> Result<Stmt> {
+        let st = &self.s.stages()[i];
+        let op = st.op().clone();
+        let exact_leaves: HashSet<&IterVar> =
+            loops.iter().filter(|l| l.exact).map(|l| &l.iv).collect();
+        let mut guards = Vec::new();
+        for iv in st.all_iter_vars() {
+            if self.b.has_tail(iv) && !exact_leaves.contains(iv) {
+                let r = self.b.range(iv).expect("has a range");
+                let value = self.expr(&self.b.value_of(iv));
+                let end = self.expr(&Expr::add(r.min.clone(), r.extent.clone()));
+                // Not simplified with the bound analyzer: it knows the exact
+                // range of `iv`, which is precisely what the loop exceeds.
+                let cond = simp(&arith::Analyzer::new(), Expr::lt(value, end));
+                if cond.as_bool() != Some(true) {
+                    guards.push(cond);
+                }
+            }
+        }
+        let roots: HashMap<Var, Expr> = op
+            .root_iter_vars()
+            .iter()
+            .map(|iv| (iv.var().clone(), self.expr(&self.b.value_of(iv))))
+            .collect();
+        let at_roots = |e: &Expr| e.substitute(&mut |v| roots.get(v).cloned());
+        let buf = self.buffers[i]
+            .clone()
+            .expect("computed stages have buffers");
+        let out_idx: Vec<Expr> = op
+            .axis()
+            .iter()
+            .map(|a| simp(&self.an, at_roots(&a.expr())))
+            .collect();
+        let out_access = self.access(i, out_idx);
+        let body = self.b.graph.bodies[i]
+            .clone()
+            .expect("computes have bodies");
+        // Each guard goes just inside the innermost loop it mentions, so that
+        // stages attached further in only run for valid iterations.
+        let placed: Vec<(Option<usize>, Expr)> = guards
+            .into_iter()
+            .map(|g| {
+                (
+                    loops.iter().rposition(|l| !l.trivial && g.uses_var(&l.var)),
+                    g,
+                )
+            })
+            .collect();
+        let wrap = |s: Stmt, gs: &[&Expr]| {
+            gs.iter()
+                .rev()
+                .fold(s, |acc, g| Stmt::if_then(Value::index((*g).clone()), acc))
+        };
+        let outside: Vec<&Expr> = placed
+            .iter()
+            .filter(|(p, _)| p.is_none())
+            .map(|(_, g)| g)
+            .collect();
+        let stmt = match body.as_reduce() {
+            None => {
+                let v = self.value(&body, &at_roots)?;
+                let store = Stmt::store(&buf, out_access, v);
+                self.nest(&loops, store, &placed, 0)?
+            }
+            Some(r) => {
+                let first_reduce = loops
+                    .iter()
+                    .position(|l| l.iv.kind() == IterKind::Reduce)
+                    .unwrap_or(loops.len());
+                let dtype = op.dtype();
+                let init_value = Value::constant(r.reducer.identity(dtype), dtype);
+                let init = Stmt::store_in_stage(
+                    format!("{}.init", op.name()),
+                    &buf,
+                    out_access.clone(),
+                    init_value,
+                );
+                // Guards inside the reduction loops that involve data axes
+                // only also guard the initialisation.
+                let reduce_vars: Vec<&Var> = loops[first_reduce..]
+                    .iter()
+                    .filter(|l| l.iv.kind() == IterKind::Reduce)
+                    .map(|l| &l.var)
+                    .collect();
+                let init_guards: Vec<&Expr> = placed
+                    .iter()
+                    .filter(|(p, g)| {
+                        p.is_some_and(|p| p >= first_reduce)
+                            && !reduce_vars.iter().any(|v| g.uses_var(v))
+                    })
+                    .map(|(_, g)| g)
+                    .collect();
+                let init = wrap(init, &init_guards);
+                let source = self.value(&r.source, &at_roots)?;
+                let acc = Value::load(&buf, out_access.clone());
+                let combined =
+                    Value::binary(binop(r.reducer.combiner(), dtype.is_int()), acc, source);
+                let mut update = Stmt::store(&buf, out_access, combined);
+                if let Some(c) = &r.condition {
+                    let c = simp(&self.an, at_roots(&self.expr(c)));
+                    update = Stmt::if_then(Value::index(c), update);
+                }
+                let data_inner: Vec<&Loop> = loops[first_reduce..]
+                    .iter()
+                    .filter(|l| l.iv.kind() == IterKind::DataPar)
+                    .collect();
+                let mut init_nest = init;
+                for l in data_inner.iter().rev() {
+                    if !l.trivial {
+                        init_nest =
+                            Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), init_nest);
+                    }
+                }
+                let update_nest =
+                    self.nest(&loops[first_reduce..], update, &placed, first_reduce)?;
+                self.nest(
+                    &loops[..first_reduce],
+                    Stmt::seq([init_nest, update_nest]),
+                    &placed,
+                    0,
+                )?
+            }
+        };
+        Ok(Stmt::produce(op.name(), wrap(stmt, &outside)))
+    }
+
+    /// Wraps `inner` in `loops` (outermost first; the first is loop number
+    /// `offset` of its stage), placing the stages attached to each loop and
+    /// the guards `placed` at that loop at the start of its body.
+    fn nest(
+        &mut self,
+        loops: &[Loop],
+        inner: Stmt,
+        placed: &[(Option<usize>, Expr)],
+        offset: usize,
+    ) -> Result<Stmt> {
+        let mut stmt = inner;
+        for (k, l) in loops.iter().enumerate().rev() {
+            if let Some(children) = self.attached.get(&l.iv).cloned() {
+                for &c in children.iter().rev() {
+                    let produce = self.built[c].take().ok_or_else(|| {
+                        TeError::lowering(format!(
+                            "stage `{}` was not built before its parent",
+                            self.s.stages()[c].op().name()
+                        ))
+                    })?;
+                    stmt = self.with_storage(c, seq(produce, stmt))?;
+                }
+            }
+            for (_, g) in placed.iter().rev().filter(|(p, _)| *p == Some(k + offset)) {
+                stmt = Stmt::if_then(Value::index(g.clone()), stmt);
+            }
+            if !l.trivial {
+                stmt = Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), stmt);
+            }
+        }
+        Ok(stmt)
+    }
+
+    /// Lowers an element value, with root axes replaced by `at_roots`.
+    fn value(&self, v: &TeValue, at_roots: &impl Fn(&Expr) -> Expr) -> Result<Value> {
+        let idx = |e: &Expr| simp(&self.an, at_roots(&self.expr(e)));
+        Ok(match v.kind() {
+            ValueKind::Float(x) => Value::f32(*x),
+            ValueKind::Index(e) => Value::index(idx(e)),
+            ValueKind::Load(t, indices) => {
+                let p = self.s.stage_index(t.op())?;
+                let buf = self.buffers[p]
+                    .as_ref()
+                    .ok_or_else(|| TeError::lowering(format!("`{}` has no storage", t.name())))?;
+                let logical: Vec<Expr> = indices.iter().map(idx).collect();
+                Value::load(buf, self.access(p, logical))
+            }
+            ValueKind::Neg(a) => -self.value(a, at_roots)?,
+            ValueKind::Binary(op, a, b) => {
+                let dtype = v.dtype();
+                // An integer literal next to a float is a float literal, as
+                // TVM converts Python constants (`A[i] + 2` is `+ 2.000000f`).
+                let operand = |x: &TeValue| -> Result<Value> {
+                    match x.kind() {
+                        ValueKind::Index(e) if dtype.is_float() => match e.as_int() {
+                            Some(c) => Ok(Value::constant(c as f64, dtype)),
+                            None => self.value(x, at_roots),
+                        },
+                        ValueKind::Float(f) => Ok(Value::constant(*f, dtype)),
+                        _ => self.value(x, at_roots),
+                    }
+                };
+                Value::binary(binop(*op, dtype.is_int()), operand(a)?, operand(b)?)
+            }
+            ValueKind::Select(c, a, b) => Value::select(
+                Value::index(idx(c)),
+                self.value(a, at_roots)?,
+                self.value(b, at_roots)?,
+            ),
+            ValueKind::Reduce(_) => {
+                return Err(TeError::definition(
+                    "a reduction must be the whole body of a compute",
+                ))
+            }
+        })
+    }
+}
+
+fn binop(op: BinaryOp, int: bool) -> BinOp {
+    match op {
+        BinaryOp::Add => BinOp::Add,
+        BinaryOp::Sub => BinOp::Sub,
+        BinaryOp::Mul => BinOp::Mul,
+        BinaryOp::Div if int => BinOp::FloorDiv,
+        BinaryOp::Div => BinOp::Div,
+        BinaryOp::Min => BinOp::Min,
+        BinaryOp::Max => BinOp::Max,
+    }
+}
+
+/// The shape of the storage of stage `i`: per axis, the largest extent its
+/// region takes over the iterations of its attach path. Exact by
+/// enumeration when the loops involved have constant ranges and few
+/// points; otherwise a constant upper bound; otherwise the tensor's size.
+pub(crate) fn allocation_shape(s: &Schedule, b: &Bounds, i: usize) -> Result<Vec<Expr>> {
+    let op = s.stages()[i].op();
+    let region = b
+        .region(op)
+        .ok_or_else(|| TeError::lowering(format!("no bounds for `{}`", op.name())))?;
+    // The attach path is only collected when an extent varies with a loop,
+    // so that long chains of attached stages stay linear.
+    let mut path: Option<Vec<IterVar>> = None;
+    region
+        .iter()
+        .zip(op.shape())
+        .map(|(r, size)| {
+            let e = simp(&b.analyzer, b.to_loop_vars(&r.extent));
+            if !b.mentions_loop(&e) {
+                return Ok(e);
+            }
+            let path = path.get_or_insert_with(|| b.graph.attach_path(i).cloned().collect());
+            Ok(largest(e, path, b).unwrap_or_else(|| size.clone()))
+        })
+        .collect()
+}
+
+fn largest(e: Expr, path: &[IterVar], b: &Bounds) -> Option<Expr> {
+    let an = &b.analyzer;
+    let on_path = |e: &Expr| path.iter().any(|iv| e.uses_var(iv.var()));
+    if !on_path(&e) {
+        return Some(e);
+    }
+    // The loops the extent depends on, directly or through their ranges,
+    // outermost first.
+    let mut needed: Vec<&IterVar> = Vec::new();
+    let mut frontier = vec![e.clone()];
+    while let Some(x) = frontier.pop() {
+        for iv in path {
+            if x.uses_var(iv.var()) && !needed.contains(&iv) {
+                needed.push(iv);
+                let r = b.range(iv)?;
+                frontier.push(b.to_loop_vars(&r.min));
+                frontier.push(b.to_loop_vars(&r.extent));
+            }
+        }
+    }
+    let order: Vec<&IterVar> = path.iter().rev().filter(|iv| needed.contains(iv)).collect();
+    let mut best: Option<i64> = None;
+    let mut budget = ENUMERATION_LIMIT;
+    let mut env: Vec<(Var, i64)> = Vec::new();
+    if enumerate_max(&e, &order, b, &mut env, &mut best, &mut budget) {
+        return best.map(Expr::int).or(Some(Expr::int(0)));
+    }
+    let bound = an.const_int_bound(&e);
+    (bound.max != arith::POS_INF).then(|| Expr::int(bound.max.max(0)))
+}
+
+/// Evaluates `e` at every point of the nested loops `order`; `false` when a
+/// range is not constant or the budget runs out.
+fn enumerate_max(
+    e: &Expr,
+    order: &[&IterVar],
+    b: &Bounds,
+    env: &mut Vec<(Var, i64)>,
+    best: &mut Option<i64>,
+    budget: &mut u64,
+) -> bool {
+    let lookup = |env: &Vec<(Var, i64)>, x: &Expr| {
+        let pairs: Vec<(&Var, i64)> = env.iter().map(|(v, x)| (v, *x)).collect();
+        b.to_loop_vars(x).eval_with(&pairs).ok()
+    };
+    let Some((iv, rest)) = order.split_first() else {
+        let Some(v) = lookup(env, e) else {
+            return false;
+        };
+        *best = Some(best.map_or(v, |m| m.max(v)));
+        return true;
+    };
+    let Some(r) = b.range(iv) else { return false };
+    let (Some(lo), Some(ext)) = (lookup(env, &r.min), lookup(env, &r.extent)) else {
+        return false;
+    };
+    for x in lo..lo.saturating_add(ext) {
+        if *budget == 0 {
+            return false;
+        }
+        *budget -= 1;
+        env.push((iv.var().clone(), x));
+        let ok = enumerate_max(e, rest, b, env, best, budget);
+        env.pop();
+        if !ok {
+            return false;
+        }
+    }
+    true
+}

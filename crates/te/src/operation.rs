@@ -1,0 +1,400 @@
+//! Operations and the tensors they produce: placeholders (inputs) and
+//! computes (`te.compute`).
+
+use crate::error::{Result, TeError};
+use crate::iter_var::{IterKind, IterVar};
+use crate::value::{Value, ValueKind};
+use arith::{Expr, Range, Var};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use tir::DataType;
+
+static NEXT_OP_ID: AtomicU64 = AtomicU64::new(1);
+
+/// The identity of an [`Operation`], unique in the process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpId(pub u64);
+
+/// A compute operation: one output element per point of `axis`, given by
+/// `body` (TVM's `ComputeOp`).
+#[derive(Clone, Debug)]
+pub struct ComputeOp {
+    /// One data-parallel axis per output dimension, over `[0, shape[d])`.
+    pub axis: Vec<IterVar>,
+    /// The reduction axes of the body (empty unless the body is a reduction).
+    pub reduce_axis: Vec<IterVar>,
+    /// The element value at a point of `axis`.
+    pub body: Value,
+}
+
+/// What an operation is.
+#[derive(Clone, Debug)]
+pub enum OpKind {
+    /// An input tensor (`te.placeholder`).
+    Placeholder,
+    /// A computed tensor (`te.compute`).
+    Compute(ComputeOp),
+}
+
+struct OpData {
+    id: OpId,
+    name: String,
+    shape: Vec<Expr>,
+    dtype: DataType,
+    kind: OpKind,
+}
+
+/// An operation: a shared handle with identity. Each operation has exactly
+/// one output [`Tensor`].
+#[derive(Clone)]
+pub struct Operation(Arc<OpData>);
+
+impl Operation {
+    /// The identity.
+    pub fn id(&self) -> OpId {
+        self.0.id
+    }
+
+    /// The name (`"A"`, `"C"`).
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// Placeholder or compute.
+    pub fn kind(&self) -> &OpKind {
+        &self.0.kind
+    }
+
+    /// The compute definition, when this is a compute.
+    pub fn as_compute(&self) -> Option<&ComputeOp> {
+        match &self.0.kind {
+            OpKind::Compute(c) => Some(c),
+            OpKind::Placeholder => None,
+        }
+    }
+
+    /// The output shape.
+    pub fn shape(&self) -> &[Expr] {
+        &self.0.shape
+    }
+
+    /// The output element type.
+    pub fn dtype(&self) -> DataType {
+        self.0.dtype
+    }
+
+    /// The output tensor.
+    pub fn output(&self) -> Tensor {
+        Tensor { op: self.clone() }
+    }
+
+    /// The data-parallel axes (empty for placeholders).
+    pub fn axis(&self) -> &[IterVar] {
+        self.as_compute().map(|c| c.axis.as_slice()).unwrap_or(&[])
+    }
+
+    /// The reduction axes (empty for placeholders and element-wise computes).
+    pub fn reduce_axis(&self) -> &[IterVar] {
+        self.as_compute()
+            .map(|c| c.reduce_axis.as_slice())
+            .unwrap_or(&[])
+    }
+
+    /// The root iteration variables: `axis` then `reduce_axis`.
+    pub fn root_iter_vars(&self) -> Vec<IterVar> {
+        let mut v = self.axis().to_vec();
+        v.extend(self.reduce_axis().iter().cloned());
+        v
+    }
+
+    /// The tensors the body reads, each once, in order of first use.
+    pub fn input_tensors(&self) -> Vec<Tensor> {
+        let mut out: Vec<Tensor> = Vec::new();
+        if let Some(c) = self.as_compute() {
+            c.body.for_each_load(&mut |t, _| {
+                if !out.contains(t) {
+                    out.push(t.clone());
+                }
+            });
+        }
+        out
+    }
+}
+
+impl PartialEq for Operation {
+    fn eq(&self, other: &Operation) -> bool {
+        self.0.id == other.0.id
+    }
+}
+impl Eq for Operation {}
+impl Hash for Operation {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.0.id.hash(h)
+    }
+}
+impl fmt::Debug for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Operation({})", self.name())
+    }
+}
+impl AsRef<Operation> for Operation {
+    fn as_ref(&self) -> &Operation {
+        self
+    }
+}
+
+/// The output of an operation: a shared handle; equal tensors come from the
+/// same operation.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Tensor {
+    op: Operation,
+}
+
+impl Tensor {
+    /// The operation that produces this tensor.
+    pub fn op(&self) -> &Operation {
+        &self.op
+    }
+
+    /// The name of the producing operation.
+    pub fn name(&self) -> &str {
+        self.op.name()
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[Expr] {
+        self.op.shape()
+    }
+
+    /// The number of dimensions.
+    pub fn ndim(&self) -> usize {
+        self.op.shape().len()
+    }
+
+    /// The element type.
+    pub fn dtype(&self) -> DataType {
+        self.op.dtype()
+    }
+
+    /// The element at `indices` (`A[i, j]`), as a value for compute bodies.
+    /// The number of indices is checked when the compute is built.
+    pub fn at(&self, indices: impl IntoIterator<Item = impl Into<Expr>>) -> Value {
+        Value::new(ValueKind::Load(
+            self.clone(),
+            indices.into_iter().map(Into::into).collect(),
+        ))
+    }
+}
+
+impl AsRef<Operation> for Tensor {
+    fn as_ref(&self) -> &Operation {
+        &self.op
+    }
+}
+impl fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tensor({})", self.name())
+    }
+}
+impl fmt::Display for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A symbolic size (`te.var("n")`), usable in shapes and indices.
+pub fn var(name: &str) -> Var {
+    Var::new(name)
+}
+
+/// A reduction axis over `[lo, hi)` (`te.reduce_axis((lo, hi), name)`).
+pub fn reduce_axis(range: (impl Into<Expr>, impl Into<Expr>), name: &str) -> IterVar {
+    let dom = Range::half_open(range.0.into(), range.1.into());
+    IterVar::new(name, Some(dom), IterKind::Reduce)
+}
+
+fn check_shape(shape: &[Expr], name: &str) -> Result<()> {
+    for (d, s) in shape.iter().enumerate() {
+        if let Some(v) = s.as_int() {
+            if v < 0 {
+                return Err(TeError::definition(format!(
+                    "dimension {d} of `{name}` has negative size {v}: sizes must be at least 0"
+                )));
+            }
+        }
+        if s.ty() != arith::Type::Int {
+            return Err(TeError::definition(format!(
+                "dimension {d} of `{name}` is a condition (`{s}`), not a size"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn new_op(name: &str, shape: Vec<Expr>, dtype: DataType, kind: OpKind) -> Operation {
+    Operation(Arc::new(OpData {
+        id: OpId(NEXT_OP_ID.fetch_add(1, Ordering::Relaxed)),
+        name: name.to_string(),
+        shape,
+        dtype,
+        kind,
+    }))
+}
+
+/// An input tensor (`te.placeholder(shape, name=, dtype=)`).
+///
+/// ```
+/// let n = te::var("n");
+/// let a = te::placeholder([n.expr(), arith::Expr::int(4)], "A", tir::DataType::Float32).unwrap();
+/// assert_eq!(a.ndim(), 2);
+/// assert!(te::placeholder([-1], "B", tir::DataType::Float32).is_err());
+/// ```
+pub fn placeholder(
+    shape: impl IntoIterator<Item = impl Into<Expr>>,
+    name: &str,
+    dtype: DataType,
+) -> Result<Tensor> {
+    let shape: Vec<Expr> = shape.into_iter().map(Into::into).collect();
+    check_shape(&shape, name)?;
+    Ok(new_op(name, shape, dtype, OpKind::Placeholder).output())
+}
+
+/// `te.compute(shape, fcompute, name)` with axes named `i0, i1, ...`.
+/// `fcompute` receives the axis variables as expressions and returns the
+/// element value.
+pub fn compute(
+    shape: impl IntoIterator<Item = impl Into<Expr>>,
+    fcompute: impl FnOnce(&[Expr]) -> Value,
+    name: &str,
+) -> Result<Tensor> {
+    let shape: Vec<Expr> = shape.into_iter().map(Into::into).collect();
+    let names: Vec<String> = (0..shape.len()).map(|d| format!("i{d}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    compute_named(shape, &names, fcompute, name)
+}
+
+/// `te.compute` with the axes named as the lambda's parameters
+/// (`lambda bi, bj: ...` names them `bi`, `bj`).
+///
+/// ```
+/// use tir::DataType;
+/// let a = te::placeholder([4, 4], "A", DataType::Float32).unwrap();
+/// let b = te::compute_named([4, 4], &["bi", "bj"], |i| a.at([&i[0], &i[1]]) + 2.0, "B").unwrap();
+/// assert_eq!(b.op().axis()[1].name(), "bj");
+/// assert_eq!(b.op().as_compute().unwrap().body.to_string(), "A[bi, bj] + 2.0");
+/// ```
+pub fn compute_named(
+    shape: impl IntoIterator<Item = impl Into<Expr>>,
+    axis_names: &[&str],
+    fcompute: impl FnOnce(&[Expr]) -> Value,
+    name: &str,
+) -> Result<Tensor> {
+    try_compute_named(
+        shape,
+        axis_names,
+        |i| Ok::<Value, TeError>(fcompute(i)),
+        name,
+    )
+}
+
+/// [`compute_named`] with a body builder that may fail (a script's lambda).
+pub fn try_compute_named<E: From<TeError>>(
+    shape: impl IntoIterator<Item = impl Into<Expr>>,
+    axis_names: &[&str],
+    fcompute: impl FnOnce(&[Expr]) -> std::result::Result<Value, E>,
+    name: &str,
+) -> std::result::Result<Tensor, E> {
+    let shape: Vec<Expr> = shape.into_iter().map(Into::into).collect();
+    check_shape(&shape, name)?;
+    if axis_names.len() != shape.len() {
+        return Err(TeError::definition(format!(
+            "`{name}` has {} dimensions but {} axis names were given",
+            shape.len(),
+            axis_names.len()
+        ))
+        .into());
+    }
+    let axis: Vec<IterVar> = shape
+        .iter()
+        .zip(axis_names)
+        .map(|(s, n)| IterVar::new(*n, Some(Range::from_extent(s.clone())), IterKind::DataPar))
+        .collect();
+    let vars: Vec<Expr> = axis.iter().map(IterVar::expr).collect();
+    let body = fcompute(&vars)?;
+    let reduce_axis = check_body(&body, name)?;
+    let dtype = body.dtype();
+    Ok(new_op(
+        name,
+        shape,
+        dtype,
+        OpKind::Compute(ComputeOp {
+            axis,
+            reduce_axis,
+            body,
+        }),
+    )
+    .output())
+}
+
+/// Checks load arities and that a reduction, if any, is the whole body;
+/// returns the reduction axes.
+fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
+    let mut err = None;
+    body.for_each_load(&mut |t, idx| {
+        if idx.len() != t.ndim() && err.is_none() {
+            err = Some(TeError::definition(format!(
+                "`{name}` reads `{}` with {} indices, but `{}` has {} dimensions",
+                t.name(),
+                idx.len(),
+                t.name(),
+                t.ndim()
+            )));
+        }
+        if idx.iter().any(|e| e.ty() != arith::Type::Int) && err.is_none() {
+            err = Some(TeError::definition(format!(
+                "`{name}` indexes `{}` with a condition; indices must be integers",
+                t.name()
+            )));
+        }
+    });
+    if let Some(e) = err {
+        return Err(e);
+    }
+    let nested = |v: &Value| {
+        let mut found = false;
+        fn walk(v: &Value, found: &mut bool) {
+            match v.kind() {
+                ValueKind::Reduce(_) => *found = true,
+                ValueKind::Neg(a) => walk(a, found),
+                ValueKind::Binary(_, a, b) | ValueKind::Select(_, a, b) => {
+                    walk(a, found);
+                    walk(b, found)
+                }
+                ValueKind::Float(_) | ValueKind::Index(_) | ValueKind::Load(..) => {}
+            }
+        }
+        walk(v, &mut found);
+        found
+    };
+    match body.as_reduce() {
+        Some(r) => {
+            if nested(&r.source) {
+                return Err(TeError::definition(format!(
+                    "`{name}` nests a reduction inside a reduction: compute the inner one as its own tensor"
+                )));
+            }
+            if r.axes.iter().any(|a| a.kind() != IterKind::Reduce || a.dom().is_none()) {
+                return Err(TeError::definition(format!(
+                    "`{name}` reduces over an axis that is not a `reduce_axis`"
+                )));
+            }
+            Ok(r.axes.clone())
+        }
+        None if nested(body) => Err(TeError::definition(format!(
+            "the reduction in `{name}` must be the whole body (as in TVM): compute it as its own tensor"
+        ))),
+        None => Ok(Vec::new()),
+    }
+}

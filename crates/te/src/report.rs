@@ -1,0 +1,159 @@
+//! The bound report: what the command line prints for a schedule.
+
+use crate::bound::infer_bound;
+use crate::error::Result;
+use crate::interval::simp;
+use crate::iter_var::IterKind;
+use crate::lower::{allocation_shape, schedule_ops, StorageStyle};
+use crate::operation::Tensor;
+use crate::schedule::{Attach, Schedule};
+use arith::{Expr, Range};
+use tir::PrimFunc;
+
+/// One iteration variable of a stage and its inferred range.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IterVarReport {
+    /// The name (`i.outer`).
+    pub name: String,
+    /// Data-parallel or reduction.
+    pub kind: IterKind,
+    /// Whether it is a loop of the stage (a leaf).
+    pub leaf: bool,
+    /// The first value; may name enclosing loops or symbolic sizes.
+    pub min: Expr,
+    /// The number of values.
+    pub extent: Expr,
+}
+
+/// Where a stage is computed, for printing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// An input tensor.
+    Input,
+    /// At the top level.
+    Root,
+    /// Substituted into its consumers.
+    Inline,
+    /// In loop `axis` of stage `stage`.
+    At {
+        /// The enclosing stage.
+        stage: String,
+        /// Its loop.
+        axis: String,
+    },
+}
+
+/// Everything inferred about one stage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageReport {
+    /// The stage's name.
+    pub name: String,
+    /// Where it is computed.
+    pub placement: Placement,
+    /// Every iteration variable with its range (empty for inputs and
+    /// inlined stages).
+    pub iter_vars: Vec<IterVarReport>,
+    /// The loops enclosing the stage, innermost first (seed 000's attach
+    /// path).
+    pub attach_path: Vec<String>,
+    /// The region computed per iteration of the attach point, one
+    /// `[min, extent)` per axis.
+    pub region: Vec<Range>,
+    /// The storage shape: the largest region over the iterations.
+    pub allocation: Vec<Expr>,
+}
+
+/// Bounds and the lowered program of a schedule.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// One entry per stage, producers first.
+    pub stages: Vec<StageReport>,
+    /// The program `tvm.lower(s, args)` gives, with `allocate` storage.
+    pub program: PrimFunc,
+}
+
+impl Report {
+    /// The report of the stage called `name`.
+    pub fn stage(&self, name: &str) -> Option<&StageReport> {
+        self.stages.iter().find(|s| s.name == name)
+    }
+}
+
+/// Infers bounds, attach paths, regions and storage for every stage of `s`,
+/// and lowers it with `args` as parameters.
+///
+/// ```
+/// use tir::DataType;
+/// let c = te::compute_named([5, 16], &["i", "j"], |_| te::Value::int(5), "C").unwrap();
+/// let d = te::compute_named([5, 16], &["i", "j"], |i| c.at([&i[0], &i[1]]) * 2, "D").unwrap();
+/// let mut s = te::create_schedule(&[d.clone()]);
+/// s.compute_at(&c, &d, &d.op().axis()[1]).unwrap();
+/// let r = te::report(&s, &[d]).unwrap();
+/// assert_eq!(r.stage("C").unwrap().attach_path, ["j", "i"]);
+/// assert_eq!(r.stage("C").unwrap().allocation, [arith::Expr::int(1), arith::Expr::int(1)]);
+/// ```
+pub fn report(s: &Schedule, args: &[Tensor]) -> Result<Report> {
+    let b = infer_bound(s)?;
+    let program = schedule_ops(s, &b, args, StorageStyle::Allocate)?;
+    let mut stages = Vec::with_capacity(s.stages().len());
+    for (i, st) in s.stages().iter().enumerate() {
+        let placement = if st.is_placeholder() {
+            Placement::Input
+        } else {
+            match st.attach() {
+                Attach::Root => Placement::Root,
+                Attach::Inline => Placement::Inline,
+                Attach::At { parent, axis } => Placement::At {
+                    stage: parent.name().to_string(),
+                    axis: axis.name().to_string(),
+                },
+            }
+        };
+        let inline = st.attach() == &Attach::Inline;
+        let iter_vars = if inline {
+            Vec::new()
+        } else {
+            st.all_iter_vars()
+                .iter()
+                .filter_map(|iv| {
+                    let r = b.range(iv)?;
+                    Some(IterVarReport {
+                        name: iv.name().to_string(),
+                        kind: iv.kind(),
+                        leaf: st.leaf_iter_vars().contains(iv),
+                        min: simp(&b.analyzer, r.min.clone()),
+                        extent: simp(&b.analyzer, r.extent.clone()),
+                    })
+                })
+                .collect()
+        };
+        let attach_path = b
+            .graph
+            .attach_path(i)
+            .map(|iv| iv.name().to_string())
+            .collect();
+        let (region, allocation) = if inline || st.is_placeholder() {
+            let full: Vec<Range> = st
+                .op()
+                .shape()
+                .iter()
+                .map(|d| Range::from_extent(d.clone()))
+                .collect();
+            (if inline { Vec::new() } else { full }, Vec::new())
+        } else {
+            (
+                b.region(st.op()).unwrap_or_default(),
+                allocation_shape(s, &b, i)?,
+            )
+        };
+        stages.push(StageReport {
+            name: st.op().name().to_string(),
+            placement,
+            iter_vars,
+            attach_path,
+            region,
+            allocation,
+        });
+    }
+    Ok(Report { stages, program })
+}

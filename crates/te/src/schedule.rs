@@ -1,0 +1,448 @@
+//! Schedules: one stage per operation, with the loop structure
+//! (split, fuse, reorder, tile) and the placement (compute_at, compute_root,
+//! compute_inline) of its computation.
+
+use crate::error::{Result, TeError};
+use crate::iter_var::IterVar;
+use crate::operation::{OpId, OpKind, Operation, Tensor};
+use arith::Expr;
+use std::collections::HashMap;
+
+/// How a split divides its parent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SplitBy {
+    /// `split(axis, factor=f)`: the inner loop runs `f` times (fewer in the
+    /// last outer iteration when `f` does not divide the extent).
+    Factor(Expr),
+    /// `split(axis, nparts=p)`: the outer loop runs (at most) `p` times.
+    NParts(Expr),
+}
+
+/// A relation between iteration variables of one stage (TVM's
+/// `IterVarRelation`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Relation {
+    /// `parent = outer * factor + inner`.
+    Split {
+        /// The axis that was split.
+        parent: IterVar,
+        /// The outer loop (`parent.outer`).
+        outer: IterVar,
+        /// The inner loop (`parent.inner`).
+        inner: IterVar,
+        /// The factor or the number of parts.
+        by: SplitBy,
+    },
+    /// `fused = outer * extent(inner) + inner`.
+    Fuse {
+        /// The outer of the two fused axes.
+        outer: IterVar,
+        /// The inner of the two fused axes.
+        inner: IterVar,
+        /// The fused axis (`outer.inner.fused`).
+        fused: IterVar,
+    },
+}
+
+/// Where a stage's computation is placed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Attach {
+    /// At the top level of the program (the default).
+    Root,
+    /// Substituted into its consumers (`compute_inline`).
+    Inline,
+    /// Inside the loop `axis` of the stage of `parent` (`compute_at`).
+    At {
+        /// The operation whose loop nest holds this stage.
+        parent: Operation,
+        /// The loop of `parent` this stage is computed in.
+        axis: IterVar,
+    },
+}
+
+/// The schedule of one operation (TVM's `Stage`).
+#[derive(Clone, Debug)]
+pub struct Stage {
+    op: Operation,
+    all_iter_vars: Vec<IterVar>,
+    leaf_iter_vars: Vec<IterVar>,
+    relations: Vec<Relation>,
+    attach: Attach,
+    is_output: bool,
+}
+
+impl Stage {
+    fn new(op: Operation, is_output: bool) -> Stage {
+        let roots = op.root_iter_vars();
+        Stage {
+            op,
+            all_iter_vars: roots.clone(),
+            leaf_iter_vars: roots,
+            relations: Vec::new(),
+            attach: Attach::Root,
+            is_output,
+        }
+    }
+
+    /// The operation this stage computes.
+    pub fn op(&self) -> &Operation {
+        &self.op
+    }
+
+    /// Every iteration variable: roots first, then those made by schedule
+    /// primitives in creation order.
+    pub fn all_iter_vars(&self) -> &[IterVar] {
+        &self.all_iter_vars
+    }
+
+    /// The loops of the stage, outermost first.
+    pub fn leaf_iter_vars(&self) -> &[IterVar] {
+        &self.leaf_iter_vars
+    }
+
+    /// The relations in the order they were applied.
+    pub fn relations(&self) -> &[Relation] {
+        &self.relations
+    }
+
+    /// Where the stage is computed.
+    pub fn attach(&self) -> &Attach {
+        &self.attach
+    }
+
+    /// Whether the stage produces an output of the schedule.
+    pub fn is_output(&self) -> bool {
+        self.is_output
+    }
+
+    /// Whether the stage is an input (placeholder).
+    pub fn is_placeholder(&self) -> bool {
+        matches!(self.op.kind(), OpKind::Placeholder)
+    }
+
+    fn leaf_pos(&self, iv: &IterVar) -> Result<usize> {
+        self.leaf_iter_vars
+            .iter()
+            .position(|l| l == iv)
+            .ok_or_else(|| {
+                TeError::schedule(format!(
+                "`{}` is not a loop of stage `{}` (its loops are {}): use an axis returned by the \
+                 last split/fuse of this stage",
+                iv.name(),
+                self.op.name(),
+                names(&self.leaf_iter_vars)
+            ))
+            })
+    }
+}
+
+fn names(ivs: &[IterVar]) -> String {
+    let v: Vec<&str> = ivs.iter().map(IterVar::name).collect();
+    format!("[{}]", v.join(", "))
+}
+
+/// A schedule: the stages of every operation the outputs depend on, producers
+/// before consumers (TVM's `te.create_schedule`).
+///
+/// ```
+/// use tir::DataType;
+/// let a = te::placeholder([16], "A", DataType::Float32).unwrap();
+/// let b = te::compute_named([16], &["i"], |i| a.at([&i[0]]) * 2.0, "B").unwrap();
+/// let mut s = te::create_schedule(&[b.clone()]);
+/// let (xo, xi) = s.split(&b, &b.op().axis()[0], 4).unwrap();
+/// assert_eq!((xo.name(), xi.name()), ("i.outer", "i.inner"));
+/// assert_eq!(s.stage(&b).unwrap().leaf_iter_vars(), &[xo, xi]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Schedule {
+    outputs: Vec<Operation>,
+    stages: Vec<Stage>,
+    index: HashMap<OpId, usize>,
+}
+
+/// Creates the schedule of the operations that compute `outputs`.
+pub fn create_schedule(outputs: &[Tensor]) -> Schedule {
+    let ops: Vec<Operation> = outputs.iter().map(|t| t.op().clone()).collect();
+    Schedule::new(&ops)
+}
+
+impl Schedule {
+    /// The schedule of `outputs` and everything they read, with every stage
+    /// computed at the root.
+    pub fn new(outputs: &[Operation]) -> Schedule {
+        let order = post_order(outputs);
+        let mut index = HashMap::with_capacity(order.len());
+        let mut stages = Vec::with_capacity(order.len());
+        for op in order {
+            index.insert(op.id(), stages.len());
+            let is_output = outputs.contains(&op);
+            stages.push(Stage::new(op, is_output));
+        }
+        Schedule {
+            outputs: outputs.to_vec(),
+            stages,
+            index,
+        }
+    }
+
+    /// The output operations.
+    pub fn outputs(&self) -> &[Operation] {
+        &self.outputs
+    }
+
+    /// All stages, producers before consumers.
+    pub fn stages(&self) -> &[Stage] {
+        &self.stages
+    }
+
+    /// The stage of an operation (or of the tensor it produces).
+    pub fn stage(&self, op: &impl AsRef<Operation>) -> Result<&Stage> {
+        let i = self.stage_index(op.as_ref())?;
+        Ok(&self.stages[i])
+    }
+
+    /// The position of the stage of `op` in [`Schedule::stages`].
+    pub fn stage_index(&self, op: &Operation) -> Result<usize> {
+        self.index.get(&op.id()).copied().ok_or_else(|| {
+            TeError::schedule(format!(
+                "`{}` is not part of this schedule: schedules hold the outputs and what they read",
+                op.name()
+            ))
+        })
+    }
+
+    fn compute_stage_mut(&mut self, op: &Operation, what: &str) -> Result<&mut Stage> {
+        let i = self.stage_index(op)?;
+        let st = &mut self.stages[i];
+        if st.is_placeholder() {
+            return Err(TeError::schedule(format!(
+                "`{}` is a placeholder: `{what}` applies to computed tensors only",
+                op.name()
+            )));
+        }
+        Ok(st)
+    }
+
+    /// `s[t].split(axis, factor=factor)`: returns `(outer, inner)`.
+    pub fn split(
+        &mut self,
+        t: &impl AsRef<Operation>,
+        axis: &IterVar,
+        factor: impl Into<Expr>,
+    ) -> Result<(IterVar, IterVar)> {
+        self.split_by(t.as_ref(), axis, SplitBy::Factor(factor.into()))
+    }
+
+    /// `s[t].split(axis, nparts=nparts)`: returns `(outer, inner)`.
+    pub fn split_nparts(
+        &mut self,
+        t: &impl AsRef<Operation>,
+        axis: &IterVar,
+        nparts: impl Into<Expr>,
+    ) -> Result<(IterVar, IterVar)> {
+        self.split_by(t.as_ref(), axis, SplitBy::NParts(nparts.into()))
+    }
+
+    fn split_by(
+        &mut self,
+        op: &Operation,
+        axis: &IterVar,
+        by: SplitBy,
+    ) -> Result<(IterVar, IterVar)> {
+        let amount = match &by {
+            SplitBy::Factor(e) | SplitBy::NParts(e) => e,
+        };
+        if matches!(amount.as_int(), Some(v) if v <= 0) || amount.ty() != arith::Type::Int {
+            return Err(TeError::schedule(format!(
+                "split of `{}` by `{amount}`: the factor or number of parts must be a positive integer",
+                axis.name()
+            )));
+        }
+        let st = self.compute_stage_mut(op, "split")?;
+        let pos = st.leaf_pos(axis)?;
+        let outer = IterVar::new(format!("{}.outer", axis.name()), None, axis.kind());
+        let inner = IterVar::new(format!("{}.inner", axis.name()), None, axis.kind());
+        st.leaf_iter_vars
+            .splice(pos..pos + 1, [outer.clone(), inner.clone()]);
+        st.all_iter_vars.push(outer.clone());
+        st.all_iter_vars.push(inner.clone());
+        st.relations.push(Relation::Split {
+            parent: axis.clone(),
+            outer: outer.clone(),
+            inner: inner.clone(),
+            by,
+        });
+        Ok((outer, inner))
+    }
+
+    /// `s[t].fuse(outer, inner)`: the two loops must be adjacent, `outer`
+    /// directly enclosing `inner`, and of the same kind.
+    pub fn fuse(
+        &mut self,
+        t: &impl AsRef<Operation>,
+        outer: &IterVar,
+        inner: &IterVar,
+    ) -> Result<IterVar> {
+        let st = self.compute_stage_mut(t.as_ref(), "fuse")?;
+        let po = st.leaf_pos(outer)?;
+        let pi = st.leaf_pos(inner)?;
+        if pi != po + 1 {
+            return Err(TeError::schedule(format!(
+                "cannot fuse `{}` and `{}`: only adjacent loops can be fused, the first directly \
+                 enclosing the second (reorder them first)",
+                outer.name(),
+                inner.name()
+            )));
+        }
+        if outer.kind() != inner.kind() {
+            return Err(TeError::schedule(format!(
+                "cannot fuse `{}` and `{}`: one is a reduction axis and the other is not",
+                outer.name(),
+                inner.name()
+            )));
+        }
+        let fused = IterVar::new(
+            format!("{}.{}.fused", outer.name(), inner.name()),
+            None,
+            outer.kind(),
+        );
+        st.leaf_iter_vars.splice(po..po + 2, [fused.clone()]);
+        st.all_iter_vars.push(fused.clone());
+        st.relations.push(Relation::Fuse {
+            outer: outer.clone(),
+            inner: inner.clone(),
+            fused: fused.clone(),
+        });
+        Ok(fused)
+    }
+
+    /// `s[t].reorder(*order)`: the given loops take the positions they
+    /// occupy, in the given order; other loops stay where they are.
+    pub fn reorder(&mut self, t: &impl AsRef<Operation>, order: &[IterVar]) -> Result<()> {
+        let st = self.compute_stage_mut(t.as_ref(), "reorder")?;
+        let mut pos = Vec::with_capacity(order.len());
+        for iv in order {
+            let p = st.leaf_pos(iv)?;
+            if pos.contains(&p) {
+                return Err(TeError::schedule(format!(
+                    "`{}` appears twice in reorder: name each loop once",
+                    iv.name()
+                )));
+            }
+            pos.push(p);
+        }
+        let mut sorted = pos.clone();
+        sorted.sort_unstable();
+        for (slot, iv) in sorted.into_iter().zip(order) {
+            st.leaf_iter_vars[slot] = iv.clone();
+        }
+        Ok(())
+    }
+
+    /// `s[t].tile(x, y, x_factor, y_factor)`: splits both axes and orders the
+    /// loops `(x.outer, y.outer, x.inner, y.inner)`, which it returns.
+    pub fn tile(
+        &mut self,
+        t: &impl AsRef<Operation>,
+        x: &IterVar,
+        y: &IterVar,
+        x_factor: impl Into<Expr>,
+        y_factor: impl Into<Expr>,
+    ) -> Result<(IterVar, IterVar, IterVar, IterVar)> {
+        let (xo, xi) = self.split(t, x, x_factor)?;
+        let (yo, yi) = self.split(t, y, y_factor)?;
+        self.reorder(t, &[xo.clone(), yo.clone(), xi.clone(), yi.clone()])?;
+        Ok((xo, yo, xi, yi))
+    }
+
+    /// `s[t].compute_at(s[parent], axis)`: computes `t` inside the loop
+    /// `axis` of `parent`, just the part that iteration needs.
+    pub fn compute_at(
+        &mut self,
+        t: &impl AsRef<Operation>,
+        parent: &impl AsRef<Operation>,
+        axis: &IterVar,
+    ) -> Result<()> {
+        let parent = parent.as_ref().clone();
+        let op = t.as_ref();
+        if &parent == op {
+            return Err(TeError::schedule(format!(
+                "cannot compute `{}` at one of its own loops: attach it to a consumer",
+                op.name()
+            )));
+        }
+        let pst = self.stage(&parent)?;
+        if !pst.all_iter_vars.contains(axis) {
+            return Err(TeError::schedule(format!(
+                "`{}` is not a loop of `{}`: pass one of {}",
+                axis.name(),
+                parent.name(),
+                names(&pst.leaf_iter_vars)
+            )));
+        }
+        if pst.is_placeholder() {
+            return Err(TeError::schedule(format!(
+                "cannot compute at placeholder `{}`",
+                parent.name()
+            )));
+        }
+        let st = self.compute_stage_mut(op, "compute_at")?;
+        st.attach = Attach::At {
+            parent,
+            axis: axis.clone(),
+        };
+        Ok(())
+    }
+
+    /// `s[t].compute_root()`: computes all of `t` at the top level.
+    pub fn compute_root(&mut self, t: &impl AsRef<Operation>) -> Result<()> {
+        self.compute_stage_mut(t.as_ref(), "compute_root")?.attach = Attach::Root;
+        Ok(())
+    }
+
+    /// `s[t].compute_inline()`: substitutes `t`'s body into its consumers.
+    /// Outputs and reductions cannot be inlined.
+    pub fn compute_inline(&mut self, t: &impl AsRef<Operation>) -> Result<()> {
+        let op = t.as_ref();
+        let st = self.compute_stage_mut(op, "compute_inline")?;
+        if st.is_output {
+            return Err(TeError::schedule(format!(
+                "cannot inline `{}`: it is an output",
+                op.name()
+            )));
+        }
+        if !op.reduce_axis().is_empty() {
+            return Err(TeError::schedule(format!(
+                "cannot inline `{}`: it is a reduction (compute it at a consumer's loop instead)",
+                op.name()
+            )));
+        }
+        st.attach = Attach::Inline;
+        Ok(())
+    }
+}
+
+/// Operations reachable from `outputs`, each after everything it reads
+/// (iterative, so long chains do not exhaust the stack).
+fn post_order(outputs: &[Operation]) -> Vec<Operation> {
+    let mut seen: HashMap<OpId, ()> = HashMap::new();
+    let mut order = Vec::new();
+    let mut stack: Vec<(Operation, bool)> =
+        outputs.iter().rev().map(|o| (o.clone(), false)).collect();
+    while let Some((op, expanded)) = stack.pop() {
+        if expanded {
+            order.push(op);
+            continue;
+        }
+        if seen.insert(op.id(), ()).is_some() {
+            continue;
+        }
+        stack.push((op.clone(), true));
+        for t in op.input_tensors().into_iter().rev() {
+            if !seen.contains_key(&t.op().id()) {
+                stack.push((t.op().clone(), false));
+            }
+        }
+    }
+    order
+}

@@ -1,0 +1,459 @@
+//! Body expressions of compute operations: the values a tensor element is
+//! computed from.
+
+use crate::iter_var::IterVar;
+use crate::operation::Tensor;
+use arith::{Expr, Var};
+use std::fmt;
+use std::sync::Arc;
+use tir::DataType;
+
+/// A binary arithmetic operator on element values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    /// `a + b`
+    Add,
+    /// `a - b`
+    Sub,
+    /// `a * b`
+    Mul,
+    /// `a / b`: true division for floats, floor division for integers.
+    Div,
+    /// `min(a, b)`
+    Min,
+    /// `max(a, b)`
+    Max,
+}
+
+impl BinaryOp {
+    /// Applies the operator to two element values. Integer division is floor
+    /// division (`None` when dividing an integer by zero).
+    pub fn apply(self, a: f64, b: f64, integer: bool) -> Option<f64> {
+        Some(match self {
+            BinaryOp::Add => a + b,
+            BinaryOp::Sub => a - b,
+            BinaryOp::Mul => a * b,
+            BinaryOp::Div if integer => {
+                if b == 0.0 {
+                    return None;
+                }
+                (a / b).floor()
+            }
+            BinaryOp::Div => a / b,
+            BinaryOp::Min => a.min(b),
+            BinaryOp::Max => a.max(b),
+        })
+    }
+
+    fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Min => "min",
+            BinaryOp::Max => "max",
+        }
+    }
+}
+
+/// How a reduction combines values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reducer {
+    /// `te.sum`, identity 0.
+    Sum,
+    /// `te.max`, identity the lowest value of the type.
+    Max,
+    /// `te.min`, identity the highest value of the type.
+    Min,
+}
+
+impl Reducer {
+    /// The identity element for `dtype` (the reduction of nothing).
+    pub fn identity(self, dtype: DataType) -> f64 {
+        let (lo, hi) = match dtype.int_range() {
+            Some((lo, hi)) => (lo as f64, hi as f64),
+            None => (f64::NEG_INFINITY, f64::INFINITY),
+        };
+        match self {
+            Reducer::Sum => 0.0,
+            Reducer::Max => lo,
+            Reducer::Min => hi,
+        }
+    }
+
+    /// The operator that folds one more value into the accumulator.
+    pub fn combiner(self) -> BinaryOp {
+        match self {
+            Reducer::Sum => BinaryOp::Add,
+            Reducer::Max => BinaryOp::Max,
+            Reducer::Min => BinaryOp::Min,
+        }
+    }
+
+    /// TVM's name (`sum`, `max`, `min`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Reducer::Sum => "sum",
+            Reducer::Max => "max",
+            Reducer::Min => "min",
+        }
+    }
+}
+
+/// A reduction of `source` over `axes`, optionally restricted to the points
+/// where `condition` holds (TVM's `where=`).
+#[derive(Clone, Debug)]
+pub struct Reduce {
+    /// How values are combined.
+    pub reducer: Reducer,
+    /// The value reduced at each point of the reduction axes.
+    pub source: Value,
+    /// The reduction axes.
+    pub axes: Vec<IterVar>,
+    /// Only points where this holds take part.
+    pub condition: Option<Expr>,
+}
+
+/// The node kinds of a [`Value`].
+#[derive(Clone, Debug)]
+pub enum ValueKind {
+    /// A floating-point constant.
+    Float(f64),
+    /// An integer index expression used as an element value (an integer
+    /// constant, or `lambda i: i`).
+    Index(Expr),
+    /// An element of another tensor.
+    Load(Tensor, Vec<Expr>),
+    /// `-a`
+    Neg(Value),
+    /// `a op b`
+    Binary(BinaryOp, Value, Value),
+    /// `if_then_else(cond, a, b)` on an index condition.
+    Select(Expr, Value, Value),
+    /// A reduction; only allowed as the whole body of a compute.
+    Reduce(Reduce),
+}
+
+/// A shared, immutable element-value expression: the body of a compute.
+///
+/// Arithmetic operators build values from values, floats and integers:
+///
+/// ```
+/// let a = te::placeholder([4], "A", tir::DataType::Float32).unwrap();
+/// let i = arith::Var::new("i");
+/// let v = a.at([i.expr()]) * 3.0 + 1;
+/// assert_eq!(v.to_string(), "A[i] * 3.0 + 1");
+/// ```
+#[derive(Clone)]
+pub struct Value(Arc<ValueKind>);
+
+impl Value {
+    /// A value of the given kind.
+    pub fn new(kind: ValueKind) -> Value {
+        Value(Arc::new(kind))
+    }
+
+    /// A float constant.
+    pub fn float(v: f64) -> Value {
+        Value::new(ValueKind::Float(v))
+    }
+
+    /// An integer constant.
+    pub fn int(v: i64) -> Value {
+        Value::new(ValueKind::Index(Expr::int(v)))
+    }
+
+    /// An index expression used as a value.
+    pub fn index(e: Expr) -> Value {
+        Value::new(ValueKind::Index(e))
+    }
+
+    /// `a op b`.
+    pub fn binary(op: BinaryOp, a: Value, b: Value) -> Value {
+        Value::new(ValueKind::Binary(op, a, b))
+    }
+
+    /// `min(a, b)`.
+    pub fn min(a: Value, b: Value) -> Value {
+        Value::binary(BinaryOp::Min, a, b)
+    }
+
+    /// `max(a, b)`.
+    pub fn max(a: Value, b: Value) -> Value {
+        Value::binary(BinaryOp::Max, a, b)
+    }
+
+    /// `a` where the index condition `cond` holds, else `b` (TVM's
+    /// `if_then_else`).
+    pub fn select(cond: Expr, a: Value, b: Value) -> Value {
+        Value::new(ValueKind::Select(cond, a, b))
+    }
+
+    /// The node kind, for matching.
+    pub fn kind(&self) -> &ValueKind {
+        &self.0
+    }
+
+    /// The reduction, when this value is one.
+    pub fn as_reduce(&self) -> Option<&Reduce> {
+        match self.kind() {
+            ValueKind::Reduce(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The element type: loads have their tensor's type, float constants are
+    /// `float32`, index values `int32`; operators promote.
+    pub fn dtype(&self) -> DataType {
+        match self.kind() {
+            ValueKind::Float(_) => DataType::Float32,
+            ValueKind::Index(_) => DataType::Int32,
+            ValueKind::Load(t, _) => t.dtype(),
+            ValueKind::Neg(a) => a.dtype(),
+            ValueKind::Binary(_, a, b) | ValueKind::Select(_, a, b) => a.dtype().promote(b.dtype()),
+            ValueKind::Reduce(r) => r.source.dtype(),
+        }
+    }
+
+    /// Calls `f` on every tensor load, outermost first.
+    pub fn for_each_load(&self, f: &mut impl FnMut(&Tensor, &[Expr])) {
+        match self.kind() {
+            ValueKind::Float(_) | ValueKind::Index(_) => {}
+            ValueKind::Load(t, idx) => f(t, idx),
+            ValueKind::Neg(a) => a.for_each_load(f),
+            ValueKind::Binary(_, a, b) | ValueKind::Select(_, a, b) => {
+                a.for_each_load(f);
+                b.for_each_load(f);
+            }
+            ValueKind::Reduce(r) => r.source.for_each_load(f),
+        }
+    }
+
+    /// Calls `f` on every index expression (load indices, conditions, index
+    /// values).
+    pub fn for_each_index(&self, f: &mut impl FnMut(&Expr)) {
+        match self.kind() {
+            ValueKind::Float(_) => {}
+            ValueKind::Index(e) => f(e),
+            ValueKind::Load(_, idx) => idx.iter().for_each(&mut *f),
+            ValueKind::Neg(a) => a.for_each_index(f),
+            ValueKind::Binary(_, a, b) => {
+                a.for_each_index(f);
+                b.for_each_index(f);
+            }
+            ValueKind::Select(c, a, b) => {
+                f(c);
+                a.for_each_index(f);
+                b.for_each_index(f);
+            }
+            ValueKind::Reduce(r) => {
+                if let Some(c) = &r.condition {
+                    f(c);
+                }
+                r.source.for_each_index(f)
+            }
+        }
+    }
+
+    /// The value with every index expression rewritten by `f` and every load
+    /// rewritten by `load` (which receives the already rewritten indices and
+    /// returns `None` to keep the load).
+    pub fn rewrite(
+        &self,
+        f: &mut impl FnMut(&Expr) -> Expr,
+        load: &mut impl FnMut(&Tensor, &[Expr]) -> Option<Value>,
+    ) -> Value {
+        match self.kind() {
+            ValueKind::Float(_) => self.clone(),
+            ValueKind::Index(e) => Value::index(f(e)),
+            ValueKind::Load(t, idx) => {
+                let idx: Vec<Expr> = idx.iter().map(&mut *f).collect();
+                load(t, &idx).unwrap_or_else(|| Value::new(ValueKind::Load(t.clone(), idx)))
+            }
+            ValueKind::Neg(a) => Value::new(ValueKind::Neg(a.rewrite(f, load))),
+            ValueKind::Binary(op, a, b) => {
+                Value::binary(*op, a.rewrite(f, load), b.rewrite(f, load))
+            }
+            ValueKind::Select(c, a, b) => {
+                Value::select(f(c), a.rewrite(f, load), b.rewrite(f, load))
+            }
+            ValueKind::Reduce(r) => Value::new(ValueKind::Reduce(Reduce {
+                reducer: r.reducer,
+                source: r.source.rewrite(f, load),
+                axes: r.axes.clone(),
+                condition: r.condition.as_ref().map(&mut *f),
+            })),
+        }
+    }
+
+    /// The value with variables replaced by `map` (others kept).
+    pub fn substitute(&self, map: &mut impl FnMut(&Var) -> Option<Expr>) -> Value {
+        self.rewrite(&mut |e| e.substitute(map), &mut |_, _| None)
+    }
+}
+
+fn reduce_value(
+    reducer: Reducer,
+    source: Value,
+    axes: &[IterVar],
+    condition: Option<Expr>,
+) -> Value {
+    Value::new(ValueKind::Reduce(Reduce {
+        reducer,
+        source,
+        axes: axes.to_vec(),
+        condition,
+    }))
+}
+
+/// `te.sum(source, axis=axes)`.
+pub fn sum(source: Value, axes: &[IterVar]) -> Value {
+    reduce_value(Reducer::Sum, source, axes, None)
+}
+
+/// `te.max(source, axis=axes)`.
+pub fn max(source: Value, axes: &[IterVar]) -> Value {
+    reduce_value(Reducer::Max, source, axes, None)
+}
+
+/// `te.min(source, axis=axes)`.
+pub fn min(source: Value, axes: &[IterVar]) -> Value {
+    reduce_value(Reducer::Min, source, axes, None)
+}
+
+/// A reduction with TVM's `where=` condition: only points of `axes` where
+/// `condition` holds are combined.
+pub fn reduce_where(reducer: Reducer, source: Value, axes: &[IterVar], condition: Expr) -> Value {
+    reduce_value(reducer, source, axes, Some(condition))
+}
+
+impl From<f64> for Value {
+    fn from(v: f64) -> Value {
+        Value::float(v)
+    }
+}
+impl From<i64> for Value {
+    fn from(v: i64) -> Value {
+        Value::int(v)
+    }
+}
+impl From<i32> for Value {
+    fn from(v: i32) -> Value {
+        Value::int(v as i64)
+    }
+}
+impl From<Expr> for Value {
+    fn from(e: Expr) -> Value {
+        Value::index(e)
+    }
+}
+impl From<&Value> for Value {
+    fn from(v: &Value) -> Value {
+        v.clone()
+    }
+}
+
+mod ops {
+    use super::{BinaryOp, Value, ValueKind};
+    use std::ops::{Add, Div, Mul, Neg, Sub};
+
+    macro_rules! bin {
+        ($tr:ident, $m:ident, $op:ident) => {
+            impl<T: Into<Value>> $tr<T> for Value {
+                type Output = Value;
+                fn $m(self, rhs: T) -> Value {
+                    Value::binary(BinaryOp::$op, self, rhs.into())
+                }
+            }
+            impl<T: Into<Value>> $tr<T> for &Value {
+                type Output = Value;
+                fn $m(self, rhs: T) -> Value {
+                    Value::binary(BinaryOp::$op, self.clone(), rhs.into())
+                }
+            }
+        };
+    }
+    bin!(Add, add, Add);
+    bin!(Sub, sub, Sub);
+    bin!(Mul, mul, Mul);
+    bin!(Div, div, Div);
+
+    impl Neg for Value {
+        type Output = Value;
+        fn neg(self) -> Value {
+            Value::new(ValueKind::Neg(self))
+        }
+    }
+}
+
+fn precedence(v: &Value) -> u8 {
+    match v.kind() {
+        ValueKind::Binary(BinaryOp::Add | BinaryOp::Sub, ..) => 1,
+        ValueKind::Binary(BinaryOp::Mul | BinaryOp::Div, ..) => 2,
+        _ => 3,
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.kind() {
+            ValueKind::Float(v) => write!(f, "{v:?}"),
+            ValueKind::Index(e) => write!(f, "{e}"),
+            ValueKind::Load(t, idx) => {
+                write!(f, "{}[", t.name())?;
+                for (k, i) in idx.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{i}")?;
+                }
+                f.write_str("]")
+            }
+            ValueKind::Neg(a) => write!(f, "-({a})"),
+            ValueKind::Binary(op @ (BinaryOp::Min | BinaryOp::Max), a, b) => {
+                write!(f, "{}({a}, {b})", op.symbol())
+            }
+            ValueKind::Binary(op, a, b) => {
+                let p = precedence(self);
+                let wrap = |v: &Value, right: bool| {
+                    let q = precedence(v);
+                    q < p || (right && q == p)
+                };
+                let (wa, wb) = (wrap(a, false), wrap(b, true));
+                if wa {
+                    write!(f, "({a})")?;
+                } else {
+                    write!(f, "{a}")?;
+                }
+                write!(f, " {} ", op.symbol())?;
+                if wb {
+                    write!(f, "({b})")
+                } else {
+                    write!(f, "{b}")
+                }
+            }
+            ValueKind::Select(c, a, b) => write!(f, "if_then_else({c}, {a}, {b})"),
+            ValueKind::Reduce(r) => {
+                write!(f, "{}({}, axis=[", r.reducer.name(), r.source)?;
+                for (k, a) in r.axes.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(a.name())?;
+                }
+                f.write_str("]")?;
+                if let Some(c) = &r.condition {
+                    write!(f, ", where={c}")?;
+                }
+                f.write_str(")")
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self}")
+    }
+}
