@@ -196,6 +196,25 @@ impl Simplifier<'_> {
         Ok((e, info))
     }
 
+    fn fold_inner_division(&mut self, rest: &Sum, c: i64) -> Result<Option<Expr>> {
+        let mut inner = rest.terms.iter().filter(|t| {
+            t.coeff == 1 && matches!(t.atom.kind(), ExprKind::FloorDiv(_, a) if a.as_int().is_some_and(|a| a > 0))
+        });
+        let (Some(t), None) = (inner.next(), inner.next()) else { return Ok(None) };
+        let ExprKind::FloorDiv(x, a) = t.atom.kind() else { return Ok(None) };
+        let a = a.as_int().unwrap_or(1);
+        let Some(ac) = a.checked_mul(c) else { return Ok(None) };
+        let mut num = rest.clone();
+        num.add_atom(&t.atom, -1)?;
+        if num.scale(a).is_err() || num.add_expr(x, 1).is_err() {
+            return Ok(None);
+        }
+        let (n, ni) = self.finish_sum(num)?;
+        let (merged, _) = self.floor_div_simplified(n, ni, Expr::int(ac), Info::exact(ac))?;
+        let plain = rest.cost() + 2;
+        Ok((merged.node_count() < plain).then_some(merged))
+    }
+
     /// `Some((B, c'))` when `rest = g*B + R` with `0 <= R < g` for some
     /// `g > 1` dividing `c`, so that `rest // c == B // c'` with `c' = c / g`.
     fn drop_small_remainder(&mut self, rest: &Sum, c: i64) -> Result<Option<(Sum, i64)>> {
@@ -230,6 +249,13 @@ impl Simplifier<'_> {
 
     /// `rest // c` as one atom, with nested-division folding.
     fn div_atom(&mut self, rest: &Sum, c: i64) -> Result<Expr> {
+        // (t + x // a) // c == (t*a + x) // (a*c) for positive a, c, when
+        // smaller: (s0*2 + s1 // 64) // 3 is (s0*128 + s1) // 192.
+        if rest.terms.len() > 1 {
+            if let Some(merged) = self.fold_inner_division(rest, c)? {
+                return Ok(merged);
+            }
+        }
         // (x // a + k) // c == (x + k*a) // (a*c) for positive a, c.
         if let ([t], k) = (rest.terms.as_slice(), rest.konst) {
             if let (1, ExprKind::FloorDiv(x, a)) = (t.coeff, t.atom.kind()) {

@@ -217,6 +217,7 @@ impl<'a> Simplifier<'a> {
     }
 
     fn sum_rules_at_depth(&mut self, s: &mut Sum) -> Result<()> {
+        self.align_division_numerators(s)?;
         self.merge_div_mod(s)?;
         self.merge_div_pairs(s)?;
         self.fold_offset_into_div(s)?;
@@ -286,6 +287,41 @@ impl<'a> Simplifier<'a> {
                 continue;
             }
             i += 1;
+        }
+        Ok(())
+    }
+
+    /// `N // c` next to a term `Y // c'` or `Y % c'` with `c = g * c'` is
+    /// `Y // c'` when `N - g*Y` stays in `[0, g)`; then the div/mod pair can
+    /// recombine: `((d1*2 + d0//64) % 3)*256 + ((d1*128 + d0)//192)*768`
+    /// becomes `(d1*2 + d0//64)*256`.
+    fn align_division_numerators(&mut self, s: &mut Sum) -> Result<()> {
+        for i in 0..s.terms.len() {
+            let ExprKind::FloorDiv(n, c) = s.terms[i].atom.kind() else { continue };
+            let Some(cv) = c.as_int().filter(|&v| v > 1) else { continue };
+            for j in 0..s.terms.len() {
+                let (y, c2) = match s.terms[j].atom.kind() {
+                    ExprKind::FloorDiv(y, c2) | ExprKind::FloorMod(y, c2) if i != j => (y, c2),
+                    _ => continue,
+                };
+                let Some(c2v) = c2.as_int().filter(|&v| v > 0 && v < cv && cv % v == 0) else { continue };
+                let g = cv / c2v;
+                let mut r = Sum::of(n)?;
+                r.add_expr(y, -g)?;
+                let (_, ri) = self.finish_sum(r)?;
+                if !(ri.bound.all_ge(0) && ri.bound.all_lt(g)) {
+                    continue;
+                }
+                let mut alt = s.clone();
+                let k = s.terms[i].coeff;
+                alt.add_atom(&s.terms[i].atom, -k)?;
+                alt.add_expr(&Expr::floor_div(y.clone(), c2.clone()), k)?;
+                self.merge_div_mod(&mut alt)?;
+                if alt.cost() < s.cost() {
+                    *s = alt;
+                    return self.align_division_numerators(s);
+                }
+            }
         }
         Ok(())
     }
