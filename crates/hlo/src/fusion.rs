@@ -10,7 +10,7 @@
 //! diamond does not multiply paths. Input-to-output runs the same way
 //! forwards from one parameter.
 
-use crate::module::{CompId, Computation, InstrId, Module};
+use crate::module::{CompId, Computation, InstrId, Instruction, Module};
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
 use crate::ops::{self, Op, Unsupported};
 use crate::runtime_fold::fold_runtime_vars;
@@ -159,6 +159,22 @@ pub(crate) fn topological_order(comp: &Computation, root: InstrId) -> Vec<InstrI
     order
 }
 
+/// The one computation a `fusion` or `call` instruction calls, refusing
+/// call chains deeper than [`MAX_CALL_DEPTH`].
+fn called_computation<'m>(
+    module: &'m Module,
+    inst: &Instruction,
+    depth: usize,
+) -> Result<(CompId, &'m Computation), Unsupported> {
+    let &[callee] = inst.called.as_slice() else {
+        return Err(format!("`{}` must call exactly one computation", inst.name));
+    };
+    if depth >= MAX_CALL_DEPTH {
+        return Err(format!("calls nest deeper than {MAX_CALL_DEPTH} at `{}`", inst.name));
+    }
+    Ok((callee, &module.computations[callee]))
+}
+
 /// Per-op output-to-input maps of one instruction, descending into fusions
 /// and calls.
 pub(crate) fn instruction_output_to_input(
@@ -172,16 +188,7 @@ pub(crate) fn instruction_output_to_input(
     let inst = &computation.instructions[instr];
     match inst.opcode.as_str() {
         "fusion" | "call" => {
-            let &[callee] = inst.called.as_slice() else {
-                return Err(format!("`{}` must call exactly one computation", inst.name));
-            };
-            if depth >= MAX_CALL_DEPTH {
-                return Err(format!(
-                    "calls nest deeper than {MAX_CALL_DEPTH} at `{}`",
-                    inst.name
-                ));
-            }
-            let called = &module.computations[callee];
+            let (callee, called) = called_computation(module, inst, depth)?;
             if called.parameters.len() != inst.operands.len() {
                 return Err(format!(
                     "`{}` passes {} operands to `{}`, which has {} parameters",
@@ -319,16 +326,7 @@ pub(crate) fn instruction_input_to_output(
     let inst = &computation.instructions[instr];
     match inst.opcode.as_str() {
         "fusion" | "call" => {
-            let &[callee] = inst.called.as_slice() else {
-                return Err(format!("`{}` must call exactly one computation", inst.name));
-            };
-            if depth >= MAX_CALL_DEPTH {
-                return Err(format!(
-                    "calls nest deeper than {MAX_CALL_DEPTH} at `{}`",
-                    inst.name
-                ));
-            }
-            let called = &module.computations[callee];
+            let (callee, called) = called_computation(module, inst, depth)?;
             let &param = called
                 .parameters
                 .get(input)
