@@ -858,11 +858,15 @@ impl SetEval<'_> {
         let Some((xl, xh)) = x.ends() else {
             return IntSet::nothing();
         };
-        // Inside one block of c values the modulo is a shift: exact.
+        // Inside one block of c values the modulo is a shift: exact. When
+        // that depends on symbolic ends, the ends are `select`s on "same
+        // block", which is the minimal cover for every value of the symbols
+        // (InferBound's per-iteration box of a fused-then-split axis).
+        let mut same_block = None;
         if let (Some(l), Some(h)) = (xl, xh) {
             let block = |e: &Expr| self.simp(Expr::floor_div(e.clone(), Expr::int(c)));
             if let (Some(ql), Some(qh)) = (block(l), block(h)) {
-                if ql == qh || self.prove(Expr::eq(ql, qh)) {
+                if ql == qh || self.prove(Expr::eq(ql.clone(), qh.clone())) {
                     let lo = self.simp(Expr::floor_mod(l.clone(), Expr::int(c)));
                     let width = Expr::sub(h.clone(), l.clone());
                     let hi = lo
@@ -870,6 +874,12 @@ impl SetEval<'_> {
                         .and_then(|lo| self.simp(Expr::add(lo.clone(), width)));
                     if let (Some(lo), Some(hi)) = (lo, hi) {
                         return IntSet::interval(lo, hi);
+                    }
+                } else if !self.prove(Expr::ne(ql.clone(), qh.clone())) {
+                    let lm = self.simp(Expr::floor_mod(l.clone(), Expr::int(c)));
+                    let hm = self.simp(Expr::floor_mod(h.clone(), Expr::int(c)));
+                    if let (Some(lm), Some(hm)) = (lm, hm) {
+                        same_block = Some((Expr::eq(ql, qh), lm, hm));
                     }
                 }
             }
@@ -890,7 +900,17 @@ impl SetEval<'_> {
         if bx.all_ge(0) && bx.max != POS_INF && bx.max >= lo {
             hi = hi.min(bx.max);
         }
-        IntSet::interval(Expr::int(lo), Expr::int(hi))
+        match same_block {
+            Some((same, lm, hm)) => {
+                let lo_end = self.simp(Expr::select(same.clone(), lm, Expr::int(lo)));
+                let hi_end = self.simp(Expr::select(same, hm, Expr::int(hi)));
+                match (lo_end, hi_end) {
+                    (Some(a), Some(b)) => IntSet::interval(a, b),
+                    _ => IntSet::interval(Expr::int(lo), Expr::int(hi)),
+                }
+            }
+            None => IntSet::interval(Expr::int(lo), Expr::int(hi)),
+        }
     }
 
     fn min_max(&self, x: &IntSet, y: &IntSet, is_min: bool) -> IntSet {
