@@ -217,20 +217,47 @@ fn check_all(e: &Expr, s: &Setup, v: &[Var; 3]) -> Result<(), TestCaseError> {
 
 /// `x` in a constant range, `y` in `[0, x + a)` and `z` in `[y, y + w)`:
 /// symbolic range ends.
-fn check_symbolic(e: &Expr, (x0, x1, a, w): (i64, i64, i64, i64), v: &[Var; 3]) -> Result<(), TestCaseError> {
+fn check_symbolic(
+    e: &Expr,
+    (x0, x1, a, w): (i64, i64, i64, i64),
+    v: &[Var; 3],
+) -> Result<(), TestCaseError> {
     let mut an = Analyzer::new();
     an.bind(&v[0], Range::half_open(Expr::int(x0), Expr::int(x1)));
-    an.bind(&v[1], Range::half_open(Expr::int(0), Expr::add(v[0].expr(), Expr::int(a))));
-    an.bind(&v[2], Range::half_open(v[1].expr(), Expr::add(v[1].expr(), Expr::int(w))));
-    let Ok(simplified) = an.simplify(e) else { return Ok(()) };
+    an.bind(
+        &v[1],
+        Range::half_open(Expr::int(0), Expr::add(v[0].expr(), Expr::int(a))),
+    );
+    an.bind(
+        &v[2],
+        Range::half_open(v[1].expr(), Expr::add(v[1].expr(), Expr::int(w))),
+    );
+    let Ok(simplified) = an.simplify(e) else {
+        return Ok(());
+    };
     let bound = an.const_int_bound(e);
     for x in x0..x1 {
         for y in 0..x + a {
             for z in y..y + w {
-                let env = |u: &Var| [x, y, z].into_iter().zip(v.iter()).find(|(_, w)| *w == u).map(|(val, _)| val);
+                let env = |u: &Var| {
+                    [x, y, z]
+                        .into_iter()
+                        .zip(v.iter())
+                        .find(|(_, w)| *w == u)
+                        .map(|(val, _)| val)
+                };
                 let Ok(want) = e.eval(&env) else { continue };
                 let got = simplified.eval(&env);
-                prop_assert_eq!(got.ok(), Some(want), "{} => {} at x={} y={} z={}", e, simplified, x, y, z);
+                prop_assert_eq!(
+                    got.ok(),
+                    Some(want),
+                    "{} => {} at x={} y={} z={}",
+                    e,
+                    simplified,
+                    x,
+                    y,
+                    z
+                );
                 prop_assert!(bound.contains(want), "{}: {} outside {}", e, want, bound);
             }
         }

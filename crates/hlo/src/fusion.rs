@@ -170,7 +170,10 @@ fn called_computation<'m>(
         return Err(format!("`{}` must call exactly one computation", inst.name));
     };
     if depth >= MAX_CALL_DEPTH {
-        return Err(format!("calls nest deeper than {MAX_CALL_DEPTH} at `{}`", inst.name));
+        return Err(format!(
+            "calls nest deeper than {MAX_CALL_DEPTH} at `{}`",
+            inst.name
+        ));
     }
     Ok((callee, &module.computations[callee]))
 }

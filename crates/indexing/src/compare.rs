@@ -28,7 +28,7 @@ use arith::Result;
 pub fn semantically_equal(a: &IndexingMap, b: &IndexingMap, limit: u64) -> Result<bool> {
     let (mut ca, mut cb, dim_box) = match prepare(a, b, limit)? {
         Prepared::Decided(r) => return Ok(r),
-        Prepared::Compare(ca, cb, dim_box) => (ca, cb, dim_box),
+        Prepared::Compare(ca, cb, dim_box) => (*ca, *cb, dim_box),
     };
     let inner = ca.inner_size().max(cb.inner_size());
     let total = box_size(&dim_box).saturating_mul(inner.max(1));
@@ -68,7 +68,7 @@ pub fn semantically_equal_sampled(
 ) -> Result<bool> {
     let (mut ca, mut cb, dim_box) = match prepare(a, b, inner_limit)? {
         Prepared::Decided(r) => return Ok(r),
-        Prepared::Compare(ca, cb, dim_box) => (ca, cb, dim_box),
+        Prepared::Compare(ca, cb, dim_box) => (*ca, *cb, dim_box),
     };
     let inner = ca.inner_size().max(cb.inner_size());
     if inner > inner_limit as u128 {
@@ -110,7 +110,7 @@ pub fn semantically_equal_sampled(
 enum Prepared {
     Decided(bool),
     /// Both maps compiled, with the hull of their dimension boxes.
-    Compare(Side, Side, Vec<Interval>),
+    Compare(Box<Side>, Box<Side>, Vec<Interval>),
 }
 
 /// Decides the cases that need no enumeration of dimension points.
@@ -137,7 +137,7 @@ fn prepare(a: &IndexingMap, b: &IndexingMap, limit: u64) -> Result<Prepared> {
             .map(|(p, q)| p.hull(*q))
             .collect(),
     };
-    Ok(Prepared::Compare(ca, cb, dim_box))
+    Ok(Prepared::Compare(Box::new(ca), Box::new(cb), dim_box))
 }
 
 /// Buffers reused across dimension points.

@@ -200,10 +200,16 @@ impl Simplifier<'_> {
         let mut inner = rest.terms.iter().filter(|t| {
             t.coeff == 1 && matches!(t.atom.kind(), ExprKind::FloorDiv(_, a) if a.as_int().is_some_and(|a| a > 0))
         });
-        let (Some(t), None) = (inner.next(), inner.next()) else { return Ok(None) };
-        let ExprKind::FloorDiv(x, a) = t.atom.kind() else { return Ok(None) };
+        let (Some(t), None) = (inner.next(), inner.next()) else {
+            return Ok(None);
+        };
+        let ExprKind::FloorDiv(x, a) = t.atom.kind() else {
+            return Ok(None);
+        };
         let a = a.as_int().unwrap_or(1);
-        let Some(ac) = a.checked_mul(c) else { return Ok(None) };
+        let Some(ac) = a.checked_mul(c) else {
+            return Ok(None);
+        };
         let mut num = rest.clone();
         num.add_atom(&t.atom, -1)?;
         if num.scale(a).is_err() || num.add_expr(x, 1).is_err() {
@@ -353,7 +359,13 @@ impl Simplifier<'_> {
         }
         // An offset already below c in magnitude stays as written
         // (`(d1 - 3) % 7`); larger ones are reduced.
-        let reduce = |k: i64| if k.unsigned_abs() < c as u64 { k } else { k.rem_euclid(c) };
+        let reduce = |k: i64| {
+            if k.unsigned_abs() < c as u64 {
+                k
+            } else {
+                k.rem_euclid(c)
+            }
+        };
         t.konst = reduce(t.konst);
         if t.cost() <= s.cost() {
             s = t;

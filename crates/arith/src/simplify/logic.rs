@@ -64,7 +64,11 @@ impl Simplifier<'_> {
         // stops at the first false operand and later ones may be undefined
         // there (`x != 0 and y // x > 2`).
         if conjuncts(&b).contains(&&a) {
-            let rest: Vec<Expr> = conjuncts(&b).into_iter().filter(|c| **c != a).cloned().collect();
+            let rest: Vec<Expr> = conjuncts(&b)
+                .into_iter()
+                .filter(|c| **c != a)
+                .cloned()
+                .collect();
             let e = rest.into_iter().fold(a, Expr::and);
             return Ok((e, Info::BOOL));
         }
@@ -108,7 +112,11 @@ impl Simplifier<'_> {
         }
         // `a or (.. or a or ..)`: `a` stays first (see `and_simplified`).
         if disjuncts(&b).contains(&&a) {
-            let rest: Vec<Expr> = disjuncts(&b).into_iter().filter(|c| **c != a).cloned().collect();
+            let rest: Vec<Expr> = disjuncts(&b)
+                .into_iter()
+                .filter(|c| **c != a)
+                .cloned()
+                .collect();
             let e = rest.into_iter().fold(a, Expr::or);
             return Ok((e, Info::BOOL));
         }
@@ -156,7 +164,9 @@ impl Simplifier<'_> {
         // structure: `x < y` against `y <= x` (other pairs are intervals).
         if let (ExprKind::Cmp(op, x, y), ExprKind::Cmp(op2, x2, y2)) = (a.kind(), b.kind()) {
             let n = op.negated();
-            return Ok((*op2 == n && x == x2 && y == y2) || (*op2 == n.swapped() && x == y2 && y == x2));
+            return Ok(
+                (*op2 == n && x == x2 && y == y2) || (*op2 == n.swapped() && x == y2 && y == x2)
+            );
         }
         Ok(false)
     }

@@ -258,7 +258,10 @@ impl<'a> Simplifier<'a> {
             let cancels = s.terms.iter().enumerate().any(|(j, u)| {
                 j != i
                     && (xs.terms.iter().any(|v| v.atom == u.atom)
-                        || matches!(u.atom.kind(), ExprKind::FloorDiv(..) | ExprKind::FloorMod(..)))
+                        || matches!(
+                            u.atom.kind(),
+                            ExprKind::FloorDiv(..) | ExprKind::FloorMod(..)
+                        ))
             });
             if !cancels {
                 i += 1;
@@ -297,14 +300,20 @@ impl<'a> Simplifier<'a> {
     /// becomes `(d1*2 + d0//64)*256`.
     fn align_division_numerators(&mut self, s: &mut Sum) -> Result<()> {
         for i in 0..s.terms.len() {
-            let ExprKind::FloorDiv(n, c) = s.terms[i].atom.kind() else { continue };
-            let Some(cv) = c.as_int().filter(|&v| v > 1) else { continue };
+            let ExprKind::FloorDiv(n, c) = s.terms[i].atom.kind() else {
+                continue;
+            };
+            let Some(cv) = c.as_int().filter(|&v| v > 1) else {
+                continue;
+            };
             for j in 0..s.terms.len() {
                 let (y, c2) = match s.terms[j].atom.kind() {
                     ExprKind::FloorDiv(y, c2) | ExprKind::FloorMod(y, c2) if i != j => (y, c2),
                     _ => continue,
                 };
-                let Some(c2v) = c2.as_int().filter(|&v| v > 0 && v < cv && cv % v == 0) else { continue };
+                let Some(c2v) = c2.as_int().filter(|&v| v > 0 && v < cv && cv % v == 0) else {
+                    continue;
+                };
                 let g = cv / c2v;
                 let mut r = Sum::of(n)?;
                 r.add_expr(y, -g)?;
