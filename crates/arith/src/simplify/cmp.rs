@@ -13,10 +13,18 @@ use crate::expr::{CmpOp, Expr, ExprKind};
 use crate::num;
 
 impl Simplifier<'_> {
+    /// Both sides are collected straight into the one linear form
+    /// `a - b` (or `b - a`), without building either side.
     pub(super) fn visit_cmp(&mut self, op: CmpOp, a: &Expr, b: &Expr) -> Out {
-        let (a, _) = self.visit(a)?;
-        let (b, _) = self.visit(b)?;
-        self.cmp_simplified(op, &a, &b)
+        let (op, lhs, rhs) = match op {
+            CmpOp::Gt => (CmpOp::Lt, b, a),
+            CmpOp::Ge => (CmpOp::Le, b, a),
+            _ => (op, a, b),
+        };
+        let mut d = Sum::default();
+        self.collect(lhs, 1, &mut d)?;
+        self.collect(rhs, -1, &mut d)?;
+        self.cmp_of_difference(op, d)
     }
 
     /// Whether `a < b` holds everywhere (false when unknown).
@@ -32,7 +40,11 @@ impl Simplifier<'_> {
             CmpOp::Ge => (CmpOp::Le, diff(b, a)?),
             _ => (op, diff(a, b)?),
         };
-        let mut d = d;
+        self.cmp_of_difference(op, d)
+    }
+
+    /// `d op 0` for `op` one of `==`, `!=`, `<`, `<=`.
+    fn cmp_of_difference(&mut self, op: CmpOp, mut d: Sum) -> Out {
         self.sum_rules(&mut d)?;
         let di = self.sum_info(&d);
         // Decide by bounds (symbolic ranges included) and alignment.

@@ -11,12 +11,29 @@ use crate::num;
 
 impl Simplifier<'_> {
     pub(super) fn visit_floor_div(&mut self, a: &Expr, b: &Expr) -> Out {
+        // By a literal: the numerator goes straight into its linear form.
+        if let Some(c) = b.as_int().filter(|&c| c > 1) {
+            let (s, info) = self.collect_sum(a)?;
+            if let Some(k) = s.as_const() {
+                let v = num::floor_div(k, c)?;
+                return Ok((Expr::int(v), Info::exact(v)));
+            }
+            return self.floor_div_const_sum(s, info, c);
+        }
         let (a, ia) = self.visit(a)?;
         let (b, ib) = self.visit(b)?;
         self.floor_div_simplified(a, ia, b, ib)
     }
 
     pub(super) fn visit_floor_mod(&mut self, a: &Expr, b: &Expr) -> Out {
+        if let Some(c) = b.as_int().filter(|&c| c > 1) {
+            let (s, info) = self.collect_sum(a)?;
+            if let Some(k) = s.as_const() {
+                let v = num::floor_mod(k, c)?;
+                return Ok((Expr::int(v), Info::exact(v)));
+            }
+            return self.floor_mod_const_sum(s, info, c);
+        }
         let (a, ia) = self.visit(a)?;
         let (b, ib) = self.visit(b)?;
         self.floor_mod_simplified(a, ia, b, ib)
@@ -98,7 +115,12 @@ impl Simplifier<'_> {
 
     /// `a // c` for a constant `c > 0`.
     fn floor_div_const(&mut self, a: Expr, ia: Info, c: i64) -> Out {
-        // Whole-range fast exit: `a` stays inside one block of `c` values.
+        self.floor_div_const_sum(Sum::of(&a)?, ia, c)
+    }
+
+    /// `s // c` for a constant `c > 0` and a canonical linear form `s`.
+    fn floor_div_const_sum(&mut self, s: Sum, ia: Info, c: i64) -> Out {
+        // Whole-range fast exit: `s` stays inside one block of `c` values.
         if ia.bound.is_finite() {
             let lo = num::floor_div(ia.bound.min, c)?;
             let hi = num::floor_div(ia.bound.max, c)?;
@@ -106,7 +128,7 @@ impl Simplifier<'_> {
                 return Ok((Expr::int(lo), Info::exact(lo)));
             }
         }
-        let mut s = Sum::of(&a)?;
+        let mut s = s;
         let whole_bound = ia.bound.floor_div(ConstBound::point(c));
         let mut c = c;
         // (g*Y + r) // (g*c') == (Y + r // g) // c' for the gcd g.
@@ -330,9 +352,14 @@ impl Simplifier<'_> {
 
     /// `a % c` for a constant `c > 0`.
     fn floor_mod_const(&mut self, a: Expr, ia: Info, c: i64) -> Out {
+        self.floor_mod_const_sum(Sum::of(&a)?, ia, c)
+    }
+
+    /// `s % c` for a constant `c > 0` and a canonical linear form `s`.
+    fn floor_mod_const_sum(&mut self, s0: Sum, ia: Info, c: i64) -> Out {
         if let Some(v) = fits_in_block(ia.bound, c)? {
-            // a is already in [k c, (k+1) c): a % c == a - k c
-            let mut s = Sum::of(&a)?;
+            // s is already in [k c, (k+1) c): s % c == s - k c
+            let mut s = s0;
             s.konst = num::sub(s.konst, num::mul(v, c)?)?;
             return self.finish_sum(s);
         }
@@ -340,7 +367,7 @@ impl Simplifier<'_> {
             let v = ia.modular.base.rem_euclid(c);
             return Ok((Expr::int(v), Info::exact(v)));
         }
-        let mut s = Sum::of(&a)?;
+        let mut s = s0;
         // Drop multiples of c; X % c1 with c | c1 is X modulo c. Other
         // coefficients stay as written: `(i * 192 + j) % 128` keeps the
         // fused iterator `i * 192 + j` visible to iterator-map detection.

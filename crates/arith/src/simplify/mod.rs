@@ -130,7 +130,7 @@ impl<'a> Simplifier<'a> {
         self.finish_sum(s)
     }
 
-    fn collect(&mut self, e: &Expr, coeff: i64, s: &mut Sum) -> Result<()> {
+    pub(crate) fn collect(&mut self, e: &Expr, coeff: i64, s: &mut Sum) -> Result<()> {
         match e.kind() {
             ExprKind::Add(a, b) => {
                 self.collect(a, coeff, s)?;
@@ -157,6 +157,16 @@ impl<'a> Simplifier<'a> {
                 s.add_expr_info(&x, coeff, info)
             }
         }
+    }
+
+    /// `e` simplified into its linear form (with the sum-level rules
+    /// applied) and what is known about it, without building the sum.
+    pub(crate) fn collect_sum(&mut self, e: &Expr) -> Result<(Sum, Info)> {
+        let mut s = Sum::default();
+        self.collect(e, 1, &mut s)?;
+        self.sum_rules(&mut s)?;
+        let info = self.sum_info(&s);
+        Ok((s, info))
     }
 
     /// Applies the sum-level rules and rebuilds.
