@@ -310,9 +310,10 @@ impl Simplifier<'_> {
                 common.add_atom(&t.atom, t.coeff)?;
             }
         }
-        // The constant of the first operand comes out (when both are sums or
-        // the first has one), which makes `min(x + 2, y + 3) - 2` collapse.
-        let k = if sa.konst != 0 && !sa.terms.is_empty() {
+        // Between two sums, the constant of the first comes out, which makes
+        // `min(x + 10, y + 1) - min(x, y - 9)` collapse; against a constant
+        // it stays (`min(16 - o * 3, 3)`, not `min(o * -3, -13) + 16`).
+        let k = if sa.konst != 0 && !sa.terms.is_empty() && !sb.terms.is_empty() {
             sa.konst
         } else {
             0
@@ -362,7 +363,8 @@ impl Simplifier<'_> {
         );
         // Use a negative scale when every term is negative.
         let neg = sa.terms.iter().chain(&sb.terms).all(|t| t.coeff < 0)
-            && !(sa.terms.is_empty() && sb.terms.is_empty());
+            && !sa.terms.is_empty()
+            && !sb.terms.is_empty();
         if g <= 1 && !neg {
             return Ok(None);
         }
