@@ -151,10 +151,10 @@ pub fn check(
         .iter()
         .filter(|st| !st.is_placeholder())
         .map(|st| StageCheck {
-            name: st.op().name().to_string(),
-            runs: run.runs(st.op().name()),
+            name: st.name().to_string(),
+            runs: run.runs(st.name()),
             needed: reference.needed(st.op()),
-            largest_region: run.largest_region_named(st.op().name()),
+            largest_region: run.largest_region_named(st.name()),
         })
         .collect();
     Ok(CheckReport {

@@ -196,7 +196,7 @@ impl<'a> Lowerer<'a> {
                     } else {
                         allocation_shape(s, b, i)?
                     };
-                Ok(Buffer::new(op.name(), op.dtype(), shape))
+                Ok(Buffer::new(st.name(), op.dtype(), shape))
             }));
         }
         let buffers = buffers
@@ -326,6 +326,7 @@ impl<'a> Lowerer<'a> {
     fn stage_nest(&mut self, i: usize, loops: Vec<Loop>) -> Result<Stmt> {
         let st = &self.s.stages()[i];
         let op = st.op().clone();
+        let name = st.name().to_string();
         let exact_leaves: HashSet<&IterVar> =
             loops.iter().filter(|l| l.exact).map(|l| &l.iv).collect();
         let mut guards = Vec::new();
@@ -395,7 +396,7 @@ impl<'a> Lowerer<'a> {
                 let dtype = op.dtype();
                 let init_value = Value::constant(r.reducer.identity(dtype), dtype);
                 let init = Stmt::store_in_stage(
-                    format!("{}.init", op.name()),
+                    format!("{name}.init"),
                     &buf,
                     out_access.clone(),
                     init_value,
@@ -446,7 +447,7 @@ impl<'a> Lowerer<'a> {
                 )?
             }
         };
-        Ok(Stmt::produce(op.name(), wrap(stmt, &outside)))
+        Ok(Stmt::produce(&name, wrap(stmt, &outside)))
     }
 
     /// Wraps `inner` in `loops` (outermost first; the first is loop number

@@ -147,7 +147,7 @@ pub fn report(s: &Schedule, args: &[Tensor]) -> Result<Report> {
             )
         };
         stages.push(StageReport {
-            name: st.op().name().to_string(),
+            name: st.name().to_string(),
             placement,
             iter_vars,
             attach_path,

@@ -6,7 +6,7 @@ use crate::error::{Result, TeError};
 use crate::iter_var::IterVar;
 use crate::operation::{OpId, OpKind, Operation, Tensor};
 use arith::Expr;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// How a split divides its parent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,6 +64,10 @@ pub enum Attach {
 #[derive(Clone, Debug)]
 pub struct Stage {
     op: Operation,
+    /// The operation's name, made unique within the schedule (`compute`,
+    /// `compute_1`, ...) as `tvm.lower` does, so buffers and run counts of
+    /// stages that share a name stay apart.
+    name: String,
     all_iter_vars: Vec<IterVar>,
     leaf_iter_vars: Vec<IterVar>,
     relations: Vec<Relation>,
@@ -72,10 +76,11 @@ pub struct Stage {
 }
 
 impl Stage {
-    fn new(op: Operation, is_output: bool) -> Stage {
+    fn new(op: Operation, name: String, is_output: bool) -> Stage {
         let roots = op.root_iter_vars();
         Stage {
             op,
+            name,
             all_iter_vars: roots.clone(),
             leaf_iter_vars: roots,
             relations: Vec::new(),
@@ -87,6 +92,12 @@ impl Stage {
     /// The operation this stage computes.
     pub fn op(&self) -> &Operation {
         &self.op
+    }
+
+    /// The stage's name: the operation's, with a suffix when an earlier
+    /// stage of the schedule has the same name.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// Every iteration variable: roots first, then those made by schedule
@@ -173,10 +184,22 @@ impl Schedule {
         let order = post_order(outputs);
         let mut index = HashMap::with_capacity(order.len());
         let mut stages = Vec::with_capacity(order.len());
+        let mut taken: HashSet<String> = order.iter().map(|op| op.name().to_string()).collect();
+        let mut seen: HashSet<String> = HashSet::new();
         for op in order {
             index.insert(op.id(), stages.len());
             let is_output = outputs.contains(&op);
-            stages.push(Stage::new(op, is_output));
+            let name = if seen.insert(op.name().to_string()) {
+                op.name().to_string()
+            } else {
+                let fresh = (1..)
+                    .map(|k| format!("{}_{k}", op.name()))
+                    .find(|n| !taken.contains(n))
+                    .expect("an unused suffix exists");
+                taken.insert(fresh.clone());
+                fresh
+            };
+            stages.push(Stage::new(op, name, is_output));
         }
         Schedule {
             outputs: outputs.to_vec(),

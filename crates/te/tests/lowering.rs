@@ -111,3 +111,28 @@ fn split_tail_loop_runs_the_remaining_iterations() {
         [("i".to_string(), 16, 4), ("j.inner".to_string(), 16, 4)]
     );
 }
+
+/// TVM names every unnamed compute `compute`; lowering tells them apart as
+/// `tvm.lower` does (`compute`, `compute_1`), so buffers and run counts of
+/// different stages never mix.
+#[test]
+fn stages_that_share_a_name_get_distinct_buffers_and_counts() {
+    let a = placeholder([8], "A", DataType::Float32).unwrap();
+    let b = compute_named([8], &["i"], |i| at(&a, i) + 1.0, "compute").unwrap();
+    let c = compute_named([8], &["i"], |i| at(&b, i) * 2.0, "compute").unwrap();
+    let s = create_schedule(&[c.clone()]);
+    let text = lower(&s, &[a.clone(), c.clone()]).unwrap().to_string();
+    assert!(
+        text.contains("compute_1[i] = (compute[i]*2.000000f)"),
+        "{text}"
+    );
+    let report = te::check(&s, &[a, c], &Default::default(), 7).unwrap();
+    let runs: Vec<(String, u64)> = report
+        .stages
+        .iter()
+        .map(|st| (st.name.clone(), st.runs))
+        .collect();
+    assert!(runs.contains(&("compute".to_string(), 8)), "{runs:?}");
+    assert!(runs.contains(&("compute_1".to_string(), 8)), "{runs:?}");
+    assert_eq!(report.out_of_bounds, 0);
+}
