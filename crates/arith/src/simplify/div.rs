@@ -120,6 +120,35 @@ impl Simplifier<'_> {
 
     /// `s // c` for a constant `c > 0` and a canonical linear form `s`.
     fn floor_div_const_sum(&mut self, s: Sum, ia: Info, c: i64) -> Out {
+        // `X % m` with `c | m` may be better seen as `X - m * (X // m)`:
+        // `(x - x % 21) // 21` is `x // 21`. Both forms are divided and the
+        // smaller result kept.
+        let expandable = |t: &super::sum::Term| matches!(t.atom.kind(), ExprKind::FloorMod(_, m) if m.as_int().is_some_and(|m| m > 0 && m % c == 0));
+        if !self.expanding_mods && s.terms.iter().any(expandable) {
+            let mut alt = Sum::constant(s.konst);
+            for t in &s.terms {
+                match t.atom.kind() {
+                    ExprKind::FloorMod(x, m) if expandable(t) => {
+                        let (q, _) = self.visit(&Expr::floor_div(x.clone(), m.clone()))?;
+                        alt.add_expr(x, t.coeff)?;
+                        alt.add_expr(&q, num::neg(num::mul(t.coeff, m.as_int().unwrap_or(1))?)?)?;
+                    }
+                    _ => alt.add_atom(&t.atom, t.coeff)?,
+                }
+            }
+            self.expanding_mods = true;
+            let other = self.sum_rules(&mut alt).and_then(|_| {
+                let alt_info = self.sum_info(&alt);
+                self.floor_div_const_sum(alt, alt_info, c)
+            });
+            let plain = self.floor_div_const_sum(s, ia, c);
+            self.expanding_mods = false;
+            let plain = plain?;
+            return Ok(match other {
+                Ok(o) if o.0.node_count() < plain.0.node_count() => o,
+                _ => plain,
+            });
+        }
         // Whole-range fast exit: `s` stays inside one block of `c` values.
         if ia.bound.is_finite() {
             let lo = num::floor_div(ia.bound.min, c)?;
@@ -189,27 +218,10 @@ impl Simplifier<'_> {
                 return self.finish_sum(quot);
             }
         }
-        // Constants that are multiples of c come out too; other constants
-        // come out by their whole part when what stays inside then shrinks
-        // (`(x % 2 + 5) // 2` is `x % 2 + 2`).
+        // Constants that are multiples of c come out too.
         if rest.konst != 0 && rest.konst % c == 0 && !rest.terms.is_empty() {
             quot.konst = num::add(quot.konst, rest.konst / c)?;
             rest.konst = 0;
-        } else if rest.konst >= c && !rest.terms.is_empty() {
-            let mut inner = rest.clone();
-            inner.konst = rest.konst.rem_euclid(c);
-            let whole = rest.konst.div_euclid(c);
-            let kept = self.div_atom(&inner, c)?;
-            let plain = Expr::floor_div(rest.rebuild(), Expr::int(c));
-            if kept.node_count() + 2 <= plain.node_count()
-                && !matches!(kept.kind(), ExprKind::FloorDiv(..))
-            {
-                quot.konst = num::add(quot.konst, whole)?;
-                quot.add_expr(&kept, 1)?;
-                let (e, mut info) = self.finish_sum(quot)?;
-                info.bound = info.bound.intersect(whole_bound);
-                return Ok((e, info));
-            }
         }
         let div = self.div_atom(&rest, c)?;
         quot.add_expr(&div, 1)?;

@@ -172,7 +172,7 @@ impl Simplifier<'_> {
     }
 
     /// `lo <= form <= hi` for a comparison of a linear form with a constant.
-    fn as_interval(&mut self, e: &Expr) -> Result<Option<Interval>> {
+    pub(super) fn as_interval(&mut self, e: &Expr) -> Result<Option<Interval>> {
         let ExprKind::Cmp(op, x, y) = e.kind() else {
             return Ok(None);
         };
@@ -309,10 +309,11 @@ impl Simplifier<'_> {
     }
 }
 
-struct Interval {
-    form: Sum,
-    lo: i64,
-    hi: i64,
+/// `lo <= form <= hi` (either end may be infinite).
+pub(super) struct Interval {
+    pub form: Sum,
+    pub lo: i64,
+    pub hi: i64,
 }
 
 impl Interval {

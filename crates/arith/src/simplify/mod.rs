@@ -66,6 +66,9 @@ pub(crate) struct Simplifier<'a> {
     /// try alternative forms call back into the simplifier, and this bound
     /// guarantees termination.
     pub(crate) rule_depth: u32,
+    /// Set while a division tries its numerator with modulos expanded, so
+    /// that the expansion is tried once, not recursively.
+    pub(crate) expanding_mods: bool,
 }
 
 /// Beyond this nesting, sums are only canonicalised, not rewritten.
@@ -82,7 +85,11 @@ pub(crate) fn division_by_zero() -> ArithError {
 
 impl<'a> Simplifier<'a> {
     pub fn new(an: &'a Analyzer) -> Simplifier<'a> {
-        Simplifier { an, rule_depth: 0 }
+        Simplifier {
+            an,
+            rule_depth: 0,
+            expanding_mods: false,
+        }
     }
 
     /// Simplifies `e`, returning the result and what is known about it.
@@ -351,7 +358,11 @@ impl<'a> Simplifier<'a> {
     /// `(X + R) // c`, when the sum gets smaller:
     /// `(x + 5) // 3 - x // 3` is `(x % 3 + 5) // 3`.
     fn merge_div_pairs(&mut self, s: &mut Sum) -> Result<()> {
+        // Every pair is tried and the smallest result kept: the first
+        // improvement found is not always the best (`(x + 1) // 2 - x // 2`
+        // is `x % 2`, not `1 - (x + 1) % 2`).
         let n = s.terms.len();
+        let mut best: Option<Sum> = None;
         for i in 0..n {
             let ExprKind::FloorDiv(n1, c) = s.terms[i].atom.kind() else {
                 continue;
@@ -406,11 +417,15 @@ impl<'a> Simplifier<'a> {
                 } else {
                     continue;
                 }
-                if alt.cost() < s.cost() {
-                    *s = alt;
-                    return self.merge_div_pairs(s);
+                let bar = best.as_ref().map_or(s.cost(), Sum::cost);
+                if alt.cost() < bar {
+                    best = Some(alt);
                 }
             }
+        }
+        if let Some(b) = best {
+            *s = b;
+            return self.merge_div_pairs(s);
         }
         Ok(())
     }

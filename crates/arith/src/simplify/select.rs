@@ -1,7 +1,16 @@
 //! Rules for `select`.
 
 use super::{Info, Out, Simplifier};
-use crate::expr::{Expr, ExprKind, Type};
+use crate::analyzer::Analyzer;
+use crate::bound::{ConstBound, NEG_INF, POS_INF};
+use crate::expr::{Expr, ExprKind, Type, Var};
+
+/// A copy of `an` that also knows `v` lies in `bound`.
+fn narrowed(an: &Analyzer, v: &Var, bound: ConstBound) -> Analyzer {
+    let mut an = an.clone();
+    an.update_bound(v, bound);
+    an
+}
 
 impl Simplifier<'_> {
     pub(super) fn visit_select(&mut self, c: &Expr, a: &Expr, b: &Expr) -> Out {
@@ -13,9 +22,45 @@ impl Simplifier<'_> {
             Some(false) => return self.visit(b),
             None => {}
         }
-        let (a, _) = self.visit(a)?;
-        let (b, _) = self.visit(b)?;
+        // Each branch is simplified knowing how the condition came out, when
+        // the condition bounds one variable: in `select(x > 2, e, f)`, `e`
+        // sees `x >= 3` and `f` sees `x <= 2`.
+        let (a, b) = match self.var_interval(&c)? {
+            Some((v, lo, hi)) => {
+                let known = self.an.var_bound(&v);
+                let then_an = narrowed(self.an, &v, known.intersect(ConstBound::new(lo, hi)));
+                let else_range = if lo == NEG_INF {
+                    hi.checked_add(1).map(|h| ConstBound::new(h, POS_INF))
+                } else if hi == POS_INF {
+                    lo.checked_sub(1).map(|l| ConstBound::new(NEG_INF, l))
+                } else {
+                    None
+                };
+                let a = Simplifier::new(&then_an).visit(a)?.0;
+                let b = match else_range {
+                    Some(r) => {
+                        Simplifier::new(&narrowed(self.an, &v, known.intersect(r)))
+                            .visit(b)?
+                            .0
+                    }
+                    None => self.visit(b)?.0,
+                };
+                (a, b)
+            }
+            None => (self.visit(a)?.0, self.visit(b)?.0),
+        };
         self.make_select(c, a, b)
+    }
+
+    /// `(v, lo, hi)` when `c` says exactly `lo <= v <= hi` for a variable.
+    fn var_interval(&mut self, c: &Expr) -> crate::error::Result<Option<(Var, i64, i64)>> {
+        let Some(iv) = self.as_interval(c)? else {
+            return Ok(None);
+        };
+        match (iv.form.terms.as_slice(), iv.form.konst) {
+            ([t], 0) if t.coeff == 1 => Ok(t.atom.as_var().map(|v| (v.clone(), iv.lo, iv.hi))),
+            _ => Ok(None),
+        }
     }
 
     /// `select(c, a, b)` for simplified operands.
