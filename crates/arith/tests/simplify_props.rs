@@ -305,3 +305,23 @@ proptest! {
         check_all(&build_b(&b, &v), &s, &v)?;
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Any text, including broken expressions and non-ASCII characters, gives
+    /// a value or an error with a span inside the text, never a panic.
+    #[test]
+    fn parsing_and_simplifying_any_text_never_panics(text in "[-+*/%()<>=!a-z0-9_ ,.λé]{0,40}") {
+        match arith::parse(&text) {
+            Ok(e) => {
+                let _ = Analyzer::new().simplify(&e);
+            }
+            Err(err) => {
+                if let Some(span) = err.span {
+                    prop_assert!(span.start <= span.end && span.end <= text.len(), "{text:?}: {span:?}");
+                }
+            }
+        }
+    }
+}
