@@ -46,6 +46,7 @@ pub(crate) enum Native {
     Var,
     SizeVar,
     ReduceAxis,
+    ThreadAxis,
     Sum,
     /// `te.max`: a reduction with `axis=`, else the larger of two values.
     MaxReducer,
@@ -100,6 +101,7 @@ impl Native {
             Native::Var => "te.var",
             Native::SizeVar => "te.size_var",
             Native::ReduceAxis => "te.reduce_axis",
+            Native::ThreadAxis => "te.thread_axis",
             Native::Sum => "te.sum",
             Native::MaxReducer => "te.max",
             Native::MinReducer => "te.min",
@@ -215,6 +217,7 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "var" if te_level || module_path == "tvm.tir" => Native::Var,
         "size_var" if te_level || module_path == "tvm.tir" => Native::SizeVar,
         "reduce_axis" if te_level => Native::ReduceAxis,
+        "thread_axis" if te_level => Native::ThreadAxis,
         "sum" if te_level => Native::Sum,
         "max" if tir_level => Native::MaxReducer,
         "min" if tir_level => Native::MinReducer,

@@ -24,6 +24,8 @@ pub(crate) enum TeObject {
     /// `T.op`.
     Op(te::Operation),
     IterVar(te::IterVar),
+    /// `te.thread_axis(tag)`: what `s[T].bind` binds a loop to.
+    ThreadAxis(te::IterVar),
     /// An element expression: what a compute lambda returns.
     Element(te::Value),
     /// `A[i]` of a tensor with more dimensions, waiting for `[j]`
@@ -46,6 +48,7 @@ impl TeObject {
             TeObject::Tensor(_) => "Tensor",
             TeObject::Op(_) => "Operation",
             TeObject::IterVar(_) => "IterVar",
+            TeObject::ThreadAxis(_) => "thread axis",
             TeObject::Element(_) => "tensor element expression",
             TeObject::PartialLoad(..) => "partially indexed tensor",
             TeObject::Range(_) => "Range",
@@ -63,6 +66,7 @@ impl TeObject {
             (TeObject::Tensor(a), TeObject::Tensor(b)) => a == b,
             (TeObject::Op(a), TeObject::Op(b)) => a == b,
             (TeObject::IterVar(a), TeObject::IterVar(b)) => a == b,
+            (TeObject::ThreadAxis(a), TeObject::ThreadAxis(b)) => a == b,
             (TeObject::Range(a), TeObject::Range(b)) => a == b,
             (TeObject::Schedule(a), TeObject::Schedule(b)) => Rc::ptr_eq(a, b),
             (TeObject::Stage(s, a), TeObject::Stage(t, b)) => Rc::ptr_eq(s, t) && a == b,
@@ -86,6 +90,7 @@ impl fmt::Display for TeObject {
                 Some(d) => write!(f, "IterVar({}, {d})", iv.name()),
                 None => write!(f, "IterVar({})", iv.name()),
             },
+            TeObject::ThreadAxis(iv) => write!(f, "IterVar({})", iv.name()),
             TeObject::Element(v) => write!(f, "{v}"),
             TeObject::PartialLoad(t, idx) => write!(f, "{}[{}]", t.name(), shape_text(idx)),
             TeObject::Range(r) => write!(f, "range(min={}, ext={})", r.min, r.extent),
@@ -368,6 +373,13 @@ pub(crate) fn attribute(value: &Value, name: &str, span: Range<usize>) -> Eval<V
             (TeObject::IterVar(_), _) => {
                 Err(no_attribute(value, name, span, "it has .var and .dom"))
             }
+            (TeObject::ThreadAxis(iv), "thread_tag") => Ok(Value::str(iv.name())),
+            (TeObject::ThreadAxis(_), _) => Err(no_attribute(
+                value,
+                name,
+                span,
+                "it has .thread_tag; pass it to `s[T].bind`",
+            )),
             (TeObject::Range(r), "min") => Ok(Value::Index(r.min.clone())),
             (TeObject::Range(r), "extent") => Ok(Value::Index(r.extent.clone())),
             (TeObject::Range(_), _) => {

@@ -1,6 +1,6 @@
 //! Schedule and stage methods: `s.normalize()`, `s[C].split(...)`,
 //! `fuse`, `reorder`, `tile`, `compute_at`, `compute_inline`,
-//! `compute_root`.
+//! `compute_root`, `bind`, `set_scope`.
 
 use crate::args::{Args, Spanned};
 use crate::error::{Eval, Raised};
@@ -16,6 +16,8 @@ const STAGE_METHODS: &[&str] = &[
     "compute_at",
     "compute_inline",
     "compute_root",
+    "bind",
+    "set_scope",
 ];
 
 /// The stage method called `name`, if supported.
@@ -31,9 +33,8 @@ pub(crate) fn schedule_method(name: &str) -> Option<&'static str> {
 /// Why a stage method is not available, and what is.
 pub(crate) fn unsupported_stage_method(name: &str) -> String {
     let why = match name {
-        "bind" | "set_scope" | "storage_align" | "double_buffer" => {
-            "thread binding and memory scopes are not modelled (rangefinder schedules run on one \
-             thread in global memory)"
+        "storage_align" | "double_buffer" => {
+            "storage layout and buffering are not modelled (they do not change bounds)"
         }
         "vectorize" | "unroll" | "parallel" | "pragma" => {
             "loop annotations do not change bounds; remove the call"
@@ -174,6 +175,38 @@ pub(crate) fn call_stage_method(
                 s.borrow_mut().compute_root(op)
             };
             result.map_err(|e| te_error(&span, e))?;
+            Ok(Value::None)
+        }
+        "bind" => {
+            let a = args.bind("bind", &["ivar", "thread_ivar"])?;
+            let iv = to_iter_var(a.required("ivar")?)?;
+            let thread = a.required("thread_ivar")?;
+            let Value::Te(TeObject::ThreadAxis(axis)) = &thread.value else {
+                return Err(Raised::at(
+                    thread.span.clone(),
+                    format!(
+                        "`bind` needs a thread axis such as `te.thread_axis(\"threadIdx.x\")`, found a {}",
+                        thread.value.type_name()
+                    ),
+                ));
+            };
+            s.borrow_mut()
+                .bind(op, &iv, axis)
+                .map_err(|e| te_error(&span, e))?;
+            Ok(Value::None)
+        }
+        "set_scope" => {
+            let a = args.bind("set_scope", &["scope"])?;
+            let scope = a.required("scope")?;
+            let Value::Str(text) = &scope.value else {
+                return Err(Raised::at(
+                    scope.span.clone(),
+                    "`set_scope` needs a scope name: \"global\", \"shared\", \"warp\" or \"local\"",
+                ));
+            };
+            s.borrow_mut()
+                .set_scope(op, text)
+                .map_err(|e| Raised::at(scope.span.clone(), e.message))?;
             Ok(Value::None)
         }
         _ => Err(Raised::at(span, unsupported_stage_method(name))),

@@ -28,6 +28,7 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval
             Ok(Value::Index(Var::new(name).expr()))
         }
         Native::ReduceAxis => reduce_axis(args),
+        Native::ThreadAxis => thread_axis(args),
         Native::Sum => reduction(te::Reducer::Sum, args),
         Native::MaxReducer | Native::MinReducer => min_max(native, args),
         Native::Const => constant(args),
@@ -236,6 +237,38 @@ fn compute(interp: &mut Interpreter, args: Args) -> Eval<Value> {
         Err(ComputeFailure::Script(r)) => Err(r),
         Err(ComputeFailure::Te(e)) => Err(te_error(&a.span, e)),
     }
+}
+
+/// `te.thread_axis(tag)` or `te.thread_axis(dom, tag)`. A domain is not
+/// supported: the bound loop's extent is the number of threads.
+fn thread_axis(args: Args) -> Eval<Value> {
+    let a = args.bind("thread_axis", &["dom", "tag", "name", "span"])?;
+    let tag = match (a.get("dom"), a.get("tag")) {
+        (Some(d), None) if matches!(d.value, Value::Str(_)) => d,
+        (None, Some(t)) => t,
+        (Some(d), _) if !matches!(d.value, Value::None) => return Err(Raised::at(
+            d.span.clone(),
+            "`thread_axis` with a domain is not supported: give only the tag, the bound loop's \
+                 extent is the number of threads",
+        )),
+        (_, Some(t)) => t,
+        _ => {
+            return Err(Raised::at(
+                a.span.clone(),
+                "`thread_axis` needs a tag such as \"threadIdx.x\"",
+            ))
+        }
+    };
+    let text = string(tag)?;
+    // TVM accepts any tag here; rangefinder knows only the GPU ones, so an
+    // unknown tag is a limit of rangefinder, not a `TVMError` to catch.
+    let axis = te::IterVar::thread_axis(&text).map_err(|e| {
+        Raised::at(
+            tag.span.clone(),
+            format!("this thread axis is not supported: {}", e.message),
+        )
+    })?;
+    Ok(Value::Te(TeObject::ThreadAxis(axis)))
 }
 
 fn reduce_axis(args: Args) -> Eval<Value> {

@@ -157,23 +157,20 @@ fn te_errors_point_at_the_call() {
          B = te.compute((4,), lambda i: A[i, i, i], name=\"B\")\n"
     );
     assert_error(&src, 4, 32, "has 2 dimensions but 3 indices");
-    let src = format!(
+    let schedule = format!(
         "{PRELUDE}A = te.placeholder((4,), name=\"A\")\n\
          B = te.compute((4,), lambda i: A[i] + 1, name=\"B\")\n\
-         s = te.create_schedule(B.op)\n\
-         s[B].bind(B.op.axis[0], te.thread_axis(\"threadIdx.x\"))\n"
+         s = te.create_schedule(B.op)\n"
     );
+    let src = format!("{schedule}s[B].bind(B.op.axis[0], B.op.axis[0])\n");
+    assert_error(&src, 6, 25, "`bind` needs a thread axis");
+    let src = format!("{PRELUDE}tx = te.thread_axis(\"threadIdx.w\")\n");
+    assert_error(&src, 3, 21, "unknown thread tag `threadIdx.w`");
+    let src = format!("{schedule}s[B].set_scope(\"texture\")\n");
+    assert_error(&src, 6, 16, "unknown storage scope `texture`");
     // The method is looked up before its arguments are evaluated, as in Python.
-    assert_error(&src, 6, 1, "`bind`: thread binding");
-    let src = format!("{PRELUDE}tx = te.thread_axis(\"threadIdx.x\")\n");
-    assert_error(&src, 3, 6, "`tvm.te.thread_axis` is not supported");
-    let src = format!(
-        "{PRELUDE}A = te.placeholder((4,), name=\"A\")\n\
-         B = te.compute((4,), lambda i: A[i] + 1, name=\"B\")\n\
-         s = te.create_schedule(B.op)\n\
-         s[B].set_scope(\"shared\")\n"
-    );
-    assert_error(&src, 6, 1, "memory scopes are not modelled");
+    let src = format!("{schedule}s[B].storage_align(B.op.axis[0], 4, 0)\n");
+    assert_error(&src, 6, 1, "`storage_align`: storage layout");
 }
 
 #[test]

@@ -7,6 +7,16 @@
 //! in them; phase 3: the index sets of the loads of this stage; phase 4:
 //! their per-axis union), then PassDownDomain through splits and fuses.
 //!
+//! Thread binding (TVM's `NeedRelax`): a consumer loop enclosing the attach
+//! point is normally one point, but a loop bound to a thread is relaxed to
+//! its whole range when the producer's storage is shared by those threads
+//! (see [`StorageScope::relaxes`]); a stage without `set_scope` gets TVM's
+//! inferred scope. A loop bound to the thread axis of a loop around it
+//! shares that loop's index (one index per thread, as on a GPU). Unlike TVM,
+//! other loops inside the attach point are relaxed whatever their tag:
+//! rangefinder runs bound loops sequentially, so a producer computed outside
+//! a loop must cover all its iterations.
+//!
 //! Beyond the seed: a split whose factor does not divide the extent gives the
 //! inner loop the extent `min(factor, extent - outer * factor)`, and passing
 //! a set up through a fuse gives the minimal box (exact when the set is one).
@@ -17,6 +27,7 @@ use crate::interval::{eval, range_interval, simp, DomMap, Interval};
 use crate::iter_var::IterVar;
 use crate::operation::Operation;
 use crate::schedule::{Attach, Relation, Schedule, SplitBy, Stage};
+use crate::thread::StorageScope;
 use arith::{Analyzer, ConstBound, Expr, Range, Var, POS_INF};
 use std::collections::HashMap;
 
@@ -31,6 +42,9 @@ pub struct Bounds {
     factors: HashMap<IterVar, Expr>,
     /// Each non-loop variable as an expression of loop variables.
     index: HashMap<Var, Expr>,
+    /// Loops bound to the thread axis of an enclosing loop, which they share
+    /// instead of being loops of their own, by that enclosing loop.
+    unified: HashMap<IterVar, IterVar>,
     /// The variables of every stage's loops.
     loop_vars: std::collections::HashSet<Var>,
     pub(crate) graph: Graph,
@@ -96,6 +110,11 @@ impl Bounds {
         e.substitute(&mut |v| self.index.get(v).cloned())
     }
 
+    /// The enclosing loop whose thread index the loop `iv` shares, if any.
+    pub(crate) fn unified_with(&self, iv: &IterVar) -> Option<&IterVar> {
+        self.unified.get(iv)
+    }
+
     /// Whether `e` mentions the variable of some stage's loop.
     pub(crate) fn mentions_loop(&self, e: &Expr) -> bool {
         let mut found = false;
@@ -123,6 +142,7 @@ pub fn infer_bound(s: &Schedule) -> Result<Bounds> {
         nominal: HashMap::new(),
         factors: HashMap::new(),
         index: HashMap::new(),
+        unified: HashMap::new(),
         loop_vars: Default::default(),
         graph,
         analyzer: Analyzer::new(),
@@ -135,6 +155,7 @@ pub fn infer_bound(s: &Schedule) -> Result<Bounds> {
         }
         infer_root_bound(s, i, &mut b)?;
         pass_down_domain(st, &mut b)?;
+        unify_threads(s, i, &mut b)?;
         pass_up_index(st, &mut b);
         b.loop_vars
             .extend(st.leaf_iter_vars().iter().map(|iv| iv.var().clone()));
@@ -207,6 +228,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         return Ok(());
     }
     let stage_attach = b.graph.attach[i].local.first().cloned();
+    let scope = storage_scope(s, i, b);
     let ndim = op.axis().len();
     let mut requests: Vec<Vec<Interval>> = vec![Vec::new(); ndim];
     for &c in &consumers {
@@ -230,11 +252,15 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                         full: true,
                     },
                 );
-            } else if found {
+            } else if !cst.thread_tag(iv).is_some_and(|t| scope.relaxes(t))
+                && (found || b.unified.get(iv).is_some_and(|e| on_path(b, i, e)))
+            {
+                // One point: the current iteration, or, for a loop sharing
+                // the index of a loop around this stage, that loop's index.
                 up.insert(
                     iv.clone(),
                     UpState {
-                        set: Interval::point(iv.expr()),
+                        set: Interval::point(b.to_loop_vars(&iv.expr())),
                         full: false,
                     },
                 );
@@ -334,6 +360,73 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         bind(b, iv, declared(iv)?);
     }
     Ok(())
+}
+
+/// Whether the loop `iv` encloses stage `i`.
+fn on_path(b: &Bounds, i: usize, iv: &IterVar) -> bool {
+    b.graph.attach_path(i).any(|p| p == iv)
+}
+
+/// Gives each loop of stage `i` bound to the thread axis of a loop around
+/// the stage that loop's index (TVM's threads are one index per kernel, not
+/// a loop per stage): the loop is then `min + (index - enclosing min)`. Its
+/// extent must fit in the enclosing loop's, or some of its iterations would
+/// never run.
+fn unify_threads(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
+    let st = &s.stages()[i];
+    for iv in st.leaf_iter_vars() {
+        let Some(thread) = st.bound_thread(iv) else {
+            continue;
+        };
+        let enclosing = b
+            .graph
+            .attach_path(i)
+            .find(|e| s.stages().iter().any(|o| o.bound_thread(e) == Some(thread)))
+            .cloned();
+        let Some(e) = enclosing else {
+            continue;
+        };
+        let (Some(r), Some(er)) = (b.ranges.get(iv).cloned(), b.ranges.get(&e).cloned()) else {
+            continue;
+        };
+        let outer_ext = b.to_loop_vars(&b.nominal_extent(&e).expect("has a range"));
+        let inner_ext = b.to_loop_vars(&b.nominal_extent(iv).expect("has a range"));
+        if !b
+            .analyzer
+            .can_prove(&Expr::le(inner_ext.clone(), outer_ext.clone()))
+        {
+            return Err(TeError::schedule(format!(
+                "`{}` of `{}` is bound to `{}` inside `{}`, bound to the same thread, but its \
+                 extent `{inner_ext}` may exceed that loop's `{outer_ext}`: make the extents match",
+                iv.name(),
+                st.op().name(),
+                thread.name(),
+                e.name()
+            )));
+        }
+        let value = Expr::add(
+            b.to_loop_vars(&r.min),
+            Expr::sub(b.to_loop_vars(&e.expr()), b.to_loop_vars(&er.min)),
+        );
+        let value = simp(&b.analyzer, value);
+        b.index.insert(iv.var().clone(), value);
+        b.unified.insert(iv.clone(), e);
+    }
+    Ok(())
+}
+
+/// The scope of stage `i`: as set, or inferred from the threads of its
+/// attach path.
+pub(crate) fn storage_scope(s: &Schedule, i: usize, b: &Bounds) -> StorageScope {
+    if let Some(scope) = s.stages()[i].scope() {
+        return scope;
+    }
+    let tags: Vec<_> = b
+        .graph
+        .attach_path(i)
+        .filter_map(|iv| s.stages().iter().find_map(|st| st.thread_tag(iv)))
+        .collect();
+    StorageScope::inferred(&tags)
 }
 
 /// A request that provably covers the whole axis is the axis (TVM's rule);
@@ -561,8 +654,18 @@ fn pass_down_domain(st: &Stage, b: &mut Bounds) -> Result<()> {
                         simp(an, Expr::ceil_div(nominal_parent.clone(), p.clone()))
                     }
                 };
-                let outer_ext = simp(an, Expr::ceil_div(r.extent.clone(), f.clone()));
-                let outer_nominal = simp(an, Expr::ceil_div(nominal_parent.clone(), f.clone()));
+                // A factor equal to the extent (`nparts=1`) leaves one outer
+                // iteration: ranges are never empty, so `ceildiv(e, e)` is 1
+                // even where the analyzer cannot prove `e > 0`.
+                let parts = |ext: &Expr| {
+                    if *ext == f {
+                        Expr::int(1)
+                    } else {
+                        simp(an, Expr::ceil_div(ext.clone(), f.clone()))
+                    }
+                };
+                let outer_ext = parts(&r.extent);
+                let outer_nominal = parts(&nominal_parent);
                 b.factors.insert(inner.clone(), f.clone());
                 if outer_nominal != outer_ext {
                     bind_tail(b, outer, Range::from_extent(outer_ext), outer_nominal);
@@ -606,8 +709,13 @@ fn pass_down_domain(st: &Stage, b: &mut Bounds) -> Result<()> {
 /// loop variables.
 fn pass_up_index(st: &Stage, b: &mut Bounds) {
     let mut local: HashMap<Var, Expr> = HashMap::new();
+    let index = &b.index;
     let val = |iv: &IterVar, local: &HashMap<Var, Expr>| {
-        local.get(iv.var()).cloned().unwrap_or_else(|| iv.expr())
+        local
+            .get(iv.var())
+            .or_else(|| index.get(iv.var()))
+            .cloned()
+            .unwrap_or_else(|| iv.expr())
     };
     for rel in st.relations().iter().rev() {
         match rel {

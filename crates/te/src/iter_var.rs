@@ -1,5 +1,6 @@
 //! Iteration variables: the axes of operations and the loops of schedules.
 
+use crate::thread::ThreadTag;
 use arith::{Expr, Range, Var};
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -32,6 +33,7 @@ struct IterVarData {
     var: Var,
     dom: Option<Range>,
     kind: IterKind,
+    thread: Option<ThreadTag>,
 }
 
 impl IterVar {
@@ -41,7 +43,33 @@ impl IterVar {
             var: Var::new(name),
             dom,
             kind,
+            thread: None,
         }))
+    }
+
+    /// `te.thread_axis(tag)`: a thread index that [`crate::Schedule::bind`]
+    /// binds loops to. Loops bound to the same thread axis, one enclosing
+    /// the other, are the same index: the inner one is not a loop of its
+    /// own.
+    ///
+    /// ```
+    /// let tx = te::IterVar::thread_axis("threadIdx.x").unwrap();
+    /// assert_eq!(tx.thread_tag(), Some(te::ThreadTag::ThreadIdx(0)));
+    /// assert!(te::IterVar::thread_axis("threadIdx.w").is_err());
+    /// ```
+    pub fn thread_axis(tag: &str) -> crate::Result<IterVar> {
+        let thread = ThreadTag::parse(tag)?;
+        Ok(IterVar(Arc::new(IterVarData {
+            var: Var::new(tag),
+            dom: None,
+            kind: IterKind::DataPar,
+            thread: Some(thread),
+        })))
+    }
+
+    /// The thread tag of a thread axis (`None` for other axes).
+    pub fn thread_tag(&self) -> Option<ThreadTag> {
+        self.0.thread
     }
 
     /// The variable that indexes with this axis.

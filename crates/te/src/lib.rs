@@ -9,6 +9,11 @@
 //! [`check`] to run the program on random inputs against [`Reference`]
 //! evaluation of the definitions.
 //!
+//! Loops can be bound to GPU threads ([`Schedule::bind`],
+//! [`IterVar::thread_axis`]) and stages given a [`StorageScope`]
+//! ([`Schedule::set_scope`]): a producer shared by threads covers all of
+//! them, as TVM's InferBound does; lowering keeps bound loops sequential.
+//!
 //! Beyond TVM (seed 000): a split whose factor does not divide its extent
 //! gives the inner loop `min(factor, extent - outer * factor)` iterations,
 //! so nothing outside the domain is computed; sets passed up through a fuse
@@ -43,6 +48,7 @@ mod reference;
 mod report;
 mod rng;
 mod schedule;
+mod thread;
 mod value;
 
 pub use bound::{infer_bound, Bounds};
@@ -58,4 +64,5 @@ pub use reference::Reference;
 pub use report::{report, IterVarReport, Placement, Report, StageReport};
 pub use rng::XorShift;
 pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
+pub use thread::{StorageScope, ThreadTag};
 pub use value::{max, min, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

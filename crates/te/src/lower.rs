@@ -12,7 +12,7 @@
 //! `allocate` (indices relative to the region, buffers shaped by the
 //! largest region over all iterations) as `tvm.lower` prints.
 
-use crate::bound::{infer_bound, Bounds};
+use crate::bound::{infer_bound, storage_scope, Bounds};
 use crate::error::{Result, TeError};
 use crate::interval::simp;
 use crate::iter_var::{IterKind, IterVar};
@@ -196,7 +196,12 @@ impl<'a> Lowerer<'a> {
                     } else {
                         allocation_shape(s, b, i)?
                     };
-                Ok(Buffer::new(st.name(), op.dtype(), shape))
+                let buf = Buffer::new(st.name(), op.dtype(), shape);
+                Ok(if params.contains(&i) || st.is_placeholder() {
+                    buf
+                } else {
+                    buf.with_scope(storage_scope(s, i, b).to_string())
+                })
             }));
         }
         let buffers = buffers
@@ -295,9 +300,22 @@ impl<'a> Lowerer<'a> {
                 extent = self.expr(&self.b.nominal_extent(iv).expect("has a range"));
                 exact = false;
             }
-            let trivial = extent.is_int(1);
             let mut var = iv.var().clone();
             let mut min = min;
+            if self.b.unified_with(iv).is_some() {
+                // Shares the index of an enclosing loop bound to the same
+                // thread; `stage_nest` guards it to its own extent.
+                loops.push(Loop {
+                    iv: iv.clone(),
+                    var,
+                    min,
+                    extent,
+                    trivial: true,
+                    exact,
+                });
+                continue;
+            }
+            let trivial = extent.is_int(1);
             if trivial {
                 self.subst.insert(iv.var().clone(), min.clone());
             } else if !min.is_int(0) {
@@ -338,6 +356,16 @@ impl<'a> Lowerer<'a> {
                 // Not simplified with the bound analyzer: it knows the exact
                 // range of `iv`, which is precisely what the loop exceeds.
                 let cond = simp(&arith::Analyzer::new(), Expr::lt(value, end));
+                if cond.as_bool() != Some(true) {
+                    guards.push(cond);
+                }
+            }
+        }
+        for iv in st.leaf_iter_vars() {
+            if self.b.unified_with(iv).is_some() {
+                let r = self.b.range(iv).expect("has a range");
+                let end = self.expr(&Expr::add(r.min.clone(), r.extent.clone()));
+                let cond = simp(&self.an, Expr::lt(self.expr(&iv.expr()), end));
                 if cond.as_bool() != Some(true) {
                     guards.push(cond);
                 }

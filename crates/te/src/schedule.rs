@@ -5,6 +5,8 @@
 use crate::error::{Result, TeError};
 use crate::iter_var::IterVar;
 use crate::operation::{OpId, OpKind, Operation, Tensor};
+use crate::thread::{StorageScope, ThreadTag};
+
 use arith::Expr;
 use std::collections::{HashMap, HashSet};
 
@@ -73,6 +75,8 @@ pub struct Stage {
     relations: Vec<Relation>,
     attach: Attach,
     is_output: bool,
+    scope: Option<StorageScope>,
+    threads: HashMap<IterVar, IterVar>,
 }
 
 impl Stage {
@@ -86,6 +90,8 @@ impl Stage {
             relations: Vec::new(),
             attach: Attach::Root,
             is_output,
+            scope: None,
+            threads: HashMap::new(),
         }
     }
 
@@ -126,9 +132,37 @@ impl Stage {
         self.is_output
     }
 
+    /// The storage scope given by `set_scope`, if any (otherwise it is
+    /// inferred from the threads the stage is nested in).
+    pub fn scope(&self) -> Option<StorageScope> {
+        self.scope
+    }
+
+    /// The thread axis the loop `iv` is bound to, if any.
+    pub fn bound_thread(&self, iv: &IterVar) -> Option<&IterVar> {
+        self.threads.get(iv)
+    }
+
+    /// The tag of the thread the loop `iv` is bound to, if any.
+    pub fn thread_tag(&self, iv: &IterVar) -> Option<ThreadTag> {
+        self.threads.get(iv).and_then(IterVar::thread_tag)
+    }
+
     /// Whether the stage is an input (placeholder).
     pub fn is_placeholder(&self) -> bool {
         matches!(self.op.kind(), OpKind::Placeholder)
+    }
+
+    /// Rejects changing a bound loop, whose binding would be lost.
+    fn not_bound(&self, iv: &IterVar, what: &str) -> Result<()> {
+        match self.threads.get(iv) {
+            Some(t) => Err(TeError::schedule(format!(
+                "cannot {what} `{}`: it is bound to `{}`; {what} first, then bind",
+                iv.name(),
+                t.name()
+            ))),
+            None => Ok(()),
+        }
     }
 
     fn leaf_pos(&self, iv: &IterVar) -> Result<usize> {
@@ -283,6 +317,7 @@ impl Schedule {
         }
         let st = self.compute_stage_mut(op, "split")?;
         let pos = st.leaf_pos(axis)?;
+        st.not_bound(axis, "split")?;
         let outer = IterVar::new(format!("{}.outer", axis.name()), None, axis.kind());
         let inner = IterVar::new(format!("{}.inner", axis.name()), None, axis.kind());
         st.leaf_iter_vars
@@ -309,6 +344,8 @@ impl Schedule {
         let st = self.compute_stage_mut(t.as_ref(), "fuse")?;
         let po = st.leaf_pos(outer)?;
         let pi = st.leaf_pos(inner)?;
+        st.not_bound(outer, "fuse")?;
+        st.not_bound(inner, "fuse")?;
         if pi != po + 1 {
             return Err(TeError::schedule(format!(
                 "cannot fuse `{}` and `{}`: only adjacent loops can be fused, the first directly \
@@ -414,6 +451,57 @@ impl Schedule {
             parent,
             axis: axis.clone(),
         };
+        Ok(())
+    }
+
+    /// `s[t].bind(iv, thread)`: the loop `iv` enumerates the thread axis
+    /// `thread` (from [`IterVar::thread_axis`]). Lowering still emits it as
+    /// a sequential loop, except inside an enclosing loop bound to the same
+    /// thread axis, whose index it then shares; bound inference uses the tag
+    /// to decide which producers cover all threads.
+    ///
+    /// ```
+    /// use tir::DataType;
+    /// let a = te::placeholder([64], "A", DataType::Float32).unwrap();
+    /// let b = te::compute_named([64], &["i"], |i| a.at([&i[0]]) * 2.0, "B").unwrap();
+    /// let mut s = te::create_schedule(&[b.clone()]);
+    /// let (bx, tx) = s.split(&b, &b.op().axis()[0], 16).unwrap();
+    /// let thread_x = te::IterVar::thread_axis("threadIdx.x").unwrap();
+    /// s.bind(&b, &tx, &thread_x).unwrap();
+    /// assert_eq!(s.stage(&b).unwrap().thread_tag(&tx), Some(te::ThreadTag::ThreadIdx(0)));
+    /// assert!(s.bind(&b, &bx, &thread_x).is_err());
+    /// ```
+    pub fn bind(
+        &mut self,
+        t: &impl AsRef<Operation>,
+        iv: &IterVar,
+        thread: &IterVar,
+    ) -> Result<()> {
+        if thread.thread_tag().is_none() {
+            return Err(TeError::schedule(format!(
+                "`{}` is not a thread axis: bind to `te.thread_axis(\"threadIdx.x\")` or similar",
+                thread.name()
+            )));
+        }
+        let st = self.compute_stage_mut(t.as_ref(), "bind")?;
+        st.leaf_pos(iv)?;
+        if let Some((other, _)) = st.threads.iter().find(|(o, t)| *t == thread && *o != iv) {
+            return Err(TeError::schedule(format!(
+                "`{}` is already bound to `{}` of `{}`: bind a thread axis to one loop per stage",
+                thread.name(),
+                other.name(),
+                st.op.name()
+            )));
+        }
+        st.threads.insert(iv.clone(), thread.clone());
+        Ok(())
+    }
+
+    /// `s[t].set_scope(scope)`: where `t`'s storage lives (`global`,
+    /// `shared`, `warp` or `local`).
+    pub fn set_scope(&mut self, t: &impl AsRef<Operation>, scope: &str) -> Result<()> {
+        let scope = StorageScope::parse(scope)?;
+        self.compute_stage_mut(t.as_ref(), "set_scope")?.scope = Some(scope);
         Ok(())
     }
 

@@ -27,8 +27,14 @@ def test_bound_nest_thread():
     s[A1].compute_at(s[A3], tx)
     s = s.normalize()
     bounds = tvm.te.schedule.InferBound(s)
-    assert bounds[A1.op.axis[0]].extent.value == 1
-    assert bounds[A2.op.axis[0]].extent.value == 32
+    # rangefinder: tighter because 32 need not divide m: the last block needs
+    # only the m - bx*32 remaining elements of A2, and A1's one element is cut
+    # to the m elements of A, which the analyzer cannot prove bx*32 + tx stays
+    # below (seed 000); TVM's answers are the constants 1 and 32.
+    tvm.testing.assert_prim_expr_equal(
+        bounds[A1.op.axis[0]].extent, te.min(m - bx.var * 32 - tx.var, 1)
+    )
+    tvm.testing.assert_prim_expr_equal(bounds[A2.op.axis[0]].extent, te.min(m - bx.var * 32, 32))
     assert bounds[A3.op.axis[0]].extent == m
 
 

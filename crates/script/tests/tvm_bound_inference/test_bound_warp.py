@@ -25,7 +25,13 @@ def test_bound_warp():
     s[A1].bind(xi, tx)
     bounds = tvm.te.schedule.InferBound(s)
     assert isinstance(bounds, tvm.container.Map)
-    assert bounds[A1.op.axis[0]].extent.value == 16
+    # rangefinder: tighter because 32 and 16 need not divide m: in the last rows
+    # only what remains of A1 is needed (seed 000, PassDownDomain); TVM's answer
+    # is the constant 16, the threadIdx.x loop relaxed for warp storage.
+    xo2, xi0 = s[A2].leaf_iter_vars[0], s[A2].leaf_iter_vars[1]
+    tvm.testing.assert_prim_expr_equal(
+        bounds[A1.op.axis[0]].extent, te.min(m - xo2.var * 32 - xi0.var * 16, 16)
+    )
 
 
 test_bound_warp()
