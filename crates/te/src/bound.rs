@@ -27,7 +27,7 @@ use crate::interval::{eval, range_interval, simp, DomMap, Interval};
 use crate::iter_var::IterVar;
 use crate::operation::Operation;
 use crate::schedule::{Attach, Relation, Schedule, SplitBy, Stage};
-use crate::thread::StorageScope;
+use crate::thread::{StorageScope, ThreadTag};
 use arith::{Analyzer, ConstBound, Expr, Range, Var, POS_INF};
 use std::collections::HashMap;
 
@@ -47,6 +47,9 @@ pub struct Bounds {
     unified: HashMap<IterVar, IterVar>,
     /// The variables of every stage's loops.
     loop_vars: std::collections::HashSet<Var>,
+    /// Every thread-bound loop of the schedule, with its tag (empty for
+    /// schedules without threads, which then skip all thread reasoning).
+    thread_tags: HashMap<IterVar, ThreadTag>,
     pub(crate) graph: Graph,
     pub(crate) analyzer: Analyzer,
 }
@@ -144,6 +147,11 @@ pub fn infer_bound(s: &Schedule) -> Result<Bounds> {
         index: HashMap::new(),
         unified: HashMap::new(),
         loop_vars: Default::default(),
+        thread_tags: s
+            .stages()
+            .iter()
+            .flat_map(|st| st.thread_bindings().map(|(iv, t)| (iv.clone(), t)))
+            .collect(),
         graph,
         analyzer: Analyzer::new(),
     };
@@ -421,12 +429,15 @@ pub(crate) fn storage_scope(s: &Schedule, i: usize, b: &Bounds) -> StorageScope 
     if let Some(scope) = s.stages()[i].scope() {
         return scope;
     }
+    if b.thread_tags.is_empty() {
+        return StorageScope::Global;
+    }
     let tags: Vec<_> = b
         .graph
         .attach_path(i)
-        .filter_map(|iv| s.stages().iter().find_map(|st| st.thread_tag(iv)))
+        .filter_map(|iv| b.thread_tags.get(iv))
         .collect();
-    StorageScope::inferred(&tags)
+    StorageScope::inferred(tags)
 }
 
 /// A request that provably covers the whole axis is the axis (TVM's rule);

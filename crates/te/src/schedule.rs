@@ -148,6 +148,13 @@ impl Stage {
         self.threads.get(iv).and_then(IterVar::thread_tag)
     }
 
+    /// Every loop of this stage bound to a thread, with its tag.
+    pub(crate) fn thread_bindings(&self) -> impl Iterator<Item = (&IterVar, ThreadTag)> + '_ {
+        self.threads
+            .iter()
+            .filter_map(|(iv, t)| t.thread_tag().map(|tag| (iv, tag)))
+    }
+
     /// Whether the stage is an input (placeholder).
     pub fn is_placeholder(&self) -> bool {
         matches!(self.op.kind(), OpKind::Placeholder)
