@@ -55,6 +55,32 @@ impl MapSet {
         }
     }
 
+    /// Adds every composition of a map reaching the instruction with a map
+    /// of its op (`indexing`), or the reason either is unknown.
+    fn add_composed(
+        &mut self,
+        taint: Option<&str>,
+        maps: &[OperandMap],
+        indexing: OperandIndexing,
+    ) {
+        if let Some(reason) = taint {
+            self.taint(reason);
+        }
+        match indexing {
+            OperandIndexing::Unsupported(reason) => self.taint(&reason),
+            OperandIndexing::Maps(producers) => {
+                for consumer in maps {
+                    for producer in &producers {
+                        match compose_operand(consumer, producer) {
+                            Ok(m) => self.insert(m),
+                            Err(reason) => self.taint(&reason),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     /// The set as an operand entry.
     pub fn into_indexing(self) -> OperandIndexing {
         match self.unsupported {
@@ -294,22 +320,7 @@ pub(crate) fn output_to_input_groups(
                     0
                 };
                 let target = groups[operand].entry(operand_out).or_default();
-                if let Some(reason) = &taint {
-                    target.taint(reason);
-                }
-                match indexing {
-                    OperandIndexing::Unsupported(reason) => target.taint(&reason),
-                    OperandIndexing::Maps(producers) => {
-                        for consumer in &maps {
-                            for producer in &producers {
-                                match compose_operand(consumer, producer) {
-                                    Ok(m) => target.insert(m),
-                                    Err(reason) => target.taint(&reason),
-                                }
-                            }
-                        }
-                    }
-                }
+                target.add_composed(taint.as_deref(), &maps, indexing);
             }
         }
     }
@@ -406,22 +417,7 @@ pub(crate) fn input_to_output_through(
                 };
                 for (j, indexing) in per_output.into_iter().enumerate() {
                     let target = groups[user].entry(j).or_default();
-                    if let Some(reason) = &taint {
-                        target.taint(reason);
-                    }
-                    match indexing {
-                        OperandIndexing::Unsupported(reason) => target.taint(&reason),
-                        OperandIndexing::Maps(producers) => {
-                            for consumer in &maps {
-                                for producer in &producers {
-                                    match compose_operand(consumer, producer) {
-                                        Ok(m) => target.insert(m),
-                                        Err(reason) => target.taint(&reason),
-                                    }
-                                }
-                            }
-                        }
-                    }
+                    target.add_composed(taint.as_deref(), &maps, indexing);
                 }
             }
         }
