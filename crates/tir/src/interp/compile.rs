@@ -420,6 +420,28 @@ impl<'a> Compiler<'a> {
         Ok((slot, body?))
     }
 
+    /// A `realize` or `allocate` of `buffer` over `min`/`extent`, with
+    /// `body` compiled while the buffer has storage.
+    fn region(
+        &mut self,
+        buffer: &Buffer,
+        min: Vec<IndexCode>,
+        extent: Vec<IndexCode>,
+        body: &'a Stmt,
+        s: &'a Stmt,
+    ) -> Result<Code<'a>, RunError> {
+        let shape = self.realized_shape(buffer, s)?;
+        let (buf, body) = self.live(buffer, body)?;
+        Ok(Code::Region {
+            buf,
+            shape,
+            min,
+            extent,
+            body: Box::new(body),
+            src: s,
+        })
+    }
+
     /// Compiles `body` with `buffer` given storage.
     fn live(&mut self, buffer: &Buffer, body: &'a Stmt) -> Result<(u32, Code<'a>), RunError> {
         let slot = self.buffer_slot(buffer, false)?;
@@ -485,16 +507,7 @@ impl<'a> Compiler<'a> {
                     .iter()
                     .map(|r| self.index(&r.extent, s))
                     .collect::<Result<_, _>>()?;
-                let shape = self.realized_shape(buffer, s)?;
-                let (buf, body) = self.live(buffer, body)?;
-                Code::Region {
-                    buf,
-                    shape,
-                    min,
-                    extent,
-                    body: Box::new(body),
-                    src: s,
-                }
+                self.region(buffer, min, extent, body, s)?
             }
             Stmt::Allocate {
                 buffer,
@@ -504,16 +517,7 @@ impl<'a> Compiler<'a> {
                 self.arity(buffer, extents.len(), s)?;
                 let min = extents.iter().map(|_| IndexCode::Const(0)).collect();
                 let extent = self.indices(extents, s)?;
-                let shape = self.realized_shape(buffer, s)?;
-                let (buf, body) = self.live(buffer, body)?;
-                Code::Region {
-                    buf,
-                    shape,
-                    min,
-                    extent,
-                    body: Box::new(body),
-                    src: s,
-                }
+                self.region(buffer, min, extent, body, s)?
             }
             Stmt::Produce { body, .. } => self.stmt(body)?,
             Stmt::BufferStore {
