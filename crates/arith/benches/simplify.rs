@@ -11,7 +11,10 @@ use std::time::Instant;
 
 fn corpus_path() -> PathBuf {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let shared = root.join("../../../shared/conformance/tvm/arith_simplify.batch");
+    let shared = std::env::var_os("RANGEFINDER_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("../../../shared"))
+        .join("conformance/tvm/arith_simplify.batch");
     if shared.exists() {
         shared
     } else {

@@ -146,12 +146,22 @@ impl Analyzer {
         let mut s = Simplifier::new(self);
         let (best, _) = s.visit(e)?;
         // The contract is "never larger": canonical forms that come out
-        // bigger than what was written give way to the input itself.
-        Ok(if best.node_count() <= e.node_count() {
-            best
-        } else {
-            e.clone()
-        })
+        // bigger than what was written give way to the input itself. A
+        // result is also only kept when it is defined wherever the input
+        // is: when the input provably stays inside `i64` on the ranges, a
+        // result whose intermediate values may leave it (reordered sums
+        // near the ends of the range) gives way to the input. (When the
+        // input itself may overflow, nothing is known about where it is
+        // defined, and the result is kept: it agrees wherever both are.)
+        Ok(
+            if best.node_count() <= e.node_count()
+                && (best.ptr_eq(e) || !self.may_overflow(&best) || self.may_overflow(e))
+            {
+                best
+            } else {
+                e.clone()
+            },
+        )
     }
 
     /// The tightest constant interval this analyzer can prove for `e`.
@@ -204,35 +214,55 @@ impl Analyzer {
 
     /// Bounds and alignment of `e` from its structure alone.
     pub(crate) fn structural_info(&self, e: &Expr) -> Info {
+        // Small trees recurse (their depth is at most their size); large
+        // ones, such as long parsed sums, are walked on an explicit stack.
+        if e.node_count() <= 4096 {
+            self.structural_info_small(e)
+        } else {
+            crate::walk::fold(e, &mut HashMap::new(), |n, kids| self.node_info(n, kids))
+        }
+    }
+
+    fn structural_info_small(&self, e: &Expr) -> Info {
+        let kids: smallvec::SmallVec<[Info; 3]> = e
+            .children()
+            .into_iter()
+            .map(|c| self.structural_info_small(c))
+            .collect();
+        self.node_info(e, &kids)
+    }
+
+    /// Bounds and alignment of one node from those of its children.
+    pub(crate) fn node_info(&self, e: &Expr, kids: &[Info]) -> Info {
         use ExprKind::*;
-        let bin = |a: &Expr, b: &Expr| (self.structural_info(a), self.structural_info(b));
+        let bin = || (kids[0], kids[1]);
         match e.kind() {
             Int(v) => Info::exact(*v),
             Bool(v) => Info::exact(*v as i64),
             Var(v) => self.var_info(v),
-            Add(a, b) => {
-                let (x, y) = bin(a, b);
+            Add(..) => {
+                let (x, y) = bin();
                 Info {
                     bound: x.bound.add(y.bound),
                     modular: x.modular.add(y.modular),
                 }
             }
-            Sub(a, b) => {
-                let (x, y) = bin(a, b);
+            Sub(..) => {
+                let (x, y) = bin();
                 Info {
                     bound: x.bound.sub(y.bound),
                     modular: x.modular.sub(y.modular),
                 }
             }
-            Mul(a, b) => {
-                let (x, y) = bin(a, b);
+            Mul(..) => {
+                let (x, y) = bin();
                 Info {
                     bound: x.bound.mul(y.bound),
                     modular: x.modular.mul(y.modular),
                 }
             }
-            FloorDiv(a, b) => {
-                let (x, y) = bin(a, b);
+            FloorDiv(..) => {
+                let (x, y) = bin();
                 let modular = match y.modular.as_exact() {
                     Some(c) => x.modular.floor_div_const(c),
                     None => Modular::EVERYTHING,
@@ -242,8 +272,8 @@ impl Analyzer {
                     modular,
                 }
             }
-            FloorMod(a, b) => {
-                let (x, y) = bin(a, b);
+            FloorMod(..) => {
+                let (x, y) = bin();
                 match y.modular.as_exact() {
                     Some(c) => Info {
                         bound: x.bound.floor_mod_aligned(x.modular, c),
@@ -255,29 +285,29 @@ impl Analyzer {
                     },
                 }
             }
-            CeilDiv(a, b) => {
-                let (x, y) = bin(a, b);
+            CeilDiv(..) => {
+                let (x, y) = bin();
                 Info {
                     bound: x.bound.ceil_div(y.bound),
                     modular: Modular::EVERYTHING,
                 }
             }
-            Min(a, b) => {
-                let (x, y) = bin(a, b);
+            Min(..) => {
+                let (x, y) = bin();
                 Info {
                     bound: x.bound.min_with(y.bound),
                     modular: x.modular.union(y.modular),
                 }
             }
-            Max(a, b) => {
-                let (x, y) = bin(a, b);
+            Max(..) => {
+                let (x, y) = bin();
                 Info {
                     bound: x.bound.max_with(y.bound),
                     modular: x.modular.union(y.modular),
                 }
             }
-            Select(_, a, b) => {
-                let (x, y) = bin(a, b);
+            Select(..) => {
+                let (x, y) = (kids[1], kids[2]);
                 Info {
                     bound: x.bound.union(y.bound),
                     modular: x.modular.union(y.modular),
@@ -285,6 +315,128 @@ impl Analyzer {
             }
             Cmp(..) | And(..) | Or(..) | Not(..) => Info::BOOL,
         }
+    }
+
+    /// Whether `e` provably evaluates without overflow for every value of
+    /// its variables inside their ranges: every intermediate value of every
+    /// node stays inside `i64`. Variables without a finite range make this
+    /// `false`. For such expressions [`Analyzer::simplify`] guarantees its
+    /// result is overflow-free too; for others, the result agrees with the
+    /// input wherever both are defined.
+    ///
+    /// ```
+    /// use arith::{Analyzer, Expr, Range};
+    /// let (e, scope) = arith::parse_with_scope("x % 4 * 3 + x").unwrap();
+    /// let mut an = Analyzer::new();
+    /// let x = scope.get("x").unwrap();
+    /// an.bind(x, Range::half_open(Expr::int(0), Expr::int(1 << 40)));
+    /// assert!(an.is_overflow_free(&e));
+    /// let mut wide = Analyzer::new();
+    /// wide.bind(x, Range::half_open(Expr::int(0), Expr::int(i64::MAX)));
+    /// assert!(!wide.is_overflow_free(&e));
+    /// ```
+    pub fn is_overflow_free(&self, e: &Expr) -> bool {
+        let mut finite = true;
+        crate::walk::any_node(e, |n| {
+            if let Some(v) = n.as_var() {
+                finite &= self.var_bound(v).is_finite();
+            }
+            false
+        });
+        finite && !self.may_overflow(e)
+    }
+
+    /// Whether some node of `e` may leave the `i64` range for variable
+    /// values inside their (finite) ranges. Nodes over unbounded variables
+    /// are not judged. Each distinct node is visited once, without
+    /// recursion.
+    pub(crate) fn may_overflow(&self, e: &Expr) -> bool {
+        type W = Option<(i128, i128)>;
+        let mut overflow = false;
+        let range = |x: i128, y: i128, overflow: &mut bool| -> W {
+            let (lo, hi) = (i64::MIN as i128, i64::MAX as i128);
+            if x < lo || y > hi {
+                *overflow = true;
+            }
+            Some((x.clamp(lo, hi), y.clamp(lo, hi)))
+        };
+        crate::walk::fold(e, &mut HashMap::new(), |n, kids: &[W]| -> W {
+            use ExprKind::*;
+            match n.kind() {
+                Int(v) => Some((*v as i128, *v as i128)),
+                Bool(_) | Cmp(..) | And(..) | Or(..) | Not(..) => Some((0, 1)),
+                Var(v) => {
+                    let b = self.var_bound(v);
+                    b.is_finite().then_some((b.min as i128, b.max as i128))
+                }
+                Add(..) => {
+                    let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
+                    range(a0 + b0, a1 + b1, &mut overflow)
+                }
+                Sub(..) => {
+                    let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
+                    range(a0 - b1, a1 - b0, &mut overflow)
+                }
+                Mul(..) => {
+                    let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
+                    let c = [a0 * b0, a0 * b1, a1 * b0, a1 * b1];
+                    range(*c.iter().min()?, *c.iter().max()?, &mut overflow)
+                }
+                FloorDiv(..) | FloorMod(..) | CeilDiv(..) => {
+                    let (a, b) = (kids[0]?, kids[1]?);
+                    // Only i64::MIN // -1 leaves the range.
+                    if a.0 == i64::MIN as i128 && b.0 <= -1 && -1 <= b.1 {
+                        overflow = true;
+                    }
+                    let ((a0, a1), (b0, b1)) = (a, b);
+                    if let FloorMod(..) = n.kind() {
+                        return Some(if b0 > 0 {
+                            (0, b1 - 1)
+                        } else if b1 < 0 {
+                            (b0 + 1, 0)
+                        } else {
+                            let m = (-b0).max(b1);
+                            (1 - m, m - 1)
+                        });
+                    }
+                    // On each sign part of the divisor the quotient is
+                    // monotone, so the corners bound it.
+                    let div = |x: i128, y: i128| {
+                        let q = x / y;
+                        let inexact = x % y != 0;
+                        match n.kind() {
+                            FloorDiv(..) if inexact && ((x < 0) != (y < 0)) => q - 1,
+                            CeilDiv(..) if inexact && ((x < 0) == (y < 0)) => q + 1,
+                            _ => q,
+                        }
+                    };
+                    let mut out: Option<(i128, i128)> = None;
+                    for (p0, p1) in [(b0.max(1), b1), (b0, b1.min(-1))] {
+                        if p0 > p1 {
+                            continue;
+                        }
+                        for q in [div(a0, p0), div(a0, p1), div(a1, p0), div(a1, p1)] {
+                            out = Some(out.map_or((q, q), |(l, h)| (l.min(q), h.max(q))));
+                        }
+                    }
+                    let (l, h) = out?;
+                    range(l, h, &mut overflow)
+                }
+                Min(..) => {
+                    let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
+                    Some((a0.min(b0), a1.min(b1)))
+                }
+                Max(..) => {
+                    let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
+                    Some((a0.max(b0), a1.max(b1)))
+                }
+                Select(..) => {
+                    let ((a0, a1), (b0, b1)) = (kids[1]?, kids[2]?);
+                    Some((a0.min(b0), a1.max(b1)))
+                }
+            }
+        });
+        overflow
     }
 
     /// Constant bounds of a simplified expression, using symbolic variable

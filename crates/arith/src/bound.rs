@@ -1,11 +1,15 @@
 //! Constant interval bounds (TVM's `ConstIntBound`, Halide's
 //! `ConstantInterval`).
 //!
-//! `i64::MIN` and `i64::MAX` stand for negative and positive infinity. Every
-//! operation is sound: when a corner computation overflows, the bound widens
-//! to infinity instead of wrapping.
+//! A lower end of `i64::MIN` stands for negative infinity and an upper end of
+//! `i64::MAX` for positive infinity; every other end is a finite value, so a
+//! lower end of `i64::MAX` or an upper end of `i64::MIN` means exactly that
+//! value. (As sets of `i64` values the two readings agree; the distinction
+//! matters in arithmetic: the constant `i64::MAX` is `[i64::MAX, +inf]`, and
+//! `x + i64::MAX` with `x` in `[-i64::MAX, 0]` has the finite lower end `0`.)
+//! Every operation computes its corners in `i128` with infinities far beyond
+//! `i64`, then rounds each end outward, so bounds are sound and never wrap.
 
-use crate::num;
 use std::fmt;
 
 /// Negative infinity as a bound.
@@ -31,54 +35,87 @@ pub struct ConstBound {
     pub max: i64,
 }
 
+/// Infinity in the widened arithmetic of [`lo`]/[`hi`]: far beyond any
+/// `i64`, and far enough below `i128::MAX` that sums of a few never wrap.
+const INF: i128 = 1 << 100;
+
+/// A lower end as a widened value: `i64::MIN` is negative infinity, every
+/// other value (including `i64::MAX`) is itself.
 #[inline]
-fn sat_add(a: i64, b: i64) -> i64 {
-    if a == NEG_INF || b == NEG_INF {
-        return NEG_INF;
-    }
-    if a == POS_INF || b == POS_INF {
-        return POS_INF;
-    }
-    match a.checked_add(b) {
-        Some(v) if v != NEG_INF && v != POS_INF => v,
-        _ => {
-            if a > 0 {
-                POS_INF
-            } else {
-                NEG_INF
-            }
-        }
+fn lo(v: i64) -> i128 {
+    if v == NEG_INF {
+        -INF
+    } else {
+        v as i128
     }
 }
 
+/// An upper end as a widened value: `i64::MAX` is positive infinity, every
+/// other value (including `i64::MIN`) is itself.
 #[inline]
-fn sat_mul(a: i64, b: i64) -> i64 {
+fn hi(v: i64) -> i128 {
+    if v == POS_INF {
+        INF
+    } else {
+        v as i128
+    }
+}
+
+/// A widened lower end back as an `i64`: below `i64::MIN + 1` it is
+/// negative infinity; above `i64::MAX` no `i64` value reaches it, so
+/// `i64::MAX` (finite as a lower end) is as good.
+#[inline]
+fn to_lo(v: i128) -> i64 {
+    if v <= NEG_INF as i128 {
+        NEG_INF
+    } else if v >= POS_INF as i128 {
+        POS_INF
+    } else {
+        v as i64
+    }
+}
+
+/// A widened upper end back as an `i64` (the mirror of [`to_lo`]).
+#[inline]
+fn to_hi(v: i128) -> i64 {
+    if v >= POS_INF as i128 {
+        POS_INF
+    } else if v <= NEG_INF as i128 {
+        NEG_INF
+    } else {
+        v as i64
+    }
+}
+
+/// `a * b` for widened values; infinities keep their sign and `0 * inf` is
+/// `0` (the interval product of `{0}` and anything is `{0}`).
+#[inline]
+fn wide_mul(a: i128, b: i128) -> i128 {
     if a == 0 || b == 0 {
         return 0;
     }
-    let neg = (a < 0) != (b < 0);
-    let inf = a == NEG_INF || a == POS_INF || b == NEG_INF || b == POS_INF;
-    if inf {
-        return if neg { NEG_INF } else { POS_INF };
-    }
-    match a.checked_mul(b) {
-        Some(v) if v != NEG_INF && v != POS_INF => v,
-        _ => {
-            if neg {
-                NEG_INF
-            } else {
-                POS_INF
-            }
-        }
+    a.saturating_mul(b).clamp(-INF, INF)
+}
+
+/// Floor division of widened values, `b != 0`.
+#[inline]
+fn wide_floor_div(a: i128, b: i128) -> i128 {
+    let q = a / b;
+    if a % b != 0 && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
     }
 }
 
+/// Ceiling division of widened values, `b != 0`.
 #[inline]
-fn sat_neg(a: i64) -> i64 {
-    match a {
-        NEG_INF => POS_INF,
-        POS_INF => NEG_INF,
-        v => -v,
+fn wide_ceil_div(a: i128, b: i128) -> i128 {
+    let q = a / b;
+    if a % b != 0 && ((a < 0) == (b < 0)) {
+        q + 1
+    } else {
+        q
     }
 }
 
@@ -173,8 +210,8 @@ impl ConstBound {
     #[inline]
     pub fn add(self, o: ConstBound) -> ConstBound {
         ConstBound {
-            min: sat_add(self.min, o.min),
-            max: sat_add(self.max, o.max),
+            min: to_lo(lo(self.min) + lo(o.min)),
+            max: to_hi(hi(self.max) + hi(o.max)),
         }
     }
 
@@ -182,8 +219,8 @@ impl ConstBound {
     #[inline]
     pub fn neg(self) -> ConstBound {
         ConstBound {
-            min: sat_neg(self.max),
-            max: sat_neg(self.min),
+            min: to_lo(-hi(self.max)),
+            max: to_hi(-lo(self.min)),
         }
     }
 
@@ -195,132 +232,104 @@ impl ConstBound {
 
     /// Bounds of `a * b`.
     pub fn mul(self, o: ConstBound) -> ConstBound {
-        if let Some(c) = o.as_point() {
-            return self.mul_const(c);
-        }
-        if let Some(c) = self.as_point() {
-            return o.mul_const(c);
-        }
         let c = [
-            sat_mul(self.min, o.min),
-            sat_mul(self.min, o.max),
-            sat_mul(self.max, o.min),
-            sat_mul(self.max, o.max),
+            wide_mul(lo(self.min), lo(o.min)),
+            wide_mul(lo(self.min), hi(o.max)),
+            wide_mul(hi(self.max), lo(o.min)),
+            wide_mul(hi(self.max), hi(o.max)),
         ];
         ConstBound {
-            min: *c.iter().min().unwrap(),
-            max: *c.iter().max().unwrap(),
+            min: to_lo(*c.iter().min().unwrap()),
+            max: to_hi(*c.iter().max().unwrap()),
         }
     }
 
     /// Bounds of `a * c`.
     #[inline]
     pub fn mul_const(self, c: i64) -> ConstBound {
-        let (x, y) = (sat_mul(self.min, c), sat_mul(self.max, c));
-        if c >= 0 {
-            ConstBound { min: x, max: y }
-        } else {
-            ConstBound { min: y, max: x }
+        let (x, y) = (wide_mul(lo(self.min), c as i128), wide_mul(hi(self.max), c as i128));
+        let (x, y) = if c >= 0 { (x, y) } else { (y, x) };
+        ConstBound {
+            min: to_lo(x),
+            max: to_hi(y),
         }
     }
 
     /// Bounds of `a // b` (floor division); divisors that may be zero are
     /// excluded from the divisor's range, since division by zero has no value.
     pub fn floor_div(self, o: ConstBound) -> ConstBound {
-        self.div_generic(o, |a, b| num::floor_div(a, b).ok())
+        self.div_generic(o, wide_floor_div)
     }
 
     /// Bounds of `ceildiv(a, b)`.
     pub fn ceil_div(self, o: ConstBound) -> ConstBound {
-        self.div_generic(o, |a, b| num::ceil_div(a, b).ok())
+        self.div_generic(o, wide_ceil_div)
     }
 
-    fn div_generic(self, o: ConstBound, div: impl Fn(i64, i64) -> Option<i64>) -> ConstBound {
+    fn div_generic(self, o: ConstBound, div: impl Fn(i128, i128) -> i128) -> ConstBound {
+        if self.is_empty() || o.is_empty() {
+            return self;
+        }
         // On each sign part of the divisor the quotient is monotone in both
-        // arguments, so the corners bound it.
-        let corner = |a: i64, b: i64| -> ConstBound {
-            let a_inf = a == NEG_INF || a == POS_INF;
-            let b_inf = b == NEG_INF || b == POS_INF;
-            let sign_inf = if (a < 0) == (b < 0) { POS_INF } else { NEG_INF };
-            match (a_inf, b_inf) {
-                (false, false) => div(a, b)
-                    .map(ConstBound::point)
-                    .unwrap_or(ConstBound::EVERYTHING),
-                (true, false) => ConstBound::point(sign_inf),
-                // A finite value over an unbounded one: the limit of dividing
-                // by ever larger values, which a huge stand-in reproduces.
-                (false, true) if a.unsigned_abs() < 1 << 61 => {
-                    let huge = if b > 0 { 1i64 << 62 } else { -(1i64 << 62) };
-                    div(a, huge)
-                        .map(ConstBound::point)
-                        .unwrap_or(ConstBound::new(-1, 1))
-                }
-                (false, true) => ConstBound::new(-1, 1),
-                (true, true) => ConstBound::new(0, 0).union(ConstBound::point(sign_inf)),
-            }
-        };
-        let part = |lo: i64, hi: i64| -> Option<ConstBound> {
-            (lo <= hi).then(|| {
-                corner(self.min, lo)
-                    .union(corner(self.min, hi))
-                    .union(corner(self.max, lo))
-                    .union(corner(self.max, hi))
+        // arguments, so the corners bound it. Infinite ends are widened
+        // values far beyond `i64`, which gives the right limits (a finite
+        // value over an infinite one is `0` or `-1`).
+        let (a0, a1) = (lo(self.min), hi(self.max));
+        let part = |b0: i128, b1: i128| -> Option<(i128, i128)> {
+            (b0 <= b1).then(|| {
+                let c = [div(a0, b0), div(a0, b1), div(a1, b0), div(a1, b1)];
+                (*c.iter().min().unwrap(), *c.iter().max().unwrap())
             })
         };
-        match (part(o.min.max(1), o.max), part(o.min, o.max.min(-1))) {
-            (Some(a), Some(b)) => a.union(b),
+        let (b0, b1) = (lo(o.min), hi(o.max));
+        let r = match (part(b0.max(1), b1), part(b0, b1.min(-1))) {
+            (Some(a), Some(b)) => (a.0.min(b.0), a.1.max(b.1)),
             (Some(a), None) | (None, Some(a)) => a,
-            (None, None) => ConstBound::EVERYTHING,
+            (None, None) => return ConstBound::EVERYTHING,
+        };
+        ConstBound {
+            min: to_lo(r.0),
+            max: to_hi(r.1),
         }
     }
 
     /// Bounds of `a % b` (floor modulo).
     pub fn floor_mod(self, o: ConstBound) -> ConstBound {
         // A zero divisor has no result, so it does not widen the bound.
-        let o = if o.min == 0 {
-            ConstBound { min: 1, ..o }
-        } else if o.max == 0 {
-            ConstBound { max: -1, ..o }
+        let (b0, b1) = (lo(o.min), hi(o.max));
+        let (b0, b1) = if b0 == 0 {
+            (1, b1)
+        } else if b1 == 0 {
+            (b0, -1)
         } else {
-            o
+            (b0, b1)
         };
-        if o.min > 0 {
-            // Result in [0, b.max - 1]; tighter when `a` is already inside.
-            let m = o.max;
-            if self.min >= 0 && self.max < o.min {
-                return self;
-            }
-            let hi = if m == POS_INF { POS_INF } else { m - 1 };
-            if self.min >= 0 {
-                return ConstBound {
-                    min: 0,
-                    max: hi.min(self.max),
-                };
-            }
-            return ConstBound { min: 0, max: hi };
-        }
-        if o.max < 0 {
-            let lo = if o.min == NEG_INF { NEG_INF } else { o.min + 1 };
-            if self.max <= 0 && self.min > o.max {
-                return self;
-            }
-            if self.max <= 0 {
-                return ConstBound {
-                    min: lo.max(self.min),
-                    max: 0,
-                };
-            }
-            return ConstBound { min: lo, max: 0 };
-        }
-        // Divisor may have either sign: |result| < max |b|.
-        let m = o.min.checked_neg().unwrap_or(POS_INF).max(o.max);
-        if m == POS_INF {
+        let (a0, a1) = (lo(self.min), hi(self.max));
+        let wide = |x: i128, y: i128| ConstBound {
+            min: to_lo(x),
+            max: to_hi(y),
+        };
+        if b0 > b1 {
             return ConstBound::EVERYTHING;
         }
-        ConstBound {
-            min: -(m - 1),
-            max: m - 1,
+        if b0 > 0 {
+            // Result in [0, b.max - 1]; tighter when `a` is already inside.
+            if a0 >= 0 && a1 < b0 {
+                return self;
+            }
+            let top = b1 - 1;
+            return if a0 >= 0 { wide(0, top.min(a1)) } else { wide(0, top) };
         }
+        if b1 < 0 {
+            let bottom = b0 + 1;
+            if a1 <= 0 && a0 > b1 {
+                return self;
+            }
+            return if a1 <= 0 { wide(bottom.max(a0), 0) } else { wide(bottom, 0) };
+        }
+        // Divisor may have either sign: |result| < max |b|.
+        let m = (-b0).max(b1);
+        wide(-(m - 1), m - 1)
     }
 
     /// Bounds of `a % c` for a constant `c > 0` when `a` is known to be
@@ -332,7 +341,7 @@ impl ConstBound {
         }
         let g = crate::num::gcd(m.coeff, c);
         let r = m.base.rem_euclid(g);
-        plain.intersect(ConstBound::new(r, c - g + r))
+        plain.intersect(ConstBound::new(r, to_hi(c as i128 - g as i128 + r as i128)))
     }
 
     /// Bounds of `min(a, b)`.

@@ -310,6 +310,14 @@ impl Expr {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
+    /// The identity of the shared node (its address): equal for clones of
+    /// one handle, for memo tables keyed by node identity. Valid while a
+    /// handle to the node is alive.
+    #[inline]
+    pub fn node_id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
     /// An integer constant.
     pub fn int(v: i64) -> Expr {
         Expr::make(ExprKind::Int(v))

@@ -34,6 +34,7 @@ mod print;
 mod range;
 mod scope;
 mod simplify;
+mod walk;
 
 pub use analyzer::Analyzer;
 pub use bound::{ConstBound, NEG_INF, POS_INF};

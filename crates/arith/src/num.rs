@@ -84,6 +84,10 @@ pub fn ceil_div(a: i64, b: i64) -> Result<i64> {
 }
 
 /// Greatest common divisor of the absolute values (`gcd(0, 0) = 0`).
+///
+/// The one value that does not fit, `2^63` (for `gcd(i64::MIN, 0)` and
+/// `gcd(i64::MIN, i64::MIN)`), is given as `2^62`: still a common divisor,
+/// so callers that divide by it stay exact.
 #[inline]
 pub fn gcd(a: i64, b: i64) -> i64 {
     let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
@@ -95,7 +99,11 @@ pub fn gcd(a: i64, b: i64) -> i64 {
         a = b;
         b = t;
     }
-    a.min(i64::MAX as u64) as i64
+    if a > i64::MAX as u64 {
+        1 << 62
+    } else {
+        a as i64
+    }
 }
 
 /// Least common multiple, or `None` when it does not fit.
@@ -125,5 +133,9 @@ mod tests {
         assert!(floor_div(i64::MIN, -1).is_err());
         assert!(floor_div(1, 0).is_err());
         assert_eq!(gcd(-12, 18), 6);
+        assert_eq!(gcd(i64::MIN, 0), 1 << 62);
+        assert_eq!(gcd(i64::MIN, i64::MIN), 1 << 62);
+        assert_eq!(gcd(i64::MIN, 6), 2);
+        assert_eq!(gcd(i64::MIN, i64::MAX), 1);
     }
 }

@@ -13,8 +13,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 fn corpus() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/conformance/tvm/arith_simplify.jsonl");
+    // `RANGEFINDER_SHARED` names the shared directory when it is not beside
+    // the checkout.
+    let shared = std::env::var_os("RANGEFINDER_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"));
+    let p = shared.join("conformance/tvm/arith_simplify.jsonl");
     p.exists().then_some(p)
 }
 

@@ -140,7 +140,7 @@ impl Simplifier<'_> {
         let g = d
             .terms
             .iter()
-            .filter(|t| t.coeff.abs() > 1)
+            .filter(|t| t.coeff.unsigned_abs() > 1)
             .fold(0i64, |g, t| num::gcd(g, t.coeff));
         if g <= 1 {
             return Ok(());
@@ -247,7 +247,7 @@ fn build_cmp(op: CmpOp, d: &Sum) -> Expr {
         let r = if t.coeff > 0 {
             lhs.add_atom(&t.atom, t.coeff)
         } else {
-            rhs.add_atom(&t.atom, -t.coeff)
+            num::neg(t.coeff).and_then(|c| rhs.add_atom(&t.atom, c))
         };
         if r.is_err() {
             // Only i64::MIN coefficients get here; keep the plain form.

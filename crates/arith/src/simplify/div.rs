@@ -205,8 +205,8 @@ impl Simplifier<'_> {
             let mut reduced = Sum::default();
             let mut extra = Sum::default();
             for t in &rest.terms {
-                let q = t.coeff.div_euclid(c) + offset;
-                let r = t.coeff - q * c;
+                let q = num::add(t.coeff.div_euclid(c), offset)?;
+                let r = num::sub(t.coeff, num::mul(q, c)?)?;
                 extra.add_atom(&t.atom, q)?;
                 reduced.add_atom(&t.atom, r)?;
             }
@@ -435,9 +435,8 @@ impl Simplifier<'_> {
             y.konst = s.konst.div_euclid(g);
             let (ye, yi) = self.finish_sum(y)?;
             let (m, _) = self.floor_mod_const(ye, yi, c / g)?;
-            let mut out = Sum::default();
+            let mut out = Sum::constant(r);
             out.add_expr(&m, g)?;
-            out.konst = r;
             let (e, mut info) = self.finish_sum(out)?;
             let plain_size = s.cost() + 2;
             if e.node_count() <= plain_size {
@@ -614,8 +613,8 @@ impl SymbolicDivision {
             let (fs, k) = product::factors(&t.atom)?;
             let coeff = t.coeff.checked_mul(k)?;
             match product::divide(&fs, &self.den_factors) {
-                Some(q) if coeff % self.den_const == 0 => quot
-                    .add_expr(&product::build(&q), coeff / self.den_const)
+                Some(q) if coeff.checked_rem(self.den_const) == Some(0) => quot
+                    .add_expr(&product::build(&q), coeff.checked_div(self.den_const)?)
                     .ok()?,
                 _ => rest.add_atom(&t.atom, t.coeff).ok()?,
             }
@@ -631,10 +630,10 @@ impl SymbolicDivision {
         }
         let first = &d.terms[0];
         let nt = n.terms.iter().find(|t| t.atom == first.atom)?;
-        if nt.coeff % first.coeff != 0 {
+        if nt.coeff.checked_rem(first.coeff)? != 0 {
             return None;
         }
-        let m = nt.coeff / first.coeff;
+        let m = nt.coeff.checked_div(first.coeff)?;
         let all = d.terms.iter().all(|t| {
             n.terms
                 .iter()

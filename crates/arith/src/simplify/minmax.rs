@@ -369,16 +369,19 @@ impl Simplifier<'_> {
             return Ok(None);
         }
         let g = if neg { -g.max(1) } else { g };
-        let unscale = |s: &Sum| -> Sum {
+        let unscale = |s: &Sum| -> Option<Sum> {
             let mut r = s.clone();
             for t in &mut r.terms {
-                t.coeff /= g;
+                t.coeff = t.coeff.checked_div(g)?;
             }
-            r.konst /= g;
-            r
+            r.konst = r.konst.checked_div(g)?;
+            Some(r)
         };
-        let (ea, ia) = self.finish_sum(unscale(sa))?;
-        let (eb, ib) = self.finish_sum(unscale(sb))?;
+        let (Some(ua), Some(ub)) = (unscale(sa), unscale(sb)) else {
+            return Ok(None);
+        };
+        let (ea, ia) = self.finish_sum(ua)?;
+        let (eb, ib) = self.finish_sum(ub)?;
         let inner_is_min = if g < 0 { !is_min } else { is_min };
         let (m, _) = self.min_max_simplified(ea, ia, eb, ib, inner_is_min)?;
         let mut out = Sum::default();

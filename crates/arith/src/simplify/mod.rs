@@ -93,7 +93,44 @@ impl<'a> Simplifier<'a> {
     }
 
     /// Simplifies `e`, returning the result and what is known about it.
+    ///
+    /// A rule whose own arithmetic overflows (which happens only with
+    /// constants or ranges near the ends of `i64`) does not make the input
+    /// an error: the node is kept as written over its simplified children,
+    /// since a rewrite is only kept where it is defined wherever the input
+    /// is. Constant subtrees still fold, and an overflow there is an error
+    /// because the input has no value.
     pub fn visit(&mut self, e: &Expr) -> Out {
+        match self.visit_node(e) {
+            Err(err) if err.kind == ErrorKind::Overflow => self.keep_node(e, err),
+            r => r,
+        }
+    }
+
+    /// `e` over its simplified children, without the node's own rules.
+    fn keep_node(&mut self, e: &Expr, err: ArithError) -> Out {
+        let children = e.children();
+        if children.is_empty() {
+            return Err(err);
+        }
+        let mut new: smallvec::SmallVec<[Expr; 3]> = smallvec::SmallVec::new();
+        for c in children {
+            new.push(self.visit(c)?.0);
+        }
+        let rebuilt = e.with_children(&new);
+        if !crate::walk::any_node(&rebuilt, |n| n.as_var().is_some()) {
+            let v = rebuilt.eval(&|_| None)?;
+            let folded = match rebuilt.ty() {
+                crate::expr::Type::Bool => Expr::bool(v != 0),
+                crate::expr::Type::Int => Expr::int(v),
+            };
+            return Ok((folded, Info::exact(v)));
+        }
+        let info = self.info(&rebuilt);
+        Ok((rebuilt, info))
+    }
+
+    fn visit_node(&mut self, e: &Expr) -> Out {
         use ExprKind::*;
         match e.kind() {
             Int(v) => Ok((e.clone(), Info::exact(*v))),
@@ -265,7 +302,7 @@ impl<'a> Simplifier<'a> {
                 i += 1;
                 continue;
             };
-            if cv == 0 || (is_div && t.coeff % cv != 0) {
+            if cv == 0 || (is_div && t.coeff.checked_rem(cv) != Some(0)) {
                 i += 1;
                 continue;
             }
@@ -287,7 +324,7 @@ impl<'a> Simplifier<'a> {
             // X // c * (k c) = k X - k (X % c);  X % c * k = k X - k c (X // c)
             let mut alt = s.clone();
             alt.terms.remove(i);
-            let k = if is_div { t.coeff / cv } else { t.coeff };
+            let k = if is_div { num::floor_div(t.coeff, cv)? } else { t.coeff };
             let other = if is_div {
                 self.visit(&Expr::floor_mod(x.clone(), c.clone()))?.0
             } else {
@@ -340,7 +377,7 @@ impl<'a> Simplifier<'a> {
                 }
                 let mut alt = s.clone();
                 let k = s.terms[i].coeff;
-                alt.add_atom(&s.terms[i].atom, -k)?;
+                alt.add_atom(&s.terms[i].atom, num::neg(k)?)?;
                 alt.add_expr(&Expr::floor_div(y.clone(), c2.clone()), k)?;
                 self.merge_div_mod(&mut alt)?;
                 if alt.cost() < s.cost() {
@@ -385,7 +422,7 @@ impl<'a> Simplifier<'a> {
                 d.add_expr(n2, -1)?;
                 let mut alt = s.clone();
                 let coeff = s.terms[i].coeff;
-                alt.add_atom(&s.terms[i].atom, -coeff)?;
+                alt.add_atom(&s.terms[i].atom, num::neg(coeff)?)?;
                 if let Some(k) = d.as_const() {
                     // N1 // c == N2 // c + (N2 % c + k) // c
                     let (q2, _) = self.visit(&Expr::floor_div(n2.clone(), c.clone()))?;
@@ -412,7 +449,7 @@ impl<'a> Simplifier<'a> {
                     let (inner, ii) = self.finish_sum(inner)?;
                     let (q, _) =
                         self.floor_div_simplified(inner, ii, c.clone(), Info::exact(cv))?;
-                    alt.add_atom(&s.terms[j].atom, -coeff)?;
+                    alt.add_atom(&s.terms[j].atom, num::neg(coeff)?)?;
                     alt.add_expr(&q, coeff)?;
                 } else {
                     continue;
@@ -482,8 +519,8 @@ impl<'a> Simplifier<'a> {
             if let Some(j) = found {
                 let (p, q, k) = (p.clone(), q.clone(), s.terms[i].coeff);
                 let (mi, ma) = (s.terms[i].atom.clone(), s.terms[j].atom.clone());
-                s.add_atom(&mi, -k)?;
-                s.add_atom(&ma, -k)?;
+                s.add_atom(&mi, num::neg(k)?)?;
+                s.add_atom(&ma, num::neg(k)?)?;
                 s.add_expr(&p, k)?;
                 s.add_expr(&q, k)?;
                 return self.merge_min_max_pair(s);

@@ -168,10 +168,17 @@ impl Sum {
         match self.factor() {
             Some(g) if self.flat_cost_scaled(g) + 2 < self.flat_cost_scaled(1) => {
                 let mut inner = self.clone();
+                let mut exact = true;
                 for t in &mut inner.terms {
-                    t.coeff /= g;
+                    match t.coeff.checked_div(g) {
+                        Some(c) => t.coeff = c,
+                        None => exact = false,
+                    }
                 }
-                inner.konst /= g;
+                match inner.konst.checked_div(g) {
+                    Some(k) if exact => inner.konst = k,
+                    _ => return self.rebuild_flat(),
+                }
                 Expr::mul(inner.rebuild_flat(), Expr::int(g))
             }
             _ => self.rebuild_flat(),

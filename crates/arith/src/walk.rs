@@ -1,0 +1,65 @@
+//! Iterative bottom-up walks over expression trees.
+//!
+//! The parser builds long sums and products as left-deep chains (a sum of
+//! 50,000 terms is 50,000 nodes deep), so every analysis that visits all
+//! nodes runs on an explicit stack, never on recursion proportional to the
+//! depth. Shared subtrees are visited once: results are memoised by node
+//! identity.
+
+use crate::expr::Expr;
+use std::collections::HashMap;
+
+/// Folds `root` bottom-up: `f(node, child_results)` for every node, each
+/// distinct node (by identity) once. `memo` may hold results of earlier
+/// walks with the same `f`; it holds every node of `root` afterwards (the
+/// handles in it keep the nodes alive, so identities stay valid).
+pub(crate) fn fold<T: Clone>(
+    root: &Expr,
+    memo: &mut HashMap<usize, (Expr, T)>,
+    mut f: impl FnMut(&Expr, &[T]) -> T,
+) -> T {
+    if let Some((_, v)) = memo.get(&root.node_id()) {
+        return v.clone();
+    }
+    // (node, children pushed)
+    let mut stack: Vec<(Expr, bool)> = vec![(root.clone(), false)];
+    let mut args: smallvec::SmallVec<[T; 3]> = smallvec::SmallVec::new();
+    while let Some((e, expanded)) = stack.pop() {
+        if memo.contains_key(&e.node_id()) {
+            continue;
+        }
+        if !expanded {
+            stack.push((e.clone(), true));
+            for c in e.children() {
+                if !memo.contains_key(&c.node_id()) {
+                    stack.push((c.clone(), false));
+                }
+            }
+            continue;
+        }
+        args.clear();
+        for c in e.children() {
+            args.push(memo[&c.node_id()].1.clone());
+        }
+        let v = f(&e, &args);
+        memo.insert(e.node_id(), (e, v));
+    }
+    memo[&root.node_id()].1.clone()
+}
+
+/// Whether `pred` holds for some node of `e` (each distinct node tested
+/// once, without recursion).
+pub(crate) fn any_node(e: &Expr, mut pred: impl FnMut(&Expr) -> bool) -> bool {
+    let mut seen: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    let mut stack: Vec<&Expr> = vec![e];
+    while let Some(n) = stack.pop() {
+        if !seen.insert(n.node_id()) {
+            continue;
+        }
+        if pred(n) {
+            return true;
+        }
+        stack.extend(n.children());
+    }
+    false
+}
