@@ -460,11 +460,10 @@ impl Analyzer {
         if self.symbolic_count == 0 {
             return false;
         }
-        let mut found = false;
-        e.for_each_var(&mut |v| {
-            found |= self.vars.get(v).is_some_and(|f| f.symbolic.is_some());
-        });
-        found
+        crate::walk::any_node(e, |n| {
+            n.as_var()
+                .is_some_and(|v| self.vars.get(v).is_some_and(|f| f.symbolic.is_some()))
+        })
     }
 
     /// The largest (or smallest) value of a linear expression after

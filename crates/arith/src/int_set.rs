@@ -407,6 +407,7 @@ impl Analyzer {
             origin: HashMap::new(),
             relaxed: HashMap::new(),
             active: Vec::new(),
+            mentions: HashMap::new(),
         };
         let renamed = ev.rename(e);
         let simplified = self.simplify(&renamed).unwrap_or(renamed);
@@ -432,13 +433,15 @@ struct SetEval<'a> {
     relaxed: HashMap<Var, IntSet>,
     /// Stand-ins whose domains are being relaxed, to detect cycles.
     active: Vec<Var>,
+    /// Per node: whether it mentions a stand-in.
+    mentions: HashMap<usize, (Expr, bool)>,
 }
 
 impl SetEval<'_> {
     fn rename(&mut self, e: &Expr) -> Expr {
         let dom = self.dom;
         let (alias, origin) = (&mut self.alias, &mut self.origin);
-        e.substitute(&mut |v| {
+        crate::walk::substitute(e, &mut |v| {
             if !dom.contains_key(v) {
                 return None;
             }
@@ -451,13 +454,16 @@ impl SetEval<'_> {
         })
     }
 
-    fn mentions_relaxed(&self, e: &Expr) -> bool {
+    /// Whether `e` mentions a relaxed variable; memoised per node, so the
+    /// walk over a whole expression stays linear in its size.
+    fn mentions_relaxed(&mut self, e: &Expr) -> bool {
         if self.origin.is_empty() {
             return false;
         }
-        let mut found = false;
-        e.for_each_var(&mut |v| found |= self.origin.contains_key(v));
-        found
+        let origin = &self.origin;
+        crate::walk::fold(e, &mut self.mentions, |n, kids: &[bool]| {
+            kids.iter().any(|&k| k) || n.as_var().is_some_and(|v| origin.contains_key(v))
+        })
     }
 
     /// Maps stand-ins back and simplifies the ends.
@@ -466,9 +472,7 @@ impl SetEval<'_> {
             return set;
         };
         let end = |e: &Option<Expr>| -> Option<Expr> {
-            let e = e
-                .as_ref()?
-                .substitute(&mut |v| self.origin.get(v).map(Var::expr));
+            let e = crate::walk::substitute(e.as_ref()?, &mut |v| self.origin.get(v).map(Var::expr));
             match self.an.simplify(&e) {
                 Ok(s) => Some(fold_offset_into_division(&s, self.an)),
                 Err(_) => None,
@@ -519,6 +523,9 @@ impl SetEval<'_> {
             return IntSet::single_point(e.clone());
         }
         use ExprKind::*;
+        if matches!(e.kind(), Add(..) | Sub(..)) && e.node_count() > 64 {
+            return self.eval_linear_chain(e);
+        }
         match e.kind() {
             Int(_) | Bool(_) => IntSet::single_point(e.clone()),
             Var(v) => self.relax_var(v),
@@ -575,6 +582,59 @@ impl SetEval<'_> {
                 None => IntSet::interval(Expr::int(0), Expr::int(1)),
             },
         }
+    }
+
+    /// The set of a long chain of `+` and `-` (a parsed sum is a deep
+    /// left-nested tree): its leaves are walked on an explicit stack, each
+    /// leaf's set is taken once, and each end is summed and simplified
+    /// once, instead of simplifying a growing end at every node.
+    fn eval_linear_chain(&mut self, e: &Expr) -> IntSet {
+        let mut lo: Option<Vec<(Expr, i64)>> = Some(Vec::new());
+        let mut hi: Option<Vec<(Expr, i64)>> = Some(Vec::new());
+        let mut stack: Vec<(&Expr, i64)> = vec![(e, 1)];
+        while let Some((n, sign)) = stack.pop() {
+            match n.kind() {
+                ExprKind::Add(a, b) => {
+                    stack.push((b, sign));
+                    stack.push((a, sign));
+                }
+                ExprKind::Sub(a, b) => {
+                    stack.push((b, -sign));
+                    stack.push((a, sign));
+                }
+                _ => {
+                    let set = self.eval(n);
+                    let Some((l, h)) = set.ends() else {
+                        return IntSet::nothing();
+                    };
+                    let (l, h) = if sign > 0 { (l, h) } else { (h, l) };
+                    match (l, lo.as_mut()) {
+                        (Some(x), Some(v)) => v.push((x.clone(), sign)),
+                        _ => lo = None,
+                    }
+                    match (h, hi.as_mut()) {
+                        (Some(x), Some(v)) => v.push((x.clone(), sign)),
+                        _ => hi = None,
+                    }
+                    if lo.is_none() && hi.is_none() {
+                        return IntSet::everything();
+                    }
+                }
+            }
+        }
+        let total = |parts: Option<Vec<(Expr, i64)>>| -> Option<Expr> {
+            let mut acc: Option<Expr> = None;
+            for (x, sign) in parts? {
+                acc = Some(match (acc, sign > 0) {
+                    (None, true) => x,
+                    (None, false) => Expr::sub(Expr::int(0), x),
+                    (Some(a), true) => Expr::add(a, x),
+                    (Some(a), false) => Expr::sub(a, x),
+                });
+            }
+            self.simp(acc.unwrap_or_else(|| Expr::int(0)))
+        };
+        IntSet::interval(total(lo), total(hi))
     }
 
     /// The set with every end that may be undefined made infinite. A branch

@@ -182,13 +182,13 @@ impl Analyzer {
             ));
         }
         let fresh = Var::new(var.name());
-        let renamed = cond.substitute(&mut |v| (v == var).then(|| fresh.expr()));
+        let renamed = crate::walk::substitute(cond, &mut |v| (v == var).then(|| fresh.expr()));
         Ok((self.simplify(&renamed)?, fresh))
     }
 
     /// One conjunct as `k*v + r <= 0` forms.
     fn linear_forms(&self, part: &Expr, v: &Var, var: &Var) -> Result<Conjunct> {
-        if !part.uses_var(v) {
+        if !crate::walk::any_node(part, |n| n.as_var() == Some(v)) {
             return Ok(Conjunct::Free);
         }
         let Some((op, a, b)) = as_comparison(part) else {

@@ -63,3 +63,13 @@ pub(crate) fn any_node(e: &Expr, mut pred: impl FnMut(&Expr) -> bool) -> bool {
     }
     false
 }
+
+/// `e` with variables replaced where `f` gives a replacement, rebuilt
+/// without recursion; shared subtrees are rebuilt once.
+pub(crate) fn substitute(e: &Expr, f: &mut impl FnMut(&crate::expr::Var) -> Option<Expr>) -> Expr {
+    let mut memo: HashMap<usize, (Expr, Expr)> = HashMap::new();
+    fold(e, &mut memo, |n, kids: &[Expr]| match n.as_var() {
+        Some(v) => f(v).unwrap_or_else(|| n.clone()),
+        None => n.with_children(kids),
+    })
+}

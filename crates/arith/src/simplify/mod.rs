@@ -74,6 +74,10 @@ pub(crate) struct Simplifier<'a> {
 /// Beyond this nesting, sums are only canonicalised, not rewritten.
 pub(crate) const MAX_RULE_DEPTH: u32 = 4;
 
+/// Sums with more terms than this are only canonicalised: the sum-level
+/// rules compare terms in pairs.
+pub(crate) const MAX_PAIR_RULE_TERMS: usize = 64;
+
 pub(crate) type Out = Result<(Expr, Info)>;
 
 pub(crate) fn division_by_zero() -> ArithError {
@@ -174,33 +178,52 @@ impl<'a> Simplifier<'a> {
         self.finish_sum(s)
     }
 
+    /// Adds `coeff * e` to `s`, simplifying each leaf of the chain of `+`,
+    /// `-` and products with literals once. The chain is walked on an
+    /// explicit stack (a parsed sum of 50,000 terms is 50,000 nodes deep)
+    /// and its terms are merged in one sort.
     pub(crate) fn collect(&mut self, e: &Expr, coeff: i64, s: &mut Sum) -> Result<()> {
-        match e.kind() {
-            ExprKind::Add(a, b) => {
-                self.collect(a, coeff, s)?;
-                self.collect(b, coeff, s)
-            }
-            ExprKind::Sub(a, b) => {
-                self.collect(a, coeff, s)?;
-                self.collect(b, num::neg(coeff)?, s)
-            }
-            ExprKind::Int(v) => {
-                s.konst = num::add(s.konst, num::mul(*v, coeff)?)?;
-                Ok(())
-            }
-            // Products with a literal scale the other side in place.
-            ExprKind::Mul(a, b) if b.as_int().is_some() || a.as_int().is_some() => {
-                let (k, x) = match b.as_int() {
-                    Some(k) => (k, a),
-                    None => (a.as_int().unwrap_or(1), b),
-                };
-                self.collect(x, num::mul(coeff, k)?, s)
-            }
-            _ => {
-                let (x, info) = self.visit(e)?;
-                s.add_expr_info(&x, coeff, info)
+        let mut leaves: Vec<sum::Term> = Vec::new();
+        let mut stack: smallvec::SmallVec<[(&Expr, i64); 8]> = smallvec::SmallVec::new();
+        stack.push((e, coeff));
+        while let Some((e, coeff)) = stack.pop() {
+            match e.kind() {
+                ExprKind::Add(a, b) => {
+                    stack.push((b, coeff));
+                    stack.push((a, coeff));
+                }
+                ExprKind::Sub(a, b) => {
+                    stack.push((b, num::neg(coeff)?));
+                    stack.push((a, coeff));
+                }
+                ExprKind::Int(v) => s.konst = num::add(s.konst, num::mul(*v, coeff)?)?,
+                // Products with a literal scale the other side in place.
+                ExprKind::Mul(a, b) if b.as_int().is_some() || a.as_int().is_some() => {
+                    let (k, x) = match b.as_int() {
+                        Some(k) => (k, a),
+                        None => (a.as_int().unwrap_or(1), b),
+                    };
+                    stack.push((x, num::mul(coeff, k)?));
+                }
+                _ => {
+                    let (x, info) = self.visit(e)?;
+                    match x.kind() {
+                        ExprKind::Int(_) | ExprKind::Add(..) | ExprKind::Sub(..) => {
+                            s.add_expr(&x, coeff)?
+                        }
+                        ExprKind::Mul(a, b) if a.as_int().is_some() || b.as_int().is_some() => {
+                            s.add_expr(&x, coeff)?
+                        }
+                        _ => leaves.push(sum::Term {
+                            atom: x,
+                            coeff,
+                            info: Some(info),
+                        }),
+                    }
+                }
             }
         }
+        s.add_terms(leaves)
     }
 
     /// `e` simplified into its linear form (with the sum-level rules
@@ -245,23 +268,32 @@ impl<'a> Simplifier<'a> {
     }
 
     /// Rules that look at several terms of a sum at once.
+    ///
+    /// They compare terms in pairs, so they run only on sums with at most
+    /// [`MAX_PAIR_RULE_TERMS`] candidate terms; longer sums are only
+    /// collected into their canonical linear form, which keeps every sum
+    /// near-linear in its length.
     pub(crate) fn sum_rules(&mut self, s: &mut Sum) -> Result<()> {
         if s.terms.len() + usize::from(s.konst != 0) < 2 || self.rule_depth >= MAX_RULE_DEPTH {
             return Ok(());
         }
         // Every rule needs a division, modulo, select, min, max or product.
-        let rule_may_apply = s.terms.iter().any(|t| {
-            matches!(
-                t.atom.kind(),
-                ExprKind::FloorDiv(..)
-                    | ExprKind::FloorMod(..)
-                    | ExprKind::Select(..)
-                    | ExprKind::Min(..)
-                    | ExprKind::Max(..)
-                    | ExprKind::Mul(..)
-            )
-        });
-        if !rule_may_apply {
+        let candidates = s
+            .terms
+            .iter()
+            .filter(|t| {
+                matches!(
+                    t.atom.kind(),
+                    ExprKind::FloorDiv(..)
+                        | ExprKind::FloorMod(..)
+                        | ExprKind::Select(..)
+                        | ExprKind::Min(..)
+                        | ExprKind::Max(..)
+                        | ExprKind::Mul(..)
+                )
+            })
+            .count();
+        if candidates == 0 || s.terms.len() > MAX_PAIR_RULE_TERMS {
             return Ok(());
         }
         self.rule_depth += 1;
@@ -655,9 +687,63 @@ impl<'a> Simplifier<'a> {
     // ------------------------------------------------------------- products
 
     fn visit_mul(&mut self, a: &Expr, b: &Expr) -> Out {
+        // Long chains of products are flattened on an explicit stack;
+        // short ones go pairwise.
+        if a.node_count() + b.node_count() > 2 * MAX_PAIR_RULE_TERMS {
+            let mut leaves: Vec<&Expr> = Vec::new();
+            let mut stack: smallvec::SmallVec<[&Expr; 8]> = smallvec::smallvec![b, a];
+            while let Some(e) = stack.pop() {
+                match e.kind() {
+                    ExprKind::Mul(x, y) => {
+                        stack.push(y);
+                        stack.push(x);
+                    }
+                    _ => leaves.push(e),
+                }
+            }
+            if leaves.len() > MAX_PAIR_RULE_TERMS {
+                return self.visit_long_product(&leaves);
+            }
+        }
         let (a, _) = self.visit(a)?;
         let (b, _) = self.visit(b)?;
         self.visit_mul_simplified(a, b)
+    }
+
+    /// A product of many factors: each simplified once, constants
+    /// multiplied out, the rest one sorted factor list.
+    fn visit_long_product(&mut self, leaves: &[&Expr]) -> Out {
+        let mut fs = product::Factors::new();
+        let mut k = 1i64;
+        for leaf in leaves {
+            let (f, _) = self.visit(leaf)?;
+            let mut s = Sum::of(&f)?;
+            // A factor `c * X` contributes `c` to the constant.
+            if let ([t], 0) = (s.terms.as_slice(), s.konst) {
+                k = num::mul(k, t.coeff)?;
+                let atom = t.atom.clone();
+                s.terms.clear();
+                match product::factors(&atom) {
+                    Some((more, c)) => {
+                        k = num::mul(k, c)?;
+                        fs.extend(more);
+                    }
+                    None => fs.push(atom),
+                }
+            } else if let Some(c) = s.as_const() {
+                k = num::mul(k, c)?;
+            } else {
+                fs.push(f);
+            }
+        }
+        if k == 0 {
+            return Ok((Expr::int(0), Info::exact(0)));
+        }
+        fs.sort_by(|a, b| a.structural_cmp(b));
+        let e = product::build(&fs);
+        let mut s = Sum::default();
+        s.add_atom(&e, k)?;
+        self.finish_sum(s)
     }
 
     /// `a * b` for simplified operands.

@@ -20,21 +20,22 @@ pub(crate) fn factors(e: &Expr) -> Option<(Factors, i64)> {
     Some((out, k))
 }
 
+/// Walks a chain of products on an explicit stack (long parsed products
+/// are deep left-nested trees).
 fn collect(e: &Expr, out: &mut Factors, k: &mut i64) -> Option<()> {
-    match e.kind() {
-        ExprKind::Mul(a, b) => {
-            collect(a, out, k)?;
-            collect(b, out, k)
-        }
-        ExprKind::Int(v) => {
-            *k = k.checked_mul(*v)?;
-            Some(())
-        }
-        _ => {
-            out.push(e.clone());
-            Some(())
+    let mut stack: SmallVec<[&Expr; 8]> = SmallVec::new();
+    stack.push(e);
+    while let Some(e) = stack.pop() {
+        match e.kind() {
+            ExprKind::Mul(a, b) => {
+                stack.push(b);
+                stack.push(a);
+            }
+            ExprKind::Int(v) => *k = k.checked_mul(*v)?,
+            _ => out.push(e.clone()),
         }
     }
+    Some(())
 }
 
 /// The product of sorted factors (without a constant); `1` when empty.

@@ -9,7 +9,6 @@ use crate::error::Result;
 use crate::expr::{Expr, ExprKind};
 use crate::num;
 use smallvec::SmallVec;
-use std::cmp::Ordering;
 
 /// One `atom * coeff` term; `coeff` is never zero.
 #[derive(Clone, Debug)]
@@ -44,29 +43,82 @@ impl Sum {
     }
 
     /// Adds `coeff * e` for an already simplified `e`, flattening sums and
-    /// products with constants.
+    /// products with constants. Long chains (a parsed sum of thousands of
+    /// terms is a left-deep tree) are walked on an explicit stack and merged
+    /// in one sort.
     pub fn add_expr(&mut self, e: &Expr, coeff: i64) -> Result<()> {
         if coeff == 0 {
             return Ok(());
         }
-        match e.kind() {
-            ExprKind::Int(v) => self.konst = num::add(self.konst, num::mul(*v, coeff)?)?,
-            ExprKind::Add(a, b) => {
-                self.add_expr(a, coeff)?;
-                self.add_expr(b, coeff)?;
+        let mut atoms: Vec<Term> = Vec::new();
+        let mut stack: SmallVec<[(&Expr, i64); 8]> = SmallVec::new();
+        stack.push((e, coeff));
+        while let Some((e, coeff)) = stack.pop() {
+            match e.kind() {
+                ExprKind::Int(v) => self.konst = num::add(self.konst, num::mul(*v, coeff)?)?,
+                // Right operand pushed first so terms come out left to right.
+                ExprKind::Add(a, b) => {
+                    stack.push((b, coeff));
+                    stack.push((a, coeff));
+                }
+                ExprKind::Sub(a, b) => {
+                    stack.push((b, num::neg(coeff)?));
+                    stack.push((a, coeff));
+                }
+                ExprKind::Mul(a, b) if b.as_int().is_some() => {
+                    stack.push((a, num::mul(coeff, b.as_int().unwrap_or(1))?))
+                }
+                ExprKind::Mul(a, b) if a.as_int().is_some() => {
+                    stack.push((b, num::mul(coeff, a.as_int().unwrap_or(1))?))
+                }
+                _ => atoms.push(Term {
+                    atom: e.clone(),
+                    coeff,
+                    info: None,
+                }),
             }
-            ExprKind::Sub(a, b) => {
-                self.add_expr(a, coeff)?;
-                self.add_expr(b, num::neg(coeff)?)?;
-            }
-            ExprKind::Mul(a, b) if b.as_int().is_some() => {
-                self.add_expr(a, num::mul(coeff, b.as_int().unwrap_or(1))?)?
-            }
-            ExprKind::Mul(a, b) if a.as_int().is_some() => {
-                self.add_expr(b, num::mul(coeff, a.as_int().unwrap_or(1))?)?
-            }
-            _ => self.add_atom(e, coeff)?,
         }
+        self.add_terms(atoms)
+    }
+
+    /// Adds many `coeff * atom` terms: one at a time when few, otherwise
+    /// by one sort and merge (near-linear in the number of terms).
+    pub fn add_terms(&mut self, terms: Vec<Term>) -> Result<()> {
+        if terms.len() < 16 {
+            for t in terms {
+                self.add_atom_info(&t.atom, t.coeff, t.info)?;
+            }
+            return Ok(());
+        }
+        let mut all: Vec<Term> = std::mem::take(&mut self.terms).into_vec();
+        all.extend(terms.into_iter().filter(|t| t.coeff != 0));
+        // Stable: equal atoms keep their order, so the first one's facts
+        // are kept.
+        all.sort_by(|a, b| a.atom.structural_cmp(&b.atom));
+        let mut out: SmallVec<[Term; 4]> = SmallVec::with_capacity(all.len());
+        for t in all {
+            match out.last_mut() {
+                Some(last)
+                    if last.atom.structural_hash() == t.atom.structural_hash()
+                        && last.atom == t.atom =>
+                {
+                    last.coeff = num::add(last.coeff, t.coeff)?;
+                    if last.info.is_none() {
+                        last.info = t.info;
+                    }
+                }
+                _ => {
+                    if out.last().is_some_and(|l| l.coeff == 0) {
+                        out.pop();
+                    }
+                    out.push(t);
+                }
+            }
+        }
+        if out.last().is_some_and(|l| l.coeff == 0) {
+            out.pop();
+        }
+        self.terms = out;
         Ok(())
     }
 
@@ -75,49 +127,39 @@ impl Sum {
         self.add_atom_info(atom, coeff, None)
     }
 
-    /// Adds `coeff * e` for a simplified `e` whose facts are `info`.
-    pub fn add_expr_info(&mut self, e: &Expr, coeff: i64, info: super::Info) -> Result<()> {
-        match e.kind() {
-            ExprKind::Int(_) | ExprKind::Add(..) | ExprKind::Sub(..) => self.add_expr(e, coeff),
-            ExprKind::Mul(a, b) if a.as_int().is_some() || b.as_int().is_some() => {
-                self.add_expr(e, coeff)
-            }
-            _ => self.add_atom_info(e, coeff, Some(info)),
-        }
-    }
-
-    fn add_atom_info(&mut self, atom: &Expr, coeff: i64, info: Option<super::Info>) -> Result<()> {
+    pub(crate) fn add_atom_info(
+        &mut self,
+        atom: &Expr,
+        coeff: i64,
+        info: Option<super::Info>,
+    ) -> Result<()> {
         if coeff == 0 {
             return Ok(());
         }
-        let h = atom.structural_hash();
-        if let Some(i) = self
-            .terms
-            .iter()
-            .position(|t| t.atom.structural_hash() == h && t.atom == *atom)
-        {
-            let c = num::add(self.terms[i].coeff, coeff)?;
-            if c == 0 {
-                self.terms.remove(i);
-            } else {
-                self.terms[i].coeff = c;
+        // Terms are sorted by `structural_cmp`: binary search for the place.
+        let pos = self.terms.binary_search_by(|t| t.atom.structural_cmp(atom));
+        match pos {
+            Ok(i) if self.terms[i].atom == *atom => {
+                let c = num::add(self.terms[i].coeff, coeff)?;
+                if c == 0 {
+                    self.terms.remove(i);
+                } else {
+                    self.terms[i].coeff = c;
+                }
+                Ok(())
             }
-            return Ok(());
+            Ok(i) | Err(i) => {
+                self.terms.insert(
+                    i,
+                    Term {
+                        atom: atom.clone(),
+                        coeff,
+                        info,
+                    },
+                );
+                Ok(())
+            }
         }
-        let pos = self
-            .terms
-            .iter()
-            .position(|t| t.atom.structural_cmp(atom) == Ordering::Greater)
-            .unwrap_or(self.terms.len());
-        self.terms.insert(
-            pos,
-            Term {
-                atom: atom.clone(),
-                coeff,
-                info,
-            },
-        );
-        Ok(())
     }
 
     /// Adds `scale * other`.
