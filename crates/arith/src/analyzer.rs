@@ -175,6 +175,13 @@ impl Analyzer {
     /// ```
     pub fn const_int_bound(&self, e: &Expr) -> ConstBound {
         let raw = self.structural_info(e).bound;
+        // One structural walk is the whole answer when it cannot be
+        // improved by rewriting: every variable occurs once and has
+        // constant bounds, so interval arithmetic loses nothing to
+        // correlated occurrences (as TVM's `ConstIntBoundAnalyzer`).
+        if raw.as_point().is_some() || self.structurally_exact(e) {
+            return raw;
+        }
         match self.simplify(e) {
             Ok(s) => {
                 let mut sim = Simplifier::new(self);
@@ -193,6 +200,9 @@ impl Analyzer {
     /// ```
     pub fn modular_set(&self, e: &Expr) -> Modular {
         let raw = self.structural_info(e).modular;
+        if raw.coeff == 0 || self.structurally_exact(e) {
+            return raw;
+        }
         match self.simplify(e) {
             Ok(s) => {
                 let m = self.structural_info(&s).modular;
@@ -209,7 +219,59 @@ impl Analyzer {
     /// Whether the condition holds for every value of its variables inside
     /// their ranges. `false` means "could not prove", not "false".
     pub fn can_prove(&self, cond: &Expr) -> bool {
-        matches!(self.simplify(cond), Ok(e) if e.as_bool() == Some(true))
+        self.proved_by_bounds(cond)
+            || matches!(self.simplify(cond), Ok(e) if e.as_bool() == Some(true))
+    }
+
+    /// Whether the constant bounds of the two sides of a comparison (or of
+    /// every comparison of a conjunction) decide it: the cheap first try of
+    /// [`Analyzer::can_prove`], one structural walk per side.
+    fn proved_by_bounds(&self, cond: &Expr) -> bool {
+        use crate::expr::CmpOp::*;
+        match cond.kind() {
+            ExprKind::Bool(b) => *b,
+            ExprKind::And(a, b) => self.proved_by_bounds(a) && self.proved_by_bounds(b),
+            ExprKind::Cmp(op, a, b) => {
+                let (x, y) = (self.structural_info(a).bound, self.structural_info(b).bound);
+                match op {
+                    Lt => x.max != crate::POS_INF && y.min != crate::NEG_INF && x.max < y.min,
+                    Le => x.max != crate::POS_INF && y.min != crate::NEG_INF && x.max <= y.min,
+                    Gt => y.max != crate::POS_INF && x.min != crate::NEG_INF && y.max < x.min,
+                    Ge => y.max != crate::POS_INF && x.min != crate::NEG_INF && y.max <= x.min,
+                    Ne => x.is_finite() && y.is_finite() && (x.max < y.min || y.max < x.min),
+                    Eq => matches!((x.as_point(), y.as_point()), (Some(p), Some(q)) if p == q),
+                }
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the structural facts of `e` are as good as rewriting can
+    /// make them: a small tree in which every variable occurs once and has
+    /// a constant range, and which has no `select` (whose condition a
+    /// rewrite could use) and no modulo.
+    fn structurally_exact(&self, e: &Expr) -> bool {
+        if e.node_count() > 256 || self.has_symbolic(e) {
+            return false;
+        }
+        let mut seen: smallvec::SmallVec<[&crate::expr::Var; 8]> = smallvec::SmallVec::new();
+        let mut stack: smallvec::SmallVec<[&Expr; 16]> = smallvec::smallvec![e];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                ExprKind::Var(v) => {
+                    if seen.contains(&v) || !self.var_bound(v).is_finite() {
+                        return false;
+                    }
+                    seen.push(v);
+                }
+                // A modulo over a range that wraps is not monotone: its
+                // interval is only a cover (the values of `(n*64 + 61) % 256`
+                // for `n` in `[-2, -1]` are 189 and 253, not `[61, 253]`).
+                ExprKind::Select(..) | ExprKind::FloorMod(..) => return false,
+                _ => stack.extend(n.children()),
+            }
+        }
+        true
     }
 
     /// Bounds and alignment of `e` from its structure alone.

@@ -408,11 +408,107 @@ impl Analyzer {
             relaxed: HashMap::new(),
             active: Vec::new(),
             mentions: HashMap::new(),
+            budget: None,
+            widened: false,
         };
         let renamed = ev.rename(e);
         let simplified = self.simplify(&renamed).unwrap_or(renamed);
         let set = ev.eval(&simplified);
         ev.finish(set)
+    }
+
+    /// [`Analyzer::int_set`] under a growth budget: every end of every
+    /// intermediate set with more than `max_nodes` nodes is widened to its
+    /// constant bound (or made infinite), so the work and the answer stay
+    /// near-linear in the size of `e` however the exact ends would grow.
+    /// The answer is still sound; [`Precision::Widened`] says that some
+    /// precision was given up, so that a caller can report it.
+    ///
+    /// ```
+    /// use arith::int_set::{IntSet, Precision};
+    /// use arith::{Analyzer, Expr};
+    /// use std::collections::HashMap;
+    /// let (e, scope) = arith::parse_with_scope("min(x, y) + min(y, z)").unwrap();
+    /// let var = |n: &str| scope.get(n).unwrap().clone();
+    /// let nv = arith::Var::new("n");
+    /// let n = nv.expr();
+    /// let dom = HashMap::from([
+    ///     (var("x"), IntSet::interval(Expr::int(0), n.clone())),
+    ///     (var("y"), IntSet::interval(Expr::int(1), n.clone() + 1)),
+    ///     (var("z"), IntSet::interval(Expr::int(2), n.clone() + 2)),
+    /// ]);
+    /// let mut an = Analyzer::new();
+    /// an.bind(&nv, arith::Range::half_open(Expr::int(0), Expr::int(100)));
+    /// let (exact, p) = an.int_set_within(&e, &dom, 64);
+    /// assert_eq!((exact.to_string().as_str(), p), ("[1, n * 2 + 1]", Precision::Exact));
+    /// let (coarse, p) = an.int_set_within(&e, &dom, 2);
+    /// assert_eq!((coarse.to_string().as_str(), p), ("[1, 199]", Precision::Widened));
+    /// ```
+    pub fn int_set_within(
+        &self,
+        e: &Expr,
+        dom: &HashMap<Var, IntSet>,
+        max_nodes: usize,
+    ) -> (IntSet, Precision) {
+        let mut ev = SetEval {
+            an: self,
+            dom,
+            alias: HashMap::new(),
+            origin: HashMap::new(),
+            relaxed: HashMap::new(),
+            active: Vec::new(),
+            mentions: HashMap::new(),
+            budget: Some(max_nodes.max(1)),
+            widened: false,
+        };
+        let renamed = ev.rename(e);
+        let simplified = self.simplify(&renamed).unwrap_or(renamed);
+        let set = ev.eval(&simplified);
+        let set = ev.finish(set);
+        let (set, w) = set.within_budget(self, max_nodes);
+        let widened = ev.widened || w == Precision::Widened;
+        (set, if widened { Precision::Widened } else { Precision::Exact })
+    }
+}
+
+/// Whether an answer is exact or was widened to stay within a growth
+/// budget (see [`Analyzer::int_set_within`] and [`IntSet::within_budget`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// The answer is as precise as the analysis can make it.
+    Exact,
+    /// Some symbolic end outgrew the budget and was replaced by a constant
+    /// bound (or infinity): still sound, less tight.
+    Widened,
+}
+
+impl IntSet {
+    /// This set with every end of more than `max_nodes` nodes replaced by
+    /// its constant bound under `an` (the smallest value of a lower end,
+    /// the largest of an upper end, infinite when unbounded): a sound
+    /// cover, and whether anything was widened. Callers that compose sets
+    /// repeatedly (bound inference over many stages, map composition) use
+    /// it to keep their expressions from growing without limit.
+    pub fn within_budget(&self, an: &Analyzer, max_nodes: usize) -> (IntSet, Precision) {
+        let Some((lo, hi)) = self.ends() else {
+            return (self.clone(), Precision::Exact);
+        };
+        let mut widened = false;
+        let mut cap = |e: &Option<Expr>, lower: bool| -> Option<Expr> {
+            let e = e.as_ref()?;
+            if e.node_count() <= max_nodes.max(1) {
+                return Some(e.clone());
+            }
+            widened = true;
+            let b = an.const_int_bound(e);
+            match (lower, b.min, b.max) {
+                (true, NEG_INF, _) | (false, _, POS_INF) => None,
+                (true, v, _) | (false, _, v) => Some(Expr::int(v)),
+            }
+        };
+        let set = IntSet::interval(cap(lo, true), cap(hi, false));
+        let p = if widened { Precision::Widened } else { Precision::Exact };
+        (set, p)
     }
 }
 
@@ -435,6 +531,11 @@ struct SetEval<'a> {
     active: Vec<Var>,
     /// Per node: whether it mentions a stand-in.
     mentions: HashMap<usize, (Expr, bool)>,
+    /// The most nodes an end may have; larger ends are widened to their
+    /// constant bounds.
+    budget: Option<usize>,
+    /// Whether some end was widened.
+    widened: bool,
 }
 
 impl SetEval<'_> {
@@ -518,7 +619,20 @@ impl SetEval<'_> {
         self.an.can_prove(&cond)
     }
 
+    /// The set of `e`, its ends kept within the budget when there is one.
     fn eval(&mut self, e: &Expr) -> IntSet {
+        let set = self.eval_node(e);
+        match self.budget {
+            Some(n) => {
+                let (set, p) = set.within_budget(self.an, n);
+                self.widened |= p == Precision::Widened;
+                set
+            }
+            None => set,
+        }
+    }
+
+    fn eval_node(&mut self, e: &Expr) -> IntSet {
         if !self.mentions_relaxed(e) {
             return IntSet::single_point(e.clone());
         }

@@ -69,7 +69,18 @@ pub(crate) struct Simplifier<'a> {
     /// Set while a division tries its numerator with modulos expanded, so
     /// that the expansion is tried once, not recursively.
     pub(crate) expanding_mods: bool,
+    /// Results of visits by node identity (and the rule state, which can
+    /// change a result), so that a subexpression shared many times is
+    /// simplified once. The input handle is kept so the identity stays
+    /// valid.
+    memo: std::collections::HashMap<(usize, u32, bool), (Expr, Expr, Info)>,
+    /// Structural facts by node identity.
+    info_memo: std::cell::RefCell<std::collections::HashMap<usize, (Expr, Info)>>,
 }
+
+/// Nodes smaller than this are re-simplified rather than memoised: a table
+/// lookup costs about as much as simplifying them.
+const MEMO_MIN_NODES: usize = 8;
 
 /// Beyond this nesting, sums are only canonicalised, not rewritten.
 pub(crate) const MAX_RULE_DEPTH: u32 = 4;
@@ -93,6 +104,8 @@ impl<'a> Simplifier<'a> {
             an,
             rule_depth: 0,
             expanding_mods: false,
+            memo: Default::default(),
+            info_memo: Default::default(),
         }
     }
 
@@ -105,10 +118,21 @@ impl<'a> Simplifier<'a> {
     /// is. Constant subtrees still fold, and an overflow there is an error
     /// because the input has no value.
     pub fn visit(&mut self, e: &Expr) -> Out {
-        match self.visit_node(e) {
+        let key = (e.node_id(), self.rule_depth, self.expanding_mods);
+        let memoise = e.node_count() >= MEMO_MIN_NODES;
+        if memoise {
+            if let Some((_, r, i)) = self.memo.get(&key) {
+                return Ok((r.clone(), *i));
+            }
+        }
+        let out = match self.visit_node(e) {
             Err(err) if err.kind == ErrorKind::Overflow => self.keep_node(e, err),
             r => r,
+        };
+        if let (true, Ok((r, i))) = (memoise, &out) {
+            self.memo.insert(key, (e.clone(), r.clone(), *i));
         }
+        out
     }
 
     /// `e` over its simplified children, without the node's own rules.
@@ -165,7 +189,15 @@ impl<'a> Simplifier<'a> {
     /// What is known about an already simplified expression, computed from
     /// its structure (no rewriting).
     pub fn info(&self, e: &Expr) -> Info {
-        self.an.structural_info(e)
+        if e.node_count() < MEMO_MIN_NODES {
+            return self.an.structural_info(e);
+        }
+        if let Some((_, i)) = self.info_memo.borrow().get(&e.node_id()) {
+            return *i;
+        }
+        let i = self.an.structural_info(e);
+        self.info_memo.borrow_mut().insert(e.node_id(), (e.clone(), i));
+        i
     }
 
     // ---------------------------------------------------------------- sums

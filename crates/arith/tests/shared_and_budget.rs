@@ -1,0 +1,72 @@
+//! Shared subexpressions are simplified once, and int-set answers under a
+//! growth budget stay sound and say when they were widened.
+
+use arith::int_set::{IntSet, Precision};
+use arith::{Analyzer, Expr, Range, Var};
+use std::collections::HashMap;
+
+/// `t(k + 1) = max(t(k) // 2, t(k) % 3 + k)`: every level uses the one below
+/// twice, so the tree has about `3 * 2^depth` nodes while the graph has
+/// `3 * depth`. Simplifying it visit by visit would take hours at depth 26.
+#[test]
+fn a_subexpression_shared_many_times_is_simplified_once() {
+    let x = Var::new("x");
+    let depth = 26;
+    let mut t = Expr::floor_div(x.expr(), Expr::int(3));
+    for k in 0..depth {
+        t = Expr::max(
+            Expr::floor_div(t.clone(), Expr::int(2)),
+            Expr::add(Expr::floor_mod(t.clone(), Expr::int(3)), Expr::int(k)),
+        );
+    }
+    let mut an = Analyzer::new();
+    an.bind(&x, Range::half_open(Expr::int(0), Expr::int(1000)));
+    let s = an.simplify(&t).unwrap();
+    for xv in [0, 1, 7, 500, 999] {
+        let mut v = xv / 3;
+        for k in 0..depth {
+            v = (v / 2).max(v % 3 + k);
+        }
+        let got = s.eval(&|w: &Var| (w == &x).then_some(xv)).unwrap();
+        assert_eq!(got, v, "x = {xv}: {s}");
+    }
+}
+
+/// `sum(min(a_i, b_i))` over symbolic domains: exact ends grow with the
+/// number of terms; under a budget they are widened, soundly.
+#[test]
+fn int_sets_widened_to_a_budget_still_hold_every_value() {
+    let n = Var::new("n");
+    let terms = 6;
+    let a: Vec<Var> = (0..terms).map(|i| Var::new(format!("a{i}"))).collect();
+    let b: Vec<Var> = (0..terms).map(|i| Var::new(format!("b{i}"))).collect();
+    let mut e = Expr::int(0);
+    let mut dom = HashMap::new();
+    for i in 0..terms {
+        e = Expr::add(e, Expr::min(a[i].expr(), b[i].expr()));
+        let k = i as i64;
+        dom.insert(a[i].clone(), IntSet::interval(Expr::int(k), Expr::add(n.expr(), Expr::int(k))));
+        dom.insert(b[i].clone(), IntSet::interval(Expr::int(-k), Expr::sub(n.expr(), Expr::int(k))));
+    }
+    let mut an = Analyzer::new();
+    an.bind(&n, Range::half_open(Expr::int(0), Expr::int(4)));
+    let (exact, p) = an.int_set_within(&e, &dom, 10_000);
+    assert_eq!(p, Precision::Exact);
+    assert_eq!(exact, an.int_set(&e, &dom));
+    let (coarse, p) = an.int_set_within(&e, &dom, 3);
+    assert_eq!(p, Precision::Widened);
+    assert!(coarse.min().is_none_or(|m| m.node_count() <= 3), "{coarse}");
+    assert!(coarse.max().is_none_or(|m| m.node_count() <= 3), "{coarse}");
+    // Every value of the sum lies in the widened set: the extreme sums,
+    // for each n, are the sums of the extreme mins.
+    for nv in 0..4 {
+        let (mut lo, mut hi) = (0, 0);
+        for i in 0..terms as i64 {
+            lo += i.min(-i);
+            hi += (nv + i).min(nv - i);
+        }
+        let at = |end: Option<&Expr>| end.map(|e| e.eval(&|w: &Var| (w == &n).then_some(nv)).unwrap());
+        assert!(at(coarse.min()).is_none_or(|m| m <= lo), "{coarse} at n={nv}");
+        assert!(at(coarse.max()).is_none_or(|m| m >= hi), "{coarse} at n={nv}");
+    }
+}
