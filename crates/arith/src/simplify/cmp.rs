@@ -49,6 +49,9 @@ impl Simplifier<'_> {
         let di = self.sum_info(&d);
         // Decide by bounds (symbolic ranges included) and alignment.
         let mut decided = decide(op, di.bound, di);
+        if decided.is_none() {
+            decided = decide(op, self.relational_bound(&d).intersect(di.bound), di);
+        }
         if decided.is_none() && self.an.has_symbolic_ranges() {
             let de = d.rebuild();
             let bound = self.an.symbolic_bound(&de, self);
@@ -281,5 +284,112 @@ fn build_cmp(op: CmpOp, d: &Sum) -> Expr {
     match op {
         CmpOp::Eq | CmpOp::Ne if l.as_int().is_some() => Expr::cmp(op, r, l),
         _ => Expr::cmp(op, l, r),
+    }
+}
+
+impl Simplifier<'_> {
+    /// Bounds of a linear form that use relations between its terms, beyond
+    /// adding up each term's bounds: `X % Y - Y` is at most `-1` when
+    /// `Y > 0`, and a multilinear polynomial in a few variables with
+    /// constant ranges (`x * y - x - y`) takes its extremes at the corners
+    /// of the box.
+    pub(crate) fn relational_bound(&self, d: &Sum) -> ConstBound {
+        let mut b = self.sum_bound(d);
+        if let Some(p) = self.mod_pair_bound(d) {
+            b = b.intersect(p);
+        }
+        if let Some(c) = self.corner_bound(d) {
+            b = b.intersect(c);
+        }
+        b
+    }
+
+    /// `k * (X % Y) - k * Y + R` with `Y > 0`: the pair lies in
+    /// `k * [-max Y, -1]`.
+    fn mod_pair_bound(&self, d: &Sum) -> Option<ConstBound> {
+        for (i, t) in d.terms.iter().enumerate() {
+            let ExprKind::FloorMod(_, y) = t.atom.kind() else {
+                continue;
+            };
+            if y.as_int().is_some() {
+                continue;
+            }
+            let neg = t.coeff.checked_neg()?;
+            let Some(j) = d.terms.iter().position(|u| u.atom == *y && u.coeff == neg) else {
+                continue;
+            };
+            let yb = self.info(y).bound;
+            if !yb.all_gt(0) {
+                continue;
+            }
+            let pair = ConstBound::new(yb.max.checked_neg()?, -1).mul_const(t.coeff);
+            let mut rest = ConstBound::point(d.konst);
+            for (k, u) in d.terms.iter().enumerate() {
+                if k != i && k != j {
+                    let ub = u.info.map_or_else(|| self.info(&u.atom).bound, |f| f.bound);
+                    rest = rest.add(ub.mul_const(u.coeff));
+                }
+            }
+            return Some(rest.add(pair));
+        }
+        None
+    }
+
+    /// Exact bounds of a multilinear polynomial (every term a variable or a
+    /// product of distinct variables) in at most four variables with
+    /// constant ranges, by evaluation at the corners of the box.
+    fn corner_bound(&self, d: &Sum) -> Option<ConstBound> {
+        if d.terms.len() > 16 || !d.terms.iter().any(|t| matches!(t.atom.kind(), ExprKind::Mul(..))) {
+            return None;
+        }
+        let mut vars: smallvec::SmallVec<[crate::expr::Var; 4]> = smallvec::SmallVec::new();
+        let mut monomials: smallvec::SmallVec<[(smallvec::SmallVec<[usize; 4]>, i64); 8]> =
+            smallvec::SmallVec::new();
+        for t in &d.terms {
+            let (fs, k) = super::product::factors(&t.atom)?;
+            let mut idx: smallvec::SmallVec<[usize; 4]> = smallvec::SmallVec::new();
+            for f in &fs {
+                let v = f.as_var()?;
+                let i = match vars.iter().position(|w| w == v) {
+                    Some(i) => i,
+                    None => {
+                        vars.push(v.clone());
+                        vars.len() - 1
+                    }
+                };
+                if idx.contains(&i) {
+                    return None;
+                }
+                idx.push(i);
+            }
+            monomials.push((idx, t.coeff.checked_mul(k)?));
+        }
+        if vars.len() > 4 {
+            return None;
+        }
+        let ranges: smallvec::SmallVec<[(i64, i64); 4]> = vars
+            .iter()
+            .map(|v| self.an.var_bound(v))
+            .map(|b| b.is_finite().then_some((b.min, b.max)))
+            .collect::<Option<_>>()?;
+        let (mut lo, mut hi) = (i128::MAX, i128::MIN);
+        for corner in 0..(1u32 << vars.len()) {
+            let at = |i: usize| {
+                let (a, b) = ranges[i];
+                if corner >> i & 1 == 0 { a } else { b }
+            };
+            let mut v = d.konst as i128;
+            for (idx, k) in &monomials {
+                let mut m = *k as i128;
+                for &i in idx {
+                    m = m.checked_mul(at(i) as i128)?;
+                }
+                v = v.checked_add(m)?;
+            }
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        let fits = |v: i128| v > i64::MIN as i128 && v < i64::MAX as i128;
+        (fits(lo) && fits(hi)).then(|| ConstBound::new(lo as i64, hi as i64))
     }
 }

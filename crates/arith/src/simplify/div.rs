@@ -69,6 +69,27 @@ impl Simplifier<'_> {
                 },
             ));
         }
+        // ceildiv(0, b) is 0 and ceildiv(b, b) is 1 wherever b != 0.
+        if a.is_int(0) {
+            return Ok((a, ia));
+        }
+        if a == b {
+            return Ok((Expr::int(1), Info::exact(1)));
+        }
+        // ceildiv(a, c) == -(a // -c) for c < 0.
+        if let Some(c) = b.as_int().filter(|&c| c < 0 && c != i64::MIN) {
+            let (q, _) = self.floor_div_simplified(a.clone(), ia, Expr::int(-c), Info::exact(-c))?;
+            let mut s = Sum::of(&q)?;
+            s.scale(-1)?;
+            let (alt, ai) = self.finish_sum(s)?;
+            if alt.node_count() <= Expr::ceil_div(a.clone(), b.clone()).node_count() {
+                return Ok((alt, ai));
+            }
+        }
+        let bound = ia.bound.ceil_div(ib.bound);
+        if let Some(v) = bound.as_point() {
+            return Ok((Expr::int(v), Info::exact(v)));
+        }
         let e = Expr::ceil_div(a, b);
         let info = self.info(&e);
         Ok((e, info))
@@ -358,6 +379,21 @@ impl Simplifier<'_> {
             if c > 0 {
                 return self.floor_mod_const(a, ia, c);
             }
+            // By a negative constant: the result lies in (c, 0]. Within one
+            // block of |c| values, `a % c` is `a - q*c`; aligned to c, it is
+            // a constant.
+            if ia.modular.coeff != 0 && ia.modular.coeff.checked_rem(c) == Some(0) {
+                let v = num::floor_mod(ia.modular.base, c)?;
+                return Ok((Expr::int(v), Info::exact(v)));
+            }
+            if ia.bound.is_finite() {
+                let (q0, q1) = (num::floor_div(ia.bound.min, c)?, num::floor_div(ia.bound.max, c)?);
+                if q0 == q1 {
+                    let mut s = Sum::of(&a)?;
+                    s.konst = num::sub(s.konst, num::mul(q0, c)?)?;
+                    return self.finish_sum(s);
+                }
+            }
         }
         self.floor_mod_symbolic(a, ia, b, ib)
     }
@@ -507,8 +543,12 @@ impl Simplifier<'_> {
         if ia.bound.all_ge(0) && ib.bound.all_gt(0) && self.prove_lt(&a, &b) {
             return Ok((Expr::int(0), Info::exact(0)));
         }
-        let e = Expr::floor_div(a, b);
         let bound = ia.bound.floor_div(ib.bound);
+        // One quotient over the whole box (`7 // x` with `x` in [-20, -8]).
+        if let Some(v) = bound.as_point() {
+            return Ok((Expr::int(v), Info::exact(v)));
+        }
+        let e = Expr::floor_div(a, b);
         Ok((
             e,
             Info {

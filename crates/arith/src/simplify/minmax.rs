@@ -199,7 +199,7 @@ impl Simplifier<'_> {
         // The plain linear difference first; the rewritten one (which may
         // turn `(x + 3) // 4 * 4 - x` into `3 - (x + 3) % 4`) only when that
         // is undecided and rules are not already nested deeply.
-        let plain = self.sum_bound(&d);
+        let plain = self.relational_bound(&d);
         if let Some(o) = sign(plain) {
             return Ok(Some(o));
         }

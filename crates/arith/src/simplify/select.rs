@@ -1,9 +1,10 @@
 //! Rules for `select`.
 
+use super::sum::Sum;
 use super::{Info, Out, Simplifier};
 use crate::analyzer::Analyzer;
 use crate::bound::{ConstBound, NEG_INF, POS_INF};
-use crate::expr::{Expr, ExprKind, Type, Var};
+use crate::expr::{CmpOp, Expr, ExprKind, Type, Var};
 
 /// A copy of `an` that also knows `v` lies in `bound`.
 fn narrowed(an: &Analyzer, v: &Var, bound: ConstBound) -> Analyzer {
@@ -79,6 +80,32 @@ impl Simplifier<'_> {
         if a == b {
             let i = self.info(&a);
             return Ok((a, i));
+        }
+        // select(p == q, p, q) is q and select(p != q, p, q) is p (either
+        // order of the branches): where the condition picks the other
+        // branch, the two are equal.
+        if let ExprKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), p, q) = c.kind() {
+            if (*p == a && *q == b) || (*p == b && *q == a) {
+                let kept = if *op == CmpOp::Eq { b } else { a };
+                let i = self.info(&kept);
+                return Ok((kept, i));
+            }
+            // The comparison may have been normalised to `p - q == 0`.
+            if q.is_int(0) {
+                let mut d = Sum::of(&a)?;
+                d.add_expr(&b, -1)?;
+                let mut pd = Sum::of(p)?;
+                let same = d.add_sum(&pd, -1).is_ok() && d.terms.is_empty() && d.konst == 0;
+                pd.scale(-1)?;
+                let mut d2 = Sum::of(&a)?;
+                d2.add_expr(&b, -1)?;
+                let opposite = d2.add_sum(&pd, -1).is_ok() && d2.terms.is_empty() && d2.konst == 0;
+                if same || opposite {
+                    let kept = if *op == CmpOp::Eq { b } else { a };
+                    let i = self.info(&kept);
+                    return Ok((kept, i));
+                }
+            }
         }
         // select(c1, select(c2, x, y), y) -> select(c1 and c2, x, y)
         if let ExprKind::Select(c2, x, y) = a.kind() {
