@@ -224,11 +224,6 @@ struct Node {
 }
 
 impl ExprKind {
-    /// Whether this node has children.
-    fn is_compound(&self) -> bool {
-        !matches!(self, ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Var(_))
-    }
-
     /// Moves the children out, leaving a leaf behind.
     fn take_children(&mut self, out: &mut Vec<Expr>) {
         use ExprKind::*;
@@ -251,21 +246,26 @@ impl ExprKind {
     }
 }
 
-/// Dropping a tree is iterative: the default drop would recurse once per
-/// level and overflow the stack on a sum of 100,000 terms (a left-deep chain
-/// of that depth). Children that are still shared elsewhere only lose a
-/// reference; children owned by this node alone are unlinked onto a work list.
+/// Trees larger than this many nodes are dropped with a work list; smaller
+/// ones by the ordinary recursive drop, whose depth their size bounds.
+const RECURSIVE_DROP_NODES: u32 = 2048;
+
+/// Dropping a large tree is iterative: the default drop would recurse once
+/// per level and overflow the stack on a sum of 100,000 terms (a left-deep
+/// chain of that depth). Children still shared elsewhere only lose a
+/// reference; large children owned by this node alone are unlinked onto a
+/// work list.
 impl Drop for Node {
     fn drop(&mut self) {
-        let unique_compound = |e: &Expr| e.0.kind.is_compound() && Arc::strong_count(&e.0) == 1;
-        // The common case (leaves, or children shared with other trees)
-        // needs no work list and no allocation.
-        if !self.kind.is_compound() || !self.kind_children().any(unique_compound) {
+        if self.size <= RECURSIVE_DROP_NODES {
             return;
         }
         let mut pending = Vec::new();
         self.kind.take_children(&mut pending);
         while let Some(e) = pending.pop() {
+            if e.0.size <= RECURSIVE_DROP_NODES {
+                continue;
+            }
             if let Some(mut node) = Arc::into_inner(e.0) {
                 node.kind.take_children(&mut pending);
             }

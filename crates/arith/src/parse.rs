@@ -64,7 +64,7 @@ pub fn parse_in(text: &str, scope: &mut Scope) -> Result<Expr> {
         tokens,
         pos: 0,
         depth: 0,
-        names: HashMap::new(),
+        names: Names::default(),
         scope,
     };
     let e = p.expr()?;
@@ -118,8 +118,8 @@ pub fn parse_range_spec(text: &str, scope: &mut Scope) -> Result<(crate::Var, cr
     };
     let lo_start = eq + 1;
     let hi_start = lo_start + colon + 1;
-    let lo = parse_in(&rest[..colon], scope).map_err(|e| e.shifted(lo_start))?;
-    let hi = parse_in(&rest[colon + 1..], scope).map_err(|e| e.shifted(hi_start))?;
+    let lo = parse_end(&rest[..colon], scope).map_err(|e| e.shifted(lo_start))?;
+    let hi = parse_end(&rest[colon + 1..], scope).map_err(|e| e.shifted(hi_start))?;
     for (e, start, end) in [(&lo, lo_start, hi_start - 1), (&hi, hi_start, text.len())] {
         if e.ty() != Type::Int {
             return Err(
@@ -198,6 +198,24 @@ pub fn parse_range_specs(
         .collect()
 }
 
+/// A range end: most are plain integers, read directly; anything else goes
+/// through the expression parser.
+fn parse_end(text: &str, scope: &mut Scope) -> Result<Expr> {
+    let t = text.trim();
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, t),
+    };
+    if !digits.is_empty() && digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        // At most 18 digits: fits in i64 with either sign.
+        let v = digits
+            .bytes()
+            .fold(0i64, |v, b| v * 10 + (b - b'0') as i64);
+        return Ok(Expr::int(if neg { -v } else { v }));
+    }
+    parse_in(text, scope)
+}
+
 #[derive(Clone, Debug, PartialEq)]
 enum Tok {
     Int(u64),
@@ -221,7 +239,8 @@ const OPS: [&str; 17] = [
 
 fn lex(text: &str) -> Result<Vec<Token>> {
     let bytes = text.as_bytes();
-    let mut out = Vec::new();
+    // Index text averages well over two bytes per token; one allocation.
+    let mut out = Vec::with_capacity(text.len() / 2 + 1);
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
@@ -288,12 +307,40 @@ struct Parser<'a> {
     depth: usize,
     /// Names already resolved in this text, so that a long expression does
     /// not search the scope once per occurrence.
-    names: HashMap<&'a str, crate::Var>,
+    names: Names<'a>,
     scope: &'a mut Scope,
 }
 
 /// An operator's text and the constructor of its node.
 type BinaryOp = (&'static str, fn(Expr, Expr) -> Expr);
+
+/// The variables of one text by name: a short list searched in order while
+/// the text has few names (most have one to three), a hash map beyond.
+#[derive(Default)]
+struct Names<'a> {
+    few: Vec<(&'a str, crate::Var)>,
+    many: HashMap<&'a str, crate::Var>,
+}
+
+impl<'a> Names<'a> {
+    const FEW: usize = 16;
+
+    fn resolve(&mut self, name: &'a str, scope: &mut Scope) -> crate::Var {
+        if let Some((_, v)) = self.few.iter().find(|(n, _)| *n == name) {
+            return v.clone();
+        }
+        if let Some(v) = self.many.get(name) {
+            return v.clone();
+        }
+        let v = scope.get_or_create(name);
+        if self.few.len() < Self::FEW {
+            self.few.push((name, v.clone()));
+        } else {
+            self.many.insert(name, v.clone());
+        }
+        v
+    }
+}
 
 /// An operator or function name in backquotes, formatted only when an
 /// error message needs it.
@@ -644,14 +691,7 @@ impl<'a> Parser<'a> {
                     )
                     .at(t.span));
                 }
-                let v = match self.names.get(name) {
-                    Some(v) => v.clone(),
-                    None => {
-                        let v = self.scope.get_or_create(name);
-                        self.names.insert(name, v.clone());
-                        v
-                    }
-                };
+                let v = self.names.resolve(name, self.scope);
                 Ok(Spanned {
                     expr: Expr::var(v),
                     span: t.span,
