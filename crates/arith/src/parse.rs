@@ -188,10 +188,7 @@ pub fn split_range_specs(text: &str) -> Vec<(usize, &str)> {
 /// let specs = arith::parse_range_specs("i=0:n - 1 n=1:8", &mut scope).unwrap();
 /// assert_eq!(specs[0].1.to_string(), "[0, n - 1)");
 /// ```
-pub fn parse_range_specs(
-    text: &str,
-    scope: &mut Scope,
-) -> Result<Vec<(crate::Var, crate::Range)>> {
+pub fn parse_range_specs(text: &str, scope: &mut Scope) -> Result<Vec<(crate::Var, crate::Range)>> {
     split_range_specs(text)
         .into_iter()
         .map(|(at, spec)| parse_range_spec(spec, scope).map_err(|e| e.shifted(at)))
@@ -208,9 +205,7 @@ fn parse_end(text: &str, scope: &mut Scope) -> Result<Expr> {
     };
     if !digits.is_empty() && digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()) {
         // At most 18 digits: fits in i64 with either sign.
-        let v = digits
-            .bytes()
-            .fold(0i64, |v, b| v * 10 + (b - b'0') as i64);
+        let v = digits.bytes().fold(0i64, |v, b| v * 10 + (b - b'0') as i64);
         return Ok(Expr::int(if neg { -v } else { v }));
     }
     parse_in(text, scope)
@@ -256,7 +251,9 @@ fn lex(text: &str) -> Result<Vec<Token>> {
             let v = bytes[start..i]
                 .iter()
                 .filter(|&&b| b != b'_')
-                .try_fold(0u64, |v, &b| v.checked_mul(10)?.checked_add((b - b'0') as u64))
+                .try_fold(0u64, |v, &b| {
+                    v.checked_mul(10)?.checked_add((b - b'0') as u64)
+                })
                 .ok_or_else(|| {
                     ArithError::new(
                         ErrorKind::Overflow,

@@ -83,7 +83,11 @@ fn deep_trees_compare_and_drop_iteratively() {
 fn nesting_error(text: &str, token: &str) {
     let err = parse(text).unwrap_err();
     assert_eq!(err.kind, ErrorKind::TooDeep, "{text:.40}: {err}");
-    assert!(err.message.contains(&MAX_NESTING.to_string()), "{}", err.message);
+    assert!(
+        err.message.contains(&MAX_NESTING.to_string()),
+        "{}",
+        err.message
+    );
     let span = err.span.clone().expect("a span");
     assert_eq!(&text[span.clone()], token, "span {span:?}");
 }
@@ -115,7 +119,11 @@ fn nesting_up_to_the_limit_parses() {
     ))
     .unwrap();
     assert_eq!(e, scope.get("x").unwrap().expr());
-    let mins = format!("{}x{}", "min(".repeat(MAX_NESTING), ", 1)".repeat(MAX_NESTING));
+    let mins = format!(
+        "{}x{}",
+        "min(".repeat(MAX_NESTING),
+        ", 1)".repeat(MAX_NESTING)
+    );
     let e = parse(&mins).unwrap();
     assert_eq!(e.to_string(), mins);
     assert_eq!(e.eval(&|_| Some(5)).unwrap(), 1);
@@ -126,7 +134,10 @@ fn nesting_up_to_the_limit_parses() {
     let flat = vec!["(x + 1)"; 10_000].join(" * ");
     assert!(parse(&flat).is_ok());
     // Literal signs are part of the literal, not nesting.
-    assert_eq!(parse("-9223372036854775808").unwrap().as_int(), Some(i64::MIN));
+    assert_eq!(
+        parse("-9223372036854775808").unwrap().as_int(),
+        Some(i64::MIN)
+    );
 }
 
 #[test]

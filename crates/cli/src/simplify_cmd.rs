@@ -52,7 +52,10 @@ fn solve<'a>(expr: &str, ranges: impl Iterator<Item = &'a str>) -> Result<Case, 
 fn simplify_under(input: Expr, specs: &[(Var, Range)]) -> Result<Case, Failure> {
     let mut analyzer = Analyzer::new();
     // A second pass only matters when some end is symbolic.
-    let passes = if specs.iter().all(|(_, r)| r.min.as_int().is_some() && r.extent.as_int().is_some()) {
+    let passes = if specs
+        .iter()
+        .all(|(_, r)| r.min.as_int().is_some() && r.extent.as_int().is_some())
+    {
         1
     } else {
         2

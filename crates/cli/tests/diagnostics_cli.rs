@@ -18,15 +18,14 @@ fn errors_after_non_ascii_text_show_their_line() {
     // Two lines of two-byte characters before the error: read as character
     // offsets, the byte span of the error would lie past the end of the file.
     let comment = format!("# {}\n", "é".repeat(40));
-    std::fs::write(
-        &path,
-        format!("{comment}{comment}x = undefined_name + 1\n"),
-    )
-    .unwrap();
+    std::fs::write(&path, format!("{comment}{comment}x = undefined_name + 1\n")).unwrap();
     let o = rangefinder(&["te", path.to_str().unwrap()]);
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains(":3:5"), "line 3, column 5: {err}");
-    assert!(err.contains("x = undefined_name + 1"), "the source line: {err}");
+    assert!(
+        err.contains("x = undefined_name + 1"),
+        "the source line: {err}"
+    );
 }

@@ -136,7 +136,10 @@ fn deep_nesting_is_an_error_line_naming_the_limit() {
     let got: Vec<&str> = out.lines().collect();
     assert_eq!(got.len(), 4, "{out:.300}");
     for line in &got[..3] {
-        assert!(line.starts_with("error: ") && line.contains(&limit), "{line}");
+        assert!(
+            line.starts_with("error: ") && line.contains(&limit),
+            "{line}"
+        );
     }
     assert_eq!(got[3], "x + 1");
     assert_eq!(o.status.code(), Some(2));
@@ -144,7 +147,10 @@ fn deep_nesting_is_an_error_line_naming_the_limit() {
     let o = rangefinder(&["simplify", &lines[0]]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains(&limit) && err.contains("EXPR:1:257"), "{err:.400}");
+    assert!(
+        err.contains(&limit) && err.contains("EXPR:1:257"),
+        "{err:.400}"
+    );
 }
 
 #[test]
@@ -184,5 +190,8 @@ fn non_ascii_input_keeps_its_source_line() {
     assert!(err.contains("EXPR:1:1"), "{err}");
     let o = rangefinder(&["simplify", "x", "--range", "x=0:4 + ∑"]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("x=0:4 + ∑") && err.contains("--range:1:9"), "{err}");
+    assert!(
+        err.contains("x=0:4 + ∑") && err.contains("--range:1:9"),
+        "{err}"
+    );
 }
