@@ -20,6 +20,8 @@ pub enum ErrorKind {
     Unbound,
     /// A malformed argument (for example a range whose bounds are unusable).
     Invalid,
+    /// Text nested deeper than the parser's limit ([`crate::MAX_NESTING`]).
+    TooDeep,
 }
 
 /// An error with an optional byte span into the text it came from.

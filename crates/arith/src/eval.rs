@@ -17,42 +17,121 @@ impl Expr {
     /// assert_eq!(e.eval(&|v| (v == &x).then_some(-7)).unwrap(), -28 + -3);
     /// ```
     pub fn eval<F: Fn(&Var) -> Option<i64> + ?Sized>(&self, env: &F) -> Result<i64> {
-        use ExprKind::*;
-        let b = |v: bool| v as i64;
-        Ok(match self.kind() {
-            Int(v) => *v,
-            Bool(v) => *v as i64,
-            Var(v) => env(v).ok_or_else(|| {
-                ArithError::new(ErrorKind::Unbound, format!("no value for variable `{v}`"))
-            })?,
-            Add(x, y) => num::add(x.eval(env)?, y.eval(env)?)?,
-            Sub(x, y) => num::sub(x.eval(env)?, y.eval(env)?)?,
-            Mul(x, y) => num::mul(x.eval(env)?, y.eval(env)?)?,
-            FloorDiv(x, y) => num::floor_div(x.eval(env)?, y.eval(env)?)?,
-            FloorMod(x, y) => num::floor_mod(x.eval(env)?, y.eval(env)?)?,
-            CeilDiv(x, y) => num::ceil_div(x.eval(env)?, y.eval(env)?)?,
-            Min(x, y) => x.eval(env)?.min(y.eval(env)?),
-            Max(x, y) => x.eval(env)?.max(y.eval(env)?),
-            // Only the chosen branch is evaluated: `select(x != 0, y // x, 0)`
-            // is defined everywhere.
-            Select(c, x, y) => {
-                if c.eval(env)? != 0 {
-                    x.eval(env)?
-                } else {
-                    y.eval(env)?
+        // An explicit work list instead of recursion, so that a sum of
+        // 100,000 terms (a left-deep chain) evaluates in constant stack.
+        let mut steps: Vec<Step<'_>> = vec![Step::Visit(self)];
+        let mut values: Vec<i64> = Vec::new();
+        while let Some(step) = steps.pop() {
+            match step {
+                Step::Visit(e) => visit(e, env, &mut steps, &mut values)?,
+                Step::Apply(e) => {
+                    let y = values.pop().expect("operand evaluated");
+                    let x = values.pop().expect("operand evaluated");
+                    values.push(apply(e, x, y)?);
+                }
+                Step::Choose(a, b) => {
+                    let c = values.pop().expect("condition evaluated");
+                    steps.push(Step::Visit(if c != 0 { a } else { b }));
+                }
+                Step::Not => {
+                    let x = values.pop().expect("operand evaluated");
+                    values.push((x == 0) as i64);
+                }
+                Step::Truth => {
+                    let x = values.pop().expect("operand evaluated");
+                    values.push((x != 0) as i64);
+                }
+                Step::AndRest(y) => {
+                    if values.pop().expect("operand evaluated") == 0 {
+                        values.push(0);
+                    } else {
+                        steps.extend([Step::Truth, Step::Visit(y)]);
+                    }
+                }
+                Step::OrRest(y) => {
+                    if values.pop().expect("operand evaluated") != 0 {
+                        values.push(1);
+                    } else {
+                        steps.extend([Step::Truth, Step::Visit(y)]);
+                    }
                 }
             }
-            Cmp(op, x, y) => b(op.apply(x.eval(env)?, y.eval(env)?)),
-            // `and` and `or` stop at the first operand that decides them, as
-            // in Python: `x != 0 and y // x > 2` is defined at `x = 0`.
-            And(x, y) => b(x.eval(env)? != 0 && y.eval(env)? != 0),
-            Or(x, y) => b(x.eval(env)? != 0 || y.eval(env)? != 0),
-            Not(x) => b(x.eval(env)? == 0),
-        })
+        }
+        Ok(values.pop().expect("one value per walk"))
     }
 
     /// Evaluates with values given as `(variable, value)` pairs.
     pub fn eval_with(&self, values: &[(&Var, i64)]) -> Result<i64> {
         self.eval(&|v| values.iter().find(|(w, _)| *w == v).map(|(_, x)| *x))
     }
+}
+
+/// One step of evaluation.
+enum Step<'a> {
+    /// Evaluate this expression and push its value.
+    Visit(&'a Expr),
+    /// Pop two values and push this node's binary operation applied to them.
+    Apply(&'a Expr),
+    /// Pop a condition and evaluate the first (true) or second expression.
+    Choose(&'a Expr, &'a Expr),
+    /// Pop a value and push its logical negation.
+    Not,
+    /// Pop a value and push it as a truth value (0 or 1).
+    Truth,
+    /// Pop the left operand of `and`; evaluate the right one only if it holds.
+    AndRest(&'a Expr),
+    /// Pop the left operand of `or`; evaluate the right one only if it fails.
+    OrRest(&'a Expr),
+}
+
+/// Pushes a leaf's value, or the steps that evaluate a compound node.
+fn visit<'a, F: Fn(&Var) -> Option<i64> + ?Sized>(
+    e: &'a Expr,
+    env: &F,
+    steps: &mut Vec<Step<'a>>,
+    values: &mut Vec<i64>,
+) -> Result<()> {
+    use ExprKind::*;
+    match e.kind() {
+        Int(v) => values.push(*v),
+        Bool(v) => values.push(*v as i64),
+        Var(v) => values.push(env(v).ok_or_else(|| {
+            ArithError::new(ErrorKind::Unbound, format!("no value for variable `{v}`"))
+        })?),
+        // Only the chosen branch is evaluated: `select(x != 0, y // x, 0)`
+        // is defined everywhere.
+        Select(c, x, y) => steps.extend([Step::Choose(x, y), Step::Visit(c)]),
+        // `and` and `or` stop at the first operand that decides them, as in
+        // Python: `x != 0 and y // x > 2` is defined at `x = 0`.
+        And(x, y) => steps.extend([Step::AndRest(y), Step::Visit(x)]),
+        Or(x, y) => steps.extend([Step::OrRest(y), Step::Visit(x)]),
+        Not(x) => steps.extend([Step::Not, Step::Visit(x)]),
+        Add(x, y)
+        | Sub(x, y)
+        | Mul(x, y)
+        | FloorDiv(x, y)
+        | FloorMod(x, y)
+        | CeilDiv(x, y)
+        | Min(x, y)
+        | Max(x, y)
+        | Cmp(_, x, y) => steps.extend([Step::Apply(e), Step::Visit(y), Step::Visit(x)]),
+    }
+    Ok(())
+}
+
+/// The value of a binary node from the values of its operands.
+fn apply(e: &Expr, x: i64, y: i64) -> Result<i64> {
+    use ExprKind::*;
+    Ok(match e.kind() {
+        Add(..) => num::add(x, y)?,
+        Sub(..) => num::sub(x, y)?,
+        Mul(..) => num::mul(x, y)?,
+        FloorDiv(..) => num::floor_div(x, y)?,
+        FloorMod(..) => num::floor_mod(x, y)?,
+        CeilDiv(..) => num::ceil_div(x, y)?,
+        Min(..) => x.min(y),
+        Max(..) => x.max(y),
+        Cmp(op, ..) => op.apply(x, y) as i64,
+        _ => unreachable!("only binary operations are applied"),
+    })
 }

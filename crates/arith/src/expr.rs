@@ -223,6 +223,79 @@ struct Node {
     ty: Type,
 }
 
+impl ExprKind {
+    /// Moves the children out, leaving a leaf behind.
+    fn take_children(&mut self, out: &mut Vec<Expr>) {
+        use ExprKind::*;
+        match std::mem::replace(self, Int(0)) {
+            Int(_) | Bool(_) | Var(_) => {}
+            Add(a, b)
+            | Sub(a, b)
+            | Mul(a, b)
+            | FloorDiv(a, b)
+            | FloorMod(a, b)
+            | CeilDiv(a, b)
+            | Min(a, b)
+            | Max(a, b)
+            | Cmp(_, a, b)
+            | And(a, b)
+            | Or(a, b) => out.extend([a, b]),
+            Select(c, a, b) => out.extend([c, a, b]),
+            Not(a) => out.push(a),
+        }
+    }
+}
+
+/// Trees larger than this many nodes are dropped with a work list; smaller
+/// ones by the ordinary recursive drop, whose depth their size bounds.
+const RECURSIVE_DROP_NODES: u32 = 2048;
+
+/// Dropping a large tree is iterative: the default drop would recurse once
+/// per level and overflow the stack on a sum of 100,000 terms (a left-deep
+/// chain of that depth). Children still shared elsewhere only lose a
+/// reference; large children owned by this node alone are unlinked onto a
+/// work list.
+impl Drop for Node {
+    fn drop(&mut self) {
+        if self.size <= RECURSIVE_DROP_NODES {
+            return;
+        }
+        let mut pending = Vec::new();
+        self.kind.take_children(&mut pending);
+        while let Some(e) = pending.pop() {
+            if e.0.size <= RECURSIVE_DROP_NODES {
+                continue;
+            }
+            if let Some(mut node) = Arc::into_inner(e.0) {
+                node.kind.take_children(&mut pending);
+            }
+        }
+    }
+}
+
+impl Node {
+    fn kind_children(&self) -> impl Iterator<Item = &Expr> {
+        use ExprKind::*;
+        let (a, b, c) = match &self.kind {
+            Int(_) | Bool(_) | Var(_) => (None, None, None),
+            Add(a, b)
+            | Sub(a, b)
+            | Mul(a, b)
+            | FloorDiv(a, b)
+            | FloorMod(a, b)
+            | CeilDiv(a, b)
+            | Min(a, b)
+            | Max(a, b)
+            | Cmp(_, a, b)
+            | And(a, b)
+            | Or(a, b) => (Some(a), Some(b), None),
+            Select(c, a, b) => (Some(c), Some(a), Some(b)),
+            Not(a) => (Some(a), None, None),
+        };
+        a.into_iter().chain(b).chain(c)
+    }
+}
+
 /// A shared, immutable expression.
 ///
 /// ```
@@ -493,12 +566,13 @@ impl Expr {
 
     /// Calls `f` on every variable occurrence, left to right.
     pub fn for_each_var(&self, f: &mut impl FnMut(&Var)) {
-        match self.kind() {
-            ExprKind::Var(v) => f(v),
-            _ => {
-                for c in self.children() {
-                    c.for_each_var(f)
-                }
+        let mut pending: Vec<&Expr> = vec![self];
+        while let Some(e) = pending.pop() {
+            match e.kind() {
+                ExprKind::Var(v) => f(v),
+                ExprKind::Int(_) | ExprKind::Bool(_) => {}
+                // Pushed in reverse so that they are visited left to right.
+                _ => pending.extend(e.children().into_iter().rev()),
             }
         }
     }
@@ -506,8 +580,9 @@ impl Expr {
     /// The distinct variables, in order of first occurrence.
     pub fn vars(&self) -> Vec<Var> {
         let mut out: Vec<Var> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         self.for_each_var(&mut |v| {
-            if !out.contains(v) {
+            if seen.insert(v.id()) {
                 out.push(v.clone())
             }
         });
@@ -516,32 +591,67 @@ impl Expr {
 
     /// Whether `v` occurs in this expression.
     pub fn uses_var(&self, v: &Var) -> bool {
-        match self.kind() {
-            ExprKind::Var(w) => w == v,
-            _ => self.children().iter().any(|c| c.uses_var(v)),
+        let mut pending: Vec<&Expr> = vec![self];
+        while let Some(e) = pending.pop() {
+            match e.kind() {
+                ExprKind::Var(w) if w == v => return true,
+                ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Bool(_) => {}
+                _ => pending.extend(e.children()),
+            }
         }
+        false
     }
 
     /// Replaces variables by expressions; `f` returns `None` to keep a
-    /// variable. Untouched subtrees are shared, not copied.
+    /// variable. Untouched subtrees are shared, not copied. Iterative (a
+    /// post-order walk with explicit stacks), so depth is not limited by the
+    /// call stack.
     pub fn substitute(&self, f: &mut impl FnMut(&Var) -> Option<Expr>) -> Expr {
-        match self.kind() {
-            ExprKind::Var(v) => f(v).unwrap_or_else(|| self.clone()),
-            ExprKind::Int(_) | ExprKind::Bool(_) => self.clone(),
-            _ => {
-                let kids: smallvec::SmallVec<[Expr; 3]> =
-                    self.children().iter().map(|c| c.substitute(f)).collect();
-                self.with_children(&kids)
+        // (node, children already rewritten?)
+        let mut pending: Vec<(&Expr, bool)> = vec![(self, false)];
+        let mut done: Vec<Expr> = Vec::new();
+        while let Some((e, expanded)) = pending.pop() {
+            match e.kind() {
+                ExprKind::Var(v) => done.push(f(v).unwrap_or_else(|| e.clone())),
+                ExprKind::Int(_) | ExprKind::Bool(_) => done.push(e.clone()),
+                _ if !expanded => {
+                    pending.push((e, true));
+                    pending.extend(e.children().into_iter().rev().map(|c| (c, false)));
+                }
+                _ => {
+                    let n = e.children().len();
+                    let kids = done.split_off(done.len() - n);
+                    done.push(e.with_children(&kids));
+                }
             }
         }
+        done.pop().expect("one result per walk")
     }
 
     /// A total order on expressions that depends only on structure and
     /// variable names (then ids): used to sort the terms of canonical sums.
     pub fn structural_cmp(&self, other: &Expr) -> Ordering {
-        if self.ptr_eq(other) {
-            return Ordering::Equal;
+        // Pre-order, left to right: the first node that differs decides.
+        let mut pending: Vec<(&Expr, &Expr)> = Vec::new();
+        let (mut a, mut b) = (self, other);
+        loop {
+            if !a.ptr_eq(b) {
+                let o = a.head_cmp(b);
+                if o != Ordering::Equal {
+                    return o;
+                }
+                let (ka, kb) = (a.children(), b.children());
+                pending.extend(ka.into_iter().zip(kb).rev());
+            }
+            match pending.pop() {
+                Some((x, y)) => (a, b) = (x, y),
+                None => return Ordering::Equal,
+            }
         }
+    }
+
+    /// Compares kinds and payloads, ignoring children.
+    fn head_cmp(&self, other: &Expr) -> Ordering {
         let ra = self.kind_rank();
         let rb = other.kind_rank();
         if ra != rb {
@@ -551,16 +661,8 @@ impl Expr {
             (ExprKind::Int(a), ExprKind::Int(b)) => a.cmp(b),
             (ExprKind::Bool(a), ExprKind::Bool(b)) => a.cmp(b),
             (ExprKind::Var(a), ExprKind::Var(b)) => a.cmp(b),
-            (ExprKind::Cmp(oa, ..), ExprKind::Cmp(ob, ..)) if oa != ob => oa.cmp(ob),
-            _ => {
-                for (a, b) in self.children().iter().zip(other.children().iter()) {
-                    let o = a.structural_cmp(b);
-                    if o != Ordering::Equal {
-                        return o;
-                    }
-                }
-                Ordering::Equal
-            }
+            (ExprKind::Cmp(oa, ..), ExprKind::Cmp(ob, ..)) => oa.cmp(ob),
+            _ => Ordering::Equal,
         }
     }
 
@@ -591,11 +693,36 @@ fn with_ty((h, s): (u64, u32), ty: Type) -> (u64, u32, Type) {
 }
 
 impl PartialEq for Expr {
+    /// Structural equality. Iterative, so that comparing two equal but
+    /// separately built deep trees cannot overflow the stack.
     fn eq(&self, other: &Expr) -> bool {
-        self.ptr_eq(other)
-            || (self.0.hash == other.0.hash
-                && self.0.size == other.0.size
-                && self.0.kind == other.0.kind)
+        let mut pending: Vec<(&Expr, &Expr)> = Vec::new();
+        let (mut a, mut b) = (self, other);
+        loop {
+            if !a.ptr_eq(b) {
+                if a.0.hash != b.0.hash || a.0.size != b.0.size || !same_head(a, b) {
+                    return false;
+                }
+                pending.extend(a.0.kind_children().zip(b.0.kind_children()));
+            }
+            match pending.pop() {
+                Some((x, y)) => (a, b) = (x, y),
+                None => return true,
+            }
+        }
+    }
+}
+
+/// Whether two nodes have the same kind and the same payload (constant,
+/// variable or comparison operator), ignoring their children.
+fn same_head(a: &Expr, b: &Expr) -> bool {
+    use ExprKind::*;
+    match (a.kind(), b.kind()) {
+        (Int(x), Int(y)) => x == y,
+        (Bool(x), Bool(y)) => x == y,
+        (Var(x), Var(y)) => x == y,
+        (Cmp(p, ..), Cmp(q, ..)) => p == q,
+        (x, y) => std::mem::discriminant(x) == std::mem::discriminant(y),
     }
 }
 impl Eq for Expr {}

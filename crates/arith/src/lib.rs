@@ -41,7 +41,10 @@ pub use bound::{ConstBound, NEG_INF, POS_INF};
 pub use error::{ArithError, ErrorKind, Result};
 pub use expr::{CmpOp, Expr, ExprKind, Type, Var};
 pub use modular::Modular;
-pub use parse::{parse, parse_in, parse_range_spec, parse_with_scope};
+pub use parse::{
+    parse, parse_in, parse_range_spec, parse_range_specs, parse_with_scope, split_range_specs,
+    MAX_NESTING,
+};
 pub use range::Range;
 pub use scope::Scope;
 pub use simplify::Info;

@@ -16,11 +16,26 @@
 //! `ceildiv`, `floordiv`, `floormod`. A minus sign directly before an integer
 //! literal makes a negative constant; before anything else it multiplies by
 //! `-1`. The tree is built exactly as written: no folding, no reordering.
+//!
+//! Nesting is limited to [`MAX_NESTING`] levels: each parenthesis, function
+//! call, unary `-`/`+` (other than the sign of a literal) and `not` opens one
+//! level, and text nested deeper is rejected with an error
+//! ([`ErrorKind::TooDeep`]) pointing at the token that crosses the limit.
+//! Chains of binary operators are not nesting: `a + b + ... ` of any length
+//! parses in a loop into a left-deep tree, and printing, evaluating, comparing
+//! and dropping such trees take no stack proportional to their length.
 
 use crate::error::{ArithError, ErrorKind, Result};
 use crate::expr::{CmpOp, Expr, Type};
 use crate::scope::Scope;
+use std::collections::HashMap;
 use std::ops::Range;
+
+/// The deepest nesting of parentheses, calls, unary operators and `not`
+/// that the parser accepts. Python's own parser stops at 200 levels of
+/// parentheses; index expressions written by people or printed by compilers
+/// stay far below either.
+pub const MAX_NESTING: usize = 256;
 
 /// Parses `text` with a fresh scope.
 ///
@@ -48,6 +63,8 @@ pub fn parse_in(text: &str, scope: &mut Scope) -> Result<Expr> {
         text,
         tokens,
         pos: 0,
+        depth: 0,
+        names: Names::default(),
         scope,
     };
     let e = p.expr()?;
@@ -101,8 +118,8 @@ pub fn parse_range_spec(text: &str, scope: &mut Scope) -> Result<(crate::Var, cr
     };
     let lo_start = eq + 1;
     let hi_start = lo_start + colon + 1;
-    let lo = parse_in(&rest[..colon], scope).map_err(|e| e.shifted(lo_start))?;
-    let hi = parse_in(&rest[colon + 1..], scope).map_err(|e| e.shifted(hi_start))?;
+    let lo = parse_end(&rest[..colon], scope).map_err(|e| e.shifted(lo_start))?;
+    let hi = parse_end(&rest[colon + 1..], scope).map_err(|e| e.shifted(hi_start))?;
     for (e, start, end) in [(&lo, lo_start, hi_start - 1), (&hi, hi_start, text.len())] {
         if e.ty() != Type::Int {
             return Err(
@@ -112,6 +129,86 @@ pub fn parse_range_spec(text: &str, scope: &mut Scope) -> Result<(crate::Var, cr
     }
     let var = scope.get_or_create(name);
     Ok((var, crate::Range::half_open(lo, hi)))
+}
+
+/// Splits a list of range specs separated by whitespace, such as
+/// `i=0:n - 1 j=0:4`, into the specs. A spec starts where a name is followed
+/// by `=` (not `==`), so ends may contain spaces. Text before the first spec
+/// is returned as a spec of its own (parsing it reports what is wrong).
+/// Returns byte offsets and the trimmed text of each spec.
+///
+/// ```
+/// let specs = arith::split_range_specs("i=0:n - 1  j = 0:4");
+/// let texts: Vec<&str> = specs.iter().map(|(_, s)| *s).collect();
+/// assert_eq!(texts, ["i=0:n - 1", "j = 0:4"]);
+/// ```
+pub fn split_range_specs(text: &str) -> Vec<(usize, &str)> {
+    let bytes = text.as_bytes();
+    let is_name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut starts = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !(bytes[i].is_ascii_alphabetic() || bytes[i] == b'_') || (i > 0 && is_name(bytes[i - 1]))
+        {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_name(bytes[i]) {
+            i += 1;
+        }
+        let mut j = i;
+        while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if bytes.get(j) == Some(&b'=') && bytes.get(j + 1) != Some(&b'=') {
+            starts.push(start);
+        }
+    }
+    if starts.first() != Some(&0) {
+        starts.insert(0, 0);
+    }
+    starts.push(text.len());
+    starts
+        .windows(2)
+        .filter_map(|w| {
+            let piece = &text[w[0]..w[1]];
+            let trimmed = piece.trim();
+            let lead = piece.len() - piece.trim_start().len();
+            (!trimmed.is_empty()).then_some((w[0] + lead, trimmed))
+        })
+        .collect()
+}
+
+/// Parses a list of range specs separated by whitespace (see
+/// [`split_range_specs`]); error spans are byte offsets in `text`.
+///
+/// ```
+/// let mut scope = arith::Scope::new();
+/// let specs = arith::parse_range_specs("i=0:n - 1 n=1:8", &mut scope).unwrap();
+/// assert_eq!(specs[0].1.to_string(), "[0, n - 1)");
+/// ```
+pub fn parse_range_specs(text: &str, scope: &mut Scope) -> Result<Vec<(crate::Var, crate::Range)>> {
+    split_range_specs(text)
+        .into_iter()
+        .map(|(at, spec)| parse_range_spec(spec, scope).map_err(|e| e.shifted(at)))
+        .collect()
+}
+
+/// A range end: most are plain integers, read directly; anything else goes
+/// through the expression parser.
+fn parse_end(text: &str, scope: &mut Scope) -> Result<Expr> {
+    let t = text.trim();
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, t),
+    };
+    if !digits.is_empty() && digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        // At most 18 digits: fits in i64 with either sign.
+        let v = digits.bytes().fold(0i64, |v, b| v * 10 + (b - b'0') as i64);
+        return Ok(Expr::int(if neg { -v } else { v }));
+    }
+    parse_in(text, scope)
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -137,7 +234,8 @@ const OPS: [&str; 17] = [
 
 fn lex(text: &str) -> Result<Vec<Token>> {
     let bytes = text.as_bytes();
-    let mut out = Vec::new();
+    // Index text averages well over two bytes per token; one allocation.
+    let mut out = Vec::with_capacity(text.len() / 2 + 1);
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
@@ -150,14 +248,19 @@ fn lex(text: &str) -> Result<Vec<Token>> {
             while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'_') {
                 i += 1;
             }
-            let digits: String = text[start..i].chars().filter(|&c| c != '_').collect();
-            let v: u64 = digits.parse().map_err(|_| {
-                ArithError::new(
-                    ErrorKind::Overflow,
-                    "integer literal does not fit in 64 bits",
-                )
-                .at(start..i)
-            })?;
+            let v = bytes[start..i]
+                .iter()
+                .filter(|&&b| b != b'_')
+                .try_fold(0u64, |v, &b| {
+                    v.checked_mul(10)?.checked_add((b - b'0') as u64)
+                })
+                .ok_or_else(|| {
+                    ArithError::new(
+                        ErrorKind::Overflow,
+                        "integer literal does not fit in 64 bits",
+                    )
+                    .at(start..i)
+                })?;
             out.push(Token {
                 tok: Tok::Int(v),
                 span: start..i,
@@ -197,11 +300,54 @@ struct Parser<'a> {
     text: &'a str,
     tokens: Vec<Token>,
     pos: usize,
+    /// Open nesting levels (parentheses, calls, unary operators, `not`).
+    depth: usize,
+    /// Names already resolved in this text, so that a long expression does
+    /// not search the scope once per occurrence.
+    names: Names<'a>,
     scope: &'a mut Scope,
 }
 
 /// An operator's text and the constructor of its node.
 type BinaryOp = (&'static str, fn(Expr, Expr) -> Expr);
+
+/// The variables of one text by name: a short list searched in order while
+/// the text has few names (most have one to three), a hash map beyond.
+#[derive(Default)]
+struct Names<'a> {
+    few: Vec<(&'a str, crate::Var)>,
+    many: HashMap<&'a str, crate::Var>,
+}
+
+impl<'a> Names<'a> {
+    const FEW: usize = 16;
+
+    fn resolve(&mut self, name: &'a str, scope: &mut Scope) -> crate::Var {
+        if let Some((_, v)) = self.few.iter().find(|(n, _)| *n == name) {
+            return v.clone();
+        }
+        if let Some(v) = self.many.get(name) {
+            return v.clone();
+        }
+        let v = scope.get_or_create(name);
+        if self.few.len() < Self::FEW {
+            self.few.push((name, v.clone()));
+        } else {
+            self.many.insert(name, v.clone());
+        }
+        v
+    }
+}
+
+/// An operator or function name in backquotes, formatted only when an
+/// error message needs it.
+struct Quoted<'a>(&'a str);
+
+impl std::fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}`", self.0)
+    }
+}
 
 /// A parsed sub-expression with its span, for error messages.
 struct Spanned {
@@ -212,6 +358,31 @@ struct Spanned {
 impl<'a> Parser<'a> {
     fn peek(&self) -> Option<&Token> {
         self.tokens.get(self.pos)
+    }
+
+    /// Opens a nesting level at the token `span`, or fails past the limit.
+    fn enter(&mut self, span: Range<usize>) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(ArithError::new(
+                ErrorKind::TooDeep,
+                format!(
+                    "expression nested too deeply: more than {MAX_NESTING} levels of parentheses, calls, unary operators or `not` (the nesting limit); split it or simplify it in parts"
+                ),
+            )
+            .at(span));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    fn span_here(&self) -> Range<usize> {
+        self.peek()
+            .map(|t| t.span.clone())
+            .unwrap_or_else(|| self.end_span())
     }
 
     fn end_span(&self) -> Range<usize> {
@@ -250,7 +421,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn want(&self, e: &Spanned, ty: Type, ctx: &str) -> Result<()> {
+    fn want(&self, e: &Spanned, ty: Type, ctx: impl std::fmt::Display) -> Result<()> {
         if e.expr.ty() == ty {
             return Ok(());
         }
@@ -275,8 +446,8 @@ impl<'a> Parser<'a> {
         while self.peek_word(word) {
             self.pos += 1;
             let rhs = next(self)?;
-            self.want(&lhs, Type::Bool, &format!("`{word}`"))?;
-            self.want(&rhs, Type::Bool, &format!("`{word}`"))?;
+            self.want(&lhs, Type::Bool, Quoted(word))?;
+            self.want(&rhs, Type::Bool, Quoted(word))?;
             lhs = Spanned {
                 span: lhs.span.start..rhs.span.end,
                 expr: make(lhs.expr, rhs.expr),
@@ -295,9 +466,12 @@ impl<'a> Parser<'a> {
 
     fn not(&mut self) -> Result<Spanned> {
         if self.peek_word("not") {
-            let start = self.peek().map(|t| t.span.start).unwrap_or(0);
+            let here = self.span_here();
+            let start = here.start;
+            self.enter(here)?;
             self.pos += 1;
             let inner = self.not()?;
+            self.leave();
             self.want(&inner, Type::Bool, "`not`")?;
             return Ok(Spanned {
                 span: start..inner.span.end,
@@ -354,8 +528,8 @@ impl<'a> Parser<'a> {
         while let Some(&(op, make)) = ops.iter().find(|(o, _)| self.peek_op(o)) {
             self.pos += 1;
             let rhs = next(self)?;
-            self.want(&lhs, Type::Int, &format!("`{op}`"))?;
-            self.want(&rhs, Type::Int, &format!("`{op}`"))?;
+            self.want(&lhs, Type::Int, Quoted(op))?;
+            self.want(&rhs, Type::Int, Quoted(op))?;
             lhs = Spanned {
                 span: lhs.span.start..rhs.span.end,
                 expr: make(lhs.expr, rhs.expr),
@@ -393,11 +567,15 @@ impl<'a> Parser<'a> {
 
     fn unary(&mut self) -> Result<Spanned> {
         if self.peek_op("+") {
+            self.enter(self.span_here())?;
             self.pos += 1;
-            return self.unary();
+            let inner = self.unary();
+            self.leave();
+            return inner;
         }
         if self.peek_op("-") {
-            let start = self.peek().map(|t| t.span.start).unwrap_or(0);
+            let here = self.span_here();
+            let start = here.start;
             self.pos += 1;
             if let Some(Token {
                 tok: Tok::Int(v),
@@ -414,7 +592,9 @@ impl<'a> Parser<'a> {
                     });
                 }
             }
+            self.enter(here)?;
             let inner = self.unary()?;
+            self.leave();
             self.want(&inner, Type::Int, "unary `-`")?;
             return Ok(Spanned {
                 span: start..inner.span.end,
@@ -457,8 +637,10 @@ impl<'a> Parser<'a> {
                 })
             }
             Tok::Op("(") => {
+                self.enter(t.span.clone())?;
                 self.pos += 1;
                 let inner = self.expr()?;
+                self.leave();
                 let close = self.expect_op(")", "to close the parenthesis")?;
                 Ok(Spanned {
                     expr: inner.expr,
@@ -506,7 +688,7 @@ impl<'a> Parser<'a> {
                     )
                     .at(t.span));
                 }
-                let v = self.scope.get_or_create(name);
+                let v = self.names.resolve(name, self.scope);
                 Ok(Spanned {
                     expr: Expr::var(v),
                     span: t.span,
@@ -530,7 +712,8 @@ impl<'a> Parser<'a> {
                 .at(name_span))
             }
         };
-        self.expect_op("(", "after the function name")?;
+        let open = self.expect_op("(", "after the function name")?;
+        self.enter(name_span.start..open.end)?;
         let mut args = Vec::new();
         loop {
             args.push(self.expr()?);
@@ -540,6 +723,7 @@ impl<'a> Parser<'a> {
             }
             break;
         }
+        self.leave();
         let close = self.expect_op(")", &format!("to close the call of `{short}`"))?;
         let span = name_span.start..close.end;
         if args.len() != arity {
@@ -564,8 +748,8 @@ impl<'a> Parser<'a> {
             Expr::select(c.expr, a.expr, b.expr)
         } else {
             let (a, b) = (next(), next());
-            self.want(&a, Type::Int, &format!("`{short}`"))?;
-            self.want(&b, Type::Int, &format!("`{short}`"))?;
+            self.want(&a, Type::Int, Quoted(short))?;
+            self.want(&b, Type::Int, Quoted(short))?;
             let make = match short {
                 "min" => Expr::min,
                 "max" => Expr::max,

@@ -1,5 +1,10 @@
 //! Printing in the same Python-subset syntax that [`crate::parse`] reads:
 //! whatever is printed parses back to the same tree.
+//!
+//! The printer walks the tree with an explicit work list instead of
+//! recursion, so a sum of 100,000 terms (a left-deep chain of that depth)
+//! prints without growing the call stack, and it writes every piece straight
+//! into the formatter without intermediate strings.
 
 use crate::expr::{Expr, ExprKind};
 use std::fmt;
@@ -19,49 +24,108 @@ fn level(e: &Expr) -> u8 {
     }
 }
 
-fn child(f: &mut fmt::Formatter<'_>, e: &Expr, min_level: u8) -> fmt::Result {
-    if level(e) < min_level {
-        write!(f, "({e})")
-    } else {
-        write!(f, "{e}")
-    }
+/// One step of the printer: print a sub-expression (in parentheses when it
+/// binds looser than its context needs), or print fixed text.
+enum Step<'a> {
+    Expr(&'a Expr, u8),
+    Text(&'static str),
 }
 
-/// Left-associative binary operator at `lv`: the right child binds tighter.
-fn binary(f: &mut fmt::Formatter<'_>, a: &Expr, op: &str, b: &Expr, lv: u8) -> fmt::Result {
-    child(f, a, lv)?;
-    write!(f, " {op} ")?;
-    child(f, b, lv + 1)
+/// Writes `v` in decimal without going through the formatting machinery.
+fn write_int(f: &mut fmt::Formatter<'_>, v: i64) -> fmt::Result {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut n = v.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        f.write_str("-")?;
+    }
+    // Only ASCII digits were written.
+    f.write_str(std::str::from_utf8(&buf[i..]).unwrap_or_default())
 }
 
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use ExprKind::*;
-        match self.kind() {
-            Int(v) => write!(f, "{v}"),
-            Bool(true) => f.write_str("True"),
-            Bool(false) => f.write_str("False"),
-            Var(v) => f.write_str(v.name()),
-            Add(a, b) => binary(f, a, "+", b, 5),
-            Sub(a, b) => binary(f, a, "-", b, 5),
-            Mul(a, b) => binary(f, a, "*", b, 6),
-            FloorDiv(a, b) => binary(f, a, "//", b, 6),
-            FloorMod(a, b) => binary(f, a, "%", b, 6),
-            Cmp(op, a, b) => {
-                child(f, a, 5)?;
-                write!(f, " {} ", op.symbol())?;
-                child(f, b, 5)
+        let mut steps: Vec<Step<'_>> = vec![Step::Expr(self, 0)];
+        while let Some(step) = steps.pop() {
+            let (e, min_level) = match step {
+                Step::Text(t) => {
+                    f.write_str(t)?;
+                    continue;
+                }
+                Step::Expr(e, min_level) => (e, min_level),
+            };
+            if level(e) < min_level {
+                f.write_str("(")?;
+                steps.push(Step::Text(")"));
             }
-            And(a, b) => binary(f, a, "and", b, 2),
-            Or(a, b) => binary(f, a, "or", b, 1),
-            Not(a) => {
-                f.write_str("not ")?;
-                child(f, a, 3)
+            // Pieces are pushed in reverse order of printing.
+            let mut binary = |a, op, b, lv: u8, rv: u8| {
+                steps.extend([Step::Expr(b, rv), Step::Text(op), Step::Expr(a, lv)]);
+            };
+            match e.kind() {
+                Int(v) => write_int(f, *v)?,
+                Bool(true) => f.write_str("True")?,
+                Bool(false) => f.write_str("False")?,
+                Var(v) => f.write_str(v.name())?,
+                // Left-associative operators: the right child binds tighter.
+                Add(a, b) => binary(a, " + ", b, 5, 6),
+                Sub(a, b) => binary(a, " - ", b, 5, 6),
+                Mul(a, b) => binary(a, " * ", b, 6, 7),
+                FloorDiv(a, b) => binary(a, " // ", b, 6, 7),
+                FloorMod(a, b) => binary(a, " % ", b, 6, 7),
+                Cmp(op, a, b) => binary(a, cmp_text(*op), b, 5, 5),
+                And(a, b) => binary(a, " and ", b, 2, 3),
+                Or(a, b) => binary(a, " or ", b, 1, 2),
+                Not(a) => {
+                    f.write_str("not ")?;
+                    steps.push(Step::Expr(a, 3));
+                }
+                CeilDiv(a, b) => call(f, &mut steps, "ceildiv(", &[a, b])?,
+                Min(a, b) => call(f, &mut steps, "min(", &[a, b])?,
+                Max(a, b) => call(f, &mut steps, "max(", &[a, b])?,
+                Select(c, a, b) => call(f, &mut steps, "select(", &[c, a, b])?,
             }
-            CeilDiv(a, b) => write!(f, "ceildiv({a}, {b})"),
-            Min(a, b) => write!(f, "min({a}, {b})"),
-            Max(a, b) => write!(f, "max({a}, {b})"),
-            Select(c, a, b) => write!(f, "select({c}, {a}, {b})"),
+        }
+        Ok(())
+    }
+}
+
+/// A comparison operator with the spaces around it.
+fn cmp_text(op: crate::CmpOp) -> &'static str {
+    use crate::CmpOp::*;
+    match op {
+        Eq => " == ",
+        Ne => " != ",
+        Lt => " < ",
+        Le => " <= ",
+        Gt => " > ",
+        Ge => " >= ",
+    }
+}
+
+/// `name(arg, arg, ...)`: arguments need no parentheses of their own.
+fn call<'a>(
+    f: &mut fmt::Formatter<'_>,
+    steps: &mut Vec<Step<'a>>,
+    open: &'static str,
+    args: &[&'a Expr],
+) -> fmt::Result {
+    f.write_str(open)?;
+    steps.push(Step::Text(")"));
+    for (i, a) in args.iter().enumerate().rev() {
+        steps.push(Step::Expr(a, 0));
+        if i > 0 {
+            steps.push(Step::Text(", "));
         }
     }
+    Ok(())
 }

@@ -1,6 +1,6 @@
 //! Rendering errors with source spans, rustc style.
 
-use ariadne::{Color, Config, Label, Report, ReportKind, Source};
+use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
 use std::io::IsTerminal;
 use std::ops::Range;
 use std::process::ExitCode;
@@ -9,13 +9,19 @@ use std::process::ExitCode;
 pub const BAD_INPUT: u8 = 2;
 
 /// Prints `message` for the text `source` (named `name`), pointing at `span`
-/// when there is one, and returns the bad-input exit code.
+/// when there is one, and returns the bad-input exit code. Spans are byte
+/// offsets, as every front end reports them; a span that does not fall on
+/// character boundaries is widened to the enclosing characters.
 pub fn report(name: &str, source: &str, message: &str, span: Option<Range<usize>>) -> ExitCode {
     match span {
         Some(span) => {
-            let span = clamp(span, source.len());
+            let span = clamp(span, source);
             let r = Report::build(ReportKind::Error, (name, span.clone()))
-                .with_config(Config::default().with_color(std::io::stderr().is_terminal()))
+                .with_config(
+                    Config::default()
+                        .with_color(std::io::stderr().is_terminal())
+                        .with_index_type(IndexType::Byte),
+                )
                 .with_message(message)
                 .with_label(
                     Label::new((name, span))
@@ -30,9 +36,17 @@ pub fn report(name: &str, source: &str, message: &str, span: Option<Range<usize>
     ExitCode::from(BAD_INPUT)
 }
 
-fn clamp(span: Range<usize>, len: usize) -> Range<usize> {
-    let start = span.start.min(len);
-    let end = span.end.clamp(start, len);
+/// The span cut to the source and widened to character boundaries.
+fn clamp(span: Range<usize>, source: &str) -> Range<usize> {
+    let len = source.len();
+    let mut start = span.start.min(len);
+    while !source.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = span.end.clamp(start, len);
+    while !source.is_char_boundary(end) {
+        end += 1;
+    }
     start..end
 }
 

@@ -2,7 +2,7 @@
 //! `rangefinder simplify --batch FILE`.
 
 use crate::diagnostics;
-use arith::{Analyzer, ArithError, Expr, Scope, NEG_INF, POS_INF};
+use arith::{Analyzer, ArithError, Expr, Range, Scope, Var, NEG_INF, POS_INF};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -38,16 +38,30 @@ struct Case {
 
 /// Parses the expression and ranges (ranges bound twice, so that ends may
 /// use variables whose ranges come later) and simplifies.
-fn solve<'a>(expr: &str, ranges: impl Iterator<Item = &'a str> + Clone) -> Result<Case, Failure> {
+fn solve<'a>(expr: &str, ranges: impl Iterator<Item = &'a str>) -> Result<Case, Failure> {
     let mut scope = Scope::new();
     let input = arith::parse_in(expr, &mut scope).map_err(Failure::InExpr)?;
     let mut specs = Vec::new();
     for (i, r) in ranges.enumerate() {
         specs.push(arith::parse_range_spec(r, &mut scope).map_err(|e| Failure::InRange(i, e))?);
     }
+    simplify_under(input, &specs)
+}
+
+/// Simplifies `input` with the variables bound to `specs`.
+fn simplify_under(input: Expr, specs: &[(Var, Range)]) -> Result<Case, Failure> {
     let mut analyzer = Analyzer::new();
-    for _ in 0..2 {
-        for (v, r) in &specs {
+    // A second pass only matters when some end is symbolic.
+    let passes = if specs
+        .iter()
+        .all(|(_, r)| r.min.as_int().is_some() && r.extent.as_int().is_some())
+    {
+        1
+    } else {
+        2
+    };
+    for _ in 0..passes {
+        for (v, r) in specs {
             analyzer.bind(v, r.clone());
         }
     }
@@ -95,6 +109,15 @@ pub fn run(args: SimplifyArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// A batch line: the ranges are one piece of text, split where a new
+/// `NAME=` begins, so that ends may contain spaces (`i=0:n - 1`).
+fn solve_line(expr: &str, ranges: &str) -> Result<Case, Failure> {
+    let mut scope = Scope::new();
+    let input = arith::parse_in(expr, &mut scope).map_err(Failure::InExpr)?;
+    let specs = arith::parse_range_specs(ranges, &mut scope).map_err(|e| Failure::InRange(0, e))?;
+    simplify_under(input, &specs)
+}
+
 /// One output line per input line: the result, or `error: MESSAGE`.
 fn run_batch(path: &PathBuf) -> ExitCode {
     let text = match std::fs::read_to_string(path) {
@@ -109,7 +132,7 @@ fn run_batch(path: &PathBuf) -> ExitCode {
             Some((e, r)) => (e, r),
             None => (line, ""),
         };
-        let result = solve(expr, ranges.split_whitespace());
+        let result = solve_line(expr, ranges);
         let written = match result {
             Ok(c) => writeln!(out, "{}", c.simplified),
             Err(Failure::InExpr(e)) | Err(Failure::InRange(_, e)) => {
