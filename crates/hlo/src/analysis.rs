@@ -5,6 +5,7 @@
 use crate::fusion::{
     compose_operand, input_to_output_through, instruction_input_to_output,
     instruction_output_to_input, output_to_input_groups, parameter_indexing,
+    tuple_elements_to_output,
 };
 use crate::module::{CompId, InstrId, Module};
 use crate::operand_indexing::{
@@ -171,10 +172,14 @@ pub fn input_to_output(
             inst.operands.len()
         )
     })?;
-    let per_output = match instruction_input_to_output(module, comp, instr, input, 0) {
-        Ok(v) => v.into_iter().map(|ix| simplified(inst, ix)).collect(),
-        Err(reason) => vec![OperandIndexing::Unsupported(reason); inst.shape.output_count()],
-    };
+    let per_output: Vec<OperandIndexing> = tuple_elements_to_output(
+        &c.instructions[operand].shape,
+        inst.shape.output_count(),
+        |element| instruction_input_to_output(module, comp, instr, input, element, 0),
+    )
+    .into_iter()
+    .map(|ix| simplified(inst, ix))
+    .collect();
     let multi = inst.shape.output_count() > 1;
     let mut operands = Vec::with_capacity(per_output.len());
     for (j, indexing) in per_output.into_iter().enumerate() {
@@ -240,11 +245,14 @@ pub fn parameters_to_output(
     let c = &module.computations[comp];
     let mut operands = Vec::with_capacity(c.parameters.len());
     for (n, &p) in c.parameters.iter().enumerate() {
-        let per_output = input_to_output_through(module, comp, p, 0)?;
-        let indexing = per_output
-            .into_iter()
-            .nth(output)
-            .ok_or_else(|| format!("`{}` has no output {output}", c.root_instruction().name))?;
+        let outputs = c.root_instruction().shape.output_count();
+        if output >= outputs {
+            return Err(format!("`{}` has no output {output}", c.root_instruction().name));
+        }
+        let per_output = tuple_elements_to_output(&c.instructions[p].shape, outputs, |element| {
+            input_to_output_through(module, comp, p, element, 0)
+        });
+        let indexing = per_output.into_iter().nth(output).expect("one entry per output");
         operands.push(OperandEntry {
             index: n,
             name: c.instructions[p].name.clone(),
@@ -289,7 +297,7 @@ pub fn epilogue_input_to_output(
     comp: CompId,
     hero: InstrId,
 ) -> Result<Vec<OperandIndexing>, String> {
-    input_to_output_through(module, comp, hero, 0)
+    input_to_output_through(module, comp, hero, None, 0)
 }
 
 /// The per-op maps of a single instruction, simplified for display; size-1

@@ -14,7 +14,8 @@ use crate::module::{CompId, Computation, InstrId, Instruction, Module};
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
 use crate::ops::{self, Op, Unsupported};
 use crate::runtime_fold::fold_runtime_vars;
-use indexing::{compose, IndexingMap};
+use crate::shape::Shape;
+use indexing::{compose, IndexingMap, EXPRESSION_BUDGET};
 use std::collections::{BTreeMap, HashSet};
 
 /// Maps reaching each instruction, per output of the instruction:
@@ -90,6 +91,38 @@ impl MapSet {
     }
 }
 
+/// Adds to the sets of one instruction (`target`, keyed by output, i.e.
+/// tuple element) every composition of a map reaching a user with a map of
+/// the user's op (`indexing`); a map of one element of a tuple-shaped
+/// operand goes to that element's set.
+fn add_composed_by_element(
+    target: &mut BTreeMap<usize, MapSet>,
+    taint: Option<&str>,
+    maps: &[OperandMap],
+    indexing: OperandIndexing,
+) {
+    if let Some(reason) = taint {
+        target.entry(0).or_default().taint(reason);
+    }
+    match indexing {
+        OperandIndexing::Unsupported(reason) => target.entry(0).or_default().taint(&reason),
+        OperandIndexing::Maps(producers) => {
+            for consumer in maps {
+                for producer in &producers {
+                    let set = target.entry(producer.element.unwrap_or(0)).or_default();
+                    match compose_operand(consumer, producer) {
+                        Ok(mut m) => {
+                            m.element = None;
+                            set.insert(m);
+                        }
+                        Err(reason) => set.taint(&reason),
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The text that identifies a map for de-duplication: the map and the
 /// sources of its runtime variables.
 fn map_key(m: &OperandMap) -> String {
@@ -99,6 +132,9 @@ fn map_key(m: &OperandMap) -> String {
         key.push_str(&rt.source);
         key.push(';');
         key.push_str(&rt.map.to_string());
+    }
+    if let Some(k) = m.element {
+        key.push_str(&format!("|element {k}"));
     }
     if let Some(r) = &m.replica {
         key.push_str("|replica;");
@@ -116,6 +152,10 @@ pub(crate) fn compose_operand(
 ) -> Result<OperandMap, Unsupported> {
     let mut map =
         compose(&consumer.map, &producer.map).map_err(|e| format!("composition failed: {e}"))?;
+    // Widen before simplifying: the simplifier walks trees, and a chain of
+    // reshapes doubles the tree at every op.
+    let mut widened = consumer.widened || producer.widened;
+    widened |= !map.widen_oversized(EXPRESSION_BUDGET).is_exact();
     map.simplify();
     // XLA drops range and runtime variables no result needs after composing.
     let removed = map.remove_unused_symbols();
@@ -123,12 +163,9 @@ pub(crate) fn compose_operand(
     for rt in &producer.runtime {
         let mut m =
             compose(&consumer.map, &rt.map).map_err(|e| format!("composition failed: {e}"))?;
+        widened |= !m.widen_oversized(EXPRESSION_BUDGET).is_exact();
         m.simplify();
-        runtime.push(RuntimeVar {
-            source: rt.source.clone(),
-            source_instr: rt.source_instr,
-            map: m,
-        });
+        runtime.push(RuntimeVar { map: m, ..rt.clone() });
     }
     runtime.extend(consumer.runtime.iter().cloned());
     let rt_flags = &removed[removed.len().saturating_sub(runtime.len())..];
@@ -151,6 +188,7 @@ pub(crate) fn compose_operand(
         (None, Some(r)) => {
             let mut m =
                 compose(&consumer.map, r).map_err(|e| format!("composition failed: {e}"))?;
+            widened |= !m.widen_oversized(EXPRESSION_BUDGET).is_exact();
             m.simplify();
             Some(m)
         }
@@ -160,6 +198,8 @@ pub(crate) fn compose_operand(
         map,
         runtime,
         replica,
+        element: producer.element,
+        widened,
     })
 }
 
@@ -228,7 +268,13 @@ pub(crate) fn instruction_output_to_input(
                 ));
             }
             let groups = output_to_input_groups(module, callee, called.root, output, depth + 1)?;
-            Ok(parameter_indexing(called, groups))
+            Ok(parameter_indexing(called, groups)
+                .into_iter()
+                .map(|ix| {
+                    let ix = runtime_sources_in_caller(computation, inst, called, ix);
+                    fold_runtime_vars(computation, ix)
+                })
+                .collect())
         }
         _ => {
             let per_operand = ops::output_to_input(
@@ -247,16 +293,67 @@ pub(crate) fn instruction_output_to_input(
 }
 
 /// The maps of each parameter of `comp`, from the per-instruction groups.
+/// A tuple-shaped parameter gets the maps of every element it is read
+/// through, each tagged with its element; an unknown element makes the
+/// whole parameter unknown.
 pub(crate) fn parameter_indexing(comp: &Computation, mut groups: Groups) -> Vec<OperandIndexing> {
     comp.parameters
         .iter()
         .map(|&p| {
-            groups[p]
-                .remove(&0)
-                .map(MapSet::into_indexing)
-                .unwrap_or(OperandIndexing::Maps(Vec::new()))
+            let is_tuple = matches!(comp.instructions[p].shape, Shape::Tuple(_));
+            let mut maps = Vec::new();
+            for (element, set) in std::mem::take(&mut groups[p]) {
+                match set.into_indexing() {
+                    OperandIndexing::Unsupported(reason) => {
+                        return OperandIndexing::Unsupported(reason)
+                    }
+                    OperandIndexing::Maps(ms) => {
+                        for mut m in ms {
+                            if is_tuple {
+                                m.element = Some(element);
+                            }
+                            maps.push(m);
+                        }
+                    }
+                }
+            }
+            OperandIndexing::Maps(maps)
         })
         .collect()
+}
+
+/// Re-points the runtime variables of maps of a callee's parameters at the
+/// caller: a value read from the callee's `parameter(N)` comes from the
+/// caller's operand `N`; one computed inside the callee is named by the
+/// callee's instruction and can no longer be folded.
+fn runtime_sources_in_caller(
+    caller: &Computation,
+    call: &Instruction,
+    callee: &Computation,
+    indexing: OperandIndexing,
+) -> OperandIndexing {
+    let OperandIndexing::Maps(mut maps) = indexing else {
+        return indexing;
+    };
+    for m in &mut maps {
+        for rt in &mut m.runtime {
+            let Some(inner) = rt.source_instr else {
+                continue;
+            };
+            let inner_instr = &callee.instructions[inner];
+            match inner_instr.parameter_number.and_then(|n| call.operands.get(n)) {
+                Some(&outer) => {
+                    rt.source = ops::runtime_source_name(&caller.instructions[outer]);
+                    rt.source_instr = Some(outer);
+                }
+                None => {
+                    rt.source = format!("{}/{}", callee.name, inner_instr.name);
+                    rt.source_instr = None;
+                }
+            }
+        }
+    }
+    OperandIndexing::Maps(maps)
 }
 
 /// For every (instruction, output) of `comp` reachable from `start`'s output
@@ -314,13 +411,7 @@ pub(crate) fn output_to_input_groups(
                 let Some(&operand) = inst.operands.get(k) else {
                     continue;
                 };
-                let operand_out = if inst.opcode == "get-tuple-element" {
-                    inst.attrs.int("index").unwrap_or(0).max(0) as usize
-                } else {
-                    0
-                };
-                let target = groups[operand].entry(operand_out).or_default();
-                target.add_composed(taint.as_deref(), &maps, indexing);
+                add_composed_by_element(&mut groups[operand], taint.as_deref(), &maps, indexing);
             }
         }
     }
@@ -334,6 +425,7 @@ pub(crate) fn instruction_input_to_output(
     comp: CompId,
     instr: InstrId,
     input: usize,
+    element: Option<usize>,
     depth: usize,
 ) -> Result<Vec<OperandIndexing>, Unsupported> {
     let computation = &module.computations[comp];
@@ -345,8 +437,12 @@ pub(crate) fn instruction_input_to_output(
                 .parameters
                 .get(input)
                 .ok_or_else(|| format!("`{}` has no operand {input}", inst.name))?;
-            input_to_output_through(module, callee, param, depth + 1)
+            input_to_output_through(module, callee, param, element, depth + 1)
         }
+        _ if element.is_some() => Err(format!(
+            "`{}` ({}) reads a tuple operand; only calls and fusions map tuple elements",
+            inst.name, inst.opcode
+        )),
         _ => ops::input_to_output(
             &Op {
                 comp: computation,
@@ -359,17 +455,26 @@ pub(crate) fn instruction_input_to_output(
 
 /// Maps from the output of `start` (a parameter, or any instruction) to
 /// every output of the computation's ROOT, composed forwards.
+///
+/// For a tuple-shaped start, `element` says which element the maps start
+/// from.
 pub(crate) fn input_to_output_through(
     module: &Module,
     comp: CompId,
     start: InstrId,
+    element: Option<usize>,
     depth: usize,
 ) -> Result<Vec<OperandIndexing>, Unsupported> {
     let computation = &module.computations[comp];
-    let start_shape = computation.instructions[start]
+    let start_instr = &computation.instructions[start];
+    let start_shape = start_instr
         .shape
-        .as_array()
-        .ok_or_else(|| format!("`{}` is a tuple", computation.instructions[start].name))?;
+        .output(element.unwrap_or(0))
+        .and_then(Shape::as_array)
+        .ok_or_else(|| match element {
+            Some(e) => format!("`{}` has no array element {e}", start_instr.name),
+            None => format!("`{}` is a tuple", start_instr.name),
+        })?;
     let order = topological_order(computation, computation.root);
     let mut groups: Groups = (0..computation.instructions.len())
         .map(|_| BTreeMap::new())
@@ -377,7 +482,7 @@ pub(crate) fn input_to_output_through(
     let mut identity = IndexingMap::identity(&start_shape.dims);
     identity.simplify();
     groups[start]
-        .entry(0)
+        .entry(element.unwrap_or(0))
         .or_default()
         .insert(OperandMap::plain(identity));
     let Some(first) = order.iter().position(|&x| x == start) else {
@@ -408,7 +513,9 @@ pub(crate) fn input_to_output_through(
                     id.simplify();
                     vec![OperandIndexing::single(id)]
                 } else {
-                    match instruction_input_to_output(module, comp, user, k, depth) {
+                    let element = matches!(computation.instructions[operand].shape, Shape::Tuple(_))
+                        .then_some(out);
+                    match instruction_input_to_output(module, comp, user, k, element, depth) {
                         Ok(v) => v,
                         Err(reason) => {
                             vec![OperandIndexing::Unsupported(reason); inst.shape.output_count()]
@@ -432,4 +539,42 @@ pub(crate) fn input_to_output_through(
                 .unwrap_or(OperandIndexing::Maps(Vec::new()))
         })
         .collect())
+}
+
+/// Input-to-output maps of a value that may be a tuple: for an array, the
+/// maps of [`input_to_output_through`] (or, for an operand of `instr`,
+/// [`instruction_input_to_output`]); for a tuple, those of every element,
+/// each map tagged with its element, and an unknown element makes the
+/// output unknown. `through` gives the maps of one element.
+pub(crate) fn tuple_elements_to_output(
+    shape: &Shape,
+    outputs: usize,
+    mut through: impl FnMut(Option<usize>) -> Result<Vec<OperandIndexing>, Unsupported>,
+) -> Vec<OperandIndexing> {
+    let elements: Vec<Option<usize>> = match shape {
+        Shape::Tuple(elems) => (0..elems.len()).map(Some).collect(),
+        Shape::Array(_) => vec![None],
+    };
+    let mut merged: Vec<OperandIndexing> = (0..outputs).map(|_| OperandIndexing::Maps(Vec::new())).collect();
+    for element in elements {
+        let per_output = match through(element) {
+            Ok(v) => v,
+            Err(reason) => vec![OperandIndexing::Unsupported(reason); outputs],
+        };
+        for (slot, indexing) in merged.iter_mut().zip(per_output) {
+            match (slot, indexing) {
+                (OperandIndexing::Unsupported(_), _) => {}
+                (slot, OperandIndexing::Unsupported(reason)) => {
+                    *slot = OperandIndexing::Unsupported(reason)
+                }
+                (OperandIndexing::Maps(into), OperandIndexing::Maps(maps)) => {
+                    into.extend(maps.into_iter().map(|mut m| {
+                        m.element = element;
+                        m
+                    }))
+                }
+            }
+        }
+    }
+    merged
 }

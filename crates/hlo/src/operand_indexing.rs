@@ -50,6 +50,13 @@ pub struct OperandMap {
     /// dimensions to the index, within the replica group, of the replica
     /// holding the element that `map` indexes.
     pub replica: Option<IndexingMap>,
+    /// For a tuple-shaped operand: the element of the tuple that `map`
+    /// indexes (`None` for an array operand).
+    pub element: Option<usize>,
+    /// Whether a result or constraint outgrew
+    /// [`indexing::EXPRESSION_BUDGET`] and was widened: the map then
+    /// over-approximates (it holds every element read, and maybe more).
+    pub widened: bool,
 }
 
 impl OperandMap {
@@ -59,6 +66,8 @@ impl OperandMap {
             map,
             runtime: Vec::new(),
             replica: None,
+            element: None,
+            widened: false,
         }
     }
 
@@ -68,6 +77,8 @@ impl OperandMap {
             map,
             runtime,
             replica: None,
+            element: None,
+            widened: false,
         }
     }
 }
@@ -128,6 +139,9 @@ impl fmt::Display for RuntimeVar {
 
 impl fmt::Display for OperandMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(k) = self.element {
+            writeln!(f, "tuple element {k}:")?;
+        }
         write!(f, "{}", self.map)?;
         if !self.runtime.is_empty() {
             f.write_str("\nruntime variables:")?;
@@ -137,6 +151,13 @@ impl fmt::Display for OperandMap {
         }
         if let Some(replica) = &self.replica {
             write!(f, "\nreplica id:\n{replica}")?;
+        }
+        if self.widened {
+            write!(
+                f,
+                "\nwidened: an exact expression outgrew {} nodes; results over s-variables it added cover every value they can take",
+                indexing::EXPRESSION_BUDGET
+            )?;
         }
         Ok(())
     }

@@ -11,19 +11,22 @@ use indexing::{IndexingMap, Interval};
 /// `constant(V)` for a scalar constant, or the instruction's name.
 pub(crate) fn runtime_source(op: &Op, operand: usize) -> RuntimeVar {
     let id = op.instr.operands[operand];
-    let src = &op.comp.instructions[id];
-    let source = match (src.opcode.as_str(), src.parameter_number, &src.literal) {
+    RuntimeVar {
+        source: runtime_source_name(&op.comp.instructions[id]),
+        source_instr: Some(id),
+        map: IndexingMap::undefined(),
+    }
+}
+
+/// How XLA names the instruction a runtime value is read from.
+pub(crate) fn runtime_source_name(src: &crate::module::Instruction) -> String {
+    match (src.opcode.as_str(), src.parameter_number, &src.literal) {
         ("parameter", Some(n), _) => format!("parameter({n})"),
         ("constant", _, Some(lit)) if src.shape.as_array().is_some_and(|a| a.dims.is_empty()) => {
             format!("constant({lit})")
         }
         ("constant", _, _) => "constant".to_string(),
         _ => src.name.clone(),
-    };
-    RuntimeVar {
-        source,
-        source_instr: Some(id),
-        map: IndexingMap::undefined(),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
-use crate::operand_indexing::OperandIndexing;
+use crate::operand_indexing::{OperandIndexing, OperandMap};
 use indexing::IndexingMap;
 
 /// Whether `opcode` computes each output element from the operand elements
@@ -137,7 +137,17 @@ pub(crate) fn tuple_input_to_output(op: &Op, input: usize) -> OpMaps {
 
 /// `get-tuple-element(t), index=i` reads element `i` of `t` at the output index.
 pub(crate) fn get_tuple_element_output_to_input(op: &Op) -> OpMaps {
-    Ok(vec![OperandIndexing::single(identity(op.output_dims(0)?))])
+    let index = op.instr.attrs.int("index").unwrap_or(0);
+    let element = usize::try_from(index)
+        .map_err(|_| format!("`{}` has a negative tuple index {index}", op.instr.name))?;
+    let mut map = OperandMap::plain(identity(op.output_dims(0).map_err(|_| {
+        format!(
+            "`{}` takes a tuple out of a tuple; nested tuple elements are not supported",
+            op.instr.name
+        )
+    })?));
+    map.element = Some(element);
+    Ok(vec![OperandIndexing::Maps(vec![map])])
 }
 
 /// The tuple element feeds the output at the same index.
