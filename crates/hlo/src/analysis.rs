@@ -134,7 +134,8 @@ pub fn output_to_input(
         Err(reason) => vec![OperandIndexing::Unsupported(reason); inst.operands.len()],
     };
     let mut operands = Vec::with_capacity(per_operand.len());
-    for (k, indexing) in per_operand.into_iter().enumerate() {
+    for (k, mut indexing) in per_operand.into_iter().enumerate() {
+        name_runtime_operands(c, &inst.operands, &mut indexing);
         let operand = &c.instructions[inst.operands[k]];
         let indexing = if physical_layout {
             in_physical_layout(indexing, inst.shape.output(output), &operand.shape)
@@ -226,6 +227,10 @@ pub fn to_parameters(
         operands: per_param
             .into_iter()
             .enumerate()
+            .map(|(n, mut indexing)| {
+                name_runtime_operands(c, &c.parameters, &mut indexing);
+                (n, indexing)
+            })
             .map(|(n, indexing)| OperandEntry {
                 index: n,
                 name: c.instructions[c.parameters[n]].name.clone(),
@@ -298,6 +303,28 @@ pub fn epilogue_input_to_output(
     hero: InstrId,
 ) -> Result<Vec<OperandIndexing>, String> {
     input_to_output_through(module, comp, hero, None, 0)
+}
+
+/// Says, for every runtime variable of `indexing`, which of `candidates`
+/// (the analysed instruction's operands, or the computation's parameters)
+/// it is read from.
+fn name_runtime_operands(
+    comp: &crate::module::Computation,
+    candidates: &[InstrId],
+    indexing: &mut OperandIndexing,
+) {
+    let OperandIndexing::Maps(maps) = indexing else {
+        return;
+    };
+    for rt in maps.iter_mut().flat_map(|m| m.runtime.iter_mut()) {
+        let Some(source) = rt.source_instr else {
+            continue;
+        };
+        if let Some(k) = candidates.iter().position(|&c| c == source) {
+            rt.operand = Some(k);
+            rt.operand_name = Some(comp.instructions[source].name.clone());
+        }
+    }
 }
 
 /// The per-op maps of a single instruction, simplified for display; size-1

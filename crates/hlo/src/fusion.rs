@@ -504,14 +504,17 @@ pub(crate) fn input_to_output_through(
                     if inst.attrs.int("index").unwrap_or(-1) != out as i64 {
                         continue;
                     }
-                    let dims = inst
-                        .shape
-                        .as_array()
-                        .map(|a| a.dims.clone())
-                        .unwrap_or_default();
-                    let mut id = IndexingMap::identity(&dims);
-                    id.simplify();
-                    vec![OperandIndexing::single(id)]
+                    match inst.shape.as_array() {
+                        Some(a) => {
+                            let mut id = IndexingMap::identity(&a.dims);
+                            id.simplify();
+                            vec![OperandIndexing::single(id)]
+                        }
+                        None => vec![OperandIndexing::Unsupported(format!(
+                            "`{}` takes a tuple out of a tuple; nested tuple elements are not supported",
+                            inst.name
+                        ))],
+                    }
                 } else {
                     let element = matches!(computation.instructions[operand].shape, Shape::Tuple(_))
                         .then_some(out);

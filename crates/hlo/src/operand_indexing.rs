@@ -33,9 +33,37 @@ pub struct RuntimeVar {
     /// The instruction the value comes from, inside the computation being
     /// analysed (used to fold constants and iotas through fusions).
     pub(crate) source_instr: Option<usize>,
+    /// Which operand of the analysed instruction (parameter, for
+    /// `to_parameters`) the value is read from, when it is one.
+    pub operand: Option<usize>,
+    /// That operand's (parameter's) instruction name.
+    pub operand_name: Option<String>,
     /// From the same dimensions as the owning map to the index read in the
-    /// source tensor.
+    /// source tensor. Its range variables are its own, unrelated to the
+    /// owning map's; they print as `rtK.sN` so the two cannot be confused.
     pub map: IndexingMap,
+}
+
+impl RuntimeVar {
+    /// A runtime variable read from instruction `source_instr` (of the
+    /// computation being analysed), named `source`; its map is set later.
+    pub(crate) fn new(source: String, source_instr: Option<usize>) -> RuntimeVar {
+        RuntimeVar {
+            source,
+            source_instr,
+            operand: None,
+            operand_name: None,
+            map: IndexingMap::undefined(),
+        }
+    }
+
+    /// The variable's own map with its range variables renamed `rtK.sN`
+    /// (`K` = `index`, the variable's position in the owning map).
+    pub fn display_map(&self, index: usize) -> IndexingMap {
+        let mut map = self.map.clone();
+        map.prefix_symbol_names(&format!("rt{index}."));
+        map
+    }
 }
 
 /// One map of an operand, with the runtime variables it uses (in the order
@@ -131,11 +159,6 @@ pub struct InstructionIndexing {
     pub operands: Vec<OperandEntry>,
 }
 
-impl fmt::Display for RuntimeVar {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}; {}", self.source, self.map)
-    }
-}
 
 impl fmt::Display for OperandMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -146,7 +169,7 @@ impl fmt::Display for OperandMap {
         if !self.runtime.is_empty() {
             f.write_str("\nruntime variables:")?;
             for (i, rt) in self.runtime.iter().enumerate() {
-                write!(f, "\nrt{i}: {rt}")?;
+                write!(f, "\nrt{i}: {}; {}", rt.source, rt.display_map(i))?;
             }
         }
         if let Some(replica) = &self.replica {

@@ -1232,3 +1232,37 @@ fn all_gather_reads_the_right_replica() {
         assert_eq!(got.get(&x), Some(&want), "input {x:?}");
     }
 }
+
+/// `n` ops alternating transpose and reshape on `f32[6,4]` (the chain whose
+/// exact composed expressions double in size at every op).
+fn transpose_reshape_chain(n: usize) -> String {
+    let mut lines = vec!["ENTRY e {".to_string(), " v0 = f32[6,4] parameter(0)".to_string()];
+    let (mut a, mut b) = (6, 4);
+    for i in 1..=n {
+        std::mem::swap(&mut a, &mut b);
+        let op = if i % 2 == 1 {
+            format!("transpose(v{}), dimensions={{1,0}}", i - 1)
+        } else {
+            format!("reshape(v{})", i - 1)
+        };
+        let root = if i == n { "ROOT " } else { "" };
+        lines.push(format!(" {root}v{i} = f32[{a},{b}] {op}"));
+    }
+    lines.push("}".to_string());
+    lines.join("\n")
+}
+
+#[test]
+fn long_transpose_reshape_chains_stay_sound() {
+    // Short chains compose exactly; long ones outgrow the expression budget
+    // and are widened, which must still cover every element read.
+    check(&transpose_reshape_chain(6), &[], &[], true);
+    for n in [24, 33] {
+        let text = transpose_reshape_chain(n);
+        check(&text, &[], &[(0, Mode::Superset)], true);
+        let module = hlo::parse_module(&text).unwrap();
+        let r = hlo::to_parameters(&module, module.entry, 0).unwrap();
+        let maps = r.operands[0].indexing.maps().unwrap();
+        assert!(maps.iter().all(|m| m.widened), "{n} ops: the answer says it was widened");
+    }
+}

@@ -5,17 +5,13 @@ use super::builder::MapBuilder;
 use super::{Op, OpMaps};
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
 use arith::Expr;
-use indexing::{IndexingMap, Interval};
+use indexing::Interval;
 
 /// How XLA names the source of a runtime variable: `parameter(N)`,
 /// `constant(V)` for a scalar constant, or the instruction's name.
 pub(crate) fn runtime_source(op: &Op, operand: usize) -> RuntimeVar {
     let id = op.instr.operands[operand];
-    RuntimeVar {
-        source: runtime_source_name(&op.comp.instructions[id]),
-        source_instr: Some(id),
-        map: IndexingMap::undefined(),
-    }
+    RuntimeVar::new(runtime_source_name(&op.comp.instructions[id]), Some(id))
 }
 
 /// How XLA names the instruction a runtime value is read from.

@@ -140,12 +140,13 @@ pub(crate) fn get_tuple_element_output_to_input(op: &Op) -> OpMaps {
     let index = op.instr.attrs.int("index").unwrap_or(0);
     let element = usize::try_from(index)
         .map_err(|_| format!("`{}` has a negative tuple index {index}", op.instr.name))?;
-    let mut map = OperandMap::plain(identity(op.output_dims(0).map_err(|_| {
-        format!(
+    let crate::shape::Shape::Array(out) = &op.instr.shape else {
+        return Err(format!(
             "`{}` takes a tuple out of a tuple; nested tuple elements are not supported",
             op.instr.name
-        )
-    })?));
+        ));
+    };
+    let mut map = OperandMap::plain(identity(&out.dims));
     map.element = Some(element);
     Ok(vec![OperandIndexing::Maps(vec![map])])
 }
