@@ -8,6 +8,7 @@ use crate::fusion::{
     tuple_elements_to_output,
 };
 use crate::module::{CompId, InstrId, Module};
+use crate::opcode::Opcode;
 use crate::operand_indexing::{
     Direction, InstructionIndexing, OperandEntry, OperandIndexing, OperandMap,
 };
@@ -58,8 +59,8 @@ pub fn analyze(module: &Module, query: &Query) -> Result<InstructionIndexing, St
             comp
         } else {
             let inst = &module.computations[comp].instructions[instr];
-            match (inst.opcode.as_str(), inst.called.as_slice()) {
-                ("fusion" | "call", &[callee]) => callee,
+            match (inst.opcode, inst.called.as_slice()) {
+                (Opcode::Fusion | Opcode::Call, &[callee]) => callee,
                 _ => {
                     return Err(format!(
                         "`--to-parameters` needs a fusion or call instruction; `{}` is a `{}`",
@@ -252,12 +253,18 @@ pub fn parameters_to_output(
     for (n, &p) in c.parameters.iter().enumerate() {
         let outputs = c.root_instruction().shape.output_count();
         if output >= outputs {
-            return Err(format!("`{}` has no output {output}", c.root_instruction().name));
+            return Err(format!(
+                "`{}` has no output {output}",
+                c.root_instruction().name
+            ));
         }
         let per_output = tuple_elements_to_output(&c.instructions[p].shape, outputs, |element| {
             input_to_output_through(module, comp, p, element, 0)
         });
-        let indexing = per_output.into_iter().nth(output).expect("one entry per output");
+        let indexing = per_output
+            .into_iter()
+            .nth(output)
+            .expect("one entry per output");
         operands.push(OperandEntry {
             index: n,
             name: c.instructions[p].name.clone(),
@@ -331,7 +338,7 @@ fn name_runtime_operands(
 /// dimensions stay variables so the map reads like the op (`(d0, -d1 + 16)`,
 /// not `(0, -d1 + 16)`). Composed maps are simplified already.
 fn simplified(inst: &crate::module::Instruction, indexing: OperandIndexing) -> OperandIndexing {
-    if matches!(inst.opcode.as_str(), "fusion" | "call") {
+    if matches!(inst.opcode, Opcode::Fusion | Opcode::Call) {
         return indexing;
     }
     match indexing {

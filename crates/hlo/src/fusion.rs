@@ -11,6 +11,7 @@
 //! forwards from one parameter.
 
 use crate::module::{CompId, Computation, InstrId, Instruction, Module};
+use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
 use crate::ops::{self, Op, Unsupported};
 use crate::runtime_fold::fold_runtime_vars;
@@ -165,7 +166,10 @@ pub(crate) fn compose_operand(
             compose(&consumer.map, &rt.map).map_err(|e| format!("composition failed: {e}"))?;
         widened |= !m.widen_oversized(EXPRESSION_BUDGET).is_exact();
         m.simplify();
-        runtime.push(RuntimeVar { map: m, ..rt.clone() });
+        runtime.push(RuntimeVar {
+            map: m,
+            ..rt.clone()
+        });
     }
     runtime.extend(consumer.runtime.iter().cloned());
     let rt_flags = &removed[removed.len().saturating_sub(runtime.len())..];
@@ -255,8 +259,8 @@ pub(crate) fn instruction_output_to_input(
 ) -> Result<Vec<OperandIndexing>, Unsupported> {
     let computation = &module.computations[comp];
     let inst = &computation.instructions[instr];
-    match inst.opcode.as_str() {
-        "fusion" | "call" => {
+    match inst.opcode {
+        Opcode::Fusion | Opcode::Call => {
             let (callee, called) = called_computation(module, inst, depth)?;
             if called.parameters.len() != inst.operands.len() {
                 return Err(format!(
@@ -341,7 +345,10 @@ fn runtime_sources_in_caller(
                 continue;
             };
             let inner_instr = &callee.instructions[inner];
-            match inner_instr.parameter_number.and_then(|n| call.operands.get(n)) {
+            match inner_instr
+                .parameter_number
+                .and_then(|n| call.operands.get(n))
+            {
                 Some(&outer) => {
                     rt.source = ops::runtime_source_name(&caller.instructions[outer]);
                     rt.source_instr = Some(outer);
@@ -395,7 +402,7 @@ pub(crate) fn output_to_input_groups(
                 let set = &groups[instr][&out];
                 (set.maps.clone(), set.unsupported.clone())
             };
-            if inst.opcode == "parameter" {
+            if inst.opcode == Opcode::Parameter {
                 continue;
             }
             let per_operand = match instruction_output_to_input(module, comp, instr, out, depth) {
@@ -430,8 +437,8 @@ pub(crate) fn instruction_input_to_output(
 ) -> Result<Vec<OperandIndexing>, Unsupported> {
     let computation = &module.computations[comp];
     let inst = &computation.instructions[instr];
-    match inst.opcode.as_str() {
-        "fusion" | "call" => {
+    match inst.opcode {
+        Opcode::Fusion | Opcode::Call => {
             let (callee, called) = called_computation(module, inst, depth)?;
             let &param = called
                 .parameters
@@ -500,7 +507,7 @@ pub(crate) fn input_to_output_through(
                     (set.maps.clone(), set.unsupported.clone())
                 };
                 // A get-tuple-element takes one element of a tuple-shaped value.
-                let per_output: Vec<OperandIndexing> = if inst.opcode == "get-tuple-element" {
+                let per_output: Vec<OperandIndexing> = if inst.opcode == Opcode::GetTupleElement {
                     if inst.attrs.int("index").unwrap_or(-1) != out as i64 {
                         continue;
                     }
@@ -516,8 +523,9 @@ pub(crate) fn input_to_output_through(
                         ))],
                     }
                 } else {
-                    let element = matches!(computation.instructions[operand].shape, Shape::Tuple(_))
-                        .then_some(out);
+                    let element =
+                        matches!(computation.instructions[operand].shape, Shape::Tuple(_))
+                            .then_some(out);
                     match instruction_input_to_output(module, comp, user, k, element, depth) {
                         Ok(v) => v,
                         Err(reason) => {
@@ -558,7 +566,9 @@ pub(crate) fn tuple_elements_to_output(
         Shape::Tuple(elems) => (0..elems.len()).map(Some).collect(),
         Shape::Array(_) => vec![None],
     };
-    let mut merged: Vec<OperandIndexing> = (0..outputs).map(|_| OperandIndexing::Maps(Vec::new())).collect();
+    let mut merged: Vec<OperandIndexing> = (0..outputs)
+        .map(|_| OperandIndexing::Maps(Vec::new()))
+        .collect();
     for element in elements {
         let per_output = match through(element) {
             Ok(v) => v,

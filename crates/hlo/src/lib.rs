@@ -47,6 +47,7 @@ pub mod attrs;
 mod error;
 mod fusion;
 mod module;
+mod opcode;
 mod operand_indexing;
 mod ops;
 mod parser;
@@ -59,6 +60,7 @@ pub use analysis::{
 };
 pub use error::ParseError;
 pub use module::{CompId, Computation, InstrId, Instruction, Module};
+pub use opcode::{Arity, Opcode};
 pub use operand_indexing::{
     Direction, InstructionIndexing, OperandEntry, OperandIndexing, OperandMap, RuntimeVar,
 };

@@ -1,6 +1,7 @@
 //! The parsed form of an HLO module: computations of instructions.
 
 use crate::attrs::Attributes;
+use crate::opcode::Opcode;
 use crate::shape::Shape;
 use std::ops::Range;
 
@@ -17,8 +18,8 @@ pub struct Instruction {
     pub name: String,
     /// Its result shape.
     pub shape: Shape,
-    /// Its opcode as written (`add`, `reduce-window`, ...).
-    pub opcode: String,
+    /// Its opcode (`add`, `reduce-window`, ...).
+    pub opcode: Opcode,
     /// Its operands, as instructions of the same computation.
     pub operands: Vec<InstrId>,
     /// `N` of `parameter(N)`.

@@ -159,7 +159,6 @@ pub struct InstructionIndexing {
     pub operands: Vec<OperandEntry>,
 }
 
-
 impl fmt::Display for OperandMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(k) = self.element {

@@ -1236,7 +1236,10 @@ fn all_gather_reads_the_right_replica() {
 /// `n` ops alternating transpose and reshape on `f32[6,4]` (the chain whose
 /// exact composed expressions double in size at every op).
 fn transpose_reshape_chain(n: usize) -> String {
-    let mut lines = vec!["ENTRY e {".to_string(), " v0 = f32[6,4] parameter(0)".to_string()];
+    let mut lines = vec![
+        "ENTRY e {".to_string(),
+        " v0 = f32[6,4] parameter(0)".to_string(),
+    ];
     let (mut a, mut b) = (6, 4);
     for i in 1..=n {
         std::mem::swap(&mut a, &mut b);
@@ -1263,6 +1266,9 @@ fn long_transpose_reshape_chains_stay_sound() {
         let module = hlo::parse_module(&text).unwrap();
         let r = hlo::to_parameters(&module, module.entry, 0).unwrap();
         let maps = r.operands[0].indexing.maps().unwrap();
-        assert!(maps.iter().all(|m| m.widened), "{n} ops: the answer says it was widened");
+        assert!(
+            maps.iter().all(|m| m.widened),
+            "{n} ops: the answer says it was widened"
+        );
     }
 }

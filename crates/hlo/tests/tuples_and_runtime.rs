@@ -72,7 +72,10 @@ fn a_call_of_a_tuple_reads_the_element_its_callee_reads() {
 #[test]
 fn nested_tuple_elements_are_unsupported_not_dropped() {
     let text = "ENTRY e {\n  p = ((f32[4], f32[4]), f32[2]) parameter(0)\n  i = (f32[4], f32[4]) get-tuple-element(p), index=0\n  g = f32[4] get-tuple-element(i), index=1\n  ROOT n = f32[4] negate(g)\n}\n";
-    assert_eq!(run(text, to_parameters()), "operand id = 0 unknown indexing\n");
+    assert_eq!(
+        run(text, to_parameters()),
+        "operand id = 0 unknown indexing\n"
+    );
 }
 
 const FUSED_DYNAMIC_SLICE: &str = "HloModule m\nfused {\n  i = s32[] parameter(0)\n  x = f32[10] parameter(1)\n  ROOT ds = f32[3] dynamic-slice(x, i), dynamic_slice_sizes={3}\n}\nENTRY e {\n  x = f32[10] parameter(0)\n  i = s32[] parameter(1)\n  ROOT f = f32[3] fusion(i, x), kind=kLoop, calls=fused\n}\n";
@@ -88,5 +91,8 @@ fn runtime_variables_name_the_entry_parameter() {
     let r = hlo::analyze(&module, &hlo::Query::default()).unwrap();
     let rt = &r.operands[1].indexing.maps().unwrap()[0].runtime[0];
     assert_eq!(rt.source, "parameter(1)");
-    assert_eq!((rt.operand, rt.operand_name.as_deref()), (Some(0), Some("i")));
+    assert_eq!(
+        (rt.operand, rt.operand_name.as_deref()),
+        (Some(0), Some("i"))
+    );
 }

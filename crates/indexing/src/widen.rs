@@ -131,7 +131,9 @@ impl GraphRanges {
     fn lookup(&self, e: &Expr) -> Option<ConstBound> {
         match e.kind() {
             ExprKind::Int(v) => return Some(ConstBound::point(*v)),
-            ExprKind::Var(v) => return Some(self.vars.get(v).copied().unwrap_or(ConstBound::EVERYTHING)),
+            ExprKind::Var(v) => {
+                return Some(self.vars.get(v).copied().unwrap_or(ConstBound::EVERYTHING))
+            }
             _ => {}
         }
         self.memo

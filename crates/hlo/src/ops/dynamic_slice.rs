@@ -3,6 +3,7 @@
 
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
+use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
 use arith::Expr;
 use indexing::Interval;
@@ -16,12 +17,14 @@ pub(crate) fn runtime_source(op: &Op, operand: usize) -> RuntimeVar {
 
 /// How XLA names the instruction a runtime value is read from.
 pub(crate) fn runtime_source_name(src: &crate::module::Instruction) -> String {
-    match (src.opcode.as_str(), src.parameter_number, &src.literal) {
-        ("parameter", Some(n), _) => format!("parameter({n})"),
-        ("constant", _, Some(lit)) if src.shape.as_array().is_some_and(|a| a.dims.is_empty()) => {
+    match (src.opcode, src.parameter_number, &src.literal) {
+        (Opcode::Parameter, Some(n), _) => format!("parameter({n})"),
+        (Opcode::Constant, _, Some(lit))
+            if src.shape.as_array().is_some_and(|a| a.dims.is_empty()) =>
+        {
             format!("constant({lit})")
         }
-        ("constant", _, _) => "constant".to_string(),
+        (Opcode::Constant, _, _) => "constant".to_string(),
         _ => src.name.clone(),
     }
 }

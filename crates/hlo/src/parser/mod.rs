@@ -23,6 +23,7 @@ use cursor::is_name_start;
 use crate::attrs::{AttrValue, Attributes};
 use crate::error::ParseError;
 use crate::module::{Computation, Instruction, Module};
+use crate::opcode::Opcode;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -308,7 +309,14 @@ impl Parser<'_> {
         self.skip_trivia();
         let shape = self.shape()?;
         self.skip_trivia();
-        let (opcode, _) = self.name("an opcode")?;
+        let (opcode_text, opcode_span) = self.name("an opcode")?;
+        let opcode_text = opcode_text.trim_start_matches('%');
+        let Some(opcode) = Opcode::parse(opcode_text) else {
+            return Err(self.error(
+                opcode_span,
+                format!("unknown opcode `{opcode_text}`; expected an HLO opcode such as `add` or `fusion`"),
+            ));
+        };
         self.expect(b'(', &format!("`(` after opcode `{opcode}`"))?;
         let mut instr = Instruction {
             name,
@@ -322,8 +330,8 @@ impl Parser<'_> {
             span,
         };
         let mut operand_names = Vec::new();
-        match instr.opcode.as_str() {
-            "parameter" => {
+        match instr.opcode {
+            Opcode::Parameter => {
                 self.skip_trivia();
                 let (n, nspan) = self.int("a parameter number")?;
                 if n < 0 {
@@ -332,7 +340,7 @@ impl Parser<'_> {
                 instr.parameter_number = Some(n as usize);
                 self.expect(b')', "`)` after the parameter number")?;
             }
-            "constant" => {
+            Opcode::Constant => {
                 self.pos -= 1;
                 let r = self.balanced(b'(', b')')?;
                 instr.literal = Some(self.src[r.start + 1..r.end - 1].trim().to_string());
