@@ -926,16 +926,12 @@ fn unsupported_ops_say_so() {
         r.to_string(),
         "operand id = 0 unknown indexing\noperand id = 1 unknown indexing\n"
     );
-    // Inconsistent attributes are reported, not mapped.
-    let m = hlo::parse_module(
+    // Inconsistent attributes are rejected by the verifier, never mapped.
+    let e = hlo::parse_module(
         "ENTRY e {\n p0 = f32[4] parameter(0)\n ROOT b = f32[3,5] broadcast(p0), dimensions={1}\n}",
     )
-    .unwrap();
-    let r = hlo::output_to_input(&m, m.entry, m.entry_computation().root, 0, false).unwrap();
-    assert!(
-        matches!(r.operands[0].indexing, OperandIndexing::Unsupported(_)),
-        "{r}"
-    );
+    .unwrap_err();
+    assert_eq!((e.kind, e.line), (hlo::ErrorKind::Invalid, 3));
 }
 
 #[test]

@@ -11,6 +11,9 @@
 //! attr        := name "=" value
 //! ```
 //!
+//! Tuple shapes nest at most [`MAX_SHAPE_NESTING`] deep; every other
+//! bracketed group is read without recursion.
+//!
 //! Names may carry a leading `%`. Metadata, backend configs and other
 //! attributes that indexing does not need are kept as raw text.
 
@@ -21,7 +24,7 @@ mod shape;
 use cursor::is_name_start;
 
 use crate::attrs::{AttrValue, Attributes};
-use crate::error::ParseError;
+use crate::error::{ErrorKind, ParseError};
 use crate::module::{Computation, Instruction, Module};
 use crate::opcode::Opcode;
 use std::collections::HashMap;
@@ -40,15 +43,24 @@ pub fn parse_module(source: &str) -> Result<Module, ParseError> {
         src: source,
         bytes: source.as_bytes(),
         pos: 0,
+        shape_depth: 0,
     };
-    p.module()
+    let module = p.module()?;
+    crate::verify::verify(&module, source)?;
+    Ok(module)
 }
 
 struct Parser<'a> {
     src: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// How many tuple shapes enclose the one being parsed.
+    shape_depth: usize,
 }
+
+/// How deeply tuple shapes may nest (`((((f32[])))))`); deeper text is
+/// rejected with an error rather than exhausting the stack.
+pub const MAX_SHAPE_NESTING: usize = 64;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -132,10 +144,12 @@ impl Parser<'_> {
                 match by_name.get(callee.as_str()) {
                     Some(&c) => pending.push((computations.len(), *instr, c)),
                     None => {
-                        return Err(self.error(
-                            span.clone(),
-                            format!("unknown computation `{callee}`; define it in this module"),
-                        ))
+                        return Err(self
+                            .error(
+                                span.clone(),
+                                format!("unknown computation `{callee}`; define it in this module"),
+                            )
+                            .with_kind(ErrorKind::Undefined))
                     }
                 }
             }
@@ -240,7 +254,7 @@ impl Parser<'_> {
             for (op, span) in &r.operand_names {
                 match index.get(op) {
                     Some(&j) => instr.operands.push(j),
-                    None => return Err(self.error(span.clone(), format!("unknown operand `{op}`; no instruction of that name in computation `{name}`"))),
+                    None => return Err(self.error(span.clone(), format!("unknown operand `{op}`; no instruction of that name in computation `{name}`")).with_kind(ErrorKind::Undefined)),
                 }
             }
             if let Some(n) = instr.parameter_number {
@@ -315,7 +329,7 @@ impl Parser<'_> {
             return Err(self.error(
                 opcode_span,
                 format!("unknown opcode `{opcode_text}`; expected an HLO opcode such as `add` or `fusion`"),
-            ));
+            ).with_kind(ErrorKind::Undefined));
         };
         self.expect(b'(', &format!("`(` after opcode `{opcode}`"))?;
         let mut instr = Instruction {
