@@ -290,9 +290,42 @@ pub(crate) fn instruction_output_to_input(
             )?;
             Ok(per_operand
                 .into_iter()
-                .map(|ix| fold_runtime_vars(computation, ix))
+                .enumerate()
+                .map(|(k, ix)| {
+                    let ix = fold_runtime_vars(computation, ix);
+                    match inst.operands.get(k) {
+                        Some(&o) => empty_if_no_elements(ix, &computation.instructions[o].shape),
+                        None => ix,
+                    }
+                })
                 .collect())
         }
+    }
+}
+
+/// A tensor with a zero-size dimension has no elements: no index of it is
+/// ever read, so every map into it (output-to-input), or from it
+/// (input-to-output), is known to be empty whatever its formula says.
+fn empty_if_no_elements(indexing: OperandIndexing, shape: &Shape) -> OperandIndexing {
+    let Shape::Array(a) = shape else {
+        return indexing;
+    };
+    if !a.dims.contains(&0) {
+        return indexing;
+    }
+    match indexing {
+        OperandIndexing::Maps(maps) => OperandIndexing::Maps(
+            maps.into_iter()
+                .map(|m| OperandMap {
+                    element: m.element,
+                    ..OperandMap::plain(IndexingMap::known_empty(
+                        m.map.num_dims(),
+                        m.map.num_results(),
+                    ))
+                })
+                .collect(),
+        ),
+        other => other,
     }
 }
 
@@ -450,13 +483,20 @@ pub(crate) fn instruction_input_to_output(
             "`{}` ({}) reads a tuple operand; only calls and fusions map tuple elements",
             inst.name, inst.opcode
         )),
-        _ => ops::input_to_output(
-            &Op {
-                comp: computation,
-                instr: inst,
-            },
-            input,
-        ),
+        _ => {
+            let per_output = ops::input_to_output(
+                &Op {
+                    comp: computation,
+                    instr: inst,
+                },
+                input,
+            )?;
+            let shape = &computation.instructions[inst.operands[input]].shape;
+            Ok(per_output
+                .into_iter()
+                .map(|ix| empty_if_no_elements(ix, shape))
+                .collect())
+        }
     }
 }
 

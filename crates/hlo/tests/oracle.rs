@@ -476,8 +476,19 @@ impl<'a> Interp<'a> {
                 .unwrap()
                 .clamp(0, od[j as usize] - sizes[j as usize]);
         }
+        // Explicit batching: operand dimension `ob[i]` takes the batch index
+        // of indices dimension `sb[i]` (batch positions skip the index vector).
+        let ob = a.ints("operand_batching_dims").unwrap_or(&[]);
+        let sb = a.ints("start_indices_batching_dims").unwrap_or(&[]);
+        for (&j, &i) in ob.iter().zip(sb) {
+            let pos = (0..id.len())
+                .filter(|&x| x != ivd)
+                .position(|x| x == i as usize)
+                .unwrap();
+            start[j as usize] = batch[pos];
+        }
         let kept: Vec<usize> = (0..od.len())
-            .filter(|j| !collapsed.contains(&(*j as i64)))
+            .filter(|j| !collapsed.contains(&(*j as i64)) && !ob.contains(&(*j as i64)))
             .collect();
         let mut idx = start;
         for (&j, &od_) in kept.iter().zip(offset_dims) {
@@ -861,6 +872,19 @@ fn convolutions() {
 
 #[test]
 fn gathers_and_dynamic_slices() {
+    // take_along_axis as current JAX emits it: explicit batching dimensions.
+    check(
+        "ENTRY e {\n p0 = f32[3,5] parameter(0)\n p1 = s32[3,2,1] parameter(1)\n ROOT g = f32[3,2] gather(p0, p1), offset_dims={}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={0}, index_vector_dim=2, slice_sizes={1,1}\n}",
+        &[(1, vec![4, 0, 2, 7, -1, 3])],
+        &[],
+        false,
+    );
+    check(
+        "ENTRY e {\n p0 = f32[2,4,3] parameter(0)\n p1 = s32[3,2] parameter(1)\n ROOT g = f32[3,2,3] gather(p0, p1), offset_dims={2}, collapsed_slice_dims={1}, start_index_map={1}, operand_batching_dims={0}, start_indices_batching_dims={1}, index_vector_dim=2, slice_sizes={1,1,3}\n}",
+        &[(1, vec![3, 0, 1, 2, 9, -4])],
+        &[],
+        false,
+    );
     check(
         "ENTRY e {\n p0 = f32[5,6] parameter(0)\n p1 = s32[3,2] parameter(1)\n ROOT g = f32[3,2,3] gather(p0, p1), offset_dims={1,2}, collapsed_slice_dims={}, start_index_map={0,1}, index_vector_dim=1, slice_sizes={2,3}\n}",
         &[(1, vec![0, 0, 4, 1, 9, -2])],

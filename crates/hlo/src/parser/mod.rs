@@ -102,6 +102,9 @@ impl Parser<'_> {
             if self.pos >= self.bytes.len() {
                 break;
             }
+            if self.stack_frame_section()? {
+                continue;
+            }
             let is_entry = self.at_keyword("ENTRY");
             if is_entry {
                 let start = self.pos;
@@ -125,6 +128,47 @@ impl Parser<'_> {
             ));
         }
         self.resolve(name, raws, entry)
+    }
+
+    /// Skips one of the sections that current XLA prints after (or
+    /// between) the computations to describe source locations:
+    /// `FileNames`, `FunctionNames`, `FileLocations` and `StackFrames`, each
+    /// a keyword followed by lines `ID "text"` or `ID {key=value ...}`.
+    /// Returns whether there was one.
+    fn stack_frame_section(&mut self) -> PResult<bool> {
+        const SECTIONS: [&str; 4] = ["FileNames", "FunctionNames", "FileLocations", "StackFrames"];
+        let Some(keyword) = SECTIONS.iter().find(|k| self.at_keyword(k)) else {
+            return Ok(false);
+        };
+        // A computation may be called `FileNames`; a section never has `{` or `(` next.
+        let save = self.pos;
+        self.pos += keyword.len();
+        self.skip_trivia();
+        if !matches!(self.peek(), Some(c) if c.is_ascii_digit()) && self.peek().is_some() {
+            if matches!(self.peek(), Some(b'{' | b'(')) {
+                self.pos = save;
+                return Ok(false);
+            }
+            return Ok(true);
+        }
+        while matches!(self.peek(), Some(c) if c.is_ascii_digit()) {
+            self.int(&format!("an entry id in the `{keyword}` section"))?;
+            self.skip_trivia();
+            match self.peek() {
+                Some(b'"') => self.string()?,
+                Some(b'{') => {
+                    self.balanced(b'{', b'}')?;
+                }
+                _ => {
+                    return Err(self.error_here(format!(
+                        "expected a string or `{{...}}` after the entry id in the `{keyword}` section{}",
+                        self.found()
+                    )))
+                }
+            }
+            self.skip_trivia();
+        }
+        Ok(true)
     }
 
     fn resolve(
