@@ -18,7 +18,9 @@ use crate::shape::Shape;
 /// Which analysis to run, by instruction name.
 #[derive(Clone, Debug, Default)]
 pub struct Query {
-    /// The instruction to analyse; `None` is the ROOT of the entry computation.
+    /// The instruction to analyse, as `NAME` or `COMPUTATION/NAME`; `None`
+    /// is the ROOT of the entry computation. A bare name found in several
+    /// computations means the entry's (or the first) and adds a warning.
     pub instruction: Option<String>,
     /// Which output of a multi-output instruction the maps start from
     /// (output-to-input) or end at (input-to-output).
@@ -46,14 +48,22 @@ pub struct Query {
 /// );
 /// ```
 pub fn analyze(module: &Module, query: &Query) -> Result<InstructionIndexing, String> {
-    let (comp, instr) = match &query.instruction {
-        None => (module.entry, module.entry_computation().root),
-        Some(name) => module.find_instruction(name).ok_or_else(|| {
-            format!(
-                "no instruction `{name}` in the module; pass the name of one of its instructions"
-            )
-        })?,
+    let (comp, instr, warning) = match &query.instruction {
+        None => (module.entry, module.entry_computation().root, None),
+        Some(spec) => module.resolve_instruction(spec)?,
     };
+    let mut result = analyze_at(module, query, comp, instr)?;
+    result.warnings.extend(warning);
+    Ok(result)
+}
+
+/// [`analyze`] for the instruction `instr` of computation `comp`.
+fn analyze_at(
+    module: &Module,
+    query: &Query,
+    comp: CompId,
+    instr: InstrId,
+) -> Result<InstructionIndexing, String> {
     if query.to_parameters {
         let target = if query.instruction.is_none() {
             comp
@@ -102,6 +112,7 @@ pub fn analyze(module: &Module, query: &Query) -> Result<InstructionIndexing, St
             });
         }
         return Ok(InstructionIndexing {
+            warnings: Vec::new(),
             instruction: inst.name.clone(),
             direction: Direction::InputToOutput,
             operands,
@@ -150,6 +161,7 @@ pub fn output_to_input(
         });
     }
     Ok(InstructionIndexing {
+        warnings: Vec::new(),
         instruction: inst.name.clone(),
         direction: Direction::OutputToInput,
         operands,
@@ -206,6 +218,7 @@ pub fn input_to_output(
         });
     }
     Ok(InstructionIndexing {
+        warnings: Vec::new(),
         instruction: inst.name.clone(),
         direction: Direction::InputToOutput,
         operands,
@@ -223,6 +236,7 @@ pub fn to_parameters(
     let groups = output_to_input_groups(module, comp, c.root, output, 0)?;
     let per_param = parameter_indexing(c, groups);
     Ok(InstructionIndexing {
+        warnings: Vec::new(),
         instruction: c.root_instruction().name.clone(),
         direction: Direction::OutputToInput,
         operands: per_param
@@ -272,6 +286,7 @@ pub fn parameters_to_output(
         });
     }
     Ok(InstructionIndexing {
+        warnings: Vec::new(),
         instruction: c.root_instruction().name.clone(),
         direction: Direction::InputToOutput,
         operands,

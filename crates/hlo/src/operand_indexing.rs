@@ -151,6 +151,9 @@ pub struct OperandEntry {
 /// The indexing maps of one instruction.
 #[derive(Clone, Debug)]
 pub struct InstructionIndexing {
+    /// Things the reader should know about the query (an ambiguous
+    /// instruction name, ...); not part of XLA's text form.
+    pub warnings: Vec<String>,
     /// The analysed instruction.
     pub instruction: String,
     /// Which way the maps go.
