@@ -2,6 +2,7 @@
 //! and print it in XLA's text form.
 
 use indexing::IndexingMap;
+use serde::Serialize;
 use std::process::ExitCode;
 
 /// Arguments of `rangefinder map`.
@@ -15,7 +16,8 @@ pub struct MapArgs {
 }
 
 /// Runs the subcommand: exit code 0 on success, 2 when the map does not
-/// parse (the message points at the offending text).
+/// parse (the message points at the offending text). Expressions nest at
+/// most 400 operations deep; long flat sums are fine.
 pub fn run(args: MapArgs) -> ExitCode {
     let map = match IndexingMap::parse(&args.text) {
         Ok(m) => m,
@@ -24,13 +26,25 @@ pub fn run(args: MapArgs) -> ExitCode {
     let mut simplified = map.clone();
     simplified.simplify();
     if args.json {
-        let out = serde_json::json!({
-            "input": map.to_string(),
-            "simplified": simplified.to_string(),
-        });
-        println!("{out}");
+        let report = MapReport {
+            input: map.to_string(),
+            simplified: simplified.to_string(),
+        };
+        match serde_json::to_string(&report) {
+            Ok(text) => println!("{text}"),
+            Err(e) => return crate::diagnostics::fail(format!("cannot write JSON: {e}")),
+        }
     } else {
         println!("{simplified}");
     }
     ExitCode::SUCCESS
+}
+
+/// The JSON form of `rangefinder map`.
+#[derive(Serialize)]
+struct MapReport {
+    /// The map as parsed, printed back.
+    input: String,
+    /// The simplified map.
+    simplified: String,
 }

@@ -5,8 +5,10 @@
 use crate::fusion::{
     compose_operand, input_to_output_through, instruction_input_to_output,
     instruction_output_to_input, output_to_input_groups, parameter_indexing,
+    tuple_elements_to_output,
 };
 use crate::module::{CompId, InstrId, Module};
+use crate::opcode::Opcode;
 use crate::operand_indexing::{
     Direction, InstructionIndexing, OperandEntry, OperandIndexing, OperandMap,
 };
@@ -16,7 +18,9 @@ use crate::shape::Shape;
 /// Which analysis to run, by instruction name.
 #[derive(Clone, Debug, Default)]
 pub struct Query {
-    /// The instruction to analyse; `None` is the ROOT of the entry computation.
+    /// The instruction to analyse, as `NAME` or `COMPUTATION/NAME`; `None`
+    /// is the ROOT of the entry computation. A bare name found in several
+    /// computations means the entry's (or the first) and adds a warning.
     pub instruction: Option<String>,
     /// Which output of a multi-output instruction the maps start from
     /// (output-to-input) or end at (input-to-output).
@@ -44,21 +48,29 @@ pub struct Query {
 /// );
 /// ```
 pub fn analyze(module: &Module, query: &Query) -> Result<InstructionIndexing, String> {
-    let (comp, instr) = match &query.instruction {
-        None => (module.entry, module.entry_computation().root),
-        Some(name) => module.find_instruction(name).ok_or_else(|| {
-            format!(
-                "no instruction `{name}` in the module; pass the name of one of its instructions"
-            )
-        })?,
+    let (comp, instr, warning) = match &query.instruction {
+        None => (module.entry, module.entry_computation().root, None),
+        Some(spec) => module.resolve_instruction(spec)?,
     };
+    let mut result = analyze_at(module, query, comp, instr)?;
+    result.warnings.extend(warning);
+    Ok(result)
+}
+
+/// [`analyze`] for the instruction `instr` of computation `comp`.
+fn analyze_at(
+    module: &Module,
+    query: &Query,
+    comp: CompId,
+    instr: InstrId,
+) -> Result<InstructionIndexing, String> {
     if query.to_parameters {
         let target = if query.instruction.is_none() {
             comp
         } else {
             let inst = &module.computations[comp].instructions[instr];
-            match (inst.opcode.as_str(), inst.called.as_slice()) {
-                ("fusion" | "call", &[callee]) => callee,
+            match (inst.opcode, inst.called.as_slice()) {
+                (Opcode::Fusion | Opcode::Call, &[callee]) => callee,
                 _ => {
                     return Err(format!(
                         "`--to-parameters` needs a fusion or call instruction; `{}` is a `{}`",
@@ -100,6 +112,7 @@ pub fn analyze(module: &Module, query: &Query) -> Result<InstructionIndexing, St
             });
         }
         return Ok(InstructionIndexing {
+            warnings: Vec::new(),
             instruction: inst.name.clone(),
             direction: Direction::InputToOutput,
             operands,
@@ -133,7 +146,8 @@ pub fn output_to_input(
         Err(reason) => vec![OperandIndexing::Unsupported(reason); inst.operands.len()],
     };
     let mut operands = Vec::with_capacity(per_operand.len());
-    for (k, indexing) in per_operand.into_iter().enumerate() {
+    for (k, mut indexing) in per_operand.into_iter().enumerate() {
+        name_runtime_operands(c, &inst.operands, &mut indexing);
         let operand = &c.instructions[inst.operands[k]];
         let indexing = if physical_layout {
             in_physical_layout(indexing, inst.shape.output(output), &operand.shape)
@@ -147,6 +161,7 @@ pub fn output_to_input(
         });
     }
     Ok(InstructionIndexing {
+        warnings: Vec::new(),
         instruction: inst.name.clone(),
         direction: Direction::OutputToInput,
         operands,
@@ -171,10 +186,14 @@ pub fn input_to_output(
             inst.operands.len()
         )
     })?;
-    let per_output = match instruction_input_to_output(module, comp, instr, input, 0) {
-        Ok(v) => v.into_iter().map(|ix| simplified(inst, ix)).collect(),
-        Err(reason) => vec![OperandIndexing::Unsupported(reason); inst.shape.output_count()],
-    };
+    let per_output: Vec<OperandIndexing> = tuple_elements_to_output(
+        &c.instructions[operand].shape,
+        inst.shape.output_count(),
+        |element| instruction_input_to_output(module, comp, instr, input, element, 0),
+    )
+    .into_iter()
+    .map(|ix| simplified(inst, ix))
+    .collect();
     let multi = inst.shape.output_count() > 1;
     let mut operands = Vec::with_capacity(per_output.len());
     for (j, indexing) in per_output.into_iter().enumerate() {
@@ -199,6 +218,7 @@ pub fn input_to_output(
         });
     }
     Ok(InstructionIndexing {
+        warnings: Vec::new(),
         instruction: inst.name.clone(),
         direction: Direction::InputToOutput,
         operands,
@@ -216,11 +236,16 @@ pub fn to_parameters(
     let groups = output_to_input_groups(module, comp, c.root, output, 0)?;
     let per_param = parameter_indexing(c, groups);
     Ok(InstructionIndexing {
+        warnings: Vec::new(),
         instruction: c.root_instruction().name.clone(),
         direction: Direction::OutputToInput,
         operands: per_param
             .into_iter()
             .enumerate()
+            .map(|(n, mut indexing)| {
+                name_runtime_operands(c, &c.parameters, &mut indexing);
+                (n, indexing)
+            })
             .map(|(n, indexing)| OperandEntry {
                 index: n,
                 name: c.instructions[c.parameters[n]].name.clone(),
@@ -240,11 +265,20 @@ pub fn parameters_to_output(
     let c = &module.computations[comp];
     let mut operands = Vec::with_capacity(c.parameters.len());
     for (n, &p) in c.parameters.iter().enumerate() {
-        let per_output = input_to_output_through(module, comp, p, 0)?;
+        let outputs = c.root_instruction().shape.output_count();
+        if output >= outputs {
+            return Err(format!(
+                "`{}` has no output {output}",
+                c.root_instruction().name
+            ));
+        }
+        let per_output = tuple_elements_to_output(&c.instructions[p].shape, outputs, |element| {
+            input_to_output_through(module, comp, p, element, 0)
+        });
         let indexing = per_output
             .into_iter()
             .nth(output)
-            .ok_or_else(|| format!("`{}` has no output {output}", c.root_instruction().name))?;
+            .expect("one entry per output");
         operands.push(OperandEntry {
             index: n,
             name: c.instructions[p].name.clone(),
@@ -252,6 +286,7 @@ pub fn parameters_to_output(
         });
     }
     Ok(InstructionIndexing {
+        warnings: Vec::new(),
         instruction: c.root_instruction().name.clone(),
         direction: Direction::InputToOutput,
         operands,
@@ -289,14 +324,36 @@ pub fn epilogue_input_to_output(
     comp: CompId,
     hero: InstrId,
 ) -> Result<Vec<OperandIndexing>, String> {
-    input_to_output_through(module, comp, hero, 0)
+    input_to_output_through(module, comp, hero, None, 0)
+}
+
+/// Says, for every runtime variable of `indexing`, which of `candidates`
+/// (the analysed instruction's operands, or the computation's parameters)
+/// it is read from.
+fn name_runtime_operands(
+    comp: &crate::module::Computation,
+    candidates: &[InstrId],
+    indexing: &mut OperandIndexing,
+) {
+    let OperandIndexing::Maps(maps) = indexing else {
+        return;
+    };
+    for rt in maps.iter_mut().flat_map(|m| m.runtime.iter_mut()) {
+        let Some(source) = rt.source_instr else {
+            continue;
+        };
+        if let Some(k) = candidates.iter().position(|&c| c == source) {
+            rt.operand = Some(k);
+            rt.operand_name = Some(comp.instructions[source].name.clone());
+        }
+    }
 }
 
 /// The per-op maps of a single instruction, simplified for display; size-1
 /// dimensions stay variables so the map reads like the op (`(d0, -d1 + 16)`,
 /// not `(0, -d1 + 16)`). Composed maps are simplified already.
 fn simplified(inst: &crate::module::Instruction, indexing: OperandIndexing) -> OperandIndexing {
-    if matches!(inst.opcode.as_str(), "fusion" | "call") {
+    if matches!(inst.opcode, Opcode::Fusion | Opcode::Call) {
         return indexing;
     }
     match indexing {

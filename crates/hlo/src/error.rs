@@ -3,9 +3,26 @@
 use std::fmt;
 use std::ops::Range;
 
+/// What kind of problem a [`ParseError`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The text does not follow HLO's grammar.
+    Syntax,
+    /// A name (operand, computation, opcode) that is not defined.
+    Undefined,
+    /// Something defined twice (an instruction, a parameter, ROOT, ENTRY).
+    Duplicate,
+    /// Well-formed text that breaks an opcode's rules (found by the verifier).
+    Invalid,
+    /// Nesting deeper than the documented limit.
+    TooDeep,
+}
+
 /// A syntax or consistency error in an HLO module, with its place in the text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseError {
+    /// What kind of problem it is.
+    pub kind: ErrorKind,
     /// What went wrong and what was expected instead.
     pub message: String,
     /// Byte range of the offending text.
@@ -25,6 +42,7 @@ impl ParseError {
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
         let column = before[line_start..].chars().count() + 1;
         ParseError {
+            kind: ErrorKind::Syntax,
             message: message.into(),
             span,
             line,
@@ -47,3 +65,11 @@ impl fmt::Display for ParseError {
 }
 
 impl std::error::Error for ParseError {}
+
+impl ParseError {
+    /// The same error, of kind `kind`.
+    pub fn with_kind(mut self, kind: ErrorKind) -> ParseError {
+        self.kind = kind;
+        self
+    }
+}

@@ -11,10 +11,12 @@
 //! forwards from one parameter.
 
 use crate::module::{CompId, Computation, InstrId, Instruction, Module};
+use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
 use crate::ops::{self, Op, Unsupported};
 use crate::runtime_fold::fold_runtime_vars;
-use indexing::{compose, IndexingMap};
+use crate::shape::Shape;
+use indexing::{compose, IndexingMap, EXPRESSION_BUDGET};
 use std::collections::{BTreeMap, HashSet};
 
 /// Maps reaching each instruction, per output of the instruction:
@@ -90,6 +92,38 @@ impl MapSet {
     }
 }
 
+/// Adds to the sets of one instruction (`target`, keyed by output, i.e.
+/// tuple element) every composition of a map reaching a user with a map of
+/// the user's op (`indexing`); a map of one element of a tuple-shaped
+/// operand goes to that element's set.
+fn add_composed_by_element(
+    target: &mut BTreeMap<usize, MapSet>,
+    taint: Option<&str>,
+    maps: &[OperandMap],
+    indexing: OperandIndexing,
+) {
+    if let Some(reason) = taint {
+        target.entry(0).or_default().taint(reason);
+    }
+    match indexing {
+        OperandIndexing::Unsupported(reason) => target.entry(0).or_default().taint(&reason),
+        OperandIndexing::Maps(producers) => {
+            for consumer in maps {
+                for producer in &producers {
+                    let set = target.entry(producer.element.unwrap_or(0)).or_default();
+                    match compose_operand(consumer, producer) {
+                        Ok(mut m) => {
+                            m.element = None;
+                            set.insert(m);
+                        }
+                        Err(reason) => set.taint(&reason),
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The text that identifies a map for de-duplication: the map and the
 /// sources of its runtime variables.
 fn map_key(m: &OperandMap) -> String {
@@ -99,6 +133,9 @@ fn map_key(m: &OperandMap) -> String {
         key.push_str(&rt.source);
         key.push(';');
         key.push_str(&rt.map.to_string());
+    }
+    if let Some(k) = m.element {
+        key.push_str(&format!("|element {k}"));
     }
     if let Some(r) = &m.replica {
         key.push_str("|replica;");
@@ -116,6 +153,10 @@ pub(crate) fn compose_operand(
 ) -> Result<OperandMap, Unsupported> {
     let mut map =
         compose(&consumer.map, &producer.map).map_err(|e| format!("composition failed: {e}"))?;
+    // Widen before simplifying: the simplifier walks trees, and a chain of
+    // reshapes doubles the tree at every op.
+    let mut widened = consumer.widened || producer.widened;
+    widened |= !map.widen_oversized(EXPRESSION_BUDGET).is_exact();
     map.simplify();
     // XLA drops range and runtime variables no result needs after composing.
     let removed = map.remove_unused_symbols();
@@ -123,11 +164,11 @@ pub(crate) fn compose_operand(
     for rt in &producer.runtime {
         let mut m =
             compose(&consumer.map, &rt.map).map_err(|e| format!("composition failed: {e}"))?;
+        widened |= !m.widen_oversized(EXPRESSION_BUDGET).is_exact();
         m.simplify();
         runtime.push(RuntimeVar {
-            source: rt.source.clone(),
-            source_instr: rt.source_instr,
             map: m,
+            ..rt.clone()
         });
     }
     runtime.extend(consumer.runtime.iter().cloned());
@@ -151,6 +192,7 @@ pub(crate) fn compose_operand(
         (None, Some(r)) => {
             let mut m =
                 compose(&consumer.map, r).map_err(|e| format!("composition failed: {e}"))?;
+            widened |= !m.widen_oversized(EXPRESSION_BUDGET).is_exact();
             m.simplify();
             Some(m)
         }
@@ -160,6 +202,8 @@ pub(crate) fn compose_operand(
         map,
         runtime,
         replica,
+        element: producer.element,
+        widened,
     })
 }
 
@@ -215,8 +259,8 @@ pub(crate) fn instruction_output_to_input(
 ) -> Result<Vec<OperandIndexing>, Unsupported> {
     let computation = &module.computations[comp];
     let inst = &computation.instructions[instr];
-    match inst.opcode.as_str() {
-        "fusion" | "call" => {
+    match inst.opcode {
+        Opcode::Fusion | Opcode::Call => {
             let (callee, called) = called_computation(module, inst, depth)?;
             if called.parameters.len() != inst.operands.len() {
                 return Err(format!(
@@ -228,7 +272,13 @@ pub(crate) fn instruction_output_to_input(
                 ));
             }
             let groups = output_to_input_groups(module, callee, called.root, output, depth + 1)?;
-            Ok(parameter_indexing(called, groups))
+            Ok(parameter_indexing(called, groups)
+                .into_iter()
+                .map(|ix| {
+                    let ix = runtime_sources_in_caller(computation, inst, called, ix);
+                    fold_runtime_vars(computation, ix)
+                })
+                .collect())
         }
         _ => {
             let per_operand = ops::output_to_input(
@@ -240,23 +290,110 @@ pub(crate) fn instruction_output_to_input(
             )?;
             Ok(per_operand
                 .into_iter()
-                .map(|ix| fold_runtime_vars(computation, ix))
+                .enumerate()
+                .map(|(k, ix)| {
+                    let ix = fold_runtime_vars(computation, ix);
+                    match inst.operands.get(k) {
+                        Some(&o) => empty_if_no_elements(ix, &computation.instructions[o].shape),
+                        None => ix,
+                    }
+                })
                 .collect())
         }
     }
 }
 
+/// A tensor with a zero-size dimension has no elements: no index of it is
+/// ever read, so every map into it (output-to-input), or from it
+/// (input-to-output), is known to be empty whatever its formula says.
+fn empty_if_no_elements(indexing: OperandIndexing, shape: &Shape) -> OperandIndexing {
+    let Shape::Array(a) = shape else {
+        return indexing;
+    };
+    if !a.dims.contains(&0) {
+        return indexing;
+    }
+    match indexing {
+        OperandIndexing::Maps(maps) => OperandIndexing::Maps(
+            maps.into_iter()
+                .map(|m| OperandMap {
+                    element: m.element,
+                    ..OperandMap::plain(IndexingMap::known_empty(
+                        m.map.num_dims(),
+                        m.map.num_results(),
+                    ))
+                })
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
 /// The maps of each parameter of `comp`, from the per-instruction groups.
+/// A tuple-shaped parameter gets the maps of every element it is read
+/// through, each tagged with its element; an unknown element makes the
+/// whole parameter unknown.
 pub(crate) fn parameter_indexing(comp: &Computation, mut groups: Groups) -> Vec<OperandIndexing> {
     comp.parameters
         .iter()
         .map(|&p| {
-            groups[p]
-                .remove(&0)
-                .map(MapSet::into_indexing)
-                .unwrap_or(OperandIndexing::Maps(Vec::new()))
+            let is_tuple = matches!(comp.instructions[p].shape, Shape::Tuple(_));
+            let mut maps = Vec::new();
+            for (element, set) in std::mem::take(&mut groups[p]) {
+                match set.into_indexing() {
+                    OperandIndexing::Unsupported(reason) => {
+                        return OperandIndexing::Unsupported(reason)
+                    }
+                    OperandIndexing::Maps(ms) => {
+                        for mut m in ms {
+                            if is_tuple {
+                                m.element = Some(element);
+                            }
+                            maps.push(m);
+                        }
+                    }
+                }
+            }
+            OperandIndexing::Maps(maps)
         })
         .collect()
+}
+
+/// Re-points the runtime variables of maps of a callee's parameters at the
+/// caller: a value read from the callee's `parameter(N)` comes from the
+/// caller's operand `N`; one computed inside the callee is named by the
+/// callee's instruction and can no longer be folded.
+fn runtime_sources_in_caller(
+    caller: &Computation,
+    call: &Instruction,
+    callee: &Computation,
+    indexing: OperandIndexing,
+) -> OperandIndexing {
+    let OperandIndexing::Maps(mut maps) = indexing else {
+        return indexing;
+    };
+    for m in &mut maps {
+        for rt in &mut m.runtime {
+            let Some(inner) = rt.source_instr else {
+                continue;
+            };
+            let inner_instr = &callee.instructions[inner];
+            match inner_instr
+                .parameter_number
+                .and_then(|n| call.operands.get(n))
+            {
+                Some(&outer) => {
+                    rt.source = ops::runtime_source_name(&caller.instructions[outer]);
+                    rt.source_instr = Some(outer);
+                }
+                None => {
+                    rt.source = format!("{}/{}", callee.name, inner_instr.name);
+                    rt.source_instr = None;
+                }
+            }
+        }
+    }
+    OperandIndexing::Maps(maps)
 }
 
 /// For every (instruction, output) of `comp` reachable from `start`'s output
@@ -298,7 +435,7 @@ pub(crate) fn output_to_input_groups(
                 let set = &groups[instr][&out];
                 (set.maps.clone(), set.unsupported.clone())
             };
-            if inst.opcode == "parameter" {
+            if inst.opcode == Opcode::Parameter {
                 continue;
             }
             let per_operand = match instruction_output_to_input(module, comp, instr, out, depth) {
@@ -314,13 +451,7 @@ pub(crate) fn output_to_input_groups(
                 let Some(&operand) = inst.operands.get(k) else {
                     continue;
                 };
-                let operand_out = if inst.opcode == "get-tuple-element" {
-                    inst.attrs.int("index").unwrap_or(0).max(0) as usize
-                } else {
-                    0
-                };
-                let target = groups[operand].entry(operand_out).or_default();
-                target.add_composed(taint.as_deref(), &maps, indexing);
+                add_composed_by_element(&mut groups[operand], taint.as_deref(), &maps, indexing);
             }
         }
     }
@@ -334,42 +465,63 @@ pub(crate) fn instruction_input_to_output(
     comp: CompId,
     instr: InstrId,
     input: usize,
+    element: Option<usize>,
     depth: usize,
 ) -> Result<Vec<OperandIndexing>, Unsupported> {
     let computation = &module.computations[comp];
     let inst = &computation.instructions[instr];
-    match inst.opcode.as_str() {
-        "fusion" | "call" => {
+    match inst.opcode {
+        Opcode::Fusion | Opcode::Call => {
             let (callee, called) = called_computation(module, inst, depth)?;
             let &param = called
                 .parameters
                 .get(input)
                 .ok_or_else(|| format!("`{}` has no operand {input}", inst.name))?;
-            input_to_output_through(module, callee, param, depth + 1)
+            input_to_output_through(module, callee, param, element, depth + 1)
         }
-        _ => ops::input_to_output(
-            &Op {
-                comp: computation,
-                instr: inst,
-            },
-            input,
-        ),
+        _ if element.is_some() => Err(format!(
+            "`{}` ({}) reads a tuple operand; only calls and fusions map tuple elements",
+            inst.name, inst.opcode
+        )),
+        _ => {
+            let per_output = ops::input_to_output(
+                &Op {
+                    comp: computation,
+                    instr: inst,
+                },
+                input,
+            )?;
+            let shape = &computation.instructions[inst.operands[input]].shape;
+            Ok(per_output
+                .into_iter()
+                .map(|ix| empty_if_no_elements(ix, shape))
+                .collect())
+        }
     }
 }
 
 /// Maps from the output of `start` (a parameter, or any instruction) to
 /// every output of the computation's ROOT, composed forwards.
+///
+/// For a tuple-shaped start, `element` says which element the maps start
+/// from.
 pub(crate) fn input_to_output_through(
     module: &Module,
     comp: CompId,
     start: InstrId,
+    element: Option<usize>,
     depth: usize,
 ) -> Result<Vec<OperandIndexing>, Unsupported> {
     let computation = &module.computations[comp];
-    let start_shape = computation.instructions[start]
+    let start_instr = &computation.instructions[start];
+    let start_shape = start_instr
         .shape
-        .as_array()
-        .ok_or_else(|| format!("`{}` is a tuple", computation.instructions[start].name))?;
+        .output(element.unwrap_or(0))
+        .and_then(Shape::as_array)
+        .ok_or_else(|| match element {
+            Some(e) => format!("`{}` has no array element {e}", start_instr.name),
+            None => format!("`{}` is a tuple", start_instr.name),
+        })?;
     let order = topological_order(computation, computation.root);
     let mut groups: Groups = (0..computation.instructions.len())
         .map(|_| BTreeMap::new())
@@ -377,7 +529,7 @@ pub(crate) fn input_to_output_through(
     let mut identity = IndexingMap::identity(&start_shape.dims);
     identity.simplify();
     groups[start]
-        .entry(0)
+        .entry(element.unwrap_or(0))
         .or_default()
         .insert(OperandMap::plain(identity));
     let Some(first) = order.iter().position(|&x| x == start) else {
@@ -395,20 +547,26 @@ pub(crate) fn input_to_output_through(
                     (set.maps.clone(), set.unsupported.clone())
                 };
                 // A get-tuple-element takes one element of a tuple-shaped value.
-                let per_output: Vec<OperandIndexing> = if inst.opcode == "get-tuple-element" {
+                let per_output: Vec<OperandIndexing> = if inst.opcode == Opcode::GetTupleElement {
                     if inst.attrs.int("index").unwrap_or(-1) != out as i64 {
                         continue;
                     }
-                    let dims = inst
-                        .shape
-                        .as_array()
-                        .map(|a| a.dims.clone())
-                        .unwrap_or_default();
-                    let mut id = IndexingMap::identity(&dims);
-                    id.simplify();
-                    vec![OperandIndexing::single(id)]
+                    match inst.shape.as_array() {
+                        Some(a) => {
+                            let mut id = IndexingMap::identity(&a.dims);
+                            id.simplify();
+                            vec![OperandIndexing::single(id)]
+                        }
+                        None => vec![OperandIndexing::Unsupported(format!(
+                            "`{}` takes a tuple out of a tuple; nested tuple elements are not supported",
+                            inst.name
+                        ))],
+                    }
                 } else {
-                    match instruction_input_to_output(module, comp, user, k, depth) {
+                    let element =
+                        matches!(computation.instructions[operand].shape, Shape::Tuple(_))
+                            .then_some(out);
+                    match instruction_input_to_output(module, comp, user, k, element, depth) {
                         Ok(v) => v,
                         Err(reason) => {
                             vec![OperandIndexing::Unsupported(reason); inst.shape.output_count()]
@@ -432,4 +590,44 @@ pub(crate) fn input_to_output_through(
                 .unwrap_or(OperandIndexing::Maps(Vec::new()))
         })
         .collect())
+}
+
+/// Input-to-output maps of a value that may be a tuple: for an array, the
+/// maps of [`input_to_output_through`] (or, for an operand of `instr`,
+/// [`instruction_input_to_output`]); for a tuple, those of every element,
+/// each map tagged with its element, and an unknown element makes the
+/// output unknown. `through` gives the maps of one element.
+pub(crate) fn tuple_elements_to_output(
+    shape: &Shape,
+    outputs: usize,
+    mut through: impl FnMut(Option<usize>) -> Result<Vec<OperandIndexing>, Unsupported>,
+) -> Vec<OperandIndexing> {
+    let elements: Vec<Option<usize>> = match shape {
+        Shape::Tuple(elems) => (0..elems.len()).map(Some).collect(),
+        Shape::Array(_) => vec![None],
+    };
+    let mut merged: Vec<OperandIndexing> = (0..outputs)
+        .map(|_| OperandIndexing::Maps(Vec::new()))
+        .collect();
+    for element in elements {
+        let per_output = match through(element) {
+            Ok(v) => v,
+            Err(reason) => vec![OperandIndexing::Unsupported(reason); outputs],
+        };
+        for (slot, indexing) in merged.iter_mut().zip(per_output) {
+            match (slot, indexing) {
+                (OperandIndexing::Unsupported(_), _) => {}
+                (slot, OperandIndexing::Unsupported(reason)) => {
+                    *slot = OperandIndexing::Unsupported(reason)
+                }
+                (OperandIndexing::Maps(into), OperandIndexing::Maps(maps)) => {
+                    into.extend(maps.into_iter().map(|mut m| {
+                        m.element = element;
+                        m
+                    }))
+                }
+            }
+        }
+    }
+    merged
 }

@@ -47,20 +47,23 @@ pub mod attrs;
 mod error;
 mod fusion;
 mod module;
+mod opcode;
 mod operand_indexing;
 mod ops;
 mod parser;
 mod runtime_fold;
 mod shape;
+mod verify;
 
 pub use analysis::{
     analyze, epilogue_input_to_output, grouped_output_to_input, input_to_output, output_to_input,
     parameters_to_output, to_parameters, Query,
 };
-pub use error::ParseError;
+pub use error::{ErrorKind, ParseError};
 pub use module::{CompId, Computation, InstrId, Instruction, Module};
+pub use opcode::{Arity, Opcode};
 pub use operand_indexing::{
     Direction, InstructionIndexing, OperandEntry, OperandIndexing, OperandMap, RuntimeVar,
 };
-pub use parser::parse_module;
+pub use parser::{parse_module, MAX_SHAPE_NESTING};
 pub use shape::{ArrayShape, Shape};

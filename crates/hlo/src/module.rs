@@ -1,6 +1,7 @@
 //! The parsed form of an HLO module: computations of instructions.
 
 use crate::attrs::Attributes;
+use crate::opcode::Opcode;
 use crate::shape::Shape;
 use std::ops::Range;
 
@@ -17,8 +18,8 @@ pub struct Instruction {
     pub name: String,
     /// Its result shape.
     pub shape: Shape,
-    /// Its opcode as written (`add`, `reduce-window`, ...).
-    pub opcode: String,
+    /// Its opcode (`add`, `reduce-window`, ...).
+    pub opcode: Opcode,
     /// Its operands, as instructions of the same computation.
     pub operands: Vec<InstrId>,
     /// `N` of `parameter(N)`.
@@ -80,6 +81,61 @@ impl Module {
     pub fn computation(&self, name: &str) -> Option<CompId> {
         let name = name.strip_prefix('%').unwrap_or(name);
         self.computations.iter().position(|c| c.name == name)
+    }
+
+    /// The instruction named by `spec`: `COMPUTATION/NAME`, or a bare
+    /// `NAME` searched in every computation. A bare name defined in several
+    /// computations resolves to the entry's (or else the first) and comes
+    /// with a warning that names them all.
+    ///
+    /// ```
+    /// let m = hlo::parse_module("f {\n a = f32[] parameter(0)\n ROOT n = f32[] negate(a)\n}\nENTRY e {\n a = f32[] parameter(0)\n ROOT n = f32[] fusion(a), kind=kLoop, calls=f\n}").unwrap();
+    /// let (c, i, warning) = m.resolve_instruction("f/n").unwrap();
+    /// assert_eq!((m.computations[c].name.as_str(), i, warning), ("f", 1, None));
+    /// let (c, _, warning) = m.resolve_instruction("n").unwrap();
+    /// assert_eq!(c, m.entry);
+    /// assert!(warning.unwrap().contains("`f/n`"));
+    /// ```
+    pub fn resolve_instruction(
+        &self,
+        spec: &str,
+    ) -> Result<(CompId, InstrId, Option<String>), String> {
+        if let Some((comp_name, name)) = spec.split_once('/') {
+            let c = self.computation(comp_name).ok_or_else(|| {
+                format!("no computation `{comp_name}` in the module (from `{spec}`)")
+            })?;
+            let i = self.computations[c]
+                .find(name)
+                .ok_or_else(|| format!("computation `{comp_name}` has no instruction `{name}`"))?;
+            return Ok((c, i, None));
+        }
+        let mut found: Vec<(CompId, InstrId)> = self
+            .computations
+            .iter()
+            .enumerate()
+            .filter_map(|(c, comp)| comp.find(spec).map(|i| (c, i)))
+            .collect();
+        if let Some(k) = found.iter().position(|&(c, _)| c == self.entry) {
+            found.swap(0, k);
+        }
+        let Some(&(c, i)) = found.first() else {
+            return Err(format!(
+                "no instruction `{spec}` in the module; pass the name of one of its instructions"
+            ));
+        };
+        let warning = (found.len() > 1).then(|| {
+            let all: Vec<String> = found
+                .iter()
+                .map(|&(c, _)| format!("`{}/{spec}`", self.computations[c].name))
+                .collect();
+            format!(
+                "`{spec}` names {} instructions ({}); analysing `{}/{spec}`; write `COMPUTATION/NAME` to choose",
+                found.len(),
+                all.join(", "),
+                self.computations[c].name
+            )
+        });
+        Ok((c, i, warning))
     }
 
     /// The instruction called `name`, searched in the entry computation first

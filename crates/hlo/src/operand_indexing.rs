@@ -33,9 +33,37 @@ pub struct RuntimeVar {
     /// The instruction the value comes from, inside the computation being
     /// analysed (used to fold constants and iotas through fusions).
     pub(crate) source_instr: Option<usize>,
+    /// Which operand of the analysed instruction (parameter, for
+    /// `to_parameters`) the value is read from, when it is one.
+    pub operand: Option<usize>,
+    /// That operand's (parameter's) instruction name.
+    pub operand_name: Option<String>,
     /// From the same dimensions as the owning map to the index read in the
-    /// source tensor.
+    /// source tensor. Its range variables are its own, unrelated to the
+    /// owning map's; they print as `rtK.sN` so the two cannot be confused.
     pub map: IndexingMap,
+}
+
+impl RuntimeVar {
+    /// A runtime variable read from instruction `source_instr` (of the
+    /// computation being analysed), named `source`; its map is set later.
+    pub(crate) fn new(source: String, source_instr: Option<usize>) -> RuntimeVar {
+        RuntimeVar {
+            source,
+            source_instr,
+            operand: None,
+            operand_name: None,
+            map: IndexingMap::undefined(),
+        }
+    }
+
+    /// The variable's own map with its range variables renamed `rtK.sN`
+    /// (`K` = `index`, the variable's position in the owning map).
+    pub fn display_map(&self, index: usize) -> IndexingMap {
+        let mut map = self.map.clone();
+        map.prefix_symbol_names(&format!("rt{index}."));
+        map
+    }
 }
 
 /// One map of an operand, with the runtime variables it uses (in the order
@@ -50,6 +78,13 @@ pub struct OperandMap {
     /// dimensions to the index, within the replica group, of the replica
     /// holding the element that `map` indexes.
     pub replica: Option<IndexingMap>,
+    /// For a tuple-shaped operand: the element of the tuple that `map`
+    /// indexes (`None` for an array operand).
+    pub element: Option<usize>,
+    /// Whether a result or constraint outgrew
+    /// [`indexing::EXPRESSION_BUDGET`] and was widened: the map then
+    /// over-approximates (it holds every element read, and maybe more).
+    pub widened: bool,
 }
 
 impl OperandMap {
@@ -59,6 +94,8 @@ impl OperandMap {
             map,
             runtime: Vec::new(),
             replica: None,
+            element: None,
+            widened: false,
         }
     }
 
@@ -68,6 +105,8 @@ impl OperandMap {
             map,
             runtime,
             replica: None,
+            element: None,
+            widened: false,
         }
     }
 }
@@ -112,6 +151,9 @@ pub struct OperandEntry {
 /// The indexing maps of one instruction.
 #[derive(Clone, Debug)]
 pub struct InstructionIndexing {
+    /// Things the reader should know about the query (an ambiguous
+    /// instruction name, ...); not part of XLA's text form.
+    pub warnings: Vec<String>,
     /// The analysed instruction.
     pub instruction: String,
     /// Which way the maps go.
@@ -120,23 +162,27 @@ pub struct InstructionIndexing {
     pub operands: Vec<OperandEntry>,
 }
 
-impl fmt::Display for RuntimeVar {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}; {}", self.source, self.map)
-    }
-}
-
 impl fmt::Display for OperandMap {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(k) = self.element {
+            writeln!(f, "tuple element {k}:")?;
+        }
         write!(f, "{}", self.map)?;
         if !self.runtime.is_empty() {
             f.write_str("\nruntime variables:")?;
             for (i, rt) in self.runtime.iter().enumerate() {
-                write!(f, "\nrt{i}: {rt}")?;
+                write!(f, "\nrt{i}: {}; {}", rt.source, rt.display_map(i))?;
             }
         }
         if let Some(replica) = &self.replica {
             write!(f, "\nreplica id:\n{replica}")?;
+        }
+        if self.widened {
+            write!(
+                f,
+                "\nwidened: an exact expression outgrew {} nodes; results over s-variables it added cover every value they can take",
+                indexing::EXPRESSION_BUDGET
+            )?;
         }
         Ok(())
     }

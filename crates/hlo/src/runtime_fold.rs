@@ -8,6 +8,7 @@
 //! clamp out, which reads out of bounds where the iota exceeds the range).
 
 use crate::module::Computation;
+use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap};
 use arith::Expr;
 use indexing::{build, IndexingMap};
@@ -45,13 +46,13 @@ fn known_value(comp: &Computation, m: &OperandMap, i: usize) -> Option<Expr> {
     let rt = &m.runtime[i];
     let source = comp.instructions.get(rt.source_instr?)?;
     let bounds = m.map.rt_vars().get(i)?.bounds();
-    match source.opcode.as_str() {
-        "constant" => {
+    match source.opcode {
+        Opcode::Constant => {
             let v: i64 = source.literal.as_deref()?.trim().parse().ok()?;
             // Out-of-range constants are clamped at run time; XLA keeps them as variables.
             bounds.contains(v).then(|| Expr::int(v))
         }
-        "iota" => {
+        Opcode::Iota => {
             let dim = source.attrs.int("iota_dimension")? as usize;
             let rt_map = &rt.map;
             if !rt_map.symbols().is_empty()

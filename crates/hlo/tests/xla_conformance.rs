@@ -58,8 +58,14 @@ const SUPPORTED: &[&str] = &[
 /// Enumeration budget for one semantic comparison.
 const LIMIT: u64 = 3_000_000;
 
+/// `$RANGEFINDER_SHARED/conformance/xla/cases.jsonl`, or the `shared`
+/// directory beside the checkout.
 fn corpus_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/xla/cases.jsonl")
+    let shared = std::env::var_os("RANGEFINDER_SHARED").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+        PathBuf::from,
+    );
+    shared.join("conformance/xla/cases.jsonl")
 }
 
 #[derive(Default)]

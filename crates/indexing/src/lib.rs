@@ -53,6 +53,7 @@ mod rescale;
 mod simplify;
 mod variable;
 mod vars;
+mod widen;
 
 pub use compare::{semantically_equal, semantically_equal_sampled};
 pub use compose::compose;
@@ -60,3 +61,4 @@ pub use interval::Interval;
 pub use map::{Constraint, IndexingMap};
 pub use print::print_expr;
 pub use variable::{VarKind, Variable};
+pub use widen::{Widening, EXPRESSION_BUDGET};

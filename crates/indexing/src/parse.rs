@@ -442,22 +442,55 @@ impl Parser<'_> {
     }
 
     /// `term { ("+" | "-") term }`, with the depth of the tree built.
+    ///
+    /// A sum is built left to right (`a + b + c` is `(a + b) + c`, as
+    /// written) unless that tree would be deeper than [`MAX_DEPTH`]; a
+    /// longer flat sum is built as a balanced tree instead, so sums of tens
+    /// of thousands of terms parse, and every later pass recurses only
+    /// logarithmically deep.
     fn sum(&mut self) -> Result<(Expr, u32)> {
-        let (mut lhs, mut depth) = self.term()?;
+        let mut terms = vec![self.term()?];
         loop {
-            let op: fn(Expr, Expr) -> Expr = if self.is_punct("+") {
-                build::add
+            let negate = if self.is_punct("+") {
+                false
             } else if self.is_punct("-") {
-                build::sub
+                true
             } else {
-                return Ok((lhs, depth));
+                break;
             };
             self.pos += 1;
             let (rhs, d) = self.term()?;
-            lhs = op(lhs, rhs);
-            depth = depth.max(d) + 1;
-            self.check_depth(depth)?;
+            terms.push(if negate {
+                (build::neg(rhs), d + 1)
+            } else {
+                (rhs, d)
+            });
         }
+        let deepest = terms.iter().map(|t| t.1).max().unwrap_or(0);
+        let left_deep = u32::try_from(terms.len()).map_or(u32::MAX, |n| n.saturating_add(deepest));
+        if left_deep <= MAX_DEPTH {
+            let mut it = terms.into_iter();
+            let (mut lhs, mut depth) = it.next().expect("a sum has a first term");
+            for (rhs, d) in it {
+                lhs = build::add(lhs, rhs);
+                depth = depth.max(d) + 1;
+            }
+            return Ok((lhs, depth));
+        }
+        while terms.len() > 1 {
+            let mut next = Vec::with_capacity(terms.len().div_ceil(2));
+            let mut it = terms.into_iter();
+            while let Some((a, da)) = it.next() {
+                match it.next() {
+                    Some((b, db)) => next.push((build::add(a, b), da.max(db) + 1)),
+                    None => next.push((a, da)),
+                }
+            }
+            terms = next;
+        }
+        let (e, depth) = terms.pop().expect("a sum has a first term");
+        self.check_depth(depth)?;
+        Ok((e, depth))
     }
 
     fn term(&mut self) -> Result<(Expr, u32)> {

@@ -1,7 +1,7 @@
 //! Removing unused variables and turning range variables into dimensions.
 
 use crate::map::{IndexingMap, State};
-use crate::variable::VarKind;
+use crate::variable::{VarKind, Variable};
 use arith::{ArithError, ErrorKind, Result, Var};
 use std::collections::HashSet;
 
@@ -137,5 +137,24 @@ impl IndexingMap {
             .map(|(_, v)| v.clone())
             .collect();
         Ok(map)
+    }
+
+    /// Renames every range variable `sN` (or custom name `n`) to
+    /// `{prefix}sN` (`{prefix}n`), for printing a map beside another whose
+    /// symbols mean something else.
+    ///
+    /// ```
+    /// use indexing::IndexingMap;
+    /// let mut map = IndexingMap::parse("(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 1]").unwrap();
+    /// map.prefix_symbol_names("rt0.");
+    /// assert_eq!(map.to_string(), "(d0)[rt0.s0] -> (d0 + rt0.s0), domain: d0 in [0, 3], rt0.s0 in [0, 1]");
+    /// ```
+    pub fn prefix_symbol_names(&mut self, prefix: &str) {
+        for (i, v) in self.symbols.iter_mut().enumerate() {
+            let old = v
+                .name()
+                .map_or_else(|| VarKind::Symbol.default_name(i), str::to_string);
+            *v = Variable::from_var(v.var().clone(), v.bounds(), Some(format!("{prefix}{old}")));
+        }
     }
 }

@@ -54,8 +54,12 @@ const ENUMERATION_LIMIT: u64 = 2_000_000;
 const SAMPLES: usize = 4000;
 
 fn corpus() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/conformance/xla/cases.jsonl");
+    // `$RANGEFINDER_SHARED`, or the `shared` directory beside the checkout.
+    let shared = std::env::var_os("RANGEFINDER_SHARED").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+        PathBuf::from,
+    );
+    let p = shared.join("conformance/xla/cases.jsonl");
     p.exists().then_some(p)
 }
 

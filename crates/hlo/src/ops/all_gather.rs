@@ -60,9 +60,8 @@ pub(crate) fn output_to_input(op: &Op) -> OpMaps {
     let map = b.build(results)?;
     let replica = b.build(vec![Expr::floor_div(b.dim(dim), Expr::int(n))])?;
     Ok(vec![OperandIndexing::Maps(vec![OperandMap {
-        map,
-        runtime: Vec::new(),
         replica: Some(replica),
+        ..OperandMap::plain(map)
     }])])
 }
 

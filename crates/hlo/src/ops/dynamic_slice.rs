@@ -3,27 +3,29 @@
 
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
+use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
 use arith::Expr;
-use indexing::{IndexingMap, Interval};
+use indexing::Interval;
 
 /// How XLA names the source of a runtime variable: `parameter(N)`,
 /// `constant(V)` for a scalar constant, or the instruction's name.
 pub(crate) fn runtime_source(op: &Op, operand: usize) -> RuntimeVar {
     let id = op.instr.operands[operand];
-    let src = &op.comp.instructions[id];
-    let source = match (src.opcode.as_str(), src.parameter_number, &src.literal) {
-        ("parameter", Some(n), _) => format!("parameter({n})"),
-        ("constant", _, Some(lit)) if src.shape.as_array().is_some_and(|a| a.dims.is_empty()) => {
+    RuntimeVar::new(runtime_source_name(&op.comp.instructions[id]), Some(id))
+}
+
+/// How XLA names the instruction a runtime value is read from.
+pub(crate) fn runtime_source_name(src: &crate::module::Instruction) -> String {
+    match (src.opcode, src.parameter_number, &src.literal) {
+        (Opcode::Parameter, Some(n), _) => format!("parameter({n})"),
+        (Opcode::Constant, _, Some(lit))
+            if src.shape.as_array().is_some_and(|a| a.dims.is_empty()) =>
+        {
             format!("constant({lit})")
         }
-        ("constant", _, _) => "constant".to_string(),
+        (Opcode::Constant, _, _) => "constant".to_string(),
         _ => src.name.clone(),
-    };
-    RuntimeVar {
-        source,
-        source_instr: Some(id),
-        map: IndexingMap::undefined(),
     }
 }
 

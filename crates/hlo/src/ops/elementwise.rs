@@ -4,65 +4,75 @@
 
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
-use crate::operand_indexing::OperandIndexing;
+use crate::opcode::Opcode;
+use crate::operand_indexing::{OperandIndexing, OperandMap};
 use indexing::IndexingMap;
 
 /// Whether `opcode` computes each output element from the operand elements
 /// at the same index.
-pub(crate) fn is_elementwise(opcode: &str) -> bool {
+pub(crate) fn is_elementwise(opcode: Opcode) -> bool {
+    use Opcode::*;
     matches!(
         opcode,
-        "abs"
-            | "add"
-            | "and"
-            | "atan2"
-            | "cbrt"
-            | "ceil"
-            | "clamp"
-            | "clz"
-            | "compare"
-            | "complex"
-            | "convert"
-            | "copy"
-            | "cosine"
-            | "divide"
-            | "erf"
-            | "exponential"
-            | "exponential-minus-one"
-            | "floor"
-            | "imag"
-            | "is-finite"
-            | "log"
-            | "log-plus-one"
-            | "logistic"
-            | "map"
-            | "maximum"
-            | "minimum"
-            | "multiply"
-            | "negate"
-            | "not"
-            | "or"
-            | "popcnt"
-            | "power"
-            | "real"
-            | "reduce-precision"
-            | "remainder"
-            | "round-nearest-afz"
-            | "round-nearest-even"
-            | "rsqrt"
-            | "select"
-            | "shift-left"
-            | "shift-right-arithmetic"
-            | "shift-right-logical"
-            | "sign"
-            | "sine"
-            | "sqrt"
-            | "stochastic-convert"
-            | "subtract"
-            | "tan"
-            | "tanh"
-            | "xor"
-            | "bitcast-convert"
+        Abs | Acos
+            | Acosh
+            | Add
+            | And
+            | Asin
+            | Asinh
+            | Atan
+            | Atan2
+            | Atanh
+            | BitcastConvert
+            | Cbrt
+            | Ceil
+            | Clamp
+            | Clz
+            | Compare
+            | Complex
+            | Convert
+            | Copy
+            | Cos
+            | Cosh
+            | Divide
+            | Erf
+            | Exp
+            | Expm1
+            | Floor
+            | Imag
+            | IsFinite
+            | Log
+            | Log1p
+            | Logistic
+            | Map
+            | Maximum
+            | Minimum
+            | Mulhi
+            | Multiply
+            | Negate
+            | Not
+            | Or
+            | PopulationCount
+            | Power
+            | Real
+            | ReducePrecision
+            | Remainder
+            | RoundNearestAfz
+            | RoundNearestEven
+            | Rsqrt
+            | Select
+            | ShiftLeft
+            | ShiftRightArithmetic
+            | ShiftRightLogical
+            | Sign
+            | Sin
+            | Sinh
+            | Sqrt
+            | StochasticConvert
+            | Subtract
+            | Tan
+            | Tanh
+            | Xor
     )
 }
 
@@ -137,7 +147,18 @@ pub(crate) fn tuple_input_to_output(op: &Op, input: usize) -> OpMaps {
 
 /// `get-tuple-element(t), index=i` reads element `i` of `t` at the output index.
 pub(crate) fn get_tuple_element_output_to_input(op: &Op) -> OpMaps {
-    Ok(vec![OperandIndexing::single(identity(op.output_dims(0)?))])
+    let index = op.instr.attrs.int("index").unwrap_or(0);
+    let element = usize::try_from(index)
+        .map_err(|_| format!("`{}` has a negative tuple index {index}", op.instr.name))?;
+    let crate::shape::Shape::Array(out) = &op.instr.shape else {
+        return Err(format!(
+            "`{}` takes a tuple out of a tuple; nested tuple elements are not supported",
+            op.instr.name
+        ));
+    };
+    let mut map = OperandMap::plain(identity(&out.dims));
+    map.element = Some(element);
+    Ok(vec![OperandIndexing::Maps(vec![map])])
 }
 
 /// The tuple element feeds the output at the same index.

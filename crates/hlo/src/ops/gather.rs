@@ -19,6 +19,11 @@ struct Gather<'a> {
     slice_sizes: &'a [i64],
     /// Output dimensions that are not offset dimensions (batch dimensions).
     batch_dims: Vec<usize>,
+    /// `(operand dimension, output dimension)` of each explicit batching
+    /// dimension (`operand_batching_dims` paired with
+    /// `start_indices_batching_dims`): the operand is read at the output's
+    /// batch index there.
+    explicit_batch: Vec<(usize, usize)>,
 }
 
 fn signature<'a>(op: &Op<'a>) -> Result<Gather<'a>, String> {
@@ -26,16 +31,6 @@ fn signature<'a>(op: &Op<'a>) -> Result<Gather<'a>, String> {
     let operand = op.operand_dims(0)?;
     let indices = op.operand_dims(1)?;
     let out = op.output_dims(0)?;
-    if op
-        .instr
-        .attrs
-        .ints("operand_batching_dims")
-        .is_some_and(|v| !v.is_empty())
-    {
-        return Err(format!(
-            "gather `{name}` with operand batching dimensions is not supported"
-        ));
-    }
     let offset_dims = check_dims(op.attr_ints("offset_dims")?, out.len(), "offset_dims")?;
     let collapsed = check_dims(
         op.attr_ints("collapsed_slice_dims")?,
@@ -68,10 +63,47 @@ fn signature<'a>(op: &Op<'a>) -> Result<Gather<'a>, String> {
         .filter(|i| !offset_dims.contains(i))
         .collect();
     let batch_rank = indices.len() - usize::from(index_vector_dim < indices.len());
+    let operand_batching = check_dims(
+        op.instr.attrs.ints("operand_batching_dims").unwrap_or(&[]),
+        operand.len(),
+        "operand_batching_dims",
+    )?;
+    let indices_batching = check_dims(
+        op.instr
+            .attrs
+            .ints("start_indices_batching_dims")
+            .unwrap_or(&[]),
+        indices.len(),
+        "start_indices_batching_dims",
+    )?;
+    // Indices dimensions other than the index vector, in order, are the
+    // output's batch dimensions in order.
+    let indices_batch: Vec<usize> = (0..indices.len())
+        .filter(|&i| i != index_vector_dim)
+        .collect();
+    let mut explicit_batch = Vec::with_capacity(operand_batching.len());
+    for (&j, &i) in operand_batching.iter().zip(&indices_batching) {
+        let Some(pos) = indices_batch.iter().position(|&x| x == i) else {
+            return Err(format!(
+                "gather `{name}`: start_indices_batching_dims names the index vector dimension"
+            ));
+        };
+        let Some(&o) = batch_dims.get(pos) else {
+            return Err(format!(
+                "gather `{name}`: dimension numbers do not match the shapes"
+            ));
+        };
+        explicit_batch.push((j, o));
+    }
     let kept: Vec<usize> = (0..operand.len())
-        .filter(|j| !collapsed.contains(j))
+        .filter(|j| !collapsed.contains(j) && !operand_batching.contains(j))
         .collect();
     let ok = slice_sizes.len() == operand.len()
+        && operand_batching.len() == indices_batching.len()
+        && operand_batching.iter().all(|j| {
+            !collapsed.contains(j) && !start_index_map.contains(j) && slice_sizes[*j] == 1
+        })
+        && explicit_batch.iter().all(|&(j, o)| operand[j] == out[o])
         && start_index_map.len() as i64 == vector_len
         && batch_dims.len() == batch_rank
         && kept.len() == offset_dims.len()
@@ -99,6 +131,7 @@ fn signature<'a>(op: &Op<'a>) -> Result<Gather<'a>, String> {
         index_vector_dim,
         slice_sizes,
         batch_dims,
+        explicit_batch,
     })
 }
 
@@ -126,9 +159,12 @@ pub(crate) fn output_to_input(op: &Op) -> OpMaps {
     let mut b = MapBuilder::over(g.out);
     let mut results = vec![Expr::int(0); g.operand.len()];
     let kept: Vec<usize> = (0..g.operand.len())
-        .filter(|j| !g.collapsed.contains(j))
+        .filter(|j| !g.collapsed.contains(j) && !g.explicit_batch.iter().any(|&(b, _)| b == *j))
         .collect();
     for (&j, &o) in kept.iter().zip(&g.offset_dims) {
+        results[j] = b.dim(o);
+    }
+    for &(j, o) in &g.explicit_batch {
         results[j] = b.dim(o);
     }
     // Each runtime variable's own map: output index -> position in `indices`.

@@ -22,9 +22,12 @@ mod slice;
 mod window;
 
 pub(crate) use builder::Unsupported;
+pub(crate) use dynamic_slice::runtime_source_name;
+pub(crate) use elementwise::is_elementwise;
 pub(crate) use layout::{logical_to_physical, physical_to_logical};
 
 use crate::module::{Computation, Instruction};
+use crate::opcode::Opcode;
 use crate::operand_indexing::OperandIndexing;
 use crate::shape::Shape;
 
@@ -101,36 +104,36 @@ pub(crate) fn check_dims(dims: &[i64], rank: usize, what: &str) -> Result<Vec<us
 /// Output-to-input maps of a single (non-composite) instruction for output
 /// `output`: one entry per operand.
 pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
-    let opcode = op.instr.opcode.as_str();
+    let opcode = op.instr.opcode;
     if elementwise::is_elementwise(opcode) {
         return elementwise::output_to_input(op);
     }
     match opcode {
-        "parameter"
-        | "constant"
-        | "iota"
-        | "rng-get-and-update-state"
-        | "partition-id"
-        | "replica-id" => Ok(Vec::new()),
-        "broadcast" => permute::broadcast_output_to_input(op),
-        "transpose" => permute::transpose_output_to_input(op),
-        "reverse" => permute::reverse_output_to_input(op),
-        "reduce" => reduce::output_to_input(op, output),
-        "slice" => slice::output_to_input(op),
-        "reshape" => reshape::reshape_output_to_input(op),
-        "bitcast" => reshape::bitcast_output_to_input(op),
-        "concatenate" => concatenate::output_to_input(op),
-        "dot" => dot::output_to_input(op),
-        "scaled-dot" => dot::scaled_output_to_input(op),
-        "pad" => pad::output_to_input(op),
-        "reduce-window" => window::reduce_window_output_to_input(op, output),
-        "convolution" => convolution::output_to_input(op),
-        "gather" => gather::output_to_input(op),
-        "dynamic-slice" => dynamic_slice::slice_output_to_input(op),
-        "dynamic-update-slice" => dynamic_slice::update_output_to_input(op),
-        "all-gather" => all_gather::output_to_input(op),
-        "tuple" => elementwise::tuple_output_to_input(op, output),
-        "get-tuple-element" => elementwise::get_tuple_element_output_to_input(op),
+        Opcode::Parameter
+        | Opcode::Constant
+        | Opcode::Iota
+        | Opcode::RngGetAndUpdateState
+        | Opcode::PartitionId
+        | Opcode::ReplicaId => Ok(Vec::new()),
+        Opcode::Broadcast => permute::broadcast_output_to_input(op),
+        Opcode::Transpose => permute::transpose_output_to_input(op),
+        Opcode::Reverse => permute::reverse_output_to_input(op),
+        Opcode::Reduce => reduce::output_to_input(op, output),
+        Opcode::Slice => slice::output_to_input(op),
+        Opcode::Reshape => reshape::reshape_output_to_input(op),
+        Opcode::Bitcast => reshape::bitcast_output_to_input(op),
+        Opcode::Concatenate => concatenate::output_to_input(op),
+        Opcode::Dot => dot::output_to_input(op),
+        Opcode::ScaledDot => dot::scaled_output_to_input(op),
+        Opcode::Pad => pad::output_to_input(op),
+        Opcode::ReduceWindow => window::reduce_window_output_to_input(op, output),
+        Opcode::Convolution => convolution::output_to_input(op),
+        Opcode::Gather => gather::output_to_input(op),
+        Opcode::DynamicSlice => dynamic_slice::slice_output_to_input(op),
+        Opcode::DynamicUpdateSlice => dynamic_slice::update_output_to_input(op),
+        Opcode::AllGather => all_gather::output_to_input(op),
+        Opcode::Tuple => elementwise::tuple_output_to_input(op, output),
+        Opcode::GetTupleElement => elementwise::get_tuple_element_output_to_input(op),
         _ => Err(format!("unsupported op `{opcode}`")),
     }
 }
@@ -138,7 +141,7 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
 /// Input-to-output maps of a single instruction for operand `input`: one
 /// entry per output.
 pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
-    let opcode = op.instr.opcode.as_str();
+    let opcode = op.instr.opcode;
     if input >= op.num_operands() {
         return Err(format!("`{}` has no operand {input}", op.instr.name));
     }
@@ -146,24 +149,24 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
         return elementwise::input_to_output(op, input);
     }
     match opcode {
-        "broadcast" => permute::broadcast_input_to_output(op),
-        "transpose" => permute::transpose_input_to_output(op),
-        "reverse" => permute::reverse_input_to_output(op),
-        "reduce" => reduce::input_to_output(op, input),
-        "slice" => slice::input_to_output(op),
-        "reshape" => reshape::reshape_input_to_output(op),
-        "bitcast" => reshape::bitcast_input_to_output(op),
-        "concatenate" => concatenate::input_to_output(op, input),
-        "dot" => dot::input_to_output(op, input),
-        "pad" => pad::input_to_output(op, input),
-        "reduce-window" => window::reduce_window_input_to_output(op, input),
-        "convolution" => convolution::input_to_output(op, input),
-        "dynamic-slice" => dynamic_slice::slice_input_to_output(op, input),
-        "dynamic-update-slice" => dynamic_slice::update_input_to_output(op, input),
-        "gather" => gather::input_to_output(op, input),
-        "all-gather" => all_gather::input_to_output(op),
-        "tuple" => elementwise::tuple_input_to_output(op, input),
-        "get-tuple-element" => elementwise::get_tuple_element_input_to_output(op),
+        Opcode::Broadcast => permute::broadcast_input_to_output(op),
+        Opcode::Transpose => permute::transpose_input_to_output(op),
+        Opcode::Reverse => permute::reverse_input_to_output(op),
+        Opcode::Reduce => reduce::input_to_output(op, input),
+        Opcode::Slice => slice::input_to_output(op),
+        Opcode::Reshape => reshape::reshape_input_to_output(op),
+        Opcode::Bitcast => reshape::bitcast_input_to_output(op),
+        Opcode::Concatenate => concatenate::input_to_output(op, input),
+        Opcode::Dot => dot::input_to_output(op, input),
+        Opcode::Pad => pad::input_to_output(op, input),
+        Opcode::ReduceWindow => window::reduce_window_input_to_output(op, input),
+        Opcode::Convolution => convolution::input_to_output(op, input),
+        Opcode::DynamicSlice => dynamic_slice::slice_input_to_output(op, input),
+        Opcode::DynamicUpdateSlice => dynamic_slice::update_input_to_output(op, input),
+        Opcode::Gather => gather::input_to_output(op, input),
+        Opcode::AllGather => all_gather::input_to_output(op),
+        Opcode::Tuple => elementwise::tuple_input_to_output(op, input),
+        Opcode::GetTupleElement => elementwise::get_tuple_element_input_to_output(op),
         _ => Err(format!("unsupported op `{opcode}`")),
     }
 }

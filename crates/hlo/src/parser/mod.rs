@@ -11,6 +11,9 @@
 //! attr        := name "=" value
 //! ```
 //!
+//! Tuple shapes nest at most [`MAX_SHAPE_NESTING`] deep; every other
+//! bracketed group is read without recursion.
+//!
 //! Names may carry a leading `%`. Metadata, backend configs and other
 //! attributes that indexing does not need are kept as raw text.
 
@@ -21,8 +24,9 @@ mod shape;
 use cursor::is_name_start;
 
 use crate::attrs::{AttrValue, Attributes};
-use crate::error::ParseError;
+use crate::error::{ErrorKind, ParseError};
 use crate::module::{Computation, Instruction, Module};
+use crate::opcode::Opcode;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -39,15 +43,24 @@ pub fn parse_module(source: &str) -> Result<Module, ParseError> {
         src: source,
         bytes: source.as_bytes(),
         pos: 0,
+        shape_depth: 0,
     };
-    p.module()
+    let module = p.module()?;
+    crate::verify::verify(&module, source)?;
+    Ok(module)
 }
 
 struct Parser<'a> {
     src: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// How many tuple shapes enclose the one being parsed.
+    shape_depth: usize,
 }
+
+/// How deeply tuple shapes may nest (`((((f32[])))))`); deeper text is
+/// rejected with an error rather than exhausting the stack.
+pub const MAX_SHAPE_NESTING: usize = 64;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -89,6 +102,9 @@ impl Parser<'_> {
             if self.pos >= self.bytes.len() {
                 break;
             }
+            if self.stack_frame_section()? {
+                continue;
+            }
             let is_entry = self.at_keyword("ENTRY");
             if is_entry {
                 let start = self.pos;
@@ -114,6 +130,47 @@ impl Parser<'_> {
         self.resolve(name, raws, entry)
     }
 
+    /// Skips one of the sections that current XLA prints after (or
+    /// between) the computations to describe source locations:
+    /// `FileNames`, `FunctionNames`, `FileLocations` and `StackFrames`, each
+    /// a keyword followed by lines `ID "text"` or `ID {key=value ...}`.
+    /// Returns whether there was one.
+    fn stack_frame_section(&mut self) -> PResult<bool> {
+        const SECTIONS: [&str; 4] = ["FileNames", "FunctionNames", "FileLocations", "StackFrames"];
+        let Some(keyword) = SECTIONS.iter().find(|k| self.at_keyword(k)) else {
+            return Ok(false);
+        };
+        // A computation may be called `FileNames`; a section never has `{` or `(` next.
+        let save = self.pos;
+        self.pos += keyword.len();
+        self.skip_trivia();
+        if !matches!(self.peek(), Some(c) if c.is_ascii_digit()) && self.peek().is_some() {
+            if matches!(self.peek(), Some(b'{' | b'(')) {
+                self.pos = save;
+                return Ok(false);
+            }
+            return Ok(true);
+        }
+        while matches!(self.peek(), Some(c) if c.is_ascii_digit()) {
+            self.int(&format!("an entry id in the `{keyword}` section"))?;
+            self.skip_trivia();
+            match self.peek() {
+                Some(b'"') => self.string()?,
+                Some(b'{') => {
+                    self.balanced(b'{', b'}')?;
+                }
+                _ => {
+                    return Err(self.error_here(format!(
+                        "expected a string or `{{...}}` after the entry id in the `{keyword}` section{}",
+                        self.found()
+                    )))
+                }
+            }
+            self.skip_trivia();
+        }
+        Ok(true)
+    }
+
     fn resolve(
         &self,
         name: String,
@@ -131,10 +188,12 @@ impl Parser<'_> {
                 match by_name.get(callee.as_str()) {
                     Some(&c) => pending.push((computations.len(), *instr, c)),
                     None => {
-                        return Err(self.error(
-                            span.clone(),
-                            format!("unknown computation `{callee}`; define it in this module"),
-                        ))
+                        return Err(self
+                            .error(
+                                span.clone(),
+                                format!("unknown computation `{callee}`; define it in this module"),
+                            )
+                            .with_kind(ErrorKind::Undefined))
                     }
                 }
             }
@@ -239,7 +298,7 @@ impl Parser<'_> {
             for (op, span) in &r.operand_names {
                 match index.get(op) {
                     Some(&j) => instr.operands.push(j),
-                    None => return Err(self.error(span.clone(), format!("unknown operand `{op}`; no instruction of that name in computation `{name}`"))),
+                    None => return Err(self.error(span.clone(), format!("unknown operand `{op}`; no instruction of that name in computation `{name}`")).with_kind(ErrorKind::Undefined)),
                 }
             }
             if let Some(n) = instr.parameter_number {
@@ -308,7 +367,14 @@ impl Parser<'_> {
         self.skip_trivia();
         let shape = self.shape()?;
         self.skip_trivia();
-        let (opcode, _) = self.name("an opcode")?;
+        let (opcode_text, opcode_span) = self.name("an opcode")?;
+        let opcode_text = opcode_text.trim_start_matches('%');
+        let Some(opcode) = Opcode::parse(opcode_text) else {
+            return Err(self.error(
+                opcode_span,
+                format!("unknown opcode `{opcode_text}`; expected an HLO opcode such as `add` or `fusion`"),
+            ).with_kind(ErrorKind::Undefined));
+        };
         self.expect(b'(', &format!("`(` after opcode `{opcode}`"))?;
         let mut instr = Instruction {
             name,
@@ -322,8 +388,8 @@ impl Parser<'_> {
             span,
         };
         let mut operand_names = Vec::new();
-        match instr.opcode.as_str() {
-            "parameter" => {
+        match instr.opcode {
+            Opcode::Parameter => {
                 self.skip_trivia();
                 let (n, nspan) = self.int("a parameter number")?;
                 if n < 0 {
@@ -332,7 +398,7 @@ impl Parser<'_> {
                 instr.parameter_number = Some(n as usize);
                 self.expect(b')', "`)` after the parameter number")?;
             }
-            "constant" => {
+            Opcode::Constant => {
                 self.pos -= 1;
                 let r = self.balanced(b'(', b')')?;
                 instr.literal = Some(self.src[r.start + 1..r.end - 1].trim().to_string());

@@ -5,22 +5,43 @@ use crate::shape::{ArrayShape, Shape};
 
 impl Parser<'_> {
     pub(super) fn shape(&mut self) -> PResult<Shape> {
-        if self.eat(b'(') {
-            let mut elems = Vec::new();
+        if self.peek() == Some(b'(') {
+            if self.shape_depth >= super::MAX_SHAPE_NESTING {
+                return Err(self
+                    .error_here(format!(
+                        "tuple shapes nest deeper than {} levels",
+                        super::MAX_SHAPE_NESTING
+                    ))
+                    .with_kind(crate::error::ErrorKind::TooDeep));
+            }
+            self.shape_depth += 1;
+            let r = self.tuple_shape();
+            self.shape_depth -= 1;
+            return r;
+        }
+        self.array_shape()
+    }
+
+    /// A tuple shape; the cursor is at its `(`.
+    fn tuple_shape(&mut self) -> PResult<Shape> {
+        self.pos += 1;
+        let mut elems = Vec::new();
+        self.skip_trivia();
+        if self.eat(b')') {
+            return Ok(Shape::Tuple(elems));
+        }
+        loop {
+            self.skip_trivia();
+            elems.push(self.shape()?);
             self.skip_trivia();
             if self.eat(b')') {
                 return Ok(Shape::Tuple(elems));
             }
-            loop {
-                self.skip_trivia();
-                elems.push(self.shape()?);
-                self.skip_trivia();
-                if self.eat(b')') {
-                    return Ok(Shape::Tuple(elems));
-                }
-                self.expect(b',', "`,` or `)` in the tuple shape")?;
-            }
+            self.expect(b',', "`,` or `)` in the tuple shape")?;
         }
+    }
+
+    fn array_shape(&mut self) -> PResult<Shape> {
         let start = self.pos;
         while matches!(self.peek(), Some(c) if c.is_ascii_alphanumeric()) {
             self.pos += 1;

@@ -1,0 +1,121 @@
+//! Invalid modules are rejected after parsing with an error at the
+//! offending instruction, never analysed.
+
+use hlo::ErrorKind;
+
+/// The error for `body` (an entry computation's instructions), which must
+/// be an `Invalid` error on line `line` mentioning `needle`.
+fn rejected(body: &str, line: usize, needle: &str) {
+    let text = format!("HloModule m\nENTRY e {{\n{body}\n}}\n");
+    let e = hlo::parse_module(&text).expect_err(&text);
+    assert_eq!(e.kind, ErrorKind::Invalid, "{e}\n{text}");
+    assert_eq!(e.line, line, "{e}\n{text}");
+    assert!(e.message.contains(needle), "{e} lacks `{needle}`");
+}
+
+#[test]
+fn transpose_dimensions_must_be_a_permutation() {
+    rejected(
+        "  p = f32[2,3] parameter(0)\n  ROOT t = f32[3,2] transpose(p), dimensions={1,1}",
+        4,
+        "twice",
+    );
+    rejected(
+        "  p = f32[2,3] parameter(0)\n  ROOT t = f32[2,3] transpose(p), dimensions={1,0}",
+        4,
+        "transposed shape",
+    );
+}
+
+#[test]
+fn reduce_over_a_missing_dimension() {
+    rejected(
+        "  p = f32[2,3] parameter(0)\n  z = f32[] constant(0)\n  ROOT r = f32[2] reduce(p, z), dimensions={2}, to_apply=e",
+        5,
+        "rank 2",
+    );
+}
+
+#[test]
+fn get_tuple_element_index_out_of_range() {
+    rejected(
+        "  p = (f32[4], f32[4]) parameter(0)\n  ROOT g = f32[4] get-tuple-element(p), index=2",
+        4,
+        "out of range",
+    );
+    rejected(
+        "  p = (f32[4], f32[4]) parameter(0)\n  ROOT g = f32[5] get-tuple-element(p), index=1",
+        4,
+        "differs",
+    );
+}
+
+#[test]
+fn constants_must_fit_their_type() {
+    rejected("  ROOT c = s32[] constant(99999999999)", 3, "s32");
+    rejected("  ROOT c = u8[2] constant({1, 256})", 3, "u8");
+    hlo::parse_module("ENTRY e {\n  ROOT c = s32[] constant(-2147483648)\n}").unwrap();
+}
+
+#[test]
+fn operand_counts_follow_the_opcode() {
+    rejected("  ROOT b = f32[4] bitcast()", 3, "exactly 1 operand");
+    rejected(
+        "  p = f32[4] parameter(0)\n  ROOT a = f32[4] add(p)",
+        4,
+        "exactly 2 operands",
+    );
+    rejected(
+        "  p = f32[4] parameter(0)\n  ROOT d = f32[2] dynamic-slice(p), dynamic_slice_sizes={2}",
+        4,
+        "at least 2 operands",
+    );
+}
+
+#[test]
+fn shapes_follow_the_opcode() {
+    rejected(
+        "  p = f32[4] parameter(0)\n  q = f32[5] parameter(1)\n  ROOT a = f32[4] add(p, q)",
+        5,
+        "operand 1",
+    );
+    rejected(
+        "  p = f32[4] parameter(0)\n  ROOT r = f32[5] reshape(p)",
+        4,
+        "number of elements",
+    );
+    rejected(
+        "  p = f32[4] parameter(0)\n  ROOT s = f32[2] slice(p), slice={[0:5]}",
+        4,
+        "not a slice",
+    );
+    rejected(
+        "  p = f32[4] parameter(0)\n  q = f32[4] parameter(1)\n  ROOT c = f32[9] concatenate(p, q), dimensions={0}",
+        5,
+        "8 elements",
+    );
+}
+
+#[test]
+fn unknown_opcodes_are_named() {
+    let e = hlo::parse_module("ENTRY e {\n  p = f32[4] parameter(0)\n  ROOT c = f32[4] clz(p)\n}")
+        .unwrap_err();
+    assert_eq!((e.kind, e.line, e.column), (ErrorKind::Undefined, 3, 19));
+}
+
+#[test]
+fn deeply_nested_tuple_shapes_are_refused() {
+    let deep = format!(
+        "ENTRY e {{\n  ROOT p = {}f32[]{} parameter(0)\n}}",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    let e = hlo::parse_module(&deep).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::TooDeep);
+    let ok = format!(
+        "ENTRY e {{\n  ROOT p = {}f32[]{} parameter(0)\n}}",
+        "(".repeat(hlo::MAX_SHAPE_NESTING),
+        ")".repeat(hlo::MAX_SHAPE_NESTING)
+    );
+    hlo::parse_module(&ok).unwrap();
+}
