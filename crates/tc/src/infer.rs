@@ -333,9 +333,90 @@ impl StmtInfer<'_> {
             .an
             .and_condition_over_domain(cond, var, &Range::new(lo.clone(), extent.expr()));
         self.an.unbind(&extent);
+        let r = match r {
+            Ok(r) => r,
+            // Not linear in `var` (`i % 3`, `kc % c`): bound each comparison
+            // by interval arithmetic over the range instead, which is sound
+            // (the result implies the condition for every value).
+            Err(e) => return self.eliminate_by_bounds(cond, var, lo, hi).ok_or(e),
+        };
         let real = Expr::sub(hi.clone(), lo.clone());
-        let r = r?.substitute(&mut |v| (v == &extent).then(|| real.clone()));
+        let r = r.substitute(&mut |v| (v == &extent).then(|| real.clone()));
         self.an.simplify(&r)
+    }
+
+    /// `cond` for all `var` in `[lo, hi)` by bounds: each conjunct `a <= b`
+    /// (or `<`) becomes `0 <= min(b - a)` over the range.
+    fn eliminate_by_bounds(&self, cond: &Expr, var: &Var, lo: &Expr, hi: &Expr) -> Option<Expr> {
+        let dom = HashMap::from([(
+            var.clone(),
+            arith::int_set::IntSet::interval(lo.clone(), Expr::sub(hi.clone(), Expr::int(1))),
+        )]);
+        let mut parts = Vec::new();
+        for c in conjuncts(cond) {
+            if !c.uses_var(var) {
+                parts.push(c);
+                continue;
+            }
+            let arith::ExprKind::Cmp(op, a, b) = c.kind() else {
+                return None;
+            };
+            let (d, strict) = match op {
+                arith::CmpOp::Le => (Expr::sub(b.clone(), a.clone()), false),
+                arith::CmpOp::Lt => (Expr::sub(b.clone(), a.clone()), true),
+                arith::CmpOp::Ge => (Expr::sub(a.clone(), b.clone()), false),
+                arith::CmpOp::Gt => (Expr::sub(a.clone(), b.clone()), true),
+                _ => return None,
+            };
+            let set = self.an.int_set(&d, &dom);
+            let least = set.min()?.clone();
+            if least.uses_var(var) {
+                return None;
+            }
+            parts.push(if strict {
+                Expr::lt(Expr::int(0), least)
+            } else {
+                Expr::le(Expr::int(0), least)
+            });
+        }
+        let all = parts.into_iter().reduce(Expr::and).unwrap_or(Expr::bool(true));
+        self.an.simplify(&all).ok()
+    }
+
+    /// Whether the access is in bounds wherever its ternary guard lets it
+    /// run, given the ranges found.
+    fn guarded_in_bounds(&self, acc: &sema::Access, vars: &[Var], ranges: &[VarRange]) -> bool {
+        let Some((guard, negated)) = acc.guard else {
+            return false;
+        };
+        let Ok(Some(g)) = self.to_arith(vars, guard) else {
+            return false;
+        };
+        if g.ty() != arith::Type::Bool {
+            return false;
+        }
+        let Some(b) = self.access_bounds(&acc.tensor) else {
+            return false;
+        };
+        let mut inside = Vec::new();
+        for (k, &arg) in acc.args.iter().enumerate() {
+            let Ok(Some(e)) = self.to_arith(vars, arg) else {
+                return false;
+            };
+            let (lo, hi) = b[k].clone();
+            inside.push(Expr::le(lo, e.clone()));
+            inside.push(Expr::lt(e, hi));
+        }
+        let inside = inside.into_iter().reduce(Expr::and).unwrap_or(Expr::bool(true));
+        let runs = if negated { Expr::not(g) } else { g };
+        let mut scratch = self.an.clone();
+        for r in ranges {
+            scratch.bind(&r.var, Range::half_open(r.lower.clone(), r.upper.clone()));
+        }
+        // Each conjunct separately: `not runs or c`.
+        conjuncts(&inside)
+            .into_iter()
+            .all(|c| scratch.can_prove(&Expr::or(Expr::not(runs.clone()), c)))
     }
 
     fn run(&mut self, s: &Stmt) -> StmtAnalysis {
@@ -557,12 +638,17 @@ impl StmtInfer<'_> {
                 continue;
             }
             let acc = &cs.accesses[ai];
+            if self.guarded_in_bounds(acc, &vars, &result.ranges) {
+                continue;
+            }
             let condition = conds
                 .into_iter()
                 .reduce(Expr::and)
                 .unwrap_or(Expr::bool(true));
             let access = self.def.exprs.display_span(&acc.tensor, &acc.args);
-            let status = if violated[ai] {
+            // A read under a ternary may be excluded by its condition: not
+            // provably wrong, then.
+            let status = if violated[ai] && acc.guard.is_none() {
                 Status::Violated
             } else {
                 Status::Unknown

@@ -489,7 +489,9 @@ pub fn run(
                 } else if t == ScalarType::Bool {
                     rng.int_in(0, 1) as f64
                 } else {
-                    rng.int_in(0, 7) as f64
+                    // Small positive integers: valid as indices into any
+                    // dimension of size 3 or more, and as divisors.
+                    rng.int_in(1, 2) as f64
                 }
             })
             .collect();

@@ -140,6 +140,10 @@ pub struct Access {
     pub args: Vec<ExprId>,
     /// The whole access.
     pub span: Span,
+    /// The condition of the innermost ternary branch the access is in, and
+    /// whether it is the false branch: the access only happens where the
+    /// condition holds (or fails).
+    pub guard: Option<(ExprId, bool)>,
 }
 
 /// A checked statement.
@@ -345,7 +349,20 @@ impl StmtCx<'_> {
     /// and creating index variables for unknown names.
     fn value_expr(&mut self, root: ExprId, collect: bool) {
         let arena = &self.def.exprs;
-        for id in arena.preorder(root) {
+        let order = arena.preorder(root);
+        // Outer ternaries come first in preorder, so inner ones overwrite.
+        let mut guards: HashMap<ExprId, (ExprId, bool)> = HashMap::new();
+        for &id in &order {
+            if let ExprKind::Ternary(c, a, b) = &arena.get(id).kind {
+                for x in arena.preorder(*a) {
+                    guards.insert(x, (*c, false));
+                }
+                for x in arena.preorder(*b) {
+                    guards.insert(x, (*c, true));
+                }
+            }
+        }
+        for id in order {
             let e = arena.get(id);
             match &e.kind {
                 ExprKind::Ident(n) => {
@@ -371,6 +388,7 @@ impl StmtCx<'_> {
                                         tensor: n.clone(),
                                         args: Vec::new(),
                                         span: e.span,
+                                        guard: None,
                                     });
                                 }
                             }
@@ -464,6 +482,7 @@ impl StmtCx<'_> {
                             tensor: name.name.clone(),
                             args: args.clone(),
                             span: e.span,
+                            guard: guards.get(&id).copied(),
                         });
                     }
                 }
