@@ -37,9 +37,19 @@ pub struct Lowered {
 }
 
 impl Lowered {
-    /// Inputs then outputs: the parameters of the lowered function.
-    pub fn args(&self) -> Vec<Tensor> {
+    /// The inputs the outputs read (an input only named in `exists`
+    /// clauses is not part of the program).
+    pub fn read_inputs(&self) -> Vec<(String, Tensor)> {
         self.inputs
+            .iter()
+            .filter(|(_, t)| self.schedule.stage(t).is_ok())
+            .cloned()
+            .collect()
+    }
+
+    /// Read inputs then outputs: the parameters of the lowered function.
+    pub fn args(&self) -> Vec<Tensor> {
+        self.read_inputs()
             .iter()
             .chain(&self.outputs)
             .map(|(_, t)| t.clone())
@@ -560,7 +570,8 @@ pub fn run(
     };
     let func = te::lower(&l.schedule, &l.args()).map_err(|e| at_def(e.message))?;
     let mut tensors = HashMap::new();
-    for ((name, t), buf) in l.inputs.iter().zip(&func.params) {
+    let read = l.read_inputs();
+    for ((name, t), buf) in read.iter().zip(&func.params) {
         let is_param = def.params.iter().any(|p| &p.name.name == name)
             && t.name() == name.as_str();
         let b = if is_param {
@@ -583,7 +594,7 @@ pub fn run(
     report
         .violations
         .extend(result.violations().iter().map(|v| v.to_string()));
-    let params = &func.params[l.inputs.len()..];
+    let params = &func.params[read.len()..];
     for ((name, _), buf) in l.outputs.iter().zip(params) {
         let got = result
             .tensor(buf)
