@@ -59,22 +59,21 @@ pub fn run(args: TcArgs) -> ExitCode {
         }
     }
     let analysis = tc::analyze(&source);
-    let known: Vec<&str> = analysis
+    let mut known: Vec<&str> = analysis
         .defs
         .iter()
         .flat_map(|d| d.sizes.iter().map(|(n, _)| n.as_str()))
         .collect();
-    for n in sizes.keys() {
-        if analysis.syntax_error.is_none() && !known.contains(&n.as_str()) {
-            return crate::diagnostics::fail(format!(
-                "`--size {n}=...`: no definition has a size symbol `{n}` (known: {})",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            ));
-        }
+    known.sort();
+    known.dedup();
+    let mut unknown: Vec<&String> = sizes
+        .keys()
+        .filter(|n| !known.contains(&n.as_str()))
+        .collect();
+    unknown.sort();
+    for n in unknown {
+        // Not fatal: one set of sizes may serve several files.
+        eprintln!("warning: `--size {n}=...`: no definition has a size symbol `{n}`");
     }
     if args.run {
         let mut missing: Vec<&str> = known
@@ -196,7 +195,7 @@ fn shape_text(shape: &[arith::Expr]) -> String {
         .iter()
         .map(|e| {
             let s = e.to_string();
-            if s.contains(' ') {
+            if s.contains(' ') && shape.len() > 1 {
                 format!("({s})")
             } else {
                 s
@@ -264,12 +263,24 @@ fn def_text(
             format!(", {}", sized.join(", "))
         };
         let _ = writeln!(out, "  run (seed {seed}{with}):");
-        let _ = writeln!(
-            out,
-            "    compared {} output elements with direct evaluation, largest absolute error {}, \
-             out-of-bounds reads {}",
-            r.compared, r.max_abs_error, r.out_of_bounds
-        );
+        match &r.not_lowered {
+            None => {
+                let _ = writeln!(
+                    out,
+                    "    lowered to te and run: {} output elements equal direct evaluation \
+                     within {:.1e}; out-of-bounds reads {}",
+                    r.compared, r.max_abs_error, r.out_of_bounds
+                );
+            }
+            Some(why) => {
+                let _ = writeln!(out, "    not lowered to te ({why})");
+                let _ = writeln!(
+                    out,
+                    "    direct evaluation only: out-of-bounds reads {}",
+                    r.out_of_bounds
+                );
+            }
+        }
         for v in &r.violations {
             let _ = writeln!(out, "    violation: {v}");
         }
@@ -338,6 +349,8 @@ fn def_json(
     });
     if let Some(r) = run {
         obj["run"] = json!({
+            "lowered": r.lowered,
+            "not_lowered": r.not_lowered,
             "compared": r.compared,
             "max_abs_error": r.max_abs_error,
             "out_of_bounds": r.out_of_bounds,

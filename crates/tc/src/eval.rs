@@ -489,6 +489,7 @@ fn builtin(name: &str, x: &[f64]) -> Result<f64, String> {
         "log2" => a.log2(),
         "logb" => a.abs().log2().floor(),
         "log" => a.ln(),
+        "nextafter" => next_after(a, b),
         "norm3d" => (a * a + b * b + c * c).sqrt(),
         "norm4d" => x.iter().map(|v| v * v).sum::<f64>().sqrt(),
         "pow" => a.powf(b),
@@ -513,4 +514,21 @@ fn builtin(name: &str, x: &[f64]) -> Result<f64, String> {
             ))
         }
     })
+}
+
+/// The next double after `a` in the direction of `b` (C's `nextafter`).
+fn next_after(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        return f64::NAN;
+    }
+    if a == b {
+        return b;
+    }
+    if a == 0.0 {
+        let tiny = f64::from_bits(1);
+        return if b > 0.0 { tiny } else { -tiny };
+    }
+    let bits = a.to_bits();
+    let up = (b > a) == (a > 0.0);
+    f64::from_bits(if up { bits + 1 } else { bits - 1 })
 }
