@@ -22,15 +22,32 @@ pub struct Buffer {
     pub data: Vec<f64>,
 }
 
+/// The most elements a tensor may have to be evaluated.
+pub const ELEMENT_LIMIT: i64 = 16_000_000;
+
+/// The number of elements of `shape`, if it is at most [`ELEMENT_LIMIT`].
+pub fn elements(shape: &[i64]) -> Result<usize, String> {
+    let mut n: i64 = 1;
+    for d in shape {
+        n = n
+            .checked_mul((*d).max(0))
+            .filter(|n| *n <= ELEMENT_LIMIT)
+            .ok_or_else(|| {
+                format!("a tensor of shape {shape:?} has more than {ELEMENT_LIMIT} elements: too large to run")
+            })?;
+    }
+    Ok(n as usize)
+}
+
 impl Buffer {
     /// A buffer filled with `v`.
-    pub fn filled(lower: Vec<i64>, shape: Vec<i64>, v: f64) -> Buffer {
-        let n: i64 = shape.iter().map(|d| (*d).max(0)).product();
-        Buffer {
+    pub fn filled(lower: Vec<i64>, shape: Vec<i64>, v: f64) -> Result<Buffer, String> {
+        let n = elements(&shape)?;
+        Ok(Buffer {
             lower,
             shape,
-            data: vec![v; n as usize],
-        }
+            data: vec![v; n],
+        })
     }
 
     /// The position of logical index `idx`, if inside.
@@ -156,9 +173,9 @@ impl Evaluator<'_> {
                 .find(|r| r.0 == ix.name)
                 .ok_or_else(|| format!("no range for `{}`", ix.name))?;
             lower.push(r.1);
-            shape.push((r.2 - r.1).max(0));
+            shape.push(r.2.saturating_sub(r.1).max(0));
         }
-        let mut buf = Buffer::filled(lower.clone(), shape.clone(), 0.0);
+        let mut buf = Buffer::filled(lower.clone(), shape.clone(), 0.0)?;
         match s.op {
             AssignOp::Assign => {}
             AssignOp::Reduce { op, init: true } => buf.data.fill(identity(op)),
@@ -185,7 +202,10 @@ impl Evaluator<'_> {
             }
         }
         // Odometer over all variables.
-        let total: i64 = ranges.iter().map(|r| (r.2 - r.1).max(0)).product();
+        let total: i64 = ranges
+            .iter()
+            .try_fold(1i64, |acc, r| acc.checked_mul(r.2.saturating_sub(r.1).max(0)))
+            .unwrap_or(i64::MAX);
         self.steps = self.steps.saturating_add(total.max(0) as u64);
         if self.steps > STEP_LIMIT {
             return Err(format!(
@@ -195,7 +215,7 @@ impl Evaluator<'_> {
         if total > 0 {
             let mut cur: Vec<i64> = ranges.iter().map(|r| r.1).collect();
             let lo: Vec<i64> = cur.clone();
-            let ext: Vec<i64> = ranges.iter().map(|r| r.2 - r.1).collect();
+            let ext: Vec<i64> = ranges.iter().map(|r| r.2.saturating_sub(r.1)).collect();
             let pos: Vec<usize> = s
                 .indices
                 .iter()
@@ -397,7 +417,7 @@ impl Evaluator<'_> {
 fn next_index(idx: &mut [i64], lower: &[i64], ext: &[i64]) {
     for k in (0..idx.len()).rev() {
         idx[k] += 1;
-        if idx[k] < lower[k] + ext[k] {
+        if idx[k] < lower[k].saturating_add(ext[k]) {
             return;
         }
         idx[k] = lower[k];

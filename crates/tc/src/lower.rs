@@ -490,8 +490,8 @@ pub fn run(
         .collect();
     let at_def = |m: String| Diagnostic::error(def.name.span, m);
     let mut rng = te::XorShift::new(seed);
-    let mut draw = |t: ScalarType, shape: &[i64]| -> Buffer {
-        let n: i64 = shape.iter().map(|d| (*d).max(0)).product();
+    let mut draw = |t: ScalarType, shape: &[i64]| -> Result<Buffer, Diagnostic> {
+        let n = eval::elements(shape).map_err(|m| Diagnostic::error(def.name.span, m))?;
         let data = (0..n)
             .map(|_| {
                 if t.is_float() {
@@ -505,11 +505,11 @@ pub fn run(
                 }
             })
             .collect();
-        Buffer {
+        Ok(Buffer {
             lower: vec![0; shape.len()],
             shape: shape.to_vec(),
             data,
-        }
+        })
     };
     let eval_dim = |d: &Dim| -> Result<i64, Diagnostic> {
         match d {
@@ -524,7 +524,7 @@ pub fn run(
     for p in &def.params {
         let Some(ty) = &p.ty else { continue };
         let shape = ty.dims.iter().map(eval_dim).collect::<Result<Vec<i64>, _>>()?;
-        inputs.insert(p.name.name.clone(), draw(ty.scalar, &shape));
+        inputs.insert(p.name.name.clone(), draw(ty.scalar, &shape)?);
     }
     let lowered = to_te(def, a);
     // Current values of outputs updated before their first definition:
@@ -543,10 +543,10 @@ pub fn run(
                     let lo = r.lower.eval(&|v: &Var| env.get(v).copied()).map_err(|e| at_def(e.message))?;
                     let hi = r.upper.eval(&|v: &Var| env.get(v).copied()).map_err(|e| at_def(e.message))?;
                     lower.push(lo);
-                    shape.push((hi - lo).max(0));
+                    shape.push(hi.saturating_sub(lo).max(0));
                 }
             }
-            let mut b = draw(a.checked.tensors[&s.lhs.name].scalar, &shape);
+            let mut b = draw(a.checked.tensors[&s.lhs.name].scalar, &shape)?;
             b.lower = lower;
             existing.insert(s.lhs.name.clone(), b);
         }
