@@ -519,7 +519,7 @@ mod tests {
     #[test]
     fn precedence_and_associativity() {
         assert_eq!(one_expr("a + b + c"), "(a + b) + c");
-        assert_eq!(one_expr("-3 % 2"), "-3 % 2");
+        assert_eq!(one_expr("-3 % 2"), "(-3) % 2");
         assert_eq!(one_expr("a ? 3 : b ? 3 : 4"), "a ? 3 : (b ? 3 : 4)");
         assert_eq!(one_expr("a || b && c < d + e * f"), "a || (b && (c < (d + (e * f))))");
         assert_eq!(one_expr("min(a, max(b, c))"), "min(a, max(b, c))");
