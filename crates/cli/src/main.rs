@@ -7,6 +7,7 @@ mod diagnostics;
 mod hlo_cmd;
 mod map_cmd;
 mod simplify_cmd;
+mod tc_cmd;
 mod te_cmd;
 
 use clap::{Parser, Subcommand};
@@ -31,6 +32,8 @@ enum Command {
     Hlo(hlo_cmd::HloArgs),
     /// Bound inference and lowering of a TVM TE script.
     Te(te_cmd::TeArgs),
+    /// Range inference, checks and runs of Tensor Comprehensions programs.
+    Tc(tc_cmd::TcArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,5 +53,6 @@ fn main() -> ExitCode {
         Command::Map(a) => map_cmd::run(a),
         Command::Hlo(a) => hlo_cmd::run(a),
         Command::Te(a) => te_cmd::run(a),
+        Command::Tc(a) => tc_cmd::run(a),
     }
 }

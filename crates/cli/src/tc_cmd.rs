@@ -1,0 +1,361 @@
+//! `rangefinder tc FILE [--size NAME=VALUE]... [--json] [--run] [--seed N]`.
+
+use ariadne::{Color, Config, Label, Report, ReportKind, Source};
+use serde_json::{json, Value as Json};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Arguments of `rangefinder tc`.
+#[derive(clap::Args)]
+pub struct TcArgs {
+    /// A Tensor Comprehensions source (one or more `def`s).
+    pub file: PathBuf,
+    /// Binds a size symbol (`--size N=64`); repeatable.
+    #[arg(long = "size", value_name = "NAME=VALUE")]
+    pub sizes: Vec<String>,
+    /// JSON output.
+    #[arg(long)]
+    pub json: bool,
+    /// Lower to TE, run on random inputs and compare with direct evaluation
+    /// (every size symbol needs `--size`).
+    #[arg(long)]
+    pub run: bool,
+    /// Seed for the random inputs.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+/// Largest difference between program and definition still counted equal
+/// (elements are stored as `float32`).
+const TOLERANCE: f64 = 1e-4;
+
+/// Runs the subcommand.
+pub fn run(args: TcArgs) -> ExitCode {
+    let name = args.file.display().to_string();
+    let source = match std::fs::read_to_string(&args.file) {
+        Ok(s) => s,
+        Err(e) => return crate::diagnostics::fail(format!("cannot read {name}: {e}")),
+    };
+    let mut sizes: HashMap<String, i64> = HashMap::new();
+    for s in &args.sizes {
+        let Some((n, v)) = s.split_once('=') else {
+            return crate::diagnostics::fail(format!(
+                "`--size {s}`: expected NAME=VALUE, as in `--size N=64`"
+            ));
+        };
+        let n = n.trim();
+        match v.trim().parse::<i64>() {
+            Ok(v) if v >= 0 => {
+                sizes.insert(n.to_string(), v);
+            }
+            _ => {
+                return crate::diagnostics::fail(format!(
+                    "`--size {s}`: the value must be a non-negative integer"
+                ))
+            }
+        }
+    }
+    let analysis = tc::analyze(&source);
+    let mut known: Vec<&str> = analysis
+        .defs
+        .iter()
+        .flat_map(|d| d.sizes.iter().map(|(n, _)| n.as_str()))
+        .collect();
+    known.sort();
+    known.dedup();
+    let mut unknown: Vec<&String> = sizes
+        .keys()
+        .filter(|n| !known.contains(&n.as_str()))
+        .collect();
+    unknown.sort();
+    for n in unknown {
+        // Not fatal: one set of sizes may serve several files.
+        eprintln!("warning: `--size {n}=...`: no definition has a size symbol `{n}`");
+    }
+    if args.run {
+        let mut missing: Vec<&str> = known
+            .iter()
+            .copied()
+            .filter(|n| !sizes.contains_key(*n))
+            .collect();
+        missing.sort();
+        missing.dedup();
+        if !missing.is_empty() {
+            return crate::diagnostics::fail(format!(
+                "--run needs a value for every size symbol: add {}",
+                missing
+                    .iter()
+                    .map(|n| format!("--size {n}=..."))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
+        }
+    }
+    let color = !args.json && std::io::stdout().is_terminal();
+    let mut failed = analysis.syntax_error.is_some();
+    let mut out = String::new();
+    let mut defs_json = Vec::new();
+    if let Some(e) = &analysis.syntax_error {
+        out.push_str(&render(&name, &source, e, color));
+    }
+    for (def, ast) in analysis.defs.iter().zip(&analysis.program.defs) {
+        let check = (!sizes.is_empty()).then(|| tc::bind_sizes(def, &sizes));
+        let diagnostics = match &check {
+            Some(c) => c.diagnostics.clone(),
+            None => def.all_diagnostics(),
+        };
+        let mut run_report = None;
+        let has_errors = diagnostics
+            .iter()
+            .any(|d| d.severity == tc::Severity::Error);
+        let mut run_error = None;
+        // A precondition that fails for the given sizes does not stop the
+        // run: it shows the out-of-bounds reads.
+        if args.run && !def.has_errors() {
+            match tc::lower::run(ast, def, &sizes, args.seed) {
+                Ok(r) => run_report = Some(r),
+                Err(e) => run_error = Some(e),
+            }
+        }
+        if has_errors
+            || run_error.is_some()
+            || run_report.as_ref().is_some_and(|r| !r.is_clean(TOLERANCE))
+        {
+            failed = true;
+        }
+        let mut diagnostics = diagnostics;
+        if let Some(e) = run_error {
+            diagnostics.push(e);
+        }
+        if args.json {
+            defs_json.push(def_json(
+                def,
+                check.as_ref(),
+                &diagnostics,
+                &source,
+                run_report.as_ref(),
+            ));
+        } else {
+            def_text(&mut out, def, check.as_ref(), run_report.as_ref(), &sizes, args.seed);
+            for d in &diagnostics {
+                out.push_str(&render(&name, &source, d, color));
+            }
+        }
+    }
+    if args.json {
+        let mut root = json!({ "defs": defs_json });
+        if let Some(e) = &analysis.syntax_error {
+            root["diagnostics"] = json!([diag_json(e, &source)]);
+        }
+        let text = serde_json::to_string_pretty(&root).unwrap_or_default();
+        let _ = writeln!(std::io::stdout(), "{text}");
+    } else {
+        let _ = std::io::stdout().write_all(out.as_bytes());
+    }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// One diagnostic with its source line and a caret, as the other commands
+/// render errors.
+fn render(name: &str, source: &str, d: &tc::Diagnostic, color: bool) -> String {
+    let (kind, c) = match d.severity {
+        tc::Severity::Error => (ReportKind::Error, Color::Red),
+        tc::Severity::Warning => (ReportKind::Warning, Color::Yellow),
+        tc::Severity::Note => (ReportKind::Advice, Color::Blue),
+    };
+    let start = d.span.start.min(source.len());
+    let end = d.span.end.clamp(start, source.len());
+    let span = start..end;
+    let mut buf = Vec::new();
+    let r = Report::build(kind, (name, span.clone()))
+        .with_config(Config::default().with_color(color))
+        .with_message(&d.message)
+        .with_label(
+            Label::new((name, span))
+                .with_message(d.severity.name())
+                .with_color(c),
+        )
+        .finish();
+    let _ = r.write((name, Source::from(source)), &mut buf);
+    String::from_utf8_lossy(&buf).into_owned()
+}
+
+fn shape_text(shape: &[arith::Expr]) -> String {
+    if shape.is_empty() {
+        return "scalar".to_string();
+    }
+    shape
+        .iter()
+        .map(|e| {
+            let s = e.to_string();
+            if s.contains(' ') && shape.len() > 1 {
+                format!("({s})")
+            } else {
+                s
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" x ")
+}
+
+fn def_text(
+    out: &mut String,
+    def: &tc::DefAnalysis,
+    check: Option<&tc::SizeCheck>,
+    run: Option<&tc::lower::RunReport>,
+    sizes: &HashMap<String, i64>,
+    seed: u64,
+) {
+    let _ = writeln!(out, "def {}", def.name);
+    let several = def.stmts.len() > 1;
+    for (si, st) in def.stmts.iter().enumerate() {
+        let indent = if several {
+            let _ = writeln!(out, "  statement {} ({}):", si + 1, st.tensor);
+            "    "
+        } else {
+            "  "
+        };
+        for (ri, r) in st.ranges.iter().enumerate() {
+            let value = check
+                .and_then(|c| c.ranges.get(si))
+                .and_then(|rs| rs.get(ri).copied().flatten())
+                .map(|(lo, hi)| format!("    ({lo} <= {} < {hi})", r.name))
+                .unwrap_or_default();
+            let origin = if r.from_where { "  (where)" } else { "" };
+            let _ = writeln!(
+                out,
+                "{indent}{} <= {} < {}{origin}{value}",
+                r.lower, r.name, r.upper
+            );
+        }
+    }
+    for (oi, o) in def.outputs.iter().enumerate() {
+        let value = check
+            .and_then(|c| c.shapes.get(oi).cloned().flatten())
+            .map(|v| {
+                let s: Vec<String> = v.iter().map(i64::to_string).collect();
+                if s.is_empty() {
+                    "    (scalar)".to_string()
+                } else {
+                    format!("    ({})", s.join(" x "))
+                }
+            })
+            .unwrap_or_default();
+        let _ = writeln!(out, "  {}: {}{value}", o.name, shape_text(&o.shape));
+    }
+    if let Some(r) = run {
+        let mut sized: Vec<String> = def
+            .sizes
+            .iter()
+            .filter_map(|(n, _)| sizes.get(n).map(|v| format!("{n} = {v}")))
+            .collect();
+        sized.sort();
+        let with = if sized.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", sized.join(", "))
+        };
+        let _ = writeln!(out, "  run (seed {seed}{with}):");
+        match &r.not_lowered {
+            None => {
+                let _ = writeln!(
+                    out,
+                    "    lowered to te and run: {} output elements equal direct evaluation \
+                     within {:.1e}; out-of-bounds reads {}",
+                    r.compared, r.max_abs_error, r.out_of_bounds
+                );
+            }
+            Some(why) => {
+                let _ = writeln!(out, "    not lowered to te ({why})");
+                let _ = writeln!(
+                    out,
+                    "    direct evaluation only: out-of-bounds reads {}",
+                    r.out_of_bounds
+                );
+            }
+        }
+        for v in &r.violations {
+            let _ = writeln!(out, "    violation: {v}");
+        }
+        let verdict = if r.is_clean(TOLERANCE) { "ok" } else { "MISMATCH" };
+        let _ = writeln!(out, "    {verdict}");
+    }
+}
+
+fn diag_json(d: &tc::Diagnostic, source: &str) -> Json {
+    let (line, column) = tc::line_column(source, d.span.start);
+    json!({
+        "severity": d.severity.name(),
+        "message": d.message,
+        "span": {"start": d.span.start, "end": d.span.end},
+        "line": line,
+        "column": column,
+    })
+}
+
+fn def_json(
+    def: &tc::DefAnalysis,
+    check: Option<&tc::SizeCheck>,
+    diagnostics: &[tc::Diagnostic],
+    source: &str,
+    run: Option<&tc::lower::RunReport>,
+) -> Json {
+    let mut ranges = Vec::new();
+    for (si, st) in def.stmts.iter().enumerate() {
+        for (ri, r) in st.ranges.iter().enumerate() {
+            let mut obj = json!({
+                "statement": si,
+                "var": r.name,
+                "lower": r.lower.to_string(),
+                "upper": r.upper.to_string(),
+            });
+            if let Some((lo, hi)) = check
+                .and_then(|c| c.ranges.get(si))
+                .and_then(|rs| rs.get(ri).copied().flatten())
+            {
+                obj["lower_value"] = json!(lo);
+                obj["upper_value"] = json!(hi);
+            }
+            ranges.push(obj);
+        }
+    }
+    let outputs: Vec<Json> = def
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(oi, o)| {
+            let mut obj = json!({
+                "name": o.name,
+                "shape": o.shape.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
+            });
+            if let Some(v) = check.and_then(|c| c.shapes.get(oi).cloned().flatten()) {
+                obj["shape_value"] = json!(v);
+            }
+            obj
+        })
+        .collect();
+    let mut obj = json!({
+        "name": def.name,
+        "ranges": ranges,
+        "outputs": outputs,
+        "diagnostics": diagnostics.iter().map(|d| diag_json(d, source)).collect::<Vec<_>>(),
+    });
+    if let Some(r) = run {
+        obj["run"] = json!({
+            "lowered": r.lowered,
+            "not_lowered": r.not_lowered,
+            "compared": r.compared,
+            "max_abs_error": r.max_abs_error,
+            "out_of_bounds": r.out_of_bounds,
+            "ok": r.is_clean(TOLERANCE),
+        });
+    }
+    obj
+}

@@ -1,0 +1,554 @@
+//! Direct evaluation of a TC definition on concrete inputs, with the
+//! semantics of TC's documentation: every statement loops over the inferred
+//! ranges of its variables, `op=!` starts from the identity of `op`, `op=`
+//! from the tensor's current values. Every read is checked against the
+//! tensor's bounds. This is the oracle lowered programs are compared with.
+
+use crate::ast::*;
+use crate::infer::DefAnalysis;
+use crate::sema::{self, Resolved, Role};
+use arith::Var;
+use std::collections::HashMap;
+
+/// A tensor with logical index bounds `[lower, lower + shape)` per
+/// dimension, row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Buffer {
+    /// The first index per dimension.
+    pub lower: Vec<i64>,
+    /// The extent per dimension.
+    pub shape: Vec<i64>,
+    /// The elements.
+    pub data: Vec<f64>,
+}
+
+/// The most elements a tensor may have to be evaluated.
+pub const ELEMENT_LIMIT: i64 = 16_000_000;
+
+/// The number of elements of `shape`, if it is at most [`ELEMENT_LIMIT`].
+pub fn elements(shape: &[i64]) -> Result<usize, String> {
+    let mut n: i64 = 1;
+    for d in shape {
+        n = n
+            .checked_mul((*d).max(0))
+            .filter(|n| *n <= ELEMENT_LIMIT)
+            .ok_or_else(|| {
+                format!("a tensor of shape {shape:?} has more than {ELEMENT_LIMIT} elements: too large to run")
+            })?;
+    }
+    Ok(n as usize)
+}
+
+impl Buffer {
+    /// A buffer filled with `v`.
+    pub fn filled(lower: Vec<i64>, shape: Vec<i64>, v: f64) -> Result<Buffer, String> {
+        let n = elements(&shape)?;
+        Ok(Buffer {
+            lower,
+            shape,
+            data: vec![v; n],
+        })
+    }
+
+    /// The position of logical index `idx`, if inside.
+    pub fn offset(&self, idx: &[i64]) -> Option<usize> {
+        if idx.len() != self.shape.len() {
+            return None;
+        }
+        let mut off: i64 = 0;
+        for ((i, lo), n) in idx.iter().zip(&self.lower).zip(&self.shape) {
+            let k = i - lo;
+            if k < 0 || k >= *n {
+                return None;
+            }
+            off = off * n + k;
+        }
+        Some(off as usize)
+    }
+}
+
+/// What direct evaluation produced.
+#[derive(Clone, Debug, Default)]
+pub struct Evaluation {
+    /// The final value of every output.
+    pub outputs: HashMap<String, Buffer>,
+    /// How many reads were outside their tensor.
+    pub out_of_bounds: u64,
+    /// The first out-of-bounds reads, described.
+    pub violations: Vec<String>,
+}
+
+/// How many statement instances evaluation may run.
+pub const STEP_LIMIT: u64 = 20_000_000;
+
+/// Evaluates `def` with sizes `env` on `inputs` (by name, logical lower
+/// bounds 0). `existing` gives the current values of outputs that a
+/// statement updates (`+=` without `!`) before any statement defines them.
+pub fn evaluate(
+    def: &Def,
+    a: &DefAnalysis,
+    env: &HashMap<Var, i64>,
+    inputs: &HashMap<String, Buffer>,
+    existing: &HashMap<String, Buffer>,
+) -> Result<Evaluation, String> {
+    let mut ev = Evaluator {
+        def,
+        a,
+        env,
+        inputs,
+        outputs: HashMap::new(),
+        out_of_bounds: 0,
+        violations: Vec::new(),
+        vals: HashMap::new(),
+        stmt: 0,
+        steps: 0,
+    };
+    for (si, s) in def.stmts.iter().enumerate() {
+        ev.stmt = si;
+        ev.statement(s, existing)?;
+    }
+    Ok(Evaluation {
+        outputs: ev.outputs,
+        out_of_bounds: ev.out_of_bounds,
+        violations: ev.violations,
+    })
+}
+
+struct Evaluator<'a> {
+    def: &'a Def,
+    a: &'a DefAnalysis,
+    env: &'a HashMap<Var, i64>,
+    inputs: &'a HashMap<String, Buffer>,
+    outputs: HashMap<String, Buffer>,
+    out_of_bounds: u64,
+    violations: Vec<String>,
+    /// Values of the statement's index variables (by position).
+    vals: HashMap<String, i64>,
+    stmt: usize,
+    steps: u64,
+}
+
+/// A value and whether it is floating point (integer division floors).
+#[derive(Clone, Copy)]
+struct V {
+    x: f64,
+    float: bool,
+}
+
+fn identity(op: ReduceOp) -> f64 {
+    match op {
+        ReduceOp::Sum => 0.0,
+        ReduceOp::Product => 1.0,
+        ReduceOp::Min => f64::INFINITY,
+        ReduceOp::Max => f64::NEG_INFINITY,
+    }
+}
+
+fn combine(op: ReduceOp, a: f64, b: f64) -> f64 {
+    match op {
+        ReduceOp::Sum => a + b,
+        ReduceOp::Product => a * b,
+        ReduceOp::Min => a.min(b),
+        ReduceOp::Max => a.max(b),
+    }
+}
+
+impl Evaluator<'_> {
+    fn statement(&mut self, s: &Stmt, existing: &HashMap<String, Buffer>) -> Result<(), String> {
+        let sa = &self.a.stmts[self.stmt];
+        let env = self.env;
+        let ev = |e: &arith::Expr| {
+            e.eval(&|v: &Var| env.get(v).copied())
+                .map_err(|e| format!("cannot evaluate a range: {}", e.message))
+        };
+        let mut ranges: Vec<(String, i64, i64)> = Vec::new();
+        for r in &sa.ranges {
+            ranges.push((r.name.clone(), ev(&r.lower)?, ev(&r.upper)?));
+        }
+        let mut lower = Vec::new();
+        let mut shape = Vec::new();
+        for ix in &s.indices {
+            let r = ranges
+                .iter()
+                .find(|r| r.0 == ix.name)
+                .ok_or_else(|| format!("no range for `{}`", ix.name))?;
+            lower.push(r.1);
+            shape.push(r.2.saturating_sub(r.1).max(0));
+        }
+        let mut buf = Buffer::filled(lower.clone(), shape.clone(), 0.0)?;
+        match s.op {
+            AssignOp::Assign => {}
+            AssignOp::Reduce { op, init: true } => buf.data.fill(identity(op)),
+            AssignOp::Reduce { init: false, .. } => {
+                let prev = self
+                    .outputs
+                    .get(&s.lhs.name)
+                    .or_else(|| existing.get(&s.lhs.name))
+                    .cloned();
+                if let Some(prev) = prev {
+                    // The current values, at the same logical indices.
+                    let mut idx = lower.clone();
+                    for k in 0..buf.data.len() {
+                        buf.data[k] = match prev.offset(&idx) {
+                            Some(o) => prev.data[o],
+                            None => {
+                                self.oob(&s.lhs.name, &idx);
+                                0.0
+                            }
+                        };
+                        next_index(&mut idx, &lower, &shape);
+                    }
+                }
+            }
+        }
+        // Odometer over all variables.
+        let total: i64 = ranges
+            .iter()
+            .try_fold(1i64, |acc, r| acc.checked_mul(r.2.saturating_sub(r.1).max(0)))
+            .unwrap_or(i64::MAX);
+        self.steps = self.steps.saturating_add(total.max(0) as u64);
+        if self.steps > STEP_LIMIT {
+            return Err(format!(
+                "direct evaluation would take more than {STEP_LIMIT} steps: use smaller sizes"
+            ));
+        }
+        if total > 0 {
+            let mut cur: Vec<i64> = ranges.iter().map(|r| r.1).collect();
+            let lo: Vec<i64> = cur.clone();
+            let ext: Vec<i64> = ranges.iter().map(|r| r.2.saturating_sub(r.1)).collect();
+            let pos: Vec<usize> = s
+                .indices
+                .iter()
+                .map(|ix| ranges.iter().position(|r| r.0 == ix.name).unwrap_or(0))
+                .collect();
+            for _ in 0..total {
+                self.vals.clear();
+                for (r, v) in ranges.iter().zip(&cur) {
+                    self.vals.insert(r.0.clone(), *v);
+                }
+                let v = self.eval(s.rhs, 0)?.x;
+                let at: Vec<i64> = pos.iter().map(|p| cur[*p]).collect();
+                if let Some(o) = buf.offset(&at) {
+                    buf.data[o] = match s.op {
+                        AssignOp::Assign => v,
+                        AssignOp::Reduce { op, .. } => combine(op, buf.data[o], v),
+                    };
+                }
+                next_index(&mut cur, &lo, &ext);
+            }
+        }
+        self.outputs.insert(s.lhs.name.clone(), buf);
+        Ok(())
+    }
+
+    fn oob(&mut self, tensor: &str, idx: &[i64]) {
+        self.out_of_bounds += 1;
+        if self.violations.len() < 8 {
+            let vars: Vec<String> = {
+                let mut v: Vec<String> =
+                    self.vals.iter().map(|(n, x)| format!("{n} = {x}")).collect();
+                v.sort();
+                v
+            };
+            self.violations.push(format!(
+                "statement {} reads `{tensor}` at {idx:?}, outside its bounds ({})",
+                self.stmt + 1,
+                vars.join(", ")
+            ));
+        }
+    }
+
+    fn read(&mut self, tensor: &str, idx: &[i64]) -> f64 {
+        let buf = match self.a.checked.tensors.get(tensor).map(|t| t.role) {
+            Some(Role::Input) => self.inputs.get(tensor),
+            _ => self.outputs.get(tensor),
+        };
+        match buf.and_then(|b| b.offset(idx).map(|o| b.data[o])) {
+            Some(x) => x,
+            None => {
+                self.oob(tensor, idx);
+                0.0
+            }
+        }
+    }
+
+    fn tensor_is_float(&self, tensor: &str) -> bool {
+        self.a
+            .checked
+            .tensors
+            .get(tensor)
+            .is_none_or(|t| t.scalar.is_float())
+    }
+
+    fn eval(&mut self, id: ExprId, depth: usize) -> Result<V, String> {
+        if depth > 4 * crate::parser::MAX_NESTING {
+            return Err("expression too deeply nested to evaluate".to_string());
+        }
+        let arena = &self.def.exprs;
+        let e = arena.get(id);
+        Ok(match &e.kind {
+            ExprKind::Int(v) => V {
+                x: *v as f64,
+                float: false,
+            },
+            ExprKind::Float(v) => V { x: *v, float: true },
+            ExprKind::Ident(n) => {
+                let cs = &self.a.checked.stmts[self.stmt];
+                match cs.resolve(n, &self.a.checked) {
+                    Some(Resolved::Index(_)) => V {
+                        x: *self.vals.get(n).ok_or_else(|| format!("`{n}` has no range"))? as f64,
+                        float: false,
+                    },
+                    Some(Resolved::Size) => {
+                        let v = self
+                            .a
+                            .size(n)
+                            .and_then(|v| self.size_value(v))
+                            .ok_or_else(|| format!("size `{n}` has no value"))?;
+                        V {
+                            x: v as f64,
+                            float: false,
+                        }
+                    }
+                    Some(Resolved::Let(x)) => self.eval(x, depth + 1)?,
+                    Some(Resolved::Scalar) => V {
+                        x: self.read(n, &[]),
+                        float: self.tensor_is_float(n),
+                    },
+                    None => V {
+                        x: self.read(n, &[]),
+                        float: self.tensor_is_float(n),
+                    },
+                }
+            }
+            ExprKind::Unary(op, a) => {
+                let v = self.eval(*a, depth + 1)?;
+                match op {
+                    UnaryOp::Neg => V { x: -v.x, ..v },
+                    UnaryOp::Not => V {
+                        x: (v.x == 0.0) as i64 as f64,
+                        float: false,
+                    },
+                }
+            }
+            ExprKind::Binary(..) => {
+                // Walk the left spine of a chain in a loop: a sum of 50,000
+                // terms costs no stack.
+                let mut spine = Vec::new();
+                let mut cur = id;
+                while let ExprKind::Binary(op, l, r) = &arena.get(cur).kind {
+                    spine.push((*op, *r));
+                    cur = *l;
+                }
+                let mut acc = self.eval(cur, depth + 1)?;
+                for (op, r) in spine.into_iter().rev() {
+                    if op == BinaryOp::And && acc.x == 0.0 {
+                        acc = V { x: 0.0, float: false };
+                        continue;
+                    }
+                    if op == BinaryOp::Or && acc.x != 0.0 {
+                        acc = V { x: 1.0, float: false };
+                        continue;
+                    }
+                    let b = self.eval(r, depth + 1)?;
+                    acc = binary(op, acc, b)?;
+                }
+                acc
+            }
+            ExprKind::Ternary(c, a, b) => {
+                if self.eval(*c, depth + 1)?.x != 0.0 {
+                    self.eval(*a, depth + 1)?
+                } else {
+                    self.eval(*b, depth + 1)?
+                }
+            }
+            ExprKind::Cast(t, a) => {
+                let v = self.eval(*a, depth + 1)?;
+                if t.is_float() {
+                    V { x: v.x, float: true }
+                } else if *t == ScalarType::Bool {
+                    V {
+                        x: (v.x != 0.0) as i64 as f64,
+                        float: false,
+                    }
+                } else {
+                    V {
+                        x: v.x.trunc(),
+                        float: false,
+                    }
+                }
+            }
+            ExprKind::Call(name, args) => {
+                if sema::builtin_arity(&name.name).is_some() {
+                    let mut xs = Vec::with_capacity(args.len());
+                    for a in args {
+                        xs.push(self.eval(*a, depth + 1)?.x);
+                    }
+                    V {
+                        x: builtin(&name.name, &xs)?,
+                        float: true,
+                    }
+                } else {
+                    let mut idx = Vec::with_capacity(args.len());
+                    for a in args {
+                        let v = self.eval(*a, depth + 1)?.x;
+                        if !v.is_finite() || v.abs() > 1e15 {
+                            return Err(format!(
+                                "an index of `{}` evaluates to {v}, not an integer",
+                                name.name
+                            ));
+                        }
+                        idx.push(v.trunc() as i64);
+                    }
+                    V {
+                        x: self.read(&name.name, &idx),
+                        float: self.tensor_is_float(&name.name),
+                    }
+                }
+            }
+        })
+    }
+
+    fn size_value(&self, v: &Var) -> Option<i64> {
+        self.env.get(v).copied()
+    }
+}
+
+fn next_index(idx: &mut [i64], lower: &[i64], ext: &[i64]) {
+    for k in (0..idx.len()).rev() {
+        idx[k] += 1;
+        if idx[k] < lower[k].saturating_add(ext[k]) {
+            return;
+        }
+        idx[k] = lower[k];
+    }
+}
+
+fn binary(op: BinaryOp, a: V, b: V) -> Result<V, String> {
+    let float = a.float || b.float;
+    let bool_of = |c: bool| V {
+        x: c as i64 as f64,
+        float: false,
+    };
+    use BinaryOp::*;
+    Ok(match op {
+        Add => V { x: a.x + b.x, float },
+        Sub => V { x: a.x - b.x, float },
+        Mul => V { x: a.x * b.x, float },
+        Div if float => V { x: a.x / b.x, float },
+        Div => {
+            if b.x == 0.0 {
+                return Err("integer division by zero".to_string());
+            }
+            V {
+                x: (a.x / b.x).floor(),
+                float,
+            }
+        }
+        Mod => {
+            if b.x == 0.0 && !float {
+                return Err("integer modulo by zero".to_string());
+            }
+            V {
+                x: a.x - b.x * (a.x / b.x).floor(),
+                float,
+            }
+        }
+        Min => V {
+            x: a.x.min(b.x),
+            float,
+        },
+        Max => V {
+            x: a.x.max(b.x),
+            float,
+        },
+        Lt => bool_of(a.x < b.x),
+        Gt => bool_of(a.x > b.x),
+        Le => bool_of(a.x <= b.x),
+        Ge => bool_of(a.x >= b.x),
+        Eq => bool_of(a.x == b.x),
+        Ne => bool_of(a.x != b.x),
+        And => bool_of(a.x != 0.0 && b.x != 0.0),
+        Or => bool_of(a.x != 0.0 || b.x != 0.0),
+    })
+}
+
+fn builtin(name: &str, x: &[f64]) -> Result<f64, String> {
+    let a = x.first().copied().unwrap_or(0.0);
+    let b = x.get(1).copied().unwrap_or(0.0);
+    let c = x.get(2).copied().unwrap_or(0.0);
+    Ok(match name {
+        "acos" => a.acos(),
+        "acosh" => a.acosh(),
+        "asin" => a.asin(),
+        "asinh" => a.asinh(),
+        "atan2" => a.atan2(b),
+        "atan" => a.atan(),
+        "atanh" => a.atanh(),
+        "cbrt" => a.cbrt(),
+        "ceil" => a.ceil(),
+        "copysign" => a.copysign(b),
+        "cos" => a.cos(),
+        "cosh" => a.cosh(),
+        "cospi" => (a * std::f64::consts::PI).cos(),
+        "exp10" => 10f64.powf(a),
+        "exp2" => a.exp2(),
+        "exp" => a.exp(),
+        "expm1" => a.exp_m1(),
+        "fabs" => a.abs(),
+        "fdim" => (a - b).max(0.0),
+        "fdivide" => a / b,
+        "floor" => a.floor(),
+        "fma" => a.mul_add(b, c),
+        "fmax" => a.max(b),
+        "fmin" => a.min(b),
+        "fmod" => a % b,
+        "hypot" => a.hypot(b),
+        "log10" => a.log10(),
+        "log1p" => a.ln_1p(),
+        "log2" => a.log2(),
+        "logb" => a.abs().log2().floor(),
+        "log" => a.ln(),
+        "nextafter" => next_after(a, b),
+        "norm3d" => (a * a + b * b + c * c).sqrt(),
+        "norm4d" => x.iter().map(|v| v * v).sum::<f64>().sqrt(),
+        "pow" => a.powf(b),
+        "rcbrt" => 1.0 / a.cbrt(),
+        "remainder" => a - b * (a / b).round_ties_even(),
+        "rhypot" => 1.0 / a.hypot(b),
+        "rnorm3d" => 1.0 / (a * a + b * b + c * c).sqrt(),
+        "rnorm4d" => 1.0 / x.iter().map(|v| v * v).sum::<f64>().sqrt(),
+        "round" => a.round(),
+        "rsqrt" => 1.0 / a.sqrt(),
+        "sin" => a.sin(),
+        "sinh" => a.sinh(),
+        "sinpi" => (a * std::f64::consts::PI).sin(),
+        "sqrt" => a.sqrt(),
+        "tan" => a.tan(),
+        "tanh" => a.tanh(),
+        "trunc" => a.trunc(),
+        other => {
+            return Err(format!(
+                "the built-in `{other}` is not evaluated by rangefinder (no exact reference \
+                 implementation)"
+            ))
+        }
+    })
+}
+
+/// The next double after `a` in the direction of `b` (C's `nextafter`).
+fn next_after(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        return f64::NAN;
+    }
+    if a == b {
+        return b;
+    }
+    if a == 0.0 {
+        let tiny = f64::from_bits(1);
+        return if b > 0.0 { tiny } else { -tiny };
+    }
+    let bits = a.to_bits();
+    let up = (b > a) == (a > 0.0);
+    f64::from_bits(if up { bits + 1 } else { bits - 1 })
+}

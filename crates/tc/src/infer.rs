@@ -1,0 +1,807 @@
+//! Range inference, as TC's `tc2halide.cc` does it (seed 004).
+//!
+//! Per statement, in program order:
+//! 1. `where i in lb:ub` ranges are taken as given.
+//! 2. Every access gives, per index, `lo <= index < hi`: `[0, size)` for an
+//!    input, the inferred range for an output of an earlier statement.
+//! 3. Constraints are reduced over the `where` ranges
+//!    (`and_condition_over_domain`).
+//! 4. Rounds: each unresolved variable that is the only unresolved one of
+//!    some constraints gets the maximal interval satisfying all of them
+//!    (`solve_for_inner_interval`, which intersects); after a round the
+//!    newly resolved variables are eliminated from every constraint.
+//! 5. A variable left unresolved is an error asking for a `where` clause.
+//! 6. What remains of each constraint once all its variables are
+//!    eliminated is a precondition on the sizes: proved, violated, or not
+//!    known (a warning).
+//!
+//! Ranges are assumed non-empty while variables are eliminated, as TC
+//! does; with concrete sizes an empty range is reported.
+
+use crate::ast::*;
+use crate::diag::{Diagnostic, Span};
+use crate::index::{Converter, Name};
+use crate::sema::{self, CheckedDef, CheckedStmt, Resolved, Role};
+use arith::{Analyzer, ConstBound, Expr, Range, Var, POS_INF};
+use std::collections::{HashMap, HashSet};
+
+/// The inferred range `lower <= var < upper` of an index variable.
+#[derive(Clone, Debug)]
+pub struct VarRange {
+    /// The variable's name.
+    pub name: String,
+    /// The variable (its identity within the statement).
+    pub var: Var,
+    /// The first value.
+    pub lower: Expr,
+    /// One past the last value.
+    pub upper: Expr,
+    /// Whether it indexes the left-hand side (else it is reduced over).
+    pub on_lhs: bool,
+    /// Whether a `where` clause gave it.
+    pub from_where: bool,
+}
+
+/// The outcome of a precondition that inference could not discharge by
+/// construction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// True for every value of the sizes.
+    Proved,
+    /// False for every value of the sizes.
+    Violated,
+    /// Depends on the sizes.
+    Unknown,
+}
+
+/// What an access needs of the sizes to stay in bounds.
+#[derive(Clone, Debug)]
+pub struct Precondition {
+    /// The access.
+    pub span: Span,
+    /// The access as written.
+    pub access: String,
+    /// The condition on the sizes (simplified).
+    pub condition: Expr,
+    /// Whether it is known to hold.
+    pub status: Status,
+}
+
+/// The analysis of one statement.
+#[derive(Clone, Debug)]
+pub struct StmtAnalysis {
+    /// The tensor written.
+    pub tensor: String,
+    /// The ranges of the index variables that could be inferred, in the
+    /// statement's order (left-hand variables first).
+    pub ranges: Vec<VarRange>,
+    /// Conditions on the sizes for the accesses to stay in bounds.
+    pub preconditions: Vec<Precondition>,
+    /// Whether every variable got a range and no error was found.
+    pub ok: bool,
+}
+
+/// The inferred shape of an output.
+#[derive(Clone, Debug)]
+pub struct OutputShape {
+    /// The output's name.
+    pub name: String,
+    /// The first index of each dimension (TC's `mins`).
+    pub lower: Vec<Expr>,
+    /// The extent of each dimension: `upper - lower` (TC's `extents`).
+    pub shape: Vec<Expr>,
+}
+
+/// The analysis of one definition.
+#[derive(Clone, Debug)]
+pub struct DefAnalysis {
+    /// The definition's name.
+    pub name: String,
+    /// The size symbols, in order of declaration.
+    pub sizes: Vec<(String, Var)>,
+    /// The semantic information.
+    pub checked: CheckedDef,
+    /// One per statement.
+    pub stmts: Vec<StmtAnalysis>,
+    /// One per output, in declaration order, when it could be inferred.
+    pub outputs: Vec<OutputShape>,
+    /// Errors, warnings and notes in source order, except the warnings for
+    /// preconditions that depend on the sizes (see [`DefAnalysis::all_diagnostics`]).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The warning for a precondition that depends on the sizes.
+pub fn precondition_warning(p: &Precondition) -> Diagnostic {
+    Diagnostic::warning(
+        p.span,
+        format!(
+            "`{}` may read out of bounds: it needs `{}`, which the sizes do not guarantee (the \
+             inferred ranges do not come from this access, and it is not checked at run time)",
+            p.access, p.condition
+        ),
+    )
+}
+
+/// Sorts diagnostics by position, the most severe first at one position.
+pub(crate) fn sort_diagnostics(d: &mut [Diagnostic]) {
+    d.sort_by_key(|d| (d.span.start, std::cmp::Reverse(d.severity)));
+}
+
+impl DefAnalysis {
+    /// Whether any error was found.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| d.severity == crate::Severity::Error)
+    }
+
+    /// Every diagnostic without concrete sizes: [`DefAnalysis::diagnostics`]
+    /// and a warning per precondition that depends on the sizes.
+    pub fn all_diagnostics(&self) -> Vec<Diagnostic> {
+        let mut d = self.diagnostics.clone();
+        for s in &self.stmts {
+            for p in &s.preconditions {
+                if p.status == Status::Unknown {
+                    d.push(precondition_warning(p));
+                }
+            }
+        }
+        sort_diagnostics(&mut d);
+        d
+    }
+
+    /// The size symbol called `name`.
+    pub fn size(&self, name: &str) -> Option<&Var> {
+        self.sizes.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+/// One conjunct `cond` of the in-bounds condition of an access.
+#[derive(Clone)]
+struct Constraint {
+    cond: Expr,
+    access: usize,
+    arg: usize,
+}
+
+/// Checks and analyses one definition.
+pub fn analyze_def(def: &Def) -> DefAnalysis {
+    let checked = sema::check(def);
+    let sizes: Vec<(String, Var)> = checked
+        .size_order
+        .iter()
+        .map(|n| (n.clone(), Var::new(n.clone())))
+        .collect();
+    let mut an = Analyzer::new();
+    // Sizes are positive: a tensor any access reads has at least one element.
+    for (_, v) in &sizes {
+        an.update_bound(v, ConstBound::new(1, POS_INF));
+    }
+    let mut diagnostics = checked.diagnostics.clone();
+    // The inferred bounds of each output so far: (lower, upper) per dim.
+    let mut bounds: HashMap<String, Vec<(Expr, Expr)>> = HashMap::new();
+    let mut stmts = Vec::new();
+    for (s, cs) in def.stmts.iter().zip(&checked.stmts) {
+        let mut cx = StmtInfer {
+            def,
+            checked: &checked,
+            cs,
+            sizes: &sizes,
+            an: &mut an,
+            bounds: &bounds,
+            diagnostics: Vec::new(),
+        };
+        let sa = cx.run(s);
+        diagnostics.extend(cx.diagnostics);
+        if sa.ok {
+            let lhs: Vec<(Expr, Expr)> = sa
+                .ranges
+                .iter()
+                .filter(|r| r.on_lhs)
+                .map(|r| (r.lower.clone(), r.upper.clone()))
+                .collect();
+            if lhs.len() == s.indices.len() {
+                // The last definition's bounds win, as in TC.
+                bounds.insert(s.lhs.name.clone(), lhs);
+            }
+        }
+        stmts.push(sa);
+    }
+    let outputs = def
+        .outputs
+        .iter()
+        .filter_map(|o| {
+            let b = bounds.get(&o.name.name)?;
+            Some(OutputShape {
+                name: o.name.name.clone(),
+                lower: b.iter().map(|(l, _)| l.clone()).collect(),
+                shape: b
+                    .iter()
+                    .map(|(l, u)| simplify(&an, &Expr::sub(u.clone(), l.clone())))
+                    .collect(),
+            })
+        })
+        .collect();
+    sort_diagnostics(&mut diagnostics);
+    DefAnalysis {
+        name: def.name.name.clone(),
+        sizes,
+        checked,
+        stmts,
+        outputs,
+        diagnostics,
+    }
+}
+
+fn simplify(an: &Analyzer, e: &Expr) -> Expr {
+    an.simplify(e).unwrap_or_else(|_| e.clone())
+}
+
+struct StmtInfer<'a> {
+    def: &'a Def,
+    checked: &'a CheckedDef,
+    cs: &'a CheckedStmt,
+    sizes: &'a [(String, Var)],
+    an: &'a mut Analyzer,
+    bounds: &'a HashMap<String, Vec<(Expr, Expr)>>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Why a variable could not be resolved, for the error message.
+enum Blocker {
+    /// Used in an index that is not an integer expression of the
+    /// variables (a tensor read, a float).
+    NotAffine(Span),
+    /// Only used together with other unresolved variables.
+    Coupled(Span),
+    /// The solver could not handle the condition (non-linear).
+    Unsolvable(Span, String),
+}
+
+impl StmtInfer<'_> {
+    fn size_var(&self, name: &str) -> Option<&Var> {
+        self.sizes.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    fn lookup<'b>(&'b self, vars: &'b [Var]) -> impl Fn(&str) -> Option<Name> + 'b {
+        move |n: &str| match self.cs.resolve(n, self.checked)? {
+            Resolved::Index(i) => Some(Name::Var(vars[i].clone())),
+            Resolved::Size => self.size_var(n).map(|v| Name::Var(v.clone())),
+            Resolved::Let(e) => Some(Name::Let(e)),
+            Resolved::Scalar => Some(Name::Value),
+        }
+    }
+
+    fn to_arith(&self, vars: &[Var], id: ExprId) -> Result<Option<Expr>, Diagnostic> {
+        let lookup = self.lookup(vars);
+        let mut c = Converter {
+            arena: &self.def.exprs,
+            lookup: &lookup,
+            holes: None,
+        };
+        c.to_arith(id)
+    }
+
+    /// The index variables (by position) an expression mentions, lets
+    /// included.
+    fn vars_in(&self, id: ExprId) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut stack = vec![(id, 0usize)];
+        while let Some((e, depth)) = stack.pop() {
+            for n in self.def.exprs.preorder(e) {
+                if let ExprKind::Ident(name) = &self.def.exprs.get(n).kind {
+                    match self.cs.resolve(name, self.checked) {
+                        Some(Resolved::Index(i)) if !out.contains(&i) => out.push(i),
+                        Some(Resolved::Let(x)) if depth < 64 => stack.push((x, depth + 1)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// `[lo, hi)` per dimension of the tensor an access reads.
+    fn access_bounds(&self, tensor: &str) -> Option<Vec<(Expr, Expr)>> {
+        let t = self.checked.tensors.get(tensor)?;
+        match t.role {
+            Role::Input => Some(
+                t.dims
+                    .iter()
+                    .map(|d| {
+                        let hi = match d {
+                            Dim::Const(v, _) => Expr::int(*v),
+                            Dim::Size(s) => self
+                                .size_var(&s.name)
+                                .map_or(Expr::int(0), |v| v.expr()),
+                        };
+                        (Expr::int(0), hi)
+                    })
+                    .collect(),
+            ),
+            Role::Output => self.bounds.get(tensor).cloned(),
+        }
+    }
+
+    /// `cond` with `var` eliminated over `[lo, hi)`, the range taken to be
+    /// non-empty (TC's `and_condition_over_domain` makes the same
+    /// assumption).
+    fn eliminate(&mut self, cond: &Expr, var: &Var, lo: &Expr, hi: &Expr) -> arith::Result<Expr> {
+        let extent = Var::new("extent");
+        self.an.update_bound(&extent, ConstBound::new(1, POS_INF));
+        let r = self
+            .an
+            .and_condition_over_domain(cond, var, &Range::new(lo.clone(), extent.expr()));
+        self.an.unbind(&extent);
+        let r = match r {
+            Ok(r) => r,
+            // Not linear in `var` (`i % 3`, `kc % c`): bound each comparison
+            // by interval arithmetic over the range instead, which is sound
+            // (the result implies the condition for every value).
+            Err(e) => return self.eliminate_by_bounds(cond, var, lo, hi).ok_or(e),
+        };
+        let real = Expr::sub(hi.clone(), lo.clone());
+        let r = r.substitute(&mut |v| (v == &extent).then(|| real.clone()));
+        self.an.simplify(&r)
+    }
+
+    /// `cond` for all `var` in `[lo, hi)` by bounds: each conjunct `a <= b`
+    /// (or `<`) becomes `0 <= min(b - a)` over the range.
+    fn eliminate_by_bounds(&self, cond: &Expr, var: &Var, lo: &Expr, hi: &Expr) -> Option<Expr> {
+        let dom = HashMap::from([(
+            var.clone(),
+            arith::int_set::IntSet::interval(lo.clone(), Expr::sub(hi.clone(), Expr::int(1))),
+        )]);
+        let mut parts = Vec::new();
+        for c in conjuncts(cond) {
+            if !c.uses_var(var) {
+                parts.push(c);
+                continue;
+            }
+            let arith::ExprKind::Cmp(op, a, b) = c.kind() else {
+                return None;
+            };
+            let (d, strict) = match op {
+                arith::CmpOp::Le => (Expr::sub(b.clone(), a.clone()), false),
+                arith::CmpOp::Lt => (Expr::sub(b.clone(), a.clone()), true),
+                arith::CmpOp::Ge => (Expr::sub(a.clone(), b.clone()), false),
+                arith::CmpOp::Gt => (Expr::sub(a.clone(), b.clone()), true),
+                _ => return None,
+            };
+            let set = self.an.int_set(&d, &dom);
+            let least = set.min()?.clone();
+            if least.uses_var(var) {
+                return None;
+            }
+            parts.push(if strict {
+                Expr::lt(Expr::int(0), least)
+            } else {
+                Expr::le(Expr::int(0), least)
+            });
+        }
+        let all = parts.into_iter().reduce(Expr::and).unwrap_or(Expr::bool(true));
+        self.an.simplify(&all).ok()
+    }
+
+    /// Whether the access is in bounds wherever its ternary guard lets it
+    /// run, given the ranges found.
+    fn guarded_in_bounds(&self, acc: &sema::Access, vars: &[Var], ranges: &[VarRange]) -> bool {
+        let Some((guard, negated)) = acc.guard else {
+            return false;
+        };
+        let Ok(Some(g)) = self.to_arith(vars, guard) else {
+            return false;
+        };
+        if g.ty() != arith::Type::Bool {
+            return false;
+        }
+        let Some(b) = self.access_bounds(&acc.tensor) else {
+            return false;
+        };
+        let mut inside = Vec::new();
+        for (k, &arg) in acc.args.iter().enumerate() {
+            let Ok(Some(e)) = self.to_arith(vars, arg) else {
+                return false;
+            };
+            let (lo, hi) = b[k].clone();
+            inside.push(Expr::le(lo, e.clone()));
+            inside.push(Expr::lt(e, hi));
+        }
+        let inside = inside.into_iter().reduce(Expr::and).unwrap_or(Expr::bool(true));
+        let runs = if negated { Expr::not(g) } else { g };
+        let mut scratch = self.an.clone();
+        for r in ranges {
+            scratch.bind(&r.var, Range::half_open(r.lower.clone(), r.upper.clone()));
+        }
+        // Each conjunct separately: `not runs or c`.
+        conjuncts(&inside)
+            .into_iter()
+            .all(|c| scratch.can_prove(&Expr::or(Expr::not(runs.clone()), c)))
+    }
+
+    fn run(&mut self, s: &Stmt) -> StmtAnalysis {
+        let cs = self.cs;
+        let n = cs.vars.len();
+        let vars: Vec<Var> = cs.vars.iter().map(|v| Var::new(v.name.clone())).collect();
+        let mut result = StmtAnalysis {
+            tensor: s.lhs.name.clone(),
+            ranges: Vec::new(),
+            preconditions: Vec::new(),
+            ok: false,
+        };
+        if !cs.ok {
+            return result;
+        }
+        // Solved ranges: (lower, upper exclusive, from_where).
+        let mut solved: Vec<Option<(Expr, Expr, bool)>> = vec![None; n];
+        for &(v, lo, hi) in &cs.ranges {
+            let (Ok(Some(l)), Ok(Some(h))) = (self.to_arith(&vars, lo), self.to_arith(&vars, hi))
+            else {
+                self.diagnostics.push(Diagnostic::error(
+                    self.def.exprs.get(lo).span.to(self.def.exprs.get(hi).span),
+                    "range bounds must be integer expressions of sizes and constants",
+                ));
+                return result;
+            };
+            solved[v] = Some((simplify(self.an, &l), simplify(self.an, &h), true));
+        }
+        // Constraints from every access.
+        let mut constraints: Vec<Constraint> = Vec::new();
+        let mut seen: HashSet<Expr> = HashSet::new();
+        let mut blockers: Vec<Vec<Blocker>> = (0..n).map(|_| Vec::new()).collect();
+        let mut data_dependent: Vec<(usize, usize)> = Vec::new();
+        for (ai, acc) in cs.accesses.iter().enumerate() {
+            let Some(b) = self.access_bounds(&acc.tensor) else {
+                continue;
+            };
+            for (k, &arg) in acc.args.iter().enumerate() {
+                let Some((lo, hi)) = b.get(k).cloned() else {
+                    continue;
+                };
+                match self.to_arith(&vars, arg) {
+                    Err(d) => {
+                        self.diagnostics.push(d);
+                        return result;
+                    }
+                    Ok(Some(e)) => {
+                        for cond in [Expr::le(lo, e.clone()), Expr::lt(e, hi)] {
+                            if seen.insert(cond.clone()) {
+                                constraints.push(Constraint {
+                                    cond,
+                                    access: ai,
+                                    arg: k,
+                                });
+                            }
+                        }
+                    }
+                    Ok(None) => {
+                        let span = self.def.exprs.get(arg).span;
+                        for v in self.vars_in(arg) {
+                            blockers[v].push(Blocker::NotAffine(span));
+                        }
+                        data_dependent.push((ai, k));
+                    }
+                }
+            }
+        }
+        // Reduce over the `where` ranges first.
+        for v in 0..n {
+            if let Some((lo, hi, true)) = solved[v].clone() {
+                if let Err(msg) = self.eliminate_everywhere(&mut constraints, &vars[v], &lo, &hi) {
+                    self.diagnostics
+                        .push(Diagnostic::error(cs.vars[v].span, msg));
+                    return result;
+                }
+            }
+        }
+        // Rounds.
+        loop {
+            let mut round: Vec<(usize, Expr, Expr)> = Vec::new();
+            for v in 0..n {
+                if solved[v].is_some() {
+                    continue;
+                }
+                let mut mine: Vec<&Constraint> = Vec::new();
+                for c in &constraints {
+                    if !c.cond.uses_var(&vars[v]) {
+                        continue;
+                    }
+                    let other = (0..n).any(|w| {
+                        w != v && solved[w].is_none() && c.cond.uses_var(&vars[w])
+                    });
+                    if other {
+                        continue;
+                    }
+                    mine.push(c);
+                }
+                if mine.is_empty() {
+                    continue;
+                }
+                let cond = mine
+                    .iter()
+                    .map(|c| c.cond.clone())
+                    .reduce(Expr::and)
+                    .unwrap_or(Expr::bool(true));
+                let span = cs.accesses[mine[0].access].span;
+                match self.an.solve_for_inner_interval(&cond, &vars[v]) {
+                    Ok(set) if set.is_nothing() => {
+                        self.diagnostics.push(Diagnostic::error(
+                            span,
+                            format!(
+                                "inferred an empty range for `{}`: no value satisfies `{}`",
+                                cs.vars[v].name,
+                                simplify(self.an, &cond)
+                            ),
+                        ));
+                        return result;
+                    }
+                    Ok(set) => {
+                        if let (Some(lo), Some(hi)) = (set.min(), set.exclusive_max(self.an)) {
+                            round.push((v, lo.clone(), hi));
+                        }
+                    }
+                    Err(e) => blockers[v].push(Blocker::Unsolvable(span, e.message)),
+                }
+            }
+            if round.is_empty() {
+                break;
+            }
+            for (v, lo, hi) in round {
+                if let Err(msg) = self.eliminate_everywhere(&mut constraints, &vars[v], &lo, &hi) {
+                    self.diagnostics
+                        .push(Diagnostic::error(cs.vars[v].span, msg));
+                    return result;
+                }
+                solved[v] = Some((lo, hi, false));
+            }
+        }
+        // Unresolved variables.
+        let mut unresolved = false;
+        for v in 0..n {
+            if solved[v].is_some() {
+                continue;
+            }
+            unresolved = true;
+            let name = &cs.vars[v].name;
+            for c in &constraints {
+                if c.cond.uses_var(&vars[v]) {
+                    let span = self.def.exprs.get(cs.accesses[c.access].args[c.arg]).span;
+                    blockers[v].push(Blocker::Coupled(span));
+                }
+            }
+            let d = match blockers[v].first() {
+                Some(Blocker::NotAffine(span)) => Diagnostic::error(
+                    *span,
+                    format!(
+                        "cannot infer the range of `{name}`: this index is not an affine \
+                         expression of index variables and sizes (it depends on tensor values); \
+                         give the range with `where {name} in lb:ub`"
+                    ),
+                ),
+                Some(Blocker::Coupled(span)) => Diagnostic::error(
+                    *span,
+                    format!(
+                        "cannot infer the range of `{name}`: every index using it also uses \
+                         another unresolved variable, so there is no unique rectangular range; \
+                         give one of them a range with `where {name} in lb:ub`"
+                    ),
+                ),
+                Some(Blocker::Unsolvable(span, why)) => Diagnostic::error(
+                    *span,
+                    format!(
+                        "cannot infer the range of `{name}`: {why}; give the range with `where \
+                         {name} in lb:ub`"
+                    ),
+                ),
+                None => Diagnostic::error(
+                    cs.vars[v].span,
+                    format!(
+                        "`{name}` is unconstrained: no access bounds it; give its range with \
+                         `where {name} in lb:ub`"
+                    ),
+                ),
+            };
+            self.diagnostics.push(d);
+        }
+        for v in 0..n {
+            if let Some((lo, hi, w)) = &solved[v] {
+                result.ranges.push(VarRange {
+                    name: cs.vars[v].name.clone(),
+                    var: vars[v].clone(),
+                    lower: lo.clone(),
+                    upper: hi.clone(),
+                    on_lhs: cs.vars[v].on_lhs,
+                    from_where: *w,
+                });
+            }
+        }
+        if unresolved {
+            return result;
+        }
+        // Preconditions: per access, what remains.
+        let mut per_access: Vec<Vec<Expr>> = vec![Vec::new(); cs.accesses.len()];
+        let mut violated = vec![false; cs.accesses.len()];
+        for c in &constraints {
+            let cond = simplify(self.an, &c.cond);
+            if cond.as_bool() == Some(true) {
+                continue;
+            }
+            if cond.as_bool() == Some(false) || self.an.can_prove(&Expr::not(cond.clone())) {
+                violated[c.access] = true;
+            }
+            if !per_access[c.access].contains(&cond) {
+                per_access[c.access].push(cond);
+            }
+        }
+        for (ai, conds) in per_access.into_iter().enumerate() {
+            if conds.is_empty() {
+                continue;
+            }
+            let acc = &cs.accesses[ai];
+            if self.guarded_in_bounds(acc, &vars, &result.ranges) {
+                continue;
+            }
+            let condition = conds
+                .into_iter()
+                .reduce(Expr::and)
+                .unwrap_or(Expr::bool(true));
+            let access = self.def.exprs.display_span(&acc.tensor, &acc.args);
+            // A read under a ternary may be excluded by its condition: not
+            // provably wrong, then.
+            let status = if violated[ai] && acc.guard.is_none() {
+                Status::Violated
+            } else {
+                Status::Unknown
+            };
+            result.preconditions.push(Precondition {
+                span: acc.span,
+                access,
+                condition,
+                status,
+            });
+        }
+        // Data-dependent indices.
+        let mut notes = Vec::new();
+        for (ai, k) in data_dependent {
+            let acc = &cs.accesses[ai];
+            let Some(b) = self.access_bounds(&acc.tensor) else {
+                continue;
+            };
+            let (lo, hi) = b[k].clone();
+            let arg = acc.args[k];
+            let lookup = self.lookup(&vars);
+            let mut conv = Converter {
+                arena: &self.def.exprs,
+                lookup: &lookup,
+                holes: Some(Vec::new()),
+            };
+            let Ok(Some(e)) = conv.to_arith(arg) else {
+                continue;
+            };
+            let mut scratch = self.an.clone();
+            for r in &result.ranges {
+                scratch.bind(&r.var, Range::half_open(r.lower.clone(), r.upper.clone()));
+            }
+            let inside = Expr::and(Expr::le(lo.clone(), e.clone()), Expr::lt(e, hi.clone()));
+            if scratch.can_prove(&inside) {
+                continue;
+            }
+            let readers: Vec<String> = self
+                .def
+                .exprs
+                .preorder(arg)
+                .into_iter()
+                .filter_map(|x| match &self.def.exprs.get(x).kind {
+                    ExprKind::Call(n, _) if sema::builtin_arity(&n.name).is_none() => {
+                        Some(format!("`{}`", n.name))
+                    }
+                    _ => None,
+                })
+                .collect();
+            let readers = if readers.is_empty() {
+                "the values it is computed from".to_string()
+            } else {
+                format!("the values of {}", dedup(readers).join(", "))
+            };
+            notes.push(Diagnostic::note(
+                self.def.exprs.get(arg).span,
+                format!(
+                    "index {} of `{}` depends on tensor values: {readers} must keep it in \
+                     [{}, {}), which is not checked; clamp it with `max(min(..., {} - 1), {})` \
+                     to make it safe",
+                    k,
+                    acc.tensor,
+                    lo,
+                    hi,
+                    hi,
+                    lo
+                ),
+            ));
+        }
+        self.diagnostics.extend(notes);
+        for p in &result.preconditions {
+            if p.status == Status::Violated {
+                self.diagnostics.push(Diagnostic::error(
+                    p.span,
+                    format!(
+                        "`{}` reads out of bounds: it needs `{}`, which never holds",
+                        p.access, p.condition
+                    ),
+                ));
+            }
+        }
+        result.ok = !result.preconditions.iter().any(|p| p.status == Status::Violated);
+        result
+    }
+
+    fn eliminate_everywhere(
+        &mut self,
+        constraints: &mut Vec<Constraint>,
+        var: &Var,
+        lo: &Expr,
+        hi: &Expr,
+    ) -> Result<(), String> {
+        let mut out: Vec<Constraint> = Vec::with_capacity(constraints.len());
+        let mut seen: HashSet<Expr> = HashSet::new();
+        for c in constraints.drain(..) {
+            if !c.cond.uses_var(var) {
+                if seen.insert(c.cond.clone()) {
+                    out.push(c);
+                }
+                continue;
+            }
+            let r = self.eliminate(&c.cond, var, lo, hi).map_err(|e| {
+                format!(
+                    "cannot eliminate `{}` from `{}`: {}",
+                    var.name(),
+                    c.cond,
+                    e.message
+                )
+            })?;
+            for part in conjuncts(&r) {
+                if seen.insert(part.clone()) {
+                    out.push(Constraint {
+                        cond: part,
+                        access: c.access,
+                        arg: c.arg,
+                    });
+                }
+            }
+        }
+        *constraints = out;
+        Ok(())
+    }
+}
+
+/// The conjuncts of `e` (split at `and`), without recursion.
+fn conjuncts(e: &Expr) -> Vec<Expr> {
+    let mut out = Vec::new();
+    let mut stack = vec![e.clone()];
+    while let Some(x) = stack.pop() {
+        match x.kind() {
+            arith::ExprKind::And(a, b) => {
+                stack.push(b.clone());
+                stack.push(a.clone());
+            }
+            _ => out.push(x),
+        }
+    }
+    out
+}
+
+fn dedup(mut v: Vec<String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    v.retain(|x| seen.insert(x.clone()));
+    v
+}
+
+impl ExprArena {
+    /// `T(a, b)` as written, for messages.
+    pub fn display_span(&self, tensor: &str, args: &[ExprId]) -> String {
+        if args.is_empty() {
+            return tensor.to_string();
+        }
+        let parts: Vec<String> = args.iter().map(|a| self.display(*a)).collect();
+        format!("{tensor}({})", parts.join(", "))
+    }
+}

@@ -1,0 +1,130 @@
+//! Real TC programs: the examples under `examples/tc/` and the example
+//! programs of the TC repository (`tests/data/tc_programs.tc`) parse and
+//! infer without errors; run on concrete sizes, none reads out of bounds
+//! and, lowered to te and interpreted, all equal direct evaluation.
+
+mod common;
+use common::*;
+use std::collections::HashMap;
+use tc::Severity;
+
+const TOLERANCE: f64 = 1e-4;
+
+fn read(path: &str) -> String {
+    let p = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
+}
+
+/// Runs every definition at the first of a few uniform sizes that keeps
+/// every precondition; returns (run, lowered to te).
+fn run_all(src: &str) -> (usize, usize) {
+    let a = analyze(src);
+    let (mut ran, mut lowered) = (0, 0);
+    for (d, ast) in a.defs.iter().zip(&a.program.defs) {
+        let e = messages(d, Severity::Error);
+        assert!(e.is_empty(), "{}: {e:?}", d.name);
+        for n in [5i64, 6, 7, 9, 12] {
+            let sizes: HashMap<String, i64> =
+                d.sizes.iter().map(|(s, _)| (s.clone(), n)).collect();
+            let c = tc::bind_sizes(d, &sizes);
+            if c.diagnostics.iter().any(|x| x.severity != Severity::Note) {
+                continue;
+            }
+            let r = match tc::lower::run(ast, d, &sizes, 7) {
+                Ok(r) => r,
+                // Built-ins without a reference implementation (`lgamma`, ...).
+                // and constant sizes too large to evaluate in a test.
+                Err(e) if ["is not evaluated", "steps", "too large"].iter().any(|m| e.message.contains(m)) => break,
+                Err(e) => panic!("{} at {n}: {e:?}", d.name),
+            };
+            assert!(r.max_abs_error <= TOLERANCE, "{} at size {n}: {r:?}", d.name);
+            // Reads at data-dependent indices depend on the random values;
+            // such definitions carry a note saying so.
+            let data_dependent = !messages(d, Severity::Note).is_empty();
+            assert!(r.out_of_bounds == 0 || data_dependent, "{} at size {n}: {r:?}", d.name);
+            ran += 1;
+            if r.lowered {
+                assert!(r.compared > 0 || d.outputs.iter().any(|o| o.shape.is_empty()), "{}", d.name);
+                lowered += 1;
+            }
+            break;
+        }
+    }
+    (ran, lowered)
+}
+
+#[test]
+fn examples_infer_and_run() {
+    let dir = format!("{}/../../examples/tc", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "tc"))
+        .collect();
+    files.sort();
+    let mut total = 0;
+    for f in files {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let src = std::fs::read_to_string(&f).unwrap();
+        if name.starts_with('c') && name.as_bytes()[1].is_ascii_digit() {
+            continue; // C1-C10: tests/seeds.rs
+        }
+        let (ran, lowered) = run_all(&src);
+        let defs = tc::analyze(&src).defs.len();
+        assert_eq!(ran, defs, "{name}: every def runs");
+        total += lowered;
+    }
+    // Everything but `softmax` (which needs `exp`) lowers to te.
+    assert!(total >= 11, "{total}");
+}
+
+#[test]
+fn tc_repository_programs() {
+    let src = read("tests/data/tc_programs.tc");
+    let a = analyze(&src);
+    assert!(a.defs.len() >= 140, "{}", a.defs.len());
+    for d in &a.defs {
+        assert!(!d.has_errors(), "{}: {:?}", d.name, d.all_diagnostics());
+        for (k, s) in d.stmts.iter().enumerate() {
+            assert!(s.ok && !s.ranges.is_empty() || d.checked.stmts[k].vars.is_empty(), "{} statement {k}", d.name);
+        }
+    }
+    let (ran, lowered) = run_all(&src);
+    // Most run at one of the uniform sizes; definitions needing related
+    // sizes (`K < KP1`) are skipped there.
+    assert!(ran >= 130, "ran {ran}");
+    assert!(lowered >= 60, "lowered {lowered}");
+}
+
+#[test]
+fn rejected_repository_programs() {
+    let a = analyze(&read("tests/data/tc_rejected.tc"));
+    let e0 = messages(&a.defs[0], Severity::Error);
+    assert!(e0.iter().any(|m| m.contains("range bounds must be size expressions")), "{e0:?}");
+    let e1 = messages(&a.defs[1], Severity::Error);
+    assert!(e1.iter().any(|m| m.contains("temporary tensors are not supported")), "{e1:?}");
+    // #104 and #151, and the documentation's `0..2`: syntax errors.
+    for src in [
+        "def sum1D(float(M) A) -> (C) { C(0) +=! A(r_m) where i in 0:1 }",
+        "def matmul(float(M, K) L, float(K, M) U) -> (LU) { LU(m1, m2) +=! (r_k >= m1 and r_k =< m2) ? L(m1, r_k) * U(r_k, m2) : 0 }",
+        "def maxpool2x2(float(B,C,H,W) input) -> (output) { output(b,c,h,w) max=! input(b,c,2*h + r_kw, 2*w + r_kh) where r_kw in 0:2, r_kh in 0..2 }",
+    ] {
+        assert!(tc::parse(src).is_err(), "{src}");
+    }
+}
+
+#[test]
+fn run_reports_out_of_bounds_reads() {
+    // C3 with a C too small: the program and direct evaluation both read
+    // past its end.
+    let src = "def f(float(I) B, float(K) C, float(J) D) -> (A) { A(i, j) = B(i) * C(i + j) * D(j) }";
+    let a = analyze(src);
+    let sizes: HashMap<String, i64> = [("I", 3), ("J", 4), ("K", 5)]
+        .iter()
+        .map(|(n, v)| (n.to_string(), *v))
+        .collect();
+    let r = tc::lower::run(&a.program.defs[0], &a.defs[0], &sizes, 1).unwrap();
+    assert!(r.lowered);
+    // (i, j) = (2, 3) reads C(5): once in direct evaluation, once in the program.
+    assert_eq!(r.out_of_bounds, 2, "{r:?}");
+}
