@@ -160,7 +160,16 @@ pub(crate) fn analyze(
         let mut left: Vec<&(usize, Expr)> = source.terms.iter().collect();
         let mut want = Expr::int(1);
         while !left.is_empty() {
-            let Some(p) = left.iter().position(|(_, c)| prover.equal(c, &want)) else {
+            // Among equal coefficients, an index of extent one goes inside
+            // (it leaves the next coefficient unchanged).
+            let matching: Vec<usize> = (0..left.len())
+                .filter(|&p| prover.equal(&left[p].1, &want))
+                .collect();
+            let unit = matching
+                .iter()
+                .copied()
+                .find(|&p| shape[left[p].0].is_int(1));
+            let Some(p) = unit.or(matching.first().copied()) else {
                 let first = form.axes.iter().position(|a| matches!(a, Axis::Digits { source, .. } if *source == s));
                 return structure(
                     "fuses logical indices whose coefficients are not a mixed radix (each the previous one times its extent)",

@@ -9,6 +9,7 @@ use arith::{Expr, Scope, Var};
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// Where the parts of a map were in its lambda text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,7 +39,8 @@ pub struct IndexMap {
     initial: Vec<Var>,
     finals: Vec<Expr>,
     separators: Vec<usize>,
-    form: SplitForm,
+    /// The split form, derived on first use (it depends on the map alone).
+    form: OnceLock<SplitForm>,
     spans: Option<Spans>,
 }
 
@@ -95,12 +97,11 @@ impl IndexMap {
                 ));
             }
         }
-        let form = SplitForm::new(&initial, &finals);
         Ok(IndexMap {
             initial,
             finals,
             separators,
-            form,
+            form: OnceLock::new(),
             spans: None,
         })
     }
@@ -289,7 +290,8 @@ impl IndexMap {
     fn analysis(&self, shape: &[Expr], axis_vars: &[Var]) -> Result<Analysis> {
         self.check_shape(shape)?;
         let mut prover = Prover::new(shape);
-        match analyze(&self.form, &self.initial, shape, axis_vars, &mut prover) {
+        let form = self.form.get_or_init(|| SplitForm::new(&self.initial, &self.finals));
+        match analyze(form, &self.initial, shape, axis_vars, &mut prover) {
             Ok(a) => Ok(a),
             Err(Failure::Hard(e)) => Err(e.at(self.body_span())),
             Err(Failure::Structure(msg, axis)) => {
@@ -333,8 +335,12 @@ impl IndexMap {
                 })
             })
             .unwrap_or("axis_");
+        const NAMES: [&str; 8] = ["i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7"];
         (0..self.finals.len())
-            .map(|k| Var::new(format!("{prefix}{k}")))
+            .map(|k| match NAMES.get(k) {
+                Some(name) if prefix == "i" => Var::new(*name),
+                _ => Var::new(format!("{prefix}{k}")),
+            })
             .collect()
     }
 
@@ -379,12 +385,11 @@ impl IndexMap {
     fn inverse_parts(&self, shape: &[Expr]) -> Result<(IndexMap, Option<Expr>, Vec<Expr>)> {
         let vars = self.axis_vars(shape);
         let a = self.analysis(shape, &vars)?;
-        let form = SplitForm::new(&vars, &a.inverse);
         let inv = IndexMap {
             initial: vars,
             finals: a.inverse,
             separators: Vec::new(),
-            form,
+            form: OnceLock::new(),
             spans: None,
         };
         Ok((inv, a.padding, a.transformed_shape))
