@@ -5,6 +5,7 @@
 
 mod diagnostics;
 mod hlo_cmd;
+mod layout_cmd;
 mod map_cmd;
 mod simplify_cmd;
 mod te_cmd;
@@ -31,6 +32,8 @@ enum Command {
     Hlo(hlo_cmd::HloArgs),
     /// Bound inference and lowering of a TVM TE script.
     Te(te_cmd::TeArgs),
+    /// Transformed and physical shapes and indices of a buffer layout.
+    Layout(layout_cmd::LayoutArgs),
 }
 
 fn main() -> ExitCode {
@@ -50,5 +53,6 @@ fn main() -> ExitCode {
         Command::Map(a) => map_cmd::run(a),
         Command::Hlo(a) => hlo_cmd::run(a),
         Command::Te(a) => te_cmd::run(a),
+        Command::Layout(a) => layout_cmd::run(a),
     }
 }

@@ -218,7 +218,7 @@ fn closing(text: &str, open: usize) -> Result<usize> {
 }
 
 /// Splits `span` at commas outside brackets.
-fn split_top_level(text: &str, span: Range<usize>) -> Result<Vec<Range<usize>>> {
+pub(crate) fn split_top_level(text: &str, span: Range<usize>) -> Result<Vec<Range<usize>>> {
     let bytes = text.as_bytes();
     let mut depth = 0usize;
     let mut out = Vec::new();

@@ -24,9 +24,11 @@ mod error;
 mod fold;
 mod index_map;
 pub mod lambda;
+mod list;
 mod physical;
 mod split_form;
 
 pub use error::{ErrorKind, LayoutError, Result};
 pub use index_map::{for_each_point, Collision, IndexMap};
+pub use list::{parse_index, parse_shape};
 pub use physical::Layout;
