@@ -43,6 +43,44 @@ pub(crate) struct Analysis {
     /// True exactly on transformed points no logical index reaches;
     /// `None` when every point is reached.
     pub padding: Option<Expr>,
+    /// The structure found, for schedules that rebuild the map as loops.
+    pub plan: SplitPlan,
+}
+
+/// How a map cuts the logical indices, per transformed index: the form a
+/// schedule needs to iterate in the transformed space (fuse each source's
+/// indices, split it at each digit, reorder).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplitPlan {
+    /// The sources: fusions of logical indices plus an offset.
+    pub sources: Vec<SourcePlan>,
+    /// One entry per transformed index.
+    pub axes: Vec<AxisPlan>,
+}
+
+/// A source of digits: `Σ x_k * stride_k + offset` over `indices`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourcePlan {
+    /// Positions of the fused logical indices, outermost first.
+    pub indices: Vec<usize>,
+    /// The constant part.
+    pub offset: Expr,
+}
+
+/// What one transformed index is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AxisPlan {
+    /// `(source // lower) % extent` (no modulo for the top digits).
+    Digits {
+        /// Index into [`SplitPlan::sources`].
+        source: usize,
+        /// The weight of its lowest digit.
+        lower: i64,
+        /// How many values it takes.
+        extent: Expr,
+    },
+    /// A constant index.
+    Constant(i64),
 }
 
 /// Decides facts, with constants folded and an analyzer (knowing that shape
@@ -129,6 +167,8 @@ pub(crate) fn analyze(
     let mut inverse: Vec<Option<Expr>> = vec![None; shape.len()];
     let mut padding: Option<Expr> = None;
     let mut used_by: Vec<Option<usize>> = vec![None; shape.len()];
+    let mut plan_sources: Vec<SourcePlan> = Vec::with_capacity(form.sources.len());
+    let mut lowers: Vec<i64> = vec![0; n_axes];
 
     for (k, axis) in form.axes.iter().enumerate() {
         match axis {
@@ -225,6 +265,13 @@ pub(crate) fn analyze(
             }
         }
         digits.sort_by_key(|d| d.lower);
+        for d in &digits {
+            lowers[d.axis] = d.lower;
+        }
+        plan_sources.push(SourcePlan {
+            indices: order.iter().rev().map(|(x, _)| *x).collect(),
+            offset: offset.clone(),
+        });
         let mut weight = 1i64;
         for (j, d) in digits.iter().enumerate() {
             if d.lower != weight {
@@ -298,9 +345,27 @@ pub(crate) fn analyze(
             }
         }
     }
+    let axes = form
+        .axes
+        .iter()
+        .enumerate()
+        .map(|(k, a)| match a {
+            Axis::Digits { source, .. } => AxisPlan::Digits {
+                source: *source,
+                lower: lowers[k],
+                extent: transformed_shape[k].clone(),
+            },
+            Axis::Constant(c) => AxisPlan::Constant(*c),
+            Axis::Other => unreachable!("rejected above"),
+        })
+        .collect();
     Ok(Analysis {
         transformed_shape,
         inverse: out,
         padding,
+        plan: SplitPlan {
+            sources: plan_sources,
+            axes,
+        },
     })
 }

@@ -1,7 +1,7 @@
 //! [`IndexMap`]: TVM's map from logical indices to transformed indices,
 //! with axis separators.
 
-use crate::analysis::{analyze, Analysis, Failure, Prover};
+use crate::analysis::{analyze, Analysis, Failure, Prover, SplitPlan};
 use crate::error::{ErrorKind, LayoutError, Result};
 use crate::lambda::{self, Item};
 use crate::split_form::SplitForm;
@@ -393,6 +393,13 @@ impl IndexMap {
             spans: None,
         };
         Ok((inv, a.padding, a.transformed_shape))
+    }
+
+    /// The structure of the map on `shape`: for each transformed index, the
+    /// digits of which fused logical indices it takes.
+    pub fn split_plan(&self, shape: &[Expr]) -> Result<SplitPlan> {
+        let vars = self.axis_vars(shape);
+        Ok(self.analysis(shape, &vars)?.plan)
     }
 
     /// Whether the map is injective on `shape`: `Ok` when it is (proved by

@@ -28,6 +28,7 @@ mod list;
 mod physical;
 mod split_form;
 
+pub use analysis::{AxisPlan, SourcePlan, SplitPlan};
 pub use error::{ErrorKind, LayoutError, Result};
 pub use index_map::{for_each_point, Collision, IndexMap};
 pub use list::{parse_index, parse_shape};
