@@ -64,7 +64,12 @@ pub fn run(args: LayoutArgs) -> ExitCode {
     };
     let logical: Vec<Expr> = match &args.index {
         Some(text) => match layout::parse_index(text, &shape) {
-            Ok(p) => p.into_iter().map(Expr::int).collect(),
+            Ok(p) => {
+                if let Some((message, span)) = layout::index_beyond_shape(text, &p, &shape) {
+                    diagnostics::warn("--index", text, &message, span);
+                }
+                p.into_iter().map(Expr::int).collect()
+            }
             Err(e) => return report("--index", text, &e),
         },
         None => map.initial_indices().iter().map(|v| v.expr()).collect(),

@@ -109,7 +109,7 @@ fn bad_input_exits_2_with_a_positioned_message() {
         ("4,4", "lambda i, j: [i, j", None, "unclosed `[`"),
         ("4,4", "lambda i, j [i, j]", None, "expected `:`"),
         ("4,0", "lambda i, j: [i, j]", None, "at least 1"),
-        ("4,4", "lambda i, j: [i, j]", Some("4,1"), "outside [0, 4)"),
+        ("4,4", "lambda i, j: [i, j]", Some("-1,1"), "negative"),
         ("4,4", "lambda i, j: [i, j]", Some("1"), "the index has 1 entries"),
     ] {
         let mut args = vec!["layout", "--shape", shape, "--map", map];
@@ -122,5 +122,64 @@ fn bad_input_exits_2_with_a_positioned_message() {
         assert!(err.contains(want), "{args:?}: {err}");
         assert!(err.contains("─"), "{args:?}: no source pointer in {err}");
         assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn l1_l2_seed_indices_beyond_the_shape_warn_and_compute() {
+    for (map, index, want) in [
+        ("lambda i, j: [i, j]", "10,15", 45),
+        ("lambda i, j: [i, j]", "20,23", 83),
+        ("lambda i, j: [j, i]", "10,15", 40),
+        ("lambda i, j: [j, i]", "20,23", 66),
+    ] {
+        let o = rangefinder(&["layout", "--shape", "2,3", "--map", map, "--index", index, "--json"]);
+        assert!(o.status.success());
+        assert!(String::from_utf8_lossy(&o.stderr).contains("outside [0, 2)"));
+        let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(v["physical_index"], serde_json::json!([want]), "{map} {index}");
+        assert_eq!(v["physical_shape"], serde_json::json!([6]));
+    }
+}
+
+/// Every script in `examples/layout` lowers, shows the physical indices its
+/// `# expect:` lines give, and (except the full-size `*_load.py` ones,
+/// whose 8M-element input is slow to build) runs with the outputs of the
+/// untransformed definitions and no out-of-bounds access.
+#[test]
+fn every_layout_example_lowers_and_runs() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/layout");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "py"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "{files:?}");
+    for f in files {
+        let path = f.to_str().unwrap();
+        let load_only = path.ends_with("_load.py");
+        let mut args = vec!["te", path];
+        if !load_only {
+            args.push("--run");
+        }
+        let o = rangefinder(&args);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{path}: {}", String::from_utf8_lossy(&o.stderr));
+        let source = std::fs::read_to_string(&f).unwrap();
+        let expects: Vec<&str> = source
+            .lines()
+            .filter_map(|l| l.strip_prefix("# expect: "))
+            .collect();
+        assert!(!expects.is_empty(), "{path} has no `# expect:` line");
+        for e in expects {
+            assert!(out.contains(e), "{path}: `{e}` not in\n{out}");
+        }
+        if !load_only {
+            assert!(
+                out.contains("largest absolute error 0, out-of-bounds accesses 0"),
+                "{path}: {out}"
+            );
+        }
     }
 }

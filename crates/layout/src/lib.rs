@@ -31,5 +31,5 @@ mod split_form;
 pub use analysis::{AxisPlan, SourcePlan, SplitPlan};
 pub use error::{ErrorKind, LayoutError, Result};
 pub use index_map::{for_each_point, Collision, IndexMap};
-pub use list::{parse_index, parse_shape};
+pub use list::{index_beyond_shape, parse_index, parse_shape};
 pub use physical::Layout;

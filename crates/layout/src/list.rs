@@ -60,8 +60,7 @@ pub fn parse_shape(text: &str, scope: &mut Scope) -> Result<Vec<Expr>> {
     Ok(out)
 }
 
-/// Parses a constant index, checking each entry against the extent at its
-/// position when that extent is constant.
+/// Parses a constant index (non-negative integers, one per extent).
 pub fn parse_index(text: &str, shape: &[Expr]) -> Result<Vec<i64>> {
     let spans = entries(text)?;
     if spans.len() != shape.len() {
@@ -72,26 +71,33 @@ pub fn parse_index(text: &str, shape: &[Expr]) -> Result<Vec<i64>> {
         .at(Some(0..text.len())));
     }
     let mut out = Vec::new();
-    for (span, extent) in spans.into_iter().zip(shape) {
+    for span in spans {
         let e = arith::parse(&text[span.clone()])
             .map_err(|e| LayoutError::from(e.shifted(span.start)))?;
         let Some(v) = e.as_int() else {
             return Err(LayoutError::new(ErrorKind::Syntax, "an index entry must be an integer")
                 .at(Some(span)));
         };
-        if let Some(n) = extent.as_int() {
-            if !(0..n).contains(&v) {
-                return Err(LayoutError::new(
-                    ErrorKind::OutOfBounds,
-                    format!("index {v} is outside [0, {n})"),
-                )
-                .at(Some(span)));
-            }
-        } else if v < 0 {
+        if v < 0 {
             return Err(LayoutError::new(ErrorKind::OutOfBounds, format!("index {v} is negative"))
                 .at(Some(span)));
         }
         out.push(v);
     }
     Ok(out)
+}
+
+/// The first entry of `index` at or beyond its constant extent, with its
+/// span in `text` (the seed's worked examples index past the shape to show
+/// the arithmetic; callers warn rather than fail).
+pub fn index_beyond_shape(text: &str, index: &[i64], shape: &[Expr]) -> Option<(String, Range<usize>)> {
+    let spans = entries(text).ok()?;
+    index
+        .iter()
+        .zip(shape)
+        .zip(spans)
+        .find_map(|((&v, e), span)| {
+            let n = e.as_int()?;
+            (v >= n).then(|| (format!("index {v} is outside [0, {n}): it lands outside the logical buffer"), span))
+        })
 }
