@@ -36,6 +36,25 @@ pub fn report(name: &str, source: &str, message: &str, span: Option<Range<usize>
     ExitCode::from(BAD_INPUT)
 }
 
+/// Prints a warning for the text `source` (named `name`) at `span`.
+pub fn warn(name: &str, source: &str, message: &str, span: Range<usize>) {
+    let span = clamp(span, source);
+    let r = Report::build(ReportKind::Warning, (name, span.clone()))
+        .with_config(
+            Config::default()
+                .with_color(std::io::stderr().is_terminal())
+                .with_index_type(IndexType::Byte),
+        )
+        .with_message(message)
+        .with_label(
+            Label::new((name, span))
+                .with_message(message)
+                .with_color(Color::Yellow),
+        )
+        .finish();
+    let _ = r.eprint((name, Source::from(source)));
+}
+
 /// The span cut to the source and widened to character boundaries.
 fn clamp(span: Range<usize>, source: &str) -> Range<usize> {
     let len = source.len();

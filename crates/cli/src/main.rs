@@ -5,6 +5,7 @@
 
 mod diagnostics;
 mod hlo_cmd;
+mod layout_cmd;
 mod map_cmd;
 mod simplify_cmd;
 mod tc_cmd;
@@ -34,6 +35,8 @@ enum Command {
     Te(te_cmd::TeArgs),
     /// Range inference, checks and runs of Tensor Comprehensions programs.
     Tc(tc_cmd::TcArgs),
+    /// Transformed and physical shapes and indices of a buffer layout.
+    Layout(layout_cmd::LayoutArgs),
 }
 
 fn main() -> ExitCode {
@@ -54,5 +57,6 @@ fn main() -> ExitCode {
         Command::Hlo(a) => hlo_cmd::run(a),
         Command::Te(a) => te_cmd::run(a),
         Command::Tc(a) => tc_cmd::run(a),
+        Command::Layout(a) => layout_cmd::run(a),
     }
 }

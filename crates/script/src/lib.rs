@@ -44,6 +44,7 @@ mod builtins;
 mod error;
 mod function;
 mod interp;
+mod layout_api;
 mod native;
 mod objects;
 mod operators;

@@ -211,6 +211,9 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
     // The TE functions live in `tvm.te`, and in `tvm` itself in old releases.
     let te_level = matches!(module_path, "tvm" | "tvm.te");
     let tir_level = matches!(module_path, "tvm" | "tvm.tir" | "tvm.te");
+    if name == "AXIS_SEPARATOR" && te_level {
+        return Some(Value::Te(crate::objects::TeObject::AxisSeparator));
+    }
     let native = match name {
         "placeholder" if te_level => Native::Placeholder,
         "compute" if te_level => Native::Compute,

@@ -40,6 +40,8 @@ pub(crate) enum TeObject {
     Bounds(Rc<te::Bounds>),
     /// A split or fuse of a stage (`s[T].relations`).
     Relation(te::Relation),
+    /// `te.AXIS_SEPARATOR`, in the result of a `transform_layout` function.
+    AxisSeparator,
 }
 
 impl TeObject {
@@ -57,6 +59,7 @@ impl TeObject {
             TeObject::Bounds(_) => "Map",
             TeObject::Relation(te::Relation::Split { .. }) => "Split",
             TeObject::Relation(te::Relation::Fuse { .. }) => "Fuse",
+            TeObject::AxisSeparator => "AXIS_SEPARATOR",
         }
     }
 
@@ -112,6 +115,7 @@ impl fmt::Display for TeObject {
             }) => {
                 write!(f, "fuse({outer}, {inner}, {fused})")
             }
+            TeObject::AxisSeparator => f.write_str("AXIS_SEPARATOR"),
         }
     }
 }
@@ -438,7 +442,8 @@ pub(crate) fn attribute(value: &Value, name: &str, span: Range<usize>) -> Eval<V
                 TeObject::Element(_)
                 | TeObject::PartialLoad(..)
                 | TeObject::Bounds(_)
-                | TeObject::Relation(_),
+                | TeObject::Relation(_)
+                | TeObject::AxisSeparator,
                 _,
             ) => Err(no_attribute(value, name, span, "it has no attributes")),
         },

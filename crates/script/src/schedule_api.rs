@@ -18,6 +18,7 @@ const STAGE_METHODS: &[&str] = &[
     "compute_root",
     "bind",
     "set_scope",
+    "transform_layout",
 ];
 
 /// The stage method called `name`, if supported.
@@ -39,7 +40,7 @@ pub(crate) fn unsupported_stage_method(name: &str) -> String {
         "vectorize" | "unroll" | "parallel" | "pragma" => {
             "loop annotations do not change bounds; remove the call"
         }
-        "tensorize" | "rfactor" | "set_store_predicate" | "env_threads" | "transform_layout" => {
+        "tensorize" | "rfactor" | "set_store_predicate" | "env_threads" => {
             "this primitive is not supported"
         }
         _ => "unknown stage method",

@@ -107,7 +107,9 @@ pub fn check(
             }
         });
         inputs_by_op.insert(t.op().id(), data.clone());
-        inputs.insert(buf.clone(), data);
+        let logical: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        let layout = crate::layout::concrete(s, t, &logical)?;
+        inputs.insert(buf.clone(), crate::layout::physical_data(layout.as_ref(), data)?);
     }
     let run = tir::Interpreter::new()
         .keep_going(true)
@@ -124,12 +126,14 @@ pub fn check(
         }
         let got = run.tensor(buf).expect("parameters have results");
         let shape = reference.shape(t.op())?;
+        let layout = crate::layout::concrete(s, t, &shape)?;
         let total: i64 = shape.iter().product();
         let mut idx = vec![0i64; shape.len()];
         for _ in 0..total.max(0) {
             let want = reference.element(t.op(), &idx)?;
-            let at: Vec<usize> = idx.iter().map(|&i| i as usize).collect();
-            let have = got.get(&at).unwrap_or(f64::NAN);
+            let have = crate::layout::position(layout.as_ref(), &idx)
+                .and_then(|at| got.get(&at))
+                .unwrap_or(f64::NAN);
             let err = (want - have).abs();
             max_abs_error = if err.is_nan() {
                 f64::INFINITY

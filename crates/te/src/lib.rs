@@ -42,6 +42,7 @@ mod error;
 mod graph;
 mod interval;
 mod iter_var;
+mod layout;
 mod lower;
 mod operation;
 mod reference;

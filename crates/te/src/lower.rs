@@ -116,7 +116,7 @@ pub fn schedule_ops(
         .last()
         .map(|t| t.name().to_string())
         .unwrap_or_else(|| "main".to_string());
-    Ok(PrimFunc::new(name, params, body))
+    crate::layout::apply(s, &l.buffers, PrimFunc::new(name, params, body))
 }
 
 fn seq(a: Stmt, b: Stmt) -> Stmt {

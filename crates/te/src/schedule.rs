@@ -210,6 +210,8 @@ pub struct Schedule {
     outputs: Vec<Operation>,
     stages: Vec<Stage>,
     index: HashMap<OpId, usize>,
+    /// Layout transforms of tensors' buffers (`transform_layout`).
+    layouts: Vec<(OpId, layout::IndexMap)>,
 }
 
 /// Creates the schedule of the operations that compute `outputs`.
@@ -246,6 +248,7 @@ impl Schedule {
             outputs: outputs.to_vec(),
             stages,
             index,
+            layouts: Vec::new(),
         }
     }
 
@@ -273,6 +276,18 @@ impl Schedule {
                 op.name()
             ))
         })
+    }
+
+    /// The layout transform of `op`'s buffer, if any.
+    pub fn layout(&self, op: &Operation) -> Option<&layout::IndexMap> {
+        self.layouts.iter().find(|(id, _)| *id == op.id()).map(|(_, m)| m)
+    }
+
+    /// Records the layout transform of `op`'s buffer (see
+    /// [`Schedule::transform_layout`]).
+    pub(crate) fn set_layout(&mut self, op: &Operation, map: layout::IndexMap) {
+        self.layouts.retain(|(id, _)| *id != op.id());
+        self.layouts.push((op.id(), map));
     }
 
     fn compute_stage_mut(&mut self, op: &Operation, what: &str) -> Result<&mut Stage> {

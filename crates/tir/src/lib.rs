@@ -15,7 +15,9 @@
 //!   buffers to physical ones, `realize` to `allocate`);
 //!   [`hoist_allocations`]: loop-invariant allocations to the top; [`run`] /
 //!   [`Interpreter`]: execution with bounds checks, giving a [`RunResult`]
-//!   or a [`RunError`].
+//!   or a [`RunError`]; [`apply_layout_transforms`]: layout transforms
+//!   (seed 001) applied to accesses and storage, then flattening of the
+//!   transformed buffers to their physical axes.
 //!
 //! ```
 //! use arith::{Expr, Var};
@@ -42,6 +44,7 @@ mod dtype;
 mod flatten;
 mod hoist;
 mod interp;
+mod layout;
 pub mod print;
 mod simplify;
 mod stmt;
@@ -52,6 +55,7 @@ pub use buffer::{Buffer, BufferId};
 pub use dtype::{DataType, UnknownDataType};
 pub use flatten::{flatten, FlattenError, Flattened};
 pub use hoist::hoist_allocations;
+pub use layout::{apply_layout_transforms, physical_buffer, LayoutTransformError};
 pub use interp::{run, AccessKind, AccessViolation, Interpreter, Problem, RunError, RunResult};
 pub use print::{AccessStyle, Printer};
 pub use simplify::simplify;

@@ -129,6 +129,9 @@ impl Interpreter {
                     items.borrow_mut().push(pos.remove(0).value);
                     Ok(Value::None)
                 }
+                (Value::Te(objects::TeObject::Stage(s, op)), "transform_layout") => {
+                    crate::layout_api::transform_layout(self, s, op, args)
+                }
                 (receiver, name) => objects::call_method(receiver, name, args),
             },
             other => objects::call_object(other, args),

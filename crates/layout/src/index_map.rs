@@ -1,0 +1,578 @@
+//! [`IndexMap`]: TVM's map from logical indices to transformed indices,
+//! with axis separators.
+
+use crate::analysis::{analyze, Analysis, Failure, Prover, SplitPlan};
+use crate::error::{ErrorKind, LayoutError, Result};
+use crate::lambda::{self, Item};
+use crate::split_form::SplitForm;
+use arith::{Expr, Scope, Var};
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+/// Where the parts of a map were in its lambda text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Spans {
+    params: Range<usize>,
+    finals: Vec<Range<usize>>,
+    body: Range<usize>,
+}
+
+/// A layout transform: initial (logical) index variables, the final
+/// (transformed) index expressions over them, and the positions of axis
+/// separators among the final indices.
+///
+/// ```
+/// use layout::IndexMap;
+/// use arith::Expr;
+/// let map = IndexMap::parse("lambda i: [i // 4, i % 4]").unwrap();
+/// assert_eq!(map.map_point(&[42]).unwrap(), vec![10, 2]);
+/// let shape = map.map_shape(&[Expr::int(14)]).unwrap();
+/// assert_eq!(shape, vec![Expr::int(4), Expr::int(4)]);
+/// let (inverse, padding) = map.non_surjective_inverse(&[Expr::int(14)]).unwrap();
+/// assert_eq!(inverse.to_string(), "lambda i0, i1: [i0 * 4 + i1]");
+/// assert_eq!(padding.unwrap().to_string(), "i0 * 4 + i1 >= 14");
+/// ```
+#[derive(Clone, Debug)]
+pub struct IndexMap {
+    initial: Vec<Var>,
+    finals: Vec<Expr>,
+    separators: Vec<usize>,
+    /// The split form, derived on first use (it depends on the map alone).
+    form: OnceLock<SplitForm>,
+    spans: Option<Spans>,
+}
+
+/// Two logical indices that a map sends to the same place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Collision {
+    /// The first logical index (row-major order).
+    pub first: Vec<i64>,
+    /// A later logical index with the same image.
+    pub second: Vec<i64>,
+    /// Their common transformed index.
+    pub image: Vec<i64>,
+    /// Values given to shape symbols to find them (empty for constant shapes).
+    pub symbols: Vec<(String, i64)>,
+}
+
+impl fmt::Display for Collision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.symbols.is_empty() {
+            let s: Vec<String> = self.symbols.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+            write!(f, "with {}, ", s.join(", "))?;
+        }
+        write!(
+            f,
+            "{:?} and {:?} both map to {:?}",
+            self.first, self.second, self.image
+        )
+    }
+}
+
+/// The most logical points the injectivity search enumerates per attempt.
+const SEARCH_BUDGET: usize = 1 << 16;
+
+impl IndexMap {
+    /// A map from its parts. `separators` are positions in `finals` where a
+    /// new physical axis starts (TVM's `axis_separators`), strictly
+    /// increasing and strictly inside `1..finals.len()`.
+    pub fn new(initial: Vec<Var>, finals: Vec<Expr>, separators: Vec<usize>) -> Result<IndexMap> {
+        let mut prev = 0;
+        for &s in &separators {
+            if s <= prev || s >= finals.len() {
+                return Err(LayoutError::new(
+                    ErrorKind::Syntax,
+                    "an axis separator must stand between two indices (not first, last or next to another)",
+                ));
+            }
+            prev = s;
+        }
+        for e in &finals {
+            if e.ty() != arith::Type::Int {
+                return Err(LayoutError::new(
+                    ErrorKind::Syntax,
+                    format!("`{e}` is a condition, not an index"),
+                ));
+            }
+        }
+        Ok(IndexMap {
+            initial,
+            finals,
+            separators,
+            form: OnceLock::new(),
+            spans: None,
+        })
+    }
+
+    /// Parses a lambda such as `lambda n, h, w, c: [n, c // 4, h,
+    /// te.AXIS_SEPARATOR, w, c % 4]`. Every name must be a parameter.
+    pub fn parse(text: &str) -> Result<IndexMap> {
+        IndexMap::parse_with(text, &Scope::new())
+    }
+
+    /// [`IndexMap::parse`] where the names in `symbols` (shape symbols such
+    /// as `N`) may also appear. Errors carry spans into `text`.
+    pub fn parse_with(text: &str, symbols: &Scope) -> Result<IndexMap> {
+        let l = lambda::split_lambda(text)?;
+        let mut scope = symbols.clone();
+        let mut initial = Vec::with_capacity(l.params.len());
+        for (name, span) in &l.params {
+            if symbols.get(name).is_some() {
+                return Err(LayoutError::new(
+                    ErrorKind::Syntax,
+                    format!("parameter `{name}` has the name of a shape symbol; rename it"),
+                )
+                .at(Some(span.clone())));
+            }
+            let v = Var::new(name.as_str());
+            scope.insert(v.clone());
+            initial.push(v);
+        }
+        let mut finals = Vec::new();
+        let mut spans = Vec::new();
+        let mut separators = Vec::new();
+        let n_items = l.items.len();
+        for (k, item) in l.items.iter().enumerate() {
+            match item {
+                Item::Separator(span) => {
+                    let prev_is_sep = k > 0 && matches!(l.items[k - 1], Item::Separator(_));
+                    if finals.is_empty() || k + 1 == n_items || prev_is_sep {
+                        return Err(LayoutError::new(
+                            ErrorKind::Syntax,
+                            "an axis separator must stand between two indices",
+                        )
+                        .at(Some(span.clone())));
+                    }
+                    separators.push(finals.len());
+                }
+                Item::Index(span) => {
+                    let src = &text[span.clone()];
+                    let mut local = scope.clone();
+                    let known = local.vars().len();
+                    let e = arith::parse_in(src, &mut local)
+                        .map_err(|e| LayoutError::from(e.shifted(span.start)))?;
+                    if let Some(v) = local.vars().get(known) {
+                        let at = lambda::find_name(text, span.clone(), v.name())
+                            .unwrap_or(span.clone());
+                        let params: Vec<&str> = l.params.iter().map(|(n, _)| n.as_str()).collect();
+                        return Err(LayoutError::new(
+                            ErrorKind::UnknownName,
+                            format!(
+                                "unknown name `{}`: the indices are {}",
+                                v.name(),
+                                if params.is_empty() { "none".to_string() } else { params.join(", ") }
+                            ),
+                        )
+                        .at(Some(at)));
+                    }
+                    if e.ty() != arith::Type::Int {
+                        return Err(LayoutError::new(
+                            ErrorKind::Syntax,
+                            "a transformed index must be an integer expression, not a condition",
+                        )
+                        .at(Some(span.clone())));
+                    }
+                    finals.push(e);
+                    spans.push(span.clone());
+                }
+            }
+        }
+        if finals.is_empty() {
+            return Err(LayoutError::new(
+                ErrorKind::Syntax,
+                "the map has no transformed indices",
+            )
+            .at(Some(l.body_span)));
+        }
+        let mut map = IndexMap::new(initial, finals, separators)?;
+        map.spans = Some(Spans {
+            params: l.params_span,
+            finals: spans,
+            body: l.body_span,
+        });
+        Ok(map)
+    }
+
+    /// The logical index variables.
+    pub fn initial_indices(&self) -> &[Var] {
+        &self.initial
+    }
+
+    /// The transformed index expressions.
+    pub fn final_indices(&self) -> &[Expr] {
+        &self.finals
+    }
+
+    /// Positions in [`IndexMap::final_indices`] where a new physical axis
+    /// starts.
+    pub fn axis_separators(&self) -> &[usize] {
+        &self.separators
+    }
+
+    /// The same map without axis separators.
+    pub fn without_separators(&self) -> IndexMap {
+        IndexMap {
+            separators: Vec::new(),
+            ..self.clone()
+        }
+    }
+
+    fn span_of_final(&self, k: usize) -> Option<Range<usize>> {
+        self.spans.as_ref().and_then(|s| s.finals.get(k).cloned())
+    }
+
+    fn body_span(&self) -> Option<Range<usize>> {
+        self.spans.as_ref().map(|s| s.body.clone())
+    }
+
+    /// Checks that `indices` has one entry per logical index.
+    fn check_arity(&self, n: usize, what: &str) -> Result<()> {
+        if n != self.initial.len() {
+            return Err(LayoutError::new(
+                ErrorKind::Arity,
+                format!(
+                    "the map takes {} indices but the {what} has {n}",
+                    self.initial.len()
+                ),
+            )
+            .at(self.spans.as_ref().map(|s| s.params.clone())));
+        }
+        Ok(())
+    }
+
+    /// The transformed index of a constant logical index.
+    pub fn map_point(&self, index: &[i64]) -> Result<Vec<i64>> {
+        self.check_arity(index.len(), "index")?;
+        let env = |v: &Var| self.initial.iter().position(|w| w == v).map(|k| index[k]);
+        self.finals
+            .iter()
+            .map(|e| e.eval(&env).map_err(LayoutError::from))
+            .collect()
+    }
+
+    /// The transformed index of `indices` (expressions): constants are
+    /// evaluated, anything else substituted and simplified.
+    pub fn map_indices(&self, indices: &[Expr]) -> Result<Vec<Expr>> {
+        self.check_arity(indices.len(), "index")?;
+        if let Some(point) = indices.iter().map(|e| e.as_int()).collect::<Option<Vec<_>>>() {
+            return Ok(self.map_point(&point)?.into_iter().map(Expr::int).collect());
+        }
+        let an = arith::Analyzer::new();
+        self.finals
+            .iter()
+            .map(|e| {
+                let s = e.substitute(&mut |v| {
+                    self.initial.iter().position(|w| w == v).map(|k| indices[k].clone())
+                });
+                Ok(an.simplify(&s)?)
+            })
+            .collect()
+    }
+
+    /// Validates a logical shape: one positive extent per index.
+    fn check_shape(&self, shape: &[Expr]) -> Result<()> {
+        self.check_arity(shape.len(), "shape")?;
+        for e in shape {
+            if e.ty() != arith::Type::Int || e.as_int().is_some_and(|v| v < 1) {
+                return Err(LayoutError::new(
+                    ErrorKind::OutOfBounds,
+                    format!("shape extent `{e}` must be a positive integer"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the analysis on `shape`, turning structural failures into a
+    /// collision (not injective) when one can be found.
+    fn analysis(&self, shape: &[Expr], axis_vars: &[Var]) -> Result<Analysis> {
+        self.check_shape(shape)?;
+        let mut prover = Prover::new(shape);
+        let form = self.form.get_or_init(|| SplitForm::new(&self.initial, &self.finals));
+        match analyze(form, &self.initial, shape, axis_vars, &mut prover) {
+            Ok(a) => Ok(a),
+            Err(Failure::Hard(e)) => Err(e.at(self.body_span())),
+            Err(Failure::Structure(msg, axis)) => {
+                if let Some(c) = self.find_collision(shape) {
+                    return Err(self.collision_error(&c));
+                }
+                let (what, span) = match axis {
+                    Some(k) => (format!("`{}` {msg}", self.finals[k]), self.span_of_final(k)),
+                    None => (format!("the map {msg}"), self.body_span()),
+                };
+                Err(LayoutError::new(
+                    ErrorKind::Unsupported,
+                    format!("{what}; a layout map is built from splits (`i // k`, `i % k`), fusions (`i * n + j`), offsets and reorders"),
+                )
+                .at(span))
+            }
+        }
+    }
+
+    fn collision_error(&self, c: &Collision) -> LayoutError {
+        LayoutError::new(
+            ErrorKind::NotInjective,
+            format!("the map is not injective: {c}"),
+        )
+        .at(self.body_span())
+    }
+
+    /// Names for the transformed indices: `i0, i1, ...`, avoiding shape
+    /// symbol names.
+    fn axis_vars(&self, shape: &[Expr]) -> Vec<Var> {
+        let mut taken = Vec::new();
+        for e in shape {
+            e.for_each_var(&mut |v| taken.push(v.name().to_string()));
+        }
+        let prefix = ["i", "t", "ax", "axis"]
+            .into_iter()
+            .find(|p| {
+                !taken.iter().any(|n| {
+                    n.strip_prefix(p)
+                        .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
+                })
+            })
+            .unwrap_or("axis_");
+        const NAMES: [&str; 8] = ["i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7"];
+        (0..self.finals.len())
+            .map(|k| match NAMES.get(k) {
+                Some(name) if prefix == "i" => Var::new(*name),
+                _ => Var::new(format!("{prefix}{k}")),
+            })
+            .collect()
+    }
+
+    /// The transformed shape of a logical `shape`: the extent of each final
+    /// index, `ceildiv` where a split does not divide. Symbolic extents stay
+    /// symbolic. Fails when the map is not injective on `shape` (naming two
+    /// colliding indices) or not made of splits, fusions and offsets.
+    pub fn map_shape(&self, shape: &[Expr]) -> Result<Vec<Expr>> {
+        let vars = self.axis_vars(shape);
+        Ok(self.analysis(shape, &vars)?.transformed_shape)
+    }
+
+    /// The inverse of a bijective map on `shape`, over the transformed
+    /// indices `i0, i1, ...`. A map that leaves some transformed points
+    /// unreached (padding) is an error naming one of them where it can.
+    pub fn inverse(&self, shape: &[Expr]) -> Result<IndexMap> {
+        let (inv, padding, tshape) = self.inverse_parts(shape)?;
+        if let Some(p) = padding {
+            let witness = unreached_point(&p, &inv.initial, &tshape)
+                .map(|t| format!(": no logical index reaches {t:?}"))
+                .unwrap_or_default();
+            return Err(LayoutError::new(
+                ErrorKind::NotBijective,
+                format!(
+                    "the map is not bijective on this shape{witness}; the padding predicate is `{p}` (use the non-surjective inverse)"
+                ),
+            )
+            .at(self.body_span()));
+        }
+        Ok(inv)
+    }
+
+    /// The inverse of an injective map on `shape`, and the padding
+    /// predicate over the same transformed indices: true exactly on the
+    /// points of the transformed shape that no logical index reaches
+    /// (`None` when every point is reached).
+    pub fn non_surjective_inverse(&self, shape: &[Expr]) -> Result<(IndexMap, Option<Expr>)> {
+        let (inv, padding, _) = self.inverse_parts(shape)?;
+        Ok((inv, padding))
+    }
+
+    fn inverse_parts(&self, shape: &[Expr]) -> Result<(IndexMap, Option<Expr>, Vec<Expr>)> {
+        let vars = self.axis_vars(shape);
+        let a = self.analysis(shape, &vars)?;
+        let inv = IndexMap {
+            initial: vars,
+            finals: a.inverse,
+            separators: Vec::new(),
+            form: OnceLock::new(),
+            spans: None,
+        };
+        Ok((inv, a.padding, a.transformed_shape))
+    }
+
+    /// The structure of the map on `shape`: for each transformed index, the
+    /// digits of which fused logical indices it takes.
+    pub fn split_plan(&self, shape: &[Expr]) -> Result<SplitPlan> {
+        let vars = self.axis_vars(shape);
+        Ok(self.analysis(shape, &vars)?.plan)
+    }
+
+    /// Whether the map is injective on `shape`: `Ok` when it is (proved by
+    /// the split analysis), an error naming two colliding indices when they
+    /// exist.
+    pub fn check_injective(&self, shape: &[Expr]) -> Result<()> {
+        let vars = self.axis_vars(shape);
+        self.analysis(shape, &vars).map(|_| ())
+    }
+
+    /// Two logical indices of `shape` with the same image, searched row-major
+    /// in growing sub-boxes (a collision in a sub-box is one in the box).
+    /// Shape symbols are tried at small values. `None` when the search finds
+    /// none within its budget.
+    pub fn find_collision(&self, shape: &[Expr]) -> Option<Collision> {
+        let mut symbols: Vec<Var> = Vec::new();
+        for e in shape {
+            e.for_each_var(&mut |v| {
+                if !symbols.contains(v) {
+                    symbols.push(v.clone());
+                }
+            });
+        }
+        let trials: Vec<i64> = if symbols.is_empty() { vec![0] } else { vec![2, 3, 4, 5, 8] };
+        for value in trials {
+            let env = |v: &Var| symbols.contains(v).then_some(value);
+            let Some(concrete) = shape
+                .iter()
+                .map(|e| e.eval(&env).ok().filter(|&x| x >= 1))
+                .collect::<Option<Vec<i64>>>()
+            else {
+                continue;
+            };
+            let found = self.search(&concrete, &symbols, value);
+            if found.is_some() {
+                return found;
+            }
+        }
+        None
+    }
+
+    fn search(&self, shape: &[i64], symbols: &[Var], value: i64) -> Option<Collision> {
+        let mut last: Option<Vec<i64>> = None;
+        for b in [2i64, 3, 4, 6, 8, 16, 32, 64, 128, 256, 1 << 12, 1 << 16, i64::MAX] {
+            let dims: Vec<i64> = shape.iter().map(|&s| s.min(b)).collect();
+            if last.as_ref() == Some(&dims) {
+                continue;
+            }
+            let total = dims
+                .iter()
+                .try_fold(1usize, |acc, &d| acc.checked_mul(d as usize));
+            match total {
+                Some(t) if t <= SEARCH_BUDGET => {}
+                _ => break,
+            }
+            last = Some(dims.clone());
+            let mut seen: HashMap<Vec<i64>, Vec<i64>> = HashMap::new();
+            let mut point = vec![0i64; dims.len()];
+            loop {
+                let env = |v: &Var| {
+                    if let Some(k) = self.initial.iter().position(|w| w == v) {
+                        return Some(point[k]);
+                    }
+                    symbols.contains(v).then_some(value)
+                };
+                let image: Option<Vec<i64>> = self.finals.iter().map(|e| e.eval(&env).ok()).collect();
+                if let Some(image) = image {
+                    if let Some(first) = seen.get(&image) {
+                        return Some(Collision {
+                            first: first.clone(),
+                            second: point.clone(),
+                            image,
+                            symbols: symbols.iter().map(|s| (s.name().to_string(), value)).collect(),
+                        });
+                    }
+                    seen.insert(image, point.clone());
+                }
+                if !next_point(&mut point, &dims) {
+                    break;
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether two maps agree at every point of `shape` (checked by
+    /// enumeration; shapes must be constant and hold at most 2^20 points).
+    pub fn agrees_with(&self, other: &IndexMap, shape: &[i64]) -> Result<bool> {
+        let total: i64 = shape.iter().product();
+        if total > 1 << 20 {
+            return Err(LayoutError::new(ErrorKind::OutOfBounds, "shape too large to enumerate"));
+        }
+        let mut ok = true;
+        for_each_point(shape, |p| {
+            ok &= self.map_point(p).ok() == other.map_point(p).ok();
+        });
+        Ok(ok)
+    }
+}
+
+/// Calls `f` on every point of `shape` in row-major order.
+pub fn for_each_point(shape: &[i64], mut f: impl FnMut(&[i64])) {
+    if shape.iter().any(|&s| s <= 0) {
+        return;
+    }
+    let mut p = vec![0i64; shape.len()];
+    loop {
+        f(&p);
+        if !next_point(&mut p, shape) {
+            return;
+        }
+    }
+}
+
+/// Advances `p` to the next point of `dims` in row-major order; `false`
+/// after the last one.
+fn next_point(p: &mut [i64], dims: &[i64]) -> bool {
+    for k in (0..dims.len()).rev() {
+        p[k] += 1;
+        if p[k] < dims[k] {
+            return true;
+        }
+        p[k] = 0;
+    }
+    false
+}
+
+/// A point of a constant `shape` where `predicate` holds, searched from the
+/// last point backwards and from the first forwards within a budget.
+fn unreached_point(predicate: &Expr, vars: &[Var], shape: &[Expr]) -> Option<Vec<i64>> {
+    let dims: Vec<i64> = shape.iter().map(|e| e.as_int()).collect::<Option<_>>()?;
+    let holds = |p: &[i64]| {
+        predicate
+            .eval(&|v: &Var| vars.iter().position(|w| w == v).map(|k| p[k]))
+            .is_ok_and(|x| x != 0)
+    };
+    let last: Vec<i64> = dims.iter().map(|d| d - 1).collect();
+    if holds(&last) {
+        return Some(last);
+    }
+    let mut found = None;
+    let mut budget = 4096;
+    for_each_point(&dims, |p| {
+        if found.is_none() && budget > 0 {
+            budget -= 1;
+            if holds(p) {
+                found = Some(p.to_vec());
+            }
+        }
+    });
+    found
+}
+
+impl fmt::Display for IndexMap {
+    /// The map as a Python lambda that [`IndexMap::parse`] reads back.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("lambda ")?;
+        for (k, v) in self.initial.iter().enumerate() {
+            if k > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(v.name())?;
+        }
+        f.write_str(": [")?;
+        for (k, e) in self.finals.iter().enumerate() {
+            if k > 0 {
+                f.write_str(", ")?;
+            }
+            if self.separators.contains(&k) {
+                f.write_str("te.AXIS_SEPARATOR, ")?;
+            }
+            write!(f, "{e}")?;
+        }
+        f.write_str("]")
+    }
+}

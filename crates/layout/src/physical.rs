@@ -1,0 +1,213 @@
+//! [`Layout`]: a buffer's logical shape, its transform, and the physical
+//! buffer it is flattened into.
+//!
+//! After the transform, the transformed axes between axis separators are
+//! flattened row-major into one physical axis each; without separators the
+//! buffer is one flat dimension.
+
+use crate::error::{ErrorKind, LayoutError, Result};
+use crate::fold;
+use crate::index_map::IndexMap;
+use arith::Expr;
+use std::ops::Range;
+
+/// The physical layout of one buffer.
+///
+/// ```
+/// use layout::{IndexMap, Layout};
+/// use arith::Expr;
+/// let map = IndexMap::parse("lambda n, h, w, c: [n, c // 4, h, te.AXIS_SEPARATOR, w, c % 4]").unwrap();
+/// let shape = [16, 64, 64, 128].map(Expr::int).to_vec();
+/// let l = Layout::new(shape, Some(map)).unwrap();
+/// assert_eq!(l.physical_shape(), &[Expr::int(32768), Expr::int(256)]);
+/// assert_eq!(l.physical_point(&[11, 37, 23, 101]).unwrap(), vec![24165, 93]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Layout {
+    logical_shape: Vec<Expr>,
+    map: Option<IndexMap>,
+    transformed_shape: Vec<Expr>,
+    groups: Vec<Range<usize>>,
+    physical_shape: Vec<Expr>,
+    strides: Vec<Expr>,
+    inverse: Option<IndexMap>,
+    padding: Option<Expr>,
+}
+
+impl Layout {
+    /// The layout of a buffer of `shape` under `map` (`None`: no transform,
+    /// flattened to one dimension). Fails when the map is not injective on
+    /// `shape` or not made of splits, fusions, offsets and reorders.
+    pub fn new(shape: Vec<Expr>, map: Option<IndexMap>) -> Result<Layout> {
+        for e in &shape {
+            if e.as_int().is_some_and(|v| v < 1) {
+                return Err(LayoutError::new(
+                    ErrorKind::OutOfBounds,
+                    format!("shape extent {e} must be positive"),
+                ));
+            }
+        }
+        let (transformed_shape, separators, inverse, padding) = match &map {
+            Some(m) => {
+                let t = m.map_shape(&shape)?;
+                let (inv, pad) = m.non_surjective_inverse(&shape)?;
+                (t, m.axis_separators().to_vec(), Some(inv), pad)
+            }
+            None => (shape.clone(), Vec::new(), None, None),
+        };
+        let mut groups = Vec::new();
+        let mut start = 0;
+        for s in separators.iter().copied().chain([transformed_shape.len()]) {
+            groups.push(start..s);
+            start = s;
+        }
+        let mut physical_shape = Vec::with_capacity(groups.len());
+        let mut strides = vec![Expr::int(1); transformed_shape.len()];
+        for g in &groups {
+            // Row-major strides inside the group, innermost first.
+            let mut stride = Expr::int(1);
+            for k in g.clone().rev() {
+                strides[k] = stride.clone();
+                stride = fold::mul(&transformed_shape[k], &stride)?;
+            }
+            // The extent reads left to right, as written: `M * ceildiv(Q, 4) * N`.
+            let mut extent: Option<Expr> = None;
+            for k in g.clone() {
+                extent = Some(match extent {
+                    None => transformed_shape[k].clone(),
+                    Some(acc) => fold::mul(&acc, &transformed_shape[k])?,
+                });
+            }
+            physical_shape.push(extent.unwrap_or(Expr::int(1)));
+        }
+        Ok(Layout {
+            logical_shape: shape,
+            map,
+            transformed_shape,
+            groups,
+            physical_shape,
+            strides,
+            inverse,
+            padding,
+        })
+    }
+
+    /// The logical shape.
+    pub fn logical_shape(&self) -> &[Expr] {
+        &self.logical_shape
+    }
+
+    /// The transform, if any.
+    pub fn map(&self) -> Option<&IndexMap> {
+        self.map.as_ref()
+    }
+
+    /// The shape after the transform (before flattening).
+    pub fn transformed_shape(&self) -> &[Expr] {
+        &self.transformed_shape
+    }
+
+    /// The physical shape: one extent per group of transformed axes.
+    pub fn physical_shape(&self) -> &[Expr] {
+        &self.physical_shape
+    }
+
+    /// The transformed axes that make up each physical axis.
+    pub fn groups(&self) -> &[Range<usize>] {
+        &self.groups
+    }
+
+    /// The inverse map over the transformed axes (`None` without a map).
+    pub fn inverse(&self) -> Option<&IndexMap> {
+        self.inverse.as_ref()
+    }
+
+    /// True exactly on the transformed points no logical index reaches
+    /// (`None` when every point is reached).
+    pub fn padding_predicate(&self) -> Option<&Expr> {
+        self.padding.as_ref()
+    }
+
+    /// Whether every transformed point is reached (no padding).
+    pub fn is_bijective(&self) -> bool {
+        self.padding.is_none()
+    }
+
+    /// The transformed index of a logical index.
+    pub fn transformed_index(&self, logical: &[Expr]) -> Result<Vec<Expr>> {
+        match &self.map {
+            Some(m) => m.map_indices(logical),
+            None => {
+                if logical.len() != self.logical_shape.len() {
+                    return Err(LayoutError::new(
+                        ErrorKind::Arity,
+                        format!(
+                            "the buffer has {} dimensions but the index has {}",
+                            self.logical_shape.len(),
+                            logical.len()
+                        ),
+                    ));
+                }
+                Ok(logical.to_vec())
+            }
+        }
+    }
+
+    /// Flattens a transformed index into the physical index, row-major
+    /// within each group of axes.
+    pub fn flatten(&self, transformed: &[Expr]) -> Result<Vec<Expr>> {
+        if transformed.len() != self.transformed_shape.len() {
+            return Err(LayoutError::new(
+                ErrorKind::Arity,
+                format!(
+                    "the transformed buffer has {} dimensions but the index has {}",
+                    self.transformed_shape.len(),
+                    transformed.len()
+                ),
+            ));
+        }
+        self.groups
+            .iter()
+            .map(|g| {
+                let mut acc: Option<Expr> = None;
+                for k in g.clone() {
+                    let t = fold::mul(&transformed[k], &self.strides[k])?;
+                    acc = Some(match acc {
+                        None => t,
+                        Some(a) => fold::add(&a, &t)?,
+                    });
+                }
+                Ok(acc.unwrap_or(Expr::int(0)))
+            })
+            .collect()
+    }
+
+    /// The physical index of a logical index.
+    pub fn physical_index(&self, logical: &[Expr]) -> Result<Vec<Expr>> {
+        self.flatten(&self.transformed_index(logical)?)
+    }
+
+    /// The physical index of a constant logical index, checked against the
+    /// logical shape where it is constant.
+    pub fn physical_point(&self, logical: &[i64]) -> Result<Vec<i64>> {
+        if logical.len() != self.logical_shape.len() {
+            return Err(LayoutError::new(
+                ErrorKind::Arity,
+                format!(
+                    "the buffer has {} dimensions but the index has {}",
+                    self.logical_shape.len(),
+                    logical.len()
+                ),
+            ));
+        }
+        let idx: Vec<Expr> = logical.iter().map(|&v| Expr::int(v)).collect();
+        self.physical_index(&idx)?
+            .into_iter()
+            .map(|e| {
+                e.as_int().ok_or_else(|| {
+                    LayoutError::new(ErrorKind::Arith, format!("index `{e}` is not constant"))
+                })
+            })
+            .collect()
+    }
+}

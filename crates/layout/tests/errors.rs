@@ -1,0 +1,107 @@
+//! Bad map text and bad shapes: errors with spans, never panics.
+
+mod common;
+
+use common::shape;
+use layout::{ErrorKind, IndexMap, Layout};
+use proptest::prelude::*;
+
+fn err(text: &str) -> layout::LayoutError {
+    IndexMap::parse(text).unwrap_err()
+}
+
+fn spanned<'a>(text: &'a str, e: &layout::LayoutError) -> &'a str {
+    &text[e.span.clone().expect("a span")]
+}
+
+#[test]
+fn unknown_name_points_at_the_name() {
+    let text = "lambda n, h: [n, k // 4]";
+    let e = err(text);
+    assert_eq!(e.kind, ErrorKind::UnknownName);
+    assert_eq!(spanned(text, &e), "k");
+    assert!(e.message.contains("n, h"), "{}", e.message);
+}
+
+#[test]
+fn malformed_lambdas_point_into_the_text() {
+    for (text, at) in [
+        ("lambd i: [i]", "lambd"),
+        ("lambda i [i]", "lambda i [i]"),
+        ("lambda i: [i +]", "]"),
+        ("lambda i: [i, (i + 1]", "]"),
+        ("lambda i: [i]]", "]"),
+        ("lambda i, i: [i]", "i"),
+        ("lambda 1x: [i]", "1x"),
+        ("lambda *idx: [idx]", "*idx"),
+        ("lambda i:", ":"),
+        ("lambda i: [i, , i]", ", "),
+        ("lambda i: [i < 3]", "i < 3"),
+    ] {
+        let e = err(text);
+        assert!(e.span.is_some(), "{text}: {e}");
+        let s = spanned(text, &e);
+        assert!(at.contains(s) || s.contains(at.trim()), "{text}: span `{s}` not at `{at}` ({e})");
+    }
+}
+
+#[test]
+fn arity_mismatch_points_at_the_parameters() {
+    let text = "lambda i, j: [j, i]";
+    let map = IndexMap::parse(text).unwrap();
+    let e = map.map_shape(&shape(&[2, 3, 4])).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Arity);
+    assert_eq!(spanned(text, &e), "i, j");
+}
+
+#[test]
+fn negative_and_unsupported_indices() {
+    let map = IndexMap::parse("lambda i: [i - 1]").unwrap();
+    assert_eq!(map.map_shape(&shape(&[4])).unwrap_err().kind, ErrorKind::Negative);
+    // Injective but not made of splits: unsupported, pointing at the index.
+    let text = "lambda i: [i * 2]";
+    let e = IndexMap::parse(text).unwrap().map_shape(&shape(&[4])).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unsupported);
+    assert_eq!(spanned(text, &e), "i * 2");
+}
+
+#[test]
+fn dropped_and_repeated_digits_are_collisions() {
+    for (text, dims) in [
+        ("lambda i: [i // 2]", vec![4]),
+        ("lambda i, j: [i]", vec![2, 3]),
+        ("lambda i: [i % 4]", vec![8]),
+        ("lambda i: [i // 2, i % 4 // 2]", vec![8]),
+    ] {
+        let e = IndexMap::parse(text).unwrap().map_shape(&shape(&dims)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::NotInjective, "{text}: {e}");
+    }
+}
+
+#[test]
+fn overflow_is_an_error() {
+    let map = IndexMap::parse("lambda i: [i * 9223372036854775807 + i]").unwrap();
+    assert!(map.map_shape(&shape(&[4])).is_err());
+    let map = IndexMap::parse("lambda i, j: [i, j]").unwrap();
+    assert!(Layout::new(shape(&[i64::MAX, 4]), Some(map)).is_err());
+}
+
+#[test]
+fn deep_nesting_is_rejected_and_long_sums_work() {
+    let deep = format!("lambda i: [{}i{}]", "(".repeat(200), ")".repeat(200));
+    assert_eq!(err(&deep).kind, ErrorKind::Syntax);
+    let long = format!("lambda i: [{}]", vec!["i"; 2000].join(" + "));
+    // 2000 * i: injective but not a split; an error, not a crash.
+    let map = IndexMap::parse(&long).unwrap();
+    assert!(map.map_shape(&shape(&[3])).is_err());
+}
+
+proptest! {
+    #[test]
+    fn arbitrary_text_never_panics(text in "lambda[ a-z,:\\[\\]()*/%+0-9.A-Z_-]{0,40}") {
+        if let Ok(map) = IndexMap::parse(&text) {
+            let n = map.initial_indices().len();
+            let _ = Layout::new(shape(&vec![3; n]), Some(map));
+        }
+    }
+}

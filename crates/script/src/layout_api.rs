@@ -1,0 +1,87 @@
+//! `s[T].transform_layout(fn)` and `te.AXIS_SEPARATOR` (seed 001).
+//!
+//! `fn` is called with one index variable per dimension of `T` (named after
+//! its parameters; `lambda *i` gives `i0, i1, ...`; a function of a single
+//! parameter receives the list of indices, as in the RFC's
+//! `def nhwc_to_nchwc(logical_axes)`), and returns the transformed indices,
+//! with `te.AXIS_SEPARATOR` between groups of physical axes.
+
+use crate::args::{Args, Spanned};
+use crate::error::{Eval, Raised};
+use crate::interp::Interpreter;
+use crate::objects::{to_index, ScheduleRef, TeObject};
+use crate::value::Value;
+use arith::Var;
+
+/// `s[op].transform_layout(mapping_function)`: returns the transformed axes.
+pub(crate) fn transform_layout(
+    interp: &mut Interpreter,
+    s: &ScheduleRef,
+    op: &te::Operation,
+    args: Args,
+) -> Eval<Value> {
+    let span = args.span.clone();
+    let a = args.bind("transform_layout", &["mapping_function"])?;
+    let f = a.required("mapping_function")?;
+    let ndim = op.shape().len();
+    let Value::Function(func) = &f.value else {
+        return Err(Raised::at(
+            f.span.clone(),
+            format!(
+                "`transform_layout` needs a lambda or function of the indices, found a {}",
+                f.value.type_name()
+            ),
+        ));
+    };
+    let as_list = func.vararg.is_none() && func.params.len() == 1 && ndim != 1;
+    let names: Vec<String> = if func.vararg.is_some() || as_list {
+        (0..ndim).map(|d| format!("i{d}")).collect()
+    } else if func.params.len() == ndim {
+        func.params.iter().map(|p| p.name.clone()).collect()
+    } else {
+        return Err(Raised::at(
+            f.span.clone(),
+            format!(
+                "`{}` has {ndim} dimensions but the function takes {} indices",
+                op.name(),
+                func.params.len()
+            ),
+        ));
+    };
+    let vars: Vec<Var> = names.iter().map(|n| Var::new(n.as_str())).collect();
+    let indices: Vec<Value> = vars.iter().map(|v| Value::Index(v.expr())).collect();
+    let call_args = if as_list {
+        vec![Value::list(indices)]
+    } else {
+        indices
+    };
+    let result = interp.call_with(&f.value, call_args, f.span.clone())?;
+    let items: Vec<Value> = match &result {
+        Value::List(l) => l.borrow().clone(),
+        Value::Tuple(t) => t.to_vec(),
+        other => vec![other.clone()],
+    };
+    let mut finals = Vec::with_capacity(items.len());
+    let mut separators = Vec::new();
+    for item in items {
+        if matches!(item, Value::Te(TeObject::AxisSeparator)) {
+            separators.push(finals.len());
+            continue;
+        }
+        finals.push(to_index(&Spanned {
+            value: item,
+            span: f.span.clone(),
+        })?);
+    }
+    let map = layout::IndexMap::new(vars, finals, separators)
+        .map_err(|e| Raised::at(f.span.clone(), e.message))?;
+    let axes = s
+        .borrow_mut()
+        .transform_layout(op, map)
+        .map_err(|e| Raised::tvm(span, e.message))?;
+    Ok(Value::list(
+        axes.into_iter()
+            .map(|iv| Value::Te(TeObject::IterVar(iv)))
+            .collect(),
+    ))
+}
