@@ -91,7 +91,8 @@ impl Analyzer {
 
     fn var(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Var> {
         if let Ok(s) = obj.cast::<PyString>() {
-            let name = s.to_str()?;
+            let name = s.to_cow()?;
+            let name: &str = &name;
             if name.is_empty() || !name.chars().all(|c| c == '_' || c.is_alphanumeric()) {
                 return Err(error(format!("`{name}` is not a variable name")));
             }

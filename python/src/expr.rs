@@ -24,7 +24,7 @@ pub enum Term {
 }
 
 /// An expression: `i * 4 + j`, `A[i, k] * B[k, j]`, `i < n`.
-#[pyclass(frozen, name = "PrimExpr", module = "rangefinder.tvm.tir")]
+#[pyclass(frozen, skip_from_py_object, name = "PrimExpr", module = "rangefinder.tvm.tir")]
 #[derive(Clone, Debug)]
 pub struct PrimExpr {
     pub term: Term,
@@ -487,7 +487,7 @@ pub enum ExprArg {
 impl ExprArg {
     pub fn extract(obj: &Bound<'_, PyAny>) -> PyResult<ExprArg> {
         if let Ok(s) = obj.cast::<PyString>() {
-            return Ok(ExprArg::Text(s.to_str()?.to_owned()));
+            return Ok(ExprArg::Text(s.to_cow()?.into_owned()));
         }
         Ok(ExprArg::Object(to_index(obj)?))
     }

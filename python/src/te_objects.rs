@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 /// An iteration variable: a loop axis, a reduction axis or a thread axis.
-#[pyclass(frozen, name = "IterVar", module = "rangefinder.tvm.tir")]
+#[pyclass(frozen, skip_from_py_object, name = "IterVar", module = "rangefinder.tvm.tir")]
 #[derive(Clone)]
 pub struct IterVar {
     pub iv: te::IterVar,
@@ -132,7 +132,7 @@ impl IterVar {
 }
 
 /// `Range(min, extent)`, as TVM's `tvm.ir.Range`.
-#[pyclass(frozen, name = "Range", module = "rangefinder.tvm.ir")]
+#[pyclass(frozen, skip_from_py_object, name = "Range", module = "rangefinder.tvm.ir")]
 #[derive(Clone)]
 pub struct Range {
     pub range: arith::Range,
@@ -177,7 +177,7 @@ impl Range {
 }
 
 /// A tensor: `A[i, j]` reads an element.
-#[pyclass(frozen, name = "Tensor", module = "rangefinder.tvm.te")]
+#[pyclass(frozen, skip_from_py_object, name = "Tensor", module = "rangefinder.tvm.te")]
 #[derive(Clone)]
 pub struct Tensor {
     pub t: te::Tensor,
@@ -290,7 +290,7 @@ impl TensorSlice {
 }
 
 /// An operation: a placeholder or a compute.
-#[pyclass(frozen, name = "Operation", module = "rangefinder.tvm.te")]
+#[pyclass(frozen, skip_from_py_object, name = "Operation", module = "rangefinder.tvm.te")]
 #[derive(Clone)]
 pub struct Operation {
     pub op: te::Operation,

@@ -65,7 +65,7 @@ def test_analyzer_queries_agree_with_evaluation():
     assert an.can_prove("x * 4 + y % 3 < 31")
     assert not an.can_prove("x < 7")
     assert an.simplify("x // 8") == "0"
-    s = an.int_set("x * 2 + 1")
+    s = an.int_set("x * 2 + 1", {"x": (0, 8)})
     assert (s.min_value, s.max_value) == ("1", "15")
 
 

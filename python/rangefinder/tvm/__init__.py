@@ -26,20 +26,47 @@ from ._session import session
 from .error import TVMError
 from .runtime import convert
 
+# The spellings of TVM before `te` was a module of its own (`tvm.compute`,
+# `tvm.placeholder`, `tvm.schedule.InferBound`), still common in scripts.
+from .te import (
+    compute,
+    const,
+    create_schedule,
+    placeholder,
+    reduce_axis,
+    size_var,
+    sum,
+    thread_axis,
+    var,
+)
+from .te import schedule
+from .tir import if_then_else
+
 __all__ = [
     "TVMError",
     "arith",
     "container",
+    "compute",
+    "const",
     "convert",
+    "create_schedule",
     "error",
     "install",
+    "if_then_else",
     "ir",
     "lower",
+    "placeholder",
+    "reduce_axis",
     "runtime",
+    "schedule",
     "session",
+    "size_var",
+    "sum",
     "te",
     "testing",
+    "thread_axis",
     "tir",
+    "var",
 ]
 
 
