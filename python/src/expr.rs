@@ -257,7 +257,8 @@ pub fn py_binary(
 ) -> PyResult<Py<PyAny>> {
     let rhs = match to_term(rhs) {
         Ok(t) => t,
-        Err(_) => return Ok(py.NotImplemented()),
+        Err(e) if e.is_instance_of::<PyTypeError>(py) => return Ok(py.NotImplemented()),
+        Err(e) => return Err(e),
     };
     let t = if reflected {
         binary(op, rhs, lhs)?
@@ -276,6 +277,7 @@ pub fn py_compare(
 ) -> PyResult<Py<PyAny>> {
     let rhs = match to_term(rhs) {
         Ok(t) => t,
+        Err(e) if !e.is_instance_of::<PyTypeError>(py) => return Err(e),
         Err(_) => {
             return Ok(match op {
                 CompareOp::Eq => false.into_pyobject(py)?.to_owned().into_any().unbind(),
