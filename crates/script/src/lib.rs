@@ -92,33 +92,7 @@ impl Target {
     /// reduction domains and split factors), each once, in order of first
     /// appearance.
     pub fn symbolic_sizes(&self) -> Vec<arith::Var> {
-        let mut found: Vec<arith::Var> = Vec::new();
-        let mut note = |e: &arith::Expr| {
-            e.for_each_var(&mut |v| {
-                if !found.contains(v) {
-                    found.push(v.clone());
-                }
-            })
-        };
-        for stage in self.schedule.stages() {
-            stage.op().shape().iter().for_each(&mut note);
-            for iv in stage.op().reduce_axis() {
-                if let Some(dom) = iv.dom() {
-                    note(&dom.min);
-                    note(&dom.extent);
-                }
-            }
-            for relation in stage.relations() {
-                if let te::Relation::Split {
-                    by: te::SplitBy::Factor(e) | te::SplitBy::NParts(e),
-                    ..
-                } = relation
-                {
-                    note(e);
-                }
-            }
-        }
-        found
+        self.schedule.symbolic_sizes()
     }
 }
 

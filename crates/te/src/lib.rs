@@ -48,6 +48,7 @@ mod operation;
 mod reference;
 mod report;
 mod rng;
+mod run_report;
 mod schedule;
 mod thread;
 mod value;
@@ -64,6 +65,7 @@ pub use operation::{
 pub use reference::Reference;
 pub use report::{report, IterVarReport, Placement, Report, StageReport};
 pub use rng::XorShift;
+pub use run_report::{run_report, ReportOptions, RunReport, RUN_SIZE, TOLERANCE};
 pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
 pub use thread::{StorageScope, ThreadTag};
 pub use value::{max, min, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

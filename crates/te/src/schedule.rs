@@ -252,6 +252,40 @@ impl Schedule {
         }
     }
 
+    /// The symbolic sizes the program depends on (`te.var`s in shapes,
+    /// reduction domains and split factors), each once, in order of first
+    /// appearance.
+    pub fn symbolic_sizes(&self) -> Vec<arith::Var> {
+        let mut found: Vec<arith::Var> = Vec::new();
+        let mut seen = HashSet::new();
+        let mut note = |e: &Expr| {
+            e.for_each_var(&mut |v| {
+                if seen.insert(v.clone()) {
+                    found.push(v.clone());
+                }
+            })
+        };
+        for stage in &self.stages {
+            stage.op().shape().iter().for_each(&mut note);
+            for iv in stage.op().reduce_axis() {
+                if let Some(dom) = iv.dom() {
+                    note(&dom.min);
+                    note(&dom.extent);
+                }
+            }
+            for relation in stage.relations() {
+                if let Relation::Split {
+                    by: SplitBy::Factor(e) | SplitBy::NParts(e),
+                    ..
+                } = relation
+                {
+                    note(e);
+                }
+            }
+        }
+        found
+    }
+
     /// The output operations.
     pub fn outputs(&self) -> &[Operation] {
         &self.outputs

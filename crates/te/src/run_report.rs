@@ -1,0 +1,256 @@
+//! What `rangefinder te` prints for a schedule, as text or JSON: the bound
+//! report, and with a run the check of the lowered program.
+//!
+//! The command line and the Python package print the same report, so it
+//! lives here rather than in either front end.
+
+use crate::check::{check, CheckReport};
+use crate::error::Result;
+use crate::operation::Tensor;
+use crate::report::{report, Placement, Report, StageReport};
+use crate::schedule::Schedule;
+use arith::{Expr, Var};
+use serde_json::{json, Value as Json};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// The value every symbolic size takes when the program is run: odd, so that
+/// splits by powers of two leave a tail.
+pub const RUN_SIZE: i64 = 7;
+
+/// Largest difference between program and definitions still counted equal:
+/// the program stores `float32` elements, so its values are rounded where the
+/// definitions' are not; a wrong element differs by far more.
+pub const TOLERANCE: f64 = 1e-4;
+
+/// Whether and how [`run_report`] runs the program.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReportOptions {
+    /// Run the lowered program on random inputs and check it.
+    pub run: bool,
+    /// Seed of the random inputs.
+    pub seed: u64,
+}
+
+/// A schedule's [`Report`], and the [`CheckReport`] of a run.
+#[derive(Clone, Debug)]
+pub struct RunReport {
+    /// Bounds, regions, storage and the lowered program.
+    pub report: Report,
+    /// The check, when the program was run.
+    pub check: Option<CheckReport>,
+    /// The value each symbolic size took in the run.
+    pub sizes: Vec<(Var, i64)>,
+    /// The seed of the run's inputs.
+    pub seed: u64,
+}
+
+/// Infers, lowers and (with `options.run`) runs schedule `s` with `args`,
+/// giving every symbolic size the value [`RUN_SIZE`] for the run.
+///
+/// ```
+/// let a = te::placeholder([8], "A", tir::DataType::Float32).unwrap();
+/// let b = te::compute_named([8], &["i"], |i| a.at([&i[0]]) * 2.0, "B").unwrap();
+/// let s = te::create_schedule(&[b.clone()]);
+/// let options = te::ReportOptions { run: true, seed: 0 };
+/// let r = te::run_report(&s, &[a, b], &options).unwrap();
+/// assert!(r.is_clean());
+/// assert_eq!(r.to_json()["stages"][1]["runs"], 8);
+/// ```
+pub fn run_report(s: &Schedule, args: &[Tensor], options: &ReportOptions) -> Result<RunReport> {
+    let report = report(s, args)?;
+    let sizes: Vec<(Var, i64)> = s
+        .symbolic_sizes()
+        .into_iter()
+        .map(|v| (v, RUN_SIZE))
+        .collect();
+    let check = if options.run {
+        let by_var: HashMap<Var, i64> = sizes.iter().cloned().collect();
+        Some(check(s, args, &by_var, options.seed)?)
+    } else {
+        None
+    };
+    Ok(RunReport {
+        report,
+        check,
+        sizes,
+        seed: options.seed,
+    })
+}
+
+impl RunReport {
+    /// False when the run found an invalid access or a wrong output.
+    pub fn is_clean(&self) -> bool {
+        self.check.as_ref().is_none_or(|c| c.is_clean(TOLERANCE))
+    }
+
+    /// The report as `rangefinder te` prints it.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "# ranges are [min, extent), as TVM's Range");
+        for st in &self.report.stages {
+            let _ = writeln!(out, "stage {}: {}", st.name, placement_text(&st.placement));
+            for iv in &st.iter_vars {
+                let leaf = if iv.leaf { "  (loop)" } else { "" };
+                let _ = writeln!(
+                    out,
+                    "  {} {}{leaf}",
+                    iv.name,
+                    range_text(&iv.min, &iv.extent)
+                );
+            }
+            if !st.attach_path.is_empty() {
+                let _ = writeln!(out, "  attach path: {}", st.attach_path.join(", "));
+            }
+            if !matches!(st.placement, Placement::Inline) {
+                let _ = writeln!(out, "  realize: {}", region_text(&st.region));
+                let _ = writeln!(out, "  allocation: {} elements", allocation(st));
+            }
+        }
+        let _ = writeln!(out, "lowered:");
+        let _ = write!(out, "{}", self.report.program);
+        if let Some(c) = &self.check {
+            let mut sized: Vec<String> = self
+                .sizes
+                .iter()
+                .map(|(v, n)| format!("{} = {n}", v.name()))
+                .collect();
+            sized.sort();
+            let with = if sized.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", sized.join(", "))
+            };
+            let _ = writeln!(out, "run (seed {}{with}):", self.seed);
+            for sc in &c.stages {
+                let _ = writeln!(out, "  {}: runs {}, needed {}", sc.name, sc.runs, sc.needed);
+            }
+            let _ = writeln!(
+                out,
+                "  compared {} output elements, largest absolute error {}, out-of-bounds accesses {}",
+                c.compared, c.max_abs_error, c.out_of_bounds
+            );
+            for v in &c.violations {
+                let _ = writeln!(out, "  violation: {v}");
+            }
+            let verdict = if c.is_clean(TOLERANCE) { "ok" } else { "MISMATCH" };
+            let _ = writeln!(out, "  {verdict}");
+        }
+        out
+    }
+
+    /// The report as `rangefinder te --json` prints it.
+    pub fn to_json(&self) -> Json {
+        let check = self.check.as_ref();
+        let stages: Vec<Json> = self
+            .report
+            .stages
+            .iter()
+            .map(|st| {
+                let iter_vars: Vec<Json> = st
+                    .iter_vars
+                    .iter()
+                    .map(|iv| json!({"name": iv.name, "min": iv.min.to_string(), "extent": iv.extent.to_string()}))
+                    .collect();
+                let realize: Vec<Json> = st
+                    .region
+                    .iter()
+                    .map(|r| json!({"min": r.min.to_string(), "extent": r.extent.to_string()}))
+                    .collect();
+                let mut obj = json!({
+                    "name": st.name,
+                    "iter_vars": iter_vars,
+                    "attach_path": st.attach_path,
+                    "realize": realize,
+                    "allocation": allocation(st).to_json(),
+                });
+                if let Some(c) = check {
+                    let runs = c.stage(&st.name).map_or(0, |s| s.runs);
+                    obj["runs"] = json!(runs);
+                }
+                obj
+            })
+            .collect();
+        let mut out = json!({"stages": stages, "lowered": self.report.program.to_string()});
+        if let Some(c) = check {
+            out["check"] =
+                json!({"max_abs_error": c.max_abs_error, "out_of_bounds": c.out_of_bounds});
+        }
+        out
+    }
+}
+
+fn range_text(min: &Expr, extent: &Expr) -> String {
+    format!("[{min}, {extent})")
+}
+
+fn region_text(region: &[arith::Range]) -> String {
+    if region.is_empty() {
+        return "scalar".to_owned();
+    }
+    let parts: Vec<String> = region
+        .iter()
+        .map(|r| range_text(&r.min, &r.extent))
+        .collect();
+    parts.join(" x ")
+}
+
+fn placement_text(p: &Placement) -> String {
+    match p {
+        Placement::Input => "input".to_owned(),
+        Placement::Root => "computed at the root".to_owned(),
+        Placement::Inline => "inlined into its consumers".to_owned(),
+        Placement::At { stage, axis } => format!("computed at {stage}.{axis}"),
+    }
+}
+
+/// The number of elements of a storage: a number when the shape is
+/// constant, else the product as an expression.
+enum Elements {
+    Count(i64),
+    Product(String),
+}
+
+impl Elements {
+    fn to_json(&self) -> Json {
+        match self {
+            Elements::Count(n) => json!(n),
+            Elements::Product(p) => json!(p),
+        }
+    }
+}
+
+impl std::fmt::Display for Elements {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Elements::Count(n) => write!(f, "{n}"),
+            Elements::Product(p) => f.write_str(p),
+        }
+    }
+}
+
+fn elements(shape: &[Expr]) -> Elements {
+    let product = shape
+        .iter()
+        .try_fold(1i64, |acc, d| d.as_int().and_then(|v| acc.checked_mul(v)));
+    match product {
+        Some(n) => Elements::Count(n),
+        None => {
+            let parts: Vec<String> = shape.iter().map(|d| format!("({d})")).collect();
+            Elements::Product(parts.join(" * "))
+        }
+    }
+}
+
+/// The elements a stage's storage holds: an input's whole shape, a computed
+/// stage's largest region, nothing for an inlined stage.
+fn allocation(st: &StageReport) -> Elements {
+    match st.placement {
+        Placement::Inline => Elements::Count(0),
+        Placement::Input => {
+            let shape: Vec<Expr> = st.region.iter().map(|r| r.extent.clone()).collect();
+            elements(&shape)
+        }
+        _ => elements(&st.allocation),
+    }
+}

@@ -1,0 +1,54 @@
+"""Time `rangefinder.simplify` called from a Python loop over TVM's
+simplifier corpus (`../shared/conformance/tvm/arith_simplify.batch`).
+
+    python bench/bench_simplify.py [BATCH_FILE] [--repeat N]
+
+Prints the median time per call over the corpus, in microseconds. Each call
+parses the text, simplifies under the case's ranges and prints the result.
+"""
+
+import argparse
+import statistics
+import time
+from pathlib import Path
+
+import rangefinder
+
+DEFAULT = Path(__file__).resolve().parents[3] / "shared" / "conformance" / "tvm" / "arith_simplify.batch"
+
+
+def cases(path):
+    for line in Path(path).read_text().splitlines():
+        if not line.strip():
+            continue
+        expr, _, ranges = line.partition("|")
+        spec = {}
+        for r in ranges.split():
+            name, _, span = r.partition("=")
+            lo, _, hi = span.partition(":")
+            spec[name] = (lo, hi)
+        yield expr.strip(), spec or None
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("batch", nargs="?", default=str(DEFAULT))
+    parser.add_argument("--repeat", type=int, default=15)
+    args = parser.parse_args()
+    work = list(cases(args.batch))
+    simplify = rangefinder.simplify
+    runs = []
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        for expr, spec in work:
+            try:
+                simplify(expr, spec)
+            except rangefinder.Error:
+                pass
+        runs.append((time.perf_counter() - start) / len(work))
+    print(f"{len(work)} cases, median {statistics.median(runs) * 1e6:.2f} us per call "
+          f"(best {min(runs) * 1e6:.2f} us)")
+
+
+if __name__ == "__main__":
+    main()

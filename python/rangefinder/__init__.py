@@ -1,0 +1,59 @@
+"""rangefinder: exactly which indices each part of a tensor program touches.
+
+The arithmetic core, XLA's indexing maps and TVM's InferBound, from Python::
+
+    >>> import rangefinder
+    >>> rangefinder.simplify("(x * 16 + y) // 8", {"y": (0, 8)})
+    'x * 2'
+    >>> m = rangefinder.IndexingMap("(d0) -> (d0 floordiv 8), domain: d0 in [0, 31]")
+    >>> m.evaluate([17])
+    [2]
+
+TVM's TE scripts run under CPython with ``import rangefinder.tvm as tvm``
+(see :mod:`rangefinder.tvm`), and :func:`report` gives what
+``rangefinder te --json`` prints for a schedule.
+"""
+
+import json as _json
+
+from ._native import (
+    Analyzer,
+    ConstIntBound,
+    Error,
+    IndexingMap,
+    IntervalSet,
+    ModularSet,
+    TVMError,
+    simplify,
+)
+from ._native import te_report as _te_report
+from . import hlo
+
+__all__ = [
+    "Analyzer",
+    "ConstIntBound",
+    "Error",
+    "IndexingMap",
+    "IntervalSet",
+    "ModularSet",
+    "TVMError",
+    "hlo",
+    "report",
+    "report_text",
+    "simplify",
+]
+
+
+def report(s, args=None, run=False, seed=0):
+    """The report of schedule ``s`` as ``rangefinder te --json`` prints it.
+
+    ``args`` are the program's tensors (default: the inputs, then the
+    outputs); ``run=True`` also runs the lowered program on random inputs
+    (seeded by ``seed``) and checks it, as ``--run`` does.
+    """
+    return _json.loads(_te_report(s, args, run, seed).json())
+
+
+def report_text(s, args=None, run=False, seed=0):
+    """The report of schedule ``s`` as ``rangefinder te`` prints it."""
+    return _te_report(s, args, run, seed).text()

@@ -1,0 +1,32 @@
+"""Indexing maps of HLO modules, as ``rangefinder hlo`` gives them."""
+
+import os
+
+from ._native import hlo_analyze as _analyze
+
+__all__ = ["analyze"]
+
+
+def analyze(text_or_path, instruction=None, output=0, input_to_output=False, to_parameters=False):
+    """The indexing maps of one instruction of an HLO module.
+
+    ``text_or_path`` is the module's text or a path to it. ``instruction``
+    names the instruction (default: the entry computation's ROOT);
+    ``input_to_output`` asks for input-to-output maps; ``to_parameters``
+    maps the whole computation to its parameters. Returns a dict with
+    ``instruction``, ``direction`` and ``operands``, each operand a dict with
+    ``index``, ``name``, ``maps`` (:class:`rangefinder.IndexingMap` objects)
+    and ``unsupported`` (the reason, or None), as ``rangefinder hlo --json``.
+    """
+    text = _read(text_or_path)
+    return _analyze(text, instruction, output, input_to_output, to_parameters)
+
+
+def _read(text_or_path):
+    if isinstance(text_or_path, os.PathLike):
+        with open(text_or_path, encoding="utf-8") as f:
+            return f.read()
+    if isinstance(text_or_path, str) and "\n" not in text_or_path and os.path.isfile(text_or_path):
+        with open(text_or_path, encoding="utf-8") as f:
+            return f.read()
+    return text_or_path

@@ -1,0 +1,5 @@
+"""``tvm.container``: the mapping ``InferBound`` returns."""
+
+from .._native import Map
+
+__all__ = ["Map"]

@@ -1,0 +1,289 @@
+//! `rangefinder.simplify` and `rangefinder.Analyzer`: the arithmetic core.
+//!
+//! Expressions are text in the syntax `rangefinder simplify` reads
+//! (`x * 4 + y // 8`, floor `//` and `%`), or `PrimExpr` objects built by
+//! `rangefinder.tvm`. Ranges are half-open pairs `(lo, hi)` whose ends are
+//! integers, expression text or `PrimExpr`s.
+
+use crate::error::{error, error_at};
+use crate::expr::{ExprArg, PrimExpr};
+use crate::te_objects::Range;
+use arith::{Expr, Scope, Var};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use std::collections::HashMap;
+
+/// Registers the functions and classes on `m`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simplify, m)?)?;
+    m.add_class::<Analyzer>()?;
+    m.add_class::<ConstIntBound>()?;
+    m.add_class::<ModularSet>()?;
+    m.add_class::<IntervalSet>()?;
+    Ok(())
+}
+
+/// `simplify(expr, ranges=None)`: the simplified expression, printed.
+///
+/// `ranges` maps names to half-open `(lo, hi)` pairs, as `--range
+/// NAME=LO:HI` does on the command line.
+#[pyfunction]
+#[pyo3(signature = (expr, ranges=None))]
+fn simplify(py: Python<'_>, expr: &Bound<'_, PyAny>, ranges: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+    let mut an = Analyzer::new();
+    if let Some(ranges) = ranges {
+        let ranges: Vec<(Bound<'_, PyAny>, Bound<'_, PyAny>)> = ranges.iter().collect();
+        // Twice, so that ends may use variables whose ranges come later.
+        for _ in 0..2 {
+            for (name, range) in &ranges {
+                an.bind(py, name, range)?;
+            }
+        }
+    }
+    let input = an.expr(py, expr)?;
+    let out = an.an.simplify(&input).map_err(|e| arith_error(py, expr, e))?;
+    Ok(out.to_string())
+}
+
+fn arith_error(py: Python<'_>, source: &Bound<'_, PyAny>, e: arith::ArithError) -> PyErr {
+    match source.cast::<PyString>() {
+        Ok(s) => error_at(py, &s.to_string(), &e.message, e.span),
+        Err(_) => error(e.message),
+    }
+}
+
+/// TVM's `Analyzer`: variable ranges and the questions asked under them.
+///
+/// Variables named in text are one variable per name within an analyzer.
+#[pyclass(name = "Analyzer", module = "rangefinder")]
+pub struct Analyzer {
+    an: arith::Analyzer,
+    scope: Scope,
+}
+
+impl Analyzer {
+    fn new() -> Analyzer {
+        Analyzer {
+            an: arith::Analyzer::new(),
+            scope: Scope::new(),
+        }
+    }
+
+    /// An expression argument: text parsed in this analyzer's scope, or an
+    /// expression object.
+    fn expr(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
+        match ExprArg::extract(obj)? {
+            ExprArg::Text(text) => {
+                arith::parse_in(&text, &mut self.scope).map_err(|e| error_at(py, &text, &e.message, e.span))
+            }
+            ExprArg::Object(e) => {
+                // Objects' variables become visible to text by name.
+                e.for_each_var(&mut |v| {
+                    if self.scope.get(v.name()).is_none() {
+                        self.scope.insert(v.clone());
+                    }
+                });
+                Ok(e)
+            }
+        }
+    }
+
+    fn var(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Var> {
+        if let Ok(s) = obj.cast::<PyString>() {
+            let name = s.to_cow()?;
+            let name: &str = &name;
+            if name.is_empty() || !name.chars().all(|c| c == '_' || c.is_alphanumeric()) {
+                return Err(error(format!("`{name}` is not a variable name")));
+            }
+            return Ok(self.scope.get_or_create(name));
+        }
+        let e = self.expr(py, obj)?;
+        e.as_var()
+            .cloned()
+            .ok_or_else(|| error(format!("`{e}` is not a variable")))
+    }
+
+    /// `(lo, hi)`, a `Range`, or a single value `v` (the range `[v, v + 1)`).
+    fn range(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<arith::Range> {
+        if let Ok(r) = obj.extract::<PyRef<'_, Range>>() {
+            return Ok(r.range.clone());
+        }
+        if obj.cast::<PyString>().is_err() {
+            if let Ok(items) = obj.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>() {
+                let lo = self.expr(py, &items.0)?;
+                let hi = self.expr(py, &items.1)?;
+                return Ok(arith::Range::half_open(lo, hi));
+            }
+        }
+        let v = self.expr(py, obj)?;
+        Ok(arith::Range::new(v, Expr::int(1)))
+    }
+
+    fn bind(&mut self, py: Python<'_>, var: &Bound<'_, PyAny>, range: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = self.var(py, var)?;
+        let r = self.range(py, range)?;
+        self.an.bind(&v, r);
+        Ok(())
+    }
+
+    /// Returns text for text input and a `PrimExpr` for objects.
+    fn same_kind(py: Python<'_>, input: &Bound<'_, PyAny>, e: Expr) -> PyResult<Py<PyAny>> {
+        if input.cast::<PyString>().is_ok() {
+            Ok(e.to_string().into_pyobject(py)?.into_any().unbind())
+        } else {
+            Ok(Py::new(py, PrimExpr::index(e))?.into_any())
+        }
+    }
+}
+
+#[pymethods]
+impl Analyzer {
+    #[new]
+    fn py_new() -> Analyzer {
+        Analyzer::new()
+    }
+
+    /// `bind(var, range)`: `var` a name or variable; `range` a half-open
+    /// `(lo, hi)`, a `Range`, or one value.
+    #[pyo3(name = "bind")]
+    fn py_bind(&mut self, py: Python<'_>, var: &Bound<'_, PyAny>, range: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.bind(py, var, range)
+    }
+
+    /// `update(var, range)`: TVM's spelling of `bind` for constant bounds.
+    #[pyo3(signature = (var, range, r#override=false))]
+    fn update(&mut self, py: Python<'_>, var: &Bound<'_, PyAny>, range: &Bound<'_, PyAny>, r#override: bool) -> PyResult<()> {
+        let _ = r#override;
+        if let Ok(b) = range.extract::<PyRef<'_, ConstIntBound>>() {
+            let v = self.var(py, var)?;
+            let bound = arith::ConstBound::new(
+                b.min_value.unwrap_or(arith::NEG_INF),
+                b.max_value.unwrap_or(arith::POS_INF),
+            );
+            self.an.update_bound(&v, bound);
+            return Ok(());
+        }
+        self.bind(py, var, range)
+    }
+
+    /// The simplified expression (text for text, `PrimExpr` for objects).
+    #[pyo3(name = "simplify")]
+    fn py_simplify(&mut self, py: Python<'_>, expr: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let e = self.expr(py, expr)?;
+        let out = self.an.simplify(&e).map_err(|err| arith_error(py, expr, err))?;
+        Analyzer::same_kind(py, expr, out)
+    }
+
+    /// The proven constant bounds (`None` for an unbounded side).
+    fn const_int_bound(&mut self, py: Python<'_>, expr: &Bound<'_, PyAny>) -> PyResult<ConstIntBound> {
+        let e = self.expr(py, expr)?;
+        let b = self.an.const_int_bound(&e);
+        Ok(ConstIntBound {
+            min_value: (b.min != arith::NEG_INF).then_some(b.min),
+            max_value: (b.max != arith::POS_INF).then_some(b.max),
+        })
+    }
+
+    /// Every value is `coeff * k + base`.
+    fn modular_set(&mut self, py: Python<'_>, expr: &Bound<'_, PyAny>) -> PyResult<ModularSet> {
+        let e = self.expr(py, expr)?;
+        let m = self.an.modular_set(&e);
+        Ok(ModularSet {
+            coeff: m.coeff,
+            base: m.base,
+        })
+    }
+
+    /// Whether the condition holds for every value in the bound ranges.
+    fn can_prove(&mut self, py: Python<'_>, cond: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let e = self.expr(py, cond)?;
+        if e.ty() != arith::Type::Bool {
+            return Err(PyTypeError::new_err(format!("`{e}` is not a condition")));
+        }
+        Ok(self.an.can_prove(&e))
+    }
+
+    /// The set of values `expr` takes when each variable of `dom_map`
+    /// ranges over its half-open `(lo, hi)` (TVM's `int_set`): inclusive
+    /// `min_value` / `max_value`, `None` where unbounded.
+    #[pyo3(signature = (expr, dom_map=None))]
+    fn int_set(&mut self, py: Python<'_>, expr: &Bound<'_, PyAny>, dom_map: Option<&Bound<'_, PyDict>>) -> PyResult<IntervalSet> {
+        let e = self.expr(py, expr)?;
+        let mut dom = HashMap::new();
+        if let Some(map) = dom_map {
+            for (k, v) in map.iter() {
+                let var = self.var(py, &k)?;
+                let r = self.range(py, &v)?;
+                dom.insert(var, arith::int_set::IntSet::from_range(&r));
+            }
+        }
+        let set = self.an.int_set(&e, &dom);
+        let text = expr.cast::<PyString>().is_ok();
+        let side = |x: Option<&Expr>| -> PyResult<Option<Py<PyAny>>> {
+            match x {
+                None => Ok(None),
+                Some(x) if text => Ok(Some(x.to_string().into_pyobject(py)?.into_any().unbind())),
+                Some(x) => Ok(Some(Py::new(py, PrimExpr::index(x.clone()))?.into_any())),
+            }
+        };
+        Ok(IntervalSet {
+            min_value: side(set.min())?,
+            max_value: side(set.max())?,
+            empty: set.is_nothing(),
+        })
+    }
+}
+
+/// Constant bounds: every value lies in `[min_value, max_value]`.
+#[pyclass(frozen, get_all, name = "ConstIntBound", module = "rangefinder")]
+pub struct ConstIntBound {
+    min_value: Option<i64>,
+    max_value: Option<i64>,
+}
+
+#[pymethods]
+impl ConstIntBound {
+    fn __repr__(&self) -> String {
+        let side = |v: Option<i64>, inf: &str| v.map_or(inf.to_owned(), |v| v.to_string());
+        format!("ConstIntBound[{}, {}]", side(self.min_value, "-inf"), side(self.max_value, "+inf"))
+    }
+}
+
+/// Alignment: every value is `coeff * k + base` for some integer `k`.
+#[pyclass(frozen, get_all, name = "ModularSet", module = "rangefinder")]
+pub struct ModularSet {
+    coeff: i64,
+    base: i64,
+}
+
+#[pymethods]
+impl ModularSet {
+    fn __repr__(&self) -> String {
+        format!("ModularSet(coeff={}, base={})", self.coeff, self.base)
+    }
+}
+
+/// A symbolic interval `[min_value, max_value]` (inclusive).
+#[pyclass(frozen, get_all, name = "IntervalSet", module = "rangefinder")]
+pub struct IntervalSet {
+    min_value: Option<Py<PyAny>>,
+    max_value: Option<Py<PyAny>>,
+    /// Whether the set holds no value.
+    empty: bool,
+}
+
+#[pymethods]
+impl IntervalSet {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        if self.empty {
+            return "IntervalSet(empty)".to_owned();
+        }
+        let side = |v: &Option<Py<PyAny>>, inf: &str| match v {
+            Some(v) => v.bind(py).str().map(|s| s.to_string()).unwrap_or_default(),
+            None => inf.to_owned(),
+        };
+        format!("IntervalSet[{}, {}]", side(&self.min_value, "-inf"), side(&self.max_value, "+inf"))
+    }
+}
+

@@ -1,0 +1,91 @@
+//! The exceptions the package raises.
+//!
+//! `rangefinder.Error` (a `ValueError`) is raised for bad input of every
+//! kind; where the input was text, it carries the position as `line` and
+//! `column` (1-based) and `span` (byte offsets). `rangefinder.TVMError`
+//! is what TVM raises from schedules and lowering: a subclass of both
+//! `rangefinder.Error` and `RuntimeError`, so scripts written against TVM
+//! (`except RuntimeError`, `except tvm.error.TVMError`) catch it.
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple, PyType};
+use std::ops::Range;
+
+pyo3::create_exception!(
+    rangefinder,
+    Error,
+    PyValueError,
+    "Bad input to rangefinder: a message, and where the input was text its `line`, `column` and `span`."
+);
+
+/// Creates `TVMError(Error, RuntimeError)` and adds both classes to `m`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    let base = py.get_type::<Error>();
+    m.add("Error", &base)?;
+    let bases = PyTuple::new(py, [base.into_any(), py.get_type::<PyRuntimeError>().into_any()])?;
+    let dict = PyDict::new(py);
+    dict.set_item(
+        "__doc__",
+        "An error TVM raises from schedules and lowering (also a RuntimeError).",
+    )?;
+    dict.set_item("__module__", "rangefinder")?;
+    let tvm_error = py
+        .get_type::<PyType>()
+        .call1(("TVMError", bases, dict))?;
+    m.add("TVMError", tvm_error)?;
+    Ok(())
+}
+
+/// A `rangefinder.Error` with a message and no position.
+pub fn error(msg: impl Into<String>) -> PyErr {
+    Error::new_err(msg.into())
+}
+
+/// A `rangefinder.Error` pointing into `source` at `span`.
+pub fn error_at(py: Python<'_>, source: &str, msg: &str, span: Option<Range<usize>>) -> PyErr {
+    let Some(span) = span else {
+        return error(msg.to_owned());
+    };
+    let start = span.start.min(source.len());
+    let (line, column) = line_column(source, start);
+    let err = Error::new_err(format!("{line}:{column}: {msg}"));
+    let value = err.value(py);
+    let _ = value.setattr("line", line);
+    let _ = value.setattr("column", column);
+    let _ = value.setattr("span", (span.start, span.end));
+    err
+}
+
+/// A `rangefinder.TVMError` with `msg`.
+pub fn tvm_error(py: Python<'_>, msg: impl Into<String>) -> PyErr {
+    let msg = msg.into();
+    let class = py
+        .import("rangefinder._native")
+        .and_then(|m| m.getattr("TVMError"));
+    match class.and_then(|c| c.call1((msg.clone(),))) {
+        Ok(instance) => PyErr::from_value(instance),
+        Err(_) => error(msg),
+    }
+}
+
+/// 1-based line and column (in characters) of byte offset `at`.
+fn line_column(source: &str, at: usize) -> (usize, usize) {
+    let at = (0..=at).rev().find(|i| source.is_char_boundary(*i)).unwrap_or(0);
+    let before = &source[..at];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, source[line_start..at].chars().count() + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::line_column;
+
+    #[test]
+    fn positions_count_characters() {
+        assert_eq!(line_column("x + y", 4), (1, 5));
+        assert_eq!(line_column("a\nbé + *", 7), (2, 5));
+    }
+}

@@ -1,0 +1,26 @@
+//! The `rangefinder` Python package's native module (`rangefinder._native`).
+//!
+//! The Python package (`python/rangefinder/`) arranges these functions and
+//! classes into the public API: `rangefinder.simplify`, `Analyzer`,
+//! `IndexingMap`, `rangefinder.hlo.analyze`, `rangefinder.report`, and
+//! `rangefinder.tvm`, a stand-in for TVM's TE.
+
+use pyo3::prelude::*;
+
+mod arith_api;
+mod error;
+mod expr;
+mod hlo_api;
+mod maps_api;
+mod te_api;
+mod te_objects;
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    error::register(m)?;
+    arith_api::register(m)?;
+    maps_api::register(m)?;
+    hlo_api::register(m)?;
+    te_api::register(m)?;
+    Ok(())
+}

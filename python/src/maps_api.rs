@@ -1,0 +1,108 @@
+//! `rangefinder.IndexingMap`: XLA's indexing maps, parsed from and printed
+//! in XLA's text form.
+
+use crate::error::{error, error_at};
+use pyo3::prelude::*;
+
+/// Domain points compared exactly by `==` before sampling takes over.
+const EXACT_COMPARISON_LIMIT: u64 = 1 << 16;
+
+/// Registers the class on `m`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<IndexingMap>()
+}
+
+/// An XLA indexing map: `(d0, d1)[s0] -> (d0 + s0, d1), domain: ...`.
+///
+/// Maps are values: `simplify` and `compose` return new maps. `==` is
+/// semantic: the same domain and the same results at every point.
+#[pyclass(frozen, skip_from_py_object, name = "IndexingMap", module = "rangefinder")]
+#[derive(Clone)]
+pub struct IndexingMap {
+    pub map: indexing::IndexingMap,
+}
+
+#[pymethods]
+impl IndexingMap {
+    /// Parses XLA's text form; a syntax error points into the text.
+    #[new]
+    fn py_new(py: Python<'_>, text: &str) -> PyResult<IndexingMap> {
+        indexing::IndexingMap::parse(text)
+            .map(|map| IndexingMap { map })
+            .map_err(|e| error_at(py, text, &e.message, e.span))
+    }
+
+    /// Same as the constructor.
+    #[staticmethod]
+    fn parse(py: Python<'_>, text: &str) -> PyResult<IndexingMap> {
+        IndexingMap::py_new(py, text)
+    }
+
+    /// The simplified map (results, constraints and ranges).
+    fn simplify(&self) -> IndexingMap {
+        let mut map = self.map.clone();
+        map.simplify();
+        IndexingMap { map }
+    }
+
+    /// `self ∘ producer`: this map's results fed into `producer`'s
+    /// dimensions (XLA's `ComposeIndexingMaps(self, producer)`).
+    fn compose(&self, producer: &IndexingMap) -> PyResult<IndexingMap> {
+        indexing::compose(&self.map, &producer.map)
+            .map(|map| IndexingMap { map })
+            .map_err(|e| error(e.message))
+    }
+
+    /// The results at a point: dimension values, then symbol values.
+    #[pyo3(signature = (dims, symbols=Vec::new()))]
+    fn evaluate(&self, dims: Vec<i64>, symbols: Vec<i64>) -> PyResult<Vec<i64>> {
+        if dims.len() != self.map.num_dims() || symbols.len() != self.map.num_symbols() {
+            return Err(error(format!(
+                "the map takes {} dimensions and {} symbols, got {} and {}",
+                self.map.num_dims(),
+                self.map.num_symbols(),
+                dims.len(),
+                symbols.len()
+            )));
+        }
+        let point: Vec<i64> = dims.into_iter().chain(symbols).collect();
+        self.map.evaluate(&point).map_err(|e| error(e.message))
+    }
+
+    /// Whether the map is known to have an empty domain.
+    #[getter]
+    fn is_known_empty(&self) -> bool {
+        self.map.is_known_empty()
+    }
+
+    #[getter]
+    fn num_dims(&self) -> usize {
+        self.map.num_dims()
+    }
+
+    #[getter]
+    fn num_symbols(&self) -> usize {
+        self.map.num_symbols()
+    }
+
+    #[getter]
+    fn num_results(&self) -> usize {
+        self.map.num_results()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(other) = other.extract::<PyRef<'_, IndexingMap>>() else {
+            return Ok(false);
+        };
+        indexing::semantically_equal(&self.map, &other.map, EXACT_COMPARISON_LIMIT)
+            .map_err(|e| error(e.message))
+    }
+
+    fn __str__(&self) -> String {
+        self.map.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("IndexingMap({:?})", self.map.to_string())
+    }
+}

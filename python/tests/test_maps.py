@@ -1,0 +1,44 @@
+"""`rangefinder.IndexingMap` against the `map` command and evaluation."""
+
+import json
+
+import pytest
+
+import rangefinder
+
+MAPS = [
+    "(d0, d1) -> (d0 floordiv 8, d0 mod 8, d1), domain: d0 in [0, 31], d1 in [0, 15]",
+    "(d0)[s0] -> (d0 * 4 + s0), domain: d0 in [0, 7], s0 in [0, 3]",
+    "(d0) -> ((d0 * 2 + 1) floordiv 2), domain: d0 in [0, 99]",
+]
+
+
+@pytest.mark.parametrize("text", MAPS)
+def test_simplify_prints_what_the_command_prints(text, cli):
+    expected = json.loads(cli("map", text, "--json").stdout)
+    m = rangefinder.IndexingMap(text)
+    assert str(m) == expected["input"]
+    assert str(m.simplify()) == expected["simplified"]
+    assert m.simplify() == m
+
+
+def test_evaluate_and_compose():
+    consumer = rangefinder.IndexingMap("(d0) -> (d0 floordiv 4, d0 mod 4), domain: d0 in [0, 15]")
+    producer = rangefinder.IndexingMap("(d0, d1) -> (d1, d0), domain: d0 in [0, 3], d1 in [0, 3]")
+    composed = consumer.compose(producer).simplify()
+    for d0 in range(16):
+        assert composed.evaluate([d0]) == [d0 % 4, d0 // 4]
+    assert composed.num_dims == 1 and composed.num_results == 2
+
+
+def test_semantic_equality():
+    a = rangefinder.IndexingMap("(d0) -> (d0 + d0), domain: d0 in [0, 9]")
+    b = rangefinder.IndexingMap("(d0) -> (d0 * 2), domain: d0 in [0, 9]")
+    c = rangefinder.IndexingMap("(d0) -> (d0 * 3), domain: d0 in [0, 9]")
+    assert a == b and a != c
+
+
+def test_parse_errors_raise_with_position():
+    with pytest.raises(rangefinder.Error) as info:
+        rangefinder.IndexingMap("(d0) -> (d0 +), domain: d0 in [0, 3]")
+    assert info.value.line == 1

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Every test of the project: the Rust workspace, then the Python package,
+# built with maturin into a virtual environment under target/ and tested
+# with pytest. Needs a Rust toolchain and python3 (>= 3.9) with venv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+echo "== cargo test --workspace"
+cargo test --workspace
+
+echo "== python package (python/): build and pytest"
+venv=$root/target/python-venv
+if [ ! -x "$venv/bin/python" ]; then
+  python3 -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install -q --disable-pip-version-check 'maturin>=1.7,<2' 'pytest>=7'
+(
+  cd python
+  export VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH CARGO_TARGET_DIR=$root/target/python-build
+  maturin develop -q
+  python -m pytest -q
+)
