@@ -17,7 +17,8 @@ fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check 'maturin>=1.7,<2' 'pytest>=7'
 (
   cd python
-  export VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH CARGO_TARGET_DIR=$root/target/python-build
-  maturin develop -q
-  python -m pytest -q
+  export VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH
+  CARGO_TARGET_DIR=$root/target/python-build maturin develop -q
+  # The tests compare against the command `cargo test` built above.
+  RANGEFINDER_BIN=$root/target/debug/rangefinder python -m pytest -q
 )

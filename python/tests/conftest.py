@@ -17,8 +17,7 @@ def _binary():
     exe = os.environ.get("RANGEFINDER_BIN")
     if exe:
         return Path(exe)
-    target = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target"))
-    return target / "debug" / "rangefinder"
+    return REPO / "target" / "debug" / "rangefinder"
 
 
 @pytest.fixture(scope="session")
