@@ -231,7 +231,9 @@ impl<'a> Check<'a> {
     fn broadcast(&self) -> VResult<()> {
         let a = self.operand_array(0)?;
         let out = self.output_array()?;
-        let dims = self.dimension_numbers("dimensions", self.ints("dimensions")?, out.rank())?;
+        // XLA prints `dimensions={}` for a scalar broadcast; older text omits it.
+        let listed = self.inst.attrs.ints("dimensions").unwrap_or(&[]);
+        let dims = self.dimension_numbers("dimensions", listed, out.rank())?;
         if dims.len() != a.rank() {
             return Err(self.attr_error(
                 "dimensions",
@@ -370,8 +372,10 @@ impl<'a> Check<'a> {
                     ),
                 ));
             }
-            let size = (s.limit - s.start + s.stride - 1) / s.stride;
-            if out.dims.get(i) != Some(&size) {
+            // `start <= limit` and `stride >= 1` here; i128 keeps the sum exact.
+            let size = (i128::from(s.limit) - i128::from(s.start) + i128::from(s.stride) - 1)
+                / i128::from(s.stride);
+            if out.dims.get(i).map(|&d| i128::from(d)) != Some(size) {
                 return Err(self.error(format!(
                     "slice dimension {i} has {size} elements, the output {:?}",
                     out.dims.get(i)
