@@ -96,3 +96,14 @@ fn runtime_variables_name_the_entry_parameter() {
         (Some(0), Some("i"))
     );
 }
+
+const FUSED_GATHER: &str = "HloModule m\nfused {\n  i = s32[3,1] parameter(0)\n  x = f32[8,4] parameter(1)\n  ROOT g = f32[3,4] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}\n}\nENTRY e {\n  x = f32[8,4] parameter(0)\n  i = s32[3,1] parameter(1)\n  ROOT f = f32[3,4] fusion(i, x), kind=kLoop, calls=fused\n}\n";
+
+#[test]
+fn a_fused_gather_names_the_entry_parameter_of_its_indices() {
+    let out = run(FUSED_GATHER, to_parameters());
+    assert_eq!(
+        out,
+        "operand id = 0\n(d0, d1){rt0} -> (rt0, d1), domain: d0 in [0, 2], d1 in [0, 3], rt0 in [0, 7]\nruntime variables:\nrt0: parameter(1); (d0, d1) -> (d0, 0), domain: d0 in [0, 2], d1 in [0, 3]\noperand id = 1\n(d0, d1) -> (d0, 0), domain: d0 in [0, 2], d1 in [0, 3]\n"
+    );
+}
