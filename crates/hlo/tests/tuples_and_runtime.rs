@@ -37,6 +37,15 @@ fn get_tuple_element_says_which_element() {
         run(TWO_ELEMENTS, q),
         "operand id = 0\ntuple element 1:\n(d0) -> (d0), domain: d0 in [0, 3]\n"
     );
+    let back = hlo::Query {
+        instruction: Some("g1".into()),
+        input_to_output: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        run(TWO_ELEMENTS, back),
+        "operand id = 0\ntuple element 1:\n(d0) -> (d0), domain: d0 in [0, 3]\n"
+    );
 }
 
 const CALL_OF_TUPLE: &str = "HloModule m\ncallee {\n  q = (f32[4], f32[6]) parameter(0)\n  g = f32[6] get-tuple-element(q), index=1\n  ROOT s = f32[3] slice(g), slice={[1:4]}\n}\nENTRY e {\n  x = f32[4] parameter(0)\n  y = f32[6] parameter(1)\n  t = (f32[4], f32[6]) tuple(x, y)\n  ROOT c = f32[3] call(t), to_apply=callee\n}\n";
