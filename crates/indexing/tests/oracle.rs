@@ -248,6 +248,8 @@ proptest! {
         let mut widened = original.clone();
         let w = widened.widen_oversized(budget);
         prop_assume!(!original.is_known_empty());
+        // New range variables can span wide ranges; skip what cannot be enumerated.
+        prop_assume!(widened.domain_points(1 << 16).is_ok());
         let before = relation(&original);
         let after = relation(&widened);
         for (dims, results) in &before {
