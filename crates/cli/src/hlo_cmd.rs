@@ -3,6 +3,7 @@
 
 use hlo::{InstructionIndexing, OperandEntry, OperandIndexing, OperandMap, Query};
 use serde::Serialize;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -60,13 +61,19 @@ pub fn run(args: HloArgs) -> ExitCode {
     }
     if args.json {
         match serde_json::to_string(&Report::of(&result)) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => emit(&format!("{text}\n")),
             Err(e) => return crate::diagnostics::fail(format!("cannot write JSON: {e}")),
         }
     } else {
-        print!("{result}");
+        emit(&result.to_string());
     }
     ExitCode::SUCCESS
+}
+
+/// Writes `text` to standard output; a reader that closed the pipe early
+/// (`| head`) is not an error.
+pub(crate) fn emit(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// The JSON form of an analysis.

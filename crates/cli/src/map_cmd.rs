@@ -31,11 +31,11 @@ pub fn run(args: MapArgs) -> ExitCode {
             simplified: simplified.to_string(),
         };
         match serde_json::to_string(&report) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => crate::hlo_cmd::emit(&format!("{text}\n")),
             Err(e) => return crate::diagnostics::fail(format!("cannot write JSON: {e}")),
         }
     } else {
-        println!("{simplified}");
+        crate::hlo_cmd::emit(&format!("{simplified}\n"));
     }
     ExitCode::SUCCESS
 }

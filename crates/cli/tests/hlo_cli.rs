@@ -169,3 +169,37 @@ fn map_json_and_long_sums() {
     assert_eq!(code, Some(2));
     assert!(err.contains("nests more than 400"), "{err}");
 }
+
+#[test]
+fn a_reader_closing_the_pipe_early_is_not_a_crash() {
+    // About 200 KB of maps, far beyond a pipe's buffer.
+    let n = 3000;
+    let mut text = String::from("HloModule m\nENTRY e {\n");
+    for i in 0..n {
+        text.push_str(&format!("  p{i} = f32[2] parameter({i})\n"));
+    }
+    let names: Vec<String> = (0..n).map(|i| format!("p{i}")).collect();
+    text.push_str(&format!(
+        "  ROOT c = f32[{}] concatenate({}), dimensions={{0}}\n}}\n",
+        2 * n,
+        names.join(", ")
+    ));
+    let path = std::env::temp_dir().join(format!("rangefinder-pipe-{}.hlo", std::process::id()));
+    std::fs::write(&path, &text).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rangefinder"))
+        .args(["hlo", path.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_ne!(
+        out.status.code(),
+        Some(101),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+}

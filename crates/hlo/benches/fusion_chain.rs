@@ -1,6 +1,8 @@
-//! Output-to-input maps of a fusion of N chained reshape / transpose /
-//! broadcast / slice / elementwise ops, composed and simplified as the
-//! composition goes (target: < 20 ms for N = 1000, linear growth).
+//! Output-to-input maps of long op chains, composed and simplified as the
+//! composition goes: a fusion of N chained reshape / transpose / broadcast /
+//! slice / elementwise ops (target: < 20 ms for N = 1000, linear growth),
+//! and an entry computation alternating transposes and reshapes, whose exact
+//! expressions double at every op until widened (target: < 50 ms for 100 ops).
 
 use divan::Bencher;
 
@@ -48,4 +50,41 @@ fn fusion_chain(bencher: Bencher, n: usize) {
 fn parse_chain(bencher: Bencher, n: usize) {
     let text = chain(n);
     bencher.bench(|| hlo::parse_module(divan::black_box(&text)).expect("parses"));
+}
+
+/// An entry computation of `n` ops alternating transpose and reshape on
+/// `f32[6,4]`: exact composed expressions double at every op, so this
+/// measures the widening that keeps composition linear.
+fn transpose_reshape_chain(n: usize) -> String {
+    let mut lines = vec![
+        "HloModule chain".to_string(),
+        "ENTRY e {".to_string(),
+        "  v0 = f32[6,4] parameter(0)".to_string(),
+    ];
+    let (mut a, mut b) = (6, 4);
+    for i in 1..=n {
+        std::mem::swap(&mut a, &mut b);
+        let op = if i % 2 == 1 {
+            format!("transpose(v{}), dimensions={{1,0}}", i - 1)
+        } else {
+            format!("reshape(v{})", i - 1)
+        };
+        let root = if i == n { "ROOT " } else { "" };
+        lines.push(format!("  {root}v{i} = f32[{a},{b}] {op}"));
+    }
+    lines.push("}".to_string());
+    lines.join("\n")
+}
+
+#[divan::bench(args = [24, 32, 100])]
+fn transpose_reshape_to_parameters(bencher: Bencher, n: usize) {
+    let module = hlo::parse_module(&transpose_reshape_chain(n)).expect("the chain parses");
+    let query = hlo::Query {
+        to_parameters: true,
+        ..Default::default()
+    };
+    bencher.bench(|| {
+        let maps = hlo::analyze(divan::black_box(&module), &query).expect("maps");
+        divan::black_box(maps)
+    });
 }

@@ -2,6 +2,7 @@
 //! module, output-to-input or input-to-output, optionally composed through
 //! a whole computation (`to_parameters`).
 
+use crate::error::QueryError;
 use crate::fusion::{
     compose_operand, input_to_output_through, instruction_input_to_output,
     instruction_output_to_input, output_to_input_groups, parameter_indexing,
@@ -47,7 +48,7 @@ pub struct Query {
 ///     "operand id = 0\n(d0, d1, d2) -> (d1), domain: d0 in [0, 9], d1 in [0, 19], d2 in [0, 29]\n"
 /// );
 /// ```
-pub fn analyze(module: &Module, query: &Query) -> Result<InstructionIndexing, String> {
+pub fn analyze(module: &Module, query: &Query) -> Result<InstructionIndexing, QueryError> {
     let (comp, instr, warning) = match &query.instruction {
         None => (module.entry, module.entry_computation().root, None),
         Some(spec) => module.resolve_instruction(spec)?,
@@ -63,7 +64,7 @@ fn analyze_at(
     query: &Query,
     comp: CompId,
     instr: InstrId,
-) -> Result<InstructionIndexing, String> {
+) -> Result<InstructionIndexing, QueryError> {
     if query.to_parameters {
         let target = if query.instruction.is_none() {
             comp
@@ -72,10 +73,10 @@ fn analyze_at(
             match (inst.opcode, inst.called.as_slice()) {
                 (Opcode::Fusion | Opcode::Call, &[callee]) => callee,
                 _ => {
-                    return Err(format!(
-                        "`--to-parameters` needs a fusion or call instruction; `{}` is a `{}`",
-                        inst.name, inst.opcode
-                    ))
+                    return Err(QueryError::NotACall {
+                        instruction: inst.name.clone(),
+                        opcode: inst.opcode,
+                    })
                 }
             }
         };
@@ -89,12 +90,11 @@ fn analyze_at(
         let c = &module.computations[comp];
         let inst = &c.instructions[instr];
         if query.output >= inst.shape.output_count() {
-            return Err(format!(
-                "`{}` has {} output(s); there is no output {}",
-                inst.name,
-                inst.shape.output_count(),
-                query.output
-            ));
+            return Err(QueryError::NoOutput {
+                instruction: inst.name.clone(),
+                outputs: inst.shape.output_count(),
+                output: query.output,
+            });
         }
         let mut operands = Vec::with_capacity(inst.operands.len());
         for (k, &operand) in inst.operands.iter().enumerate() {
@@ -131,15 +131,15 @@ pub fn output_to_input(
     instr: InstrId,
     output: usize,
     physical_layout: bool,
-) -> Result<InstructionIndexing, String> {
+) -> Result<InstructionIndexing, QueryError> {
     let c = &module.computations[comp];
     let inst = &c.instructions[instr];
     if output >= inst.shape.output_count() {
-        return Err(format!(
-            "`{}` has {} output(s); there is no output {output}",
-            inst.name,
-            inst.shape.output_count()
-        ));
+        return Err(QueryError::NoOutput {
+            instruction: inst.name.clone(),
+            outputs: inst.shape.output_count(),
+            output,
+        });
     }
     let per_operand = match instruction_output_to_input(module, comp, instr, output, 0) {
         Ok(v) => v.into_iter().map(|ix| simplified(inst, ix)).collect(),
@@ -176,16 +176,17 @@ pub fn input_to_output(
     instr: InstrId,
     input: usize,
     physical_layout: bool,
-) -> Result<InstructionIndexing, String> {
+) -> Result<InstructionIndexing, QueryError> {
     let c = &module.computations[comp];
     let inst = &c.instructions[instr];
-    let &operand = inst.operands.get(input).ok_or_else(|| {
-        format!(
-            "`{}` has {} operand(s); there is no operand {input}",
-            inst.name,
-            inst.operands.len()
-        )
-    })?;
+    let &operand = inst
+        .operands
+        .get(input)
+        .ok_or_else(|| QueryError::NoOperand {
+            instruction: inst.name.clone(),
+            operands: inst.operands.len(),
+            operand: input,
+        })?;
     let per_output: Vec<OperandIndexing> = tuple_elements_to_output(
         &c.instructions[operand].shape,
         inst.shape.output_count(),
@@ -231,7 +232,7 @@ pub fn to_parameters(
     module: &Module,
     comp: CompId,
     output: usize,
-) -> Result<InstructionIndexing, String> {
+) -> Result<InstructionIndexing, QueryError> {
     let c = &module.computations[comp];
     let groups = output_to_input_groups(module, comp, c.root, output, 0)?;
     let per_param = parameter_indexing(c, groups);
@@ -261,16 +262,17 @@ pub fn parameters_to_output(
     module: &Module,
     comp: CompId,
     output: usize,
-) -> Result<InstructionIndexing, String> {
+) -> Result<InstructionIndexing, QueryError> {
     let c = &module.computations[comp];
     let mut operands = Vec::with_capacity(c.parameters.len());
     for (n, &p) in c.parameters.iter().enumerate() {
         let outputs = c.root_instruction().shape.output_count();
         if output >= outputs {
-            return Err(format!(
-                "`{}` has no output {output}",
-                c.root_instruction().name
-            ));
+            return Err(QueryError::NoOutput {
+                instruction: c.root_instruction().name.clone(),
+                outputs,
+                output,
+            });
         }
         let per_output = tuple_elements_to_output(&c.instructions[p].shape, outputs, |element| {
             input_to_output_through(module, comp, p, element, 0)
@@ -301,7 +303,7 @@ pub fn grouped_output_to_input(
     comp: CompId,
     start: InstrId,
     output: usize,
-) -> Result<Vec<OperandEntry>, String> {
+) -> Result<Vec<OperandEntry>, QueryError> {
     let c = &module.computations[comp];
     let mut groups = output_to_input_groups(module, comp, start, output, 0)?;
     let mut entries = Vec::new();
@@ -323,8 +325,8 @@ pub fn epilogue_input_to_output(
     module: &Module,
     comp: CompId,
     hero: InstrId,
-) -> Result<Vec<OperandIndexing>, String> {
-    input_to_output_through(module, comp, hero, None, 0)
+) -> Result<Vec<OperandIndexing>, QueryError> {
+    Ok(input_to_output_through(module, comp, hero, None, 0)?)
 }
 
 /// Says, for every runtime variable of `indexing`, which of `candidates`

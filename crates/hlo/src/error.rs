@@ -73,3 +73,97 @@ impl ParseError {
         self
     }
 }
+
+/// Why a query on a parsed module cannot be answered. (An op without maps
+/// is not an error: its operands get
+/// [`OperandIndexing::Unsupported`](crate::OperandIndexing::Unsupported).)
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum QueryError {
+    /// No instruction is called that (`spec` as given).
+    NoInstruction {
+        /// The name or `COMPUTATION/NAME` asked for.
+        spec: String,
+    },
+    /// No computation is called that.
+    NoComputation {
+        /// The computation name asked for.
+        name: String,
+    },
+    /// `to_parameters` on an instruction that calls no computation.
+    NotACall {
+        /// The instruction's name.
+        instruction: String,
+        /// Its opcode.
+        opcode: crate::Opcode,
+    },
+    /// An output number beyond the instruction's outputs.
+    NoOutput {
+        /// The instruction's name.
+        instruction: String,
+        /// How many outputs it has.
+        outputs: usize,
+        /// The output asked for.
+        output: usize,
+    },
+    /// An operand number beyond the instruction's operands.
+    NoOperand {
+        /// The instruction's name.
+        instruction: String,
+        /// How many operands it has.
+        operands: usize,
+        /// The operand asked for.
+        operand: usize,
+    },
+    /// The computation as a whole cannot be analysed (its root is not an
+    /// array, calls nest too deep, ...).
+    Unsupported(String),
+}
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueryError::NoInstruction { spec } => match spec.split_once('/') {
+                Some((c, n)) => write!(f, "computation `{c}` has no instruction `{n}`"),
+                None => write!(
+                    f,
+                    "no instruction `{spec}` in the module; pass the name of one of its instructions"
+                ),
+            },
+            QueryError::NoComputation { name } => {
+                write!(f, "no computation `{name}` in the module")
+            }
+            QueryError::NotACall {
+                instruction,
+                opcode,
+            } => write!(
+                f,
+                "`--to-parameters` needs a fusion or call instruction; `{instruction}` is a `{opcode}`"
+            ),
+            QueryError::NoOutput {
+                instruction,
+                outputs,
+                output,
+            } => write!(
+                f,
+                "`{instruction}` has {outputs} output(s); there is no output {output}"
+            ),
+            QueryError::NoOperand {
+                instruction,
+                operands,
+                operand,
+            } => write!(
+                f,
+                "`{instruction}` has {operands} operand(s); there is no operand {operand}"
+            ),
+            QueryError::Unsupported(reason) => f.write_str(reason),
+        }
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+impl From<String> for QueryError {
+    fn from(reason: String) -> QueryError {
+        QueryError::Unsupported(reason)
+    }
+}

@@ -479,6 +479,19 @@ pub(crate) fn instruction_input_to_output(
                 .ok_or_else(|| format!("`{}` has no operand {input}", inst.name))?;
             input_to_output_through(module, callee, param, element, depth + 1)
         }
+        // A get-tuple-element passes on its element and nothing of the others.
+        Opcode::GetTupleElement if element.is_some() => {
+            if inst.attrs.int("index") != element.and_then(|e| i64::try_from(e).ok()) {
+                return Ok(vec![OperandIndexing::Maps(Vec::new())]);
+            }
+            ops::input_to_output(
+                &Op {
+                    comp: computation,
+                    instr: inst,
+                },
+                input,
+            )
+        }
         _ if element.is_some() => Err(format!(
             "`{}` ({}) reads a tuple operand; only calls and fusions map tuple elements",
             inst.name, inst.opcode

@@ -15,6 +15,14 @@
 //! `all-gather` (with a replica map), `tuple`, `get-tuple-element`, `call`
 //! and `fusion`; `parameter`, `constant` and `iota` have no operands. Any
 //! other op gives [`OperandIndexing::Unsupported`] ("unknown indexing").
+//! Gathers may have explicit batching dimensions (`operand_batching_dims`).
+//!
+//! Parsing ends with a verifier: an instruction that breaks its
+//! [`Opcode`]'s rules is a [`ParseError`] of kind [`ErrorKind::Invalid`].
+//! Maps of a tuple-shaped operand say which element they index
+//! ([`OperandMap::element`]); a composed map whose expressions outgrew
+//! [`indexing::EXPRESSION_BUDGET`] is widened soundly and says so
+//! ([`OperandMap::widened`]).
 //!
 //! Where the maps over-approximate, they do so as XLA's do: the base of a
 //! `dynamic-update-slice` is read everywhere and its update map is not
@@ -59,7 +67,7 @@ pub use analysis::{
     analyze, epilogue_input_to_output, grouped_output_to_input, input_to_output, output_to_input,
     parameters_to_output, to_parameters, Query,
 };
-pub use error::{ErrorKind, ParseError};
+pub use error::{ErrorKind, ParseError, QueryError};
 pub use module::{CompId, Computation, InstrId, Instruction, Module};
 pub use opcode::{Arity, Opcode};
 pub use operand_indexing::{

@@ -1,6 +1,7 @@
 //! The parsed form of an HLO module: computations of instructions.
 
 use crate::attrs::Attributes;
+use crate::error::QueryError;
 use crate::opcode::Opcode;
 use crate::shape::Shape;
 use std::ops::Range;
@@ -99,14 +100,18 @@ impl Module {
     pub fn resolve_instruction(
         &self,
         spec: &str,
-    ) -> Result<(CompId, InstrId, Option<String>), String> {
+    ) -> Result<(CompId, InstrId, Option<String>), QueryError> {
         if let Some((comp_name, name)) = spec.split_once('/') {
-            let c = self.computation(comp_name).ok_or_else(|| {
-                format!("no computation `{comp_name}` in the module (from `{spec}`)")
-            })?;
+            let c = self
+                .computation(comp_name)
+                .ok_or_else(|| QueryError::NoComputation {
+                    name: comp_name.to_string(),
+                })?;
             let i = self.computations[c]
                 .find(name)
-                .ok_or_else(|| format!("computation `{comp_name}` has no instruction `{name}`"))?;
+                .ok_or_else(|| QueryError::NoInstruction {
+                    spec: spec.to_string(),
+                })?;
             return Ok((c, i, None));
         }
         let mut found: Vec<(CompId, InstrId)> = self
@@ -119,9 +124,9 @@ impl Module {
             found.swap(0, k);
         }
         let Some(&(c, i)) = found.first() else {
-            return Err(format!(
-                "no instruction `{spec}` in the module; pass the name of one of its instructions"
-            ));
+            return Err(QueryError::NoInstruction {
+                spec: spec.to_string(),
+            });
         };
         let warning = (found.len() > 1).then(|| {
             let all: Vec<String> = found

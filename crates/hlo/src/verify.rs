@@ -150,21 +150,43 @@ impl<'a> Check<'a> {
                 }
                 Ok(())
             }
-            Opcode::Pad => {
+            Opcode::Pad => self.pad(),
+            Opcode::Dot => self.dot(),
+            Opcode::DynamicUpdateSlice => {
                 let a = self.operand_array(0)?;
-                if let Some(p) = inst.attrs.padding() {
-                    if p.len() != a.rank() {
-                        return Err(self.attr_error(
-                            "padding",
-                            format!(
-                                "`padding` has {} dimensions, the operand {}",
-                                p.len(),
-                                a.rank()
-                            ),
-                        ));
-                    }
+                let u = self.operand_array(1)?;
+                if n != 2 + a.rank() {
+                    return Err(self.error(format!(
+                        "it needs the operand, the update and {} scalar offsets; {n} operands given",
+                        a.rank()
+                    )));
                 }
-                Ok(())
+                if u.rank() != a.rank() || u.dims.iter().zip(&a.dims).any(|(x, y)| x > y) {
+                    return Err(self.error(format!(
+                        "the update {:?} does not fit in the operand {:?}",
+                        u.dims, a.dims
+                    )));
+                }
+                self.same_dims(a, "the operand")
+            }
+            Opcode::ReduceWindow => {
+                if n % 2 != 0 {
+                    return Err(self.error(format!(
+                        "a reduce-window takes inputs and as many initial values; {n} operands given"
+                    )));
+                }
+                let a = self.operand_array(0)?;
+                match inst.attrs.window() {
+                    Some(w) if w.len() != a.rank() => Err(self.attr_error(
+                        "window",
+                        format!(
+                            "`window` has {} dimensions, the operand {}",
+                            w.len(),
+                            a.rank()
+                        ),
+                    )),
+                    _ => Ok(()),
+                }
             }
             Opcode::DynamicSlice => {
                 let a = self.operand_array(0)?;
@@ -231,7 +253,9 @@ impl<'a> Check<'a> {
     fn broadcast(&self) -> VResult<()> {
         let a = self.operand_array(0)?;
         let out = self.output_array()?;
-        let dims = self.dimension_numbers("dimensions", self.ints("dimensions")?, out.rank())?;
+        // XLA prints `dimensions={}` for a scalar broadcast; older text omits it.
+        let listed = self.inst.attrs.ints("dimensions").unwrap_or(&[]);
+        let dims = self.dimension_numbers("dimensions", listed, out.rank())?;
         if dims.len() != a.rank() {
             return Err(self.attr_error(
                 "dimensions",
@@ -370,8 +394,10 @@ impl<'a> Check<'a> {
                     ),
                 ));
             }
-            let size = (s.limit - s.start + s.stride - 1) / s.stride;
-            if out.dims.get(i) != Some(&size) {
+            // `start <= limit` and `stride >= 1` here; i128 keeps the sum exact.
+            let size = (i128::from(s.limit) - i128::from(s.start) + i128::from(s.stride) - 1)
+                / i128::from(s.stride);
+            if out.dims.get(i).map(|&d| i128::from(d)) != Some(size) {
                 return Err(self.error(format!(
                     "slice dimension {i} has {size} elements, the output {:?}",
                     out.dims.get(i)
@@ -380,6 +406,89 @@ impl<'a> Check<'a> {
         }
         if out.rank() != a.rank() {
             return Err(self.error("the output rank differs from the operand's".into()));
+        }
+        Ok(())
+    }
+
+    fn pad(&self) -> VResult<()> {
+        let a = self.operand_array(0)?;
+        let out = self.output_array()?;
+        if self.operand_array(1)?.rank() != 0 {
+            return Err(self.error("the padding value must be a scalar".into()));
+        }
+        let Some(p) = self.inst.attrs.padding() else {
+            return Err(self.error("it needs a `padding=` attribute".into()));
+        };
+        if p.len() != a.rank() || out.rank() != a.rank() {
+            return Err(self.attr_error(
+                "padding",
+                format!(
+                    "`padding` has {} dimensions, the operand {}",
+                    p.len(),
+                    a.rank()
+                ),
+            ));
+        }
+        for (i, d) in p.iter().enumerate() {
+            let n = i128::from(a.dims[i]);
+            let size = i128::from(d.low)
+                + i128::from(d.high)
+                + n
+                + (n - 1).max(0) * i128::from(d.interior);
+            if d.interior < 0 || size != i128::from(out.dims[i]) {
+                return Err(self.attr_error(
+                    "padding",
+                    format!(
+                        "padding dimension {i} ({}_{}_{}) of size {n} gives {size}, the output {}",
+                        d.low, d.high, d.interior, out.dims[i]
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn dot(&self) -> VResult<()> {
+        let l = self.operand_array(0)?;
+        let r = self.operand_array(1)?;
+        let out = self.output_array()?;
+        let list = |name: &str, rank: usize| {
+            self.dimension_numbers(name, self.inst.attrs.ints(name).unwrap_or(&[]), rank)
+        };
+        let lb = list("lhs_batch_dims", l.rank())?;
+        let rb = list("rhs_batch_dims", r.rank())?;
+        let lc = list("lhs_contracting_dims", l.rank())?;
+        let rc = list("rhs_contracting_dims", r.rank())?;
+        if lb.len() != rb.len() || lc.len() != rc.len() {
+            return Err(self.error(
+                "lhs and rhs list different numbers of batch or contracting dimensions".into(),
+            ));
+        }
+        for (&x, &y) in lb.iter().zip(&rb).chain(lc.iter().zip(&rc)) {
+            if l.dims[x] != r.dims[y] {
+                return Err(self.error(format!(
+                    "lhs dimension {x} (size {}) is paired with rhs dimension {y} (size {})",
+                    l.dims[x], r.dims[y]
+                )));
+            }
+        }
+        if lb.iter().any(|d| lc.contains(d)) || rb.iter().any(|d| rc.contains(d)) {
+            return Err(self.error("a dimension is both batch and contracting".into()));
+        }
+        let free = |a: &ArrayShape, b: &[usize], c: &[usize]| -> Vec<i64> {
+            (0..a.rank())
+                .filter(|d| !b.contains(d) && !c.contains(d))
+                .map(|d| a.dims[d])
+                .collect()
+        };
+        let mut expected: Vec<i64> = lb.iter().map(|&d| l.dims[d]).collect();
+        expected.extend(free(l, &lb, &lc));
+        expected.extend(free(r, &rb, &rc));
+        if out.dims != expected {
+            return Err(self.error(format!(
+                "the product has shape {expected:?}, not {:?}",
+                out.dims
+            )));
         }
         Ok(())
     }

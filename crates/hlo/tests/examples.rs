@@ -37,7 +37,9 @@ fn check(what: &str, r: &InstructionIndexing) {
 #[test]
 fn every_example_instruction_is_analysed_both_ways() {
     let files = example_files();
-    assert!(files.iter().any(|f| f.to_string_lossy().ends_with(".compiled.hlo")));
+    assert!(files
+        .iter()
+        .any(|f| f.to_string_lossy().ends_with(".compiled.hlo")));
     let mut analysed = 0;
     for file in &files {
         let text = std::fs::read_to_string(file).unwrap();
@@ -64,7 +66,8 @@ fn every_example_instruction_is_analysed_both_ways() {
                     continue;
                 }
                 let what = format!("{name}: {} as a fusion, output {out}", comp.name);
-                let r = hlo::to_parameters(&module, c, out).unwrap_or_else(|e| panic!("{what}: {e}"));
+                let r =
+                    hlo::to_parameters(&module, c, out).unwrap_or_else(|e| panic!("{what}: {e}"));
                 check(&what, &r);
                 let r = hlo::parameters_to_output(&module, c, out)
                     .unwrap_or_else(|e| panic!("{what}: {e}"));

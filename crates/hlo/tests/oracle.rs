@@ -968,13 +968,26 @@ fn jax_printed_modules_match_the_oracle() {
         "jax_attention.hlo",
         "jax_conv.hlo",
         "jax_reshape_transpose.hlo",
+        "jax_transpose_reshape.hlo",
+        "jax_transpose_reshape.compiled.hlo",
+        "jax_tuple_call.hlo",
+        "jax_tuple_call.compiled.hlo",
+        "jax_clz.hlo",
+        "jax_clz.compiled.hlo",
     ] {
         let text =
             std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-        check(&text, &[], &[], true);
+        // Alternating transposes and reshapes outgrow the expression
+        // budget: the widened answer must still cover every element read.
+        let modes: &[(usize, Mode)] = if name.starts_with("jax_transpose_reshape") {
+            &[(0, Mode::Superset)]
+        } else {
+            &[]
+        };
+        check(&text, &[], modes, true);
         seen += 1;
     }
-    assert_eq!(seen, 5);
+    assert_eq!(seen, 11);
 }
 
 /// A random chain of shape-changing ops on `f32[...] p0`, written as HLO.

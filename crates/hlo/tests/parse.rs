@@ -5,8 +5,12 @@ use proptest::prelude::*;
 use std::path::PathBuf;
 
 fn corpus() -> Option<Vec<(String, String)>> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/conformance/xla/cases.jsonl");
+    // `$RANGEFINDER_SHARED`, or the `shared` directory beside the checkout.
+    let shared = std::env::var_os("RANGEFINDER_SHARED").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
+        PathBuf::from,
+    );
+    let path = shared.join("conformance/xla/cases.jsonl");
     let Ok(text) = std::fs::read_to_string(&path) else {
         eprintln!("note: {} is absent; skipping", path.display());
         return None;

@@ -37,6 +37,15 @@ fn get_tuple_element_says_which_element() {
         run(TWO_ELEMENTS, q),
         "operand id = 0\ntuple element 1:\n(d0) -> (d0), domain: d0 in [0, 3]\n"
     );
+    let back = hlo::Query {
+        instruction: Some("g1".into()),
+        input_to_output: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        run(TWO_ELEMENTS, back),
+        "operand id = 0\ntuple element 1:\n(d0) -> (d0), domain: d0 in [0, 3]\n"
+    );
 }
 
 const CALL_OF_TUPLE: &str = "HloModule m\ncallee {\n  q = (f32[4], f32[6]) parameter(0)\n  g = f32[6] get-tuple-element(q), index=1\n  ROOT s = f32[3] slice(g), slice={[1:4]}\n}\nENTRY e {\n  x = f32[4] parameter(0)\n  y = f32[6] parameter(1)\n  t = (f32[4], f32[6]) tuple(x, y)\n  ROOT c = f32[3] call(t), to_apply=callee\n}\n";
@@ -94,5 +103,16 @@ fn runtime_variables_name_the_entry_parameter() {
     assert_eq!(
         (rt.operand, rt.operand_name.as_deref()),
         (Some(0), Some("i"))
+    );
+}
+
+const FUSED_GATHER: &str = "HloModule m\nfused {\n  i = s32[3,1] parameter(0)\n  x = f32[8,4] parameter(1)\n  ROOT g = f32[3,4] gather(x, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,4}\n}\nENTRY e {\n  x = f32[8,4] parameter(0)\n  i = s32[3,1] parameter(1)\n  ROOT f = f32[3,4] fusion(i, x), kind=kLoop, calls=fused\n}\n";
+
+#[test]
+fn a_fused_gather_names_the_entry_parameter_of_its_indices() {
+    let out = run(FUSED_GATHER, to_parameters());
+    assert_eq!(
+        out,
+        "operand id = 0\n(d0, d1){rt0} -> (rt0, d1), domain: d0 in [0, 2], d1 in [0, 3], rt0 in [0, 7]\nruntime variables:\nrt0: parameter(1); (d0, d1) -> (d0, 0), domain: d0 in [0, 2], d1 in [0, 3]\noperand id = 1\n(d0, d1) -> (d0, 0), domain: d0 in [0, 2], d1 in [0, 3]\n"
     );
 }

@@ -119,3 +119,40 @@ fn deeply_nested_tuple_shapes_are_refused() {
     );
     hlo::parse_module(&ok).unwrap();
 }
+
+#[test]
+fn pads_dots_and_updates_follow_their_shapes() {
+    rejected(
+        "  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n  ROOT q = f32[7] pad(p, z), padding=1_1_1",
+        5,
+        "gives 9",
+    );
+    rejected(
+        "  a = f32[2,3] parameter(0)\n  b = f32[4,5] parameter(1)\n  ROOT d = f32[2,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        5,
+        "paired",
+    );
+    rejected(
+        "  a = f32[2,3] parameter(0)\n  b = f32[3,5] parameter(1)\n  ROOT d = f32[2,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+        5,
+        "[2, 5]",
+    );
+    rejected(
+        "  a = f32[4] parameter(0)\n  u = f32[5] parameter(1)\n  i = s32[] parameter(2)\n  ROOT d = f32[4] dynamic-update-slice(a, u, i)",
+        6,
+        "does not fit",
+    );
+}
+
+#[test]
+fn ops_without_maps_say_why() {
+    let text = "HloModule m\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\nENTRY e {\n  x = f32[4,8] parameter(0)\n  ROOT s = f32[4,8] sort(x), dimensions={1}, to_apply=cmp\n}\n";
+    let m = hlo::parse_module(text).unwrap();
+    let r = hlo::analyze(&m, &hlo::Query::default()).unwrap();
+    match &r.operands[0].indexing {
+        hlo::OperandIndexing::Unsupported(why) => {
+            assert!(why.contains("`sort`") && why.contains("XLA"), "{why}")
+        }
+        other => panic!("sort has no map in XLA: {other:?}"),
+    }
+}

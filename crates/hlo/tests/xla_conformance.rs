@@ -229,7 +229,7 @@ fn run_case(case: &Value, module: &Module) -> Outcome {
             let output = target["output_id"].as_u64().unwrap_or(0) as usize;
             let r = match hlo::output_to_input(module, entry, root, output, physical) {
                 Ok(r) => r,
-                Err(e) => return Outcome::Fail(e),
+                Err(e) => return Outcome::Fail(e.to_string()),
             };
             match case["expected_by_operand"].as_array() {
                 Some(exp) => check_entries(exp, &r.operands),
@@ -248,14 +248,14 @@ fn run_case(case: &Value, module: &Module) -> Outcome {
                         .unwrap_or(&[]),
                     &r.operands,
                 ),
-                Err(e) => Outcome::Fail(e),
+                Err(e) => Outcome::Fail(e.to_string()),
             }
         }
         "GroupIndexingMapsByProducers" => {
             // The root's own output-to-input maps, keyed by producer.
             let r = match hlo::output_to_input(module, entry, root, 0, false) {
                 Ok(r) => r,
-                Err(e) => return Outcome::Fail(e),
+                Err(e) => return Outcome::Fail(e.to_string()),
             };
             for g in case["expected_by_instruction"]
                 .as_array()
@@ -285,7 +285,7 @@ fn run_case(case: &Value, module: &Module) -> Outcome {
             };
             let groups = match hlo::grouped_output_to_input(module, comp, start, 0) {
                 Ok(g) => g,
-                Err(e) => return Outcome::Fail(e),
+                Err(e) => return Outcome::Fail(e.to_string()),
             };
             for g in case["expected_by_instruction"]
                 .as_array()
@@ -325,7 +325,7 @@ fn run_case(case: &Value, module: &Module) -> Outcome {
             };
             let per_output = match hlo::epilogue_input_to_output(module, comp, hero) {
                 Ok(v) => v,
-                Err(e) => return Outcome::Fail(e),
+                Err(e) => return Outcome::Fail(e.to_string()),
             };
             let expected = case["expected_normalized"]
                 .as_str()
@@ -348,7 +348,7 @@ fn run_case(case: &Value, module: &Module) -> Outcome {
                 let operand = e["operand_id"].as_u64().unwrap_or(0) as usize;
                 let r = match hlo::output_to_input(module, entry, root, output, false) {
                     Ok(r) => r,
-                    Err(err) => return Outcome::Fail(err),
+                    Err(err) => return Outcome::Fail(err.to_string()),
                 };
                 let Some(a) = r.operands.iter().find(|a| a.index == operand) else {
                     return Outcome::Fail(format!("no operand {operand}"));

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 /// The largest expression tree (in nodes) a composed result or constraint
 /// may have before [`IndexingMap::widen_oversized`] replaces it.
-pub const EXPRESSION_BUDGET: usize = 400;
+pub const EXPRESSION_BUDGET: usize = 128;
 
 /// What [`IndexingMap::widen_oversized`] gave up.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

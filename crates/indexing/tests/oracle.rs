@@ -236,3 +236,33 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Widening may add points, never lose one: every (dimensions, result)
+    /// pair of the original map is a pair of the widened map.
+    #[test]
+    fn widening_keeps_every_point(text in map_text(), budget in 1usize..12) {
+        let original = IndexingMap::parse(&text).unwrap();
+        let mut widened = original.clone();
+        let w = widened.widen_oversized(budget);
+        prop_assume!(!original.is_known_empty());
+        // New range variables can span wide ranges; skip what cannot be enumerated.
+        prop_assume!(widened.domain_points(1 << 16).is_ok());
+        let before = relation(&original);
+        let after = relation(&widened);
+        for (dims, results) in &before {
+            let covered = after.get(dims);
+            for r in results {
+                prop_assert!(
+                    covered.is_some_and(|c| c.contains(r)),
+                    "{:?} -> {:?} of {} is lost in {} ({:?})", dims, r, original, widened, w
+                );
+            }
+        }
+        if w.is_exact() {
+            prop_assert_eq!(before, after);
+        }
+    }
+}

@@ -163,7 +163,13 @@ pub(crate) fn get_tuple_element_output_to_input(op: &Op) -> OpMaps {
 
 /// The tuple element feeds the output at the same index.
 pub(crate) fn get_tuple_element_input_to_output(op: &Op) -> OpMaps {
-    Ok(vec![OperandIndexing::single(identity(op.output_dims(0)?))])
+    let crate::shape::Shape::Array(out) = &op.instr.shape else {
+        return Err(format!(
+            "`{}` takes a tuple out of a tuple; nested tuple elements are not supported",
+            op.instr.name
+        ));
+    };
+    Ok(vec![OperandIndexing::single(identity(&out.dims))])
 }
 
 fn identity(dims: &[i64]) -> IndexingMap {

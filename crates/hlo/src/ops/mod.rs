@@ -134,7 +134,16 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
         Opcode::AllGather => all_gather::output_to_input(op),
         Opcode::Tuple => elementwise::tuple_output_to_input(op, output),
         Opcode::GetTupleElement => elementwise::get_tuple_element_output_to_input(op),
-        _ => Err(format!("unsupported op `{opcode}`")),
+        _ => Err(unsupported_op(opcode)),
+    }
+}
+
+/// Why `opcode` has no maps: XLA's indexing analysis has none for it
+/// (`scatter`, `sort`, `select-and-scatter`, `while`, ...).
+fn unsupported_op(opcode: Opcode) -> Unsupported {
+    match opcode {
+        Opcode::Scan => "unsupported op `scan`: its maps are not implemented here".to_string(),
+        _ => format!("unsupported op `{opcode}`: XLA's indexing analysis gives it no map"),
     }
 }
 
@@ -167,6 +176,6 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
         Opcode::AllGather => all_gather::input_to_output(op),
         Opcode::Tuple => elementwise::tuple_input_to_output(op, input),
         Opcode::GetTupleElement => elementwise::get_tuple_element_input_to_output(op),
-        _ => Err(format!("unsupported op `{opcode}`")),
+        _ => Err(unsupported_op(opcode)),
     }
 }
