@@ -1,8 +1,7 @@
 //! `rangefinder hlo FILE ...`: indexing maps of an instruction of an HLO
 //! module, in XLA's text form or as JSON.
 
-use hlo::{InstructionIndexing, OperandEntry, OperandIndexing, OperandMap, Query};
-use serde::Serialize;
+use hlo::{JsonReport, Query};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -60,7 +59,7 @@ pub fn run(args: HloArgs) -> ExitCode {
         eprintln!("warning: {w}");
     }
     if args.json {
-        match serde_json::to_string(&Report::of(&result)) {
+        match serde_json::to_string(&JsonReport::of(&result)) {
             Ok(text) => emit(&format!("{text}\n")),
             Err(e) => return crate::diagnostics::fail(format!("cannot write JSON: {e}")),
         }
@@ -74,102 +73,4 @@ pub fn run(args: HloArgs) -> ExitCode {
 /// (`| head`) is not an error.
 pub(crate) fn emit(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
-}
-
-/// The JSON form of an analysis.
-#[derive(Serialize)]
-struct Report<'a> {
-    instruction: &'a str,
-    direction: &'static str,
-    warnings: &'a [String],
-    operands: Vec<OperandReport<'a>>,
-}
-
-/// One operand (output, parameter) and its maps.
-#[derive(Serialize)]
-struct OperandReport<'a> {
-    index: usize,
-    name: &'a str,
-    /// The maps in XLA's text form.
-    maps: Vec<String>,
-    /// The same maps with what XLA's text leaves out.
-    details: Vec<MapReport<'a>>,
-    /// Why there are no maps (XLA's "unknown indexing").
-    unsupported: Option<&'a str>,
-}
-
-/// One map with its tuple element, runtime variables and replica map.
-#[derive(Serialize)]
-struct MapReport<'a> {
-    map: String,
-    /// For a tuple-shaped operand, the element the map indexes.
-    tuple_element: Option<usize>,
-    /// Whether an oversized expression was widened (the map over-approximates).
-    widened: bool,
-    runtime_variables: Vec<RuntimeReport<'a>>,
-    replica: Option<String>,
-}
-
-/// One runtime variable `rtK` of a map.
-#[derive(Serialize)]
-struct RuntimeReport<'a> {
-    name: String,
-    /// The source as XLA prints it (`parameter(1)`, `constant(3)`, a name).
-    source: &'a str,
-    /// Which operand (parameter) of the analysed instruction holds the value.
-    operand: Option<usize>,
-    operand_name: Option<&'a str>,
-    /// From the map's dimensions to the index read in the source; its own
-    /// range variables are named `rtK.sN`.
-    map: String,
-}
-
-impl<'a> Report<'a> {
-    fn of(r: &'a InstructionIndexing) -> Report<'a> {
-        Report {
-            instruction: &r.instruction,
-            direction: r.direction.as_str(),
-            warnings: &r.warnings,
-            operands: r.operands.iter().map(OperandReport::of).collect(),
-        }
-    }
-}
-
-impl<'a> OperandReport<'a> {
-    fn of(e: &'a OperandEntry) -> OperandReport<'a> {
-        let (maps, unsupported): (&[OperandMap], _) = match &e.indexing {
-            OperandIndexing::Maps(maps) => (maps, None),
-            OperandIndexing::Unsupported(reason) => (&[], Some(reason.as_str())),
-        };
-        OperandReport {
-            index: e.index,
-            name: &e.name,
-            maps: maps.iter().map(|m| m.map.to_string()).collect(),
-            details: maps.iter().map(MapReport::of).collect(),
-            unsupported,
-        }
-    }
-}
-
-impl<'a> MapReport<'a> {
-    fn of(m: &'a OperandMap) -> MapReport<'a> {
-        MapReport {
-            map: m.map.to_string(),
-            tuple_element: m.element,
-            widened: m.widened,
-            runtime_variables: m
-                .runtime
-                .iter()
-                .enumerate()
-                .map(|(k, rt)| RuntimeReport {
-                    name: format!("rt{k}"),
-                    source: &rt.source,
-                    operand: rt.operand,
-                    operand_name: rt.operand_name.as_deref(),
-                    map: rt.display_map(k).to_string(),
-                })
-                .collect(),
-            replica: m.replica.as_ref().map(|r| r.to_string()),
-        }
-    }
 }

@@ -54,6 +54,7 @@ mod analysis;
 pub mod attrs;
 mod error;
 mod fusion;
+mod json;
 mod module;
 mod opcode;
 mod operand_indexing;
@@ -68,6 +69,7 @@ pub use analysis::{
     parameters_to_output, to_parameters, Query,
 };
 pub use error::{ErrorKind, ParseError, QueryError};
+pub use json::{JsonReport, MapReport, OperandReport, RuntimeReport};
 pub use module::{CompId, Computation, InstrId, Instruction, Module};
 pub use opcode::{Arity, Opcode};
 pub use operand_indexing::{
