@@ -217,7 +217,13 @@ pub fn analyze_def(def: &Def) -> DefAnalysis {
                 lower: b.iter().map(|(l, _)| l.clone()).collect(),
                 shape: b
                     .iter()
-                    .map(|(l, u)| simplify(&an, &Expr::sub(u.clone(), l.clone())))
+                    .map(|(l, u)| {
+                        if l.is_int(0) {
+                            u.clone()
+                        } else {
+                            simplify(&an, &Expr::sub(u.clone(), l.clone()))
+                        }
+                    })
                     .collect(),
             })
         })
@@ -517,12 +523,16 @@ impl StmtInfer<'_> {
                 if mine.is_empty() {
                     continue;
                 }
+                let span = cs.accesses[mine[0].access].span;
+                if let Some((lo, hi)) = plain_bounds(&mine, &vars[v]) {
+                    round.push((v, lo, hi));
+                    continue;
+                }
                 let cond = mine
                     .iter()
                     .map(|c| c.cond.clone())
                     .reduce(Expr::and)
                     .unwrap_or(Expr::bool(true));
-                let span = cs.accesses[mine[0].access].span;
                 match self.an.solve_for_inner_interval(&cond, &vars[v]) {
                     Ok(set) if set.is_nothing() => {
                         self.diagnostics.push(Diagnostic::error(
@@ -546,6 +556,16 @@ impl StmtInfer<'_> {
             if round.is_empty() {
                 break;
             }
+            // A constraint whose only variable was just solved holds on the
+            // solution by construction (it was part of the solved
+            // condition): dropped without eliminating.
+            let just: Vec<usize> = round.iter().map(|r| r.0).collect();
+            constraints.retain(|c| {
+                let mentioned: Vec<usize> = (0..n)
+                    .filter(|&w| solved[w].is_none() && c.cond.uses_var(&vars[w]))
+                    .collect();
+                !(mentioned.len() == 1 && just.contains(&mentioned[0]))
+            });
             for (v, lo, hi) in round {
                 if let Err(msg) = self.eliminate_everywhere(&mut constraints, &vars[v], &lo, &hi) {
                     self.diagnostics
@@ -771,6 +791,37 @@ impl StmtInfer<'_> {
         *constraints = out;
         Ok(())
     }
+}
+
+/// The range of `var` when its constraints are all `lo <= var` and
+/// `var < hi` with one `lo` and one `hi` (a variable used directly as an
+/// index): what the solver would find, without solving.
+fn plain_bounds(cs: &[&Constraint], var: &Var) -> Option<(Expr, Expr)> {
+    let mut lo: Option<&Expr> = None;
+    let mut hi: Option<&Expr> = None;
+    for c in cs {
+        match c.cond.kind() {
+            arith::ExprKind::Cmp(arith::CmpOp::Le, l, x) if x.as_var() == Some(var) => {
+                if lo.is_some_and(|p| p != l) || l.uses_var(var) {
+                    return None;
+                }
+                lo = Some(l);
+            }
+            arith::ExprKind::Cmp(arith::CmpOp::Lt, x, h) if x.as_var() == Some(var) => {
+                if hi.is_some_and(|p| p != h) || h.uses_var(var) {
+                    return None;
+                }
+                hi = Some(h);
+            }
+            _ => return None,
+        }
+    }
+    let (lo, hi) = (lo?, hi?);
+    // Constant and crossed: the solver reports the empty range.
+    if matches!((lo.as_int(), hi.as_int()), (Some(a), Some(b)) if b <= a) {
+        return None;
+    }
+    Some((lo.clone(), hi.clone()))
 }
 
 /// The conjuncts of `e` (split at `and`), without recursion.
