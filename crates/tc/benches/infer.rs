@@ -29,7 +29,12 @@ fn examples() -> Vec<(String, String)> {
     files.sort();
     files
         .into_iter()
-        .map(|p| (p.file_name().unwrap().to_string_lossy().to_string(), read(p)))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().to_string(),
+                read(p),
+            )
+        })
         .collect()
 }
 

@@ -144,14 +144,11 @@ impl Converter<'_> {
     fn sum(&mut self, id: ExprId, depth: usize) -> Conv {
         let mut terms: Vec<(bool, ExprId)> = Vec::new();
         let mut cur = id;
-        loop {
-            match &self.arena.get(cur).kind {
-                ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
-                    terms.push((*op == BinaryOp::Sub, *b));
-                    cur = *a;
-                }
-                _ => break,
-            }
+        while let ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) =
+            &self.arena.get(cur).kind
+        {
+            terms.push((*op == BinaryOp::Sub, *b));
+            cur = *a;
         }
         terms.push((false, cur));
         terms.reverse();

@@ -317,9 +317,9 @@ impl StmtInfer<'_> {
                     .map(|d| {
                         let hi = match d {
                             Dim::Const(v, _) => Expr::int(*v),
-                            Dim::Size(s) => self
-                                .size_var(&s.name)
-                                .map_or(Expr::int(0), |v| v.expr()),
+                            Dim::Size(s) => {
+                                self.size_var(&s.name).map_or(Expr::int(0), |v| v.expr())
+                            }
                         };
                         (Expr::int(0), hi)
                     })
@@ -335,9 +335,9 @@ impl StmtInfer<'_> {
     fn eliminate(&mut self, cond: &Expr, var: &Var, lo: &Expr, hi: &Expr) -> arith::Result<Expr> {
         let extent = Var::new("extent");
         self.an.update_bound(&extent, ConstBound::new(1, POS_INF));
-        let r = self
-            .an
-            .and_condition_over_domain(cond, var, &Range::new(lo.clone(), extent.expr()));
+        let r =
+            self.an
+                .and_condition_over_domain(cond, var, &Range::new(lo.clone(), extent.expr()));
         self.an.unbind(&extent);
         let r = match r {
             Ok(r) => r,
@@ -385,7 +385,10 @@ impl StmtInfer<'_> {
                 Expr::le(Expr::int(0), least)
             });
         }
-        let all = parts.into_iter().reduce(Expr::and).unwrap_or(Expr::bool(true));
+        let all = parts
+            .into_iter()
+            .reduce(Expr::and)
+            .unwrap_or(Expr::bool(true));
         self.an.simplify(&all).ok()
     }
 
@@ -413,7 +416,10 @@ impl StmtInfer<'_> {
             inside.push(Expr::le(lo, e.clone()));
             inside.push(Expr::lt(e, hi));
         }
-        let inside = inside.into_iter().reduce(Expr::and).unwrap_or(Expr::bool(true));
+        let inside = inside
+            .into_iter()
+            .reduce(Expr::and)
+            .unwrap_or(Expr::bool(true));
         let runs = if negated { Expr::not(g) } else { g };
         let mut scratch = self.an.clone();
         for r in ranges {
@@ -512,9 +518,8 @@ impl StmtInfer<'_> {
                     if !c.cond.uses_var(&vars[v]) {
                         continue;
                     }
-                    let other = (0..n).any(|w| {
-                        w != v && solved[w].is_none() && c.cond.uses_var(&vars[w])
-                    });
+                    let other =
+                        (0..n).any(|w| w != v && solved[w].is_none() && c.cond.uses_var(&vars[w]));
                     if other {
                         continue;
                     }
@@ -729,12 +734,7 @@ impl StmtInfer<'_> {
                     "index {} of `{}` depends on tensor values: {readers} must keep it in \
                      [{}, {}), which is not checked; clamp it with `max(min(..., {} - 1), {})` \
                      to make it safe",
-                    k,
-                    acc.tensor,
-                    lo,
-                    hi,
-                    hi,
-                    lo
+                    k, acc.tensor, lo, hi, hi, lo
                 ),
             ));
         }
@@ -750,7 +750,10 @@ impl StmtInfer<'_> {
                 ));
             }
         }
-        result.ok = !result.preconditions.iter().any(|p| p.status == Status::Violated);
+        result.ok = !result
+            .preconditions
+            .iter()
+            .any(|p| p.status == Status::Violated);
         result
     }
 

@@ -251,11 +251,25 @@ pub fn check(def: &Def) -> CheckedDef {
                 }
             }
         }
-        declare(&mut c, &mut names, &p.name, Role::Input, ty.scalar, ty.dims.clone());
+        declare(
+            &mut c,
+            &mut names,
+            &p.name,
+            Role::Input,
+            ty.scalar,
+            ty.dims.clone(),
+        );
     }
     for o in &def.outputs {
         let scalar = o.ty.as_ref().map_or(ScalarType::Float, |t| t.scalar);
-        declare(&mut c, &mut names, &o.name, Role::Output, scalar, Vec::new());
+        declare(
+            &mut c,
+            &mut names,
+            &o.name,
+            Role::Output,
+            scalar,
+            Vec::new(),
+        );
     }
     // The rank of each output, from its first definition.
     let mut defined: HashMap<String, usize> = HashMap::new();
@@ -288,7 +302,10 @@ fn declare(
     if builtin_arity(&name.name).is_some() {
         c.diagnostics.push(Diagnostic::error(
             name.span,
-            format!("`{}` is a built-in function and cannot be redefined", name.name),
+            format!(
+                "`{}` is a built-in function and cannot be redefined",
+                name.name
+            ),
         ));
         return;
     }
@@ -455,10 +472,7 @@ impl StmtCx<'_> {
                     let Some(rank) = rank else {
                         self.err(
                             name.span,
-                            format!(
-                                "`{}` is read before any statement defines it",
-                                name.name
-                            ),
+                            format!("`{}` is read before any statement defines it", name.name),
                         );
                         continue;
                     };
@@ -553,10 +567,14 @@ impl StmtCx<'_> {
                         "range bounds are arithmetic on sizes and constants".to_string(),
                     )
                 }
-                ExprKind::Binary(op, ..) if op.is_comparison() || matches!(op, BinaryOp::And | BinaryOp::Or) => self.err(
-                    e.span,
-                    "range bounds are arithmetic on sizes and constants".to_string(),
-                ),
+                ExprKind::Binary(op, ..)
+                    if op.is_comparison() || matches!(op, BinaryOp::And | BinaryOp::Or) =>
+                {
+                    self.err(
+                        e.span,
+                        "range bounds are arithmetic on sizes and constants".to_string(),
+                    )
+                }
                 _ => {}
             }
         }
@@ -618,7 +636,10 @@ fn check_stmt(
     }
     for ix in &s.indices {
         if cx.st.vars.iter().any(|v| v.name == ix.name) {
-            cx.err(ix.span, format!("`{}` already defined on the left-hand side", ix.name));
+            cx.err(
+                ix.span,
+                format!("`{}` already defined on the left-hand side", ix.name),
+            );
             continue;
         }
         if cx.c.sizes.contains_key(&ix.name) || cx.c.tensors.contains_key(&ix.name) {
@@ -738,9 +759,7 @@ fn check_stmt(
         }
         AssignOp::Reduce { .. } => {}
     }
-    let StmtCx {
-        mut st, errors, ..
-    } = cx;
+    let StmtCx { mut st, errors, .. } = cx;
     st.ok = errors.is_empty();
     c.diagnostics.extend(errors);
     c.diagnostics.extend(warnings);
