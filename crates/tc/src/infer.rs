@@ -227,7 +227,12 @@ pub fn analyze_def(def: &Def) -> DefAnalysis {
                     .collect(),
             })
         })
-        .collect();
+        .collect::<Vec<OutputShape>>();
+    for o in &outputs {
+        if let Some(t) = checked.tensors.get(&o.name) {
+            declared_shape(&an, o, t, &sizes, &mut diagnostics);
+        }
+    }
     sort_diagnostics(&mut diagnostics);
     DefAnalysis {
         name: def.name.name.clone(),
@@ -236,6 +241,56 @@ pub fn analyze_def(def: &Def) -> DefAnalysis {
         stmts,
         outputs,
         diagnostics,
+    }
+}
+
+/// Checks an output's declared shape (`-> (float(M, N) C)`) against the
+/// inferred one: a size symbol bound to an extent that provably differs is
+/// an error, one that may differ a warning.
+fn declared_shape(
+    an: &Analyzer,
+    o: &OutputShape,
+    t: &sema::TensorInfo,
+    sizes: &[(String, Var)],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if t.dims.is_empty() {
+        return;
+    }
+    if t.dims.len() != o.shape.len() {
+        diagnostics.push(Diagnostic::error(
+            t.span,
+            format!(
+                "`{}` is declared with {} dimensions but defined with {}",
+                o.name,
+                t.dims.len(),
+                o.shape.len()
+            ),
+        ));
+        return;
+    }
+    for (k, (d, extent)) in t.dims.iter().zip(&o.shape).enumerate() {
+        let (declared, span, what) = match d {
+            Dim::Const(v, span) => (Expr::int(*v), *span, v.to_string()),
+            Dim::Size(s) => match sizes.iter().find(|(n, _)| *n == s.name) {
+                Some((_, v)) => (v.expr(), s.span, format!("`{}`", s.name)),
+                None => continue,
+            },
+        };
+        let same = Expr::eq(declared.clone(), extent.clone());
+        if an.can_prove(&same) {
+            continue;
+        }
+        let msg = format!(
+            "dimension {k} of output `{}` is declared as {what} but its statements give it the \
+             extent `{extent}`",
+            o.name
+        );
+        diagnostics.push(if an.can_prove(&Expr::not(same)) {
+            Diagnostic::error(span, format!("size bound inconsistently: {msg}"))
+        } else {
+            Diagnostic::warning(span, format!("{msg}; the sizes must make them equal"))
+        });
     }
 }
 

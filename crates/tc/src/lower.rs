@@ -213,10 +213,8 @@ pub fn to_te(def: &Def, a: &DefAnalysis) -> Result<Lowered, Diagnostic> {
         };
         let body = match s.op {
             AssignOp::Assign => rhs,
-            AssignOp::Reduce { op, init: true } if raxes.is_empty() => {
-                let _ = op;
-                rhs
-            }
+            // `op=!` without reduction variables: `identity op rhs` is `rhs`.
+            AssignOp::Reduce { init: true, .. } if raxes.is_empty() => rhs,
             AssignOp::Reduce { op, init: true } => reduced(op, rhs)?,
             AssignOp::Reduce { op, init: false } => {
                 let prev = prev_at(&current, &mut inputs)?;

@@ -101,7 +101,8 @@ pub struct TensorInfo {
     pub role: Role,
     /// The element type (declared, or `float` for outputs without one).
     pub scalar: ScalarType,
-    /// The dimensions of an input (empty for a scalar).
+    /// The dimensions of an input (empty for a scalar), or the declared
+    /// dimensions of an output (empty when not declared).
     pub dims: Vec<Dim>,
     /// Where it is declared.
     pub span: Span,
@@ -226,8 +227,7 @@ pub fn check(def: &Def) -> CheckedDef {
                         s.span,
                         format!("`{}` is a built-in function and cannot name a size", s.name),
                     ));
-                } else if let Some(t) = c.tensors.get(&s.name) {
-                    let _ = t;
+                } else if c.tensors.contains_key(&s.name) {
                     c.diagnostics.push(Diagnostic::error(
                         s.span,
                         format!(
@@ -262,14 +262,19 @@ pub fn check(def: &Def) -> CheckedDef {
     }
     for o in &def.outputs {
         let scalar = o.ty.as_ref().map_or(ScalarType::Float, |t| t.scalar);
-        declare(
-            &mut c,
-            &mut names,
-            &o.name,
-            Role::Output,
-            scalar,
-            Vec::new(),
-        );
+        // A declared output shape (`-> (float(M, N) C)`) is checked against
+        // the inferred one; its size symbols are sizes like the inputs'.
+        let dims = o.ty.as_ref().map_or_else(Vec::new, |t| t.dims.clone());
+        for d in &dims {
+            if let Dim::Size(s) = d {
+                if !c.sizes.contains_key(&s.name) && !c.tensors.contains_key(&s.name) {
+                    c.sizes.insert(s.name.clone(), s.span);
+                    c.size_order.push(s.name.clone());
+                    names.insert(s.name.clone(), s.span);
+                }
+            }
+        }
+        declare(&mut c, &mut names, &o.name, Role::Output, scalar, dims);
     }
     // The rank of each output, from its first definition.
     let mut defined: HashMap<String, usize> = HashMap::new();

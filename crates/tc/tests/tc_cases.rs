@@ -438,3 +438,48 @@ fn corner_cases() {
     ok("\ndef f(float(1)\na, float(1\n) b, float\n(1) c) -> (d) { d(\ni)\n =\n min(\na(i), max(\nb(i), c(\ni)))\nd(i) = d(i) + max(b(i),\nc(\ni))\n}\n");
     ok("def f(int32 a, int32 b) -> (c) { c(i) = int32(a % b) where i in 0:1 }");
 }
+
+// Declared output types (`-> (int32(M,N) output)` in test_compile_and_run.cc).
+
+#[test]
+fn declared_output_shapes() {
+    // Consistent: no message.
+    ok("def f(float(M, K) A, float(K, N) B) -> (float(M, N) C) { C(m, n) +=! A(m, k) * B(k, n) }");
+    // A size symbol bound to two different extents: an error at it.
+    let src =
+        "def f(float(M, K) A, float(K, N) B) -> (float(N, M) C) { C(m, n) +=! A(m, k) * B(k, n) }";
+    let a = analyze(src);
+    let d = &a.defs[0];
+    let w = messages(d, Severity::Warning);
+    assert_eq!(w.len(), 2, "{w:?}");
+    let sizes = [("M", 3), ("N", 4), ("K", 2)]
+        .iter()
+        .map(|(n, v)| (n.to_string(), *v))
+        .collect();
+    let c = tc::bind_sizes(d, &sizes);
+    let errors: Vec<_> = c
+        .diagnostics
+        .iter()
+        .filter(|x| x.severity == Severity::Error)
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].message.contains("size bound inconsistently"));
+    assert_eq!(&src[errors[0].span.range()], "N");
+    fails(
+        "def f(float(4) A) -> (float(3) C) { C(i) = A(i) }",
+        "size bound inconsistently",
+    );
+    fails(
+        "def f(float(4) A) -> (float(4, 4) C) { C(i) = A(i) }",
+        "declared with 2 dimensions but defined with 1",
+    );
+    // A size symbol repeated as a tensor name.
+    fails(
+        "def f(float(A) A) -> (C) { C(i) = A(i) }",
+        "`A` is already defined as a size symbol",
+    );
+    fails(
+        "def f(float(N) A, float(A) B) -> (C) { C(i) = A(i) }",
+        "also the name of a tensor",
+    );
+}
