@@ -821,6 +821,9 @@ impl StmtInfer<'_> {
     ) -> Result<(), String> {
         let mut out: Vec<Constraint> = Vec::with_capacity(constraints.len());
         let mut seen: HashSet<Expr> = HashSet::new();
+        // The constraints of one index mentioning `var`, eliminated in one
+        // call: (access, arg) -> their conjunction.
+        let mut groups: Vec<((usize, usize), Expr)> = Vec::new();
         for c in constraints.drain(..) {
             if !c.cond.uses_var(var) {
                 if seen.insert(c.cond.clone()) {
@@ -828,11 +831,17 @@ impl StmtInfer<'_> {
                 }
                 continue;
             }
-            let r = self.eliminate(&c.cond, var, lo, hi).map_err(|e| {
+            match groups.iter_mut().find(|(k, _)| *k == (c.access, c.arg)) {
+                Some((_, e)) => *e = Expr::and(e.clone(), c.cond),
+                None => groups.push(((c.access, c.arg), c.cond)),
+            }
+        }
+        for ((access, arg), cond) in groups {
+            let r = self.eliminate(&cond, var, lo, hi).map_err(|e| {
                 format!(
                     "cannot eliminate `{}` from `{}`: {}",
                     var.name(),
-                    c.cond,
+                    cond,
                     e.message
                 )
             })?;
@@ -840,8 +849,8 @@ impl StmtInfer<'_> {
                 if seen.insert(part.clone()) {
                     out.push(Constraint {
                         cond: part,
-                        access: c.access,
-                        arg: c.arg,
+                        access,
+                        arg,
                     });
                 }
             }
