@@ -698,6 +698,25 @@ impl StmtInfer<'_> {
         if unresolved {
             return result;
         }
+        // A range that is empty whatever the sizes (`where i in 8:4`): the
+        // statement reads nothing, so there is nothing to check.
+        if let Some(r) = result.ranges.iter().find(|r| {
+            self.an
+                .can_prove(&Expr::le(r.upper.clone(), r.lower.clone()))
+        }) {
+            self.diagnostics.push(Diagnostic::warning(
+                cs.vars
+                    .iter()
+                    .find(|v| v.name == r.name)
+                    .map_or(s.span, |v| v.span),
+                format!(
+                    "`{}` has an empty range ({} <= {} < {}): the statement does nothing",
+                    r.name, r.lower, r.name, r.upper
+                ),
+            ));
+            result.ok = true;
+            return result;
+        }
         // Preconditions: per access, what remains.
         let mut per_access: Vec<Vec<Expr>> = vec![Vec::new(); cs.accesses.len()];
         let mut violated = vec![false; cs.accesses.len()];

@@ -483,3 +483,14 @@ fn declared_output_shapes() {
         "also the name of a tensor",
     );
 }
+
+#[test]
+fn empty_ranges_read_nothing() {
+    // The range is empty: no read happens, so no out-of-bounds error, but a
+    // warning that the statement does nothing.
+    let a = warns(
+        "def f(float(2) A) -> (O) { O(i) = A(i) where i in 8:4 }",
+        "empty range",
+    );
+    check_output(&a.defs[0], "O", &["8"], &["-4"]);
+}
