@@ -494,3 +494,81 @@ fn empty_ranges_read_nothing() {
     );
     check_output(&a.defs[0], "O", &["8"], &["-4"]);
 }
+
+/// Each semantic check is an error at the span of the offending text.
+#[test]
+fn semantic_checks_point_at_the_problem() {
+    let cases = [
+        (
+            "def f(float(N) A) -> (O) { O(i) = X(i) }",
+            "unknown tensor",
+            "X",
+        ),
+        (
+            "def f(float(N) A) -> (O) { O(i) = A(i) where k in 0:Q }",
+            "unknown variable",
+            "Q",
+        ),
+        (
+            "def f(float(N) A) -> (O) { O(i) = A(i, i) }",
+            "has 1 dimension but is indexed with 2",
+            "A(i, i)",
+        ),
+        ("def f(float(N) A) -> (O) { O(i) = A }", "index it", "A"),
+        (
+            "def f(float(N) A) -> (O) { A(i) = O(i) O(i) = A(i) }",
+            "inputs are immutable",
+            "A",
+        ),
+        (
+            "def f(float(N) A) -> (O) { O(i, j) = A(i) }",
+            "appears only on the left-hand side",
+            "j",
+        ),
+        (
+            "def f(float(N) A) -> (O) { O(i) = A(i) + exp(A(i), 2) }",
+            "takes 1 argument",
+            "exp(A(i), 2)",
+        ),
+        (
+            "def f(float(N) A, float(N) A) -> (O) { O(i) = A(i) }",
+            "already defined",
+            "A",
+        ),
+        (
+            "def f(float(N) A) -> (O) { O(i) = A(i) O(i, j) = A(i) where j in 0:2 }",
+            "defined with 1 indices elsewhere",
+            "O",
+        ),
+        (
+            "def f(float(N) A) -> (O, P) { O(i) = A(i) }",
+            "never defined",
+            "P",
+        ),
+        (
+            "def f(float(N) A) -> (O) { O(i) = P(i) }",
+            "unknown tensor",
+            "P",
+        ),
+        (
+            "def f(float(N) A) -> (O, P) { O(i) = P(i) P(i) = A(i) }",
+            "read before any statement defines it",
+            "P",
+        ),
+    ];
+    for (src, fragment, at) in cases {
+        let a = analyze(src);
+        let d = &a.defs[0];
+        let e = d
+            .all_diagnostics()
+            .into_iter()
+            .find(|x| x.severity == Severity::Error && x.message.contains(fragment))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{src}: no error with {fragment:?}: {:?}",
+                    d.all_diagnostics()
+                )
+            });
+        assert_eq!(&src[e.span.range()], at, "{src}: {}", e.message);
+    }
+}
