@@ -139,7 +139,14 @@ pub fn run(args: TcArgs) -> ExitCode {
                 run_report.as_ref(),
             ));
         } else {
-            def_text(&mut out, def, check.as_ref(), run_report.as_ref(), &sizes, args.seed);
+            def_text(
+                &mut out,
+                def,
+                check.as_ref(),
+                run_report.as_ref(),
+                &sizes,
+                args.seed,
+            );
             for d in &diagnostics {
                 out.push_str(&render(&name, &source, d, color));
             }
@@ -284,7 +291,11 @@ fn def_text(
         for v in &r.violations {
             let _ = writeln!(out, "    violation: {v}");
         }
-        let verdict = if r.is_clean(TOLERANCE) { "ok" } else { "MISMATCH" };
+        let verdict = if r.is_clean(TOLERANCE) {
+            "ok"
+        } else {
+            "MISMATCH"
+        };
         let _ = writeln!(out, "    {verdict}");
     }
 }

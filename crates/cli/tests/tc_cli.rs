@@ -39,7 +39,14 @@ fn text_ranges_and_shapes() {
         out,
         "def stencil\n  0 <= i < N - L + 1\n  0 <= k < L\n  A: N - L + 1\n"
     );
-    let (code, out, _) = run(&["tc", &example("c02_stencil.tc"), "--size", "N=10", "--size", "L=3"]);
+    let (code, out, _) = run(&[
+        "tc",
+        &example("c02_stencil.tc"),
+        "--size",
+        "N=10",
+        "--size",
+        "L=3",
+    ]);
     assert_eq!(code, Some(0));
     assert!(out.contains("0 <= i < N - L + 1    (0 <= i < 8)"), "{out}");
     assert!(out.contains("A: N - L + 1    (8)"), "{out}");
@@ -49,15 +56,24 @@ fn text_ranges_and_shapes() {
 fn diagnostics_have_source_line_and_caret() {
     let (code, out, _) = run(&["tc", &example("c09_dynamic_stride.tc")]);
     assert_eq!(code, Some(1));
-    assert!(out.contains("Error: cannot infer the range of `i`"), "{out}");
+    assert!(
+        out.contains("Error: cannot infer the range of `i`"),
+        "{out}"
+    );
     assert!(out.contains("A(i) = B(S(0)*i)"), "{out}");
     assert!(out.contains("───┬──"), "{out}");
     let (code, out, _) = run(&["tc", &example("c03_precondition.tc")]);
     assert_eq!(code, Some(0), "a warning is not an error");
-    assert!(out.contains("Warning: `C(i + j)` may read out of bounds"), "{out}");
+    assert!(
+        out.contains("Warning: `C(i + j)` may read out of bounds"),
+        "{out}"
+    );
     let (code, out, _) = run(&["tc", &example("c04_lut.tc")]);
     assert_eq!(code, Some(0));
-    assert!(out.contains("Advice: index 0 of `B` depends on tensor values"), "{out}");
+    assert!(
+        out.contains("Advice: index 0 of `B` depends on tensor values"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -87,7 +103,10 @@ fn json_output() {
     assert_eq!(diag["severity"], "error");
     assert_eq!(diag["line"], 3);
     assert_eq!(diag["column"], 22);
-    assert_eq!(diag["span"]["end"].as_u64().unwrap() - diag["span"]["start"].as_u64().unwrap(), 8);
+    assert_eq!(
+        diag["span"]["end"].as_u64().unwrap() - diag["span"]["start"].as_u64().unwrap(),
+        8
+    );
     // Without sizes, no `_value` fields.
     let (_, out, _) = run(&["tc", &example("c01_matmul.tc"), "--json"]);
     let v: Value = serde_json::from_str(&out).unwrap();
@@ -104,34 +123,71 @@ fn run_compares_with_direct_evaluation() {
         "--run",
         "--seed",
         "4",
-        "--size", "N=2", "--size", "C=2", "--size", "H=9", "--size", "W=11",
-        "--size", "M=3", "--size", "KH=3", "--size", "KW=2",
+        "--size",
+        "N=2",
+        "--size",
+        "C=2",
+        "--size",
+        "H=9",
+        "--size",
+        "W=11",
+        "--size",
+        "M=3",
+        "--size",
+        "KH=3",
+        "--size",
+        "KW=2",
     ]);
     assert_eq!(code, Some(0), "{out}{err}");
-    assert!(out.contains("lowered to te and run: 96 output elements equal direct evaluation"), "{out}");
+    assert!(
+        out.contains("lowered to te and run: 96 output elements equal direct evaluation"),
+        "{out}"
+    );
     assert!(out.contains("out-of-bounds reads 0"), "{out}");
     // A precondition that fails: the run shows the reads.
     let (code, out, _) = run(&[
-        "tc", &example("c03_precondition.tc"), "--run", "--size", "I=3", "--size", "J=4", "--size", "K=5",
+        "tc",
+        &example("c03_precondition.tc"),
+        "--run",
+        "--size",
+        "I=3",
+        "--size",
+        "J=4",
+        "--size",
+        "K=5",
     ]);
     assert_eq!(code, Some(1));
     assert!(out.contains("out-of-bounds reads 2"), "{out}");
     assert!(out.contains("MISMATCH"), "{out}");
     // Not lowerable: direct evaluation only.
-    let (code, out, _) = run(&["tc", &example("softmax.tc"), "--run", "--size", "N=3", "--size", "D=4"]);
+    let (code, out, _) = run(&[
+        "tc",
+        &example("softmax.tc"),
+        "--run",
+        "--size",
+        "N=3",
+        "--size",
+        "D=4",
+    ]);
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("not lowered to te"), "{out}");
-    assert!(out.contains("direct evaluation only: out-of-bounds reads 0"), "{out}");
+    assert!(
+        out.contains("direct evaluation only: out-of-bounds reads 0"),
+        "{out}"
+    );
 }
 
 #[test]
 fn every_example_runs() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/tc");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     files.sort();
     let sizes = [
-        "M=4", "K=16", "N=7", "L=3", "B=2", "C=2", "H=8", "W=9", "KH=3", "KW=2", "G=2", "F=2", "D=3",
-        "I=8", "J=8",
+        "M=4", "K=16", "N=7", "L=3", "B=2", "C=2", "H=8", "W=9", "KH=3", "KW=2", "G=2", "F=2",
+        "D=3", "I=8", "J=8",
     ];
     for f in files {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
@@ -148,7 +204,10 @@ fn every_example_runs() {
         };
         assert_eq!(code, Some(expected), "{name}: {out}{err}");
         if expected == 0 {
-            assert!(out.contains("out-of-bounds reads 0") && !out.contains("MISMATCH"), "{name}: {out}");
+            assert!(
+                out.contains("out-of-bounds reads 0") && !out.contains("MISMATCH"),
+                "{name}: {out}"
+            );
         }
     }
 }
@@ -165,7 +224,10 @@ fn exit_codes_for_bad_arguments_and_files() {
     assert_eq!(code, Some(2));
     let (code, _, err) = run(&["tc", &example("c01_matmul.tc"), "--run", "--size", "M=2"]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("--size K=") && err.contains("--size N="), "{err}");
+    assert!(
+        err.contains("--size K=") && err.contains("--size N="),
+        "{err}"
+    );
     let (code, out, err) = run(&["tc", &example("c01_matmul.tc"), "--size", "Q=2"]);
     assert_eq!(code, Some(0), "{out}");
     assert!(err.contains("no definition has a size symbol `Q`"), "{err}");
@@ -179,7 +241,14 @@ fn exit_codes_for_bad_arguments_and_files() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["diagnostics"][0]["severity"], "error");
     // Binary garbage and deep nesting: diagnostics, no crash.
-    let f = temp("garbage.tc", &format!("def f() -> (O) {{ O = {}1{} }}", "(".repeat(50_000), ")".repeat(50_000)));
+    let f = temp(
+        "garbage.tc",
+        &format!(
+            "def f() -> (O) {{ O = {}1{} }}",
+            "(".repeat(50_000),
+            ")".repeat(50_000)
+        ),
+    );
     let (code, out, _) = run(&["tc", &f]);
     assert_eq!(code, Some(1));
     assert!(out.contains("nests more than"), "{out}");

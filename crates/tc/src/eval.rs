@@ -204,7 +204,9 @@ impl Evaluator<'_> {
         // Odometer over all variables.
         let total: i64 = ranges
             .iter()
-            .try_fold(1i64, |acc, r| acc.checked_mul(r.2.saturating_sub(r.1).max(0)))
+            .try_fold(1i64, |acc, r| {
+                acc.checked_mul(r.2.saturating_sub(r.1).max(0))
+            })
             .unwrap_or(i64::MAX);
         self.steps = self.steps.saturating_add(total.max(0) as u64);
         if self.steps > STEP_LIMIT {
@@ -245,8 +247,11 @@ impl Evaluator<'_> {
         self.out_of_bounds += 1;
         if self.violations.len() < 8 {
             let vars: Vec<String> = {
-                let mut v: Vec<String> =
-                    self.vals.iter().map(|(n, x)| format!("{n} = {x}")).collect();
+                let mut v: Vec<String> = self
+                    .vals
+                    .iter()
+                    .map(|(n, x)| format!("{n} = {x}"))
+                    .collect();
                 v.sort();
                 v
             };
@@ -296,7 +301,11 @@ impl Evaluator<'_> {
                 let cs = &self.a.checked.stmts[self.stmt];
                 match cs.resolve(n, &self.a.checked) {
                     Some(Resolved::Index(_)) => V {
-                        x: *self.vals.get(n).ok_or_else(|| format!("`{n}` has no range"))? as f64,
+                        x: *self
+                            .vals
+                            .get(n)
+                            .ok_or_else(|| format!("`{n}` has no range"))?
+                            as f64,
                         float: false,
                     },
                     Some(Resolved::Size) => {
@@ -343,11 +352,17 @@ impl Evaluator<'_> {
                 let mut acc = self.eval(cur, depth + 1)?;
                 for (op, r) in spine.into_iter().rev() {
                     if op == BinaryOp::And && acc.x == 0.0 {
-                        acc = V { x: 0.0, float: false };
+                        acc = V {
+                            x: 0.0,
+                            float: false,
+                        };
                         continue;
                     }
                     if op == BinaryOp::Or && acc.x != 0.0 {
-                        acc = V { x: 1.0, float: false };
+                        acc = V {
+                            x: 1.0,
+                            float: false,
+                        };
                         continue;
                     }
                     let b = self.eval(r, depth + 1)?;
@@ -365,7 +380,10 @@ impl Evaluator<'_> {
             ExprKind::Cast(t, a) => {
                 let v = self.eval(*a, depth + 1)?;
                 if t.is_float() {
-                    V { x: v.x, float: true }
+                    V {
+                        x: v.x,
+                        float: true,
+                    }
                 } else if *t == ScalarType::Bool {
                     V {
                         x: (v.x != 0.0) as i64 as f64,
@@ -432,10 +450,22 @@ fn binary(op: BinaryOp, a: V, b: V) -> Result<V, String> {
     };
     use BinaryOp::*;
     Ok(match op {
-        Add => V { x: a.x + b.x, float },
-        Sub => V { x: a.x - b.x, float },
-        Mul => V { x: a.x * b.x, float },
-        Div if float => V { x: a.x / b.x, float },
+        Add => V {
+            x: a.x + b.x,
+            float,
+        },
+        Sub => V {
+            x: a.x - b.x,
+            float,
+        },
+        Mul => V {
+            x: a.x * b.x,
+            float,
+        },
+        Div if float => V {
+            x: a.x / b.x,
+            float,
+        },
         Div => {
             if b.x == 0.0 {
                 return Err("integer division by zero".to_string());

@@ -11,7 +11,7 @@
 //! other nesting is limited to [`MAX_DEPTH`].
 
 use crate::ast::*;
-use crate::diag::{Diagnostic, Span};
+use crate::diag::Diagnostic;
 use arith::{CmpOp, Expr, Var};
 
 /// How deeply an index expression (after flattening sums) may nest.
@@ -48,8 +48,7 @@ impl Converter<'_> {
         self.conv(id, 0)
     }
 
-    fn hole(&mut self, span: Span) -> Conv {
-        let _ = span;
+    fn hole(&mut self) -> Conv {
         match &mut self.holes {
             Some(h) => {
                 let v = Var::new(format!("value{}", h.len()));
@@ -73,16 +72,16 @@ impl Converter<'_> {
         }
         Ok(Some(match &e.kind {
             ExprKind::Int(v) => Expr::int(*v),
-            ExprKind::Float(_) => return self.hole(e.span),
+            ExprKind::Float(_) => return self.hole(),
             ExprKind::Ident(n) => match (self.lookup)(n) {
                 Some(Name::Var(v)) => v.expr(),
                 Some(Name::Let(x)) => return self.conv(x, depth + 1),
-                Some(Name::Value) | None => return self.hole(e.span),
+                Some(Name::Value) | None => return self.hole(),
             },
-            ExprKind::Call(..) => return self.hole(e.span),
+            ExprKind::Call(..) => return self.hole(),
             ExprKind::Cast(t, a) => {
                 if t.is_float() {
-                    return self.hole(e.span);
+                    return self.hole();
                 }
                 match self.conv(*a, depth + 1)? {
                     Some(x) => x,
@@ -144,14 +143,11 @@ impl Converter<'_> {
     fn sum(&mut self, id: ExprId, depth: usize) -> Conv {
         let mut terms: Vec<(bool, ExprId)> = Vec::new();
         let mut cur = id;
-        loop {
-            match &self.arena.get(cur).kind {
-                ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) => {
-                    terms.push((*op == BinaryOp::Sub, *b));
-                    cur = *a;
-                }
-                _ => break,
-            }
+        while let ExprKind::Binary(op @ (BinaryOp::Add | BinaryOp::Sub), a, b) =
+            &self.arena.get(cur).kind
+        {
+            terms.push((*op == BinaryOp::Sub, *b));
+            cur = *a;
         }
         terms.push((false, cur));
         terms.reverse();

@@ -217,11 +217,22 @@ pub fn analyze_def(def: &Def) -> DefAnalysis {
                 lower: b.iter().map(|(l, _)| l.clone()).collect(),
                 shape: b
                     .iter()
-                    .map(|(l, u)| simplify(&an, &Expr::sub(u.clone(), l.clone())))
+                    .map(|(l, u)| {
+                        if l.is_int(0) {
+                            u.clone()
+                        } else {
+                            simplify(&an, &Expr::sub(u.clone(), l.clone()))
+                        }
+                    })
                     .collect(),
             })
         })
-        .collect();
+        .collect::<Vec<OutputShape>>();
+    for o in &outputs {
+        if let Some(t) = checked.tensors.get(&o.name) {
+            declared_shape(&an, o, t, &sizes, &mut diagnostics);
+        }
+    }
     sort_diagnostics(&mut diagnostics);
     DefAnalysis {
         name: def.name.name.clone(),
@@ -230,6 +241,56 @@ pub fn analyze_def(def: &Def) -> DefAnalysis {
         stmts,
         outputs,
         diagnostics,
+    }
+}
+
+/// Checks an output's declared shape (`-> (float(M, N) C)`) against the
+/// inferred one: a size symbol bound to an extent that provably differs is
+/// an error, one that may differ a warning.
+fn declared_shape(
+    an: &Analyzer,
+    o: &OutputShape,
+    t: &sema::TensorInfo,
+    sizes: &[(String, Var)],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if t.dims.is_empty() {
+        return;
+    }
+    if t.dims.len() != o.shape.len() {
+        diagnostics.push(Diagnostic::error(
+            t.span,
+            format!(
+                "`{}` is declared with {} dimensions but defined with {}",
+                o.name,
+                t.dims.len(),
+                o.shape.len()
+            ),
+        ));
+        return;
+    }
+    for (k, (d, extent)) in t.dims.iter().zip(&o.shape).enumerate() {
+        let (declared, span, what) = match d {
+            Dim::Const(v, span) => (Expr::int(*v), *span, v.to_string()),
+            Dim::Size(s) => match sizes.iter().find(|(n, _)| *n == s.name) {
+                Some((_, v)) => (v.expr(), s.span, format!("`{}`", s.name)),
+                None => continue,
+            },
+        };
+        let same = Expr::eq(declared.clone(), extent.clone());
+        if an.can_prove(&same) {
+            continue;
+        }
+        let msg = format!(
+            "dimension {k} of output `{}` is declared as {what} but its statements give it the \
+             extent `{extent}`",
+            o.name
+        );
+        diagnostics.push(if an.can_prove(&Expr::not(same)) {
+            Diagnostic::error(span, format!("size bound inconsistently: {msg}"))
+        } else {
+            Diagnostic::warning(span, format!("{msg}; the sizes must make them equal"))
+        });
     }
 }
 
@@ -311,9 +372,9 @@ impl StmtInfer<'_> {
                     .map(|d| {
                         let hi = match d {
                             Dim::Const(v, _) => Expr::int(*v),
-                            Dim::Size(s) => self
-                                .size_var(&s.name)
-                                .map_or(Expr::int(0), |v| v.expr()),
+                            Dim::Size(s) => {
+                                self.size_var(&s.name).map_or(Expr::int(0), |v| v.expr())
+                            }
                         };
                         (Expr::int(0), hi)
                     })
@@ -329,9 +390,9 @@ impl StmtInfer<'_> {
     fn eliminate(&mut self, cond: &Expr, var: &Var, lo: &Expr, hi: &Expr) -> arith::Result<Expr> {
         let extent = Var::new("extent");
         self.an.update_bound(&extent, ConstBound::new(1, POS_INF));
-        let r = self
-            .an
-            .and_condition_over_domain(cond, var, &Range::new(lo.clone(), extent.expr()));
+        let r =
+            self.an
+                .and_condition_over_domain(cond, var, &Range::new(lo.clone(), extent.expr()));
         self.an.unbind(&extent);
         let r = match r {
             Ok(r) => r,
@@ -379,7 +440,10 @@ impl StmtInfer<'_> {
                 Expr::le(Expr::int(0), least)
             });
         }
-        let all = parts.into_iter().reduce(Expr::and).unwrap_or(Expr::bool(true));
+        let all = parts
+            .into_iter()
+            .reduce(Expr::and)
+            .unwrap_or(Expr::bool(true));
         self.an.simplify(&all).ok()
     }
 
@@ -407,7 +471,10 @@ impl StmtInfer<'_> {
             inside.push(Expr::le(lo, e.clone()));
             inside.push(Expr::lt(e, hi));
         }
-        let inside = inside.into_iter().reduce(Expr::and).unwrap_or(Expr::bool(true));
+        let inside = inside
+            .into_iter()
+            .reduce(Expr::and)
+            .unwrap_or(Expr::bool(true));
         let runs = if negated { Expr::not(g) } else { g };
         let mut scratch = self.an.clone();
         for r in ranges {
@@ -506,9 +573,8 @@ impl StmtInfer<'_> {
                     if !c.cond.uses_var(&vars[v]) {
                         continue;
                     }
-                    let other = (0..n).any(|w| {
-                        w != v && solved[w].is_none() && c.cond.uses_var(&vars[w])
-                    });
+                    let other =
+                        (0..n).any(|w| w != v && solved[w].is_none() && c.cond.uses_var(&vars[w]));
                     if other {
                         continue;
                     }
@@ -517,12 +583,16 @@ impl StmtInfer<'_> {
                 if mine.is_empty() {
                     continue;
                 }
+                let span = cs.accesses[mine[0].access].span;
+                if let Some((lo, hi)) = plain_bounds(&mine, &vars[v]) {
+                    round.push((v, lo, hi));
+                    continue;
+                }
                 let cond = mine
                     .iter()
                     .map(|c| c.cond.clone())
                     .reduce(Expr::and)
                     .unwrap_or(Expr::bool(true));
-                let span = cs.accesses[mine[0].access].span;
                 match self.an.solve_for_inner_interval(&cond, &vars[v]) {
                     Ok(set) if set.is_nothing() => {
                         self.diagnostics.push(Diagnostic::error(
@@ -546,6 +616,16 @@ impl StmtInfer<'_> {
             if round.is_empty() {
                 break;
             }
+            // A constraint whose only variable was just solved holds on the
+            // solution by construction (it was part of the solved
+            // condition): dropped without eliminating.
+            let just: Vec<usize> = round.iter().map(|r| r.0).collect();
+            constraints.retain(|c| {
+                let mentioned: Vec<usize> = (0..n)
+                    .filter(|&w| solved[w].is_none() && c.cond.uses_var(&vars[w]))
+                    .collect();
+                !(mentioned.len() == 1 && just.contains(&mentioned[0]))
+            });
             for (v, lo, hi) in round {
                 if let Err(msg) = self.eliminate_everywhere(&mut constraints, &vars[v], &lo, &hi) {
                     self.diagnostics
@@ -616,6 +696,25 @@ impl StmtInfer<'_> {
             }
         }
         if unresolved {
+            return result;
+        }
+        // A range that is empty whatever the sizes (`where i in 8:4`): the
+        // statement reads nothing, so there is nothing to check.
+        if let Some(r) = result.ranges.iter().find(|r| {
+            self.an
+                .can_prove(&Expr::le(r.upper.clone(), r.lower.clone()))
+        }) {
+            self.diagnostics.push(Diagnostic::warning(
+                cs.vars
+                    .iter()
+                    .find(|v| v.name == r.name)
+                    .map_or(s.span, |v| v.span),
+                format!(
+                    "`{}` has an empty range ({} <= {} < {}): the statement does nothing",
+                    r.name, r.lower, r.name, r.upper
+                ),
+            ));
+            result.ok = true;
             return result;
         }
         // Preconditions: per access, what remains.
@@ -709,12 +808,7 @@ impl StmtInfer<'_> {
                     "index {} of `{}` depends on tensor values: {readers} must keep it in \
                      [{}, {}), which is not checked; clamp it with `max(min(..., {} - 1), {})` \
                      to make it safe",
-                    k,
-                    acc.tensor,
-                    lo,
-                    hi,
-                    hi,
-                    lo
+                    k, acc.tensor, lo, hi, hi, lo
                 ),
             ));
         }
@@ -730,7 +824,10 @@ impl StmtInfer<'_> {
                 ));
             }
         }
-        result.ok = !result.preconditions.iter().any(|p| p.status == Status::Violated);
+        result.ok = !result
+            .preconditions
+            .iter()
+            .any(|p| p.status == Status::Violated);
         result
     }
 
@@ -743,6 +840,9 @@ impl StmtInfer<'_> {
     ) -> Result<(), String> {
         let mut out: Vec<Constraint> = Vec::with_capacity(constraints.len());
         let mut seen: HashSet<Expr> = HashSet::new();
+        // The constraints of one index mentioning `var`, eliminated in one
+        // call: (access, arg) -> their conjunction.
+        let mut groups: Vec<((usize, usize), Expr)> = Vec::new();
         for c in constraints.drain(..) {
             if !c.cond.uses_var(var) {
                 if seen.insert(c.cond.clone()) {
@@ -750,11 +850,17 @@ impl StmtInfer<'_> {
                 }
                 continue;
             }
-            let r = self.eliminate(&c.cond, var, lo, hi).map_err(|e| {
+            match groups.iter_mut().find(|(k, _)| *k == (c.access, c.arg)) {
+                Some((_, e)) => *e = Expr::and(e.clone(), c.cond),
+                None => groups.push(((c.access, c.arg), c.cond)),
+            }
+        }
+        for ((access, arg), cond) in groups {
+            let r = self.eliminate(&cond, var, lo, hi).map_err(|e| {
                 format!(
                     "cannot eliminate `{}` from `{}`: {}",
                     var.name(),
-                    c.cond,
+                    cond,
                     e.message
                 )
             })?;
@@ -762,8 +868,8 @@ impl StmtInfer<'_> {
                 if seen.insert(part.clone()) {
                     out.push(Constraint {
                         cond: part,
-                        access: c.access,
-                        arg: c.arg,
+                        access,
+                        arg,
                     });
                 }
             }
@@ -771,6 +877,37 @@ impl StmtInfer<'_> {
         *constraints = out;
         Ok(())
     }
+}
+
+/// The range of `var` when its constraints are all `lo <= var` and
+/// `var < hi` with one `lo` and one `hi` (a variable used directly as an
+/// index): what the solver would find, without solving.
+fn plain_bounds(cs: &[&Constraint], var: &Var) -> Option<(Expr, Expr)> {
+    let mut lo: Option<&Expr> = None;
+    let mut hi: Option<&Expr> = None;
+    for c in cs {
+        match c.cond.kind() {
+            arith::ExprKind::Cmp(arith::CmpOp::Le, l, x) if x.as_var() == Some(var) => {
+                if lo.is_some_and(|p| p != l) || l.uses_var(var) {
+                    return None;
+                }
+                lo = Some(l);
+            }
+            arith::ExprKind::Cmp(arith::CmpOp::Lt, x, h) if x.as_var() == Some(var) => {
+                if hi.is_some_and(|p| p != h) || h.uses_var(var) {
+                    return None;
+                }
+                hi = Some(h);
+            }
+            _ => return None,
+        }
+    }
+    let (lo, hi) = (lo?, hi?);
+    // Constant and crossed: the solver reports the empty range.
+    if matches!((lo.as_int(), hi.as_int()), (Some(a), Some(b)) if b <= a) {
+        return None;
+    }
+    Some((lo.clone(), hi.clone()))
 }
 
 /// The conjuncts of `e` (split at `and`), without recursion.

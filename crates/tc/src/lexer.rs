@@ -171,7 +171,9 @@ fn number(source: &str, start: usize) -> Result<(Tok, usize), Diagnostic> {
         // lowercase `e`); an integer it cannot be, so reject it clearly.
         return Err(Diagnostic::error(
             span,
-            format!("`{text}` is not an integer: write the exponent with a lowercase `e` or add a `.`"),
+            format!(
+                "`{text}` is not an integer: write the exponent with a lowercase `e` or add a `.`"
+            ),
         ));
     }
     let v: i64 = text.parse().map_err(|_| {

@@ -154,7 +154,11 @@ pub fn to_te(def: &Def, a: &DefAnalysis) -> Result<Lowered, Diagnostic> {
             def,
             a,
             cs,
-            vars: sa.ranges.iter().map(|r| (r.name.clone(), r.var.clone())).collect(),
+            vars: sa
+                .ranges
+                .iter()
+                .map(|r| (r.name.clone(), r.var.clone()))
+                .collect(),
             placeholders: &placeholders,
             current: &current,
         };
@@ -209,10 +213,8 @@ pub fn to_te(def: &Def, a: &DefAnalysis) -> Result<Lowered, Diagnostic> {
         };
         let body = match s.op {
             AssignOp::Assign => rhs,
-            AssignOp::Reduce { op, init: true } if raxes.is_empty() => {
-                let _ = op;
-                rhs
-            }
+            // `op=!` without reduction variables: `identity op rhs` is `rhs`.
+            AssignOp::Reduce { init: true, .. } if raxes.is_empty() => rhs,
             AssignOp::Reduce { op, init: true } => reduced(op, rhs)?,
             AssignOp::Reduce { op, init: false } => {
                 let prev = prev_at(&current, &mut inputs)?;
@@ -220,8 +222,16 @@ pub fn to_te(def: &Def, a: &DefAnalysis) -> Result<Lowered, Diagnostic> {
                     combine(op, prev, rhs)
                 } else {
                     let red_body = reduced(op, rhs)?;
-                    let red = build(&shape, &s.indices, &lhs_vars, &lower, &raxes, red_body, &format!("{name}_red"))
-                        .map_err(|e| Diagnostic::error(s.span, e))?;
+                    let red = build(
+                        &shape,
+                        &s.indices,
+                        &lhs_vars,
+                        &lower,
+                        &raxes,
+                        red_body,
+                        &format!("{name}_red"),
+                    )
+                    .map_err(|e| Diagnostic::error(s.span, e))?;
                     let at: Vec<Expr> = lhs_vars
                         .iter()
                         .zip(&lower)
@@ -281,10 +291,7 @@ fn build(
                         Expr::add(a, lower[d].clone())
                     });
                 }
-                raxes
-                    .iter()
-                    .find(|(x, _)| x == v)
-                    .map(|(_, iv)| iv.expr())
+                raxes.iter().find(|(x, _)| x == v).map(|(_, iv)| iv.expr())
             })
         },
         name,
@@ -341,7 +348,9 @@ impl ValueCx<'_> {
                 Some(Name::Let(x)) => self.value(x, depth + 1)?,
                 _ => self.load(id, n, &[])?,
             },
-            ExprKind::Unary(UnaryOp::Neg, a) => Value::new(ValueKind::Neg(self.value(*a, depth + 1)?)),
+            ExprKind::Unary(UnaryOp::Neg, a) => {
+                Value::new(ValueKind::Neg(self.value(*a, depth + 1)?))
+            }
             ExprKind::Binary(op, a, b) => {
                 let bin = match op {
                     BinaryOp::Add => Some(te::BinaryOp::Add),
@@ -353,31 +362,34 @@ impl ValueCx<'_> {
                     _ => None,
                 };
                 match bin {
-                    Some(op) => Value::binary(op, self.value(*a, depth + 1)?, self.value(*b, depth + 1)?),
+                    Some(op) => {
+                        Value::binary(op, self.value(*a, depth + 1)?, self.value(*b, depth + 1)?)
+                    }
                     None => match self.index(id) {
                         Some(x) if x.ty() == arith::Type::Int => Value::index(x),
                         _ => {
                             return Err(self.unsupported(
                                 id,
-                                &format!("`{}` on tensor values has no te counterpart", op.symbol()),
+                                &format!(
+                                    "`{}` on tensor values has no te counterpart",
+                                    op.symbol()
+                                ),
                             ))
                         }
                     },
                 }
             }
-            ExprKind::Ternary(c, a, b) => match self.index(*c) {
-                Some(cond) if cond.ty() == arith::Type::Bool => Value::select(
-                    cond,
-                    self.value(*a, depth + 1)?,
-                    self.value(*b, depth + 1)?,
-                ),
-                _ => {
-                    return Err(self.unsupported(
+            ExprKind::Ternary(c, a, b) => {
+                match self.index(*c) {
+                    Some(cond) if cond.ty() == arith::Type::Bool => {
+                        Value::select(cond, self.value(*a, depth + 1)?, self.value(*b, depth + 1)?)
+                    }
+                    _ => return Err(self.unsupported(
                         *c,
                         "te selects on index conditions only; this condition reads tensor values",
-                    ))
+                    )),
                 }
-            },
+            }
             ExprKind::Cast(t, a) => {
                 if t.is_float() {
                     self.value(*a, depth + 1)?
@@ -514,16 +526,19 @@ pub fn run(
     let eval_dim = |d: &Dim| -> Result<i64, Diagnostic> {
         match d {
             Dim::Const(v, _) => Ok(*v),
-            Dim::Size(s) => sizes
-                .get(&s.name)
-                .copied()
-                .ok_or_else(|| Diagnostic::error(s.span, format!("no value for size `{}`", s.name))),
+            Dim::Size(s) => sizes.get(&s.name).copied().ok_or_else(|| {
+                Diagnostic::error(s.span, format!("no value for size `{}`", s.name))
+            }),
         }
     };
     let mut inputs: HashMap<String, Buffer> = HashMap::new();
     for p in &def.params {
         let Some(ty) = &p.ty else { continue };
-        let shape = ty.dims.iter().map(eval_dim).collect::<Result<Vec<i64>, _>>()?;
+        let shape = ty
+            .dims
+            .iter()
+            .map(eval_dim)
+            .collect::<Result<Vec<i64>, _>>()?;
         inputs.insert(p.name.name.clone(), draw(ty.scalar, &shape)?);
     }
     let lowered = to_te(def, a);
@@ -540,8 +555,14 @@ pub fn run(
             let mut shape = Vec::new();
             for ix in &s.indices {
                 if let Some(r) = a.stmts[si].ranges.iter().find(|r| r.name == ix.name) {
-                    let lo = r.lower.eval(&|v: &Var| env.get(v).copied()).map_err(|e| at_def(e.message))?;
-                    let hi = r.upper.eval(&|v: &Var| env.get(v).copied()).map_err(|e| at_def(e.message))?;
+                    let lo = r
+                        .lower
+                        .eval(&|v: &Var| env.get(v).copied())
+                        .map_err(|e| at_def(e.message))?;
+                    let hi = r
+                        .upper
+                        .eval(&|v: &Var| env.get(v).copied())
+                        .map_err(|e| at_def(e.message))?;
                     lower.push(lo);
                     shape.push(hi.saturating_sub(lo).max(0));
                 }
@@ -572,8 +593,7 @@ pub fn run(
     let mut tensors = HashMap::new();
     let read = l.read_inputs();
     for ((name, t), buf) in read.iter().zip(&func.params) {
-        let is_param = def.params.iter().any(|p| &p.name.name == name)
-            && t.name() == name.as_str();
+        let is_param = def.params.iter().any(|p| &p.name.name == name) && t.name() == name.as_str();
         let b = if is_param {
             &inputs[name]
         } else {

@@ -177,11 +177,15 @@ impl Parser {
     }
 
     fn param(&mut self) -> PResult<Param> {
-        let is_type = self.scalar_type_here().is_some()
-            // `int` is a type only where a type can be: followed by a name
-            // or a dimension list.
-            && !(matches!(&self.peek().tok, Tok::Ident(_))
-                && !matches!(&self.peek_at(1).tok, Tok::Ident(_) | Tok::Sym("(")));
+        // `int` is a type only where a type can be: followed by a name or a
+        // dimension list.
+        let is_type = match &self.peek().tok {
+            Tok::Ident(_) => {
+                self.scalar_type_here().is_some()
+                    && matches!(&self.peek_at(1).tok, Tok::Ident(_) | Tok::Sym("("))
+            }
+            _ => self.scalar_type_here().is_some(),
+        };
         if !is_type {
             let name = self.ident("a parameter (`float(N) A`) or an output name")?;
             return Ok(Param { name, ty: None });
@@ -477,7 +481,8 @@ impl Parser {
             }
             _ if self.scalar_type_here().is_some()
                 && matches!(self.peek_at(1).tok, Tok::Sym("("))
-                && (matches!(t.tok, Tok::Sym(_)) || matches!(&t.tok, Tok::Ident(n) if n == "int")) =>
+                && (matches!(t.tok, Tok::Sym(_))
+                    || matches!(&t.tok, Tok::Ident(n) if n == "int")) =>
             {
                 let ty = self.scalar_type_here().unwrap_or(ScalarType::Int32);
                 self.bump();
@@ -521,7 +526,10 @@ mod tests {
         assert_eq!(one_expr("a + b + c"), "(a + b) + c");
         assert_eq!(one_expr("-3 % 2"), "(-3) % 2");
         assert_eq!(one_expr("a ? 3 : b ? 3 : 4"), "a ? 3 : (b ? 3 : 4)");
-        assert_eq!(one_expr("a || b && c < d + e * f"), "a || (b && (c < (d + (e * f))))");
+        assert_eq!(
+            one_expr("a || b && c < d + e * f"),
+            "a || (b && (c < (d + (e * f))))"
+        );
         assert_eq!(one_expr("min(a, max(b, c))"), "min(a, max(b, c))");
         assert_eq!(one_expr("int32(B(i)) + float(x)"), "int32(B(i)) + float(x)");
     }

@@ -101,7 +101,8 @@ pub struct TensorInfo {
     pub role: Role,
     /// The element type (declared, or `float` for outputs without one).
     pub scalar: ScalarType,
-    /// The dimensions of an input (empty for a scalar).
+    /// The dimensions of an input (empty for a scalar), or the declared
+    /// dimensions of an output (empty when not declared).
     pub dims: Vec<Dim>,
     /// Where it is declared.
     pub span: Span,
@@ -226,8 +227,7 @@ pub fn check(def: &Def) -> CheckedDef {
                         s.span,
                         format!("`{}` is a built-in function and cannot name a size", s.name),
                     ));
-                } else if let Some(t) = c.tensors.get(&s.name) {
-                    let _ = t;
+                } else if c.tensors.contains_key(&s.name) {
                     c.diagnostics.push(Diagnostic::error(
                         s.span,
                         format!(
@@ -251,11 +251,30 @@ pub fn check(def: &Def) -> CheckedDef {
                 }
             }
         }
-        declare(&mut c, &mut names, &p.name, Role::Input, ty.scalar, ty.dims.clone());
+        declare(
+            &mut c,
+            &mut names,
+            &p.name,
+            Role::Input,
+            ty.scalar,
+            ty.dims.clone(),
+        );
     }
     for o in &def.outputs {
         let scalar = o.ty.as_ref().map_or(ScalarType::Float, |t| t.scalar);
-        declare(&mut c, &mut names, &o.name, Role::Output, scalar, Vec::new());
+        // A declared output shape (`-> (float(M, N) C)`) is checked against
+        // the inferred one; its size symbols are sizes like the inputs'.
+        let dims = o.ty.as_ref().map_or_else(Vec::new, |t| t.dims.clone());
+        for d in &dims {
+            if let Dim::Size(s) = d {
+                if !c.sizes.contains_key(&s.name) && !c.tensors.contains_key(&s.name) {
+                    c.sizes.insert(s.name.clone(), s.span);
+                    c.size_order.push(s.name.clone());
+                    names.insert(s.name.clone(), s.span);
+                }
+            }
+        }
+        declare(&mut c, &mut names, &o.name, Role::Output, scalar, dims);
     }
     // The rank of each output, from its first definition.
     let mut defined: HashMap<String, usize> = HashMap::new();
@@ -288,7 +307,10 @@ fn declare(
     if builtin_arity(&name.name).is_some() {
         c.diagnostics.push(Diagnostic::error(
             name.span,
-            format!("`{}` is a built-in function and cannot be redefined", name.name),
+            format!(
+                "`{}` is a built-in function and cannot be redefined",
+                name.name
+            ),
         ));
         return;
     }
@@ -455,10 +477,7 @@ impl StmtCx<'_> {
                     let Some(rank) = rank else {
                         self.err(
                             name.span,
-                            format!(
-                                "`{}` is read before any statement defines it",
-                                name.name
-                            ),
+                            format!("`{}` is read before any statement defines it", name.name),
                         );
                         continue;
                     };
@@ -553,10 +572,14 @@ impl StmtCx<'_> {
                         "range bounds are arithmetic on sizes and constants".to_string(),
                     )
                 }
-                ExprKind::Binary(op, ..) if op.is_comparison() || matches!(op, BinaryOp::And | BinaryOp::Or) => self.err(
-                    e.span,
-                    "range bounds are arithmetic on sizes and constants".to_string(),
-                ),
+                ExprKind::Binary(op, ..)
+                    if op.is_comparison() || matches!(op, BinaryOp::And | BinaryOp::Or) =>
+                {
+                    self.err(
+                        e.span,
+                        "range bounds are arithmetic on sizes and constants".to_string(),
+                    )
+                }
                 _ => {}
             }
         }
@@ -618,7 +641,10 @@ fn check_stmt(
     }
     for ix in &s.indices {
         if cx.st.vars.iter().any(|v| v.name == ix.name) {
-            cx.err(ix.span, format!("`{}` already defined on the left-hand side", ix.name));
+            cx.err(
+                ix.span,
+                format!("`{}` already defined on the left-hand side", ix.name),
+            );
             continue;
         }
         if cx.c.sizes.contains_key(&ix.name) || cx.c.tensors.contains_key(&ix.name) {
@@ -738,9 +764,7 @@ fn check_stmt(
         }
         AssignOp::Reduce { .. } => {}
     }
-    let StmtCx {
-        mut st, errors, ..
-    } = cx;
+    let StmtCx { mut st, errors, .. } = cx;
     st.ok = errors.is_empty();
     c.diagnostics.extend(errors);
     c.diagnostics.extend(warnings);

@@ -1,6 +1,7 @@
 //! Concrete sizes: the numeric ranges and shapes of a definition, and its
 //! preconditions decided.
 
+use crate::ast::Dim;
 use crate::diag::Diagnostic;
 use crate::infer::{precondition_warning, sort_diagnostics, DefAnalysis, Status};
 use arith::Var;
@@ -88,11 +89,36 @@ pub fn bind_sizes(def: &DefAnalysis, values: &HashMap<String, i64>) -> SizeCheck
         }
         ranges.push(rs);
     }
-    let shapes = def
+    let shapes: Vec<Option<Vec<i64>>> = def
         .outputs
         .iter()
         .map(|o| o.shape.iter().map(ev).collect::<Option<Vec<i64>>>())
         .collect();
+    // Declared output shapes against the inferred ones.
+    for (o, shape) in def.outputs.iter().zip(&shapes) {
+        let (Some(t), Some(shape)) = (def.checked.tensors.get(&o.name), shape) else {
+            continue;
+        };
+        if t.dims.len() != shape.len() {
+            continue;
+        }
+        for (k, (d, got)) in t.dims.iter().zip(shape).enumerate() {
+            let (want, span) = match d {
+                Dim::Const(v, span) => (Some(*v), *span),
+                Dim::Size(s) => (values.get(&s.name).copied(), s.span),
+            };
+            if let Some(want) = want.filter(|w| w != got) {
+                diagnostics.push(Diagnostic::error(
+                    span,
+                    format!(
+                        "size bound inconsistently: dimension {k} of output `{}` is declared \
+                         {want} but has {got} elements with these sizes",
+                        o.name
+                    ),
+                ));
+            }
+        }
+    }
     sort_diagnostics(&mut diagnostics);
     SizeCheck {
         env,

@@ -24,8 +24,7 @@ fn run_all(src: &str) -> (usize, usize) {
         let e = messages(d, Severity::Error);
         assert!(e.is_empty(), "{}: {e:?}", d.name);
         for n in [5i64, 6, 7, 9, 12] {
-            let sizes: HashMap<String, i64> =
-                d.sizes.iter().map(|(s, _)| (s.clone(), n)).collect();
+            let sizes: HashMap<String, i64> = d.sizes.iter().map(|(s, _)| (s.clone(), n)).collect();
             let c = tc::bind_sizes(d, &sizes);
             if c.diagnostics.iter().any(|x| x.severity != Severity::Note) {
                 continue;
@@ -34,17 +33,35 @@ fn run_all(src: &str) -> (usize, usize) {
                 Ok(r) => r,
                 // Built-ins without a reference implementation (`lgamma`, ...).
                 // and constant sizes too large to evaluate in a test.
-                Err(e) if ["is not evaluated", "steps", "too large"].iter().any(|m| e.message.contains(m)) => break,
+                Err(e)
+                    if ["is not evaluated", "steps", "too large"]
+                        .iter()
+                        .any(|m| e.message.contains(m)) =>
+                {
+                    break
+                }
                 Err(e) => panic!("{} at {n}: {e:?}", d.name),
             };
-            assert!(r.max_abs_error <= TOLERANCE, "{} at size {n}: {r:?}", d.name);
+            assert!(
+                r.max_abs_error <= TOLERANCE,
+                "{} at size {n}: {r:?}",
+                d.name
+            );
             // Reads at data-dependent indices depend on the random values;
             // such definitions carry a note saying so.
             let data_dependent = !messages(d, Severity::Note).is_empty();
-            assert!(r.out_of_bounds == 0 || data_dependent, "{} at size {n}: {r:?}", d.name);
+            assert!(
+                r.out_of_bounds == 0 || data_dependent,
+                "{} at size {n}: {r:?}",
+                d.name
+            );
             ran += 1;
             if r.lowered {
-                assert!(r.compared > 0 || d.outputs.iter().any(|o| o.shape.is_empty()), "{}", d.name);
+                assert!(
+                    r.compared > 0 || d.outputs.iter().any(|o| o.shape.is_empty()),
+                    "{}",
+                    d.name
+                );
                 lowered += 1;
             }
             break;
@@ -86,7 +103,11 @@ fn tc_repository_programs() {
     for d in &a.defs {
         assert!(!d.has_errors(), "{}: {:?}", d.name, d.all_diagnostics());
         for (k, s) in d.stmts.iter().enumerate() {
-            assert!(s.ok && !s.ranges.is_empty() || d.checked.stmts[k].vars.is_empty(), "{} statement {k}", d.name);
+            assert!(
+                s.ok && !s.ranges.is_empty() || d.checked.stmts[k].vars.is_empty(),
+                "{} statement {k}",
+                d.name
+            );
         }
     }
     let (ran, lowered) = run_all(&src);
@@ -100,9 +121,17 @@ fn tc_repository_programs() {
 fn rejected_repository_programs() {
     let a = analyze(&read("tests/data/tc_rejected.tc"));
     let e0 = messages(&a.defs[0], Severity::Error);
-    assert!(e0.iter().any(|m| m.contains("range bounds must be size expressions")), "{e0:?}");
+    assert!(
+        e0.iter()
+            .any(|m| m.contains("range bounds must be size expressions")),
+        "{e0:?}"
+    );
     let e1 = messages(&a.defs[1], Severity::Error);
-    assert!(e1.iter().any(|m| m.contains("temporary tensors are not supported")), "{e1:?}");
+    assert!(
+        e1.iter()
+            .any(|m| m.contains("temporary tensors are not supported")),
+        "{e1:?}"
+    );
     // #104 and #151, and the documentation's `0..2`: syntax errors.
     for src in [
         "def sum1D(float(M) A) -> (C) { C(0) +=! A(r_m) where i in 0:1 }",
@@ -117,7 +146,8 @@ fn rejected_repository_programs() {
 fn run_reports_out_of_bounds_reads() {
     // C3 with a C too small: the program and direct evaluation both read
     // past its end.
-    let src = "def f(float(I) B, float(K) C, float(J) D) -> (A) { A(i, j) = B(i) * C(i + j) * D(j) }";
+    let src =
+        "def f(float(I) B, float(K) C, float(J) D) -> (A) { A(i, j) = B(i) * C(i + j) * D(j) }";
     let a = analyze(src);
     let sizes: HashMap<String, i64> = [("I", 3), ("J", 4), ("K", 5)]
         .iter()

@@ -35,11 +35,17 @@ impl Rng {
 fn exercise(src: &str) {
     let a = tc::analyze(src);
     if let Some(e) = &a.syntax_error {
-        assert!(e.span.start <= e.span.end && e.span.end <= src.len(), "{src:?}: {e:?}");
+        assert!(
+            e.span.start <= e.span.end && e.span.end <= src.len(),
+            "{src:?}: {e:?}"
+        );
     }
     for (d, ast) in a.defs.iter().zip(&a.program.defs) {
         for x in d.all_diagnostics() {
-            assert!(x.span.start <= x.span.end && x.span.end <= src.len(), "{src:?}: {x:?}");
+            assert!(
+                x.span.start <= x.span.end && x.span.end <= src.len(),
+                "{src:?}: {x:?}"
+            );
             assert!(!x.message.is_empty());
         }
         let sizes: HashMap<String, i64> = d.sizes.iter().map(|(n, _)| (n.clone(), 3)).collect();
@@ -87,7 +93,13 @@ fn mutated_sources_give_diagnostics() {
                     3 => t.truncate(rng.below(n + 1)),
                     _ => {
                         let k = rng.below(n + 1);
-                        t.insert(k, ["(", ")", "?", ":", "where", "in", "0", "-", "exists", ",", "+=!", "#", ".", "def"][rng.below(14)]);
+                        t.insert(
+                            k,
+                            [
+                                "(", ")", "?", ":", "where", "in", "0", "-", "exists", ",", "+=!",
+                                "#", ".", "def",
+                            ][rng.below(14)],
+                        );
                     }
                 }
             }
@@ -108,7 +120,13 @@ fn mutated_sources_give_diagnostics() {
 #[test]
 fn deep_nesting_is_a_diagnostic() {
     for depth in [150, 199, 201, 1000, 100_000] {
-        for (open, close) in [("(", ")"), ("-(", ")"), ("exp(", ")"), ("min(1, ", ")"), ("A(", ")")] {
+        for (open, close) in [
+            ("(", ")"),
+            ("-(", ")"),
+            ("exp(", ")"),
+            ("min(1, ", ")"),
+            ("A(", ")"),
+        ] {
             let body = format!("{}i{}", open.repeat(depth), close.repeat(depth));
             let src = format!("def f(float(N) A) -> (O) {{ O(i) = A(i) + {body} }}");
             exercise(&src);
@@ -119,7 +137,9 @@ fn deep_nesting_is_a_diagnostic() {
             }
         }
         let tern = format!("{}0", "i < 1 ? 1 : ".repeat(depth));
-        exercise(&format!("def f(float(N) A) -> (O) {{ O(i) = A(i) * ({tern}) }}"));
+        exercise(&format!(
+            "def f(float(N) A) -> (O) {{ O(i) = A(i) * ({tern}) }}"
+        ));
         let unary = format!("{}A(i)", "-".repeat(depth));
         exercise(&format!("def f(float(N) A) -> (O) {{ O(i) = {unary} }}"));
     }
@@ -137,9 +157,14 @@ fn long_flat_chains_work() {
     let sizes: HashMap<String, i64> = [("N".to_string(), 3)].into();
     let r = tc::lower::run(&a.program.defs[0], d, &sizes, 1).unwrap();
     assert_eq!(r.out_of_bounds, 0);
-    assert!(r.not_lowered.is_some(), "too deep for te: direct evaluation only");
+    assert!(
+        r.not_lowered.is_some(),
+        "too deep for te: direct evaluation only"
+    );
     let idx = vec!["1"; 50_000].join(" + ");
-    let a = tc::analyze(&format!("def f(float(N) A) -> (O) {{ O(i) = A(i + {idx} - 50000) }}"));
+    let a = tc::analyze(&format!(
+        "def f(float(N) A) -> (O) {{ O(i) = A(i + {idx} - 50000) }}"
+    ));
     let d = &a.defs[0];
     assert_eq!(d.stmts[0].ranges[0].upper.to_string(), "N");
     let prod = vec!["A(i)"; 50_000].join(" * ");

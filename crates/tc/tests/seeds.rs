@@ -50,7 +50,11 @@ fn c3_precondition_on_the_size_of_c() {
     ))
     .unwrap();
     assert_eq!(&src[diags[0].span.range()], "C(i + j)");
-    assert!(diags[0].message.contains("I + J <= K + 1"), "{}", diags[0].message);
+    assert!(
+        diags[0].message.contains("I + J <= K + 1"),
+        "{}",
+        diags[0].message
+    );
     // Known sizes: proved when I + J - 1 <= K, an error otherwise.
     let ok = tc::bind_sizes(d, &sizes(&[("I", 3), ("J", 4), ("K", 6)]));
     assert!(ok.diagnostics.is_empty(), "{:?}", ok.diagnostics);
@@ -59,9 +63,13 @@ fn c3_precondition_on_the_size_of_c() {
     assert_eq!(bad.diagnostics[0].severity, Severity::Error);
     assert_eq!(bad.diagnostics[0].span, diags[0].span);
     // Constant sizes in the types: decided without `--size`.
-    let c = analyze("def f(float(3) B, float(6) C, float(4) D) -> (A) { A(i, j) = B(i) * C(i + j) * D(j) }");
+    let c = analyze(
+        "def f(float(3) B, float(6) C, float(4) D) -> (A) { A(i, j) = B(i) * C(i + j) * D(j) }",
+    );
     assert!(c.defs[0].all_diagnostics().is_empty());
-    let c = analyze("def f(float(3) B, float(5) C, float(4) D) -> (A) { A(i, j) = B(i) * C(i + j) * D(j) }");
+    let c = analyze(
+        "def f(float(3) B, float(5) C, float(4) D) -> (A) { A(i, j) = B(i) * C(i + j) * D(j) }",
+    );
     assert_eq!(messages(&c.defs[0], Severity::Error).len(), 1);
 }
 
@@ -72,11 +80,19 @@ fn c4_lookup_table_note_and_clamp() {
     assert_eq!(ranges(d, 0), ["0 <= i < I"]);
     let notes = messages(d, Severity::Note);
     assert_eq!(notes.len(), 1);
-    assert!(notes[0].contains("values of `C`") && notes[0].contains("[0, J)"), "{}", notes[0]);
+    assert!(
+        notes[0].contains("values of `C`") && notes[0].contains("[0, J)"),
+        "{}",
+        notes[0]
+    );
     assert_eq!(d.all_diagnostics().len(), 1);
     let clamped = &a.defs[1];
     assert_eq!(ranges(clamped, 0), ["0 <= i < I"]);
-    assert!(clamped.all_diagnostics().is_empty(), "{:?}", clamped.all_diagnostics());
+    assert!(
+        clamped.all_diagnostics().is_empty(),
+        "{:?}",
+        clamped.all_diagnostics()
+    );
 }
 
 #[test]
@@ -133,7 +149,11 @@ fn c9_dynamic_stride_needs_where() {
     ))
     .unwrap();
     assert_eq!(&src[errors[0].span.range()], "S(0)*i");
-    assert!(errors[0].message.contains("where i in"), "{}", errors[0].message);
+    assert!(
+        errors[0].message.contains("where i in"),
+        "{}",
+        errors[0].message
+    );
     // With the where clause, it is fine.
     let w = analyze("def s(float(I) B, int32(1) S) -> (A) { A(i) = B(S(0)*i) where i in 0:I }");
     assert_eq!(messages(&w.defs[0], Severity::Error), Vec::<String>::new());

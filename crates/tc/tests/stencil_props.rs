@@ -67,7 +67,11 @@ fn generate(seed: u64) -> Program {
                 .map(|d| IndexTerm {
                     coef: [1, 1, 2, 3, -1][g.int(0, 4) as usize],
                     var: d,
-                    red: if reds[d].is_some() && g.int(0, 2) > 0 { Some(d) } else { None },
+                    red: if reds[d].is_some() && g.int(0, 2) > 0 {
+                        Some(d)
+                    } else {
+                        None
+                    },
                     konst: g.int(-2, 2),
                 })
                 .collect()
@@ -139,7 +143,11 @@ fn source(p: &Program) -> String {
         factors.push(format!("A({})", idx.join(", ")));
     }
     let lhs: Vec<&str> = VARS[..p.dims].to_vec();
-    let op = if p.reds.iter().any(Option::is_some) { "+=!" } else { "=" };
+    let op = if p.reds.iter().any(Option::is_some) {
+        "+=!"
+    } else {
+        "="
+    };
     let w = if wheres.is_empty() {
         String::new()
     } else {
@@ -231,9 +239,16 @@ fn check(seed: u64, size_seed: u64) -> Result<bool, TestCaseError> {
         return Ok(false);
     }
     let mut g = Rng(size_seed | 1);
-    let sizes: HashMap<String, i64> = d.sizes.iter().map(|(n, _)| (n.clone(), g.int(2, 12))).collect();
+    let sizes: HashMap<String, i64> = d
+        .sizes
+        .iter()
+        .map(|(n, _)| (n.clone(), g.int(2, 12)))
+        .collect();
     let c = tc::bind_sizes(d, &sizes);
-    let broken_here = c.diagnostics.iter().any(|x| x.severity == tc::Severity::Error);
+    let broken_here = c
+        .diagnostics
+        .iter()
+        .any(|x| x.severity == tc::Severity::Error);
     let ranges: Vec<(&str, i64, i64, bool)> = d.stmts[0]
         .ranges
         .iter()
@@ -243,7 +258,12 @@ fn check(seed: u64, size_seed: u64) -> Result<bool, TestCaseError> {
             (r.name.as_str(), lo, hi, r.from_where)
         })
         .collect();
-    prop_assert_eq!(ranges.len(), p.dims + p.reds.iter().flatten().count(), "{}", src);
+    prop_assert_eq!(
+        ranges.len(),
+        p.dims + p.reds.iter().flatten().count(),
+        "{}",
+        src
+    );
     let bx: Vec<(&str, i64, i64)> = ranges.iter().map(|r| (r.0, r.1, r.2)).collect();
     if bx.iter().any(|(_, lo, hi)| hi <= lo) {
         return Ok(false);
@@ -251,12 +271,18 @@ fn check(seed: u64, size_seed: u64) -> Result<bool, TestCaseError> {
     // An error for these sizes: then some point of the ranges is invalid.
     if broken_here {
         let bad = points(&bx).iter().any(|pt| !valid(&p, &sizes, pt));
-        prop_assert!(bad, "{src} with {sizes:?}: reported out of bounds, but every point is valid");
+        prop_assert!(
+            bad,
+            "{src} with {sizes:?}: reported out of bounds, but every point is valid"
+        );
         return Ok(false);
     }
     // Never out of bounds.
     for pt in points(&bx) {
-        prop_assert!(valid(&p, &sizes, &pt), "{src} with {sizes:?}: {pt:?} is invalid; ranges {bx:?}");
+        prop_assert!(
+            valid(&p, &sizes, &pt),
+            "{src} with {sizes:?}: {pt:?} is invalid; ranges {bx:?}"
+        );
     }
     // Maximal: one more value at either end breaks something.
     for (k, (name, lo, hi, _)) in ranges.iter().enumerate() {
@@ -264,7 +290,10 @@ fn check(seed: u64, size_seed: u64) -> Result<bool, TestCaseError> {
             let mut b2 = bx.clone();
             b2[k] = (name, edge, edge + 1);
             let broken = points(&b2).iter().any(|pt| !valid(&p, &sizes, pt));
-            prop_assert!(broken, "{src} with {sizes:?}: `{name}` = {edge} is valid too; ranges {bx:?}");
+            prop_assert!(
+                broken,
+                "{src} with {sizes:?}: `{name}` = {edge} is valid too; ranges {bx:?}"
+            );
         }
     }
     Ok(true)

@@ -78,9 +78,15 @@ pub fn check_output(d: &DefAnalysis, name: &str, mins: &[&str], extents: &[&str]
         .unwrap_or_else(|| panic!("{}: no output {name}: {:?}", d.name, d.all_diagnostics()));
     assert_eq!(o.lower.len(), mins.len(), "{name}");
     for (k, (got, want)) in o.lower.iter().zip(mins).enumerate() {
-        assert!(same_value(d, got, want), "{name} min {k}: got {got}, want {want}");
+        assert!(
+            same_value(d, got, want),
+            "{name} min {k}: got {got}, want {want}"
+        );
     }
     for (k, (got, want)) in o.shape.iter().zip(extents).enumerate() {
-        assert!(same_value(d, got, want), "{name} extent {k}: got {got}, want {want}");
+        assert!(
+            same_value(d, got, want),
+            "{name} extent {k}: got {got}, want {want}"
+        );
     }
 }
