@@ -210,7 +210,10 @@ pub(crate) fn analyze(
                 .copied()
                 .find(|&p| shape[left[p].0].is_int(1));
             let Some(p) = unit.or(matching.first().copied()) else {
-                let first = form.axes.iter().position(|a| matches!(a, Axis::Digits { source, .. } if *source == s));
+                let first = form
+                    .axes
+                    .iter()
+                    .position(|a| matches!(a, Axis::Digits { source, .. } if *source == s));
                 return structure(
                     "fuses logical indices whose coefficients are not a mixed radix (each the previous one times its extent)",
                     first,
@@ -234,7 +237,9 @@ pub(crate) fn analyze(
         if !prover.ge(&offset, &Expr::int(0)) {
             return Err(Failure::Hard(LayoutError::new(
                 ErrorKind::Negative,
-                format!("the offset {offset} can be negative, so transformed indices can be negative"),
+                format!(
+                    "the offset {offset} can be negative, so transformed indices can be negative"
+                ),
             )));
         }
         let end = fold::add(&offset, &count)?; // values lie in [offset, end)
@@ -288,7 +293,10 @@ pub(crate) fn analyze(
                     weight = arith::num::mul(weight, m).map_err(LayoutError::from)?;
                 }
                 (None, false) => {
-                    return structure("repeats some digits of its source", Some(digits[j + 1].axis))
+                    return structure(
+                        "repeats some digits of its source",
+                        Some(digits[j + 1].axis),
+                    )
                 }
                 (Some(m), true) => {
                     let cover = fold::mul(&Expr::int(weight), m)?;

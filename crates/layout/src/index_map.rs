@@ -60,7 +60,11 @@ pub struct Collision {
 impl fmt::Display for Collision {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.symbols.is_empty() {
-            let s: Vec<String> = self.symbols.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+            let s: Vec<String> = self
+                .symbols
+                .iter()
+                .map(|(n, v)| format!("{n} = {v}"))
+                .collect();
             write!(f, "with {}, ", s.join(", "))?;
         }
         write!(
@@ -154,15 +158,19 @@ impl IndexMap {
                     let e = arith::parse_in(src, &mut local)
                         .map_err(|e| LayoutError::from(e.shifted(span.start)))?;
                     if let Some(v) = local.vars().get(known) {
-                        let at = lambda::find_name(text, span.clone(), v.name())
-                            .unwrap_or(span.clone());
+                        let at =
+                            lambda::find_name(text, span.clone(), v.name()).unwrap_or(span.clone());
                         let params: Vec<&str> = l.params.iter().map(|(n, _)| n.as_str()).collect();
                         return Err(LayoutError::new(
                             ErrorKind::UnknownName,
                             format!(
                                 "unknown name `{}`: the indices are {}",
                                 v.name(),
-                                if params.is_empty() { "none".to_string() } else { params.join(", ") }
+                                if params.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    params.join(", ")
+                                }
                             ),
                         )
                         .at(Some(at)));
@@ -180,11 +188,10 @@ impl IndexMap {
             }
         }
         if finals.is_empty() {
-            return Err(LayoutError::new(
-                ErrorKind::Syntax,
-                "the map has no transformed indices",
-            )
-            .at(Some(l.body_span)));
+            return Err(
+                LayoutError::new(ErrorKind::Syntax, "the map has no transformed indices")
+                    .at(Some(l.body_span)),
+            );
         }
         let mut map = IndexMap::new(initial, finals, separators)?;
         map.spans = Some(Spans {
@@ -256,7 +263,11 @@ impl IndexMap {
     /// evaluated, anything else substituted and simplified.
     pub fn map_indices(&self, indices: &[Expr]) -> Result<Vec<Expr>> {
         self.check_arity(indices.len(), "index")?;
-        if let Some(point) = indices.iter().map(|e| e.as_int()).collect::<Option<Vec<_>>>() {
+        if let Some(point) = indices
+            .iter()
+            .map(|e| e.as_int())
+            .collect::<Option<Vec<_>>>()
+        {
             return Ok(self.map_point(&point)?.into_iter().map(Expr::int).collect());
         }
         let an = arith::Analyzer::new();
@@ -264,7 +275,10 @@ impl IndexMap {
             .iter()
             .map(|e| {
                 let s = e.substitute(&mut |v| {
-                    self.initial.iter().position(|w| w == v).map(|k| indices[k].clone())
+                    self.initial
+                        .iter()
+                        .position(|w| w == v)
+                        .map(|k| indices[k].clone())
                 });
                 Ok(an.simplify(&s)?)
             })
@@ -290,7 +304,9 @@ impl IndexMap {
     fn analysis(&self, shape: &[Expr], axis_vars: &[Var]) -> Result<Analysis> {
         self.check_shape(shape)?;
         let mut prover = Prover::new(shape);
-        let form = self.form.get_or_init(|| SplitForm::new(&self.initial, &self.finals));
+        let form = self
+            .form
+            .get_or_init(|| SplitForm::new(&self.initial, &self.finals));
         match analyze(form, &self.initial, shape, axis_vars, &mut prover) {
             Ok(a) => Ok(a),
             Err(Failure::Hard(e)) => Err(e.at(self.body_span())),
@@ -423,7 +439,11 @@ impl IndexMap {
                 }
             });
         }
-        let trials: Vec<i64> = if symbols.is_empty() { vec![0] } else { vec![2, 3, 4, 5, 8] };
+        let trials: Vec<i64> = if symbols.is_empty() {
+            vec![0]
+        } else {
+            vec![2, 3, 4, 5, 8]
+        };
         for value in trials {
             let env = |v: &Var| symbols.contains(v).then_some(value);
             let Some(concrete) = shape
@@ -443,7 +463,21 @@ impl IndexMap {
 
     fn search(&self, shape: &[i64], symbols: &[Var], value: i64) -> Option<Collision> {
         let mut last: Option<Vec<i64>> = None;
-        for b in [2i64, 3, 4, 6, 8, 16, 32, 64, 128, 256, 1 << 12, 1 << 16, i64::MAX] {
+        for b in [
+            2i64,
+            3,
+            4,
+            6,
+            8,
+            16,
+            32,
+            64,
+            128,
+            256,
+            1 << 12,
+            1 << 16,
+            i64::MAX,
+        ] {
             let dims: Vec<i64> = shape.iter().map(|&s| s.min(b)).collect();
             if last.as_ref() == Some(&dims) {
                 continue;
@@ -465,14 +499,18 @@ impl IndexMap {
                     }
                     symbols.contains(v).then_some(value)
                 };
-                let image: Option<Vec<i64>> = self.finals.iter().map(|e| e.eval(&env).ok()).collect();
+                let image: Option<Vec<i64>> =
+                    self.finals.iter().map(|e| e.eval(&env).ok()).collect();
                 if let Some(image) = image {
                     if let Some(first) = seen.get(&image) {
                         return Some(Collision {
                             first: first.clone(),
                             second: point.clone(),
                             image,
-                            symbols: symbols.iter().map(|s| (s.name().to_string(), value)).collect(),
+                            symbols: symbols
+                                .iter()
+                                .map(|s| (s.name().to_string(), value))
+                                .collect(),
                         });
                     }
                     seen.insert(image, point.clone());
@@ -490,7 +528,10 @@ impl IndexMap {
     pub fn agrees_with(&self, other: &IndexMap, shape: &[i64]) -> Result<bool> {
         let total: i64 = shape.iter().product();
         if total > 1 << 20 {
-            return Err(LayoutError::new(ErrorKind::OutOfBounds, "shape too large to enumerate"));
+            return Err(LayoutError::new(
+                ErrorKind::OutOfBounds,
+                "shape too large to enumerate",
+            ));
         }
         let mut ok = true;
         for_each_point(shape, |p| {

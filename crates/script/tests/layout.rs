@@ -16,7 +16,9 @@ fn lowered_and_checked(body: &str) -> String {
     let target = run.target.expect("a schedule");
     let report = te::check(&target.schedule, &target.args, &HashMap::new(), 3).unwrap();
     assert!(report.is_clean(0.0), "{body}: {report:?}");
-    te::lower(&target.schedule, &target.args).unwrap().to_string()
+    te::lower(&target.schedule, &target.args)
+        .unwrap()
+        .to_string()
 }
 
 #[test]
@@ -44,20 +46,44 @@ fn returned_axes_take_split_reorder_fuse_and_compute_at() {
     );
     assert!(text.contains("for (i.outer, 0, 2)"), "{text}");
     assert!(text.contains("for (i.inner.j.inner.fused, 0, 8)"), "{text}");
-    assert!(text.contains("C[(((j.outer*16) + (i.outer*8)) + i.inner.j.inner.fused)]"), "{text}");
-    assert!(text.contains("A[((((j.outer*16) + (j*4)) + (i.outer*2)) + i)]"), "{text}");
+    assert!(
+        text.contains("C[(((j.outer*16) + (i.outer*8)) + i.inner.j.inner.fused)]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("A[((((j.outer*16) + (j*4)) + (i.outer*2)) + i)]"),
+        "{text}"
+    );
 }
 
 #[test]
 fn errors_point_at_the_call() {
     for (body, fragment) in [
-        ("s[B].transform_layout(lambda i, j: [i + j])\n", "not injective"),
-        ("s[B].transform_layout(lambda i: [i])\n", "takes one parameter"),
-        ("s[B].transform_layout(lambda i, j, k: [i])\n", "takes 3 indices"),
-        ("s[B].transform_layout(lambda i, j: [j // 3, i, j % 3])\n", "pads"),
+        (
+            "s[B].transform_layout(lambda i, j: [i + j])\n",
+            "not injective",
+        ),
+        (
+            "s[B].transform_layout(lambda i: [i])\n",
+            "takes one parameter",
+        ),
+        (
+            "s[B].transform_layout(lambda i, j, k: [i])\n",
+            "takes 3 indices",
+        ),
+        (
+            "s[B].transform_layout(lambda i, j: [j // 3, i, j % 3])\n",
+            "pads",
+        ),
         ("s[B].transform_layout(3)\n", "needs a lambda"),
-        ("s[B].transform_layout(lambda i, j: [i, j < 2])\n", "is a condition, not an index"),
-        ("s[B].transform_layout(lambda i, j: [te.AXIS_SEPARATOR, i, j])\n", "separator"),
+        (
+            "s[B].transform_layout(lambda i, j: [i, j < 2])\n",
+            "is a condition, not an index",
+        ),
+        (
+            "s[B].transform_layout(lambda i, j: [te.AXIS_SEPARATOR, i, j])\n",
+            "separator",
+        ),
     ] {
         let source = format!("{PRELUDE}{body}");
         let e = match script::run(&source) {
