@@ -41,6 +41,9 @@ pub struct IndexMap {
     separators: Vec<usize>,
     /// The split form, derived on first use (it depends on the map alone).
     form: OnceLock<SplitForm>,
+    /// The transformed index variables `i0, i1, ...` (and their
+    /// expressions), made once: inverses of this map share them.
+    axes: OnceLock<(Vec<Var>, Vec<Expr>)>,
     spans: Option<Spans>,
 }
 
@@ -106,6 +109,7 @@ impl IndexMap {
             finals,
             separators,
             form: OnceLock::new(),
+            axes: OnceLock::new(),
             spans: None,
         })
     }
@@ -301,13 +305,13 @@ impl IndexMap {
 
     /// Runs the analysis on `shape`, turning structural failures into a
     /// collision (not injective) when one can be found.
-    fn analysis(&self, shape: &[Expr], axis_vars: &[Var]) -> Result<Analysis> {
+    fn analysis(&self, shape: &[Expr], axis_exprs: &[Expr], want_plan: bool) -> Result<Analysis> {
         self.check_shape(shape)?;
         let mut prover = Prover::new(shape);
         let form = self
             .form
             .get_or_init(|| SplitForm::new(&self.initial, &self.finals));
-        match analyze(form, &self.initial, shape, axis_vars, &mut prover) {
+        match analyze(form, &self.initial, shape, axis_exprs, &mut prover, want_plan) {
             Ok(a) => Ok(a),
             Err(Failure::Hard(e)) => Err(e.at(self.body_span())),
             Err(Failure::Structure(msg, axis)) => {
@@ -337,7 +341,7 @@ impl IndexMap {
 
     /// Names for the transformed indices: `i0, i1, ...`, avoiding shape
     /// symbol names.
-    fn axis_vars(&self, shape: &[Expr]) -> Vec<Var> {
+    fn axis_vars(&self, shape: &[Expr]) -> (Vec<Var>, Vec<Expr>) {
         let mut taken = Vec::new();
         for e in shape {
             e.for_each_var(&mut |v| taken.push(v.name().to_string()));
@@ -351,13 +355,18 @@ impl IndexMap {
                 })
             })
             .unwrap_or("axis_");
-        const NAMES: [&str; 8] = ["i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7"];
-        (0..self.finals.len())
-            .map(|k| match NAMES.get(k) {
-                Some(name) if prefix == "i" => Var::new(*name),
-                _ => Var::new(format!("{prefix}{k}")),
-            })
-            .collect()
+        let make = || {
+            let vars: Vec<Var> = (0..self.finals.len())
+                .map(|k| Var::new(format!("{prefix}{k}")))
+                .collect();
+            let exprs = vars.iter().map(|v| v.expr()).collect();
+            (vars, exprs)
+        };
+        if prefix == "i" {
+            self.axes.get_or_init(make).clone()
+        } else {
+            make()
+        }
     }
 
     /// The transformed shape of a logical `shape`: the extent of each final
@@ -365,8 +374,8 @@ impl IndexMap {
     /// symbolic. Fails when the map is not injective on `shape` (naming two
     /// colliding indices) or not made of splits, fusions and offsets.
     pub fn map_shape(&self, shape: &[Expr]) -> Result<Vec<Expr>> {
-        let vars = self.axis_vars(shape);
-        Ok(self.analysis(shape, &vars)?.transformed_shape)
+        let (_, exprs) = self.axis_vars(shape);
+        Ok(self.analysis(shape, &exprs, false)?.transformed_shape)
     }
 
     /// The inverse of a bijective map on `shape`, over the transformed
@@ -399,13 +408,14 @@ impl IndexMap {
     }
 
     fn inverse_parts(&self, shape: &[Expr]) -> Result<(IndexMap, Option<Expr>, Vec<Expr>)> {
-        let vars = self.axis_vars(shape);
-        let a = self.analysis(shape, &vars)?;
+        let (vars, exprs) = self.axis_vars(shape);
+        let a = self.analysis(shape, &exprs, false)?;
         let inv = IndexMap {
             initial: vars,
             finals: a.inverse,
             separators: Vec::new(),
             form: OnceLock::new(),
+            axes: OnceLock::new(),
             spans: None,
         };
         Ok((inv, a.padding, a.transformed_shape))
@@ -414,16 +424,16 @@ impl IndexMap {
     /// The structure of the map on `shape`: for each transformed index, the
     /// digits of which fused logical indices it takes.
     pub fn split_plan(&self, shape: &[Expr]) -> Result<SplitPlan> {
-        let vars = self.axis_vars(shape);
-        Ok(self.analysis(shape, &vars)?.plan)
+        let (_, exprs) = self.axis_vars(shape);
+        Ok(self.analysis(shape, &exprs, true)?.plan)
     }
 
     /// Whether the map is injective on `shape`: `Ok` when it is (proved by
     /// the split analysis), an error naming two colliding indices when they
     /// exist.
     pub fn check_injective(&self, shape: &[Expr]) -> Result<()> {
-        let vars = self.axis_vars(shape);
-        self.analysis(shape, &vars).map(|_| ())
+        let (_, exprs) = self.axis_vars(shape);
+        self.analysis(shape, &exprs, false).map(|_| ())
     }
 
     /// Two logical indices of `shape` with the same image, searched row-major
