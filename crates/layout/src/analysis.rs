@@ -380,19 +380,19 @@ pub(crate) fn analyze(
         Vec::new()
     } else {
         form.axes
-        .iter()
-        .enumerate()
-        .map(|(k, a)| match a {
-            Axis::Digits { source, .. } => AxisPlan::Digits {
-                source: *source,
-                lower: lowers[k],
-                extent: transformed_shape[k].clone(),
-            },
-            Axis::Constant(c) => AxisPlan::Constant(*c),
-            // Rejected in the first loop.
-            Axis::Other => AxisPlan::Constant(0),
-        })
-        .collect()
+            .iter()
+            .enumerate()
+            .map(|(k, a)| match a {
+                Axis::Digits { source, .. } => AxisPlan::Digits {
+                    source: *source,
+                    lower: lowers[k],
+                    extent: transformed_shape[k].clone(),
+                },
+                Axis::Constant(c) => AxisPlan::Constant(*c),
+                // Rejected in the first loop.
+                Axis::Other => AxisPlan::Constant(0),
+            })
+            .collect()
     };
     Ok(Analysis {
         transformed_shape,

@@ -311,7 +311,14 @@ impl IndexMap {
         let form = self
             .form
             .get_or_init(|| SplitForm::new(&self.initial, &self.finals));
-        match analyze(form, &self.initial, shape, axis_exprs, &mut prover, want_plan) {
+        match analyze(
+            form,
+            &self.initial,
+            shape,
+            axis_exprs,
+            &mut prover,
+            want_plan,
+        ) {
             Ok(a) => Ok(a),
             Err(Failure::Hard(e)) => Err(e.at(self.body_span())),
             Err(Failure::Structure(msg, axis)) => {
