@@ -34,24 +34,55 @@ struct MapPlan {
     cuts: [Cut; 2],
     transpose: bool,
     separator: bool,
+    /// Fuse the two axes (`i * cols + j`) and cut the fusion by the first
+    /// cut's factor.
+    fuse: bool,
 }
 
 fn map_plan() -> impl Strategy<Value = MapPlan> {
     let cut = (1i64..5, prop_oneof![3 => Just(0i64), 1 => 1i64..3])
         .prop_map(|(factor, offset)| Cut { factor, offset });
-    (cut.clone(), cut, any::<bool>(), any::<bool>()).prop_map(|(a, b, transpose, separator)| {
-        MapPlan {
+    (
+        cut.clone(),
+        cut,
+        any::<bool>(),
+        any::<bool>(),
+        prop::bool::weighted(0.3),
+    )
+        .prop_map(|(a, b, transpose, separator, fuse)| MapPlan {
             cuts: [a, b],
             transpose,
             separator,
-        }
-    })
+            fuse,
+        })
 }
 
 /// The map text of a plan on `[rows, cols]`; `bijective` drops offsets and
 /// factors that do not divide, so that no index is padded.
 fn map_text(p: &MapPlan, shape: [i64; 2], bijective: bool) -> String {
     let names = ["i", "j"];
+    if p.fuse {
+        let c = &p.cuts[0];
+        let total = shape[0] * shape[1];
+        let (f, o) = if bijective {
+            (if total % c.factor == 0 { c.factor } else { 1 }, 0)
+        } else {
+            (c.factor, c.offset)
+        };
+        let src = format!("(i * {} + j + {o})", shape[1]);
+        let mut items = if f == 1 {
+            vec![src]
+        } else {
+            vec![format!("{src} // {f}"), format!("{src} % {f}")]
+        };
+        if p.transpose {
+            items.reverse();
+        }
+        if p.separator && items.len() > 1 {
+            items.insert(1, "te.AXIS_SEPARATOR".into());
+        }
+        return format!("lambda i, j: [{}]", items.join(", "));
+    }
     let mut items: Vec<Vec<String>> = Vec::new();
     for (k, c) in p.cuts.iter().enumerate() {
         let (f, o) = if bijective {
