@@ -116,7 +116,9 @@ pub fn run(args: LayoutArgs) -> ExitCode {
             println!("inverse:           {inverse}");
             println!(
                 "padding predicate: {}",
-                padding.as_deref().unwrap_or("none (every transformed index is reached)")
+                padding
+                    .as_deref()
+                    .unwrap_or("none (every transformed index is reached)")
             );
         }
     }

@@ -52,14 +52,31 @@ fn l3_text_output() {
 
 #[test]
 fn l4_json_keys() {
-    let v = json(&["--shape", "16,64,64,128", "--map", L4, "--index", "11,37,23,101", "--inverse"]);
-    assert_eq!(v["transformed_shape"], serde_json::json!([16, 32, 64, 64, 4]));
+    let v = json(&[
+        "--shape",
+        "16,64,64,128",
+        "--map",
+        L4,
+        "--index",
+        "11,37,23,101",
+        "--inverse",
+    ]);
+    assert_eq!(
+        v["transformed_shape"],
+        serde_json::json!([16, 32, 64, 64, 4])
+    );
     assert_eq!(v["physical_shape"], serde_json::json!([32768, 256]));
-    assert_eq!(v["transformed_index"], serde_json::json!([11, 25, 37, 23, 1]));
+    assert_eq!(
+        v["transformed_index"],
+        serde_json::json!([11, 25, 37, 23, 1])
+    );
     assert_eq!(v["physical_index"], serde_json::json!([24165, 93]));
     assert_eq!(v["bijective"], Value::Bool(true));
     assert_eq!(v["padding_predicate"], Value::Null);
-    assert_eq!(v["inverse"], "lambda i0, i1, i2, i3, i4: [i0, i2, i3, i1 * 4 + i4]");
+    assert_eq!(
+        v["inverse"],
+        "lambda i0, i1, i2, i3, i4: [i0, i2, i3, i1 * 4 + i4]"
+    );
 }
 
 #[test]
@@ -67,14 +84,23 @@ fn without_inverse_the_inverse_keys_are_absent() {
     let v = json(&["--shape", "16,64,64,128", "--map", L4]);
     assert!(v.get("inverse").is_none() && v.get("padding_predicate").is_none());
     // Without --index, indices are expressions of the lambda's parameters.
-    assert_eq!(v["transformed_index"], serde_json::json!(["n", "c // 4", "h", "w", "c % 4"]));
+    assert_eq!(
+        v["transformed_index"],
+        serde_json::json!(["n", "c // 4", "h", "w", "c % 4"])
+    );
 }
 
 #[test]
 fn l5_to_l8_symbolic_shapes() {
     for (map, want) in [
-        ("lambda m,n,p,q: [m,n,p,q]", serde_json::json!(["M * N * P * Q"])),
-        ("lambda m,n,p,q: [m, n, te.AXIS_SEPARATOR, p, q]", serde_json::json!(["M * N", "P * Q"])),
+        (
+            "lambda m,n,p,q: [m,n,p,q]",
+            serde_json::json!(["M * N * P * Q"]),
+        ),
+        (
+            "lambda m,n,p,q: [m, n, te.AXIS_SEPARATOR, p, q]",
+            serde_json::json!(["M * N", "P * Q"]),
+        ),
         (
             "lambda m,n,p,q: [m, te.AXIS_SEPARATOR, n, p, te.AXIS_SEPARATOR, q]",
             serde_json::json!(["M", "N * P", "Q"]),
@@ -94,7 +120,13 @@ fn l5_to_l8_symbolic_shapes() {
 
 #[test]
 fn padding_predicate_is_a_lambda_over_the_transformed_axes() {
-    let v = json(&["--shape", "15", "--map", "lambda i: [i // 4, i % 4]", "--inverse"]);
+    let v = json(&[
+        "--shape",
+        "15",
+        "--map",
+        "lambda i: [i // 4, i % 4]",
+        "--inverse",
+    ]);
     assert_eq!(v["inverse"], "lambda i0, i1: [i0 * 4 + i1]");
     assert_eq!(v["padding_predicate"], "lambda i0, i1: i0 * 4 + i1 >= 15");
     assert_eq!(v["bijective"], Value::Bool(false));
@@ -103,14 +135,29 @@ fn padding_predicate_is_a_lambda_over_the_transformed_axes() {
 #[test]
 fn bad_input_exits_2_with_a_positioned_message() {
     for (shape, map, index, want) in [
-        ("4,4", "lambda i, j: [i + j]", None, "[0, 1] and [1, 0] both map to [1]"),
+        (
+            "4,4",
+            "lambda i, j: [i + j]",
+            None,
+            "[0, 1] and [1, 0] both map to [1]",
+        ),
         ("4,4", "lambda i, j: [i + k]", None, "unknown name `k`"),
-        ("4,4,3", "lambda i, j: [i, j]", None, "takes 2 indices but the shape has 3"),
+        (
+            "4,4,3",
+            "lambda i, j: [i, j]",
+            None,
+            "takes 2 indices but the shape has 3",
+        ),
         ("4,4", "lambda i, j: [i, j", None, "unclosed `[`"),
         ("4,4", "lambda i, j [i, j]", None, "expected `:`"),
         ("4,0", "lambda i, j: [i, j]", None, "at least 1"),
         ("4,4", "lambda i, j: [i, j]", Some("-1,1"), "negative"),
-        ("4,4", "lambda i, j: [i, j]", Some("1"), "the index has 1 entries"),
+        (
+            "4,4",
+            "lambda i, j: [i, j]",
+            Some("1"),
+            "the index has 1 entries",
+        ),
     ] {
         let mut args = vec!["layout", "--shape", shape, "--map", map];
         if let Some(i) = index {
@@ -133,11 +180,17 @@ fn l1_l2_seed_indices_beyond_the_shape_warn_and_compute() {
         ("lambda i, j: [j, i]", "10,15", 40),
         ("lambda i, j: [j, i]", "20,23", 66),
     ] {
-        let o = rangefinder(&["layout", "--shape", "2,3", "--map", map, "--index", index, "--json"]);
+        let o = rangefinder(&[
+            "layout", "--shape", "2,3", "--map", map, "--index", index, "--json",
+        ]);
         assert!(o.status.success());
         assert!(String::from_utf8_lossy(&o.stderr).contains("outside [0, 2)"));
         let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-        assert_eq!(v["physical_index"], serde_json::json!([want]), "{map} {index}");
+        assert_eq!(
+            v["physical_index"],
+            serde_json::json!([want]),
+            "{map} {index}"
+        );
         assert_eq!(v["physical_shape"], serde_json::json!([6]));
     }
 }
@@ -165,7 +218,11 @@ fn every_layout_example_lowers_and_runs() {
         }
         let o = rangefinder(&args);
         let out = String::from_utf8_lossy(&o.stdout);
-        assert!(o.status.success(), "{path}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{path}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let source = std::fs::read_to_string(&f).unwrap();
         let expects: Vec<&str> = source
             .lines()

@@ -13,14 +13,26 @@ fn main() {
 const CASES: &[(&str, &str, &[i64])] = &[
     ("no_padding", "lambda i: [i // 4, i % 4]", &[16]),
     ("right_padding", "lambda i: [i // 4, i % 4]", &[15]),
-    ("left_padding", "lambda i: [(i + 1) // 4, (i + 1) % 4]", &[15]),
-    ("left_and_right_padding", "lambda i: [(i + 1) // 4, (i + 1) % 4]", &[14]),
+    (
+        "left_padding",
+        "lambda i: [(i + 1) // 4, (i + 1) % 4]",
+        &[15],
+    ),
+    (
+        "left_and_right_padding",
+        "lambda i: [(i + 1) // 4, (i + 1) % 4]",
+        &[14],
+    ),
     (
         "2d_padding",
         "lambda i, j: [(i + 1) // 4, (j + 5) // 8, (i + 1) % 4, (j + 5) % 8]",
         &[14, 31],
     ),
-    ("multiple_right_padding", "lambda i: [i // 32, (i // 4) % 8, i % 4]", &[116]),
+    (
+        "multiple_right_padding",
+        "lambda i: [i // 32, (i // 4) % 8, i % 4]",
+        &[116],
+    ),
     (
         "multiple_right_padding_transpose",
         "lambda i: [(i // 4) % 8, i // 32, i % 4]",
@@ -37,7 +49,11 @@ const CASES: &[(&str, &str, &[i64])] = &[
         &[123],
     ),
     ("outer_loop_extent_one", "lambda i: [i // 4, i % 4]", &[3]),
-    ("L3", "lambda n, h, w, c: [n, c // 4, h, w, c % 4]", &[16, 64, 64, 128]),
+    (
+        "L3",
+        "lambda n, h, w, c: [n, c // 4, h, w, c % 4]",
+        &[16, 64, 64, 128],
+    ),
     (
         "L4",
         "lambda n, h, w, c: [n, c // 4, h, te.AXIS_SEPARATOR, w, c % 4]",

@@ -17,6 +17,7 @@ use crate::error::{ErrorKind, LayoutError, Result};
 use crate::fold;
 use crate::split_form::{Axis, SplitForm};
 use arith::{Analyzer, ConstBound, Expr, Var, POS_INF};
+use smallvec::SmallVec;
 
 /// Why the analysis stopped.
 pub(crate) enum Failure {
@@ -159,15 +160,19 @@ pub(crate) fn analyze(
     form: &SplitForm,
     names: &[Var],
     shape: &[Expr],
-    axis_vars: &[Var],
+    axis_exprs: &[Expr],
     prover: &mut Prover,
+    want_plan: bool,
 ) -> Result<Analysis, Failure> {
     let n_axes = form.axes.len();
-    let mut transformed_shape = vec![Expr::int(0); n_axes];
+    // Shared constants: every `Expr::int` is an allocation.
+    let zero = Expr::int(0);
+    let one = Expr::int(1);
+    let mut transformed_shape = vec![zero.clone(); n_axes];
     let mut inverse: Vec<Option<Expr>> = vec![None; shape.len()];
     let mut padding: Option<Expr> = None;
     let mut used_by: Vec<Option<usize>> = vec![None; shape.len()];
-    let mut plan_sources: Vec<SourcePlan> = Vec::with_capacity(form.sources.len());
+    let mut plan_sources: Vec<SourcePlan> = Vec::new();
     let mut lowers: Vec<i64> = vec![0; n_axes];
 
     for (k, axis) in form.axes.iter().enumerate() {
@@ -186,7 +191,7 @@ pub(crate) fn analyze(
                 if *c > 0 {
                     padding = Some(fold::or(
                         padding,
-                        Expr::ne(axis_vars[k].expr(), Expr::int(*c)),
+                        Expr::ne(axis_exprs[k].clone(), Expr::int(*c)),
                     ));
                 }
             }
@@ -196,21 +201,28 @@ pub(crate) fn analyze(
 
     for (s, source) in form.sources.iter().enumerate() {
         // Mixed-radix order of the fused indices, innermost first.
-        let mut order: Vec<(usize, Expr)> = Vec::with_capacity(source.terms.len());
-        let mut left: Vec<&(usize, Expr)> = source.terms.iter().collect();
-        let mut want = Expr::int(1);
+        let mut order: SmallVec<[(usize, Expr); 4]> = SmallVec::new();
+        let mut left: SmallVec<[&(usize, Expr); 4]> = source.terms.iter().collect();
+        let mut want = one.clone();
         while !left.is_empty() {
             // Among equal coefficients, an index of extent one goes inside
             // (it leaves the next coefficient unchanged).
-            let matching: Vec<usize> = (0..left.len())
-                .filter(|&p| prover.equal(&left[p].1, &want))
-                .collect();
-            let unit = matching
-                .iter()
-                .copied()
-                .find(|&p| shape[left[p].0].is_int(1));
-            let Some(p) = unit.or(matching.first().copied()) else {
-                let first = form.axes.iter().position(|a| matches!(a, Axis::Digits { source, .. } if *source == s));
+            let mut first_match = None;
+            let mut unit = None;
+            for p in 0..left.len() {
+                if prover.equal(&left[p].1, &want) {
+                    first_match.get_or_insert(p);
+                    if shape[left[p].0].is_int(1) {
+                        unit = Some(p);
+                        break;
+                    }
+                }
+            }
+            let Some(p) = unit.or(first_match) else {
+                let first = form
+                    .axes
+                    .iter()
+                    .position(|a| matches!(a, Axis::Digits { source, .. } if *source == s));
                 return structure(
                     "fuses logical indices whose coefficients are not a mixed radix (each the previous one times its extent)",
                     first,
@@ -231,16 +243,18 @@ pub(crate) fn analyze(
         }
         let count = want; // Π extents of the fused indices
         let offset = source.offset.clone();
-        if !prover.ge(&offset, &Expr::int(0)) {
+        if !prover.ge(&offset, &zero) {
             return Err(Failure::Hard(LayoutError::new(
                 ErrorKind::Negative,
-                format!("the offset {offset} can be negative, so transformed indices can be negative"),
+                format!(
+                    "the offset {offset} can be negative, so transformed indices can be negative"
+                ),
             )));
         }
         let end = fold::add(&offset, &count)?; // values lie in [offset, end)
 
         // The digits of this source, by weight.
-        let mut digits: Vec<DigitRef> = Vec::new();
+        let mut digits: SmallVec<[DigitRef; 4]> = SmallVec::new();
         for (k, axis) in form.axes.iter().enumerate() {
             if let Axis::Digits {
                 source,
@@ -268,10 +282,12 @@ pub(crate) fn analyze(
         for d in &digits {
             lowers[d.axis] = d.lower;
         }
-        plan_sources.push(SourcePlan {
-            indices: order.iter().rev().map(|(x, _)| *x).collect(),
-            offset: offset.clone(),
-        });
+        if want_plan {
+            plan_sources.push(SourcePlan {
+                indices: order.iter().rev().map(|(x, _)| *x).collect(),
+                offset: offset.clone(),
+            });
+        }
         let mut weight = 1i64;
         for (j, d) in digits.iter().enumerate() {
             if d.lower != weight {
@@ -280,19 +296,25 @@ pub(crate) fn analyze(
             }
             let top = j + 1 == digits.len();
             match (&d.modulus, top) {
-                (Some(m), false) => {
-                    let Some(m) = m.as_int() else {
+                (Some(modulus), false) => {
+                    let Some(m) = modulus.as_int() else {
                         return structure("takes a symbolic modulo", Some(d.axis));
                     };
-                    transformed_shape[d.axis] = Expr::int(m);
+                    transformed_shape[d.axis] = modulus.clone();
                     weight = arith::num::mul(weight, m).map_err(LayoutError::from)?;
                 }
                 (None, false) => {
-                    return structure("repeats some digits of its source", Some(digits[j + 1].axis))
+                    return structure(
+                        "repeats some digits of its source",
+                        Some(digits[j + 1].axis),
+                    )
                 }
                 (Some(m), true) => {
-                    let cover = fold::mul(&Expr::int(weight), m)?;
-                    if !prover.ge(&cover, &end) {
+                    let covers = match (m.as_int(), end.as_int()) {
+                        (Some(mi), Some(ei)) => weight.checked_mul(mi).is_some_and(|c| c >= ei),
+                        _ => prover.ge(&fold::mul(&Expr::int(weight), m)?, &end),
+                    };
+                    if !covers {
                         return structure("drops the top digits of its source", Some(d.axis));
                     }
                     transformed_shape[d.axis] = m.clone();
@@ -305,7 +327,11 @@ pub(crate) fn analyze(
         // Recombine: v = Σ t * lower, outermost first.
         let mut v: Option<Expr> = None;
         for d in digits.iter().rev() {
-            let t = fold::mul(&axis_vars[d.axis].expr(), &Expr::int(d.lower))?;
+            let t = if d.lower == 1 {
+                axis_exprs[d.axis].clone()
+            } else {
+                Expr::mul(axis_exprs[d.axis].clone(), Expr::int(d.lower))
+            };
             v = Some(match v {
                 None => t,
                 Some(acc) => fold::add(&acc, &t)?,
@@ -313,7 +339,12 @@ pub(crate) fn analyze(
         }
         let v = v.expect("a source has at least one digit");
         let top = digits.last().expect("at least one digit");
-        let cover = fold::mul(&Expr::int(top.lower), &transformed_shape[top.axis])?;
+        let top_extent = &transformed_shape[top.axis];
+        let cover = if top.lower == 1 {
+            top_extent.clone()
+        } else {
+            fold::mul(&Expr::int(top.lower), top_extent)?
+        };
         // Unreached: below the offset, or at or above the end.
         if !offset.is_int(0) {
             padding = Some(fold::or(padding, Expr::lt(v.clone(), offset.clone())));
@@ -336,7 +367,7 @@ pub(crate) fn analyze(
     for (x, inv) in inverse.into_iter().enumerate() {
         match inv {
             Some(e) => out.push(e),
-            None if prover.equal(&shape[x], &Expr::int(1)) => out.push(Expr::int(0)),
+            None if prover.equal(&shape[x], &one) => out.push(zero.clone()),
             None => {
                 return structure(
                     format!("`{}` is not used by any transformed index", names[x].name()),
@@ -345,20 +376,24 @@ pub(crate) fn analyze(
             }
         }
     }
-    let axes = form
-        .axes
-        .iter()
-        .enumerate()
-        .map(|(k, a)| match a {
-            Axis::Digits { source, .. } => AxisPlan::Digits {
-                source: *source,
-                lower: lowers[k],
-                extent: transformed_shape[k].clone(),
-            },
-            Axis::Constant(c) => AxisPlan::Constant(*c),
-            Axis::Other => unreachable!("rejected above"),
-        })
-        .collect();
+    let axes = if !want_plan {
+        Vec::new()
+    } else {
+        form.axes
+            .iter()
+            .enumerate()
+            .map(|(k, a)| match a {
+                Axis::Digits { source, .. } => AxisPlan::Digits {
+                    source: *source,
+                    lower: lowers[k],
+                    extent: transformed_shape[k].clone(),
+                },
+                Axis::Constant(c) => AxisPlan::Constant(*c),
+                // Rejected in the first loop.
+                Axis::Other => AxisPlan::Constant(0),
+            })
+            .collect()
+    };
     Ok(Analysis {
         transformed_shape,
         inverse: out,

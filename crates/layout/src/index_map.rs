@@ -41,6 +41,9 @@ pub struct IndexMap {
     separators: Vec<usize>,
     /// The split form, derived on first use (it depends on the map alone).
     form: OnceLock<SplitForm>,
+    /// The transformed index variables `i0, i1, ...` (and their
+    /// expressions), made once: inverses of this map share them.
+    axes: OnceLock<(Vec<Var>, Vec<Expr>)>,
     spans: Option<Spans>,
 }
 
@@ -60,7 +63,11 @@ pub struct Collision {
 impl fmt::Display for Collision {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.symbols.is_empty() {
-            let s: Vec<String> = self.symbols.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+            let s: Vec<String> = self
+                .symbols
+                .iter()
+                .map(|(n, v)| format!("{n} = {v}"))
+                .collect();
             write!(f, "with {}, ", s.join(", "))?;
         }
         write!(
@@ -102,6 +109,7 @@ impl IndexMap {
             finals,
             separators,
             form: OnceLock::new(),
+            axes: OnceLock::new(),
             spans: None,
         })
     }
@@ -154,15 +162,19 @@ impl IndexMap {
                     let e = arith::parse_in(src, &mut local)
                         .map_err(|e| LayoutError::from(e.shifted(span.start)))?;
                     if let Some(v) = local.vars().get(known) {
-                        let at = lambda::find_name(text, span.clone(), v.name())
-                            .unwrap_or(span.clone());
+                        let at =
+                            lambda::find_name(text, span.clone(), v.name()).unwrap_or(span.clone());
                         let params: Vec<&str> = l.params.iter().map(|(n, _)| n.as_str()).collect();
                         return Err(LayoutError::new(
                             ErrorKind::UnknownName,
                             format!(
                                 "unknown name `{}`: the indices are {}",
                                 v.name(),
-                                if params.is_empty() { "none".to_string() } else { params.join(", ") }
+                                if params.is_empty() {
+                                    "none".to_string()
+                                } else {
+                                    params.join(", ")
+                                }
                             ),
                         )
                         .at(Some(at)));
@@ -180,11 +192,10 @@ impl IndexMap {
             }
         }
         if finals.is_empty() {
-            return Err(LayoutError::new(
-                ErrorKind::Syntax,
-                "the map has no transformed indices",
-            )
-            .at(Some(l.body_span)));
+            return Err(
+                LayoutError::new(ErrorKind::Syntax, "the map has no transformed indices")
+                    .at(Some(l.body_span)),
+            );
         }
         let mut map = IndexMap::new(initial, finals, separators)?;
         map.spans = Some(Spans {
@@ -256,7 +267,11 @@ impl IndexMap {
     /// evaluated, anything else substituted and simplified.
     pub fn map_indices(&self, indices: &[Expr]) -> Result<Vec<Expr>> {
         self.check_arity(indices.len(), "index")?;
-        if let Some(point) = indices.iter().map(|e| e.as_int()).collect::<Option<Vec<_>>>() {
+        if let Some(point) = indices
+            .iter()
+            .map(|e| e.as_int())
+            .collect::<Option<Vec<_>>>()
+        {
             return Ok(self.map_point(&point)?.into_iter().map(Expr::int).collect());
         }
         let an = arith::Analyzer::new();
@@ -264,7 +279,10 @@ impl IndexMap {
             .iter()
             .map(|e| {
                 let s = e.substitute(&mut |v| {
-                    self.initial.iter().position(|w| w == v).map(|k| indices[k].clone())
+                    self.initial
+                        .iter()
+                        .position(|w| w == v)
+                        .map(|k| indices[k].clone())
                 });
                 Ok(an.simplify(&s)?)
             })
@@ -287,11 +305,20 @@ impl IndexMap {
 
     /// Runs the analysis on `shape`, turning structural failures into a
     /// collision (not injective) when one can be found.
-    fn analysis(&self, shape: &[Expr], axis_vars: &[Var]) -> Result<Analysis> {
+    fn analysis(&self, shape: &[Expr], axis_exprs: &[Expr], want_plan: bool) -> Result<Analysis> {
         self.check_shape(shape)?;
         let mut prover = Prover::new(shape);
-        let form = self.form.get_or_init(|| SplitForm::new(&self.initial, &self.finals));
-        match analyze(form, &self.initial, shape, axis_vars, &mut prover) {
+        let form = self
+            .form
+            .get_or_init(|| SplitForm::new(&self.initial, &self.finals));
+        match analyze(
+            form,
+            &self.initial,
+            shape,
+            axis_exprs,
+            &mut prover,
+            want_plan,
+        ) {
             Ok(a) => Ok(a),
             Err(Failure::Hard(e)) => Err(e.at(self.body_span())),
             Err(Failure::Structure(msg, axis)) => {
@@ -321,7 +348,7 @@ impl IndexMap {
 
     /// Names for the transformed indices: `i0, i1, ...`, avoiding shape
     /// symbol names.
-    fn axis_vars(&self, shape: &[Expr]) -> Vec<Var> {
+    fn axis_vars(&self, shape: &[Expr]) -> (Vec<Var>, Vec<Expr>) {
         let mut taken = Vec::new();
         for e in shape {
             e.for_each_var(&mut |v| taken.push(v.name().to_string()));
@@ -335,13 +362,18 @@ impl IndexMap {
                 })
             })
             .unwrap_or("axis_");
-        const NAMES: [&str; 8] = ["i0", "i1", "i2", "i3", "i4", "i5", "i6", "i7"];
-        (0..self.finals.len())
-            .map(|k| match NAMES.get(k) {
-                Some(name) if prefix == "i" => Var::new(*name),
-                _ => Var::new(format!("{prefix}{k}")),
-            })
-            .collect()
+        let make = || {
+            let vars: Vec<Var> = (0..self.finals.len())
+                .map(|k| Var::new(format!("{prefix}{k}")))
+                .collect();
+            let exprs = vars.iter().map(|v| v.expr()).collect();
+            (vars, exprs)
+        };
+        if prefix == "i" {
+            self.axes.get_or_init(make).clone()
+        } else {
+            make()
+        }
     }
 
     /// The transformed shape of a logical `shape`: the extent of each final
@@ -349,8 +381,8 @@ impl IndexMap {
     /// symbolic. Fails when the map is not injective on `shape` (naming two
     /// colliding indices) or not made of splits, fusions and offsets.
     pub fn map_shape(&self, shape: &[Expr]) -> Result<Vec<Expr>> {
-        let vars = self.axis_vars(shape);
-        Ok(self.analysis(shape, &vars)?.transformed_shape)
+        let (_, exprs) = self.axis_vars(shape);
+        Ok(self.analysis(shape, &exprs, false)?.transformed_shape)
     }
 
     /// The inverse of a bijective map on `shape`, over the transformed
@@ -383,13 +415,14 @@ impl IndexMap {
     }
 
     fn inverse_parts(&self, shape: &[Expr]) -> Result<(IndexMap, Option<Expr>, Vec<Expr>)> {
-        let vars = self.axis_vars(shape);
-        let a = self.analysis(shape, &vars)?;
+        let (vars, exprs) = self.axis_vars(shape);
+        let a = self.analysis(shape, &exprs, false)?;
         let inv = IndexMap {
             initial: vars,
             finals: a.inverse,
             separators: Vec::new(),
             form: OnceLock::new(),
+            axes: OnceLock::new(),
             spans: None,
         };
         Ok((inv, a.padding, a.transformed_shape))
@@ -398,16 +431,16 @@ impl IndexMap {
     /// The structure of the map on `shape`: for each transformed index, the
     /// digits of which fused logical indices it takes.
     pub fn split_plan(&self, shape: &[Expr]) -> Result<SplitPlan> {
-        let vars = self.axis_vars(shape);
-        Ok(self.analysis(shape, &vars)?.plan)
+        let (_, exprs) = self.axis_vars(shape);
+        Ok(self.analysis(shape, &exprs, true)?.plan)
     }
 
     /// Whether the map is injective on `shape`: `Ok` when it is (proved by
     /// the split analysis), an error naming two colliding indices when they
     /// exist.
     pub fn check_injective(&self, shape: &[Expr]) -> Result<()> {
-        let vars = self.axis_vars(shape);
-        self.analysis(shape, &vars).map(|_| ())
+        let (_, exprs) = self.axis_vars(shape);
+        self.analysis(shape, &exprs, false).map(|_| ())
     }
 
     /// Two logical indices of `shape` with the same image, searched row-major
@@ -423,7 +456,11 @@ impl IndexMap {
                 }
             });
         }
-        let trials: Vec<i64> = if symbols.is_empty() { vec![0] } else { vec![2, 3, 4, 5, 8] };
+        let trials: Vec<i64> = if symbols.is_empty() {
+            vec![0]
+        } else {
+            vec![2, 3, 4, 5, 8]
+        };
         for value in trials {
             let env = |v: &Var| symbols.contains(v).then_some(value);
             let Some(concrete) = shape
@@ -443,7 +480,21 @@ impl IndexMap {
 
     fn search(&self, shape: &[i64], symbols: &[Var], value: i64) -> Option<Collision> {
         let mut last: Option<Vec<i64>> = None;
-        for b in [2i64, 3, 4, 6, 8, 16, 32, 64, 128, 256, 1 << 12, 1 << 16, i64::MAX] {
+        for b in [
+            2i64,
+            3,
+            4,
+            6,
+            8,
+            16,
+            32,
+            64,
+            128,
+            256,
+            1 << 12,
+            1 << 16,
+            i64::MAX,
+        ] {
             let dims: Vec<i64> = shape.iter().map(|&s| s.min(b)).collect();
             if last.as_ref() == Some(&dims) {
                 continue;
@@ -465,14 +516,18 @@ impl IndexMap {
                     }
                     symbols.contains(v).then_some(value)
                 };
-                let image: Option<Vec<i64>> = self.finals.iter().map(|e| e.eval(&env).ok()).collect();
+                let image: Option<Vec<i64>> =
+                    self.finals.iter().map(|e| e.eval(&env).ok()).collect();
                 if let Some(image) = image {
                     if let Some(first) = seen.get(&image) {
                         return Some(Collision {
                             first: first.clone(),
                             second: point.clone(),
                             image,
-                            symbols: symbols.iter().map(|s| (s.name().to_string(), value)).collect(),
+                            symbols: symbols
+                                .iter()
+                                .map(|s| (s.name().to_string(), value))
+                                .collect(),
                         });
                     }
                     seen.insert(image, point.clone());
@@ -490,7 +545,10 @@ impl IndexMap {
     pub fn agrees_with(&self, other: &IndexMap, shape: &[i64]) -> Result<bool> {
         let total: i64 = shape.iter().product();
         if total > 1 << 20 {
-            return Err(LayoutError::new(ErrorKind::OutOfBounds, "shape too large to enumerate"));
+            return Err(LayoutError::new(
+                ErrorKind::OutOfBounds,
+                "shape too large to enumerate",
+            ));
         }
         let mut ok = true;
         for_each_point(shape, |p| {

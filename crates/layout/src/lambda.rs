@@ -80,9 +80,7 @@ fn trim(text: &str, span: Range<usize>) -> Range<usize> {
 pub fn split_lambda(text: &str) -> Result<LambdaText> {
     let bytes = text.as_bytes();
     let start = text.len() - text.trim_start().len();
-    if !text[start..].starts_with("lambda")
-        || bytes.get(start + 6).is_some_and(|&c| is_ident(c))
-    {
+    if !text[start..].starts_with("lambda") || bytes.get(start + 6).is_some_and(|&c| is_ident(c)) {
         let end = (start + 6).min(text.len()).max(start + 1).min(text.len());
         return Err(syntax(
             "expected a Python lambda, e.g. `lambda i, j: [j, i]`",
@@ -122,7 +120,10 @@ pub fn split_lambda(text: &str) -> Result<LambdaText> {
             if !is_ident_start(nb[0]) || !nb.iter().all(|&c| is_ident(c)) {
                 return Err(syntax(format!("`{name}` is not a parameter name"), span));
             }
-            if params.iter().any(|(p, _): &(String, Range<usize>)| p == name) {
+            if params
+                .iter()
+                .any(|(p, _): &(String, Range<usize>)| p == name)
+            {
                 return Err(syntax(format!("parameter `{name}` is repeated"), span));
             }
             params.push((name.to_string(), span));
@@ -236,7 +237,10 @@ pub(crate) fn split_top_level(text: &str, span: Range<usize>) -> Result<Vec<Rang
             }
             b')' | b']' => {
                 if depth == 0 {
-                    return Err(syntax(format!("unmatched `{}`", bytes[i] as char), i..i + 1));
+                    return Err(syntax(
+                        format!("unmatched `{}`", bytes[i] as char),
+                        i..i + 1,
+                    ));
                 }
                 depth -= 1;
             }
@@ -248,7 +252,10 @@ pub(crate) fn split_top_level(text: &str, span: Range<usize>) -> Result<Vec<Rang
         }
     }
     if depth != 0 {
-        return Err(syntax("unclosed bracket", span.end.saturating_sub(1)..span.end));
+        return Err(syntax(
+            "unclosed bracket",
+            span.end.saturating_sub(1)..span.end,
+        ));
     }
     out.push(start..span.end);
     Ok(out)

@@ -11,19 +11,22 @@ use std::ops::Range;
 fn entries(text: &str) -> Result<Vec<Range<usize>>> {
     let t = text.trim();
     let start = text.len() - text.trim_start().len();
-    let inner = if (t.starts_with('[') && t.ends_with(']')) || (t.starts_with('(') && t.ends_with(')')) {
-        start + 1..start + t.len() - 1
-    } else {
-        start..start + t.len()
-    };
+    let inner =
+        if (t.starts_with('[') && t.ends_with(']')) || (t.starts_with('(') && t.ends_with(')')) {
+            start + 1..start + t.len() - 1
+        } else {
+            start..start + t.len()
+        };
     let mut out = Vec::new();
     for span in split_top_level(text, inner)? {
         let s = &text[span.clone()];
         let a = span.start + (s.len() - s.trim_start().len());
         let b = span.end - (s.len() - s.trim_end().len());
         if a >= b {
-            return Err(LayoutError::new(ErrorKind::Syntax, "empty entry in the list")
-                .at(Some(span.start..(span.start + 1).min(text.len()))));
+            return Err(
+                LayoutError::new(ErrorKind::Syntax, "empty entry in the list")
+                    .at(Some(span.start..(span.start + 1).min(text.len()))),
+            );
         }
         out.push(a..b);
     }
@@ -45,8 +48,9 @@ pub fn parse_shape(text: &str, scope: &mut Scope) -> Result<Vec<Expr>> {
         let e = arith::parse_in(&text[span.clone()], scope)
             .map_err(|e| LayoutError::from(e.shifted(span.start)))?;
         if e.ty() != arith::Type::Int {
-            return Err(LayoutError::new(ErrorKind::Syntax, "an extent must be an integer")
-                .at(Some(span)));
+            return Err(
+                LayoutError::new(ErrorKind::Syntax, "an extent must be an integer").at(Some(span)),
+            );
         }
         if e.as_int().is_some_and(|v| v < 1) {
             return Err(LayoutError::new(
@@ -66,7 +70,11 @@ pub fn parse_index(text: &str, shape: &[Expr]) -> Result<Vec<i64>> {
     if spans.len() != shape.len() {
         return Err(LayoutError::new(
             ErrorKind::Arity,
-            format!("the index has {} entries but the shape has {}", spans.len(), shape.len()),
+            format!(
+                "the index has {} entries but the shape has {}",
+                spans.len(),
+                shape.len()
+            ),
         )
         .at(Some(0..text.len())));
     }
@@ -75,12 +83,16 @@ pub fn parse_index(text: &str, shape: &[Expr]) -> Result<Vec<i64>> {
         let e = arith::parse(&text[span.clone()])
             .map_err(|e| LayoutError::from(e.shifted(span.start)))?;
         let Some(v) = e.as_int() else {
-            return Err(LayoutError::new(ErrorKind::Syntax, "an index entry must be an integer")
-                .at(Some(span)));
+            return Err(
+                LayoutError::new(ErrorKind::Syntax, "an index entry must be an integer")
+                    .at(Some(span)),
+            );
         };
         if v < 0 {
-            return Err(LayoutError::new(ErrorKind::OutOfBounds, format!("index {v} is negative"))
-                .at(Some(span)));
+            return Err(
+                LayoutError::new(ErrorKind::OutOfBounds, format!("index {v} is negative"))
+                    .at(Some(span)),
+            );
         }
         out.push(v);
     }
@@ -90,7 +102,11 @@ pub fn parse_index(text: &str, shape: &[Expr]) -> Result<Vec<i64>> {
 /// The first entry of `index` at or beyond its constant extent, with its
 /// span in `text` (the seed's worked examples index past the shape to show
 /// the arithmetic; callers warn rather than fail).
-pub fn index_beyond_shape(text: &str, index: &[i64], shape: &[Expr]) -> Option<(String, Range<usize>)> {
+pub fn index_beyond_shape(
+    text: &str,
+    index: &[i64],
+    shape: &[Expr],
+) -> Option<(String, Range<usize>)> {
     let spans = entries(text).ok()?;
     index
         .iter()
@@ -98,6 +114,11 @@ pub fn index_beyond_shape(text: &str, index: &[i64], shape: &[Expr]) -> Option<(
         .zip(spans)
         .find_map(|((&v, e), span)| {
             let n = e.as_int()?;
-            (v >= n).then(|| (format!("index {v} is outside [0, {n}): it lands outside the logical buffer"), span))
+            (v >= n).then(|| {
+                (
+                    format!("index {v} is outside [0, {n}): it lands outside the logical buffer"),
+                    span,
+                )
+            })
         })
 }

@@ -41,7 +41,10 @@ fn malformed_lambdas_point_into_the_text() {
         let e = err(text);
         assert!(e.span.is_some(), "{text}: {e}");
         let s = spanned(text, &e);
-        assert!(at.contains(s) || s.contains(at.trim()), "{text}: span `{s}` not at `{at}` ({e})");
+        assert!(
+            at.contains(s) || s.contains(at.trim()),
+            "{text}: span `{s}` not at `{at}` ({e})"
+        );
     }
 }
 
@@ -57,10 +60,16 @@ fn arity_mismatch_points_at_the_parameters() {
 #[test]
 fn negative_and_unsupported_indices() {
     let map = IndexMap::parse("lambda i: [i - 1]").unwrap();
-    assert_eq!(map.map_shape(&shape(&[4])).unwrap_err().kind, ErrorKind::Negative);
+    assert_eq!(
+        map.map_shape(&shape(&[4])).unwrap_err().kind,
+        ErrorKind::Negative
+    );
     // Injective but not made of splits: unsupported, pointing at the index.
     let text = "lambda i: [i * 2]";
-    let e = IndexMap::parse(text).unwrap().map_shape(&shape(&[4])).unwrap_err();
+    let e = IndexMap::parse(text)
+        .unwrap()
+        .map_shape(&shape(&[4]))
+        .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
     assert_eq!(spanned(text, &e), "i * 2");
 }
@@ -73,7 +82,10 @@ fn dropped_and_repeated_digits_are_collisions() {
         ("lambda i: [i % 4]", vec![8]),
         ("lambda i: [i // 2, i % 4 // 2]", vec![8]),
     ] {
-        let e = IndexMap::parse(text).unwrap().map_shape(&shape(&dims)).unwrap_err();
+        let e = IndexMap::parse(text)
+            .unwrap()
+            .map_shape(&shape(&dims))
+            .unwrap_err();
         assert_eq!(e.kind, ErrorKind::NotInjective, "{text}: {e}");
     }
 }

@@ -47,14 +47,16 @@ fn spec() -> impl Strategy<Value = MapSpec> {
                 prop::collection::vec(prop::bool::weighted(0.3), 3 * rank),
             )
         })
-        .prop_map(|(dims, fuse_first, offsets, cuts, order_seed, separators)| MapSpec {
-            dims,
-            fuse_first,
-            offsets,
-            cuts,
-            order_seed,
-            separators,
-        })
+        .prop_map(
+            |(dims, fuse_first, offsets, cuts, order_seed, separators)| MapSpec {
+                dims,
+                fuse_first,
+                offsets,
+                cuts,
+                order_seed,
+                separators,
+            },
+        )
 }
 
 /// The lambda text of a spec.
@@ -72,7 +74,11 @@ fn text(spec: &MapSpec) -> String {
             names[k - 1].clone()
         };
         let o = spec.offsets[sources.len()];
-        sources.push(if o == 0 { base } else { format!("{base} + {o}") });
+        sources.push(if o == 0 {
+            base
+        } else {
+            format!("{base} + {o}")
+        });
     }
     let mut items: Vec<String> = Vec::new();
     for (s, src) in sources.iter().enumerate() {

@@ -8,7 +8,10 @@ use layout::{for_each_point, IndexMap, Layout};
 
 fn symbolic(names: &[&str]) -> (Vec<Expr>, Scope) {
     let mut scope = Scope::new();
-    let dims = names.iter().map(|n| scope.get_or_create(n).expr()).collect();
+    let dims = names
+        .iter()
+        .map(|n| scope.get_or_create(n).expr())
+        .collect();
     (dims, scope)
 }
 
@@ -29,8 +32,14 @@ fn l2_transpose_then_flatten() {
     let map = IndexMap::parse("lambda i,j: [j,i]").unwrap();
     let l = Layout::new(shape(&[2, 3]), Some(map)).unwrap();
     assert_eq!(l.transformed_shape(), &shape(&[3, 2])[..]);
-    assert_eq!(l.transformed_index(&shape(&[10, 15])).unwrap(), shape(&[15, 10]));
-    assert_eq!(l.transformed_index(&shape(&[20, 23])).unwrap(), shape(&[23, 20]));
+    assert_eq!(
+        l.transformed_index(&shape(&[10, 15])).unwrap(),
+        shape(&[15, 10])
+    );
+    assert_eq!(
+        l.transformed_index(&shape(&[20, 23])).unwrap(),
+        shape(&[23, 20])
+    );
     assert_eq!(l.physical_shape(), &shape(&[6])[..]);
     assert_eq!(l.physical_point(&[10, 15]).unwrap(), vec![40]);
     assert_eq!(l.physical_point(&[20, 23]).unwrap(), vec![66]);
@@ -52,11 +61,13 @@ fn l3_nhwc_to_nchwc() {
 
 #[test]
 fn l4_nhwc_to_nchwc_texture() {
-    let map =
-        IndexMap::parse("lambda n,h,w,c: [n, c//4, h, te.AXIS_SEPARATOR, w, c%4]").unwrap();
+    let map = IndexMap::parse("lambda n,h,w,c: [n, c//4, h, te.AXIS_SEPARATOR, w, c%4]").unwrap();
     let l = Layout::new(shape(&[16, 64, 64, 128]), Some(map)).unwrap();
     assert_eq!(l.physical_shape(), &shape(&[32768, 256])[..]);
-    assert_eq!(l.physical_point(&[11, 37, 23, 101]).unwrap(), vec![24165, 93]);
+    assert_eq!(
+        l.physical_point(&[11, 37, 23, 101]).unwrap(),
+        vec![24165, 93]
+    );
 }
 
 fn symbolic_layout(text: &str) -> Layout {
@@ -87,7 +98,10 @@ fn l7_two_separators() {
 #[test]
 fn l8_split_and_reorder_with_padding() {
     let l = symbolic_layout("lambda m,n,p,q: [m, q//4, n, te.AXIS_SEPARATOR, p, q%4]");
-    assert_eq!(strings(l.physical_shape()), ["M * ceildiv(Q, 4) * N", "P * 4"]);
+    assert_eq!(
+        strings(l.physical_shape()),
+        ["M * ceildiv(Q, 4) * N", "P * 4"]
+    );
     // Not surjective when 4 does not divide Q: the predicate is true exactly
     // on the transformed points no logical index reaches.
     let pred = l.padding_predicate().expect("a padding predicate").clone();

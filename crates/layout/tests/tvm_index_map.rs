@@ -160,7 +160,12 @@ fn nonsurjective_inverse_padding_table() {
                 case.name
             );
         });
-        assert_eq!(padding.is_none(), padded == 0, "{}: predicate present iff padding", case.name);
+        assert_eq!(
+            padding.is_none(),
+            padded == 0,
+            "{}: predicate present iff padding",
+            case.name
+        );
     }
 }
 
@@ -190,7 +195,11 @@ fn nonsurjective_inverse_dynamic_size() {
                 t,
                 &env,
             ) != 0;
-            assert_eq!(eval_expr(&padding, &vars, t, &env) != 0, want, "N = {nv}, {t:?}");
+            assert_eq!(
+                eval_expr(&padding, &vars, t, &env) != 0,
+                want,
+                "N = {nv}, {t:?}"
+            );
             assert_eq!(inverse.map_point(t).unwrap(), vec![4 * t[0] + t[1]]);
         });
     }
@@ -238,7 +247,8 @@ fn index_map_inverse_no_iter() {
     )
     .unwrap();
     let inv = map.inverse(&shape(&[1, 1, 64, 64])).unwrap();
-    let expected = IndexMap::parse("lambda i0, i1, i2, i3: [0, 0, i2 + i1 * 2, i3 + i0 * 32]").unwrap();
+    let expected =
+        IndexMap::parse("lambda i0, i1, i2, i3: [0, 0, i2 + i1 * 2, i3 + i0 * 32]").unwrap();
     assert!(inv.agrees_with(&expected, &[2, 32, 2, 32]).unwrap());
 }
 
@@ -263,7 +273,11 @@ fn map_ndarray_maps_round_trip() {
             assert_eq!(inv.map_point(&t).unwrap(), x, "{text} at {x:?}");
             images.insert(t);
         });
-        assert_eq!(images.len() as i64, post.iter().product::<i64>(), "{text}: bijective");
+        assert_eq!(
+            images.len() as i64,
+            post.iter().product::<i64>(),
+            "{text}: bijective"
+        );
     }
 }
 
@@ -314,7 +328,11 @@ fn te_transform_shapes() {
     ];
     for (text, want) in cases {
         let map = IndexMap::parse(text).unwrap();
-        assert_eq!(ints(&map.map_shape(&shape(&dims)).unwrap()), *want, "{text}");
+        assert_eq!(
+            ints(&map.map_shape(&shape(&dims)).unwrap()),
+            *want,
+            "{text}"
+        );
         map.inverse(&shape(&dims)).unwrap();
     }
     // test_size_one_buffer: extents of one do not confuse the analysis.
@@ -326,16 +344,33 @@ fn te_transform_shapes() {
         });
     }
     // Test2DPhysicalLayout: (2, 3, 4) with the four physical layouts.
-    let cases: &[(&str, &[i64], fn(&[i64]) -> Vec<i64>)] = &[
-        ("lambda i, j, k: [i, j, k]", &[24], |x| vec![x[0] * 12 + x[1] * 4 + x[2]]),
-        ("lambda i, j, k: [i, j, te.AXIS_SEPARATOR, k]", &[6, 4], |x| vec![x[0] * 3 + x[1], x[2]]),
-        ("lambda i, j, k: [k, j, te.AXIS_SEPARATOR, i]", &[12, 2], |x| vec![x[2] * 3 + x[1], x[0]]),
-        ("lambda i, j, k: [i, te.AXIS_SEPARATOR, j, te.AXIS_SEPARATOR, k]", &[2, 3, 4], |x| x.to_vec()),
+    type Expected = fn(&[i64]) -> Vec<i64>;
+    let cases: &[(&str, &[i64], Expected)] = &[
+        ("lambda i, j, k: [i, j, k]", &[24], |x| {
+            vec![x[0] * 12 + x[1] * 4 + x[2]]
+        }),
+        (
+            "lambda i, j, k: [i, j, te.AXIS_SEPARATOR, k]",
+            &[6, 4],
+            |x| vec![x[0] * 3 + x[1], x[2]],
+        ),
+        (
+            "lambda i, j, k: [k, j, te.AXIS_SEPARATOR, i]",
+            &[12, 2],
+            |x| vec![x[2] * 3 + x[1], x[0]],
+        ),
+        (
+            "lambda i, j, k: [i, te.AXIS_SEPARATOR, j, te.AXIS_SEPARATOR, k]",
+            &[2, 3, 4],
+            |x| x.to_vec(),
+        ),
     ];
     for (text, phys, index) in cases {
         let l = Layout::new(shape(&[2, 3, 4]), Some(IndexMap::parse(text).unwrap())).unwrap();
         assert_eq!(ints(l.physical_shape()), *phys, "{text}");
-        for_each_point(&[2, 3, 4], |x| assert_eq!(l.physical_point(x).unwrap(), index(x)));
+        for_each_point(&[2, 3, 4], |x| {
+            assert_eq!(l.physical_point(x).unwrap(), index(x))
+        });
     }
 }
 

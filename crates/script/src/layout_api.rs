@@ -68,9 +68,23 @@ pub(crate) fn transform_layout(
             separators.push(finals.len());
             continue;
         }
-        finals.push(to_index(&Spanned {
+        let index = to_index(&Spanned {
             value: item,
             span: f.span.clone(),
+        });
+        finals.push(index.map_err(|e| {
+            if as_list {
+                Raised::at(
+                    f.span.clone(),
+                    format!(
+                        "{}; `{}` has {ndim} dimensions and the function takes one parameter, so it received the list of indices",
+                        e.message,
+                        op.name()
+                    ),
+                )
+            } else {
+                e
+            }
         })?);
     }
     let map = layout::IndexMap::new(vars, finals, separators)

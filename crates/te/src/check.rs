@@ -109,7 +109,10 @@ pub fn check(
         inputs_by_op.insert(t.op().id(), data.clone());
         let logical: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
         let layout = crate::layout::concrete(s, t, &logical)?;
-        inputs.insert(buf.clone(), crate::layout::physical_data(layout.as_ref(), data)?);
+        inputs.insert(
+            buf.clone(),
+            crate::layout::physical_data(layout.as_ref(), data)?,
+        );
     }
     let run = tir::Interpreter::new()
         .keep_going(true)

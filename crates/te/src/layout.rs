@@ -86,15 +86,21 @@ impl Schedule {
         let mut sources: Vec<IterVar> = Vec::with_capacity(plan.sources.len());
         for src in &plan.sources {
             if !src.offset.is_int(0) {
-                return Err(err(&op, format!("an offset ({}) pads the tensor", src.offset)));
+                return Err(err(
+                    &op,
+                    format!("an offset ({}) pads the tensor", src.offset),
+                ));
             }
             let ivs: Vec<IterVar> = src.indices.iter().map(|&k| axes[k].clone()).collect();
             if ivs.len() > 1 {
                 // Make them adjacent, in order, where the first one is.
                 let leaves = self.stages()[i].leaf_iter_vars().to_vec();
                 let first = leaves.iter().position(|l| ivs.contains(l)).unwrap_or(0);
-                let mut order: Vec<IterVar> =
-                    leaves.iter().filter(|l| !ivs.contains(l)).cloned().collect();
+                let mut order: Vec<IterVar> = leaves
+                    .iter()
+                    .filter(|l| !ivs.contains(l))
+                    .cloned()
+                    .collect();
                 for (k, iv) in ivs.iter().enumerate() {
                     order.insert(first + k, iv.clone());
                 }
@@ -130,10 +136,12 @@ impl Schedule {
                 }
             }
         }
-        let order: Vec<IterVar> = out
-            .into_iter()
-            .collect::<Option<_>>()
-            .ok_or_else(|| err(&op, "a constant transformed index has no loop; use a map without constants"))?;
+        let order: Vec<IterVar> = out.into_iter().collect::<Option<_>>().ok_or_else(|| {
+            err(
+                &op,
+                "a constant transformed index has no loop; use a map without constants",
+            )
+        })?;
         self.reorder(&op, &order)?;
         self.set_layout(&op, map);
         Ok(order)

@@ -189,13 +189,17 @@ impl<'a> Lowerer<'a> {
                 )));
             }
             buffers.push(needs_buffer.then(|| -> Result<Buffer> {
-                let shape =
-                    if params.contains(&i) || style == StorageStyle::Realize || st.is_placeholder()
-                    {
-                        op.shape().to_vec()
-                    } else {
-                        allocation_shape(s, b, i)?
-                    };
+                // A buffer with a layout transform is stored whole: its
+                // layout is a property of the whole tensor.
+                let shape = if params.contains(&i)
+                    || style == StorageStyle::Realize
+                    || st.is_placeholder()
+                    || s.layout(op).is_some()
+                {
+                    op.shape().to_vec()
+                } else {
+                    allocation_shape(s, b, i)?
+                };
                 let buf = Buffer::new(st.name(), op.dtype(), shape);
                 Ok(if params.contains(&i) || st.is_placeholder() {
                     buf
@@ -265,6 +269,7 @@ impl<'a> Lowerer<'a> {
         if self.style == StorageStyle::Realize
             || self.params.contains(&p)
             || self.s.stages()[p].is_placeholder()
+            || self.s.layout(self.s.stages()[p].op()).is_some()
         {
             return idx;
         }

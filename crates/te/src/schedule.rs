@@ -314,7 +314,10 @@ impl Schedule {
 
     /// The layout transform of `op`'s buffer, if any.
     pub fn layout(&self, op: &Operation) -> Option<&layout::IndexMap> {
-        self.layouts.iter().find(|(id, _)| *id == op.id()).map(|(_, m)| m)
+        self.layouts
+            .iter()
+            .find(|(id, _)| *id == op.id())
+            .map(|(_, m)| m)
     }
 
     /// Records the layout transform of `op`'s buffer (see

@@ -26,7 +26,11 @@ pub struct LayoutTransformError {
 
 impl fmt::Display for LayoutTransformError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "cannot lay out buffer `{}`: {}", self.buffer, self.message)
+        write!(
+            f,
+            "cannot lay out buffer `{}`: {}",
+            self.buffer, self.message
+        )
     }
 }
 
@@ -66,7 +70,10 @@ pub fn apply_layout_transforms(
         return Ok((func.clone(), Vec::new()));
     }
     let mut a = Applier {
-        maps: transforms.iter().map(|(b, m)| (b.id(), m.clone())).collect(),
+        maps: transforms
+            .iter()
+            .map(|(b, m)| (b.id(), m.clone()))
+            .collect(),
         scopes: HashMap::new(),
         an: Analyzer::new(),
     };
@@ -76,7 +83,10 @@ pub fn apply_layout_transforms(
         match a.maps.get(&p.id()).cloned() {
             Some(map) => {
                 let (phys, l) = a.lay_out(p, p.shape().to_vec(), map)?;
-                a.scopes.entry(p.id()).or_default().push((phys.clone(), l.clone()));
+                a.scopes
+                    .entry(p.id())
+                    .or_default()
+                    .push((phys.clone(), l.clone()));
                 layouts.push((phys.clone(), l));
                 params.push(phys);
             }
@@ -109,7 +119,11 @@ impl Applier {
         Ok((physical_buffer(b, &l), l))
     }
 
-    fn access(&self, b: &Buffer, indices: &[Expr]) -> Result<Option<(Buffer, Vec<Expr>)>, LayoutTransformError> {
+    fn access(
+        &self,
+        b: &Buffer,
+        indices: &[Expr],
+    ) -> Result<Option<(Buffer, Vec<Expr>)>, LayoutTransformError> {
         let Some((phys, l)) = self.scopes.get(&b.id()).and_then(|v| v.last()) else {
             if self.maps.contains_key(&b.id()) {
                 return Err(LayoutTransformError {
@@ -119,10 +133,12 @@ impl Applier {
             }
             return Ok(None);
         };
-        let idx = l.physical_index(indices).map_err(|e| LayoutTransformError {
-            buffer: b.name().to_string(),
-            message: e.message,
-        })?;
+        let idx = l
+            .physical_index(indices)
+            .map_err(|e| LayoutTransformError {
+                buffer: b.name().to_string(),
+                message: e.message,
+            })?;
         let idx = idx
             .into_iter()
             .map(|e| self.an.simplify(&e).unwrap_or(e))
@@ -137,7 +153,9 @@ impl Applier {
     }
 
     fn value_inner(&self, v: &Value, error: &mut Option<LayoutTransformError>) -> Value {
-        let bx = |x: &Value, error: &mut Option<LayoutTransformError>| Box::new(self.value_inner(x, error));
+        let bx = |x: &Value, error: &mut Option<LayoutTransformError>| {
+            Box::new(self.value_inner(x, error))
+        };
         match v {
             Value::Float(..) | Value::Int(..) | Value::Index(_) => v.clone(),
             Value::Load(l) => match self.access(&l.buffer, &l.indices) {
@@ -170,7 +188,10 @@ impl Applier {
     ) -> Result<Stmt, LayoutTransformError> {
         let map = self.maps[&buffer.id()].clone();
         let (phys, l) = self.lay_out(buffer, shape, map)?;
-        self.scopes.entry(buffer.id()).or_default().push((phys.clone(), l));
+        self.scopes
+            .entry(buffer.id())
+            .or_default()
+            .push((phys.clone(), l));
         let body = self.stmt(body);
         self.scopes.get_mut(&buffer.id()).map(Vec::pop);
         Ok(make(&phys, body?))
@@ -207,13 +228,24 @@ impl Applier {
                 if self.scopes.get(&buffer.id()).is_some_and(|v| !v.is_empty()) {
                     // A parameter: already laid out over its whole shape;
                     // the realize only marks where it is computed.
-                    let (phys, _) = self.scopes[&buffer.id()].last().cloned().expect("non-empty");
-                    let whole = phys.shape().iter().map(|e| Range::from_extent(e.clone())).collect();
+                    let (phys, _) = self.scopes[&buffer.id()]
+                        .last()
+                        .cloned()
+                        .expect("non-empty");
+                    let whole = phys
+                        .shape()
+                        .iter()
+                        .map(|e| Range::from_extent(e.clone()))
+                        .collect();
                     let _ = region;
                     Stmt::realize(&phys, whole, self.stmt(body)?)
                 } else {
                     self.scoped(buffer, buffer.shape().to_vec(), body, |phys, body| {
-                        let whole = phys.shape().iter().map(|e| Range::from_extent(e.clone())).collect();
+                        let whole = phys
+                            .shape()
+                            .iter()
+                            .map(|e| Range::from_extent(e.clone()))
+                            .collect();
                         Stmt::realize(phys, whole, body)
                     })?
                 }

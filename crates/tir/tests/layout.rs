@@ -12,7 +12,11 @@ use tir::{apply_layout_transforms, Buffer, DataType, PrimFunc, Stmt, Value};
 fn seed_program(shape: &[i64]) -> (PrimFunc, Buffer) {
     let x = Buffer::new("x", DataType::Float32, shape.iter().copied());
     let y = Buffer::new("y", DataType::Float32, [1i64]);
-    let load = Stmt::store(&y, [Expr::int(0)], Value::load(&x, [Expr::int(10), Expr::int(15)]));
+    let load = Stmt::store(
+        &y,
+        [Expr::int(0)],
+        Value::load(&x, [Expr::int(10), Expr::int(15)]),
+    );
     let store = Stmt::store(&x, [Expr::int(20), Expr::int(23)], Value::f32(7.0));
     let extents = shape.iter().map(|&d| Expr::int(d)).collect();
     let body = Stmt::allocate(&x, extents, Stmt::seq([load, store]));
@@ -30,12 +34,20 @@ fn lowered(shape: &[i64], map: &str) -> String {
 fn l1_default_flattening() {
     let (f, _) = seed_program(&[2, 3]);
     let flat = tir::flatten(&f).unwrap().func;
-    let text = tir::simplify(&flat.body, &arith::Analyzer::new()).unwrap().to_string();
+    let text = tir::simplify(&flat.body, &arith::Analyzer::new())
+        .unwrap()
+        .to_string();
     assert!(text.contains("allocate x[float32 * 6]"), "{text}");
-    assert!(text.contains("x[45]") && text.contains("x[83] = 7"), "{text}");
+    assert!(
+        text.contains("x[45]") && text.contains("x[83] = 7"),
+        "{text}"
+    );
     // The identity transform gives the same physical buffer.
     let t = lowered(&[2, 3], "lambda i, j: [i, j]");
-    assert!(t.contains("allocate x[float32 * 6]") && t.contains("x[45]") && t.contains("x[83] = 7"), "{t}");
+    assert!(
+        t.contains("allocate x[float32 * 6]") && t.contains("x[45]") && t.contains("x[83] = 7"),
+        "{t}"
+    );
 }
 
 #[test]
@@ -73,7 +85,8 @@ fn l4_nchwc_texture() {
         x.shape().to_vec(),
         Stmt::store(&y, [Expr::int(0)], Value::load(&x, idx)),
     );
-    let map = IndexMap::parse("lambda n, h, w, c: [n, c // 4, h, te.AXIS_SEPARATOR, w, c % 4]").unwrap();
+    let map =
+        IndexMap::parse("lambda n, h, w, c: [n, c // 4, h, te.AXIS_SEPARATOR, w, c % 4]").unwrap();
     let (g, _) = apply_layout_transforms(&PrimFunc::new("f", vec![y], body), &[(x, map)]).unwrap();
     let t = g.to_string();
     assert!(t.contains("allocate x[float32 * 32768 * 256]"), "{t}");
@@ -86,8 +99,21 @@ fn transformed_parameters_keep_their_values() {
     let a = Buffer::new("A", DataType::Float32, [6i64, 10]);
     let b = Buffer::new("B", DataType::Float32, [6i64, 10]);
     let (i, j) = (Var::new("i"), Var::new("j"));
-    let body = Stmt::for_range(&i, 0, 6, Stmt::for_range(&j, 0, 10,
-        Stmt::store(&b, [i.expr(), j.expr()], Value::load(&a, [i.expr(), j.expr()]) + Value::f32(1.0))));
+    let body = Stmt::for_range(
+        &i,
+        0,
+        6,
+        Stmt::for_range(
+            &j,
+            0,
+            10,
+            Stmt::store(
+                &b,
+                [i.expr(), j.expr()],
+                Value::load(&a, [i.expr(), j.expr()]) + Value::f32(1.0),
+            ),
+        ),
+    );
     let f = PrimFunc::new("f", vec![a.clone(), b.clone()], body);
     let ma = IndexMap::parse("lambda i, j: [j, i]").unwrap();
     let mb = IndexMap::parse("lambda i, j: [i, j // 4, te.AXIS_SEPARATOR, j % 4]").unwrap();
@@ -95,10 +121,19 @@ fn transformed_parameters_keep_their_values() {
     let (pa, la) = &layouts[0];
     let (pb, lb) = &layouts[1];
     assert_eq!(pb.shape(), &[Expr::int(18), Expr::int(4)]);
-    let shape_a: Vec<usize> = pa.shape().iter().map(|e| e.as_int().unwrap() as usize).collect();
+    let shape_a: Vec<usize> = pa
+        .shape()
+        .iter()
+        .map(|e| e.as_int().unwrap() as usize)
+        .collect();
     let mut data = tir::Tensor::zeros(&shape_a);
     layout::for_each_point(&[6, 10], |x| {
-        let p: Vec<usize> = la.physical_point(x).unwrap().iter().map(|&v| v as usize).collect();
+        let p: Vec<usize> = la
+            .physical_point(x)
+            .unwrap()
+            .iter()
+            .map(|&v| v as usize)
+            .collect();
         let off = data.offset(&p).unwrap();
         data.data_mut()[off] = (x[0] * 10 + x[1]) as f64;
     });
@@ -106,7 +141,12 @@ fn transformed_parameters_keep_their_values() {
     let run = tir::run(&g, &inputs, &HashMap::new()).unwrap();
     let out = run.tensor(pb).unwrap();
     layout::for_each_point(&[6, 10], |x| {
-        let p: Vec<usize> = lb.physical_point(x).unwrap().iter().map(|&v| v as usize).collect();
+        let p: Vec<usize> = lb
+            .physical_point(x)
+            .unwrap()
+            .iter()
+            .map(|&v| v as usize)
+            .collect();
         assert_eq!(out.get(&p), Some((x[0] * 10 + x[1] + 1) as f64), "{x:?}");
     });
     assert_eq!(run.violation_count(), 0);

@@ -11,7 +11,10 @@ pub fn shape(dims: &[i64]) -> Vec<Expr> {
 
 /// Constant extents of a shape (panics on symbolic ones: tests only).
 pub fn ints(shape: &[Expr]) -> Vec<i64> {
-    shape.iter().map(|e| e.as_int().expect("constant extent")).collect()
+    shape
+        .iter()
+        .map(|e| e.as_int().expect("constant extent"))
+        .collect()
 }
 
 /// Evaluates `lambda a, b: BODY` (a predicate or index in arith syntax) at a
@@ -25,7 +28,10 @@ pub fn eval_lambda(text: &str, point: &[i64], extra: &[(&str, i64)]) -> i64 {
         .split(',')
         .map(|p| scope.get_or_create(p.trim()))
         .collect();
-    let extra_vars: Vec<(Var, i64)> = extra.iter().map(|(n, v)| (scope.get_or_create(n), *v)).collect();
+    let extra_vars: Vec<(Var, i64)> = extra
+        .iter()
+        .map(|(n, v)| (scope.get_or_create(n), *v))
+        .collect();
     let e = arith::parse_in(body.trim(), &mut scope).expect("body parses");
     e.eval(&|v: &Var| {
         vars.iter()
@@ -51,6 +57,8 @@ pub fn eval_expr(e: &Expr, vars: &[Var], point: &[i64], extra: &[(&str, i64)]) -
 /// Every logical point of `dims` and its image.
 pub fn images(map: &IndexMap, dims: &[i64]) -> Vec<(Vec<i64>, Vec<i64>)> {
     let mut out = Vec::new();
-    for_each_point(dims, |p| out.push((p.to_vec(), map.map_point(p).expect("maps"))));
+    for_each_point(dims, |p| {
+        out.push((p.to_vec(), map.map_point(p).expect("maps")))
+    });
     out
 }
