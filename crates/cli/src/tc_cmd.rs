@@ -1,7 +1,6 @@
 //! `rangefinder tc FILE [--size NAME=VALUE]... [--json] [--run] [--seed N]`.
 
 use ariadne::{Color, Config, Label, Report, ReportKind, Source};
-use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
@@ -27,10 +26,6 @@ pub struct TcArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
 }
-
-/// Largest difference between program and definition still counted equal
-/// (elements are stored as `float32`).
-const TOLERANCE: f64 = 1e-4;
 
 /// Runs the subcommand.
 pub fn run(args: TcArgs) -> ExitCode {
@@ -95,74 +90,29 @@ pub fn run(args: TcArgs) -> ExitCode {
         }
     }
     let color = !args.json && std::io::stdout().is_terminal();
-    let mut failed = analysis.syntax_error.is_some();
-    let mut out = String::new();
-    let mut defs_json = Vec::new();
-    if let Some(e) = &analysis.syntax_error {
-        out.push_str(&render(&name, &source, e, color));
-    }
-    for (def, ast) in analysis.defs.iter().zip(&analysis.program.defs) {
-        let check = (!sizes.is_empty()).then(|| tc::bind_sizes(def, &sizes));
-        let diagnostics = match &check {
-            Some(c) => c.diagnostics.clone(),
-            None => def.all_diagnostics(),
-        };
-        let mut run_report = None;
-        let has_errors = diagnostics
-            .iter()
-            .any(|d| d.severity == tc::Severity::Error);
-        let mut run_error = None;
-        // A precondition that fails for the given sizes does not stop the
-        // run: it shows the out-of-bounds reads.
-        if args.run && !def.has_errors() {
-            match tc::lower::run(ast, def, &sizes, args.seed) {
-                Ok(r) => run_report = Some(r),
-                Err(e) => run_error = Some(e),
-            }
+    let options = tc::ReportOptions {
+        sizes,
+        run: args.run,
+        seed: args.seed,
+    };
+    let report = tc::report(&source, &options);
+    if args.json {
+        let text = serde_json::to_string_pretty(&report.to_json(&source)).unwrap_or_default();
+        let _ = writeln!(std::io::stdout(), "{text}");
+    } else {
+        let mut out = String::new();
+        if let Some(e) = &report.analysis.syntax_error {
+            out.push_str(&render(&name, &source, e, color));
         }
-        if has_errors
-            || run_error.is_some()
-            || run_report.as_ref().is_some_and(|r| !r.is_clean(TOLERANCE))
-        {
-            failed = true;
-        }
-        let mut diagnostics = diagnostics;
-        if let Some(e) = run_error {
-            diagnostics.push(e);
-        }
-        if args.json {
-            defs_json.push(def_json(
-                def,
-                check.as_ref(),
-                &diagnostics,
-                &source,
-                run_report.as_ref(),
-            ));
-        } else {
-            def_text(
-                &mut out,
-                def,
-                check.as_ref(),
-                run_report.as_ref(),
-                &sizes,
-                args.seed,
-            );
-            for d in &diagnostics {
+        for (def, r) in report.analysis.defs.iter().zip(&report.defs) {
+            def_text(&mut out, def, r, &options.sizes, args.seed);
+            for d in &r.diagnostics {
                 out.push_str(&render(&name, &source, d, color));
             }
         }
-    }
-    if args.json {
-        let mut root = json!({ "defs": defs_json });
-        if let Some(e) = &analysis.syntax_error {
-            root["diagnostics"] = json!([diag_json(e, &source)]);
-        }
-        let text = serde_json::to_string_pretty(&root).unwrap_or_default();
-        let _ = writeln!(std::io::stdout(), "{text}");
-    } else {
         let _ = std::io::stdout().write_all(out.as_bytes());
     }
-    if failed {
+    if report.failed() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -215,11 +165,12 @@ fn shape_text(shape: &[arith::Expr]) -> String {
 fn def_text(
     out: &mut String,
     def: &tc::DefAnalysis,
-    check: Option<&tc::SizeCheck>,
-    run: Option<&tc::lower::RunReport>,
+    report: &tc::DefReport,
     sizes: &HashMap<String, i64>,
     seed: u64,
 ) {
+    let check = report.check.as_ref();
+    let run = report.run.as_ref();
     let _ = writeln!(out, "def {}", def.name);
     let several = def.stmts.len() > 1;
     for (si, st) in def.stmts.iter().enumerate() {
@@ -291,82 +242,11 @@ fn def_text(
         for v in &r.violations {
             let _ = writeln!(out, "    violation: {v}");
         }
-        let verdict = if r.is_clean(TOLERANCE) {
+        let verdict = if r.is_clean(tc::TOLERANCE) {
             "ok"
         } else {
             "MISMATCH"
         };
         let _ = writeln!(out, "    {verdict}");
     }
-}
-
-fn diag_json(d: &tc::Diagnostic, source: &str) -> Json {
-    let (line, column) = tc::line_column(source, d.span.start);
-    json!({
-        "severity": d.severity.name(),
-        "message": d.message,
-        "span": {"start": d.span.start, "end": d.span.end},
-        "line": line,
-        "column": column,
-    })
-}
-
-fn def_json(
-    def: &tc::DefAnalysis,
-    check: Option<&tc::SizeCheck>,
-    diagnostics: &[tc::Diagnostic],
-    source: &str,
-    run: Option<&tc::lower::RunReport>,
-) -> Json {
-    let mut ranges = Vec::new();
-    for (si, st) in def.stmts.iter().enumerate() {
-        for (ri, r) in st.ranges.iter().enumerate() {
-            let mut obj = json!({
-                "statement": si,
-                "var": r.name,
-                "lower": r.lower.to_string(),
-                "upper": r.upper.to_string(),
-            });
-            if let Some((lo, hi)) = check
-                .and_then(|c| c.ranges.get(si))
-                .and_then(|rs| rs.get(ri).copied().flatten())
-            {
-                obj["lower_value"] = json!(lo);
-                obj["upper_value"] = json!(hi);
-            }
-            ranges.push(obj);
-        }
-    }
-    let outputs: Vec<Json> = def
-        .outputs
-        .iter()
-        .enumerate()
-        .map(|(oi, o)| {
-            let mut obj = json!({
-                "name": o.name,
-                "shape": o.shape.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
-            });
-            if let Some(v) = check.and_then(|c| c.shapes.get(oi).cloned().flatten()) {
-                obj["shape_value"] = json!(v);
-            }
-            obj
-        })
-        .collect();
-    let mut obj = json!({
-        "name": def.name,
-        "ranges": ranges,
-        "outputs": outputs,
-        "diagnostics": diagnostics.iter().map(|d| diag_json(d, source)).collect::<Vec<_>>(),
-    });
-    if let Some(r) = run {
-        obj["run"] = json!({
-            "lowered": r.lowered,
-            "not_lowered": r.not_lowered,
-            "compared": r.compared,
-            "max_abs_error": r.max_abs_error,
-            "out_of_bounds": r.out_of_bounds,
-            "ok": r.is_clean(TOLERANCE),
-        });
-    }
-    obj
 }

@@ -22,6 +22,7 @@ mod infer;
 mod lexer;
 pub mod lower;
 mod parser;
+mod report;
 pub mod sema;
 mod sizes;
 
@@ -31,6 +32,7 @@ pub use infer::{
 };
 pub use lexer::{lex, Tok, Token};
 pub use parser::{parse, MAX_NESTING};
+pub use report::{diagnostic_json, report, DefReport, ReportOptions, SourceReport, TOLERANCE};
 pub use sizes::{bind_sizes, SizeCheck};
 
 /// A whole source analysed: its syntax tree, one analysis per definition,
