@@ -20,6 +20,7 @@ from ._native import (
     Analyzer,
     ConstIntBound,
     Error,
+    IndexMap,
     IndexingMap,
     IntervalSet,
     ModularSet,
@@ -27,12 +28,13 @@ from ._native import (
     simplify,
 )
 from ._native import te_report as _te_report
-from . import hlo
+from . import hlo, tc
 
 __all__ = [
     "Analyzer",
     "ConstIntBound",
     "Error",
+    "IndexMap",
     "IndexingMap",
     "IntervalSet",
     "ModularSet",
@@ -41,6 +43,7 @@ __all__ = [
     "report",
     "report_text",
     "simplify",
+    "tc",
 ]
 
 

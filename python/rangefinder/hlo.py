@@ -1,5 +1,6 @@
 """Indexing maps of HLO modules, as ``rangefinder hlo`` gives them."""
 
+import json
 import os
 
 from ._native import hlo_analyze as _analyze
@@ -11,15 +12,20 @@ def analyze(text_or_path, instruction=None, output=0, input_to_output=False, to_
     """The indexing maps of one instruction of an HLO module.
 
     ``text_or_path`` is the module's text or a path to it. ``instruction``
-    names the instruction (default: the entry computation's ROOT);
-    ``input_to_output`` asks for input-to-output maps; ``to_parameters``
-    maps the whole computation to its parameters. Returns a dict with
-    ``instruction``, ``direction`` and ``operands``, each operand a dict with
-    ``index``, ``name``, ``maps`` (:class:`rangefinder.IndexingMap` objects)
-    and ``unsupported`` (the reason, or None), as ``rangefinder hlo --json``.
+    names the instruction (``NAME`` or ``COMPUTATION/NAME``; default: the
+    entry computation's ROOT); ``input_to_output`` asks for input-to-output
+    maps; ``to_parameters`` maps the whole computation to its parameters.
+    Returns what ``rangefinder hlo --json`` prints (``instruction``,
+    ``direction``, ``warnings``, ``operands``), with each operand's ``maps``
+    as :class:`rangefinder.IndexingMap` objects; ``details`` keeps their
+    tuple elements, runtime variables and widening as the command gives them.
     """
     text = _read(text_or_path)
-    return _analyze(text, instruction, output, input_to_output, to_parameters)
+    report, maps = _analyze(text, instruction, output, input_to_output, to_parameters)
+    result = json.loads(report)
+    for operand, objects in zip(result["operands"], maps):
+        operand["maps"] = objects
+    return result
 
 
 def _read(text_or_path):

@@ -3,7 +3,6 @@
 use crate::error::{error, error_at};
 use crate::maps_api::IndexingMap;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
 
 /// Registers the function on `m`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -11,18 +10,18 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 }
 
 /// The maps of `instruction` (default: the entry computation's ROOT) of the
-/// HLO module `text`, as `rangefinder hlo --json` gives them, with maps as
-/// `IndexingMap` objects.
+/// HLO module `text`: the JSON text `rangefinder hlo --json` prints, and
+/// per operand its maps as `IndexingMap` objects.
 #[pyfunction]
 #[pyo3(signature = (text, instruction=None, output=0, input_to_output=false, to_parameters=false))]
-fn hlo_analyze<'py>(
-    py: Python<'py>,
+fn hlo_analyze(
+    py: Python<'_>,
     text: &str,
     instruction: Option<String>,
     output: usize,
     input_to_output: bool,
     to_parameters: bool,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<(String, Vec<Vec<IndexingMap>>)> {
     let module = hlo::parse_module(text).map_err(|e| error_at(py, text, &e.to_string(), Some(e.span.clone())))?;
     let query = hlo::Query {
         instruction,
@@ -31,28 +30,15 @@ fn hlo_analyze<'py>(
         to_parameters,
         physical_layout: false,
     };
-    let result = hlo::analyze(&module, &query).map_err(error)?;
-    let out = PyDict::new(py);
-    out.set_item("instruction", &result.instruction)?;
-    out.set_item("direction", result.direction.as_str())?;
-    let operands = PyList::empty(py);
-    for e in &result.operands {
-        let d = PyDict::new(py);
-        d.set_item("index", e.index)?;
-        d.set_item("name", &e.name)?;
-        match &e.indexing {
-            hlo::OperandIndexing::Maps(maps) => {
-                let list = PyList::new(py, maps.iter().map(|m| IndexingMap { map: m.map.clone() }))?;
-                d.set_item("maps", list)?;
-                d.set_item("unsupported", py.None())?;
-            }
-            hlo::OperandIndexing::Unsupported(reason) => {
-                d.set_item("maps", PyList::empty(py))?;
-                d.set_item("unsupported", reason)?;
-            }
-        }
-        operands.append(d)?;
-    }
-    out.set_item("operands", operands)?;
-    Ok(out)
+    let result = hlo::analyze(&module, &query).map_err(|e| error(e.to_string()))?;
+    let json = serde_json::to_string(&hlo::JsonReport::of(&result)).map_err(|e| error(e.to_string()))?;
+    let maps = result
+        .operands
+        .iter()
+        .map(|e| match &e.indexing {
+            hlo::OperandIndexing::Maps(maps) => maps.iter().map(|m| IndexingMap { map: m.map.clone() }).collect(),
+            hlo::OperandIndexing::Unsupported(_) => Vec::new(),
+        })
+        .collect();
+    Ok((json, maps))
 }

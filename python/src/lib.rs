@@ -11,7 +11,9 @@ mod arith_api;
 mod error;
 mod expr;
 mod hlo_api;
+mod layout_api;
 mod maps_api;
+mod tc_api;
 mod te_api;
 mod te_objects;
 
@@ -22,5 +24,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     maps_api::register(m)?;
     hlo_api::register(m)?;
     te_api::register(m)?;
+    layout_api::register(m)?;
+    tc_api::register(m)?;
     Ok(())
 }

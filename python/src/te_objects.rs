@@ -586,6 +586,13 @@ impl Stage {
         self.with(py, |s| s.bind(&self.op, &iv, &thread))
     }
 
+    /// `transform_layout(fn)`: stores the tensor in the layout `fn`
+    /// describes (a function, lambda text or `IndexMap`); returns the new
+    /// axes, which the stage iterates over.
+    fn transform_layout(&self, py: Python<'_>, mapping: &Bound<'_, PyAny>) -> PyResult<Vec<IterVar>> {
+        crate::layout_api::transform_layout(py, self, mapping)
+    }
+
     /// `set_scope("shared")`.
     fn set_scope(&self, py: Python<'_>, scope: &str) -> PyResult<()> {
         let mut s = self.sched.bind(py).try_borrow_mut()?;

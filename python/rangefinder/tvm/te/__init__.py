@@ -1,11 +1,13 @@
 """``tvm.te``: tensors, computations, reductions and schedules."""
 
 from ... import _native
-from ..._native import IterVar, Operation, PrimExpr, Schedule, Stage, Tensor
+from ..._native import AXIS_SEPARATOR, IndexMap, IterVar, Operation, PrimExpr, Schedule, Stage, Tensor
 from .._session import session
 from . import schedule
 
 __all__ = [
+    "AXIS_SEPARATOR",
+    "IndexMap",
     "IterVar",
     "Operation",
     "PrimExpr",

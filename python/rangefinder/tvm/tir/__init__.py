@@ -1,10 +1,11 @@
 """``tvm.tir``: expressions and the integer operators on them."""
 
 from ... import _native
-from ..._native import IterVar, PrimExpr, PrimFunc
+from ..._native import IndexMap, IterVar, PrimExpr, PrimFunc
 from . import stmt_functor
 
 __all__ = [
+    "IndexMap",
     "IntImm",
     "IterVar",
     "PrimExpr",

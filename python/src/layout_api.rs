@@ -1,0 +1,203 @@
+//! `rangefinder.IndexMap` (buffer layout transforms, TVM's `IndexMap`),
+//! `Stage.transform_layout` and `te.AXIS_SEPARATOR`.
+
+use crate::error::{error, error_at};
+use crate::expr::{to_index, PrimExpr};
+use crate::te_objects::{IterVar, Stage};
+use arith::{Expr, Var};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+
+/// Registers the classes on `m`.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<IndexMap>()?;
+    m.add_class::<AxisSeparator>()?;
+    m.add("AXIS_SEPARATOR", AxisSeparator)?;
+    Ok(())
+}
+
+/// `te.AXIS_SEPARATOR`: in a transform's result, separates the groups of
+/// transformed axes that flatten into separate physical axes.
+#[pyclass(frozen, name = "AxisSeparator", module = "rangefinder.tvm.te")]
+pub struct AxisSeparator;
+
+#[pymethods]
+impl AxisSeparator {
+    fn __repr__(&self) -> &'static str {
+        "te.AXIS_SEPARATOR"
+    }
+}
+
+/// A layout transform: logical indices to transformed indices, with axis
+/// separators (TVM's `IndexMap`).
+///
+/// Built from lambda text (`IndexMap("lambda i, j: [j // 4, i, j % 4]")`)
+/// or from a Python function (`IndexMap(lambda i, j: [j // 4, i, j % 4])`).
+/// Shapes are lists of integers or expressions.
+#[pyclass(frozen, skip_from_py_object, name = "IndexMap", module = "rangefinder")]
+#[derive(Clone)]
+pub struct IndexMap {
+    pub map: layout::IndexMap,
+}
+
+/// A layout error, pointing into the map's text when there is one.
+fn layout_error(py: Python<'_>, text: Option<&str>, e: layout::LayoutError) -> PyErr {
+    match text {
+        Some(t) => error_at(py, t, &e.message, e.span),
+        None => error(e.message),
+    }
+}
+
+/// The map a Python function describes: called with one variable per
+/// parameter (or `ndim` of them for `*indices`).
+fn from_function(f: &Bound<'_, PyAny>, ndim: Option<usize>) -> PyResult<layout::IndexMap> {
+    const CO_VARARGS: u32 = 0x04;
+    let code = f.getattr("__code__")?;
+    let argcount: usize = code.getattr("co_argcount")?.extract()?;
+    let flags: u32 = code.getattr("co_flags")?.extract()?;
+    let names: Vec<String> = code.getattr("co_varnames")?.extract()?;
+    let names: Vec<String> = if argcount == 0 && flags & CO_VARARGS != 0 {
+        let n = ndim.ok_or_else(|| {
+            PyValueError::new_err("a `*indices` function needs `ndim=` (the number of logical axes)")
+        })?;
+        (0..n).map(|d| format!("i{d}")).collect()
+    } else {
+        names.into_iter().take(argcount).collect()
+    };
+    let vars: Vec<Var> = names.iter().map(Var::new).collect();
+    let args = PyTuple::new(f.py(), vars.iter().map(|v| PrimExpr::index(v.expr())))?;
+    let result = f.call1(args)?;
+    let items: Vec<Bound<'_, PyAny>> = match result.cast::<PyList>() {
+        Ok(l) => l.iter().collect(),
+        Err(_) => result.try_iter()?.collect::<PyResult<Vec<_>>>()?,
+    };
+    let mut finals = Vec::new();
+    let mut separators = Vec::new();
+    for item in items {
+        if item.extract::<PyRef<'_, AxisSeparator>>().is_ok() {
+            separators.push(finals.len());
+        } else {
+            finals.push(to_index(&item)?);
+        }
+    }
+    layout::IndexMap::new(vars, finals, separators).map_err(|e| error(e.message))
+}
+
+fn shape_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Expr>> {
+    obj.try_iter()?.map(|d| to_index(&d?)).collect()
+}
+
+fn exprs(py: Python<'_>, v: Vec<Expr>) -> PyResult<Py<PyAny>> {
+    match v.iter().map(Expr::as_int).collect::<Option<Vec<i64>>>() {
+        Some(ints) => Ok(PyList::new(py, ints)?.into_any().unbind()),
+        None => Ok(PyList::new(py, v.into_iter().map(PrimExpr::index))?.into_any().unbind()),
+    }
+}
+
+#[pymethods]
+impl IndexMap {
+    /// From lambda text or a Python function (`ndim` for `*indices`).
+    #[new]
+    #[pyo3(signature = (mapping, ndim=None))]
+    fn py_new(py: Python<'_>, mapping: &Bound<'_, PyAny>, ndim: Option<usize>) -> PyResult<IndexMap> {
+        if let Ok(s) = mapping.cast::<PyString>() {
+            let text = s.to_cow()?;
+            return layout::IndexMap::parse(&text)
+                .map(|map| IndexMap { map })
+                .map_err(|e| layout_error(py, Some(&text), e));
+        }
+        Ok(IndexMap {
+            map: from_function(mapping, ndim)?,
+        })
+    }
+
+    /// The transformed index of a logical one: integers for integers,
+    /// expressions otherwise.
+    fn map_indices(&self, py: Python<'_>, indices: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        if let Ok(ints) = indices.extract::<Vec<i64>>() {
+            let out = self.map.map_point(&ints).map_err(|e| error(e.message))?;
+            return Ok(PyList::new(py, out)?.into_any().unbind());
+        }
+        let out = self
+            .map
+            .map_indices(&shape_of(indices)?)
+            .map_err(|e| error(e.message))?;
+        exprs(py, out)
+    }
+
+    /// The transformed shape of a logical shape (`ceildiv` where a split
+    /// does not divide).
+    fn map_shape(&self, py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let out = self.map.map_shape(&shape_of(shape)?).map_err(|e| error(e.message))?;
+        exprs(py, out)
+    }
+
+    /// The inverse on `shape`; an error unless the map is a bijection there.
+    fn inverse(&self, shape: &Bound<'_, PyAny>) -> PyResult<IndexMap> {
+        self.map
+            .inverse(&shape_of(shape)?)
+            .map(|map| IndexMap { map })
+            .map_err(|e| error(e.message))
+    }
+
+    /// `(inverse, padding_predicate)`: the predicate (over the transformed
+    /// axes) holds exactly on the transformed indices no logical index
+    /// reaches; `None` where every one is reached.
+    fn non_surjective_inverse(&self, shape: &Bound<'_, PyAny>) -> PyResult<(IndexMap, Option<PrimExpr>)> {
+        let (map, pred) = self
+            .map
+            .non_surjective_inverse(&shape_of(shape)?)
+            .map_err(|e| error(e.message))?;
+        Ok((IndexMap { map }, pred.map(PrimExpr::index)))
+    }
+
+    /// Raises `rangefinder.Error`, naming two logical indices that land on
+    /// one place, unless the map is injective on `shape`.
+    fn check_injective(&self, shape: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.map
+            .check_injective(&shape_of(shape)?)
+            .map_err(|e| error(e.message))
+    }
+
+    /// The physical shape: transformed axes between separators flattened
+    /// row-major.
+    fn physical_shape(&self, py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let l = layout::Layout::new(shape_of(shape)?, Some(self.map.clone())).map_err(|e| error(e.message))?;
+        exprs(py, l.physical_shape().to_vec())
+    }
+
+    /// The physical index of a logical index in a buffer of `shape`.
+    fn physical_index(&self, py: Python<'_>, shape: &Bound<'_, PyAny>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let l = layout::Layout::new(shape_of(shape)?, Some(self.map.clone())).map_err(|e| error(e.message))?;
+        let out = l.physical_index(&shape_of(index)?).map_err(|e| error(e.message))?;
+        exprs(py, out)
+    }
+
+    /// The separator positions among the transformed axes.
+    #[getter]
+    fn axis_separators(&self) -> Vec<usize> {
+        self.map.axis_separators().to_vec()
+    }
+
+    fn __str__(&self) -> String {
+        self.map.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("IndexMap({:?})", self.map.to_string())
+    }
+}
+
+/// `s[T].transform_layout(fn)`: the stage's new axes.
+pub fn transform_layout(py: Python<'_>, stage: &Stage, mapping: &Bound<'_, PyAny>) -> PyResult<Vec<IterVar>> {
+    let ndim = stage.op.shape().len();
+    let map = match mapping.extract::<PyRef<'_, IndexMap>>() {
+        Ok(m) => m.map.clone(),
+        Err(_) => IndexMap::py_new(py, mapping, Some(ndim))?.map,
+    };
+    let mut s = stage.sched.bind(py).try_borrow_mut()?;
+    s.s.transform_layout(&stage.op, map)
+        .map(|ivs| ivs.into_iter().map(|iv| IterVar { iv }).collect())
+        .map_err(|e| crate::error::tvm_error(py, e.message))
+}

@@ -1,0 +1,30 @@
+"""`rangefinder.tc.infer` gives what `rangefinder tc --json` gives."""
+
+import json
+
+import pytest
+
+import rangefinder
+from conftest import EXAMPLES
+
+SOURCES = sorted((EXAMPLES / "tc").glob("*.tc"))
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)
+def test_infer_matches_the_command(path, cli):
+    expected = json.loads(cli("tc", path, "--json", check=False).stdout)
+    assert rangefinder.tc.infer(path.read_text()) == expected
+
+
+def test_sizes_and_run():
+    src = "def f(float(N) A) -> (B) { B(i) = A(i) + A(i + 2) }"
+    r = rangefinder.tc.infer(src, {"N": 10}, run=True)
+    (rng,) = r["defs"][0]["ranges"]
+    assert (rng["lower"], rng["upper"], rng["upper_value"]) == ("0", "N - 2", 8)
+    assert r["defs"][0]["run"]["ok"] and r["defs"][0]["run"]["out_of_bounds"] == 0
+
+
+def test_errors_are_diagnostics_with_positions():
+    r = rangefinder.tc.infer("def f(float(N) A) -> (B) { B(i) = A(i) + C(i) }")
+    (d,) = [d for d in r["defs"][0]["diagnostics"] if d["severity"] == "error"]
+    assert d["line"] == 1 and d["span"]["start"] < d["span"]["end"]
