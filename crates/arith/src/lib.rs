@@ -44,6 +44,7 @@ pub use modular::Modular;
 pub use parse::{parse, parse_in, parse_range_spec, parse_with_scope};
 pub use range::Range;
 pub use scope::Scope;
+pub use simplify::rules::rule_hits;
 pub use simplify::Info;
 pub mod int_set;
 pub mod iter_map;

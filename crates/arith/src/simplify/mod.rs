@@ -17,6 +17,7 @@ mod div;
 mod logic;
 mod minmax;
 mod product;
+pub(crate) mod rules;
 mod select;
 pub(crate) mod sum;
 
