@@ -286,12 +286,20 @@ impl Analyzer {
     }
 
     fn structural_info_small(&self, e: &Expr) -> Info {
-        let kids: smallvec::SmallVec<[Info; 3]> = e
-            .children()
-            .into_iter()
-            .map(|c| self.structural_info_small(c))
-            .collect();
-        self.node_info(e, &kids)
+        use ExprKind::*;
+        match e.kind() {
+            Int(_) | Bool(_) | Var(_) => self.node_info(e, &[]),
+            Not(_) | Cmp(..) | And(..) | Or(..) => Info::BOOL,
+            Select(_, a, b) => {
+                let kids = [Info::BOOL, self.structural_info_small(a), self.structural_info_small(b)];
+                self.node_info(e, &kids)
+            }
+            Add(a, b) | Sub(a, b) | Mul(a, b) | FloorDiv(a, b) | FloorMod(a, b) | CeilDiv(a, b)
+            | Min(a, b) | Max(a, b) => {
+                let kids = [self.structural_info_small(a), self.structural_info_small(b)];
+                self.node_info(e, &kids)
+            }
+        }
     }
 
     /// Bounds and alignment of one node from those of its children.
