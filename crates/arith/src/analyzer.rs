@@ -286,12 +286,20 @@ impl Analyzer {
     }
 
     fn structural_info_small(&self, e: &Expr) -> Info {
-        let kids: smallvec::SmallVec<[Info; 3]> = e
-            .children()
-            .into_iter()
-            .map(|c| self.structural_info_small(c))
-            .collect();
-        self.node_info(e, &kids)
+        use ExprKind::*;
+        match e.kind() {
+            Int(_) | Bool(_) | Var(_) => self.node_info(e, &[]),
+            Not(_) | Cmp(..) | And(..) | Or(..) => Info::BOOL,
+            Select(_, a, b) => {
+                let kids = [Info::BOOL, self.structural_info_small(a), self.structural_info_small(b)];
+                self.node_info(e, &kids)
+            }
+            Add(a, b) | Sub(a, b) | Mul(a, b) | FloorDiv(a, b) | FloorMod(a, b) | CeilDiv(a, b)
+            | Min(a, b) | Max(a, b) => {
+                let kids = [self.structural_info_small(a), self.structural_info_small(b)];
+                self.node_info(e, &kids)
+            }
+        }
     }
 
     /// Bounds and alignment of one node from those of its children.
@@ -408,11 +416,49 @@ impl Analyzer {
         finite && !self.may_overflow(e)
     }
 
+    /// Whether every constant of `e` and every variable's range lies within
+    /// `±2^12` and `e` has at most three multiplications. For a tree of at
+    /// most 16 nodes (at most 8 leaves) that bounds every intermediate
+    /// value by `8 * 16 * 2^48 < 2^63`: no product of four factors whose
+    /// leaf counts add up to 8 exceeds `16 * (2^12)^4`, and division,
+    /// modulo, `min`, `max` and `select` never exceed their operands.
+    fn all_small(&self, e: &Expr) -> bool {
+        fn rec(an: &Analyzer, e: &Expr, muls: &mut u32) -> bool {
+            const SMALL: i64 = 1 << 12;
+            use ExprKind::*;
+            match e.kind() {
+                Int(v) => v.unsigned_abs() <= SMALL as u64,
+                Bool(_) => true,
+                Var(v) => {
+                    let b = an.var_bound(v);
+                    b.all_ge(-SMALL) && b.all_le(SMALL)
+                }
+                Not(a) => rec(an, a, muls),
+                Select(c, a, b) => rec(an, c, muls) && rec(an, a, muls) && rec(an, b, muls),
+                Mul(a, b) => {
+                    *muls += 1;
+                    *muls <= 3 && rec(an, a, muls) && rec(an, b, muls)
+                }
+                Add(a, b) | Sub(a, b) | FloorDiv(a, b) | FloorMod(a, b) | CeilDiv(a, b)
+                | Min(a, b) | Max(a, b) | Cmp(_, a, b) | And(a, b) | Or(a, b) => {
+                    rec(an, a, muls) && rec(an, b, muls)
+                }
+            }
+        }
+        rec(self, e, &mut 0)
+    }
+
     /// Whether some node of `e` may leave the `i64` range for variable
     /// values inside their (finite) ranges. Nodes over unbounded variables
     /// are not judged. Each distinct node is visited once, without
     /// recursion.
     pub(crate) fn may_overflow(&self, e: &Expr) -> bool {
+        // Small trees whose constants and variable ranges are all small
+        // cannot reach 2^63: each node at most squares the largest
+        // magnitude below it, and they have few multiplications.
+        if e.node_count() <= 16 && self.all_small(e) {
+            return false;
+        }
         type W = Option<(i128, i128)>;
         let mut overflow = false;
         let range = |x: i128, y: i128, overflow: &mut bool| -> W {
@@ -422,7 +468,7 @@ impl Analyzer {
             }
             Some((x.clamp(lo, hi), y.clamp(lo, hi)))
         };
-        crate::walk::fold(e, &mut HashMap::new(), |n, kids: &[W]| -> W {
+        let node = |n: &Expr, kids: &[W], overflow: &mut bool| -> W {
             use ExprKind::*;
             match n.kind() {
                 Int(v) => Some((*v as i128, *v as i128)),
@@ -433,22 +479,22 @@ impl Analyzer {
                 }
                 Add(..) => {
                     let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
-                    range(a0 + b0, a1 + b1, &mut overflow)
+                    range(a0 + b0, a1 + b1, overflow)
                 }
                 Sub(..) => {
                     let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
-                    range(a0 - b1, a1 - b0, &mut overflow)
+                    range(a0 - b1, a1 - b0, overflow)
                 }
                 Mul(..) => {
                     let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
                     let c = [a0 * b0, a0 * b1, a1 * b0, a1 * b1];
-                    range(*c.iter().min()?, *c.iter().max()?, &mut overflow)
+                    range(*c.iter().min()?, *c.iter().max()?, overflow)
                 }
                 FloorDiv(..) | FloorMod(..) | CeilDiv(..) => {
                     let (a, b) = (kids[0]?, kids[1]?);
                     // Only i64::MIN // -1 leaves the range.
                     if a.0 == i64::MIN as i128 && b.0 <= -1 && -1 <= b.1 {
-                        overflow = true;
+                        *overflow = true;
                     }
                     let ((a0, a1), (b0, b1)) = (a, b);
                     if let FloorMod(..) = n.kind() {
@@ -482,7 +528,7 @@ impl Analyzer {
                         }
                     }
                     let (l, h) = out?;
-                    range(l, h, &mut overflow)
+                    range(l, h, overflow)
                 }
                 Min(..) => {
                     let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
@@ -497,7 +543,34 @@ impl Analyzer {
                     Some((a0.min(b0), a1.max(b1)))
                 }
             }
-        });
+        };
+        // Small trees recurse (depth at most their size); large ones are
+        // walked on an explicit stack with a memo by node identity.
+        if e.node_count() <= 4096 {
+            fn rec(e: &Expr, f: &dyn Fn(&Expr, &[W], &mut bool) -> W, o: &mut bool) -> W {
+                use ExprKind::*;
+                match e.kind() {
+                    Int(_) | Bool(_) | Var(_) => f(e, &[], o),
+                    Not(a) => {
+                        let x = rec(a, f, o);
+                        f(e, &[x], o)
+                    }
+                    Select(c, a, b) => {
+                        let (x, y, z) = (rec(c, f, o), rec(a, f, o), rec(b, f, o));
+                        f(e, &[x, y, z], o)
+                    }
+                    Add(a, b) | Sub(a, b) | Mul(a, b) | FloorDiv(a, b) | FloorMod(a, b)
+                    | CeilDiv(a, b) | Min(a, b) | Max(a, b) | Cmp(_, a, b) | And(a, b)
+                    | Or(a, b) => {
+                        let (x, y) = (rec(a, f, o), rec(b, f, o));
+                        f(e, &[x, y], o)
+                    }
+                }
+            }
+            rec(e, &node, &mut overflow);
+        } else {
+            crate::walk::fold(e, &mut HashMap::new(), |n, kids: &[W]| node(n, kids, &mut overflow));
+        }
         overflow
     }
 

@@ -209,10 +209,17 @@ impl ConstBound {
     /// Bounds of `a + b`.
     #[inline]
     pub fn add(self, o: ConstBound) -> ConstBound {
-        ConstBound {
-            min: to_lo(lo(self.min) + lo(o.min)),
-            max: to_hi(hi(self.max) + hi(o.max)),
-        }
+        // The common case in i64; the widened arithmetic only for
+        // infinities and overflow.
+        let min = match self.min.checked_add(o.min) {
+            Some(v) if self.min != NEG_INF && o.min != NEG_INF => v,
+            _ => to_lo(lo(self.min) + lo(o.min)),
+        };
+        let max = match self.max.checked_add(o.max) {
+            Some(v) if self.max != POS_INF && o.max != POS_INF => v,
+            _ => to_hi(hi(self.max) + hi(o.max)),
+        };
+        ConstBound { min, max }
     }
 
     /// Bounds of `-a`.
@@ -247,6 +254,18 @@ impl ConstBound {
     /// Bounds of `a * c`.
     #[inline]
     pub fn mul_const(self, c: i64) -> ConstBound {
+        if c == 1 {
+            return self;
+        }
+        if self.is_finite() {
+            if let (Some(x), Some(y)) = (self.min.checked_mul(c), self.max.checked_mul(c)) {
+                let (x, y) = if c >= 0 { (x, y) } else { (y, x) };
+                return ConstBound {
+                    min: to_lo(x as i128),
+                    max: to_hi(y as i128),
+                };
+            }
+        }
         let (x, y) = (wide_mul(lo(self.min), c as i128), wide_mul(hi(self.max), c as i128));
         let (x, y) = if c >= 0 { (x, y) } else { (y, x) };
         ConstBound {

@@ -24,9 +24,11 @@
 
 mod analyzer;
 mod bound;
+mod compiled;
 mod error;
 mod eval;
 mod expr;
+mod linear;
 mod modular;
 pub mod num;
 mod parse;
@@ -38,6 +40,8 @@ mod walk;
 
 pub use analyzer::Analyzer;
 pub use bound::{ConstBound, NEG_INF, POS_INF};
+pub use compiled::Compiled;
+pub use linear::LinearForm;
 pub use error::{ArithError, ErrorKind, Result};
 pub use expr::{CmpOp, Expr, ExprKind, Type, Var};
 pub use modular::Modular;
@@ -47,6 +51,7 @@ pub use parse::{
 };
 pub use range::Range;
 pub use scope::Scope;
+pub use simplify::rules::rule_hits;
 pub use simplify::Info;
 pub mod int_set;
 pub mod iter_map;

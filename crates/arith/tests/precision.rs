@@ -68,3 +68,14 @@ fn division_and_max_by_ranges() {
     assert_eq!(simplified("max(z % y, y)", &[("y", 1, 9), ("z", -9, 9)]), "y");
     assert_eq!(simplified("min(z % y, y)", &[("y", 1, 9), ("z", -9, 9)]), "z % y");
 }
+
+/// The bound-based rule behind TVM's `TestFloorModTwo`: a numerator whose
+/// atom takes two values is affine in it.
+#[test]
+fn divisions_of_two_valued_numerators_are_affine() {
+    assert_eq!(simplified("(x % 2 + 1) // 2", &[("x", -6, 6)]), "x % 2");
+    assert_eq!(simplified("(x % 2 + 3) // 2", &[("x", -6, 6)]), "x % 2 + 1");
+    assert_eq!(simplified("(x % 2 * 3 + 4) // 2", &[("x", -6, 6)]), "x % 2 + 2");
+    assert_eq!(simplified("(1 - x % 2) // 2", &[("x", -6, 6)]), "0");
+    assert_eq!(simplified("(y + 1) // 2", &[("y", 4, 6)]), "y - 2");
+}

@@ -353,14 +353,23 @@ impl Simplifier<'_> {
         // A sum whose remainder part has modulus information: ((x % 2) + 1) // 2
         // is x % 2 when the numerator is in [1, 2].
         let r = rest.rebuild();
-        if let (Some(m), Some(k)) = (single_mod_atom(rest), rest.as_const_offset()) {
-            // (X % c + (c - 1)) // c == min(X % c, 1)... only the c == 2 case
-            // is a pure atom: (X % 2 + 1) // 2 == X % 2.
-            if c == 2 && k == 1 && matches!(m.kind(), ExprKind::FloorMod(_, two) if two.is_int(2)) {
-                return Ok(m.clone());
+        let plain = Expr::floor_div(r, Expr::int(c));
+        // A numerator `k*A + b` whose atom takes two values `lo` and
+        // `lo + 1` is affine in it: `q(lo) + (q(lo + 1) - q(lo)) * (A - lo)`
+        // (`(x % 2 + 1) // 2` is `x % 2`).
+        if let ([t], b) = (rest.terms.as_slice(), rest.konst) {
+            let ab = t.info.map_or_else(|| self.info(&t.atom).bound, |i| i.bound);
+            if ab.is_finite() && ab.max.checked_sub(ab.min) == Some(1) {
+                let at = |v: i64| num::floor_div(num::add(num::mul(t.coeff, v)?, b)?, c);
+                let (q0, q1) = (at(ab.min)?, at(ab.max)?);
+                let mut s = Sum::constant(num::sub(q0, num::mul(q1 - q0, ab.min)?)?);
+                s.add_atom(&t.atom, q1 - q0)?;
+                if s.cost() <= plain.node_count() {
+                    return Ok(s.rebuild());
+                }
             }
         }
-        Ok(Expr::floor_div(r, Expr::int(c)))
+        Ok(plain)
     }
 
     /// `a % b` for simplified operands.
@@ -715,16 +724,4 @@ fn fits_in_block(b: ConstBound, c: i64) -> Result<Option<i64>> {
     Ok((lo == hi).then_some(lo))
 }
 
-fn single_mod_atom(s: &Sum) -> Option<&Expr> {
-    match s.terms.as_slice() {
-        [t] if t.coeff == 1 && matches!(t.atom.kind(), ExprKind::FloorMod(..)) => Some(&t.atom),
-        _ => None,
-    }
-}
 
-impl Sum {
-    /// The constant, when the sum is one unit atom plus a constant.
-    fn as_const_offset(&self) -> Option<i64> {
-        (self.terms.len() == 1 && self.terms[0].coeff == 1).then_some(self.konst)
-    }
-}

@@ -80,24 +80,10 @@ impl Simplifier<'_> {
         if let Some(r) = self.pull_common(&a, &b, &sa, &sb, is_min)? {
             return Ok(r);
         }
-        // min(max(y, x), max(z, x)) -> max(min(y, z), x)
-        if let (Some((p, q)), Some((r, s))) = (split(&a, !is_min), split(&b, !is_min)) {
-            let common = if q == s {
-                Some((q, p, r))
-            } else if p == r {
-                Some((p, q, s))
-            } else if p == s {
-                Some((p, q, r))
-            } else if q == r {
-                Some((q, p, s))
-            } else {
-                None
-            };
-            if let Some((x, y, z)) = common {
-                let (inner, ii) = self.visit_min_max(y, z, is_min)?;
-                let ix = self.info(x);
-                return self.min_max_simplified(inner, ii, x.clone(), ix, !is_min);
-            }
+        // The rule table (`rules.rs`): absorption, common operands,
+        // divisions by one constant, selects on one condition.
+        if let Some(r) = super::rules::apply(super::rules::min_max_rules(), &make(is_min, a.clone(), b.clone())) {
+            return self.visit(&r);
         }
         // min(max(p, q), min(.., p, ..)) -> the min chain: it is below p.
         for (x, y, ix, iy) in [(&a, &b, &ia, &ib), (&b, &a, &ib, &ia)] {
@@ -108,33 +94,6 @@ impl Simplifier<'_> {
                     let _ = ix;
                     return Ok((y.clone(), *iy));
                 }
-            }
-        }
-        // min(x // c, y // c) -> min(x, y) // c (max for negative c).
-        if let (ExprKind::FloorDiv(x, c1), ExprKind::FloorDiv(y, c2)) = (a.kind(), b.kind()) {
-            if let Some(c) = c1.as_int().filter(|&c| c != 0 && c2.is_int(c)) {
-                let inner_is_min = if c > 0 { is_min } else { !is_min };
-                let (m, mi) = self.visit_min_max(x, y, inner_is_min)?;
-                return self.floor_div_simplified(m, mi, c1.clone(), Info::exact(c));
-            }
-        }
-        // min(x, max(x, y)) -> x
-        if let Some((p, q)) = split(&b, !is_min) {
-            if *p == a || *q == a {
-                return Ok((a, ia));
-            }
-        }
-        if let Some((p, q)) = split(&a, !is_min) {
-            if *p == b || *q == b {
-                return Ok((b, ib));
-            }
-        }
-        // select(c, x, y) on both sides with the same condition.
-        if let (ExprKind::Select(c1, x1, y1), ExprKind::Select(c2, x2, y2)) = (a.kind(), b.kind()) {
-            if c1 == c2 {
-                let (l, _) = self.visit_min_max(x1, x2, is_min)?;
-                let (r, _) = self.visit_min_max(y1, y2, is_min)?;
-                return self.make_select(c1.clone(), l, r);
             }
         }
         // Both sides share a scale: max(x * -2, -4) -> min(x, 2) * -2.

@@ -17,6 +17,7 @@ mod div;
 mod logic;
 mod minmax;
 mod product;
+pub(crate) mod rules;
 mod select;
 pub(crate) mod sum;
 
@@ -78,9 +79,10 @@ pub(crate) struct Simplifier<'a> {
     info_memo: std::cell::RefCell<std::collections::HashMap<usize, (Expr, Info)>>,
 }
 
-/// Nodes smaller than this are re-simplified rather than memoised: a table
-/// lookup costs about as much as simplifying them.
-const MEMO_MIN_NODES: usize = 8;
+/// Nodes smaller than this are re-simplified rather than memoised: for the
+/// small expressions of everyday index code, filling a table costs more
+/// than it saves; sharing that matters makes nodes large quickly.
+const MEMO_MIN_NODES: usize = 32;
 
 /// Beyond this nesting, sums are only canonicalised, not rewritten.
 pub(crate) const MAX_RULE_DEPTH: u32 = 4;
@@ -215,7 +217,10 @@ impl<'a> Simplifier<'a> {
     /// explicit stack (a parsed sum of 50,000 terms is 50,000 nodes deep)
     /// and its terms are merged in one sort.
     pub(crate) fn collect(&mut self, e: &Expr, coeff: i64, s: &mut Sum) -> Result<()> {
-        let mut leaves: Vec<sum::Term> = Vec::new();
+        if e.node_count() <= 64 {
+            return self.collect_small(e, coeff, s);
+        }
+        let mut leaves: smallvec::SmallVec<[sum::Term; 4]> = smallvec::SmallVec::new();
         let mut stack: smallvec::SmallVec<[(&Expr, i64); 8]> = smallvec::SmallVec::new();
         stack.push((e, coeff));
         while let Some((e, coeff)) = stack.pop() {
@@ -256,6 +261,42 @@ impl<'a> Simplifier<'a> {
             }
         }
         s.add_terms(leaves)
+    }
+
+    /// [`Simplifier::collect`] for a small tree (shallow recursion, terms
+    /// added one at a time).
+    fn collect_small(&mut self, e: &Expr, coeff: i64, s: &mut Sum) -> Result<()> {
+        match e.kind() {
+            ExprKind::Add(a, b) => {
+                self.collect_small(a, coeff, s)?;
+                self.collect_small(b, coeff, s)
+            }
+            ExprKind::Sub(a, b) => {
+                self.collect_small(a, coeff, s)?;
+                self.collect_small(b, num::neg(coeff)?, s)
+            }
+            ExprKind::Int(v) => {
+                s.konst = num::add(s.konst, num::mul(*v, coeff)?)?;
+                Ok(())
+            }
+            ExprKind::Mul(a, b) if b.as_int().is_some() || a.as_int().is_some() => {
+                let (k, x) = match b.as_int() {
+                    Some(k) => (k, a),
+                    None => (a.as_int().unwrap_or(1), b),
+                };
+                self.collect_small(x, num::mul(coeff, k)?, s)
+            }
+            _ => {
+                let (x, info) = self.visit(e)?;
+                match x.kind() {
+                    ExprKind::Int(_) | ExprKind::Add(..) | ExprKind::Sub(..) => s.add_expr(&x, coeff),
+                    ExprKind::Mul(a, b) if a.as_int().is_some() || b.as_int().is_some() => {
+                        s.add_expr(&x, coeff)
+                    }
+                    _ => s.add_atom_info(&x, coeff, Some(info)),
+                }
+            }
+        }
     }
 
     /// `e` simplified into its linear form (with the sum-level rules

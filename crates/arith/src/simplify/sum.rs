@@ -50,7 +50,10 @@ impl Sum {
         if coeff == 0 {
             return Ok(());
         }
-        let mut atoms: Vec<Term> = Vec::new();
+        if e.node_count() <= 64 {
+            return self.add_small_expr(e, coeff);
+        }
+        let mut atoms: SmallVec<[Term; 4]> = SmallVec::new();
         let mut stack: SmallVec<[(&Expr, i64); 8]> = SmallVec::new();
         stack.push((e, coeff));
         while let Some((e, coeff)) = stack.pop() {
@@ -81,9 +84,33 @@ impl Sum {
         self.add_terms(atoms)
     }
 
+    /// [`Sum::add_expr`] for a small tree: recursion is shallow, and terms
+    /// go in one at a time.
+    fn add_small_expr(&mut self, e: &Expr, coeff: i64) -> Result<()> {
+        match e.kind() {
+            ExprKind::Int(v) => self.konst = num::add(self.konst, num::mul(*v, coeff)?)?,
+            ExprKind::Add(a, b) => {
+                self.add_small_expr(a, coeff)?;
+                self.add_small_expr(b, coeff)?;
+            }
+            ExprKind::Sub(a, b) => {
+                self.add_small_expr(a, coeff)?;
+                self.add_small_expr(b, num::neg(coeff)?)?;
+            }
+            ExprKind::Mul(a, b) if b.as_int().is_some() => {
+                self.add_small_expr(a, num::mul(coeff, b.as_int().unwrap_or(1))?)?
+            }
+            ExprKind::Mul(a, b) if a.as_int().is_some() => {
+                self.add_small_expr(b, num::mul(coeff, a.as_int().unwrap_or(1))?)?
+            }
+            _ => self.add_atom_info(e, coeff, None)?,
+        }
+        Ok(())
+    }
+
     /// Adds many `coeff * atom` terms: one at a time when few, otherwise
     /// by one sort and merge (near-linear in the number of terms).
-    pub fn add_terms(&mut self, terms: Vec<Term>) -> Result<()> {
+    pub fn add_terms(&mut self, terms: SmallVec<[Term; 4]>) -> Result<()> {
         if terms.len() < 16 {
             for t in terms {
                 self.add_atom_info(&t.atom, t.coeff, t.info)?;
@@ -136,8 +163,25 @@ impl Sum {
         if coeff == 0 {
             return Ok(());
         }
-        // Terms are sorted by `structural_cmp`: binary search for the place.
-        let pos = self.terms.binary_search_by(|t| t.atom.structural_cmp(atom));
+        // Terms are sorted by `structural_cmp`. Few terms: a scan comparing
+        // cached hashes first; many: binary search.
+        let pos = if self.terms.len() <= 8 {
+            let h = atom.structural_hash();
+            match self
+                .terms
+                .iter()
+                .position(|t| t.atom.structural_hash() == h && t.atom == *atom)
+            {
+                Some(i) => Ok(i),
+                None => Err(self
+                    .terms
+                    .iter()
+                    .position(|t| t.atom.structural_cmp(atom) == std::cmp::Ordering::Greater)
+                    .unwrap_or(self.terms.len())),
+            }
+        } else {
+            self.terms.binary_search_by(|t| t.atom.structural_cmp(atom))
+        };
         match pos {
             Ok(i) if self.terms[i].atom == *atom => {
                 let c = num::add(self.terms[i].coeff, coeff)?;
