@@ -270,7 +270,11 @@ pub fn run(target: &dyn Target, opts: &Options) -> bool {
     });
     let complete = shards.len() as u64 == jobs && shards.iter().all(|s| s.complete);
     let accepted: u64 = shards.iter().map(|s| s.accepted).sum();
-    let slowest = shards.iter().map(|s| s.slowest).max_by_key(|s| s.1).unwrap_or((0, 0));
+    let slowest = shards
+        .iter()
+        .map(|s| s.slowest)
+        .max_by_key(|s| s.1)
+        .unwrap_or((0, 0));
     let failures: u64 = shards.iter().map(|s| s.tally.failures).sum();
     let mut known: HashMap<String, u64> = HashMap::new();
     for s in &shards {

@@ -106,7 +106,10 @@ fn int_expr(rng: &mut Rng, depth: u32) -> String {
                     } else {
                         int_expr(rng, d)
                     };
-                    format!("{atom} * {}", g * rng.range(1, 4) * if rng.chance(15) { -1 } else { 1 })
+                    format!(
+                        "{atom} * {}",
+                        g * rng.range(1, 4) * if rng.chance(15) { -1 } else { 1 }
+                    )
                 })
                 .collect();
             if rng.chance(70) {
