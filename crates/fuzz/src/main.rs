@@ -11,8 +11,9 @@
 //! directory, and makes the exit code 1.
 //!
 //! ```text
-//! fuzz TARGET --cases N [--seed S] [--findings DIR] [--timeout SECS] [--known-open CLASS]...
+//! fuzz TARGET --cases N [--seed S] [--findings DIR] [--timeout SECS] [--jobs J] [--known-open CLASS]...
 //! fuzz TARGET --case I [--seed S]        run one case in-process and print it
+//! fuzz TARGET --input FILE               check a saved input in-process
 //! TARGET: expr | map | hlo | te | all
 //! ```
 
@@ -38,11 +39,15 @@ pub struct Options {
     pub findings: PathBuf,
     /// Seconds one case may take before it counts as a hang.
     pub timeout: u64,
+    /// Workers run side by side, each on its own share of the cases.
+    pub jobs: u64,
     /// Finding classes that are known and open: reported, named in a note,
     /// but not counted in the exit code.
     pub known_open: Vec<String>,
     /// Run this one case in-process (reproduction).
     pub case: Option<u64>,
+    /// Check the input in this file in-process (a saved reproducer).
+    pub input: Option<PathBuf>,
     /// Internal: run as the worker, starting at this case.
     pub worker_start: Option<u64>,
 }
@@ -53,7 +58,7 @@ impl std::fmt::Debug for dyn targets::Target {
     }
 }
 
-const USAGE: &str = "usage: fuzz TARGET --cases N [--seed S] [--findings DIR] [--timeout SECS] [--known-open CLASS]...\n       fuzz TARGET --case I [--seed S]\nTARGET: expr | map | hlo | te | all";
+const USAGE: &str = "usage: fuzz TARGET --cases N [--seed S] [--findings DIR] [--timeout SECS] [--jobs J] [--known-open CLASS]...\n       fuzz TARGET --case I [--seed S]\n       fuzz TARGET --input FILE\nTARGET: expr | map | hlo | te | all";
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
@@ -62,8 +67,10 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         seed: 0,
         findings: PathBuf::from("target/fuzz-findings"),
         timeout: 20,
+        jobs: 1,
         known_open: Vec::new(),
         case: None,
+        input: None,
         worker_start: None,
     };
     let mut it = args.iter();
@@ -82,7 +89,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--seed" => o.seed = number(value(a)?, a)?,
             "--case" => o.case = Some(number(value(a)?, a)?),
             "--timeout" => o.timeout = number(value(a)?, a)?,
+            "--jobs" => o.jobs = number(value(a)?, a)?,
             "--findings" => o.findings = PathBuf::from(value(a)?),
+            "--input" => o.input = Some(PathBuf::from(value(a)?)),
             "--known-open" => o.known_open.push(value(a)?),
             "--worker" => o.worker_start = Some(number(value(a)?, a)?),
             "all" => o.targets.extend(targets::all()),
@@ -109,6 +118,15 @@ fn main() -> ExitCode {
     };
     if let Some(start) = opts.worker_start {
         return worker::run(opts.targets[0], &opts, start);
+    }
+    if let Some(path) = &opts.input {
+        return match std::fs::read_to_string(path) {
+            Ok(text) => worker::check_text(opts.targets[0], &text),
+            Err(e) => {
+                eprintln!("error: cannot read {}: {e}", path.display());
+                ExitCode::from(2)
+            }
+        };
     }
     if let Some(case) = opts.case {
         return worker::reproduce(opts.targets[0], opts.seed, case);

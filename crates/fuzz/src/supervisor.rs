@@ -22,10 +22,11 @@ struct Worker {
     stderr: Arc<Mutex<String>>,
 }
 
-fn spawn(target: &dyn Target, opts: &Options, start: u64) -> std::io::Result<Worker> {
+/// Starts a worker for cases `start..end`.
+fn spawn(target: &dyn Target, opts: &Options, start: u64, end: u64) -> std::io::Result<Worker> {
     let mut child = Command::new(std::env::current_exe()?)
         .arg(target.name())
-        .args(["--cases", &opts.cases.to_string()])
+        .args(["--cases", &end.to_string()])
         .args(["--seed", &opts.seed.to_string()])
         .args(["--worker", &start.to_string()])
         .stdin(Stdio::null())
@@ -124,7 +125,7 @@ impl Tally<'_> {
             _ => format!("rangefinder te {shown} --run"),
         };
         let note = format!(
-            "target: {}\nclass: {class}\nmessage: {message}\ninput: {shown}\nreproduce: cargo run -p fuzz --release -- {} --seed {} --case {case}\nor: {command}\n",
+            "target: {}\nclass: {class}\nmessage: {message}\ninput: {shown}\nreproduce: cargo run -p fuzz --release -- {} --input {shown}\n(or --seed {} --case {case} with this version of the generators)\nor: {command}\n",
             t.name(),
             t.name(),
             self.opts.seed
@@ -133,10 +134,20 @@ impl Tally<'_> {
     }
 }
 
-/// Runs every case of `target`; prints a summary and returns whether there
-/// were no findings outside the known-open classes.
-pub fn run(target: &dyn Target, opts: &Options) -> bool {
-    let started = Instant::now();
+/// What one shard of a run found.
+struct Shard<'a> {
+    tally: Tally<'a>,
+    accepted: u64,
+    /// The slowest case and its time in microseconds.
+    slowest: (u64, u64),
+    /// Whether the shard ran to its end (a worker that stops without a
+    /// crash is a harness failure).
+    complete: bool,
+}
+
+/// Runs cases `lo..hi` of `target` in a worker process, restarting it after
+/// every crash or hang.
+fn run_shard<'a>(target: &'a dyn Target, opts: &'a Options, lo: u64, hi: u64) -> Shard<'a> {
     let mut tally = Tally {
         target,
         opts,
@@ -146,15 +157,18 @@ pub fn run(target: &dyn Target, opts: &Options) -> bool {
         known: HashMap::new(),
     };
     let timeout = Duration::from_secs(opts.timeout.max(1));
-    let mut next = 0;
+    let mut next = lo;
     let mut restarts = 0;
     let mut accepted = 0u64;
-    while next < opts.cases {
-        let mut w = match spawn(target, opts, next) {
+    let mut slowest = (0u64, 0u64);
+    let mut complete = true;
+    while next < hi {
+        let mut w = match spawn(target, opts, next, hi) {
             Ok(w) => w,
             Err(e) => {
                 eprintln!("error: cannot start the worker: {e}");
-                return false;
+                complete = false;
+                break;
             }
         };
         let mut pending: Option<u64> = None;
@@ -169,6 +183,10 @@ pub fn run(target: &dyn Target, opts: &Options) -> bool {
                             pending = None;
                             next = c + 1;
                             accepted += u64::from(parts.next() == Some("1"));
+                            let us: u64 = parts.next().and_then(|t| t.parse().ok()).unwrap_or(0);
+                            if us > slowest.1 {
+                                slowest = (c, us);
+                            }
                         }
                         (Some("fail"), Some(c)) => {
                             pending = None;
@@ -212,19 +230,59 @@ pub fn run(target: &dyn Target, opts: &Options) -> bool {
                         };
                         tally.finding(c, class, &format!("worker died ({status}): {last}"));
                         next = c + 1;
-                    } else if next < opts.cases {
+                    } else if next < hi {
                         eprintln!("error: the worker stopped before case {next} without a crash");
-                        return false;
+                        complete = false;
+                        next = hi;
                     }
                     break;
                 }
             }
         }
         restarts += 1;
-        if restarts > opts.cases + 1 {
+        if restarts > hi - lo + 1 {
             break;
         }
     }
+    Shard {
+        tally,
+        accepted,
+        slowest,
+        complete,
+    }
+}
+
+/// Runs every case of `target` in `opts.jobs` workers side by side; prints
+/// a summary and returns whether there were no findings outside the
+/// known-open classes.
+pub fn run(target: &dyn Target, opts: &Options) -> bool {
+    let started = Instant::now();
+    let jobs = opts.jobs.clamp(1, opts.cases.max(1));
+    let shards: Vec<Shard<'_>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..jobs)
+            .map(|k| {
+                let lo = opts.cases * k / jobs;
+                let hi = opts.cases * (k + 1) / jobs;
+                scope.spawn(move || run_shard(target, opts, lo, hi))
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    let complete = shards.len() as u64 == jobs && shards.iter().all(|s| s.complete);
+    let accepted: u64 = shards.iter().map(|s| s.accepted).sum();
+    let slowest = shards
+        .iter()
+        .map(|s| s.slowest)
+        .max_by_key(|s| s.1)
+        .unwrap_or((0, 0));
+    let failures: u64 = shards.iter().map(|s| s.tally.failures).sum();
+    let mut known: HashMap<String, u64> = HashMap::new();
+    for s in &shards {
+        for (k, n) in &s.tally.known {
+            *known.entry(k.clone()).or_default() += n;
+        }
+    }
+    let dir = opts.findings.join(target.name());
     let secs = started.elapsed().as_secs_f64();
     println!(
         "fuzz {}: {} cases ({} accepted by the front end), seed {}, {:.1} s ({:.0} cases/s), {} findings{}",
@@ -234,17 +292,23 @@ pub fn run(target: &dyn Target, opts: &Options) -> bool {
         opts.seed,
         secs,
         opts.cases as f64 / secs.max(1e-9),
-        tally.failures,
-        if tally.failures > 0 {
-            format!(" (written to {})", tally.dir.display())
+        failures,
+        if failures > 0 {
+            format!(" (written to {})", dir.display())
         } else {
             String::new()
         }
     );
-    for (k, n) in &tally.known {
+    println!(
+        "fuzz {}: slowest case {} ({:.1} ms)",
+        target.name(),
+        slowest.0,
+        slowest.1 as f64 / 1000.0
+    );
+    for (k, n) in &known {
         println!(
             "note: {n} findings of the known-open class `{k}` were not counted (--known-open {k})"
         );
     }
-    tally.failures == 0
+    failures == 0 && complete
 }

@@ -63,8 +63,11 @@ pub fn run(target: &dyn Target, opts: &Options, start: u64) -> ExitCode {
         {
             return ExitCode::from(1);
         }
-        let line = match run_case(target, &text) {
-            Ok(accepted) => format!("ok {case} {}", u8::from(accepted)),
+        let began = std::time::Instant::now();
+        let result = run_case(target, &text);
+        let micros = began.elapsed().as_micros();
+        let line = match result {
+            Ok(accepted) => format!("ok {case} {} {micros}", u8::from(accepted)),
             Err(f) => format!("fail {case} {} {}", f.class, one_line(&f.message)),
         };
         if writeln!(out, "{line}").is_err() {
@@ -80,7 +83,12 @@ pub fn run(target: &dyn Target, opts: &Options, start: u64) -> ExitCode {
 pub fn reproduce(target: &dyn Target, seed: u64, case: u64) -> ExitCode {
     let text = input(target, seed, case);
     println!("{text}");
-    match target.check(&text) {
+    check_text(target, &text)
+}
+
+/// Checks `text` in this process and prints the outcome.
+pub fn check_text(target: &dyn Target, text: &str) -> ExitCode {
+    match target.check(text) {
         Ok(accepted) => {
             println!(
                 "-- ok ({})",

@@ -18,6 +18,8 @@ fn failures_are_caught_recorded_and_survived() {
         "selftest",
         "--cases",
         "40",
+        "--jobs",
+        "2",
         "--findings",
         dir.to_str().unwrap(),
     ]);

@@ -65,6 +65,24 @@ fn constant(rng: &mut Rng) -> String {
     }
 }
 
+/// The scale of a term: what strides look like.
+fn scale(rng: &mut Rng) -> String {
+    if rng.chance(80) {
+        (*rng.pick(&[1, 2, 3, 4, 8, 16, -1, -2, -4, 6])).to_string()
+    } else {
+        constant(rng)
+    }
+}
+
+/// A divisor: mostly a small power of two, as tile sizes are.
+fn modulus(rng: &mut Rng) -> String {
+    if rng.chance(80) {
+        (*rng.pick(&[2, 4, 8, 16, 3, 6, -4, -8])).to_string()
+    } else {
+        constant(rng)
+    }
+}
+
 /// An index-like integer expression of roughly `depth` levels.
 fn int_expr(rng: &mut Rng, depth: u32) -> String {
     if depth == 0 || rng.chance(15) {
@@ -75,20 +93,51 @@ fn int_expr(rng: &mut Rng, depth: u32) -> String {
         };
     }
     let d = depth - 1;
-    match rng.below(12) {
-        // sum of scaled variables plus a constant
+    match rng.below(14) {
+        // the everyday index pattern: strides, an offset and a tile size
+        // sharing a factor, `(x * 2 + y * 8 + 2) % 16`
+        12 | 13 => {
+            let g = *rng.pick(&[1, 2, 4, 3]);
+            let n = 1 + rng.index(3);
+            let mut parts: Vec<String> = (0..n)
+                .map(|_| {
+                    let atom = if rng.chance(80) {
+                        rng.pick(&VARS).to_string()
+                    } else {
+                        int_expr(rng, d)
+                    };
+                    format!(
+                        "{atom} * {}",
+                        g * rng.range(1, 4) * if rng.chance(15) { -1 } else { 1 }
+                    )
+                })
+                .collect();
+            if rng.chance(70) {
+                parts.push((g * rng.range(-2, 4)).to_string());
+            }
+            let m = g * *rng.pick(&[2, 4, 8, 3]);
+            format!("({}) {} {m}", parts.join(" + "), rng.pick(&["%", "//"]))
+        }
+        // sum of scaled variables plus a constant, as index code has
         0..=2 => {
             let n = 1 + rng.index(3);
             let mut parts: Vec<String> = (0..n)
-                .map(|_| format!("{} * {}", int_expr(rng, d), constant(rng)))
+                .map(|_| {
+                    let atom = if rng.chance(70) {
+                        rng.pick(&VARS).to_string()
+                    } else {
+                        int_expr(rng, d)
+                    };
+                    format!("{atom} * {}", scale(rng))
+                })
                 .collect();
             if rng.chance(60) {
                 parts.push(constant(rng));
             }
             format!("({})", parts.join(" + "))
         }
-        3 | 4 => format!("({} % {})", int_expr(rng, d), constant(rng)),
-        5 | 6 => format!("({} // {})", int_expr(rng, d), constant(rng)),
+        3 | 4 => format!("({} % {})", int_expr(rng, d), modulus(rng)),
+        5 | 6 => format!("({} // {})", int_expr(rng, d), modulus(rng)),
         7 => format!(
             "{}({}, {})",
             rng.pick(&["min", "max"]),
@@ -135,6 +184,7 @@ fn range(rng: &mut Rng) -> (i64, i64) {
         0 => i64::MAX - extent - rng.range(0, 2),
         1 => i64::MIN + rng.range(0, 2),
         2 => (1 << 62) - rng.range(0, 3),
+        3..=7 => 0,
         _ => rng.range(-8, 8),
     };
     (lo, lo + extent)
@@ -158,8 +208,9 @@ impl Target for ExprTarget {
             bool_expr(rng, depth)
         };
         if rng.chance(3) {
-            // A long flat chain.
-            let n = 1 + rng.index(3000);
+            // A long flat chain (longer ones are in `arith`'s tests; the
+            // simplifier's time on them grows faster than linearly).
+            let n = 1 + rng.index(400);
             let sep = *rng.pick(&[" + ", " - ", " * ", " and "]);
             e = vec![e.as_str(); n].join(sep);
         }

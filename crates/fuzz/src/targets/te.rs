@@ -20,6 +20,9 @@ pub struct TeTarget;
 /// The value of every symbolic size when run, as `rangefinder te --run`.
 const RUN_SIZE: i64 = 7;
 
+/// The first line of a mutated script.
+const MUTATED: &str = "# mutated\n";
+
 /// Largest difference still counted equal, as `rangefinder te --run`.
 const TOLERANCE: f64 = 1e-4;
 
@@ -54,13 +57,22 @@ fn extent(rng: &mut Rng, symbolic: bool) -> String {
 fn generate_script(rng: &mut Rng) -> String {
     let symbolic = rng.chance(40);
     let rank = 1 + rng.index(2);
-    let stages = 1 + rng.index(4);
+    // Symbolic pipelines of more than two stages with reversed reads take
+    // seconds each (bound inference grows exponentially with the number of
+    // stages on them, an open issue), so they stay short here.
+    let stages = 1 + rng.index(if symbolic { 2 } else { 4 });
     let mut out = String::from("import tvm\nfrom tvm import te\n\n");
     if symbolic {
         out.push_str("n = te.var(\"n\")\n");
     }
-    // Extents as text; every stage shrinks each axis by its largest offset.
+    // Extents as text; every stage shrinks each axis by its largest offset,
+    // never below one element (`n` runs as 7).
     let mut ext: Vec<String> = (0..rank).map(|_| extent(rng, symbolic)).collect();
+    let mut smallest = ext
+        .iter()
+        .map(|e| e.parse::<i64>().unwrap_or(RUN_SIZE))
+        .min()
+        .unwrap_or(1);
     let tuple = |e: &[String]| format!("({},)", e.join(", "));
     let axes = ["i", "j"];
     let _ = writeln!(out, "A = te.placeholder({}, name=\"A\")", tuple(&ext));
@@ -68,7 +80,8 @@ fn generate_script(rng: &mut Rng) -> String {
     let mut names = vec![];
     for t in 0..stages {
         let name = format!("S{t}");
-        let shrink = rng.range(0, 2);
+        let shrink = rng.range(0, 2).min(smallest - 1);
+        smallest -= shrink;
         let new_ext: Vec<String> = ext
             .iter()
             .map(|e| {
@@ -197,7 +210,9 @@ impl Target for TeTarget {
     fn generate(&self, rng: &mut Rng) -> String {
         let script = generate_script(rng);
         if rng.chance(15) {
-            mutate(&script, TOKENS, rng)
+            // Marked, because a mutated script may be wrong itself (read
+            // outside a tensor): for those only crashes count.
+            format!("{MUTATED}{}", mutate(&script, TOKENS, rng))
         } else {
             script
         }
@@ -218,7 +233,11 @@ impl Target for TeTarget {
             .into_iter()
             .map(|v| (v, RUN_SIZE))
             .collect();
-        match te::check(&target.schedule, &target.args, &sizes, 0) {
+        let checked = te::check(&target.schedule, &target.args, &sizes, 0);
+        if input.starts_with(MUTATED) {
+            return Ok(checked.is_ok());
+        }
+        match checked {
             Ok(c) if c.is_clean(TOLERANCE) => Ok(true),
             Ok(c) if c.out_of_bounds > 0 => Err(Failure::new(
                 "out-of-bounds",
@@ -234,6 +253,9 @@ impl Target for TeTarget {
                     c.max_abs_error
                 ),
             )),
+            Err(e) if e.message.contains("overflow") || e.message.contains("division by zero") => {
+                Err(Failure::new("run-overflow", e.message))
+            }
             Err(e) => Err(Failure::new("run-error", e.message)),
         }
     }
