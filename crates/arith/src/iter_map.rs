@@ -263,6 +263,7 @@ pub fn detect_iter_map_with(
     rw.check_predicates_used()?;
     if options.check_level != CheckLevel::NoCheck {
         check::check_mapping(&rw, &out, options.check_level)?;
+        check::verify_by_enumeration(&out, dom, predicate, options.check_level)?;
     }
     let padded = rw
         .padded_marks()

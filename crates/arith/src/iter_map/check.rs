@@ -231,3 +231,113 @@ fn reaches_all_from(lo: i64, n: i64, lf: i64, ext: i64, below: i64) -> bool {
     let last_block = hi - (last * lf).max(lo);
     first_block >= below && last_block >= below
 }
+
+/// Boxes of at most this many points are checked by enumeration as well.
+const ENUMERATION_LIMIT: i64 = 4096;
+
+/// Checks a detected map against enumeration when every iterator has a
+/// constant domain of at most [`ENUMERATION_LIMIT`] points in all: every
+/// index tuple must be reached (and, for bijective maps, reached once).
+///
+/// The digit checks above reason about splits one mark at a time; a split
+/// whose last block is partial and feeds a padded mark can pass them while
+/// some tuples are never reached. On small boxes enumeration settles it.
+pub(crate) fn verify_by_enumeration(
+    indices: &[IterSum],
+    dom: &std::collections::HashMap<crate::Var, crate::Range>,
+    predicate: &Expr,
+    level: CheckLevel,
+) -> Result<(), IterMapError> {
+    if level == CheckLevel::NoCheck {
+        return Ok(());
+    }
+    let mut vars: Vec<(&crate::Var, i64, i64)> = Vec::with_capacity(dom.len());
+    let mut points: i64 = 1;
+    for (v, r) in dom {
+        let (Some(min), Some(extent)) = (r.min.as_int(), r.extent.as_int()) else {
+            return Ok(());
+        };
+        if extent <= 0 {
+            return Ok(());
+        }
+        points = match points.checked_mul(extent) {
+            Some(p) if p <= ENUMERATION_LIMIT => p,
+            _ => return Ok(()),
+        };
+        vars.push((v, min, extent));
+    }
+    vars.sort_by_key(|(v, _, _)| v.id());
+    let mut product: i64 = 1;
+    let mut forms = Vec::with_capacity(indices.len());
+    for sum in indices {
+        match sum.args.first() {
+            None => forms.push(None),
+            Some(a) => {
+                let (Some(scale), Some(extent), Some(base)) =
+                    (a.scale.as_int(), a.extent.as_int(), sum.base.as_int())
+                else {
+                    return Ok(());
+                };
+                if scale == 0 {
+                    return Ok(());
+                }
+                product = match product.checked_mul(extent) {
+                    Some(p) => p,
+                    None => return Ok(()),
+                };
+                forms.push(Some((sum.to_expr(), scale, base)));
+            }
+        }
+    }
+    let mut values = vec![0i64; vars.len()];
+    let mut reached = std::collections::HashSet::new();
+    let mut count: i64 = 0;
+    for mut k in 0..points {
+        for (slot, (_, min, extent)) in values.iter_mut().zip(&vars) {
+            *slot = min + k % extent;
+            k /= extent;
+        }
+        let get = |v: &crate::Var| {
+            vars.iter()
+                .position(|(w, _, _)| *w == v)
+                .map(|i| values[i])
+        };
+        match predicate.eval(&get) {
+            Ok(0) => continue,
+            Ok(_) => {}
+            Err(_) => return Ok(()),
+        }
+        count += 1;
+        let mut tuple = Vec::with_capacity(forms.len());
+        for form in &forms {
+            let digit = match form {
+                None => 0,
+                Some((e, scale, base)) => match e.eval(&get) {
+                    Ok(value) => (value - base).div_euclid(*scale),
+                    Err(_) => return Ok(()),
+                },
+            };
+            tuple.push(digit);
+        }
+        reached.insert(tuple);
+    }
+    if count == 0 {
+        return Ok(());
+    }
+    if (reached.len() as i64) < product {
+        return fail(
+            Kind::Padding,
+            format!(
+                "only {} of the {product} index tuples are reached (checked by enumeration)",
+                reached.len()
+            ),
+        );
+    }
+    if level == CheckLevel::Bijective && (reached.len() as i64) < count {
+        return fail(
+            Kind::Overlap,
+            "two iterator points reach the same index tuple (checked by enumeration), so the map is not bijective".to_owned(),
+        );
+    }
+    Ok(())
+}
