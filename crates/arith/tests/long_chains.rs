@@ -120,3 +120,18 @@ fn a_long_sum_in_a_condition_solves() {
         std::mem::forget(an);
     });
 }
+
+/// A long product whose constant overflows has no value: the error is
+/// found once, not retried by every enclosing product (which took time
+/// exponential in the factors past the overflow).
+#[test]
+fn overflowing_long_product_fails_fast() {
+    let text = vec!["(x * 1 + -6)"; 60].join(" * ");
+    let mut scope = arith::Scope::new();
+    let e = arith::parse_in(&text, &mut scope).unwrap();
+    let (x, _) = arith::parse_range_spec("x=0:1", &mut scope).unwrap();
+    let mut an = arith::Analyzer::new();
+    an.bind(&x, arith::Range::new(arith::Expr::int(0), arith::Expr::int(1)));
+    let err = an.simplify(&e).unwrap_err();
+    assert_eq!(err.kind, arith::ErrorKind::Overflow);
+}

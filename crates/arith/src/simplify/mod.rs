@@ -75,6 +75,10 @@ pub(crate) struct Simplifier<'a> {
     /// simplified once. The input handle is kept so the identity stays
     /// valid.
     memo: std::collections::HashMap<(usize, u32, bool), (Expr, Expr, Info)>,
+    /// Nodes whose simplification failed (an overflow with no value to
+    /// keep), so that a failure is found once, not once per enclosing node
+    /// that retries its children.
+    failed: std::collections::HashMap<(usize, u32, bool), (Expr, ArithError)>,
     /// Structural facts by node identity.
     info_memo: std::cell::RefCell<std::collections::HashMap<usize, (Expr, Info)>>,
 }
@@ -107,6 +111,7 @@ impl<'a> Simplifier<'a> {
             rule_depth: 0,
             expanding_mods: false,
             memo: Default::default(),
+            failed: Default::default(),
             info_memo: Default::default(),
         }
     }
@@ -126,13 +131,22 @@ impl<'a> Simplifier<'a> {
             if let Some((_, r, i)) = self.memo.get(&key) {
                 return Ok((r.clone(), *i));
             }
+            if let Some((_, err)) = self.failed.get(&key) {
+                return Err(err.clone());
+            }
         }
         let out = match self.visit_node(e) {
             Err(err) if err.kind == ErrorKind::Overflow => self.keep_node(e, err),
             r => r,
         };
-        if let (true, Ok((r, i))) = (memoise, &out) {
-            self.memo.insert(key, (e.clone(), r.clone(), *i));
+        match (memoise, &out) {
+            (true, Ok((r, i))) => {
+                self.memo.insert(key, (e.clone(), r.clone(), *i));
+            }
+            (true, Err(err)) => {
+                self.failed.insert(key, (e.clone(), err.clone()));
+            }
+            _ => {}
         }
         out
     }
