@@ -167,7 +167,19 @@ fn to_text(
             let _ = writeln!(out, "  realize: {}", region_text(&st.region));
         }
         if !matches!(st.placement, te::Placement::Inline) {
-            let _ = writeln!(out, "  allocation: {} elements", allocation(st));
+            let elements = match allocation(st) {
+                Json::String(e) => e,
+                n => n.to_string(),
+            };
+            let _ = writeln!(out, "  allocation: {elements} elements");
+        }
+        if !st.widened.is_empty() {
+            let _ = writeln!(
+                out,
+                "  widened: {} (exact bound over {} nodes; the whole axis is used)",
+                st.widened.join(", "),
+                te::BOUND_BUDGET
+            );
         }
     }
     let _ = writeln!(out, "lowered:");
@@ -227,6 +239,9 @@ fn to_json(report: &te::Report, check: Option<&te::CheckReport>) -> Json {
                 "realize": realize,
                 "allocation": allocation(st),
             });
+            if !st.widened.is_empty() {
+                obj["widened"] = json!(st.widened);
+            }
             if let Some(c) = check {
                 let runs = c.stage(&st.name).map_or(0, |s| s.runs);
                 obj["runs"] = json!(runs);

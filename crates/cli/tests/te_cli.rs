@@ -107,3 +107,37 @@ fn script_errors_exit_2_with_line_and_column() {
     assert!(err.contains("bad.py:3:1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A symbolic five-stage pipeline whose exact bounds grow exponentially:
+/// bounds over the budget are widened (and said so, in text and JSON), and
+/// the program still runs correctly.
+#[test]
+fn oversized_symbolic_bounds_are_widened_and_reported() {
+    let path = example("symbolic_nparts_chain.py");
+    let out = rangefinder(&["te", path.to_str().unwrap(), "--run"]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("  widened: i (exact bound over"), "{text}");
+    assert!(text.contains("out-of-bounds accesses 0"), "{text}");
+    assert!(text.contains("  ok\n"), "{text}");
+    assert!(text.len() < 60_000, "output of {} bytes", text.len());
+    let out = rangefinder(&["te", path.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let widened: Vec<&serde_json::Value> = v["stages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s.get("widened"))
+        .collect();
+    assert!(!widened.is_empty(), "{v}");
+    assert_eq!(widened[0], &serde_json::json!(["i"]));
+}
+
+/// Symbolic allocations print as expressions in text, as numbers do.
+#[test]
+fn text_prints_symbolic_allocations_without_quotes() {
+    let path = example("symbolic_nparts_chain.py");
+    let text = stdout(&rangefinder(&["te", path.to_str().unwrap()]));
+    assert!(text.contains("  allocation: (n) elements"), "{text}");
+    assert!(!text.contains("allocation: \""), "{text}");
+}

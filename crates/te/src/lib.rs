@@ -51,7 +51,7 @@ mod schedule;
 mod thread;
 mod value;
 
-pub use bound::{infer_bound, Bounds};
+pub use bound::{infer_bound, Bounds, BOUND_BUDGET};
 pub use check::{check, CheckReport, StageCheck};
 pub use error::{ErrorKind, Result, TeError};
 pub use iter_var::{IterKind, IterVar};
