@@ -141,3 +141,32 @@ fn text_prints_symbolic_allocations_without_quotes() {
     assert!(text.contains("  allocation: (n) elements"), "{text}");
     assert!(!text.contains("allocation: \""), "{text}");
 }
+
+/// Writes `source` to a fresh file under the temporary directory.
+fn script_file(name: &str, source: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rangefinder-te-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, source).unwrap();
+    path
+}
+
+/// `from __future__ import ...` (the first line of TVM's tutorials) is
+/// accepted, and a script that builds tensors without a schedule runs.
+#[test]
+fn future_imports_and_tensor_only_scripts_run() {
+    let path = script_file(
+        "future.py",
+        "from __future__ import absolute_import, print_function\nimport tvm\nfrom tvm import te\n\
+         A = te.placeholder((8,), name=\"A\")\nB = te.compute((8,), lambda i: A[i] + 1, name=\"B\")\n\
+         print(B.shape[0])\n",
+    );
+    let out = rangefinder(&["te", path.to_str().unwrap()]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(text.starts_with("8\n"), "{text}");
+    assert!(text.contains("creates no schedule"), "{text}");
+    let out = rangefinder(&["te", path.to_str().unwrap(), "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    assert_eq!(v["stages"], serde_json::json!([]));
+}

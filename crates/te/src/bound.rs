@@ -415,6 +415,11 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                     &b.analyzer,
                     Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1)),
                 );
+                // Nothing needed: an empty range, never a negative extent.
+                let ext = match ext.as_int() {
+                    Some(e) if e < 0 => Expr::int(0),
+                    _ => ext,
+                };
                 let fits = ext.node_count() <= BOUND_BUDGET * 3 / 2;
                 widened[d] |= !fits;
                 fits.then(|| Range::new(lo, ext))
@@ -587,7 +592,12 @@ fn relax_vars(ivs: &[IterVar], b: &Bounds, producer: usize) -> DomMap {
                         b.analyzer.const_int_bound(&lo).min,
                         b.analyzer.const_int_bound(&hi).max,
                     );
-                    set = Interval::new(Expr::int(lo), Expr::int(hi));
+                    // Infinite ends stay infinite (the request is then cut
+                    // to the tensor), never a number standing for infinity.
+                    set = Interval {
+                        lo: (lo != NEG_INF).then(|| Expr::int(lo)),
+                        hi: (hi != POS_INF).then(|| Expr::int(hi)),
+                    };
                 }
             }
             dom.insert(iv.var().clone(), set);
@@ -754,11 +764,18 @@ fn pass_down_domain(st: &Stage, b: &mut Bounds) -> Result<()> {
                 // A factor equal to the extent (`nparts=1`) leaves one outer
                 // iteration: ranges are never empty, so `ceildiv(e, e)` is 1
                 // even where the analyzer cannot prove `e > 0`.
+                // An `nparts` factor is 0 where the region is empty (extent
+                // 0 in some iterations): divide by at least 1 there, giving
+                // no outer iterations instead of a division by zero.
+                let divisor = match by {
+                    SplitBy::NParts(_) => simp(an, Expr::max(f.clone(), Expr::int(1))),
+                    SplitBy::Factor(_) => f.clone(),
+                };
                 let parts = |ext: &Expr| {
                     if *ext == f {
                         Expr::int(1)
                     } else {
-                        simp(an, Expr::ceil_div(ext.clone(), f.clone()))
+                        simp(an, Expr::ceil_div(ext.clone(), divisor.clone()))
                     }
                 };
                 let outer_ext = parts(&r.extent);

@@ -31,6 +31,10 @@ pub struct CheckReport {
     /// The largest absolute difference between an output element of the
     /// program and of the definitions.
     pub max_abs_error: f64,
+    /// The largest difference relative to the size of the expected value,
+    /// `|want - have| / max(1, |want|)`: rounding in a long `float32`
+    /// reduction grows with the sum, so this is what tolerances compare.
+    pub max_rel_error: f64,
     /// How many output elements were compared.
     pub compared: u64,
     /// How many accesses left their buffer or region or read an unwritten
@@ -44,9 +48,10 @@ pub struct CheckReport {
 
 impl CheckReport {
     /// No invalid access and outputs equal to the definitions within
-    /// `tolerance`.
+    /// `tolerance`, relative to the size of each expected value (see
+    /// [`CheckReport::max_rel_error`]).
     pub fn is_clean(&self, tolerance: f64) -> bool {
-        self.out_of_bounds == 0 && self.max_abs_error <= tolerance
+        self.out_of_bounds == 0 && self.max_rel_error <= tolerance
     }
 
     /// The check of the stage called `name`.
@@ -103,7 +108,10 @@ pub fn check(
             } else if dtype.is_float() {
                 rng.uniform(-1.0, 1.0)
             } else {
-                rng.int_in(-8, 8) as f64
+                // Small values, within the type's range (unsigned and
+                // boolean inputs are never negative).
+                let (lo, hi) = dtype.int_range().unwrap_or((-8, 8));
+                rng.int_in(lo.max(-8), hi.min(8)) as f64
             }
         });
         inputs_by_op.insert(t.op().id(), data.clone());
@@ -117,6 +125,7 @@ pub fn check(
         .map_err(|e| TeError::lowering(format!("running the lowered program failed: {e}")))?;
     let mut reference = Reference::new(&inputs_by_op, sizes);
     let mut max_abs_error: f64 = 0.0;
+    let mut max_rel_error: f64 = 0.0;
     let mut compared = 0;
     for (t, buf) in args.iter().zip(&func.params) {
         if t.op().as_compute().is_none() {
@@ -130,12 +139,20 @@ pub fn check(
             let want = reference.element(t.op(), &idx)?;
             let at: Vec<usize> = idx.iter().map(|&i| i as usize).collect();
             let have = got.get(&at).unwrap_or(f64::NAN);
-            let err = (want - have).abs();
-            max_abs_error = if err.is_nan() {
-                f64::INFINITY
+            // Equal infinities (an empty `max` reduction is `-inf`) and two
+            // NaNs agree; `-inf - -inf` would be NaN.
+            let err = if want == have || (want.is_nan() && have.is_nan()) {
+                0.0
             } else {
-                max_abs_error.max(err)
+                (want - have).abs()
             };
+            if err.is_nan() {
+                max_abs_error = f64::INFINITY;
+                max_rel_error = f64::INFINITY;
+            } else {
+                max_abs_error = max_abs_error.max(err);
+                max_rel_error = max_rel_error.max(err / want.abs().max(1.0));
+            }
             compared += 1;
             for k in (0..idx.len()).rev() {
                 idx[k] += 1;
@@ -159,6 +176,7 @@ pub fn check(
         .collect();
     Ok(CheckReport {
         max_abs_error,
+        max_rel_error,
         compared,
         out_of_bounds: run.violation_count(),
         violations: run.violations().iter().map(|v| v.to_string()).collect(),
