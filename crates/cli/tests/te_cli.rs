@@ -170,3 +170,25 @@ fn future_imports_and_tensor_only_scripts_run() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
     assert_eq!(v["stages"], serde_json::json!([]));
 }
+
+/// A program too large to run (2**62 or 2**40 input elements) is a clear
+/// error under `--run`, not a panic or an allocation abort.
+#[test]
+fn programs_too_large_to_run_are_refused() {
+    for (name, dim) in [("huge.py", "2**31"), ("big.py", "2**20")] {
+        let path = script_file(
+            name,
+            &format!(
+                "import tvm\nfrom tvm import te\nA = te.placeholder(({dim}, {dim}), name=\"A\")\n\
+                 B = te.compute(({dim}, {dim}), lambda i, j: A[i, j] + 1, name=\"B\")\n\
+                 s = te.create_schedule(B.op)\n"
+            ),
+        );
+        let out = rangefinder(&["te", path.to_str().unwrap(), "--run"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("cannot run the program"), "{err}");
+        let out = rangefinder(&["te", path.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(0));
+    }
+}

@@ -185,3 +185,19 @@ fn columns_count_characters_not_bytes() {
     let (line, column, _) = error_of("s = \"é\"; y = 1 // 0\n");
     assert_eq!((line, column), (1, 14));
 }
+
+/// Long flat sums evaluate without recursion on their length; nesting past
+/// the documented limit is an error at its position, never a stack overflow.
+#[test]
+fn long_sums_run_and_deep_nesting_is_a_clear_error() {
+    let sum = format!("x = {}\nassert x == 50000\n", vec!["1"; 50_000].join(" + "));
+    script::run(&sum).expect("a long flat sum runs");
+    for deep in [
+        format!("x = {}1", "-".repeat(43_000)),
+        format!("x = {}1{}", "max(".repeat(5_000), ", 2)".repeat(5_000)),
+        format!("x = {}1{}", "(".repeat(4_000), ")".repeat(4_000)),
+    ] {
+        let e = script::run(&deep).expect_err("too deep");
+        assert!(e.message.contains("nesting deeper than 200"), "{}", e.message);
+    }
+}

@@ -63,6 +63,11 @@ impl CheckReport {
 /// How many loop iterations and stores a check may run.
 const STEP_LIMIT: u64 = 50_000_000;
 
+/// The most elements any one tensor of a checked program may have (the
+/// interpreter's limit for every buffer): larger programs are analysed but
+/// not run.
+pub const RUN_ELEMENT_LIMIT: u64 = 1 << 24;
+
 /// Lowers `s` with `args` as parameters, runs it on inputs drawn from
 /// `seed`, and compares every element of the computed arguments with the
 /// definitions. `sizes` gives every symbolic size a value.
@@ -100,6 +105,18 @@ pub fn check(
             .iter()
             .map(|&d| d.max(0) as usize)
             .collect();
+        let elements = shape
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
+            .filter(|&n| n <= RUN_ELEMENT_LIMIT);
+        if elements.is_none() {
+            return Err(TeError::lowering(format!(
+                "cannot run the program: input `{}` of shape {shape:?} has more than {} elements, \
+                 the limit for running; its bounds are still inferred without running",
+                t.name(),
+                RUN_ELEMENT_LIMIT
+            )));
+        }
         let dtype = t.dtype();
         let data = tir::Tensor::from_fn(&shape, |_| {
             if dtype == tir::DataType::Float32 {
@@ -120,6 +137,7 @@ pub fn check(
     let run = tir::Interpreter::new()
         .keep_going(true)
         .max_steps(STEP_LIMIT)
+        .max_elements(RUN_ELEMENT_LIMIT)
         .max_reported(8)
         .run(&func, &inputs, sizes)
         .map_err(|e| TeError::lowering(format!("running the lowered program failed: {e}")))?;

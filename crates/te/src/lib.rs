@@ -52,7 +52,7 @@ mod thread;
 mod value;
 
 pub use bound::{infer_bound, Bounds, BOUND_BUDGET};
-pub use check::{check, CheckReport, StageCheck};
+pub use check::{check, CheckReport, StageCheck, RUN_ELEMENT_LIMIT};
 pub use error::{ErrorKind, Result, TeError};
 pub use iter_var::{IterKind, IterVar};
 pub use lower::{lower, schedule_ops, StorageStyle};
