@@ -192,3 +192,13 @@ fn programs_too_large_to_run_are_refused() {
         assert_eq!(out.status.code(), Some(0));
     }
 }
+
+/// A producer's loop named like its consumer's enclosing loop prints as
+/// `i_1`, so the two never mix in one index.
+#[test]
+fn shadowing_loops_print_apart() {
+    let path = example("shadowing_loops.py");
+    let text = stdout(&rangefinder(&["te", path.to_str().unwrap()]));
+    assert!(text.contains("for (i_1, 0, 2)"), "{text}");
+    assert!(text.contains("B[i_1, 0] = A[(i + i_1), (i + i_1)]"), "{text}");
+}

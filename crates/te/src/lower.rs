@@ -116,6 +116,9 @@ pub fn schedule_ops(
         .last()
         .map(|t| t.name().to_string())
         .unwrap_or_else(|| "main".to_string());
+    // Loops of different stages may share a name (`i` of a producer inside
+    // `i` of its consumer); print them apart, as `tvm.lower` does.
+    let body = tir::rename_shadowing(&body);
     Ok(PrimFunc::new(name, params, body))
 }
 
