@@ -337,6 +337,7 @@ impl Schedule {
             inner: inner.clone(),
             by,
         });
+        self.move_attachments(op, &[axis], &inner);
         Ok((outer, inner))
     }
 
@@ -380,7 +381,21 @@ impl Schedule {
             inner: inner.clone(),
             fused: fused.clone(),
         });
+        self.move_attachments(t.as_ref(), &[outer, inner], &fused);
         Ok(fused)
+    }
+
+    /// Stages computed at a loop of `op` that a split or fuse just replaced
+    /// (`from`) move to the loop that now runs its iterations (`to`: the
+    /// inner loop of a split, the fused loop), as TVM attaches them.
+    fn move_attachments(&mut self, op: &Operation, from: &[&IterVar], to: &IterVar) {
+        for st in &mut self.stages {
+            if let Attach::At { parent, axis } = &mut st.attach {
+                if parent == op && from.contains(&&*axis) {
+                    *axis = to.clone();
+                }
+            }
+        }
     }
 
     /// `s[t].reorder(*order)`: the given loops take the positions they
