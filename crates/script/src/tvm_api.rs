@@ -12,6 +12,7 @@ use arith::{Expr, Var};
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
+use std::collections::HashSet;
 use tir::DataType;
 
 /// Runs the TVM function `native`.
@@ -27,7 +28,13 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval
             };
             Ok(Value::Index(Var::new(name).expr()))
         }
-        Native::ReduceAxis => reduce_axis(args),
+        Native::ReduceAxis => {
+            let axis = reduce_axis(args)?;
+            if let Value::Te(TeObject::IterVar(iv)) = &axis {
+                interp.session.reduce_vars.insert(iv.var().clone());
+            }
+            Ok(axis)
+        }
         Native::ThreadAxis => thread_axis(args),
         Native::Sum => reduction(te::Reducer::Sum, args),
         Native::MaxReducer | Native::MinReducer => min_max(native, args),
@@ -233,10 +240,40 @@ fn compute(interp: &mut Interpreter, args: Args) -> Eval<Value> {
         &name,
     );
     match built {
-        Ok(t) => Ok(Value::Te(TeObject::Tensor(t))),
+        Ok(t) => {
+            if let Some(k) = reduce_axis_outside(&t, &interp.session.reduce_vars) {
+                return Err(Raised::tvm(
+                    a.span.clone(),
+                    format!(
+                        "`{name}` uses the reduction axis `{k}` outside a reduction over it: \
+                         use it only inside `te.sum(..., axis={k})` (or another reducer)"
+                    ),
+                ));
+            }
+            Ok(Value::Te(TeObject::Tensor(t)))
+        }
         Err(ComputeFailure::Script(r)) => Err(r),
         Err(ComputeFailure::Te(e)) => Err(te_error(&a.span, e)),
     }
+}
+
+/// The name of a reduction axis (one of `reduce_vars`) that the body of
+/// `t` reads with outside a reduction over that axis, if any: TVM rejects
+/// such a body, and it has no value there.
+fn reduce_axis_outside(t: &te::Tensor, reduce_vars: &HashSet<Var>) -> Option<String> {
+    let compute = t.op().as_compute()?;
+    let allowed: Vec<&Var> = compute.reduce_axis.iter().map(|iv| iv.var()).collect();
+    let mut found = None;
+    compute.body.for_each_load(&mut |_, idx| {
+        for e in idx {
+            e.for_each_var(&mut |v| {
+                if found.is_none() && reduce_vars.contains(v) && !allowed.contains(&v) {
+                    found = Some(v.name().to_owned());
+                }
+            });
+        }
+    });
+    found
 }
 
 /// `te.thread_axis(tag)` or `te.thread_axis(dom, tag)`. A domain is not

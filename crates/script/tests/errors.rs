@@ -201,3 +201,40 @@ fn long_sums_run_and_deep_nesting_is_a_clear_error() {
         assert!(e.message.contains("nesting deeper than 200"), "{}", e.message);
     }
 }
+
+/// Errors TVM raises at `tvm.lower` (an attachment to a stage that does
+/// not read the tensor) or at definition (a reduction axis outside its
+/// reduction) are exceptions the script catches where TVM raises them.
+#[test]
+fn tvm_errors_are_caught_where_tvm_raises_them() {
+    let source = r#"
+import tvm
+from tvm import te
+A = te.placeholder((8,), name="A")
+B = te.compute((8,), lambda i: A[i] + 1, name="B")
+C = te.compute((8,), lambda i: B[i] * 2, name="C")
+D = te.compute((8,), lambda i: A[i] * 3, name="D")
+s = te.create_schedule([C.op, D.op])
+s[B].compute_at(s[C], D.op.axis[0])
+caught = 0
+try:
+    tvm.lower(s, [A, C, D])
+except RuntimeError:
+    caught += 1
+s[B].compute_at(s[D], D.op.axis[0])
+try:
+    tvm.lower(s, [A, C, D])
+except tvm.error.TVMError:
+    caught += 1
+k = te.reduce_axis((0, 8), name="k")
+try:
+    E = te.compute((8,), lambda i: A[k], name="E")
+except tvm.error.TVMError as e:
+    caught += 1
+assert caught == 3
+"#;
+    script::run(source).expect("every error is caught");
+    let e = script::run(&source.replace("except tvm.error.TVMError as e:", "except AssertionError:"))
+        .expect_err("uncaught");
+    assert!(e.message.contains("reduction axis `k` outside"), "{}", e.message);
+}

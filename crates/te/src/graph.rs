@@ -112,6 +112,19 @@ fn attach_links(s: &Schedule, index: &HashMap<OpId, usize>) -> Result<Vec<Attach
                     parent.name()
                 ))
             })?;
+            if p == i {
+                return Err(TeError::schedule(format!(
+                    "cannot compute `{}` at one of its own loops: attach it to a consumer",
+                    st.op().name()
+                )));
+            }
+            if stages[p].is_placeholder() {
+                return Err(TeError::schedule(format!(
+                    "cannot compute `{}` at placeholder `{}`, which has no loops",
+                    st.op().name(),
+                    parent.name()
+                )));
+            }
             if stages[p].attach() == &Attach::Inline {
                 return Err(TeError::schedule(format!(
                     "`{}` is computed at `{}`, which is inlined: attach it to a stage that has loops",
@@ -128,11 +141,15 @@ fn attach_links(s: &Schedule, index: &HashMap<OpId, usize>) -> Result<Vec<Attach
             let leaves = stages[p].leaf_iter_vars();
             let pos = leaves.iter().position(|l| l == axis).ok_or_else(|| {
                 TeError::schedule(format!(
-                    "`{}` is computed at `{}`, which is no longer a loop of `{}` (it was split or \
-                     fused afterwards): attach it to one of the current loops",
+                    "`{}` is computed at `{}`, which is not a loop of `{}`: pass one of {}",
                     st.op().name(),
                     axis.name(),
-                    parent.name()
+                    parent.name(),
+                    leaves
+                        .iter()
+                        .map(|l| format!("`{}`", l.name()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))
             })?;
             links[i] = AttachLink {

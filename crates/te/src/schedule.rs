@@ -445,29 +445,12 @@ impl Schedule {
         parent: &impl AsRef<Operation>,
         axis: &IterVar,
     ) -> Result<()> {
+        // As in TVM, whether `axis` is a loop of `parent` (and `parent` not
+        // `t` itself or a placeholder) is checked when bounds are inferred
+        // (`tvm.lower`), where TVM raises it.
         let parent = parent.as_ref().clone();
         let op = t.as_ref();
-        if &parent == op {
-            return Err(TeError::schedule(format!(
-                "cannot compute `{}` at one of its own loops: attach it to a consumer",
-                op.name()
-            )));
-        }
-        let pst = self.stage(&parent)?;
-        if !pst.all_iter_vars.contains(axis) {
-            return Err(TeError::schedule(format!(
-                "`{}` is not a loop of `{}`: pass one of {}",
-                axis.name(),
-                parent.name(),
-                names(&pst.leaf_iter_vars)
-            )));
-        }
-        if pst.is_placeholder() {
-            return Err(TeError::schedule(format!(
-                "cannot compute at placeholder `{}`",
-                parent.name()
-            )));
-        }
+        self.stage(&parent)?;
         let st = self.compute_stage_mut(op, "compute_at")?;
         st.attach = Attach::At {
             parent,
