@@ -202,3 +202,24 @@ fn shadowing_loops_print_apart() {
     assert!(text.contains("for (i_1, 0, 2)"), "{text}");
     assert!(text.contains("B[i_1, 0] = A[(i + i_1), (i + i_1)]"), "{text}");
 }
+
+/// Indices an inlined body receives are simplified, as TVM does: the
+/// producer then needs 3 elements per iteration and 20 runs, not 10 and 34.
+#[test]
+fn inlined_indices_are_simplified() {
+    let path = example("inline_simplifies_indices.py");
+    let text = stdout(&rangefinder(&["te", path.to_str().unwrap(), "--run"]));
+    assert!(text.contains("allocate B[float32 * 3]"), "{text}");
+    assert!(text.contains("  B: runs 20, needed 20"), "{text}");
+}
+
+/// A producer of a zero-padded symbolic tensor computed at the consumer's
+/// loop allocates one element, as with concrete sizes.
+#[test]
+fn symbolic_padding_allocates_one_element() {
+    let path = example("symbolic_zero_padding.py");
+    let text = stdout(&rangefinder(&["te", path.to_str().unwrap(), "--run"]));
+    let b = text.split("stage B").nth(1).expect("stage B");
+    assert!(b.contains("  allocation: 1 elements"), "{text}");
+    assert!(text.contains("  ok\n"), "{text}");
+}
