@@ -223,3 +223,12 @@ fn symbolic_padding_allocates_one_element() {
     assert!(b.contains("  allocation: 1 elements"), "{text}");
     assert!(text.contains("  ok\n"), "{text}");
 }
+
+/// Fusing a `(n, n - 1)` consumer and splitting it by 2 computes a box of B
+/// per outer iteration (84 runs at n = 7), not all of B each time (882).
+#[test]
+fn fused_symbolic_rows_are_not_recomputed_whole() {
+    let path = example("fuse_split_symbolic_rows.py");
+    let text = stdout(&rangefinder(&["te", path.to_str().unwrap(), "--run"]));
+    assert!(text.contains("  B: runs 84, needed 42"), "{text}");
+}

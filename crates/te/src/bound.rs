@@ -717,6 +717,15 @@ fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut HashMap<It
                     continue;
                 }
                 let n = b.to_loop_vars(&b.nominal_extent(inner).expect("fused axes have ranges"));
+                // The fused loop runs only when the inner extent is at least
+                // 1, so dividing by `max(n, 1)` gives the same rows and
+                // columns where it runs, and a divisor known to be positive
+                // (`n - 1` with `n >= 1` is not).
+                let n = if b.analyzer.can_prove(&Expr::ge(n.clone(), Expr::int(1))) {
+                    n
+                } else {
+                    Expr::max(n, Expr::int(1))
+                };
                 let mut dom = leaf_dom.clone();
                 dom.insert(fused.var().clone(), fs.set);
                 let omin = b.to_loop_vars(&b.ranges[outer].min);
