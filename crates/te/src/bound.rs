@@ -238,7 +238,7 @@ fn tell_analyzer(b: &mut Bounds, iv: &IterVar, r: &Range, extent: &Expr, shape: 
         return;
     }
     // Constant bounds of very large ends would cost more than they give.
-    let small = |e: &Expr| e.node_count() <= crate::interval::SIMPLIFY_LIMIT;
+    let small = |e: &Expr| e.node_count() <= 2 * FACT_BUDGET;
     let last = Expr::sub(Expr::add(r.min.clone(), extent.clone()), Expr::int(1));
     let lo = if small(&r.min) {
         b.analyzer.const_int_bound(&r.min).min

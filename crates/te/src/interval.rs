@@ -87,7 +87,7 @@ impl Interval {
 /// The largest expression, in nodes, handed to the simplifier: its cost
 /// grows much faster than the size of `min`/`max`-heavy bounds, and a bound
 /// this large is widened by InferBound anyway (see `bound::BOUND_BUDGET`).
-pub(crate) const SIMPLIFY_LIMIT: usize = 64;
+pub(crate) const SIMPLIFY_LIMIT: usize = 48;
 
 /// The constant bounds of `e`, or everything when `e` is over
 /// [`SIMPLIFY_LIMIT`] (the analyzer simplifies before bounding).
