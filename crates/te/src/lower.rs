@@ -624,6 +624,10 @@ fn largest(e: Expr, path: &[IterVar], b: &Bounds) -> Option<Expr> {
     if enumerate_max(&e, &order, b, &mut env, &mut best, &mut budget) {
         return best.map(Expr::int).or(Some(Expr::int(0)));
     }
+    if e.node_count() > crate::interval::SIMPLIFY_LIMIT {
+        // Too large to bound cheaply: the caller uses the tensor's size.
+        return None;
+    }
     let bound = an.const_int_bound(&e).max.min(pairwise_upper_bound(&e, b));
     (bound != arith::POS_INF).then(|| Expr::int(bound.max(0)))
 }
