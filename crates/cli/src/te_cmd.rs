@@ -34,8 +34,33 @@ const RUN_SIZE: i64 = 7;
 /// of terms; a wrong element differs by far more.
 const TOLERANCE: f64 = 1e-3;
 
-/// Runs the subcommand.
+/// The stack the analysis runs on: the walkers of bodies and programs
+/// recurse as deep as an expression is nested, and a flat sum of 50,000
+/// terms is nested that deep. Only the pages used are committed.
+const ANALYSIS_STACK: usize = 1 << 30;
+
+/// Runs the subcommand (on a thread with an [`ANALYSIS_STACK`]-byte stack
+/// when one can be started).
 pub fn run(args: TeArgs) -> ExitCode {
+    let worker = std::thread::Builder::new()
+        .name("te".to_owned())
+        .stack_size(ANALYSIS_STACK);
+    let seed = args.seed;
+    let (file, json, run_it) = (args.file.clone(), args.json, args.run);
+    match worker.spawn(move || analyse(args)) {
+        Ok(handle) => handle
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        Err(_) => analyse(TeArgs {
+            file,
+            json,
+            run: run_it,
+            seed,
+        }),
+    }
+}
+
+fn analyse(args: TeArgs) -> ExitCode {
     let name = args.file.display().to_string();
     let source = match std::fs::read_to_string(&args.file) {
         Ok(s) => s,
