@@ -144,7 +144,12 @@ fn sign(e: &Expr, an: &Analyzer) -> Option<bool> {
 /// occurs more than once (`i + (0 - i)`).
 pub(crate) fn eval(e: &Expr, dom: &DomMap, an: &Analyzer) -> Interval {
     let own = eval_raw(e, dom, an).simplified(an);
-    if own.is_point() || !uses_dom(e, dom) || too_large(&own) || large_dom(e, dom) {
+    if own.is_point()
+        || !uses_dom(e, dom)
+        || too_large(&own)
+        || large_dom(e, dom)
+        || exact_affine(e, dom)
+    {
         return own;
     }
     let sets: HashMap<Var, IntSet> = dom
@@ -160,6 +165,38 @@ pub(crate) fn eval(e: &Expr, dom: &DomMap, an: &Analyzer) -> Interval {
         lo: tighter(own.lo, other.min(), true, an),
         hi: tighter(own.hi, other.max(), false, an),
     }
+}
+
+/// Whether `e` is built of `+`, `-` and `*` alone with each relaxed variable
+/// occurring once: interval arithmetic is then exact, and the second,
+/// simplifying evaluation cannot do better (the common index `x + 1`).
+fn exact_affine(e: &Expr, dom: &DomMap) -> bool {
+    let mut seen: Vec<&Var> = Vec::new();
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        match x.kind() {
+            ExprKind::Int(_) => {}
+            ExprKind::Var(v) => {
+                if let Some((k, _)) = dom.get_key_value(v) {
+                    if seen.contains(&k) {
+                        return false;
+                    }
+                    seen.push(k);
+                }
+            }
+            ExprKind::Add(a, b) | ExprKind::Sub(a, b) => {
+                stack.push(a);
+                stack.push(b);
+            }
+            // A product is exact when one side is fixed (a point).
+            ExprKind::Mul(a, b) if !uses_dom(a, dom) || !uses_dom(b, dom) => {
+                stack.push(a);
+                stack.push(b);
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Whether an end of `set` is over [`SIMPLIFY_LIMIT`].
