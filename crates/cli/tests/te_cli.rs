@@ -163,7 +163,12 @@ fn future_imports_and_tensor_only_scripts_run() {
     );
     let out = rangefinder(&["te", path.to_str().unwrap()]);
     let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(0), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(text.starts_with("8\n"), "{text}");
     assert!(text.contains("creates no schedule"), "{text}");
     let out = rangefinder(&["te", path.to_str().unwrap(), "--json"]);
@@ -200,7 +205,10 @@ fn shadowing_loops_print_apart() {
     let path = example("shadowing_loops.py");
     let text = stdout(&rangefinder(&["te", path.to_str().unwrap()]));
     assert!(text.contains("for (i_1, 0, 2)"), "{text}");
-    assert!(text.contains("B[i_1, 0] = A[(i + i_1), (i + i_1)]"), "{text}");
+    assert!(
+        text.contains("B[i_1, 0] = A[(i + i_1), (i + i_1)]"),
+        "{text}"
+    );
 }
 
 /// Indices an inlined body receives are simplified, as TVM does: the
@@ -247,6 +255,15 @@ fn long_flat_bodies_run() {
     );
     let out = rangefinder(&["te", path.to_str().unwrap(), "--run"]);
     let text = stdout(&out);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("  ok\n"), "{}", &text[text.len().saturating_sub(300)..]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("  ok\n"),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
+    );
 }

@@ -10,9 +10,9 @@ use crate::operators::as_int;
 use crate::value::Value;
 use arith::{Expr, Var};
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::ops::Range;
 use std::rc::Rc;
-use std::collections::HashSet;
 use tir::DataType;
 
 /// Runs the TVM function `native`.

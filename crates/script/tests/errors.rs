@@ -198,7 +198,11 @@ fn long_sums_run_and_deep_nesting_is_a_clear_error() {
         format!("x = {}1{}", "(".repeat(4_000), ")".repeat(4_000)),
     ] {
         let e = script::run(&deep).expect_err("too deep");
-        assert!(e.message.contains("nesting deeper than 200"), "{}", e.message);
+        assert!(
+            e.message.contains("nesting deeper than 200"),
+            "{}",
+            e.message
+        );
     }
 }
 
@@ -234,7 +238,12 @@ except tvm.error.TVMError as e:
 assert caught == 3
 "#;
     script::run(source).expect("every error is caught");
-    let e = script::run(&source.replace("except tvm.error.TVMError as e:", "except AssertionError:"))
-        .expect_err("uncaught");
-    assert!(e.message.contains("reduction axis `k` outside"), "{}", e.message);
+    let e =
+        script::run(&source.replace("except tvm.error.TVMError as e:", "except AssertionError:"))
+            .expect_err("uncaught");
+    assert!(
+        e.message.contains("reduction axis `k` outside"),
+        "{}",
+        e.message
+    );
 }

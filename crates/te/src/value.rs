@@ -163,9 +163,7 @@ impl Value {
             ValueKind::Index(_) => DataType::Int32,
             ValueKind::Load(t, _) => t.dtype(),
             ValueKind::Neg(a) => a.dtype(),
-            ValueKind::Binary(_, a, b) | ValueKind::Select(_, a, b) => {
-                a.dtype().promote(b.dtype())
-            }
+            ValueKind::Binary(_, a, b) | ValueKind::Select(_, a, b) => a.dtype().promote(b.dtype()),
             ValueKind::Reduce(r) => r.source.dtype(),
         };
         Value(Arc::new(Node { kind, dtype }))

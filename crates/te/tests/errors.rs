@@ -71,7 +71,11 @@ fn attaching_to_a_loop_that_is_split_or_fused_afterwards_follows_it() {
     s.compute_at(&b, &c, &i).unwrap();
     let (io, ii) = s.split(&c, &i, 2).unwrap();
     let bounds = infer_bound(&s).unwrap();
-    assert_eq!(bounds.attach_path(1).first(), Some(&ii), "B sits in i.inner");
+    assert_eq!(
+        bounds.attach_path(1).first(),
+        Some(&ii),
+        "B sits in i.inner"
+    );
     let r = te::check(&s, &[a.clone(), c.clone()], &Default::default(), 1).unwrap();
     assert!(r.is_clean(0.0), "{r:?}");
     assert_eq!(r.stage("B").unwrap().runs, 32);
