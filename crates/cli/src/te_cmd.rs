@@ -20,8 +20,32 @@ pub struct TeArgs {
     pub seed: u64,
 }
 
-/// Runs the subcommand.
+/// The stack the analysis runs on: the walkers of bodies and programs
+/// recurse as deep as an expression is nested, and a flat sum of 50,000
+/// terms is nested that deep. Only the pages used are committed.
+const ANALYSIS_STACK: usize = 1 << 30;
+
+/// Runs the subcommand (on a thread with an [`ANALYSIS_STACK`]-byte stack
+/// when one can be started).
 pub fn run(args: TeArgs) -> ExitCode {
+    let worker = std::thread::Builder::new()
+        .name("te".to_owned())
+        .stack_size(ANALYSIS_STACK);
+    let (file, json, run, seed) = (args.file.clone(), args.json, args.run, args.seed);
+    match worker.spawn(move || analyse(args)) {
+        Ok(handle) => handle
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        Err(_) => analyse(TeArgs {
+            file,
+            json,
+            run,
+            seed,
+        }),
+    }
+}
+
+fn analyse(args: TeArgs) -> ExitCode {
     let name = args.file.display().to_string();
     let source = match std::fs::read_to_string(&args.file) {
         Ok(s) => s,
@@ -40,12 +64,17 @@ pub fn run(args: TeArgs) -> ExitCode {
         let _ = std::io::stdout().write_all(outcome.printed.as_bytes());
     }
     let Some(target) = outcome.target else {
-        return crate::diagnostics::report(
-            &name,
-            &source,
-            "the script creates no schedule: call `te.create_schedule(...)`",
-            None,
-        );
+        // A script that only builds tensors is valid TVM: it ran, and there
+        // is no schedule to analyse.
+        let note = "the script creates no schedule: nothing to analyse (call `te.create_schedule(...)` to get bounds)";
+        if args.json {
+            let json = serde_json::json!({"stages": [], "note": note});
+            let text = serde_json::to_string_pretty(&json).unwrap_or_default();
+            let _ = writeln!(std::io::stdout(), "{text}");
+        } else {
+            let _ = writeln!(std::io::stdout(), "# {note}");
+        }
+        return ExitCode::SUCCESS;
     };
     let options = te::ReportOptions {
         run: args.run,

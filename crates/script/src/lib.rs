@@ -39,6 +39,8 @@
 //! ```
 #![warn(missing_docs)]
 
+pub use nesting::MAX_NESTING;
+
 mod args;
 mod builtins;
 mod error;
@@ -46,6 +48,7 @@ mod function;
 mod interp;
 mod layout_api;
 mod native;
+mod nesting;
 mod objects;
 mod operators;
 mod schedule_api;
@@ -99,6 +102,17 @@ impl Target {
 impl Script {
     /// Parses `source`; a syntax error points at its line and column.
     pub fn parse(source: &str) -> Result<Script, ScriptError> {
+        if let Some(at) = nesting::too_deep(source) {
+            return Err(ScriptError::new(
+                source,
+                at,
+                format!(
+                    "nesting deeper than {} levels (brackets or prefix operators): \
+                     split the expression into named parts",
+                    nesting::MAX_NESTING
+                ),
+            ));
+        }
         let body = ast::Suite::parse(source, "<script>").map_err(|e| {
             let at = usize::from(e.offset);
             ScriptError::new(source, at..at + 1, format!("syntax error: {}", e.error))
@@ -140,7 +154,24 @@ impl Script {
     }
 }
 
-/// Parses and runs `source`.
+/// The stack a script runs on: the parser's tree of a long flat chain
+/// (`1 + 1 + ...`, 50,000 terms) is nested as deep as the chain is long, and
+/// dropping it recurses that deep. Only the pages used are committed.
+const SCRIPT_STACK: usize = 256 << 20;
+
+/// Parses and runs `source` (on a thread with a [`SCRIPT_STACK`]-byte stack
+/// when one can be started).
 pub fn run(source: &str) -> Result<ScriptRun, ScriptError> {
-    Script::parse(source)?.run()
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("script".to_owned())
+            .stack_size(SCRIPT_STACK)
+            .spawn_scoped(scope, || Script::parse(source)?.run());
+        match worker {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => Script::parse(source)?.run(),
+        }
+    })
 }

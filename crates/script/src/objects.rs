@@ -132,6 +132,9 @@ pub(crate) struct Session {
     pub schedules: Vec<ScheduleRef>,
     /// Every `tvm.lower(s, args)`, in order.
     pub lowered: Vec<(ScheduleRef, Vec<te::Tensor>)>,
+    /// The variables of every `te.reduce_axis`, to reject bodies that use
+    /// one outside its reduction.
+    pub reduce_vars: std::collections::HashSet<arith::Var>,
 }
 
 /// Whether `v` takes part in element arithmetic (as opposed to index

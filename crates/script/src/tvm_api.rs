@@ -10,6 +10,7 @@ use crate::operators::as_int;
 use crate::value::Value;
 use arith::{Expr, Var};
 use std::cell::RefCell;
+use std::collections::HashSet;
 use std::ops::Range;
 use std::rc::Rc;
 use tir::DataType;
@@ -27,7 +28,13 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval
             };
             Ok(Value::Index(Var::new(name).expr()))
         }
-        Native::ReduceAxis => reduce_axis(args),
+        Native::ReduceAxis => {
+            let axis = reduce_axis(args)?;
+            if let Value::Te(TeObject::IterVar(iv)) = &axis {
+                interp.session.reduce_vars.insert(iv.var().clone());
+            }
+            Ok(axis)
+        }
         Native::ThreadAxis => thread_axis(args),
         Native::Sum => reduction(te::Reducer::Sum, args),
         Native::MaxReducer | Native::MinReducer => min_max(native, args),
@@ -233,10 +240,40 @@ fn compute(interp: &mut Interpreter, args: Args) -> Eval<Value> {
         &name,
     );
     match built {
-        Ok(t) => Ok(Value::Te(TeObject::Tensor(t))),
+        Ok(t) => {
+            if let Some(k) = reduce_axis_outside(&t, &interp.session.reduce_vars) {
+                return Err(Raised::tvm(
+                    a.span.clone(),
+                    format!(
+                        "`{name}` uses the reduction axis `{k}` outside a reduction over it: \
+                         use it only inside `te.sum(..., axis={k})` (or another reducer)"
+                    ),
+                ));
+            }
+            Ok(Value::Te(TeObject::Tensor(t)))
+        }
         Err(ComputeFailure::Script(r)) => Err(r),
         Err(ComputeFailure::Te(e)) => Err(te_error(&a.span, e)),
     }
+}
+
+/// The name of a reduction axis (one of `reduce_vars`) that the body of
+/// `t` reads with outside a reduction over that axis, if any: TVM rejects
+/// such a body, and it has no value there.
+fn reduce_axis_outside(t: &te::Tensor, reduce_vars: &HashSet<Var>) -> Option<String> {
+    let compute = t.op().as_compute()?;
+    let allowed: Vec<&Var> = compute.reduce_axis.iter().map(|iv| iv.var()).collect();
+    let mut found = None;
+    compute.body.for_each_load(&mut |_, idx| {
+        for e in idx {
+            e.for_each_var(&mut |v| {
+                if found.is_none() && reduce_vars.contains(v) && !allowed.contains(&v) {
+                    found = Some(v.name().to_owned());
+                }
+            });
+        }
+    });
+    found
 }
 
 /// `te.thread_axis(tag)` or `te.thread_axis(dom, tag)`. A domain is not
@@ -490,9 +527,24 @@ fn lower(interp: &mut Interpreter, args: Args) -> Eval<Value> {
         }
         None => default_args(&s.borrow()),
     };
+    let tensors = program_args(&s.borrow(), tensors);
     let lowered = te::lower(&s.borrow(), &tensors).map_err(|e| te_error(&a.span, e))?;
     interp.session.lowered.push((s.clone(), tensors));
     Ok(Value::str(&lowered.to_string()))
+}
+
+/// The arguments `tvm.lower` gives storage, as TVM does: an inlined tensor
+/// has none and an input the schedule never reads is unused, so both are
+/// left out of the program (TVM keeps an unused parameter, which changes
+/// nothing in the printed body).
+fn program_args(s: &te::Schedule, tensors: Vec<te::Tensor>) -> Vec<te::Tensor> {
+    tensors
+        .into_iter()
+        .filter(|t| match s.stage_index(t.op()) {
+            Ok(i) => s.stages()[i].attach() != &te::Attach::Inline,
+            Err(_) => t.op().as_compute().is_some(),
+        })
+        .collect()
 }
 
 /// The arguments of a program when the script does not name them: its

@@ -185,3 +185,65 @@ fn columns_count_characters_not_bytes() {
     let (line, column, _) = error_of("s = \"é\"; y = 1 // 0\n");
     assert_eq!((line, column), (1, 14));
 }
+
+/// Long flat sums evaluate without recursion on their length; nesting past
+/// the documented limit is an error at its position, never a stack overflow.
+#[test]
+fn long_sums_run_and_deep_nesting_is_a_clear_error() {
+    let sum = format!("x = {}\nassert x == 50000\n", vec!["1"; 50_000].join(" + "));
+    script::run(&sum).expect("a long flat sum runs");
+    for deep in [
+        format!("x = {}1", "-".repeat(43_000)),
+        format!("x = {}1{}", "max(".repeat(5_000), ", 2)".repeat(5_000)),
+        format!("x = {}1{}", "(".repeat(4_000), ")".repeat(4_000)),
+    ] {
+        let e = script::run(&deep).expect_err("too deep");
+        assert!(
+            e.message.contains("nesting deeper than 200"),
+            "{}",
+            e.message
+        );
+    }
+}
+
+/// Errors TVM raises at `tvm.lower` (an attachment to a stage that does
+/// not read the tensor) or at definition (a reduction axis outside its
+/// reduction) are exceptions the script catches where TVM raises them.
+#[test]
+fn tvm_errors_are_caught_where_tvm_raises_them() {
+    let source = r#"
+import tvm
+from tvm import te
+A = te.placeholder((8,), name="A")
+B = te.compute((8,), lambda i: A[i] + 1, name="B")
+C = te.compute((8,), lambda i: B[i] * 2, name="C")
+D = te.compute((8,), lambda i: A[i] * 3, name="D")
+s = te.create_schedule([C.op, D.op])
+s[B].compute_at(s[C], D.op.axis[0])
+caught = 0
+try:
+    tvm.lower(s, [A, C, D])
+except RuntimeError:
+    caught += 1
+s[B].compute_at(s[D], D.op.axis[0])
+try:
+    tvm.lower(s, [A, C, D])
+except tvm.error.TVMError:
+    caught += 1
+k = te.reduce_axis((0, 8), name="k")
+try:
+    E = te.compute((8,), lambda i: A[k], name="E")
+except tvm.error.TVMError as e:
+    caught += 1
+assert caught == 3
+"#;
+    script::run(source).expect("every error is caught");
+    let e =
+        script::run(&source.replace("except tvm.error.TVMError as e:", "except AssertionError:"))
+            .expect_err("uncaught");
+    assert!(
+        e.message.contains("reduction axis `k` outside"),
+        "{}",
+        e.message
+    );
+}

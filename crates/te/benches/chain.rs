@@ -45,3 +45,104 @@ fn infer_bound_and_lower(bencher: divan::Bencher, n: usize) {
         schedule_ops(&s, &b, &args, StorageStyle::Allocate).unwrap()
     });
 }
+
+/// `Sk[i] = S(k-1)[n - 1 - i] + S(k-1)[i // 2]` over a symbolic `n` (or
+/// `n = 64`), each stage split into two parts and computed at the next
+/// stage's outer loop: exact bounds nest every consumer's, so this measures
+/// that the size budget keeps the work linear.
+fn symbolic_chain(stages: usize, concrete: bool) -> (Schedule, Vec<Tensor>) {
+    let n: arith::Expr = if concrete {
+        arith::Expr::int(64)
+    } else {
+        te::var("n").expr()
+    };
+    let a = placeholder([n.clone()], "S0", DataType::Float32).unwrap();
+    let mut all = vec![a.clone()];
+    for k in 1..=stages {
+        let prev = all[k - 1].clone();
+        let n = n.clone();
+        let t = compute_named(
+            [n.clone()],
+            &["i"],
+            |i| {
+                let rev = n.clone() - 1 - i[0].clone();
+                let half = arith::Expr::floor_div(i[0].clone(), arith::Expr::int(2));
+                prev.at([rev]) + prev.at([half])
+            },
+            &format!("S{k}"),
+        )
+        .unwrap();
+        all.push(t);
+    }
+    let out = all[stages].clone();
+    let mut s = create_schedule(std::slice::from_ref(&out));
+    let mut outer = vec![None];
+    for t in &all[1..] {
+        let (xo, _) = s.split_nparts(t, &t.op().axis()[0], 2).unwrap();
+        outer.push(Some(xo));
+    }
+    for k in 1..stages {
+        let xo = outer[k + 1].clone().unwrap();
+        s.compute_at(&all[k], &all[k + 1], &xo).unwrap();
+    }
+    (s, vec![a, out])
+}
+
+#[divan::bench(args = [10, 50, 100])]
+fn symbolic_nparts_chain(bencher: divan::Bencher, n: usize) {
+    let (s, args) = symbolic_chain(n, false);
+    bencher.bench(|| {
+        let b = infer_bound(&s).unwrap();
+        schedule_ops(&s, &b, &args, StorageStyle::Allocate).unwrap()
+    });
+}
+
+#[divan::bench(args = [10, 50, 100])]
+fn concrete_nparts_chain(bencher: divan::Bencher, n: usize) {
+    let (s, args) = symbolic_chain(n, true);
+    bencher.bench(|| {
+        let b = infer_bound(&s).unwrap();
+        schedule_ops(&s, &b, &args, StorageStyle::Allocate).unwrap()
+    });
+}
+
+/// `Sk[x, y] = S(k-1)[x, y] + S(k-1)[x + 1, y] + S(k-1)[x + 2, y + 1]`, the
+/// output tiled 64x64 and every stage computed at its inner tile loop (the
+/// Halide-style stencil chain): the work of `rangefinder te` on it, the
+/// report of every stage and the program printed as `tvm.lower` does.
+fn stencil_chain(stages: usize) -> (Schedule, Vec<Tensor>) {
+    let (w, h) = (1024 + 2 * stages as i64, 1024 + stages as i64);
+    let a = placeholder([w, h], "S0", DataType::Float32).unwrap();
+    let mut all = vec![a.clone()];
+    for k in 1..=stages {
+        let prev = all[k - 1].clone();
+        let (w, h) = (w - 2 * k as i64, h - k as i64);
+        let t = compute_named(
+            [w, h],
+            &["x", "y"],
+            |i| {
+                let (x, y) = (i[0].clone(), i[1].clone());
+                prev.at([x.clone(), y.clone()])
+                    + prev.at([x.clone() + 1, y.clone()])
+                    + prev.at([x + 2, y + 1])
+            },
+            &format!("S{k}"),
+        )
+        .unwrap();
+        all.push(t);
+    }
+    let out = all[stages].clone();
+    let mut s = create_schedule(std::slice::from_ref(&out));
+    let ax = out.op().axis().to_vec();
+    let (_, yo, _, _) = s.tile(&out, &ax[0], &ax[1], 64, 64).unwrap();
+    for t in &all[1..stages] {
+        s.compute_at(t, &out, &yo).unwrap();
+    }
+    (s, vec![a, out])
+}
+
+#[divan::bench(args = [50, 500])]
+fn stencil_chain_lower_and_print(bencher: divan::Bencher, n: usize) {
+    let (s, args) = stencil_chain(n);
+    bencher.bench(|| te::report(&s, &args).unwrap().program.to_string());
+}

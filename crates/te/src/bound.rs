@@ -28,7 +28,7 @@ use crate::iter_var::IterVar;
 use crate::operation::Operation;
 use crate::schedule::{Attach, Relation, Schedule, SplitBy, Stage};
 use crate::thread::{StorageScope, ThreadTag};
-use arith::{Analyzer, ConstBound, Expr, Range, Var, POS_INF};
+use arith::{Analyzer, ConstBound, Expr, Range, Var, NEG_INF, POS_INF};
 use std::collections::HashMap;
 
 /// The result of [`infer_bound`]: a range for every iteration variable of
@@ -50,9 +50,21 @@ pub struct Bounds {
     /// Every thread-bound loop of the schedule, with its tag (empty for
     /// schedules without threads, which then skip all thread reasoning).
     thread_tags: HashMap<IterVar, ThreadTag>,
+    /// The axes whose exact bound outgrew [`BOUND_BUDGET`] and were widened
+    /// to their whole extent, in the order met.
+    widened: Vec<IterVar>,
     pub(crate) graph: Graph,
     pub(crate) analyzer: Analyzer,
 }
+
+/// The largest bound end, in nodes, InferBound keeps exact; the two ends of
+/// a range together may have one and a half times as many (their
+/// difference, the extent, is simplified at the cost of their size). A bound
+/// that grows past it (symbolic pipelines whose bounds nest the bounds of
+/// every consumer) is widened to the producer's whole axis, which is sound
+/// because consumers never read outside a tensor. Without it, chains of
+/// stages attached to their consumers' loops grow exponentially.
+pub const BOUND_BUDGET: usize = 48;
 
 impl Bounds {
     /// The range of `iv`, if `iv` belongs to the schedule (inlined stages
@@ -113,6 +125,12 @@ impl Bounds {
         e.substitute(&mut |v| self.index.get(v).cloned())
     }
 
+    /// The axes whose exact bound outgrew [`BOUND_BUDGET`] and were widened
+    /// to the whole axis (sound, but coarser than the exact answer).
+    pub fn widened(&self) -> &[IterVar] {
+        &self.widened
+    }
+
     /// The enclosing loop whose thread index the loop `iv` shares, if any.
     pub(crate) fn unified_with(&self, iv: &IterVar) -> Option<&IterVar> {
         self.unified.get(iv)
@@ -152,6 +170,7 @@ pub fn infer_bound(s: &Schedule) -> Result<Bounds> {
             .iter()
             .flat_map(|st| st.thread_bindings().map(|(iv, t)| (iv.clone(), t)))
             .collect(),
+        widened: Vec::new(),
         graph,
         analyzer: Analyzer::new(),
     };
@@ -197,16 +216,53 @@ fn assume_positive_sizes(s: &Schedule, an: &mut Analyzer) {
 }
 
 fn bind(b: &mut Bounds, iv: &IterVar, r: Range) {
-    b.analyzer.bind(iv.var(), r.clone());
+    tell_analyzer(b, iv, &r, &r.extent, None);
     b.ranges.insert(iv.clone(), r);
+}
+
+/// The largest range, in nodes of its min and extent, the analyzer is told
+/// exactly. Every query about a variable may substitute its range ends
+/// (several levels deep), so large ends make each query slow; a larger range
+/// is told coarsely instead (see [`tell_analyzer`]).
+const FACT_BUDGET: usize = 24;
+
+/// Tells the analyzer that `iv` runs over `[r.min, r.min + extent)`, or over
+/// a coarser superset when that range is over [`FACT_BUDGET`]: facts proved
+/// over a superset hold on the range. The superset is `[0, shape)` for an
+/// axis of a tensor of that size (`shape`), else the constant bounds of the
+/// ends.
+fn tell_analyzer(b: &mut Bounds, iv: &IterVar, r: &Range, extent: &Expr, shape: Option<&Expr>) {
+    if r.min.node_count() + extent.node_count() <= FACT_BUDGET {
+        b.analyzer
+            .bind(iv.var(), Range::new(r.min.clone(), extent.clone()));
+        return;
+    }
+    // Constant bounds of very large ends would cost more than they give.
+    let small = |e: &Expr| e.node_count() <= 2 * FACT_BUDGET;
+    let last = Expr::sub(Expr::add(r.min.clone(), extent.clone()), Expr::int(1));
+    let lo = if small(&r.min) {
+        b.analyzer.const_int_bound(&r.min).min
+    } else {
+        NEG_INF
+    };
+    let hi = if small(&last) {
+        b.analyzer.const_int_bound(&last).max
+    } else {
+        POS_INF
+    };
+    match shape {
+        Some(size) if hi == POS_INF => {
+            b.analyzer.bind(iv.var(), Range::from_extent(size.clone()));
+        }
+        _ => b.analyzer.update_bound(iv.var(), ConstBound::new(lo, hi)),
+    }
 }
 
 /// Records the exact range of a split tail but tells the analyzer only the
 /// nominal one: a loop may run over the nominal extent (with a guard), and
 /// every simplification must stay valid there.
 fn bind_tail(b: &mut Bounds, iv: &IterVar, exact: Range, nominal: Expr) {
-    b.analyzer
-        .bind(iv.var(), Range::new(exact.min.clone(), nominal.clone()));
+    tell_analyzer(b, iv, &exact, &nominal, None);
     b.nominal.insert(iv.clone(), nominal);
     b.ranges.insert(iv.clone(), exact);
 }
@@ -239,6 +295,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
     let scope = storage_scope(s, i, b);
     let ndim = op.axis().len();
     let mut requests: Vec<Vec<Interval>> = vec![Vec::new(); ndim];
+    let mut widened = vec![false; ndim];
     for &c in &consumers {
         let cst = &s.stages()[c];
         // Phase 1: sets of the consumer's loops, innermost first; loops
@@ -335,7 +392,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                 return;
             }
             for (d, e) in idx.iter().enumerate() {
-                let req = eval(e, &root_dom, an);
+                let req = within_budget(eval(e, &root_dom, an), &mut widened[d]);
                 requests[d].push(clamp_to_shape(req, &op.shape()[d], an));
             }
         });
@@ -346,28 +403,62 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         for r in &requests[d] {
             acc = Some(match acc {
                 None => r.clone(),
-                Some(a) => a.union(r, &b.analyzer),
+                Some(a) => within_budget(a.union(r, &b.analyzer), &mut widened[d]),
             });
         }
-        let range = match acc {
+        let exact = match acc {
             Some(Interval {
                 lo: Some(lo),
                 hi: Some(hi),
-            }) => {
+            }) if lo.node_count() + hi.node_count() <= BOUND_BUDGET * 3 / 2 => {
                 let ext = simp(
                     &b.analyzer,
                     Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1)),
                 );
-                Range::new(lo, ext)
+                // Nothing needed: an empty range, never a negative extent.
+                let ext = match ext.as_int() {
+                    Some(e) if e < 0 => Expr::int(0),
+                    _ => ext,
+                };
+                let fits = ext.node_count() <= BOUND_BUDGET * 3 / 2;
+                widened[d] |= !fits;
+                fits.then(|| Range::new(lo, ext))
             }
-            _ => declared(iv)?,
+            Some(_) => {
+                // Ends too large for their difference to be simplified
+                // cheaply into a small extent.
+                widened[d] = true;
+                None
+            }
+            None => None,
         };
-        bind(b, iv, range);
+        let range = match exact {
+            Some(r) => r,
+            None => declared(iv)?,
+        };
+        if widened[d] {
+            b.widened.push(iv.clone());
+        }
+        tell_analyzer(b, iv, &range, &range.extent, Some(&op.shape()[d]));
+        b.ranges.insert(iv.clone(), range);
     }
     for iv in op.reduce_axis() {
         bind(b, iv, declared(iv)?);
     }
     Ok(())
+}
+
+/// `set` with each end larger than [`BOUND_BUDGET`] dropped (made
+/// infinite, which the caller clamps to the axis), noting the loss in
+/// `widened`.
+fn within_budget(mut set: Interval, widened: &mut bool) -> Interval {
+    for end in [&mut set.lo, &mut set.hi] {
+        if end.as_ref().is_some_and(|e| e.node_count() > BOUND_BUDGET) {
+            *end = None;
+            *widened = true;
+        }
+    }
+    set
 }
 
 /// Whether the loop `iv` encloses stage `i`.
@@ -501,7 +592,12 @@ fn relax_vars(ivs: &[IterVar], b: &Bounds, producer: usize) -> DomMap {
                         b.analyzer.const_int_bound(&lo).min,
                         b.analyzer.const_int_bound(&hi).max,
                     );
-                    set = Interval::new(Expr::int(lo), Expr::int(hi));
+                    // Infinite ends stay infinite (the request is then cut
+                    // to the tensor), never a number standing for infinity.
+                    set = Interval {
+                        lo: (lo != NEG_INF).then(|| Expr::int(lo)),
+                        hi: (hi != POS_INF).then(|| Expr::int(hi)),
+                    };
                 }
             }
             dom.insert(iv.var().clone(), set);
@@ -621,6 +717,15 @@ fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut HashMap<It
                     continue;
                 }
                 let n = b.to_loop_vars(&b.nominal_extent(inner).expect("fused axes have ranges"));
+                // The fused loop runs only when the inner extent is at least
+                // 1, so dividing by `max(n, 1)` gives the same rows and
+                // columns where it runs, and a divisor known to be positive
+                // (`n - 1` with `n >= 1` is not).
+                let n = if b.analyzer.can_prove(&Expr::ge(n.clone(), Expr::int(1))) {
+                    n
+                } else {
+                    Expr::max(n, Expr::int(1))
+                };
                 let mut dom = leaf_dom.clone();
                 dom.insert(fused.var().clone(), fs.set);
                 let omin = b.to_loop_vars(&b.ranges[outer].min);
@@ -668,11 +773,18 @@ fn pass_down_domain(st: &Stage, b: &mut Bounds) -> Result<()> {
                 // A factor equal to the extent (`nparts=1`) leaves one outer
                 // iteration: ranges are never empty, so `ceildiv(e, e)` is 1
                 // even where the analyzer cannot prove `e > 0`.
+                // An `nparts` factor is 0 where the region is empty (extent
+                // 0 in some iterations): divide by at least 1 there, giving
+                // no outer iterations instead of a division by zero.
+                let divisor = match by {
+                    SplitBy::NParts(_) => simp(an, Expr::max(f.clone(), Expr::int(1))),
+                    SplitBy::Factor(_) => f.clone(),
+                };
                 let parts = |ext: &Expr| {
                     if *ext == f {
                         Expr::int(1)
                     } else {
-                        simp(an, Expr::ceil_div(ext.clone(), f.clone()))
+                        simp(an, Expr::ceil_div(ext.clone(), divisor.clone()))
                     }
                 };
                 let outer_ext = parts(&r.extent);
@@ -684,10 +796,14 @@ fn pass_down_domain(st: &Stage, b: &mut Bounds) -> Result<()> {
                     bind(b, outer, Range::from_extent(outer_ext));
                 }
                 let an = &b.analyzer;
-                let divisible = an.can_prove(&Expr::eq(
-                    Expr::floor_mod(r.extent.clone(), f.clone()),
-                    Expr::int(0),
-                ));
+                // Unproved (the general tail form) for extents too large to
+                // reason about cheaply.
+                let divisible = r.extent.node_count() + f.node_count()
+                    <= crate::interval::SIMPLIFY_LIMIT
+                    && an.can_prove(&Expr::eq(
+                        Expr::floor_mod(r.extent.clone(), f.clone()),
+                        Expr::int(0),
+                    ));
                 let inner_nominal = simp(an, Expr::min(f.clone(), nominal_parent));
                 let inner_ext = if divisible {
                     f.clone()

@@ -31,6 +31,10 @@ pub struct CheckReport {
     /// The largest absolute difference between an output element of the
     /// program and of the definitions.
     pub max_abs_error: f64,
+    /// The largest difference relative to the size of the expected value,
+    /// `|want - have| / max(1, |want|)`: rounding in a long `float32`
+    /// reduction grows with the sum, so this is what tolerances compare.
+    pub max_rel_error: f64,
     /// How many output elements were compared.
     pub compared: u64,
     /// How many accesses left their buffer or region or read an unwritten
@@ -44,9 +48,10 @@ pub struct CheckReport {
 
 impl CheckReport {
     /// No invalid access and outputs equal to the definitions within
-    /// `tolerance`.
+    /// `tolerance`, relative to the size of each expected value (see
+    /// [`CheckReport::max_rel_error`]).
     pub fn is_clean(&self, tolerance: f64) -> bool {
-        self.out_of_bounds == 0 && self.max_abs_error <= tolerance
+        self.out_of_bounds == 0 && self.max_rel_error <= tolerance
     }
 
     /// The check of the stage called `name`.
@@ -57,6 +62,11 @@ impl CheckReport {
 
 /// How many loop iterations and stores a check may run.
 const STEP_LIMIT: u64 = 50_000_000;
+
+/// The most elements any one tensor of a checked program may have (the
+/// interpreter's limit for every buffer): larger programs are analysed but
+/// not run.
+pub const RUN_ELEMENT_LIMIT: u64 = 1 << 24;
 
 /// Lowers `s` with `args` as parameters, runs it on inputs drawn from
 /// `seed`, and compares every element of the computed arguments with the
@@ -95,6 +105,18 @@ pub fn check(
             .iter()
             .map(|&d| d.max(0) as usize)
             .collect();
+        let elements = shape
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
+            .filter(|&n| n <= RUN_ELEMENT_LIMIT);
+        if elements.is_none() {
+            return Err(TeError::lowering(format!(
+                "cannot run the program: input `{}` of shape {shape:?} has more than {} elements, \
+                 the limit for running; its bounds are still inferred without running",
+                t.name(),
+                RUN_ELEMENT_LIMIT
+            )));
+        }
         let dtype = t.dtype();
         let data = tir::Tensor::from_fn(&shape, |_| {
             if dtype == tir::DataType::Float32 {
@@ -103,7 +125,10 @@ pub fn check(
             } else if dtype.is_float() {
                 rng.uniform(-1.0, 1.0)
             } else {
-                rng.int_in(-8, 8) as f64
+                // Small values, within the type's range (unsigned and
+                // boolean inputs are never negative).
+                let (lo, hi) = dtype.int_range().unwrap_or((-8, 8));
+                rng.int_in(lo.max(-8), hi.min(8)) as f64
             }
         });
         inputs_by_op.insert(t.op().id(), data.clone());
@@ -117,11 +142,13 @@ pub fn check(
     let run = tir::Interpreter::new()
         .keep_going(true)
         .max_steps(STEP_LIMIT)
+        .max_elements(RUN_ELEMENT_LIMIT)
         .max_reported(8)
         .run(&func, &inputs, sizes)
         .map_err(|e| TeError::lowering(format!("running the lowered program failed: {e}")))?;
     let mut reference = Reference::new(&inputs_by_op, sizes);
     let mut max_abs_error: f64 = 0.0;
+    let mut max_rel_error: f64 = 0.0;
     let mut compared = 0;
     for (t, buf) in args.iter().zip(&func.params) {
         if t.op().as_compute().is_none() {
@@ -137,12 +164,20 @@ pub fn check(
             let have = crate::layout::position(layout.as_ref(), &idx)
                 .and_then(|at| got.get(&at))
                 .unwrap_or(f64::NAN);
-            let err = (want - have).abs();
-            max_abs_error = if err.is_nan() {
-                f64::INFINITY
+            // Equal infinities (an empty `max` reduction is `-inf`) and two
+            // NaNs agree; `-inf - -inf` would be NaN.
+            let err = if want == have || (want.is_nan() && have.is_nan()) {
+                0.0
             } else {
-                max_abs_error.max(err)
+                (want - have).abs()
             };
+            if err.is_nan() {
+                max_abs_error = f64::INFINITY;
+                max_rel_error = f64::INFINITY;
+            } else {
+                max_abs_error = max_abs_error.max(err);
+                max_rel_error = max_rel_error.max(err / want.abs().max(1.0));
+            }
             compared += 1;
             for k in (0..idx.len()).rev() {
                 idx[k] += 1;
@@ -166,6 +201,7 @@ pub fn check(
         .collect();
     Ok(CheckReport {
         max_abs_error,
+        max_rel_error,
         compared,
         out_of_bounds: run.violation_count(),
         violations: run.violations().iter().map(|v| v.to_string()).collect(),

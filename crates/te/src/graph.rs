@@ -43,6 +43,10 @@ impl Graph {
         let mut bodies: Vec<Option<Value>> = Vec::with_capacity(stages.len());
         for st in stages {
             let body = st.op().as_compute().map(|c| {
+                // The consumer's axes over their ranges, to simplify the
+                // indices an inlined body receives (`(i // 5) * 5 + i % 5`
+                // is `i`), as TVM does when it inlines.
+                let mut an: Option<arith::Analyzer> = None;
                 let inlined = |t: &crate::operation::Tensor, idx: &[Expr]| -> Option<Value> {
                     let p = index[&t.op().id()];
                     if stages[p].attach() != &Attach::Inline {
@@ -51,11 +55,30 @@ impl Graph {
                     // Producers come first, so their bodies are already inlined.
                     let pbody = bodies[p].as_ref()?;
                     let axis = stages[p].op().axis();
-                    Some(pbody.substitute(&mut |v| {
+                    let an = an.get_or_insert_with(|| {
+                        let mut an = arith::Analyzer::new();
+                        for iv in c.axis.iter().chain(&c.reduce_axis) {
+                            if let Some(r) = iv.dom() {
+                                an.bind(iv.var(), r.clone());
+                            }
+                        }
+                        an
+                    });
+                    let body = pbody.substitute(&mut |v| {
                         axis.iter()
                             .position(|a| a.var() == v)
                             .map(|k| idx[k].clone())
-                    }))
+                    });
+                    Some(body.rewrite(
+                        &mut |e| {
+                            if e.node_count() > crate::interval::SIMPLIFY_LIMIT {
+                                e.clone()
+                            } else {
+                                an.simplify(e).unwrap_or_else(|_| e.clone())
+                            }
+                        },
+                        &mut |_, _| None,
+                    ))
                 };
                 let mut inl = inlined;
                 c.body.rewrite(&mut |e| e.clone(), &mut inl)
@@ -112,6 +135,19 @@ fn attach_links(s: &Schedule, index: &HashMap<OpId, usize>) -> Result<Vec<Attach
                     parent.name()
                 ))
             })?;
+            if p == i {
+                return Err(TeError::schedule(format!(
+                    "cannot compute `{}` at one of its own loops: attach it to a consumer",
+                    st.op().name()
+                )));
+            }
+            if stages[p].is_placeholder() {
+                return Err(TeError::schedule(format!(
+                    "cannot compute `{}` at placeholder `{}`, which has no loops",
+                    st.op().name(),
+                    parent.name()
+                )));
+            }
             if stages[p].attach() == &Attach::Inline {
                 return Err(TeError::schedule(format!(
                     "`{}` is computed at `{}`, which is inlined: attach it to a stage that has loops",
@@ -128,11 +164,15 @@ fn attach_links(s: &Schedule, index: &HashMap<OpId, usize>) -> Result<Vec<Attach
             let leaves = stages[p].leaf_iter_vars();
             let pos = leaves.iter().position(|l| l == axis).ok_or_else(|| {
                 TeError::schedule(format!(
-                    "`{}` is computed at `{}`, which is no longer a loop of `{}` (it was split or \
-                     fused afterwards): attach it to one of the current loops",
+                    "`{}` is computed at `{}`, which is not a loop of `{}`: pass one of {}",
                     st.op().name(),
                     axis.name(),
-                    parent.name()
+                    parent.name(),
+                    leaves
+                        .iter()
+                        .map(|l| format!("`{}`", l.name()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))
             })?;
             links[i] = AttachLink {

@@ -45,12 +45,12 @@ impl Interval {
         let lo = self
             .lo
             .as_ref()
-            .map(|e| an.const_int_bound(e).min)
+            .map(|e| const_bound(e, an).min)
             .unwrap_or(NEG_INF);
         let hi = self
             .hi
             .as_ref()
-            .map(|e| an.const_int_bound(e).max)
+            .map(|e| const_bound(e, an).max)
             .unwrap_or(POS_INF);
         ConstBound::new(lo, hi)
     }
@@ -84,9 +84,27 @@ impl Interval {
     }
 }
 
+/// The largest expression, in nodes, handed to the simplifier: its cost
+/// grows much faster than the size of `min`/`max`-heavy bounds, and a bound
+/// this large is widened by InferBound anyway (see `bound::BOUND_BUDGET`).
+pub(crate) const SIMPLIFY_LIMIT: usize = 48;
+
+/// The constant bounds of `e`, or everything when `e` is over
+/// [`SIMPLIFY_LIMIT`] (the analyzer simplifies before bounding).
+fn const_bound(e: &Expr, an: &Analyzer) -> ConstBound {
+    if e.node_count() > SIMPLIFY_LIMIT {
+        return ConstBound::EVERYTHING;
+    }
+    an.const_int_bound(e)
+}
+
 /// Simplifies, keeping the input when simplification fails (it only fails on
-/// constant overflow, which later evaluation reports).
+/// constant overflow, which later evaluation reports) or when the input is
+/// over [`SIMPLIFY_LIMIT`].
 pub(crate) fn simp(an: &Analyzer, e: Expr) -> Expr {
+    if e.node_count() > SIMPLIFY_LIMIT {
+        return e;
+    }
     an.simplify(&e).unwrap_or(e)
 }
 
@@ -106,7 +124,7 @@ fn lift2(a: &Option<Expr>, b: &Option<Expr>, f: impl Fn(Expr, Expr) -> Expr) -> 
 /// The sign of a point expression, when known: `Some(true)` positive,
 /// `Some(false)` negative, `None` unknown or zero.
 fn sign(e: &Expr, an: &Analyzer) -> Option<bool> {
-    let b = an.const_int_bound(e);
+    let b = const_bound(e, an);
     if b.min > 0 {
         Some(true)
     } else if b.max < 0 {
@@ -126,7 +144,12 @@ fn sign(e: &Expr, an: &Analyzer) -> Option<bool> {
 /// occurs more than once (`i + (0 - i)`).
 pub(crate) fn eval(e: &Expr, dom: &DomMap, an: &Analyzer) -> Interval {
     let own = eval_raw(e, dom, an).simplified(an);
-    if own.is_point() || !uses_dom(e, dom) {
+    if own.is_point()
+        || !uses_dom(e, dom)
+        || too_large(&own)
+        || large_dom(e, dom)
+        || exact_affine(e, dom)
+    {
         return own;
     }
     let sets: HashMap<Var, IntSet> = dom
@@ -144,12 +167,69 @@ pub(crate) fn eval(e: &Expr, dom: &DomMap, an: &Analyzer) -> Interval {
     }
 }
 
+/// Whether `e` is built of `+`, `-` and `*` alone with each relaxed variable
+/// occurring once: interval arithmetic is then exact, and the second,
+/// simplifying evaluation cannot do better (the common index `x + 1`).
+fn exact_affine(e: &Expr, dom: &DomMap) -> bool {
+    let mut seen: Vec<&Var> = Vec::new();
+    let mut stack = vec![e];
+    while let Some(x) = stack.pop() {
+        match x.kind() {
+            ExprKind::Int(_) => {}
+            ExprKind::Var(v) => {
+                if let Some((k, _)) = dom.get_key_value(v) {
+                    if seen.contains(&k) {
+                        return false;
+                    }
+                    seen.push(k);
+                }
+            }
+            ExprKind::Add(a, b) | ExprKind::Sub(a, b) => {
+                stack.push(a);
+                stack.push(b);
+            }
+            // A product is exact when one side is fixed (a point).
+            ExprKind::Mul(a, b) if !uses_dom(a, dom) || !uses_dom(b, dom) => {
+                stack.push(a);
+                stack.push(b);
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Whether an end of `set` is over [`SIMPLIFY_LIMIT`].
+fn too_large(set: &Interval) -> bool {
+    [&set.lo, &set.hi]
+        .into_iter()
+        .flatten()
+        .any(|e| e.node_count() > SIMPLIFY_LIMIT)
+}
+
+/// Whether the sets of the variables of `e` relaxed in `dom` are together
+/// over [`SIMPLIFY_LIMIT`] (a second, simplifying evaluation would cost more
+/// than it gives).
+fn large_dom(e: &Expr, dom: &DomMap) -> bool {
+    let mut total = 0;
+    e.for_each_var(&mut |v| {
+        if let Some(i) = dom.get(v) {
+            total += [&i.lo, &i.hi]
+                .into_iter()
+                .flatten()
+                .map(Expr::node_count)
+                .sum::<usize>();
+        }
+    });
+    total > SIMPLIFY_LIMIT
+}
+
 /// Of two sound ends, the one provably tighter (`own` when undecided).
 fn tighter(own: Option<Expr>, other: Option<&Expr>, lower: bool, an: &Analyzer) -> Option<Expr> {
     let (Some(m), Some(o)) = (&own, other) else {
         return own.or_else(|| other.cloned());
     };
-    if m == o {
+    if m == o || m.node_count() + o.node_count() > SIMPLIFY_LIMIT {
         return own;
     }
     if let (Some(a), Some(b)) = (m.as_int(), o.as_int()) {

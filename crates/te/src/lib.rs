@@ -53,8 +53,8 @@ mod schedule;
 mod thread;
 mod value;
 
-pub use bound::{infer_bound, Bounds};
-pub use check::{check, CheckReport, StageCheck};
+pub use bound::{infer_bound, Bounds, BOUND_BUDGET};
+pub use check::{check, CheckReport, StageCheck, RUN_ELEMENT_LIMIT};
 pub use error::{ErrorKind, Result, TeError};
 pub use iter_var::{IterKind, IterVar};
 pub use lower::{lower, schedule_ops, StorageStyle};

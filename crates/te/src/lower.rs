@@ -116,6 +116,9 @@ pub fn schedule_ops(
         .last()
         .map(|t| t.name().to_string())
         .unwrap_or_else(|| "main".to_string());
+    // Loops of different stages may share a name (`i` of a producer inside
+    // `i` of its consumer); print them apart, as `tvm.lower` does.
+    let body = tir::rename_shadowing(&body);
     crate::layout::apply(s, &l.buffers, PrimFunc::new(name, params, body))
 }
 
@@ -626,8 +629,50 @@ fn largest(e: Expr, path: &[IterVar], b: &Bounds) -> Option<Expr> {
     if enumerate_max(&e, &order, b, &mut env, &mut best, &mut budget) {
         return best.map(Expr::int).or(Some(Expr::int(0)));
     }
-    let bound = an.const_int_bound(&e);
-    (bound.max != arith::POS_INF).then(|| Expr::int(bound.max.max(0)))
+    if e.node_count() > crate::interval::SIMPLIFY_LIMIT {
+        // Too large to bound cheaply: the caller uses the tensor's size.
+        return None;
+    }
+    let bound = an.const_int_bound(&e).max.min(pairwise_upper_bound(&e, b));
+    (bound != arith::POS_INF).then(|| Expr::int(bound.max(0)))
+}
+
+/// An upper bound of an extent `min(x1, x2, ...) - max(y1, y2, ...)` (the
+/// form of a region cut to a tensor): every `xk - yl` bounds it, and those
+/// differences often cancel the loop variables (`min(i, n) - max(i - 1, 0)`
+/// is at most `i - (i - 1) = 1`) where the whole expression's bound is
+/// infinite.
+fn pairwise_upper_bound(e: &Expr, b: &Bounds) -> i64 {
+    fn args(e: &Expr, min: bool, out: &mut Vec<Expr>) {
+        match e.kind() {
+            arith::ExprKind::Min(x, y) if min => {
+                args(x, min, out);
+                args(y, min, out);
+            }
+            arith::ExprKind::Max(x, y) if !min => {
+                args(x, min, out);
+                args(y, min, out);
+            }
+            _ => out.push(e.clone()),
+        }
+    }
+    let arith::ExprKind::Sub(hi, lo) = e.kind() else {
+        return arith::POS_INF;
+    };
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    args(hi, true, &mut xs);
+    args(lo, false, &mut ys);
+    if xs.len() * ys.len() > 16 || (xs.len() == 1 && ys.len() == 1) {
+        return arith::POS_INF;
+    }
+    let mut best = arith::POS_INF;
+    for x in &xs {
+        for y in &ys {
+            let d = simp(&b.analyzer, Expr::sub(x.clone(), y.clone()));
+            best = best.min(b.analyzer.const_int_bound(&d).max);
+        }
+    }
+    best
 }
 
 /// Evaluates `e` at every point of the nested loops `order`; `false` when a

@@ -61,6 +61,9 @@ pub struct StageReport {
     pub region: Vec<Range>,
     /// The storage shape: the largest region over the iterations.
     pub allocation: Vec<Expr>,
+    /// The axes whose exact bound outgrew [`crate::BOUND_BUDGET`] nodes and
+    /// were widened to the whole axis: sound, but coarser than exact.
+    pub widened: Vec<String>,
 }
 
 /// Bounds and the lowered program of a schedule.
@@ -146,7 +149,14 @@ pub fn report(s: &Schedule, args: &[Tensor]) -> Result<Report> {
                 allocation_shape(s, &b, i)?,
             )
         };
+        let widened = b
+            .widened()
+            .iter()
+            .filter(|iv| st.op().axis().contains(iv))
+            .map(|iv| iv.name().to_string())
+            .collect();
         stages.push(StageReport {
+            widened,
             name: st.name().to_string(),
             placement,
             iter_vars,

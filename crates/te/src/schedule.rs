@@ -389,6 +389,7 @@ impl Schedule {
             inner: inner.clone(),
             by,
         });
+        self.move_attachments(op, &[axis], &inner);
         Ok((outer, inner))
     }
 
@@ -432,7 +433,21 @@ impl Schedule {
             inner: inner.clone(),
             fused: fused.clone(),
         });
+        self.move_attachments(t.as_ref(), &[outer, inner], &fused);
         Ok(fused)
+    }
+
+    /// Stages computed at a loop of `op` that a split or fuse just replaced
+    /// (`from`) move to the loop that now runs its iterations (`to`: the
+    /// inner loop of a split, the fused loop), as TVM attaches them.
+    fn move_attachments(&mut self, op: &Operation, from: &[&IterVar], to: &IterVar) {
+        for st in &mut self.stages {
+            if let Attach::At { parent, axis } = &mut st.attach {
+                if parent == op && from.contains(&&*axis) {
+                    *axis = to.clone();
+                }
+            }
+        }
     }
 
     /// `s[t].reorder(*order)`: the given loops take the positions they
@@ -482,29 +497,12 @@ impl Schedule {
         parent: &impl AsRef<Operation>,
         axis: &IterVar,
     ) -> Result<()> {
+        // As in TVM, whether `axis` is a loop of `parent` (and `parent` not
+        // `t` itself or a placeholder) is checked when bounds are inferred
+        // (`tvm.lower`), where TVM raises it.
         let parent = parent.as_ref().clone();
         let op = t.as_ref();
-        if &parent == op {
-            return Err(TeError::schedule(format!(
-                "cannot compute `{}` at one of its own loops: attach it to a consumer",
-                op.name()
-            )));
-        }
-        let pst = self.stage(&parent)?;
-        if !pst.all_iter_vars.contains(axis) {
-            return Err(TeError::schedule(format!(
-                "`{}` is not a loop of `{}`: pass one of {}",
-                axis.name(),
-                parent.name(),
-                names(&pst.leaf_iter_vars)
-            )));
-        }
-        if pst.is_placeholder() {
-            return Err(TeError::schedule(format!(
-                "cannot compute at placeholder `{}`",
-                parent.name()
-            )));
-        }
+        self.stage(&parent)?;
         let st = self.compute_stage_mut(op, "compute_at")?;
         st.attach = Attach::At {
             parent,

@@ -146,12 +146,27 @@ pub enum ValueKind {
 /// assert_eq!(v.to_string(), "A[i] * 3.0 + 1");
 /// ```
 #[derive(Clone)]
-pub struct Value(Arc<ValueKind>);
+pub struct Value(Arc<Node>);
+
+/// A value's node with its element type, computed once when it is built so
+/// that asking for the type of a long sum does not walk it.
+struct Node {
+    kind: ValueKind,
+    dtype: DataType,
+}
 
 impl Value {
     /// A value of the given kind.
     pub fn new(kind: ValueKind) -> Value {
-        Value(Arc::new(kind))
+        let dtype = match &kind {
+            ValueKind::Float(_) => DataType::Float32,
+            ValueKind::Index(_) => DataType::Int32,
+            ValueKind::Load(t, _) => t.dtype(),
+            ValueKind::Neg(a) => a.dtype(),
+            ValueKind::Binary(_, a, b) | ValueKind::Select(_, a, b) => a.dtype().promote(b.dtype()),
+            ValueKind::Reduce(r) => r.source.dtype(),
+        };
+        Value(Arc::new(Node { kind, dtype }))
     }
 
     /// A float constant.
@@ -192,7 +207,7 @@ impl Value {
 
     /// The node kind, for matching.
     pub fn kind(&self) -> &ValueKind {
-        &self.0
+        &self.0.kind
     }
 
     /// The reduction, when this value is one.
@@ -206,14 +221,7 @@ impl Value {
     /// The element type: loads have their tensor's type, float constants are
     /// `float32`, index values `int32`; operators promote.
     pub fn dtype(&self) -> DataType {
-        match self.kind() {
-            ValueKind::Float(_) => DataType::Float32,
-            ValueKind::Index(_) => DataType::Int32,
-            ValueKind::Load(t, _) => t.dtype(),
-            ValueKind::Neg(a) => a.dtype(),
-            ValueKind::Binary(_, a, b) | ValueKind::Select(_, a, b) => a.dtype().promote(b.dtype()),
-            ValueKind::Reduce(r) => r.source.dtype(),
-        }
+        self.0.dtype
     }
 
     /// Calls `f` on every tensor load, outermost first.

@@ -59,17 +59,31 @@ fn schedule_primitives_check_their_axes() {
     assert!(s.stage(&other).is_err());
 }
 
+/// As in TVM, a stage attached to a loop that is split (or fused)
+/// afterwards is computed in the loop that now runs its iterations.
 #[test]
-fn attaching_to_a_loop_that_was_split_afterwards_is_an_error() {
-    let a = placeholder([8], "A", DataType::Float32).unwrap();
-    let b = compute_named([8], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
-    let c = compute_named([8], &["i"], |i| b.at([&i[0]]) + 1.0, "C").unwrap();
+fn attaching_to_a_loop_that_is_split_or_fused_afterwards_follows_it() {
+    let a = placeholder([8, 4], "A", DataType::Float32).unwrap();
+    let b = compute_named([8, 4], &["i", "j"], |i| a.at([&i[0], &i[1]]) + 1.0, "B").unwrap();
+    let c = compute_named([8, 4], &["i", "j"], |i| b.at([&i[0], &i[1]]) + 1.0, "C").unwrap();
     let mut s = create_schedule(&[c.clone()]);
-    let i = c.op().axis()[0].clone();
+    let (i, j) = (c.op().axis()[0].clone(), c.op().axis()[1].clone());
     s.compute_at(&b, &c, &i).unwrap();
-    s.split(&c, &i, 2).unwrap();
-    let e = infer_bound(&s).err().unwrap();
-    assert!(e.message.contains("no longer a loop"), "{}", e.message);
+    let (io, ii) = s.split(&c, &i, 2).unwrap();
+    let bounds = infer_bound(&s).unwrap();
+    assert_eq!(
+        bounds.attach_path(1).first(),
+        Some(&ii),
+        "B sits in i.inner"
+    );
+    let r = te::check(&s, &[a.clone(), c.clone()], &Default::default(), 1).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
+    assert_eq!(r.stage("B").unwrap().runs, 32);
+    let fused = s.fuse(&c, &ii, &j).unwrap();
+    let bounds = infer_bound(&s).unwrap();
+    assert_eq!(bounds.attach_path(1), vec![fused, io]);
+    let r = te::check(&s, &[a, c], &Default::default(), 1).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
 }
 
 #[test]

@@ -106,10 +106,22 @@ impl Interpreter {
                 })))
             }
             ast::Expr::BinOp(b) => {
-                let lhs = self.eval(&b.left, scope)?;
-                let rhs = self.eval(&b.right, scope)?;
-                let op = binary_op(&b.op, span.clone())?;
-                operators::binary(op, &lhs, &rhs, span)
+                // A long flat sum (`1 + 1 + ...`) is a left-nested chain:
+                // walk its spine in a loop, not by recursion on its length.
+                let mut spine = vec![b];
+                let mut first = &*b.left;
+                while let ast::Expr::BinOp(inner) = first {
+                    spine.push(inner);
+                    first = &inner.left;
+                }
+                let mut acc = self.eval(first, scope)?;
+                for node in spine.iter().rev() {
+                    let rhs = self.eval(&node.right, scope)?;
+                    let at = span_of(node.range);
+                    let op = binary_op(&node.op, at.clone())?;
+                    acc = operators::binary(op, &acc, &rhs, at)?;
+                }
+                Ok(acc)
             }
             ast::Expr::UnaryOp(u) => {
                 let v = self.eval(&u.operand, scope)?;

@@ -360,16 +360,18 @@ impl<'a> Compiler<'a> {
                     l.buffer.dtype(),
                 )
             }
+            // The operands' types come with their code: asking each node for
+            // its type would walk a long sum once per term.
             Value::Binary(op, a, b) => {
-                let t = v.dtype();
-                let a = self.value_as(a, t, src)?;
-                let b = self.value_as(b, t, src)?;
+                let ((a, ta), (b, tb)) = (self.value(a, src)?, self.value(b, src)?);
+                let t = ta.promote(tb);
+                let (a, b) = (convert(a, ta, t), convert(b, tb, t));
                 (ValueCode::Binary(*op, bx(a), bx(b), t), t)
             }
             Value::Cmp(op, a, b) => {
-                let t = a.dtype().promote(b.dtype());
-                let a = self.value_as(a, t, src)?;
-                let b = self.value_as(b, t, src)?;
+                let ((a, ta), (b, tb)) = (self.value(a, src)?, self.value(b, src)?);
+                let t = ta.promote(tb);
+                let (a, b) = (convert(a, ta, t), convert(b, tb, t));
                 (ValueCode::Cmp(*op, bx(a), bx(b)), DataType::Bool)
             }
             Value::And(a, b) | Value::Or(a, b) => {

@@ -1,0 +1,129 @@
+//! Distinct names for nested loop variables, as `tvm.lower` prints them: a
+//! loop (or `let`) inside another of the same name becomes `i_1`, `i_2`, ...
+//! so that a printed program never mixes two loops under one name
+//! (`A[i, i]` with `i` from two loops). Sibling loops keep their names.
+
+use crate::stmt::Stmt;
+use arith::Var;
+use std::collections::{HashMap, HashSet};
+
+/// `s` with every loop and `let` variable whose name an enclosing one
+/// already has renamed to the first `name_k` no binder of `s` uses.
+///
+/// ```
+/// use arith::Var;
+/// use tir::{Buffer, DataType, Stmt, Value};
+/// let b = Buffer::new("B", DataType::Int32, [4i64, 4]);
+/// let (i, inner) = (Var::new("i"), Var::new("i"));
+/// let s = Stmt::for_range(&i, 0, 4, Stmt::for_range(&inner, 0, 4,
+///     Stmt::store(&b, [i.expr(), inner.expr()], Value::i32(1))));
+/// let text = tir::rename_shadowing(&s).to_string();
+/// assert!(text.contains("for (i_1, 0, 4)") && text.contains("B[i, i_1] = 1"), "{text}");
+/// ```
+pub fn rename_shadowing(s: &Stmt) -> Stmt {
+    let mut taken: HashSet<String> = HashSet::new();
+    s.visit(&mut |st| {
+        if let Stmt::For { var, .. } | Stmt::Let { var, .. } = st {
+            taken.insert(var.name().to_owned());
+        }
+    });
+    let mut renamed: HashMap<Var, Var> = HashMap::new();
+    find_shadowing(s, &mut Vec::new(), &mut taken, &mut renamed);
+    if renamed.is_empty() {
+        return s.clone();
+    }
+    let uses = s.substitute(&mut |v| renamed.get(v).map(Var::expr));
+    rename_binders(&uses, &renamed)
+}
+
+/// Walks `s` with the names bound around it in `scope`, choosing a fresh
+/// name for each binder whose name an enclosing binder already has.
+fn find_shadowing(
+    s: &Stmt,
+    scope: &mut Vec<String>,
+    taken: &mut HashSet<String>,
+    renamed: &mut HashMap<Var, Var>,
+) {
+    if let Stmt::For { var, body, .. } | Stmt::Let { var, body, .. } = s {
+        let name = match renamed.get(var) {
+            Some(r) => r.name().to_owned(),
+            None if scope.iter().any(|n| n == var.name()) => {
+                let fresh = (1..)
+                    .map(|k| format!("{}_{k}", var.name()))
+                    .find(|n| !taken.contains(n))
+                    .expect("some suffix is free");
+                taken.insert(fresh.clone());
+                renamed.insert(var.clone(), Var::new(fresh.clone()));
+                fresh
+            }
+            None => var.name().to_owned(),
+        };
+        scope.push(name);
+        find_shadowing(body, scope, taken, renamed);
+        scope.pop();
+        return;
+    }
+    for child in s.children() {
+        find_shadowing(child, scope, taken, renamed);
+    }
+}
+
+fn rename_binders(s: &Stmt, renamed: &HashMap<Var, Var>) -> Stmt {
+    let var = |v: &Var| renamed.get(v).cloned().unwrap_or_else(|| v.clone());
+    let body = |b: &Stmt| Box::new(rename_binders(b, renamed));
+    match s {
+        Stmt::For {
+            var: v,
+            min,
+            extent,
+            body: b,
+        } => Stmt::For {
+            var: var(v),
+            min: min.clone(),
+            extent: extent.clone(),
+            body: body(b),
+        },
+        Stmt::Let {
+            var: v,
+            value,
+            body: b,
+        } => Stmt::Let {
+            var: var(v),
+            value: value.clone(),
+            body: body(b),
+        },
+        Stmt::Realize {
+            buffer,
+            region,
+            body: b,
+        } => Stmt::Realize {
+            buffer: buffer.clone(),
+            region: region.clone(),
+            body: body(b),
+        },
+        Stmt::Allocate {
+            buffer,
+            extents,
+            body: b,
+        } => Stmt::Allocate {
+            buffer: buffer.clone(),
+            extents: extents.clone(),
+            body: body(b),
+        },
+        Stmt::Produce { name, body: b } => Stmt::Produce {
+            name: name.clone(),
+            body: body(b),
+        },
+        Stmt::IfThenElse {
+            cond,
+            then_case,
+            else_case,
+        } => Stmt::IfThenElse {
+            cond: cond.clone(),
+            then_case: body(then_case),
+            else_case: else_case.as_ref().map(|e| body(e)),
+        },
+        Stmt::Seq(v) => Stmt::Seq(v.iter().map(|s| rename_binders(s, renamed)).collect()),
+        Stmt::BufferStore { .. } | Stmt::Evaluate(_) => s.clone(),
+    }
+}
