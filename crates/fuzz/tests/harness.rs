@@ -102,3 +102,29 @@ fn a_few_cases_of_every_target_run() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every input that once was a finding and has been fixed stays fixed:
+/// replayed through its target, none is a finding again.
+#[test]
+fn fixed_findings_stay_fixed() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions");
+    let mut replayed = 0;
+    for target in ["expr", "map", "hlo", "te"] {
+        let Ok(dir) = std::fs::read_dir(root.join(target)) else {
+            continue;
+        };
+        for entry in dir {
+            let path = entry.unwrap().path();
+            let o = fuzz(&[target, "--input", path.to_str().unwrap()]);
+            assert!(
+                o.status.success(),
+                "{}: {}{}",
+                path.display(),
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+            replayed += 1;
+        }
+    }
+    assert!(replayed >= 20, "only {replayed} regression inputs found");
+}
