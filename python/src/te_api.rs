@@ -406,27 +406,16 @@ fn infer_bound(py: Python<'_>, s: PyRef<'_, Schedule>) -> PyResult<Map> {
         .map_err(|e| tvm_error(py, e.message))
 }
 
-/// The arguments of a program when none are named: the inputs, then the
-/// outputs.
-fn default_args(s: &te::Schedule) -> Vec<te::Tensor> {
-    let inputs = s
-        .stages()
-        .iter()
-        .filter(|st| st.is_placeholder())
-        .map(|st| st.op().output());
-    let outputs = s.outputs().iter().map(|op| op.output());
-    inputs.chain(outputs).collect()
-}
-
 fn args_of(s: &te::Schedule, args: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<te::Tensor>> {
-    match args.filter(|a| !a.is_none()) {
-        None => Ok(default_args(s)),
+    let tensors = match args.filter(|a| !a.is_none()) {
+        None => s.default_args(),
         Some(list) => list
             .try_iter()
             .map_err(|_| error("`lower` needs its arguments as a list of tensors"))?
             .map(|t| to_op(&t?).map(|op| op.output()))
-            .collect(),
-    }
+            .collect::<PyResult<Vec<_>>>()?,
+    };
+    Ok(s.program_args(tensors))
 }
 
 /// `tvm.lower(s, args=None, name="main", binds=None, simple_mode=False)`.

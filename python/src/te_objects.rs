@@ -191,6 +191,13 @@ impl Tensor {
         slice_or_load(py, &self.t, indices)
     }
 
+    /// `A(i, j)`: the same as `A[i, j]`.
+    #[pyo3(signature = (*indices))]
+    fn __call__(&self, py: Python<'_>, indices: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
+        let indices = indices.iter().map(|k| to_index(&k)).collect::<PyResult<Vec<_>>>()?;
+        slice_or_load(py, &self.t, indices)
+    }
+
     /// The operation that computes this tensor.
     #[getter]
     fn op(&self) -> Operation {

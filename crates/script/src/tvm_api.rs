@@ -527,36 +527,16 @@ fn lower(interp: &mut Interpreter, args: Args) -> Eval<Value> {
         }
         None => default_args(&s.borrow()),
     };
-    let tensors = program_args(&s.borrow(), tensors);
+    let tensors = s.borrow().program_args(tensors);
     let lowered = te::lower(&s.borrow(), &tensors).map_err(|e| te_error(&a.span, e))?;
     interp.session.lowered.push((s.clone(), tensors));
     Ok(Value::str(&lowered.to_string()))
 }
 
-/// The arguments `tvm.lower` gives storage, as TVM does: an inlined tensor
-/// has none and an input the schedule never reads is unused, so both are
-/// left out of the program (TVM keeps an unused parameter, which changes
-/// nothing in the printed body).
-fn program_args(s: &te::Schedule, tensors: Vec<te::Tensor>) -> Vec<te::Tensor> {
-    tensors
-        .into_iter()
-        .filter(|t| match s.stage_index(t.op()) {
-            Ok(i) => s.stages()[i].attach() != &te::Attach::Inline,
-            Err(_) => t.op().as_compute().is_some(),
-        })
-        .collect()
-}
-
 /// The arguments of a program when the script does not name them: its
 /// inputs, then its outputs.
 pub(crate) fn default_args(s: &te::Schedule) -> Vec<te::Tensor> {
-    let inputs = s
-        .stages()
-        .iter()
-        .filter(|st| st.is_placeholder())
-        .map(|st| st.op().output());
-    let outputs = s.outputs().iter().map(|op| op.output());
-    inputs.chain(outputs).collect()
+    s.default_args()
 }
 
 fn substitute(args: Args) -> Eval<Value> {

@@ -252,6 +252,32 @@ impl Schedule {
         }
     }
 
+    /// The arguments of a program when none are named: the inputs, then
+    /// the outputs.
+    pub fn default_args(&self) -> Vec<Tensor> {
+        let inputs = self
+            .stages
+            .iter()
+            .filter(|st| st.is_placeholder())
+            .map(|st| st.op().output());
+        let outputs = self.outputs.iter().map(|op| op.output());
+        inputs.chain(outputs).collect()
+    }
+
+    /// The arguments `tvm.lower` gives storage, as TVM does: an inlined
+    /// tensor has none and an input the schedule never reads is unused, so
+    /// both are left out of the program (TVM keeps an unused parameter,
+    /// which changes nothing in the printed body).
+    pub fn program_args(&self, tensors: Vec<Tensor>) -> Vec<Tensor> {
+        tensors
+            .into_iter()
+            .filter(|t| match self.stage_index(t.op()) {
+                Ok(i) => self.stages[i].attach() != &Attach::Inline,
+                Err(_) => t.op().as_compute().is_some(),
+            })
+            .collect()
+    }
+
     /// The symbolic sizes the program depends on (`te.var`s in shapes,
     /// reduction domains and split factors), each once, in order of first
     /// appearance.
