@@ -30,19 +30,36 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// NAME=LO:HI` does on the command line.
 #[pyfunction]
 #[pyo3(signature = (expr, ranges=None))]
-fn simplify(py: Python<'_>, expr: &Bound<'_, PyAny>, ranges: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+fn simplify(
+    py: Python<'_>,
+    expr: &Bound<'_, PyAny>,
+    ranges: Option<&Bound<'_, PyDict>>,
+) -> PyResult<String> {
     let mut an = Analyzer::new();
     if let Some(ranges) = ranges {
-        let ranges: Vec<(Bound<'_, PyAny>, Bound<'_, PyAny>)> = ranges.iter().collect();
-        // Twice, so that ends may use variables whose ranges come later.
-        for _ in 0..2 {
-            for (name, range) in &ranges {
-                an.bind(py, name, range)?;
+        let mut bound = Vec::with_capacity(ranges.len());
+        for (name, range) in ranges.iter() {
+            let v = an.var(py, &name)?;
+            let r = an.range(py, &range)?;
+            an.an.bind(&v, r.clone());
+            bound.push((v, r));
+        }
+        // Once more when an end names a variable, so that ends may use
+        // variables whose ranges come later.
+        if bound
+            .iter()
+            .any(|(_, r)| r.min.as_int().is_none() || r.extent.as_int().is_none())
+        {
+            for (v, r) in &bound {
+                an.an.bind(v, r.clone());
             }
         }
     }
     let input = an.expr(py, expr)?;
-    let out = an.an.simplify(&input).map_err(|e| arith_error(py, expr, e))?;
+    let out = an
+        .an
+        .simplify(&input)
+        .map_err(|e| arith_error(py, expr, e))?;
     Ok(out.to_string())
 }
 
@@ -75,7 +92,11 @@ impl Analyzer {
     fn expr(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
         match ExprArg::extract(obj)? {
             ExprArg::Text(text) => {
-                arith::parse_in(&text, &mut self.scope).map_err(|e| error_at(py, &text, &e.message, e.span))
+                if let Ok(v) = text.trim().parse::<i64>() {
+                    return Ok(Expr::int(v));
+                }
+                arith::parse_in(&text, &mut self.scope)
+                    .map_err(|e| error_at(py, &text, &e.message, e.span))
             }
             ExprArg::Object(e) => {
                 // Objects' variables become visible to text by name.
@@ -120,7 +141,12 @@ impl Analyzer {
         Ok(arith::Range::new(v, Expr::int(1)))
     }
 
-    fn bind(&mut self, py: Python<'_>, var: &Bound<'_, PyAny>, range: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn bind(
+        &mut self,
+        py: Python<'_>,
+        var: &Bound<'_, PyAny>,
+        range: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let v = self.var(py, var)?;
         let r = self.range(py, range)?;
         self.an.bind(&v, r);
@@ -147,13 +173,24 @@ impl Analyzer {
     /// `bind(var, range)`: `var` a name or variable; `range` a half-open
     /// `(lo, hi)`, a `Range`, or one value.
     #[pyo3(name = "bind")]
-    fn py_bind(&mut self, py: Python<'_>, var: &Bound<'_, PyAny>, range: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn py_bind(
+        &mut self,
+        py: Python<'_>,
+        var: &Bound<'_, PyAny>,
+        range: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         self.bind(py, var, range)
     }
 
     /// `update(var, range)`: TVM's spelling of `bind` for constant bounds.
     #[pyo3(signature = (var, range, r#override=false))]
-    fn update(&mut self, py: Python<'_>, var: &Bound<'_, PyAny>, range: &Bound<'_, PyAny>, r#override: bool) -> PyResult<()> {
+    fn update(
+        &mut self,
+        py: Python<'_>,
+        var: &Bound<'_, PyAny>,
+        range: &Bound<'_, PyAny>,
+        r#override: bool,
+    ) -> PyResult<()> {
         let _ = r#override;
         if let Ok(b) = range.extract::<PyRef<'_, ConstIntBound>>() {
             let v = self.var(py, var)?;
@@ -171,12 +208,19 @@ impl Analyzer {
     #[pyo3(name = "simplify")]
     fn py_simplify(&mut self, py: Python<'_>, expr: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let e = self.expr(py, expr)?;
-        let out = self.an.simplify(&e).map_err(|err| arith_error(py, expr, err))?;
+        let out = self
+            .an
+            .simplify(&e)
+            .map_err(|err| arith_error(py, expr, err))?;
         Analyzer::same_kind(py, expr, out)
     }
 
     /// The proven constant bounds (`None` for an unbounded side).
-    fn const_int_bound(&mut self, py: Python<'_>, expr: &Bound<'_, PyAny>) -> PyResult<ConstIntBound> {
+    fn const_int_bound(
+        &mut self,
+        py: Python<'_>,
+        expr: &Bound<'_, PyAny>,
+    ) -> PyResult<ConstIntBound> {
         let e = self.expr(py, expr)?;
         let b = self.an.const_int_bound(&e);
         Ok(ConstIntBound {
@@ -208,7 +252,12 @@ impl Analyzer {
     /// ranges over its half-open `(lo, hi)` (TVM's `int_set`): inclusive
     /// `min_value` / `max_value`, `None` where unbounded.
     #[pyo3(signature = (expr, dom_map=None))]
-    fn int_set(&mut self, py: Python<'_>, expr: &Bound<'_, PyAny>, dom_map: Option<&Bound<'_, PyDict>>) -> PyResult<IntervalSet> {
+    fn int_set(
+        &mut self,
+        py: Python<'_>,
+        expr: &Bound<'_, PyAny>,
+        dom_map: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<IntervalSet> {
         let e = self.expr(py, expr)?;
         let mut dom = HashMap::new();
         if let Some(map) = dom_map {
@@ -246,7 +295,11 @@ pub struct ConstIntBound {
 impl ConstIntBound {
     fn __repr__(&self) -> String {
         let side = |v: Option<i64>, inf: &str| v.map_or(inf.to_owned(), |v| v.to_string());
-        format!("ConstIntBound[{}, {}]", side(self.min_value, "-inf"), side(self.max_value, "+inf"))
+        format!(
+            "ConstIntBound[{}, {}]",
+            side(self.min_value, "-inf"),
+            side(self.max_value, "+inf")
+        )
     }
 }
 
@@ -283,7 +336,10 @@ impl IntervalSet {
             Some(v) => v.bind(py).str().map(|s| s.to_string()).unwrap_or_default(),
             None => inf.to_owned(),
         };
-        format!("IntervalSet[{}, {}]", side(&self.min_value, "-inf"), side(&self.max_value, "+inf"))
+        format!(
+            "IntervalSet[{}, {}]",
+            side(&self.min_value, "-inf"),
+            side(&self.max_value, "+inf")
+        )
     }
 }
-

@@ -24,16 +24,17 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     let base = py.get_type::<Error>();
     m.add("Error", &base)?;
-    let bases = PyTuple::new(py, [base.into_any(), py.get_type::<PyRuntimeError>().into_any()])?;
+    let bases = PyTuple::new(
+        py,
+        [base.into_any(), py.get_type::<PyRuntimeError>().into_any()],
+    )?;
     let dict = PyDict::new(py);
     dict.set_item(
         "__doc__",
         "An error TVM raises from schedules and lowering (also a RuntimeError).",
     )?;
     dict.set_item("__module__", "rangefinder")?;
-    let tvm_error = py
-        .get_type::<PyType>()
-        .call1(("TVMError", bases, dict))?;
+    let tvm_error = py.get_type::<PyType>().call1(("TVMError", bases, dict))?;
     m.add("TVMError", tvm_error)?;
     Ok(())
 }
@@ -72,7 +73,10 @@ pub fn tvm_error(py: Python<'_>, msg: impl Into<String>) -> PyErr {
 
 /// 1-based line and column (in characters) of byte offset `at`.
 fn line_column(source: &str, at: usize) -> (usize, usize) {
-    let at = (0..=at).rev().find(|i| source.is_char_boundary(*i)).unwrap_or(0);
+    let at = (0..=at)
+        .rev()
+        .find(|i| source.is_char_boundary(*i))
+        .unwrap_or(0);
     let before = &source[..at];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);

@@ -24,7 +24,12 @@ pub enum Term {
 }
 
 /// An expression: `i * 4 + j`, `A[i, k] * B[k, j]`, `i < n`.
-#[pyclass(frozen, skip_from_py_object, name = "PrimExpr", module = "rangefinder.tvm.tir")]
+#[pyclass(
+    frozen,
+    skip_from_py_object,
+    name = "PrimExpr",
+    module = "rangefinder.tvm.tir"
+)]
 #[derive(Clone, Debug)]
 pub struct PrimExpr {
     pub term: Term,

@@ -22,7 +22,8 @@ fn hlo_analyze(
     input_to_output: bool,
     to_parameters: bool,
 ) -> PyResult<(String, Vec<Vec<IndexingMap>>)> {
-    let module = hlo::parse_module(text).map_err(|e| error_at(py, text, &e.to_string(), Some(e.span.clone())))?;
+    let module = hlo::parse_module(text)
+        .map_err(|e| error_at(py, text, &e.to_string(), Some(e.span.clone())))?;
     let query = hlo::Query {
         instruction,
         output,
@@ -31,12 +32,16 @@ fn hlo_analyze(
         physical_layout: false,
     };
     let result = hlo::analyze(&module, &query).map_err(|e| error(e.to_string()))?;
-    let json = serde_json::to_string(&hlo::JsonReport::of(&result)).map_err(|e| error(e.to_string()))?;
+    let json =
+        serde_json::to_string(&hlo::JsonReport::of(&result)).map_err(|e| error(e.to_string()))?;
     let maps = result
         .operands
         .iter()
         .map(|e| match &e.indexing {
-            hlo::OperandIndexing::Maps(maps) => maps.iter().map(|m| IndexingMap { map: m.map.clone() }).collect(),
+            hlo::OperandIndexing::Maps(maps) => maps
+                .iter()
+                .map(|m| IndexingMap { map: m.map.clone() })
+                .collect(),
             hlo::OperandIndexing::Unsupported(_) => Vec::new(),
         })
         .collect();

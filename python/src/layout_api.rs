@@ -59,7 +59,9 @@ fn from_function(f: &Bound<'_, PyAny>, ndim: Option<usize>) -> PyResult<layout::
     let names: Vec<String> = code.getattr("co_varnames")?.extract()?;
     let names: Vec<String> = if argcount == 0 && flags & CO_VARARGS != 0 {
         let n = ndim.ok_or_else(|| {
-            PyValueError::new_err("a `*indices` function needs `ndim=` (the number of logical axes)")
+            PyValueError::new_err(
+                "a `*indices` function needs `ndim=` (the number of logical axes)",
+            )
         })?;
         (0..n).map(|d| format!("i{d}")).collect()
     } else {
@@ -91,7 +93,9 @@ fn shape_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Expr>> {
 fn exprs(py: Python<'_>, v: Vec<Expr>) -> PyResult<Py<PyAny>> {
     match v.iter().map(Expr::as_int).collect::<Option<Vec<i64>>>() {
         Some(ints) => Ok(PyList::new(py, ints)?.into_any().unbind()),
-        None => Ok(PyList::new(py, v.into_iter().map(PrimExpr::index))?.into_any().unbind()),
+        None => Ok(PyList::new(py, v.into_iter().map(PrimExpr::index))?
+            .into_any()
+            .unbind()),
     }
 }
 
@@ -100,7 +104,11 @@ impl IndexMap {
     /// From lambda text or a Python function (`ndim` for `*indices`).
     #[new]
     #[pyo3(signature = (mapping, ndim=None))]
-    fn py_new(py: Python<'_>, mapping: &Bound<'_, PyAny>, ndim: Option<usize>) -> PyResult<IndexMap> {
+    fn py_new(
+        py: Python<'_>,
+        mapping: &Bound<'_, PyAny>,
+        ndim: Option<usize>,
+    ) -> PyResult<IndexMap> {
         if let Ok(s) = mapping.cast::<PyString>() {
             let text = s.to_cow()?;
             return layout::IndexMap::parse(&text)
@@ -129,7 +137,10 @@ impl IndexMap {
     /// The transformed shape of a logical shape (`ceildiv` where a split
     /// does not divide).
     fn map_shape(&self, py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let out = self.map.map_shape(&shape_of(shape)?).map_err(|e| error(e.message))?;
+        let out = self
+            .map
+            .map_shape(&shape_of(shape)?)
+            .map_err(|e| error(e.message))?;
         exprs(py, out)
     }
 
@@ -144,7 +155,10 @@ impl IndexMap {
     /// `(inverse, padding_predicate)`: the predicate (over the transformed
     /// axes) holds exactly on the transformed indices no logical index
     /// reaches; `None` where every one is reached.
-    fn non_surjective_inverse(&self, shape: &Bound<'_, PyAny>) -> PyResult<(IndexMap, Option<PrimExpr>)> {
+    fn non_surjective_inverse(
+        &self,
+        shape: &Bound<'_, PyAny>,
+    ) -> PyResult<(IndexMap, Option<PrimExpr>)> {
         let (map, pred) = self
             .map
             .non_surjective_inverse(&shape_of(shape)?)
@@ -163,14 +177,23 @@ impl IndexMap {
     /// The physical shape: transformed axes between separators flattened
     /// row-major.
     fn physical_shape(&self, py: Python<'_>, shape: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let l = layout::Layout::new(shape_of(shape)?, Some(self.map.clone())).map_err(|e| error(e.message))?;
+        let l = layout::Layout::new(shape_of(shape)?, Some(self.map.clone()))
+            .map_err(|e| error(e.message))?;
         exprs(py, l.physical_shape().to_vec())
     }
 
     /// The physical index of a logical index in a buffer of `shape`.
-    fn physical_index(&self, py: Python<'_>, shape: &Bound<'_, PyAny>, index: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let l = layout::Layout::new(shape_of(shape)?, Some(self.map.clone())).map_err(|e| error(e.message))?;
-        let out = l.physical_index(&shape_of(index)?).map_err(|e| error(e.message))?;
+    fn physical_index(
+        &self,
+        py: Python<'_>,
+        shape: &Bound<'_, PyAny>,
+        index: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let l = layout::Layout::new(shape_of(shape)?, Some(self.map.clone()))
+            .map_err(|e| error(e.message))?;
+        let out = l
+            .physical_index(&shape_of(index)?)
+            .map_err(|e| error(e.message))?;
         exprs(py, out)
     }
 
@@ -190,7 +213,11 @@ impl IndexMap {
 }
 
 /// `s[T].transform_layout(fn)`: the stage's new axes.
-pub fn transform_layout(py: Python<'_>, stage: &Stage, mapping: &Bound<'_, PyAny>) -> PyResult<Vec<IterVar>> {
+pub fn transform_layout(
+    py: Python<'_>,
+    stage: &Stage,
+    mapping: &Bound<'_, PyAny>,
+) -> PyResult<Vec<IterVar>> {
     let ndim = stage.op.shape().len();
     let map = match mapping.extract::<PyRef<'_, IndexMap>>() {
         Ok(m) => m.map.clone(),

@@ -16,7 +16,12 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 ///
 /// Maps are values: `simplify` and `compose` return new maps. `==` is
 /// semantic: the same domain and the same results at every point.
-#[pyclass(frozen, skip_from_py_object, name = "IndexingMap", module = "rangefinder")]
+#[pyclass(
+    frozen,
+    skip_from_py_object,
+    name = "IndexingMap",
+    module = "rangefinder"
+)]
 #[derive(Clone)]
 pub struct IndexingMap {
     pub map: indexing::IndexingMap,

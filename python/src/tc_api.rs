@@ -12,14 +12,21 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// The report `rangefinder tc --json` prints for `source`, as JSON text.
 #[pyfunction]
 #[pyo3(signature = (source, sizes=None, run=false, seed=0))]
-fn tc_report(source: &str, sizes: Option<&Bound<'_, PyDict>>, run: bool, seed: u64) -> PyResult<(String, bool)> {
+fn tc_report(
+    source: &str,
+    sizes: Option<&Bound<'_, PyDict>>,
+    run: bool,
+    seed: u64,
+) -> PyResult<(String, bool)> {
     let mut values = HashMap::new();
     if let Some(sizes) = sizes {
         for (k, v) in sizes.iter() {
             let name: String = k.extract()?;
             let value: i64 = v.extract()?;
             if value < 0 {
-                return Err(crate::error::error(format!("size `{name}` must be non-negative, got {value}")));
+                return Err(crate::error::error(format!(
+                    "size `{name}` must be non-negative, got {value}"
+                )));
             }
             values.insert(name, value);
         }

@@ -7,9 +7,7 @@
 //! signatures and defaults.
 
 use crate::error::{error, tvm_error};
-use crate::expr::{
-    decide, to_condition, to_index, to_term, to_value, type_name, PrimExpr, Term,
-};
+use crate::expr::{decide, to_condition, to_index, to_term, to_value, type_name, PrimExpr, Term};
 use crate::te_objects::{
     to_iter_var, to_op, IterVar, LoweredFunc, Map, Operation, Range, Schedule, Tensor,
 };
@@ -223,7 +221,12 @@ fn thread_axis(
     }
     te::IterVar::thread_axis(&tag)
         .map(|iv| IterVar { iv })
-        .map_err(|e| tvm_error(py, format!("this thread axis is not supported: {}", e.message)))
+        .map_err(|e| {
+            tvm_error(
+                py,
+                format!("this thread axis is not supported: {}", e.message),
+            )
+        })
 }
 
 /// The axes of a reduction: one IterVar or a sequence of them.
@@ -378,17 +381,20 @@ fn all_or_any(is_all: bool, conds: &Bound<'_, PyTuple>) -> PyResult<PrimExpr> {
             Expr::or(a, b)
         }
     });
-    Ok(PrimExpr::index(joined.unwrap_or_else(|| Expr::bool(is_all))))
+    Ok(PrimExpr::index(
+        joined.unwrap_or_else(|| Expr::bool(is_all)),
+    ))
 }
 
 /// `te.create_schedule(ops)`: one operation or a list of them.
 #[pyfunction]
 fn create_schedule(ops: &Bound<'_, PyAny>) -> PyResult<Schedule> {
-    let items: Vec<Bound<'_, PyAny>> = if ops.cast::<PyList>().is_ok() || ops.cast::<PyTuple>().is_ok() {
-        ops.try_iter()?.collect::<PyResult<Vec<_>>>()?
-    } else {
-        vec![ops.clone()]
-    };
+    let items: Vec<Bound<'_, PyAny>> =
+        if ops.cast::<PyList>().is_ok() || ops.cast::<PyTuple>().is_ok() {
+            ops.try_iter()?.collect::<PyResult<Vec<_>>>()?
+        } else {
+            vec![ops.clone()]
+        };
     let tensors = items
         .iter()
         .map(|o| to_op(o).map(|op| op.output()))
@@ -513,7 +519,10 @@ fn prove_equal(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<bool> {
 /// Structural equality of expressions, ranges and lists of them.
 #[pyfunction]
 fn structural_equal(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<bool> {
-    if let (Ok(x), Ok(y)) = (a.extract::<PyRef<'_, Range>>(), b.extract::<PyRef<'_, Range>>()) {
+    if let (Ok(x), Ok(y)) = (
+        a.extract::<PyRef<'_, Range>>(),
+        b.extract::<PyRef<'_, Range>>(),
+    ) {
         return Ok(x.range.min == y.range.min && x.range.extent == y.range.extent);
     }
     if let (Ok(x), Ok(y)) = (to_term(a), to_term(b)) {

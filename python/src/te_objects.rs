@@ -14,7 +14,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 /// An iteration variable: a loop axis, a reduction axis or a thread axis.
-#[pyclass(frozen, skip_from_py_object, name = "IterVar", module = "rangefinder.tvm.tir")]
+#[pyclass(
+    frozen,
+    skip_from_py_object,
+    name = "IterVar",
+    module = "rangefinder.tvm.tir"
+)]
 #[derive(Clone)]
 pub struct IterVar {
     pub iv: te::IterVar,
@@ -119,7 +124,12 @@ impl IterVar {
 
     fn __repr__(&self) -> String {
         match self.iv.dom() {
-            Some(d) => format!("IterVar({}, range(min={}, ext={}))", self.iv.name(), d.min, d.extent),
+            Some(d) => format!(
+                "IterVar({}, range(min={}, ext={}))",
+                self.iv.name(),
+                d.min,
+                d.extent
+            ),
             None => format!("IterVar({})", self.iv.name()),
         }
     }
@@ -132,7 +142,12 @@ impl IterVar {
 }
 
 /// `Range(min, extent)`, as TVM's `tvm.ir.Range`.
-#[pyclass(frozen, skip_from_py_object, name = "Range", module = "rangefinder.tvm.ir")]
+#[pyclass(
+    frozen,
+    skip_from_py_object,
+    name = "Range",
+    module = "rangefinder.tvm.ir"
+)]
 #[derive(Clone)]
 pub struct Range {
     pub range: arith::Range,
@@ -177,7 +192,12 @@ impl Range {
 }
 
 /// A tensor: `A[i, j]` reads an element.
-#[pyclass(frozen, skip_from_py_object, name = "Tensor", module = "rangefinder.tvm.te")]
+#[pyclass(
+    frozen,
+    skip_from_py_object,
+    name = "Tensor",
+    module = "rangefinder.tvm.te"
+)]
 #[derive(Clone)]
 pub struct Tensor {
     pub t: te::Tensor,
@@ -194,7 +214,10 @@ impl Tensor {
     /// `A(i, j)`: the same as `A[i, j]`.
     #[pyo3(signature = (*indices))]
     fn __call__(&self, py: Python<'_>, indices: &Bound<'_, PyTuple>) -> PyResult<Py<PyAny>> {
-        let indices = indices.iter().map(|k| to_index(&k)).collect::<PyResult<Vec<_>>>()?;
+        let indices = indices
+            .iter()
+            .map(|k| to_index(&k))
+            .collect::<PyResult<Vec<_>>>()?;
         slice_or_load(py, &self.t, indices)
     }
 
@@ -209,7 +232,10 @@ impl Tensor {
     /// The shape, one expression per dimension.
     #[getter]
     fn shape<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.t.shape().iter().map(|d| PrimExpr::index(d.clone())))
+        PyList::new(
+            py,
+            self.t.shape().iter().map(|d| PrimExpr::index(d.clone())),
+        )
     }
 
     #[getter]
@@ -234,7 +260,8 @@ impl Tensor {
     }
 
     fn __eq__(&self, o: &Bound<'_, PyAny>) -> bool {
-        o.extract::<PyRef<'_, Tensor>>().is_ok_and(|x| x.t == self.t)
+        o.extract::<PyRef<'_, Tensor>>()
+            .is_ok_and(|x| x.t == self.t)
     }
 
     fn __hash__(&self) -> u64 {
@@ -243,7 +270,11 @@ impl Tensor {
 
     fn __repr__(&self) -> String {
         let dims: Vec<String> = self.t.shape().iter().map(|d| d.to_string()).collect();
-        format!("Tensor(shape=[{}], op.name={})", dims.join(", "), self.t.name())
+        format!(
+            "Tensor(shape=[{}], op.name={})",
+            dims.join(", "),
+            self.t.name()
+        )
     }
 }
 
@@ -297,7 +328,12 @@ impl TensorSlice {
 }
 
 /// An operation: a placeholder or a compute.
-#[pyclass(frozen, skip_from_py_object, name = "Operation", module = "rangefinder.tvm.te")]
+#[pyclass(
+    frozen,
+    skip_from_py_object,
+    name = "Operation",
+    module = "rangefinder.tvm.te"
+)]
 #[derive(Clone)]
 pub struct Operation {
     pub op: te::Operation,
@@ -424,7 +460,13 @@ impl Schedule {
     /// Every stage, producers first.
     #[getter]
     fn stages(slf: Bound<'_, Schedule>) -> Vec<Stage> {
-        let ops: Vec<te::Operation> = slf.borrow().s.stages().iter().map(|st| st.op().clone()).collect();
+        let ops: Vec<te::Operation> = slf
+            .borrow()
+            .s
+            .stages()
+            .iter()
+            .map(|st| st.op().clone())
+            .collect();
         ops.into_iter()
             .map(|op| Stage {
                 sched: slf.clone().unbind(),
@@ -480,21 +522,20 @@ impl Stage {
         nparts: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<(IterVar, IterVar)> {
         let parent = to_iter_var(parent)?;
-        let (outer, inner) = match (factor, nparts) {
-            (Some(f), None) => {
-                let f = to_index(f)?;
-                self.with(py, |s| s.split(&self.op, &parent, f))?
-            }
-            (None, Some(p)) => {
-                let p = to_index(p)?;
-                self.with(py, |s| s.split_nparts(&self.op, &parent, p))?
-            }
-            _ => {
-                return Err(error(
+        let (outer, inner) =
+            match (factor, nparts) {
+                (Some(f), None) => {
+                    let f = to_index(f)?;
+                    self.with(py, |s| s.split(&self.op, &parent, f))?
+                }
+                (None, Some(p)) => {
+                    let p = to_index(p)?;
+                    self.with(py, |s| s.split_nparts(&self.op, &parent, p))?
+                }
+                _ => return Err(error(
                     "`split` needs exactly one of `factor=` (the second argument) and `nparts=`",
-                ))
-            }
-        };
+                )),
+            };
         Ok((IterVar { iv: outer }, IterVar { iv: inner }))
     }
 
@@ -596,15 +637,18 @@ impl Stage {
     /// `transform_layout(fn)`: stores the tensor in the layout `fn`
     /// describes (a function, lambda text or `IndexMap`); returns the new
     /// axes, which the stage iterates over.
-    fn transform_layout(&self, py: Python<'_>, mapping: &Bound<'_, PyAny>) -> PyResult<Vec<IterVar>> {
+    fn transform_layout(
+        &self,
+        py: Python<'_>,
+        mapping: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<IterVar>> {
         crate::layout_api::transform_layout(py, self, mapping)
     }
 
     /// `set_scope("shared")`.
     fn set_scope(&self, py: Python<'_>, scope: &str) -> PyResult<()> {
         let mut s = self.sched.bind(py).try_borrow_mut()?;
-        s.s.set_scope(&self.op, scope)
-            .map_err(|e| error(e.message))
+        s.s.set_scope(&self.op, scope).map_err(|e| error(e.message))
     }
 
     #[getter]
@@ -694,7 +738,12 @@ impl Stage {
 }
 
 /// `parent = outer * factor + inner`.
-#[pyclass(frozen, get_all, name = "Split", module = "rangefinder.tvm.te.schedule")]
+#[pyclass(
+    frozen,
+    get_all,
+    name = "Split",
+    module = "rangefinder.tvm.te.schedule"
+)]
 pub struct Split {
     parent: IterVar,
     outer: IterVar,
@@ -757,7 +806,10 @@ impl Map {
     }
 
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        PyList::new(py, self.keys())?.into_any().try_iter().map(|i| i.into_any())
+        PyList::new(py, self.keys())?
+            .into_any()
+            .try_iter()
+            .map(|i| i.into_any())
     }
 }
 

@@ -291,11 +291,21 @@ impl Analyzer {
             Int(_) | Bool(_) | Var(_) => self.node_info(e, &[]),
             Not(_) | Cmp(..) | And(..) | Or(..) => Info::BOOL,
             Select(_, a, b) => {
-                let kids = [Info::BOOL, self.structural_info_small(a), self.structural_info_small(b)];
+                let kids = [
+                    Info::BOOL,
+                    self.structural_info_small(a),
+                    self.structural_info_small(b),
+                ];
                 self.node_info(e, &kids)
             }
-            Add(a, b) | Sub(a, b) | Mul(a, b) | FloorDiv(a, b) | FloorMod(a, b) | CeilDiv(a, b)
-            | Min(a, b) | Max(a, b) => {
+            Add(a, b)
+            | Sub(a, b)
+            | Mul(a, b)
+            | FloorDiv(a, b)
+            | FloorMod(a, b)
+            | CeilDiv(a, b)
+            | Min(a, b)
+            | Max(a, b) => {
                 let kids = [self.structural_info_small(a), self.structural_info_small(b)];
                 self.node_info(e, &kids)
             }
@@ -439,10 +449,16 @@ impl Analyzer {
                     *muls += 1;
                     *muls <= 3 && rec(an, a, muls) && rec(an, b, muls)
                 }
-                Add(a, b) | Sub(a, b) | FloorDiv(a, b) | FloorMod(a, b) | CeilDiv(a, b)
-                | Min(a, b) | Max(a, b) | Cmp(_, a, b) | And(a, b) | Or(a, b) => {
-                    rec(an, a, muls) && rec(an, b, muls)
-                }
+                Add(a, b)
+                | Sub(a, b)
+                | FloorDiv(a, b)
+                | FloorMod(a, b)
+                | CeilDiv(a, b)
+                | Min(a, b)
+                | Max(a, b)
+                | Cmp(_, a, b)
+                | And(a, b)
+                | Or(a, b) => rec(an, a, muls) && rec(an, b, muls),
             }
         }
         rec(self, e, &mut 0)
@@ -559,8 +575,16 @@ impl Analyzer {
                         let (x, y, z) = (rec(c, f, o), rec(a, f, o), rec(b, f, o));
                         f(e, &[x, y, z], o)
                     }
-                    Add(a, b) | Sub(a, b) | Mul(a, b) | FloorDiv(a, b) | FloorMod(a, b)
-                    | CeilDiv(a, b) | Min(a, b) | Max(a, b) | Cmp(_, a, b) | And(a, b)
+                    Add(a, b)
+                    | Sub(a, b)
+                    | Mul(a, b)
+                    | FloorDiv(a, b)
+                    | FloorMod(a, b)
+                    | CeilDiv(a, b)
+                    | Min(a, b)
+                    | Max(a, b)
+                    | Cmp(_, a, b)
+                    | And(a, b)
                     | Or(a, b) => {
                         let (x, y) = (rec(a, f, o), rec(b, f, o));
                         f(e, &[x, y], o)
@@ -569,7 +593,9 @@ impl Analyzer {
             }
             rec(e, &node, &mut overflow);
         } else {
-            crate::walk::fold(e, &mut HashMap::new(), |n, kids: &[W]| node(n, kids, &mut overflow));
+            crate::walk::fold(e, &mut HashMap::new(), |n, kids: &[W]| {
+                node(n, kids, &mut overflow)
+            });
         }
         overflow
     }

@@ -266,7 +266,10 @@ impl ConstBound {
                 };
             }
         }
-        let (x, y) = (wide_mul(lo(self.min), c as i128), wide_mul(hi(self.max), c as i128));
+        let (x, y) = (
+            wide_mul(lo(self.min), c as i128),
+            wide_mul(hi(self.max), c as i128),
+        );
         let (x, y) = if c >= 0 { (x, y) } else { (y, x) };
         ConstBound {
             min: to_lo(x),
@@ -337,14 +340,22 @@ impl ConstBound {
                 return self;
             }
             let top = b1 - 1;
-            return if a0 >= 0 { wide(0, top.min(a1)) } else { wide(0, top) };
+            return if a0 >= 0 {
+                wide(0, top.min(a1))
+            } else {
+                wide(0, top)
+            };
         }
         if b1 < 0 {
             let bottom = b0 + 1;
             if a1 <= 0 && a0 > b1 {
                 return self;
             }
-            return if a1 <= 0 { wide(bottom.max(a0), 0) } else { wide(bottom, 0) };
+            return if a1 <= 0 {
+                wide(bottom.max(a0), 0)
+            } else {
+                wide(bottom, 0)
+            };
         }
         // Divisor may have either sign: |result| < max |b|.
         let m = (-b0).max(b1);

@@ -467,7 +467,14 @@ impl Analyzer {
         let set = ev.finish(set);
         let (set, w) = set.within_budget(self, max_nodes);
         let widened = ev.widened || w == Precision::Widened;
-        (set, if widened { Precision::Widened } else { Precision::Exact })
+        (
+            set,
+            if widened {
+                Precision::Widened
+            } else {
+                Precision::Exact
+            },
+        )
     }
 }
 
@@ -507,7 +514,11 @@ impl IntSet {
             }
         };
         let set = IntSet::interval(cap(lo, true), cap(hi, false));
-        let p = if widened { Precision::Widened } else { Precision::Exact };
+        let p = if widened {
+            Precision::Widened
+        } else {
+            Precision::Exact
+        };
         (set, p)
     }
 }
@@ -573,7 +584,8 @@ impl SetEval<'_> {
             return set;
         };
         let end = |e: &Option<Expr>| -> Option<Expr> {
-            let e = crate::walk::substitute(e.as_ref()?, &mut |v| self.origin.get(v).map(Var::expr));
+            let e =
+                crate::walk::substitute(e.as_ref()?, &mut |v| self.origin.get(v).map(Var::expr));
             match self.an.simplify(&e) {
                 Ok(s) => Some(fold_offset_into_division(&s, self.an)),
                 Err(_) => None,

@@ -41,9 +41,9 @@ mod walk;
 pub use analyzer::Analyzer;
 pub use bound::{ConstBound, NEG_INF, POS_INF};
 pub use compiled::Compiled;
-pub use linear::LinearForm;
 pub use error::{ArithError, ErrorKind, Result};
 pub use expr::{CmpOp, Expr, ExprKind, Type, Var};
+pub use linear::LinearForm;
 pub use modular::Modular;
 pub use parse::{
     parse, parse_in, parse_range_spec, parse_range_specs, parse_with_scope, split_range_specs,

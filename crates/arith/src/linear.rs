@@ -68,12 +68,17 @@ impl LinearForm {
 
     /// The coefficient of `atom` (0 when absent).
     pub fn coeff_of(&self, atom: &Expr) -> i64 {
-        self.terms.iter().find(|(a, _)| a == atom).map_or(0, |(_, c)| *c)
+        self.terms
+            .iter()
+            .find(|(a, _)| a == atom)
+            .map_or(0, |(_, c)| *c)
     }
 
     /// The gcd of the coefficients (0 without terms).
     pub fn coeff_gcd(&self) -> i64 {
-        self.terms.iter().fold(0, |g, (_, c)| crate::num::gcd(g, *c))
+        self.terms
+            .iter()
+            .fold(0, |g, (_, c)| crate::num::gcd(g, *c))
     }
 
     /// The constant, when there are no terms.

@@ -31,7 +31,11 @@ fn compiled_expressions_agree_with_evaluation() {
                 for z in -4..5 {
                     let point = [x, y, z];
                     let env = |w: &Var| vars.iter().position(|v| v == w).map(|i| point[i]);
-                    assert_eq!(p.run(&point, &mut stack), e.eval(&env).ok(), "{text} at {point:?}");
+                    assert_eq!(
+                        p.run(&point, &mut stack),
+                        e.eval(&env).ok(),
+                        "{text} at {point:?}"
+                    );
                 }
             }
         }
@@ -61,9 +65,15 @@ fn a_long_chain_compiles_and_runs_without_recursion() {
                 e = arith::Expr::add(e, arith::Expr::mul(x.expr(), arith::Expr::int(i % 3)));
             }
             let p = Compiled::new(&e, std::slice::from_ref(&x)).unwrap();
-            assert_eq!(p.eval(&[2]), Some(2 * (1 + (1..50_000).map(|i| i % 3).sum::<i64>())));
+            assert_eq!(
+                p.eval(&[2]),
+                Some(2 * (1 + (1..50_000).map(|i| i % 3).sum::<i64>()))
+            );
             let l = LinearForm::of(&e).unwrap();
-            assert_eq!(l.coeff_of(&x.expr()), 1 + (1..50_000).map(|i| i % 3).sum::<i64>());
+            assert_eq!(
+                l.coeff_of(&x.expr()),
+                1 + (1..50_000).map(|i| i % 3).sum::<i64>()
+            );
         })
         .unwrap()
         .join()

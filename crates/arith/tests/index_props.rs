@@ -238,7 +238,13 @@ impl Tally {
 }
 
 /// Checks `e` against evaluation at every point of the box.
-fn check(e: &Expr, r: &[(i64, i64); 3], v: &[Var; 3], tally: &Tally, name: &str) -> Result<(), TestCaseError> {
+fn check(
+    e: &Expr,
+    r: &[(i64, i64); 3],
+    v: &[Var; 3],
+    tally: &Tally,
+    name: &str,
+) -> Result<(), TestCaseError> {
     tally.case();
     let mut an = Analyzer::new();
     for (var, &(lo, hi)) in v.iter().zip(r) {
@@ -271,17 +277,29 @@ fn check(e: &Expr, r: &[(i64, i64); 3], v: &[Var; 3], tally: &Tally, name: &str)
                 let s = match &simplified {
                     Ok(s) => s,
                     Err(err) => {
-                        return Err(tally.fail(name, Class::ErrorWithValue, format!("{e}: error `{err}` but {want} at {at}")))
+                        return Err(tally.fail(
+                            name,
+                            Class::ErrorWithValue,
+                            format!("{e}: error `{err}` but {want} at {at}"),
+                        ))
                     }
                 };
                 match s.eval(&env) {
                     Ok(got) if got == want => {}
                     got => {
-                        return Err(tally.fail(name, Class::WrongValue, format!("{e} => {s}: {want} vs {got:?} at {at}")))
+                        return Err(tally.fail(
+                            name,
+                            Class::WrongValue,
+                            format!("{e} => {s}: {want} vs {got:?} at {at}"),
+                        ))
                     }
                 }
                 if !bound.contains(want) {
-                    return Err(tally.fail(name, Class::Bound, format!("{e}: {want} outside {bound} at {at}")));
+                    return Err(tally.fail(
+                        name,
+                        Class::Bound,
+                        format!("{e}: {want} outside {bound} at {at}"),
+                    ));
                 }
                 let holds = if modular.coeff == 0 {
                     want == modular.base
@@ -289,7 +307,11 @@ fn check(e: &Expr, r: &[(i64, i64); 3], v: &[Var; 3], tally: &Tally, name: &str)
                     (want as i128 - modular.base as i128).rem_euclid(modular.coeff as i128) == 0
                 };
                 if !holds {
-                    return Err(tally.fail(name, Class::Modular, format!("{e}: {want} breaks {modular:?} at {at}")));
+                    return Err(tally.fail(
+                        name,
+                        Class::Modular,
+                        format!("{e}: {want} breaks {modular:?} at {at}"),
+                    ));
                 }
             }
         }
@@ -362,7 +384,10 @@ fn measure_how_fast_each_class_is_found() {
         .unwrap_or(20_000);
     std::panic::set_hook(Box::new(|p| {
         if std::env::var("SHOW_EXAMPLES").is_ok() {
-            eprintln!("PANIC {}", p.location().map(|l| l.to_string()).unwrap_or_default());
+            eprintln!(
+                "PANIC {}",
+                p.location().map(|l| l.to_string()).unwrap_or_default()
+            );
         }
     }));
     let v = vars();

@@ -36,13 +36,20 @@ fn a_sum_of_one_variable_collects() {
         let e = chain(N, |_| x.expr(), Expr::add);
         let an = Analyzer::new();
         assert_eq!(an.simplify(&e).unwrap().to_string(), format!("x * {N}"));
-        let e = chain(N, |i| if i % 2 == 0 { x.expr() } else { Expr::int(3) }, Expr::add);
+        let e = chain(
+            N,
+            |i| if i % 2 == 0 { x.expr() } else { Expr::int(3) },
+            Expr::add,
+        );
         assert_eq!(
             an.simplify(&e).unwrap().to_string(),
             format!("x * {} + {}", N / 2, 3 * (N / 2))
         );
         let e = chain(N, |_| x.expr(), Expr::sub);
-        assert_eq!(an.simplify(&e).unwrap().to_string(), format!("x * -{}", N - 2));
+        assert_eq!(
+            an.simplify(&e).unwrap().to_string(),
+            format!("x * -{}", N - 2)
+        );
     });
 }
 
@@ -57,7 +64,10 @@ fn a_sum_of_distinct_variables_keeps_every_term_and_bounds_it() {
         }
         let s = an.simplify(&e).unwrap();
         assert!(s.node_count() <= e.node_count());
-        assert_eq!(an.const_int_bound(&e), arith::ConstBound::new(0, 6 * N as i64));
+        assert_eq!(
+            an.const_int_bound(&e),
+            arith::ConstBound::new(0, 6 * N as i64)
+        );
         let m = an.modular_set(&e);
         assert_eq!((m.coeff, m.base), (2, 0));
         // Every term cancels against the same sum subtracted.
@@ -80,10 +90,18 @@ fn a_long_product_collects() {
     on_main_sized_stack(|| {
         let x = Var::new("x");
         let y = Var::new("y");
-        let e = chain(N, |i| if i % 2 == 0 { x.expr() } else { Expr::int(1) }, Expr::mul);
+        let e = chain(
+            N,
+            |i| if i % 2 == 0 { x.expr() } else { Expr::int(1) },
+            Expr::mul,
+        );
         let s = Analyzer::new().simplify(&e).unwrap();
         assert_eq!(s.node_count(), N / 2 * 2 - 1);
-        let e = chain(N, |i| if i % 2 == 0 { y.expr() } else { x.expr() }, Expr::mul);
+        let e = chain(
+            N,
+            |i| if i % 2 == 0 { y.expr() } else { x.expr() },
+            Expr::mul,
+        );
         let s = Analyzer::new().simplify(&e).unwrap();
         assert_eq!(s.node_count(), N * 2 - 1);
         assert!(matches!(s.kind(), arith::ExprKind::Mul(..)));
@@ -94,7 +112,17 @@ fn a_long_product_collects() {
 fn a_long_sum_under_a_division_and_a_comparison() {
     on_main_sized_stack(|| {
         let x = Var::new("x");
-        let sum = chain(N, |i| if i == 0 { Expr::mul(x.expr(), Expr::int(8)) } else { Expr::int(0) }, Expr::add);
+        let sum = chain(
+            N,
+            |i| {
+                if i == 0 {
+                    Expr::mul(x.expr(), Expr::int(8))
+                } else {
+                    Expr::int(0)
+                }
+            },
+            Expr::add,
+        );
         let e = Expr::floor_div(Expr::add(sum.clone(), Expr::int(3)), Expr::int(8));
         let mut an = Analyzer::new();
         an.bind(&x, Range::half_open(Expr::int(0), Expr::int(10)));
@@ -113,8 +141,15 @@ fn a_long_sum_in_a_condition_solves() {
             an.bind(v, Range::half_open(Expr::int(0), Expr::int(1)));
         }
         // i + w0 + w1 + ... < 10 with every w fixed at 0: i < 10.
-        let sum = chain(N, |k| if k == 0 { i.expr() } else { vars[k].expr() }, Expr::add);
-        let cond = Expr::and(Expr::ge(i.expr(), Expr::int(0)), Expr::lt(sum, Expr::int(10)));
+        let sum = chain(
+            N,
+            |k| if k == 0 { i.expr() } else { vars[k].expr() },
+            Expr::add,
+        );
+        let cond = Expr::and(
+            Expr::ge(i.expr(), Expr::int(0)),
+            Expr::lt(sum, Expr::int(10)),
+        );
         let s = an.solve_for_inner_interval(&cond, &i).unwrap();
         assert_eq!(s.to_string(), "[0, 9]");
         std::mem::forget(an);
@@ -131,7 +166,10 @@ fn overflowing_long_product_fails_fast() {
     let e = arith::parse_in(&text, &mut scope).unwrap();
     let (x, _) = arith::parse_range_spec("x=0:1", &mut scope).unwrap();
     let mut an = arith::Analyzer::new();
-    an.bind(&x, arith::Range::new(arith::Expr::int(0), arith::Expr::int(1)));
+    an.bind(
+        &x,
+        arith::Range::new(arith::Expr::int(0), arith::Expr::int(1)),
+    );
     let err = an.simplify(&e).unwrap_err();
     assert_eq!(err.kind, arith::ErrorKind::Overflow);
 }

@@ -13,12 +13,19 @@ fn simplified(text: &str, ranges: &[(&str, i64, i64)]) -> String {
     let vars: Vec<(Var, i64, i64)> = ranges
         .iter()
         .map(|&(n, lo, hi)| {
-            let v = scope.get(n).unwrap_or_else(|| panic!("{n} not in {text}")).clone();
+            let v = scope
+                .get(n)
+                .unwrap_or_else(|| panic!("{n} not in {text}"))
+                .clone();
             an.bind(&v, Range::half_open(Expr::int(lo), Expr::int(hi)));
             (v, lo, hi)
         })
         .collect();
-    assert_eq!(vars.len(), e.vars().len(), "{text}: every variable needs a range");
+    assert_eq!(
+        vars.len(),
+        e.vars().len(),
+        "{text}: every variable needs a range"
+    );
     let s = an.simplify(&e).unwrap();
     let mut point = vec![0i64; vars.len()];
     let total: i64 = vars.iter().map(|(_, lo, hi)| hi - lo).product();
@@ -51,22 +58,43 @@ fn ceiling_divisions_fold() {
 
 #[test]
 fn select_of_the_equal_operands_is_the_other() {
-    assert_eq!(simplified("select(y == x, y, x)", &[("x", -3, 3), ("y", -3, 3)]), "x");
-    assert_eq!(simplified("select(x == y, y, x)", &[("x", -3, 3), ("y", -3, 3)]), "x");
-    assert_eq!(simplified("select(x != y, x, y)", &[("x", -3, 3), ("y", -3, 3)]), "x");
+    assert_eq!(
+        simplified("select(y == x, y, x)", &[("x", -3, 3), ("y", -3, 3)]),
+        "x"
+    );
+    assert_eq!(
+        simplified("select(x == y, y, x)", &[("x", -3, 3), ("y", -3, 3)]),
+        "x"
+    );
+    assert_eq!(
+        simplified("select(x != y, x, y)", &[("x", -3, 3), ("y", -3, 3)]),
+        "x"
+    );
 }
 
 #[test]
 fn comparisons_true_on_the_whole_box() {
-    assert_eq!(simplified("z % y < y", &[("y", 1, 9), ("z", -9, 9)]), "True");
-    assert_eq!(simplified("x * y >= y + x", &[("x", 2, 8), ("y", 4, 6)]), "True");
+    assert_eq!(
+        simplified("z % y < y", &[("y", 1, 9), ("z", -9, 9)]),
+        "True"
+    );
+    assert_eq!(
+        simplified("x * y >= y + x", &[("x", 2, 8), ("y", 4, 6)]),
+        "True"
+    );
 }
 
 #[test]
 fn division_and_max_by_ranges() {
     assert_eq!(simplified("7 // x", &[("x", -20, -8)]), "-1");
-    assert_eq!(simplified("max(z % y, y)", &[("y", 1, 9), ("z", -9, 9)]), "y");
-    assert_eq!(simplified("min(z % y, y)", &[("y", 1, 9), ("z", -9, 9)]), "z % y");
+    assert_eq!(
+        simplified("max(z % y, y)", &[("y", 1, 9), ("z", -9, 9)]),
+        "y"
+    );
+    assert_eq!(
+        simplified("min(z % y, y)", &[("y", 1, 9), ("z", -9, 9)]),
+        "z % y"
+    );
 }
 
 /// The bound-based rule behind TVM's `TestFloorModTwo`: a numerator whose
@@ -75,7 +103,10 @@ fn division_and_max_by_ranges() {
 fn divisions_of_two_valued_numerators_are_affine() {
     assert_eq!(simplified("(x % 2 + 1) // 2", &[("x", -6, 6)]), "x % 2");
     assert_eq!(simplified("(x % 2 + 3) // 2", &[("x", -6, 6)]), "x % 2 + 1");
-    assert_eq!(simplified("(x % 2 * 3 + 4) // 2", &[("x", -6, 6)]), "x % 2 + 2");
+    assert_eq!(
+        simplified("(x % 2 * 3 + 4) // 2", &[("x", -6, 6)]),
+        "x % 2 + 2"
+    );
     assert_eq!(simplified("(1 - x % 2) // 2", &[("x", -6, 6)]), "0");
     assert_eq!(simplified("(y + 1) // 2", &[("y", 4, 6)]), "y - 2");
 }

@@ -45,8 +45,14 @@ fn int_sets_widened_to_a_budget_still_hold_every_value() {
     for i in 0..terms {
         e = Expr::add(e, Expr::min(a[i].expr(), b[i].expr()));
         let k = i as i64;
-        dom.insert(a[i].clone(), IntSet::interval(Expr::int(k), Expr::add(n.expr(), Expr::int(k))));
-        dom.insert(b[i].clone(), IntSet::interval(Expr::int(-k), Expr::sub(n.expr(), Expr::int(k))));
+        dom.insert(
+            a[i].clone(),
+            IntSet::interval(Expr::int(k), Expr::add(n.expr(), Expr::int(k))),
+        );
+        dom.insert(
+            b[i].clone(),
+            IntSet::interval(Expr::int(-k), Expr::sub(n.expr(), Expr::int(k))),
+        );
     }
     let mut an = Analyzer::new();
     an.bind(&n, Range::half_open(Expr::int(0), Expr::int(4)));
@@ -65,8 +71,15 @@ fn int_sets_widened_to_a_budget_still_hold_every_value() {
             lo += i.min(-i);
             hi += (nv + i).min(nv - i);
         }
-        let at = |end: Option<&Expr>| end.map(|e| e.eval(&|w: &Var| (w == &n).then_some(nv)).unwrap());
-        assert!(at(coarse.min()).is_none_or(|m| m <= lo), "{coarse} at n={nv}");
-        assert!(at(coarse.max()).is_none_or(|m| m >= hi), "{coarse} at n={nv}");
+        let at =
+            |end: Option<&Expr>| end.map(|e| e.eval(&|w: &Var| (w == &n).then_some(nv)).unwrap());
+        assert!(
+            at(coarse.min()).is_none_or(|m| m <= lo),
+            "{coarse} at n={nv}"
+        );
+        assert!(
+            at(coarse.max()).is_none_or(|m| m >= hi),
+            "{coarse} at n={nv}"
+        );
     }
 }

@@ -51,7 +51,12 @@ fn check(text: &str, ranges: &[(&str, i64, i64)], free: &[i64]) -> String {
             if got.is_err() && !overflow_free {
                 break 'check;
             }
-            assert_eq!(got.ok(), Some(want), "{text} => {s} at {:?}", point(&axes, &idx));
+            assert_eq!(
+                got.ok(),
+                Some(want),
+                "{text} => {s} at {:?}",
+                point(&axes, &idx)
+            );
             assert!(bound.contains(want), "{text}: {want} outside {bound}");
             let holds = match modular.coeff {
                 0 => want == modular.base,
@@ -86,13 +91,31 @@ fn modulo_common_factor_keeps_the_sums_constant() {
     // The largest value, 12 (x = 1, y = 1), must be inside the bound.
     let (e, scope) = arith::parse_with_scope("(x * 2 + y * 8 + 2) % 16").unwrap();
     let mut an = Analyzer::new();
-    an.bind(scope.get("x").unwrap(), Range::half_open(Expr::int(0), Expr::int(2)));
-    an.bind(scope.get("y").unwrap(), Range::half_open(Expr::int(0), Expr::int(4)));
+    an.bind(
+        scope.get("x").unwrap(),
+        Range::half_open(Expr::int(0), Expr::int(2)),
+    );
+    an.bind(
+        scope.get("y").unwrap(),
+        Range::half_open(Expr::int(0), Expr::int(4)),
+    );
     assert!(an.const_int_bound(&e).max >= 12);
     check("(x % 4 * -4) % 8", &[("x", 3, 5)], &[]);
-    check("(x * 3 // 2 + y * 4) % 8", &[("x", 1, 3), ("y", -4, 4)], &[]);
-    check("(y * -16 + z * -2 + 4) % 64 % 16", &[("y", -8, 8), ("z", -4, 4)], &[]);
-    check("(x * 16 + y * -4 + 18) % 32", &[("x", -8, 0), ("y", 0, 4)], &[]);
+    check(
+        "(x * 3 // 2 + y * 4) % 8",
+        &[("x", 1, 3), ("y", -4, 4)],
+        &[],
+    );
+    check(
+        "(y * -16 + z * -2 + 4) % 64 % 16",
+        &[("y", -8, 8), ("z", -4, 4)],
+        &[],
+    );
+    check(
+        "(x * 16 + y * -4 + 18) % 32",
+        &[("x", -8, 0), ("y", 0, 4)],
+        &[],
+    );
 }
 
 #[test]
@@ -103,20 +126,52 @@ fn gcd_with_i64_min_is_a_true_common_divisor() {
         &[0, 1],
     );
     assert!(!r.contains("9223372036854775807"), "{r}");
-    check("min(x * -9223372036854775808, y * -9223372036854775808)", &[("x", 0, 2), ("y", -1, 2)], &[]);
+    check(
+        "min(x * -9223372036854775808, y * -9223372036854775808)",
+        &[("x", 0, 2), ("y", -1, 2)],
+        &[],
+    );
 }
 
 #[test]
 fn finite_extremes_are_not_infinities() {
-    let r = check("min(x + 9223372036854775807, 5)", &[("x", -MAX, -MAX + 10)], &[]);
+    let r = check(
+        "min(x + 9223372036854775807, 5)",
+        &[("x", -MAX, -MAX + 10)],
+        &[],
+    );
     assert_ne!(r, "5");
-    let r = check("x - y < y - x", &[("y", P62 - 2, P62 + 2)], &[P62 - 3, P62, P62 + 3, 0]);
+    let r = check(
+        "x - y < y - x",
+        &[("y", P62 - 2, P62 + 2)],
+        &[P62 - 3, P62, P62 + 3, 0],
+    );
     assert_ne!(r, "True");
-    check("x - y < y - x", &[("x", P62 - 3, P62 + 3), ("y", P62 - 2, P62 + 2)], &[]);
-    check("min(y * -9223372036854775808, x * -1)", &[], &[MIN, -1, 0, 1, MAX]);
-    check("min(y * -9223372036854775808, x * -1)", &[("x", -2, 2), ("y", 0, 2)], &[]);
-    check("x + 9223372036854775807 - 9223372036854775807", &[("x", -3, 3)], &[]);
-    check("max(x, 9223372036854775807) - x", &[("x", MAX - 3, MAX)], &[]);
+    check(
+        "x - y < y - x",
+        &[("x", P62 - 3, P62 + 3), ("y", P62 - 2, P62 + 2)],
+        &[],
+    );
+    check(
+        "min(y * -9223372036854775808, x * -1)",
+        &[],
+        &[MIN, -1, 0, 1, MAX],
+    );
+    check(
+        "min(y * -9223372036854775808, x * -1)",
+        &[("x", -2, 2), ("y", 0, 2)],
+        &[],
+    );
+    check(
+        "x + 9223372036854775807 - 9223372036854775807",
+        &[("x", -3, 3)],
+        &[],
+    );
+    check(
+        "max(x, 9223372036854775807) - x",
+        &[("x", MAX - 3, MAX)],
+        &[],
+    );
     check("(x * -9223372036854775807 + 2) % 8", &[("x", -1, 2)], &[]);
 }
 
@@ -125,9 +180,21 @@ fn inputs_with_a_value_are_not_errors() {
     assert_eq!(check("8 > -9223372036854775807", &[], &[]), "True");
     assert_eq!(check("-9223372036854775807 < 8", &[], &[]), "True");
     check("x * 0 + 9223372036854775807", &[("x", 0, 3)], &[]);
-    check("x - 9223372036854775807 < 9223372036854775807", &[("x", -3, 3)], &[]);
-    check("(y * 9223372036854775807 + -14) % 8 // -4", &[("y", 0, 2)], &[]);
-    check("(x * 9223372036854775807 + 4611686018427387904) % 64 + (x * -1 + 6)", &[("x", 0, 1)], &[]);
+    check(
+        "x - 9223372036854775807 < 9223372036854775807",
+        &[("x", -3, 3)],
+        &[],
+    );
+    check(
+        "(y * 9223372036854775807 + -14) % 8 // -4",
+        &[("y", 0, 2)],
+        &[],
+    );
+    check(
+        "(x * 9223372036854775807 + 4611686018427387904) % 64 + (x * -1 + 6)",
+        &[("x", 0, 1)],
+        &[],
+    );
 }
 
 #[test]
@@ -136,13 +203,21 @@ fn rewrites_do_not_introduce_overflow() {
     check("x % 4 * 3", &[("x", 3 * (P62 / 2), 3 * (P62 / 2) + 3)], &[]);
     check("y % 3 + y", &[("y", P62 - 4, P62 + 4)], &[]);
     check("y % 3 + y", &[("y", MAX - 5, MAX)], &[]);
-    check("(z * 9223372036854775807 + -9223372036854775807) % 32", &[("z", 0, 2)], &[]);
+    check(
+        "(z * 9223372036854775807 + -9223372036854775807) % 32",
+        &[("z", 0, 2)],
+        &[],
+    );
     check(
         "(y * -4 + z * -16 + x * 32 + -4611686018427387904) % 16 - (y * 64 + z * 8 + x * 4611686018427387904 + -16)",
         &[("x", -2, 2), ("y", 0, 3), ("z", 0, 2)],
         &[],
     );
-    check("(y * 64 + 8) * 16 <= (z * -4 + -20) % 64 % -9223372036854775808", &[("y", -6, -4), ("z", -2, 1)], &[]);
+    check(
+        "(y * 64 + 8) * 16 <= (z * -4 + -20) % 64 % -9223372036854775808",
+        &[("y", -6, -4), ("z", -2, 1)],
+        &[],
+    );
 }
 
 #[test]

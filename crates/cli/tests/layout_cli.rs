@@ -234,7 +234,8 @@ fn every_layout_example_lowers_and_runs() {
         }
         if !load_only {
             assert!(
-                out.contains("largest absolute error 0,") && out.contains("out-of-bounds accesses 0"),
+                out.contains("largest absolute error 0,")
+                    && out.contains("out-of-bounds accesses 0"),
                 "{path}: {out}"
             );
         }

@@ -143,7 +143,11 @@ impl RunReport {
             for v in &c.violations {
                 let _ = writeln!(out, "  violation: {v}");
             }
-            let verdict = if c.is_clean(TOLERANCE) { "ok" } else { "MISMATCH" };
+            let verdict = if c.is_clean(TOLERANCE) {
+                "ok"
+            } else {
+                "MISMATCH"
+            };
             let _ = writeln!(out, "  {verdict}");
         }
         out

@@ -297,11 +297,7 @@ pub(crate) fn verify_by_enumeration(
             *slot = min + k % extent;
             k /= extent;
         }
-        let get = |v: &crate::Var| {
-            vars.iter()
-                .position(|(w, _, _)| *w == v)
-                .map(|i| values[i])
-        };
+        let get = |v: &crate::Var| vars.iter().position(|(w, _, _)| *w == v).map(|i| values[i]);
         match predicate.eval(&get) {
             Ok(0) => continue,
             Ok(_) => {}

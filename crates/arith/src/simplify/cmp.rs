@@ -339,7 +339,12 @@ impl Simplifier<'_> {
     /// product of distinct variables) in at most four variables with
     /// constant ranges, by evaluation at the corners of the box.
     fn corner_bound(&self, d: &Sum) -> Option<ConstBound> {
-        if d.terms.len() > 16 || !d.terms.iter().any(|t| matches!(t.atom.kind(), ExprKind::Mul(..))) {
+        if d.terms.len() > 16
+            || !d
+                .terms
+                .iter()
+                .any(|t| matches!(t.atom.kind(), ExprKind::Mul(..)))
+        {
             return None;
         }
         let mut vars: smallvec::SmallVec<[crate::expr::Var; 4]> = smallvec::SmallVec::new();
@@ -376,7 +381,11 @@ impl Simplifier<'_> {
         for corner in 0..(1u32 << vars.len()) {
             let at = |i: usize| {
                 let (a, b) = ranges[i];
-                if corner >> i & 1 == 0 { a } else { b }
+                if corner >> i & 1 == 0 {
+                    a
+                } else {
+                    b
+                }
             };
             let mut v = d.konst as i128;
             for (idx, k) in &monomials {

@@ -78,7 +78,8 @@ impl Simplifier<'_> {
         }
         // ceildiv(a, c) == -(a // -c) for c < 0.
         if let Some(c) = b.as_int().filter(|&c| c < 0 && c != i64::MIN) {
-            let (q, _) = self.floor_div_simplified(a.clone(), ia, Expr::int(-c), Info::exact(-c))?;
+            let (q, _) =
+                self.floor_div_simplified(a.clone(), ia, Expr::int(-c), Info::exact(-c))?;
             let mut s = Sum::of(&q)?;
             s.scale(-1)?;
             let (alt, ai) = self.finish_sum(s)?;
@@ -396,7 +397,10 @@ impl Simplifier<'_> {
                 return Ok((Expr::int(v), Info::exact(v)));
             }
             if ia.bound.is_finite() {
-                let (q0, q1) = (num::floor_div(ia.bound.min, c)?, num::floor_div(ia.bound.max, c)?);
+                let (q0, q1) = (
+                    num::floor_div(ia.bound.min, c)?,
+                    num::floor_div(ia.bound.max, c)?,
+                );
                 if q0 == q1 {
                     let mut s = Sum::of(&a)?;
                     s.konst = num::sub(s.konst, num::mul(q0, c)?)?;
@@ -723,5 +727,3 @@ fn fits_in_block(b: ConstBound, c: i64) -> Result<Option<i64>> {
     let hi = num::floor_div(b.max, c)?;
     Ok((lo == hi).then_some(lo))
 }
-
-

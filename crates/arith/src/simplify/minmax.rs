@@ -82,7 +82,10 @@ impl Simplifier<'_> {
         }
         // The rule table (`rules.rs`): absorption, common operands,
         // divisions by one constant, selects on one condition.
-        if let Some(r) = super::rules::apply(super::rules::min_max_rules(), &make(is_min, a.clone(), b.clone())) {
+        if let Some(r) = super::rules::apply(
+            super::rules::min_max_rules(),
+            &make(is_min, a.clone(), b.clone()),
+        ) {
             return self.visit(&r);
         }
         // min(max(p, q), min(.., p, ..)) -> the min chain: it is below p.

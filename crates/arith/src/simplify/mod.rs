@@ -212,7 +212,9 @@ impl<'a> Simplifier<'a> {
             return *i;
         }
         let i = self.an.structural_info(e);
-        self.info_memo.borrow_mut().insert(e.node_id(), (e.clone(), i));
+        self.info_memo
+            .borrow_mut()
+            .insert(e.node_id(), (e.clone(), i));
         i
     }
 
@@ -303,7 +305,9 @@ impl<'a> Simplifier<'a> {
             _ => {
                 let (x, info) = self.visit(e)?;
                 match x.kind() {
-                    ExprKind::Int(_) | ExprKind::Add(..) | ExprKind::Sub(..) => s.add_expr(&x, coeff),
+                    ExprKind::Int(_) | ExprKind::Add(..) | ExprKind::Sub(..) => {
+                        s.add_expr(&x, coeff)
+                    }
                     ExprKind::Mul(a, b) if a.as_int().is_some() || b.as_int().is_some() => {
                         s.add_expr(&x, coeff)
                     }
@@ -443,7 +447,11 @@ impl<'a> Simplifier<'a> {
             // X // c * (k c) = k X - k (X % c);  X % c * k = k X - k c (X // c)
             let mut alt = s.clone();
             alt.terms.remove(i);
-            let k = if is_div { num::floor_div(t.coeff, cv)? } else { t.coeff };
+            let k = if is_div {
+                num::floor_div(t.coeff, cv)?
+            } else {
+                t.coeff
+            };
             let other = if is_div {
                 self.visit(&Expr::floor_mod(x.clone(), c.clone()))?.0
             } else {

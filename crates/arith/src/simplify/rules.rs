@@ -256,7 +256,10 @@ mod tests {
         names(&r.result, &mut rn);
         // A name used more often in the result than in the pattern would copy
         // its binding: count that as unbounded growth.
-        if rn.iter().any(|n| rn.iter().filter(|m| *m == n).count() > pn.iter().filter(|m| *m == n).count()) {
+        if rn
+            .iter()
+            .any(|n| rn.iter().filter(|m| *m == n).count() > pn.iter().filter(|m| *m == n).count())
+        {
             return isize::MAX;
         }
         min_nodes(&r.result) as isize - min_nodes(&r.pattern) as isize
@@ -265,7 +268,11 @@ mod tests {
     #[test]
     fn every_rule_shrinks() {
         for r in min_max_rules() {
-            assert!(growth(r) < 0, "{}: the result is not smaller than the pattern", r.name);
+            assert!(
+                growth(r) < 0,
+                "{}: the result is not smaller than the pattern",
+                r.name
+            );
         }
     }
 
@@ -282,7 +289,12 @@ mod tests {
             }
             let before = hits(r.name);
             let s = an.simplify(&e).unwrap();
-            assert!(hits(r.name) > before, "{} did not fire on {}", r.name, r.example);
+            assert!(
+                hits(r.name) > before,
+                "{} did not fire on {}",
+                r.name,
+                r.example
+            );
             let n = vars.len() as u32;
             for k in 0..9i64.pow(n) {
                 let point: Vec<i64> = (0..n).map(|i| (k / 9i64.pow(i)) % 9 - 4).collect();
@@ -296,6 +308,9 @@ mod tests {
     }
 
     fn hits(name: &str) -> u64 {
-        rule_hits().into_iter().find(|(n, _)| *n == name).map_or(0, |(_, h)| h)
+        rule_hits()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |(_, h)| h)
     }
 }
