@@ -62,12 +62,23 @@ impl Analyzer {
     /// expressions in other variables). Facts already known are kept: the
     /// new range narrows them.
     pub fn bind(&mut self, var: &Var, range: Range) {
-        let lo = self.simplify(&range.min).unwrap_or(range.min.clone());
-        let hi_raw = Expr::sub(
-            Expr::add(range.min.clone(), range.extent.clone()),
-            Expr::int(1),
-        );
-        let hi = self.simplify(&hi_raw).unwrap_or(hi_raw);
+        // Constant ends (the common case) need no simplification.
+        let constant_hi = match (range.min.as_int(), range.extent.as_int()) {
+            (Some(m), Some(n)) => m.checked_add(n).and_then(|e| e.checked_sub(1)),
+            _ => None,
+        };
+        let (lo, hi) = match constant_hi {
+            Some(h) => (range.min.clone(), Expr::int(h)),
+            None => {
+                let lo = self.simplify(&range.min).unwrap_or(range.min.clone());
+                let hi_raw = Expr::sub(
+                    Expr::add(range.min.clone(), range.extent.clone()),
+                    Expr::int(1),
+                );
+                let hi = self.simplify(&hi_raw).unwrap_or(hi_raw);
+                (lo, hi)
+            }
+        };
         let lb = self.const_int_bound(&lo);
         let hb = self.const_int_bound(&hi);
         let bound = ConstBound::new(lb.min, hb.max);
