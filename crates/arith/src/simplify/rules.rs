@@ -41,6 +41,8 @@ pub(crate) type Cond = fn(&Bindings) -> bool;
 
 /// One named rule.
 pub(crate) struct Rule {
+    /// The rule's name, reported with its hit count in debug builds.
+    #[cfg_attr(not(any(test, debug_assertions)), allow(dead_code))]
     pub name: &'static str,
     pub pattern: Pat,
     pub result: Pat,
