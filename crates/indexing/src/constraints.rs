@@ -271,9 +271,14 @@ fn peel(an: &Analyzer, e: &Expr, iv: Interval) -> Option<(Expr, Interval)> {
     } else {
         1
     };
-    let g = g * sign;
+    let g = g.checked_mul(sign)?;
     if g != 1 && g != 0 {
-        let terms = lin.terms.iter().map(|(a, c)| (a.clone(), c / g)).collect();
+        // `i64::MIN / -1` has no value: such a constraint is left as it is.
+        let terms = lin
+            .terms
+            .iter()
+            .map(|(a, c)| c.checked_div(g).map(|q| (a.clone(), q)))
+            .collect::<Option<Vec<_>>>()?;
         let (lo, hi) = if g > 0 {
             (iv.lower, iv.upper)
         } else {
