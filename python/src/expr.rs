@@ -225,21 +225,7 @@ pub fn compare(op: CmpOp, a: Term, b: Term) -> PyResult<Term> {
 
 /// Decides a condition without knowing its variables.
 pub fn decide(e: &Expr) -> Option<bool> {
-    let an = arith::Analyzer::new();
-    let simplified = an.simplify(e).ok()?;
-    if let Some(b) = simplified.as_bool() {
-        return Some(b);
-    }
-    if let Some(i) = simplified.as_int() {
-        return Some(i != 0);
-    }
-    if an.can_prove(e) {
-        return Some(true);
-    }
-    if an.can_prove(&Expr::not(e.clone())) {
-        return Some(false);
-    }
-    None
+    arith::Analyzer::new().decide(e)
 }
 
 /// The constant an index expression simplifies to, if any.

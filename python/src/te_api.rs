@@ -341,25 +341,15 @@ fn integer_division(kind: &str, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> P
         "floordiv" => Expr::floor_div(x, y),
         "floormod" => Expr::floor_mod(x, y),
         "truncdiv" | "truncmod" => {
-            // Truncation equals flooring for non-negative numerators; for
-            // negative ones it rounds toward zero.
-            let Some(d) = y.as_int().filter(|d| *d > 0) else {
-                return Err(error(
-                    "truncating division is supported by a positive constant only; use `//` (floor division)",
-                ));
-            };
-            let d = Expr::int(d);
-            let neg = Expr::sub(Expr::int(0), x.clone());
-            let q = Expr::select(
-                Expr::ge(x.clone(), Expr::int(0)),
-                Expr::floor_div(x.clone(), d.clone()),
-                Expr::sub(Expr::int(0), Expr::floor_div(neg, d.clone())),
-            );
-            if kind == "truncdiv" {
-                q
+            let d = y.as_int().unwrap_or(0);
+            let e = if kind == "truncdiv" {
+                Expr::trunc_div(x, d)
             } else {
-                Expr::sub(x, Expr::mul(q, d))
-            }
+                Expr::trunc_mod(x, d)
+            };
+            e.ok_or_else(|| {
+                error("truncating division is supported by a positive constant only; use `//` (floor division)")
+            })?
         }
         other => return Err(error(format!("unknown division `{other}`"))),
     };

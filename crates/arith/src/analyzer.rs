@@ -227,6 +227,34 @@ impl Analyzer {
         }
     }
 
+    /// Decides a condition: `Some(true)` when it holds for every value of
+    /// its variables in the bound ranges, `Some(false)` when it fails for
+    /// every one, `None` otherwise (how a TVM condition acts as a Python
+    /// `bool`).
+    ///
+    /// ```
+    /// let (e, _) = arith::parse_with_scope("x + 1 > x").unwrap();
+    /// assert_eq!(arith::Analyzer::new().decide(&e), Some(true));
+    /// let (e, _) = arith::parse_with_scope("x < 4").unwrap();
+    /// assert_eq!(arith::Analyzer::new().decide(&e), None);
+    /// ```
+    pub fn decide(&self, cond: &Expr) -> Option<bool> {
+        let simplified = self.simplify(cond).ok()?;
+        if let Some(b) = simplified.as_bool() {
+            return Some(b);
+        }
+        if let Some(i) = simplified.as_int() {
+            return Some(i != 0);
+        }
+        if self.can_prove(cond) {
+            return Some(true);
+        }
+        if self.can_prove(&Expr::not(cond.clone())) {
+            return Some(false);
+        }
+        None
+    }
+
     /// Whether the condition holds for every value of its variables inside
     /// their ranges. `false` means "could not prove", not "false".
     pub fn can_prove(&self, cond: &Expr) -> bool {

@@ -391,6 +391,40 @@ impl Expr {
         Arc::as_ptr(&self.0) as usize
     }
 
+    /// `a / d` rounding toward zero (TVM's `truncdiv`) for a positive
+    /// constant `d`, written with floor operators; `None` unless `d > 0`.
+    ///
+    /// ```
+    /// use arith::Expr;
+    /// let e = Expr::trunc_div(Expr::int(-7), 2).unwrap();
+    /// assert_eq!(e.eval(&|_| None).unwrap(), -3);
+    /// ```
+    pub fn trunc_div(a: Expr, d: i64) -> Option<Expr> {
+        if d <= 0 {
+            return None;
+        }
+        let d = Expr::int(d);
+        let neg = Expr::sub(Expr::int(0), a.clone());
+        Some(Expr::select(
+            Expr::ge(a.clone(), Expr::int(0)),
+            Expr::floor_div(a, d.clone()),
+            Expr::sub(Expr::int(0), Expr::floor_div(neg, d)),
+        ))
+    }
+
+    /// The remainder of [`Expr::trunc_div`] (TVM's `truncmod`), with the
+    /// sign of `a`; `None` unless `d > 0`.
+    ///
+    /// ```
+    /// use arith::Expr;
+    /// let e = Expr::trunc_mod(Expr::int(-7), 2).unwrap();
+    /// assert_eq!(e.eval(&|_| None).unwrap(), -1);
+    /// ```
+    pub fn trunc_mod(a: Expr, d: i64) -> Option<Expr> {
+        let q = Expr::trunc_div(a.clone(), d)?;
+        Some(Expr::sub(a, Expr::mul(q, Expr::int(d))))
+    }
+
     /// An integer constant.
     pub fn int(v: i64) -> Expr {
         Expr::make(ExprKind::Int(v))

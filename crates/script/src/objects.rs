@@ -280,21 +280,7 @@ pub(crate) fn constant_value(e: &Expr) -> Option<i64> {
 /// Decides a condition without knowing its variables: `Some` when it holds
 /// or fails for every value of them.
 pub(crate) fn decide(e: &Expr) -> Option<bool> {
-    let an = Analyzer::new();
-    let simplified = an.simplify(e).ok()?;
-    if let Some(b) = simplified.as_bool() {
-        return Some(b);
-    }
-    if let Some(i) = simplified.as_int() {
-        return Some(i != 0);
-    }
-    if an.can_prove(e) {
-        return Some(true);
-    }
-    if an.can_prove(&Expr::not(e.clone())) {
-        return Some(false);
-    }
-    None
+    Analyzer::new().decide(e)
 }
 
 /// `isinstance(v, ty)` for the TVM types; `None` for types this does not know.

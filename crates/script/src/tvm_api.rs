@@ -465,27 +465,18 @@ fn integer_division(native: Native, args: Args) -> Eval<Value> {
         Native::FloorDiv => Expr::floor_div(x, y),
         Native::FloorMod => Expr::floor_mod(x, y),
         _ => {
-            // Truncating division equals floor division on non-negative
-            // numerators; for negative ones it rounds toward zero. Written
-            // with floor operators for a positive constant divisor.
-            let Some(d) = y.as_int().filter(|d| *d > 0) else {
-                return Err(Raised::at(
+            let d = y.as_int().unwrap_or(0);
+            let e = if native == Native::TruncDiv {
+                Expr::trunc_div(x, d)
+            } else {
+                Expr::trunc_mod(x, d)
+            };
+            e.ok_or_else(|| {
+                Raised::at(
                     y_arg.span.clone(),
                     "truncating division is supported by a positive constant only; use `//` (floor division)",
-                ));
-            };
-            let d = Expr::int(d);
-            let neg = Expr::sub(Expr::int(0), x.clone());
-            let q = Expr::select(
-                Expr::ge(x.clone(), Expr::int(0)),
-                Expr::floor_div(x.clone(), d.clone()),
-                Expr::sub(Expr::int(0), Expr::floor_div(neg, d.clone())),
-            );
-            if native == Native::TruncDiv {
-                q
-            } else {
-                Expr::sub(x, Expr::mul(q, d))
-            }
+                )
+            })?
         }
     };
     Ok(Value::Index(e))
