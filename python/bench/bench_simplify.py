@@ -1,10 +1,13 @@
-"""Time `rangefinder.simplify` called from a Python loop over TVM's
-simplifier corpus (`../shared/conformance/tvm/arith_simplify.batch`).
+"""Time simplification called from a Python loop over TVM's simplifier
+corpus (`../shared/conformance/tvm/arith_simplify.batch`).
 
     python bench/bench_simplify.py [BATCH_FILE] [--repeat N]
 
-Prints the median time per call over the corpus, in microseconds. Each call
-parses the text, simplifies under the case's ranges and prints the result.
+Prints the median time per call over the corpus, in microseconds, two ways:
+- `rangefinder.simplify(text, ranges)`: each call parses the text and the
+  ranges, binds them, simplifies and prints the result;
+- `Analyzer.simplify(expr)` on expressions built once with their ranges
+  bound once, as TVM's `Analyzer.simplify` is called on built `PrimExpr`s.
 """
 
 import argparse
@@ -46,8 +49,29 @@ def main():
             except rangefinder.Error:
                 pass
         runs.append((time.perf_counter() - start) / len(work))
-    print(f"{len(work)} cases, median {statistics.median(runs) * 1e6:.2f} us per call "
-          f"(best {min(runs) * 1e6:.2f} us)")
+    print(f"rangefinder.simplify(text, ranges): {len(work)} cases, median "
+          f"{statistics.median(runs) * 1e6:.2f} us per call (best {min(runs) * 1e6:.2f} us)")
+
+    built = []
+    for expr, spec in work:
+        an = rangefinder.Analyzer()
+        try:
+            for name, r in (spec or {}).items():
+                an.bind(name, r)
+            built.append((an, an.parse(expr)))
+        except rangefinder.Error:
+            pass
+    runs = []
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        for an, e in built:
+            try:
+                an.simplify(e)
+            except rangefinder.Error:
+                pass
+        runs.append((time.perf_counter() - start) / len(built))
+    print(f"Analyzer.simplify(built expression): {len(built)} cases, median "
+          f"{statistics.median(runs) * 1e6:.2f} us per call (best {min(runs) * 1e6:.2f} us)")
 
 
 if __name__ == "__main__":

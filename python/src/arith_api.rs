@@ -98,15 +98,7 @@ impl Analyzer {
                 arith::parse_in(&text, &mut self.scope)
                     .map_err(|e| error_at(py, &text, &e.message, e.span))
             }
-            ExprArg::Object(e) => {
-                // Objects' variables become visible to text by name.
-                e.for_each_var(&mut |v| {
-                    if self.scope.get(v.name()).is_none() {
-                        self.scope.insert(v.clone());
-                    }
-                });
-                Ok(e)
-            }
+            ExprArg::Object(e) => Ok(e),
         }
     }
 
@@ -120,9 +112,15 @@ impl Analyzer {
             return Ok(self.scope.get_or_create(name));
         }
         let e = self.expr(py, obj)?;
-        e.as_var()
+        let v = e
+            .as_var()
             .cloned()
-            .ok_or_else(|| error(format!("`{e}` is not a variable")))
+            .ok_or_else(|| error(format!("`{e}` is not a variable")))?;
+        // A variable bound as an object is visible to text by its name.
+        if self.scope.get(v.name()).is_none() {
+            self.scope.insert(v.clone());
+        }
+        Ok(v)
     }
 
     /// `(lo, hi)`, a `Range`, or a single value `v` (the range `[v, v + 1)`).
@@ -202,6 +200,12 @@ impl Analyzer {
             return Ok(());
         }
         self.bind(py, var, range)
+    }
+
+    /// `text` as an expression object, its names read in this analyzer's
+    /// scope (so `parse("x + 1")` uses the `x` bound here).
+    fn parse(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<PrimExpr> {
+        Ok(PrimExpr::index(self.expr(py, text.as_any())?))
     }
 
     /// The simplified expression (text for text, `PrimExpr` for objects).
