@@ -307,7 +307,7 @@ pub fn run(target: &dyn Target, opts: &Options) -> bool {
     );
     for (k, n) in &known {
         println!(
-            "note: {n} findings of the known-open class `{k}` were not counted (--known-open {k})"
+            "note: {n} findings of the known-open class `{k}` (class or message containing it) were not counted (--known-open {k})"
         );
     }
     failures == 0 && complete
