@@ -14,23 +14,7 @@ pub const BAD_INPUT: u8 = 2;
 /// character boundaries is widened to the enclosing characters.
 pub fn report(name: &str, source: &str, message: &str, span: Option<Range<usize>>) -> ExitCode {
     match span {
-        Some(span) => {
-            let span = clamp(span, source);
-            let r = Report::build(ReportKind::Error, (name, span.clone()))
-                .with_config(
-                    Config::default()
-                        .with_color(std::io::stderr().is_terminal())
-                        .with_index_type(IndexType::Byte),
-                )
-                .with_message(message)
-                .with_label(
-                    Label::new((name, span))
-                        .with_message(message)
-                        .with_color(Color::Red),
-                )
-                .finish();
-            let _ = r.eprint((name, Source::from(source)));
-        }
+        Some(span) => render(ReportKind::Error, Color::Red, name, source, message, span),
         None => eprintln!("error: {message}"),
     }
     ExitCode::from(BAD_INPUT)
@@ -38,8 +22,27 @@ pub fn report(name: &str, source: &str, message: &str, span: Option<Range<usize>
 
 /// Prints a warning for the text `source` (named `name`) at `span`.
 pub fn warn(name: &str, source: &str, message: &str, span: Range<usize>) {
+    render(
+        ReportKind::Warning,
+        Color::Yellow,
+        name,
+        source,
+        message,
+        span,
+    );
+}
+
+/// Prints `message` about `source` at `span` to standard error.
+fn render(
+    kind: ReportKind<'_>,
+    color: Color,
+    name: &str,
+    source: &str,
+    message: &str,
+    span: Range<usize>,
+) {
     let span = clamp(span, source);
-    let r = Report::build(ReportKind::Warning, (name, span.clone()))
+    let r = Report::build(kind, (name, span.clone()))
         .with_config(
             Config::default()
                 .with_color(std::io::stderr().is_terminal())
@@ -49,7 +52,7 @@ pub fn warn(name: &str, source: &str, message: &str, span: Range<usize>) {
         .with_label(
             Label::new((name, span))
                 .with_message(message)
-                .with_color(Color::Yellow),
+                .with_color(color),
         )
         .finish();
     let _ = r.eprint((name, Source::from(source)));
