@@ -273,29 +273,6 @@ impl Drop for Node {
     }
 }
 
-impl Node {
-    fn kind_children(&self) -> impl Iterator<Item = &Expr> {
-        use ExprKind::*;
-        let (a, b, c) = match &self.kind {
-            Int(_) | Bool(_) | Var(_) => (None, None, None),
-            Add(a, b)
-            | Sub(a, b)
-            | Mul(a, b)
-            | FloorDiv(a, b)
-            | FloorMod(a, b)
-            | CeilDiv(a, b)
-            | Min(a, b)
-            | Max(a, b)
-            | Cmp(_, a, b)
-            | And(a, b)
-            | Or(a, b) => (Some(a), Some(b), None),
-            Select(c, a, b) => (Some(c), Some(a), Some(b)),
-            Not(a) => (Some(a), None, None),
-        };
-        a.into_iter().chain(b).chain(c)
-    }
-}
-
 /// A shared, immutable expression.
 ///
 /// ```
@@ -737,7 +714,7 @@ impl PartialEq for Expr {
                 if a.0.hash != b.0.hash || a.0.size != b.0.size || !same_head(a, b) {
                     return false;
                 }
-                pending.extend(a.0.kind_children().zip(b.0.kind_children()));
+                pending.extend(a.children().into_iter().zip(b.children()));
             }
             match pending.pop() {
                 Some((x, y)) => (a, b) = (x, y),
