@@ -285,6 +285,39 @@ impl Drop for Node {
 #[derive(Clone)]
 pub struct Expr(Arc<Node>);
 
+/// Small integers and the booleans, made once: constants are the most
+/// common leaves, and sharing them turns an allocation into a reference
+/// count increment.
+struct SharedConstants {
+    ints: Vec<Expr>,
+    bools: [Expr; 2],
+}
+
+/// The range of integers [`SharedConstants`] holds.
+const SHARED_INTS: std::ops::RangeInclusive<i64> = -64..=256;
+
+impl SharedConstants {
+    #[inline]
+    fn int(&self, v: i64) -> Option<&Expr> {
+        if SHARED_INTS.contains(&v) {
+            Some(&self.ints[(v - SHARED_INTS.start()) as usize])
+        } else {
+            None
+        }
+    }
+}
+
+fn shared_constants() -> &'static SharedConstants {
+    static TABLE: std::sync::OnceLock<SharedConstants> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| SharedConstants {
+        ints: SHARED_INTS.map(|v| Expr::make(ExprKind::Int(v))).collect(),
+        bools: [
+            Expr::make(ExprKind::Bool(false)),
+            Expr::make(ExprKind::Bool(true)),
+        ],
+    })
+}
+
 #[inline]
 fn mix(h: u64, v: u64) -> u64 {
     (h.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95)
@@ -404,11 +437,14 @@ impl Expr {
 
     /// An integer constant.
     pub fn int(v: i64) -> Expr {
-        Expr::make(ExprKind::Int(v))
+        match shared_constants().int(v) {
+            Some(e) => e.clone(),
+            None => Expr::make(ExprKind::Int(v)),
+        }
     }
     /// A boolean constant.
     pub fn bool(v: bool) -> Expr {
-        Expr::make(ExprKind::Bool(v))
+        shared_constants().bools[v as usize].clone()
     }
     /// A variable reference.
     pub fn var(v: Var) -> Expr {

@@ -148,10 +148,10 @@ fn structure<T>(msg: impl Into<String>, axis: Option<usize>) -> Result<T, Failur
 }
 
 /// One digit group of a source, for sorting by weight.
-struct DigitRef {
+struct DigitRef<'a> {
     axis: usize,
     lower: i64,
-    modulus: Option<Expr>,
+    modulus: Option<&'a Expr>,
 }
 
 /// Analyses `form` (of a map with `names` as logical index names) on
@@ -201,7 +201,7 @@ pub(crate) fn analyze(
 
     for (s, source) in form.sources.iter().enumerate() {
         // Mixed-radix order of the fused indices, innermost first.
-        let mut order: SmallVec<[(usize, Expr); 4]> = SmallVec::new();
+        let mut order: SmallVec<[(usize, &Expr); 4]> = SmallVec::new();
         let mut left: SmallVec<[&(usize, Expr); 4]> = source.terms.iter().collect();
         let mut want = one.clone();
         while !left.is_empty() {
@@ -228,7 +228,7 @@ pub(crate) fn analyze(
                     first,
                 );
             };
-            let (x, c) = left.swap_remove(p).clone();
+            let &(x, ref c) = left.swap_remove(p);
             if let Some(other) = used_by[x] {
                 if other != s {
                     return structure(
@@ -238,7 +238,7 @@ pub(crate) fn analyze(
                 }
             }
             used_by[x] = Some(s);
-            want = fold::mul(&c, &shape[x])?;
+            want = fold::mul(c, &shape[x])?;
             order.push((x, c));
         }
         let count = want; // Π extents of the fused indices
@@ -254,7 +254,7 @@ pub(crate) fn analyze(
         let end = fold::add(&offset, &count)?; // values lie in [offset, end)
 
         // The digits of this source, by weight.
-        let mut digits: SmallVec<[DigitRef; 4]> = SmallVec::new();
+        let mut digits: SmallVec<[DigitRef<'_>; 4]> = SmallVec::new();
         for (k, axis) in form.axes.iter().enumerate() {
             if let Axis::Digits {
                 source,
@@ -274,7 +274,7 @@ pub(crate) fn analyze(
                 digits.push(DigitRef {
                     axis: k,
                     lower: l,
-                    modulus: modulus.clone(),
+                    modulus: modulus.as_ref(),
                 });
             }
         }
@@ -295,7 +295,7 @@ pub(crate) fn analyze(
                 return structure(format!("{what} some digits of its source"), Some(d.axis));
             }
             let top = j + 1 == digits.len();
-            match (&d.modulus, top) {
+            match (d.modulus, top) {
                 (Some(modulus), false) => {
                     let Some(m) = modulus.as_int() else {
                         return structure("takes a symbolic modulo", Some(d.axis));

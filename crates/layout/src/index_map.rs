@@ -6,6 +6,7 @@ use crate::error::{ErrorKind, LayoutError, Result};
 use crate::lambda::{self, Item};
 use crate::split_form::SplitForm;
 use arith::{Expr, Scope, Var};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
@@ -348,16 +349,17 @@ impl IndexMap {
 
     /// Names for the transformed indices: `i0, i1, ...`, avoiding shape
     /// symbol names.
-    fn axis_vars(&self, shape: &[Expr]) -> (Vec<Var>, Vec<Expr>) {
-        let mut taken = Vec::new();
+    fn axis_vars(&self, shape: &[Expr]) -> Cow<'_, (Vec<Var>, Vec<Expr>)> {
+        let mut taken: Vec<Var> = Vec::new();
         for e in shape {
-            e.for_each_var(&mut |v| taken.push(v.name().to_string()));
+            e.for_each_var(&mut |v| taken.push(v.clone()));
         }
         let prefix = ["i", "t", "ax", "axis"]
             .into_iter()
             .find(|p| {
-                !taken.iter().any(|n| {
-                    n.strip_prefix(p)
+                !taken.iter().any(|v| {
+                    v.name()
+                        .strip_prefix(p)
                         .is_some_and(|r| !r.is_empty() && r.bytes().all(|b| b.is_ascii_digit()))
                 })
             })
@@ -370,9 +372,9 @@ impl IndexMap {
             (vars, exprs)
         };
         if prefix == "i" {
-            self.axes.get_or_init(make).clone()
+            Cow::Borrowed(self.axes.get_or_init(make))
         } else {
-            make()
+            Cow::Owned(make())
         }
     }
 
@@ -381,8 +383,8 @@ impl IndexMap {
     /// symbolic. Fails when the map is not injective on `shape` (naming two
     /// colliding indices) or not made of splits, fusions and offsets.
     pub fn map_shape(&self, shape: &[Expr]) -> Result<Vec<Expr>> {
-        let (_, exprs) = self.axis_vars(shape);
-        Ok(self.analysis(shape, &exprs, false)?.transformed_shape)
+        let axes = self.axis_vars(shape);
+        Ok(self.analysis(shape, &axes.1, false)?.transformed_shape)
     }
 
     /// The inverse of a bijective map on `shape`, over the transformed
@@ -415,10 +417,10 @@ impl IndexMap {
     }
 
     fn inverse_parts(&self, shape: &[Expr]) -> Result<(IndexMap, Option<Expr>, Vec<Expr>)> {
-        let (vars, exprs) = self.axis_vars(shape);
-        let a = self.analysis(shape, &exprs, false)?;
+        let axes = self.axis_vars(shape);
+        let a = self.analysis(shape, &axes.1, false)?;
         let inv = IndexMap {
-            initial: vars,
+            initial: axes.0.clone(),
             finals: a.inverse,
             separators: Vec::new(),
             form: OnceLock::new(),
@@ -431,16 +433,16 @@ impl IndexMap {
     /// The structure of the map on `shape`: for each transformed index, the
     /// digits of which fused logical indices it takes.
     pub fn split_plan(&self, shape: &[Expr]) -> Result<SplitPlan> {
-        let (_, exprs) = self.axis_vars(shape);
-        Ok(self.analysis(shape, &exprs, true)?.plan)
+        let axes = self.axis_vars(shape);
+        Ok(self.analysis(shape, &axes.1, true)?.plan)
     }
 
     /// Whether the map is injective on `shape`: `Ok` when it is (proved by
     /// the split analysis), an error naming two colliding indices when they
     /// exist.
     pub fn check_injective(&self, shape: &[Expr]) -> Result<()> {
-        let (_, exprs) = self.axis_vars(shape);
-        self.analysis(shape, &exprs, false).map(|_| ())
+        let axes = self.axis_vars(shape);
+        self.analysis(shape, &axes.1, false).map(|_| ())
     }
 
     /// Two logical indices of `shape` with the same image, searched row-major
