@@ -44,9 +44,12 @@ fn cases() -> Vec<(Expr, Analyzer)> {
 /// The median over expressions of each expression's own time, which is the
 /// median of 51 samples of 20 back-to-back simplifications (medians, so that
 /// a busy machine's interruptions do not count).
+///
+/// With `RANGEFINDER_BENCH_SLOWEST=N` set, also prints the `N` slowest
+/// expressions with their times, which is where a profile should start.
 fn median_per_expression(cases: &[(Expr, Analyzer)]) -> f64 {
     const BATCH: u32 = 20;
-    let mut per: Vec<f64> = cases
+    let mut per: Vec<(f64, usize)> = cases
         .iter()
         .map(|(e, an)| {
             let mut samples: Vec<f64> = (0..51)
@@ -61,9 +64,17 @@ fn median_per_expression(cases: &[(Expr, Analyzer)]) -> f64 {
             samples.sort_by(|a, b| a.total_cmp(b));
             samples[samples.len() / 2]
         })
+        .zip(0..)
         .collect();
-    per.sort_by(|a, b| a.total_cmp(b));
-    per[per.len() / 2]
+    per.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let slowest: usize = std::env::var("RANGEFINDER_BENCH_SLOWEST")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    for (t, i) in per.iter().rev().take(slowest) {
+        println!("{t:>9.0} ns  {}", cases[*i].0);
+    }
+    per[per.len() / 2].0
 }
 
 fn main() {

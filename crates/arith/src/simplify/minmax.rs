@@ -16,6 +16,9 @@ fn make(is_min: bool, a: Expr, b: Expr) -> Expr {
     }
 }
 
+/// How many `min`/`max` terms one comparison may split on.
+const SIGN_BRANCH_BUDGET: u32 = 16;
+
 fn split(e: &Expr, is_min: bool) -> Option<(&Expr, &Expr)> {
     match (e.kind(), is_min) {
         (ExprKind::Min(a, b), true) | (ExprKind::Max(a, b), false) => Some((a, b)),
@@ -39,20 +42,21 @@ impl Simplifier<'_> {
         ib: Info,
         is_min: bool,
     ) -> Out {
-        let info = |x: Info, y: Info| Info {
-            bound: if is_min {
-                x.bound.min_with(y.bound)
-            } else {
-                x.bound.max_with(y.bound)
-            },
-            modular: x.modular.union(y.modular),
-        };
         if a == b {
             return Ok((a, ia));
         }
         if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
             let v = if is_min { x.min(y) } else { x.max(y) };
             return Ok((Expr::int(v), Info::exact(v)));
+        }
+        // The rule table (`rules.rs`): absorption, common operands,
+        // divisions by one constant, selects on one condition. Structural
+        // matches, so they go before the comparison of the operands.
+        if let Some(r) = super::rules::apply(
+            super::rules::min_max_rules(),
+            &make(is_min, a.clone(), b.clone()),
+        ) {
+            return self.visit(&r);
         }
         let (sa, sb) = (Sum::of(&a)?, Sum::of(&b)?);
         // Decided by bounds or by the sign of the difference.
@@ -63,6 +67,37 @@ impl Simplifier<'_> {
             Some(std::cmp::Ordering::Greater) => return Ok(if is_min { (b, ib) } else { (a, ia) }),
             None => {}
         }
+        // Rules that try another form come back here with the operands of
+        // the form they started from (`min(x + y, x + z)` pulls `x` out,
+        // and pushing `x + min(y, z)` back in asks for `min(x + y, x + z)`
+        // again). Such a re-entry can only repeat the search in progress,
+        // so it gets the node as it stands and the search is not nested.
+        let active = self
+            .min_max_active
+            .iter()
+            .any(|(x, y, m)| *m == is_min && ((*x == a && *y == b) || (*x == b && *y == a)));
+        if active {
+            return Ok(canonical(a, ia, b, ib, is_min));
+        }
+        self.min_max_active.push((a.clone(), b.clone(), is_min));
+        let r = self.min_max_rules(a, ia, b, ib, sa, sb, is_min);
+        self.min_max_active.pop();
+        r
+    }
+
+    /// The rewriting rules of [`Simplifier::min_max_simplified`], for
+    /// operands that are not decided by their facts.
+    #[allow(clippy::too_many_arguments)]
+    fn min_max_rules(
+        &mut self,
+        a: Expr,
+        ia: Info,
+        b: Expr,
+        ib: Info,
+        sa: Sum,
+        sb: Sum,
+        is_min: bool,
+    ) -> Out {
         // Flatten nested chains of the same operator, drop duplicates and
         // dominated operands, and merge constants.
         let mut ops: SmallVec<[Expr; 4]> = SmallVec::new();
@@ -80,14 +115,6 @@ impl Simplifier<'_> {
         if let Some(r) = self.pull_common(&a, &b, &sa, &sb, is_min)? {
             return Ok(r);
         }
-        // The rule table (`rules.rs`): absorption, common operands,
-        // divisions by one constant, selects on one condition.
-        if let Some(r) = super::rules::apply(
-            super::rules::min_max_rules(),
-            &make(is_min, a.clone(), b.clone()),
-        ) {
-            return self.visit(&r);
-        }
         // min(max(p, q), min(.., p, ..)) -> the min chain: it is below p.
         for (x, y, ix, iy) in [(&a, &b, &ia, &ib), (&b, &a, &ib, &ia)] {
             if let Some((p, q)) = split(x, !is_min) {
@@ -103,12 +130,7 @@ impl Simplifier<'_> {
         if let Some(r) = self.pull_scale(&a, &b, &sa, &sb, is_min)? {
             return Ok(r);
         }
-        // Canonical operand order (constants last), so that `min(x, y)` and
-        // `min(y, x)` are one term.
-        let swap = a.as_int().is_some() || (b.as_int().is_none() && product::before(&b, &a));
-        let (a, b) = if swap { (b, a) } else { (a, b) };
-        let i = info(ia, ib);
-        Ok((make(is_min, a, b), i))
+        Ok(canonical(a, ia, b, ib, is_min))
     }
 
     /// `Some(ordering)` when `a` and `b` compare the same way everywhere
@@ -149,27 +171,65 @@ impl Simplifier<'_> {
         if d.add_sum(sb, -1).is_err() {
             return Ok(None);
         }
-        let sign = |db: crate::bound::ConstBound| {
-            if db.all_le(0) {
-                Some(Less)
-            } else if db.all_ge(0) {
-                Some(Greater)
-            } else {
-                None
-            }
-        };
-        // The plain linear difference first; the rewritten one (which may
-        // turn `(x + 3) // 4 * 4 - x` into `3 - (x + 3) % 4`) only when that
-        // is undecided and rules are not already nested deeply.
+        let mut budget = SIGN_BRANCH_BUDGET;
+        Ok(match self.sign_of(d, &mut budget)? {
+            (true, _) => Some(Less),
+            (_, true) => Some(Greater),
+            _ => None,
+        })
+    }
+
+    /// What is provable about the sign of `d`: `(d <= 0, d >= 0)`.
+    ///
+    /// A `min` or `max` term is decided by its operands, with no rewriting:
+    /// `min(a, b) + r <= 0` when either `a + r <= 0` or `b + r <= 0`, and
+    /// `>= 0` when both are (the other way round for `max` and for negative
+    /// coefficients). Each such split spends one unit of `budget`, which
+    /// keeps a chain of `n` operands from taking `2^n` steps.
+    fn sign_of(&mut self, d: Sum, budget: &mut u32) -> Result<(bool, bool)> {
         let plain = self.relational_bound(&d);
-        if let Some(o) = sign(plain) {
-            return Ok(Some(o));
+        if plain.all_le(0) || plain.all_ge(0) {
+            return Ok((plain.all_le(0), plain.all_ge(0)));
         }
-        if !self.an.has_symbolic_ranges() && !d.terms.iter().any(|t| is_rewritable(&t.atom)) {
-            return Ok(None);
+        let branch = d
+            .terms
+            .iter()
+            .position(|t| matches!(t.atom.kind(), ExprKind::Min(..) | ExprKind::Max(..)));
+        if let (Some(i), true) = (branch, *budget > 0) {
+            *budget -= 1;
+            let t = d.terms[i].clone();
+            let (a, b, is_min) = match t.atom.kind() {
+                ExprKind::Min(a, b) => (a, b, true),
+                ExprKind::Max(a, b) => (a, b, false),
+                _ => unreachable!("position found a min or max"),
+            };
+            // c * min(a, b) is min(c * a, c * b) for c > 0, a max for c < 0.
+            let is_min = is_min == (t.coeff > 0);
+            let mut rest = d;
+            rest.add_atom(&t.atom, -t.coeff)?;
+            let side = |x: &Expr| -> Option<Sum> {
+                let mut r = rest.clone();
+                r.add_expr(x, t.coeff).ok().map(|_| r)
+            };
+            let (Some(su), Some(sv)) = (side(a), side(b)) else {
+                return Ok((false, false));
+            };
+            let (u_le, u_ge) = self.sign_of(su, budget)?;
+            let (v_le, v_ge) = self.sign_of(sv, budget)?;
+            return Ok(if is_min {
+                (u_le || v_le, u_ge && v_ge)
+            } else {
+                (u_le && v_le, u_ge || v_ge)
+            });
         }
+        let sign = |db: crate::bound::ConstBound| (db.all_le(0), db.all_ge(0));
+        // The rewritten difference (which may turn `(x + 3) // 4 * 4 - x`
+        // into `3 - (x + 3) % 4`) only when the plain one is undecided.
         let rewritable = d.terms.iter().any(|t| is_rewritable(&t.atom));
         if !rewritable {
+            if !self.an.has_symbolic_ranges() {
+                return Ok((false, false));
+            }
             let e = d.rebuild();
             return Ok(sign(plain.intersect(self.an.symbolic_bound(&e, self))));
         }
@@ -178,7 +238,7 @@ impl Simplifier<'_> {
         let rewritten = self.finish_sum(d);
         self.rule_depth = saved;
         let Ok((d, _)) = rewritten else {
-            return Ok(None);
+            return Ok((false, false));
         };
         Ok(sign(self.an.symbolic_bound(&d, self)))
     }
@@ -356,6 +416,22 @@ impl Simplifier<'_> {
     }
 }
 
+/// `min(a, b)` or `max(a, b)` as it stands, in canonical operand order
+/// (constants last), so that `min(x, y)` and `min(y, x)` are one term.
+fn canonical(a: Expr, ia: Info, b: Expr, ib: Info, is_min: bool) -> (Expr, Info) {
+    let info = Info {
+        bound: if is_min {
+            ia.bound.min_with(ib.bound)
+        } else {
+            ia.bound.max_with(ib.bound)
+        },
+        modular: ia.modular.union(ib.modular),
+    };
+    let swap = a.as_int().is_some() || (b.as_int().is_none() && product::before(&b, &a));
+    let (a, b) = if swap { (b, a) } else { (a, b) };
+    (make(is_min, a, b), info)
+}
+
 fn flatten(e: &Expr, is_min: bool, out: &mut SmallVec<[Expr; 4]>) {
     match split(e, is_min) {
         Some((a, b)) => {
@@ -376,9 +452,8 @@ fn is_linear_combination(e: &Expr) -> bool {
     }
 }
 
+/// Whether rewriting a difference with this term can decide its sign
+/// (`min` and `max` terms are split instead, see `sign_of`).
 fn is_rewritable(e: &Expr) -> bool {
-    matches!(
-        e.kind(),
-        ExprKind::FloorDiv(..) | ExprKind::FloorMod(..) | ExprKind::Min(..) | ExprKind::Max(..)
-    )
+    matches!(e.kind(), ExprKind::FloorDiv(..) | ExprKind::FloorMod(..))
 }

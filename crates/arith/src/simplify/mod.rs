@@ -79,6 +79,9 @@ pub(crate) struct Simplifier<'a> {
     /// keep), so that a failure is found once, not once per enclosing node
     /// that retries its children.
     failed: std::collections::HashMap<(usize, u32, bool), (Expr, ArithError)>,
+    /// The operands of the `min`/`max` searches in progress (see
+    /// `min_max_simplified`).
+    pub(crate) min_max_active: Vec<(Expr, Expr, bool)>,
     /// Structural facts by node identity.
     info_memo: std::cell::RefCell<std::collections::HashMap<usize, (Expr, Info)>>,
 }
@@ -112,6 +115,7 @@ impl<'a> Simplifier<'a> {
             expanding_mods: false,
             memo: Default::default(),
             failed: Default::default(),
+            min_max_active: Vec::new(),
             info_memo: Default::default(),
         }
     }
