@@ -8,7 +8,12 @@ use crate::range::Range;
 use crate::simplify::sum::Sum;
 use crate::simplify::{Info, Simplifier};
 use std::collections::HashMap;
+use smallvec::SmallVec;
 use std::hash::{BuildHasherDefault, Hasher};
+
+/// An interval of values in `i128` (clamped to `i64`), `None` over
+/// unbounded variables: what [`Analyzer::may_overflow`] tracks per node.
+type W = Option<(i128, i128)>;
 
 /// Hashes variable ids, which are already unique integers.
 #[derive(Default)]
@@ -33,6 +38,10 @@ struct VarFact {
     /// Inclusive symbolic bounds `[lo, hi]`, when they are not constants.
     symbolic: Option<(Expr, Expr)>,
     info: Info,
+    /// The constant ends `[lo, hi]` the variable was bound to, when it was:
+    /// unlike `info.bound`, an end of `i64::MIN` or `i64::MAX` here is that
+    /// value, not infinity (overflow checks need the difference).
+    declared: Option<(i64, i64)>,
 }
 
 /// Holds what is known about variables (constant or symbolic ranges) and
@@ -82,6 +91,13 @@ impl Analyzer {
         let lb = self.const_int_bound(&lo);
         let hb = self.const_int_bound(&hi);
         let bound = ConstBound::new(lb.min, hb.max);
+        let declared = match (lo.as_int(), hi.as_int()) {
+            (Some(l), Some(h)) => {
+                let prev = self.vars.get(var).and_then(|f| f.declared);
+                Some(prev.map_or((l, h), |(pl, ph)| (pl.max(l), ph.min(h))))
+            }
+            _ => None,
+        };
         let symbolic = if lo.as_int().is_some() && hi.as_int().is_some() {
             None
         } else {
@@ -98,6 +114,7 @@ impl Analyzer {
         };
         let fact = VarFact {
             symbolic,
+            declared,
             info: Info {
                 bound: old.intersect(bound),
                 modular,
@@ -114,6 +131,7 @@ impl Analyzer {
         let fact = self.vars.entry(var.clone()).or_insert(VarFact {
             symbolic: None,
             info: Info::ANY,
+            declared: None,
         });
         fact.info.bound = fact.info.bound.intersect(bound);
         if let Some(v) = fact.info.bound.as_point() {
@@ -159,20 +177,21 @@ impl Analyzer {
         // The contract is "never larger": canonical forms that come out
         // bigger than what was written give way to the input itself. A
         // result is also only kept when it is defined wherever the input
-        // is: when the input provably stays inside `i64` on the ranges, a
-        // result whose intermediate values may leave it (reordered sums
-        // near the ends of the range) gives way to the input. (When the
-        // input itself may overflow, nothing is known about where it is
-        // defined, and the result is kept: it agrees wherever both are.)
-        Ok(
-            if best.node_count() <= e.node_count()
-                && (best.ptr_eq(e) || !self.may_overflow(&best) || self.may_overflow(e))
-            {
-                best
-            } else {
-                e.clone()
-            },
-        )
+        // is: a result whose intermediate values may leave `i64` on the
+        // ranges (reordered sums near the ends of the range) gives way to
+        // the input when the input provably stays inside, and otherwise to
+        // the input with only its overflow-free parts simplified.
+        if best.node_count() > e.node_count() {
+            return Ok(e.clone());
+        }
+        if best.ptr_eq(e) || !self.may_overflow(&best) {
+            return Ok(best);
+        }
+        Ok(if self.may_overflow(e) {
+            self.simplify_where_defined(e)
+        } else {
+            e.clone()
+        })
     }
 
     /// The tightest constant interval this analyzer can prove for `e`.
@@ -506,16 +525,74 @@ impl Analyzer {
     /// Whether some node of `e` may leave the `i64` range for variable
     /// values inside their (finite) ranges. Nodes over unbounded variables
     /// are not judged. Each distinct node is visited once, without
-    /// recursion.
-    pub(crate) fn may_overflow(&self, e: &Expr) -> bool {
+    /// recursion. A rewrite of an expression for which this is `false` must
+    /// keep it `false`, or it may fail where the input has a value.
+    ///
+    /// ```
+    /// use arith::{Analyzer, Expr, Range};
+    /// let (e, scope) = arith::parse_with_scope("x * 4611686018427387904").unwrap();
+    /// let x = scope.get("x").unwrap();
+    /// let mut an = Analyzer::new();
+    /// an.bind(x, Range::half_open(Expr::int(-1), Expr::int(2)));
+    /// assert!(!an.may_overflow(&e));
+    /// let mut wide = Analyzer::new();
+    /// wide.bind(x, Range::half_open(Expr::int(0), Expr::int(4)));
+    /// assert!(wide.may_overflow(&e));
+    /// assert!(!Analyzer::new().may_overflow(&e)); // unbounded: not judged
+    /// ```
+    pub fn may_overflow(&self, e: &Expr) -> bool {
         // Small trees whose constants and variable ranges are all small
         // cannot reach 2^63: each node at most squares the largest
         // magnitude below it, and they have few multiplications.
         if e.node_count() <= 16 && self.all_small(e) {
             return false;
         }
-        type W = Option<(i128, i128)>;
         let mut overflow = false;
+        let node = |n: &Expr, kids: &[W], overflow: &mut bool| self.overflow_interval(n, kids, overflow);
+        // Small trees recurse (depth at most their size); large ones are
+        // walked on an explicit stack with a memo by node identity.
+        if e.node_count() <= 4096 {
+            fn rec(e: &Expr, f: &dyn Fn(&Expr, &[W], &mut bool) -> W, o: &mut bool) -> W {
+                use ExprKind::*;
+                match e.kind() {
+                    Int(_) | Bool(_) | Var(_) => f(e, &[], o),
+                    Not(a) => {
+                        let x = rec(a, f, o);
+                        f(e, &[x], o)
+                    }
+                    Select(c, a, b) => {
+                        let (x, y, z) = (rec(c, f, o), rec(a, f, o), rec(b, f, o));
+                        f(e, &[x, y, z], o)
+                    }
+                    Add(a, b)
+                    | Sub(a, b)
+                    | Mul(a, b)
+                    | FloorDiv(a, b)
+                    | FloorMod(a, b)
+                    | CeilDiv(a, b)
+                    | Min(a, b)
+                    | Max(a, b)
+                    | Cmp(_, a, b)
+                    | And(a, b)
+                    | Or(a, b) => {
+                        let (x, y) = (rec(a, f, o), rec(b, f, o));
+                        f(e, &[x, y], o)
+                    }
+                }
+            }
+            rec(e, &node, &mut overflow);
+        } else {
+            crate::walk::fold(e, &mut HashMap::new(), |n, kids: &[W]| {
+                node(n, kids, &mut overflow)
+            });
+        }
+        overflow
+    }
+
+    /// The interval of `n`'s values (in `i128`, clamped to `i64`) from those
+    /// of its children, setting `overflow` when some value may leave `i64`.
+    /// `None` for nodes over unbounded variables.
+    fn overflow_interval(&self, n: &Expr, kids: &[W], overflow: &mut bool) -> W {
         let range = |x: i128, y: i128, overflow: &mut bool| -> W {
             let (lo, hi) = (i64::MIN as i128, i64::MAX as i128);
             if x < lo || y > hi {
@@ -523,15 +600,17 @@ impl Analyzer {
             }
             Some((x.clamp(lo, hi), y.clamp(lo, hi)))
         };
-        let node = |n: &Expr, kids: &[W], overflow: &mut bool| -> W {
             use ExprKind::*;
             match n.kind() {
                 Int(v) => Some((*v as i128, *v as i128)),
                 Bool(_) | Cmp(..) | And(..) | Or(..) | Not(..) => Some((0, 1)),
-                Var(v) => {
-                    let b = self.var_bound(v);
-                    b.is_finite().then_some((b.min as i128, b.max as i128))
-                }
+                Var(v) => match self.vars.get(v).and_then(|f| f.declared) {
+                    Some((lo, hi)) => Some((lo as i128, hi as i128)),
+                    None => {
+                        let b = self.var_bound(v);
+                        b.is_finite().then_some((b.min as i128, b.max as i128))
+                    }
+                },
                 Add(..) => {
                     let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
                     range(a0 + b0, a1 + b1, overflow)
@@ -598,45 +677,40 @@ impl Analyzer {
                     Some((a0.min(b0), a1.max(b1)))
                 }
             }
-        };
-        // Small trees recurse (depth at most their size); large ones are
-        // walked on an explicit stack with a memo by node identity.
-        if e.node_count() <= 4096 {
-            fn rec(e: &Expr, f: &dyn Fn(&Expr, &[W], &mut bool) -> W, o: &mut bool) -> W {
-                use ExprKind::*;
-                match e.kind() {
-                    Int(_) | Bool(_) | Var(_) => f(e, &[], o),
-                    Not(a) => {
-                        let x = rec(a, f, o);
-                        f(e, &[x], o)
-                    }
-                    Select(c, a, b) => {
-                        let (x, y, z) = (rec(c, f, o), rec(a, f, o), rec(b, f, o));
-                        f(e, &[x, y, z], o)
-                    }
-                    Add(a, b)
-                    | Sub(a, b)
-                    | Mul(a, b)
-                    | FloorDiv(a, b)
-                    | FloorMod(a, b)
-                    | CeilDiv(a, b)
-                    | Min(a, b)
-                    | Max(a, b)
-                    | Cmp(_, a, b)
-                    | And(a, b)
-                    | Or(a, b) => {
-                        let (x, y) = (rec(a, f, o), rec(b, f, o));
-                        f(e, &[x, y], o)
-                    }
-                }
+    }
+
+    /// The simplification of an input that may overflow somewhere: the
+    /// nodes that may overflow are kept as written, and every largest
+    /// subtree that provably stays inside `i64` is simplified on its own.
+    /// The result is then defined wherever the input is (the kept nodes
+    /// apply the same operations to equal values) and never larger. One
+    /// walk, each distinct node once.
+    fn simplify_where_defined(&self, e: &Expr) -> Expr {
+        // (values, subtree may overflow, the subtree rebuilt)
+        type Part = (W, bool, Expr);
+        let part = |n: &Expr, kids: &[Part]| -> Part {
+            let ws: SmallVec<[W; 3]> = kids.iter().map(|k| k.0).collect();
+            let mut overflow = kids.iter().any(|k| k.1);
+            let w = self.overflow_interval(n, &ws, &mut overflow);
+            if !overflow {
+                return (w, false, n.clone());
             }
-            rec(e, &node, &mut overflow);
+            let rebuilt: SmallVec<[Expr; 3]> = kids
+                .iter()
+                .zip(n.children())
+                .map(|(k, c)| match k.1 {
+                    true => k.2.clone(),
+                    false => self.simplify(c).unwrap_or_else(|_| c.clone()),
+                })
+                .collect();
+            (w, true, n.with_children(&rebuilt))
+        };
+        let (_, overflow, rebuilt) = crate::walk::fold(e, &mut HashMap::new(), part);
+        if overflow {
+            rebuilt
         } else {
-            crate::walk::fold(e, &mut HashMap::new(), |n, kids: &[W]| {
-                node(n, kids, &mut overflow)
-            });
+            e.clone()
         }
-        overflow
     }
 
     /// Constant bounds of a simplified expression, using symbolic variable

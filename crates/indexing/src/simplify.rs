@@ -109,10 +109,27 @@ impl IndexingMap {
 /// prints, stays. An expression the simplifier rejects (overflow while
 /// folding) is kept.
 pub(crate) fn simplify_expr(an: &Analyzer, e: &Expr, rank: &dyn Fn(&Var) -> usize) -> Expr {
-    let kept = to_xla_order(e, rank);
+    // Reordering a sum can move an overflow to a point where the input
+    // has a value (`-2^63 + 5 - 3` is defined, `-2^63 - 3 + 5` is not), so
+    // XLA's order is taken only where it stays inside `i64`. An input
+    // that may overflow somewhere keeps its own order, and the
+    // simplifier's result is defined wherever the input is.
+    let risky = an.may_overflow(e);
+    let ordered = |f: &Expr| {
+        if risky {
+            return f.clone();
+        }
+        let o = to_xla_order(f, rank);
+        if an.may_overflow(&o) {
+            f.clone()
+        } else {
+            o
+        }
+    };
+    let kept = ordered(e);
     match an.simplify(e) {
         Ok(s) => {
-            let s = to_xla_order(&s, rank);
+            let s = ordered(&s);
             if Cost::of(&s) < Cost::of(&kept) {
                 s
             } else {
