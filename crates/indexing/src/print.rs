@@ -13,7 +13,7 @@
 //! - `x * -1` prints as `-x`, and the negation itself never gets parentheses.
 
 use crate::map::{IndexingMap, State};
-use arith::{Expr, ExprKind, Var};
+use arith::{Analyzer, Expr, ExprKind, Var};
 use std::fmt::{self, Write};
 
 /// Prints `e` in XLA's syntax, naming variables with `name`.
@@ -25,12 +25,71 @@ use std::fmt::{self, Write};
 /// ```
 pub fn print_expr(e: &Expr, name: &dyn Fn(&Var) -> String) -> String {
     let mut out = String::new();
-    let _ = Printer { name }.expr(e, &mut out);
+    let _ = Printer {
+        name,
+        keep_grouping: false,
+    }
+    .expr(e, &mut out);
     out
 }
 
 struct Printer<'a> {
     name: &'a dyn Fn(&Var) -> String,
+    /// Print sums and products with their grouping and signs as they are
+    /// (`a + (b + c)`, `a + b * -4`) rather than XLA's flat form, for
+    /// expressions whose flat form could overflow where they do not.
+    keep_grouping: bool,
+}
+
+/// Whether XLA's flat printed form of `e` evaluates exactly as `e` does for
+/// variable values within `an`'s bounds. The printer drops the grouping of
+/// sums and products and prints `a + b * -c` as `a - b * c`; that is exact
+/// when every chain of sums has `Σ |term| < 2^63` and every chain of
+/// products `Π |factor| < 2^63`, since every partial result of any grouping,
+/// and every negated term, then lies inside `i64`. One visit per node.
+pub(crate) fn flat_form_is_exact(an: &Analyzer, e: &Expr) -> bool {
+    const LIMIT: u128 = 1 << 63;
+    let magnitude = |t: &Expr| -> u128 {
+        let b = an.const_int_bound(t);
+        if b.min == arith::NEG_INF || b.max == arith::POS_INF {
+            return LIMIT;
+        }
+        (b.min.unsigned_abs() as u128).max(b.max.unsigned_abs() as u128)
+    };
+    let mut roots: Vec<&Expr> = vec![e];
+    let mut chain: Vec<&Expr> = Vec::new();
+    while let Some(r) = roots.pop() {
+        let is_sum = |x: &Expr| matches!(x.kind(), ExprKind::Add(..) | ExprKind::Sub(..));
+        let is_product = |x: &Expr| matches!(x.kind(), ExprKind::Mul(..));
+        let same: &dyn Fn(&Expr) -> bool = if is_sum(r) {
+            &is_sum
+        } else if is_product(r) {
+            &is_product
+        } else {
+            roots.extend(r.children());
+            continue;
+        };
+        let mut total: u128 = if is_sum(r) { 0 } else { 1 };
+        chain.clear();
+        chain.push(r);
+        while let Some(n) = chain.pop() {
+            if same(n) {
+                chain.extend(n.children());
+                continue;
+            }
+            let m = magnitude(n);
+            total = if is_sum(r) {
+                total.saturating_add(m)
+            } else {
+                total.saturating_mul(m)
+            };
+            if total >= LIMIT {
+                return false;
+            }
+            roots.push(n);
+        }
+    }
+    true
 }
 
 /// An operator for the parenthesization rules.
@@ -120,7 +179,7 @@ impl Printer<'_> {
             }
             Add(a, b) => {
                 self.child(a, Op::Add, Side::Left, out)?;
-                if is_negative_term(b) {
+                if is_negative_term(b) && !self.keep_grouping {
                     out.push_str(" - ");
                     self.child(&negate_term(b), Op::Add, Side::RightOfMinus, out)
                 } else {
@@ -169,6 +228,7 @@ impl Printer<'_> {
             true
         } else {
             match me {
+                Op::Add | Op::Mul if self.keep_grouping => side != Side::Left,
                 Op::Add => side == Side::RightOfMinus,
                 Op::Mul | Op::Atom => false,
                 Op::Div | Op::CeilDiv | Op::Mod => side != Side::Left,
@@ -196,7 +256,15 @@ impl IndexingMap {
     /// Prints an expression over this map's variables with their printed
     /// names.
     pub fn print_expr(&self, e: &Expr) -> String {
-        print_expr(e, &|v| self.var_name(v))
+        let name = |v: &Var| self.var_name(v);
+        let mut out = String::new();
+        let keep_grouping = !flat_form_is_exact(&self.analyzer(true), e);
+        let _ = Printer {
+            name: &name,
+            keep_grouping,
+        }
+        .expr(e, &mut out);
+        out
     }
 }
 
