@@ -16,7 +16,6 @@ use crate::bound::{ConstBound, NEG_INF, POS_INF};
 use crate::expr::{CmpOp, Expr, ExprKind, Type, Var};
 use crate::num;
 use crate::range::Range;
-use crate::simplify::sum::Sum;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -105,7 +104,7 @@ impl IntSet {
             Expr::int(1),
         );
         let max = match an.simplify(&raw) {
-            Ok(e) => fold_offset_into_division(&e, &an),
+            Ok(e) => e,
             // The last value does not fit in 64 bits: the set is unbounded above.
             Err(_) => return IntSet::interval(range.min.clone(), None),
         };
@@ -234,7 +233,7 @@ impl IntSet {
         });
         let raw = Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1));
         match (an.simplify(&lo), an.simplify(&raw)) {
-            (Ok(min), Ok(extent)) => Range::new(min, fold_offset_into_division(&extent, an)),
+            (Ok(min), Ok(extent)) => Range::new(min, extent),
             _ => fallback.clone(),
         }
     }
@@ -251,8 +250,7 @@ impl IntSet {
     /// ```
     pub fn exclusive_max(&self, an: &Analyzer) -> Option<Expr> {
         let hi = self.max()?;
-        let e = an.simplify(&Expr::add(hi.clone(), Expr::int(1))).ok()?;
-        Some(fold_offset_into_division(&e, an))
+        an.simplify(&Expr::add(hi.clone(), Expr::int(1))).ok()
     }
 }
 
@@ -309,47 +307,7 @@ fn combine_ends(a: &Expr, b: &Expr, an: &Analyzer, is_min: bool) -> Expr {
     } else {
         Expr::max(a.clone(), b.clone())
     };
-    an.simplify(&raw)
-        .map(|e| fold_offset_into_division(&e, an))
-        .unwrap_or(raw)
-}
-
-/// Moves the constant of a sum into its floor division when that makes the
-/// expression smaller: `(I - 1) // 2 + 1` is `(I + 1) // 2`. The simplifier
-/// pulls only multiples of the divisor out of a division and never folds a
-/// constant back in, so without this, ends that differ by one print in two
-/// shapes.
-pub(crate) fn fold_offset_into_division(e: &Expr, an: &Analyzer) -> Expr {
-    let Ok(sum) = Sum::of(e) else {
-        return e.clone();
-    };
-    if sum.konst == 0 {
-        return e.clone();
-    }
-    for (i, t) in sum.terms.iter().enumerate() {
-        let ExprKind::FloorDiv(x, c) = t.atom.kind() else {
-            continue;
-        };
-        let Some(c) = c.as_int().filter(|&c| c > 0 && t.coeff == 1) else {
-            continue;
-        };
-        let Ok(shift) = num::mul(sum.konst, c) else {
-            continue;
-        };
-        let mut rest = sum.clone();
-        rest.konst = 0;
-        rest.terms.remove(i);
-        let folded = Expr::floor_div(Expr::add(x.clone(), Expr::int(shift)), Expr::int(c));
-        if rest.add_expr(&folded, 1).is_err() {
-            continue;
-        }
-        if let Ok(candidate) = an.simplify(&rest.rebuild()) {
-            if candidate.node_count() < e.node_count() {
-                return candidate;
-            }
-        }
-    }
-    e.clone()
+    an.simplify(&raw).unwrap_or(raw)
 }
 
 /// A divisor range that holds zero, split into its negative and positive
@@ -586,10 +544,7 @@ impl SetEval<'_> {
         let end = |e: &Option<Expr>| -> Option<Expr> {
             let e =
                 crate::walk::substitute(e.as_ref()?, &mut |v| self.origin.get(v).map(Var::expr));
-            match self.an.simplify(&e) {
-                Ok(s) => Some(fold_offset_into_division(&s, self.an)),
-                Err(_) => None,
-            }
+            self.an.simplify(&e).ok()
         };
         IntSet::interval(end(lo), end(hi))
     }

@@ -13,7 +13,7 @@
 use crate::analyzer::Analyzer;
 use crate::error::{ArithError, ErrorKind, Result};
 use crate::expr::{CmpOp, Expr, ExprKind, Type, Var};
-use crate::int_set::{fold_offset_into_division, IntSet};
+use crate::int_set::IntSet;
 use crate::num;
 use crate::range::Range;
 use crate::simplify::sum::Sum;
@@ -334,8 +334,7 @@ impl Analyzer {
         } else {
             Expr::floor_div(num.rebuild(), Expr::int(f.den))
         };
-        let s = self.simplify(&e)?;
-        Ok(fold_offset_into_division(&s, self))
+        self.simplify(&e)
     }
 }
 
