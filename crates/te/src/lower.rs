@@ -533,6 +533,25 @@ impl<'a> Lowerer<'a> {
         Ok(stmt)
     }
 
+    /// Lowers an operand of an operation of type `dtype`: an integer
+    /// literal next to a float is a float literal, as TVM converts Python
+    /// constants (`A[i] + 2` is `+ 2.000000f`).
+    fn operand(
+        &self,
+        x: &TeValue,
+        dtype: tir::DataType,
+        at_roots: &impl Fn(&Expr) -> Expr,
+    ) -> Result<Value> {
+        match x.kind() {
+            ValueKind::Index(e) if dtype.is_float() => match e.as_int() {
+                Some(c) => Ok(Value::constant(c as f64, dtype)),
+                None => self.value(x, at_roots),
+            },
+            ValueKind::Float(f) => Ok(Value::constant(*f, dtype)),
+            _ => self.value(x, at_roots),
+        }
+    }
+
     /// Lowers an element value, with root axes replaced by `at_roots`.
     fn value(&self, v: &TeValue, at_roots: &impl Fn(&Expr) -> Expr) -> Result<Value> {
         let idx = |e: &Expr| simp(&self.an, at_roots(&self.expr(e)));
@@ -550,19 +569,8 @@ impl<'a> Lowerer<'a> {
             ValueKind::Neg(a) => -self.value(a, at_roots)?,
             ValueKind::Binary(op, a, b) => {
                 let dtype = v.dtype();
-                // An integer literal next to a float is a float literal, as
-                // TVM converts Python constants (`A[i] + 2` is `+ 2.000000f`).
-                let operand = |x: &TeValue| -> Result<Value> {
-                    match x.kind() {
-                        ValueKind::Index(e) if dtype.is_float() => match e.as_int() {
-                            Some(c) => Ok(Value::constant(c as f64, dtype)),
-                            None => self.value(x, at_roots),
-                        },
-                        ValueKind::Float(f) => Ok(Value::constant(*f, dtype)),
-                        _ => self.value(x, at_roots),
-                    }
-                };
-                Value::binary(binop(*op, dtype.is_int()), operand(a)?, operand(b)?)
+                let (x, y) = (self.operand(a, dtype, at_roots)?, self.operand(b, dtype, at_roots)?);
+                Value::binary(binop(*op, dtype.is_int()), x, y)
             }
             ValueKind::Select(c, a, b) => Value::select(
                 Value::index(idx(c)),
@@ -581,7 +589,9 @@ impl<'a> Lowerer<'a> {
                     .collect::<Result<_>>()?,
             ),
             ValueKind::Cmp(op, a, b) => {
-                Value::cmp(*op, self.value(a, at_roots)?, self.value(b, at_roots)?)
+                let dtype = a.dtype().promote(b.dtype());
+                let (x, y) = (self.operand(a, dtype, at_roots)?, self.operand(b, dtype, at_roots)?);
+                Value::cmp(*op, x, y)
             }
             ValueKind::And(a, b) => Value::and(self.value(a, at_roots)?, self.value(b, at_roots)?),
             ValueKind::Or(a, b) => Value::or(self.value(a, at_roots)?, self.value(b, at_roots)?),
