@@ -615,7 +615,7 @@ impl<'a> Lowerer<'a> {
                     match x.kind() {
                         ValueKind::Index(e) => logical.push(idx(e)),
                         _ => {
-                            let var = Var::new(&format!("{}_index{}", t.name(), logical.len()));
+                            let var = Var::new(format!("{}_index{}", t.name(), logical.len()));
                             logical.push(var.expr());
                             bound.push((var, self.value(x, at_roots)?));
                         }

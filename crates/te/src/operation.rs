@@ -367,7 +367,7 @@ fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
         fn walk(v: &Value, found: &mut bool) {
             match v.kind() {
                 ValueKind::Reduce(_) => *found = true,
-                _ => v.operands().into_iter().for_each(|a| walk(a, found)),
+                _ => v.for_each_operand(|a| walk(a, found)),
             }
         }
         walk(v, &mut found);

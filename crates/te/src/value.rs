@@ -288,20 +288,27 @@ impl Value {
         self.0.dtype
     }
 
-    /// The operand values, in order (a reduction's source; a gather's
-    /// indices).
-    pub fn operands(&self) -> Vec<&Value> {
+    /// Calls `f` on each operand value, in order (a reduction's source; a
+    /// gather's indices).
+    pub fn for_each_operand<'a>(&'a self, mut f: impl FnMut(&'a Value)) {
         match self.kind() {
-            ValueKind::Float(_) | ValueKind::Index(_) | ValueKind::Load(..) => Vec::new(),
-            ValueKind::Neg(a) | ValueKind::Not(a) | ValueKind::Cast(_, a) => vec![a],
+            ValueKind::Float(_) | ValueKind::Index(_) | ValueKind::Load(..) => {}
+            ValueKind::Neg(a) | ValueKind::Not(a) | ValueKind::Cast(_, a) => f(a),
             ValueKind::Binary(_, a, b)
             | ValueKind::Select(_, a, b)
             | ValueKind::Cmp(_, a, b)
             | ValueKind::And(a, b)
-            | ValueKind::Or(a, b) => vec![a, b],
-            ValueKind::SelectValue(c, a, b) => vec![c, a, b],
-            ValueKind::Reduce(r) => vec![&r.source],
-            ValueKind::Call(_, args) | ValueKind::Gather(_, args) => args.iter().collect(),
+            | ValueKind::Or(a, b) => {
+                f(a);
+                f(b)
+            }
+            ValueKind::SelectValue(c, a, b) => {
+                f(c);
+                f(a);
+                f(b)
+            }
+            ValueKind::Reduce(r) => f(&r.source),
+            ValueKind::Call(_, args) | ValueKind::Gather(_, args) => args.iter().for_each(f),
         }
     }
 
@@ -310,7 +317,7 @@ impl Value {
     pub fn for_each_load(&self, f: &mut impl FnMut(&Tensor, &[Expr])) {
         match self.kind() {
             ValueKind::Load(t, idx) => f(t, idx),
-            _ => self.operands().into_iter().for_each(|a| a.for_each_load(f)),
+            _ => self.for_each_operand(|a| a.for_each_load(f)),
         }
     }
 
@@ -333,10 +340,7 @@ impl Value {
                 f(t, &at);
                 idx.iter().for_each(|v| v.for_each_access(f));
             }
-            _ => self
-                .operands()
-                .into_iter()
-                .for_each(|a| a.for_each_access(f)),
+            _ => self.for_each_operand(|a| a.for_each_access(f)),
         }
     }
 
@@ -363,10 +367,7 @@ impl Value {
                 }
                 r.source.for_each_index(f)
             }
-            _ => self
-                .operands()
-                .into_iter()
-                .for_each(|a| a.for_each_index(f)),
+            _ => self.for_each_operand(|a| a.for_each_index(f)),
         }
     }
 

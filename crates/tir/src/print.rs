@@ -370,7 +370,7 @@ impl Printer {
             Value::Let(var, x, body) => {
                 // The value stands where the variable is used: a variable
                 // named by the value's text prints it there.
-                let text = Var::new(&self.value(x));
+                let text = Var::new(self.value(x));
                 let body = body.map_indices(&mut |e| {
                     e.substitute(&mut |v| (v == var).then(|| text.expr()))
                 });
