@@ -171,3 +171,20 @@ fn every_builtin_is_an_intrinsic_of_its_arity_or_cannot_run() {
     };
     assert!(e.message.contains("`lgamma` has no exact implementation"), "{}", e.message);
 }
+
+#[test]
+fn dots_with_its_related_sizes_runs_lowered() {
+    // TC issue #55's triangular dots: `KP1 = K + 1`, which the uniform
+    // sizes of tests/programs.rs cannot give; `Idx` is read under guards.
+    let src = "def dots(float(N, C) NormData, int32(KP1) Idx, float(K, MAX_L, MAX_L) Beta) -> (Dots) {
+        Dots(k, max_l_1, max_l_2) +=! (max_l_1 >= max_l_2) ? 0.0 :
+            ((Idx(k) + max_l_1 >= Idx(k + 1) || Idx(k) + max_l_2 >= Idx(k + 1)) ?
+              0.0 :
+              NormData(Idx(k) + max_l_1, r_c) * NormData(Idx(k) + max_l_2, r_c))
+            where k in 0:K, max_l_1 in 0:MAX_L, max_l_2 in 0:MAX_L
+    }";
+    let sz = [("N", 6), ("C", 3), ("K", 4), ("KP1", 5), ("MAX_L", 3)];
+    for seed in 0..4 {
+        assert_clean(&run(src, &sz, seed));
+    }
+}
