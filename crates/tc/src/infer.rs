@@ -563,19 +563,26 @@ impl StmtInfer<'_> {
         }
         // Rounds.
         loop {
+            // The variables each constraint mentions, found once per round
+            // rather than once per pair of variables.
+            let mentions: Vec<Vec<usize>> = constraints
+                .iter()
+                .map(|c| {
+                    let used = c.cond.vars();
+                    (0..n).filter(|&w| used.contains(&vars[w])).collect()
+                })
+                .collect();
             let mut round: Vec<(usize, Expr, Expr)> = Vec::new();
             for v in 0..n {
                 if solved[v].is_some() {
                     continue;
                 }
                 let mut mine: Vec<&Constraint> = Vec::new();
-                for c in &constraints {
-                    if !c.cond.uses_var(&vars[v]) {
+                for (c, m) in constraints.iter().zip(&mentions) {
+                    if !m.contains(&v) {
                         continue;
                     }
-                    let other =
-                        (0..n).any(|w| w != v && solved[w].is_none() && c.cond.uses_var(&vars[w]));
-                    if other {
+                    if m.iter().any(|&w| w != v && solved[w].is_none()) {
                         continue;
                     }
                     mine.push(c);
@@ -620,11 +627,14 @@ impl StmtInfer<'_> {
             // solution by construction (it was part of the solved
             // condition): dropped without eliminating.
             let just: Vec<usize> = round.iter().map(|r| r.0).collect();
-            constraints.retain(|c| {
-                let mentioned: Vec<usize> = (0..n)
-                    .filter(|&w| solved[w].is_none() && c.cond.uses_var(&vars[w]))
-                    .collect();
-                !(mentioned.len() == 1 && just.contains(&mentioned[0]))
+            let mut k = 0;
+            constraints.retain(|_| {
+                let mut unsolved = mentions[k].iter().filter(|&&w| solved[w].is_none());
+                k += 1;
+                match (unsolved.next(), unsolved.next()) {
+                    (Some(w), None) => !just.contains(w),
+                    _ => true,
+                }
             });
             for (v, lo, hi) in round {
                 if let Err(msg) = self.eliminate_everywhere(&mut constraints, &vars[v], &lo, &hi) {
