@@ -180,6 +180,7 @@ pub fn analyze_def(def: &Def) -> DefAnalysis {
     let mut diagnostics = checked.diagnostics.clone();
     // The inferred bounds of each output so far: (lower, upper) per dim.
     let mut bounds: HashMap<String, Vec<(Expr, Expr)>> = HashMap::new();
+    let mut empty_ranges = HashMap::new();
     let mut stmts = Vec::new();
     for (s, cs) in def.stmts.iter().zip(&checked.stmts) {
         let mut cx = StmtInfer {
@@ -189,6 +190,7 @@ pub fn analyze_def(def: &Def) -> DefAnalysis {
             sizes: &sizes,
             an: &mut an,
             bounds: &bounds,
+            empty_ranges: &mut empty_ranges,
             diagnostics: Vec::new(),
         };
         let sa = cx.run(s);
@@ -305,6 +307,9 @@ struct StmtInfer<'a> {
     sizes: &'a [(String, Var)],
     an: &'a mut Analyzer,
     bounds: &'a HashMap<String, Vec<(Expr, Expr)>>,
+    /// Whether each range `(lower, upper)` met so far is provably empty:
+    /// later statements mostly repeat the ranges of earlier ones.
+    empty_ranges: &'a mut HashMap<(Expr, Expr), bool>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -710,9 +715,11 @@ impl StmtInfer<'_> {
         }
         // A range that is empty whatever the sizes (`where i in 8:4`): the
         // statement reads nothing, so there is nothing to check.
+        let (an, empty_ranges) = (&*self.an, &mut *self.empty_ranges);
         if let Some(r) = result.ranges.iter().find(|r| {
-            self.an
-                .can_prove(&Expr::le(r.upper.clone(), r.lower.clone()))
+            *empty_ranges
+                .entry((r.lower.clone(), r.upper.clone()))
+                .or_insert_with(|| an.can_prove(&Expr::le(r.upper.clone(), r.lower.clone())))
         }) {
             self.diagnostics.push(Diagnostic::warning(
                 cs.vars
