@@ -604,6 +604,14 @@ impl<'a> Lowerer<'a> {
             ),
             ValueKind::Gather(t, indices) => {
                 let p = self.s.stage_index(t.op())?;
+                if self.s.stages()[p].attach() == &Attach::Inline {
+                    return Err(TeError::schedule(format!(
+                        "`{}` is inlined, but it is read at indices computed from values \
+                         (`{v}`), which cannot be substituted into its definition: compute it \
+                         at the root or at a loop instead",
+                        t.name()
+                    )));
+                }
                 let buf = self.buffers[p]
                     .as_ref()
                     .ok_or_else(|| TeError::lowering(format!("`{}` has no storage", t.name())))?;

@@ -197,3 +197,16 @@ fn snapshot_of_every_new_node_lowered() {
     let s = create_schedule(&[o.clone()]);
     insta::assert_snapshot!(lower(&s, &[a, idx, o]).unwrap().to_string());
 }
+
+#[test]
+fn inlining_a_gathered_tensor_is_an_error_that_says_what_to_do() {
+    let (a, idx, b, c) = gather();
+    let mut s = create_schedule(&[c.clone()]);
+    s.compute_inline(&b).unwrap();
+    let e = lower(&s, &[a, idx, c]).unwrap_err();
+    assert!(
+        e.message.contains("`B` is inlined, but it is read at indices computed from values"),
+        "{}",
+        e.message
+    );
+}
