@@ -267,6 +267,7 @@ fn reduce(
             te::Reducer::Sum => te::sum(source, &axes),
             te::Reducer::Max => te::max(source, &axes),
             te::Reducer::Min => te::min(source, &axes),
+            te::Reducer::Prod => te::prod(source, &axes),
         },
     };
     Ok(PrimExpr::elem(value))

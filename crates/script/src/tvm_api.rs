@@ -371,6 +371,7 @@ fn reduction(reducer: te::Reducer, args: Args) -> Eval<Value> {
             te::Reducer::Sum => te::sum(source, &axes),
             te::Reducer::Max => te::max(source, &axes),
             te::Reducer::Min => te::min(source, &axes),
+            te::Reducer::Prod => te::prod(source, &axes),
         },
     }))
 }

@@ -503,82 +503,16 @@ fn binary(op: BinaryOp, a: V, b: V) -> Result<V, String> {
     })
 }
 
+/// A built-in applied to its arguments: `tir`'s intrinsics, the one
+/// implementation the lowered program runs too.
 fn builtin(name: &str, x: &[f64]) -> Result<f64, String> {
-    let a = x.first().copied().unwrap_or(0.0);
-    let b = x.get(1).copied().unwrap_or(0.0);
-    let c = x.get(2).copied().unwrap_or(0.0);
-    Ok(match name {
-        "acos" => a.acos(),
-        "acosh" => a.acosh(),
-        "asin" => a.asin(),
-        "asinh" => a.asinh(),
-        "atan2" => a.atan2(b),
-        "atan" => a.atan(),
-        "atanh" => a.atanh(),
-        "cbrt" => a.cbrt(),
-        "ceil" => a.ceil(),
-        "copysign" => a.copysign(b),
-        "cos" => a.cos(),
-        "cosh" => a.cosh(),
-        "cospi" => (a * std::f64::consts::PI).cos(),
-        "exp10" => 10f64.powf(a),
-        "exp2" => a.exp2(),
-        "exp" => a.exp(),
-        "expm1" => a.exp_m1(),
-        "fabs" => a.abs(),
-        "fdim" => (a - b).max(0.0),
-        "fdivide" => a / b,
-        "floor" => a.floor(),
-        "fma" => a.mul_add(b, c),
-        "fmax" => a.max(b),
-        "fmin" => a.min(b),
-        "fmod" => a % b,
-        "hypot" => a.hypot(b),
-        "log10" => a.log10(),
-        "log1p" => a.ln_1p(),
-        "log2" => a.log2(),
-        "logb" => a.abs().log2().floor(),
-        "log" => a.ln(),
-        "nextafter" => next_after(a, b),
-        "norm3d" => (a * a + b * b + c * c).sqrt(),
-        "norm4d" => x.iter().map(|v| v * v).sum::<f64>().sqrt(),
-        "pow" => a.powf(b),
-        "rcbrt" => 1.0 / a.cbrt(),
-        "remainder" => a - b * (a / b).round_ties_even(),
-        "rhypot" => 1.0 / a.hypot(b),
-        "rnorm3d" => 1.0 / (a * a + b * b + c * c).sqrt(),
-        "rnorm4d" => 1.0 / x.iter().map(|v| v * v).sum::<f64>().sqrt(),
-        "round" => a.round(),
-        "rsqrt" => 1.0 / a.sqrt(),
-        "sin" => a.sin(),
-        "sinh" => a.sinh(),
-        "sinpi" => (a * std::f64::consts::PI).sin(),
-        "sqrt" => a.sqrt(),
-        "tan" => a.tan(),
-        "tanh" => a.tanh(),
-        "trunc" => a.trunc(),
-        other => {
-            return Err(format!(
-                "the built-in `{other}` is not evaluated by rangefinder (no exact reference \
-                 implementation)"
-            ))
-        }
-    })
-}
-
-/// The next double after `a` in the direction of `b` (C's `nextafter`).
-fn next_after(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        return f64::NAN;
-    }
-    if a == b {
-        return b;
-    }
-    if a == 0.0 {
-        let tiny = f64::from_bits(1);
-        return if b > 0.0 { tiny } else { -tiny };
-    }
-    let bits = a.to_bits();
-    let up = (b > a) == (a > 0.0);
-    f64::from_bits(if up { bits + 1 } else { bits - 1 })
+    let missing = || {
+        format!(
+            "the built-in `{name}` is not evaluated by rangefinder (no exact reference \
+             implementation)"
+        )
+    };
+    let f = tir::Intrinsic::from_name(name).ok_or_else(missing)?;
+    f.apply(x)
+        .ok_or_else(|| format!("`{name}` takes {} argument(s)", f.arity()))
 }

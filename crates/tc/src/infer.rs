@@ -180,6 +180,7 @@ pub fn analyze_def(def: &Def) -> DefAnalysis {
     let mut diagnostics = checked.diagnostics.clone();
     // The inferred bounds of each output so far: (lower, upper) per dim.
     let mut bounds: HashMap<String, Vec<(Expr, Expr)>> = HashMap::new();
+    let mut empty_ranges = HashMap::new();
     let mut stmts = Vec::new();
     for (s, cs) in def.stmts.iter().zip(&checked.stmts) {
         let mut cx = StmtInfer {
@@ -189,6 +190,7 @@ pub fn analyze_def(def: &Def) -> DefAnalysis {
             sizes: &sizes,
             an: &mut an,
             bounds: &bounds,
+            empty_ranges: &mut empty_ranges,
             diagnostics: Vec::new(),
         };
         let sa = cx.run(s);
@@ -305,6 +307,9 @@ struct StmtInfer<'a> {
     sizes: &'a [(String, Var)],
     an: &'a mut Analyzer,
     bounds: &'a HashMap<String, Vec<(Expr, Expr)>>,
+    /// Whether each range `(lower, upper)` met so far is provably empty:
+    /// later statements mostly repeat the ranges of earlier ones.
+    empty_ranges: &'a mut HashMap<(Expr, Expr), bool>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -563,19 +568,26 @@ impl StmtInfer<'_> {
         }
         // Rounds.
         loop {
+            // The variables each constraint mentions, found once per round
+            // rather than once per pair of variables.
+            let mentions: Vec<Vec<usize>> = constraints
+                .iter()
+                .map(|c| {
+                    let used = c.cond.vars();
+                    (0..n).filter(|&w| used.contains(&vars[w])).collect()
+                })
+                .collect();
             let mut round: Vec<(usize, Expr, Expr)> = Vec::new();
             for v in 0..n {
                 if solved[v].is_some() {
                     continue;
                 }
                 let mut mine: Vec<&Constraint> = Vec::new();
-                for c in &constraints {
-                    if !c.cond.uses_var(&vars[v]) {
+                for (c, m) in constraints.iter().zip(&mentions) {
+                    if !m.contains(&v) {
                         continue;
                     }
-                    let other =
-                        (0..n).any(|w| w != v && solved[w].is_none() && c.cond.uses_var(&vars[w]));
-                    if other {
+                    if m.iter().any(|&w| w != v && solved[w].is_none()) {
                         continue;
                     }
                     mine.push(c);
@@ -620,11 +632,14 @@ impl StmtInfer<'_> {
             // solution by construction (it was part of the solved
             // condition): dropped without eliminating.
             let just: Vec<usize> = round.iter().map(|r| r.0).collect();
-            constraints.retain(|c| {
-                let mentioned: Vec<usize> = (0..n)
-                    .filter(|&w| solved[w].is_none() && c.cond.uses_var(&vars[w]))
-                    .collect();
-                !(mentioned.len() == 1 && just.contains(&mentioned[0]))
+            let mut k = 0;
+            constraints.retain(|_| {
+                let mut unsolved = mentions[k].iter().filter(|&&w| solved[w].is_none());
+                k += 1;
+                match (unsolved.next(), unsolved.next()) {
+                    (Some(w), None) => !just.contains(w),
+                    _ => true,
+                }
             });
             for (v, lo, hi) in round {
                 if let Err(msg) = self.eliminate_everywhere(&mut constraints, &vars[v], &lo, &hi) {
@@ -700,9 +715,11 @@ impl StmtInfer<'_> {
         }
         // A range that is empty whatever the sizes (`where i in 8:4`): the
         // statement reads nothing, so there is nothing to check.
+        let (an, empty_ranges) = (&*self.an, &mut *self.empty_ranges);
         if let Some(r) = result.ranges.iter().find(|r| {
-            self.an
-                .can_prove(&Expr::le(r.upper.clone(), r.lower.clone()))
+            *empty_ranges
+                .entry((r.lower.clone(), r.upper.clone()))
+                .or_insert_with(|| an.can_prove(&Expr::le(r.upper.clone(), r.lower.clone())))
         }) {
             self.diagnostics.push(Diagnostic::warning(
                 cs.vars

@@ -10,9 +10,12 @@
 //! defined by several statements gets one compute per statement
 //! (`<name>_s0`, `<name>_s1`, ..., the last one named `<name>`).
 //!
-//! What `te` cannot express is an error with a span: data-dependent indices,
-//! built-in functions, comparisons of tensor values, `*=` reductions. Then
-//! `--run` still evaluates the definition directly and checks every read.
+//! Built-in functions become `te` intrinsic calls, data-dependent indices
+//! (`B(C(i))`) gathers, which need the whole extent of the axes they index,
+//! `*=!` a product reduction. The one thing `te` cannot express is a
+//! built-in without an exact implementation (`lgamma`, `erfinv`, Bessel
+//! functions, ...), which direct evaluation cannot run either: an error with
+//! a span.
 
 use crate::ast::*;
 use crate::diag::Diagnostic;
@@ -20,7 +23,7 @@ use crate::eval::{self, Buffer};
 use crate::index::{Converter, Name, MAX_DEPTH};
 use crate::infer::DefAnalysis;
 use crate::sema::{self, Resolved, Role};
-use arith::{Analyzer, Expr, Var};
+use arith::{Analyzer, CmpOp, Expr, Var};
 use std::collections::HashMap;
 use te::{Tensor, Value, ValueKind};
 use tir::DataType;
@@ -37,19 +40,11 @@ pub struct Lowered {
 }
 
 impl Lowered {
-    /// The inputs the outputs read (an input only named in `exists`
-    /// clauses is not part of the program).
-    pub fn read_inputs(&self) -> Vec<(String, Tensor)> {
-        self.inputs
-            .iter()
-            .filter(|(_, t)| self.schedule.stage(t).is_ok())
-            .cloned()
-            .collect()
-    }
-
-    /// Read inputs then outputs: the parameters of the lowered function.
+    /// Inputs then outputs: the parameters of the lowered function (an
+    /// input nothing reads, such as one only named in `exists` clauses, is
+    /// passed through).
     pub fn args(&self) -> Vec<Tensor> {
-        self.read_inputs()
+        self.inputs
             .iter()
             .chain(&self.outputs)
             .map(|(_, t)| t.clone())
@@ -169,13 +164,7 @@ pub fn to_te(def: &Def, a: &DefAnalysis) -> Result<Lowered, Diagnostic> {
                 ReduceOp::Sum => te::sum(v, &axes_iv),
                 ReduceOp::Max => te::max(v, &axes_iv),
                 ReduceOp::Min => te::min(v, &axes_iv),
-                ReduceOp::Product => {
-                    return Err(Diagnostic::error(
-                        s.op_span,
-                        "te has no product reduction: a `*=` statement with reduction \
-                         variables cannot be lowered",
-                    ))
-                }
+                ReduceOp::Product => te::prod(v, &axes_iv),
             })
         };
         // The current values of the tensor, at this statement's indices.
@@ -340,19 +329,22 @@ impl ValueCx<'_> {
             return Err(self.unsupported(id, "the expression nests too deeply"));
         }
         let e = self.def.exprs.get(id);
+        let value = |x: ExprId| self.value(x, depth + 1);
         Ok(match &e.kind {
             ExprKind::Int(v) => Value::int(*v),
             ExprKind::Float(v) => Value::float(*v),
             ExprKind::Ident(n) => match self.lookup(n) {
                 Some(Name::Var(v)) => Value::index(v.expr()),
-                Some(Name::Let(x)) => self.value(x, depth + 1)?,
-                _ => self.load(id, n, &[])?,
+                Some(Name::Let(x)) => value(x)?,
+                _ => self.load(id, n, &[], depth)?,
             },
-            ExprKind::Unary(UnaryOp::Neg, a) => {
-                Value::new(ValueKind::Neg(self.value(*a, depth + 1)?))
-            }
+            ExprKind::Unary(UnaryOp::Neg, a) => Value::new(ValueKind::Neg(value(*a)?)),
+            ExprKind::Unary(UnaryOp::Not, a) => match self.index(id) {
+                Some(x) => Value::index(x),
+                None => Value::new(ValueKind::Not(value(*a)?)),
+            },
             ExprKind::Binary(op, a, b) => {
-                let bin = match op {
+                let arith = match op {
                     BinaryOp::Add => Some(te::BinaryOp::Add),
                     BinaryOp::Sub => Some(te::BinaryOp::Sub),
                     BinaryOp::Mul => Some(te::BinaryOp::Mul),
@@ -361,102 +353,115 @@ impl ValueCx<'_> {
                     BinaryOp::Max => Some(te::BinaryOp::Max),
                     _ => None,
                 };
-                match bin {
-                    Some(op) => {
-                        Value::binary(op, self.value(*a, depth + 1)?, self.value(*b, depth + 1)?)
-                    }
-                    None => match self.index(id) {
-                        Some(x) if x.ty() == arith::Type::Int => Value::index(x),
-                        _ => {
-                            return Err(self.unsupported(
-                                id,
-                                &format!(
-                                    "`{}` on tensor values has no te counterpart",
-                                    op.symbol()
-                                ),
-                            ))
-                        }
-                    },
+                if let Some(op) = arith {
+                    return Ok(Value::binary(op, value(*a)?, value(*b)?));
+                }
+                // On indices alone: an index expression (or condition).
+                if let Some(x) = self.index(id) {
+                    return Ok(Value::index(x));
+                }
+                let (x, y) = (value(*a)?, value(*b)?);
+                let cmp = |op| Value::cmp(op, x.clone(), y.clone());
+                match op {
+                    BinaryOp::Mod => Value::binary(te::BinaryOp::Mod, x, y),
+                    BinaryOp::Lt => cmp(CmpOp::Lt),
+                    BinaryOp::Gt => cmp(CmpOp::Gt),
+                    BinaryOp::Le => cmp(CmpOp::Le),
+                    BinaryOp::Ge => cmp(CmpOp::Ge),
+                    BinaryOp::Eq => cmp(CmpOp::Eq),
+                    BinaryOp::Ne => cmp(CmpOp::Ne),
+                    BinaryOp::And => Value::new(ValueKind::And(x, y)),
+                    BinaryOp::Or => Value::new(ValueKind::Or(x, y)),
+                    _ => unreachable!("arithmetic operators are handled above"),
                 }
             }
-            ExprKind::Ternary(c, a, b) => {
-                match self.index(*c) {
-                    Some(cond) if cond.ty() == arith::Type::Bool => {
-                        Value::select(cond, self.value(*a, depth + 1)?, self.value(*b, depth + 1)?)
-                    }
-                    _ => return Err(self.unsupported(
-                        *c,
-                        "te selects on index conditions only; this condition reads tensor values",
-                    )),
+            ExprKind::Ternary(c, a, b) => match self.index(*c) {
+                Some(cond) if cond.ty() == arith::Type::Bool => {
+                    Value::select(cond, value(*a)?, value(*b)?)
                 }
-            }
-            ExprKind::Cast(t, a) => {
-                if t.is_float() {
-                    self.value(*a, depth + 1)?
-                } else {
-                    match self.index(*a) {
-                        Some(x) if x.ty() == arith::Type::Int => Value::index(x),
-                        _ => {
-                            return Err(self.unsupported(
-                                id,
-                                "converting tensor values to integers has no te counterpart",
-                            ))
-                        }
-                    }
-                }
-            }
-            ExprKind::Unary(UnaryOp::Not, _) => {
-                return Err(self.unsupported(id, "`!` on values has no te counterpart"))
-            }
+                _ => Value::select_value(value(*c)?, value(*a)?, value(*b)?),
+            },
+            ExprKind::Cast(t, a) => match self.index(*a) {
+                Some(x) if !t.is_float() && *t != ScalarType::Bool => Value::index(x),
+                _ => Value::cast(dtype(*t), value(*a)?),
+            },
             ExprKind::Call(name, args) => {
                 if sema::builtin_arity(&name.name).is_some() {
-                    return Err(self.unsupported(
-                        id,
-                        &format!("the built-in `{}` has no te counterpart", name.name),
-                    ));
+                    let f = tir::Intrinsic::from_name(&name.name).ok_or_else(|| {
+                        self.unsupported(
+                            id,
+                            &format!(
+                                "the built-in `{}` has no exact implementation to run",
+                                name.name
+                            ),
+                        )
+                    })?;
+                    let xs = args.iter().map(|x| value(*x)).collect::<Result<_, _>>()?;
+                    Value::call(f, xs)
+                } else {
+                    self.load(id, &name.name, args, depth)?
                 }
-                self.load(id, &name.name, args)?
             }
         })
     }
 
-    fn load(&self, id: ExprId, tensor: &str, args: &[ExprId]) -> Result<Value, Diagnostic> {
-        let mut idx = Vec::with_capacity(args.len());
+    /// A read of `tensor` at `args`: a load at index expressions, or a
+    /// gather when some index is computed from tensor values.
+    fn load(
+        &self,
+        id: ExprId,
+        tensor: &str,
+        args: &[ExprId],
+        depth: usize,
+    ) -> Result<Value, Diagnostic> {
+        let mut idx: Vec<Result<Expr, Value>> = Vec::with_capacity(args.len());
         for a in args {
-            match self.index(*a) {
-                Some(x) if x.ty() == arith::Type::Int => idx.push(x),
-                _ => {
-                    return Err(self.unsupported(
-                        *a,
-                        "this index depends on tensor values (te loads take index expressions)",
-                    ))
-                }
-            }
+            idx.push(match self.index(*a) {
+                Some(x) if x.ty() == arith::Type::Int => Ok(x),
+                _ => Err(self.value(*a, depth + 1)?),
+            });
         }
         let role = self.a.checked.tensors.get(tensor).map(|t| t.role);
-        if role == Some(Role::Input) {
+        let (t, lower) = if role == Some(Role::Input) {
             let t = self
                 .placeholders
                 .get(tensor)
                 .ok_or_else(|| self.unsupported(id, "unknown input"))?;
-            return Ok(t.at(idx));
+            (t, None)
+        } else {
+            let (t, lo) = self
+                .current
+                .get(tensor)
+                .ok_or_else(|| self.unsupported(id, "read before definition"))?;
+            (t, Some(lo))
+        };
+        // Outputs are stored from their lower bounds.
+        let lo = |d: usize| lower.map(|l| &l[d]).filter(|l| !l.is_int(0));
+        if idx.iter().all(|x| x.is_ok()) {
+            let at: Vec<Expr> = idx
+                .into_iter()
+                .enumerate()
+                .map(|(d, x)| {
+                    let x = x.expect("checked above");
+                    match lo(d) {
+                        Some(l) => Expr::sub(x, l.clone()),
+                        None => x,
+                    }
+                })
+                .collect();
+            return Ok(t.at(at));
         }
-        let (t, lo) = self
-            .current
-            .get(tensor)
-            .ok_or_else(|| self.unsupported(id, "read before definition"))?;
-        let idx: Vec<Expr> = idx
+        let at: Vec<Value> = idx
             .into_iter()
-            .zip(lo)
-            .map(|(x, l)| {
-                if l.is_int(0) {
-                    x
-                } else {
-                    Expr::sub(x, l.clone())
-                }
+            .enumerate()
+            .map(|(d, x)| match (x, lo(d)) {
+                (Ok(x), Some(l)) => Value::index(Expr::sub(x, l.clone())),
+                (Ok(x), None) => Value::index(x),
+                (Err(v), Some(l)) => Value::binary(te::BinaryOp::Sub, v, Value::index(l.clone())),
+                (Err(v), None) => v,
             })
             .collect();
-        Ok(t.at(idx))
+        Ok(Value::gather(t, at))
     }
 }
 
@@ -485,10 +490,64 @@ impl RunReport {
     }
 }
 
+/// The exclusive upper end of the values each integer input may take
+/// because it is read directly as an index (`B(C(i))`: `C`'s values index
+/// `B`): the smallest size among the axes it indexes. Integer inputs read
+/// this way are what the data-dependent note asks to lie in range, so
+/// random inputs honour it.
+fn index_tensor_limits(
+    def: &Def,
+    a: &DefAnalysis,
+    dim: &dyn Fn(&Dim) -> Option<i64>,
+) -> HashMap<String, i64> {
+    let mut limits: HashMap<String, i64> = HashMap::new();
+    let int_input = |n: &str| {
+        a.checked
+            .tensors
+            .get(n)
+            .is_some_and(|t| t.role == Role::Input && !t.scalar.is_float())
+    };
+    for s in &def.stmts {
+        for id in def.exprs.preorder(s.rhs) {
+            let ExprKind::Call(name, args) = &def.exprs.get(id).kind else {
+                continue;
+            };
+            let Some(t) = a.checked.tensors.get(&name.name) else {
+                continue;
+            };
+            if t.role != Role::Input {
+                continue;
+            }
+            for (d, arg) in args.iter().enumerate() {
+                let index_tensor = match &def.exprs.get(*arg).kind {
+                    ExprKind::Call(c, _) => &c.name,
+                    ExprKind::Ident(c) => c,
+                    _ => continue,
+                };
+                if !int_input(index_tensor) {
+                    continue;
+                }
+                if let Some(size) = t.dims.get(d).and_then(dim) {
+                    let l = limits.entry(index_tensor.clone()).or_insert(size);
+                    *l = (*l).min(size);
+                }
+            }
+        }
+    }
+    limits
+}
+
 /// Lowers `def` (analysed as `a`), runs it on random inputs drawn from
 /// `seed` with the given sizes, and compares every output element with
-/// direct evaluation. When `te` cannot express the definition, only direct
-/// evaluation runs (and still checks every read).
+/// direct evaluation (and every read of both is checked).
+///
+/// Random inputs are in `[-1, 1]` for floats, 0 or 1 for `bool`, and 1 or
+/// 2 for integers (valid as divisors and as indices into axes of size 3 or
+/// more), except that an integer input read directly as an index of an
+/// input (`B(C(i))`) takes values in `[0, n)`, `n` the smallest size of
+/// the axes it indexes: the range the data-dependent note asks for. Other
+/// data-dependent reads may fall outside their tensor; both sides report
+/// them as out-of-bounds reads.
 pub fn run(
     def: &Def,
     a: &DefAnalysis,
@@ -502,7 +561,10 @@ pub fn run(
         .collect();
     let at_def = |m: String| Diagnostic::error(def.name.span, m);
     let mut rng = te::XorShift::new(seed);
-    let mut draw = |t: ScalarType, shape: &[i64]| -> Result<Buffer, Diagnostic> {
+    let mut draw = |t: ScalarType,
+                    shape: &[i64],
+                    index_limit: Option<i64>|
+     -> Result<Buffer, Diagnostic> {
         let n = eval::elements(shape).map_err(|m| Diagnostic::error(def.name.span, m))?;
         let data = (0..n)
             .map(|_| {
@@ -510,6 +572,8 @@ pub fn run(
                     rng.uniform(-1.0, 1.0) as f32 as f64
                 } else if t == ScalarType::Bool {
                     rng.int_in(0, 1) as f64
+                } else if let Some(limit) = index_limit.filter(|&l| l > 0) {
+                    rng.int_in(0, limit - 1) as f64
                 } else {
                     // Small positive integers: valid as indices into any
                     // dimension of size 3 or more, and as divisors.
@@ -531,6 +595,7 @@ pub fn run(
             }),
         }
     };
+    let limits = index_tensor_limits(def, a, &|d| eval_dim(d).ok());
     let mut inputs: HashMap<String, Buffer> = HashMap::new();
     for p in &def.params {
         let Some(ty) = &p.ty else { continue };
@@ -539,7 +604,8 @@ pub fn run(
             .iter()
             .map(eval_dim)
             .collect::<Result<Vec<i64>, _>>()?;
-        inputs.insert(p.name.name.clone(), draw(ty.scalar, &shape)?);
+        let limit = limits.get(&p.name.name).copied();
+        inputs.insert(p.name.name.clone(), draw(ty.scalar, &shape, limit)?);
     }
     let lowered = to_te(def, a);
     // Current values of outputs updated before their first definition:
@@ -567,7 +633,7 @@ pub fn run(
                     shape.push(hi.saturating_sub(lo).max(0));
                 }
             }
-            let mut b = draw(a.checked.tensors[&s.lhs.name].scalar, &shape)?;
+            let mut b = draw(a.checked.tensors[&s.lhs.name].scalar, &shape, None)?;
             b.lower = lower;
             existing.insert(s.lhs.name.clone(), b);
         }
@@ -591,7 +657,7 @@ pub fn run(
     };
     let func = te::lower(&l.schedule, &l.args()).map_err(|e| at_def(e.message))?;
     let mut tensors = HashMap::new();
-    let read = l.read_inputs();
+    let read = &l.inputs;
     for ((name, t), buf) in read.iter().zip(&func.params) {
         let is_param = def.params.iter().any(|p| &p.name.name == name) && t.name() == name.as_str();
         let b = if is_param {
@@ -627,7 +693,13 @@ pub fn run(
             continue;
         }
         for (x, y) in got.data().iter().zip(&want.data) {
-            let err = if x == y { 0.0 } else { (x - y).abs() };
+            // Equal values, or NaN on both sides (`rsqrt` of a negative
+            // random value), agree.
+            let err = if x == y || (x.is_nan() && y.is_nan()) {
+                0.0
+            } else {
+                (x - y).abs()
+            };
             report.max_abs_error = if err.is_nan() {
                 f64::INFINITY
             } else {

@@ -387,12 +387,20 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         // Phase 3: what the consumer reads of this stage.
         let body = b.graph.bodies[c].clone().expect("consumers are computes");
         let an = &b.analyzer;
-        body.for_each_load(&mut |t, idx| {
+        body.for_each_access(&mut |t, idx| {
             if t.op() != op {
                 return;
             }
             for (d, e) in idx.iter().enumerate() {
-                let req = within_budget(eval(e, &root_dom, an), &mut widened[d]);
+                // An index computed from values may be anything: the whole
+                // axis (TVM's region of a data-dependent access).
+                let req = match e {
+                    Some(e) => within_budget(eval(e, &root_dom, an), &mut widened[d]),
+                    None => Interval {
+                        lo: None,
+                        hi: None,
+                    },
+                };
                 requests[d].push(clamp_to_shape(req, &op.shape()[d], an));
             }
         });

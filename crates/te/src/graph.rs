@@ -91,7 +91,7 @@ impl Graph {
                 continue;
             }
             if let Some(b) = &bodies[c] {
-                b.for_each_load(&mut |t, _| {
+                b.for_each_access(&mut |t, _| {
                     let p = index[&t.op().id()];
                     if !consumers[p].contains(&c) {
                         consumers[p].push(c);

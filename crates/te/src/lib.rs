@@ -68,4 +68,4 @@ pub use rng::XorShift;
 pub use run_report::{run_report, ReportOptions, RunReport, RUN_SIZE, TOLERANCE};
 pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
 pub use thread::{StorageScope, ThreadTag};
-pub use value::{max, min, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};
+pub use value::{max, min, prod, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

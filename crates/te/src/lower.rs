@@ -16,7 +16,7 @@ use crate::bound::{infer_bound, storage_scope, Bounds};
 use crate::error::{Result, TeError};
 use crate::interval::simp;
 use crate::iter_var::{IterKind, IterVar};
-use crate::operation::Tensor;
+use crate::operation::{OpId, Tensor};
 use crate::schedule::{Attach, Schedule};
 use crate::value::{BinaryOp, Value as TeValue, ValueKind};
 use arith::{Expr, Range, Var};
@@ -106,10 +106,9 @@ pub fn schedule_ops(
     }
     let params: Vec<Buffer> = args
         .iter()
-        .map(|t| {
-            l.buffers[s.stage_index(t.op()).expect("checked in new")]
-                .clone()
-                .expect("params have buffers")
+        .map(|t| match s.stage_index(t.op()) {
+            Ok(i) => l.buffers[i].clone().expect("params have buffers"),
+            Err(_) => l.unused[&t.op().id()].clone(),
         })
         .collect();
     let name = args
@@ -157,6 +156,9 @@ struct Lowerer<'a> {
     an: arith::Analyzer,
     /// The `produce` block of each stage, once built.
     built: Vec<Option<Stmt>>,
+    /// Buffers of placeholders among the arguments that nothing reads (not
+    /// part of the schedule): passed through, as `tvm.lower` accepts them.
+    unused: HashMap<OpId, Buffer>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -167,8 +169,19 @@ impl<'a> Lowerer<'a> {
         style: StorageStyle,
     ) -> Result<Lowerer<'a>> {
         let mut params = HashSet::new();
+        let mut unused = HashMap::new();
         for t in args {
-            let i = s.stage_index(t.op())?;
+            let i = match s.stage_index(t.op()) {
+                Ok(i) => i,
+                Err(_) if t.op().as_compute().is_none() => {
+                    unused.insert(
+                        t.op().id(),
+                        Buffer::new(t.name(), t.dtype(), t.op().shape().to_vec()),
+                    );
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             if s.stages()[i].attach() == &Attach::Inline {
                 return Err(TeError::schedule(format!(
                     "`{}` is inlined and has no storage: do not pass it as an argument",
@@ -223,6 +236,7 @@ impl<'a> Lowerer<'a> {
             buffers,
             params,
             attached,
+            unused,
             subst: HashMap::new(),
             an: b.analyzer.clone(),
             built,
@@ -519,6 +533,25 @@ impl<'a> Lowerer<'a> {
         Ok(stmt)
     }
 
+    /// Lowers an operand of an operation of type `dtype`: an integer
+    /// literal next to a float is a float literal, as TVM converts Python
+    /// constants (`A[i] + 2` is `+ 2.000000f`).
+    fn operand(
+        &self,
+        x: &TeValue,
+        dtype: tir::DataType,
+        at_roots: &impl Fn(&Expr) -> Expr,
+    ) -> Result<Value> {
+        match x.kind() {
+            ValueKind::Index(e) if dtype.is_float() => match e.as_int() {
+                Some(c) => Ok(Value::constant(c as f64, dtype)),
+                None => self.value(x, at_roots),
+            },
+            ValueKind::Float(f) => Ok(Value::constant(*f, dtype)),
+            _ => self.value(x, at_roots),
+        }
+    }
+
     /// Lowers an element value, with root axes replaced by `at_roots`.
     fn value(&self, v: &TeValue, at_roots: &impl Fn(&Expr) -> Expr) -> Result<Value> {
         let idx = |e: &Expr| simp(&self.an, at_roots(&self.expr(e)));
@@ -536,19 +569,8 @@ impl<'a> Lowerer<'a> {
             ValueKind::Neg(a) => -self.value(a, at_roots)?,
             ValueKind::Binary(op, a, b) => {
                 let dtype = v.dtype();
-                // An integer literal next to a float is a float literal, as
-                // TVM converts Python constants (`A[i] + 2` is `+ 2.000000f`).
-                let operand = |x: &TeValue| -> Result<Value> {
-                    match x.kind() {
-                        ValueKind::Index(e) if dtype.is_float() => match e.as_int() {
-                            Some(c) => Ok(Value::constant(c as f64, dtype)),
-                            None => self.value(x, at_roots),
-                        },
-                        ValueKind::Float(f) => Ok(Value::constant(*f, dtype)),
-                        _ => self.value(x, at_roots),
-                    }
-                };
-                Value::binary(binop(*op, dtype.is_int()), operand(a)?, operand(b)?)
+                let (x, y) = (self.operand(a, dtype, at_roots)?, self.operand(b, dtype, at_roots)?);
+                Value::binary(binop(*op, dtype.is_int()), x, y)
             }
             ValueKind::Select(c, a, b) => Value::select(
                 Value::index(idx(c)),
@@ -559,6 +581,59 @@ impl<'a> Lowerer<'a> {
                 return Err(TeError::definition(
                     "a reduction must be the whole body of a compute",
                 ))
+            }
+            ValueKind::Call(op, args) => Value::call(
+                *op,
+                args.iter()
+                    .map(|a| self.value(a, at_roots))
+                    .collect::<Result<_>>()?,
+            ),
+            ValueKind::Cmp(op, a, b) => {
+                let dtype = a.dtype().promote(b.dtype());
+                let (x, y) = (self.operand(a, dtype, at_roots)?, self.operand(b, dtype, at_roots)?);
+                Value::cmp(*op, x, y)
+            }
+            ValueKind::And(a, b) => Value::and(self.value(a, at_roots)?, self.value(b, at_roots)?),
+            ValueKind::Or(a, b) => Value::or(self.value(a, at_roots)?, self.value(b, at_roots)?),
+            ValueKind::Not(a) => !self.value(a, at_roots)?,
+            ValueKind::Cast(t, a) => Value::cast(*t, self.value(a, at_roots)?),
+            ValueKind::SelectValue(c, a, b) => Value::select(
+                self.value(c, at_roots)?,
+                self.value(a, at_roots)?,
+                self.value(b, at_roots)?,
+            ),
+            ValueKind::Gather(t, indices) => {
+                let p = self.s.stage_index(t.op())?;
+                if self.s.stages()[p].attach() == &Attach::Inline {
+                    return Err(TeError::schedule(format!(
+                        "`{}` is inlined, but it is read at indices computed from values \
+                         (`{v}`), which cannot be substituted into its definition: compute it \
+                         at the root or at a loop instead",
+                        t.name()
+                    )));
+                }
+                let buf = self.buffers[p]
+                    .as_ref()
+                    .ok_or_else(|| TeError::lowering(format!("`{}` has no storage", t.name())))?;
+                // Each index computed from values is bound to a variable
+                // around the load, since loads take index expressions.
+                let mut bound = Vec::new();
+                let mut logical = Vec::with_capacity(indices.len());
+                for x in indices {
+                    match x.kind() {
+                        ValueKind::Index(e) => logical.push(idx(e)),
+                        _ => {
+                            let var = Var::new(format!("{}_index{}", t.name(), logical.len()));
+                            logical.push(var.expr());
+                            bound.push((var, self.value(x, at_roots)?));
+                        }
+                    }
+                }
+                let load = Value::load(buf, self.access(p, logical));
+                bound
+                    .into_iter()
+                    .rev()
+                    .fold(load, |body, (var, x)| Value::let_in(&var, x, body))
             }
         })
     }
@@ -573,6 +648,7 @@ fn binop(op: BinaryOp, int: bool) -> BinOp {
         BinaryOp::Div => BinOp::Div,
         BinaryOp::Min => BinOp::Min,
         BinaryOp::Max => BinOp::Max,
+        BinaryOp::Mod => BinOp::FloorMod,
     }
 }
 

@@ -113,7 +113,7 @@ impl Operation {
     pub fn input_tensors(&self) -> Vec<Tensor> {
         let mut out: Vec<Tensor> = Vec::new();
         if let Some(c) = self.as_compute() {
-            c.body.for_each_load(&mut |t, _| {
+            c.body.for_each_access(&mut |t, _| {
                 if !out.contains(t) {
                     out.push(t.clone());
                 }
@@ -342,7 +342,7 @@ pub fn try_compute_named<E: From<TeError>>(
 /// returns the reduction axes.
 fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
     let mut err = None;
-    body.for_each_load(&mut |t, idx| {
+    body.for_each_access(&mut |t, idx| {
         if idx.len() != t.ndim() && err.is_none() {
             err = Some(TeError::definition(format!(
                 "`{name}` reads `{}` with {} indices, but `{}` has {} dimensions",
@@ -352,7 +352,7 @@ fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
                 t.ndim()
             )));
         }
-        if idx.iter().any(|e| e.ty() != arith::Type::Int) && err.is_none() {
+        if idx.iter().flatten().any(|e| e.ty() != arith::Type::Int) && err.is_none() {
             err = Some(TeError::definition(format!(
                 "`{name}` indexes `{}` with a condition; indices must be integers",
                 t.name()
@@ -367,12 +367,7 @@ fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
         fn walk(v: &Value, found: &mut bool) {
             match v.kind() {
                 ValueKind::Reduce(_) => *found = true,
-                ValueKind::Neg(a) => walk(a, found),
-                ValueKind::Binary(_, a, b) | ValueKind::Select(_, a, b) => {
-                    walk(a, found);
-                    walk(b, found)
-                }
-                ValueKind::Float(_) | ValueKind::Index(_) | ValueKind::Load(..) => {}
+                _ => v.for_each_operand(|a| walk(a, found)),
             }
         }
         walk(v, &mut found);

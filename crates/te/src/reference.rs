@@ -122,6 +122,67 @@ impl<'a> Reference<'a> {
                 })?;
                 round(r, dtype)
             }
+            ValueKind::Call(op, args) => {
+                let xs = args
+                    .iter()
+                    .map(|a| Ok(round(self.value(a, env)?, dtype)))
+                    .collect::<Result<Vec<f64>>>()?;
+                let r = op.apply(&xs).ok_or_else(|| {
+                    TeError::definition(format!("`{op}` takes {} argument(s)", op.arity()))
+                })?;
+                round(r, dtype)
+            }
+            ValueKind::Cmp(op, a, b) => {
+                let t = a.dtype().promote(b.dtype());
+                let (x, y) = (round(self.value(a, env)?, t), round(self.value(b, env)?, t));
+                let r = match op {
+                    arith::CmpOp::Eq => x == y,
+                    arith::CmpOp::Ne => x != y,
+                    arith::CmpOp::Lt => x < y,
+                    arith::CmpOp::Le => x <= y,
+                    arith::CmpOp::Gt => x > y,
+                    arith::CmpOp::Ge => x >= y,
+                };
+                r as i64 as f64
+            }
+            ValueKind::And(a, b) => {
+                (self.value(a, env)? != 0.0 && self.value(b, env)? != 0.0) as i64 as f64
+            }
+            ValueKind::Or(a, b) => {
+                (self.value(a, env)? != 0.0 || self.value(b, env)? != 0.0) as i64 as f64
+            }
+            ValueKind::Not(a) => (self.value(a, env)? == 0.0) as i64 as f64,
+            ValueKind::Cast(t, a) => {
+                let x = self.value(a, env)?;
+                if *t == DataType::Bool {
+                    (x != 0.0) as i64 as f64
+                } else if t.is_float() {
+                    round(x, *t)
+                } else {
+                    x.trunc()
+                }
+            }
+            ValueKind::SelectValue(c, a, b) => {
+                if self.value(c, env)? != 0.0 {
+                    self.value(a, env)?
+                } else {
+                    self.value(b, env)?
+                }
+            }
+            ValueKind::Gather(t, idx) => {
+                let mut at = Vec::with_capacity(idx.len());
+                for x in idx {
+                    let v = self.value(x, env)?.trunc();
+                    if !v.is_finite() || v.abs() > 1e15 {
+                        return Err(TeError::definition(format!(
+                            "an index of `{}` evaluates to {v}, not an integer",
+                            t.name()
+                        )));
+                    }
+                    at.push(v as i64);
+                }
+                self.element(t.op(), &at)?
+            }
             ValueKind::Select(c, a, b) => {
                 if self.index(c, env)? != 0 {
                     self.value(a, env)?

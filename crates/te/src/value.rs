@@ -3,10 +3,10 @@
 
 use crate::iter_var::IterVar;
 use crate::operation::Tensor;
-use arith::{Expr, Var};
+use arith::{CmpOp, Expr, Var};
 use std::fmt;
 use std::sync::Arc;
-use tir::DataType;
+use tir::{DataType, Intrinsic};
 
 /// A binary arithmetic operator on element values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -23,6 +23,8 @@ pub enum BinaryOp {
     Min,
     /// `max(a, b)`
     Max,
+    /// `a % b`: floor modulo (`a - b * floor(a / b)`), for floats too.
+    Mod,
 }
 
 impl BinaryOp {
@@ -42,6 +44,8 @@ impl BinaryOp {
             BinaryOp::Div => a / b,
             BinaryOp::Min => a.min(b),
             BinaryOp::Max => a.max(b),
+            BinaryOp::Mod if integer && b == 0.0 => return None,
+            BinaryOp::Mod => a - b * (a / b).floor(),
         })
     }
 
@@ -53,6 +57,7 @@ impl BinaryOp {
             BinaryOp::Div => "/",
             BinaryOp::Min => "min",
             BinaryOp::Max => "max",
+            BinaryOp::Mod => "%",
         }
     }
 }
@@ -66,6 +71,8 @@ pub enum Reducer {
     Max,
     /// `te.min`, identity the highest value of the type.
     Min,
+    /// A product (`te.comm_reducer(lambda x, y: x * y, ...)`), identity 1.
+    Prod,
 }
 
 impl Reducer {
@@ -77,6 +84,7 @@ impl Reducer {
         };
         match self {
             Reducer::Sum => 0.0,
+            Reducer::Prod => 1.0,
             Reducer::Max => lo,
             Reducer::Min => hi,
         }
@@ -86,15 +94,17 @@ impl Reducer {
     pub fn combiner(self) -> BinaryOp {
         match self {
             Reducer::Sum => BinaryOp::Add,
+            Reducer::Prod => BinaryOp::Mul,
             Reducer::Max => BinaryOp::Max,
             Reducer::Min => BinaryOp::Min,
         }
     }
 
-    /// TVM's name (`sum`, `max`, `min`).
+    /// TVM's name (`sum`, `max`, `min`; `prod` for the product).
     pub fn name(self) -> &'static str {
         match self {
             Reducer::Sum => "sum",
+            Reducer::Prod => "prod",
             Reducer::Max => "max",
             Reducer::Min => "min",
         }
@@ -133,6 +143,27 @@ pub enum ValueKind {
     Select(Expr, Value, Value),
     /// A reduction; only allowed as the whole body of a compute.
     Reduce(Reduce),
+    /// A math intrinsic (`te.exp(a)`); of the float type of its arguments,
+    /// `float32` when none is a float.
+    Call(Intrinsic, Vec<Value>),
+    /// A comparison of values; of type `bool`.
+    Cmp(CmpOp, Value, Value),
+    /// `a && b` on conditions.
+    And(Value, Value),
+    /// `a || b` on conditions.
+    Or(Value, Value),
+    /// `!a` on a condition.
+    Not(Value),
+    /// Conversion to another type; float to integer truncates toward zero.
+    Cast(DataType, Value),
+    /// `if_then_else(cond, a, b)` on a condition computed from element
+    /// values.
+    SelectValue(Value, Value, Value),
+    /// An element of another tensor at indices computed from element values
+    /// (a data-dependent access, `B[A[i]]`): each index is an integer value,
+    /// [`ValueKind::Index`] for an ordinary index. Bounds cannot see which
+    /// elements it reads, so it needs the whole extent of those axes.
+    Gather(Tensor, Vec<Value>),
 }
 
 /// A shared, immutable element-value expression: the body of a compute.
@@ -165,6 +196,13 @@ impl Value {
             ValueKind::Neg(a) => a.dtype(),
             ValueKind::Binary(_, a, b) | ValueKind::Select(_, a, b) => a.dtype().promote(b.dtype()),
             ValueKind::Reduce(r) => r.source.dtype(),
+            ValueKind::Call(_, args) => tir::call_dtype(args.iter().map(Value::dtype)),
+            ValueKind::Cmp(..) | ValueKind::And(..) | ValueKind::Or(..) | ValueKind::Not(_) => {
+                DataType::Bool
+            }
+            ValueKind::Cast(t, _) => *t,
+            ValueKind::SelectValue(_, a, b) => a.dtype().promote(b.dtype()),
+            ValueKind::Gather(t, _) => t.dtype(),
         };
         Value(Arc::new(Node { kind, dtype }))
     }
@@ -199,6 +237,32 @@ impl Value {
         Value::binary(BinaryOp::Max, a, b)
     }
 
+    /// `f(args...)`.
+    pub fn call(f: Intrinsic, args: Vec<Value>) -> Value {
+        Value::new(ValueKind::Call(f, args))
+    }
+
+    /// `a op b`, a condition.
+    pub fn cmp(op: CmpOp, a: Value, b: Value) -> Value {
+        Value::new(ValueKind::Cmp(op, a, b))
+    }
+
+    /// `dtype(a)`.
+    pub fn cast(dtype: DataType, a: Value) -> Value {
+        Value::new(ValueKind::Cast(dtype, a))
+    }
+
+    /// `a` where the value condition `cond` holds, else `b`.
+    pub fn select_value(cond: Value, a: Value, b: Value) -> Value {
+        Value::new(ValueKind::SelectValue(cond, a, b))
+    }
+
+    /// `tensor[indices]` with indices computed from values (an index that
+    /// is an index expression is kept as one).
+    pub fn gather(tensor: &Tensor, indices: Vec<Value>) -> Value {
+        Value::new(ValueKind::Gather(tensor.clone(), indices))
+    }
+
     /// `a` where the index condition `cond` holds, else `b` (TVM's
     /// `if_then_else`).
     pub fn select(cond: Expr, a: Value, b: Value) -> Value {
@@ -224,17 +288,59 @@ impl Value {
         self.0.dtype
     }
 
-    /// Calls `f` on every tensor load, outermost first.
+    /// Calls `f` on each operand value, in order (a reduction's source; a
+    /// gather's indices).
+    pub fn for_each_operand<'a>(&'a self, mut f: impl FnMut(&'a Value)) {
+        match self.kind() {
+            ValueKind::Float(_) | ValueKind::Index(_) | ValueKind::Load(..) => {}
+            ValueKind::Neg(a) | ValueKind::Not(a) | ValueKind::Cast(_, a) => f(a),
+            ValueKind::Binary(_, a, b)
+            | ValueKind::Select(_, a, b)
+            | ValueKind::Cmp(_, a, b)
+            | ValueKind::And(a, b)
+            | ValueKind::Or(a, b) => {
+                f(a);
+                f(b)
+            }
+            ValueKind::SelectValue(c, a, b) => {
+                f(c);
+                f(a);
+                f(b)
+            }
+            ValueKind::Reduce(r) => f(&r.source),
+            ValueKind::Call(_, args) | ValueKind::Gather(_, args) => args.iter().for_each(f),
+        }
+    }
+
+    /// Calls `f` on every tensor load with index expressions, outermost
+    /// first (gathers are not among them: see [`Value::for_each_access`]).
     pub fn for_each_load(&self, f: &mut impl FnMut(&Tensor, &[Expr])) {
         match self.kind() {
-            ValueKind::Float(_) | ValueKind::Index(_) => {}
             ValueKind::Load(t, idx) => f(t, idx),
-            ValueKind::Neg(a) => a.for_each_load(f),
-            ValueKind::Binary(_, a, b) | ValueKind::Select(_, a, b) => {
-                a.for_each_load(f);
-                b.for_each_load(f);
+            _ => self.for_each_operand(|a| a.for_each_load(f)),
+        }
+    }
+
+    /// Calls `f` on every read of a tensor, outermost first: loads, and
+    /// gathers with `None` for each index computed from values.
+    pub fn for_each_access(&self, f: &mut impl FnMut(&Tensor, &[Option<Expr>])) {
+        match self.kind() {
+            ValueKind::Load(t, idx) => {
+                let idx: Vec<Option<Expr>> = idx.iter().cloned().map(Some).collect();
+                f(t, &idx)
             }
-            ValueKind::Reduce(r) => r.source.for_each_load(f),
+            ValueKind::Gather(t, idx) => {
+                let at: Vec<Option<Expr>> = idx
+                    .iter()
+                    .map(|v| match v.kind() {
+                        ValueKind::Index(e) => Some(e.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                f(t, &at);
+                idx.iter().for_each(|v| v.for_each_access(f));
+            }
+            _ => self.for_each_operand(|a| a.for_each_access(f)),
         }
     }
 
@@ -261,6 +367,7 @@ impl Value {
                 }
                 r.source.for_each_index(f)
             }
+            _ => self.for_each_operand(|a| a.for_each_index(f)),
         }
     }
 
@@ -292,6 +399,26 @@ impl Value {
                 axes: r.axes.clone(),
                 condition: r.condition.as_ref().map(&mut *f),
             })),
+            ValueKind::Call(op, args) => {
+                Value::call(*op, args.iter().map(|a| a.rewrite(f, load)).collect())
+            }
+            ValueKind::Cmp(op, a, b) => Value::cmp(*op, a.rewrite(f, load), b.rewrite(f, load)),
+            ValueKind::And(a, b) => {
+                Value::new(ValueKind::And(a.rewrite(f, load), b.rewrite(f, load)))
+            }
+            ValueKind::Or(a, b) => {
+                Value::new(ValueKind::Or(a.rewrite(f, load), b.rewrite(f, load)))
+            }
+            ValueKind::Not(a) => Value::new(ValueKind::Not(a.rewrite(f, load))),
+            ValueKind::Cast(t, a) => Value::cast(*t, a.rewrite(f, load)),
+            ValueKind::SelectValue(c, a, b) => Value::select_value(
+                c.rewrite(f, load),
+                a.rewrite(f, load),
+                b.rewrite(f, load),
+            ),
+            ValueKind::Gather(t, idx) => {
+                Value::gather(t, idx.iter().map(|a| a.rewrite(f, load)).collect())
+            }
         }
     }
 
@@ -328,6 +455,12 @@ pub fn max(source: Value, axes: &[IterVar]) -> Value {
 /// `te.min(source, axis=axes)`.
 pub fn min(source: Value, axes: &[IterVar]) -> Value {
     reduce_value(Reducer::Min, source, axes, None)
+}
+
+/// The product of `source` over `axes` (a `te.comm_reducer` of `*`
+/// with identity 1).
+pub fn prod(source: Value, axes: &[IterVar]) -> Value {
+    reduce_value(Reducer::Prod, source, axes, None)
 }
 
 /// A reduction with TVM's `where=` condition: only points of `axes` where
@@ -398,7 +531,7 @@ mod ops {
 fn precedence(v: &Value) -> u8 {
     match v.kind() {
         ValueKind::Binary(BinaryOp::Add | BinaryOp::Sub, ..) => 1,
-        ValueKind::Binary(BinaryOp::Mul | BinaryOp::Div, ..) => 2,
+        ValueKind::Binary(BinaryOp::Mul | BinaryOp::Div | BinaryOp::Mod, ..) => 2,
         _ => 3,
     }
 }
@@ -442,6 +575,32 @@ impl fmt::Display for Value {
                 }
             }
             ValueKind::Select(c, a, b) => write!(f, "if_then_else({c}, {a}, {b})"),
+            ValueKind::SelectValue(c, a, b) => write!(f, "if_then_else({c}, {a}, {b})"),
+            ValueKind::Call(op, args) => {
+                write!(f, "{op}(")?;
+                for (k, a) in args.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{a}")?;
+                }
+                f.write_str(")")
+            }
+            ValueKind::Cmp(op, a, b) => write!(f, "({a} {} {b})", op.symbol()),
+            ValueKind::And(a, b) => write!(f, "({a} && {b})"),
+            ValueKind::Or(a, b) => write!(f, "({a} || {b})"),
+            ValueKind::Not(a) => write!(f, "!({a})"),
+            ValueKind::Cast(t, a) => write!(f, "{t}({a})"),
+            ValueKind::Gather(t, idx) => {
+                write!(f, "{}[", t.name())?;
+                for (k, i) in idx.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{i}")?;
+                }
+                f.write_str("]")
+            }
             ValueKind::Reduce(r) => {
                 write!(f, "{}({}, axis=[", r.reducer.name(), r.source)?;
                 for (k, a) in r.axes.iter().enumerate() {

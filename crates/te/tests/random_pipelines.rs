@@ -1,18 +1,21 @@
 //! Property test: random small pipelines (2-5 computed stages) with random
-//! splits, fuses, reorders, compute_at and compute_inline. The lowered
+//! splits, fuses, reorders, compute_at and compute_inline; stages read
+//! through affine indices, intrinsic calls, selects on values and gathers
+//! (indices computed from `A`'s values), and reduce by sum, max, min or
+//! product. The lowered
 //! program must access nothing outside its buffers and regions, read no
 //! element that was not computed, and produce exactly what the definitions
 //! say; every stage computes at least the elements its consumers need.
 // `&[t.clone()]` mirrors TVM's `create_schedule([t])`.
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
-use arith::Expr;
+use arith::{CmpOp, Expr};
 use proptest::prelude::*;
 use std::collections::HashMap;
 use te::{
     check, compute_named, create_schedule, placeholder, reduce_axis, sum, Tensor, Value, XorShift,
 };
-use tir::DataType;
+use tir::{DataType, Intrinsic};
 
 #[derive(Clone, Debug)]
 struct StagePlan {
@@ -37,7 +40,7 @@ struct Plan {
 
 fn stage_plan() -> impl Strategy<Value = StagePlan> {
     (
-        prop::collection::vec((0usize..8, 0u8..6), 1..3),
+        prop::collection::vec((0usize..8, 0u8..9), 1..3),
         prop::bool::weighted(0.2),
         prop::collection::vec((0usize..4, 1i64..6, any::<bool>()), 0..3),
         prop::option::of(0usize..4),
@@ -87,6 +90,9 @@ fn run_plan(p: &Plan, seed: u64) -> Result<(), TestCaseError> {
     let a = placeholder([rows, cols], "A", DataType::Float32).unwrap();
     let mut tensors = vec![a.clone()];
     let mut readers: Vec<Vec<usize>> = vec![Vec::new()];
+    // Stages read by a gather stay stored: a gather reads a tensor's
+    // storage (TVM cannot inline a data-dependent read either).
+    let mut gathered = vec![false; p.stages.len() + 1];
     for (k, sp) in p.stages.iter().enumerate() {
         let idx = k + 1;
         let mut sources: Vec<(usize, u8)> =
@@ -112,10 +118,11 @@ fn run_plan(p: &Plan, seed: u64) -> Result<(), TestCaseError> {
                     let v = read(&src, 0, &x[0], &kx.expr(), rows, cols) * 0.5 + 1.0;
                     let axes = [kx.clone()];
                     // The first read's pattern picks the reducer.
-                    match sources[0].1 % 3 {
+                    match sources[0].1 % 4 {
                         0 => sum(v, &axes),
                         1 => te::max(v, &axes),
-                        _ => te::min(v, &axes),
+                        2 => te::min(v, &axes),
+                        _ => te::prod(v, &axes),
                     }
                 },
                 &name,
@@ -126,13 +133,33 @@ fn run_plan(p: &Plan, seed: u64) -> Result<(), TestCaseError> {
                 .iter()
                 .map(|&(s, pat)| (tensors[s].clone(), pat))
                 .collect();
+            for &(s, pat) in &sources {
+                gathered[s] |= pat == 8;
+            }
+            let a = a.clone();
             compute_named(
                 [rows, cols],
                 &["i", "j"],
                 |x| {
+                    let (i, j) = (&x[0], &x[1]);
                     let mut v = Value::float(1.0);
                     for (t, pat) in &srcs {
-                        v = v + read(t, *pat, &x[0], &x[1], rows, cols) * 0.5;
+                        let term = match pat {
+                            6 => Value::call(Intrinsic::Tanh, vec![read(t, 0, i, j, rows, cols)]),
+                            7 => {
+                                let r = read(t, 3, i, j, rows, cols);
+                                let c = Value::cmp(CmpOp::Gt, r.clone(), Value::float(0.5));
+                                Value::select_value(c, -r.clone(), r)
+                            }
+                            8 => {
+                                // A row picked by `A`'s value: anywhere in `t`.
+                                let pick = Value::cast(DataType::Int32, a.at([i, j]) * 4.0);
+                                let row = Value::binary(te::BinaryOp::Mod, pick, Value::int(rows));
+                                Value::gather(t, vec![row, Value::index(j.clone())])
+                            }
+                            _ => read(t, *pat, i, j, rows, cols),
+                        };
+                        v = v + term * 0.5;
                     }
                     v
                 },
@@ -181,7 +208,7 @@ fn run_plan(p: &Plan, seed: u64) -> Result<(), TestCaseError> {
     let mut inline = vec![false; n];
     for k in (1..n).rev() {
         let sp = &p.stages[k - 1];
-        if sp.placement == 2 && !sp.reduce && !readers[k].is_empty() {
+        if sp.placement == 2 && !sp.reduce && !readers[k].is_empty() && !gathered[k] {
             s.compute_inline(&tensors[k]).unwrap();
             inline[k] = true;
         }

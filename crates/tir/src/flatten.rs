@@ -249,6 +249,11 @@ impl Flattener {
             Value::Neg(a) => Value::Neg(bx(a)),
             Value::Cast(t, a) => Value::Cast(*t, bx(a)),
             Value::Select(c, a, b) => Value::Select(bx(c), bx(a), bx(b)),
+            Value::Call(op, args) => Value::Call(
+                *op,
+                args.iter().map(|a| self.value_inner(a, error)).collect(),
+            ),
+            Value::Let(var, x, body) => Value::Let(var.clone(), bx(x), bx(body)),
         }
     }
 

@@ -174,6 +174,11 @@ impl Applier {
             Value::Neg(a) => Value::Neg(bx(a, error)),
             Value::Cast(t, a) => Value::Cast(*t, bx(a, error)),
             Value::Select(c, a, b) => Value::Select(bx(c, error), bx(a, error), bx(b, error)),
+            Value::Call(op, args) => Value::Call(
+                *op,
+                args.iter().map(|a| self.value_inner(a, error)).collect(),
+            ),
+            Value::Let(var, x, body) => Value::Let(var.clone(), bx(x, error), bx(body, error)),
         }
     }
 

@@ -10,7 +10,7 @@
 use crate::dtype::DataType;
 use crate::stmt::{PrimFunc, Stmt};
 use crate::value::{BinOp, BufferLoad, Value};
-use arith::{Expr, ExprKind};
+use arith::{Expr, ExprKind, Var};
 use std::fmt::{self, Write};
 
 /// How buffer accesses are written.
@@ -356,6 +356,25 @@ impl Printer {
                 f.write_str(", ")?;
                 self.write_value(f, b)?;
                 f.write_char(')')
+            }
+            Value::Call(op, args) => {
+                write!(f, "{op}(")?;
+                for (k, a) in args.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    self.write_value(f, a)?;
+                }
+                f.write_char(')')
+            }
+            Value::Let(var, x, body) => {
+                // The value stands where the variable is used: a variable
+                // named by the value's text prints it there.
+                let text = Var::new(self.value(x));
+                let body = body.map_indices(&mut |e| {
+                    e.substitute(&mut |v| (v == var).then(|| text.expr()))
+                });
+                self.write_value(f, &body)
             }
         }
     }

@@ -3,7 +3,8 @@
 
 use crate::buffer::Buffer;
 use crate::dtype::DataType;
-use arith::{CmpOp, Expr, Type};
+use crate::intrinsic::Intrinsic;
+use arith::{CmpOp, Expr, Type, Var};
 
 /// A read of one element: `A[i, j]`.
 #[derive(Clone, Debug, PartialEq)]
@@ -81,6 +82,14 @@ pub enum Value {
     /// `select(cond, a, b)`: `a` where `cond` holds, else `b`; only the
     /// chosen side is evaluated.
     Select(Box<Value>, Box<Value>, Box<Value>),
+    /// A math intrinsic applied to values (`exp(A[i])`); of the float type
+    /// of its arguments, `float32` when none is a float.
+    Call(Intrinsic, Vec<Value>),
+    /// `body` with `var` bound to the integer `value`: how a data-dependent
+    /// index is carried, since indices are index expressions (`B[A[i]]` is
+    /// `Let(v, A[i], B[v])`). Printed with the value in place of the
+    /// variable, as TVM prints such an access.
+    Let(Var, Box<Value>, Box<Value>),
 }
 
 impl Value {
@@ -157,6 +166,16 @@ impl Value {
         Value::Cast(dtype, Box::new(a))
     }
 
+    /// `f(args...)`.
+    pub fn call(f: Intrinsic, args: Vec<Value>) -> Value {
+        Value::Call(f, args)
+    }
+
+    /// `body` with `var` bound to `value` (converted to an integer).
+    pub fn let_in(var: &Var, value: Value, body: Value) -> Value {
+        Value::Let(var.clone(), Box::new(value), Box::new(body))
+    }
+
     /// `select(cond, a, b)`.
     pub fn select(cond: Value, a: Value, b: Value) -> Value {
         Value::Select(Box::new(cond), Box::new(a), Box::new(b))
@@ -175,6 +194,8 @@ impl Value {
             Value::Binary(_, a, b) | Value::Select(_, a, b) => a.dtype().promote(b.dtype()),
             Value::Cmp(..) | Value::And(..) | Value::Or(..) | Value::Not(..) => DataType::Bool,
             Value::Neg(a) => a.dtype(),
+            Value::Call(_, args) => call_dtype(args.iter().map(Value::dtype)),
+            Value::Let(_, _, body) => body.dtype(),
         }
     }
 
@@ -193,6 +214,11 @@ impl Value {
                 c.for_each_load(f);
                 a.for_each_load(f);
                 b.for_each_load(f);
+            }
+            Value::Call(_, args) => args.iter().for_each(|a| a.for_each_load(f)),
+            Value::Let(_, v, body) => {
+                v.for_each_load(f);
+                body.for_each_load(f);
             }
         }
     }
@@ -220,7 +246,25 @@ impl Value {
             Value::Neg(a) => Value::Neg(bx(a)),
             Value::Cast(t, a) => Value::Cast(*t, bx(a)),
             Value::Select(c, a, b) => Value::Select(bx(c), bx(a), bx(b)),
+            Value::Call(op, args) => {
+                Value::Call(*op, args.iter().map(|a| a.map_indices_dyn(f)).collect())
+            }
+            Value::Let(v, x, body) => Value::Let(v.clone(), bx(x), bx(body)),
         }
+    }
+}
+
+/// The type of an intrinsic call on arguments of types `args`: the
+/// promoted float type, `float32` when no argument is a float.
+pub fn call_dtype(args: impl IntoIterator<Item = DataType>) -> DataType {
+    let t = args
+        .into_iter()
+        .reduce(DataType::promote)
+        .unwrap_or(DataType::Float32);
+    if t.is_float() {
+        t
+    } else {
+        DataType::Float32
     }
 }
 

@@ -6,6 +6,7 @@
 use super::error::RunError;
 use crate::buffer::{Buffer, BufferId};
 use crate::dtype::DataType;
+use crate::intrinsic::Intrinsic;
 use crate::print::Printer;
 use crate::stmt::{PrimFunc, Stmt};
 use crate::value::{BinOp, Value};
@@ -62,6 +63,10 @@ pub(crate) enum ValueCode {
     /// Conversion from `.2` to `.1`.
     Cast(Box<ValueCode>, DataType, DataType),
     Select(Box<ValueCode>, Box<ValueCode>, Box<ValueCode>),
+    /// Arguments of type `.2`, the result's type.
+    Call(Intrinsic, Vec<ValueCode>, DataType),
+    /// Sets slot `.0` to the integer `.1`, then evaluates `.2`.
+    Let(u32, Box<ValueCode>, Box<ValueCode>),
 }
 
 /// A statement, with the source statement kept for messages.
@@ -399,6 +404,23 @@ impl<'a> Compiler<'a> {
                 let a = self.value_as(a, t, src)?;
                 let b = self.value_as(b, t, src)?;
                 (ValueCode::Select(bx(c), bx(a), bx(b)), t)
+            }
+            Value::Call(op, args) => {
+                let t = v.dtype();
+                let args = args
+                    .iter()
+                    .map(|a| self.value_as(a, t, src))
+                    .collect::<Result<_, _>>()?;
+                (ValueCode::Call(*op, args, t), t)
+            }
+            Value::Let(var, x, body) => {
+                let x = self.value_as(x, DataType::Int64, src)?;
+                let slot = self.var_slot(var);
+                self.bound_depth[slot as usize] += 1;
+                let body = self.value(body, src);
+                self.bound_depth[slot as usize] -= 1;
+                let (body, t) = body?;
+                (ValueCode::Let(slot, bx(x), bx(body)), t)
             }
         })
     }

@@ -432,6 +432,27 @@ impl<'c, 'a> Machine<'c, 'a> {
                     self.value(b, src)?
                 }
             }
+            ValueCode::Call(op, args, t) => {
+                let mut xs: SmallVec<[f64; 4]> = SmallVec::new();
+                for a in args {
+                    xs.push(match self.value(a, src)? {
+                        Scalar::Float(x) => x,
+                        Scalar::Int(x) => x as f64,
+                    });
+                }
+                let r = op.apply(&xs).ok_or_else(|| {
+                    value_error(format!("{op} takes {} argument(s)", op.arity()), src)
+                })?;
+                Scalar::Float(round_float(r, *t))
+            }
+            ValueCode::Let(slot, x, body) => {
+                let x = match self.value(x, src)? {
+                    Scalar::Int(x) => x,
+                    Scalar::Float(x) => x as i64,
+                };
+                self.slots[*slot as usize] = x;
+                self.value(body, src)?
+            }
         })
     }
 

@@ -1,0 +1,190 @@
+//! Lowering to te of what needs more than index arithmetic: built-ins,
+//! data-dependent indices, comparisons of values, casts, `%`, products;
+//! each run by the interpreter against direct evaluation.
+
+mod common;
+use common::*;
+use std::collections::HashMap;
+use tc::lower::RunReport;
+
+fn sizes(s: &[(&str, i64)]) -> HashMap<String, i64> {
+    s.iter().map(|(n, v)| (n.to_string(), *v)).collect()
+}
+
+/// Runs the first definition of `src` with `sz` and seed `seed`.
+fn run(src: &str, sz: &[(&str, i64)], seed: u64) -> RunReport {
+    let a = analyze(src);
+    assert!(!a.defs[0].has_errors(), "{:?}", a.defs[0].all_diagnostics());
+    tc::lower::run(&a.program.defs[0], &a.defs[0], &sizes(sz), seed).unwrap()
+}
+
+/// Lowered, every output element compared and equal, no invalid read.
+fn assert_clean(r: &RunReport) {
+    assert!(r.lowered, "{r:?}");
+    assert!(r.compared > 0, "{r:?}");
+    assert!(r.is_clean(1e-5), "{r:?}");
+}
+
+/// The `tvm.lower` text of the first definition of `src`.
+fn lowered_text(src: &str) -> String {
+    let a = analyze(src);
+    let l = tc::lower::to_te(&a.program.defs[0], &a.defs[0]).unwrap();
+    te::lower(&l.schedule, &l.args()).unwrap().to_string()
+}
+
+const SOFTMAX: &str = "def softmax(float(N, D) I) -> (O, maxVal, expSum) {
+    maxVal(n) max=! I(n, d)
+    expSum(n) +=! exp(I(n, d) - maxVal(n))
+    O(n, d) = exp(I(n, d) - maxVal(n)) / expSum(n)
+}";
+
+#[test]
+fn softmax_runs_lowered() {
+    for seed in 0..4 {
+        assert_clean(&run(SOFTMAX, &[("N", 3), ("D", 5)], seed));
+    }
+}
+
+#[test]
+fn a_gather_with_an_index_tensor_in_range_runs_lowered() {
+    // `idx` indexes `A` directly: its random values lie in [0, N).
+    let src = "def gather(float(N) A, int32(M) idx) -> (O) { O(i) +=! A(idx(i)) }";
+    for seed in 0..4 {
+        assert_clean(&run(src, &[("N", 4), ("M", 9)], seed));
+    }
+    let src = "def lut(float(E, D) LUT, int32(B, L) I) -> (O) {
+        O(b, d) +=! LUT(I(b, r_l), d)
+    }";
+    assert_clean(&run(src, &[("E", 3), ("D", 4), ("B", 2), ("L", 5)], 1));
+}
+
+#[test]
+fn a_gather_from_an_earlier_statement_computes_it_whole() {
+    let src = "def g(float(N) A, int32(M) idx) -> (O, B) {
+        B(i) = A(i) * 2
+        O(j) = B(idx(j))
+    }";
+    assert_clean(&run(src, &[("N", 6), ("M", 3)], 2));
+    let text = lowered_text(src);
+    assert!(text.contains("O[j] = B[idx[j]]"), "{text}");
+}
+
+#[test]
+fn an_out_of_range_index_value_is_reported_on_both_sides() {
+    // `idx(i) + 1` is not a direct read of `idx`: its values are 1 or 2,
+    // so with N = 2 every read of `A` is past the end.
+    let src = "def g(float(N) A, int32(M) idx) -> (O) { O(i) = A(idx(i) + 1) }";
+    let r = run(src, &[("N", 2), ("M", 3)], 0);
+    assert!(r.lowered, "{r:?}");
+    assert_eq!(r.out_of_bounds, 6, "{r:?}");
+    assert!(
+        r.violations
+            .iter()
+            .any(|v| v.starts_with("load of A[") && v.contains("outside the buffer's shape [2]")),
+        "{r:?}"
+    );
+    assert!(
+        r.violations
+            .iter()
+            .any(|v| v.starts_with("statement 1 reads `A`")),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn products_with_and_without_initialisation() {
+    let src = "def p(float(N, K) A) -> (O) { O(i) *=! A(i, k) }";
+    assert_clean(&run(src, &[("N", 3), ("K", 4)], 3));
+    let text = lowered_text(src);
+    assert!(text.contains("O[i] = 1.000000f"), "{text}");
+    assert!(text.contains("O[i] = (O[i]*A[i, k])"), "{text}");
+    let src = "def p(float(N, K) A) -> (O) { O(i) *= A(i, k) }";
+    assert_clean(&run(src, &[("N", 3), ("K", 4)], 3));
+}
+
+#[test]
+fn comparisons_of_values_casts_modulo_and_builtins() {
+    let src = "def f(float(N) A, int32(N) C) -> (O, P, Q, R) {
+        O(i) = A(i) > 0 ? A(i) : 0.0
+        P(i) = (A(i) > 0 && C(i) != 1) ? fmax(A(i), 0.5) : tanh(A(i))
+        Q(i) = int32(A(i) * 4) % 3 + C(i) % 2
+        R(i) = !(A(i) < 0) ? sqrt(fabs(A(i))) : pow(A(i), 2)
+    }";
+    for seed in 0..4 {
+        assert_clean(&run(src, &[("N", 7)], seed));
+    }
+}
+
+#[test]
+fn an_input_nothing_reads_is_passed_through() {
+    let src = "def f(float(N) A, float(N) B) -> (O) { O(i) = A(i) where exists B(i) }";
+    let a = analyze(src);
+    let l = tc::lower::to_te(&a.program.defs[0], &a.defs[0]).unwrap();
+    let f = te::lower(&l.schedule, &l.args()).unwrap();
+    let names: Vec<&str> = f.params.iter().map(|b| b.name()).collect();
+    assert_eq!(names, ["A", "B", "O"]);
+    assert_clean(&run(src, &[("N", 4)], 0));
+}
+
+#[test]
+fn snapshot_of_a_program_using_each_new_node() {
+    let src = "def all(float(N, K) A, int32(M) idx) -> (P, O) {
+        P(i) *=! tanh(A(i, k))
+        O(j) = P(idx(j)) >= 0 ? float(int32(P(idx(j)) * 8) % 3) : exp(P(idx(j)))
+    }";
+    assert_clean(&run(src, &[("N", 4), ("K", 3), ("M", 5)], 5));
+    insta::assert_snapshot!(lowered_text(src));
+}
+
+#[test]
+fn every_builtin_is_an_intrinsic_of_its_arity_or_cannot_run() {
+    // Special functions with no exact implementation in Rust's standard
+    // library: neither side can evaluate them.
+    let unevaluated = [
+        "cyl_bessel_i0",
+        "cyl_bessel_i1",
+        "erf",
+        "erfc",
+        "erfcinv",
+        "erfcx",
+        "erfinv",
+        "j0",
+        "j1",
+        "lgamma",
+        "normcdf",
+        "normcdfinv",
+        "tgamma",
+        "y0",
+        "y1",
+    ];
+    for (name, arity) in tc::sema::BUILTINS {
+        match tir::Intrinsic::from_name(name) {
+            Some(f) => assert_eq!(f.arity(), *arity, "{name}"),
+            None => assert!(unevaluated.contains(name), "{name}"),
+        }
+    }
+    let src = "def f(float(N) A) -> (O) { O(i) = lgamma(A(i)) }";
+    let a = analyze(src);
+    let e = match tc::lower::to_te(&a.program.defs[0], &a.defs[0]) {
+        Err(e) => e,
+        Ok(_) => panic!("lgamma lowered"),
+    };
+    assert!(e.message.contains("`lgamma` has no exact implementation"), "{}", e.message);
+}
+
+#[test]
+fn dots_with_its_related_sizes_runs_lowered() {
+    // TC issue #55's triangular dots: `KP1 = K + 1`, which the uniform
+    // sizes of tests/programs.rs cannot give; `Idx` is read under guards.
+    let src = "def dots(float(N, C) NormData, int32(KP1) Idx, float(K, MAX_L, MAX_L) Beta) -> (Dots) {
+        Dots(k, max_l_1, max_l_2) +=! (max_l_1 >= max_l_2) ? 0.0 :
+            ((Idx(k) + max_l_1 >= Idx(k + 1) || Idx(k) + max_l_2 >= Idx(k + 1)) ?
+              0.0 :
+              NormData(Idx(k) + max_l_1, r_c) * NormData(Idx(k) + max_l_2, r_c))
+            where k in 0:K, max_l_1 in 0:MAX_L, max_l_2 in 0:MAX_L
+    }";
+    let sz = [("N", 6), ("C", 3), ("K", 4), ("KP1", 5), ("MAX_L", 3)];
+    for seed in 0..4 {
+        assert_clean(&run(src, &sz, seed));
+    }
+}
