@@ -610,7 +610,9 @@ impl<'a> Simplifier<'a> {
                 continue;
             };
             let k = s.terms[i].coeff;
-            if k != 1 && k != -1 {
+            // With nothing to move in (no constant, no sign), the
+            // alternative is the same division again.
+            if (k != 1 && k != -1) || (k == 1 && s.konst == 0) {
                 continue;
             }
             let mut num = Sum::of(x)?;
