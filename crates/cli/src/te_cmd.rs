@@ -23,7 +23,7 @@ pub struct TeArgs {
 /// The stack the analysis runs on: the walkers of bodies and programs
 /// recurse as deep as an expression is nested, and a flat sum of 50,000
 /// terms is nested that deep. Only the pages used are committed.
-const ANALYSIS_STACK: usize = 1 << 30;
+const ANALYSIS_STACK: usize = 2 << 20;
 
 /// Runs the subcommand (on a thread with an [`ANALYSIS_STACK`]-byte stack
 /// when one can be started).

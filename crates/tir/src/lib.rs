@@ -48,6 +48,7 @@ mod layout;
 pub mod print;
 mod rename;
 mod simplify;
+pub mod stack;
 mod stmt;
 mod tensor;
 mod value;

@@ -101,7 +101,9 @@ impl Interpreter {
                     name: "<lambda>".to_owned(),
                     params,
                     vararg,
-                    body: Body::Lambda(Rc::new((*l.body).clone())),
+                    body: Body::Lambda(self.program.lambda_body(l.range).ok_or_else(|| {
+                        Raised::at(span.clone(), "internal error: a lambda body was not kept")
+                    })?),
                     closure: scope.clone(),
                 })))
             }

@@ -327,7 +327,9 @@ impl Interpreter {
             name: def.name.to_string(),
             params,
             vararg,
-            body: Body::Block(Rc::from(def.body.clone())),
+            body: Body::Block(self.program.def_body(def.range).ok_or_else(|| {
+                Raised::at(span.clone(), "internal error: a function body was not kept")
+            })?),
             closure: scope.clone(),
         })
     }
