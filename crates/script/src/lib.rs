@@ -39,7 +39,7 @@
 //! ```
 #![warn(missing_docs)]
 
-pub use nesting::MAX_NESTING;
+pub use nesting::{MAX_NESTING, MAX_TREE_DEPTH};
 
 mod args;
 mod builtins;
@@ -106,23 +106,19 @@ impl Script {
     /// Parses `source`; a syntax error points at its line and column.
     pub fn parse(source: &str) -> Result<Script, ScriptError> {
         if let Some(at) = nesting::too_deep(source) {
-            return Err(ScriptError::new(
-                source,
-                at,
-                format!(
-                    "nesting deeper than {} levels (brackets or prefix operators): \
-                     split the expression into named parts",
-                    nesting::MAX_NESTING
-                ),
-            ));
+            return Err(ScriptError::new(source, at, nesting::too_deep_message()));
         }
         let body = ast::Suite::parse(source, "<script>").map_err(|e| {
             let at = usize::from(e.offset);
             ScriptError::new(source, at..at + 1, format!("syntax error: {}", e.error))
         })?;
+        let program = Program::new(body).map_err(|at| {
+            let at = usize::from(at.start());
+            ScriptError::new(source, at..at + 1, nesting::too_deep_message())
+        })?;
         Ok(Script {
             source: source.to_owned(),
-            program: Rc::new(Program::new(body)),
+            program: Rc::new(program),
         })
     }
 

@@ -7,7 +7,8 @@
 //! bodies are moved out once, into shared bodies the interpreter looks up)
 //! and is dropped through an explicit work list.
 
-use rustpython_parser::ast;
+use crate::nesting::MAX_TREE_DEPTH;
+use rustpython_parser::ast::{self, Ranged};
 use rustpython_parser::text_size::TextRange;
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -37,34 +38,42 @@ fn hole() -> ast::Expr {
 
 impl Program {
     /// Takes the parser's statements and moves every function body out.
-    pub fn new(mut body: Vec<ast::Stmt>) -> Program {
+    /// A tree nested deeper than [`MAX_TREE_DEPTH`] (not counting the left
+    /// operands of binary operators, along which flat chains grow) gives
+    /// the range of its first node past the limit.
+    pub fn new(mut body: Vec<ast::Stmt>) -> Result<Program, TextRange> {
         let mut lambdas = HashMap::new();
         let mut defs = HashMap::new();
-        let mut moved_lambdas: Vec<((u32, u32), ast::Expr)> = Vec::new();
-        let mut moved_defs: Vec<((u32, u32), Vec<ast::Stmt>)> = Vec::new();
-        move_bodies(
-            Node::Stmts(&mut body),
-            &mut moved_lambdas,
-            &mut moved_defs,
-        );
+        let mut moved = Moved::default();
+        let walked = move_bodies(Root::Stmts(&mut body, 0), &mut moved);
         // A moved body's own lambdas and defs are moved in turn, before the
         // body is shared.
-        loop {
-            if let Some((k, mut e)) = moved_lambdas.pop() {
-                move_bodies(Node::Expr(&mut e), &mut moved_lambdas, &mut moved_defs);
+        let walked = walked.and_then(|()| loop {
+            if let Some((k, mut e, depth)) = moved.lambdas.pop() {
+                let walked = move_bodies(Root::Expr(&mut e, depth), &mut moved);
                 lambdas.insert(k, Rc::new(e));
-            } else if let Some((k, mut b)) = moved_defs.pop() {
-                move_bodies(Node::Stmts(&mut b), &mut moved_lambdas, &mut moved_defs);
+                walked?;
+            } else if let Some((k, mut b, depth)) = moved.defs.pop() {
+                let walked = move_bodies(Root::Stmts(&mut b, depth), &mut moved);
                 defs.insert(k, Rc::new(b));
+                walked?;
             } else {
-                break;
+                break Ok(());
             }
-        }
-        Program {
+        });
+        let program = Program {
             body,
             lambdas,
             defs,
+        };
+        if let Err(at) = walked {
+            // Whatever was not moved into the program is dropped flat too.
+            let exprs = moved.lambdas.into_iter().map(|(_, e, _)| e).collect();
+            let stmts = moved.defs.into_iter().flat_map(|(_, b, _)| b).collect();
+            drop_flat(exprs, stmts);
+            return Err(at);
         }
+        Ok(program)
     }
 
     /// The body of the lambda at `range`.
@@ -123,39 +132,68 @@ pub(crate) fn drop_flat(mut exprs: Vec<ast::Expr>, mut stmts: Vec<ast::Stmt>) {
 enum Node<'a> {
     Expr(&'a mut ast::Expr),
     Stmt(&'a mut ast::Stmt),
-    Stmts(&'a mut Vec<ast::Stmt>),
 }
 
-/// Moves every lambda and def body under `root` out into the lists, walking
-/// with a work list.
-fn move_bodies(
-    root: Node<'_>,
-    lambdas: &mut Vec<((u32, u32), ast::Expr)>,
-    defs: &mut Vec<((u32, u32), Vec<ast::Stmt>)>,
-) {
-    let mut exprs: Vec<&mut ast::Expr> = Vec::new();
-    let mut bodies: Vec<&mut Vec<ast::Stmt>> = Vec::new();
+/// Where a walk moving bodies out starts, and at what nesting depth.
+enum Root<'a> {
+    Expr(&'a mut ast::Expr, usize),
+    Stmts(&'a mut Vec<ast::Stmt>, usize),
+}
+
+/// Bodies moved out of the tree, each with the depth it sits at.
+#[derive(Default)]
+struct Moved {
+    lambdas: Vec<((u32, u32), ast::Expr, usize)>,
+    defs: Vec<((u32, u32), Vec<ast::Stmt>, usize)>,
+}
+
+/// Moves every lambda and def body under `root` out into `moved`, walking
+/// with a work list; stops at the first node nested deeper than
+/// [`MAX_TREE_DEPTH`].
+fn move_bodies(root: Root<'_>, moved: &mut Moved) -> Result<(), TextRange> {
+    let mut exprs: Vec<(&mut ast::Expr, usize)> = Vec::new();
+    let mut bodies: Vec<(&mut Vec<ast::Stmt>, usize)> = Vec::new();
     match root {
-        Node::Expr(e) => exprs.push(e),
-        Node::Stmt(_) | Node::Stmts(_) => children_of(root, &mut exprs, &mut bodies),
+        Root::Expr(e, depth) => exprs.push((e, depth)),
+        Root::Stmts(b, depth) => bodies.push((b, depth)),
     }
+    let mut children = Vec::new();
+    let mut blocks = Vec::new();
     loop {
-        if let Some(e) = exprs.pop() {
-            if let ast::Expr::Lambda(l) = e {
-                let body = std::mem::replace(&mut *l.body, hole());
-                lambdas.push((key(l.range), body));
+        let depth;
+        if let Some((e, d)) = exprs.pop() {
+            depth = d;
+            if depth > MAX_TREE_DEPTH {
+                return Err(e.range());
             }
-            children_of(Node::Expr(e), &mut exprs, &mut bodies);
-        } else if let Some(b) = bodies.pop() {
+            match e {
+                ast::Expr::Lambda(l) => {
+                    let body = std::mem::replace(&mut *l.body, hole());
+                    moved.lambdas.push((key(l.range), body, depth + 1));
+                }
+                // The left operand continues the chain at the same depth.
+                ast::Expr::BinOp(b) => {
+                    exprs.push((&mut b.left, depth));
+                    exprs.push((&mut b.right, depth + 1));
+                    continue;
+                }
+                _ => {}
+            }
+            children_of(Node::Expr(e), &mut children, &mut blocks);
+        } else if let Some((b, d)) = bodies.pop() {
+            depth = d;
             for s in b.iter_mut() {
                 if let ast::Stmt::FunctionDef(d) = s {
-                    defs.push((key(d.range), std::mem::take(&mut d.body)));
+                    let body = std::mem::take(&mut d.body);
+                    moved.defs.push((key(d.range), body, depth + 1));
                 }
-                children_of(Node::Stmt(s), &mut exprs, &mut bodies);
+                children_of(Node::Stmt(s), &mut children, &mut blocks);
             }
         } else {
-            return;
+            return Ok(());
         }
+        exprs.extend(children.drain(..).map(|c| (c, depth + 1)));
+        bodies.extend(blocks.drain(..).map(|b| (b, depth + 1)));
     }
 }
 
@@ -170,10 +208,6 @@ fn children_of<'a>(
     use ast::Expr as E;
     use ast::Stmt as S;
     let e = match node {
-        Node::Stmts(b) => {
-            bodies.push(b);
-            return;
-        }
         Node::Stmt(s) => {
             match s {
                 S::FunctionDef(d) => {

@@ -521,6 +521,11 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers an element value, with root axes replaced by `at_roots`.
     fn value(&self, v: &TeValue, at_roots: &impl Fn(&Expr) -> Expr) -> Result<Value> {
+        tir::stack::grow(|| self.value_step(v, at_roots))
+    }
+
+    /// One level of [`Self::value`], on the stack [`tir::stack::grow`] left room on.
+    fn value_step(&self, v: &TeValue, at_roots: &impl Fn(&Expr) -> Expr) -> Result<Value> {
         let idx = |e: &Expr| simp(&self.an, at_roots(&self.expr(e)));
         Ok(match v.kind() {
             ValueKind::Float(x) => Value::f32(*x),

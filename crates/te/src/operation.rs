@@ -365,7 +365,7 @@ fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
     let nested = |v: &Value| {
         let mut found = false;
         fn walk(v: &Value, found: &mut bool) {
-            match v.kind() {
+            tir::stack::grow(|| match v.kind() {
                 ValueKind::Reduce(_) => *found = true,
                 ValueKind::Neg(a) => walk(a, found),
                 ValueKind::Binary(_, a, b) | ValueKind::Select(_, a, b) => {
@@ -373,7 +373,7 @@ fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
                     walk(b, found)
                 }
                 ValueKind::Float(_) | ValueKind::Index(_) | ValueKind::Load(..) => {}
-            }
+            })
         }
         walk(v, &mut found);
         found

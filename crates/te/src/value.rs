@@ -155,6 +155,20 @@ struct Node {
     dtype: DataType,
 }
 
+/// The children of a long chain are dropped one level per [`tir::stack::grow`]
+/// step: the derived drop would recurse as deep as the chain is long.
+impl Drop for Node {
+    fn drop(&mut self) {
+        if matches!(
+            self.kind,
+            ValueKind::Neg(_) | ValueKind::Binary(..) | ValueKind::Select(..)
+        ) {
+            let kind = std::mem::replace(&mut self.kind, ValueKind::Float(0.0));
+            tir::stack::grow(|| drop(kind));
+        }
+    }
+}
+
 impl Value {
     /// A value of the given kind.
     pub fn new(kind: ValueKind) -> Value {
@@ -226,7 +240,7 @@ impl Value {
 
     /// Calls `f` on every tensor load, outermost first.
     pub fn for_each_load(&self, f: &mut impl FnMut(&Tensor, &[Expr])) {
-        match self.kind() {
+        tir::stack::grow(|| match self.kind() {
             ValueKind::Float(_) | ValueKind::Index(_) => {}
             ValueKind::Load(t, idx) => f(t, idx),
             ValueKind::Neg(a) => a.for_each_load(f),
@@ -235,13 +249,13 @@ impl Value {
                 b.for_each_load(f);
             }
             ValueKind::Reduce(r) => r.source.for_each_load(f),
-        }
+        })
     }
 
     /// Calls `f` on every index expression (load indices, conditions, index
     /// values).
     pub fn for_each_index(&self, f: &mut impl FnMut(&Expr)) {
-        match self.kind() {
+        tir::stack::grow(|| match self.kind() {
             ValueKind::Float(_) => {}
             ValueKind::Index(e) => f(e),
             ValueKind::Load(_, idx) => idx.iter().for_each(&mut *f),
@@ -261,7 +275,7 @@ impl Value {
                 }
                 r.source.for_each_index(f)
             }
-        }
+        })
     }
 
     /// The value with every index expression rewritten by `f` and every load
@@ -272,7 +286,7 @@ impl Value {
         f: &mut impl FnMut(&Expr) -> Expr,
         load: &mut impl FnMut(&Tensor, &[Expr]) -> Option<Value>,
     ) -> Value {
-        match self.kind() {
+        tir::stack::grow(|| match self.kind() {
             ValueKind::Float(_) => self.clone(),
             ValueKind::Index(e) => Value::index(f(e)),
             ValueKind::Load(t, idx) => {
@@ -292,7 +306,7 @@ impl Value {
                 axes: r.axes.clone(),
                 condition: r.condition.as_ref().map(&mut *f),
             })),
-        }
+        })
     }
 
     /// The value with variables replaced by `map` (others kept).
@@ -405,7 +419,7 @@ fn precedence(v: &Value) -> u8 {
 
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.kind() {
+        tir::stack::grow(|| match self.kind() {
             ValueKind::Float(v) => write!(f, "{v:?}"),
             ValueKind::Index(e) => write!(f, "{e}"),
             ValueKind::Load(t, idx) => {
@@ -456,7 +470,7 @@ impl fmt::Display for Value {
                 }
                 f.write_str(")")
             }
-        }
+        })
     }
 }
 

@@ -31,6 +31,11 @@ impl Interpreter {
     }
 
     fn exec(&mut self, stmt: &ast::Stmt, scope: &Rc<Scope>) -> Eval<Flow> {
+        tir::stack::grow(|| self.exec_step(stmt, scope))
+    }
+
+    /// One level of [`Self::exec`], on the stack [`tir::stack::grow`] left room on.
+    fn exec_step(&mut self, stmt: &ast::Stmt, scope: &Rc<Scope>) -> Eval<Flow> {
         let span = span_of(stmt.range());
         self.steps += 1;
         if self.steps > MAX_STEPS {
