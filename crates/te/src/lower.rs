@@ -437,11 +437,15 @@ impl<'a> Lowerer<'a> {
                     out_access.clone(),
                     init_value,
                 );
-                // Guards inside the reduction loops that involve data axes
-                // only also guard the initialisation.
+                // The initialisation runs over the loops from the first
+                // reduction loop on that cover data axes (a data axis fused
+                // with a reduction axis included), as TVM's
+                // `ComputeLoopNest` places it. Guards inside the reduction
+                // loops that involve none of the other loops also guard it.
+                let data_loops = st.data_loops();
                 let reduce_vars: Vec<&Var> = loops[first_reduce..]
                     .iter()
-                    .filter(|l| l.iv.kind() == IterKind::Reduce)
+                    .filter(|l| !data_loops.contains(&l.iv))
                     .map(|l| &l.var)
                     .collect();
                 let init_guards: Vec<&Expr> = placed
@@ -464,7 +468,7 @@ impl<'a> Lowerer<'a> {
                 }
                 let data_inner: Vec<&Loop> = loops[first_reduce..]
                     .iter()
-                    .filter(|l| l.iv.kind() == IterKind::DataPar)
+                    .filter(|l| data_loops.contains(&l.iv))
                     .collect();
                 let mut init_nest = init;
                 for l in data_inner.iter().rev() {
