@@ -2,6 +2,8 @@
 //! terms (left-deep, as a front end builds `A[i] + A[i] + ...`) through
 //! bound inference, lowering, printing, the interpreter and the reference
 //! evaluator, on a thread with a 2 MiB stack (a quarter of a main thread's).
+// `&[t.clone()]` mirrors TVM's `create_schedule([t])`.
+#![allow(clippy::cloned_ref_to_slice_refs)]
 
 use arith::Expr;
 use std::collections::HashMap;
