@@ -7,8 +7,8 @@ use crate::modular::Modular;
 use crate::range::Range;
 use crate::simplify::sum::Sum;
 use crate::simplify::{Info, Simplifier};
-use std::collections::HashMap;
 use smallvec::SmallVec;
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// An interval of values in `i128` (clamped to `i64`), `None` over
@@ -548,7 +548,8 @@ impl Analyzer {
             return false;
         }
         let mut overflow = false;
-        let node = |n: &Expr, kids: &[W], overflow: &mut bool| self.overflow_interval(n, kids, overflow);
+        let node =
+            |n: &Expr, kids: &[W], overflow: &mut bool| self.overflow_interval(n, kids, overflow);
         // Small trees recurse (depth at most their size); large ones are
         // walked on an explicit stack with a memo by node identity.
         if e.node_count() <= 4096 {
@@ -600,83 +601,83 @@ impl Analyzer {
             }
             Some((x.clamp(lo, hi), y.clamp(lo, hi)))
         };
-            use ExprKind::*;
-            match n.kind() {
-                Int(v) => Some((*v as i128, *v as i128)),
-                Bool(_) | Cmp(..) | And(..) | Or(..) | Not(..) => Some((0, 1)),
-                Var(v) => match self.vars.get(v).and_then(|f| f.declared) {
-                    Some((lo, hi)) => Some((lo as i128, hi as i128)),
-                    None => {
-                        let b = self.var_bound(v);
-                        b.is_finite().then_some((b.min as i128, b.max as i128))
-                    }
-                },
-                Add(..) => {
-                    let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
-                    range(a0 + b0, a1 + b1, overflow)
+        use ExprKind::*;
+        match n.kind() {
+            Int(v) => Some((*v as i128, *v as i128)),
+            Bool(_) | Cmp(..) | And(..) | Or(..) | Not(..) => Some((0, 1)),
+            Var(v) => match self.vars.get(v).and_then(|f| f.declared) {
+                Some((lo, hi)) => Some((lo as i128, hi as i128)),
+                None => {
+                    let b = self.var_bound(v);
+                    b.is_finite().then_some((b.min as i128, b.max as i128))
                 }
-                Sub(..) => {
-                    let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
-                    range(a0 - b1, a1 - b0, overflow)
-                }
-                Mul(..) => {
-                    let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
-                    let c = [a0 * b0, a0 * b1, a1 * b0, a1 * b1];
-                    range(*c.iter().min()?, *c.iter().max()?, overflow)
-                }
-                FloorDiv(..) | FloorMod(..) | CeilDiv(..) => {
-                    let (a, b) = (kids[0]?, kids[1]?);
-                    // Only i64::MIN // -1 leaves the range.
-                    if a.0 == i64::MIN as i128 && b.0 <= -1 && -1 <= b.1 {
-                        *overflow = true;
-                    }
-                    let ((a0, a1), (b0, b1)) = (a, b);
-                    if let FloorMod(..) = n.kind() {
-                        return Some(if b0 > 0 {
-                            (0, b1 - 1)
-                        } else if b1 < 0 {
-                            (b0 + 1, 0)
-                        } else {
-                            let m = (-b0).max(b1);
-                            (1 - m, m - 1)
-                        });
-                    }
-                    // On each sign part of the divisor the quotient is
-                    // monotone, so the corners bound it.
-                    let div = |x: i128, y: i128| {
-                        let q = x / y;
-                        let inexact = x % y != 0;
-                        match n.kind() {
-                            FloorDiv(..) if inexact && ((x < 0) != (y < 0)) => q - 1,
-                            CeilDiv(..) if inexact && ((x < 0) == (y < 0)) => q + 1,
-                            _ => q,
-                        }
-                    };
-                    let mut out: Option<(i128, i128)> = None;
-                    for (p0, p1) in [(b0.max(1), b1), (b0, b1.min(-1))] {
-                        if p0 > p1 {
-                            continue;
-                        }
-                        for q in [div(a0, p0), div(a0, p1), div(a1, p0), div(a1, p1)] {
-                            out = Some(out.map_or((q, q), |(l, h)| (l.min(q), h.max(q))));
-                        }
-                    }
-                    let (l, h) = out?;
-                    range(l, h, overflow)
-                }
-                Min(..) => {
-                    let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
-                    Some((a0.min(b0), a1.min(b1)))
-                }
-                Max(..) => {
-                    let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
-                    Some((a0.max(b0), a1.max(b1)))
-                }
-                Select(..) => {
-                    let ((a0, a1), (b0, b1)) = (kids[1]?, kids[2]?);
-                    Some((a0.min(b0), a1.max(b1)))
-                }
+            },
+            Add(..) => {
+                let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
+                range(a0 + b0, a1 + b1, overflow)
             }
+            Sub(..) => {
+                let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
+                range(a0 - b1, a1 - b0, overflow)
+            }
+            Mul(..) => {
+                let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
+                let c = [a0 * b0, a0 * b1, a1 * b0, a1 * b1];
+                range(*c.iter().min()?, *c.iter().max()?, overflow)
+            }
+            FloorDiv(..) | FloorMod(..) | CeilDiv(..) => {
+                let (a, b) = (kids[0]?, kids[1]?);
+                // Only i64::MIN // -1 leaves the range.
+                if a.0 == i64::MIN as i128 && b.0 <= -1 && -1 <= b.1 {
+                    *overflow = true;
+                }
+                let ((a0, a1), (b0, b1)) = (a, b);
+                if let FloorMod(..) = n.kind() {
+                    return Some(if b0 > 0 {
+                        (0, b1 - 1)
+                    } else if b1 < 0 {
+                        (b0 + 1, 0)
+                    } else {
+                        let m = (-b0).max(b1);
+                        (1 - m, m - 1)
+                    });
+                }
+                // On each sign part of the divisor the quotient is
+                // monotone, so the corners bound it.
+                let div = |x: i128, y: i128| {
+                    let q = x / y;
+                    let inexact = x % y != 0;
+                    match n.kind() {
+                        FloorDiv(..) if inexact && ((x < 0) != (y < 0)) => q - 1,
+                        CeilDiv(..) if inexact && ((x < 0) == (y < 0)) => q + 1,
+                        _ => q,
+                    }
+                };
+                let mut out: Option<(i128, i128)> = None;
+                for (p0, p1) in [(b0.max(1), b1), (b0, b1.min(-1))] {
+                    if p0 > p1 {
+                        continue;
+                    }
+                    for q in [div(a0, p0), div(a0, p1), div(a1, p0), div(a1, p1)] {
+                        out = Some(out.map_or((q, q), |(l, h)| (l.min(q), h.max(q))));
+                    }
+                }
+                let (l, h) = out?;
+                range(l, h, overflow)
+            }
+            Min(..) => {
+                let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
+                Some((a0.min(b0), a1.min(b1)))
+            }
+            Max(..) => {
+                let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
+                Some((a0.max(b0), a1.max(b1)))
+            }
+            Select(..) => {
+                let ((a0, a1), (b0, b1)) = (kids[1]?, kids[2]?);
+                Some((a0.min(b0), a1.max(b1)))
+            }
+        }
     }
 
     /// The simplification of an input that may overflow somewhere: the

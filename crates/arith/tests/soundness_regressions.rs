@@ -252,7 +252,11 @@ fn results_are_defined_wherever_the_input_is() {
     );
     // Parts that provably stay inside `i64` are still simplified.
     assert_eq!(
-        check("x * 4611686018427387904 * 4 + (y * 2 + y * 3)", &[("x", -1, 2), ("y", 0, 8)], &[]),
+        check(
+            "x * 4611686018427387904 * 4 + (y * 2 + y * 3)",
+            &[("x", -1, 2), ("y", 0, 8)],
+            &[]
+        ),
         "x * 4611686018427387904 * 4 + y * 5"
     );
 }

@@ -20,32 +20,10 @@ pub struct TeArgs {
     pub seed: u64,
 }
 
-/// The stack the analysis runs on: the walkers of bodies and programs
-/// recurse as deep as an expression is nested, and a flat sum of 50,000
-/// terms is nested that deep. Only the pages used are committed.
-const ANALYSIS_STACK: usize = 1 << 30;
-
-/// Runs the subcommand (on a thread with an [`ANALYSIS_STACK`]-byte stack
-/// when one can be started).
+/// Runs the subcommand. Long flat chains need no large stack: the walkers
+/// of bodies and programs continue on heap-allocated stack segments
+/// (`tir::stack`), so the analysis runs on the main thread.
 pub fn run(args: TeArgs) -> ExitCode {
-    let worker = std::thread::Builder::new()
-        .name("te".to_owned())
-        .stack_size(ANALYSIS_STACK);
-    let (file, json, run, seed) = (args.file.clone(), args.json, args.run, args.seed);
-    match worker.spawn(move || analyse(args)) {
-        Ok(handle) => handle
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        Err(_) => analyse(TeArgs {
-            file,
-            json,
-            run,
-            seed,
-        }),
-    }
-}
-
-fn analyse(args: TeArgs) -> ExitCode {
     let name = args.file.display().to_string();
     let source = match std::fs::read_to_string(&args.file) {
         Ok(s) => s,

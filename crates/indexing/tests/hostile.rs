@@ -59,7 +59,10 @@ fn sums_near_the_ends_of_i64_keep_their_grouping_when_printed() {
     );
     let back = IndexingMap::parse(&printed).unwrap();
     assert!(indexing::semantically_equal(&map, &back, 1 << 16).unwrap());
-    assert_eq!(map.evaluate(&[0, 0, 7]).unwrap(), back.evaluate(&[0, 0, 7]).unwrap());
+    assert_eq!(
+        map.evaluate(&[0, 0, 7]).unwrap(),
+        back.evaluate(&[0, 0, 7]).unwrap()
+    );
     // Away from the ends, the same shape prints in XLA's flat form.
     let small = IndexingMap::parse(
         "(d0)[s0, s1] -> (min(d0, -9) + (s0 * 6 + s1 * -1 + 14)), \

@@ -29,7 +29,7 @@ pub(crate) enum Body {
     /// A lambda's single expression.
     Lambda(Rc<ast::Expr>),
     /// A `def`'s statements.
-    Block(Rc<[ast::Stmt]>),
+    Block(Rc<Vec<ast::Stmt>>),
 }
 
 impl Function {

@@ -39,7 +39,7 @@
 //! ```
 #![warn(missing_docs)]
 
-pub use nesting::MAX_NESTING;
+pub use nesting::{MAX_NESTING, MAX_TREE_DEPTH};
 
 mod args;
 mod builtins;
@@ -53,6 +53,7 @@ mod objects;
 mod operators;
 mod schedule_api;
 mod scope;
+mod tree;
 mod tvm_api;
 mod value;
 
@@ -61,11 +62,13 @@ pub use error::ScriptError;
 use interp::Interpreter;
 use rustpython_parser::{ast, Parse};
 use scope::Scope;
+use std::rc::Rc;
+use tree::Program;
 
 /// A parsed script, ready to run.
 pub struct Script {
     source: String,
-    body: Vec<ast::Stmt>,
+    program: Rc<Program>,
 }
 
 /// The schedule a script is about, with the tensors its program takes.
@@ -103,31 +106,27 @@ impl Script {
     /// Parses `source`; a syntax error points at its line and column.
     pub fn parse(source: &str) -> Result<Script, ScriptError> {
         if let Some(at) = nesting::too_deep(source) {
-            return Err(ScriptError::new(
-                source,
-                at,
-                format!(
-                    "nesting deeper than {} levels (brackets or prefix operators): \
-                     split the expression into named parts",
-                    nesting::MAX_NESTING
-                ),
-            ));
+            return Err(ScriptError::new(source, at, nesting::too_deep_message()));
         }
         let body = ast::Suite::parse(source, "<script>").map_err(|e| {
             let at = usize::from(e.offset);
             ScriptError::new(source, at..at + 1, format!("syntax error: {}", e.error))
         })?;
+        let program = Program::new(body).map_err(|at| {
+            let at = usize::from(at.start());
+            ScriptError::new(source, at..at + 1, nesting::too_deep_message())
+        })?;
         Ok(Script {
             source: source.to_owned(),
-            body,
+            program: Rc::new(program),
         })
     }
 
     /// Runs the script: executes every statement, evaluating asserts.
     pub fn run(&self) -> Result<ScriptRun, ScriptError> {
-        let mut interp = Interpreter::new(&self.source);
+        let mut interp = Interpreter::new(&self.source, self.program.clone());
         interp
-            .run_module(&self.body, &Scope::global())
+            .run_module(&self.program.body, &Scope::global())
             .map_err(|r| r.into_script_error(&self.source))?;
         let session = &interp.session;
         let target = match session.lowered.last() {
@@ -154,24 +153,9 @@ impl Script {
     }
 }
 
-/// The stack a script runs on: the parser's tree of a long flat chain
-/// (`1 + 1 + ...`, 50,000 terms) is nested as deep as the chain is long, and
-/// dropping it recurses that deep. Only the pages used are committed.
-const SCRIPT_STACK: usize = 256 << 20;
-
-/// Parses and runs `source` (on a thread with a [`SCRIPT_STACK`]-byte stack
-/// when one can be started).
+/// Parses and runs `source`. Long flat chains need no deep stack: the
+/// parser is table driven, the tree is walked and dropped with work lists
+/// and chains are evaluated along their spine.
 pub fn run(source: &str) -> Result<ScriptRun, ScriptError> {
-    std::thread::scope(|scope| {
-        let worker = std::thread::Builder::new()
-            .name("script".to_owned())
-            .stack_size(SCRIPT_STACK)
-            .spawn_scoped(scope, || Script::parse(source)?.run());
-        match worker {
-            Ok(handle) => handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => Script::parse(source)?.run(),
-        }
-    })
+    Script::parse(source)?.run()
 }

@@ -2,7 +2,9 @@
 //! nested brackets or long runs of unary operators would overflow the stack
 //! of the parser's tree (and of every walk over it) long before they mean
 //! anything. Long flat chains (`1 + 1 + ...`) are not nesting and have no
-//! limit.
+//! limit. Nesting the text does not show (`not not ...`, `a ** b ** ...`,
+//! `x if c else y if c else ...`) is measured on the parsed tree
+//! (`tree.rs`) against the same limit.
 
 use std::ops::Range;
 
@@ -10,6 +12,19 @@ use std::ops::Range;
 /// prefix operators (`-`, `+`, `~`), a script may have: CPython's parser
 /// refuses more than 200 nested parentheses too.
 pub const MAX_NESTING: usize = 200;
+
+/// The deepest the parsed tree may nest, not counting left operands of
+/// binary operators (along which flat chains grow): a bracket adds a level
+/// or a few (a call and its arguments, a subscript and its index tuple).
+pub const MAX_TREE_DEPTH: usize = 1000;
+
+/// The error for a script nested past [`MAX_NESTING`].
+pub(crate) fn too_deep_message() -> String {
+    format!(
+        "nesting deeper than {MAX_NESTING} levels (brackets or prefix operators; \
+         {MAX_TREE_DEPTH} levels of nested expressions): split the expression into named parts"
+    )
+}
 
 /// The byte range of the first bracket or prefix operator beyond
 /// [`MAX_NESTING`], if any. Strings and comments are skipped.

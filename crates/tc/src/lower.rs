@@ -561,32 +561,30 @@ pub fn run(
         .collect();
     let at_def = |m: String| Diagnostic::error(def.name.span, m);
     let mut rng = te::XorShift::new(seed);
-    let mut draw = |t: ScalarType,
-                    shape: &[i64],
-                    index_limit: Option<i64>|
-     -> Result<Buffer, Diagnostic> {
-        let n = eval::elements(shape).map_err(|m| Diagnostic::error(def.name.span, m))?;
-        let data = (0..n)
-            .map(|_| {
-                if t.is_float() {
-                    rng.uniform(-1.0, 1.0) as f32 as f64
-                } else if t == ScalarType::Bool {
-                    rng.int_in(0, 1) as f64
-                } else if let Some(limit) = index_limit.filter(|&l| l > 0) {
-                    rng.int_in(0, limit - 1) as f64
-                } else {
-                    // Small positive integers: valid as indices into any
-                    // dimension of size 3 or more, and as divisors.
-                    rng.int_in(1, 2) as f64
-                }
+    let mut draw =
+        |t: ScalarType, shape: &[i64], index_limit: Option<i64>| -> Result<Buffer, Diagnostic> {
+            let n = eval::elements(shape).map_err(|m| Diagnostic::error(def.name.span, m))?;
+            let data = (0..n)
+                .map(|_| {
+                    if t.is_float() {
+                        rng.uniform(-1.0, 1.0) as f32 as f64
+                    } else if t == ScalarType::Bool {
+                        rng.int_in(0, 1) as f64
+                    } else if let Some(limit) = index_limit.filter(|&l| l > 0) {
+                        rng.int_in(0, limit - 1) as f64
+                    } else {
+                        // Small positive integers: valid as indices into any
+                        // dimension of size 3 or more, and as divisors.
+                        rng.int_in(1, 2) as f64
+                    }
+                })
+                .collect();
+            Ok(Buffer {
+                lower: vec![0; shape.len()],
+                shape: shape.to_vec(),
+                data,
             })
-            .collect();
-        Ok(Buffer {
-            lower: vec![0; shape.len()],
-            shape: shape.to_vec(),
-            data,
-        })
-    };
+        };
     let eval_dim = |d: &Dim| -> Result<i64, Diagnostic> {
         match d {
             Dim::Const(v, _) => Ok(*v),

@@ -169,14 +169,19 @@ fn every_builtin_is_an_intrinsic_of_its_arity_or_cannot_run() {
         Err(e) => e,
         Ok(_) => panic!("lgamma lowered"),
     };
-    assert!(e.message.contains("`lgamma` has no exact implementation"), "{}", e.message);
+    assert!(
+        e.message.contains("`lgamma` has no exact implementation"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]
 fn dots_with_its_related_sizes_runs_lowered() {
     // TC issue #55's triangular dots: `KP1 = K + 1`, which the uniform
     // sizes of tests/programs.rs cannot give; `Idx` is read under guards.
-    let src = "def dots(float(N, C) NormData, int32(KP1) Idx, float(K, MAX_L, MAX_L) Beta) -> (Dots) {
+    let src =
+        "def dots(float(N, C) NormData, int32(KP1) Idx, float(K, MAX_L, MAX_L) Beta) -> (Dots) {
         Dots(k, max_l_1, max_l_2) +=! (max_l_1 >= max_l_2) ? 0.0 :
             ((Idx(k) + max_l_1 >= Idx(k + 1) || Idx(k) + max_l_2 >= Idx(k + 1)) ?
               0.0 :

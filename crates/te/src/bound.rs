@@ -396,10 +396,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                 // axis (TVM's region of a data-dependent access).
                 let req = match e {
                     Some(e) => within_budget(eval(e, &root_dom, an), &mut widened[d]),
-                    None => Interval {
-                        lo: None,
-                        hi: None,
-                    },
+                    None => Interval { lo: None, hi: None },
                 };
                 requests[d].push(clamp_to_shape(req, &op.shape()[d], an));
             }

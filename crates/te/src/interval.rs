@@ -248,6 +248,11 @@ fn tighter(own: Option<Expr>, other: Option<&Expr>, lower: bool, an: &Analyzer) 
 }
 
 fn eval_raw(e: &Expr, dom: &DomMap, an: &Analyzer) -> Interval {
+    tir::stack::grow(|| eval_raw_step(e, dom, an))
+}
+
+/// One level of [`eval_raw`], on the stack [`tir::stack::grow`] left room on.
+fn eval_raw_step(e: &Expr, dom: &DomMap, an: &Analyzer) -> Interval {
     if !uses_dom(e, dom) {
         return Interval::point(e.clone());
     }

@@ -451,11 +451,15 @@ impl<'a> Lowerer<'a> {
                     out_access.clone(),
                     init_value,
                 );
-                // Guards inside the reduction loops that involve data axes
-                // only also guard the initialisation.
+                // The initialisation runs over the loops from the first
+                // reduction loop on that cover data axes (a data axis fused
+                // with a reduction axis included), as TVM's
+                // `ComputeLoopNest` places it. Guards inside the reduction
+                // loops that involve none of the other loops also guard it.
+                let data_loops = st.data_loops();
                 let reduce_vars: Vec<&Var> = loops[first_reduce..]
                     .iter()
-                    .filter(|l| l.iv.kind() == IterKind::Reduce)
+                    .filter(|l| !data_loops.contains(&l.iv))
                     .map(|l| &l.var)
                     .collect();
                 let init_guards: Vec<&Expr> = placed
@@ -478,7 +482,7 @@ impl<'a> Lowerer<'a> {
                 }
                 let data_inner: Vec<&Loop> = loops[first_reduce..]
                     .iter()
-                    .filter(|l| l.iv.kind() == IterKind::DataPar)
+                    .filter(|l| data_loops.contains(&l.iv))
                     .collect();
                 let mut init_nest = init;
                 for l in data_inner.iter().rev() {
@@ -554,6 +558,11 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers an element value, with root axes replaced by `at_roots`.
     fn value(&self, v: &TeValue, at_roots: &impl Fn(&Expr) -> Expr) -> Result<Value> {
+        tir::stack::grow(|| self.value_step(v, at_roots))
+    }
+
+    /// One level of [`Self::value`], on the stack [`tir::stack::grow`] left room on.
+    fn value_step(&self, v: &TeValue, at_roots: &impl Fn(&Expr) -> Expr) -> Result<Value> {
         let idx = |e: &Expr| simp(&self.an, at_roots(&self.expr(e)));
         Ok(match v.kind() {
             ValueKind::Float(x) => Value::f32(*x),
@@ -569,7 +578,10 @@ impl<'a> Lowerer<'a> {
             ValueKind::Neg(a) => -self.value(a, at_roots)?,
             ValueKind::Binary(op, a, b) => {
                 let dtype = v.dtype();
-                let (x, y) = (self.operand(a, dtype, at_roots)?, self.operand(b, dtype, at_roots)?);
+                let (x, y) = (
+                    self.operand(a, dtype, at_roots)?,
+                    self.operand(b, dtype, at_roots)?,
+                );
                 Value::binary(binop(*op, dtype.is_int()), x, y)
             }
             ValueKind::Select(c, a, b) => Value::select(
@@ -590,7 +602,10 @@ impl<'a> Lowerer<'a> {
             ),
             ValueKind::Cmp(op, a, b) => {
                 let dtype = a.dtype().promote(b.dtype());
-                let (x, y) = (self.operand(a, dtype, at_roots)?, self.operand(b, dtype, at_roots)?);
+                let (x, y) = (
+                    self.operand(a, dtype, at_roots)?,
+                    self.operand(b, dtype, at_roots)?,
+                );
                 Value::cmp(*op, x, y)
             }
             ValueKind::And(a, b) => Value::and(self.value(a, at_roots)?, self.value(b, at_roots)?),

@@ -365,10 +365,10 @@ fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
     let nested = |v: &Value| {
         let mut found = false;
         fn walk(v: &Value, found: &mut bool) {
-            match v.kind() {
+            tir::stack::grow(|| match v.kind() {
                 ValueKind::Reduce(_) => *found = true,
                 _ => v.for_each_operand(|a| walk(a, found)),
-            }
+            })
         }
         walk(v, &mut found);
         found

@@ -98,6 +98,11 @@ impl<'a> Reference<'a> {
     }
 
     fn value(&mut self, v: &Value, env: &mut HashMap<Var, i64>) -> Result<f64> {
+        tir::stack::grow(|| self.value_step(v, env))
+    }
+
+    /// One level of [`Self::value`], on the stack [`tir::stack::grow`] left room on.
+    fn value_step(&mut self, v: &Value, env: &mut HashMap<Var, i64>) -> Result<f64> {
         let dtype = v.dtype();
         Ok(match v.kind() {
             ValueKind::Float(x) => *x,

@@ -3,7 +3,7 @@
 //! compute_inline) of its computation.
 
 use crate::error::{Result, TeError};
-use crate::iter_var::IterVar;
+use crate::iter_var::{IterKind, IterVar};
 use crate::operation::{OpId, OpKind, Operation, Tensor};
 use crate::thread::{StorageScope, ThreadTag};
 
@@ -120,6 +120,45 @@ impl Stage {
     /// The relations in the order they were applied.
     pub fn relations(&self) -> &[Relation] {
         &self.relations
+    }
+
+    /// The loops that run over data-parallel axes, in whole or in part
+    /// (TVM's `PassDownBitMaskOr` of the data axes): a split of a data axis
+    /// gives two, a fuse with a data axis gives one, even when the fused
+    /// loop also runs a reduction. The reduction's initialisation runs over
+    /// these loops.
+    pub fn data_loops(&self) -> HashSet<&IterVar> {
+        let mut data: HashSet<&IterVar> = self
+            .op
+            .axis()
+            .iter()
+            .filter(|a| a.kind() == IterKind::DataPar)
+            .collect();
+        for r in &self.relations {
+            match r {
+                Relation::Split {
+                    parent,
+                    outer,
+                    inner,
+                    ..
+                } => {
+                    if data.contains(parent) {
+                        data.insert(outer);
+                        data.insert(inner);
+                    }
+                }
+                Relation::Fuse {
+                    outer,
+                    inner,
+                    fused,
+                } => {
+                    if data.contains(outer) || data.contains(inner) {
+                        data.insert(fused);
+                    }
+                }
+            }
+        }
+        data
     }
 
     /// Where the stage is computed.
@@ -419,8 +458,12 @@ impl Schedule {
         Ok((outer, inner))
     }
 
-    /// `s[t].fuse(outer, inner)`: the two loops must be adjacent, `outer`
-    /// directly enclosing `inner`, and of the same kind.
+    /// `s[t].fuse(outer, inner)`: the two loops must be adjacent, in either
+    /// order (as in TVM, the enclosing one becomes the outer of the fuse,
+    /// and the name keeps the order given). A data-parallel loop fused with
+    /// a reduction loop gives a reduction loop (TVM's fused axis takes the
+    /// larger of the two iteration types); the reduction's initialisation
+    /// then runs over the whole fused loop (see [`Stage::data_loops`]).
     pub fn fuse(
         &mut self,
         t: &impl AsRef<Operation>,
@@ -428,10 +471,16 @@ impl Schedule {
         inner: &IterVar,
     ) -> Result<IterVar> {
         let st = self.compute_stage_mut(t.as_ref(), "fuse")?;
-        let po = st.leaf_pos(outer)?;
-        let pi = st.leaf_pos(inner)?;
+        let mut po = st.leaf_pos(outer)?;
+        let mut pi = st.leaf_pos(inner)?;
         st.not_bound(outer, "fuse")?;
         st.not_bound(inner, "fuse")?;
+        let name = format!("{}.{}.fused", outer.name(), inner.name());
+        let (mut outer, mut inner) = (outer, inner);
+        if pi + 1 == po {
+            std::mem::swap(&mut outer, &mut inner);
+            std::mem::swap(&mut po, &mut pi);
+        }
         if pi != po + 1 {
             return Err(TeError::schedule(format!(
                 "cannot fuse `{}` and `{}`: only adjacent loops can be fused, the first directly \
@@ -440,18 +489,12 @@ impl Schedule {
                 inner.name()
             )));
         }
-        if outer.kind() != inner.kind() {
-            return Err(TeError::schedule(format!(
-                "cannot fuse `{}` and `{}`: one is a reduction axis and the other is not",
-                outer.name(),
-                inner.name()
-            )));
-        }
-        let fused = IterVar::new(
-            format!("{}.{}.fused", outer.name(), inner.name()),
-            None,
-            outer.kind(),
-        );
+        let kind = if outer.kind() == IterKind::Reduce || inner.kind() == IterKind::Reduce {
+            IterKind::Reduce
+        } else {
+            IterKind::DataPar
+        };
+        let fused = IterVar::new(name, None, kind);
         st.leaf_iter_vars.splice(po..po + 2, [fused.clone()]);
         st.all_iter_vars.push(fused.clone());
         st.relations.push(Relation::Fuse {

@@ -186,6 +186,20 @@ struct Node {
     dtype: DataType,
 }
 
+/// The children of a long chain are dropped one level per [`tir::stack::grow`]
+/// step: the derived drop would recurse as deep as the chain is long.
+impl Drop for Node {
+    fn drop(&mut self) {
+        if matches!(
+            self.kind,
+            ValueKind::Neg(_) | ValueKind::Binary(..) | ValueKind::Select(..)
+        ) {
+            let kind = std::mem::replace(&mut self.kind, ValueKind::Float(0.0));
+            tir::stack::grow(|| drop(kind));
+        }
+    }
+}
+
 impl Value {
     /// A value of the given kind.
     pub fn new(kind: ValueKind) -> Value {
@@ -315,16 +329,16 @@ impl Value {
     /// Calls `f` on every tensor load with index expressions, outermost
     /// first (gathers are not among them: see [`Value::for_each_access`]).
     pub fn for_each_load(&self, f: &mut impl FnMut(&Tensor, &[Expr])) {
-        match self.kind() {
+        tir::stack::grow(|| match self.kind() {
             ValueKind::Load(t, idx) => f(t, idx),
             _ => self.for_each_operand(|a| a.for_each_load(f)),
-        }
+        })
     }
 
     /// Calls `f` on every read of a tensor, outermost first: loads, and
     /// gathers with `None` for each index computed from values.
     pub fn for_each_access(&self, f: &mut impl FnMut(&Tensor, &[Option<Expr>])) {
-        match self.kind() {
+        tir::stack::grow(|| match self.kind() {
             ValueKind::Load(t, idx) => {
                 let idx: Vec<Option<Expr>> = idx.iter().cloned().map(Some).collect();
                 f(t, &idx)
@@ -341,13 +355,13 @@ impl Value {
                 idx.iter().for_each(|v| v.for_each_access(f));
             }
             _ => self.for_each_operand(|a| a.for_each_access(f)),
-        }
+        })
     }
 
     /// Calls `f` on every index expression (load indices, conditions, index
     /// values).
     pub fn for_each_index(&self, f: &mut impl FnMut(&Expr)) {
-        match self.kind() {
+        tir::stack::grow(|| match self.kind() {
             ValueKind::Float(_) => {}
             ValueKind::Index(e) => f(e),
             ValueKind::Load(_, idx) => idx.iter().for_each(&mut *f),
@@ -368,7 +382,7 @@ impl Value {
                 r.source.for_each_index(f)
             }
             _ => self.for_each_operand(|a| a.for_each_index(f)),
-        }
+        })
     }
 
     /// The value with every index expression rewritten by `f` and every load
@@ -379,7 +393,7 @@ impl Value {
         f: &mut impl FnMut(&Expr) -> Expr,
         load: &mut impl FnMut(&Tensor, &[Expr]) -> Option<Value>,
     ) -> Value {
-        match self.kind() {
+        tir::stack::grow(|| match self.kind() {
             ValueKind::Float(_) => self.clone(),
             ValueKind::Index(e) => Value::index(f(e)),
             ValueKind::Load(t, idx) => {
@@ -411,15 +425,13 @@ impl Value {
             }
             ValueKind::Not(a) => Value::new(ValueKind::Not(a.rewrite(f, load))),
             ValueKind::Cast(t, a) => Value::cast(*t, a.rewrite(f, load)),
-            ValueKind::SelectValue(c, a, b) => Value::select_value(
-                c.rewrite(f, load),
-                a.rewrite(f, load),
-                b.rewrite(f, load),
-            ),
+            ValueKind::SelectValue(c, a, b) => {
+                Value::select_value(c.rewrite(f, load), a.rewrite(f, load), b.rewrite(f, load))
+            }
             ValueKind::Gather(t, idx) => {
                 Value::gather(t, idx.iter().map(|a| a.rewrite(f, load)).collect())
             }
-        }
+        })
     }
 
     /// The value with variables replaced by `map` (others kept).
@@ -538,7 +550,7 @@ fn precedence(v: &Value) -> u8 {
 
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.kind() {
+        tir::stack::grow(|| match self.kind() {
             ValueKind::Float(v) => write!(f, "{v:?}"),
             ValueKind::Index(e) => write!(f, "{e}"),
             ValueKind::Load(t, idx) => {
@@ -615,7 +627,7 @@ impl fmt::Display for Value {
                 }
                 f.write_str(")")
             }
-        }
+        })
     }
 }
 

@@ -190,7 +190,9 @@ fn run_plan(p: &Plan, seed: u64) -> Result<(), TestCaseError> {
         if let Some(pos) = sp.fuse {
             let leaves = s.stage(t).unwrap().leaf_iter_vars().to_vec();
             let p0 = pos % (leaves.len() - 1).max(1);
-            if p0 + 1 < leaves.len() && leaves[p0].kind() == leaves[p0 + 1].kind() {
+            // Any two adjacent loops: a data loop fused with a reduction
+            // loop is a reduction loop, as in TVM.
+            if p0 + 1 < leaves.len() {
                 s.fuse(t, &leaves[p0], &leaves[p0 + 1]).unwrap();
             }
         }

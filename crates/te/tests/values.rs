@@ -66,7 +66,11 @@ fn intrinsics_selects_on_values_casts_and_modulo_evaluate_as_the_reference() {
             let e = Value::call(Intrinsic::Exp, vec![x.clone()]);
             let c = Value::cmp(CmpOp::Gt, x.clone(), Value::float(0.0));
             let t = Value::cast(DataType::Int32, x.clone() * 4.0);
-            Value::select_value(c, e, Value::binary(te::BinaryOp::Mod, t, Value::int(3)) + 0.5)
+            Value::select_value(
+                c,
+                e,
+                Value::binary(te::BinaryOp::Mod, t, Value::int(3)) + 0.5,
+            )
         },
         "B",
     )
@@ -86,8 +90,13 @@ fn intrinsics_selects_on_values_casts_and_modulo_evaluate_as_the_reference() {
 fn a_product_reduction_starts_at_one() {
     let a = placeholder([3, 4], "A", DataType::Float32).unwrap();
     let k = reduce_axis((0, 4), "k");
-    let b = compute_named([3], &["i"], |i| prod(a.at([i[0].clone(), k.expr()]), &[k.clone()]), "B")
-        .unwrap();
+    let b = compute_named(
+        [3],
+        &["i"],
+        |i| prod(a.at([i[0].clone(), k.expr()]), &[k.clone()]),
+        "B",
+    )
+    .unwrap();
     let body = b.op().as_compute().unwrap().body.clone();
     assert_eq!(body.as_reduce().unwrap().reducer, Reducer::Prod);
     assert_eq!(body.to_string(), "prod(A[i, k], axis=[k])");
@@ -126,7 +135,10 @@ fn a_data_dependent_access_needs_the_whole_extent() {
     let c2 = compute_named([4], &["j"], |j| b.at([j[0].clone() + 1]), "C2").unwrap();
     let s2 = create_schedule(&[c2]);
     let r2 = infer_bound(&s2).unwrap().region(b.op()).unwrap();
-    assert_eq!((r2[0].min.as_int(), r2[0].extent.as_int()), (Some(1), Some(4)));
+    assert_eq!(
+        (r2[0].min.as_int(), r2[0].extent.as_int()),
+        (Some(1), Some(4))
+    );
 }
 
 #[test]
@@ -136,14 +148,20 @@ fn a_data_dependent_access_lowers_runs_and_reports_out_of_range_values() {
     let a_data: Vec<f64> = (0..8).map(|x| x as f64).collect();
     let out = run_and_compare(
         &args,
-        &[(a.clone(), a_data.clone()), (idx.clone(), vec![6.0, 0.0, 3.0, -1.0])],
+        &[
+            (a.clone(), a_data.clone()),
+            (idx.clone(), vec![6.0, 0.0, 3.0, -1.0]),
+        ],
     );
     assert_eq!(out.violation_count(), 0);
     let f = lower(&create_schedule(&[c.clone()]), &args).unwrap();
     assert!(f.to_string().contains("C[j] = B[(idx[j] + 1)]"), "{f}");
     // An index value past the end is reported by the interpreter.
     let mut inputs = HashMap::new();
-    inputs.insert(f.params[0].clone(), tir::Tensor::new(vec![8], a_data).unwrap());
+    inputs.insert(
+        f.params[0].clone(),
+        tir::Tensor::new(vec![8], a_data).unwrap(),
+    );
     inputs.insert(
         f.params[1].clone(),
         tir::Tensor::new(vec![4], vec![0.0, 7.0, 1.0, 1.0]).unwrap(),
@@ -153,7 +171,9 @@ fn a_data_dependent_access_lowers_runs_and_reports_out_of_range_values() {
         .run(&f, &inputs, &HashMap::new())
         .unwrap();
     assert_eq!(out.violation_count(), 1);
-    assert!(out.violations()[0].to_string().starts_with("load of B[8] is outside"));
+    assert!(out.violations()[0]
+        .to_string()
+        .starts_with("load of B[8] is outside"));
 }
 
 #[test]
@@ -179,7 +199,12 @@ fn snapshot_of_every_new_node_lowered() {
     let p = compute_named(
         [4],
         &["i"],
-        |i| prod(Value::call(Intrinsic::Tanh, vec![a.at([i[0].clone(), k.expr()])]), &[k.clone()]),
+        |i| {
+            prod(
+                Value::call(Intrinsic::Tanh, vec![a.at([i[0].clone(), k.expr()])]),
+                &[k.clone()],
+            )
+        },
         "P",
     )
     .unwrap();
@@ -205,7 +230,8 @@ fn inlining_a_gathered_tensor_is_an_error_that_says_what_to_do() {
     s.compute_inline(&b).unwrap();
     let e = lower(&s, &[a, idx, c]).unwrap_err();
     assert!(
-        e.message.contains("`B` is inlined, but it is read at indices computed from values"),
+        e.message
+            .contains("`B` is inlined, but it is read at indices computed from values"),
         "{}",
         e.message
     );

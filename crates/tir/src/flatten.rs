@@ -231,6 +231,11 @@ impl Flattener {
     }
 
     fn value_inner(&mut self, v: &Value, error: &mut Option<FlattenError>) -> Value {
+        crate::stack::grow(|| self.value_inner_step(v, error))
+    }
+
+    /// One level of [`Self::value_inner`], on the stack [`crate::stack::grow`] left room on.
+    fn value_inner_step(&mut self, v: &Value, error: &mut Option<FlattenError>) -> Value {
         let mut bx = |x: &Value| Box::new(self.value_inner(x, error));
         match v {
             Value::Float(..) | Value::Int(..) | Value::Index(_) => v.clone(),

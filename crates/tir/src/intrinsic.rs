@@ -207,6 +207,9 @@ mod tests {
         assert_eq!(Intrinsic::Sigmoid.apply(&[0.0]), Some(0.5));
         assert_eq!(Intrinsic::Fma.apply(&[2.0, 3.0, 1.0]), Some(7.0));
         assert_eq!(Intrinsic::Norm4d.apply(&[1.0, 1.0, 1.0, 1.0]), Some(2.0));
-        assert_eq!(Intrinsic::Nextafter.apply(&[1.0, 2.0]), Some(1.0 + f64::EPSILON));
+        assert_eq!(
+            Intrinsic::Nextafter.apply(&[1.0, 2.0]),
+            Some(1.0 + f64::EPSILON)
+        );
     }
 }

@@ -153,6 +153,11 @@ impl Applier {
     }
 
     fn value_inner(&self, v: &Value, error: &mut Option<LayoutTransformError>) -> Value {
+        crate::stack::grow(|| self.value_inner_step(v, error))
+    }
+
+    /// One level of [`Self::value_inner`], on the stack [`crate::stack::grow`] left room on.
+    fn value_inner_step(&self, v: &Value, error: &mut Option<LayoutTransformError>) -> Value {
         let bx = |x: &Value, error: &mut Option<LayoutTransformError>| {
             Box::new(self.value_inner(x, error))
         };

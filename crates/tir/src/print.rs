@@ -60,6 +60,11 @@ impl fmt::Display for TvmIndex<'_> {
 }
 
 fn write_index(f: &mut dyn Write, e: &Expr) -> fmt::Result {
+    crate::stack::grow(|| write_index_step(f, e))
+}
+
+/// One level of [`write_index`], on the stack [`crate::stack::grow`] left room on.
+fn write_index_step(f: &mut dyn Write, e: &Expr) -> fmt::Result {
     use ExprKind::*;
     let infix = |f: &mut dyn Write, a: &Expr, op: &str, b: &Expr| -> fmt::Result {
         f.write_char('(')?;
@@ -300,6 +305,11 @@ impl Printer {
     }
 
     fn write_value(&self, f: &mut dyn Write, v: &Value) -> fmt::Result {
+        crate::stack::grow(|| self.write_value_step(f, v))
+    }
+
+    /// One level of [`Self::write_value`], on the stack [`crate::stack::grow`] left room on.
+    fn write_value_step(&self, f: &mut dyn Write, v: &Value) -> fmt::Result {
         let infix = |f: &mut dyn Write, a: &Value, op: &str, b: &Value| -> fmt::Result {
             f.write_char('(')?;
             self.write_value(f, a)?;
@@ -371,9 +381,8 @@ impl Printer {
                 // The value stands where the variable is used: a variable
                 // named by the value's text prints it there.
                 let text = Var::new(self.value(x));
-                let body = body.map_indices(&mut |e| {
-                    e.substitute(&mut |v| (v == var).then(|| text.expr()))
-                });
+                let body = body
+                    .map_indices(&mut |e| e.substitute(&mut |v| (v == var).then(|| text.expr())));
                 self.write_value(f, &body)
             }
         }

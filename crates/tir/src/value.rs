@@ -54,7 +54,7 @@ pub enum BinOp {
 /// assert_eq!(v.to_string(), "(A[i] + 2.000000f)");
 /// assert_eq!(v.dtype(), DataType::Float32);
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub enum Value {
     /// A floating-point constant of a float type.
     Float(f64, DataType),
@@ -90,6 +90,54 @@ pub enum Value {
     /// `Let(v, A[i], B[v])`). Printed with the value in place of the
     /// variable, as TVM prints such an access.
     Let(Var, Box<Value>, Box<Value>),
+}
+
+/// A long chain is copied one level per [`crate::stack::grow`] step.
+impl Clone for Value {
+    fn clone(&self) -> Value {
+        crate::stack::grow(|| match self {
+            Value::Float(v, t) => Value::Float(*v, *t),
+            Value::Int(v, t) => Value::Int(*v, *t),
+            Value::Index(e) => Value::Index(e.clone()),
+            Value::Load(l) => Value::Load(l.clone()),
+            Value::Binary(op, a, b) => Value::Binary(*op, a.clone(), b.clone()),
+            Value::Cmp(op, a, b) => Value::Cmp(*op, a.clone(), b.clone()),
+            Value::And(a, b) => Value::And(a.clone(), b.clone()),
+            Value::Or(a, b) => Value::Or(a.clone(), b.clone()),
+            Value::Not(a) => Value::Not(a.clone()),
+            Value::Neg(a) => Value::Neg(a.clone()),
+            Value::Cast(t, a) => Value::Cast(*t, a.clone()),
+            Value::Select(c, a, b) => Value::Select(c.clone(), a.clone(), b.clone()),
+            Value::Call(op, args) => Value::Call(*op, args.clone()),
+            Value::Let(v, a, b) => Value::Let(v.clone(), a.clone(), b.clone()),
+        })
+    }
+}
+
+/// A long chain is dropped one level per [`crate::stack::grow`] step: the
+/// derived drop would recurse as deep as the chain is long.
+impl Drop for Value {
+    fn drop(&mut self) {
+        let (a, b, c) = match self {
+            Value::Binary(_, a, b) | Value::Cmp(_, a, b) | Value::And(a, b) | Value::Or(a, b) => {
+                (Some(a), Some(b), None)
+            }
+            Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) => (Some(a), None, None),
+            Value::Select(a, b, c) => (Some(a), Some(b), Some(c)),
+            Value::Let(_, a, b) => (Some(a), Some(b), None),
+            Value::Call(_, args) => {
+                let args = std::mem::take(args);
+                crate::stack::grow(|| drop(args));
+                return;
+            }
+            Value::Float(..) | Value::Int(..) | Value::Index(_) | Value::Load(_) => return,
+        };
+        let take = |x: Option<&mut Box<Value>>| {
+            x.map(|x| std::mem::replace(&mut **x, Value::Int(0, DataType::Int32)))
+        };
+        let children = (take(a), take(b), take(c));
+        crate::stack::grow(|| drop(children));
+    }
 }
 
 impl Value {
@@ -184,6 +232,11 @@ impl Value {
     /// The type of the value; arithmetic promotes as
     /// [`DataType::promote`] says.
     pub fn dtype(&self) -> DataType {
+        crate::stack::grow(|| self.dtype_step())
+    }
+
+    /// One level of [`Self::dtype`], on the stack [`crate::stack::grow`] left room on.
+    fn dtype_step(&self) -> DataType {
         match self {
             Value::Float(_, t) | Value::Int(_, t) | Value::Cast(t, _) => *t,
             Value::Index(e) => match e.ty() {
@@ -202,6 +255,11 @@ impl Value {
     /// Calls `f` on every load, left to right (the condition of a `select`
     /// first).
     pub fn for_each_load(&self, f: &mut impl FnMut(&BufferLoad)) {
+        crate::stack::grow(|| self.for_each_load_step(f))
+    }
+
+    /// One level of [`Self::for_each_load`], on the stack [`crate::stack::grow`] left room on.
+    fn for_each_load_step(&self, f: &mut impl FnMut(&BufferLoad)) {
         match self {
             Value::Float(..) | Value::Int(..) | Value::Index(_) => {}
             Value::Load(l) => f(l),
@@ -230,6 +288,11 @@ impl Value {
     }
 
     fn map_indices_dyn(&self, f: &mut dyn FnMut(&Expr) -> Expr) -> Value {
+        crate::stack::grow(|| self.map_indices_dyn_step(f))
+    }
+
+    /// One level of [`Self::map_indices_dyn`], on the stack [`crate::stack::grow`] left room on.
+    fn map_indices_dyn_step(&self, f: &mut dyn FnMut(&Expr) -> Expr) -> Value {
         let mut bx = |v: &Value| Box::new(v.map_indices_dyn(f));
         match self {
             Value::Float(..) | Value::Int(..) => self.clone(),

@@ -3,7 +3,7 @@
 
 use arith::Var;
 use std::collections::HashMap;
-use tir::{Buffer, DataType, Intrinsic, Interpreter, PrimFunc, Stmt, Tensor, Value};
+use tir::{Buffer, DataType, Interpreter, Intrinsic, PrimFunc, Stmt, Tensor, Value};
 
 #[test]
 fn intrinsic_calls_print_as_tvm_and_evaluate() {
@@ -62,7 +62,10 @@ fn gather(idx: Vec<f64>) -> (PrimFunc, Buffer, HashMap<Buffer, Tensor>) {
     );
     let inputs = HashMap::from([
         (a, Tensor::new(vec![3], idx).unwrap()),
-        (b, Tensor::new(vec![4], vec![10.0, 11.0, 12.0, 13.0]).unwrap()),
+        (
+            b,
+            Tensor::new(vec![4], vec![10.0, 11.0, 12.0, 13.0]).unwrap(),
+        ),
     ]);
     (f, c, inputs)
 }
@@ -98,5 +101,9 @@ fn a_data_dependent_index_out_of_range_is_a_reported_violation() {
 fn flattening_keeps_the_bound_index() {
     let (f, _, _) = gather(vec![0.0, 0.0, 0.0]);
     let flat = tir::flatten(&f).unwrap();
-    assert!(flat.func.to_string().contains("B[(A[i] + 1)]"), "{}", flat.func);
+    assert!(
+        flat.func.to_string().contains("B[(A[i] + 1)]"),
+        "{}",
+        flat.func
+    );
 }

@@ -156,6 +156,18 @@ fn generate_script(rng: &mut Rng) -> String {
     if out_rank == 2 && rng.chance(30) {
         let _ = writeln!(out, "f = s[{out_name}].fuse({}, {})", outer[0], outer[1]);
         outer = vec!["f".into()];
+    } else if out_name == "R" && rng.chance(30) {
+        // A data loop fused with the reduction loop, in either order.
+        if rng.chance(50) {
+            let _ = writeln!(out, "f = s[R].fuse({}, k)", outer[0]);
+        } else {
+            let _ = writeln!(
+                out,
+                "s[R].reorder(k, {})\nf = s[R].fuse(k, {})",
+                outer[0], outer[0]
+            );
+        }
+        outer = vec!["f".into()];
     }
     if rng.chance(70) {
         let by = if rng.chance(70) {

@@ -22,6 +22,11 @@ const SUPPORTED_EXPRESSIONS: &str = "supported expressions are: numbers, strings
 impl Interpreter {
     /// Evaluates an expression.
     pub fn eval(&mut self, e: &ast::Expr, scope: &Rc<Scope>) -> Eval<Value> {
+        tir::stack::grow(|| self.eval_step(e, scope))
+    }
+
+    /// One level of [`Self::eval`], on the stack [`tir::stack::grow`] left room on.
+    fn eval_step(&mut self, e: &ast::Expr, scope: &Rc<Scope>) -> Eval<Value> {
         let span = span_of(e.range());
         match e {
             ast::Expr::Constant(c) => constant(&c.value, span),
@@ -101,7 +106,9 @@ impl Interpreter {
                     name: "<lambda>".to_owned(),
                     params,
                     vararg,
-                    body: Body::Lambda(Rc::new((*l.body).clone())),
+                    body: Body::Lambda(self.program.lambda_body(l.range).ok_or_else(|| {
+                        Raised::at(span.clone(), "internal error: a lambda body was not kept")
+                    })?),
                     closure: scope.clone(),
                 })))
             }

@@ -12,6 +12,7 @@ use crate::function::{Body, Function};
 use crate::native::Native;
 use crate::objects::{self, Session};
 use crate::scope::Scope;
+use crate::tree::Program;
 use crate::value::Value;
 use crate::{builtins, tvm_api};
 use rustpython_parser::ast;
@@ -43,10 +44,12 @@ pub(crate) struct Interpreter {
     /// Loops around the statement running now, in the current function.
     loop_depth: usize,
     steps: u64,
+    /// Where lambda and def bodies are kept.
+    program: Rc<Program>,
 }
 
 impl Interpreter {
-    pub fn new(source: &str) -> Interpreter {
+    pub fn new(source: &str, program: Rc<Program>) -> Interpreter {
         Interpreter {
             source: Rc::from(source),
             printed: String::new(),
@@ -54,6 +57,7 @@ impl Interpreter {
             depth: 0,
             loop_depth: 0,
             steps: 0,
+            program,
         }
     }
 

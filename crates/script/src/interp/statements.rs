@@ -31,6 +31,11 @@ impl Interpreter {
     }
 
     fn exec(&mut self, stmt: &ast::Stmt, scope: &Rc<Scope>) -> Eval<Flow> {
+        tir::stack::grow(|| self.exec_step(stmt, scope))
+    }
+
+    /// One level of [`Self::exec`], on the stack [`tir::stack::grow`] left room on.
+    fn exec_step(&mut self, stmt: &ast::Stmt, scope: &Rc<Scope>) -> Eval<Flow> {
         let span = span_of(stmt.range());
         self.steps += 1;
         if self.steps > MAX_STEPS {
@@ -327,7 +332,9 @@ impl Interpreter {
             name: def.name.to_string(),
             params,
             vararg,
-            body: Body::Block(Rc::from(def.body.clone())),
+            body: Body::Block(self.program.def_body(def.range).ok_or_else(|| {
+                Raised::at(span.clone(), "internal error: a function body was not kept")
+            })?),
             closure: scope.clone(),
         })
     }

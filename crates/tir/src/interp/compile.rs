@@ -22,6 +22,23 @@ pub(crate) enum IndexCode {
     Not(Box<IndexCode>),
 }
 
+/// Dropped one level per [`crate::stack::grow`] step, as [`crate::Value`].
+impl Drop for IndexCode {
+    fn drop(&mut self) {
+        let (a, b, c) = match self {
+            IndexCode::Bin(_, a, b) => (Some(a), Some(b), None),
+            IndexCode::Select(a, b, c) => (Some(a), Some(b), Some(c)),
+            IndexCode::Not(a) => (Some(a), None, None),
+            IndexCode::Const(_) | IndexCode::Slot(_) => return,
+        };
+        let take = |x: Option<&mut Box<IndexCode>>| {
+            x.map(|x| std::mem::replace(&mut **x, IndexCode::Const(0)))
+        };
+        let children = (take(a), take(b), take(c));
+        crate::stack::grow(|| drop(children));
+    }
+}
+
 /// A binary operator of index arithmetic, as in [`arith::ExprKind`].
 #[derive(Clone, Copy)]
 pub(crate) enum IndexOp {
@@ -67,6 +84,37 @@ pub(crate) enum ValueCode {
     Call(Intrinsic, Vec<ValueCode>, DataType),
     /// Sets slot `.0` to the integer `.1`, then evaluates `.2`.
     Let(u32, Box<ValueCode>, Box<ValueCode>),
+}
+
+/// Dropped one level per [`crate::stack::grow`] step, as [`crate::Value`].
+impl Drop for ValueCode {
+    fn drop(&mut self) {
+        let (a, b, c) = match self {
+            ValueCode::Binary(_, a, b, _)
+            | ValueCode::Cmp(_, a, b)
+            | ValueCode::And(a, b)
+            | ValueCode::Or(a, b) => (Some(a), Some(b), None),
+            ValueCode::Not(a) | ValueCode::Neg(a, _) | ValueCode::Cast(a, ..) => {
+                (Some(a), None, None)
+            }
+            ValueCode::Select(a, b, c) => (Some(a), Some(b), Some(c)),
+            ValueCode::Let(_, a, b) => (Some(a), Some(b), None),
+            ValueCode::Call(_, args, _) => {
+                let args = std::mem::take(args);
+                crate::stack::grow(|| drop(args));
+                return;
+            }
+            ValueCode::Int(_)
+            | ValueCode::Float(_)
+            | ValueCode::Index(..)
+            | ValueCode::Load(..) => return,
+        };
+        let take = |x: Option<&mut Box<ValueCode>>| {
+            x.map(|x| std::mem::replace(&mut **x, ValueCode::Int(0)))
+        };
+        let children = (take(a), take(b), take(c));
+        crate::stack::grow(|| drop(children));
+    }
 }
 
 /// A statement, with the source statement kept for messages.
@@ -288,6 +336,11 @@ impl<'a> Compiler<'a> {
     }
 
     fn index(&mut self, e: &Expr, src: &Stmt) -> Result<IndexCode, RunError> {
+        crate::stack::grow(|| self.index_step(e, src))
+    }
+
+    /// One level of [`Self::index`], on the stack [`crate::stack::grow`] left room on.
+    fn index_step(&mut self, e: &Expr, src: &Stmt) -> Result<IndexCode, RunError> {
         use ExprKind::*;
         let bin = |c: &mut Self, op, a: &Expr, b: &Expr| -> Result<IndexCode, RunError> {
             Ok(IndexCode::Bin(
@@ -331,6 +384,11 @@ impl<'a> Compiler<'a> {
     }
 
     fn value(&mut self, v: &Value, src: &Stmt) -> Result<(ValueCode, DataType), RunError> {
+        crate::stack::grow(|| self.value_step(v, src))
+    }
+
+    /// One level of [`Self::value`], on the stack [`crate::stack::grow`] left room on.
+    fn value_step(&mut self, v: &Value, src: &Stmt) -> Result<(ValueCode, DataType), RunError> {
         let bx = Box::new;
         Ok(match v {
             Value::Float(x, t) if t.is_float() => (ValueCode::Float(round_float(*x, *t)), *t),

@@ -154,6 +154,11 @@ impl IndexFault {
 impl IndexCode {
     /// The value, with the semantics of [`arith::Expr::eval`].
     fn eval(&self, slots: &[i64]) -> Result<i64, IndexFault> {
+        crate::stack::grow(|| self.eval_step(slots))
+    }
+
+    /// One level of [`Self::eval`], on the stack [`crate::stack::grow`] left room on.
+    fn eval_step(&self, slots: &[i64]) -> Result<i64, IndexFault> {
         use IndexFault::{DivisionByZero, Overflow};
         Ok(match self {
             IndexCode::Const(v) => *v,
@@ -361,6 +366,11 @@ impl<'c, 'a> Machine<'c, 'a> {
     }
 
     fn value(&mut self, v: &ValueCode, src: &Stmt) -> Result<Scalar, RunError> {
+        crate::stack::grow(|| self.value_step(v, src))
+    }
+
+    /// One level of [`Self::value`], on the stack [`crate::stack::grow`] left room on.
+    fn value_step(&mut self, v: &ValueCode, src: &Stmt) -> Result<Scalar, RunError> {
         Ok(match v {
             ValueCode::Int(x) => Scalar::Int(*x),
             ValueCode::Float(x) => Scalar::Float(*x),

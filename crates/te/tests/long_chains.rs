@@ -1,0 +1,107 @@
+//! Compute bodies and index expressions that are flat chains of 100,000
+//! terms (left-deep, as a front end builds `A[i] + A[i] + ...`) through
+//! bound inference, lowering, printing, the interpreter and the reference
+//! evaluator, on a thread with a 2 MiB stack (a quarter of a main thread's).
+// `&[t.clone()]` mirrors TVM's `create_schedule([t])`.
+#![allow(clippy::cloned_ref_to_slice_refs)]
+
+use arith::Expr;
+use std::collections::HashMap;
+use te::{compute_named, create_schedule, infer_bound, lower, placeholder, Reference, Value};
+use tir::DataType;
+
+const N: usize = 100_000;
+
+fn on_small_stack(f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+/// `t + t + ... + t`, `n` terms, left-deep.
+fn sum_of(t: &Value, n: usize) -> Value {
+    let mut acc = t.clone();
+    for _ in 1..n {
+        acc = acc + t.clone();
+    }
+    acc
+}
+
+#[test]
+fn a_body_of_100000_loads_lowers_prints_and_runs() {
+    on_small_stack(|| {
+        let a = placeholder([4], "A", DataType::Float32).unwrap();
+        let b = compute_named([4], &["i"], |i| sum_of(&a.at([&i[0]]), N), "B").unwrap();
+        // C reads B through an inlined stage: inlining substitutes the chain.
+        let c = compute_named([4], &["j"], |i| b.at([&i[0]]) * 2.0, "C").unwrap();
+        let mut s = create_schedule(&[c.clone()]);
+        s.compute_inline(&b).unwrap();
+        let bounds = infer_bound(&s).unwrap();
+        assert_eq!(
+            bounds.range(&c.op().axis()[0]).unwrap().to_string(),
+            "[0, 4)"
+        );
+        let text = lower(&s, &[a.clone(), c.clone()]).unwrap().to_string();
+        assert_eq!(text.matches("A[j]").count(), N, "every term is printed");
+        let report = te::check(&s, &[a.clone(), c.clone()], &HashMap::new(), 7).unwrap();
+        assert!(report.is_clean(1e-3), "{report:?}");
+        // The reference evaluator on its own: the body is `N * A[i]`.
+        let inputs = HashMap::from([(
+            a.op().id(),
+            tir::Tensor::from_fn(&[4], |i| i[0] as f64 + 0.5),
+        )]);
+        let sizes = HashMap::new();
+        let mut reference = Reference::new(&inputs, &sizes);
+        for i in 0..4 {
+            let want = 2.0 * N as f64 * (i as f64 + 0.5);
+            let got = reference.element(c.op(), &[i]).unwrap();
+            assert!((got - want).abs() <= want * 1e-6, "{got} vs {want}");
+        }
+    });
+}
+
+#[test]
+fn an_index_of_100000_terms_is_lowered_printed_and_run() {
+    on_small_stack(|| {
+        let a = placeholder([8], "A", DataType::Float32).unwrap();
+        // `i + i - i + i - ... + i`: reads `A[2 * i]`, however it is written.
+        let b = compute_named(
+            [4],
+            &["i"],
+            |i| {
+                let mut e: Expr = i[0].clone();
+                for k in 1..N {
+                    e = if k % 2 == 1 {
+                        Expr::add(e, i[0].clone())
+                    } else {
+                        Expr::sub(e, i[0].clone())
+                    };
+                }
+                a.at([e])
+            },
+            "B",
+        )
+        .unwrap();
+        let s = create_schedule(&[b.clone()]);
+        let bounds = infer_bound(&s).unwrap();
+        assert_eq!(
+            bounds.range(&b.op().axis()[0]).unwrap().to_string(),
+            "[0, 4)"
+        );
+        let text = lower(&s, &[a.clone(), b.clone()]).unwrap().to_string();
+        assert!(text.contains("B[i] = A["), "{}", &text[..200]);
+        let checked = te::check(&s, &[a.clone(), b.clone()], &HashMap::new(), 3).unwrap();
+        assert!(checked.is_clean(0.0), "{checked:?}");
+        assert_eq!(checked.stage("B").unwrap().runs, 4);
+        // The reference evaluator reads `A[2 * i]`.
+        let inputs = HashMap::from([(a.op().id(), tir::Tensor::from_fn(&[8], |i| i[0] as f64))]);
+        let sizes = HashMap::new();
+        let mut reference = Reference::new(&inputs, &sizes);
+        for i in 0..4 {
+            assert_eq!(reference.element(b.op(), &[i]).unwrap(), 2.0 * i as f64);
+        }
+    });
+}
