@@ -131,8 +131,9 @@ impl CmpOp {
         }
     }
 
-    /// Applies the comparison to two integers.
-    pub fn apply(self, a: i64, b: i64) -> bool {
+    /// Applies the comparison to two values (integers, or the element
+    /// values of tensor programs).
+    pub fn apply<T: PartialOrd>(self, a: T, b: T) -> bool {
         match self {
             CmpOp::Eq => a == b,
             CmpOp::Ne => a != b,

@@ -140,15 +140,7 @@ impl<'a> Reference<'a> {
             ValueKind::Cmp(op, a, b) => {
                 let t = a.dtype().promote(b.dtype());
                 let (x, y) = (round(self.value(a, env)?, t), round(self.value(b, env)?, t));
-                let r = match op {
-                    arith::CmpOp::Eq => x == y,
-                    arith::CmpOp::Ne => x != y,
-                    arith::CmpOp::Lt => x < y,
-                    arith::CmpOp::Le => x <= y,
-                    arith::CmpOp::Gt => x > y,
-                    arith::CmpOp::Ge => x >= y,
-                };
-                r as i64 as f64
+                op.apply(x, y) as i64 as f64
             }
             ValueKind::And(a, b) => {
                 (self.value(a, env)? != 0.0 && self.value(b, env)? != 0.0) as i64 as f64

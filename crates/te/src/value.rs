@@ -548,21 +548,28 @@ fn precedence(v: &Value) -> u8 {
     }
 }
 
+/// `T[i, j]`: a read of `t` at `indices` (expressions or values).
+fn write_access<I: fmt::Display>(
+    f: &mut fmt::Formatter<'_>,
+    t: &Tensor,
+    indices: &[I],
+) -> fmt::Result {
+    write!(f, "{}[", t.name())?;
+    for (k, i) in indices.iter().enumerate() {
+        if k > 0 {
+            f.write_str(", ")?;
+        }
+        write!(f, "{i}")?;
+    }
+    f.write_str("]")
+}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         tir::stack::grow(|| match self.kind() {
             ValueKind::Float(v) => write!(f, "{v:?}"),
             ValueKind::Index(e) => write!(f, "{e}"),
-            ValueKind::Load(t, idx) => {
-                write!(f, "{}[", t.name())?;
-                for (k, i) in idx.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{i}")?;
-                }
-                f.write_str("]")
-            }
+            ValueKind::Load(t, idx) => write_access(f, t, idx),
             ValueKind::Neg(a) => write!(f, "-({a})"),
             ValueKind::Binary(op @ (BinaryOp::Min | BinaryOp::Max), a, b) => {
                 write!(f, "{}({a}, {b})", op.symbol())
@@ -603,16 +610,7 @@ impl fmt::Display for Value {
             ValueKind::Or(a, b) => write!(f, "({a} || {b})"),
             ValueKind::Not(a) => write!(f, "!({a})"),
             ValueKind::Cast(t, a) => write!(f, "{t}({a})"),
-            ValueKind::Gather(t, idx) => {
-                write!(f, "{}[", t.name())?;
-                for (k, i) in idx.iter().enumerate() {
-                    if k > 0 {
-                        f.write_str(", ")?;
-                    }
-                    write!(f, "{i}")?;
-                }
-                f.write_str("]")
-            }
+            ValueKind::Gather(t, idx) => write_access(f, t, idx),
             ValueKind::Reduce(r) => {
                 write!(f, "{}({}, axis=[", r.reducer.name(), r.source)?;
                 for (k, a) in r.axes.iter().enumerate() {

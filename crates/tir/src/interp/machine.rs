@@ -402,14 +402,7 @@ impl<'c, 'a> Machine<'c, 'a> {
             ValueCode::Cmp(op, a, b) => {
                 let r = match (self.value(a, src)?, self.value(b, src)?) {
                     (Scalar::Int(x), Scalar::Int(y)) => op.apply(x, y),
-                    (Scalar::Float(x), Scalar::Float(y)) => match op {
-                        arith::CmpOp::Eq => x == y,
-                        arith::CmpOp::Ne => x != y,
-                        arith::CmpOp::Lt => x < y,
-                        arith::CmpOp::Le => x <= y,
-                        arith::CmpOp::Gt => x > y,
-                        arith::CmpOp::Ge => x >= y,
-                    },
+                    (Scalar::Float(x), Scalar::Float(y)) => op.apply(x, y),
                     _ => unreachable!("the compiler casts both operands to one type"),
                 };
                 Scalar::Int(r as i64)
