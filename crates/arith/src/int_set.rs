@@ -1011,7 +1011,11 @@ impl SetEval<'_> {
             if let (true, Some(top)) = (x_nonneg, xh) {
                 hi = Some(hi.map_or(top.clone(), |h| min_of(&h, top, self.an)));
             }
-            return IntSet::interval(zero(), hi);
+            let cover = IntSet::interval(zero(), hi);
+            return match y.as_single_point() {
+                Some(d) => self.mod_in_block(x, d, cover),
+                None => cover,
+            };
         }
         if by.all_le(-1) {
             // y.max < x <= 0: x % y is x.
@@ -1032,6 +1036,48 @@ impl SetEval<'_> {
             return IntSet::interval(lo, zero());
         }
         IntSet::everything()
+    }
+
+    /// `x % d` for a symbolic divisor `d >= 1`, given `cover`, the set for
+    /// `x` in any block: inside one block of `d` values the modulo is a
+    /// shift of `x`, so the set is exact when `x` provably stays in one
+    /// block, `cover` when it provably does not, and when that is undecided
+    /// each end is a `select` on "same block" between the shifted end and
+    /// `[0, d - 1]` (the minimal cover for every value of the symbols, as
+    /// for a constant divisor in `mod_const`).
+    fn mod_in_block(&self, x: &IntSet, d: &Expr, cover: IntSet) -> IntSet {
+        let (Some(l), Some(h)) = (x.min(), x.max()) else {
+            return cover;
+        };
+        let block = |e: &Expr| self.simp(Expr::floor_div(e.clone(), d.clone()));
+        let (Some(ql), Some(qh)) = (block(l), block(h)) else {
+            return cover;
+        };
+        let residue = |e: &Expr| self.simp(Expr::floor_mod(e.clone(), d.clone()));
+        let (Some(lm), Some(hm)) = (residue(l), residue(h)) else {
+            return cover;
+        };
+        if ql == qh || self.prove(Expr::eq(ql.clone(), qh.clone())) {
+            return IntSet::interval(lm, hm);
+        }
+        // A dividend from the start of a block (`[0, h]`) already has its
+        // box in `cover` (`[0, min(d - 1, h)]`).
+        if lm.is_int(0) || self.prove(Expr::ne(ql.clone(), qh.clone())) {
+            return cover;
+        }
+        // Across blocks, `[0, d - 1]`: a dividend that spans two blocks
+        // takes every residue up to `d - 1` unless it is negative, and the
+        // smaller ends keep the `select`s small.
+        let Some(last) = self.simp(Expr::sub(d.clone(), Expr::int(1))) else {
+            return cover;
+        };
+        let same = Expr::eq(ql, qh);
+        let lo = self.simp(Expr::select(same.clone(), lm, Expr::int(0)));
+        let hi = self.simp(Expr::select(same, hm, last));
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => IntSet::interval(lo, hi),
+            _ => cover,
+        }
     }
 
     fn union_over(&self, parts: Vec<IntSet>, f: impl Fn(&IntSet) -> IntSet) -> IntSet {

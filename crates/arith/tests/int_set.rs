@@ -859,3 +859,39 @@ fn over_approximation_is_measured() {
     );
     assert!(unbounded <= 5, "infinite ends regressed: {unbounded}");
 }
+
+/// `x % d` with a symbolic divisor `d >= 1` and `x` over `[o * k, o * k + w]`
+/// for a symbolic `o`: at every `(o, d)` the set holds every value, and it
+/// is the exact hull whenever the interval stays in one block of `d`
+/// values (InferBound's per-iteration box of a fused-then-split axis).
+#[test]
+fn mod_by_a_symbolic_divisor_is_the_minimal_box_per_block() {
+    let (o, d, x) = (Var::new("o"), Var::new("d"), Var::new("x"));
+    for k in 1..5i64 {
+        for w in 0..4i64 {
+            let mut an = Analyzer::new();
+            an.bind(&o, Range::from_extent(Expr::int(6)));
+            an.update_bound(&d, ConstBound::new(1, 7));
+            let lo = Expr::mul(o.expr(), Expr::int(k));
+            let hi = Expr::add(lo.clone(), Expr::int(w));
+            let dom = HashMap::from([(x.clone(), IntSet::interval(lo, hi))]);
+            let e = Expr::floor_mod(x.expr(), d.expr());
+            let set = an.int_set(&e, &dom);
+            for ov in 0..6 {
+                for dv in 1..=7 {
+                    let env = [(&o, ov), (&d, dv)];
+                    let at = |end: Option<&Expr>| end.map(|e| e.eval_with(&env).unwrap());
+                    let (Some(sl), Some(sh)) = (at(set.min()), at(set.max())) else {
+                        panic!("{e} over [{}, {}] gave {set}", ov * k, ov * k + w);
+                    };
+                    let values: Vec<i64> = (ov * k..=ov * k + w).map(|v| v.rem_euclid(dv)).collect();
+                    let (vl, vh) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
+                    assert!(sl <= vl && vh <= sh, "{set} at o={ov} d={dv}: [{vl}, {vh}]");
+                    if (ov * k).div_euclid(dv) == (ov * k + w).div_euclid(dv) {
+                        assert_eq!((sl, sh), (vl, vh), "{set} at o={ov} d={dv}");
+                    }
+                }
+            }
+        }
+    }
+}

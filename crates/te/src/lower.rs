@@ -14,7 +14,7 @@
 
 use crate::bound::{infer_bound, storage_scope, Bounds};
 use crate::error::{Result, TeError};
-use crate::interval::simp;
+use crate::simp::simp;
 use crate::iter_var::{IterKind, IterVar};
 use crate::operation::Tensor;
 use crate::schedule::{Attach, Schedule};
@@ -629,7 +629,7 @@ fn largest(e: Expr, path: &[IterVar], b: &Bounds) -> Option<Expr> {
     if enumerate_max(&e, &order, b, &mut env, &mut best, &mut budget) {
         return best.map(Expr::int).or(Some(Expr::int(0)));
     }
-    if e.node_count() > crate::interval::SIMPLIFY_LIMIT {
+    if e.node_count() > crate::simp::SIMPLIFY_LIMIT {
         // Too large to bound cheaply: the caller uses the tensor's size.
         return None;
     }

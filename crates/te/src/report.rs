@@ -2,7 +2,7 @@
 
 use crate::bound::infer_bound;
 use crate::error::Result;
-use crate::interval::simp;
+use crate::simp::simp;
 use crate::iter_var::IterKind;
 use crate::lower::{allocation_shape, schedule_ops, StorageStyle};
 use crate::operation::Tensor;
