@@ -400,6 +400,9 @@ impl Analyzer {
     /// assert_eq!(Analyzer::new().int_set(&e, &dom).to_string(), "[0, 13]");
     /// ```
     pub fn int_set(&self, e: &Expr, dom: &HashMap<Var, IntSet>) -> IntSet {
+        if let Some(set) = self.affine_set(e, dom) {
+            return set;
+        }
         let mut ev = SetEval {
             an: self,
             dom,
@@ -450,6 +453,9 @@ impl Analyzer {
         dom: &HashMap<Var, IntSet>,
         max_nodes: usize,
     ) -> (IntSet, Precision) {
+        if let Some(set) = self.affine_set(e, dom) {
+            return set.within_budget(self, max_nodes);
+        }
         let mut ev = SetEval {
             an: self,
             dom,
@@ -475,6 +481,103 @@ impl Analyzer {
                 Precision::Exact
             },
         )
+    }
+}
+
+/// The largest expression [`Analyzer::affine_set`] takes on: its walk asks
+/// per node whether a relaxed variable occurs below, which is quadratic in
+/// depth, and large expressions rarely qualify anyway.
+const AFFINE_LIMIT: usize = 64;
+
+impl Analyzer {
+    /// The set of `e` without evaluating it node by node, when interval
+    /// arithmetic on it is exact as written: `e` is built of `+`, `-` and
+    /// `*` by a factor of known sign that mentions no relaxed variable,
+    /// each relaxed variable occurs once, and its domain has finite ends
+    /// that mention no relaxed variable (the common index `x + 1`). Each
+    /// end is then `e` with every relaxed variable replaced by the end of
+    /// its domain that the sign of its coefficient selects, simplified
+    /// once. `None` when `e` does not qualify (the general evaluation
+    /// follows); the answer is the same set either way.
+    fn affine_set(&self, e: &Expr, dom: &HashMap<Var, IntSet>) -> Option<IntSet> {
+        if e.node_count() > AFFINE_LIMIT {
+            return None;
+        }
+        let mentions = |x: &Expr| {
+            let mut found = false;
+            x.for_each_var(&mut |v| found |= dom.contains_key(v));
+            found
+        };
+        let mut seen: Vec<&Var> = Vec::new();
+        let (lo, hi) = self.affine_ends(e, dom, &mentions, &mut seen)?;
+        let end = |raw: Expr| -> Option<Expr> {
+            let s = self.simplify(&raw).ok()?;
+            Some(fold_offset_into_division(&s, self))
+        };
+        if lo == hi {
+            return Some(IntSet::single_point(end(lo)?));
+        }
+        Some(IntSet::interval(end(lo)?, end(hi)?))
+    }
+
+    /// The unsimplified `(lowest, highest)` of `e` for [`Analyzer::affine_set`].
+    fn affine_ends<'d>(
+        &self,
+        e: &Expr,
+        dom: &'d HashMap<Var, IntSet>,
+        mentions: &dyn Fn(&Expr) -> bool,
+        seen: &mut Vec<&'d Var>,
+    ) -> Option<(Expr, Expr)> {
+        if !mentions(e) {
+            return Some((e.clone(), e.clone()));
+        }
+        match e.kind() {
+            ExprKind::Var(v) => {
+                let (key, set) = dom.get_key_value(v)?;
+                if seen.contains(&key) {
+                    return None;
+                }
+                seen.push(key);
+                let (lo, hi) = (set.min()?, set.max()?);
+                if mentions(lo) || mentions(hi) {
+                    return None;
+                }
+                Some((lo.clone(), hi.clone()))
+            }
+            ExprKind::Add(a, b) => {
+                let (al, ah) = self.affine_ends(a, dom, mentions, seen)?;
+                let (bl, bh) = self.affine_ends(b, dom, mentions, seen)?;
+                Some((Expr::add(al, bl), Expr::add(ah, bh)))
+            }
+            ExprKind::Sub(a, b) => {
+                let (al, ah) = self.affine_ends(a, dom, mentions, seen)?;
+                let (bl, bh) = self.affine_ends(b, dom, mentions, seen)?;
+                Some((Expr::sub(al, bh), Expr::sub(ah, bl)))
+            }
+            ExprKind::Mul(a, b) => {
+                let (x, p) = if mentions(b) { (b, a) } else { (a, b) };
+                if mentions(p) {
+                    return None;
+                }
+                let nonneg = match p.as_int() {
+                    Some(c) => c >= 0,
+                    None => {
+                        let bp = self.const_int_bound(p);
+                        if bp.min >= 0 {
+                            true
+                        } else if bp.max <= 0 {
+                            false
+                        } else {
+                            return None;
+                        }
+                    }
+                };
+                let (xl, xh) = self.affine_ends(x, dom, mentions, seen)?;
+                let (l, h) = if nonneg { (xl, xh) } else { (xh, xl) };
+                Some((Expr::mul(l, p.clone()), Expr::mul(h, p.clone())))
+            }
+            _ => None,
+        }
     }
 }
 
