@@ -7,7 +7,7 @@
 
 use crate::interval::Interval;
 use crate::map::{IndexingMap, State};
-use arith::{ArithError, Compiled, ErrorKind, Expr, ExprKind, Result, Var};
+use arith::{ArithError, Compiled, ErrorKind, Expr, ExprKind, Result, Stack, Var};
 
 /// An expression compiled against the variable order of one map: arith's
 /// [`Compiled`], admitted only for index expressions (a comparison or a
@@ -51,7 +51,7 @@ impl Program {
 
     /// The value at `point` (values of all variables in map order), or
     /// `None` when the arithmetic is undefined there.
-    pub(crate) fn run(&self, point: &[i64], stack: &mut Vec<Option<i64>>) -> Option<i64> {
+    pub(crate) fn run(&self, point: &[i64], stack: &mut Stack) -> Option<i64> {
         self.0.run(point, stack)
     }
 }
@@ -62,7 +62,7 @@ pub(crate) struct CompiledMap {
     pub constraints: Vec<(Program, Interval)>,
     pub bounds: Vec<Interval>,
     pub num_dims: usize,
-    stack: Vec<Option<i64>>,
+    stack: Stack,
 }
 
 impl CompiledMap {
