@@ -384,7 +384,10 @@ impl Analyzer {
     /// range holding zero is split around it; a symbolic divisor of unknown
     /// sign gives everything), `%` by a constant `c` gives `[0, c - 1]`
     /// narrowed by the operand's alignment unless the operand provably stays
-    /// in one block of `c` values, `select` with an undecided condition
+    /// in one block of `c` values (a symbolic divisor `d >= 1` likewise;
+    /// when staying in one block is undecided, each end is a `select` on
+    /// it, the minimal box for every value of the symbols), `select` with
+    /// an undecided condition
     /// joins both branches. A condition evaluates to `1`, `0`, or `[0, 1]`
     /// when undecided. An end that would overflow 64 bits is infinite.
     ///
