@@ -331,6 +331,12 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
     let scope = storage_scope(s, i, b);
     let ndim = op.axis().len();
     let mut requests: Vec<Vec<IntSet>> = vec![Vec::new(); ndim];
+    // The last index of each axis, once per stage rather than per request.
+    let lasts: Vec<Expr> = op
+        .shape()
+        .iter()
+        .map(|size| simp(&b.analyzer, Expr::sub(size.clone(), Expr::int(1))))
+        .collect();
     let mut widened = vec![false; ndim];
     for &c in &consumers {
         let cst = &s.stages()[c];
@@ -465,7 +471,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                 let w = Cell::new(relax_widened.get() || uses_widened);
                 let req = within_budget(eval(e, &root_dom, an, &w), &mut widened[d]);
                 widened[d] |= w.get();
-                requests[d].push(clamp_to_shape(req, &op.shape()[d], an));
+                requests[d].push(clamp_to_shape(req, &lasts[d], an));
             }
         });
     }
@@ -610,21 +616,37 @@ pub(crate) fn storage_scope(s: &Schedule, i: usize, b: &Bounds) -> StorageScope 
 /// (the definitions could not be evaluated there), so the cut is sound, and
 /// it keeps producers inside their shape when a consumer's loop runs over
 /// a nominal extent.
-fn clamp_to_shape(req: IntSet, size: &Expr, an: &Analyzer) -> IntSet {
-    let last = simp(an, Expr::sub(size.clone(), Expr::int(1)));
+fn clamp_to_shape(req: IntSet, last: &Expr, an: &Analyzer) -> IntSet {
+    // Constant bounds settle most requests without a proof or a rewrite:
+    // an end already inside the axis stays as it is.
     let lo = match req.min().cloned() {
-        Some(lo) if !an.can_prove(&Expr::le(lo.clone(), Expr::int(0))) => {
-            simp(an, Expr::max(lo, Expr::int(0)))
-        }
-        _ => Expr::int(0),
+        Some(lo) => match an.const_int_bound(&lo) {
+            b if b.max <= 0 => Expr::int(0),
+            b if b.min >= 0 => lo,
+            _ if an.can_prove(&Expr::le(lo.clone(), Expr::int(0))) => Expr::int(0),
+            _ => simp(an, Expr::max(lo, Expr::int(0))),
+        },
+        None => Expr::int(0),
     };
-    let hi = match req.max().cloned() {
-        Some(hi) if !an.can_prove(&Expr::ge(hi.clone(), last.clone())) => {
-            simp(an, Expr::min(hi, last))
-        }
-        _ => last,
+    let hi = match (req.max().cloned(), last.as_int()) {
+        (Some(hi), Some(l)) => match an.const_int_bound(&hi) {
+            b if b.min >= l => last.clone(),
+            b if b.max <= l => hi,
+            _ => clamp_end(hi, last, an),
+        },
+        (Some(hi), None) => clamp_end(hi, last, an),
+        (None, _) => last.clone(),
     };
     IntSet::interval(lo, hi)
+}
+
+/// `min(hi, last)`, or `last` when that is provably the smaller.
+fn clamp_end(hi: Expr, last: &Expr, an: &Analyzer) -> Expr {
+    if an.can_prove(&Expr::ge(hi.clone(), last.clone())) {
+        last.clone()
+    } else {
+        simp(an, Expr::min(hi, last.clone()))
+    }
 }
 
 /// Relaxes each of `ivs` to the interval of its range, evaluating ranges
