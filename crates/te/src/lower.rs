@@ -231,13 +231,18 @@ impl<'a> Lowerer<'a> {
 
     /// `e` in terms of emitted loop variables.
     fn expr(&self, e: &Expr) -> Expr {
+        simp(&self.an, self.unsimplified(e))
+    }
+
+    /// [`Lowerer::expr`] before simplification, for callers that build a
+    /// larger expression around it and simplify that once.
+    fn unsimplified(&self, e: &Expr) -> Expr {
         let e = self.b.to_loop_vars(e);
-        let e = if self.subst.is_empty() {
+        if self.subst.is_empty() {
             e
         } else {
             e.substitute(&mut |v| self.subst.get(v).cloned())
-        };
-        simp(&self.an, e)
+        }
     }
 
     /// The storage of stage `i` around `body` (nothing for parameters).
@@ -280,7 +285,7 @@ impl<'a> Lowerer<'a> {
         let region = self.b.region(op).expect("bounded stages have regions");
         idx.into_iter()
             .zip(region)
-            .map(|(e, r)| simp(&self.an, Expr::sub(e, self.expr(&r.min))))
+            .map(|(e, r)| simp(&self.an, Expr::sub(e, self.unsimplified(&r.min))))
             .collect()
     }
 
@@ -521,7 +526,7 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers an element value, with root axes replaced by `at_roots`.
     fn value(&self, v: &TeValue, at_roots: &impl Fn(&Expr) -> Expr) -> Result<Value> {
-        let idx = |e: &Expr| simp(&self.an, at_roots(&self.expr(e)));
+        let idx = |e: &Expr| simp(&self.an, at_roots(&self.unsimplified(e)));
         Ok(match v.kind() {
             ValueKind::Float(x) => Value::f32(*x),
             ValueKind::Index(e) => Value::index(idx(e)),
