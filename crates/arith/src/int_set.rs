@@ -16,6 +16,7 @@ use crate::bound::{ConstBound, NEG_INF, POS_INF};
 use crate::expr::{CmpOp, Expr, ExprKind, Type, Var};
 use crate::num;
 use crate::range::Range;
+use crate::linear::LinearForm;
 use crate::simplify::sum::Sum;
 use std::collections::HashMap;
 use std::fmt;
@@ -303,6 +304,14 @@ fn combine_ends(a: &Expr, b: &Expr, an: &Analyzer, is_min: bool) -> Expr {
     }
     if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
         return Expr::int(if is_min { x.min(y) } else { x.max(y) });
+    }
+    // Ends that differ by a constant (the loads `x`, `x + 1`, `x + 2` of a
+    // stencil) are ordered by their constants, without simplifying.
+    if let (Ok(la), Ok(lb)) = (LinearForm::of(a), LinearForm::of(b)) {
+        if la.terms == lb.terms {
+            let a_first = (la.constant <= lb.constant) == is_min;
+            return if a_first { a.clone() } else { b.clone() };
+        }
     }
     let raw = if is_min {
         Expr::min(a.clone(), b.clone())

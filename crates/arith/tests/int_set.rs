@@ -895,3 +895,29 @@ fn mod_by_a_symbolic_divisor_is_the_minimal_box_per_block() {
         }
     }
 }
+
+/// The union of sets whose ends differ by constants (a stencil's loads
+/// `x`, `x + 1`, `x + 2`) is their hull at every value of the symbols.
+#[test]
+fn union_of_shifted_symbolic_sets_is_the_hull() {
+    let an = Analyzer::new();
+    let (x, n) = (Var::new("x"), Var::new("n"));
+    let base = x.expr() * 64 + n.expr();
+    let shifted = |lo: i64, hi: i64| {
+        IntSet::interval(base.clone() + lo, base.clone() + hi)
+    };
+    let sets = [shifted(0, 63), shifted(1, 64), shifted(2, 65), shifted(-3, 10)];
+    let u = union_all(&sets, &an);
+    for xv in -2..3 {
+        for nv in -5..5 {
+            let env = [(&x, xv), (&n, nv)];
+            let at = |e: Option<&Expr>| e.unwrap().eval_with(&env).unwrap();
+            let b = 64 * xv + nv;
+            assert_eq!((at(u.min()), at(u.max())), (b - 3, b + 65), "{u}");
+        }
+    }
+    // Different terms still go through the simplifier.
+    let other = IntSet::interval(x.expr(), x.expr() + 1);
+    let v = shifted(0, 1).union(&other, &an);
+    assert!(v.min().unwrap().to_string().contains("min"), "{v}");
+}
