@@ -49,6 +49,16 @@ impl Compiled {
     /// passed to [`Compiled::run`]. A variable not in `vars` is an error.
     /// Deep trees (long parsed sums) compile without recursion.
     pub fn new(e: &Expr, vars: &[Var]) -> Result<Compiled> {
+        Compiled::with_positions(e, &mut |v| vars.iter().position(|w| w == v))
+    }
+
+    /// [`Compiled::new`] with each variable's position given by `position`
+    /// (`None`: the variable has none, an error), for callers that keep
+    /// their own table of variables, such as an interpreter's slots.
+    pub fn with_positions(
+        e: &Expr,
+        position: &mut dyn FnMut(&Var) -> Option<usize>,
+    ) -> Result<Compiled> {
         let mut ops = Vec::with_capacity(e.node_count());
         // Post-order on an explicit stack: (node, children emitted).
         let mut stack: Vec<(&Expr, bool)> = vec![(e, false)];
@@ -59,7 +69,7 @@ impl Compiled {
                     Int(v) => ops.push(Op::Const(*v)),
                     Bool(b) => ops.push(Op::Const(*b as i64)),
                     Var(v) => {
-                        let pos = vars.iter().position(|w| w == v).ok_or_else(|| {
+                        let pos = position(v).ok_or_else(|| {
                             ArithError::new(
                                 ErrorKind::Unbound,
                                 format!("`{v}` has no position in the compiled variables"),
@@ -99,48 +109,48 @@ impl Compiled {
     /// The value at `point` (booleans as `0`/`1`), or `None` where the
     /// expression has no value. `stack` is scratch space reused between
     /// calls.
-    pub fn run(&self, point: &[i64], stack: &mut Vec<Option<i64>>) -> Option<i64> {
+    pub fn run(&self, point: &[i64], stack: &mut Stack) -> Option<i64> {
+        self.run_checked(point, stack).ok()
+    }
+
+    /// [`Compiled::run`], saying why there is no value: the first fault of
+    /// the operands the value depends on (an undefined branch that
+    /// `select`, `and` or `or` does not choose is no fault).
+    pub fn run_checked(&self, point: &[i64], stack: &mut Stack) -> Result<i64, Undefined> {
+        use Undefined::MissingVariable;
         stack.clear();
         for op in &self.ops {
-            let v = match *op {
-                Op::Const(c) => Some(c),
-                Op::Var(i) => Some(*point.get(i)?),
+            // Operators replace their first operand in place: one pop per
+            // binary operator instead of two pops and a push.
+            match *op {
+                Op::Const(c) => stack.push(Ok(c)),
+                Op::Var(i) => stack.push(Ok(*point.get(i).ok_or(MissingVariable)?)),
                 Op::Not => {
-                    let a = stack.pop()?;
-                    a.map(|a| (a == 0) as i64)
+                    let a = stack.last_mut().ok_or(MissingVariable)?;
+                    *a = a.map(|a| (a == 0) as i64);
                 }
                 Op::Select => {
-                    let b = stack.pop()?;
-                    let a = stack.pop()?;
-                    let c = stack.pop()?;
-                    c.and_then(|c| if c != 0 { a } else { b })
+                    let b = stack.pop().ok_or(MissingVariable)?;
+                    let a = stack.pop().ok_or(MissingVariable)?;
+                    let c = stack.last_mut().ok_or(MissingVariable)?;
+                    *c = c.and_then(|c| if c != 0 { a } else { b });
                 }
                 _ => {
-                    let b = stack.pop()?;
-                    let a = stack.pop()?;
-                    match *op {
+                    let b = stack.pop().ok_or(MissingVariable)?;
+                    let slot = stack.last_mut().ok_or(MissingVariable)?;
+                    *slot = match (*op, *slot) {
                         // Python's short circuit: the second operand only
                         // matters when the first does not decide.
-                        Op::And => match a {
-                            Some(0) => Some(0),
-                            Some(_) => b.map(|b| (b != 0) as i64),
-                            None => None,
-                        },
-                        Op::Or => match a {
-                            Some(0) => b.map(|b| (b != 0) as i64),
-                            Some(_) => Some(1),
-                            None => None,
-                        },
-                        _ => match (a, b) {
-                            (Some(a), Some(b)) => binary(*op, a, b),
-                            _ => None,
-                        },
-                    }
+                        (Op::And, Ok(0)) => Ok(0),
+                        (Op::Or, Ok(a)) if a != 0 => Ok(1),
+                        (Op::And | Op::Or, Ok(_)) => b.map(|b| (b != 0) as i64),
+                        (_, Err(f)) => Err(f),
+                        (_, Ok(a)) => b.and_then(|b| binary(*op, a, b)),
+                    };
                 }
-            };
-            stack.push(v);
+            }
         }
-        stack.pop().flatten()
+        stack.pop().ok_or(MissingVariable)?
     }
 
     /// [`Compiled::run`] with a fresh stack.
@@ -149,17 +159,37 @@ impl Compiled {
     }
 }
 
-fn binary(op: Op, a: i64, b: i64) -> Option<i64> {
+/// Why a [`Compiled`] expression has no value at a point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Undefined {
+    /// A result does not fit in 64 bits.
+    Overflow,
+    /// A division or modulo by zero.
+    DivisionByZero,
+    /// The point has no value at a variable's position (it is too short).
+    MissingVariable,
+}
+
+/// The scratch stack [`Compiled::run`] reuses between calls.
+pub type Stack = Vec<std::result::Result<i64, Undefined>>;
+
+fn binary(op: Op, a: i64, b: i64) -> Result<i64, Undefined> {
+    use Undefined::{DivisionByZero, Overflow};
+    let divide = |f: fn(i64, i64) -> crate::Result<i64>| match b {
+        0 => Err(DivisionByZero),
+        _ => f(a, b).map_err(|_| Overflow),
+    };
     match op {
-        Op::Add => a.checked_add(b),
-        Op::Sub => a.checked_sub(b),
-        Op::Mul => a.checked_mul(b),
-        Op::FloorDiv => num::floor_div(a, b).ok(),
-        Op::FloorMod => num::floor_mod(a, b).ok(),
-        Op::CeilDiv => num::ceil_div(a, b).ok(),
-        Op::Min => Some(a.min(b)),
-        Op::Max => Some(a.max(b)),
-        Op::Cmp(c) => Some(c.apply(a, b) as i64),
-        _ => None,
+        Op::Add => a.checked_add(b).ok_or(Overflow),
+        Op::Sub => a.checked_sub(b).ok_or(Overflow),
+        Op::Mul => a.checked_mul(b).ok_or(Overflow),
+        Op::FloorDiv => divide(num::floor_div),
+        Op::FloorMod => divide(num::floor_mod),
+        Op::CeilDiv => divide(num::ceil_div),
+        Op::Min => Ok(a.min(b)),
+        Op::Max => Ok(a.max(b)),
+        Op::Cmp(c) => Ok(c.apply(a, b) as i64),
+        // `run_checked` applies the other operators itself.
+        _ => Err(Undefined::MissingVariable),
     }
 }

@@ -14,6 +14,7 @@
 use crate::analyzer::Analyzer;
 use crate::bound::{ConstBound, NEG_INF, POS_INF};
 use crate::expr::{CmpOp, Expr, ExprKind, Type, Var};
+use crate::linear::LinearForm;
 use crate::num;
 use crate::range::Range;
 use std::collections::HashMap;
@@ -302,6 +303,14 @@ fn combine_ends(a: &Expr, b: &Expr, an: &Analyzer, is_min: bool) -> Expr {
     if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
         return Expr::int(if is_min { x.min(y) } else { x.max(y) });
     }
+    // Ends that differ by a constant (the loads `x`, `x + 1`, `x + 2` of a
+    // stencil) are ordered by their constants, without simplifying.
+    if let (Ok(la), Ok(lb)) = (LinearForm::of(a), LinearForm::of(b)) {
+        if la.terms == lb.terms {
+            let a_first = (la.constant <= lb.constant) == is_min;
+            return if a_first { a.clone() } else { b.clone() };
+        }
+    }
     let raw = if is_min {
         Expr::min(a.clone(), b.clone())
     } else {
@@ -342,7 +351,10 @@ impl Analyzer {
     /// range holding zero is split around it; a symbolic divisor of unknown
     /// sign gives everything), `%` by a constant `c` gives `[0, c - 1]`
     /// narrowed by the operand's alignment unless the operand provably stays
-    /// in one block of `c` values, `select` with an undecided condition
+    /// in one block of `c` values (a symbolic divisor `d >= 1` likewise;
+    /// when staying in one block is undecided, each end is a `select` on
+    /// it, the minimal box for every value of the symbols), `select` with
+    /// an undecided condition
     /// joins both branches. A condition evaluates to `1`, `0`, or `[0, 1]`
     /// when undecided. An end that would overflow 64 bits is infinite.
     ///
@@ -358,6 +370,9 @@ impl Analyzer {
     /// assert_eq!(Analyzer::new().int_set(&e, &dom).to_string(), "[0, 13]");
     /// ```
     pub fn int_set(&self, e: &Expr, dom: &HashMap<Var, IntSet>) -> IntSet {
+        if let Some(set) = self.affine_set(e, dom) {
+            return set;
+        }
         let mut ev = SetEval {
             an: self,
             dom,
@@ -408,6 +423,9 @@ impl Analyzer {
         dom: &HashMap<Var, IntSet>,
         max_nodes: usize,
     ) -> (IntSet, Precision) {
+        if let Some(set) = self.affine_set(e, dom) {
+            return set.within_budget(self, max_nodes);
+        }
         let mut ev = SetEval {
             an: self,
             dom,
@@ -433,6 +451,100 @@ impl Analyzer {
                 Precision::Exact
             },
         )
+    }
+}
+
+/// The largest expression [`Analyzer::affine_set`] takes on: its walk asks
+/// per node whether a relaxed variable occurs below, which is quadratic in
+/// depth, and large expressions rarely qualify anyway.
+const AFFINE_LIMIT: usize = 64;
+
+impl Analyzer {
+    /// The set of `e` without evaluating it node by node, when interval
+    /// arithmetic on it is exact as written: `e` is built of `+`, `-` and
+    /// `*` by a factor of known sign that mentions no relaxed variable,
+    /// each relaxed variable occurs once, and its domain has finite ends
+    /// that mention no relaxed variable (the common index `x + 1`). Each
+    /// end is then `e` with every relaxed variable replaced by the end of
+    /// its domain that the sign of its coefficient selects, simplified
+    /// once. `None` when `e` does not qualify (the general evaluation
+    /// follows); the answer is the same set either way.
+    fn affine_set(&self, e: &Expr, dom: &HashMap<Var, IntSet>) -> Option<IntSet> {
+        if e.node_count() > AFFINE_LIMIT {
+            return None;
+        }
+        let mentions = |x: &Expr| {
+            let mut found = false;
+            x.for_each_var(&mut |v| found |= dom.contains_key(v));
+            found
+        };
+        let mut seen: Vec<&Var> = Vec::new();
+        let (lo, hi) = self.affine_ends(e, dom, &mentions, &mut seen)?;
+        let end = |raw: Expr| -> Option<Expr> { self.simplify(&raw).ok() };
+        if lo == hi {
+            return Some(IntSet::single_point(end(lo)?));
+        }
+        Some(IntSet::interval(end(lo)?, end(hi)?))
+    }
+
+    /// The unsimplified `(lowest, highest)` of `e` for [`Analyzer::affine_set`].
+    fn affine_ends<'d>(
+        &self,
+        e: &Expr,
+        dom: &'d HashMap<Var, IntSet>,
+        mentions: &dyn Fn(&Expr) -> bool,
+        seen: &mut Vec<&'d Var>,
+    ) -> Option<(Expr, Expr)> {
+        if !mentions(e) {
+            return Some((e.clone(), e.clone()));
+        }
+        match e.kind() {
+            ExprKind::Var(v) => {
+                let (key, set) = dom.get_key_value(v)?;
+                if seen.contains(&key) {
+                    return None;
+                }
+                seen.push(key);
+                let (lo, hi) = (set.min()?, set.max()?);
+                if mentions(lo) || mentions(hi) {
+                    return None;
+                }
+                Some((lo.clone(), hi.clone()))
+            }
+            ExprKind::Add(a, b) => {
+                let (al, ah) = self.affine_ends(a, dom, mentions, seen)?;
+                let (bl, bh) = self.affine_ends(b, dom, mentions, seen)?;
+                Some((Expr::add(al, bl), Expr::add(ah, bh)))
+            }
+            ExprKind::Sub(a, b) => {
+                let (al, ah) = self.affine_ends(a, dom, mentions, seen)?;
+                let (bl, bh) = self.affine_ends(b, dom, mentions, seen)?;
+                Some((Expr::sub(al, bh), Expr::sub(ah, bl)))
+            }
+            ExprKind::Mul(a, b) => {
+                let (x, p) = if mentions(b) { (b, a) } else { (a, b) };
+                if mentions(p) {
+                    return None;
+                }
+                let nonneg = match p.as_int() {
+                    Some(c) => c >= 0,
+                    None => {
+                        let bp = self.const_int_bound(p);
+                        if bp.min >= 0 {
+                            true
+                        } else if bp.max <= 0 {
+                            false
+                        } else {
+                            return None;
+                        }
+                    }
+                };
+                let (xl, xh) = self.affine_ends(x, dom, mentions, seen)?;
+                let (l, h) = if nonneg { (xl, xh) } else { (xh, xl) };
+                Some((Expr::mul(l, p.clone()), Expr::mul(h, p.clone())))
+            }
+            _ => None,
+        }
     }
 }
 
@@ -966,7 +1078,11 @@ impl SetEval<'_> {
             if let (true, Some(top)) = (x_nonneg, xh) {
                 hi = Some(hi.map_or(top.clone(), |h| min_of(&h, top, self.an)));
             }
-            return IntSet::interval(zero(), hi);
+            let cover = IntSet::interval(zero(), hi);
+            return match y.as_single_point() {
+                Some(d) => self.mod_in_block(x, d, cover),
+                None => cover,
+            };
         }
         if by.all_le(-1) {
             // y.max < x <= 0: x % y is x.
@@ -987,6 +1103,48 @@ impl SetEval<'_> {
             return IntSet::interval(lo, zero());
         }
         IntSet::everything()
+    }
+
+    /// `x % d` for a symbolic divisor `d >= 1`, given `cover`, the set for
+    /// `x` in any block: inside one block of `d` values the modulo is a
+    /// shift of `x`, so the set is exact when `x` provably stays in one
+    /// block, `cover` when it provably does not, and when that is undecided
+    /// each end is a `select` on "same block" between the shifted end and
+    /// `[0, d - 1]` (the minimal cover for every value of the symbols, as
+    /// for a constant divisor in `mod_const`).
+    fn mod_in_block(&self, x: &IntSet, d: &Expr, cover: IntSet) -> IntSet {
+        let (Some(l), Some(h)) = (x.min(), x.max()) else {
+            return cover;
+        };
+        let block = |e: &Expr| self.simp(Expr::floor_div(e.clone(), d.clone()));
+        let (Some(ql), Some(qh)) = (block(l), block(h)) else {
+            return cover;
+        };
+        let residue = |e: &Expr| self.simp(Expr::floor_mod(e.clone(), d.clone()));
+        let (Some(lm), Some(hm)) = (residue(l), residue(h)) else {
+            return cover;
+        };
+        if ql == qh || self.prove(Expr::eq(ql.clone(), qh.clone())) {
+            return IntSet::interval(lm, hm);
+        }
+        // A dividend from the start of a block (`[0, h]`) already has its
+        // box in `cover` (`[0, min(d - 1, h)]`).
+        if lm.is_int(0) || self.prove(Expr::ne(ql.clone(), qh.clone())) {
+            return cover;
+        }
+        // Across blocks, `[0, d - 1]`: a dividend that spans two blocks
+        // takes every residue up to `d - 1` unless it is negative, and the
+        // smaller ends keep the `select`s small.
+        let Some(last) = self.simp(Expr::sub(d.clone(), Expr::int(1))) else {
+            return cover;
+        };
+        let same = Expr::eq(ql, qh);
+        let lo = self.simp(Expr::select(same.clone(), lm, Expr::int(0)));
+        let hi = self.simp(Expr::select(same, hm, last));
+        match (lo, hi) {
+            (Some(lo), Some(hi)) => IntSet::interval(lo, hi),
+            _ => cover,
+        }
     }
 
     fn union_over(&self, parts: Vec<IntSet>, f: impl Fn(&IntSet) -> IntSet) -> IntSet {

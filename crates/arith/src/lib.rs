@@ -40,7 +40,7 @@ mod walk;
 
 pub use analyzer::Analyzer;
 pub use bound::{ConstBound, NEG_INF, POS_INF};
-pub use compiled::Compiled;
+pub use compiled::{Compiled, Stack, Undefined};
 pub use error::{ArithError, ErrorKind, Result};
 pub use expr::{CmpOp, Expr, ExprKind, Type, Var};
 pub use linear::LinearForm;

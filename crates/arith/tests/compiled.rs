@@ -79,3 +79,48 @@ fn a_long_chain_compiles_and_runs_without_recursion() {
         .join()
         .unwrap();
 }
+
+/// `run_checked` says why there is no value, as `Expr::eval` does, and an
+/// undefined branch that is not chosen is no fault.
+#[test]
+fn run_checked_names_the_fault() {
+    use arith::Undefined;
+    let mut scope = Scope::new();
+    let cases = [
+        ("x // y", [1, 0], Err(Undefined::DivisionByZero)),
+        ("x % y", [1, 0], Err(Undefined::DivisionByZero)),
+        ("x * y", [i64::MAX, 2], Err(Undefined::Overflow)),
+        ("x // y", [i64::MIN, -1], Err(Undefined::Overflow)),
+        ("select(y == 0, 0, x // y)", [1, 0], Ok(0)),
+        ("y != 0 and x // y > 0", [1, 0], Ok(0)),
+        ("x + y", [2, 3], Ok(5)),
+    ];
+    for (text, point, want) in cases {
+        let e = arith::parse_in(text, &mut scope).unwrap();
+        let vars = [
+            scope.get("x").unwrap().clone(),
+            scope.get("y").unwrap().clone(),
+        ];
+        let p = Compiled::new(&e, &vars).unwrap();
+        let mut stack = Vec::new();
+        assert_eq!(
+            p.run_checked(&point, &mut stack),
+            want,
+            "{text} at {point:?}"
+        );
+        assert_eq!(
+            p.run_checked(&point[..1], &mut stack),
+            Err(Undefined::MissingVariable),
+            "{text}"
+        );
+    }
+    // Positions from a lookup, as an interpreter's slots give them.
+    let e = arith::parse_in("x - y", &mut scope).unwrap();
+    let (x, y) = (
+        scope.get("x").unwrap().clone(),
+        scope.get("y").unwrap().clone(),
+    );
+    let p = Compiled::with_positions(&e, &mut |v| Some(if *v == x { 2 } else { 0 })).unwrap();
+    assert_eq!(p.eval(&[10, 0, 3]), Some(-7));
+    assert!(Compiled::with_positions(&e, &mut |v| (*v == y).then_some(0)).is_err());
+}

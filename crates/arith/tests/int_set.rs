@@ -859,3 +859,69 @@ fn over_approximation_is_measured() {
     );
     assert!(unbounded <= 5, "infinite ends regressed: {unbounded}");
 }
+
+/// `x % d` with a symbolic divisor `d >= 1` and `x` over `[o * k, o * k + w]`
+/// for a symbolic `o`: at every `(o, d)` the set holds every value, and it
+/// is the exact hull whenever the interval stays in one block of `d`
+/// values (InferBound's per-iteration box of a fused-then-split axis).
+#[test]
+fn mod_by_a_symbolic_divisor_is_the_minimal_box_per_block() {
+    let (o, d, x) = (Var::new("o"), Var::new("d"), Var::new("x"));
+    for k in 1..5i64 {
+        for w in 0..4i64 {
+            let mut an = Analyzer::new();
+            an.bind(&o, Range::from_extent(Expr::int(6)));
+            an.update_bound(&d, ConstBound::new(1, 7));
+            let lo = Expr::mul(o.expr(), Expr::int(k));
+            let hi = Expr::add(lo.clone(), Expr::int(w));
+            let dom = HashMap::from([(x.clone(), IntSet::interval(lo, hi))]);
+            let e = Expr::floor_mod(x.expr(), d.expr());
+            let set = an.int_set(&e, &dom);
+            for ov in 0..6 {
+                for dv in 1..=7 {
+                    let env = [(&o, ov), (&d, dv)];
+                    let at = |end: Option<&Expr>| end.map(|e| e.eval_with(&env).unwrap());
+                    let (Some(sl), Some(sh)) = (at(set.min()), at(set.max())) else {
+                        panic!("{e} over [{}, {}] gave {set}", ov * k, ov * k + w);
+                    };
+                    let values: Vec<i64> =
+                        (ov * k..=ov * k + w).map(|v| v.rem_euclid(dv)).collect();
+                    let (vl, vh) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
+                    assert!(sl <= vl && vh <= sh, "{set} at o={ov} d={dv}: [{vl}, {vh}]");
+                    if (ov * k).div_euclid(dv) == (ov * k + w).div_euclid(dv) {
+                        assert_eq!((sl, sh), (vl, vh), "{set} at o={ov} d={dv}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The union of sets whose ends differ by constants (a stencil's loads
+/// `x`, `x + 1`, `x + 2`) is their hull at every value of the symbols.
+#[test]
+fn union_of_shifted_symbolic_sets_is_the_hull() {
+    let an = Analyzer::new();
+    let (x, n) = (Var::new("x"), Var::new("n"));
+    let base = x.expr() * 64 + n.expr();
+    let shifted = |lo: i64, hi: i64| IntSet::interval(base.clone() + lo, base.clone() + hi);
+    let sets = [
+        shifted(0, 63),
+        shifted(1, 64),
+        shifted(2, 65),
+        shifted(-3, 10),
+    ];
+    let u = union_all(&sets, &an);
+    for xv in -2..3 {
+        for nv in -5..5 {
+            let env = [(&x, xv), (&n, nv)];
+            let at = |e: Option<&Expr>| e.unwrap().eval_with(&env).unwrap();
+            let b = 64 * xv + nv;
+            assert_eq!((at(u.min()), at(u.max())), (b - 3, b + 65), "{u}");
+        }
+    }
+    // Different terms still go through the simplifier.
+    let other = IntSet::interval(x.expr(), x.expr() + 1);
+    let v = shifted(0, 1).union(&other, &an);
+    assert!(v.min().unwrap().to_string().contains("min"), "{v}");
+}

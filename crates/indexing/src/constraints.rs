@@ -6,11 +6,11 @@
 //! (when it never holds).
 
 use crate::interval::Interval;
-use crate::linear::Linear;
 use crate::map::{Constraint, IndexingMap, State};
 use crate::order::to_xla_order;
 use crate::simplify::simplify_expr;
 use crate::variable::VarKind;
+use arith::LinearForm;
 use arith::{Analyzer, Expr, ExprKind, Var};
 
 /// More rounds than any map in XLA's tests needs; each round either changes
@@ -248,19 +248,19 @@ fn peel(an: &Analyzer, e: &Expr, iv: Interval) -> Option<(Expr, Interval)> {
         };
         return Some((x.clone(), niv));
     }
-    let lin = Linear::of(e)?;
+    let lin = LinearForm::of(e).ok()?;
     if lin.terms.is_empty() {
         return None;
     }
     // e + k in [lo, hi]  ->  e in [lo - k, hi - k]
-    if lin.konst != 0 {
+    if lin.constant != 0 {
         let niv = Interval::new(
-            iv.lower.checked_sub(lin.konst)?,
-            iv.upper.checked_sub(lin.konst)?,
+            iv.lower.checked_sub(lin.constant)?,
+            iv.upper.checked_sub(lin.constant)?,
         );
-        let rest = Linear {
+        let rest = LinearForm {
             terms: lin.terms,
-            konst: 0,
+            constant: 0,
         };
         return Some((rest.to_expr(), niv));
     }
@@ -288,7 +288,7 @@ fn peel(an: &Analyzer, e: &Expr, iv: Interval) -> Option<(Expr, Interval)> {
             arith::num::ceil_div(lo, g).ok()?,
             arith::num::floor_div(hi, g).ok()?,
         );
-        return Some((Linear { terms, konst: 0 }.to_expr(), niv));
+        return Some((LinearForm { terms, constant: 0 }.to_expr(), niv));
     }
     // g * a + r in [g * p, g * q + g - 1] with r in [0, g - 1]  ->  a in [p, q]
     let mut sorted = lin.terms.clone();
@@ -300,9 +300,9 @@ fn peel(an: &Analyzer, e: &Expr, iv: Interval) -> Option<(Expr, Interval)> {
         if g <= 1 {
             continue;
         }
-        let rest = Linear {
+        let rest = LinearForm {
             terms: sorted[k..].to_vec(),
-            konst: 0,
+            constant: 0,
         }
         .to_expr();
         let r = an.const_int_bound(&rest);
@@ -314,7 +314,7 @@ fn peel(an: &Analyzer, e: &Expr, iv: Interval) -> Option<(Expr, Interval)> {
                 .map(|(a, c)| (a.clone(), c / g))
                 .collect();
             let niv = Interval::new(iv.lower / g, (iv.upper + 1) / g - 1);
-            return Some((Linear { terms, konst: 0 }.to_expr(), niv));
+            return Some((LinearForm { terms, constant: 0 }.to_expr(), niv));
         }
     }
     None

@@ -1,108 +1,59 @@
 //! Evaluating a map at points and enumerating its domain.
 //!
-//! Expressions are compiled once into a small postfix program over variable
-//! positions, so enumerating a domain costs no allocation and no name
-//! lookups per point. Arithmetic is checked: an overflow or a division by
+//! Expressions are compiled once into arith's postfix [`Compiled`] program
+//! over variable positions, so enumerating a domain costs no allocation and
+//! no name lookups per point. Arithmetic is checked: an overflow or a division by
 //! zero makes the value undefined (`None`), never a wrapped number.
 
 use crate::interval::Interval;
 use crate::map::{IndexingMap, State};
-use arith::{ArithError, ErrorKind, Expr, ExprKind, Result};
+use arith::{ArithError, Compiled, ErrorKind, Expr, ExprKind, Result, Stack, Var};
 
-#[derive(Clone, Copy, Debug)]
-enum Op {
-    Const(i64),
-    Var(usize),
-    Add,
-    Sub,
-    Mul,
-    FloorDiv,
-    FloorMod,
-    CeilDiv,
-    Min,
-    Max,
-}
-
-/// An expression compiled against the variable order of one map.
+/// An expression compiled against the variable order of one map: arith's
+/// [`Compiled`], admitted only for index expressions (a comparison or a
+/// `select` in a map is an error, not a value).
 #[derive(Clone, Debug)]
-pub(crate) struct Program {
-    ops: Vec<Op>,
-}
+pub(crate) struct Program(Compiled);
 
 impl Program {
     pub(crate) fn compile(map: &IndexingMap, e: &Expr) -> Result<Program> {
-        let mut ops = Vec::with_capacity(e.node_count());
-        emit(map, e, &mut ops)?;
-        Ok(Program { ops })
+        let vars: Vec<Var> = map.all_vars().map(|v| v.var().clone()).collect();
+        Program::compile_with(&vars, e)
+    }
+
+    /// [`Program::compile`] with the map's variables, in order, given.
+    fn compile_with(vars: &[Var], e: &Expr) -> Result<Program> {
+        // Pre-order, so that the error names the outermost offending node.
+        let mut stack = vec![e];
+        while let Some(n) = stack.pop() {
+            use ExprKind::*;
+            match n.kind() {
+                Int(_) | Add(..) | Sub(..) | Mul(..) | FloorDiv(..) | FloorMod(..)
+                | CeilDiv(..) | Min(..) | Max(..) => {}
+                ExprKind::Var(v) if !vars.contains(v) => {
+                    return Err(ArithError::new(
+                        ErrorKind::Unbound,
+                        format!("`{v}` is not a variable of this map"),
+                    ))
+                }
+                ExprKind::Var(_) => {}
+                _ => {
+                    return Err(ArithError::new(
+                        ErrorKind::Type,
+                        format!("`{n}` is not an index expression and cannot be evaluated"),
+                    ))
+                }
+            }
+            stack.extend(n.children().into_iter().rev());
+        }
+        Ok(Program(Compiled::new(e, vars)?))
     }
 
     /// The value at `point` (values of all variables in map order), or
     /// `None` when the arithmetic is undefined there.
-    pub(crate) fn run(&self, point: &[i64], stack: &mut Vec<i64>) -> Option<i64> {
-        stack.clear();
-        for op in &self.ops {
-            let v = match *op {
-                Op::Const(c) => c,
-                Op::Var(i) => *point.get(i)?,
-                _ => {
-                    let b = stack.pop()?;
-                    let a = stack.pop()?;
-                    match *op {
-                        Op::Add => a.checked_add(b)?,
-                        Op::Sub => a.checked_sub(b)?,
-                        Op::Mul => a.checked_mul(b)?,
-                        Op::FloorDiv => arith::num::floor_div(a, b).ok()?,
-                        Op::FloorMod => arith::num::floor_mod(a, b).ok()?,
-                        Op::CeilDiv => arith::num::ceil_div(a, b).ok()?,
-                        Op::Min => a.min(b),
-                        Op::Max => a.max(b),
-                        Op::Const(_) | Op::Var(_) => unreachable!("leaves are handled above"),
-                    }
-                }
-            };
-            stack.push(v);
-        }
-        stack.pop()
+    pub(crate) fn run(&self, point: &[i64], stack: &mut Stack) -> Option<i64> {
+        self.0.run(point, stack)
     }
-}
-
-fn emit(map: &IndexingMap, e: &Expr, ops: &mut Vec<Op>) -> Result<()> {
-    use ExprKind::*;
-    let op = match e.kind() {
-        Int(v) => {
-            ops.push(Op::Const(*v));
-            return Ok(());
-        }
-        Var(v) => {
-            let pos = map.all_vars().position(|x| x.var() == v).ok_or_else(|| {
-                ArithError::new(
-                    ErrorKind::Unbound,
-                    format!("`{v}` is not a variable of this map"),
-                )
-            })?;
-            ops.push(Op::Var(pos));
-            return Ok(());
-        }
-        Add(..) => Op::Add,
-        Sub(..) => Op::Sub,
-        Mul(..) => Op::Mul,
-        FloorDiv(..) => Op::FloorDiv,
-        FloorMod(..) => Op::FloorMod,
-        CeilDiv(..) => Op::CeilDiv,
-        Min(..) => Op::Min,
-        Max(..) => Op::Max,
-        _ => {
-            return Err(ArithError::new(
-                ErrorKind::Type,
-                format!("`{e}` is not an index expression and cannot be evaluated"),
-            ))
-        }
-    };
-    for c in e.children() {
-        emit(map, c, ops)?;
-    }
-    ops.push(op);
-    Ok(())
 }
 
 /// A map compiled for repeated evaluation.
@@ -111,21 +62,22 @@ pub(crate) struct CompiledMap {
     pub constraints: Vec<(Program, Interval)>,
     pub bounds: Vec<Interval>,
     pub num_dims: usize,
-    stack: Vec<i64>,
+    stack: Stack,
 }
 
 impl CompiledMap {
     pub(crate) fn new(map: &IndexingMap) -> Result<CompiledMap> {
+        let vars: Vec<Var> = map.all_vars().map(|v| v.var().clone()).collect();
         Ok(CompiledMap {
             results: map
                 .results
                 .iter()
-                .map(|r| Program::compile(map, r))
+                .map(|r| Program::compile_with(&vars, r))
                 .collect::<Result<_>>()?,
             constraints: map
                 .constraints
                 .iter()
-                .map(|c| Ok((Program::compile(map, &c.expr)?, c.interval)))
+                .map(|c| Ok((Program::compile_with(&vars, &c.expr)?, c.interval)))
                 .collect::<Result<_>>()?,
             bounds: map.all_vars().map(|v| v.bounds()).collect(),
             num_dims: map.dims.len(),

@@ -44,7 +44,6 @@ mod compose;
 mod constraints;
 mod eval;
 mod interval;
-mod linear;
 mod map;
 mod order;
 mod parse;

@@ -23,12 +23,14 @@
 
 use crate::error::{Result, TeError};
 use crate::graph::Graph;
-use crate::interval::{eval, range_interval, simp, DomMap, Interval};
 use crate::iter_var::IterVar;
 use crate::operation::Operation;
 use crate::schedule::{Attach, Relation, Schedule, SplitBy, Stage};
+use crate::simp::simp;
 use crate::thread::{StorageScope, ThreadTag};
+use arith::int_set::{IntSet, Precision};
 use arith::{Analyzer, ConstBound, Expr, Range, Var, NEG_INF, POS_INF};
+use std::cell::Cell;
 use std::collections::HashMap;
 
 /// The result of [`infer_bound`]: a range for every iteration variable of
@@ -277,8 +279,42 @@ fn declared(iv: &IterVar) -> Result<Range> {
 /// range (TVM's "up_state matches the range", tracked rather than compared).
 #[derive(Clone)]
 struct UpState {
-    set: Interval,
+    set: IntSet,
     full: bool,
+    /// Whether the set was widened to stay within [`BOUND_BUDGET`].
+    widened: bool,
+}
+
+/// Variables relaxed to the sets of values they take.
+type DomMap = HashMap<Var, IntSet>;
+
+/// Whether both ends of `set` are finite.
+fn is_bounded(set: &IntSet) -> bool {
+    set.min().is_some() && set.max().is_some()
+}
+
+/// The set of values `e` takes with `dom` relaxed (arith's `int_set` under
+/// [`BOUND_BUDGET`]); a widened answer is noted in `widened`.
+fn eval(e: &Expr, dom: &DomMap, an: &Analyzer, widened: &Cell<bool>) -> IntSet {
+    let (set, p) = an.int_set_within(e, dom, BOUND_BUDGET);
+    if p == Precision::Widened {
+        widened.set(true);
+    }
+    set
+}
+
+/// The set of the range `[min, min + extent)` with `dom` relaxed.
+fn range_set(
+    min: &Expr,
+    extent: &Expr,
+    dom: &DomMap,
+    an: &Analyzer,
+    widened: &Cell<bool>,
+) -> IntSet {
+    let last = Expr::sub(Expr::add(min.clone(), extent.clone()), Expr::int(1));
+    let lo = eval(min, dom, an, widened).min().cloned();
+    let hi = eval(&last, dom, an, widened).max().cloned();
+    IntSet::interval(lo, hi)
 }
 
 fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
@@ -294,7 +330,13 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
     let stage_attach = b.graph.attach[i].local.first().cloned();
     let scope = storage_scope(s, i, b);
     let ndim = op.axis().len();
-    let mut requests: Vec<Vec<Interval>> = vec![Vec::new(); ndim];
+    let mut requests: Vec<Vec<IntSet>> = vec![Vec::new(); ndim];
+    // The last index of each axis, once per stage rather than per request.
+    let lasts: Vec<Expr> = op
+        .shape()
+        .iter()
+        .map(|size| simp(&b.analyzer, Expr::sub(size.clone(), Expr::int(1))))
+        .collect();
     let mut widened = vec![false; ndim];
     for &c in &consumers {
         let cst = &s.stages()[c];
@@ -313,8 +355,9 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                 up.insert(
                     iv.clone(),
                     UpState {
-                        set: Interval::point(p),
+                        set: IntSet::single_point(p),
                         full: true,
+                        widened: false,
                     },
                 );
             } else if !cst.thread_tag(iv).is_some_and(|t| scope.relaxes(t))
@@ -325,8 +368,9 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                 up.insert(
                     iv.clone(),
                     UpState {
-                        set: Interval::point(b.to_loop_vars(&iv.expr())),
+                        set: IntSet::single_point(b.to_loop_vars(&iv.expr())),
                         full: false,
+                        widened: false,
                     },
                 );
             } else {
@@ -353,34 +397,66 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                 cst.op().name()
             )));
         }
-        let leaf_dom = relax_vars(&relax_leaves, b, i);
+        let relax_widened = Cell::new(false);
+        let leaf_dom = relax_vars(&relax_leaves, b, i, &relax_widened);
         for iv in &relax_leaves {
             up.insert(
                 iv.clone(),
                 UpState {
                     set: leaf_dom[iv.var()].clone(),
                     full: true,
+                    widened: false,
                 },
             );
         }
         // Phase 2: up to the consumer's roots.
         pass_up_domain(cst, b, &leaf_dom, &mut up);
-        let path_dom = relax_vars(&relax_path, b, i);
+        let path_dom = relax_vars(&relax_path, b, i, &relax_widened);
         let mut root_dom = DomMap::new();
+        // Root variables whose sets were widened: the indices that use them
+        // are reported widened.
+        let mut root_widened: Vec<Var> = Vec::new();
         for iv in cst.op().root_iter_vars() {
             let mut set = match up.get(&iv) {
-                Some(u) if u.set.is_bounded() => u.set.clone(),
-                _ => {
+                Some(u) if is_bounded(&u.set) => {
+                    if u.widened {
+                        root_widened.push(iv.var().clone());
+                    }
+                    u.set.clone()
+                }
+                known => {
+                    // An infinite end (one widened past the budget) is the
+                    // end of the declared range: a root variable never
+                    // leaves it.
                     let r = declared(&iv)?;
-                    range_interval(&r.min, &r.extent, &DomMap::new(), &b.analyzer)
+                    let whole = range_set(
+                        &r.min,
+                        &r.extent,
+                        &DomMap::new(),
+                        &b.analyzer,
+                        &relax_widened,
+                    );
+                    match known {
+                        Some(u) if !u.set.is_nothing() => {
+                            root_widened.push(iv.var().clone());
+                            IntSet::interval(
+                                u.set.min().or(whole.min()).cloned(),
+                                u.set.max().or(whole.max()).cloned(),
+                            )
+                        }
+                        _ => whole,
+                    }
                 }
             };
             if !path_dom.is_empty() {
                 let an = &b.analyzer;
-                set = Interval {
-                    lo: set.lo.and_then(|l| eval(&l, &path_dom, an).lo),
-                    hi: set.hi.and_then(|h| eval(&h, &path_dom, an).hi),
-                };
+                let w = &relax_widened;
+                set = IntSet::interval(
+                    set.min()
+                        .and_then(|l| eval(l, &path_dom, an, w).min().cloned()),
+                    set.max()
+                        .and_then(|h| eval(h, &path_dom, an, w).max().cloned()),
+                );
             }
             root_dom.insert(iv.var().clone(), set);
         }
@@ -394,28 +470,36 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
             for (d, e) in idx.iter().enumerate() {
                 // An index computed from values may be anything: the whole
                 // axis (TVM's region of a data-dependent access).
-                let req = match e {
-                    Some(e) => within_budget(eval(e, &root_dom, an), &mut widened[d]),
-                    None => Interval { lo: None, hi: None },
+                let Some(e) = e else {
+                    requests[d].push(clamp_to_shape(IntSet::everything(), &lasts[d], an));
+                    continue;
                 };
-                requests[d].push(clamp_to_shape(req, &op.shape()[d], an));
+                let uses_widened = !root_widened.is_empty() && {
+                    let mut found = false;
+                    e.for_each_var(&mut |v| found |= root_widened.contains(v));
+                    found
+                };
+                let w = Cell::new(relax_widened.get() || uses_widened);
+                let req = within_budget(eval(e, &root_dom, an, &w), &mut widened[d]);
+                widened[d] |= w.get();
+                requests[d].push(clamp_to_shape(req, &lasts[d], an));
             }
         });
     }
     // Phase 4: the union over consumers, per axis.
     for (d, iv) in op.axis().iter().enumerate() {
-        let mut acc: Option<Interval> = None;
+        let mut acc: Option<IntSet> = None;
         for r in &requests[d] {
             acc = Some(match acc {
                 None => r.clone(),
                 Some(a) => within_budget(a.union(r, &b.analyzer), &mut widened[d]),
             });
         }
-        let exact = match acc {
-            Some(Interval {
-                lo: Some(lo),
-                hi: Some(hi),
-            }) if lo.node_count() + hi.node_count() <= BOUND_BUDGET * 3 / 2 => {
+        let ends = acc.as_ref().map(|a| (a.min().cloned(), a.max().cloned()));
+        let exact = match ends {
+            Some((Some(lo), Some(hi)))
+                if lo.node_count() + hi.node_count() <= BOUND_BUDGET * 3 / 2 =>
+            {
                 let ext = simp(
                     &b.analyzer,
                     Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1)),
@@ -456,14 +540,18 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
 /// `set` with each end larger than [`BOUND_BUDGET`] dropped (made
 /// infinite, which the caller clamps to the axis), noting the loss in
 /// `widened`.
-fn within_budget(mut set: Interval, widened: &mut bool) -> Interval {
-    for end in [&mut set.lo, &mut set.hi] {
-        if end.as_ref().is_some_and(|e| e.node_count() > BOUND_BUDGET) {
-            *end = None;
+fn within_budget(set: IntSet, widened: &mut bool) -> IntSet {
+    let mut keep = |end: Option<&Expr>| match end {
+        Some(e) if e.node_count() > BOUND_BUDGET => {
             *widened = true;
+            None
         }
+        e => e.cloned(),
+    };
+    if set.is_nothing() {
+        return set;
     }
-    set
+    IntSet::interval(keep(set.min()), keep(set.max()))
 }
 
 /// Whether the loop `iv` encloses stage `i`.
@@ -541,21 +629,37 @@ pub(crate) fn storage_scope(s: &Schedule, i: usize, b: &Bounds) -> StorageScope 
 /// (the definitions could not be evaluated there), so the cut is sound, and
 /// it keeps producers inside their shape when a consumer's loop runs over
 /// a nominal extent.
-fn clamp_to_shape(req: Interval, size: &Expr, an: &Analyzer) -> Interval {
-    let last = simp(an, Expr::sub(size.clone(), Expr::int(1)));
-    let lo = match req.lo {
-        Some(lo) if !an.can_prove(&Expr::le(lo.clone(), Expr::int(0))) => {
-            simp(an, Expr::max(lo, Expr::int(0)))
-        }
-        _ => Expr::int(0),
+fn clamp_to_shape(req: IntSet, last: &Expr, an: &Analyzer) -> IntSet {
+    // Constant bounds settle most requests without a proof or a rewrite:
+    // an end already inside the axis stays as it is.
+    let lo = match req.min().cloned() {
+        Some(lo) => match an.const_int_bound(&lo) {
+            b if b.max <= 0 => Expr::int(0),
+            b if b.min >= 0 => lo,
+            _ if an.can_prove(&Expr::le(lo.clone(), Expr::int(0))) => Expr::int(0),
+            _ => simp(an, Expr::max(lo, Expr::int(0))),
+        },
+        None => Expr::int(0),
     };
-    let hi = match req.hi {
-        Some(hi) if !an.can_prove(&Expr::ge(hi.clone(), last.clone())) => {
-            simp(an, Expr::min(hi, last))
-        }
-        _ => last,
+    let hi = match (req.max().cloned(), last.as_int()) {
+        (Some(hi), Some(l)) => match an.const_int_bound(&hi) {
+            b if b.min >= l => last.clone(),
+            b if b.max <= l => hi,
+            _ => clamp_end(hi, last, an),
+        },
+        (Some(hi), None) => clamp_end(hi, last, an),
+        (None, _) => last.clone(),
     };
-    Interval::new(lo, hi)
+    IntSet::interval(lo, hi)
+}
+
+/// `min(hi, last)`, or `last` when that is provably the smaller.
+fn clamp_end(hi: Expr, last: &Expr, an: &Analyzer) -> Expr {
+    if an.can_prove(&Expr::ge(hi.clone(), last.clone())) {
+        last.clone()
+    } else {
+        simp(an, Expr::min(hi, last.clone()))
+    }
 }
 
 /// Relaxes each of `ivs` to the interval of its range, evaluating ranges
@@ -563,7 +667,7 @@ fn clamp_to_shape(req: Interval, size: &Expr, an: &Analyzer) -> Interval {
 /// after those. A range that mentions a loop neither relaxed nor enclosing
 /// the stage `producer` (a tail whose outer loop was reordered inside) is
 /// replaced by its nominal range.
-fn relax_vars(ivs: &[IterVar], b: &Bounds, producer: usize) -> DomMap {
+fn relax_vars(ivs: &[IterVar], b: &Bounds, producer: usize, widened: &Cell<bool>) -> DomMap {
     let mut dom = DomMap::new();
     let mut pending: Vec<(IterVar, Expr, Expr)> = ivs
         .iter()
@@ -588,21 +692,21 @@ fn relax_vars(ivs: &[IterVar], b: &Bounds, producer: usize) -> DomMap {
                 k += 1;
                 continue;
             }
-            let mut set = range_interval(min, ext, &dom, &b.analyzer);
-            if !set.is_bounded() || out_of_scope(&set, &dom, b, producer) {
+            let mut set = range_set(min, ext, &dom, &b.analyzer, widened);
+            if !is_bounded(&set) || out_of_scope(&set, &dom, b, producer) {
                 set = nominal_interval(iv, min, b);
                 if out_of_scope(&set, &dom, b, producer) {
-                    let (lo, hi) = (set.lo.clone().unwrap(), set.hi.clone().unwrap());
+                    let (lo, hi) = (set.min().unwrap().clone(), set.max().unwrap().clone());
                     let (lo, hi) = (
                         b.analyzer.const_int_bound(&lo).min,
                         b.analyzer.const_int_bound(&hi).max,
                     );
                     // Infinite ends stay infinite (the request is then cut
                     // to the tensor), never a number standing for infinity.
-                    set = Interval {
-                        lo: (lo != NEG_INF).then(|| Expr::int(lo)),
-                        hi: (hi != POS_INF).then(|| Expr::int(hi)),
-                    };
+                    set = IntSet::interval(
+                        (lo != NEG_INF).then(|| Expr::int(lo)),
+                        (hi != POS_INF).then(|| Expr::int(hi)),
+                    );
                 }
             }
             dom.insert(iv.var().clone(), set);
@@ -623,9 +727,9 @@ fn relax_vars(ivs: &[IterVar], b: &Bounds, producer: usize) -> DomMap {
 /// Whether `set` mentions a loop variable that is not relaxed in `dom` and
 /// does not enclose stage `producer`. Walks the attach path only in that
 /// rare case, so long attach chains stay linear.
-fn out_of_scope(set: &Interval, dom: &DomMap, b: &Bounds, producer: usize) -> bool {
+fn out_of_scope(set: &IntSet, dom: &DomMap, b: &Bounds, producer: usize) -> bool {
     let mut loops = Vec::new();
-    for e in set.lo.iter().chain(set.hi.iter()) {
+    for e in set.min().into_iter().chain(set.max()) {
         e.for_each_var(&mut |v| {
             if b.loop_vars.contains(v) && !dom.contains_key(v) && !loops.contains(v) {
                 loops.push(v.clone());
@@ -639,24 +743,25 @@ fn out_of_scope(set: &Interval, dom: &DomMap, b: &Bounds, producer: usize) -> bo
     loops.iter().any(|v| !path.contains(&v))
 }
 
-fn nominal_interval(iv: &IterVar, min: &Expr, b: &Bounds) -> Interval {
+fn nominal_interval(iv: &IterVar, min: &Expr, b: &Bounds) -> IntSet {
     let ext = b.to_loop_vars(&b.nominal_extent(iv).unwrap_or_else(|| Expr::int(1)));
     let hi = simp(
         &b.analyzer,
         Expr::sub(Expr::add(min.clone(), ext), Expr::int(1)),
     );
-    Interval::new(min.clone(), hi)
+    IntSet::interval(min.clone(), hi)
 }
 
-fn full_range_set(iv: &IterVar, b: &Bounds, dom: &DomMap) -> Interval {
+fn full_range_set(iv: &IterVar, b: &Bounds, dom: &DomMap, widened: &Cell<bool>) -> IntSet {
     let r = &b.ranges[iv];
-    let set = range_interval(
+    let set = range_set(
         &b.to_loop_vars(&r.min),
         &b.to_loop_vars(&r.extent),
         dom,
         &b.analyzer,
+        widened,
     );
-    if set.is_bounded() {
+    if is_bounded(&set) {
         set
     } else {
         nominal_interval(iv, &b.to_loop_vars(&r.min), b)
@@ -666,6 +771,12 @@ fn full_range_set(iv: &IterVar, b: &Bounds, dom: &DomMap) -> Interval {
 /// PassUpDomain: from the consumer's loops to its root axes.
 fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut HashMap<IterVar, UpState>) {
     let an = &b.analyzer;
+    // A state of one set: whether computing it widened, or its inputs were.
+    let state = |set: IntSet, full: bool, w: &Cell<bool>, inputs: bool| UpState {
+        set,
+        full,
+        widened: w.get() || inputs,
+    };
     for rel in st.relations().iter().rev() {
         match rel {
             Relation::Split {
@@ -677,11 +788,10 @@ fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut HashMap<It
                 let (Some(o), Some(n)) = (up.get(outer).cloned(), up.get(inner).cloned()) else {
                     continue;
                 };
-                let state = if o.full && n.full {
-                    UpState {
-                        set: full_range_set(parent, b, leaf_dom),
-                        full: true,
-                    }
+                let w = Cell::new(false);
+                let inputs = o.widened || n.widened;
+                let st = if o.full && n.full {
+                    state(full_range_set(parent, b, leaf_dom, &w), true, &w, inputs)
                 } else {
                     let f = b.to_loop_vars(&b.factors[inner]);
                     let pmin = b.to_loop_vars(&b.ranges[parent].min);
@@ -689,12 +799,10 @@ fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut HashMap<It
                     dom.insert(outer.var().clone(), o.set);
                     dom.insert(inner.var().clone(), n.set);
                     let e = Expr::add(Expr::add(pmin, Expr::mul(outer.expr(), f)), inner.expr());
-                    UpState {
-                        set: eval(&e, &dom, an),
-                        full: false,
-                    }
+                    let set = eval(&e, &dom, an, &w);
+                    state(set, false, &w, inputs)
                 };
-                up.insert(parent.clone(), state);
+                up.insert(parent.clone(), st);
             }
             Relation::Fuse {
                 outer,
@@ -705,20 +813,11 @@ fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut HashMap<It
                     continue;
                 };
                 if fs.full {
-                    up.insert(
-                        outer.clone(),
-                        UpState {
-                            set: full_range_set(outer, b, leaf_dom),
-                            full: true,
-                        },
-                    );
-                    up.insert(
-                        inner.clone(),
-                        UpState {
-                            set: full_range_set(inner, b, leaf_dom),
-                            full: true,
-                        },
-                    );
+                    for iv in [outer, inner] {
+                        let w = Cell::new(false);
+                        let set = full_range_set(iv, b, leaf_dom, &w);
+                        up.insert(iv.clone(), state(set, true, &w, fs.widened));
+                    }
                     continue;
                 }
                 let n = b.to_loop_vars(&b.nominal_extent(inner).expect("fused axes have ranges"));
@@ -737,20 +836,11 @@ fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut HashMap<It
                 let imin = b.to_loop_vars(&b.ranges[inner].min);
                 let oe = Expr::add(omin, Expr::floor_div(fused.expr(), n.clone()));
                 let ie = Expr::add(imin, Expr::floor_mod(fused.expr(), n));
-                up.insert(
-                    outer.clone(),
-                    UpState {
-                        set: eval(&oe, &dom, an),
-                        full: false,
-                    },
-                );
-                up.insert(
-                    inner.clone(),
-                    UpState {
-                        set: eval(&ie, &dom, an),
-                        full: false,
-                    },
-                );
+                for (iv, e) in [(outer, oe), (inner, ie)] {
+                    let w = Cell::new(false);
+                    let set = eval(&e, &dom, an, &w);
+                    up.insert(iv.clone(), state(set, false, &w, fs.widened));
+                }
             }
         }
     }
@@ -804,7 +894,7 @@ fn pass_down_domain(st: &Stage, b: &mut Bounds) -> Result<()> {
                 // Unproved (the general tail form) for extents too large to
                 // reason about cheaply.
                 let divisible = r.extent.node_count() + f.node_count()
-                    <= crate::interval::SIMPLIFY_LIMIT
+                    <= crate::simp::SIMPLIFY_LIMIT
                     && an.can_prove(&Expr::eq(
                         Expr::floor_mod(r.extent.clone(), f.clone()),
                         Expr::int(0),

@@ -71,7 +71,7 @@ impl Graph {
                     });
                     Some(body.rewrite(
                         &mut |e| {
-                            if e.node_count() > crate::interval::SIMPLIFY_LIMIT {
+                            if e.node_count() > crate::simp::SIMPLIFY_LIMIT {
                                 e.clone()
                             } else {
                                 an.simplify(e).unwrap_or_else(|_| e.clone())

@@ -40,7 +40,6 @@ mod bound;
 mod check;
 mod error;
 mod graph;
-mod interval;
 mod iter_var;
 mod layout;
 mod lower;
@@ -50,6 +49,7 @@ mod report;
 mod rng;
 mod run_report;
 mod schedule;
+mod simp;
 mod thread;
 mod value;
 

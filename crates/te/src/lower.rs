@@ -14,10 +14,10 @@
 
 use crate::bound::{infer_bound, storage_scope, Bounds};
 use crate::error::{Result, TeError};
-use crate::interval::simp;
 use crate::iter_var::{IterKind, IterVar};
 use crate::operation::{OpId, Tensor};
 use crate::schedule::{Attach, Schedule};
+use crate::simp::simp;
 use crate::value::{BinaryOp, Value as TeValue, ValueKind};
 use arith::{Expr, Range, Var};
 use std::collections::{HashMap, HashSet};
@@ -245,13 +245,18 @@ impl<'a> Lowerer<'a> {
 
     /// `e` in terms of emitted loop variables.
     fn expr(&self, e: &Expr) -> Expr {
+        simp(&self.an, self.unsimplified(e))
+    }
+
+    /// [`Lowerer::expr`] before simplification, for callers that build a
+    /// larger expression around it and simplify that once.
+    fn unsimplified(&self, e: &Expr) -> Expr {
         let e = self.b.to_loop_vars(e);
-        let e = if self.subst.is_empty() {
+        if self.subst.is_empty() {
             e
         } else {
             e.substitute(&mut |v| self.subst.get(v).cloned())
-        };
-        simp(&self.an, e)
+        }
     }
 
     /// The storage of stage `i` around `body` (nothing for parameters).
@@ -294,7 +299,7 @@ impl<'a> Lowerer<'a> {
         let region = self.b.region(op).expect("bounded stages have regions");
         idx.into_iter()
             .zip(region)
-            .map(|(e, r)| simp(&self.an, Expr::sub(e, self.expr(&r.min))))
+            .map(|(e, r)| simp(&self.an, Expr::sub(e, self.unsimplified(&r.min))))
             .collect()
     }
 
@@ -563,7 +568,7 @@ impl<'a> Lowerer<'a> {
 
     /// One level of [`Self::value`], on the stack [`tir::stack::grow`] left room on.
     fn value_step(&self, v: &TeValue, at_roots: &impl Fn(&Expr) -> Expr) -> Result<Value> {
-        let idx = |e: &Expr| simp(&self.an, at_roots(&self.expr(e)));
+        let idx = |e: &Expr| simp(&self.an, at_roots(&self.unsimplified(e)));
         Ok(match v.kind() {
             ValueKind::Float(x) => Value::f32(*x),
             ValueKind::Index(e) => Value::index(idx(e)),
@@ -720,7 +725,7 @@ fn largest(e: Expr, path: &[IterVar], b: &Bounds) -> Option<Expr> {
     if enumerate_max(&e, &order, b, &mut env, &mut best, &mut budget) {
         return best.map(Expr::int).or(Some(Expr::int(0)));
     }
-    if e.node_count() > crate::interval::SIMPLIFY_LIMIT {
+    if e.node_count() > crate::simp::SIMPLIFY_LIMIT {
         // Too large to bound cheaply: the caller uses the tensor's size.
         return None;
     }

@@ -2,11 +2,11 @@
 
 use crate::bound::infer_bound;
 use crate::error::Result;
-use crate::interval::simp;
 use crate::iter_var::IterKind;
 use crate::lower::{allocation_shape, schedule_ops, StorageStyle};
 use crate::operation::Tensor;
 use crate::schedule::{Attach, Schedule};
+use crate::simp::simp;
 use arith::{Expr, Range};
 use tir::PrimFunc;
 

@@ -13,46 +13,13 @@ use crate::value::{BinOp, Value};
 use arith::{CmpOp, Expr, ExprKind, Var};
 use std::collections::HashMap;
 
-/// Integer index arithmetic over slots.
+/// Integer index arithmetic over slots: arith's compiled form, with the
+/// two commonest indices, a constant and a variable, read directly.
 pub(crate) enum IndexCode {
     Const(i64),
     Slot(u32),
-    Bin(IndexOp, Box<IndexCode>, Box<IndexCode>),
-    Select(Box<IndexCode>, Box<IndexCode>, Box<IndexCode>),
-    Not(Box<IndexCode>),
-}
-
-/// Dropped one level per [`crate::stack::grow`] step, as [`crate::Value`].
-impl Drop for IndexCode {
-    fn drop(&mut self) {
-        let (a, b, c) = match self {
-            IndexCode::Bin(_, a, b) => (Some(a), Some(b), None),
-            IndexCode::Select(a, b, c) => (Some(a), Some(b), Some(c)),
-            IndexCode::Not(a) => (Some(a), None, None),
-            IndexCode::Const(_) | IndexCode::Slot(_) => return,
-        };
-        let take = |x: Option<&mut Box<IndexCode>>| {
-            x.map(|x| std::mem::replace(&mut **x, IndexCode::Const(0)))
-        };
-        let children = (take(a), take(b), take(c));
-        crate::stack::grow(|| drop(children));
-    }
-}
-
-/// A binary operator of index arithmetic, as in [`arith::ExprKind`].
-#[derive(Clone, Copy)]
-pub(crate) enum IndexOp {
-    Add,
-    Sub,
-    Mul,
-    FloorDiv,
-    FloorMod,
-    CeilDiv,
-    Min,
-    Max,
-    Cmp(CmpOp),
-    And,
-    Or,
+    /// Positions are slots.
+    Compiled(arith::Compiled),
 }
 
 /// A read or write of one element of the buffer in slot `buf`.
@@ -336,41 +303,29 @@ impl<'a> Compiler<'a> {
     }
 
     fn index(&mut self, e: &Expr, src: &Stmt) -> Result<IndexCode, RunError> {
-        crate::stack::grow(|| self.index_step(e, src))
-    }
-
-    /// One level of [`Self::index`], on the stack [`crate::stack::grow`] left room on.
-    fn index_step(&mut self, e: &Expr, src: &Stmt) -> Result<IndexCode, RunError> {
-        use ExprKind::*;
-        let bin = |c: &mut Self, op, a: &Expr, b: &Expr| -> Result<IndexCode, RunError> {
-            Ok(IndexCode::Bin(
-                op,
-                Box::new(c.index(a, src)?),
-                Box::new(c.index(b, src)?),
-            ))
-        };
-        Ok(match e.kind() {
-            Int(v) => IndexCode::Const(*v),
-            Bool(b) => IndexCode::Const(*b as i64),
-            Var(v) => IndexCode::Slot(self.use_var(v, src)?),
-            Add(a, b) => bin(self, IndexOp::Add, a, b)?,
-            Sub(a, b) => bin(self, IndexOp::Sub, a, b)?,
-            Mul(a, b) => bin(self, IndexOp::Mul, a, b)?,
-            FloorDiv(a, b) => bin(self, IndexOp::FloorDiv, a, b)?,
-            FloorMod(a, b) => bin(self, IndexOp::FloorMod, a, b)?,
-            CeilDiv(a, b) => bin(self, IndexOp::CeilDiv, a, b)?,
-            Min(a, b) => bin(self, IndexOp::Min, a, b)?,
-            Max(a, b) => bin(self, IndexOp::Max, a, b)?,
-            Cmp(op, a, b) => bin(self, IndexOp::Cmp(*op), a, b)?,
-            And(a, b) => bin(self, IndexOp::And, a, b)?,
-            Or(a, b) => bin(self, IndexOp::Or, a, b)?,
-            Not(a) => IndexCode::Not(Box::new(self.index(a, src)?)),
-            Select(c, a, b) => IndexCode::Select(
-                Box::new(self.index(c, src)?),
-                Box::new(self.index(a, src)?),
-                Box::new(self.index(b, src)?),
-            ),
-        })
+        match e.kind() {
+            ExprKind::Int(v) => return Ok(IndexCode::Const(*v)),
+            ExprKind::Bool(b) => return Ok(IndexCode::Const(*b as i64)),
+            ExprKind::Var(v) => return Ok(IndexCode::Slot(self.use_var(v, src)?)),
+            _ => {}
+        }
+        let mut unbound = None;
+        let code = arith::Compiled::with_positions(e, &mut |v| match self.use_var(v, src) {
+            Ok(slot) => Some(slot as usize),
+            Err(err) => {
+                unbound.get_or_insert(err);
+                None
+            }
+        });
+        match (code, unbound) {
+            (_, Some(err)) => Err(err),
+            (Ok(code), None) => Ok(IndexCode::Compiled(code)),
+            // Every variable was given a slot: compiling cannot fail.
+            (Err(err), None) => Err(RunError::Index {
+                message: err.message,
+                stmt: header(src),
+            }),
+        }
     }
 
     fn indices(&mut self, es: &[Expr], src: &Stmt) -> Result<Vec<IndexCode>, RunError> {

@@ -1,8 +1,6 @@
 //! Execution of compiled programs.
 
-use super::compile::{
-    check_int, round_float, Access, Code, Compiled, IndexCode, IndexOp, ValueCode,
-};
+use super::compile::{check_int, round_float, Access, Code, Compiled, IndexCode, ValueCode};
 use super::error::{AccessKind, AccessViolation, Problem, RunError};
 use crate::dtype::DataType;
 use crate::print::Printer;
@@ -112,6 +110,8 @@ pub(crate) struct Machine<'c, 'a> {
     pub violation_count: u64,
     steps: u64,
     limits: Limits,
+    /// Scratch space for evaluating compiled indices.
+    index_stack: std::cell::RefCell<arith::Stack>,
 }
 
 fn header(s: &Stmt) -> String {
@@ -152,52 +152,20 @@ impl IndexFault {
 }
 
 impl IndexCode {
-    /// The value, with the semantics of [`arith::Expr::eval`].
-    fn eval(&self, slots: &[i64]) -> Result<i64, IndexFault> {
-        crate::stack::grow(|| self.eval_step(slots))
-    }
-
-    /// One level of [`Self::eval`], on the stack [`crate::stack::grow`] left room on.
-    fn eval_step(&self, slots: &[i64]) -> Result<i64, IndexFault> {
-        use IndexFault::{DivisionByZero, Overflow};
-        Ok(match self {
-            IndexCode::Const(v) => *v,
-            IndexCode::Slot(s) => slots[*s as usize],
-            IndexCode::Bin(op, a, b) => {
-                let x = a.eval(slots)?;
-                // Conditions short-circuit, as `arith::Expr::eval` does.
-                match op {
-                    IndexOp::And if x == 0 => return Ok(0),
-                    IndexOp::Or if x != 0 => return Ok(1),
-                    _ => {}
+    /// The value, with the semantics of [`arith::Expr::eval`]; `stack` is
+    /// scratch space.
+    fn eval(&self, slots: &[i64], stack: &mut arith::Stack) -> Result<i64, IndexFault> {
+        match self {
+            IndexCode::Const(v) => Ok(*v),
+            IndexCode::Slot(s) => Ok(slots[*s as usize]),
+            IndexCode::Compiled(code) => code.run_checked(slots, stack).map_err(|u| match u {
+                arith::Undefined::DivisionByZero => IndexFault::DivisionByZero,
+                // Slots cover every variable; a short point cannot happen.
+                arith::Undefined::Overflow | arith::Undefined::MissingVariable => {
+                    IndexFault::Overflow
                 }
-                let y = b.eval(slots)?;
-                let divide = |f: fn(i64, i64) -> arith::Result<i64>| match y {
-                    0 => Err(DivisionByZero),
-                    _ => f(x, y).map_err(|_| Overflow),
-                };
-                match op {
-                    IndexOp::Add => x.checked_add(y).ok_or(Overflow)?,
-                    IndexOp::Sub => x.checked_sub(y).ok_or(Overflow)?,
-                    IndexOp::Mul => x.checked_mul(y).ok_or(Overflow)?,
-                    IndexOp::FloorDiv => divide(num::floor_div)?,
-                    IndexOp::FloorMod => divide(num::floor_mod)?,
-                    IndexOp::CeilDiv => divide(num::ceil_div)?,
-                    IndexOp::Min => x.min(y),
-                    IndexOp::Max => x.max(y),
-                    IndexOp::Cmp(c) => c.apply(x, y) as i64,
-                    IndexOp::And | IndexOp::Or => (y != 0) as i64,
-                }
-            }
-            IndexCode::Select(c, a, b) => {
-                if c.eval(slots)? != 0 {
-                    a.eval(slots)?
-                } else {
-                    b.eval(slots)?
-                }
-            }
-            IndexCode::Not(a) => (a.eval(slots)? == 0) as i64,
-        })
+            }),
+        }
     }
 }
 
@@ -280,6 +248,7 @@ impl<'c, 'a> Machine<'c, 'a> {
             violation_count: 0,
             steps: 0,
             limits,
+            index_stack: Default::default(),
         }
     }
 
@@ -292,7 +261,7 @@ impl<'c, 'a> Machine<'c, 'a> {
     }
 
     fn index(&self, e: &IndexCode, src: &Stmt) -> Result<i64, RunError> {
-        e.eval(&self.slots)
+        e.eval(&self.slots, &mut self.index_stack.borrow_mut())
             .map_err(|fault| index_error(fault.message(), src))
     }
 
