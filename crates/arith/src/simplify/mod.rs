@@ -685,6 +685,17 @@ impl<'a> Simplifier<'a> {
                 Ok(r)
             };
             let (sa, sb) = (side(a)?, side(b)?);
+            // Pushing the rest in can only shrink the sum when it cancels
+            // something on one side (`max(x, y - 10) + 10`); otherwise both
+            // sides just grow, and their comparison is that of `a` and `b`,
+            // which the operand already settled.
+            let terms = |x: &Sum| x.terms.len() + usize::from(x.konst != 0);
+            let cancels = |x: &Expr, sx: &Sum| -> Result<bool> {
+                Ok(terms(sx) < terms(&rest) + terms(&Sum::of(x)?))
+            };
+            if !cancels(a, &sa)? && !cancels(b, &sb)? {
+                continue;
+            }
             let (ea, ia) = self.finish_sum(sa)?;
             let (eb, ib) = self.finish_sum(sb)?;
             let op_is_min = if k == 1 { is_min } else { !is_min };
