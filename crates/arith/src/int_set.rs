@@ -577,7 +577,10 @@ impl IntSet {
                 return Some(e.clone());
             }
             widened = true;
-            let b = an.const_int_bound(e);
+            // One structural walk: the end is being given up for its
+            // constant bound, and simplifying an end past the budget is
+            // exactly the cost the budget is there to avoid.
+            let b = an.structural_info(e).bound;
             match (lower, b.min, b.max) {
                 (true, NEG_INF, _) | (false, _, POS_INF) => None,
                 (true, v, _) | (false, _, v) => Some(Expr::int(v)),
