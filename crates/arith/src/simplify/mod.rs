@@ -404,7 +404,9 @@ impl<'a> Simplifier<'a> {
         self.fold_offset_into_div(s)?;
         self.merge_selects(s)?;
         self.merge_min_max_pair(s)?;
-        self.absorb_into_min_max(s)?;
+        if self.rule_depth <= 1 {
+            self.absorb_into_min_max(s)?;
+        }
         self.factor_common(s)?;
         Ok(())
     }
