@@ -551,7 +551,10 @@ impl Analyzer {
         let node =
             |n: &Expr, kids: &[W], overflow: &mut bool| self.overflow_interval(n, kids, overflow);
         // Small trees recurse (depth at most their size); large ones are
-        // walked on an explicit stack with a memo by node identity.
+        // walked on an explicit stack with a memo by node identity. The
+        // recursion matches on the node itself rather than collecting
+        // `children()`: it runs at the end of every simplification, and the
+        // collected vector costs about 6% of the corpus benchmark.
         if e.node_count() <= 4096 {
             fn rec(e: &Expr, f: &dyn Fn(&Expr, &[W], &mut bool) -> W, o: &mut bool) -> W {
                 use ExprKind::*;
