@@ -256,9 +256,15 @@ impl IndexingMap {
     /// Prints an expression over this map's variables with their printed
     /// names.
     pub fn print_expr(&self, e: &Expr) -> String {
+        self.print_expr_under(&self.analyzer(true), e)
+    }
+
+    /// [`IndexingMap::print_expr`] with this map's analyzer already built,
+    /// so that printing a whole map builds it once.
+    fn print_expr_under(&self, an: &Analyzer, e: &Expr) -> String {
         let name = |v: &Var| self.var_name(v);
         let mut out = String::new();
-        let keep_grouping = !flat_form_is_exact(&self.analyzer(true), e);
+        let keep_grouping = !flat_form_is_exact(an, e);
         let _ = Printer {
             name: &name,
             keep_grouping,
@@ -289,7 +295,12 @@ impl fmt::Display for IndexingMap {
         if !self.rt_vars.is_empty() {
             write!(f, "{{{}}}", names(&self.rt_vars))?;
         }
-        let results: Vec<String> = self.results.iter().map(|r| self.print_expr(r)).collect();
+        let an = self.analyzer(true);
+        let results: Vec<String> = self
+            .results
+            .iter()
+            .map(|r| self.print_expr_under(&an, r))
+            .collect();
         write!(f, " -> ({})", results.join(", "))?;
         if self.all_vars().next().is_none() {
             return Ok(());
@@ -303,7 +314,7 @@ impl fmt::Display for IndexingMap {
         let mut constraints: Vec<String> = self
             .constraints
             .iter()
-            .map(|c| format!("{} in {}", self.print_expr(&c.expr), c.interval))
+            .map(|c| format!("{} in {}", self.print_expr_under(&an, &c.expr), c.interval))
             .collect();
         constraints.sort();
         for c in constraints {

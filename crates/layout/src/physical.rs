@@ -138,16 +138,7 @@ impl Layout {
         match &self.map {
             Some(m) => m.map_indices(logical),
             None => {
-                if logical.len() != self.logical_shape.len() {
-                    return Err(LayoutError::new(
-                        ErrorKind::Arity,
-                        format!(
-                            "the buffer has {} dimensions but the index has {}",
-                            self.logical_shape.len(),
-                            logical.len()
-                        ),
-                    ));
-                }
+                arity("the buffer", self.logical_shape.len(), logical.len())?;
                 Ok(logical.to_vec())
             }
         }
@@ -156,16 +147,11 @@ impl Layout {
     /// Flattens a transformed index into the physical index, row-major
     /// within each group of axes.
     pub fn flatten(&self, transformed: &[Expr]) -> Result<Vec<Expr>> {
-        if transformed.len() != self.transformed_shape.len() {
-            return Err(LayoutError::new(
-                ErrorKind::Arity,
-                format!(
-                    "the transformed buffer has {} dimensions but the index has {}",
-                    self.transformed_shape.len(),
-                    transformed.len()
-                ),
-            ));
-        }
+        arity(
+            "the transformed buffer",
+            self.transformed_shape.len(),
+            transformed.len(),
+        )?;
         self.groups
             .iter()
             .map(|g| {
@@ -190,16 +176,7 @@ impl Layout {
     /// The physical index of a constant logical index, checked against the
     /// logical shape where it is constant.
     pub fn physical_point(&self, logical: &[i64]) -> Result<Vec<i64>> {
-        if logical.len() != self.logical_shape.len() {
-            return Err(LayoutError::new(
-                ErrorKind::Arity,
-                format!(
-                    "the buffer has {} dimensions but the index has {}",
-                    self.logical_shape.len(),
-                    logical.len()
-                ),
-            ));
-        }
+        arity("the buffer", self.logical_shape.len(), logical.len())?;
         let idx: Vec<Expr> = logical.iter().map(|&v| Expr::int(v)).collect();
         self.physical_index(&idx)?
             .into_iter()
@@ -210,4 +187,16 @@ impl Layout {
             })
             .collect()
     }
+}
+
+/// An error unless an index of `got` components fits `what`, a buffer of
+/// `rank` dimensions.
+fn arity(what: &str, rank: usize, got: usize) -> Result<()> {
+    if got == rank {
+        return Ok(());
+    }
+    Err(LayoutError::new(
+        ErrorKind::Arity,
+        format!("{what} has {rank} dimensions but the index has {got}"),
+    ))
 }
