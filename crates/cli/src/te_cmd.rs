@@ -58,7 +58,12 @@ pub fn run(args: TeArgs) -> ExitCode {
         run: args.run,
         seed: args.seed,
     };
-    let report = match te::run_report(&target.schedule, &target.args, &options) {
+    let report = match te::run_report_reusing(
+        &target.schedule,
+        &target.args,
+        &options,
+        target.lowering.as_ref(),
+    ) {
         Ok(r) => r,
         Err(e) => return crate::diagnostics::report(&name, &source, &e.message, None),
     };

@@ -79,6 +79,10 @@ pub struct Target {
     /// The program's arguments: those given to `tvm.lower`, else the inputs
     /// followed by the outputs.
     pub args: Vec<te::Tensor>,
+    /// The script's last `tvm.lower` of the schedule, which a report can
+    /// reuse ([`te::run_report_reusing`]) when the script did not change
+    /// the schedule afterwards.
+    pub lowering: Option<te::Lowering>,
 }
 
 /// What running a script produced.
@@ -130,14 +134,19 @@ impl Script {
             .map_err(|r| r.into_script_error(&self.source))?;
         let session = &interp.session;
         let target = match session.lowered.last() {
-            Some((s, args)) => Some(Target {
+            Some((s, args, lowering)) => Some(Target {
                 schedule: s.borrow().clone(),
                 args: args.clone(),
+                lowering: Some(lowering.clone()),
             }),
             None => session.schedules.last().map(|s| {
                 let schedule = s.borrow().clone();
                 let args = tvm_api::default_args(&schedule);
-                Target { schedule, args }
+                Target {
+                    schedule,
+                    args,
+                    lowering: None,
+                }
             }),
         };
         let schedules = session

@@ -131,7 +131,7 @@ pub(crate) struct Session {
     /// Every schedule, in order of creation.
     pub schedules: Vec<ScheduleRef>,
     /// Every `tvm.lower(s, args)`, in order.
-    pub lowered: Vec<(ScheduleRef, Vec<te::Tensor>)>,
+    pub lowered: Vec<(ScheduleRef, Vec<te::Tensor>, te::Lowering)>,
     /// The variables of every `te.reduce_axis`, to reject bodies that use
     /// one outside its reduction.
     pub reduce_vars: std::collections::HashSet<arith::Var>,

@@ -520,9 +520,10 @@ fn lower(interp: &mut Interpreter, args: Args) -> Eval<Value> {
         None => default_args(&s.borrow()),
     };
     let tensors = s.borrow().program_args(tensors);
-    let lowered = te::lower(&s.borrow(), &tensors).map_err(|e| te_error(&a.span, e))?;
-    interp.session.lowered.push((s.clone(), tensors));
-    Ok(Value::str(&lowered.to_string()))
+    let lowering = te::Lowering::new(&s.borrow(), &tensors).map_err(|e| te_error(&a.span, e))?;
+    let text = lowering.program().to_string();
+    interp.session.lowered.push((s.clone(), tensors, lowering));
+    Ok(Value::str(&text))
 }
 
 /// The arguments of a program when the script does not name them: its

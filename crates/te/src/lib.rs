@@ -57,15 +57,17 @@ pub use bound::{infer_bound, Bounds, BOUND_BUDGET};
 pub use check::{check, CheckReport, StageCheck, RUN_ELEMENT_LIMIT};
 pub use error::{ErrorKind, Result, TeError};
 pub use iter_var::{IterKind, IterVar};
-pub use lower::{lower, schedule_ops, StorageStyle};
+pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
 pub use operation::{
     compute, compute_named, placeholder, reduce_axis, try_compute_named, var, ComputeOp, OpId,
     OpKind, Operation, Tensor,
 };
 pub use reference::Reference;
-pub use report::{report, IterVarReport, Placement, Report, StageReport};
+pub use report::{report, report_lowered, IterVarReport, Placement, Report, StageReport};
 pub use rng::XorShift;
-pub use run_report::{run_report, ReportOptions, RunReport, RUN_SIZE, TOLERANCE};
+pub use run_report::{
+    run_report, run_report_reusing, ReportOptions, RunReport, RUN_SIZE, TOLERANCE,
+};
 pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
 pub use thread::{StorageScope, ThreadTag};
 pub use value::{max, min, prod, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

@@ -57,6 +57,71 @@ pub fn lower(s: &Schedule, args: &[Tensor]) -> Result<PrimFunc> {
     schedule_ops(s, &b, args, StorageStyle::Allocate)
 }
 
+/// A schedule lowered with [`Lowering::new`]: its bounds and program,
+/// kept so that a later report on the same schedule state (the command
+/// line's, after a script's `tvm.lower`) does not infer and lower again.
+#[derive(Clone)]
+pub struct Lowering {
+    revision: u64,
+    args: Vec<Tensor>,
+    bounds: std::rc::Rc<Bounds>,
+    program: PrimFunc,
+}
+
+impl Lowering {
+    /// Infers the bounds of `s` and lowers it as [`lower`] does.
+    ///
+    /// ```
+    /// let a = te::placeholder([8], "A", tir::DataType::Float32).unwrap();
+    /// let b = te::compute_named([8], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
+    /// let mut s = te::create_schedule(&[b.clone()]);
+    /// let l = te::Lowering::new(&s, &[a.clone(), b.clone()]).unwrap();
+    /// assert_eq!(l.program().to_string(), te::lower(&s, &[a.clone(), b.clone()]).unwrap().to_string());
+    /// assert!(l.is_current(&s, &[a.clone(), b.clone()]));
+    /// s.split(&b, &b.op().axis()[0], 4).unwrap();
+    /// assert!(!l.is_current(&s, &[a, b]));
+    /// ```
+    pub fn new(s: &Schedule, args: &[Tensor]) -> Result<Lowering> {
+        let bounds = infer_bound(s)?;
+        let program = schedule_ops(s, &bounds, args, StorageStyle::Allocate)?;
+        Ok(Lowering {
+            revision: s.revision(),
+            args: args.to_vec(),
+            bounds: std::rc::Rc::new(bounds),
+            program,
+        })
+    }
+
+    /// Whether this is the lowering of `s` as it is now, with `args`.
+    pub fn is_current(&self, s: &Schedule, args: &[Tensor]) -> bool {
+        self.revision == s.revision() && self.args == args
+    }
+
+    /// The [`Schedule::revision`] that was lowered.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The bounds the program was lowered with.
+    pub fn bounds(&self) -> &Bounds {
+        &self.bounds
+    }
+
+    /// The lowered program.
+    pub fn program(&self) -> &PrimFunc {
+        &self.program
+    }
+}
+
+impl std::fmt::Debug for Lowering {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Lowering")
+            .field("revision", &self.revision)
+            .field("program", &self.program.name)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Lowers `s` with the ranges of `bounds` (from [`infer_bound`] on the same
 /// schedule). Placeholders must be among `args`; computed tensors in `args`
 /// are written in place, the others get storage where they are computed.
@@ -286,14 +351,16 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    /// Indices into the buffer of stage `p` for the logical element `idx`.
+    /// Simplified indices into the buffer of stage `p` for the logical
+    /// element `idx` (not yet simplified: each index is simplified once,
+    /// together with the region offset it may get).
     fn access(&self, p: usize, idx: Vec<Expr>) -> Vec<Expr> {
         if self.style == StorageStyle::Realize
             || self.params.contains(&p)
             || self.s.stages()[p].is_placeholder()
             || self.s.layout(self.s.stages()[p].op()).is_some()
         {
-            return idx;
+            return idx.into_iter().map(|e| simp(&self.an, e)).collect();
         }
         let op = self.s.stages()[p].op();
         let region = self.b.region(op).expect("bounded stages have regions");
@@ -407,11 +474,7 @@ impl<'a> Lowerer<'a> {
         let buf = self.buffers[i]
             .clone()
             .expect("computed stages have buffers");
-        let out_idx: Vec<Expr> = op
-            .axis()
-            .iter()
-            .map(|a| simp(&self.an, at_roots(&a.expr())))
-            .collect();
+        let out_idx: Vec<Expr> = op.axis().iter().map(|a| at_roots(&a.expr())).collect();
         let out_access = self.access(i, out_idx);
         let body = self.b.graph.bodies[i]
             .clone()
@@ -568,7 +631,8 @@ impl<'a> Lowerer<'a> {
 
     /// One level of [`Self::value`], on the stack [`tir::stack::grow`] left room on.
     fn value_step(&self, v: &TeValue, at_roots: &impl Fn(&Expr) -> Expr) -> Result<Value> {
-        let idx = |e: &Expr| simp(&self.an, at_roots(&self.unsimplified(e)));
+        let raw = |e: &Expr| at_roots(&self.unsimplified(e));
+        let idx = |e: &Expr| simp(&self.an, raw(e));
         Ok(match v.kind() {
             ValueKind::Float(x) => Value::f32(*x),
             ValueKind::Index(e) => Value::index(idx(e)),
@@ -577,7 +641,7 @@ impl<'a> Lowerer<'a> {
                 let buf = self.buffers[p]
                     .as_ref()
                     .ok_or_else(|| TeError::lowering(format!("`{}` has no storage", t.name())))?;
-                let logical: Vec<Expr> = indices.iter().map(idx).collect();
+                let logical: Vec<Expr> = indices.iter().map(raw).collect();
                 Value::load(buf, self.access(p, logical))
             }
             ValueKind::Neg(a) => -self.value(a, at_roots)?,
@@ -641,7 +705,7 @@ impl<'a> Lowerer<'a> {
                 let mut logical = Vec::with_capacity(indices.len());
                 for x in indices {
                     match x.kind() {
-                        ValueKind::Index(e) => logical.push(idx(e)),
+                        ValueKind::Index(e) => logical.push(raw(e)),
                         _ => {
                             let var = Var::new(format!("{}_index{}", t.name(), logical.len()));
                             logical.push(var.expr());

@@ -1,9 +1,8 @@
 //! The bound report: what the command line prints for a schedule.
 
-use crate::bound::infer_bound;
 use crate::error::Result;
 use crate::iter_var::IterKind;
-use crate::lower::{allocation_shape, schedule_ops, StorageStyle};
+use crate::lower::{allocation_shape, Lowering};
 use crate::operation::Tensor;
 use crate::schedule::{Attach, Schedule};
 use crate::simp::simp;
@@ -96,8 +95,19 @@ impl Report {
 /// assert_eq!(r.stage("C").unwrap().allocation, [arith::Expr::int(1), arith::Expr::int(1)]);
 /// ```
 pub fn report(s: &Schedule, args: &[Tensor]) -> Result<Report> {
-    let b = infer_bound(s)?;
-    let program = schedule_ops(s, &b, args, StorageStyle::Allocate)?;
+    report_lowered(s, &Lowering::new(s, args)?)
+}
+
+/// The report of `s` from a [`Lowering`] of it, which must be current
+/// ([`Lowering::is_current`]); [`report`] lowers first.
+pub fn report_lowered(s: &Schedule, lowering: &Lowering) -> Result<Report> {
+    if lowering.revision() != s.revision() {
+        return Err(crate::error::TeError::lowering(
+            "the schedule changed after it was lowered: lower it again",
+        ));
+    }
+    let b = lowering.bounds();
+    let program = lowering.program().clone();
     let mut stages = Vec::with_capacity(s.stages().len());
     for (i, st) in s.stages().iter().enumerate() {
         let placement = if st.is_placeholder() {
@@ -146,7 +156,7 @@ pub fn report(s: &Schedule, args: &[Tensor]) -> Result<Report> {
         } else {
             (
                 b.region(st.op()).unwrap_or_default(),
-                allocation_shape(s, &b, i)?,
+                allocation_shape(s, b, i)?,
             )
         };
         let widened = b

@@ -6,8 +6,9 @@
 
 use crate::check::{check, CheckReport};
 use crate::error::Result;
+use crate::lower::Lowering;
 use crate::operation::Tensor;
-use crate::report::{report, Placement, Report, StageReport};
+use crate::report::{report, report_lowered, Placement, Report, StageReport};
 use crate::schedule::Schedule;
 use arith::{Expr, Var};
 use serde_json::{json, Value as Json};
@@ -60,7 +61,22 @@ pub struct RunReport {
 /// assert_eq!(r.to_json()["stages"][1]["runs"], 8);
 /// ```
 pub fn run_report(s: &Schedule, args: &[Tensor], options: &ReportOptions) -> Result<RunReport> {
-    let report = report(s, args)?;
+    run_report_reusing(s, args, options, None)
+}
+
+/// [`run_report`], reusing `earlier` (a lowering made while the schedule
+/// was being built, as by a script's `tvm.lower`) when it is the lowering of
+/// `s` as it is now with `args`; otherwise the schedule is lowered again.
+pub fn run_report_reusing(
+    s: &Schedule,
+    args: &[Tensor],
+    options: &ReportOptions,
+    earlier: Option<&Lowering>,
+) -> Result<RunReport> {
+    let report = match earlier {
+        Some(l) if l.is_current(s, args) => report_lowered(s, l)?,
+        _ => report(s, args)?,
+    };
     let sizes: Vec<(Var, i64)> = s
         .symbolic_sizes()
         .into_iter()

@@ -251,6 +251,16 @@ pub struct Schedule {
     index: HashMap<OpId, usize>,
     /// Layout transforms of tensors' buffers (`transform_layout`).
     layouts: Vec<(OpId, layout::IndexMap)>,
+    /// See [`Schedule::revision`].
+    revision: u64,
+}
+
+/// The source of [`Schedule::revision`]s: one counter for the process, so
+/// that no two schedule states share a revision.
+static NEXT_REVISION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn fresh_revision() -> u64 {
+    NEXT_REVISION.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Creates the schedule of the operations that compute `outputs`.
@@ -288,7 +298,33 @@ impl Schedule {
             stages,
             index,
             layouts: Vec::new(),
+            revision: fresh_revision(),
         }
+    }
+
+    /// Identifies this state of the schedule: every change (a split, an
+    /// attachment, a layout) gives a revision no other schedule state in
+    /// the process has, and a clone keeps the revision of its original until
+    /// either changes. Equal revisions mean equal schedules, so a result
+    /// computed from a schedule can be reused while its revision stands.
+    ///
+    /// ```
+    /// let a = te::placeholder([8], "A", tir::DataType::Float32).unwrap();
+    /// let b = te::compute_named([8], &["i"], |i| a.at([&i[0]]) * 2.0, "B").unwrap();
+    /// let mut s = te::create_schedule(&[b.clone()]);
+    /// let before = s.revision();
+    /// assert_eq!(s.clone().revision(), before);
+    /// s.split(&b, &b.op().axis()[0], 4).unwrap();
+    /// assert_ne!(s.revision(), before);
+    /// ```
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// Marks the schedule changed; every method taking `&mut self` calls it
+    /// first, before anything that can fail half way.
+    fn touch(&mut self) {
+        self.revision = fresh_revision();
     }
 
     /// The arguments of a program when none are named: the inputs, then
@@ -388,11 +424,13 @@ impl Schedule {
     /// Records the layout transform of `op`'s buffer (see
     /// [`Schedule::transform_layout`]).
     pub(crate) fn set_layout(&mut self, op: &Operation, map: layout::IndexMap) {
+        self.touch();
         self.layouts.retain(|(id, _)| *id != op.id());
         self.layouts.push((op.id(), map));
     }
 
     fn compute_stage_mut(&mut self, op: &Operation, what: &str) -> Result<&mut Stage> {
+        self.touch();
         let i = self.stage_index(op)?;
         let st = &mut self.stages[i];
         if st.is_placeholder() {
@@ -411,6 +449,7 @@ impl Schedule {
         axis: &IterVar,
         factor: impl Into<Expr>,
     ) -> Result<(IterVar, IterVar)> {
+        self.touch();
         self.split_by(t.as_ref(), axis, SplitBy::Factor(factor.into()))
     }
 
@@ -421,6 +460,7 @@ impl Schedule {
         axis: &IterVar,
         nparts: impl Into<Expr>,
     ) -> Result<(IterVar, IterVar)> {
+        self.touch();
         self.split_by(t.as_ref(), axis, SplitBy::NParts(nparts.into()))
     }
 
@@ -430,6 +470,7 @@ impl Schedule {
         axis: &IterVar,
         by: SplitBy,
     ) -> Result<(IterVar, IterVar)> {
+        self.touch();
         let amount = match &by {
             SplitBy::Factor(e) | SplitBy::NParts(e) => e,
         };
@@ -470,6 +511,7 @@ impl Schedule {
         outer: &IterVar,
         inner: &IterVar,
     ) -> Result<IterVar> {
+        self.touch();
         let st = self.compute_stage_mut(t.as_ref(), "fuse")?;
         let mut po = st.leaf_pos(outer)?;
         let mut pi = st.leaf_pos(inner)?;
@@ -510,6 +552,7 @@ impl Schedule {
     /// (`from`) move to the loop that now runs its iterations (`to`: the
     /// inner loop of a split, the fused loop), as TVM attaches them.
     fn move_attachments(&mut self, op: &Operation, from: &[&IterVar], to: &IterVar) {
+        self.touch();
         for st in &mut self.stages {
             if let Attach::At { parent, axis } = &mut st.attach {
                 if parent == op && from.contains(&&*axis) {
@@ -522,6 +565,7 @@ impl Schedule {
     /// `s[t].reorder(*order)`: the given loops take the positions they
     /// occupy, in the given order; other loops stay where they are.
     pub fn reorder(&mut self, t: &impl AsRef<Operation>, order: &[IterVar]) -> Result<()> {
+        self.touch();
         let st = self.compute_stage_mut(t.as_ref(), "reorder")?;
         let mut pos = Vec::with_capacity(order.len());
         for iv in order {
@@ -552,6 +596,7 @@ impl Schedule {
         x_factor: impl Into<Expr>,
         y_factor: impl Into<Expr>,
     ) -> Result<(IterVar, IterVar, IterVar, IterVar)> {
+        self.touch();
         let (xo, xi) = self.split(t, x, x_factor)?;
         let (yo, yi) = self.split(t, y, y_factor)?;
         self.reorder(t, &[xo.clone(), yo.clone(), xi.clone(), yi.clone()])?;
@@ -566,6 +611,7 @@ impl Schedule {
         parent: &impl AsRef<Operation>,
         axis: &IterVar,
     ) -> Result<()> {
+        self.touch();
         // As in TVM, whether `axis` is a loop of `parent` (and `parent` not
         // `t` itself or a placeholder) is checked when bounds are inferred
         // (`tvm.lower`), where TVM raises it.
@@ -603,6 +649,7 @@ impl Schedule {
         iv: &IterVar,
         thread: &IterVar,
     ) -> Result<()> {
+        self.touch();
         if thread.thread_tag().is_none() {
             return Err(TeError::schedule(format!(
                 "`{}` is not a thread axis: bind to `te.thread_axis(\"threadIdx.x\")` or similar",
@@ -626,6 +673,7 @@ impl Schedule {
     /// `s[t].set_scope(scope)`: where `t`'s storage lives (`global`,
     /// `shared`, `warp` or `local`).
     pub fn set_scope(&mut self, t: &impl AsRef<Operation>, scope: &str) -> Result<()> {
+        self.touch();
         let scope = StorageScope::parse(scope)?;
         self.compute_stage_mut(t.as_ref(), "set_scope")?.scope = Some(scope);
         Ok(())
@@ -633,6 +681,7 @@ impl Schedule {
 
     /// `s[t].compute_root()`: computes all of `t` at the top level.
     pub fn compute_root(&mut self, t: &impl AsRef<Operation>) -> Result<()> {
+        self.touch();
         self.compute_stage_mut(t.as_ref(), "compute_root")?.attach = Attach::Root;
         Ok(())
     }
@@ -640,6 +689,7 @@ impl Schedule {
     /// `s[t].compute_inline()`: substitutes `t`'s body into its consumers.
     /// Outputs and reductions cannot be inlined.
     pub fn compute_inline(&mut self, t: &impl AsRef<Operation>) -> Result<()> {
+        self.touch();
         let op = t.as_ref();
         let st = self.compute_stage_mut(op, "compute_inline")?;
         if st.is_output {
