@@ -309,7 +309,7 @@ impl Analyzer {
     /// a constant range, and which has no `select` (whose condition a
     /// rewrite could use) and no modulo.
     fn structurally_exact(&self, e: &Expr) -> bool {
-        if e.node_count() > 256 || self.has_symbolic(e) {
+        if e.node_count() > 256 {
             return false;
         }
         let mut seen: smallvec::SmallVec<[&crate::expr::Var; 8]> = smallvec::SmallVec::new();
@@ -317,7 +317,12 @@ impl Analyzer {
         while let Some(n) = stack.pop() {
             match n.kind() {
                 ExprKind::Var(v) => {
-                    if seen.contains(&v) || !self.var_bound(v).is_finite() {
+                    // A symbolic range could tighten the bound by rewriting.
+                    let exact = self
+                        .vars
+                        .get(v)
+                        .is_some_and(|f| f.symbolic.is_none() && f.info.bound.is_finite());
+                    if !exact || seen.contains(&v) {
                         return false;
                     }
                     seen.push(v);

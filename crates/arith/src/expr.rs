@@ -667,9 +667,10 @@ impl Expr {
                     pending.extend(e.children().into_iter().rev().map(|c| (c, false)));
                 }
                 _ => {
-                    let n = e.children().len();
-                    let kids = done.split_off(done.len() - n);
-                    done.push(e.with_children(&kids));
+                    let at = done.len() - e.children().len();
+                    let node = e.with_children(&done[at..]);
+                    done.truncate(at);
+                    done.push(node);
                 }
             }
         }

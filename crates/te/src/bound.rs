@@ -118,6 +118,11 @@ impl Bounds {
         self.nominal.contains_key(iv)
     }
 
+    /// The value of a variable that is not a loop's, in loop variables.
+    pub(crate) fn loop_value(&self, v: &Var) -> Option<&Expr> {
+        self.index.get(v)
+    }
+
     /// `e` with every non-loop iteration variable replaced by its value in
     /// terms of loop variables.
     pub(crate) fn to_loop_vars(&self, e: &Expr) -> Expr {

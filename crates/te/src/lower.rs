@@ -316,12 +316,15 @@ impl<'a> Lowerer<'a> {
     /// [`Lowerer::expr`] before simplification, for callers that build a
     /// larger expression around it and simplify that once.
     fn unsimplified(&self, e: &Expr) -> Expr {
-        let e = self.b.to_loop_vars(e);
         if self.subst.is_empty() {
-            e
-        } else {
-            e.substitute(&mut |v| self.subst.get(v).cloned())
+            return self.b.to_loop_vars(e);
         }
+        // One walk: a variable that is not a loop's becomes its value in
+        // loop variables, in which dropped loops are then replaced.
+        e.substitute(&mut |v| match self.b.loop_value(v) {
+            Some(x) => Some(x.substitute(&mut |w| self.subst.get(w).cloned())),
+            None => self.subst.get(v).cloned(),
+        })
     }
 
     /// The storage of stage `i` around `body` (nothing for parameters).
