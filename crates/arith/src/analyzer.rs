@@ -172,6 +172,14 @@ impl Analyzer {
     /// assert_eq!(arith::Analyzer::new().simplify(&e).unwrap().to_string(), "x * 2 + 9");
     /// ```
     pub fn simplify(&self, e: &Expr) -> Result<Expr> {
+        match self.simplify_trivial(e) {
+            Some(done) => Ok(done),
+            None => self.simplify_full(e),
+        }
+    }
+
+    /// [`Analyzer::simplify`] without the shortcut for trivial inputs.
+    fn simplify_full(&self, e: &Expr) -> Result<Expr> {
         let mut s = Simplifier::new(self);
         let (best, _) = s.visit(e)?;
         // The contract is "never larger": canonical forms that come out
@@ -192,6 +200,35 @@ impl Analyzer {
         } else {
             e.clone()
         })
+    }
+
+    /// What [`Analyzer::simplify`] returns for the smallest inputs, which
+    /// analyses hand it by the thousand (loop bounds, index offsets), found
+    /// without starting the simplifier: a leaf, and the canonical forms of
+    /// one variable with a constant (`x * 64`, `x * 64 + 63`, `x - 1`) over
+    /// a variable whose range is not a single point, which no rule rewrites.
+    /// `None` means "run the simplifier". Checked against the simplifier by
+    /// the property test `trivial_forms_agree_with_the_simplifier`.
+    pub(crate) fn simplify_trivial(&self, e: &Expr) -> Option<Expr> {
+        let plain_var = |x: &Expr| {
+            x.as_var()
+                .is_some_and(|v| self.var_info(v).bound.as_point().is_none())
+        };
+        // `x` or `x * c` with `c >= 2`: a term as the canonical sum writes it.
+        let term = |x: &Expr| {
+            plain_var(x)
+                || matches!(x.kind(), ExprKind::Mul(a, c)
+                    if plain_var(a) && c.as_int().is_some_and(|c| c >= 2))
+        };
+        match e.kind() {
+            ExprKind::Int(_) | ExprKind::Bool(_) => Some(e.clone()),
+            ExprKind::Var(_) | ExprKind::Mul(..) => term(e).then(|| e.clone()),
+            // `t + k` and `t - k` with `k > 0`.
+            ExprKind::Add(t, k) | ExprKind::Sub(t, k) => {
+                (term(t) && k.as_int().is_some_and(|k| k > 0)).then(|| e.clone())
+            }
+            _ => None,
+        }
     }
 
     /// The tightest constant interval this analyzer can prove for `e`.
@@ -784,5 +821,101 @@ impl Analyzer {
         };
         let v = if upper { b.max } else { b.min };
         Some(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The variables of [`small_expr`].
+    fn xy() -> &'static (Var, Var) {
+        static XY: std::sync::OnceLock<(Var, Var)> = std::sync::OnceLock::new();
+        XY.get_or_init(|| (Var::new("x"), Var::new("y")))
+    }
+
+    /// A small expression over `x` and `y`, often of a trivial form.
+    fn small_expr() -> impl Strategy<Value = Expr> {
+        let (x, y) = xy().clone();
+        let leaf = prop_oneof![
+            (-3i64..70).prop_map(Expr::int),
+            Just(x.expr()),
+            Just(y.expr()),
+            any::<bool>().prop_map(Expr::bool),
+        ];
+        let any = leaf.clone().prop_recursive(3, 8, 2, |inner| {
+            prop_oneof![
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::add(a, b)),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::sub(a, b)),
+                (inner.clone(), inner).prop_map(|(a, b)| Expr::mul(a, b)),
+            ]
+        });
+        // The shapes the shortcut looks for, with constants on both sides
+        // of its conditions.
+        let term = prop_oneof![
+            leaf.clone(),
+            (leaf.clone(), -2i64..70).prop_map(|(a, c)| Expr::mul(a, Expr::int(c))),
+        ];
+        let near = prop_oneof![
+            term.clone(),
+            (term.clone(), -3i64..70).prop_map(|(t, k)| Expr::add(t, Expr::int(k))),
+            (term, -3i64..70).prop_map(|(t, k)| Expr::sub(t, Expr::int(k))),
+        ];
+        prop_oneof![any, near]
+    }
+
+    /// How often the property test met a trivial form (it must, to test
+    /// anything).
+    static TRIVIAL_HITS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+    #[test]
+    fn the_property_test_meets_trivial_forms() {
+        trivial_forms_agree_with_the_simplifier();
+        assert!(TRIVIAL_HITS.load(std::sync::atomic::Ordering::Relaxed) > 500);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        /// Where the shortcut answers, the simplifier gives the same
+        /// expression.
+        #[test]
+        fn trivial_forms_agree_with_the_simplifier(
+            e in small_expr(),
+            xr in (-5i64..5, 1i64..4),
+            yr in prop::option::of((-5i64..5, 1i64..4)),
+        ) {
+            let (x, y) = xy();
+            let mut an = Analyzer::new();
+            an.bind(x, Range::new(Expr::int(xr.0), Expr::int(xr.1)));
+            if let Some((m, n)) = yr {
+                an.bind(y, Range::new(Expr::int(m), Expr::int(n)));
+            }
+            if let Some(fast) = an.simplify_trivial(&e) {
+                TRIVIAL_HITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                prop_assert_eq!(Ok(fast), an.simplify_full(&e), "{}", e);
+            }
+        }
+    }
+
+    #[test]
+    fn trivial_forms_are_recognised() {
+        let x = Var::new("x");
+        let mut an = Analyzer::new();
+        an.bind(&x, Range::new(Expr::int(0), Expr::int(17)));
+        for e in [
+            Expr::mul(x.expr(), Expr::int(64)),
+            Expr::add(Expr::mul(x.expr(), Expr::int(64)), Expr::int(63)),
+            Expr::sub(x.expr(), Expr::int(1)),
+        ] {
+            assert_eq!(an.simplify_trivial(&e), Some(e));
+        }
+        for e in [
+            Expr::mul(Expr::int(64), x.expr()),
+            Expr::add(x.expr(), Expr::int(-1)),
+            Expr::add(Expr::int(0), x.expr()),
+        ] {
+            assert_eq!(an.simplify_trivial(&e), None, "{e}");
+        }
     }
 }
