@@ -206,7 +206,8 @@ impl Analyzer {
     /// analyses hand it by the thousand (loop bounds, index offsets), found
     /// without starting the simplifier: a leaf, and the canonical forms of
     /// one variable with a constant (`x * 64`, `x * 64 + 63`, `x - 1`) over
-    /// a variable whose range is not a single point, which no rule rewrites.
+    /// a variable whose range is not a single point, which no rule rewrites,
+    /// and sums and products of a few constants.
     /// `None` means "run the simplifier". Checked against the simplifier by
     /// the property test `trivial_forms_agree_with_the_simplifier`.
     pub(crate) fn simplify_trivial(&self, e: &Expr) -> Option<Expr> {
@@ -220,12 +221,52 @@ impl Analyzer {
                 || matches!(x.kind(), ExprKind::Mul(a, c)
                     if plain_var(a) && c.as_int().is_some_and(|c| c >= 2))
         };
+        // Sums and products of a few constants fold (`0 + 64 - 1`); an
+        // overflow is left to the simplifier, which reports it.
+        fn constant(e: &Expr) -> Option<i64> {
+            let (a, b) = match e.kind() {
+                ExprKind::Int(v) => return Some(*v),
+                ExprKind::Add(a, b) | ExprKind::Sub(a, b) | ExprKind::Mul(a, b) => (a, b),
+                _ => return None,
+            };
+            let (a, b) = (constant(a)?, constant(b)?);
+            match e.kind() {
+                ExprKind::Add(..) => a.checked_add(b),
+                ExprKind::Sub(..) => a.checked_sub(b),
+                _ => a.checked_mul(b),
+            }
+        }
+        if e.node_count() <= 7 {
+            if let Some(v) = constant(e) {
+                return Some(Expr::int(v));
+            }
+        }
         match e.kind() {
             ExprKind::Int(_) | ExprKind::Bool(_) => Some(e.clone()),
             ExprKind::Var(_) | ExprKind::Mul(..) => term(e).then(|| e.clone()),
-            // `t + k` and `t - k` with `k > 0`.
-            ExprKind::Add(t, k) | ExprKind::Sub(t, k) => {
-                (term(t) && k.as_int().is_some_and(|k| k > 0)).then(|| e.clone())
+            ExprKind::Add(..) | ExprKind::Sub(..) => {
+                // `t + k1 - k2 ...`: a term, then constants added or
+                // subtracted, is `t + k` (`t - k` for `k < 0`, `t` for 0).
+                let mut k: i64 = 0;
+                let mut at = e;
+                for _ in 0..8 {
+                    let (l, v) = match at.kind() {
+                        ExprKind::Add(l, r) => (l, r.as_int()?),
+                        ExprKind::Sub(l, r) => (l, r.as_int()?.checked_neg()?),
+                        _ => break,
+                    };
+                    k = k.checked_add(v)?;
+                    at = l;
+                }
+                if !term(at) {
+                    return None;
+                }
+                Some(match k {
+                    0 => at.clone(),
+                    _ if ptr_is_canonical(e, at, k) => e.clone(),
+                    k if k > 0 => Expr::add(at.clone(), Expr::int(k)),
+                    k => Expr::sub(at.clone(), Expr::int(k.checked_neg()?)),
+                })
             }
             _ => None,
         }
@@ -824,6 +865,16 @@ impl Analyzer {
     }
 }
 
+/// Whether `e` already is `t + k` (or `t - |k|`) over the term `t`, so
+/// that it can be returned as it is.
+fn ptr_is_canonical(e: &Expr, t: &Expr, k: i64) -> bool {
+    match e.kind() {
+        ExprKind::Add(l, r) => k > 0 && l.ptr_eq(t) && r.as_int() == Some(k),
+        ExprKind::Sub(l, r) => k < 0 && l.ptr_eq(t) && r.as_int().map(|v| -v) == Some(k),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -844,7 +895,7 @@ mod tests {
             Just(y.expr()),
             any::<bool>().prop_map(Expr::bool),
         ];
-        let any = leaf.clone().prop_recursive(3, 8, 2, |inner| {
+        let deep = leaf.clone().prop_recursive(3, 8, 2, |inner| {
             prop_oneof![
                 (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::add(a, b)),
                 (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::sub(a, b)),
@@ -862,7 +913,15 @@ mod tests {
             (term.clone(), -3i64..70).prop_map(|(t, k)| Expr::add(t, Expr::int(k))),
             (term, -3i64..70).prop_map(|(t, k)| Expr::sub(t, Expr::int(k))),
         ];
-        prop_oneof![any, near]
+        // Chains of constants after a term (`x * 64 + 66 - 1`).
+        let chain = (near.clone(), -3i64..70, any::<bool>()).prop_map(|(t, k, add)| {
+            if add {
+                Expr::add(t, Expr::int(k))
+            } else {
+                Expr::sub(t, Expr::int(k))
+            }
+        });
+        prop_oneof![deep, near, chain]
     }
 
     /// How often the property test met a trivial form (it must, to test
@@ -910,10 +969,32 @@ mod tests {
         ] {
             assert_eq!(an.simplify_trivial(&e), Some(e));
         }
+        let x64 = Expr::mul(x.expr(), Expr::int(64));
+        let cases = [
+            (
+                Expr::add(x.expr(), Expr::int(-1)),
+                Expr::sub(x.expr(), Expr::int(1)),
+            ),
+            (
+                Expr::sub(Expr::add(x64.clone(), Expr::int(66)), Expr::int(1)),
+                Expr::add(x64.clone(), Expr::int(65)),
+            ),
+            (
+                Expr::sub(Expr::add(x64.clone(), Expr::int(1)), Expr::int(1)),
+                x64,
+            ),
+            (
+                Expr::sub(Expr::add(Expr::int(0), Expr::int(64)), Expr::int(1)),
+                Expr::int(63),
+            ),
+        ];
+        for (e, want) in cases {
+            assert_eq!(an.simplify_trivial(&e), Some(want), "{e}");
+        }
         for e in [
             Expr::mul(Expr::int(64), x.expr()),
-            Expr::add(x.expr(), Expr::int(-1)),
             Expr::add(Expr::int(0), x.expr()),
+            Expr::add(x.expr(), x.expr()),
         ] {
             assert_eq!(an.simplify_trivial(&e), None, "{e}");
         }
