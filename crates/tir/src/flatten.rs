@@ -8,8 +8,8 @@
 //! Layout transforms are not applied here: axes keep their order.
 
 use crate::buffer::{Buffer, BufferId};
+use crate::mutate::{walk_stmt, Mutator};
 use crate::stmt::{PrimFunc, Stmt};
-use crate::value::{BufferLoad, Value};
 use arith::{Expr, Range};
 use std::collections::HashMap;
 use std::fmt;
@@ -98,6 +98,7 @@ pub fn flatten(func: &PrimFunc) -> Result<Flattened, FlattenError> {
     let mut f = Flattener {
         buffers: Vec::new(),
         boxes: HashMap::new(),
+        params: func.params.clone(),
     };
     let mut params = Vec::with_capacity(func.params.len());
     for p in &func.params {
@@ -113,7 +114,7 @@ pub fn flatten(func: &PrimFunc) -> Result<Flattened, FlattenError> {
             .push((whole, physical.clone()));
         params.push(physical);
     }
-    let body = f.stmt(&func.body, &func.params)?;
+    let body = f.stmt(&func.body)?;
     Ok(Flattened {
         func: PrimFunc::new(func.name.clone(), params, body),
         buffers: f.buffers,
@@ -126,6 +127,8 @@ struct Flattener {
     /// The boxes currently giving each buffer storage, innermost last, with
     /// the physical buffer that holds each.
     boxes: HashMap<BufferId, Vec<(Vec<Range>, Buffer)>>,
+    /// The function's parameters, which are stored whole.
+    params: Vec<Buffer>,
 }
 
 /// The logical axes of each physical axis: `ndim` axes cut at `separators`.
@@ -224,44 +227,6 @@ impl Flattener {
         Ok((physical.clone(), out))
     }
 
-    fn value(&mut self, v: &Value) -> Result<Value, FlattenError> {
-        let mut error = None;
-        let out = self.value_inner(v, &mut error);
-        error.map_or(Ok(out), Err)
-    }
-
-    fn value_inner(&mut self, v: &Value, error: &mut Option<FlattenError>) -> Value {
-        crate::stack::grow(|| self.value_inner_step(v, error))
-    }
-
-    /// One level of [`Self::value_inner`], on the stack [`crate::stack::grow`] left room on.
-    fn value_inner_step(&mut self, v: &Value, error: &mut Option<FlattenError>) -> Value {
-        let mut bx = |x: &Value| Box::new(self.value_inner(x, error));
-        match v {
-            Value::Float(..) | Value::Int(..) | Value::Index(_) => v.clone(),
-            Value::Load(l) => match self.indices(&l.buffer, &l.indices) {
-                Ok((buffer, indices)) => Value::Load(BufferLoad { buffer, indices }),
-                Err(e) => {
-                    error.get_or_insert(e);
-                    v.clone()
-                }
-            },
-            Value::Binary(op, a, b) => Value::Binary(*op, bx(a), bx(b)),
-            Value::Cmp(op, a, b) => Value::Cmp(*op, bx(a), bx(b)),
-            Value::And(a, b) => Value::And(bx(a), bx(b)),
-            Value::Or(a, b) => Value::Or(bx(a), bx(b)),
-            Value::Not(a) => Value::Not(bx(a)),
-            Value::Neg(a) => Value::Neg(bx(a)),
-            Value::Cast(t, a) => Value::Cast(*t, bx(a)),
-            Value::Select(c, a, b) => Value::Select(bx(c), bx(a), bx(b)),
-            Value::Call(op, args) => Value::Call(
-                *op,
-                args.iter().map(|a| self.value_inner(a, error)).collect(),
-            ),
-            Value::Let(var, x, body) => Value::Let(var.clone(), bx(x), bx(body)),
-        }
-    }
-
     /// `body` with `buffer` given storage on `region`: an `allocate` of a
     /// physical buffer for an intermediate buffer, nothing for a parameter.
     fn storage(
@@ -269,7 +234,6 @@ impl Flattener {
         buffer: &Buffer,
         region: Vec<Range>,
         body: &Stmt,
-        params: &[Buffer],
     ) -> Result<Stmt, FlattenError> {
         if region.len() != buffer.ndim() {
             return Err(FlattenError {
@@ -281,44 +245,32 @@ impl Flattener {
                 ),
             });
         }
-        if params.contains(buffer) {
+        if self.params.contains(buffer) {
             // A parameter is stored whole; its realize only marked where it
             // is computed.
-            return self.stmt(body, params);
+            return self.stmt(body);
         }
         let physical = self.physical(buffer, &region)?;
         self.boxes
             .entry(buffer.id())
             .or_default()
             .push((region, physical.clone()));
-        let body = self.stmt(body, params);
+        let body = self.stmt(body);
         self.boxes.get_mut(&buffer.id()).map(Vec::pop);
         Ok(Stmt::allocate(&physical, physical.shape().to_vec(), body?))
     }
+}
 
-    fn stmt(&mut self, s: &Stmt, params: &[Buffer]) -> Result<Stmt, FlattenError> {
-        Ok(match s {
-            Stmt::For {
-                var,
-                min,
-                extent,
-                body,
-            } => Stmt::For {
-                var: var.clone(),
-                min: min.clone(),
-                extent: extent.clone(),
-                body: Box::new(self.stmt(body, params)?),
-            },
-            Stmt::Let { var, value, body } => Stmt::Let {
-                var: var.clone(),
-                value: value.clone(),
-                body: Box::new(self.stmt(body, params)?),
-            },
+impl Mutator for Flattener {
+    type Error = FlattenError;
+
+    fn stmt(&mut self, s: &Stmt) -> Result<Stmt, FlattenError> {
+        match s {
             Stmt::Realize {
                 buffer,
                 region,
                 body,
-            } => self.storage(buffer, region.clone(), body, params)?,
+            } => self.storage(buffer, region.clone(), body),
             Stmt::Allocate {
                 buffer,
                 extents,
@@ -328,42 +280,17 @@ impl Flattener {
                     .iter()
                     .map(|e| Range::from_extent(e.clone()))
                     .collect();
-                self.storage(buffer, region, body, params)?
+                self.storage(buffer, region, body)
             }
-            Stmt::Produce { name, body } => Stmt::produce(name.clone(), self.stmt(body, params)?),
-            Stmt::BufferStore {
-                buffer,
-                indices,
-                value,
-                stage,
-            } => {
-                let value = self.value(value)?;
-                let (buffer, indices) = self.indices(buffer, indices)?;
-                Stmt::BufferStore {
-                    buffer,
-                    indices,
-                    value,
-                    stage: stage.clone(),
-                }
-            }
-            Stmt::IfThenElse {
-                cond,
-                then_case,
-                else_case,
-            } => Stmt::IfThenElse {
-                cond: self.value(cond)?,
-                then_case: Box::new(self.stmt(then_case, params)?),
-                else_case: match else_case {
-                    Some(e) => Some(Box::new(self.stmt(e, params)?)),
-                    None => None,
-                },
-            },
-            Stmt::Seq(v) => Stmt::Seq(
-                v.iter()
-                    .map(|c| self.stmt(c, params))
-                    .collect::<Result<_, _>>()?,
-            ),
-            Stmt::Evaluate(v) => Stmt::Evaluate(self.value(v)?),
-        })
+            _ => walk_stmt(self, s),
+        }
+    }
+
+    fn access(
+        &mut self,
+        buffer: &Buffer,
+        indices: Vec<Expr>,
+    ) -> Result<(Buffer, Vec<Expr>), FlattenError> {
+        self.indices(buffer, &indices)
     }
 }

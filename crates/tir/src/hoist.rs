@@ -3,8 +3,11 @@
 //! at the top of the function although B is computed inside a loop.
 
 use crate::buffer::{Buffer, BufferId};
+use crate::mutate::{walk_stmt, Mutator};
 use crate::stmt::Stmt;
+use crate::value::Value;
 use arith::{Expr, Var};
+use std::convert::Infallible;
 
 /// `s` with every `allocate` whose extents and buffer shape use no variable
 /// bound inside `s` moved to the top of `s`, the first one met outermost. The storage
@@ -41,7 +44,10 @@ pub fn hoist_allocations(s: &Stmt) -> Stmt {
         open: Vec::new(),
         lifted: Vec::new(),
     };
-    let body = h.stmt(s);
+    let body = match h.stmt(s) {
+        Ok(body) => body,
+        Err(never) => match never {},
+    };
     h.lifted
         .into_iter()
         .rev()
@@ -60,31 +66,35 @@ struct Hoister {
 }
 
 impl Hoister {
-    fn bound_in(&mut self, var: &Var, body: &Stmt) -> Stmt {
+    fn bound_in(&mut self, var: &Var, body: &Stmt) -> Result<Stmt, Infallible> {
         self.bound.push(var.clone());
         let out = self.stmt(body);
         self.bound.pop();
         out
     }
+}
 
-    fn stmt(&mut self, s: &Stmt) -> Stmt {
+impl Mutator for Hoister {
+    type Error = Infallible;
+
+    fn stmt(&mut self, s: &Stmt) -> Result<Stmt, Self::Error> {
         match s {
             Stmt::For {
                 var,
                 min,
                 extent,
                 body,
-            } => Stmt::For {
+            } => Ok(Stmt::For {
                 var: var.clone(),
                 min: min.clone(),
                 extent: extent.clone(),
-                body: Box::new(self.bound_in(var, body)),
-            },
-            Stmt::Let { var, value, body } => Stmt::Let {
+                body: Box::new(self.bound_in(var, body)?),
+            }),
+            Stmt::Let { var, value, body } => Ok(Stmt::Let {
                 var: var.clone(),
                 value: value.clone(),
-                body: Box::new(self.bound_in(var, body)),
-            },
+                body: Box::new(self.bound_in(var, body)?),
+            }),
             Stmt::Allocate {
                 buffer,
                 extents,
@@ -107,29 +117,18 @@ impl Hoister {
                 self.open.push(buffer.id());
                 let body = self.stmt(body);
                 self.open.pop();
-                if lift {
+                let body = body?;
+                Ok(if lift {
                     body
                 } else {
                     Stmt::allocate(buffer, extents.clone(), body)
-                }
+                })
             }
-            Stmt::Realize {
-                buffer,
-                region,
-                body,
-            } => Stmt::realize(buffer, region.clone(), self.stmt(body)),
-            Stmt::Produce { name, body } => Stmt::produce(name.clone(), self.stmt(body)),
-            Stmt::IfThenElse {
-                cond,
-                then_case,
-                else_case,
-            } => Stmt::IfThenElse {
-                cond: cond.clone(),
-                then_case: Box::new(self.stmt(then_case)),
-                else_case: else_case.as_ref().map(|e| Box::new(self.stmt(e))),
-            },
-            Stmt::Seq(v) => Stmt::Seq(v.iter().map(|c| self.stmt(c)).collect()),
-            Stmt::BufferStore { .. } | Stmt::Evaluate(_) => s.clone(),
+            _ => walk_stmt(self, s),
         }
+    }
+
+    fn value(&mut self, v: &Value) -> Result<Value, Self::Error> {
+        Ok(v.clone())
     }
 }

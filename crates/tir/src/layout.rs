@@ -8,8 +8,8 @@
 //! local buffer). Other buffers are left as they are.
 
 use crate::buffer::{Buffer, BufferId};
+use crate::mutate::{walk_stmt, Mutator};
 use crate::stmt::{PrimFunc, Stmt};
-use crate::value::{BufferLoad, Value};
 use arith::{Analyzer, Expr, Range};
 use layout::{IndexMap, Layout};
 use std::collections::HashMap;
@@ -119,7 +119,9 @@ impl Applier {
         Ok((physical_buffer(b, &l), l))
     }
 
-    fn access(
+    /// The physical buffer and indices of `b[indices]`, when `b` is laid
+    /// out.
+    fn physical_access(
         &self,
         b: &Buffer,
         indices: &[Expr],
@@ -146,47 +148,6 @@ impl Applier {
         Ok(Some((phys.clone(), idx)))
     }
 
-    fn value(&self, v: &Value) -> Result<Value, LayoutTransformError> {
-        let mut error = None;
-        let out = self.value_inner(v, &mut error);
-        error.map_or(Ok(out), Err)
-    }
-
-    fn value_inner(&self, v: &Value, error: &mut Option<LayoutTransformError>) -> Value {
-        crate::stack::grow(|| self.value_inner_step(v, error))
-    }
-
-    /// One level of [`Self::value_inner`], on the stack [`crate::stack::grow`] left room on.
-    fn value_inner_step(&self, v: &Value, error: &mut Option<LayoutTransformError>) -> Value {
-        let bx = |x: &Value, error: &mut Option<LayoutTransformError>| {
-            Box::new(self.value_inner(x, error))
-        };
-        match v {
-            Value::Float(..) | Value::Int(..) | Value::Index(_) => v.clone(),
-            Value::Load(l) => match self.access(&l.buffer, &l.indices) {
-                Ok(Some((buffer, indices))) => Value::Load(BufferLoad { buffer, indices }),
-                Ok(None) => v.clone(),
-                Err(e) => {
-                    error.get_or_insert(e);
-                    v.clone()
-                }
-            },
-            Value::Binary(op, a, b) => Value::Binary(*op, bx(a, error), bx(b, error)),
-            Value::Cmp(op, a, b) => Value::Cmp(*op, bx(a, error), bx(b, error)),
-            Value::And(a, b) => Value::And(bx(a, error), bx(b, error)),
-            Value::Or(a, b) => Value::Or(bx(a, error), bx(b, error)),
-            Value::Not(a) => Value::Not(bx(a, error)),
-            Value::Neg(a) => Value::Neg(bx(a, error)),
-            Value::Cast(t, a) => Value::Cast(*t, bx(a, error)),
-            Value::Select(c, a, b) => Value::Select(bx(c, error), bx(a, error), bx(b, error)),
-            Value::Call(op, args) => Value::Call(
-                *op,
-                args.iter().map(|a| self.value_inner(a, error)).collect(),
-            ),
-            Value::Let(var, x, body) => Value::Let(var.clone(), bx(x, error), bx(body, error)),
-        }
-    }
-
     /// `body` with `buffer` laid out over `shape`; `make` builds the
     /// storage statement from the physical buffer and the new body.
     fn scoped(
@@ -206,9 +167,13 @@ impl Applier {
         self.scopes.get_mut(&buffer.id()).map(Vec::pop);
         Ok(make(&phys, body?))
     }
+}
+
+impl Mutator for Applier {
+    type Error = LayoutTransformError;
 
     fn stmt(&mut self, s: &Stmt) -> Result<Stmt, LayoutTransformError> {
-        Ok(match s {
+        match s {
             Stmt::For {
                 var,
                 min,
@@ -218,53 +183,32 @@ impl Applier {
                 self.an.bind(var, Range::new(min.clone(), extent.clone()));
                 let body = self.stmt(body);
                 self.an.unbind(var);
-                Stmt::For {
+                Ok(Stmt::For {
                     var: var.clone(),
                     min: min.clone(),
                     extent: extent.clone(),
                     body: Box::new(body?),
-                }
+                })
             }
-            Stmt::Let { var, value, body } => Stmt::Let {
-                var: var.clone(),
-                value: value.clone(),
-                body: Box::new(self.stmt(body)?),
-            },
-            Stmt::Realize {
-                buffer,
-                region,
-                body,
-            } if self.maps.contains_key(&buffer.id()) => {
-                if self.scopes.get(&buffer.id()).is_some_and(|v| !v.is_empty()) {
-                    // A parameter: already laid out over its whole shape;
-                    // the realize only marks where it is computed.
-                    let (phys, _) = self.scopes[&buffer.id()]
-                        .last()
-                        .cloned()
-                        .expect("non-empty");
-                    let whole = phys
-                        .shape()
+            Stmt::Realize { buffer, body, .. } if self.maps.contains_key(&buffer.id()) => {
+                let whole = |phys: &Buffer| {
+                    phys.shape()
                         .iter()
                         .map(|e| Range::from_extent(e.clone()))
-                        .collect();
-                    let _ = region;
-                    Stmt::realize(&phys, whole, self.stmt(body)?)
-                } else {
-                    self.scoped(buffer, buffer.shape().to_vec(), body, |phys, body| {
-                        let whole = phys
-                            .shape()
-                            .iter()
-                            .map(|e| Range::from_extent(e.clone()))
-                            .collect();
-                        Stmt::realize(phys, whole, body)
-                    })?
+                        .collect()
+                };
+                match self.scopes.get(&buffer.id()).and_then(|v| v.last()) {
+                    // A parameter: already laid out over its whole shape;
+                    // the realize only marks where it is computed.
+                    Some((phys, _)) => {
+                        let phys = phys.clone();
+                        Ok(Stmt::realize(&phys, whole(&phys), self.stmt(body)?))
+                    }
+                    None => self.scoped(buffer, buffer.shape().to_vec(), body, |phys, body| {
+                        Stmt::realize(phys, whole(phys), body)
+                    }),
                 }
             }
-            Stmt::Realize {
-                buffer,
-                region,
-                body,
-            } => Stmt::realize(buffer, region.clone(), self.stmt(body)?),
             Stmt::Allocate {
                 buffer,
                 extents,
@@ -272,45 +216,19 @@ impl Applier {
             } if self.maps.contains_key(&buffer.id()) => {
                 self.scoped(buffer, extents.clone(), body, |phys, body| {
                     Stmt::allocate(phys, phys.shape().to_vec(), body)
-                })?
+                })
             }
-            Stmt::Allocate {
-                buffer,
-                extents,
-                body,
-            } => Stmt::allocate(buffer, extents.clone(), self.stmt(body)?),
-            Stmt::Produce { name, body } => Stmt::produce(name.clone(), self.stmt(body)?),
-            Stmt::BufferStore {
-                buffer,
-                indices,
-                value,
-                stage,
-            } => {
-                let value = self.value(value)?;
-                let (buffer, indices) = self
-                    .access(buffer, indices)?
-                    .unwrap_or_else(|| (buffer.clone(), indices.clone()));
-                Stmt::BufferStore {
-                    buffer,
-                    indices,
-                    value,
-                    stage: stage.clone(),
-                }
-            }
-            Stmt::IfThenElse {
-                cond,
-                then_case,
-                else_case,
-            } => Stmt::IfThenElse {
-                cond: self.value(cond)?,
-                then_case: Box::new(self.stmt(then_case)?),
-                else_case: match else_case {
-                    Some(e) => Some(Box::new(self.stmt(e)?)),
-                    None => None,
-                },
-            },
-            Stmt::Seq(v) => Stmt::Seq(v.iter().map(|c| self.stmt(c)).collect::<Result<_, _>>()?),
-            Stmt::Evaluate(v) => Stmt::Evaluate(self.value(v)?),
-        })
+            _ => walk_stmt(self, s),
+        }
+    }
+
+    fn access(
+        &mut self,
+        buffer: &Buffer,
+        indices: Vec<Expr>,
+    ) -> Result<(Buffer, Vec<Expr>), LayoutTransformError> {
+        Ok(self
+            .physical_access(buffer, &indices)?
+            .unwrap_or_else(|| (buffer.clone(), indices)))
     }
 }

@@ -46,6 +46,7 @@ mod hoist;
 mod interp;
 mod intrinsic;
 mod layout;
+pub mod mutate;
 pub mod print;
 mod rename;
 mod simplify;

@@ -3,7 +3,9 @@
 //! so that a printed program never mixes two loops under one name
 //! (`A[i, i]` with `i` from two loops). Sibling loops keep their names.
 
+use crate::mutate::{walk_stmt, Mutator};
 use crate::stmt::Stmt;
+use crate::value::Value;
 use arith::Var;
 use std::collections::{HashMap, HashSet};
 
@@ -69,61 +71,44 @@ fn find_shadowing(
 }
 
 fn rename_binders(s: &Stmt, renamed: &HashMap<Var, Var>) -> Stmt {
-    let var = |v: &Var| renamed.get(v).cloned().unwrap_or_else(|| v.clone());
-    let body = |b: &Stmt| Box::new(rename_binders(b, renamed));
-    match s {
-        Stmt::For {
-            var: v,
-            min,
-            extent,
-            body: b,
-        } => Stmt::For {
-            var: var(v),
-            min: min.clone(),
-            extent: extent.clone(),
-            body: body(b),
-        },
-        Stmt::Let {
-            var: v,
-            value,
-            body: b,
-        } => Stmt::Let {
-            var: var(v),
-            value: value.clone(),
-            body: body(b),
-        },
-        Stmt::Realize {
-            buffer,
-            region,
-            body: b,
-        } => Stmt::Realize {
-            buffer: buffer.clone(),
-            region: region.clone(),
-            body: body(b),
-        },
-        Stmt::Allocate {
-            buffer,
-            extents,
-            body: b,
-        } => Stmt::Allocate {
-            buffer: buffer.clone(),
-            extents: extents.clone(),
-            body: body(b),
-        },
-        Stmt::Produce { name, body: b } => Stmt::Produce {
-            name: name.clone(),
-            body: body(b),
-        },
-        Stmt::IfThenElse {
-            cond,
-            then_case,
-            else_case,
-        } => Stmt::IfThenElse {
-            cond: cond.clone(),
-            then_case: body(then_case),
-            else_case: else_case.as_ref().map(|e| body(e)),
-        },
-        Stmt::Seq(v) => Stmt::Seq(v.iter().map(|s| rename_binders(s, renamed)).collect()),
-        Stmt::BufferStore { .. } | Stmt::Evaluate(_) => s.clone(),
+    match (Binders { renamed }).stmt(s) {
+        Ok(s) => s,
+        Err(never) => match never {},
+    }
+}
+
+/// Gives loops and `let`s their new variables; everything else is kept.
+struct Binders<'a> {
+    renamed: &'a HashMap<Var, Var>,
+}
+
+impl Mutator for Binders<'_> {
+    type Error = std::convert::Infallible;
+
+    fn stmt(&mut self, s: &Stmt) -> Result<Stmt, Self::Error> {
+        let rename = |v: &Var| self.renamed.get(v).cloned().unwrap_or_else(|| v.clone());
+        Ok(match walk_stmt(self, s)? {
+            Stmt::For {
+                var,
+                min,
+                extent,
+                body,
+            } => Stmt::For {
+                var: rename(&var),
+                min,
+                extent,
+                body,
+            },
+            Stmt::Let { var, value, body } => Stmt::Let {
+                var: rename(&var),
+                value,
+                body,
+            },
+            other => other,
+        })
+    }
+
+    fn value(&mut self, v: &Value) -> Result<Value, Self::Error> {
+        Ok(v.clone())
     }
 }

@@ -1,9 +1,9 @@
 //! Simplification of every index expression of a statement, with each loop
 //! and `let` variable known to lie in its range.
 
+use crate::mutate::{walk_stmt, Mutator};
 use crate::stmt::Stmt;
-use crate::value::Value;
-use arith::{Analyzer, Expr, Range};
+use arith::{Analyzer, Expr, Range, Var};
 
 /// `s` with every index expression simplified by `an`, extended inside each
 /// loop by the loop variable's range and inside each `let` by its value.
@@ -26,101 +26,60 @@ use arith::{Analyzer, Expr, Range};
 /// assert!(t.to_string().contains("C[xo, xi] = 0.000000f"));
 /// ```
 pub fn simplify(s: &Stmt, an: &Analyzer) -> arith::Result<Stmt> {
-    let e = |x: &Expr| an.simplify(x);
-    Ok(match s {
-        Stmt::For {
-            var,
-            min,
-            extent,
-            body,
-        } => {
-            let (min, extent) = (e(min)?, e(extent)?);
-            let mut inner = an.clone();
-            inner.bind(var, Range::new(min.clone(), extent.clone()));
-            Stmt::For {
-                var: var.clone(),
-                min,
-                extent,
-                body: Box::new(simplify(body, &inner)?),
-            }
-        }
-        Stmt::Let { var, value, body } => {
-            let value = e(value)?;
-            let mut inner = an.clone();
-            inner.bind(var, Range::new(value.clone(), Expr::int(1)));
-            Stmt::Let {
-                var: var.clone(),
-                value,
-                body: Box::new(simplify(body, &inner)?),
-            }
-        }
-        Stmt::Realize {
-            buffer,
-            region,
-            body,
-        } => Stmt::Realize {
-            buffer: buffer.clone(),
-            region: region
-                .iter()
-                .map(|r| Ok(Range::new(e(&r.min)?, e(&r.extent)?)))
-                .collect::<arith::Result<_>>()?,
-            body: Box::new(simplify(body, an)?),
-        },
-        Stmt::Allocate {
-            buffer,
-            extents,
-            body,
-        } => Stmt::Allocate {
-            buffer: buffer.clone(),
-            extents: extents.iter().map(e).collect::<arith::Result<_>>()?,
-            body: Box::new(simplify(body, an)?),
-        },
-        Stmt::Produce { name, body } => Stmt::Produce {
-            name: name.clone(),
-            body: Box::new(simplify(body, an)?),
-        },
-        Stmt::BufferStore {
-            buffer,
-            indices,
-            value,
-            stage,
-        } => Stmt::BufferStore {
-            buffer: buffer.clone(),
-            indices: indices.iter().map(e).collect::<arith::Result<_>>()?,
-            value: simplify_value(value, an)?,
-            stage: stage.clone(),
-        },
-        Stmt::IfThenElse {
-            cond,
-            then_case,
-            else_case,
-        } => Stmt::IfThenElse {
-            cond: simplify_value(cond, an)?,
-            then_case: Box::new(simplify(then_case, an)?),
-            else_case: match else_case {
-                Some(x) => Some(Box::new(simplify(x, an)?)),
-                None => None,
-            },
-        },
-        Stmt::Seq(v) => Stmt::Seq(
-            v.iter()
-                .map(|c| simplify(c, an))
-                .collect::<arith::Result<_>>()?,
-        ),
-        Stmt::Evaluate(v) => Stmt::Evaluate(simplify_value(v, an)?),
-    })
+    Simplify { an: an.clone() }.stmt(s)
 }
 
-/// `v` with every index expression simplified by `an`.
-fn simplify_value(v: &Value, an: &Analyzer) -> arith::Result<Value> {
-    // `map_indices` cannot fail, so the first error is kept aside.
-    let mut error = None;
-    let out = v.map_indices(&mut |x| match an.simplify(x) {
-        Ok(y) => y,
-        Err(err) => {
-            error.get_or_insert(err);
-            x.clone()
+/// The pass: its analyzer knows the ranges of the loops and `let`s around
+/// the statement being rewritten.
+struct Simplify {
+    an: Analyzer,
+}
+
+impl Simplify {
+    /// `body` rewritten with `var` known to lie in `range`.
+    fn within(&mut self, var: &Var, range: Range, body: &Stmt) -> arith::Result<Stmt> {
+        let outer = self.an.clone();
+        self.an.bind(var, range);
+        let body = self.stmt(body);
+        self.an = outer;
+        body
+    }
+}
+
+impl Mutator for Simplify {
+    type Error = arith::ArithError;
+
+    fn stmt(&mut self, s: &Stmt) -> arith::Result<Stmt> {
+        match s {
+            Stmt::For {
+                var,
+                min,
+                extent,
+                body,
+            } => {
+                let (min, extent) = (self.expr(min)?, self.expr(extent)?);
+                let body = self.within(var, Range::new(min.clone(), extent.clone()), body)?;
+                Ok(Stmt::For {
+                    var: var.clone(),
+                    min,
+                    extent,
+                    body: Box::new(body),
+                })
+            }
+            Stmt::Let { var, value, body } => {
+                let value = self.expr(value)?;
+                let body = self.within(var, Range::new(value.clone(), Expr::int(1)), body)?;
+                Ok(Stmt::Let {
+                    var: var.clone(),
+                    value,
+                    body: Box::new(body),
+                })
+            }
+            _ => walk_stmt(self, s),
         }
-    });
-    error.map_or(Ok(out), Err)
+    }
+
+    fn expr(&mut self, e: &Expr) -> arith::Result<Expr> {
+        self.an.simplify(e)
+    }
 }

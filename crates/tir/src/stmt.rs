@@ -269,79 +269,9 @@ impl Stmt {
     /// regions, extents, access indices, and index expressions inside values
     /// and conditions. Binders (loop and `let` variables) are kept.
     pub fn map_indices(&self, f: &mut impl FnMut(&Expr) -> Expr) -> Stmt {
-        self.map_indices_dyn(f)
-    }
-
-    fn map_indices_dyn(&self, f: &mut dyn FnMut(&Expr) -> Expr) -> Stmt {
-        let value = |v: &Value, f: &mut dyn FnMut(&Expr) -> Expr| v.map_indices(&mut |e| f(e));
-        match self {
-            Stmt::For {
-                var,
-                min,
-                extent,
-                body,
-            } => Stmt::For {
-                var: var.clone(),
-                min: f(min),
-                extent: f(extent),
-                body: Box::new(body.map_indices_dyn(f)),
-            },
-            Stmt::Let {
-                var,
-                value: v,
-                body,
-            } => Stmt::Let {
-                var: var.clone(),
-                value: f(v),
-                body: Box::new(body.map_indices_dyn(f)),
-            },
-            Stmt::Realize {
-                buffer,
-                region,
-                body,
-            } => Stmt::Realize {
-                buffer: buffer.clone(),
-                region: region
-                    .iter()
-                    .map(|r| Range::new(f(&r.min), f(&r.extent)))
-                    .collect(),
-                body: Box::new(body.map_indices_dyn(f)),
-            },
-            Stmt::Allocate {
-                buffer,
-                extents,
-                body,
-            } => Stmt::Allocate {
-                buffer: buffer.clone(),
-                extents: extents.iter().map(&mut *f).collect(),
-                body: Box::new(body.map_indices_dyn(f)),
-            },
-            Stmt::Produce { name, body } => Stmt::Produce {
-                name: name.clone(),
-                body: Box::new(body.map_indices_dyn(f)),
-            },
-            Stmt::BufferStore {
-                buffer,
-                indices,
-                value: v,
-                stage,
-            } => Stmt::BufferStore {
-                buffer: buffer.clone(),
-                value: value(v, f),
-                indices: indices.iter().map(&mut *f).collect(),
-                stage: stage.clone(),
-            },
-            Stmt::IfThenElse {
-                cond,
-                then_case,
-                else_case,
-            } => Stmt::IfThenElse {
-                cond: value(cond, f),
-                then_case: Box::new(then_case.map_indices_dyn(f)),
-                else_case: else_case.as_ref().map(|e| Box::new(e.map_indices_dyn(f))),
-            },
-            Stmt::Seq(v) => Stmt::Seq(v.iter().map(|s| s.map_indices_dyn(f)).collect()),
-            Stmt::Evaluate(v) => Stmt::Evaluate(value(v, f)),
+        match crate::mutate::Mutator::stmt(&mut crate::mutate::MapIndices(f), self) {
+            Ok(s) => s,
+            Err(never) => match never {},
         }
     }
 

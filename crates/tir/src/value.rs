@@ -284,35 +284,9 @@ impl Value {
     /// Rewrites every index expression (load indices and [`Value::Index`])
     /// with `f`, e.g. to substitute loop variables.
     pub fn map_indices(&self, f: &mut impl FnMut(&Expr) -> Expr) -> Value {
-        self.map_indices_dyn(f)
-    }
-
-    fn map_indices_dyn(&self, f: &mut dyn FnMut(&Expr) -> Expr) -> Value {
-        crate::stack::grow(|| self.map_indices_dyn_step(f))
-    }
-
-    /// One level of [`Self::map_indices_dyn`], on the stack [`crate::stack::grow`] left room on.
-    fn map_indices_dyn_step(&self, f: &mut dyn FnMut(&Expr) -> Expr) -> Value {
-        let mut bx = |v: &Value| Box::new(v.map_indices_dyn(f));
-        match self {
-            Value::Float(..) | Value::Int(..) => self.clone(),
-            Value::Index(e) => Value::Index(f(e)),
-            Value::Load(l) => Value::Load(BufferLoad {
-                buffer: l.buffer.clone(),
-                indices: l.indices.iter().map(f).collect(),
-            }),
-            Value::Binary(op, a, b) => Value::Binary(*op, bx(a), bx(b)),
-            Value::Cmp(op, a, b) => Value::Cmp(*op, bx(a), bx(b)),
-            Value::And(a, b) => Value::And(bx(a), bx(b)),
-            Value::Or(a, b) => Value::Or(bx(a), bx(b)),
-            Value::Not(a) => Value::Not(bx(a)),
-            Value::Neg(a) => Value::Neg(bx(a)),
-            Value::Cast(t, a) => Value::Cast(*t, bx(a)),
-            Value::Select(c, a, b) => Value::Select(bx(c), bx(a), bx(b)),
-            Value::Call(op, args) => {
-                Value::Call(*op, args.iter().map(|a| a.map_indices_dyn(f)).collect())
-            }
-            Value::Let(v, x, body) => Value::Let(v.clone(), bx(x), bx(body)),
+        match crate::mutate::Mutator::value(&mut crate::mutate::MapIndices(f), self) {
+            Ok(v) => v,
+            Err(never) => match never {},
         }
     }
 }
