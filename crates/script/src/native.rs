@@ -61,6 +61,8 @@ pub(crate) enum Native {
     IfThenElse,
     All,
     Any,
+    /// A math function of `tvm.tir` / `te` (`te.exp`, `tvm.tir.sigmoid`).
+    Intrinsic(tir::Intrinsic),
     // TE: schedules.
     CreateSchedule,
     InferBound,
@@ -114,6 +116,7 @@ impl Native {
             Native::IfThenElse => "tvm.tir.if_then_else",
             Native::All => "tvm.tir.all",
             Native::Any => "tvm.tir.any",
+            Native::Intrinsic(f) => f.name(),
             Native::CreateSchedule => "te.create_schedule",
             Native::InferBound => "tvm.te.schedule.InferBound",
             Native::Lower => "tvm.lower",
@@ -248,6 +251,11 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "Fuse" if module_path == "tvm.te.schedule" => Native::FuseType,
         "TVMError" if module_path == "tvm.error" => Native::Error(ErrorClass::TvmError),
         "raises" if module_path == "pytest" => Native::PytestRaises,
+        // TVM's names for two of them: `power` is `pow`, and `abs` of a
+        // float is `fabs`.
+        "power" if tir_level => Native::Intrinsic(tir::Intrinsic::Pow),
+        "abs" if tir_level => Native::Intrinsic(tir::Intrinsic::Fabs),
+        _ if tir_level => Native::Intrinsic(tir::Intrinsic::from_name(name)?),
         _ => return None,
     };
     Some(Value::Native(native))
@@ -278,6 +286,12 @@ mod tests {
         );
         assert_eq!(native("tvm.tir", "indexdiv"), Some(Native::FloorDiv));
         assert_eq!(native("tvm.tir", "compute"), None);
+        assert_eq!(
+            native("tvm.te", "exp"),
+            Some(Native::Intrinsic(tir::Intrinsic::Exp))
+        );
+        assert_eq!(native("tvm.tir", "exp"), native("tvm.te", "exp"));
+        assert_eq!(native("tvm.tir", "no_such_function"), None);
         assert!(matches!(
             module_attr("tvm", "te"),
             Some(Value::Module("tvm.te"))

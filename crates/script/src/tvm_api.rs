@@ -50,6 +50,7 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval
             integer_division(native, args)
         }
         Native::IfThenElse => if_then_else(args),
+        Native::Intrinsic(f) => intrinsic(f, args),
         Native::All | Native::Any => {
             let (pos, _) = args.positional_only(native.name())?;
             let conds = pos.iter().map(condition).collect::<Eval<Vec<_>>>()?;
@@ -481,6 +482,27 @@ fn integer_division(native: Native, args: Args) -> Eval<Value> {
         }
     };
     Ok(Value::Index(e))
+}
+
+/// `te.exp(x)` and the other math functions: a call on tensor elements.
+fn intrinsic(f: tir::Intrinsic, args: Args) -> Eval<Value> {
+    let (pos, span) = args.positional_only(f.name())?;
+    if pos.len() != f.arity() {
+        return Err(Raised::at(
+            span,
+            format!(
+                "`{}` takes {} argument(s), {} given",
+                f.name(),
+                f.arity(),
+                pos.len()
+            ),
+        ));
+    }
+    let operands = pos
+        .iter()
+        .map(|a| to_element(&a.value, a.span.clone()))
+        .collect::<Eval<Vec<_>>>()?;
+    Ok(element(te::Value::call(f, operands)))
 }
 
 fn if_then_else(args: Args) -> Eval<Value> {

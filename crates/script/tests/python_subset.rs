@@ -280,3 +280,29 @@ fn range_handles_extreme_bounds_without_overflow() {
          [5, -9223372036854775803] [10, 7, 4, 1] [0, 1, 2]\n"
     );
 }
+
+#[test]
+fn math_functions_are_calls_on_tensor_elements() {
+    let out = printed(
+        "import tvm\nfrom tvm import te\n\
+         A = te.placeholder((4,), name='A')\n\
+         B = te.compute((4,), lambda i: te.exp(A[i]) + tvm.tir.tanh(A[i]) * te.power(A[i], 2.0), name='B')\n\
+         s = te.create_schedule(B.op)\n\
+         print(tvm.lower(s, [A, B], simple_mode=True))\n",
+    );
+    assert!(
+        out.contains("B[i] = (exp(A[i]) + (tanh(A[i])*pow(A[i], 2.000000f)))"),
+        "{out}"
+    );
+    let err = script::run(
+        "from tvm import te\nA = te.placeholder((4,), name='A')\n\
+         B = te.compute((4,), lambda i: te.exp(A[i], A[i]), name='B')\n",
+    )
+    .err()
+    .expect("exp takes one argument");
+    assert!(
+        err.message.contains("`exp` takes 1 argument(s), 2 given"),
+        "{}",
+        err.message
+    );
+}
