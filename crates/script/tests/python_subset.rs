@@ -298,8 +298,7 @@ fn math_functions_are_calls_on_tensor_elements() {
         "from tvm import te\nA = te.placeholder((4,), name='A')\n\
          B = te.compute((4,), lambda i: te.exp(A[i], A[i]), name='B')\n",
     )
-    .err()
-    .expect("exp takes one argument");
+    .expect_err("exp takes one argument");
     assert!(
         err.message.contains("`exp` takes 1 argument(s), 2 given"),
         "{}",
