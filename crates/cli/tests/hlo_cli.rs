@@ -214,7 +214,10 @@ fn unknown_indexing_points_at_the_instruction_without_maps() {
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(out, "operand id = 0 unknown indexing\n");
     assert!(err.contains("unsupported op `sort`"), "{err}");
-    assert!(err.contains(":9:8"), "the warning points at `s` on line 9: {err}");
+    assert!(
+        err.contains(":9:8"),
+        "the warning points at `s` on line 9: {err}"
+    );
     let (code, _, err) = hlo(text, &["--json"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains(":9:8"), "{err}");
@@ -228,5 +231,8 @@ fn analysis_errors_of_a_query_point_into_the_module() {
     let (code, _, err) = hlo(text, &["--to-parameters"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("`r` has no array output 0"), "{err}");
-    assert!(err.contains(":5:8"), "the error points at `r` on line 5: {err}");
+    assert!(
+        err.contains(":5:8"),
+        "the error points at `r` on line 5: {err}"
+    );
 }

@@ -157,8 +157,8 @@ pub(crate) fn compose_operand(
     consumer: &OperandMap,
     producer: &OperandMap,
 ) -> Result<OperandMap, Unsupported> {
-    let mut map =
-        compose(&consumer.map, &producer.map).map_err(|e| AnalysisError::composition(format!("composition failed: {e}")))?;
+    let mut map = compose(&consumer.map, &producer.map)
+        .map_err(|e| AnalysisError::composition(format!("composition failed: {e}")))?;
     // Widen before simplifying: the simplifier walks trees, and a chain of
     // reshapes doubles the tree at every op.
     let mut widened = consumer.widened || producer.widened;
@@ -168,8 +168,8 @@ pub(crate) fn compose_operand(
     let removed = map.remove_unused_symbols();
     let mut runtime = Vec::with_capacity(producer.runtime.len() + consumer.runtime.len());
     for rt in &producer.runtime {
-        let mut m =
-            compose(&consumer.map, &rt.map).map_err(|e| AnalysisError::composition(format!("composition failed: {e}")))?;
+        let mut m = compose(&consumer.map, &rt.map)
+            .map_err(|e| AnalysisError::composition(format!("composition failed: {e}")))?;
         widened |= !m.widen_oversized(EXPRESSION_BUDGET).is_exact();
         m.simplify();
         runtime.push(RuntimeVar {
@@ -196,8 +196,8 @@ pub(crate) fn compose_operand(
         }
         (Some(r), None) => Some(r.clone()),
         (None, Some(r)) => {
-            let mut m =
-                compose(&consumer.map, r).map_err(|e| AnalysisError::composition(format!("composition failed: {e}")))?;
+            let mut m = compose(&consumer.map, r)
+                .map_err(|e| AnalysisError::composition(format!("composition failed: {e}")))?;
             widened |= !m.widen_oversized(EXPRESSION_BUDGET).is_exact();
             m.simplify();
             Some(m)
@@ -243,10 +243,11 @@ fn called_computation<'m>(
     depth: usize,
 ) -> Result<(CompId, &'m Computation), Unsupported> {
     let &[callee] = inst.called.as_slice() else {
-        return Err(
-            AnalysisError::call(format!("`{}` must call exactly one computation", inst.name))
-                .at_instruction(inst),
-        );
+        return Err(AnalysisError::call(format!(
+            "`{}` must call exactly one computation",
+            inst.name
+        ))
+        .at_instruction(inst));
     };
     if depth >= MAX_CALL_DEPTH {
         return Err(AnalysisError::call(format!(
@@ -492,13 +493,10 @@ pub(crate) fn instruction_input_to_output(
     match inst.opcode {
         Opcode::Fusion | Opcode::Call => {
             let (callee, called) = called_computation(module, inst, depth)?;
-            let &param = called
-                .parameters
-                .get(input)
-                .ok_or_else(|| {
-                    AnalysisError::invalid(format!("`{}` has no operand {input}", inst.name))
-                        .at_instruction(inst)
-                })?;
+            let &param = called.parameters.get(input).ok_or_else(|| {
+                AnalysisError::invalid(format!("`{}` has no operand {input}", inst.name))
+                    .at_instruction(inst)
+            })?;
             input_to_output_through(module, callee, param, element, depth + 1)
         }
         // A get-tuple-element passes on its element and nothing of the others.

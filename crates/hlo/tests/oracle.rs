@@ -150,20 +150,20 @@ impl<'a> Interp<'a> {
     ) -> Elem {
         let attrs = &inst.attrs;
         match inst.opcode {
-            Opcode::Constant=> Elem {
+            Opcode::Constant => Elem {
                 tags: BTreeSet::new(),
                 value: inst.literal.as_deref().and_then(|l| l.parse().ok()),
             },
-            Opcode::Iota=> Elem {
+            Opcode::Iota => Elem {
                 tags: BTreeSet::new(),
                 value: Some(o[attrs.int("iota_dimension").unwrap() as usize]),
             },
-            Opcode::Broadcast=> {
+            Opcode::Broadcast => {
                 let d = ints("dimensions");
                 let idx: Index = d.iter().map(|&k| o[k as usize]).collect();
                 ops[0].at(&idx).clone()
             }
-            Opcode::Transpose=> {
+            Opcode::Transpose => {
                 let p = ints("dimensions");
                 let mut idx = vec![0; o.len()];
                 for (i, &pi) in p.iter().enumerate() {
@@ -171,7 +171,7 @@ impl<'a> Interp<'a> {
                 }
                 ops[0].at(&idx).clone()
             }
-            Opcode::Reverse=> {
+            Opcode::Reverse => {
                 let r = ints("dimensions");
                 let (d, _) = ops[0].array();
                 let idx: Index = (0..o.len())
@@ -185,7 +185,7 @@ impl<'a> Interp<'a> {
                     .collect();
                 ops[0].at(&idx).clone()
             }
-            Opcode::Slice=> {
+            Opcode::Slice => {
                 let idx: Index = attrs
                     .slice()
                     .unwrap()
@@ -195,12 +195,12 @@ impl<'a> Interp<'a> {
                     .collect();
                 ops[0].at(&idx).clone()
             }
-            Opcode::Reshape=> {
+            Opcode::Reshape => {
                 let (d, e) = ops[0].array();
                 let out_dims = &array_shape(&inst.shape).dims;
                 e[flat(d, &unflat(d, flat(out_dims, o)))].clone()
             }
-            Opcode::Bitcast=> {
+            Opcode::Bitcast => {
                 let out = array_shape(&inst.shape);
                 let (d, e) = ops[0].array();
                 let pos = physical_flat(out, o);
@@ -214,7 +214,7 @@ impl<'a> Interp<'a> {
                 }
                 found.expect("bitcast position")
             }
-            Opcode::Concatenate=> {
+            Opcode::Concatenate => {
                 let dim = ints("dimensions")[0] as usize;
                 let mut off = 0;
                 for v in ops {
@@ -228,7 +228,7 @@ impl<'a> Interp<'a> {
                 }
                 panic!("concatenate index out of range")
             }
-            Opcode::Pad=> {
+            Opcode::Pad => {
                 let (d, _) = ops[0].array();
                 let mut idx = Vec::new();
                 for (k, p) in attrs.padding().unwrap().iter().enumerate() {
@@ -241,7 +241,7 @@ impl<'a> Interp<'a> {
                 }
                 union(&[ops[0].at(&idx), ops[1].at(&[])])
             }
-            Opcode::Dot=> {
+            Opcode::Dot => {
                 let (ld, _) = ops[0].array();
                 let (rd, _) = ops[1].array();
                 let (lb, rb, lc, rc) = (
@@ -279,9 +279,9 @@ impl<'a> Interp<'a> {
                 }
                 acc
             }
-            Opcode::Convolution=> self.conv_element(inst, ops, o),
-            Opcode::Gather=> self.gather_element(inst, ops, o),
-            Opcode::DynamicSlice=> {
+            Opcode::Convolution => self.conv_element(inst, ops, o),
+            Opcode::Gather => self.gather_element(inst, ops, o),
+            Opcode::DynamicSlice => {
                 let (d, _) = ops[0].array();
                 let sizes = &array_shape(&inst.shape).dims;
                 let mut idx = Vec::new();
@@ -293,7 +293,7 @@ impl<'a> Interp<'a> {
                 }
                 union(&[&acc, ops[0].at(&idx)])
             }
-            Opcode::DynamicUpdateSlice=> {
+            Opcode::DynamicUpdateSlice => {
                 let (d, _) = ops[0].array();
                 let (ud, _) = ops[1].array();
                 let mut acc = Elem::default();
@@ -324,7 +324,10 @@ impl<'a> Interp<'a> {
                     })
                     .collect();
                 let mut e = union(&parts);
-                if matches!(inst.opcode, Opcode::Copy | Opcode::Convert | Opcode::BitcastConvert) {
+                if matches!(
+                    inst.opcode,
+                    Opcode::Copy | Opcode::Convert | Opcode::BitcastConvert
+                ) {
                     e.value = parts[0].value;
                 }
                 e

@@ -157,7 +157,10 @@ fn ops_without_maps_say_why() {
             );
             assert_eq!(why.kind, hlo::AnalysisErrorKind::UnsupportedOp);
             assert_eq!(why.instruction.as_deref(), Some("s"));
-            let span = why.span.clone().expect("the error points at the instruction");
+            let span = why
+                .span
+                .clone()
+                .expect("the error points at the instruction");
             assert_eq!(&text[span.clone()], "s");
             assert!(text[..span.start].ends_with("ROOT "));
         }
@@ -187,18 +190,25 @@ fn unknown_maps_in_fusions_point_at_the_inner_instruction() {
 /// error at the call where the limit is reached, inside the module.
 #[test]
 fn call_errors_name_the_call() {
-    let mut text = String::from("HloModule m\nf0 {\n  p = f32[8] parameter(0)\n  ROOT n = f32[8] negate(p)\n}\n");
+    let mut text = String::from(
+        "HloModule m\nf0 {\n  p = f32[8] parameter(0)\n  ROOT n = f32[8] negate(p)\n}\n",
+    );
     for k in 1..80 {
         text.push_str(&format!(
             "f{k} {{\n  p = f32[8] parameter(0)\n  ROOT c{k} = f32[8] call(p), to_apply=f{}\n}}\n",
             k - 1
         ));
     }
-    text.push_str("ENTRY e {\n  x = f32[8] parameter(0)\n  ROOT c = f32[8] call(x), to_apply=f79\n}\n");
+    text.push_str(
+        "ENTRY e {\n  x = f32[8] parameter(0)\n  ROOT c = f32[8] call(x), to_apply=f79\n}\n",
+    );
     let m = hlo::parse_module(&text).unwrap();
     let r = hlo::analyze(&m, &hlo::Query::default()).unwrap();
     let hlo::OperandIndexing::Unsupported(why) = &r.operands[0].indexing else {
-        panic!("calls nested 80 deep have no maps: {:?}", r.operands[0].indexing)
+        panic!(
+            "calls nested 80 deep have no maps: {:?}",
+            r.operands[0].indexing
+        )
     };
     assert_eq!(why.kind, hlo::AnalysisErrorKind::Call, "{why}");
     assert!(why.message.contains("nest deeper"), "{why}");

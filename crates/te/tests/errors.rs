@@ -141,14 +141,15 @@ fn arithmetic_errors_keep_their_kind() {
     )
     .unwrap();
     let mut inputs = std::collections::HashMap::new();
-    inputs.insert(
-        a.op().id(),
-        tir::Tensor::zeros(&[4]),
-    );
+    inputs.insert(a.op().id(), tir::Tensor::zeros(&[4]));
     let sizes = std::collections::HashMap::new();
     let mut reference = te::Reference::new(&inputs, &sizes);
     let e = reference.element(b.op(), &[0]).unwrap_err();
-    assert_eq!(e.kind, ErrorKind::Arith(arith::ErrorKind::DivisionByZero), "{e}");
+    assert_eq!(
+        e.kind,
+        ErrorKind::Arith(arith::ErrorKind::DivisionByZero),
+        "{e}"
+    );
     assert_eq!(e.kind.name(), "division_by_zero");
     assert!(reference.element(b.op(), &[1]).is_ok());
 }

@@ -3,12 +3,12 @@
 //! modulo the operand size; which replica holds it is a second map, the
 //! replica map (`replica id:` in XLA's printed form).
 
-use crate::error::AnalysisError;
-use crate::ops::Unsupported;
 use super::builder::MapBuilder;
 use super::{check_dims, Op, OpMaps};
 use crate::attrs::AttrValue;
+use crate::error::AnalysisError;
 use crate::operand_indexing::{OperandIndexing, OperandMap};
+use crate::ops::Unsupported;
 use arith::Expr;
 
 /// (gathered dimension, operand size along it, replicas per group).
@@ -28,7 +28,9 @@ fn signature(op: &Op) -> Result<(usize, i64, i64), Unsupported> {
         "all-gather dimensions",
     )?;
     let &[dim] = dims.as_slice() else {
-        return Err(AnalysisError::invalid(format!("all-gather `{name}` needs one gathered dimension")));
+        return Err(AnalysisError::invalid(format!(
+            "all-gather `{name}` needs one gathered dimension"
+        )));
     };
     let n = inp.get(dim).copied().unwrap_or(0);
     let shapes_agree = inp.len() == out.len()

@@ -78,8 +78,9 @@ impl MapBuilder {
         )
         .map_err(|e| Unsupported::composition(format!("internal error building a map: {e}")))?;
         for (e, b) in &self.constraints {
-            map.add_constraint(e.clone(), *b)
-                .map_err(|e| Unsupported::composition(format!("internal error adding a constraint: {e}")))?;
+            map.add_constraint(e.clone(), *b).map_err(|e| {
+                Unsupported::composition(format!("internal error adding a constraint: {e}"))
+            })?;
         }
         Ok(map)
     }

@@ -1,11 +1,11 @@
 //! `concatenate`: each operand covers its own interval of the concatenated
 //! dimension.
 
-use crate::error::AnalysisError;
-use crate::ops::Unsupported;
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use indexing::Interval;
 
 /// Operand `k` is read for output indices in `[offset_k, offset_k + size_k - 1]`

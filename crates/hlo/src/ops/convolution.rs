@@ -2,13 +2,13 @@
 //! window dilation, reversal), the input feature is contracted per feature
 //! group, and batch groups enumerate the input batches of every group.
 
-use crate::error::AnalysisError;
-use crate::ops::Unsupported;
 use super::builder::MapBuilder;
 use super::window::{check_window, window_input_index, window_output_index, window_symbol};
 use super::{Op, OpMaps};
 use crate::attrs::{ConvDimLabels, WindowDim};
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use arith::Expr;
 
 struct Conv<'a> {
@@ -24,16 +24,16 @@ struct Conv<'a> {
 fn signature<'a>(op: &Op<'a>) -> Result<Conv<'a>, Unsupported> {
     let name = &op.instr.name;
     if op.num_operands() != 2 {
-        return Err(AnalysisError::invalid(format!("convolution `{name}` needs two operands")));
+        return Err(AnalysisError::invalid(format!(
+            "convolution `{name}` needs two operands"
+        )));
     }
     let lhs = op.operand_dims(0)?;
     let rhs = op.operand_dims(1)?;
     let out = op.output_dims(0)?;
-    let labels = op
-        .instr
-        .attrs
-        .dim_labels()
-        .ok_or_else(|| AnalysisError::invalid(format!("convolution `{name}` has no `dim_labels=`")))?;
+    let labels = op.instr.attrs.dim_labels().ok_or_else(|| {
+        AnalysisError::invalid(format!("convolution `{name}` has no `dim_labels=`"))
+    })?;
     let nsp = labels.input_spatial.len();
     if lhs.len() != nsp + 2 || rhs.len() != nsp + 2 || out.len() != nsp + 2 {
         return Err(AnalysisError::invalid(format!(
@@ -228,7 +228,12 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
             }
             b.build(results)?
         }
-        _ => return Err(AnalysisError::invalid(format!("convolution `{}` has two operands", op.instr.name))),
+        _ => {
+            return Err(AnalysisError::invalid(format!(
+                "convolution `{}` has two operands",
+                op.instr.name
+            )))
+        }
     };
     Ok(vec![OperandIndexing::single(map)])
 }

@@ -1,11 +1,11 @@
 //! `dot` (and `scaled-dot`): batch dimensions pass through, contracting
 //! dimensions become range variables shared by both sides.
 
-use crate::error::AnalysisError;
-use crate::ops::Unsupported;
 use super::builder::MapBuilder;
 use super::{check_dims, Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use arith::Expr;
 
 /// The dimension numbers of a dot, checked against the operand shapes.
@@ -137,7 +137,10 @@ fn dot_maps(op: &Op) -> Result<(indexing::IndexingMap, indexing::IndexingMap), U
 /// (`data dimension / scale dimension`).
 pub(crate) fn scaled_output_to_input(op: &Op) -> OpMaps {
     if op.num_operands() != 4 {
-        return Err(AnalysisError::invalid(format!("scaled-dot `{}` needs 4 operands", op.instr.name)));
+        return Err(AnalysisError::invalid(format!(
+            "scaled-dot `{}` needs 4 operands",
+            op.instr.name
+        )));
     }
     let (lhs, rhs) = dot_maps(op)?;
     let mut out = vec![
@@ -172,7 +175,12 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
     let (dims, batch, free, other_free, other) = match input {
         0 => (d.lhs, &d.lhs_batch, &d.lhs_free, &d.rhs_free, d.rhs),
         1 => (d.rhs, &d.rhs_batch, &d.rhs_free, &d.lhs_free, d.lhs),
-        _ => return Err(AnalysisError::invalid(format!("dot `{}` has two operands", op.instr.name))),
+        _ => {
+            return Err(AnalysisError::invalid(format!(
+                "dot `{}` has two operands",
+                op.instr.name
+            )))
+        }
     };
     let mut b = MapBuilder::over(dims);
     let mut results: Vec<Expr> = batch.iter().map(|&i| b.dim(i)).collect();

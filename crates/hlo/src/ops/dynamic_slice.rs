@@ -1,12 +1,12 @@
 //! `dynamic-slice` and `dynamic-update-slice`: offsets read at run time
 //! become runtime variables (`rt`), clamped to the valid start range.
 
-use crate::error::AnalysisError;
-use crate::ops::Unsupported;
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
+use crate::ops::Unsupported;
 use arith::Expr;
 use indexing::Interval;
 
@@ -32,7 +32,11 @@ pub(crate) fn runtime_source_name(src: &crate::module::Instruction) -> String {
 }
 
 /// (operand shape, slice/update shape, output shape), with scalar offsets checked.
-fn signature<'a>(op: &Op<'a>, first_offset: usize, sizes: &'a [i64]) -> Result<&'a [i64], Unsupported> {
+fn signature<'a>(
+    op: &Op<'a>,
+    first_offset: usize,
+    sizes: &'a [i64],
+) -> Result<&'a [i64], Unsupported> {
     let operand = op.operand_dims(0)?;
     if op.num_operands() != first_offset + operand.len() {
         return Err(AnalysisError::invalid(format!(
@@ -57,7 +61,11 @@ fn signature<'a>(op: &Op<'a>, first_offset: usize, sizes: &'a [i64]) -> Result<&
     Ok(operand)
 }
 
-fn scalar_offsets(op: &Op, first: usize, over: &[i64]) -> Result<Vec<OperandIndexing>, Unsupported> {
+fn scalar_offsets(
+    op: &Op,
+    first: usize,
+    over: &[i64],
+) -> Result<Vec<OperandIndexing>, Unsupported> {
     let scalar = MapBuilder::over(over).to_scalar()?;
     Ok((first..op.num_operands())
         .map(|_| OperandIndexing::single(scalar.clone()))

@@ -2,9 +2,9 @@
 //! `convert`, `copy`, `map`), and `tuple` / `get-tuple-element`, whose maps
 //! are identities.
 
-use crate::error::AnalysisError;
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap};
 use indexing::IndexingMap;
@@ -120,7 +120,10 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
 /// Output `output` of a tuple is operand `output`; no other operand is read.
 pub(crate) fn tuple_output_to_input(op: &Op, output: usize) -> OpMaps {
     if output >= op.num_operands() {
-        return Err(AnalysisError::invalid(format!("tuple `{}` has no output {output}", op.instr.name)));
+        return Err(AnalysisError::invalid(format!(
+            "tuple `{}` has no output {output}",
+            op.instr.name
+        )));
     }
     (0..op.num_operands())
         .map(|k| {
@@ -149,8 +152,12 @@ pub(crate) fn tuple_input_to_output(op: &Op, input: usize) -> OpMaps {
 /// `get-tuple-element(t), index=i` reads element `i` of `t` at the output index.
 pub(crate) fn get_tuple_element_output_to_input(op: &Op) -> OpMaps {
     let index = op.instr.attrs.int("index").unwrap_or(0);
-    let element = usize::try_from(index)
-        .map_err(|_| AnalysisError::invalid(format!("`{}` has a negative tuple index {index}", op.instr.name)))?;
+    let element = usize::try_from(index).map_err(|_| {
+        AnalysisError::invalid(format!(
+            "`{}` has a negative tuple index {index}",
+            op.instr.name
+        ))
+    })?;
     let crate::shape::Shape::Array(out) = &op.instr.shape else {
         return Err(AnalysisError::unsupported(format!(
             "`{}` takes a tuple out of a tuple; nested tuple elements are not supported",

@@ -1,12 +1,12 @@
 //! `gather`: start indices read at run time from the indices tensor become
 //! runtime variables; the slice offsets are output dimensions.
 
-use crate::error::AnalysisError;
-use crate::ops::Unsupported;
 use super::builder::MapBuilder;
 use super::dynamic_slice::runtime_source;
 use super::{check_dims, Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
+use crate::ops::Unsupported;
 use arith::Expr;
 use indexing::Interval;
 
@@ -44,11 +44,9 @@ fn signature<'a>(op: &Op<'a>) -> Result<Gather<'a>, Unsupported> {
         operand.len(),
         "start_index_map",
     )?;
-    let index_vector_dim = op
-        .instr
-        .attrs
-        .int("index_vector_dim")
-        .ok_or_else(|| AnalysisError::invalid(format!("gather `{name}` has no index_vector_dim")))?;
+    let index_vector_dim = op.instr.attrs.int("index_vector_dim").ok_or_else(|| {
+        AnalysisError::invalid(format!("gather `{name}` has no index_vector_dim"))
+    })?;
     if index_vector_dim < 0 || index_vector_dim as usize > indices.len() {
         return Err(AnalysisError::invalid(format!(
             "gather `{name}`: index_vector_dim {index_vector_dim} is out of range"

@@ -55,11 +55,9 @@ impl<'a> Op<'a> {
 
     /// The dimensions of output `k` (the whole shape when it is an array).
     pub(crate) fn output_dims(&self, k: usize) -> Result<&'a [i64], Unsupported> {
-        let shape = self
-            .instr
-            .shape
-            .output(k)
-            .ok_or_else(|| AnalysisError::invalid(format!("`{}` has no output {k}", self.instr.name)))?;
+        let shape = self.instr.shape.output(k).ok_or_else(|| {
+            AnalysisError::invalid(format!("`{}` has no output {k}", self.instr.name))
+        })?;
         array_dims(shape, || format!("output {k} of `{}`", self.instr.name))
     }
 
@@ -82,7 +80,10 @@ impl<'a> Op<'a> {
 fn array_dims(shape: &Shape, what: impl FnOnce() -> String) -> Result<&[i64], Unsupported> {
     match shape {
         Shape::Array(a) => Ok(&a.dims),
-        Shape::Tuple(_) => Err(AnalysisError::invalid(format!("{} is a tuple where an array was expected", what()))),
+        Shape::Tuple(_) => Err(AnalysisError::invalid(format!(
+            "{} is a tuple where an array was expected",
+            what()
+        ))),
     }
 }
 
@@ -154,7 +155,10 @@ fn unsupported_op(opcode: Opcode) -> Unsupported {
 pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
     let opcode = op.instr.opcode;
     if input >= op.num_operands() {
-        return Err(AnalysisError::invalid(format!("`{}` has no operand {input}", op.instr.name)));
+        return Err(AnalysisError::invalid(format!(
+            "`{}` has no operand {input}",
+            op.instr.name
+        )));
     }
     if elementwise::is_elementwise(opcode) {
         return elementwise::input_to_output(op, input);

@@ -1,12 +1,12 @@
 //! `pad`: low, high and interior padding. Output-to-input is the inverse of
 //! a strided slice: a `mod` constraint selects the non-padding elements.
 
-use crate::error::AnalysisError;
-use crate::ops::Unsupported;
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
 use crate::attrs::PadDim;
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use arith::Expr;
 use indexing::Interval;
 
@@ -72,11 +72,9 @@ fn signature<'a>(op: &Op<'a>) -> Result<PadSignature<'a>, Unsupported> {
             op.instr.name
         )));
     }
-    let spec = op
-        .instr
-        .attrs
-        .padding()
-        .ok_or_else(|| AnalysisError::invalid(format!("pad `{}` has no `padding=`", op.instr.name)))?;
+    let spec = op.instr.attrs.padding().ok_or_else(|| {
+        AnalysisError::invalid(format!("pad `{}` has no `padding=`", op.instr.name))
+    })?;
     if spec.len() != inp.len() || out.len() != inp.len() {
         return Err(AnalysisError::invalid(format!(
             "pad `{}`: `padding=` has {} dimensions, the operand {}",

@@ -1,11 +1,11 @@
 //! `broadcast`, `transpose` and `reverse`: each result is one dimension
 //! (possibly reversed), or a range variable for a broadcast dimension.
 
-use crate::error::AnalysisError;
-use crate::ops::Unsupported;
 use super::builder::MapBuilder;
 use super::{check_dims, Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use arith::Expr;
 
 /// `bc = broadcast(x), dimensions={..}`: operand dimension `k` is output
@@ -102,7 +102,10 @@ pub(crate) fn reverse_input_to_output(op: &Op) -> OpMaps {
 fn reverse(op: &Op) -> OpMaps {
     let out = op.output_dims(0)?;
     if op.operand_dims(0)? != out {
-        return Err(AnalysisError::invalid(format!("reverse `{}` changes the shape", op.instr.name)));
+        return Err(AnalysisError::invalid(format!(
+            "reverse `{}` changes the shape",
+            op.instr.name
+        )));
     }
     let rev = check_dims(op.attr_ints("dimensions")?, out.len(), "reverse dimensions")?;
     let b = MapBuilder::over(out);

@@ -1,11 +1,11 @@
 //! Variadic `reduce`: reduced dimensions become range variables; the init
 //! values are scalars read once per output element.
 
-use crate::error::AnalysisError;
-use crate::ops::Unsupported;
 use super::builder::MapBuilder;
 use super::{check_dims, Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 
 /// `reduce(x_1..x_n, init_1..init_n), dimensions=..` for output `output`:
 /// every input is read at the output index with the reduced dimensions

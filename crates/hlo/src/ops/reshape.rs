@@ -7,21 +7,29 @@
 //! of the physical shapes, and a transpose back (XLA's
 //! transpose-reshape-transpose decomposition).
 
-use crate::error::AnalysisError;
-use crate::ops::Unsupported;
 use super::builder::MapBuilder;
 use super::layout::{logical_of_physical, physical_order};
 use super::{Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use crate::shape::ArrayShape;
 use arith::Expr;
 
 /// Indices into a tensor of shape `to` that hold the same element as the
 /// row-major index `index` of a tensor of shape `from` (same element count).
-pub(crate) fn reshape_index(from: &[i64], to: &[i64], index: &[Expr]) -> Result<Vec<Expr>, Unsupported> {
+pub(crate) fn reshape_index(
+    from: &[i64],
+    to: &[i64],
+    index: &[Expr],
+) -> Result<Vec<Expr>, Unsupported> {
     let mut out = Vec::with_capacity(to.len());
     let (mut i, mut j) = (0, 0);
-    let mismatch = || AnalysisError::invalid(format!("cannot reshape {from:?} into {to:?}: element counts differ"));
+    let mismatch = || {
+        AnalysisError::invalid(format!(
+            "cannot reshape {from:?} into {to:?}: element counts differ"
+        ))
+    };
     while i < from.len() || j < to.len() {
         // The smallest group [i0, i) x [j0, j) with equal products.
         let (i0, j0) = (i, j);
@@ -37,11 +45,15 @@ pub(crate) fn reshape_index(from: &[i64], to: &[i64], index: &[Expr]) -> Result<
         while pf != pt {
             if pf < pt {
                 let &n = from.get(i).ok_or_else(mismatch)?;
-                pf = pf.checked_mul(n).ok_or_else(|| AnalysisError::composition("shape size overflows"))?;
+                pf = pf
+                    .checked_mul(n)
+                    .ok_or_else(|| AnalysisError::composition("shape size overflows"))?;
                 i += 1;
             } else {
                 let &n = to.get(j).ok_or_else(mismatch)?;
-                pt = pt.checked_mul(n).ok_or_else(|| AnalysisError::composition("shape size overflows"))?;
+                pt = pt
+                    .checked_mul(n)
+                    .ok_or_else(|| AnalysisError::composition("shape size overflows"))?;
                 j += 1;
             }
         }
@@ -63,7 +75,9 @@ pub(crate) fn reshape_index(from: &[i64], to: &[i64], index: &[Expr]) -> Result<
                 e = Expr::floor_mod(e, Expr::int(to[k]));
             }
             group.push(e);
-            stride = stride.checked_mul(to[k]).ok_or_else(|| AnalysisError::composition("shape size overflows"))?;
+            stride = stride
+                .checked_mul(to[k])
+                .ok_or_else(|| AnalysisError::composition("shape size overflows"))?;
         }
         group.reverse();
         out.extend(group);
@@ -118,7 +132,11 @@ pub(crate) fn reshape_input_to_output(op: &Op) -> OpMaps {
 
 /// Maps logical indices of `from` to logical indices of `to` for a bitcast
 /// (same bytes, so the same physical row-major order).
-fn bitcast_map(from: &ArrayShape, to: &ArrayShape, name: &str) -> Result<OperandIndexing, Unsupported> {
+fn bitcast_map(
+    from: &ArrayShape,
+    to: &ArrayShape,
+    name: &str,
+) -> Result<OperandIndexing, Unsupported> {
     let (nf, nt) = (element_count(&from.dims)?, element_count(&to.dims)?);
     if nf != nt {
         return Err(AnalysisError::invalid(format!(

@@ -2,12 +2,12 @@
 //! divides by the stride and keeps only the elements on the stride
 //! (a `mod` constraint).
 
-use crate::error::AnalysisError;
-use crate::ops::Unsupported;
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
 use crate::attrs::SliceDim;
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use arith::Expr;
 use indexing::Interval;
 
@@ -52,11 +52,12 @@ pub(crate) fn input_to_output(op: &Op) -> OpMaps {
 fn signature<'a>(op: &Op<'a>) -> Result<(&'a [i64], &'a [SliceDim]), Unsupported> {
     let out = op.output_dims(0)?;
     let inp = op.operand_dims(0)?;
-    let spec = op
-        .instr
-        .attrs
-        .slice()
-        .ok_or_else(|| AnalysisError::invalid(format!("slice `{}` has no `slice=` attribute", op.instr.name)))?;
+    let spec = op.instr.attrs.slice().ok_or_else(|| {
+        AnalysisError::invalid(format!(
+            "slice `{}` has no `slice=` attribute",
+            op.instr.name
+        ))
+    })?;
     if spec.len() != out.len() || inp.len() != out.len() {
         return Err(AnalysisError::invalid(format!(
             "slice `{}`: `slice=` has {} dimensions, the shapes {}",

@@ -7,12 +7,12 @@
 //! dilated base (`0 <= p <= (n - 1) * base_dilation`) and on the dilation
 //! grid (`p mod base_dilation == 0`); otherwise it is padding.
 
-use crate::error::AnalysisError;
-use crate::ops::Unsupported;
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
 use crate::attrs::WindowDim;
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use arith::Expr;
 use indexing::Interval;
 
@@ -43,7 +43,9 @@ pub(crate) fn window_input_index(
         position.clone(),
         Interval::new(
             w.pad_low,
-            w.pad_low.checked_add(span).ok_or_else(|| AnalysisError::composition("window size overflows"))?,
+            w.pad_low
+                .checked_add(span)
+                .ok_or_else(|| AnalysisError::composition("window size overflows"))?,
         ),
     );
     let position = position - w.pad_low;
@@ -147,11 +149,12 @@ fn signature<'a>(op: &Op<'a>) -> Result<ReduceWindow<'a>, Unsupported> {
             )));
         }
     }
-    let window = op
-        .instr
-        .attrs
-        .window()
-        .ok_or_else(|| AnalysisError::invalid(format!("reduce-window `{}` has no `window=`", op.instr.name)))?;
+    let window = op.instr.attrs.window().ok_or_else(|| {
+        AnalysisError::invalid(format!(
+            "reduce-window `{}` has no `window=`",
+            op.instr.name
+        ))
+    })?;
     if window.len() != inp.len() || out.len() != inp.len() {
         return Err(AnalysisError::invalid(format!(
             "reduce-window `{}`: the window has {} dimensions, the input {}",
