@@ -95,6 +95,9 @@ impl From<arith::ArithError> for TeError {
     }
 }
 
+/// Shorthand for results of this crate.
+pub type Result<T, E = TeError> = std::result::Result<T, E>;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +113,3 @@ mod tests {
         assert_eq!(t.message, "division by zero");
     }
 }
-
-/// Shorthand for results of this crate.
-pub type Result<T, E = TeError> = std::result::Result<T, E>;
