@@ -1,6 +1,7 @@
 //! A small builder for the maps of one op: dimensions over a shape, range
 //! and runtime variables added as needed, constraints, then results.
 
+use crate::error::AnalysisError;
 use arith::Expr;
 use indexing::{IndexingMap, Interval, Variable};
 
@@ -76,10 +77,10 @@ impl MapBuilder {
             self.rt_vars.clone(),
             results,
         )
-        .map_err(|e| Unsupported::composition(format!("internal error building a map: {e}")))?;
+        .map_err(|e| AnalysisError::composition(format!("internal error building a map: {e}")))?;
         for (e, b) in &self.constraints {
             map.add_constraint(e.clone(), *b).map_err(|e| {
-                Unsupported::composition(format!("internal error adding a constraint: {e}"))
+                AnalysisError::composition(format!("internal error adding a constraint: {e}"))
             })?;
         }
         Ok(map)
