@@ -5,7 +5,8 @@
 //! `column` (1-based) and `span` (byte offsets). `rangefinder.TVMError`
 //! is what TVM raises from schedules and lowering: a subclass of both
 //! `rangefinder.Error` and `RuntimeError`, so scripts written against TVM
-//! (`except RuntimeError`, `except tvm.error.TVMError`) catch it.
+//! (`except RuntimeError`, `except tvm.error.TVMError`) catch it. Errors
+//! of TE objects carry their category as `kind` (see [`te_error`]).
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -69,6 +70,15 @@ pub fn tvm_error(py: Python<'_>, msg: impl Into<String>) -> PyErr {
         Ok(instance) => PyErr::from_value(instance),
         Err(_) => error(msg),
     }
+}
+
+/// A `rangefinder.TVMError` for an error of `te`, with its kind as the
+/// attribute `kind` (`"invalid_schedule"`, `"overflow"`,
+/// `"division_by_zero"`, ...) so that callers can react by kind.
+pub fn te_error(py: Python<'_>, e: te::TeError) -> PyErr {
+    let err = tvm_error(py, e.message);
+    let _ = err.value(py).setattr("kind", e.kind.name());
+    err
 }
 
 /// 1-based line and column (in characters) of byte offset `at`.

@@ -6,7 +6,7 @@
 //! which keeps TVM's module layout; the functions themselves follow TVM's
 //! signatures and defaults.
 
-use crate::error::{error, tvm_error};
+use crate::error::{error, te_error, tvm_error};
 use crate::expr::{decide, to_condition, to_index, to_term, to_value, type_name, PrimExpr, Term};
 use crate::te_objects::{
     to_iter_var, to_op, IterVar, LoweredFunc, Map, Operation, Range, Schedule, Tensor,
@@ -85,7 +85,7 @@ fn placeholder(
     let dt = self::dtype(dtype)?;
     te::placeholder(dims, name, dt)
         .map(|t| Tensor { t })
-        .map_err(|e| tvm_error(py, e.message))
+        .map_err(|e| te_error(py, e))
 }
 
 /// Why building a compute failed: in the Python function or in `te`.
@@ -158,7 +158,7 @@ fn compute(
     match built {
         Ok(t) => Ok(Tensor { t }),
         Err(ComputeFailure::Py(e)) => Err(e),
-        Err(ComputeFailure::Te(e)) => Err(tvm_error(py, e.message)),
+        Err(ComputeFailure::Te(e)) => Err(te_error(py, e)),
     }
 }
 
@@ -400,7 +400,7 @@ fn create_schedule(ops: &Bound<'_, PyAny>) -> PyResult<Schedule> {
 fn infer_bound(py: Python<'_>, s: PyRef<'_, Schedule>) -> PyResult<Map> {
     te::infer_bound(&s.s)
         .map(|bounds| Map { bounds })
-        .map_err(|e| tvm_error(py, e.message))
+        .map_err(|e| te_error(py, e))
 }
 
 fn args_of(s: &te::Schedule, args: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<te::Tensor>> {
@@ -428,7 +428,7 @@ fn lower(
 ) -> PyResult<LoweredFunc> {
     let _ = (name, binds, simple_mode);
     let tensors = args_of(&s.s, args)?;
-    let lowered = te::lower(&s.s, &tensors).map_err(|e| tvm_error(py, e.message))?;
+    let lowered = te::lower(&s.s, &tensors).map_err(|e| te_error(py, e))?;
     Ok(LoweredFunc {
         text: lowered.to_string(),
     })
@@ -481,7 +481,7 @@ fn te_report(
     let options = te::ReportOptions { run, seed };
     te::run_report(&s.s, &tensors, &options)
         .map(|report| Report { report })
-        .map_err(|e| tvm_error(py, e.message))
+        .map_err(|e| te_error(py, e))
 }
 
 /// `tvm.tir.stmt_functor.substitute(expr, {var: value})`.

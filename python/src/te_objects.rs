@@ -6,7 +6,7 @@
 //! (iteration variables, tensors, operations) compare and hash by identity,
 //! as TVM's `ObjectRef`s do.
 
-use crate::error::{error, tvm_error};
+use crate::error::{error, te_error, tvm_error};
 use crate::expr::{py_binary, py_compare, to_index, BinOp, PrimExpr, Term};
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyTypeError};
@@ -445,7 +445,7 @@ impl Schedule {
         slf.borrow()
             .s
             .stage(&op)
-            .map_err(|e| tvm_error(slf.py(), e.message))?;
+            .map_err(|e| te_error(slf.py(), e))?;
         Ok(Stage {
             sched: slf.unbind(),
             op,
@@ -500,12 +500,12 @@ impl Stage {
         f: impl FnOnce(&mut te::Schedule) -> te::Result<R>,
     ) -> PyResult<R> {
         let mut s = self.sched.bind(py).try_borrow_mut()?;
-        f(&mut s.s).map_err(|e| tvm_error(py, e.message))
+        f(&mut s.s).map_err(|e| te_error(py, e))
     }
 
     fn stage_view<R>(&self, py: Python<'_>, f: impl FnOnce(&te::Stage) -> R) -> PyResult<R> {
         let s = self.sched.bind(py).borrow();
-        let st = s.s.stage(&self.op).map_err(|e| tvm_error(py, e.message))?;
+        let st = s.s.stage(&self.op).map_err(|e| te_error(py, e))?;
         Ok(f(st))
     }
 }

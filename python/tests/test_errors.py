@@ -16,6 +16,8 @@ def test_schedule_errors_are_tvm_errors():
         s[A].split(A.op.axis[0] if A.op.axis else B.op.axis[0], factor=2)
     assert isinstance(info.value, RuntimeError)
     assert isinstance(info.value, rangefinder.Error)
+    # Errors of TE objects say which kind they are.
+    assert info.value.kind == "invalid_schedule"
 
 
 def test_wrong_arity_lambda():

@@ -31,7 +31,8 @@ pub struct HloArgs {
 
 /// Runs the subcommand: exit code 0 on success, 2 when the file cannot be
 /// read or parsed or the query names nothing in it. Warnings (an ambiguous
-/// instruction name) go to standard error.
+/// instruction name, why an operand's indexing is unknown, pointing at the
+/// instruction that has no map) go to standard error.
 pub fn run(args: HloArgs) -> ExitCode {
     let name = args.file.display().to_string();
     let source = match std::fs::read_to_string(&args.file) {
@@ -53,10 +54,17 @@ pub fn run(args: HloArgs) -> ExitCode {
     };
     let result = match hlo::analyze(&module, &query) {
         Ok(r) => r,
-        Err(e) => return crate::diagnostics::fail(e),
+        Err(e) => return crate::diagnostics::report(&name, &source, &e.to_string(), e.span()),
     };
     for w in &result.warnings {
         eprintln!("warning: {w}");
+    }
+    for e in unknown_indexing_reasons(&result) {
+        let message = format!("unknown indexing: {}", e.message);
+        match &e.span {
+            Some(span) => crate::diagnostics::warn(&name, &source, &message, span.clone()),
+            None => eprintln!("warning: {message}"),
+        }
     }
     if args.json {
         match serde_json::to_string(&JsonReport::of(&result)) {
@@ -67,6 +75,20 @@ pub fn run(args: HloArgs) -> ExitCode {
         emit(&result.to_string());
     }
     ExitCode::SUCCESS
+}
+
+/// The distinct reasons why operands of `result` have unknown indexing, in
+/// operand order (several operands of one unsupported op share one).
+fn unknown_indexing_reasons(result: &hlo::InstructionIndexing) -> Vec<&hlo::AnalysisError> {
+    let mut reasons: Vec<&hlo::AnalysisError> = Vec::new();
+    for entry in &result.operands {
+        if let hlo::OperandIndexing::Unsupported(e) = &entry.indexing {
+            if !reasons.contains(&e) {
+                reasons.push(e);
+            }
+        }
+    }
+    reasons
 }
 
 /// Writes `text` to standard output; a reader that closed the pipe early

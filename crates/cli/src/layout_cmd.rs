@@ -5,7 +5,7 @@
 use crate::diagnostics;
 use arith::{Expr, Scope};
 use layout::{IndexMap, Layout, LayoutError};
-use serde_json::{json, Value};
+use serde::Serialize;
 use std::process::ExitCode;
 
 /// Arguments of `rangefinder layout`.
@@ -38,12 +38,38 @@ fn list(v: &[Expr]) -> String {
     format!("[{}]", items.join(", "))
 }
 
-/// Integers when every entry is constant, expression strings otherwise.
-fn json_list(v: &[Expr]) -> Value {
+/// Serialises a list of expressions as integers when every entry is
+/// constant, as expression strings otherwise.
+fn json_list<S: serde::Serializer>(v: &[Expr], s: S) -> Result<S::Ok, S::Error> {
     match v.iter().map(|e| e.as_int()).collect::<Option<Vec<i64>>>() {
-        Some(ints) => json!(ints),
-        None => json!(v.iter().map(|e| e.to_string()).collect::<Vec<_>>()),
+        Some(ints) => s.collect_seq(ints),
+        None => s.collect_seq(v.iter().map(|e| e.to_string())),
     }
+}
+
+/// What `rangefinder layout --json` prints (keys in alphabetical order, as
+/// the command has always printed them).
+#[derive(Serialize)]
+struct LayoutJson<'a> {
+    bijective: bool,
+    /// With `--inverse` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inverse: Option<&'a str>,
+    #[serde(serialize_with = "json_list")]
+    logical_index: &'a [Expr],
+    #[serde(serialize_with = "json_list")]
+    logical_shape: &'a [Expr],
+    /// With `--inverse` only; `null` when every transformed index is reached.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    padding_predicate: Option<Option<&'a str>>,
+    #[serde(serialize_with = "json_list")]
+    physical_index: &'a [Expr],
+    #[serde(serialize_with = "json_list")]
+    physical_shape: &'a [Expr],
+    #[serde(serialize_with = "json_list")]
+    transformed_index: &'a [Expr],
+    #[serde(serialize_with = "json_list")]
+    transformed_shape: &'a [Expr],
 }
 
 /// Runs the subcommand: exit code 0 on success, 2 on bad input (the
@@ -90,20 +116,21 @@ pub fn run(args: LayoutArgs) -> ExitCode {
         format!("lambda {}: {p}", params.join(", "))
     });
     if args.json {
-        let mut out = json!({
-            "logical_shape": json_list(l.logical_shape()),
-            "transformed_shape": json_list(l.transformed_shape()),
-            "physical_shape": json_list(l.physical_shape()),
-            "logical_index": json_list(&logical),
-            "transformed_index": json_list(&transformed),
-            "physical_index": json_list(&physical),
-            "bijective": l.is_bijective(),
-        });
-        if args.inverse {
-            out["inverse"] = json!(inverse);
-            out["padding_predicate"] = json!(padding);
+        let out = LayoutJson {
+            bijective: l.is_bijective(),
+            inverse: args.inverse.then_some(inverse.as_str()),
+            logical_index: &logical,
+            logical_shape: l.logical_shape(),
+            padding_predicate: args.inverse.then_some(padding.as_deref()),
+            physical_index: &physical,
+            physical_shape: l.physical_shape(),
+            transformed_index: &transformed,
+            transformed_shape: l.transformed_shape(),
+        };
+        match serde_json::to_string(&out) {
+            Ok(text) => println!("{text}"),
+            Err(e) => return diagnostics::fail(format!("cannot write JSON: {e}")),
         }
-        println!("{out}");
     } else {
         println!("logical shape:     {}", list(l.logical_shape()));
         println!("transformed shape: {}", list(l.transformed_shape()));

@@ -46,7 +46,10 @@ pub fn run(args: TeArgs) -> ExitCode {
         // is no schedule to analyse.
         let note = "the script creates no schedule: nothing to analyse (call `te.create_schedule(...)` to get bounds)";
         if args.json {
-            let json = serde_json::json!({"stages": [], "note": note});
+            let json = NoSchedule {
+                note,
+                stages: Vec::new(),
+            };
             let text = serde_json::to_string_pretty(&json).unwrap_or_default();
             let _ = writeln!(std::io::stdout(), "{text}");
         } else {
@@ -78,4 +81,14 @@ pub fn run(args: TeArgs) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// What `rangefinder te --json` prints for a script without a schedule.
+#[derive(serde::Serialize)]
+struct NoSchedule<'a> {
+    /// Why there is nothing to analyse.
+    note: &'a str,
+    /// No stages (always empty; the key is there so that readers of a
+    /// report find the list they expect).
+    stages: Vec<()>,
 }

@@ -203,3 +203,36 @@ fn a_reader_closing_the_pipe_early_is_not_a_crash() {
     );
     assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
 }
+
+/// An operand without maps says why on standard error, pointing at the
+/// instruction that has none (inside the fused computation); the maps on
+/// standard output stay XLA's `unknown indexing`.
+#[test]
+fn unknown_indexing_points_at_the_instruction_without_maps() {
+    let text = "HloModule m\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\nf {\n  p = f32[8] parameter(0)\n  ROOT s = f32[8] sort(p), dimensions={0}, to_apply=cmp\n}\nENTRY e {\n  x = f32[8] parameter(0)\n  ROOT fu = f32[8] fusion(x), kind=kLoop, calls=f\n}\n";
+    let (code, out, err) = hlo(text, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out, "operand id = 0 unknown indexing\n");
+    assert!(err.contains("unsupported op `sort`"), "{err}");
+    assert!(
+        err.contains(":9:8"),
+        "the warning points at `s` on line 9: {err}"
+    );
+    let (code, _, err) = hlo(text, &["--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains(":9:8"), "{err}");
+}
+
+/// A query that fails inside the module (here: `--to-parameters` from a
+/// ROOT whose output is itself a tuple) is reported at the instruction.
+#[test]
+fn analysis_errors_of_a_query_point_into_the_module() {
+    let text = "HloModule m\nENTRY e {\n  x = f32[8] parameter(0)\n  t = (f32[8]) tuple(x)\n  ROOT r = ((f32[8])) tuple(t)\n}\n";
+    let (code, _, err) = hlo(text, &["--to-parameters"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("`r` has no array output 0"), "{err}");
+    assert!(
+        err.contains(":5:8"),
+        "the error points at `r` on line 5: {err}"
+    );
+}

@@ -150,7 +150,7 @@ pub fn output_to_input(
         name_runtime_operands(c, &inst.operands, &mut indexing);
         let operand = &c.instructions[inst.operands[k]];
         let indexing = if physical_layout {
-            in_physical_layout(indexing, inst.shape.output(output), &operand.shape)
+            in_physical_layout(inst, indexing, inst.shape.output(output), &operand.shape)
         } else {
             indexing
         };
@@ -200,6 +200,7 @@ pub fn input_to_output(
     for (j, indexing) in per_output.into_iter().enumerate() {
         let indexing = if physical_layout {
             in_physical_layout(
+                inst,
                 indexing,
                 Some(&c.instructions[operand].shape),
                 inst.shape.output(j).unwrap_or(&inst.shape),
@@ -376,8 +377,10 @@ fn simplified(inst: &crate::module::Instruction, indexing: OperandIndexing) -> O
 }
 
 /// Re-expresses logical maps between shapes `from` (dimensions) and `to`
-/// (results) in their physical orders.
+/// (results) in their physical orders; a failure is blamed on `inst`, the
+/// analysed instruction.
 fn in_physical_layout(
+    inst: &crate::module::Instruction,
     indexing: OperandIndexing,
     from: Option<&Shape>,
     to: &Shape,
@@ -394,7 +397,7 @@ fn in_physical_layout(
     for m in &maps {
         match compose_operand(&before, m).and_then(|m| compose_operand(&m, &after)) {
             Ok(m) => out.push(m),
-            Err(reason) => return OperandIndexing::Unsupported(reason),
+            Err(reason) => return OperandIndexing::Unsupported(reason.at_instruction(inst)),
         }
     }
     OperandIndexing::Maps(out)

@@ -116,7 +116,7 @@ pub enum QueryError {
     },
     /// The computation as a whole cannot be analysed (its root is not an
     /// array, calls nest too deep, ...).
-    Unsupported(String),
+    Analysis(AnalysisError),
 }
 
 impl fmt::Display for QueryError {
@@ -155,15 +155,114 @@ impl fmt::Display for QueryError {
                 f,
                 "`{instruction}` has {operands} operand(s); there is no operand {operand}"
             ),
-            QueryError::Unsupported(reason) => f.write_str(reason),
+            QueryError::Analysis(e) => write!(f, "{e}"),
         }
     }
 }
 
 impl std::error::Error for QueryError {}
 
-impl From<String> for QueryError {
-    fn from(reason: String) -> QueryError {
-        QueryError::Unsupported(reason)
+impl QueryError {
+    /// Byte range in the module text of the instruction the error is about,
+    /// when known.
+    pub fn span(&self) -> Option<Range<usize>> {
+        match self {
+            QueryError::Analysis(e) => e.span.clone(),
+            _ => None,
+        }
     }
 }
+
+impl From<AnalysisError> for QueryError {
+    fn from(e: AnalysisError) -> QueryError {
+        QueryError::Analysis(e)
+    }
+}
+
+/// What kind of problem an [`AnalysisError`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AnalysisErrorKind {
+    /// XLA's indexing analysis gives the op no map (`scatter`, `sort`,
+    /// `while`, ...).
+    UnsupportedOp,
+    /// A form of a supported op that the analysis does not handle (nested
+    /// tuples, chained collectives, a gather mapped forwards through its
+    /// indices, ...).
+    UnsupportedForm,
+    /// The instruction's shapes or attributes do not fit its op (a missing
+    /// attribute, dimension numbers that do not match the shapes, ...).
+    Invalid,
+    /// A `fusion` or `call` that cannot be followed: it calls no single
+    /// computation, passes the wrong number of operands, or calls nest
+    /// deeper than the limit.
+    Call,
+    /// Building or composing maps failed (an arithmetic error, such as an
+    /// overflow, inside the indexing maps).
+    Composition,
+}
+
+/// Why the indexing maps of an instruction are unknown: a kind, the
+/// instruction it happened at (with its place in the module text) and a
+/// message that says what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnalysisError {
+    /// What kind of problem it is.
+    pub kind: AnalysisErrorKind,
+    /// What went wrong, naming the instruction and what it should be.
+    pub message: String,
+    /// The name of the instruction the error is about (`None` until the
+    /// error leaves the op that raised it).
+    pub instruction: Option<String>,
+    /// Byte range of that instruction's name in the module text.
+    pub span: Option<Range<usize>>,
+}
+
+impl AnalysisError {
+    /// An error of `kind` with `message`, not yet tied to an instruction.
+    pub fn new(kind: AnalysisErrorKind, message: impl Into<String>) -> AnalysisError {
+        AnalysisError {
+            kind,
+            message: message.into(),
+            instruction: None,
+            span: None,
+        }
+    }
+
+    /// An [`AnalysisErrorKind::Invalid`] error.
+    pub(crate) fn invalid(message: impl Into<String>) -> AnalysisError {
+        AnalysisError::new(AnalysisErrorKind::Invalid, message)
+    }
+
+    /// An [`AnalysisErrorKind::UnsupportedForm`] error.
+    pub(crate) fn unsupported(message: impl Into<String>) -> AnalysisError {
+        AnalysisError::new(AnalysisErrorKind::UnsupportedForm, message)
+    }
+
+    /// An [`AnalysisErrorKind::Call`] error.
+    pub(crate) fn call(message: impl Into<String>) -> AnalysisError {
+        AnalysisError::new(AnalysisErrorKind::Call, message)
+    }
+
+    /// An [`AnalysisErrorKind::Composition`] error.
+    pub(crate) fn composition(message: impl Into<String>) -> AnalysisError {
+        AnalysisError::new(AnalysisErrorKind::Composition, message)
+    }
+
+    /// The same error, tied to `instr` unless it already names an
+    /// instruction (the innermost instruction is the one to fix).
+    pub fn at_instruction(mut self, instr: &crate::Instruction) -> AnalysisError {
+        if self.instruction.is_none() {
+            self.instruction = Some(instr.name.clone());
+            self.span = Some(instr.span.clone());
+        }
+        self
+    }
+}
+
+impl fmt::Display for AnalysisError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for AnalysisError {}

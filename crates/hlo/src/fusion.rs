@@ -10,6 +10,7 @@
 //! diamond does not multiply paths. Input-to-output runs the same way
 //! forwards from one parameter.
 
+use crate::error::AnalysisError;
 use crate::module::{CompId, Computation, InstrId, Instruction, Module};
 use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
@@ -51,17 +52,20 @@ impl MapSet {
         }
     }
 
-    fn taint(&mut self, reason: &str) {
+    fn taint(&mut self, reason: &Unsupported) {
         if self.unsupported.is_none() {
-            self.unsupported = Some(reason.to_string());
+            self.unsupported = Some(reason.clone());
         }
     }
 
     /// Adds every composition of a map reaching the instruction with a map
-    /// of its op (`indexing`), or the reason either is unknown.
+    /// of its op (`indexing`), or the reason either is unknown; a failed
+    /// composition is blamed on `user`, the instruction whose op maps are
+    /// composed.
     fn add_composed(
         &mut self,
-        taint: Option<&str>,
+        user: &Instruction,
+        taint: Option<&Unsupported>,
         maps: &[OperandMap],
         indexing: OperandIndexing,
     ) {
@@ -75,7 +79,7 @@ impl MapSet {
                     for producer in &producers {
                         match compose_operand(consumer, producer) {
                             Ok(m) => self.insert(m),
-                            Err(reason) => self.taint(&reason),
+                            Err(reason) => self.taint(&reason.at_instruction(user)),
                         }
                     }
                 }
@@ -95,10 +99,12 @@ impl MapSet {
 /// Adds to the sets of one instruction (`target`, keyed by output, i.e.
 /// tuple element) every composition of a map reaching a user with a map of
 /// the user's op (`indexing`); a map of one element of a tuple-shaped
-/// operand goes to that element's set.
+/// operand goes to that element's set. A failed composition is blamed on
+/// `user`.
 fn add_composed_by_element(
+    user: &Instruction,
     target: &mut BTreeMap<usize, MapSet>,
-    taint: Option<&str>,
+    taint: Option<&Unsupported>,
     maps: &[OperandMap],
     indexing: OperandIndexing,
 ) {
@@ -116,7 +122,7 @@ fn add_composed_by_element(
                             m.element = None;
                             set.insert(m);
                         }
-                        Err(reason) => set.taint(&reason),
+                        Err(reason) => set.taint(&reason.at_instruction(user)),
                     }
                 }
             }
@@ -151,8 +157,8 @@ pub(crate) fn compose_operand(
     consumer: &OperandMap,
     producer: &OperandMap,
 ) -> Result<OperandMap, Unsupported> {
-    let mut map =
-        compose(&consumer.map, &producer.map).map_err(|e| format!("composition failed: {e}"))?;
+    let mut map = compose(&consumer.map, &producer.map)
+        .map_err(|e| AnalysisError::composition(format!("composition failed: {e}")))?;
     // Widen before simplifying: the simplifier walks trees, and a chain of
     // reshapes doubles the tree at every op.
     let mut widened = consumer.widened || producer.widened;
@@ -162,8 +168,8 @@ pub(crate) fn compose_operand(
     let removed = map.remove_unused_symbols();
     let mut runtime = Vec::with_capacity(producer.runtime.len() + consumer.runtime.len());
     for rt in &producer.runtime {
-        let mut m =
-            compose(&consumer.map, &rt.map).map_err(|e| format!("composition failed: {e}"))?;
+        let mut m = compose(&consumer.map, &rt.map)
+            .map_err(|e| AnalysisError::composition(format!("composition failed: {e}")))?;
         widened |= !m.widen_oversized(EXPRESSION_BUDGET).is_exact();
         m.simplify();
         runtime.push(RuntimeVar {
@@ -184,14 +190,14 @@ pub(crate) fn compose_operand(
     // map cannot say.
     let replica = match (&consumer.replica, &producer.replica) {
         (Some(_), Some(_)) => {
-            return Err(
-                "chained collectives (a replica of a replica) are not supported".to_string(),
-            )
+            return Err(AnalysisError::unsupported(
+                "chained collectives (a replica of a replica) are not supported",
+            ))
         }
         (Some(r), None) => Some(r.clone()),
         (None, Some(r)) => {
-            let mut m =
-                compose(&consumer.map, r).map_err(|e| format!("composition failed: {e}"))?;
+            let mut m = compose(&consumer.map, r)
+                .map_err(|e| AnalysisError::composition(format!("composition failed: {e}")))?;
             widened |= !m.widen_oversized(EXPRESSION_BUDGET).is_exact();
             m.simplify();
             Some(m)
@@ -237,13 +243,18 @@ fn called_computation<'m>(
     depth: usize,
 ) -> Result<(CompId, &'m Computation), Unsupported> {
     let &[callee] = inst.called.as_slice() else {
-        return Err(format!("`{}` must call exactly one computation", inst.name));
+        return Err(AnalysisError::call(format!(
+            "`{}` must call exactly one computation",
+            inst.name
+        ))
+        .at_instruction(inst));
     };
     if depth >= MAX_CALL_DEPTH {
-        return Err(format!(
+        return Err(AnalysisError::call(format!(
             "calls nest deeper than {MAX_CALL_DEPTH} at `{}`",
             inst.name
-        ));
+        ))
+        .at_instruction(inst));
     }
     Ok((callee, &module.computations[callee]))
 }
@@ -263,13 +274,14 @@ pub(crate) fn instruction_output_to_input(
         Opcode::Fusion | Opcode::Call => {
             let (callee, called) = called_computation(module, inst, depth)?;
             if called.parameters.len() != inst.operands.len() {
-                return Err(format!(
+                return Err(AnalysisError::call(format!(
                     "`{}` passes {} operands to `{}`, which has {} parameters",
                     inst.name,
                     inst.operands.len(),
                     called.name,
                     called.parameters.len()
-                ));
+                ))
+                .at_instruction(inst));
             }
             let groups = output_to_input_groups(module, callee, called.root, output, depth + 1)?;
             Ok(parameter_indexing(called, groups)
@@ -287,7 +299,8 @@ pub(crate) fn instruction_output_to_input(
                     instr: inst,
                 },
                 output,
-            )?;
+            )
+            .map_err(|e| e.at_instruction(inst))?;
             Ok(per_operand
                 .into_iter()
                 .enumerate()
@@ -412,10 +425,11 @@ pub(crate) fn output_to_input_groups(
         .output(output)
         .and_then(|s| s.as_array())
         .ok_or_else(|| {
-            format!(
+            AnalysisError::invalid(format!(
                 "`{}` has no array output {output}",
                 computation.instructions[start].name
-            )
+            ))
+            .at_instruction(&computation.instructions[start])
         })?;
     let mut groups: Groups = (0..computation.instructions.len())
         .map(|_| BTreeMap::new())
@@ -451,7 +465,13 @@ pub(crate) fn output_to_input_groups(
                 let Some(&operand) = inst.operands.get(k) else {
                     continue;
                 };
-                add_composed_by_element(&mut groups[operand], taint.as_deref(), &maps, indexing);
+                add_composed_by_element(
+                    inst,
+                    &mut groups[operand],
+                    taint.as_ref(),
+                    &maps,
+                    indexing,
+                );
             }
         }
     }
@@ -473,10 +493,10 @@ pub(crate) fn instruction_input_to_output(
     match inst.opcode {
         Opcode::Fusion | Opcode::Call => {
             let (callee, called) = called_computation(module, inst, depth)?;
-            let &param = called
-                .parameters
-                .get(input)
-                .ok_or_else(|| format!("`{}` has no operand {input}", inst.name))?;
+            let &param = called.parameters.get(input).ok_or_else(|| {
+                AnalysisError::invalid(format!("`{}` has no operand {input}", inst.name))
+                    .at_instruction(inst)
+            })?;
             input_to_output_through(module, callee, param, element, depth + 1)
         }
         // A get-tuple-element passes on its element and nothing of the others.
@@ -491,11 +511,13 @@ pub(crate) fn instruction_input_to_output(
                 },
                 input,
             )
+            .map_err(|e| e.at_instruction(inst))
         }
-        _ if element.is_some() => Err(format!(
+        _ if element.is_some() => Err(AnalysisError::unsupported(format!(
             "`{}` ({}) reads a tuple operand; only calls and fusions map tuple elements",
             inst.name, inst.opcode
-        )),
+        ))
+        .at_instruction(inst)),
         _ => {
             let per_output = ops::input_to_output(
                 &Op {
@@ -503,7 +525,8 @@ pub(crate) fn instruction_input_to_output(
                     instr: inst,
                 },
                 input,
-            )?;
+            )
+            .map_err(|e| e.at_instruction(inst))?;
             let shape = &computation.instructions[inst.operands[input]].shape;
             Ok(per_output
                 .into_iter()
@@ -531,9 +554,12 @@ pub(crate) fn input_to_output_through(
         .shape
         .output(element.unwrap_or(0))
         .and_then(Shape::as_array)
-        .ok_or_else(|| match element {
-            Some(e) => format!("`{}` has no array element {e}", start_instr.name),
-            None => format!("`{}` is a tuple", start_instr.name),
+        .ok_or_else(|| {
+            AnalysisError::invalid(match element {
+                Some(e) => format!("`{}` has no array element {e}", start_instr.name),
+                None => format!("`{}` is a tuple", start_instr.name),
+            })
+            .at_instruction(start_instr)
         })?;
     let order = topological_order(computation, computation.root);
     let mut groups: Groups = (0..computation.instructions.len())
@@ -570,10 +596,13 @@ pub(crate) fn input_to_output_through(
                             id.simplify();
                             vec![OperandIndexing::single(id)]
                         }
-                        None => vec![OperandIndexing::Unsupported(format!(
-                            "`{}` takes a tuple out of a tuple; nested tuple elements are not supported",
-                            inst.name
-                        ))],
+                        None => vec![OperandIndexing::Unsupported(
+                            AnalysisError::unsupported(format!(
+                                "`{}` takes a tuple out of a tuple; nested tuple elements are not supported",
+                                inst.name
+                            ))
+                            .at_instruction(inst),
+                        )],
                     }
                 } else {
                     let element =
@@ -588,7 +617,7 @@ pub(crate) fn input_to_output_through(
                 };
                 for (j, indexing) in per_output.into_iter().enumerate() {
                     let target = groups[user].entry(j).or_default();
-                    target.add_composed(taint.as_deref(), &maps, indexing);
+                    target.add_composed(inst, taint.as_ref(), &maps, indexing);
                 }
             }
         }

@@ -80,7 +80,7 @@ impl<'a> OperandReport<'a> {
     pub fn of(e: &'a OperandEntry) -> OperandReport<'a> {
         let (maps, unsupported): (&[OperandMap], _) = match &e.indexing {
             OperandIndexing::Maps(maps) => (maps, None),
-            OperandIndexing::Unsupported(reason) => (&[], Some(reason.as_str())),
+            OperandIndexing::Unsupported(reason) => (&[], Some(reason.message.as_str())),
         };
         OperandReport {
             index: e.index,

@@ -68,7 +68,7 @@ pub use analysis::{
     analyze, epilogue_input_to_output, grouped_output_to_input, input_to_output, output_to_input,
     parameters_to_output, to_parameters, Query,
 };
-pub use error::{ErrorKind, ParseError, QueryError};
+pub use error::{AnalysisError, AnalysisErrorKind, ErrorKind, ParseError, QueryError};
 pub use json::{JsonReport, MapReport, OperandReport, RuntimeReport};
 pub use module::{CompId, Computation, InstrId, Instruction, Module};
 pub use opcode::{Arity, Opcode};

@@ -223,21 +223,3 @@ impl fmt::Display for Opcode {
         f.write_str(self.as_str())
     }
 }
-
-impl PartialEq<str> for Opcode {
-    fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
-    }
-}
-
-impl PartialEq<&str> for Opcode {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl PartialEq<String> for Opcode {
-    fn eq(&self, other: &String) -> bool {
-        self.as_str() == other
-    }
-}

@@ -1,6 +1,7 @@
 //! The result of indexing analysis for one instruction: for every operand
 //! (or, input-to-output, every output) the set of maps that reach it.
 
+use crate::error::AnalysisError;
 use indexing::IndexingMap;
 use std::fmt;
 
@@ -117,8 +118,10 @@ pub enum OperandIndexing {
     /// Every way the operand is reached (usually one map; a fusion may read
     /// one parameter through several).
     Maps(Vec<OperandMap>),
-    /// The op is not supported; XLA prints this as `unknown indexing`.
-    Unsupported(String),
+    /// The maps are unknown, and why (an op or form the analysis does not
+    /// support, or an instruction that breaks its op's rules); XLA prints
+    /// this as `unknown indexing`.
+    Unsupported(AnalysisError),
 }
 
 impl OperandIndexing {

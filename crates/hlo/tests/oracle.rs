@@ -10,7 +10,7 @@
 //! reads its init / padding value for every output element; a convolution
 //! reads its kernel at every window position (padding included).
 
-use hlo::{ArrayShape, InstructionIndexing, Module, OperandIndexing, Shape};
+use hlo::{ArrayShape, InstructionIndexing, Module, Opcode, OperandIndexing, Shape};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 type Index = Vec<i64>;
@@ -114,22 +114,22 @@ impl<'a> Interp<'a> {
     fn op(&self, inst: &hlo::Instruction, ops: &[Value], args: &[Value]) -> Value {
         let attrs = &inst.attrs;
         let ints = |n: &str| attrs.ints(n).unwrap_or(&[]).to_vec();
-        if inst.opcode == "tuple" {
+        if inst.opcode == Opcode::Tuple {
             return Value::Tuple(ops.to_vec());
         }
-        if inst.opcode == "get-tuple-element" {
+        if inst.opcode == Opcode::GetTupleElement {
             let Value::Tuple(t) = &ops[0] else {
                 panic!("gte of an array")
             };
             return t[attrs.int("index").unwrap() as usize].clone();
         }
-        if inst.opcode == "parameter" {
+        if inst.opcode == Opcode::Parameter {
             return args[inst.parameter_number.unwrap()].clone();
         }
-        if matches!(inst.opcode.as_str(), "fusion" | "call") {
+        if matches!(inst.opcode, Opcode::Fusion | Opcode::Call) {
             return self.run(inst.called[0], ops);
         }
-        if inst.opcode == "reduce" || inst.opcode == "reduce-window" {
+        if inst.opcode == Opcode::Reduce || inst.opcode == Opcode::ReduceWindow {
             return self.reduce_like(inst, ops);
         }
         let out = array_shape(&inst.shape);
@@ -149,21 +149,21 @@ impl<'a> Interp<'a> {
         ints: &dyn Fn(&str) -> Vec<i64>,
     ) -> Elem {
         let attrs = &inst.attrs;
-        match inst.opcode.as_str() {
-            "constant" => Elem {
+        match inst.opcode {
+            Opcode::Constant => Elem {
                 tags: BTreeSet::new(),
                 value: inst.literal.as_deref().and_then(|l| l.parse().ok()),
             },
-            "iota" => Elem {
+            Opcode::Iota => Elem {
                 tags: BTreeSet::new(),
                 value: Some(o[attrs.int("iota_dimension").unwrap() as usize]),
             },
-            "broadcast" => {
+            Opcode::Broadcast => {
                 let d = ints("dimensions");
                 let idx: Index = d.iter().map(|&k| o[k as usize]).collect();
                 ops[0].at(&idx).clone()
             }
-            "transpose" => {
+            Opcode::Transpose => {
                 let p = ints("dimensions");
                 let mut idx = vec![0; o.len()];
                 for (i, &pi) in p.iter().enumerate() {
@@ -171,7 +171,7 @@ impl<'a> Interp<'a> {
                 }
                 ops[0].at(&idx).clone()
             }
-            "reverse" => {
+            Opcode::Reverse => {
                 let r = ints("dimensions");
                 let (d, _) = ops[0].array();
                 let idx: Index = (0..o.len())
@@ -185,7 +185,7 @@ impl<'a> Interp<'a> {
                     .collect();
                 ops[0].at(&idx).clone()
             }
-            "slice" => {
+            Opcode::Slice => {
                 let idx: Index = attrs
                     .slice()
                     .unwrap()
@@ -195,12 +195,12 @@ impl<'a> Interp<'a> {
                     .collect();
                 ops[0].at(&idx).clone()
             }
-            "reshape" => {
+            Opcode::Reshape => {
                 let (d, e) = ops[0].array();
                 let out_dims = &array_shape(&inst.shape).dims;
                 e[flat(d, &unflat(d, flat(out_dims, o)))].clone()
             }
-            "bitcast" => {
+            Opcode::Bitcast => {
                 let out = array_shape(&inst.shape);
                 let (d, e) = ops[0].array();
                 let pos = physical_flat(out, o);
@@ -214,7 +214,7 @@ impl<'a> Interp<'a> {
                 }
                 found.expect("bitcast position")
             }
-            "concatenate" => {
+            Opcode::Concatenate => {
                 let dim = ints("dimensions")[0] as usize;
                 let mut off = 0;
                 for v in ops {
@@ -228,7 +228,7 @@ impl<'a> Interp<'a> {
                 }
                 panic!("concatenate index out of range")
             }
-            "pad" => {
+            Opcode::Pad => {
                 let (d, _) = ops[0].array();
                 let mut idx = Vec::new();
                 for (k, p) in attrs.padding().unwrap().iter().enumerate() {
@@ -241,7 +241,7 @@ impl<'a> Interp<'a> {
                 }
                 union(&[ops[0].at(&idx), ops[1].at(&[])])
             }
-            "dot" => {
+            Opcode::Dot => {
                 let (ld, _) = ops[0].array();
                 let (rd, _) = ops[1].array();
                 let (lb, rb, lc, rc) = (
@@ -279,9 +279,9 @@ impl<'a> Interp<'a> {
                 }
                 acc
             }
-            "convolution" => self.conv_element(inst, ops, o),
-            "gather" => self.gather_element(inst, ops, o),
-            "dynamic-slice" => {
+            Opcode::Convolution => self.conv_element(inst, ops, o),
+            Opcode::Gather => self.gather_element(inst, ops, o),
+            Opcode::DynamicSlice => {
                 let (d, _) = ops[0].array();
                 let sizes = &array_shape(&inst.shape).dims;
                 let mut idx = Vec::new();
@@ -293,7 +293,7 @@ impl<'a> Interp<'a> {
                 }
                 union(&[&acc, ops[0].at(&idx)])
             }
-            "dynamic-update-slice" => {
+            Opcode::DynamicUpdateSlice => {
                 let (d, _) = ops[0].array();
                 let (ud, _) = ops[1].array();
                 let mut acc = Elem::default();
@@ -324,7 +324,10 @@ impl<'a> Interp<'a> {
                     })
                     .collect();
                 let mut e = union(&parts);
-                if matches!(inst.opcode.as_str(), "copy" | "convert" | "bitcast-convert") {
+                if matches!(
+                    inst.opcode,
+                    Opcode::Copy | Opcode::Convert | Opcode::BitcastConvert
+                ) {
                     e.value = parts[0].value;
                 }
                 e
@@ -354,7 +357,7 @@ impl<'a> Interp<'a> {
         let mut data = Vec::new();
         for o in all_indices(&out_dims) {
             let mut parts: Vec<&Elem> = inits.clone();
-            let positions: Vec<Index> = if inst.opcode == "reduce" {
+            let positions: Vec<Index> = if inst.opcode == Opcode::Reduce {
                 let red = inst.attrs.ints("dimensions").unwrap();
                 all_indices(ind)
                     .into_iter()
@@ -709,7 +712,7 @@ fn check_both_ways(
                 // outputs it reaches depends on the indices' values.
                 OperandIndexing::Unsupported(why) => {
                     assert!(
-                        root.opcode == "gather" && p == 0,
+                        root.opcode == Opcode::Gather && p == 0,
                         "{what}: no input-to-output map: {why}"
                     );
                     continue;

@@ -60,7 +60,7 @@ fn jax_style_module_parses() {
     let entry = m.entry_computation();
     assert_eq!(entry.name, "main.9");
     let root = entry.root_instruction();
-    assert_eq!(root.opcode, "reduce");
+    assert_eq!(root.opcode, hlo::Opcode::Reduce);
     assert_eq!(root.attrs.ints("dimensions"), Some(&[0i64][..]));
     assert_eq!(root.called, vec![0]);
     assert_eq!(entry.instructions[2].literal.as_deref(), Some("{1, 2}"));

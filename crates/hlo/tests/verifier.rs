@@ -151,8 +151,68 @@ fn ops_without_maps_say_why() {
     let r = hlo::analyze(&m, &hlo::Query::default()).unwrap();
     match &r.operands[0].indexing {
         hlo::OperandIndexing::Unsupported(why) => {
-            assert!(why.contains("`sort`") && why.contains("XLA"), "{why}")
+            assert!(
+                why.message.contains("`sort`") && why.message.contains("XLA"),
+                "{why}"
+            );
+            assert_eq!(why.kind, hlo::AnalysisErrorKind::UnsupportedOp);
+            assert_eq!(why.instruction.as_deref(), Some("s"));
+            let span = why
+                .span
+                .clone()
+                .expect("the error points at the instruction");
+            assert_eq!(&text[span.clone()], "s");
+            assert!(text[..span.start].ends_with("ROOT "));
         }
         other => panic!("sort has no map in XLA: {other:?}"),
     }
+}
+
+/// An unknown map inside a fusion points at the instruction in the fused
+/// computation that has none, not at the fusion.
+#[test]
+fn unknown_maps_in_fusions_point_at_the_inner_instruction() {
+    let text = "HloModule m\nf {\n  p = f32[8] parameter(0)\n  ROOT s = f32[8] sort(p), dimensions={0}, to_apply=cmp\n}\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\nENTRY e {\n  x = f32[8] parameter(0)\n  ROOT fu = f32[8] fusion(x), kind=kLoop, calls=f\n}\n";
+    let m = hlo::parse_module(text).unwrap();
+    let r = hlo::analyze(&m, &hlo::Query::default()).unwrap();
+    let hlo::OperandIndexing::Unsupported(why) = &r.operands[0].indexing else {
+        panic!("sort has no map in XLA: {:?}", r.operands[0].indexing)
+    };
+    assert_eq!(why.kind, hlo::AnalysisErrorKind::UnsupportedOp);
+    assert_eq!(why.instruction.as_deref(), Some("s"));
+    let span = why.span.clone().unwrap();
+    assert_eq!(&text[span.clone()], "s");
+    assert!(text[..span.start].ends_with("  ROOT "));
+    assert!(span.start < text.find("ENTRY").unwrap());
+}
+
+/// Calls nested deeper than the analysis follows have no maps: a `Call`
+/// error at the call where the limit is reached, inside the module.
+#[test]
+fn call_errors_name_the_call() {
+    let mut text = String::from(
+        "HloModule m\nf0 {\n  p = f32[8] parameter(0)\n  ROOT n = f32[8] negate(p)\n}\n",
+    );
+    for k in 1..80 {
+        text.push_str(&format!(
+            "f{k} {{\n  p = f32[8] parameter(0)\n  ROOT c{k} = f32[8] call(p), to_apply=f{}\n}}\n",
+            k - 1
+        ));
+    }
+    text.push_str(
+        "ENTRY e {\n  x = f32[8] parameter(0)\n  ROOT c = f32[8] call(x), to_apply=f79\n}\n",
+    );
+    let m = hlo::parse_module(&text).unwrap();
+    let r = hlo::analyze(&m, &hlo::Query::default()).unwrap();
+    let hlo::OperandIndexing::Unsupported(why) = &r.operands[0].indexing else {
+        panic!(
+            "calls nested 80 deep have no maps: {:?}",
+            r.operands[0].indexing
+        )
+    };
+    assert_eq!(why.kind, hlo::AnalysisErrorKind::Call, "{why}");
+    assert!(why.message.contains("nest deeper"), "{why}");
+    let name = why.instruction.clone().unwrap();
+    assert_eq!(&text[why.span.clone().unwrap()], name);
+    assert!(name.starts_with('c'), "{name}");
 }

@@ -320,7 +320,11 @@ fn run_case(case: &Value, module: &Module) -> Outcome {
                 return Outcome::Skipped("no fused computation".into());
             };
             let c = &module.computations[comp];
-            let Some(hero) = c.instructions.iter().position(|i| i.opcode == hero_opcode) else {
+            let Some(hero) = c
+                .instructions
+                .iter()
+                .position(|i| Some(i.opcode) == hlo::Opcode::parse(hero_opcode))
+            else {
                 return Outcome::Skipped(format!("no `{hero_opcode}` hero"));
             };
             let per_output = match hlo::epilogue_input_to_output(module, comp, hero) {

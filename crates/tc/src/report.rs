@@ -8,7 +8,9 @@ use crate::infer::DefAnalysis;
 use crate::lower::RunReport;
 use crate::sizes::{bind_sizes, SizeCheck};
 use crate::Analysis;
-use serde_json::{json, Value as Json};
+use arith::Expr;
+use serde::Serialize;
+use serde_json::Value as Json;
 use std::collections::HashMap;
 
 /// Largest difference between program and definition still counted equal
@@ -59,18 +61,23 @@ impl SourceReport {
 
     /// The JSON `rangefinder tc --json` prints for `source`.
     pub fn to_json(&self, source: &str) -> Json {
-        let defs: Vec<Json> = self
-            .analysis
-            .defs
-            .iter()
-            .zip(&self.defs)
-            .map(|(def, r)| def_json(def, r, source))
-            .collect();
-        let mut root = json!({ "defs": defs });
-        if let Some(e) = &self.analysis.syntax_error {
-            root["diagnostics"] = json!([diagnostic_json(e, source)]);
-        }
-        root
+        let view = SourceJson {
+            defs: self
+                .analysis
+                .defs
+                .iter()
+                .zip(&self.defs)
+                .map(|(def, r)| def_json(def, r, source))
+                .collect(),
+            diagnostics: self
+                .analysis
+                .syntax_error
+                .as_ref()
+                .map(|e| vec![DiagnosticJson::of(e, source)]),
+        };
+        // Through a `Value`, whose objects keep their keys sorted: the
+        // order the command has always printed.
+        to_json(&view)
     }
 }
 
@@ -117,67 +124,159 @@ pub fn report(source: &str, options: &ReportOptions) -> SourceReport {
 
 /// A diagnostic as JSON, with its 1-based line and column.
 pub fn diagnostic_json(d: &Diagnostic, source: &str) -> Json {
-    let (line, column) = line_column(source, d.span.start);
-    json!({
-        "severity": d.severity.name(),
-        "message": d.message,
-        "span": {"start": d.span.start, "end": d.span.end},
-        "line": line,
-        "column": column,
-    })
+    to_json(&DiagnosticJson::of(d, source))
 }
 
-fn def_json(def: &DefAnalysis, r: &DefReport, source: &str) -> Json {
+/// A serialisation view as a JSON value.
+fn to_json(view: &impl Serialize) -> Json {
+    serde_json::to_value(view).expect("a report serialises to JSON")
+}
+
+/// The JSON form of a [`SourceReport`]; `diagnostics` holds the syntax
+/// error, when there is one.
+#[derive(Serialize)]
+struct SourceJson<'a> {
+    defs: Vec<DefJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diagnostics: Option<Vec<DiagnosticJson<'a>>>,
+}
+
+/// The JSON form of a [`Diagnostic`].
+#[derive(Serialize)]
+struct DiagnosticJson<'a> {
+    column: usize,
+    line: usize,
+    message: &'a str,
+    severity: &'static str,
+    span: SpanJson,
+}
+
+/// A byte span.
+#[derive(Serialize)]
+struct SpanJson {
+    end: usize,
+    start: usize,
+}
+
+impl<'a> DiagnosticJson<'a> {
+    fn of(d: &'a Diagnostic, source: &str) -> DiagnosticJson<'a> {
+        let (line, column) = line_column(source, d.span.start);
+        DiagnosticJson {
+            column,
+            line,
+            message: &d.message,
+            severity: d.severity.name(),
+            span: SpanJson {
+                end: d.span.end,
+                start: d.span.start,
+            },
+        }
+    }
+}
+
+/// The JSON form of one definition's report.
+#[derive(Serialize)]
+struct DefJson<'a> {
+    diagnostics: Vec<DiagnosticJson<'a>>,
+    name: &'a str,
+    outputs: Vec<OutputJson<'a>>,
+    ranges: Vec<RangeJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run: Option<RunJson<'a>>,
+}
+
+/// An inferred range of an index variable; with sizes, its values.
+#[derive(Serialize)]
+struct RangeJson<'a> {
+    #[serde(serialize_with = "as_text")]
+    lower: &'a Expr,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lower_value: Option<i64>,
+    statement: usize,
+    #[serde(serialize_with = "as_text")]
+    upper: &'a Expr,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    upper_value: Option<i64>,
+    var: &'a str,
+}
+
+/// An output's inferred shape; with sizes, its value.
+#[derive(Serialize)]
+struct OutputJson<'a> {
+    name: &'a str,
+    #[serde(serialize_with = "all_as_text")]
+    shape: &'a [Expr],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shape_value: Option<Vec<i64>>,
+}
+
+/// The JSON form of a run.
+#[derive(Serialize)]
+struct RunJson<'a> {
+    compared: u64,
+    lowered: bool,
+    max_abs_error: f64,
+    not_lowered: &'a Option<String>,
+    ok: bool,
+    out_of_bounds: u64,
+}
+
+/// Serialises a value as its `Display` text (expressions print as TC does).
+fn as_text<T: std::fmt::Display, S: serde::Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(v)
+}
+
+/// Serialises a list as the `Display` texts of its elements.
+fn all_as_text<T: std::fmt::Display, S: serde::Serializer>(
+    v: &[T],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|x| x.to_string()))
+}
+
+fn def_json<'a>(def: &'a DefAnalysis, r: &'a DefReport, source: &str) -> DefJson<'a> {
     let check = r.check.as_ref();
     let mut ranges = Vec::new();
     for (si, st) in def.stmts.iter().enumerate() {
         for (ri, range) in st.ranges.iter().enumerate() {
-            let mut obj = json!({
-                "statement": si,
-                "var": range.name,
-                "lower": range.lower.to_string(),
-                "upper": range.upper.to_string(),
-            });
-            if let Some((lo, hi)) = check
+            let values = check
                 .and_then(|c| c.ranges.get(si))
-                .and_then(|rs| rs.get(ri).copied().flatten())
-            {
-                obj["lower_value"] = json!(lo);
-                obj["upper_value"] = json!(hi);
-            }
-            ranges.push(obj);
+                .and_then(|rs| rs.get(ri).copied().flatten());
+            ranges.push(RangeJson {
+                lower: &range.lower,
+                lower_value: values.map(|v| v.0),
+                statement: si,
+                upper: &range.upper,
+                upper_value: values.map(|v| v.1),
+                var: &range.name,
+            });
         }
     }
-    let outputs: Vec<Json> = def
-        .outputs
-        .iter()
-        .enumerate()
-        .map(|(oi, o)| {
-            let mut obj = json!({
-                "name": o.name,
-                "shape": o.shape.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
-            });
-            if let Some(v) = check.and_then(|c| c.shapes.get(oi).cloned().flatten()) {
-                obj["shape_value"] = json!(v);
-            }
-            obj
-        })
-        .collect();
-    let mut obj = json!({
-        "name": def.name,
-        "ranges": ranges,
-        "outputs": outputs,
-        "diagnostics": r.diagnostics.iter().map(|d| diagnostic_json(d, source)).collect::<Vec<_>>(),
-    });
-    if let Some(run) = &r.run {
-        obj["run"] = json!({
-            "lowered": run.lowered,
-            "not_lowered": run.not_lowered,
-            "compared": run.compared,
-            "max_abs_error": run.max_abs_error,
-            "out_of_bounds": run.out_of_bounds,
-            "ok": run.is_clean(TOLERANCE),
-        });
+    DefJson {
+        diagnostics: r
+            .diagnostics
+            .iter()
+            .map(|d| DiagnosticJson::of(d, source))
+            .collect(),
+        name: &def.name,
+        outputs: def
+            .outputs
+            .iter()
+            .enumerate()
+            .map(|(oi, o)| OutputJson {
+                name: &o.name,
+                shape: &o.shape,
+                shape_value: check.and_then(|c| c.shapes.get(oi).cloned().flatten()),
+            })
+            .collect(),
+        ranges,
+        run: r.run.as_ref().map(|run| RunJson {
+            compared: run.compared,
+            lowered: run.lowered,
+            max_abs_error: run.max_abs_error,
+            not_lowered: &run.not_lowered,
+            ok: run.is_clean(TOLERANCE),
+            out_of_bounds: run.out_of_bounds,
+        }),
     }
-    obj
 }

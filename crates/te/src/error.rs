@@ -1,6 +1,7 @@
 //! Errors of building, scheduling, bounding, lowering and checking.
 
 use std::fmt;
+use std::ops::Range;
 
 /// What went wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -10,10 +11,35 @@ pub enum ErrorKind {
     /// A schedule primitive applied to the wrong stage or axis, or a
     /// schedule whose attachments cannot be honoured.
     InvalidSchedule,
-    /// Integer arithmetic failed (overflow, division by zero).
-    Arith,
+    /// Integer arithmetic failed; arith's own kind says how (overflow,
+    /// division by zero, a malformed range, ...).
+    Arith(arith::ErrorKind),
     /// The lowered program could not be built or run.
     Lowering,
+}
+
+impl ErrorKind {
+    /// A short snake_case name of the kind (`invalid_schedule`,
+    /// `overflow`, `division_by_zero`, ...), for callers that report or
+    /// dispatch on it outside Rust. Arithmetic errors are named by arith's
+    /// kind.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ErrorKind::InvalidDefinition => "invalid_definition",
+            ErrorKind::InvalidSchedule => "invalid_schedule",
+            ErrorKind::Lowering => "lowering",
+            ErrorKind::Arith(k) => match k {
+                arith::ErrorKind::Syntax => "syntax",
+                arith::ErrorKind::UnknownName => "unknown_name",
+                arith::ErrorKind::Type => "type",
+                arith::ErrorKind::Overflow => "overflow",
+                arith::ErrorKind::DivisionByZero => "division_by_zero",
+                arith::ErrorKind::Unbound => "unbound",
+                arith::ErrorKind::Invalid => "invalid",
+                arith::ErrorKind::TooDeep => "too_deep",
+            },
+        }
+    }
 }
 
 /// An error of this crate: a category and a message that says what to do.
@@ -23,6 +49,9 @@ pub struct TeError {
     pub kind: ErrorKind,
     /// What is wrong and how to fix it.
     pub message: String,
+    /// Byte range in the text the failing expression was parsed from, when
+    /// it came from text (kept from arith's error).
+    pub span: Option<Range<usize>>,
 }
 
 impl TeError {
@@ -31,6 +60,7 @@ impl TeError {
         TeError {
             kind,
             message: message.into(),
+            span: None,
         }
     }
 
@@ -57,9 +87,29 @@ impl std::error::Error for TeError {}
 
 impl From<arith::ArithError> for TeError {
     fn from(e: arith::ArithError) -> TeError {
-        TeError::new(ErrorKind::Arith, e.message)
+        TeError {
+            kind: ErrorKind::Arith(e.kind),
+            message: e.message,
+            span: e.span,
+        }
     }
 }
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = TeError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arith_errors_keep_kind_and_span() {
+        let e =
+            arith::ArithError::new(arith::ErrorKind::DivisionByZero, "division by zero").at(4..10);
+        let t = TeError::from(e);
+        assert_eq!(t.kind, ErrorKind::Arith(arith::ErrorKind::DivisionByZero));
+        assert_eq!(t.kind.name(), "division_by_zero");
+        assert_eq!(t.span, Some(4..10));
+        assert_eq!(t.message, "division by zero");
+    }
+}

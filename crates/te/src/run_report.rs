@@ -11,7 +11,8 @@ use crate::operation::Tensor;
 use crate::report::{report, report_lowered, Placement, Report, StageReport};
 use crate::schedule::Schedule;
 use arith::{Expr, Var};
-use serde_json::{json, Value as Json};
+use serde::Serialize;
+use serde_json::Value as Json;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
@@ -171,49 +172,111 @@ impl RunReport {
 
     /// The report as `rangefinder te --json` prints it.
     pub fn to_json(&self) -> Json {
-        let check = self.check.as_ref();
-        let stages: Vec<Json> = self
-            .report
-            .stages
-            .iter()
-            .map(|st| {
-                let iter_vars: Vec<Json> = st
-                    .iter_vars
-                    .iter()
-                    .map(|iv| json!({"name": iv.name, "min": iv.min.to_string(), "extent": iv.extent.to_string()}))
-                    .collect();
-                let realize: Vec<Json> = st
-                    .region
-                    .iter()
-                    .map(|r| json!({"min": r.min.to_string(), "extent": r.extent.to_string()}))
-                    .collect();
-                let mut obj = json!({
-                    "name": st.name,
-                    "iter_vars": iter_vars,
-                    "attach_path": st.attach_path,
-                    "realize": realize,
-                    "allocation": allocation(st).to_json(),
-                });
-                if !st.widened.is_empty() {
-                    obj["widened"] = json!(st.widened);
-                }
-                if let Some(c) = check {
-                    let runs = c.stage(&st.name).map_or(0, |s| s.runs);
-                    obj["runs"] = json!(runs);
-                }
-                obj
-            })
-            .collect();
-        let mut out = json!({"stages": stages, "lowered": self.report.program.to_string()});
-        if let Some(c) = check {
-            out["check"] = json!({
-                "max_abs_error": c.max_abs_error,
-                "max_rel_error": c.max_rel_error,
-                "out_of_bounds": c.out_of_bounds,
-            });
-        }
-        out
+        // Through a `Value`, whose objects keep their keys sorted: the
+        // order the command has always printed.
+        serde_json::to_value(self.json_view()).expect("a report serialises to JSON")
     }
+
+    /// The serialisation view behind [`RunReport::to_json`].
+    fn json_view(&self) -> RunReportJson<'_> {
+        let check = self.check.as_ref();
+        RunReportJson {
+            check: check.map(|c| CheckJson {
+                max_abs_error: c.max_abs_error,
+                max_rel_error: c.max_rel_error,
+                out_of_bounds: c.out_of_bounds,
+            }),
+            lowered: self.report.program.to_string(),
+            stages: self
+                .report
+                .stages
+                .iter()
+                .map(|st| StageJson {
+                    allocation: allocation(st),
+                    attach_path: &st.attach_path,
+                    iter_vars: st
+                        .iter_vars
+                        .iter()
+                        .map(|iv| IterVarJson {
+                            extent: &iv.extent,
+                            min: &iv.min,
+                            name: &iv.name,
+                        })
+                        .collect(),
+                    name: &st.name,
+                    realize: st
+                        .region
+                        .iter()
+                        .map(|r| RangeJson {
+                            extent: &r.extent,
+                            min: &r.min,
+                        })
+                        .collect(),
+                    runs: check.map(|c| c.stage(&st.name).map_or(0, |s| s.runs)),
+                    widened: &st.widened,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The JSON form of a [`RunReport`] (fields in the order they print).
+#[derive(Serialize)]
+struct RunReportJson<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    check: Option<CheckJson>,
+    lowered: String,
+    stages: Vec<StageJson<'a>>,
+}
+
+/// The JSON form of a run's check.
+#[derive(Serialize)]
+struct CheckJson {
+    max_abs_error: f64,
+    max_rel_error: f64,
+    out_of_bounds: u64,
+}
+
+/// The JSON form of one stage of a [`Report`]: its storage as
+/// `allocation`, its region as `realize`, and with a run how often it ran.
+#[derive(Serialize)]
+struct StageJson<'a> {
+    allocation: Elements,
+    attach_path: &'a [String],
+    iter_vars: Vec<IterVarJson<'a>>,
+    name: &'a str,
+    realize: Vec<RangeJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    runs: Option<u64>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    widened: &'a [String],
+}
+
+/// An iteration variable with its range, expressions printed as text.
+#[derive(Serialize)]
+struct IterVarJson<'a> {
+    #[serde(serialize_with = "as_text")]
+    extent: &'a Expr,
+    #[serde(serialize_with = "as_text")]
+    min: &'a Expr,
+    name: &'a str,
+}
+
+/// A range `[min, min + extent)`, expressions printed as text.
+#[derive(Serialize)]
+struct RangeJson<'a> {
+    #[serde(serialize_with = "as_text")]
+    extent: &'a Expr,
+    #[serde(serialize_with = "as_text")]
+    min: &'a Expr,
+}
+
+/// Serialises a value as its `Display` text (expressions print as TVM does).
+fn as_text<T: std::fmt::Display, S: serde::Serializer>(
+    v: &T,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_str(v)
 }
 
 fn range_text(min: &Expr, extent: &Expr) -> String {
@@ -242,18 +305,11 @@ fn placement_text(p: &Placement) -> String {
 
 /// The number of elements of a storage: a number when the shape is
 /// constant, else the product as an expression.
+#[derive(Serialize)]
+#[serde(untagged)]
 enum Elements {
     Count(i64),
     Product(String),
-}
-
-impl Elements {
-    fn to_json(&self) -> Json {
-        match self {
-            Elements::Count(n) => json!(n),
-            Elements::Product(p) => json!(p),
-        }
-    }
 }
 
 impl std::fmt::Display for Elements {

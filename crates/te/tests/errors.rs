@@ -127,3 +127,29 @@ fn empty_and_unit_shapes_lower_and_check() {
         assert_eq!(r.stage("B").unwrap().runs, (3 * n) as u64);
     }
 }
+
+/// An index that divides by zero when evaluated is an arithmetic error of
+/// arith's kind, not a bare message.
+#[test]
+fn arithmetic_errors_keep_their_kind() {
+    let a = placeholder([4], "A", DataType::Float32).unwrap();
+    let b = compute_named(
+        [4],
+        &["i"],
+        |i| a.at([Expr::floor_div(Expr::int(3), i[0].clone())]),
+        "B",
+    )
+    .unwrap();
+    let mut inputs = std::collections::HashMap::new();
+    inputs.insert(a.op().id(), tir::Tensor::zeros(&[4]));
+    let sizes = std::collections::HashMap::new();
+    let mut reference = te::Reference::new(&inputs, &sizes);
+    let e = reference.element(b.op(), &[0]).unwrap_err();
+    assert_eq!(
+        e.kind,
+        ErrorKind::Arith(arith::ErrorKind::DivisionByZero),
+        "{e}"
+    );
+    assert_eq!(e.kind.name(), "division_by_zero");
+    assert!(reference.element(b.op(), &[1]).is_ok());
+}

@@ -6,17 +6,19 @@
 use super::builder::MapBuilder;
 use super::{check_dims, Op, OpMaps};
 use crate::attrs::AttrValue;
+use crate::error::AnalysisError;
 use crate::operand_indexing::{OperandIndexing, OperandMap};
+use crate::ops::Unsupported;
 use arith::Expr;
 
 /// (gathered dimension, operand size along it, replicas per group).
-fn signature(op: &Op) -> Result<(usize, i64, i64), String> {
+fn signature(op: &Op) -> Result<(usize, i64, i64), Unsupported> {
     let name = &op.instr.name;
     if op.num_operands() != 1 {
-        return Err(format!(
+        return Err(AnalysisError::unsupported(format!(
             "all-gather `{name}` with {} operands is not supported",
             op.num_operands()
-        ));
+        )));
     }
     let inp = op.operand_dims(0)?;
     let out = op.output_dims(0)?;
@@ -26,7 +28,9 @@ fn signature(op: &Op) -> Result<(usize, i64, i64), String> {
         "all-gather dimensions",
     )?;
     let &[dim] = dims.as_slice() else {
-        return Err(format!("all-gather `{name}` needs one gathered dimension"));
+        return Err(AnalysisError::invalid(format!(
+            "all-gather `{name}` needs one gathered dimension"
+        )));
     };
     let n = inp.get(dim).copied().unwrap_or(0);
     let shapes_agree = inp.len() == out.len()
@@ -34,16 +38,16 @@ fn signature(op: &Op) -> Result<(usize, i64, i64), String> {
         && out[dim] % n == 0
         && (0..out.len()).all(|i| i == dim || inp[i] == out[i]);
     if !shapes_agree {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "all-gather `{name}`: {inp:?} does not gather into {out:?} along dimension {dim}"
-        ));
+        )));
     }
     let group = out[dim] / n;
     if let Some(AttrValue::IntLists(groups)) = op.instr.attrs.get("replica_groups") {
         if groups.iter().any(|g| g.len() as i64 != group) {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "all-gather `{name}`: replica groups of {group} replicas are needed for {out:?}"
-            ));
+            )));
         }
     }
     Ok((dim, n, group))

@@ -1,11 +1,12 @@
 //! A small builder for the maps of one op: dimensions over a shape, range
 //! and runtime variables added as needed, constraints, then results.
 
+use crate::error::AnalysisError;
 use arith::Expr;
 use indexing::{IndexingMap, Interval, Variable};
 
 /// Why an op has no indexing map: an unsupported op or attribute.
-pub(crate) type Unsupported = String;
+pub(crate) type Unsupported = crate::error::AnalysisError;
 
 /// Builds one [`IndexingMap`] step by step.
 #[derive(Clone)]
@@ -76,10 +77,11 @@ impl MapBuilder {
             self.rt_vars.clone(),
             results,
         )
-        .map_err(|e| format!("internal error building a map: {e}"))?;
+        .map_err(|e| AnalysisError::composition(format!("internal error building a map: {e}")))?;
         for (e, b) in &self.constraints {
-            map.add_constraint(e.clone(), *b)
-                .map_err(|e| format!("internal error adding a constraint: {e}"))?;
+            map.add_constraint(e.clone(), *b).map_err(|e| {
+                AnalysisError::composition(format!("internal error adding a constraint: {e}"))
+            })?;
         }
         Ok(map)
     }

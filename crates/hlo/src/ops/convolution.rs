@@ -6,7 +6,9 @@ use super::builder::MapBuilder;
 use super::window::{check_window, window_input_index, window_output_index, window_symbol};
 use super::{Op, OpMaps};
 use crate::attrs::{ConvDimLabels, WindowDim};
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use arith::Expr;
 
 struct Conv<'a> {
@@ -19,24 +21,24 @@ struct Conv<'a> {
     batch_groups: i64,
 }
 
-fn signature<'a>(op: &Op<'a>) -> Result<Conv<'a>, String> {
+fn signature<'a>(op: &Op<'a>) -> Result<Conv<'a>, Unsupported> {
     let name = &op.instr.name;
     if op.num_operands() != 2 {
-        return Err(format!("convolution `{name}` needs two operands"));
+        return Err(AnalysisError::invalid(format!(
+            "convolution `{name}` needs two operands"
+        )));
     }
     let lhs = op.operand_dims(0)?;
     let rhs = op.operand_dims(1)?;
     let out = op.output_dims(0)?;
-    let labels = op
-        .instr
-        .attrs
-        .dim_labels()
-        .ok_or_else(|| format!("convolution `{name}` has no `dim_labels=`"))?;
+    let labels = op.instr.attrs.dim_labels().ok_or_else(|| {
+        AnalysisError::invalid(format!("convolution `{name}` has no `dim_labels=`"))
+    })?;
     let nsp = labels.input_spatial.len();
     if lhs.len() != nsp + 2 || rhs.len() != nsp + 2 || out.len() != nsp + 2 {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "convolution `{name}`: `dim_labels=` does not match the ranks"
-        ));
+        )));
     }
     let mut window: Vec<WindowDim> = op
         .instr
@@ -55,14 +57,14 @@ fn signature<'a>(op: &Op<'a>) -> Result<Conv<'a>, String> {
             .collect();
     }
     if window.len() != nsp {
-        return Err(format!("convolution `{name}`: the window has {} dimensions, the convolution {nsp} spatial ones", window.len()));
+        return Err(AnalysisError::invalid(format!("convolution `{name}`: the window has {} dimensions, the convolution {nsp} spatial ones", window.len())));
     }
     let feature_groups = op.instr.attrs.int("feature_group_count").unwrap_or(1);
     let batch_groups = op.instr.attrs.int("batch_group_count").unwrap_or(1);
     if feature_groups < 1 || batch_groups < 1 {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "convolution `{name}`: group counts must be positive"
-        ));
+        )));
     }
     let in_features = lhs[labels.input_feature];
     let out_features = out[labels.output_feature];
@@ -74,16 +76,16 @@ fn signature<'a>(op: &Op<'a>) -> Result<Conv<'a>, String> {
         || out[labels.output_batch] != lhs[labels.input_batch] / batch_groups
         || out_features % batch_groups != 0
     {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "convolution `{name}`: feature or batch dimensions do not match the group counts"
-        ));
+        )));
     }
     for (i, w) in window.iter().enumerate() {
         if w.size != rhs[labels.kernel_spatial[i]] {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "convolution `{name}`: window size {} differs from kernel size {}",
                 w.size, rhs[labels.kernel_spatial[i]]
-            ));
+            )));
         }
         check_window(
             w,
@@ -171,10 +173,10 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
     let map = match input {
         0 => {
             if c.batch_groups > 1 && c.feature_groups > 1 {
-                return Err(format!(
+                return Err(AnalysisError::unsupported(format!(
                     "convolution `{}` has both feature and batch groups",
                     op.instr.name
-                ));
+                )));
             }
             let mut b = MapBuilder::over(c.lhs);
             let spatial: Vec<Expr> = c.window.iter().map(|w| window_symbol(&mut b, w)).collect();
@@ -226,7 +228,12 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
             }
             b.build(results)?
         }
-        _ => return Err(format!("convolution `{}` has two operands", op.instr.name)),
+        _ => {
+            return Err(AnalysisError::invalid(format!(
+                "convolution `{}` has two operands",
+                op.instr.name
+            )))
+        }
     };
     Ok(vec![OperandIndexing::single(map)])
 }

@@ -3,7 +3,9 @@
 
 use super::builder::MapBuilder;
 use super::{check_dims, Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use arith::Expr;
 
 /// The dimension numbers of a dot, checked against the operand shapes.
@@ -18,10 +20,10 @@ struct DotDims<'a> {
     rhs_free: Vec<usize>,
 }
 
-fn dot_dims<'a>(op: &Op<'a>) -> Result<DotDims<'a>, String> {
+fn dot_dims<'a>(op: &Op<'a>) -> Result<DotDims<'a>, Unsupported> {
     let lhs = op.operand_dims(0)?;
     let rhs = op.operand_dims(1)?;
-    let get = |name: &str, rank: usize| -> Result<Vec<usize>, String> {
+    let get = |name: &str, rank: usize| -> Result<Vec<usize>, Unsupported> {
         check_dims(op.instr.attrs.ints(name).unwrap_or(&[]), rank, name)
     };
     let lhs_batch = get("lhs_batch_dims", lhs.len())?;
@@ -29,10 +31,10 @@ fn dot_dims<'a>(op: &Op<'a>) -> Result<DotDims<'a>, String> {
     let lhs_contracting = get("lhs_contracting_dims", lhs.len())?;
     let rhs_contracting = get("rhs_contracting_dims", rhs.len())?;
     if lhs_batch.len() != rhs_batch.len() || lhs_contracting.len() != rhs_contracting.len() {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "dot `{}`: lhs and rhs list different numbers of batch or contracting dimensions",
             op.instr.name
-        ));
+        )));
     }
     for (&l, &r) in lhs_batch
         .iter()
@@ -40,10 +42,10 @@ fn dot_dims<'a>(op: &Op<'a>) -> Result<DotDims<'a>, String> {
         .chain(lhs_contracting.iter().zip(&rhs_contracting))
     {
         if lhs[l] != rhs[r] {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "dot `{}`: lhs dimension {l} ({}) and rhs dimension {r} ({}) differ",
                 op.instr.name, lhs[l], rhs[r]
-            ));
+            )));
         }
     }
     let free = |rank: usize, a: &[usize], b: &[usize]| -> Vec<usize> {
@@ -71,10 +73,10 @@ fn dot_dims<'a>(op: &Op<'a>) -> Result<DotDims<'a>, String> {
         .chain(d.rhs_free.iter().map(|&i| rhs[i]))
         .collect();
     if op.output_dims(0)? != expected.as_slice() {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "dot `{}`: the output should have shape {expected:?}",
             op.instr.name
-        ));
+        )));
     }
     Ok(d)
 }
@@ -89,7 +91,7 @@ pub(crate) fn output_to_input(op: &Op) -> OpMaps {
     ])
 }
 
-fn dot_maps(op: &Op) -> Result<(indexing::IndexingMap, indexing::IndexingMap), String> {
+fn dot_maps(op: &Op) -> Result<(indexing::IndexingMap, indexing::IndexingMap), Unsupported> {
     let d = dot_dims(op)?;
     let out = op.output_dims(0)?;
     let mut b = MapBuilder::over(out);
@@ -135,7 +137,10 @@ fn dot_maps(op: &Op) -> Result<(indexing::IndexingMap, indexing::IndexingMap), S
 /// (`data dimension / scale dimension`).
 pub(crate) fn scaled_output_to_input(op: &Op) -> OpMaps {
     if op.num_operands() != 4 {
-        return Err(format!("scaled-dot `{}` needs 4 operands", op.instr.name));
+        return Err(AnalysisError::invalid(format!(
+            "scaled-dot `{}` needs 4 operands",
+            op.instr.name
+        )));
     }
     let (lhs, rhs) = dot_maps(op)?;
     let mut out = vec![
@@ -147,16 +152,16 @@ pub(crate) fn scaled_output_to_input(op: &Op) -> OpMaps {
         let scale = op.operand_dims(k)?;
         if scale.len() != data.len() || scale.iter().zip(data).any(|(&s, &n)| s <= 0 || n % s != 0)
         {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "scale operand {k} of `{}` does not divide its data operand",
                 op.instr.name
-            ));
+            )));
         }
         let mut m = data_map.clone();
         for (i, (&s, &n)) in scale.iter().zip(data).enumerate() {
             let r = m.results()[i].clone();
             m.set_result(i, Expr::floor_div(r, Expr::int(n / s)))
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| AnalysisError::composition(e.to_string()))?;
         }
         out.push(OperandIndexing::single(m));
     }
@@ -170,7 +175,12 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
     let (dims, batch, free, other_free, other) = match input {
         0 => (d.lhs, &d.lhs_batch, &d.lhs_free, &d.rhs_free, d.rhs),
         1 => (d.rhs, &d.rhs_batch, &d.rhs_free, &d.lhs_free, d.lhs),
-        _ => return Err(format!("dot `{}` has two operands", op.instr.name)),
+        _ => {
+            return Err(AnalysisError::invalid(format!(
+                "dot `{}` has two operands",
+                op.instr.name
+            )))
+        }
     };
     let mut b = MapBuilder::over(dims);
     let mut results: Vec<Expr> = batch.iter().map(|&i| b.dim(i)).collect();

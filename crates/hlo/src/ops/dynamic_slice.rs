@@ -3,8 +3,10 @@
 
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
+use crate::ops::Unsupported;
 use arith::Expr;
 use indexing::Interval;
 
@@ -30,39 +32,47 @@ pub(crate) fn runtime_source_name(src: &crate::module::Instruction) -> String {
 }
 
 /// (operand shape, slice/update shape, output shape), with scalar offsets checked.
-fn signature<'a>(op: &Op<'a>, first_offset: usize, sizes: &'a [i64]) -> Result<&'a [i64], String> {
+fn signature<'a>(
+    op: &Op<'a>,
+    first_offset: usize,
+    sizes: &'a [i64],
+) -> Result<&'a [i64], Unsupported> {
     let operand = op.operand_dims(0)?;
     if op.num_operands() != first_offset + operand.len() {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "`{}` needs one scalar offset per dimension",
             op.instr.name
-        ));
+        )));
     }
     for k in first_offset..op.num_operands() {
         if !op.operand_dims(k)?.is_empty() {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "offset operand {k} of `{}` is not a scalar",
                 op.instr.name
-            ));
+            )));
         }
     }
     if sizes.len() != operand.len() || sizes.iter().zip(operand).any(|(&s, &n)| s < 0 || s > n) {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "`{}`: sizes {sizes:?} do not fit in the operand {operand:?}",
             op.instr.name
-        ));
+        )));
     }
     Ok(operand)
 }
 
-fn scalar_offsets(op: &Op, first: usize, over: &[i64]) -> Result<Vec<OperandIndexing>, String> {
+fn scalar_offsets(
+    op: &Op,
+    first: usize,
+    over: &[i64],
+) -> Result<Vec<OperandIndexing>, Unsupported> {
     let scalar = MapBuilder::over(over).to_scalar()?;
     Ok((first..op.num_operands())
         .map(|_| OperandIndexing::single(scalar.clone()))
         .collect())
 }
 
-fn runtime_vars(op: &Op, first: usize, over: &[i64]) -> Result<Vec<RuntimeVar>, String> {
+fn runtime_vars(op: &Op, first: usize, over: &[i64]) -> Result<Vec<RuntimeVar>, Unsupported> {
     let scalar = MapBuilder::over(over).to_scalar()?;
     Ok((first..op.num_operands())
         .map(|k| RuntimeVar {
@@ -124,10 +134,10 @@ pub(crate) fn update_output_to_input(op: &Op) -> OpMaps {
     let update = op.operand_dims(1)?;
     let operand = signature(op, 2, update)?;
     if operand != out {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "dynamic-update-slice `{}` changes the shape",
             op.instr.name
-        ));
+        )));
     }
     let base = MapBuilder::over(out);
     let mut b = MapBuilder::over(out);

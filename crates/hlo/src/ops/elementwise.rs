@@ -4,6 +4,7 @@
 
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap};
 use indexing::IndexingMap;
@@ -90,7 +91,7 @@ pub(crate) fn output_to_input(op: &Op) -> OpMaps {
             } else if dims.is_empty() {
                 Ok(OperandIndexing::single(b.to_scalar()?))
             } else {
-                Err(format!("operand {k} of `{}` has shape {dims:?}, the output {out:?}; expected the same shape or a scalar", op.instr.name))
+                Err(AnalysisError::invalid(format!("operand {k} of `{}` has shape {dims:?}, the output {out:?}; expected the same shape or a scalar", op.instr.name)))
             }
         })
         .collect()
@@ -109,17 +110,20 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
         let results = out.iter().map(|&n| b.symbol(n)).collect();
         Ok(vec![OperandIndexing::single(b.build(results)?)])
     } else {
-        Err(format!(
+        Err(AnalysisError::invalid(format!(
             "operand {input} of `{}` has shape {dims:?}, the output {out:?}",
             op.instr.name
-        ))
+        )))
     }
 }
 
 /// Output `output` of a tuple is operand `output`; no other operand is read.
 pub(crate) fn tuple_output_to_input(op: &Op, output: usize) -> OpMaps {
     if output >= op.num_operands() {
-        return Err(format!("tuple `{}` has no output {output}", op.instr.name));
+        return Err(AnalysisError::invalid(format!(
+            "tuple `{}` has no output {output}",
+            op.instr.name
+        )));
     }
     (0..op.num_operands())
         .map(|k| {
@@ -148,13 +152,17 @@ pub(crate) fn tuple_input_to_output(op: &Op, input: usize) -> OpMaps {
 /// `get-tuple-element(t), index=i` reads element `i` of `t` at the output index.
 pub(crate) fn get_tuple_element_output_to_input(op: &Op) -> OpMaps {
     let index = op.instr.attrs.int("index").unwrap_or(0);
-    let element = usize::try_from(index)
-        .map_err(|_| format!("`{}` has a negative tuple index {index}", op.instr.name))?;
+    let element = usize::try_from(index).map_err(|_| {
+        AnalysisError::invalid(format!(
+            "`{}` has a negative tuple index {index}",
+            op.instr.name
+        ))
+    })?;
     let crate::shape::Shape::Array(out) = &op.instr.shape else {
-        return Err(format!(
+        return Err(AnalysisError::unsupported(format!(
             "`{}` takes a tuple out of a tuple; nested tuple elements are not supported",
             op.instr.name
-        ));
+        )));
     };
     let mut map = OperandMap::plain(identity(&out.dims));
     map.element = Some(element);
@@ -164,10 +172,10 @@ pub(crate) fn get_tuple_element_output_to_input(op: &Op) -> OpMaps {
 /// The tuple element feeds the output at the same index.
 pub(crate) fn get_tuple_element_input_to_output(op: &Op) -> OpMaps {
     let crate::shape::Shape::Array(out) = &op.instr.shape else {
-        return Err(format!(
+        return Err(AnalysisError::unsupported(format!(
             "`{}` takes a tuple out of a tuple; nested tuple elements are not supported",
             op.instr.name
-        ));
+        )));
     };
     Ok(vec![OperandIndexing::single(identity(&out.dims))])
 }

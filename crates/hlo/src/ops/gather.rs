@@ -4,7 +4,9 @@
 use super::builder::MapBuilder;
 use super::dynamic_slice::runtime_source;
 use super::{check_dims, Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
+use crate::ops::Unsupported;
 use arith::Expr;
 use indexing::Interval;
 
@@ -26,7 +28,7 @@ struct Gather<'a> {
     explicit_batch: Vec<(usize, usize)>,
 }
 
-fn signature<'a>(op: &Op<'a>) -> Result<Gather<'a>, String> {
+fn signature<'a>(op: &Op<'a>) -> Result<Gather<'a>, Unsupported> {
     let name = &op.instr.name;
     let operand = op.operand_dims(0)?;
     let indices = op.operand_dims(1)?;
@@ -42,15 +44,13 @@ fn signature<'a>(op: &Op<'a>) -> Result<Gather<'a>, String> {
         operand.len(),
         "start_index_map",
     )?;
-    let index_vector_dim = op
-        .instr
-        .attrs
-        .int("index_vector_dim")
-        .ok_or_else(|| format!("gather `{name}` has no index_vector_dim"))?;
+    let index_vector_dim = op.instr.attrs.int("index_vector_dim").ok_or_else(|| {
+        AnalysisError::invalid(format!("gather `{name}` has no index_vector_dim"))
+    })?;
     if index_vector_dim < 0 || index_vector_dim as usize > indices.len() {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "gather `{name}`: index_vector_dim {index_vector_dim} is out of range"
-        ));
+        )));
     }
     let index_vector_dim = index_vector_dim as usize;
     let vector_len = if index_vector_dim == indices.len() {
@@ -84,14 +84,14 @@ fn signature<'a>(op: &Op<'a>) -> Result<Gather<'a>, String> {
     let mut explicit_batch = Vec::with_capacity(operand_batching.len());
     for (&j, &i) in operand_batching.iter().zip(&indices_batching) {
         let Some(pos) = indices_batch.iter().position(|&x| x == i) else {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "gather `{name}`: start_indices_batching_dims names the index vector dimension"
-            ));
+            )));
         };
         let Some(&o) = batch_dims.get(pos) else {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "gather `{name}`: dimension numbers do not match the shapes"
-            ));
+            )));
         };
         explicit_batch.push((j, o));
     }
@@ -117,9 +117,9 @@ fn signature<'a>(op: &Op<'a>) -> Result<Gather<'a>, String> {
             .zip(&offset_dims)
             .all(|(&j, &o)| out[o] == slice_sizes[j]);
     if !ok {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "gather `{name}`: dimension numbers do not match the shapes"
-        ));
+        )));
     }
     Ok(Gather {
         operand,
@@ -206,7 +206,7 @@ pub(crate) fn output_to_input(op: &Op) -> OpMaps {
 pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
     let g = signature(op)?;
     if input != 1 {
-        return Err(format!("input-to-output indexing of the gathered operand of `{}` depends on the indices' values", op.instr.name));
+        return Err(AnalysisError::unsupported(format!("input-to-output indexing of the gathered operand of `{}` depends on the indices' values", op.instr.name)));
     }
     let mut b = MapBuilder::over(g.indices);
     let batch_of_indices: Vec<usize> = (0..g.indices.len())

@@ -26,6 +26,7 @@ pub(crate) use dynamic_slice::runtime_source_name;
 pub(crate) use elementwise::is_elementwise;
 pub(crate) use layout::{logical_to_physical, physical_to_logical};
 
+use crate::error::{AnalysisError, AnalysisErrorKind};
 use crate::module::{Computation, Instruction};
 use crate::opcode::Opcode;
 use crate::operand_indexing::OperandIndexing;
@@ -54,20 +55,18 @@ impl<'a> Op<'a> {
 
     /// The dimensions of output `k` (the whole shape when it is an array).
     pub(crate) fn output_dims(&self, k: usize) -> Result<&'a [i64], Unsupported> {
-        let shape = self
-            .instr
-            .shape
-            .output(k)
-            .ok_or_else(|| format!("`{}` has no output {k}", self.instr.name))?;
+        let shape = self.instr.shape.output(k).ok_or_else(|| {
+            AnalysisError::invalid(format!("`{}` has no output {k}", self.instr.name))
+        })?;
         array_dims(shape, || format!("output {k} of `{}`", self.instr.name))
     }
 
     pub(crate) fn attr_ints(&self, name: &str) -> Result<&'a [i64], Unsupported> {
         self.instr.attrs.ints(name).ok_or_else(|| {
-            format!(
+            AnalysisError::invalid(format!(
                 "`{}` ({}) has no `{name}=` attribute",
                 self.instr.name, self.instr.opcode
-            )
+            ))
         })
     }
 
@@ -81,7 +80,10 @@ impl<'a> Op<'a> {
 fn array_dims(shape: &Shape, what: impl FnOnce() -> String) -> Result<&[i64], Unsupported> {
     match shape {
         Shape::Array(a) => Ok(&a.dims),
-        Shape::Tuple(_) => Err(format!("{} is a tuple where an array was expected", what())),
+        Shape::Tuple(_) => Err(AnalysisError::invalid(format!(
+            "{} is a tuple where an array was expected",
+            what()
+        ))),
     }
 }
 
@@ -91,9 +93,9 @@ pub(crate) fn check_dims(dims: &[i64], rank: usize, what: &str) -> Result<Vec<us
     let mut out = Vec::with_capacity(dims.len());
     for &d in dims {
         if d < 0 || d as usize >= rank || seen[d as usize] {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "{what} {dims:?} are not distinct dimensions of a rank-{rank} shape"
-            ));
+            )));
         }
         seen[d as usize] = true;
         out.push(d as usize);
@@ -141,10 +143,11 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
 /// Why `opcode` has no maps: XLA's indexing analysis has none for it
 /// (`scatter`, `sort`, `select-and-scatter`, `while`, ...).
 fn unsupported_op(opcode: Opcode) -> Unsupported {
-    match opcode {
+    let message = match opcode {
         Opcode::Scan => "unsupported op `scan`: its maps are not implemented here".to_string(),
         _ => format!("unsupported op `{opcode}`: XLA's indexing analysis gives it no map"),
-    }
+    };
+    AnalysisError::new(AnalysisErrorKind::UnsupportedOp, message)
 }
 
 /// Input-to-output maps of a single instruction for operand `input`: one
@@ -152,7 +155,10 @@ fn unsupported_op(opcode: Opcode) -> Unsupported {
 pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
     let opcode = op.instr.opcode;
     if input >= op.num_operands() {
-        return Err(format!("`{}` has no operand {input}", op.instr.name));
+        return Err(AnalysisError::invalid(format!(
+            "`{}` has no operand {input}",
+            op.instr.name
+        )));
     }
     if elementwise::is_elementwise(opcode) {
         return elementwise::input_to_output(op, input);

@@ -4,7 +4,9 @@
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
 use crate::attrs::PadDim;
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use arith::Expr;
 use indexing::Interval;
 
@@ -61,27 +63,25 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
 /// (operand shape, output shape, padding per dimension), checked.
 type PadSignature<'a> = (&'a [i64], &'a [i64], &'a [PadDim]);
 
-fn signature<'a>(op: &Op<'a>) -> Result<PadSignature<'a>, String> {
+fn signature<'a>(op: &Op<'a>) -> Result<PadSignature<'a>, Unsupported> {
     let inp = op.operand_dims(0)?;
     let out = op.output_dims(0)?;
     if op.num_operands() != 2 || !op.operand_dims(1)?.is_empty() {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "pad `{}` needs an operand and a scalar padding value",
             op.instr.name
-        ));
+        )));
     }
-    let spec = op
-        .instr
-        .attrs
-        .padding()
-        .ok_or_else(|| format!("pad `{}` has no `padding=`", op.instr.name))?;
+    let spec = op.instr.attrs.padding().ok_or_else(|| {
+        AnalysisError::invalid(format!("pad `{}` has no `padding=`", op.instr.name))
+    })?;
     if spec.len() != inp.len() || out.len() != inp.len() {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "pad `{}`: `padding=` has {} dimensions, the operand {}",
             op.instr.name,
             spec.len(),
             inp.len()
-        ));
+        )));
     }
     for (i, p) in spec.iter().enumerate() {
         let inner = if inp[i] == 0 {
@@ -95,10 +95,10 @@ fn signature<'a>(op: &Op<'a>) -> Result<PadSignature<'a>, String> {
             .and_then(|x| x.checked_add(p.low))
             .and_then(|x| x.checked_add(p.high));
         if p.interior < 0 || p.interior == i64::MAX || total != Some(out[i]) {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "pad `{}`: padding {}_{}_{} of {} elements does not give {}",
                 op.instr.name, p.low, p.high, p.interior, inp[i], out[i]
-            ));
+            )));
         }
     }
     Ok((inp, out, spec))

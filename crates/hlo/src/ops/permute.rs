@@ -3,7 +3,9 @@
 
 use super::builder::MapBuilder;
 use super::{check_dims, Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use arith::Expr;
 
 /// `bc = broadcast(x), dimensions={..}`: operand dimension `k` is output
@@ -33,15 +35,15 @@ pub(crate) fn broadcast_input_to_output(op: &Op) -> OpMaps {
     Ok(vec![OperandIndexing::single(b.build(results)?)])
 }
 
-fn broadcast_dims(op: &Op, out: &[i64], inp: &[i64]) -> Result<Vec<usize>, String> {
+fn broadcast_dims(op: &Op, out: &[i64], inp: &[i64]) -> Result<Vec<usize>, Unsupported> {
     // A scalar broadcast may omit `dimensions={}`.
     let listed = op.instr.attrs.ints("dimensions").unwrap_or(&[]);
     let dims = check_dims(listed, out.len(), "broadcast dimensions")?;
     if dims.len() != inp.len() || dims.iter().zip(inp).any(|(&d, &n)| out[d] != n) {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "broadcast `{}`: dimensions={dims:?} do not match operand {inp:?} and output {out:?}",
             op.instr.name
-        ));
+        )));
     }
     Ok(dims)
 }
@@ -68,7 +70,7 @@ pub(crate) fn transpose_input_to_output(op: &Op) -> OpMaps {
     Ok(vec![OperandIndexing::single(b.build(results)?)])
 }
 
-fn permutation(op: &Op, out: &[i64]) -> Result<Vec<usize>, String> {
+fn permutation(op: &Op, out: &[i64]) -> Result<Vec<usize>, Unsupported> {
     let inp = op.operand_dims(0)?;
     let perm = check_dims(
         op.attr_ints("dimensions")?,
@@ -79,10 +81,10 @@ fn permutation(op: &Op, out: &[i64]) -> Result<Vec<usize>, String> {
         || inp.len() != out.len()
         || perm.iter().enumerate().any(|(i, &p)| inp[p] != out[i])
     {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "transpose `{}`: dimensions={perm:?} do not permute {inp:?} into {out:?}",
             op.instr.name
-        ));
+        )));
     }
     Ok(perm)
 }
@@ -100,7 +102,10 @@ pub(crate) fn reverse_input_to_output(op: &Op) -> OpMaps {
 fn reverse(op: &Op) -> OpMaps {
     let out = op.output_dims(0)?;
     if op.operand_dims(0)? != out {
-        return Err(format!("reverse `{}` changes the shape", op.instr.name));
+        return Err(AnalysisError::invalid(format!(
+            "reverse `{}` changes the shape",
+            op.instr.name
+        )));
     }
     let rev = check_dims(op.attr_ints("dimensions")?, out.len(), "reverse dimensions")?;
     let b = MapBuilder::over(out);

@@ -3,7 +3,9 @@
 
 use super::builder::MapBuilder;
 use super::{check_dims, Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 
 /// `reduce(x_1..x_n, init_1..init_n), dimensions=..` for output `output`:
 /// every input is read at the output index with the reduced dimensions
@@ -53,31 +55,31 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
 }
 
 /// (number of inputs, reduced dimensions, input shape), checked.
-fn reduce_signature<'a>(op: &Op<'a>) -> Result<(usize, Vec<usize>, &'a [i64]), String> {
+fn reduce_signature<'a>(op: &Op<'a>) -> Result<(usize, Vec<usize>, &'a [i64]), Unsupported> {
     let total = op.num_operands();
     if total == 0 || total % 2 != 0 {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "reduce `{}` needs as many inits as inputs",
             op.instr.name
-        ));
+        )));
     }
     let n = total / 2;
     let inp = op.operand_dims(0)?;
     for k in 1..n {
         if op.operand_dims(k)? != inp {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "the inputs of reduce `{}` differ in shape",
                 op.instr.name
-            ));
+            )));
         }
     }
     for k in n..total {
         if !op.operand_dims(k)?.is_empty() {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "init {} of reduce `{}` is not a scalar",
                 k - n,
                 op.instr.name
-            ));
+            )));
         }
     }
     let reduced = check_dims(op.attr_ints("dimensions")?, inp.len(), "reduce dimensions")?;
@@ -87,18 +89,18 @@ fn reduce_signature<'a>(op: &Op<'a>) -> Result<(usize, Vec<usize>, &'a [i64]), S
         .collect();
     for j in 0..op.instr.shape.output_count() {
         if op.output_dims(j)? != kept.as_slice() {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "output {j} of reduce `{}` does not have the kept dimensions {kept:?}",
                 op.instr.name
-            ));
+            )));
         }
     }
     if op.instr.shape.output_count() != n {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "reduce `{}` has {n} inputs but {} outputs",
             op.instr.name,
             op.instr.shape.output_count()
-        ));
+        )));
     }
     Ok((n, reduced, inp))
 }

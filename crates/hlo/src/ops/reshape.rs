@@ -10,16 +10,26 @@
 use super::builder::MapBuilder;
 use super::layout::{logical_of_physical, physical_order};
 use super::{Op, OpMaps};
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use crate::shape::ArrayShape;
 use arith::Expr;
 
 /// Indices into a tensor of shape `to` that hold the same element as the
 /// row-major index `index` of a tensor of shape `from` (same element count).
-pub(crate) fn reshape_index(from: &[i64], to: &[i64], index: &[Expr]) -> Result<Vec<Expr>, String> {
+pub(crate) fn reshape_index(
+    from: &[i64],
+    to: &[i64],
+    index: &[Expr],
+) -> Result<Vec<Expr>, Unsupported> {
     let mut out = Vec::with_capacity(to.len());
     let (mut i, mut j) = (0, 0);
-    let mismatch = || format!("cannot reshape {from:?} into {to:?}: element counts differ");
+    let mismatch = || {
+        AnalysisError::invalid(format!(
+            "cannot reshape {from:?} into {to:?}: element counts differ"
+        ))
+    };
     while i < from.len() || j < to.len() {
         // The smallest group [i0, i) x [j0, j) with equal products.
         let (i0, j0) = (i, j);
@@ -35,11 +45,15 @@ pub(crate) fn reshape_index(from: &[i64], to: &[i64], index: &[Expr]) -> Result<
         while pf != pt {
             if pf < pt {
                 let &n = from.get(i).ok_or_else(mismatch)?;
-                pf = pf.checked_mul(n).ok_or("shape size overflows")?;
+                pf = pf
+                    .checked_mul(n)
+                    .ok_or_else(|| AnalysisError::composition("shape size overflows"))?;
                 i += 1;
             } else {
                 let &n = to.get(j).ok_or_else(mismatch)?;
-                pt = pt.checked_mul(n).ok_or("shape size overflows")?;
+                pt = pt
+                    .checked_mul(n)
+                    .ok_or_else(|| AnalysisError::composition("shape size overflows"))?;
                 j += 1;
             }
         }
@@ -61,7 +75,9 @@ pub(crate) fn reshape_index(from: &[i64], to: &[i64], index: &[Expr]) -> Result<
                 e = Expr::floor_mod(e, Expr::int(to[k]));
             }
             group.push(e);
-            stride = stride.checked_mul(to[k]).ok_or("shape size overflows")?;
+            stride = stride
+                .checked_mul(to[k])
+                .ok_or_else(|| AnalysisError::composition("shape size overflows"))?;
         }
         group.reverse();
         out.extend(group);
@@ -69,18 +85,18 @@ pub(crate) fn reshape_index(from: &[i64], to: &[i64], index: &[Expr]) -> Result<
     Ok(out)
 }
 
-fn element_count(dims: &[i64]) -> Result<i64, String> {
+fn element_count(dims: &[i64]) -> Result<i64, Unsupported> {
     dims.iter()
         .try_fold(1i64, |a, &d| a.checked_mul(d))
-        .ok_or_else(|| "shape size overflows".to_string())
+        .ok_or_else(|| AnalysisError::composition("shape size overflows"))
 }
 
-fn reshape_map(from: &[i64], to: &[i64], name: &str) -> Result<OperandIndexing, String> {
+fn reshape_map(from: &[i64], to: &[i64], name: &str) -> Result<OperandIndexing, Unsupported> {
     let (nf, nt) = (element_count(from)?, element_count(to)?);
     if nf != nt {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "`{name}` reshapes {from:?} ({nf} elements) into {to:?} ({nt} elements)"
-        ));
+        )));
     }
     if nf == 0 {
         return Ok(OperandIndexing::single(indexing::IndexingMap::known_empty(
@@ -116,12 +132,16 @@ pub(crate) fn reshape_input_to_output(op: &Op) -> OpMaps {
 
 /// Maps logical indices of `from` to logical indices of `to` for a bitcast
 /// (same bytes, so the same physical row-major order).
-fn bitcast_map(from: &ArrayShape, to: &ArrayShape, name: &str) -> Result<OperandIndexing, String> {
+fn bitcast_map(
+    from: &ArrayShape,
+    to: &ArrayShape,
+    name: &str,
+) -> Result<OperandIndexing, Unsupported> {
     let (nf, nt) = (element_count(&from.dims)?, element_count(&to.dims)?);
     if nf != nt {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "bitcast `{name}` changes the element count ({nf} to {nt})"
-        ));
+        )));
     }
     if nf == 0 {
         return Ok(OperandIndexing::single(indexing::IndexingMap::known_empty(
@@ -140,10 +160,10 @@ fn bitcast_map(from: &ArrayShape, to: &ArrayShape, name: &str) -> Result<Operand
     Ok(OperandIndexing::single(b.build(results)?))
 }
 
-fn array<'a>(op: &Op<'a>, shape: &'a crate::shape::Shape) -> Result<&'a ArrayShape, String> {
+fn array<'a>(op: &Op<'a>, shape: &'a crate::shape::Shape) -> Result<&'a ArrayShape, Unsupported> {
     shape
         .as_array()
-        .ok_or_else(|| format!("bitcast `{}` of a tuple", op.instr.name))
+        .ok_or_else(|| AnalysisError::invalid(format!("bitcast `{}` of a tuple", op.instr.name)))
 }
 
 /// Output index to operand index through the physical layouts.

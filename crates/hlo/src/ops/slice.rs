@@ -5,7 +5,9 @@
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
 use crate::attrs::SliceDim;
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use arith::Expr;
 use indexing::Interval;
 
@@ -47,21 +49,22 @@ pub(crate) fn input_to_output(op: &Op) -> OpMaps {
     Ok(vec![OperandIndexing::single(b.build(results)?)])
 }
 
-fn signature<'a>(op: &Op<'a>) -> Result<(&'a [i64], &'a [SliceDim]), String> {
+fn signature<'a>(op: &Op<'a>) -> Result<(&'a [i64], &'a [SliceDim]), Unsupported> {
     let out = op.output_dims(0)?;
     let inp = op.operand_dims(0)?;
-    let spec = op
-        .instr
-        .attrs
-        .slice()
-        .ok_or_else(|| format!("slice `{}` has no `slice=` attribute", op.instr.name))?;
+    let spec = op.instr.attrs.slice().ok_or_else(|| {
+        AnalysisError::invalid(format!(
+            "slice `{}` has no `slice=` attribute",
+            op.instr.name
+        ))
+    })?;
     if spec.len() != out.len() || inp.len() != out.len() {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "slice `{}`: `slice=` has {} dimensions, the shapes {}",
             op.instr.name,
             spec.len(),
             out.len()
-        ));
+        )));
     }
     for (i, s) in spec.iter().enumerate() {
         let in_range = 0 <= s.start && s.start <= s.limit && s.limit <= inp[i];
@@ -72,10 +75,10 @@ fn signature<'a>(op: &Op<'a>) -> Result<(&'a [i64], &'a [SliceDim]), String> {
             0
         };
         if !in_range || taken != out[i] {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "slice `{}`: [{}:{}:{}] does not give {} elements of a dimension of {}",
                 op.instr.name, s.start, s.limit, s.stride, out[i], inp[i]
-            ));
+            )));
         }
     }
     Ok((out, spec))

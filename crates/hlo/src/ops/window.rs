@@ -10,7 +10,9 @@
 use super::builder::MapBuilder;
 use super::{Op, OpMaps};
 use crate::attrs::WindowDim;
+use crate::error::AnalysisError;
 use crate::operand_indexing::OperandIndexing;
+use crate::ops::Unsupported;
 use arith::Expr;
 use indexing::Interval;
 
@@ -32,16 +34,18 @@ pub(crate) fn window_input_index(
     s: Expr,
     w: &WindowDim,
     n: i64,
-) -> Result<Expr, String> {
+) -> Result<Expr, Unsupported> {
     let span = (n - 1)
         .checked_mul(w.base_dilation)
-        .ok_or("window size overflows")?;
+        .ok_or_else(|| AnalysisError::composition("window size overflows"))?;
     let position = d * w.stride + s * w.window_dilation;
     b.constrain(
         position.clone(),
         Interval::new(
             w.pad_low,
-            w.pad_low.checked_add(span).ok_or("window size overflows")?,
+            w.pad_low
+                .checked_add(span)
+                .ok_or_else(|| AnalysisError::composition("window size overflows"))?,
         ),
     );
     let position = position - w.pad_low;
@@ -83,8 +87,8 @@ pub(crate) fn window_output_index(
 }
 
 /// Checks that a window of `w` over `n` elements gives `out` elements.
-pub(crate) fn check_window(w: &WindowDim, n: i64, out: i64, name: &str) -> Result<(), String> {
-    let overflow = || format!("`{name}`: window arithmetic overflows");
+pub(crate) fn check_window(w: &WindowDim, n: i64, out: i64, name: &str) -> Result<(), Unsupported> {
+    let overflow = || AnalysisError::invalid(format!("`{name}`: window arithmetic overflows"));
     let dilated_base = if n == 0 {
         0
     } else {
@@ -111,7 +115,7 @@ pub(crate) fn check_window(w: &WindowDim, n: i64, out: i64, name: &str) -> Resul
         (padded - dilated_window) / w.stride + 1
     };
     if expected != out {
-        return Err(format!("`{name}`: a window of {} (stride {}) over {n} padded elements gives {expected} outputs, the shape says {out}", w.size, w.stride));
+        return Err(AnalysisError::invalid(format!("`{name}`: a window of {} (stride {}) over {n} padded elements gives {expected} outputs, the shape says {out}", w.size, w.stride)));
     }
     Ok(())
 }
@@ -123,13 +127,13 @@ struct ReduceWindow<'a> {
     window: &'a [WindowDim],
 }
 
-fn signature<'a>(op: &Op<'a>) -> Result<ReduceWindow<'a>, String> {
+fn signature<'a>(op: &Op<'a>) -> Result<ReduceWindow<'a>, Unsupported> {
     let total = op.num_operands();
     if total == 0 || total % 2 != 0 {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "reduce-window `{}` needs as many inits as inputs",
             op.instr.name
-        ));
+        )));
     }
     let n = total / 2;
     let inp = op.operand_dims(0)?;
@@ -139,24 +143,25 @@ fn signature<'a>(op: &Op<'a>) -> Result<ReduceWindow<'a>, String> {
             || op.output_dims(k)? != out
             || !op.operand_dims(n + k)?.is_empty()
         {
-            return Err(format!(
+            return Err(AnalysisError::invalid(format!(
                 "reduce-window `{}`: inputs, outputs or inits do not match",
                 op.instr.name
-            ));
+            )));
         }
     }
-    let window = op
-        .instr
-        .attrs
-        .window()
-        .ok_or_else(|| format!("reduce-window `{}` has no `window=`", op.instr.name))?;
+    let window = op.instr.attrs.window().ok_or_else(|| {
+        AnalysisError::invalid(format!(
+            "reduce-window `{}` has no `window=`",
+            op.instr.name
+        ))
+    })?;
     if window.len() != inp.len() || out.len() != inp.len() {
-        return Err(format!(
+        return Err(AnalysisError::invalid(format!(
             "reduce-window `{}`: the window has {} dimensions, the input {}",
             op.instr.name,
             window.len(),
             inp.len()
-        ));
+        )));
     }
     for i in 0..inp.len() {
         check_window(&window[i], inp[i], out[i], &op.instr.name)?;

@@ -34,7 +34,7 @@ use std::ops::Range;
 ///
 /// ```
 /// let m = hlo::parse_module("HloModule m\nENTRY e {\n  p0 = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p0)\n}").unwrap();
-/// assert_eq!(m.entry_computation().root_instruction().opcode, "negate");
+/// assert_eq!(m.entry_computation().root_instruction().opcode, hlo::Opcode::Negate);
 /// let err = hlo::parse_module("ENTRY e {\n  p0 = f32[4 parameter(0)\n}").unwrap_err();
 /// assert_eq!((err.line, err.column), (2, 14));
 /// ```
