@@ -241,7 +241,14 @@ fn run_plan(p: &Plan, seed: u64) -> Result<(), TestCaseError> {
     args.extend(outputs);
     let r = check(&s, &args, &HashMap::new(), seed).map_err(|e| TestCaseError::fail(e.message))?;
     prop_assert_eq!(r.out_of_bounds, 0, "invalid accesses: {:?}", r.violations);
-    prop_assert!(r.max_abs_error <= 1e-4, "max error {}", r.max_abs_error);
+    // Relative: a reduction of reductions reaches values near 10^4, where
+    // float32 storage alone rounds by more than 10^-4.
+    prop_assert!(
+        r.max_rel_error <= 1e-4,
+        "relative error {} (absolute {})",
+        r.max_rel_error,
+        r.max_abs_error
+    );
     for st in &r.stages {
         let k: usize = st.name[1..].parse().unwrap();
         if !inline[k] && !p.stages[k - 1].reduce {
