@@ -31,8 +31,8 @@ fn hlo_analyze(
         to_parameters,
         physical_layout: false,
     };
-    let result = hlo::analyze(&module, &query)
-        .map_err(|e| error_at(py, text, &e.to_string(), e.span()))?;
+    let result =
+        hlo::analyze(&module, &query).map_err(|e| error_at(py, text, &e.to_string(), e.span()))?;
     let json =
         serde_json::to_string(&hlo::JsonReport::of(&result)).map_err(|e| error(e.to_string()))?;
     let maps = result

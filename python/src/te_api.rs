@@ -27,6 +27,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reduce, m)?)?;
     m.add_function(wrap_pyfunction!(binary_min_max, m)?)?;
     m.add_function(wrap_pyfunction!(if_then_else, m)?)?;
+    m.add_function(wrap_pyfunction!(call_intrinsic, m)?)?;
+    m.add_function(wrap_pyfunction!(intrinsic_names, m)?)?;
     m.add_function(wrap_pyfunction!(constant, m)?)?;
     m.add_function(wrap_pyfunction!(integer_division, m)?)?;
     m.add_function(wrap_pyfunction!(all_or_any, m)?)?;
@@ -291,6 +293,36 @@ fn binary_min_max(is_max: bool, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> P
             }))
         }
     }
+}
+
+/// `tvm.tir.exp(x)` and the other math functions on tensor elements, by
+/// TVM's name (`exp`, `power`, `sigmoid`, ...).
+#[pyfunction]
+#[pyo3(signature = (name, *args))]
+fn call_intrinsic(name: &str, args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<PrimExpr> {
+    let f = tir::Intrinsic::from_tvm_name(name).ok_or_else(|| {
+        pyo3::exceptions::PyAttributeError::new_err(format!("no math function `{name}`"))
+    })?;
+    if args.len() != f.arity() {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "`{name}` takes {} argument(s), {} given",
+            f.arity(),
+            args.len()
+        )));
+    }
+    let operands = args
+        .iter()
+        .map(|a| to_value(&a))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok(PrimExpr::elem(te::Value::call(f, operands)))
+}
+
+/// The names of the math functions, as `tvm.tir` spells them.
+#[pyfunction]
+fn intrinsic_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = tir::Intrinsic::ALL.iter().map(|f| f.name()).collect();
+    names.extend(["power", "abs"]);
+    names
 }
 
 /// `te.if_then_else(cond, t, f)`.

@@ -251,11 +251,7 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "Fuse" if module_path == "tvm.te.schedule" => Native::FuseType,
         "TVMError" if module_path == "tvm.error" => Native::Error(ErrorClass::TvmError),
         "raises" if module_path == "pytest" => Native::PytestRaises,
-        // TVM's names for two of them: `power` is `pow`, and `abs` of a
-        // float is `fabs`.
-        "power" if tir_level => Native::Intrinsic(tir::Intrinsic::Pow),
-        "abs" if tir_level => Native::Intrinsic(tir::Intrinsic::Fabs),
-        _ if tir_level => Native::Intrinsic(tir::Intrinsic::from_name(name)?),
+        _ if tir_level => Native::Intrinsic(tir::Intrinsic::from_tvm_name(name)?),
         _ => return None,
     };
     Some(Value::Native(native))

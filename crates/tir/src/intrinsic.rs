@@ -96,6 +96,24 @@ impl Intrinsic {
         Intrinsic::ALL.iter().copied().find(|i| i.name() == name)
     }
 
+    /// The intrinsic TVM's `tvm.tir.NAME` (also `te.NAME`) builds on tensor
+    /// elements: its printed name, or one of TVM's other spellings
+    /// (`power` is `pow`, and `abs` of a float is `fabs`).
+    ///
+    /// ```
+    /// use tir::Intrinsic;
+    /// assert_eq!(Intrinsic::from_tvm_name("power"), Some(Intrinsic::Pow));
+    /// assert_eq!(Intrinsic::from_tvm_name("exp"), Some(Intrinsic::Exp));
+    /// assert_eq!(Intrinsic::from_tvm_name("compute"), None);
+    /// ```
+    pub fn from_tvm_name(name: &str) -> Option<Intrinsic> {
+        match name {
+            "power" => Some(Intrinsic::Pow),
+            "abs" => Some(Intrinsic::Fabs),
+            _ => Intrinsic::from_name(name),
+        }
+    }
+
     /// The function applied to `args` (in double precision; callers round
     /// to their type). `None` when the number of arguments is wrong.
     pub fn apply(self, args: &[f64]) -> Option<f64> {

@@ -106,3 +106,12 @@ def create_schedule(ops):
     s = _native.create_schedule(ops)
     session().created_schedule(s)
     return s
+
+
+# The math functions of ``tvm.tir`` (``te.exp``, ``te.sigmoid``, ...), which
+# TVM also offers here.
+from .. import tir as _tir
+
+for _name in _tir.MATH_FUNCTIONS:
+    globals()[_name] = getattr(_tir, _name)
+__all__ += list(_tir.MATH_FUNCTIONS)

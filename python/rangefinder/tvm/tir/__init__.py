@@ -81,6 +81,22 @@ def if_then_else(cond, t, f, span=None):
     return _native.if_then_else(cond, t, f)
 
 
+def _math_function(name):
+    def call(*args, span=None):
+        return _native.call_intrinsic(name, *args)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"``{name}`` of tensor elements, as ``tvm.tir.{name}``."
+    return call
+
+
+#: The math functions on tensor elements (``exp``, ``sigmoid``, ``power``, ...).
+MATH_FUNCTIONS = tuple(_native.intrinsic_names())
+for _name in MATH_FUNCTIONS:
+    globals()[_name] = _math_function(_name)
+__all__ += list(MATH_FUNCTIONS)
+
+
 def min(a, b, span=None):
     """The smaller of two values."""
     return _native.binary_min_max(False, a, b)
