@@ -3,35 +3,17 @@
 use crate::bound::ConstBound;
 use crate::error::Result;
 use crate::expr::{Expr, ExprKind, Var};
+use crate::id_hash::IdMap;
 use crate::modular::Modular;
 use crate::range::Range;
 use crate::simplify::sum::Sum;
 use crate::simplify::{Info, Simplifier};
 use smallvec::SmallVec;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// An interval of values in `i128` (clamped to `i64`), `None` over
 /// unbounded variables: what [`Analyzer::may_overflow`] tracks per node.
 type W = Option<(i128, i128)>;
-
-/// Hashes variable ids, which are already unique integers.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 << 8) | b as u64;
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
-    }
-}
 
 #[derive(Clone, Debug)]
 struct VarFact {
@@ -56,7 +38,7 @@ struct VarFact {
 /// ```
 #[derive(Clone, Default)]
 pub struct Analyzer {
-    vars: HashMap<Var, VarFact, BuildHasherDefault<IdHasher>>,
+    vars: IdMap<Var, VarFact>,
     /// How many variables have symbolic (non-constant) range ends.
     symbolic_count: usize,
 }

@@ -28,6 +28,7 @@ mod compiled;
 mod error;
 mod eval;
 mod expr;
+mod id_hash;
 mod linear;
 mod modular;
 pub mod num;
@@ -43,6 +44,7 @@ pub use bound::{ConstBound, NEG_INF, POS_INF};
 pub use compiled::{Compiled, Stack, Undefined};
 pub use error::{ArithError, ErrorKind, Result};
 pub use expr::{CmpOp, Expr, ExprKind, Type, Var};
+pub use id_hash::{IdHasher, IdMap, IdSet};
 pub use linear::LinearForm;
 pub use modular::Modular;
 pub use parse::{

@@ -29,29 +29,29 @@ use crate::schedule::{Attach, Relation, Schedule, SplitBy, Stage};
 use crate::simp::simp;
 use crate::thread::{StorageScope, ThreadTag};
 use arith::int_set::{IntSet, Precision};
-use arith::{Analyzer, ConstBound, Expr, Range, Var, NEG_INF, POS_INF};
+use arith::{Analyzer, ConstBound, Expr, IdMap, IdSet, Range, Var, NEG_INF, POS_INF};
 use std::cell::Cell;
 use std::collections::HashMap;
 
 /// The result of [`infer_bound`]: a range for every iteration variable of
 /// every stage, plus what lowering needs to build loops from them.
 pub struct Bounds {
-    ranges: HashMap<IterVar, Range>,
+    ranges: IdMap<IterVar, Range>,
     /// Extents loops can use without knowing enclosing loops of the same
     /// stage, where they differ from the exact extent (split tails).
-    nominal: HashMap<IterVar, Expr>,
+    nominal: IdMap<IterVar, Expr>,
     /// The factor of each split, by its inner axis.
-    factors: HashMap<IterVar, Expr>,
+    factors: IdMap<IterVar, Expr>,
     /// Each non-loop variable as an expression of loop variables.
-    index: HashMap<Var, Expr>,
+    index: IdMap<Var, Expr>,
     /// Loops bound to the thread axis of an enclosing loop, which they share
     /// instead of being loops of their own, by that enclosing loop.
-    unified: HashMap<IterVar, IterVar>,
+    unified: IdMap<IterVar, IterVar>,
     /// The variables of every stage's loops.
-    loop_vars: std::collections::HashSet<Var>,
+    loop_vars: IdSet<Var>,
     /// Every thread-bound loop of the schedule, with its tag (empty for
     /// schedules without threads, which then skip all thread reasoning).
-    thread_tags: HashMap<IterVar, ThreadTag>,
+    thread_tags: IdMap<IterVar, ThreadTag>,
     /// The axes whose exact bound outgrew [`BOUND_BUDGET`] and were widened
     /// to their whole extent, in the order met.
     widened: Vec<IterVar>,
@@ -166,11 +166,11 @@ impl Bounds {
 pub fn infer_bound(s: &Schedule) -> Result<Bounds> {
     let graph = Graph::new(s)?;
     let mut b = Bounds {
-        ranges: HashMap::new(),
-        nominal: HashMap::new(),
-        factors: HashMap::new(),
-        index: HashMap::new(),
-        unified: HashMap::new(),
+        ranges: IdMap::default(),
+        nominal: IdMap::default(),
+        factors: IdMap::default(),
+        index: IdMap::default(),
+        unified: IdMap::default(),
         loop_vars: Default::default(),
         thread_tags: s
             .stages()
@@ -348,7 +348,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         // Phase 1: sets of the consumer's loops, innermost first; loops
         // inside the attach point are relaxed to their ranges.
         let mut found = false;
-        let mut up: HashMap<IterVar, UpState> = HashMap::new();
+        let mut up: IdMap<IterVar, UpState> = IdMap::default();
         let mut relax_leaves = Vec::new();
         for iv in cst.leaf_iter_vars().iter().rev() {
             if stage_attach.as_ref() == Some(iv) {
@@ -774,7 +774,7 @@ fn full_range_set(iv: &IterVar, b: &Bounds, dom: &DomMap, widened: &Cell<bool>) 
 }
 
 /// PassUpDomain: from the consumer's loops to its root axes.
-fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut HashMap<IterVar, UpState>) {
+fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut IdMap<IterVar, UpState>) {
     let an = &b.analyzer;
     // A state of one set: whether computing it widened, or its inputs were.
     let state = |set: IntSet, full: bool, w: &Cell<bool>, inputs: bool| UpState {

@@ -40,6 +40,7 @@ impl Graph {
         for (i, st) in stages.iter().enumerate() {
             index.insert(st.op().id(), i);
         }
+        let any_inline = stages.iter().any(|st| st.attach() == &Attach::Inline);
         let mut bodies: Vec<Option<Value>> = Vec::with_capacity(stages.len());
         for st in stages {
             let body = st.op().as_compute().map(|c| {
@@ -80,6 +81,10 @@ impl Graph {
                         &mut |_, _| None,
                     ))
                 };
+                // Without inlined stages every body stays as written.
+                if !any_inline {
+                    return c.body.clone();
+                }
                 let mut inl = inlined;
                 c.body.rewrite(&mut |e| e.clone(), &mut inl)
             });

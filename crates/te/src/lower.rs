@@ -19,7 +19,7 @@ use crate::operation::{OpId, Tensor};
 use crate::schedule::{Attach, Schedule};
 use crate::simp::simp;
 use crate::value::{BinaryOp, Value as TeValue, ValueKind};
-use arith::{Expr, Range, Var};
+use arith::{Expr, IdMap, Range, Var};
 use std::collections::{HashMap, HashSet};
 use tir::{BinOp, Buffer, PrimFunc, Stmt, Value};
 
@@ -214,9 +214,9 @@ struct Lowerer<'a> {
     style: StorageStyle,
     buffers: Vec<Option<Buffer>>,
     params: HashSet<usize>,
-    attached: HashMap<IterVar, Vec<usize>>,
+    attached: IdMap<IterVar, Vec<usize>>,
     /// Variables of dropped and rebased loops, by their value.
-    subst: HashMap<Var, Expr>,
+    subst: IdMap<Var, Expr>,
     /// The bounds' analyzer, plus the rebased loop variables.
     an: arith::Analyzer,
     /// The `produce` block of each stage, once built.
@@ -255,7 +255,7 @@ impl<'a> Lowerer<'a> {
             }
             params.insert(i);
         }
-        let mut attached: HashMap<IterVar, Vec<usize>> = HashMap::new();
+        let mut attached: IdMap<IterVar, Vec<usize>> = IdMap::default();
         let mut buffers = Vec::with_capacity(s.stages().len());
         for (i, st) in s.stages().iter().enumerate() {
             if let Attach::At { axis, .. } = st.attach() {
@@ -302,7 +302,7 @@ impl<'a> Lowerer<'a> {
             params,
             attached,
             unused,
-            subst: HashMap::new(),
+            subst: IdMap::default(),
             an: b.analyzer.clone(),
             built,
         })
@@ -468,7 +468,7 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        let roots: HashMap<Var, Expr> = op
+        let roots: IdMap<Var, Expr> = op
             .root_iter_vars()
             .iter()
             .map(|iv| (iv.var().clone(), self.expr(&self.b.value_of(iv))))
