@@ -10,6 +10,7 @@
 //! parsed text are node counts of the text). Simplification lives in
 //! [`crate::simplify`].
 
+use smallvec::SmallVec;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -614,7 +615,7 @@ impl Expr {
 
     /// Calls `f` on every variable occurrence, left to right.
     pub fn for_each_var(&self, f: &mut impl FnMut(&Var)) {
-        let mut pending: Vec<&Expr> = vec![self];
+        let mut pending: SmallVec<[&Expr; 16]> = smallvec::smallvec![self];
         while let Some(e) = pending.pop() {
             match e.kind() {
                 ExprKind::Var(v) => f(v),
@@ -639,7 +640,7 @@ impl Expr {
 
     /// Whether `v` occurs in this expression.
     pub fn uses_var(&self, v: &Var) -> bool {
-        let mut pending: Vec<&Expr> = vec![self];
+        let mut pending: SmallVec<[&Expr; 16]> = smallvec::smallvec![self];
         while let Some(e) = pending.pop() {
             match e.kind() {
                 ExprKind::Var(w) if w == v => return true,
@@ -655,9 +656,10 @@ impl Expr {
     /// post-order walk with explicit stacks), so depth is not limited by the
     /// call stack.
     pub fn substitute(&self, f: &mut impl FnMut(&Var) -> Option<Expr>) -> Expr {
-        // (node, children already rewritten?)
-        let mut pending: Vec<(&Expr, bool)> = vec![(self, false)];
-        let mut done: Vec<Expr> = Vec::new();
+        // (node, children already rewritten?); small trees stay on the
+        // stack.
+        let mut pending: SmallVec<[(&Expr, bool); 16]> = smallvec::smallvec![(self, false)];
+        let mut done: SmallVec<[Expr; 8]> = SmallVec::new();
         while let Some((e, expanded)) = pending.pop() {
             match e.kind() {
                 ExprKind::Var(v) => done.push(f(v).unwrap_or_else(|| e.clone())),
