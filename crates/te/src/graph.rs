@@ -85,8 +85,27 @@ impl Graph {
                 if !any_inline {
                     return c.body.clone();
                 }
+                // A gather of an inlined tensor (read at indices computed
+                // from values) is its definition with its axes bound to
+                // those values, as TVM substitutes it.
+                let mut gathered = |t: &crate::operation::Tensor, idx: &[Value]| -> Option<Value> {
+                    let p = index[&t.op().id()];
+                    if stages[p].attach() != &Attach::Inline {
+                        return None;
+                    }
+                    let pbody = bodies[p].as_ref()?;
+                    let axes: Vec<(arith::Var, Value)> = stages[p]
+                        .op()
+                        .axis()
+                        .iter()
+                        .zip(idx)
+                        .map(|(a, v)| (a.var().clone(), v.clone()))
+                        .collect();
+                    Some(pbody.bind_axes(&axes))
+                };
                 let mut inl = inlined;
-                c.body.rewrite(&mut |e| e.clone(), &mut inl)
+                c.body
+                    .rewrite_reads(&mut |e| e.clone(), &mut inl, &mut gathered)
             });
             bodies.push(body);
         }

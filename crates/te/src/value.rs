@@ -393,6 +393,18 @@ impl Value {
         f: &mut impl FnMut(&Expr) -> Expr,
         load: &mut impl FnMut(&Tensor, &[Expr]) -> Option<Value>,
     ) -> Value {
+        self.rewrite_reads(f, load, &mut |_, _| None)
+    }
+
+    /// [`Value::rewrite`], with gathers also rewritten by `gather` (which
+    /// receives the already rewritten indices and returns `None` to keep the
+    /// gather).
+    pub fn rewrite_reads(
+        &self,
+        f: &mut impl FnMut(&Expr) -> Expr,
+        load: &mut impl FnMut(&Tensor, &[Expr]) -> Option<Value>,
+        gather: &mut impl FnMut(&Tensor, &[Value]) -> Option<Value>,
+    ) -> Value {
         tir::stack::grow(|| match self.kind() {
             ValueKind::Float(_) => self.clone(),
             ValueKind::Index(e) => Value::index(f(e)),
@@ -400,37 +412,147 @@ impl Value {
                 let idx: Vec<Expr> = idx.iter().map(&mut *f).collect();
                 load(t, &idx).unwrap_or_else(|| Value::new(ValueKind::Load(t.clone(), idx)))
             }
-            ValueKind::Neg(a) => Value::new(ValueKind::Neg(a.rewrite(f, load))),
-            ValueKind::Binary(op, a, b) => {
-                Value::binary(*op, a.rewrite(f, load), b.rewrite(f, load))
-            }
-            ValueKind::Select(c, a, b) => {
-                Value::select(f(c), a.rewrite(f, load), b.rewrite(f, load))
-            }
+            ValueKind::Neg(a) => Value::new(ValueKind::Neg(a.rewrite_reads(f, load, gather))),
+            ValueKind::Binary(op, a, b) => Value::binary(
+                *op,
+                a.rewrite_reads(f, load, gather),
+                b.rewrite_reads(f, load, gather),
+            ),
+            ValueKind::Select(c, a, b) => Value::select(
+                f(c),
+                a.rewrite_reads(f, load, gather),
+                b.rewrite_reads(f, load, gather),
+            ),
             ValueKind::Reduce(r) => Value::new(ValueKind::Reduce(Reduce {
                 reducer: r.reducer,
-                source: r.source.rewrite(f, load),
+                source: r.source.rewrite_reads(f, load, gather),
                 axes: r.axes.clone(),
                 condition: r.condition.as_ref().map(&mut *f),
             })),
-            ValueKind::Call(op, args) => {
-                Value::call(*op, args.iter().map(|a| a.rewrite(f, load)).collect())
-            }
-            ValueKind::Cmp(op, a, b) => Value::cmp(*op, a.rewrite(f, load), b.rewrite(f, load)),
-            ValueKind::And(a, b) => {
-                Value::new(ValueKind::And(a.rewrite(f, load), b.rewrite(f, load)))
-            }
-            ValueKind::Or(a, b) => {
-                Value::new(ValueKind::Or(a.rewrite(f, load), b.rewrite(f, load)))
-            }
-            ValueKind::Not(a) => Value::new(ValueKind::Not(a.rewrite(f, load))),
-            ValueKind::Cast(t, a) => Value::cast(*t, a.rewrite(f, load)),
-            ValueKind::SelectValue(c, a, b) => {
-                Value::select_value(c.rewrite(f, load), a.rewrite(f, load), b.rewrite(f, load))
-            }
+            ValueKind::Call(op, args) => Value::call(
+                *op,
+                args.iter()
+                    .map(|a| a.rewrite_reads(f, load, gather))
+                    .collect(),
+            ),
+            ValueKind::Cmp(op, a, b) => Value::cmp(
+                *op,
+                a.rewrite_reads(f, load, gather),
+                b.rewrite_reads(f, load, gather),
+            ),
+            ValueKind::And(a, b) => Value::new(ValueKind::And(
+                a.rewrite_reads(f, load, gather),
+                b.rewrite_reads(f, load, gather),
+            )),
+            ValueKind::Or(a, b) => Value::new(ValueKind::Or(
+                a.rewrite_reads(f, load, gather),
+                b.rewrite_reads(f, load, gather),
+            )),
+            ValueKind::Not(a) => Value::new(ValueKind::Not(a.rewrite_reads(f, load, gather))),
+            ValueKind::Cast(t, a) => Value::cast(*t, a.rewrite_reads(f, load, gather)),
+            ValueKind::SelectValue(c, a, b) => Value::select_value(
+                c.rewrite_reads(f, load, gather),
+                a.rewrite_reads(f, load, gather),
+                b.rewrite_reads(f, load, gather),
+            ),
             ValueKind::Gather(t, idx) => {
-                Value::gather(t, idx.iter().map(|a| a.rewrite(f, load)).collect())
+                let idx: Vec<Value> = idx
+                    .iter()
+                    .map(|a| a.rewrite_reads(f, load, gather))
+                    .collect();
+                gather(t, &idx).unwrap_or_else(|| Value::gather(t, idx))
             }
+        })
+    }
+
+    /// This value with each of `axes` (a variable and the value it takes)
+    /// bound: an axis bound to an index value is substituted, and a read or
+    /// condition that uses an axis bound to a value computed from elements
+    /// becomes a gather or a value condition (`A[i + 1]` with `i` bound to
+    /// `B[j]` reads `A[B[j] + 1]`). This is how a definition is inlined
+    /// where it is read at data-dependent indices. Reductions are not
+    /// inlined, so a reduction's condition is left as it is.
+    ///
+    /// ```
+    /// use te::{placeholder, Value};
+    /// use tir::DataType;
+    /// let a = placeholder([8], "A", DataType::Float32).unwrap();
+    /// let b = placeholder([8], "B", DataType::Int32).unwrap();
+    /// let (i, j) = (arith::Var::new("i"), arith::Var::new("j"));
+    /// let body = a.at([i.expr() + 1]) * 2.0;
+    /// let bound = body.bind_axes(&[(i, b.at([j.expr()]))]);
+    /// assert_eq!(bound.to_string(), "A[B[j] + 1] * 2.0");
+    /// ```
+    pub fn bind_axes(&self, axes: &[(Var, Value)]) -> Value {
+        let exprs: Vec<(&Var, &Expr)> = axes
+            .iter()
+            .filter_map(|(v, x)| match x.kind() {
+                ValueKind::Index(e) => Some((v, e)),
+                _ => None,
+            })
+            .collect();
+        let values: Vec<(Var, Value)> = axes
+            .iter()
+            .filter(|(_, x)| !matches!(x.kind(), ValueKind::Index(_)))
+            .cloned()
+            .collect();
+        let v = if exprs.is_empty() {
+            self.clone()
+        } else {
+            self.substitute(&mut |w| {
+                exprs
+                    .iter()
+                    .find(|(a, _)| *a == w)
+                    .map(|(_, e)| (*e).clone())
+            })
+        };
+        if values.is_empty() {
+            v
+        } else {
+            v.bind_value_axes(&values)
+        }
+    }
+
+    fn bind_value_axes(&self, axes: &[(Var, Value)]) -> Value {
+        let uses = |e: &Expr| axes.iter().any(|(v, _)| e.uses_var(v));
+        let bind = |x: &Value| x.bind_value_axes(axes);
+        tir::stack::grow(|| match self.kind() {
+            ValueKind::Float(_) => self.clone(),
+            ValueKind::Index(e) if uses(e) => index_value(e, axes),
+            ValueKind::Index(_) => self.clone(),
+            ValueKind::Load(t, idx) if idx.iter().any(uses) => Value::gather(
+                t,
+                idx.iter()
+                    .map(|e| {
+                        if uses(e) {
+                            index_value(e, axes)
+                        } else {
+                            Value::index(e.clone())
+                        }
+                    })
+                    .collect(),
+            ),
+            ValueKind::Load(..) => self.clone(),
+            ValueKind::Neg(a) => Value::new(ValueKind::Neg(bind(a))),
+            ValueKind::Binary(op, a, b) => Value::binary(*op, bind(a), bind(b)),
+            ValueKind::Select(c, a, b) if uses(c) => {
+                Value::select_value(index_value(c, axes), bind(a), bind(b))
+            }
+            ValueKind::Select(c, a, b) => Value::select(c.clone(), bind(a), bind(b)),
+            ValueKind::Reduce(r) => Value::new(ValueKind::Reduce(Reduce {
+                reducer: r.reducer,
+                source: bind(&r.source),
+                axes: r.axes.clone(),
+                condition: r.condition.clone(),
+            })),
+            ValueKind::Call(op, args) => Value::call(*op, args.iter().map(bind).collect()),
+            ValueKind::Cmp(op, a, b) => Value::cmp(*op, bind(a), bind(b)),
+            ValueKind::And(a, b) => Value::new(ValueKind::And(bind(a), bind(b))),
+            ValueKind::Or(a, b) => Value::new(ValueKind::Or(bind(a), bind(b))),
+            ValueKind::Not(a) => Value::new(ValueKind::Not(bind(a))),
+            ValueKind::Cast(t, a) => Value::cast(*t, bind(a)),
+            ValueKind::SelectValue(c, a, b) => Value::select_value(bind(c), bind(a), bind(b)),
+            ValueKind::Gather(t, idx) => Value::gather(t, idx.iter().map(bind).collect()),
         })
     }
 
@@ -438,6 +560,42 @@ impl Value {
     pub fn substitute(&self, map: &mut impl FnMut(&Var) -> Option<Expr>) -> Value {
         self.rewrite(&mut |e| e.substitute(map), &mut |_, _| None)
     }
+}
+
+/// The index expression `e` as an integer value, with the variables of
+/// `axes` replaced by their values: the operators of index arithmetic
+/// become their integer value operators (floor division and modulo,
+/// `ceildiv(a, b)` as `-((-a) // b)`).
+fn index_value(e: &Expr, axes: &[(Var, Value)]) -> Value {
+    use arith::ExprKind as K;
+    if !axes.iter().any(|(v, _)| e.uses_var(v)) {
+        return Value::index(e.clone());
+    }
+    let go = |x: &Expr| index_value(x, axes);
+    let bin = |op, a: &Expr, b: &Expr| Value::binary(op, go(a), go(b));
+    tir::stack::grow(|| match e.kind() {
+        K::Var(v) => axes
+            .iter()
+            .find(|(a, _)| a == v)
+            .map_or_else(|| Value::index(e.clone()), |(_, x)| x.clone()),
+        K::Int(_) | K::Bool(_) => Value::index(e.clone()),
+        K::Add(a, b) => bin(BinaryOp::Add, a, b),
+        K::Sub(a, b) => bin(BinaryOp::Sub, a, b),
+        K::Mul(a, b) => bin(BinaryOp::Mul, a, b),
+        K::FloorDiv(a, b) => bin(BinaryOp::Div, a, b),
+        K::FloorMod(a, b) => bin(BinaryOp::Mod, a, b),
+        K::Min(a, b) => bin(BinaryOp::Min, a, b),
+        K::Max(a, b) => bin(BinaryOp::Max, a, b),
+        K::CeilDiv(a, b) => {
+            let neg = Value::new(ValueKind::Neg(go(a)));
+            Value::new(ValueKind::Neg(Value::binary(BinaryOp::Div, neg, go(b))))
+        }
+        K::Cmp(op, a, b) => Value::cmp(*op, go(a), go(b)),
+        K::And(a, b) => Value::new(ValueKind::And(go(a), go(b))),
+        K::Or(a, b) => Value::new(ValueKind::Or(go(a), go(b))),
+        K::Not(a) => Value::new(ValueKind::Not(go(a))),
+        K::Select(c, a, b) => Value::select_value(go(c), go(a), go(b)),
+    })
 }
 
 fn reduce_value(

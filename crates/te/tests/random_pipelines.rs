@@ -90,9 +90,6 @@ fn run_plan(p: &Plan, seed: u64) -> Result<(), TestCaseError> {
     let a = placeholder([rows, cols], "A", DataType::Float32).unwrap();
     let mut tensors = vec![a.clone()];
     let mut readers: Vec<Vec<usize>> = vec![Vec::new()];
-    // Stages read by a gather stay stored: a gather reads a tensor's
-    // storage (TVM cannot inline a data-dependent read either).
-    let mut gathered = vec![false; p.stages.len() + 1];
     for (k, sp) in p.stages.iter().enumerate() {
         let idx = k + 1;
         let mut sources: Vec<(usize, u8)> =
@@ -133,9 +130,6 @@ fn run_plan(p: &Plan, seed: u64) -> Result<(), TestCaseError> {
                 .iter()
                 .map(|&(s, pat)| (tensors[s].clone(), pat))
                 .collect();
-            for &(s, pat) in &sources {
-                gathered[s] |= pat == 8;
-            }
             let a = a.clone();
             compute_named(
                 [rows, cols],
@@ -210,7 +204,7 @@ fn run_plan(p: &Plan, seed: u64) -> Result<(), TestCaseError> {
     let mut inline = vec![false; n];
     for k in (1..n).rev() {
         let sp = &p.stages[k - 1];
-        if sp.placement == 2 && !sp.reduce && !readers[k].is_empty() && !gathered[k] {
+        if sp.placement == 2 && !sp.reduce && !readers[k].is_empty() {
             s.compute_inline(&tensors[k]).unwrap();
             inline[k] = true;
         }

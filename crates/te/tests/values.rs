@@ -3,7 +3,7 @@
 //! the arguments of `lower`.
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
-use arith::CmpOp;
+use arith::{CmpOp, Expr};
 use std::collections::HashMap;
 use te::{
     compute_named, create_schedule, infer_bound, lower, placeholder, prod, reduce_axis, Reducer,
@@ -19,8 +19,16 @@ fn run_and_compare(args: &[Tensor], inputs: &[(Tensor, Vec<f64>)]) -> tir::RunRe
         .filter(|t| t.op().as_compute().is_some())
         .cloned()
         .collect();
-    let s = create_schedule(&outs);
-    let f = lower(&s, args).unwrap();
+    run_schedule_and_compare(&create_schedule(&outs), args, inputs)
+}
+
+/// [`run_and_compare`] for the program of schedule `s`.
+fn run_schedule_and_compare(
+    s: &te::Schedule,
+    args: &[Tensor],
+    inputs: &[(Tensor, Vec<f64>)],
+) -> tir::RunResult {
+    let f = lower(s, args).unwrap();
     let mut by_buffer = HashMap::new();
     let mut by_op = HashMap::new();
     for (t, data) in inputs {
@@ -224,15 +232,64 @@ fn snapshot_of_every_new_node_lowered() {
 }
 
 #[test]
-fn inlining_a_gathered_tensor_is_an_error_that_says_what_to_do() {
+fn an_inlined_tensor_read_at_value_indices_is_its_definition_at_those_values() {
     let (a, idx, b, c) = gather();
     let mut s = create_schedule(&[c.clone()]);
     s.compute_inline(&b).unwrap();
-    let e = lower(&s, &[a, idx, c]).unwrap_err();
+    // As TVM substitutes it: `B[idx[j] + 1]` is `A[idx[j] + 1] * 2`.
+    let f = lower(&s, &[a.clone(), idx.clone(), c.clone()]).unwrap();
     assert!(
-        e.message
-            .contains("`B` is inlined, but it is read at indices computed from values"),
-        "{}",
-        e.message
+        f.to_string().contains("C[j] = (A[(idx[j] + 1)]*2.000000f)"),
+        "{f}"
     );
+    // A needs its whole extent: the indices are data.
+    let bounds = infer_bound(&s).unwrap();
+    assert!(bounds.region(b.op()).is_none());
+    let a_data: Vec<f64> = (0..8).map(|x| x as f64).collect();
+    let out = run_schedule_and_compare(
+        &s,
+        &[a.clone(), idx.clone(), c],
+        &[(a, a_data), (idx, vec![6.0, 0.0, 3.0, -1.0])],
+    );
+    assert_eq!(out.violation_count(), 0);
+}
+
+#[test]
+fn inlining_binds_value_indices_inside_index_arithmetic_and_conditions() {
+    // `B[i] = select(i < 4, A[i // 2], A[7 - i])` inlined at `B[idx[j]]`:
+    // the condition and both reads become computations on `idx[j]`.
+    let a = placeholder([8], "A", DataType::Float32).unwrap();
+    let idx = placeholder([4], "idx", DataType::Int32).unwrap();
+    let b = compute_named(
+        [8],
+        &["i"],
+        |i| {
+            let i = &i[0];
+            Value::select(
+                Expr::lt(i.clone(), Expr::int(4)),
+                a.at([Expr::floor_div(i.clone(), Expr::int(2))]),
+                a.at([Expr::int(7) - i.clone()]),
+            )
+        },
+        "B",
+    )
+    .unwrap();
+    let c = compute_named(
+        [4],
+        &["j"],
+        |j| Value::gather(&b, vec![idx.at([&j[0]])]),
+        "C",
+    )
+    .unwrap();
+    let mut s = create_schedule(&[c.clone()]);
+    s.compute_inline(&b).unwrap();
+    let a_data: Vec<f64> = (0..8).map(|x| 10.0 + x as f64).collect();
+    let out = run_schedule_and_compare(
+        &s,
+        &[a.clone(), idx.clone(), c.clone()],
+        &[(a.clone(), a_data), (idx.clone(), vec![0.0, 3.0, 4.0, 7.0])],
+    );
+    assert_eq!(out.violation_count(), 0);
+    let f = lower(&s, &[a, idx, c]).unwrap();
+    assert!(!f.to_string().contains("B["), "{f}");
 }
