@@ -22,7 +22,12 @@
 //!
 //! In debug builds every rule counts its hits ([`rule_hits`]).
 
+use super::sum::Sum;
+use super::{Info, Simplifier};
+use crate::bound::ConstBound;
+use crate::error::Result;
 use crate::expr::{Expr, ExprKind};
+use crate::modular::Modular;
 #[cfg(debug_assertions)]
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -151,6 +156,7 @@ fn op_of(e: &Expr) -> Option<(&'static str, smallvec::SmallVec<[&Expr; 3]>)> {
         ExprKind::Min(..) => "min",
         ExprKind::Max(..) => "max",
         ExprKind::FloorDiv(..) => "div",
+        ExprKind::FloorMod(..) => "mod",
         ExprKind::Select(..) => "select",
         _ => return None,
     };
@@ -213,14 +219,736 @@ fn build(p: &Pat, b: &Bindings) -> Option<Expr> {
     })
 }
 
-/// How often each rule fired in this process (debug builds; empty in
-/// release builds).
+// ------------------------------------------------------------ division rules
+
+/// The operator a division rule rewrites; its divisor is a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DivOp {
+    /// Floor division.
+    Div,
+    /// Floor modulo.
+    Mod,
+    /// Ceiling division.
+    CeilDiv,
+}
+
+/// A numerator pattern of a division rule, matched against the numerator's
+/// canonical linear form ([`Sum`]).
+#[derive(Debug)]
+pub(crate) enum Num {
+    /// `x`: the whole numerator.
+    Whole(&'static str),
+    /// `x + c0`: the terms (at least one) and the constant (which may be 0).
+    Offset(&'static str, &'static str),
+    /// `A * c0 + y`: any one term whose atom matches `A`, its coefficient,
+    /// and the rest of the sum (possibly the constant alone). With a
+    /// constant name in place of `y` (`A * c0 + c2`) the term must be the
+    /// only one and the name binds the constant (which may be 0).
+    Term(Pat, &'static str, &'static str),
+}
+
+/// A side condition or result of a division rule, over a candidate match.
+pub(crate) type LinearFn<T> = fn(&Match<'_>) -> T;
+
+/// One named division rule: `op(numerator, c1) => result, if condition`.
+pub(crate) struct LinearRule {
+    /// The rule's name, reported with its hit count in debug builds.
+    #[cfg_attr(not(any(test, debug_assertions)), allow(dead_code))]
+    pub name: &'static str,
+    /// The operator the rule rewrites.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub op: DivOp,
+    pub num: Num,
+    /// The constant name the divisor binds.
+    pub divisor: &'static str,
+    pub cond: Option<LinearFn<bool>>,
+    pub result: LinearFn<Res>,
+    /// An input on which the rule fires (its test).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub example: &'static str,
+    #[cfg(debug_assertions)]
+    hits: AtomicU64,
+}
+
+/// What an expression name of a division rule is bound to.
+#[derive(Clone, Debug)]
+pub(crate) enum Slot {
+    Unbound,
+    /// The whole numerator.
+    Whole,
+    /// The numerator without its constant.
+    Offset,
+    /// The numerator without the matched term.
+    Rest,
+    /// An expression inside the matched term, with its facts when known.
+    Expr(Expr, Option<Info>),
+}
+
+/// The bindings of one candidate match of a division rule: expression names
+/// `x`, `y`, `z` (slots 0-2) and constants `c0`-`c3`.
+#[derive(Clone, Debug)]
+pub(crate) struct Env<'s> {
+    sum: &'s Sum,
+    info: Info,
+    term: usize,
+    slots: [Slot; 3],
+    consts: [Option<i64>; 4],
+}
+
+impl<'s> Env<'s> {
+    fn new(sum: &'s Sum, info: Info) -> Env<'s> {
+        Env {
+            sum,
+            info,
+            term: usize::MAX,
+            slots: [Slot::Unbound, Slot::Unbound, Slot::Unbound],
+            consts: [None; 4],
+        }
+    }
+
+    /// Binds the constant `name` to `v`; false when it is bound to another
+    /// value.
+    fn bind_const(&mut self, name: &str, v: i64) -> bool {
+        let i = const_index(name);
+        match self.consts[i] {
+            Some(old) => old == v,
+            None => {
+                self.consts[i] = Some(v);
+                true
+            }
+        }
+    }
+
+    fn bind(&mut self, name: &str, slot: Slot) {
+        self.slots[expr_index(name)] = slot;
+    }
+
+    /// The linear form of slot `i`.
+    fn slot_sum(&self, i: usize) -> Result<Sum> {
+        Ok(match &self.slots[i] {
+            Slot::Whole => self.sum.clone(),
+            Slot::Offset => Sum {
+                terms: self.sum.terms.clone(),
+                konst: 0,
+            },
+            Slot::Rest => {
+                let mut s = self.sum.clone();
+                s.terms.remove(self.term);
+                s
+            }
+            Slot::Expr(e, info) => {
+                let mut s = Sum::default();
+                add_result(&mut s, e, *info)?;
+                s
+            }
+            Slot::Unbound => return Err(overflow()),
+        })
+    }
+}
+
+fn const_index(name: &str) -> usize {
+    match name {
+        "c0" => 0,
+        "c1" => 1,
+        "c2" => 2,
+        _ => 3,
+    }
+}
+
+fn expr_index(name: &str) -> usize {
+    match name {
+        "x" => 0,
+        "y" => 1,
+        _ => 2,
+    }
+}
+
+/// Adds `e` (with its facts when known) to `s`.
+pub(crate) fn add_result(s: &mut Sum, e: &Expr, info: Option<Info>) -> Result<()> {
+    match e.kind() {
+        ExprKind::Int(_) | ExprKind::Add(..) | ExprKind::Sub(..) => s.add_expr(e, 1),
+        ExprKind::Mul(a, b) if a.as_int().is_some() || b.as_int().is_some() => s.add_expr(e, 1),
+        _ => s.add_atom_info(e, 1, info),
+    }
+}
+
+fn overflow() -> crate::error::ArithError {
+    crate::error::ArithError::new(
+        crate::error::ErrorKind::Overflow,
+        "a rule's constant does not fit in 64 bits",
+    )
+}
+
+/// A candidate match as a rule's side condition and result see it.
+pub(crate) struct Match<'a> {
+    env: &'a Env<'a>,
+    si: &'a Simplifier<'a>,
+}
+
+impl<'a> Match<'a> {
+    /// The expression names `[x, y, z]`.
+    pub(crate) fn binds(&'a self) -> [Bind<'a>; 3] {
+        [0, 1, 2].map(|slot| Bind { m: self, slot })
+    }
+
+    /// The constants `[c0, c1, c2, c3]` (0 when unbound), widened so that
+    /// conditions and folds cannot overflow.
+    pub(crate) fn consts(&self) -> [i128; 4] {
+        self.env.consts.map(|c| i128::from(c.unwrap_or(0)))
+    }
+
+    fn fact(&self, slot: usize) -> Info {
+        let env = self.env;
+        match &env.slots[slot] {
+            Slot::Whole => env.info,
+            Slot::Offset => Info {
+                bound: env.info.bound.add(ConstBound::point(-env.sum.konst)),
+                modular: env.info.modular.add(Modular::exact(-env.sum.konst)),
+            },
+            Slot::Rest => {
+                let mut bound = ConstBound::point(env.sum.konst);
+                let mut modular = Modular::exact(env.sum.konst);
+                for (i, t) in env.sum.terms.iter().enumerate() {
+                    if i != env.term {
+                        let f = t.info.unwrap_or_else(|| self.si.info(&t.atom));
+                        bound = bound.add(f.bound.mul_const(t.coeff));
+                        modular = modular.add(f.modular.mul(Modular::exact(t.coeff)));
+                    }
+                }
+                Info { bound, modular }
+            }
+            Slot::Expr(e, info) => info.unwrap_or_else(|| self.si.info(e)),
+            Slot::Unbound => Info::ANY,
+        }
+    }
+
+    /// The number of terms of slot `slot`'s linear form, counting a
+    /// nonzero constant as one, and the gcd of its coefficients.
+    fn shape(&self, slot: usize) -> (i128, i128) {
+        let one = |s: &Sum| {
+            (
+                (s.terms.len() + usize::from(s.konst != 0)) as i128,
+                i128::from(s.coeff_gcd()),
+            )
+        };
+        let env = self.env;
+        match &env.slots[slot] {
+            Slot::Whole => one(env.sum),
+            Slot::Offset => (env.sum.terms.len() as i128, i128::from(env.sum.coeff_gcd())),
+            _ => env.slot_sum(slot).map_or((0, 0), |s| one(&s)),
+        }
+    }
+}
+
+/// An expression name in a side condition or result: its facts, and an
+/// operand of the result's arithmetic.
+#[derive(Clone, Copy)]
+pub(crate) struct Bind<'a> {
+    m: &'a Match<'a>,
+    slot: usize,
+}
+
+impl Bind<'_> {
+    /// Its smallest value (`i64::MIN` when unbounded below).
+    pub(crate) fn min(self) -> i128 {
+        i128::from(self.m.fact(self.slot).bound.min)
+    }
+    /// Its largest value (`i64::MAX` when unbounded above).
+    pub(crate) fn max(self) -> i128 {
+        i128::from(self.m.fact(self.slot).bound.max)
+    }
+    /// `m` in "always `r` modulo `m`" (0 when exact, 1 when nothing known).
+    pub(crate) fn modulus(self) -> i128 {
+        i128::from(self.m.fact(self.slot).modular.coeff)
+    }
+    /// `r` in "always `r` modulo `m`".
+    pub(crate) fn residue(self) -> i128 {
+        i128::from(self.m.fact(self.slot).modular.base)
+    }
+    /// The number of terms of its linear form (a nonzero constant counts).
+    pub(crate) fn len(self) -> i128 {
+        self.m.shape(self.slot).0
+    }
+    /// The gcd of its coefficients.
+    pub(crate) fn coeffs(self) -> i128 {
+        self.m.shape(self.slot).1
+    }
+    /// Its linear form with every coefficient divided by `g` (which
+    /// divides them all) and the constant floor-divided by `g`.
+    pub(crate) fn shrunk(self, g: i128) -> Res {
+        Res::Shrunk(self.slot, g)
+    }
+}
+
+/// A rule's result: linear arithmetic over names and constants, and
+/// divisions by constants (built and simplified by the simplifier).
+#[derive(Debug)]
+pub(crate) enum Res {
+    Name(usize),
+    Shrunk(usize, i128),
+    Const(i128),
+    Add(Box<Res>, Box<Res>),
+    Scale(Box<Res>, i128),
+    Div(Box<Res>, i128),
+    Mod(Box<Res>, i128),
+}
+
+/// What can be an operand of a result.
+pub(crate) trait IntoRes {
+    fn res(self) -> Res;
+}
+
+impl IntoRes for Res {
+    fn res(self) -> Res {
+        self
+    }
+}
+
+impl IntoRes for Bind<'_> {
+    fn res(self) -> Res {
+        Res::Name(self.slot)
+    }
+}
+
+impl IntoRes for i128 {
+    fn res(self) -> Res {
+        Res::Const(self)
+    }
+}
+
+/// A folded constant in a result.
+pub(crate) fn fold(v: i128) -> Res {
+    Res::Const(v)
+}
+
+macro_rules! res_ops {
+    ($($t:ty),*) => {$(
+        impl<T: IntoRes> std::ops::Add<T> for $t {
+            type Output = Res;
+            fn add(self, o: T) -> Res {
+                Res::Add(Box::new(self.res()), Box::new(o.res()))
+            }
+        }
+        impl<T: IntoRes> std::ops::Sub<T> for $t {
+            type Output = Res;
+            fn sub(self, o: T) -> Res {
+                Res::Add(Box::new(self.res()), Box::new(Res::Scale(Box::new(o.res()), -1)))
+            }
+        }
+        impl std::ops::Mul<i128> for $t {
+            type Output = Res;
+            fn mul(self, k: i128) -> Res {
+                Res::Scale(Box::new(self.res()), k)
+            }
+        }
+        /// Floor division by a constant.
+        impl std::ops::Div<i128> for $t {
+            type Output = Res;
+            fn div(self, k: i128) -> Res {
+                Res::Div(Box::new(self.res()), k)
+            }
+        }
+        /// Floor modulo by a constant.
+        impl std::ops::Rem<i128> for $t {
+            type Output = Res;
+            fn rem(self, k: i128) -> Res {
+                Res::Mod(Box::new(self.res()), k)
+            }
+        }
+    )*};
+}
+res_ops!(Res, Bind<'_>);
+
+/// `floor(a / b)` (0 for `b == 0`, which side conditions rule out).
+pub(crate) fn floor(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        return 0;
+    }
+    let q = a / b;
+    if a % b != 0 && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    }
+}
+
+/// `ceil(a / b)`.
+pub(crate) fn ceil(a: i128, b: i128) -> i128 {
+    -floor(-a, b)
+}
+
+/// `a - b * floor(a / b)`.
+pub(crate) fn fmod(a: i128, b: i128) -> i128 {
+    a - b * floor(a, b)
+}
+
+/// The non-negative gcd.
+pub(crate) fn gcd(a: i128, b: i128) -> i128 {
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Builds a numerator pattern and the divisor's name from
+/// `x, c1` / `x + c0, c1` / `A * c0 + y, c1`.
+macro_rules! linear_num {
+    ($x:ident , $d:ident) => {
+        (Num::Whole(stringify!($x)), stringify!($d))
+    };
+    ($x:ident + $k:ident , $d:ident) => {
+        (Num::Offset(stringify!($x), stringify!($k)), stringify!($d))
+    };
+    ($x:ident * $k:ident + $y:ident , $d:ident) => {
+        (
+            Num::Term(Pat::Name(stringify!($x)), stringify!($k), stringify!($y)),
+            stringify!($d),
+        )
+    };
+    ($f:ident ( $($a:tt)* ) * $k:ident + $y:ident , $d:ident) => {
+        (
+            Num::Term(pat!($f($($a)*)), stringify!($k), stringify!($y)),
+            stringify!($d),
+        )
+    };
+}
+
+macro_rules! linear_op {
+    (div) => {
+        DivOp::Div
+    };
+    (mod) => {
+        DivOp::Mod
+    };
+    (ceildiv) => {
+        DivOp::CeilDiv
+    };
+}
+
+/// The division rule table:
+/// `name: op(numerator, c1) => result, [if condition,] "example";`.
+///
+/// The leading `[x, y, z] [c0, c1, c2, c3];` names the expression and
+/// constant bindings, which conditions and results use as local values:
+/// constants as `i128`, expressions as [`Bind`]s with their facts
+/// (`x.min()`, `x.max()`, `x.modulus()`, `x.residue()`, `x.len()`,
+/// `x.coeffs()`) and arithmetic (`+`, `-`, `*` by a constant, `/` and `%`
+/// by a constant, floor semantics).
+macro_rules! linear_rules {
+    ($binds:tt $consts:tt ;
+     $( $name:ident : $op:ident ( $($num:tt)* ) => $res:expr $(, if $cond:expr)? , $example:literal ; )*) => {
+        vec![$({
+            let (num, divisor) = linear_num!($($num)*);
+            LinearRule {
+                name: stringify!($name),
+                op: linear_op!($op),
+                num,
+                divisor,
+                cond: None $(.or(Some((|m: &Match<'_>| {
+                    #[allow(unused_variables)]
+                    let $binds = m.binds();
+                    #[allow(unused_variables)]
+                    let $consts = m.consts();
+                    $cond
+                }) as LinearFn<bool>)))?,
+                result: |m: &Match<'_>| {
+                    #[allow(unused_variables)]
+                    let $binds = m.binds();
+                    #[allow(unused_variables)]
+                    let $consts = m.consts();
+                    IntoRes::res($res)
+                },
+                example: $example,
+                #[cfg(debug_assertions)]
+                hits: AtomicU64::new(0),
+            }
+        }),*]
+    };
+}
+
+/// Floor division by a constant, first stage: the rules that look at the
+/// whole numerator or at single terms.
+pub(crate) fn floor_div_rules() -> &'static [LinearRule] {
+    static RULES: OnceLock<Vec<LinearRule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        linear_rules! { [x, y, z] [c0, c1, c2, c3];
+            div_in_one_block: div(x, c1) => fold(floor(x.min(), c1)),
+                if floor(x.min(), c1) == floor(x.max(), c1), "(x + 4) // 16";
+            div_by_common_factor: div(x, c1) => x.shrunk(gcd(x.coeffs(), c1)) / (c1 / gcd(x.coeffs(), c1)),
+                if c1 > 0 && gcd(x.coeffs(), c1) > 1, "(x * 6 + y * 4 + 3) // 8";
+            div_drops_multiple: div(x * c0 + y, c1) => x * (c0 / c1) + y / c1,
+                if c1 > 0 && c0 % c1 == 0, "(x * 8 + y * 3) // 4";
+            div_of_two_valued_atom: div(x * c0 + c2, c1) =>
+                (x - x.min()) * (floor(c0 * x.max() + c2, c1) - floor(c0 * x.min() + c2, c1))
+                    + floor(c0 * x.min() + c2, c1),
+                if c1 > 0 && x.max() - x.min() == 1, "(x % 2 + 1) // 2";
+        }
+    })
+}
+
+/// Floor division by a constant, last stage (after the searches of
+/// `div.rs`): constants and single-term numerators.
+pub(crate) fn floor_div_late_rules() -> &'static [LinearRule] {
+    static RULES: OnceLock<Vec<LinearRule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        linear_rules! { [x, y, z] [c0, c1, c2, c3];
+            div_drops_constant_multiple: div(x + c0, c1) => x / c1 + c0 / c1,
+                if c1 > 0 && c0 != 0 && c0 % c1 == 0, "(x * 3 + y + 8) // 4";
+            div_of_div: div(div(x, c0) * c2 + c3, c1) => (x + c3 * c0) / (c0 * c1),
+                if c1 > 0 && c0 > 0 && c2 == 1, "(x // 2 + 3) // 4";
+            div_of_mod: div(mod(x, c0) * c2 + c3, c1) => (x / c1) % (c0 / c1),
+                if c1 > 0 && c0 > 0 && c2 == 1 && c3 == 0 && c0 % c1 == 0, "(x % 8) // 2";
+        }
+    })
+}
+
+/// Floor modulo by a constant (positive or negative).
+pub(crate) fn floor_mod_rules() -> &'static [LinearRule] {
+    static RULES: OnceLock<Vec<LinearRule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        linear_rules! { [x, y, z] [c0, c1, c2, c3];
+            mod_in_one_block: mod(x, c1) => x - c1 * floor(x.min(), c1),
+                if floor(x.min(), c1) == floor(x.max(), c1), "(x + 4) % 16";
+            mod_of_aligned: mod(x, c1) => fold(fmod(x.residue(), c1)),
+                if x.modulus() != 0 && x.modulus() % c1 == 0, "(x * 8 + 3) % 4";
+            mod_drops_multiple: mod(x * c0 + y, c1) => y % c1,
+                if c0 % c1 == 0, "(x * 8 + y) % 4";
+            mod_of_inner_mod: mod(mod(x, c0) * c2 + y, c1) => (x * c2 + y) % c1,
+                if c0 % c1 == 0 && (c2 == 1 || x.len() == 1), "(x % 8 + y) % 4";
+            mod_reduces_constant: mod(x + c0, c1) => (x + fmod(c0, c1)) % c1,
+                if c0.abs() >= c1.abs(), "(x + 9) % 4";
+        }
+    })
+}
+
+/// Ceiling division by a constant.
+pub(crate) fn ceil_div_rules() -> &'static [LinearRule] {
+    static RULES: OnceLock<Vec<LinearRule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        linear_rules! { [x, y, z] [c0, c1, c2, c3];
+            ceildiv_in_one_block: ceildiv(x, c1) => fold(ceil(x.min(), c1)),
+                if ceil(x.min(), c1) == ceil(x.max(), c1), "ceildiv(x + 12, 16)";
+        }
+    })
+}
+
+/// The termination measure of a division by a constant, compared
+/// lexicographically: the number of division and modulo nodes in the
+/// numerator, modulo before division, the numerator's number of terms, the
+/// divisor's magnitude, the magnitude of the numerator's constant.
+pub(crate) fn measure(num: &Sum, op: DivOp, c: i64) -> (usize, u8, usize, u64, u64) {
+    let mut divisions = 0;
+    for t in &num.terms {
+        crate::walk::any_node(&t.atom, |n| {
+            divisions += usize::from(matches!(
+                n.kind(),
+                ExprKind::FloorDiv(..) | ExprKind::FloorMod(..) | ExprKind::CeilDiv(..)
+            ));
+            false
+        });
+    }
+    let rank = match op {
+        DivOp::Mod => 0,
+        DivOp::Div | DivOp::CeilDiv => 1,
+    };
+    (
+        divisions,
+        rank,
+        num.terms.len(),
+        c.unsigned_abs(),
+        num.konst.unsigned_abs(),
+    )
+}
+
+impl Simplifier<'_> {
+    /// Rewrites `op(s, c)` (with `info` the facts of `s`) by the first rule
+    /// of `rules` that matches, returning the result's linear form.
+    pub(crate) fn apply_linear(
+        &mut self,
+        rules: &'static [LinearRule],
+        op: DivOp,
+        s: &Sum,
+        info: Info,
+        c: i64,
+    ) -> Result<Option<Sum>> {
+        for r in rules {
+            let Some((res, env)) = self.match_linear(r, s, info, c) else {
+                continue;
+            };
+            let top = measure(s, op, c);
+            match self.build_linear(&res, &env, top, r.name) {
+                Ok(out) => {
+                    #[cfg(debug_assertions)]
+                    r.hits.fetch_add(1, Ordering::Relaxed);
+                    return Ok(Some(out));
+                }
+                Err(e) if e.kind == crate::error::ErrorKind::Overflow => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The first binding of `r`'s pattern to `op(s, c)` that meets its side
+    /// condition, with the rule's result over it.
+    fn match_linear<'s>(
+        &self,
+        r: &LinearRule,
+        s: &'s Sum,
+        info: Info,
+        c: i64,
+    ) -> Option<(Res, Env<'s>)> {
+        let mut base = Env::new(s, info);
+        base.bind_const(r.divisor, c);
+        let check = |env: Env<'s>| -> Option<(Res, Env<'s>)> {
+            let m = Match {
+                env: &env,
+                si: self,
+            };
+            if r.cond.is_some_and(|f| !f(&m)) {
+                return None;
+            }
+            let res = (r.result)(&m);
+            Some((res, env))
+        };
+        match &r.num {
+            Num::Whole(x) => {
+                base.bind(x, Slot::Whole);
+                check(base)
+            }
+            Num::Offset(x, k) => {
+                if s.terms.is_empty() || !base.bind_const(k, s.konst) {
+                    return None;
+                }
+                base.bind(x, Slot::Offset);
+                check(base)
+            }
+            Num::Term(atom, k, rest) => {
+                let rest_is_const = rest.starts_with('c');
+                if rest_is_const && s.terms.len() != 1 {
+                    return None;
+                }
+                for (i, t) in s.terms.iter().enumerate() {
+                    let mut env = base.clone();
+                    env.term = i;
+                    if let Pat::Name(x) = atom {
+                        env.bind(x, Slot::Expr(t.atom.clone(), t.info));
+                    } else {
+                        let mut b = Bindings::default();
+                        if !matches(atom, &t.atom, &mut b) {
+                            continue;
+                        }
+                        let mut ok = true;
+                        for (n, e) in b.exprs {
+                            if n.starts_with('c') {
+                                ok &= e.as_int().is_some_and(|v| env.bind_const(n, v));
+                            } else {
+                                env.bind(n, Slot::Expr(e, None));
+                            }
+                        }
+                        if !ok {
+                            continue;
+                        }
+                    }
+                    if !env.bind_const(k, t.coeff) {
+                        continue;
+                    }
+                    if rest_is_const {
+                        if !env.bind_const(rest, s.konst) {
+                            continue;
+                        }
+                    } else {
+                        env.bind(rest, Slot::Rest);
+                    }
+                    if let Some(found) = check(env) {
+                        return Some(found);
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// The linear form of a rule's result. Every division it builds is
+    /// smaller than the rewritten one by [`measure`] (checked in debug
+    /// builds), so rules cannot rewrite in a cycle.
+    fn build_linear(
+        &mut self,
+        res: &Res,
+        env: &Env,
+        top: (usize, u8, usize, u64, u64),
+        name: &str,
+    ) -> Result<Sum> {
+        let k64 = |k: i128| i64::try_from(k).map_err(|_| overflow());
+        Ok(match res {
+            Res::Name(i) => env.slot_sum(*i)?,
+            Res::Shrunk(i, g) => {
+                let g = k64(*g)?;
+                let mut s = env.slot_sum(*i)?;
+                if g <= 0 || s.terms.iter().any(|t| t.coeff % g != 0) {
+                    return Err(overflow());
+                }
+                for t in &mut s.terms {
+                    t.coeff /= g;
+                }
+                s.konst = s.konst.div_euclid(g);
+                s
+            }
+            Res::Const(v) => Sum::constant(k64(*v)?),
+            Res::Add(a, b) => {
+                let mut s = self.build_linear(a, env, top, name)?;
+                let t = self.build_linear(b, env, top, name)?;
+                s.add_sum(&t, 1)?;
+                s
+            }
+            Res::Scale(a, k) => {
+                let mut s = self.build_linear(a, env, top, name)?;
+                s.scale(k64(*k)?)?;
+                s
+            }
+            Res::Div(a, k) | Res::Mod(a, k) => {
+                let op = if matches!(res, Res::Div(..)) {
+                    DivOp::Div
+                } else {
+                    DivOp::Mod
+                };
+                let n = self.build_linear(a, env, top, name)?;
+                let k = k64(*k)?;
+                debug_assert!(
+                    measure(&n, op, k) < top,
+                    "{name}: the result's division is not smaller than the rewritten one: {} ({:?}) vs {:?} from {}",
+                    n.rebuild(), measure(&n, op, k), top, env.sum.rebuild()
+                );
+                let (e, i) = self.divide_sum(n, op, k)?;
+                let mut s = Sum::default();
+                add_result(&mut s, &e, Some(i))?;
+                s
+            }
+        })
+    }
+}
+
+/// How often each rule of every table fired in this process (debug
+/// builds; empty in release builds).
 pub fn rule_hits() -> Vec<(&'static str, u64)> {
     #[cfg(debug_assertions)]
     {
+        let linear = [
+            floor_div_rules(),
+            floor_div_late_rules(),
+            floor_mod_rules(),
+            ceil_div_rules(),
+        ];
         min_max_rules()
             .iter()
             .map(|r| (r.name, r.hits.load(Ordering::Relaxed)))
+            .chain(
+                linear
+                    .into_iter()
+                    .flatten()
+                    .map(|r| (r.name, r.hits.load(Ordering::Relaxed))),
+            )
             .collect()
     }
     #[cfg(not(debug_assertions))]
@@ -278,35 +1006,86 @@ mod tests {
         }
     }
 
+    /// Every rule of every table, as (name, example).
+    fn all_rules() -> Vec<(&'static str, &'static str)> {
+        let linear = [
+            floor_div_rules(),
+            floor_div_late_rules(),
+            floor_mod_rules(),
+            ceil_div_rules(),
+        ];
+        min_max_rules()
+            .iter()
+            .map(|r| (r.name, r.example))
+            .chain(linear.into_iter().flatten().map(|r| (r.name, r.example)))
+            .collect()
+    }
+
     /// Each rule fires on its example, and the result agrees with the input
-    /// at every point of a box.
+    /// at every point of a box. For division rules this also checks the
+    /// termination measure: every division a result builds is smaller by
+    /// [`measure`] than the one rewritten (a debug assertion in
+    /// `build_linear`).
     #[test]
     fn every_rule_fires_on_its_example_and_is_sound() {
-        for r in min_max_rules() {
-            let (e, scope) = crate::parse_with_scope(r.example).unwrap();
+        for (name, example) in all_rules() {
+            let (e, scope) = crate::parse_with_scope(example).unwrap();
             let mut an = Analyzer::new();
             let vars = e.vars();
             for v in &vars {
                 an.bind(v, Range::half_open(Expr::int(-4), Expr::int(5)));
             }
-            let before = hits(r.name);
+            let before = hits(name);
             let s = an.simplify(&e).unwrap();
-            assert!(
-                hits(r.name) > before,
-                "{} did not fire on {}",
-                r.name,
-                r.example
-            );
+            assert!(hits(name) > before, "{name} did not fire on {example}");
             let n = vars.len() as u32;
             for k in 0..9i64.pow(n) {
                 let point: Vec<i64> = (0..n).map(|i| (k / 9i64.pow(i)) % 9 - 4).collect();
                 let env = |w: &crate::Var| vars.iter().position(|v| v == w).map(|i| point[i]);
                 if let Ok(want) = e.eval(&env) {
-                    assert_eq!(s.eval(&env).ok(), Some(want), "{}: {e} => {s}", r.name);
+                    assert_eq!(s.eval(&env).ok(), Some(want), "{name}: {e} => {s}");
                 }
             }
             let _ = scope;
         }
+    }
+
+    /// Every rule is listed by `rule_hits`, once.
+    #[test]
+    fn rule_hits_lists_every_rule_once() {
+        let listed: Vec<_> = rule_hits().into_iter().map(|(n, _)| n).collect();
+        for (name, _) in all_rules() {
+            assert_eq!(listed.iter().filter(|n| **n == name).count(), 1, "{name}");
+        }
+        assert_eq!(listed.len(), all_rules().len());
+    }
+
+    /// The division rules' operators and names are what their patterns say.
+    #[test]
+    fn division_rules_match_their_operator() {
+        for (rules, op) in [
+            (floor_div_rules(), DivOp::Div),
+            (floor_div_late_rules(), DivOp::Div),
+            (floor_mod_rules(), DivOp::Mod),
+            (ceil_div_rules(), DivOp::CeilDiv),
+        ] {
+            for r in rules {
+                assert_eq!(r.op, op, "{}", r.name);
+                assert!(r.divisor.starts_with('c'), "{}", r.name);
+            }
+        }
+    }
+
+    /// The termination measure orders what the rules rely on.
+    #[test]
+    fn measure_orders_divisions() {
+        let s = Sum::of(&crate::parse("x * 8 + y + 3").unwrap()).unwrap();
+        let rest = Sum::of(&crate::parse("y + 3").unwrap()).unwrap();
+        let reduced = Sum::of(&crate::parse("x * 8 + y + 1").unwrap()).unwrap();
+        assert!(measure(&rest, DivOp::Div, 4) < measure(&s, DivOp::Div, 4));
+        assert!(measure(&s, DivOp::Div, 2) < measure(&s, DivOp::Div, 4));
+        assert!(measure(&s, DivOp::Mod, 8) < measure(&s, DivOp::Div, 4));
+        assert!(measure(&reduced, DivOp::Mod, 2) < measure(&s, DivOp::Mod, 2));
     }
 
     fn hits(name: &str) -> u64 {
