@@ -1,7 +1,7 @@
 //! Rules for floor division, floor modulo and ceiling division.
 
 use super::product;
-use super::rules::{self, DivOp};
+use super::rules::{self, DivOp, Lin};
 use super::sum::Sum;
 use super::{division_by_zero, Info, Out, Simplifier};
 use crate::bound::ConstBound;
@@ -12,25 +12,31 @@ use crate::num;
 
 impl Simplifier<'_> {
     /// `op(n, k)` for a rule's result: the numerator's linear form over a
-    /// constant divisor.
-    pub(crate) fn divide_sum(&mut self, n: Sum, op: DivOp, k: i64) -> Out {
+    /// constant divisor, left unfinished when it is a linear form.
+    pub(crate) fn divide_linear(&mut self, n: Sum, op: DivOp, k: i64) -> Result<Lin> {
         if k > 1 && n.as_const().is_none() {
             let info = self.sum_info(&n);
-            return match op {
-                DivOp::Div => self.floor_div_const_sum(n, info, k),
-                DivOp::Mod => self.floor_mod_const_sum(n, info, k),
-                DivOp::CeilDiv => {
-                    let (a, ia) = self.finish_sum(n)?;
-                    self.ceil_div_simplified(a, ia, Expr::int(k), Info::exact(k))
-                }
-            };
+            match op {
+                DivOp::Div => return self.floor_div_linear(n, info, k),
+                DivOp::Mod => return self.floor_mod_linear(n, info, k),
+                DivOp::CeilDiv => {}
+            }
         }
         let (a, ia) = self.finish_sum(n)?;
         let (b, ib) = (Expr::int(k), Info::exact(k));
-        match op {
-            DivOp::Div => self.floor_div_simplified(a, ia, b, ib),
-            DivOp::Mod => self.floor_mod_simplified(a, ia, b, ib),
-            DivOp::CeilDiv => self.ceil_div_simplified(a, ia, b, ib),
+        let (e, i) = match op {
+            DivOp::Div => self.floor_div_simplified(a, ia, b, ib)?,
+            DivOp::Mod => self.floor_mod_simplified(a, ia, b, ib)?,
+            DivOp::CeilDiv => self.ceil_div_simplified(a, ia, b, ib)?,
+        };
+        Ok(Lin::Done(e, i))
+    }
+
+    /// The simplified expression of a rule's result.
+    fn finish_linear(&mut self, l: Lin) -> Out {
+        match l {
+            Lin::Done(e, i) => Ok((e, i)),
+            Lin::Sum(s) => self.finish_sum(s),
         }
     }
 
@@ -83,7 +89,7 @@ impl Simplifier<'_> {
             if let Some(r) =
                 self.apply_linear(rules::ceil_div_rules(), DivOp::CeilDiv, &s, ia, c)?
             {
-                return self.finish_sum(r);
+                return self.finish_linear(r);
             }
         }
         // Search: ceildiv(a, c) = (a + (c - 1)) // c for c > 0; keep the
@@ -212,36 +218,40 @@ impl Simplifier<'_> {
             });
         }
         let whole_bound = ia.bound.floor_div(ConstBound::point(c));
-        let (e, mut info) = self.floor_div_const_rules(s, ia, c)?;
+        let l = self.floor_div_linear(s, ia, c)?;
+        let (e, mut info) = self.finish_linear(l)?;
         info.bound = info.bound.intersect(whole_bound);
         Ok((e, info))
     }
 
     /// `s // c` for `c > 0`: the rule tables of [`rules`], with the
     /// searches that are not one-line rules between them.
-    fn floor_div_const_rules(&mut self, s: Sum, ia: Info, c: i64) -> Out {
+    fn floor_div_linear(&mut self, s: Sum, ia: Info, c: i64) -> Result<Lin> {
         if let Some(r) = self.apply_linear(rules::floor_div_rules(), DivOp::Div, &s, ia, c)? {
-            return self.finish_sum(r);
+            return Ok(r);
         }
         if let Some((b, c2)) = self.drop_small_remainder(&s, c)? {
             let (be, bi) = self.finish_sum(b)?;
-            return self.floor_div_simplified(be, bi, Expr::int(c2), Info::exact(c2));
+            let (e, i) = self.floor_div_simplified(be, bi, Expr::int(c2), Info::exact(c2))?;
+            return Ok(Lin::Done(e, i));
         }
-        if let Some(out) = self.split_whole_multiples(&s, c)? {
-            return Ok(out);
+        if let Some((e, i)) = self.split_whole_multiples(&s, c)? {
+            return Ok(Lin::Done(e, i));
         }
-        if let Some(r) = self.apply_linear(rules::floor_div_late_rules(), DivOp::Div, &s, ia, c)? {
-            return self.finish_sum(r);
+        if let Some(r) =
+            self.apply_linear(rules::floor_div_late_rules(), DivOp::Div, &s, ia, c)?
+        {
+            return Ok(r);
         }
         if s.terms.len() > 1 {
             if let Some(merged) = self.fold_inner_division(&s, c)? {
                 let info = self.info(&merged);
-                return Ok((merged, info));
+                return Ok(Lin::Done(merged, info));
             }
         }
         let e = Expr::floor_div(s.rebuild(), Expr::int(c));
         let info = self.info(&e);
-        Ok((e, info))
+        Ok(Lin::Done(e, info))
     }
 
     /// Search: whole multiples of `c` hidden in coefficients.
@@ -353,7 +363,7 @@ impl Simplifier<'_> {
             // either sign of the divisor).
             let s = Sum::of(&a)?;
             if let Some(r) = self.apply_linear(rules::floor_mod_rules(), DivOp::Mod, &s, ia, c)? {
-                return self.finish_sum(r);
+                return self.finish_linear(r);
             }
         }
         self.floor_mod_symbolic(a, ia, b, ib)
@@ -366,18 +376,24 @@ impl Simplifier<'_> {
 
     /// `s % c` for a constant `c > 0` and a canonical linear form `s`.
     fn floor_mod_const_sum(&mut self, s: Sum, ia: Info, c: i64) -> Out {
-        let range = ConstBound::new(0, c - 1);
+        let l = self.floor_mod_linear(s, ia, c)?;
+        let (e, mut info) = self.finish_linear(l)?;
+        info.bound = info.bound.intersect(ConstBound::new(0, c - 1));
+        Ok((e, info))
+    }
+
+    /// `s % c` for `c > 1`: the rule table of [`rules`], then the searches
+    /// that are not one-line rules.
+    fn floor_mod_linear(&mut self, s: Sum, ia: Info, c: i64) -> Result<Lin> {
         if let Some(r) = self.apply_linear(rules::floor_mod_rules(), DivOp::Mod, &s, ia, c)? {
-            let (e, mut info) = self.finish_sum(r)?;
-            info.bound = info.bound.intersect(range);
-            return Ok((e, info));
+            return Ok(r);
         }
         if let Some(v) = s.as_const() {
             let v = num::floor_mod(v, c)?;
-            return Ok((Expr::int(v), Info::exact(v)));
+            return Ok(Lin::Done(Expr::int(v), Info::exact(v)));
         }
-        if let Some(out) = self.mod_by_common_factor(&s, c)? {
-            return Ok(out);
+        if let Some((e, i)) = self.mod_by_common_factor(&s, c)? {
+            return Ok(Lin::Done(e, i));
         }
         // (g*B + R) % (g*c') == B % c' * g + R when 0 <= R < g, if no larger.
         if let Some((b, c2)) = self.drop_small_remainder(&s, c)? {
@@ -393,14 +409,15 @@ impl Simplifier<'_> {
             let (m, _) = self.floor_mod_const(be, bi, c2)?;
             r.add_expr(&m, g)?;
             if r.cost() <= s.cost() + 2 {
-                let (e, mut info) = self.finish_sum(r)?;
-                info.bound = info.bound.intersect(range);
-                return Ok((e, info));
+                return Ok(Lin::Sum(r));
             }
         }
         let e = Expr::floor_mod(s.rebuild(), Expr::int(c));
-        let bound = ia.bound.floor_mod_aligned(ia.modular, c).intersect(range);
-        Ok((
+        let bound = ia
+            .bound
+            .floor_mod_aligned(ia.modular, c)
+            .intersect(ConstBound::new(0, c - 1));
+        Ok(Lin::Done(
             e,
             Info {
                 bound,

@@ -733,6 +733,29 @@ pub(crate) fn ceil_div_rules() -> &'static [LinearRule] {
     })
 }
 
+/// A rule's result: an expression already simplified, or a linear form
+/// still to be finished (so that a chain of rules finishes its sum once).
+pub(crate) enum Lin {
+    Done(Expr, Info),
+    Sum(Sum),
+}
+
+impl Lin {
+    /// Adds `self` to `s`.
+    fn add_to(self, s: &mut Sum) -> Result<()> {
+        match self {
+            Lin::Done(e, i) => add_result(s, &e, Some(i)),
+            Lin::Sum(t) => {
+                for u in t.terms {
+                    s.add_atom_info(&u.atom, u.coeff, u.info)?;
+                }
+                s.konst = crate::num::add(s.konst, t.konst)?;
+                Ok(())
+            }
+        }
+    }
+}
+
 /// The termination measure of a division by a constant, compared
 /// lexicographically: the number of division and modulo nodes in the
 /// numerator, modulo before division, the numerator's number of terms, the
@@ -771,13 +794,19 @@ impl Simplifier<'_> {
         s: &Sum,
         info: Info,
         c: i64,
-    ) -> Result<Option<Sum>> {
+    ) -> Result<Option<Lin>> {
         for r in rules {
             let Some((res, env)) = self.match_linear(r, s, info, c) else {
                 continue;
             };
             let top = measure(s, op, c);
-            match self.build_linear(&res, &env, top, r.name) {
+            let built = match &res {
+                // A division alone is returned as its own result.
+                Res::Div(a, k) => self.build_division(a, *k, DivOp::Div, &env, top, r.name),
+                Res::Mod(a, k) => self.build_division(a, *k, DivOp::Mod, &env, top, r.name),
+                _ => self.build_linear(&res, &env, top, r.name).map(Lin::Sum),
+            };
+            match built {
                 Ok(out) => {
                     #[cfg(debug_assertions)]
                     r.hits.fetch_add(1, Ordering::Relaxed);
@@ -913,19 +942,36 @@ impl Simplifier<'_> {
                 } else {
                     DivOp::Mod
                 };
-                let n = self.build_linear(a, env, top, name)?;
-                let k = k64(*k)?;
-                debug_assert!(
-                    measure(&n, op, k) < top,
-                    "{name}: the result's division is not smaller than the rewritten one: {} ({:?}) vs {:?} from {}",
-                    n.rebuild(), measure(&n, op, k), top, env.sum.rebuild()
-                );
-                let (e, i) = self.divide_sum(n, op, k)?;
                 let mut s = Sum::default();
-                add_result(&mut s, &e, Some(i))?;
+                self.build_division(a, *k, op, env, top, name)?
+                    .add_to(&mut s)?;
                 s
             }
         })
+    }
+
+    /// `op(a, k)` for a rule's result; the division must be smaller than
+    /// the rewritten one by [`measure`] (checked in debug builds).
+    fn build_division(
+        &mut self,
+        a: &Res,
+        k: i128,
+        op: DivOp,
+        env: &Env,
+        top: (usize, u8, usize, u64, u64),
+        name: &str,
+    ) -> Result<Lin> {
+        let n = self.build_linear(a, env, top, name)?;
+        let k = i64::try_from(k).map_err(|_| overflow())?;
+        debug_assert!(
+            measure(&n, op, k) < top,
+            "{name}: the result's division is not smaller than the rewritten one: {} ({:?}) vs {:?} from {}",
+            n.rebuild(),
+            measure(&n, op, k),
+            top,
+            env.sum.rebuild()
+        );
+        self.divide_linear(n, op, k)
     }
 }
 
