@@ -238,9 +238,7 @@ impl Simplifier<'_> {
         if let Some((e, i)) = self.split_whole_multiples(&s, c)? {
             return Ok(Lin::Done(e, i));
         }
-        if let Some(r) =
-            self.apply_linear(rules::floor_div_late_rules(), DivOp::Div, &s, ia, c)?
-        {
+        if let Some(r) = self.apply_linear(rules::floor_div_late_rules(), DivOp::Div, &s, ia, c)? {
             return Ok(r);
         }
         if s.terms.len() > 1 {

@@ -630,9 +630,10 @@ impl<'a> Simplifier<'a> {
                 num.konst = num::add(num.konst, kc)?;
                 alt.konst = 0;
             }
-            let (n, ni) = self.finish_sum(num)?;
-            let (d, _) = self.floor_div_simplified(n, ni, c.clone(), Info::exact(cv))?;
-            alt.add_expr(&d, 1)?;
+            // The division's own result is added unfinished: finishing it
+            // would run the sum rules on it, one level deeper.
+            self.divide_linear(num, rules::DivOp::Div, cv)?
+                .add_to(&mut alt)?;
             if alt.cost() < s.cost() {
                 *s = alt;
                 return Ok(());

@@ -280,8 +280,10 @@ pub(crate) enum Slot {
     Offset,
     /// The numerator without the matched term.
     Rest,
-    /// An expression inside the matched term, with its facts when known.
-    Expr(Expr, Option<Info>),
+    /// The matched term's atom.
+    Atom,
+    /// An expression inside the matched term's atom.
+    Expr(Expr),
 }
 
 /// The bindings of one candidate match of a division rule: expression names
@@ -336,9 +338,15 @@ impl<'s> Env<'s> {
                 s.terms.remove(self.term);
                 s
             }
-            Slot::Expr(e, info) => {
+            Slot::Atom => {
+                let t = &self.sum.terms[self.term];
                 let mut s = Sum::default();
-                add_result(&mut s, e, *info)?;
+                s.add_atom_info(&t.atom, 1, t.info)?;
+                s
+            }
+            Slot::Expr(e) => {
+                let mut s = Sum::default();
+                add_result(&mut s, e, None)?;
                 s
             }
             Slot::Unbound => return Err(overflow()),
@@ -417,7 +425,11 @@ impl<'a> Match<'a> {
                 }
                 Info { bound, modular }
             }
-            Slot::Expr(e, info) => info.unwrap_or_else(|| self.si.info(e)),
+            Slot::Atom => {
+                let t = &env.sum.terms[env.term];
+                t.info.unwrap_or_else(|| self.si.info(&t.atom))
+            }
+            Slot::Expr(e) => self.si.info(e),
             Slot::Unbound => Info::ANY,
         }
     }
@@ -675,6 +687,8 @@ pub(crate) fn floor_div_rules() -> &'static [LinearRule] {
         linear_rules! { [x, y, z] [c0, c1, c2, c3];
             div_in_one_block: div(x, c1) => fold(floor(x.min(), c1)),
                 if floor(x.min(), c1) == floor(x.max(), c1), "(x + 4) // 16";
+            div_drops_constant_multiple: div(x + c0, c1) => x / c1 + c0 / c1,
+                if c1 > 0 && c0 != 0 && c0 % c1 == 0, "(x * 3 + y + 8) // 4";
             div_by_common_factor: div(x, c1) => x.shrunk(gcd(x.coeffs(), c1)) / (c1 / gcd(x.coeffs(), c1)),
                 if c1 > 0 && gcd(x.coeffs(), c1) > 1, "(x * 6 + y * 4 + 3) // 8";
             div_drops_multiple: div(x * c0 + y, c1) => x * (c0 / c1) + y / c1,
@@ -693,8 +707,6 @@ pub(crate) fn floor_div_late_rules() -> &'static [LinearRule] {
     static RULES: OnceLock<Vec<LinearRule>> = OnceLock::new();
     RULES.get_or_init(|| {
         linear_rules! { [x, y, z] [c0, c1, c2, c3];
-            div_drops_constant_multiple: div(x + c0, c1) => x / c1 + c0 / c1,
-                if c1 > 0 && c0 != 0 && c0 % c1 == 0, "(x * 3 + y + 8) // 4";
             div_of_div: div(div(x, c0) * c2 + c3, c1) => (x + c3 * c0) / (c0 * c1),
                 if c1 > 0 && c0 > 0 && c2 == 1, "(x // 2 + 3) // 4";
             div_of_mod: div(mod(x, c0) * c2 + c3, c1) => (x / c1) % (c0 / c1),
@@ -742,7 +754,7 @@ pub(crate) enum Lin {
 
 impl Lin {
     /// Adds `self` to `s`.
-    fn add_to(self, s: &mut Sum) -> Result<()> {
+    pub(crate) fn add_to(self, s: &mut Sum) -> Result<()> {
         match self {
             Lin::Done(e, i) => add_result(s, &e, Some(i)),
             Lin::Sum(t) => {
@@ -799,7 +811,12 @@ impl Simplifier<'_> {
             let Some((res, env)) = self.match_linear(r, s, info, c) else {
                 continue;
             };
-            let top = measure(s, op, c);
+            // The measure is only checked in debug builds.
+            let top = if cfg!(debug_assertions) {
+                measure(s, op, c)
+            } else {
+                Default::default()
+            };
             let built = match &res {
                 // A division alone is returned as its own result.
                 Res::Div(a, k) => self.build_division(a, *k, DivOp::Div, &env, top, r.name),
@@ -862,7 +879,7 @@ impl Simplifier<'_> {
                     let mut env = base.clone();
                     env.term = i;
                     if let Pat::Name(x) = atom {
-                        env.bind(x, Slot::Expr(t.atom.clone(), t.info));
+                        env.bind(x, Slot::Atom);
                     } else {
                         let mut b = Bindings::default();
                         if !matches(atom, &t.atom, &mut b) {
@@ -873,7 +890,7 @@ impl Simplifier<'_> {
                             if n.starts_with('c') {
                                 ok &= e.as_int().is_some_and(|v| env.bind_const(n, v));
                             } else {
-                                env.bind(n, Slot::Expr(e, None));
+                                env.bind(n, Slot::Expr(e));
                             }
                         }
                         if !ok {
