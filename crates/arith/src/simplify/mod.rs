@@ -558,12 +558,16 @@ impl<'a> Simplifier<'a> {
                 alt.add_atom(&s.terms[i].atom, num::neg(coeff)?)?;
                 if let Some(k) = d.as_const() {
                     // N1 // c == N2 // c + (N2 % c + k) // c
-                    let (q2, _) = self.visit(&Expr::floor_div(n2.clone(), c.clone()))?;
-                    let (r2, _) = self.visit(&Expr::floor_mod(n2.clone(), c.clone()))?;
-                    let inner = Expr::floor_div(Expr::add(r2, Expr::int(k)), Expr::int(cv));
-                    let (inner, _) = self.visit(&inner)?;
-                    alt.add_expr(&q2, coeff)?;
-                    alt.add_expr(&inner, coeff)?;
+                    // (Each division's result is added unfinished, as in
+                    // `fold_offset_into_div`.)
+                    let n2s = Sum::of(n2)?;
+                    self.divide_linear(n2s.clone(), rules::DivOp::Div, cv)?
+                        .add_scaled_to(&mut alt, coeff)?;
+                    let mut inner = Sum::constant(k);
+                    self.divide_linear(n2s, rules::DivOp::Mod, cv)?
+                        .add_to(&mut inner)?;
+                    self.divide_linear(inner, rules::DivOp::Div, cv)?
+                        .add_scaled_to(&mut alt, coeff)?;
                 } else if matches!(s.terms[j].atom.kind(), ExprKind::FloorDiv(..))
                     && s.terms[j].coeff == coeff
                 {

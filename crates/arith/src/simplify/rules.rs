@@ -755,13 +755,19 @@ pub(crate) enum Lin {
 impl Lin {
     /// Adds `self` to `s`.
     pub(crate) fn add_to(self, s: &mut Sum) -> Result<()> {
+        self.add_scaled_to(s, 1)
+    }
+
+    /// Adds `k * self` to `s`.
+    pub(crate) fn add_scaled_to(self, s: &mut Sum, k: i64) -> Result<()> {
         match self {
-            Lin::Done(e, i) => add_result(s, &e, Some(i)),
+            Lin::Done(e, i) if k == 1 => add_result(s, &e, Some(i)),
+            Lin::Done(e, _) => s.add_expr(&e, k),
             Lin::Sum(t) => {
                 for u in t.terms {
-                    s.add_atom_info(&u.atom, u.coeff, u.info)?;
+                    s.add_atom_info(&u.atom, crate::num::mul(u.coeff, k)?, u.info)?;
                 }
-                s.konst = crate::num::add(s.konst, t.konst)?;
+                s.konst = crate::num::add(s.konst, crate::num::mul(t.konst, k)?)?;
                 Ok(())
             }
         }
