@@ -1,4 +1,12 @@
-//! Rules for floor division, floor modulo and ceiling division.
+//! Floor division, floor modulo and ceiling division.
+//!
+//! Divisions by a constant run the rule tables of [`super::rules`]; what
+//! stays here are constant folding and the searches that are not one-line
+//! rules (each says in its doc comment why it terminates): expanding inner
+//! modulos, `drop_small_remainder`, `split_whole_multiples`,
+//! `fold_inner_division`, `mod_by_common_factor`, the negated form of a
+//! division by a negative constant, the floor form of a ceiling division,
+//! and divisions by symbolic divisors.
 
 use super::product;
 use super::rules::{self, DivOp, Lin};
@@ -159,7 +167,9 @@ impl Simplifier<'_> {
                 return self.floor_div_const(a, ia, c);
             }
             if c != i64::MIN {
-                // x // -c == (-x) // c
+                // Search: x // -c == (-x) // c, kept when strictly smaller.
+                // Terminates: the division it builds has a positive
+                // divisor, and those never build one by a negative constant.
                 let mut s = Sum::of(&a)?;
                 s.scale(-1)?;
                 let (na, nia) = self.finish_sum(s)?;
@@ -188,9 +198,10 @@ impl Simplifier<'_> {
 
     /// `s // c` for a constant `c > 0` and a canonical linear form `s`.
     fn floor_div_const_sum(&mut self, s: Sum, ia: Info, c: i64) -> Out {
-        // `X % m` with `c | m` may be better seen as `X - m * (X // m)`:
-        // `(x - x % 21) // 21` is `x // 21`. Both forms are divided and the
-        // smaller result kept.
+        // Search: `X % m` with `c | m` may be better seen as
+        // `X - m * (X // m)`: `(x - x % 21) // 21` is `x // 21`. Both forms
+        // are divided and the smaller result kept. Terminates: the search
+        // is not entered again while it runs (`expanding_mods`).
         let expandable = |t: &super::sum::Term| matches!(t.atom.kind(), ExprKind::FloorMod(_, m) if m.as_int().is_some_and(|m| m > 0 && m % c == 0));
         if !self.expanding_mods && s.terms.iter().any(expandable) {
             let mut alt = Sum::constant(s.konst);

@@ -20,6 +20,35 @@
 //! are already simplified, so each firing strictly decreases the node count
 //! of the tree being simplified; no depth cap is needed.
 //!
+//! **Division rules.** Division, modulo and ceiling division by a constant
+//! have tables of their own ([`floor_div_rules`], [`floor_div_late_rules`],
+//! [`floor_mod_rules`], [`ceil_div_rules`]) over the numerator's canonical
+//! linear form ([`Sum`]):
+//!
+//! ```text
+//! div_drops_multiple: div(x * c0 + y, c1) => x * (c0 / c1) + y / c1, if c1 > 0 && c0 % c1 == 0, "...";
+//! ```
+//!
+//! The numerator pattern is `x` (the whole sum), `x + c0` (its terms and its
+//! constant) or `A * c0 + y` (any one term whose atom matches the pattern
+//! `A`, its coefficient, and the rest of the sum; commutative, like
+//! Halide's `+`). Side conditions and results are Rust expressions over the
+//! bindings: constants are `i128` values, names are [`Bind`]s with their
+//! facts (`x.min()`, `x.max()`, `x.modulus()`, `x.residue()`, `x.len()`,
+//! `x.coeffs()`) and with `+`, `-`, `*` by a constant and `/`, `%` by a
+//! constant (floor semantics) building the result ([`Res`]). Matching
+//! allocates nothing; a result is built only when its rule fires.
+//!
+//! **Termination of the division rules.** A division rule's result is
+//! linear arithmetic over its bindings plus divisions by constants, and
+//! each of those divisions is smaller than the rewritten one by
+//! [`measure`]: the number of division and modulo nodes in the numerator,
+//! then modulo before division, then the number of terms, the divisor's
+//! magnitude and the constant's magnitude, compared lexicographically. The
+//! measure is well founded, so the chain of divisions a firing creates is
+//! finite. Debug builds check the decrease on every firing (`build_division`),
+//! so the rule tests and the property tests check it.
+//!
 //! In debug builds every rule counts its hits ([`rule_hits`]).
 
 use super::sum::Sum;
