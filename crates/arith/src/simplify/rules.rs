@@ -481,6 +481,19 @@ impl<'a> Match<'a> {
     }
 }
 
+/// Stands for an infinite bound in side conditions and results.
+pub(crate) const INFINITY: i128 = 1 << 100;
+
+/// A bound's end as a rule sees it: `NEG_INF` and `POS_INF` (`i64::MIN`,
+/// `i64::MAX`) are infinite, not values.
+fn widen(v: i64) -> i128 {
+    match v {
+        crate::bound::NEG_INF => -INFINITY,
+        crate::bound::POS_INF => INFINITY,
+        v => i128::from(v),
+    }
+}
+
 /// An expression name in a side condition or result: its facts, and an
 /// operand of the result's arithmetic.
 #[derive(Clone, Copy)]
@@ -490,13 +503,14 @@ pub(crate) struct Bind<'a> {
 }
 
 impl Bind<'_> {
-    /// Its smallest value (`i64::MIN` when unbounded below).
+    /// Its smallest value; an infinite end is [`INFINITY`] (with its
+    /// sign), far outside `i64`, so that no result built from it fits.
     pub(crate) fn min(self) -> i128 {
-        i128::from(self.m.fact(self.slot).bound.min)
+        widen(self.m.fact(self.slot).bound.min)
     }
-    /// Its largest value (`i64::MAX` when unbounded above).
+    /// Its largest value; an infinite end is [`INFINITY`].
     pub(crate) fn max(self) -> i128 {
-        i128::from(self.m.fact(self.slot).bound.max)
+        widen(self.m.fact(self.slot).bound.max)
     }
     /// `m` in "always `r` modulo `m`" (0 when exact, 1 when nothing known).
     pub(crate) fn modulus(self) -> i128 {
