@@ -178,6 +178,11 @@ fn finite_extremes_are_not_infinities() {
     check("x // -8", &[("x", MIN, MIN + 1)], &[]);
     check("x % -8", &[("x", MIN, MIN + 2)], &[]);
     check("ceildiv(x, -8)", &[("x", MIN, MIN + 2)], &[]);
+    check(
+        "(y * 16 - 9223372036854775808) // 4611686018427387904",
+        &[("y", -1, 1)],
+        &[],
+    );
 }
 
 #[test]

@@ -34,7 +34,7 @@
 //! `A`, its coefficient, and the rest of the sum; commutative, like
 //! Halide's `+`). Side conditions and results are Rust expressions over the
 //! bindings: constants are `i128` values, names are [`Bind`]s with their
-//! facts (`x.min()`, `x.max()`, `x.modulus()`, `x.residue()`, `x.len()`,
+//! facts (`x.min()`, `x.max()`, `x.bounded()`, `x.modulus()`, `x.residue()`, `x.len()`,
 //! `x.coeffs()`) and with `+`, `-`, `*` by a constant and `/`, `%` by a
 //! constant (floor semantics) building the result ([`Res`]). Matching
 //! allocates nothing; a result is built only when its rule fires.
@@ -512,6 +512,10 @@ impl Bind<'_> {
     pub(crate) fn max(self) -> i128 {
         widen(self.m.fact(self.slot).bound.max)
     }
+    /// Whether both bounds are finite.
+    pub(crate) fn bounded(self) -> bool {
+        self.m.fact(self.slot).bound.is_finite()
+    }
     /// `m` in "always `r` modulo `m`" (0 when exact, 1 when nothing known).
     pub(crate) fn modulus(self) -> i128 {
         i128::from(self.m.fact(self.slot).modular.coeff)
@@ -729,7 +733,7 @@ pub(crate) fn floor_div_rules() -> &'static [LinearRule] {
     RULES.get_or_init(|| {
         linear_rules! { [x, y, z] [c0, c1, c2, c3];
             div_in_one_block: div(x, c1) => fold(floor(x.min(), c1)),
-                if floor(x.min(), c1) == floor(x.max(), c1), "(x + 4) // 16";
+                if x.bounded() && floor(x.min(), c1) == floor(x.max(), c1), "(x + 4) // 16";
             div_drops_constant_multiple: div(x + c0, c1) => x / c1 + c0 / c1,
                 if c1 > 0 && c0 != 0 && c0 % c1 == 0, "(x * 3 + y + 8) // 4";
             div_by_common_factor: div(x, c1) => x.shrunk(gcd(x.coeffs(), c1)) / (c1 / gcd(x.coeffs(), c1)),
@@ -764,7 +768,7 @@ pub(crate) fn floor_mod_rules() -> &'static [LinearRule] {
     RULES.get_or_init(|| {
         linear_rules! { [x, y, z] [c0, c1, c2, c3];
             mod_in_one_block: mod(x, c1) => x - c1 * floor(x.min(), c1),
-                if floor(x.min(), c1) == floor(x.max(), c1), "(x + 4) % 16";
+                if x.bounded() && floor(x.min(), c1) == floor(x.max(), c1), "(x + 4) % 16";
             mod_of_aligned: mod(x, c1) => fold(fmod(x.residue(), c1)),
                 if x.modulus() != 0 && x.modulus() % c1 == 0, "(x * 8 + 3) % 4";
             mod_drops_multiple: mod(x * c0 + y, c1) => y % c1,
@@ -783,7 +787,7 @@ pub(crate) fn ceil_div_rules() -> &'static [LinearRule] {
     RULES.get_or_init(|| {
         linear_rules! { [x, y, z] [c0, c1, c2, c3];
             ceildiv_in_one_block: ceildiv(x, c1) => fold(ceil(x.min(), c1)),
-                if ceil(x.min(), c1) == ceil(x.max(), c1), "ceildiv(x + 12, 16)";
+                if x.bounded() && ceil(x.min(), c1) == ceil(x.max(), c1), "ceildiv(x + 12, 16)";
         }
     })
 }
