@@ -22,6 +22,11 @@ impl Simplifier<'_> {
     /// `op(n, k)` for a rule's result: the numerator's linear form over a
     /// constant divisor, left unfinished when it is a linear form.
     pub(crate) fn divide_linear(&mut self, n: Sum, op: DivOp, k: i64) -> Result<Lin> {
+        match (op, k) {
+            (DivOp::Div | DivOp::CeilDiv, 1) => return Ok(Lin::Sum(n)),
+            (DivOp::Mod, 1 | -1) => return Ok(Lin::Done(Expr::int(0), Info::exact(0))),
+            _ => {}
+        }
         if k > 1 && n.as_const().is_none() {
             let info = self.sum_info(&n);
             match op {

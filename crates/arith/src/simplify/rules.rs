@@ -323,7 +323,9 @@ pub(crate) struct Env<'s> {
     info: Info,
     term: usize,
     slots: [Slot; 3],
-    consts: [Option<i64>; 4],
+    consts: [i64; 4],
+    /// Which of `consts` are bound, one bit each.
+    bound: u8,
 }
 
 impl<'s> Env<'s> {
@@ -333,7 +335,8 @@ impl<'s> Env<'s> {
             info,
             term: usize::MAX,
             slots: [Slot::Unbound, Slot::Unbound, Slot::Unbound],
-            consts: [None; 4],
+            consts: [0; 4],
+            bound: 0,
         }
     }
 
@@ -341,13 +344,12 @@ impl<'s> Env<'s> {
     /// value.
     fn bind_const(&mut self, name: &str, v: i64) -> bool {
         let i = const_index(name);
-        match self.consts[i] {
-            Some(old) => old == v,
-            None => {
-                self.consts[i] = Some(v);
-                true
-            }
+        if self.bound & (1 << i) != 0 {
+            return self.consts[i] == v;
         }
+        self.bound |= 1 << i;
+        self.consts[i] = v;
+        true
     }
 
     fn bind(&mut self, name: &str, slot: Slot) {
@@ -431,7 +433,7 @@ impl<'a> Match<'a> {
     /// The constants `[c0, c1, c2, c3]` (0 when unbound), widened so that
     /// conditions and folds cannot overflow.
     pub(crate) fn consts(&self) -> [i128; 4] {
-        self.env.consts.map(|c| i128::from(c.unwrap_or(0)))
+        self.env.consts.map(i128::from)
     }
 
     fn fact(&self, slot: usize) -> Info {
@@ -734,10 +736,10 @@ pub(crate) fn floor_div_rules() -> &'static [LinearRule] {
         linear_rules! { [x, y, z] [c0, c1, c2, c3];
             div_in_one_block: div(x, c1) => fold(floor(x.min(), c1)),
                 if x.bounded() && floor(x.min(), c1) == floor(x.max(), c1), "(x + 4) // 16";
-            div_drops_constant_multiple: div(x + c0, c1) => x / c1 + c0 / c1,
-                if c1 > 0 && c0 != 0 && c0 % c1 == 0, "(x * 3 + y + 8) // 4";
             div_by_common_factor: div(x, c1) => x.shrunk(gcd(x.coeffs(), c1)) / (c1 / gcd(x.coeffs(), c1)),
                 if c1 > 0 && gcd(x.coeffs(), c1) > 1, "(x * 6 + y * 4 + 3) // 8";
+            div_drops_constant_multiple: div(x + c0, c1) => x / c1 + c0 / c1,
+                if c1 > 0 && c0 != 0 && c0 % c1 == 0, "(x * 3 + y + 8) // 4";
             div_drops_multiple: div(x * c0 + y, c1) => x * (c0 / c1) + y / c1,
                 if c1 > 0 && c0 % c1 == 0, "(x * 8 + y * 3) // 4";
             div_of_two_valued_atom: div(x * c0 + c2, c1) =>
@@ -898,38 +900,39 @@ impl Simplifier<'_> {
         info: Info,
         c: i64,
     ) -> Option<(Res, Env<'s>)> {
-        let mut base = Env::new(s, info);
-        base.bind_const(r.divisor, c);
-        let check = |env: Env<'s>| -> Option<(Res, Env<'s>)> {
-            let m = Match {
-                env: &env,
-                si: self,
-            };
+        let mut env = Env::new(s, info);
+        env.bind_const(r.divisor, c);
+        // The condition and result over a candidate binding.
+        let check = |env: &Env<'_>| -> Option<Res> {
+            let m = Match { env, si: self };
             if r.cond.is_some_and(|f| !f(&m)) {
                 return None;
             }
-            let res = (r.result)(&m);
-            Some((res, env))
+            Some((r.result)(&m))
         };
         match &r.num {
             Num::Whole(x) => {
-                base.bind(x, Slot::Whole);
-                check(base)
+                env.bind(x, Slot::Whole);
+                check(&env).map(|res| (res, env))
             }
             Num::Offset(x, k) => {
-                if s.terms.is_empty() || !base.bind_const(k, s.konst) {
+                if s.terms.is_empty() || !env.bind_const(k, s.konst) {
                     return None;
                 }
-                base.bind(x, Slot::Offset);
-                check(base)
+                env.bind(x, Slot::Offset);
+                check(&env).map(|res| (res, env))
             }
             Num::Term(atom, k, rest) => {
                 let rest_is_const = rest.starts_with('c');
                 if rest_is_const && s.terms.len() != 1 {
                     return None;
                 }
+                let (consts, bound) = (env.consts, env.bound);
                 for (i, t) in s.terms.iter().enumerate() {
-                    let mut env = base.clone();
+                    // Back to the divisor's binding alone.
+                    env.consts = consts;
+                    env.bound = bound;
+                    env.slots = [Slot::Unbound, Slot::Unbound, Slot::Unbound];
                     env.term = i;
                     if let Pat::Name(x) = atom {
                         env.bind(x, Slot::Atom);
@@ -960,8 +963,8 @@ impl Simplifier<'_> {
                     } else {
                         env.bind(rest, Slot::Rest);
                     }
-                    if let Some(found) = check(env) {
-                        return Some(found);
+                    if let Some(res) = check(&env) {
+                        return Some((res, env));
                     }
                 }
                 None
@@ -979,45 +982,79 @@ impl Simplifier<'_> {
         top: (usize, u8, usize, u64, u64),
         name: &str,
     ) -> Result<Sum> {
+        let mut out = Sum::default();
+        self.build_into(res, 1, env, &mut out, top, name)?;
+        Ok(out)
+    }
+
+    /// Adds `k * res` to `out` (in place: sums are not copied around).
+    fn build_into(
+        &mut self,
+        res: &Res,
+        k: i64,
+        env: &Env,
+        out: &mut Sum,
+        top: (usize, u8, usize, u64, u64),
+        name: &str,
+    ) -> Result<()> {
+        use crate::num::{add, mul};
         let k64 = |k: i128| i64::try_from(k).map_err(|_| overflow());
-        Ok(match res {
-            Res::Name(i) => env.slot_sum(*i)?,
-            Res::Shrunk(i, g) => {
-                let g = k64(*g)?;
-                let mut s = env.slot_sum(*i)?;
-                if g <= 0 || s.terms.iter().any(|t| t.coeff % g != 0) {
+        match res {
+            Res::Name(i) | Res::Shrunk(i, _) => {
+                let g = match res {
+                    Res::Shrunk(_, g) => k64(*g)?,
+                    _ => 1,
+                };
+                if g <= 0 {
                     return Err(overflow());
                 }
-                for t in &mut s.terms {
-                    t.coeff /= g;
+                let sum = env.sum;
+                let term = |t: &super::sum::Term, out: &mut Sum| -> Result<()> {
+                    if t.coeff % g != 0 {
+                        return Err(overflow());
+                    }
+                    out.add_atom_info(&t.atom, mul(t.coeff / g, k)?, t.info)
+                };
+                let konst = |out: &mut Sum| -> Result<()> {
+                    out.konst = add(out.konst, mul(sum.konst.div_euclid(g), k)?)?;
+                    Ok(())
+                };
+                match &env.slots[*i] {
+                    Slot::Whole | Slot::Offset | Slot::Rest => {
+                        for (j, t) in sum.terms.iter().enumerate() {
+                            if !(matches!(env.slots[*i], Slot::Rest) && j == env.term) {
+                                term(t, out)?;
+                            }
+                        }
+                        if !matches!(env.slots[*i], Slot::Offset) {
+                            konst(out)?;
+                        }
+                    }
+                    Slot::Atom if g == 1 => {
+                        let t = &sum.terms[env.term];
+                        out.add_atom_info(&t.atom, k, t.info)?
+                    }
+                    Slot::Expr(e) if g == 1 => out.add_expr(e, k)?,
+                    Slot::Atom | Slot::Expr(_) | Slot::Unbound => return Err(overflow()),
                 }
-                s.konst = s.konst.div_euclid(g);
-                s
             }
-            Res::Const(v) => Sum::constant(k64(*v)?),
+            Res::Const(v) => out.konst = add(out.konst, mul(k64(*v)?, k)?)?,
             Res::Add(a, b) => {
-                let mut s = self.build_linear(a, env, top, name)?;
-                let t = self.build_linear(b, env, top, name)?;
-                s.add_sum(&t, 1)?;
-                s
+                self.build_into(a, k, env, out, top, name)?;
+                self.build_into(b, k, env, out, top, name)?;
             }
-            Res::Scale(a, k) => {
-                let mut s = self.build_linear(a, env, top, name)?;
-                s.scale(k64(*k)?)?;
-                s
-            }
-            Res::Div(a, k) | Res::Mod(a, k) => {
+            Res::Scale(a, m) => self.build_into(a, mul(k, k64(*m)?)?, env, out, top, name)?,
+            Res::Div(a, m) | Res::Mod(a, m) => {
                 let op = if matches!(res, Res::Div(..)) {
                     DivOp::Div
                 } else {
                     DivOp::Mod
                 };
-                let mut s = Sum::default();
-                self.build_division(a, *k, op, env, top, name)?
-                    .add_to(&mut s)?;
-                s
+                self.build_division(a, *m, op, env, top, name)?
+                    .add_scaled_to(out, k)?;
             }
-        })
+        }
+        Ok(())
     }
 
     /// `op(a, k)` for a rule's result; the division must be smaller than
