@@ -171,6 +171,10 @@ impl Simplifier<'_> {
             if c > 0 {
                 return self.floor_div_const(a, ia, c);
             }
+            let s = Sum::of(&a)?;
+            if let Some(r) = self.apply_linear(rules::floor_div_rules(), DivOp::Div, &s, ia, c)? {
+                return self.finish_linear(r);
+            }
             if c != i64::MIN {
                 // Search: x // -c == (-x) // c, kept when strictly smaller.
                 // Terminates: the division it builds has a positive
