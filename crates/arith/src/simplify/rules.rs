@@ -625,6 +625,14 @@ pub(crate) fn floor(a: i128, b: i128) -> i128 {
     if b == 0 {
         return 0;
     }
+    // 64-bit division where the operands allow (128-bit division is a
+    // library call).
+    if let (Ok(x), Ok(y)) = (i64::try_from(a), i64::try_from(b)) {
+        if let Some(q) = x.checked_div(y) {
+            let adjust = x % y != 0 && ((x < 0) != (y < 0));
+            return i128::from(q) - i128::from(adjust);
+        }
+    }
     let q = a / b;
     if a % b != 0 && ((a < 0) != (b < 0)) {
         q - 1
@@ -645,6 +653,13 @@ pub(crate) fn fmod(a: i128, b: i128) -> i128 {
 
 /// The non-negative gcd.
 pub(crate) fn gcd(a: i128, b: i128) -> i128 {
+    if let (Ok(x), Ok(y)) = (i64::try_from(a), i64::try_from(b)) {
+        let (mut x, mut y) = (x.unsigned_abs(), y.unsigned_abs());
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        return i128::from(x);
+    }
     let (mut a, mut b) = (a.abs(), b.abs());
     while b != 0 {
         (a, b) = (b, a % b);
@@ -1253,6 +1268,30 @@ mod tests {
                 assert!(r.divisor.starts_with('c'), "{}", r.name);
             }
         }
+    }
+
+    /// The constant helpers agree with 128-bit arithmetic at the ends of
+    /// `i64` and beyond.
+    #[test]
+    fn constant_helpers_are_exact() {
+        let m = i128::from(i64::MIN);
+        for (a, b) in [
+            (7, 2),
+            (-7, 2),
+            (7, -2),
+            (-7, -2),
+            (m, -1),
+            (m, 3),
+            (-m, 5),
+            (INFINITY, 7),
+        ] {
+            let q = a.div_euclid(b) - i128::from(b < 0 && a.rem_euclid(b) != 0);
+            assert_eq!(floor(a, b), q, "{a} / {b}");
+            assert_eq!(fmod(a, b), a - b * q);
+        }
+        assert_eq!(gcd(m, 0), -m);
+        assert_eq!(gcd(-12, 18), 6);
+        assert_eq!(gcd(INFINITY, 8), 8);
     }
 
     /// The termination measure orders what the rules rely on.
