@@ -793,7 +793,7 @@ pub(crate) fn floor_mod_rules() -> &'static [LinearRule] {
                 if c0 % c1 == 0, "(x * 8 + y) % 4";
             mod_of_inner_mod: mod(mod(x, c0) * c2 + y, c1) => (x * c2 + y) % c1,
                 if c0 % c1 == 0 && (c2 == 1 || x.len() == 1), "(x % 8 + y) % 4";
-            mod_reduces_constant: mod(x + c0, c1) => (x + fmod(c0, c1)) % c1,
+            mod_reduces_constant: mod(x + c0, c1) => (x + c0.rem_euclid(c1)) % c1,
                 if c0.abs() >= c1.abs(), "(x + 9) % 4";
         }
     })
