@@ -173,6 +173,16 @@ fn finite_extremes_are_not_infinities() {
         &[],
     );
     check("(x * -9223372036854775807 + 2) % 8", &[("x", -1, 2)], &[]);
+    // A division rule's bound ends at `i64::MIN` / `i64::MAX` are infinite:
+    // `-x` over `x = i64::MIN` is not one block of 8 values.
+    check("x // -8", &[("x", MIN, MIN + 1)], &[]);
+    check("x % -8", &[("x", MIN, MIN + 2)], &[]);
+    check("ceildiv(x, -8)", &[("x", MIN, MIN + 2)], &[]);
+    check(
+        "(y * 16 - 9223372036854775807 - 1) // 4611686018427387904",
+        &[("y", -1, 1)],
+        &[],
+    );
 }
 
 #[test]

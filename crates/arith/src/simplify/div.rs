@@ -1,6 +1,15 @@
-//! Rules for floor division, floor modulo and ceiling division.
+//! Floor division, floor modulo and ceiling division.
+//!
+//! Divisions by a constant run the rule tables of [`super::rules`]; what
+//! stays here are constant folding and the searches that are not one-line
+//! rules (each says in its doc comment why it terminates): expanding inner
+//! modulos, `drop_small_remainder`, `split_whole_multiples`,
+//! `fold_inner_division`, `mod_by_common_factor`, the negated form of a
+//! division by a negative constant, the floor form of a ceiling division,
+//! and divisions by symbolic divisors.
 
 use super::product;
+use super::rules::{self, DivOp, Lin};
 use super::sum::Sum;
 use super::{division_by_zero, Info, Out, Simplifier};
 use crate::bound::ConstBound;
@@ -10,6 +19,40 @@ use crate::modular::Modular;
 use crate::num;
 
 impl Simplifier<'_> {
+    /// `op(n, k)` for a rule's result: the numerator's linear form over a
+    /// constant divisor, left unfinished when it is a linear form.
+    pub(crate) fn divide_linear(&mut self, n: Sum, op: DivOp, k: i64) -> Result<Lin> {
+        match (op, k) {
+            (DivOp::Div | DivOp::CeilDiv, 1) => return Ok(Lin::Sum(n)),
+            (DivOp::Mod, 1 | -1) => return Ok(Lin::Done(Expr::int(0), Info::exact(0))),
+            _ => {}
+        }
+        if k > 1 && n.as_const().is_none() {
+            let info = self.sum_info(&n);
+            match op {
+                DivOp::Div => return self.floor_div_linear(n, info, k),
+                DivOp::Mod => return self.floor_mod_linear(n, info, k),
+                DivOp::CeilDiv => {}
+            }
+        }
+        let (a, ia) = self.finish_sum(n)?;
+        let (b, ib) = (Expr::int(k), Info::exact(k));
+        let (e, i) = match op {
+            DivOp::Div => self.floor_div_simplified(a, ia, b, ib)?,
+            DivOp::Mod => self.floor_mod_simplified(a, ia, b, ib)?,
+            DivOp::CeilDiv => self.ceil_div_simplified(a, ia, b, ib)?,
+        };
+        Ok(Lin::Done(e, i))
+    }
+
+    /// The simplified expression of a rule's result.
+    fn finish_linear(&mut self, l: Lin) -> Out {
+        match l {
+            Lin::Done(e, i) => Ok((e, i)),
+            Lin::Sum(s) => self.finish_sum(s),
+        }
+    }
+
     pub(super) fn visit_floor_div(&mut self, a: &Expr, b: &Expr) -> Out {
         // By a literal: the numerator goes straight into its linear form.
         if let Some(c) = b.as_int().filter(|&c| c > 1) {
@@ -42,6 +85,11 @@ impl Simplifier<'_> {
     pub(super) fn visit_ceil_div(&mut self, a: &Expr, b: &Expr) -> Out {
         let (a, ia) = self.visit(a)?;
         let (b, ib) = self.visit(b)?;
+        self.ceil_div_simplified(a, ia, b, ib)
+    }
+
+    /// `ceildiv(a, b)` for simplified operands.
+    fn ceil_div_simplified(&mut self, a: Expr, ia: Info, b: Expr, ib: Info) -> Out {
         if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
             if y == 0 {
                 return Err(division_by_zero());
@@ -49,8 +97,19 @@ impl Simplifier<'_> {
             let v = num::ceil_div(x, y)?;
             return Ok((Expr::int(v), Info::exact(v)));
         }
-        // ceildiv(a, c) = (a + (c - 1)) // c for c > 0; keep the ceildiv
-        // unless the floor form simplifies to something no larger.
+        if let Some(c) = b.as_int().filter(|&c| c != 0) {
+            let s = Sum::of(&a)?;
+            if let Some(r) =
+                self.apply_linear(rules::ceil_div_rules(), DivOp::CeilDiv, &s, ia, c)?
+            {
+                return self.finish_linear(r);
+            }
+        }
+        // Search: ceildiv(a, c) = (a + (c - 1)) // c for c > 0; keep the
+        // ceildiv unless the floor form simplifies to something no larger.
+        // The floor division's numerator is a constant away from `a`, so
+        // its table measure is no larger, and a floor division never
+        // builds a ceiling division: no cycle.
         if let Some(c) = b.as_int().filter(|&c| c > 0) {
             let mut s = Sum::of(&a)?;
             s.konst = num::add(s.konst, c - 1)?;
@@ -112,8 +171,14 @@ impl Simplifier<'_> {
             if c > 0 {
                 return self.floor_div_const(a, ia, c);
             }
+            let s = Sum::of(&a)?;
+            if let Some(r) = self.apply_linear(rules::floor_div_rules(), DivOp::Div, &s, ia, c)? {
+                return self.finish_linear(r);
+            }
             if c != i64::MIN {
-                // x // -c == (-x) // c
+                // Search: x // -c == (-x) // c, kept when strictly smaller.
+                // Terminates: the division it builds has a positive
+                // divisor, and those never build one by a negative constant.
                 let mut s = Sum::of(&a)?;
                 s.scale(-1)?;
                 let (na, nia) = self.finish_sum(s)?;
@@ -142,9 +207,10 @@ impl Simplifier<'_> {
 
     /// `s // c` for a constant `c > 0` and a canonical linear form `s`.
     fn floor_div_const_sum(&mut self, s: Sum, ia: Info, c: i64) -> Out {
-        // `X % m` with `c | m` may be better seen as `X - m * (X // m)`:
-        // `(x - x % 21) // 21` is `x // 21`. Both forms are divided and the
-        // smaller result kept.
+        // Search: `X % m` with `c | m` may be better seen as
+        // `X - m * (X // m)`: `(x - x % 21) // 21` is `x // 21`. Both forms
+        // are divided and the smaller result kept. Terminates: the search
+        // is not entered again while it runs (`expanding_mods`).
         let expandable = |t: &super::sum::Term| matches!(t.atom.kind(), ExprKind::FloorMod(_, m) if m.as_int().is_some_and(|m| m > 0 && m % c == 0));
         if !self.expanding_mods && s.terms.iter().any(expandable) {
             let mut alt = Sum::constant(s.konst);
@@ -171,87 +237,70 @@ impl Simplifier<'_> {
                 _ => plain,
             });
         }
-        // Whole-range fast exit: `s` stays inside one block of `c` values.
-        if ia.bound.is_finite() {
-            let lo = num::floor_div(ia.bound.min, c)?;
-            let hi = num::floor_div(ia.bound.max, c)?;
-            if lo == hi {
-                return Ok((Expr::int(lo), Info::exact(lo)));
-            }
-        }
-        let mut s = s;
         let whole_bound = ia.bound.floor_div(ConstBound::point(c));
-        let mut c = c;
-        // (g*Y + r) // (g*c') == (Y + r // g) // c' for the gcd g.
-        let g = num::gcd(s.coeff_gcd(), c);
-        if g > 1 && !s.terms.is_empty() {
-            for t in &mut s.terms {
-                t.coeff /= g;
-            }
-            s.konst = s.konst.div_euclid(g);
-            c /= g;
-            if c == 1 {
-                return self.finish_sum(s);
-            }
-        }
-        // Terms that are multiples of c come out whole: (c*Q + R) // c = Q + R // c.
-        let mut quot = Sum::default();
-        let mut rest = Sum::default();
-        for t in &s.terms {
-            if t.coeff % c == 0 {
-                quot.add_atom(&t.atom, t.coeff / c)?;
-            } else {
-                rest.add_atom(&t.atom, t.coeff)?;
-            }
-        }
-        rest.konst = s.konst;
-        let rb = self.sum_bound(&rest);
-        if rb.is_finite() {
-            let lo = num::floor_div(rb.min, c)?;
-            let hi = num::floor_div(rb.max, c)?;
-            if lo == hi {
-                quot.konst = num::add(quot.konst, lo)?;
-                return self.finish_sum(quot);
-            }
-        }
-        // (g*B + R) // (g*c') == B // c' when 0 <= R < g.
-        if let Some((b, c2)) = self.drop_small_remainder(&rest, c)? {
-            let (be, bi) = self.finish_sum(b)?;
-            let (d, _) = self.floor_div_simplified(be, bi, Expr::int(c2), Info::exact(c2))?;
-            quot.add_expr(&d, 1)?;
-            return self.finish_sum(quot);
-        }
-        // Whole multiples of c hidden in coefficients: (x*360 + y) // 16 is
-        // x*22 + (x*8 + y) // 16, which is x*22 when x*8 + y < 16.
-        for offset in [0, 1] {
-            let mut reduced = Sum::default();
-            let mut extra = Sum::default();
-            for t in &rest.terms {
-                let q = num::add(t.coeff.div_euclid(c), offset)?;
-                let r = num::sub(t.coeff, num::mul(q, c)?)?;
-                extra.add_atom(&t.atom, q)?;
-                reduced.add_atom(&t.atom, r)?;
-            }
-            reduced.konst = rest.konst;
-            let b = self.sum_bound(&reduced);
-            if let Some(k) = fits_in_block(b, c)? {
-                quot.add_sum(&extra, 1)?;
-                quot.konst = num::add(quot.konst, k)?;
-                return self.finish_sum(quot);
-            }
-        }
-        // Constants that are multiples of c come out too.
-        if rest.konst != 0 && rest.konst % c == 0 && !rest.terms.is_empty() {
-            quot.konst = num::add(quot.konst, rest.konst / c)?;
-            rest.konst = 0;
-        }
-        let div = self.div_atom(&rest, c)?;
-        quot.add_expr(&div, 1)?;
-        let (e, mut info) = self.finish_sum(quot)?;
+        let l = self.floor_div_linear(s, ia, c)?;
+        let (e, mut info) = self.finish_linear(l)?;
         info.bound = info.bound.intersect(whole_bound);
         Ok((e, info))
     }
 
+    /// `s // c` for `c > 0`: the rule tables of [`rules`], with the
+    /// searches that are not one-line rules between them.
+    fn floor_div_linear(&mut self, s: Sum, ia: Info, c: i64) -> Result<Lin> {
+        if let Some(r) = self.apply_linear(rules::floor_div_rules(), DivOp::Div, &s, ia, c)? {
+            return Ok(r);
+        }
+        if let Some((b, c2)) = self.drop_small_remainder(&s, c)? {
+            let (be, bi) = self.finish_sum(b)?;
+            let (e, i) = self.floor_div_simplified(be, bi, Expr::int(c2), Info::exact(c2))?;
+            return Ok(Lin::Done(e, i));
+        }
+        if let Some((e, i)) = self.split_whole_multiples(&s, c)? {
+            return Ok(Lin::Done(e, i));
+        }
+        if let Some(r) = self.apply_linear(rules::floor_div_late_rules(), DivOp::Div, &s, ia, c)? {
+            return Ok(r);
+        }
+        if s.terms.len() > 1 {
+            if let Some(merged) = self.fold_inner_division(&s, c)? {
+                let info = self.info(&merged);
+                return Ok(Lin::Done(merged, info));
+            }
+        }
+        let e = Expr::floor_div(s.rebuild(), Expr::int(c));
+        let info = self.info(&e);
+        Ok(Lin::Done(e, info))
+    }
+
+    /// Search: whole multiples of `c` hidden in coefficients.
+    /// `(x*360 + y) // 16` is `x*22 + (x*8 + y) // 16`, which is `x*22`
+    /// when `x*8 + y` stays in one block of 16; each coefficient is split
+    /// as `q*c + r` with `r` in `[0, c)` or in `[-c, 0)`. Terminates: the
+    /// result holds no division.
+    fn split_whole_multiples(&mut self, s: &Sum, c: i64) -> Result<Option<(Expr, Info)>> {
+        for offset in [0, 1] {
+            let mut reduced = Sum::default();
+            let mut extra = Sum::default();
+            for t in &s.terms {
+                let q = num::add(t.coeff.div_euclid(c), offset)?;
+                let r = num::sub(t.coeff, num::mul(q, c)?)?;
+                extra.add_atom_info(&t.atom, q, t.info)?;
+                reduced.add_atom_info(&t.atom, r, t.info)?;
+            }
+            reduced.konst = s.konst;
+            let b = self.sum_bound(&reduced);
+            if let Some(k) = fits_in_block(b, c)? {
+                extra.konst = k;
+                return self.finish_sum(extra).map(Some);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Search: `(t + x // a) // c == (t*a + x) // (a*c)` for positive `a`,
+    /// `c`, kept when smaller: `(s0*2 + s1 // 64) // 3` is
+    /// `(s0*128 + s1) // 192`. Terminates: the new numerator has lost the
+    /// inner division node, so its table measure is smaller.
     fn fold_inner_division(&mut self, rest: &Sum, c: i64) -> Result<Option<Expr>> {
         let mut inner = rest.terms.iter().filter(|t| {
             t.coeff == 1 && matches!(t.atom.kind(), ExprKind::FloorDiv(_, a) if a.as_int().is_some_and(|a| a > 0))
@@ -277,8 +326,11 @@ impl Simplifier<'_> {
         Ok((merged.node_count() < plain).then_some(merged))
     }
 
-    /// `Some((B, c'))` when `rest = g*B + R` with `0 <= R < g` for some
-    /// `g > 1` dividing `c`, so that `rest // c == B // c'` with `c' = c / g`.
+    /// Search: `Some((B, c'))` when `rest = g*B + R` with `0 <= R < g` for
+    /// some `g > 1` dividing `c`, so that `rest // c == B // c'` with
+    /// `c' = c / g` (and `rest % c == B % c' * g + R`). Each `g` dividing a
+    /// coefficient is tried, largest first. Terminates: `B` has fewer terms
+    /// than `rest` and a smaller divisor.
     fn drop_small_remainder(&mut self, rest: &Sum, c: i64) -> Result<Option<(Sum, i64)>> {
         let mut gs: smallvec::SmallVec<[i64; 4]> = rest
             .terms
@@ -309,70 +361,6 @@ impl Simplifier<'_> {
         Ok(None)
     }
 
-    /// `rest // c` as one atom, with nested-division folding.
-    fn div_atom(&mut self, rest: &Sum, c: i64) -> Result<Expr> {
-        // (t + x // a) // c == (t*a + x) // (a*c) for positive a, c, when
-        // smaller: (s0*2 + s1 // 64) // 3 is (s0*128 + s1) // 192.
-        if rest.terms.len() > 1 {
-            if let Some(merged) = self.fold_inner_division(rest, c)? {
-                return Ok(merged);
-            }
-        }
-        // (x // a + k) // c == (x + k*a) // (a*c) for positive a, c.
-        if let ([t], k) = (rest.terms.as_slice(), rest.konst) {
-            if let (1, ExprKind::FloorDiv(x, a)) = (t.coeff, t.atom.kind()) {
-                if let Some(a) = a.as_int().filter(|&a| a > 0) {
-                    if let (Some(ka), Some(ac)) = (k.checked_mul(a), a.checked_mul(c)) {
-                        let (n, ni) = self.visit(&Expr::add(x.clone(), Expr::int(ka)))?;
-                        return Ok(self
-                            .floor_div_simplified(n, ni, Expr::int(ac), Info::exact(ac))?
-                            .0);
-                    }
-                }
-            }
-            // (s % m) // c == (s // c) % (m / c) when c divides m.
-            if let (1, 0, ExprKind::FloorMod(x, m)) = (t.coeff, k, t.atom.kind()) {
-                if let Some(m) = m.as_int().filter(|&m| m > 0 && m % c == 0) {
-                    let plain = Expr::floor_div(t.atom.clone(), Expr::int(c));
-                    let (q, qi) = self.visit(&Expr::floor_div(x.clone(), Expr::int(c)))?;
-                    let (alt, _) =
-                        self.floor_mod_simplified(q, qi, Expr::int(m / c), Info::exact(m / c))?;
-                    if alt.node_count() <= plain.node_count() {
-                        return Ok(alt);
-                    }
-                }
-            }
-        }
-        // (x // c1) // c2 == x // (c1 * c2) for positive divisors.
-        if let Some(ExprKind::FloorDiv(x, c1)) = rest.as_atom().map(|e| e.kind()) {
-            if let Some(c1) = c1.as_int().filter(|&v| v > 0) {
-                if let Some(cc) = c1.checked_mul(c) {
-                    return Ok(Expr::floor_div(x.clone(), Expr::int(cc)));
-                }
-            }
-        }
-        // A sum whose remainder part has modulus information: ((x % 2) + 1) // 2
-        // is x % 2 when the numerator is in [1, 2].
-        let r = rest.rebuild();
-        let plain = Expr::floor_div(r, Expr::int(c));
-        // A numerator `k*A + b` whose atom takes two values `lo` and
-        // `lo + 1` is affine in it: `q(lo) + (q(lo + 1) - q(lo)) * (A - lo)`
-        // (`(x % 2 + 1) // 2` is `x % 2`).
-        if let ([t], b) = (rest.terms.as_slice(), rest.konst) {
-            let ab = t.info.map_or_else(|| self.info(&t.atom).bound, |i| i.bound);
-            if ab.is_finite() && ab.max.checked_sub(ab.min) == Some(1) {
-                let at = |v: i64| num::floor_div(num::add(num::mul(t.coeff, v)?, b)?, c);
-                let (q0, q1) = (at(ab.min)?, at(ab.max)?);
-                let mut s = Sum::constant(num::sub(q0, num::mul(q1 - q0, ab.min)?)?);
-                s.add_atom(&t.atom, q1 - q0)?;
-                if s.cost() <= plain.node_count() {
-                    return Ok(s.rebuild());
-                }
-            }
-        }
-        Ok(plain)
-    }
-
     /// `a % b` for simplified operands.
     pub(crate) fn floor_mod_simplified(&mut self, a: Expr, ia: Info, b: Expr, ib: Info) -> Out {
         if let Some(c) = b.as_int() {
@@ -389,23 +377,11 @@ impl Simplifier<'_> {
             if c > 0 {
                 return self.floor_mod_const(a, ia, c);
             }
-            // By a negative constant: the result lies in (c, 0]. Within one
-            // block of |c| values, `a % c` is `a - q*c`; aligned to c, it is
-            // a constant.
-            if ia.modular.coeff != 0 && ia.modular.coeff.checked_rem(c) == Some(0) {
-                let v = num::floor_mod(ia.modular.base, c)?;
-                return Ok((Expr::int(v), Info::exact(v)));
-            }
-            if ia.bound.is_finite() {
-                let (q0, q1) = (
-                    num::floor_div(ia.bound.min, c)?,
-                    num::floor_div(ia.bound.max, c)?,
-                );
-                if q0 == q1 {
-                    let mut s = Sum::of(&a)?;
-                    s.konst = num::sub(s.konst, num::mul(q0, c)?)?;
-                    return self.finish_sum(s);
-                }
+            // By a negative constant: the same table (its rules hold for
+            // either sign of the divisor).
+            let s = Sum::of(&a)?;
+            if let Some(r) = self.apply_linear(rules::floor_mod_rules(), DivOp::Mod, &s, ia, c)? {
+                return self.finish_linear(r);
             }
         }
         self.floor_mod_symbolic(a, ia, b, ib)
@@ -417,89 +393,33 @@ impl Simplifier<'_> {
     }
 
     /// `s % c` for a constant `c > 0` and a canonical linear form `s`.
-    fn floor_mod_const_sum(&mut self, s0: Sum, ia: Info, c: i64) -> Out {
-        if let Some(v) = fits_in_block(ia.bound, c)? {
-            // s is already in [k c, (k+1) c): s % c == s - k c
-            let mut s = s0;
-            s.konst = num::sub(s.konst, num::mul(v, c)?)?;
-            return self.finish_sum(s);
-        }
-        if ia.modular.coeff != 0 && ia.modular.coeff % c == 0 {
-            let v = ia.modular.base.rem_euclid(c);
-            return Ok((Expr::int(v), Info::exact(v)));
-        }
-        let mut s = s0;
-        // Drop multiples of c; X % c1 with c | c1 is X modulo c. Other
-        // coefficients stay as written: `(i * 192 + j) % 128` keeps the
-        // fused iterator `i * 192 + j` visible to iterator-map detection.
-        let mut t = Sum::constant(s.konst);
-        for term in &s.terms {
-            if term.coeff % c == 0 {
-                continue;
-            }
+    fn floor_mod_const_sum(&mut self, s: Sum, ia: Info, c: i64) -> Out {
+        let l = self.floor_mod_linear(s, ia, c)?;
+        let (e, mut info) = self.finish_linear(l)?;
+        info.bound = info.bound.intersect(ConstBound::new(0, c - 1));
+        Ok((e, info))
+    }
 
-            match term.atom.kind() {
-                ExprKind::FloorMod(x, c1) if c1.as_int().is_some_and(|v| v % c == 0) => {
-                    t.add_expr(x, term.coeff)?
-                }
-                _ => t.add_atom(&term.atom, term.coeff)?,
-            }
+    /// `s % c` for `c > 1`: the rule table of [`rules`], then the searches
+    /// that are not one-line rules.
+    fn floor_mod_linear(&mut self, s: Sum, ia: Info, c: i64) -> Result<Lin> {
+        if let Some(r) = self.apply_linear(rules::floor_mod_rules(), DivOp::Mod, &s, ia, c)? {
+            return Ok(r);
         }
-        // An offset already below c in magnitude stays as written
-        // (`(d1 - 3) % 7`); larger ones are reduced.
-        let reduce = |k: i64| {
-            if k.unsigned_abs() < c as u64 {
-                k
-            } else {
-                k.rem_euclid(c)
-            }
-        };
-        t.konst = reduce(t.konst);
-        if t.cost() <= s.cost() {
-            s = t;
-        } else {
-            s.konst = reduce(s.konst);
+        if let Some(v) = s.as_const() {
+            let v = num::floor_mod(v, c)?;
+            return Ok(Lin::Done(Expr::int(v), Info::exact(v)));
         }
-        if s.terms.is_empty() {
-            let v = s.konst.rem_euclid(c);
-            return Ok((Expr::int(v), Info::exact(v)));
+        if let Some((e, i)) = self.mod_by_common_factor(&s, c)? {
+            return Ok(Lin::Done(e, i));
         }
-        let si = self.sum_info(&s);
-        if let Some(k) = fits_in_block(si.bound, c)? {
-            s.konst = num::sub(s.konst, num::mul(k, c)?)?;
-            return self.finish_sum(s);
-        }
-        if si.modular.coeff != 0 && si.modular.coeff % c == 0 {
-            let v = si.modular.base.rem_euclid(c);
-            return Ok((Expr::int(v), Info::exact(v)));
-        }
-        // (g*Y + r) % (g*c') == (Y + r // g) % c' * g + r % g
-        let g = num::gcd(s.coeff_gcd(), c);
-        if g > 1 {
-            let r = s.konst.rem_euclid(g);
-            let mut y = s.clone();
-            for term in &mut y.terms {
-                term.coeff /= g;
-            }
-            y.konst = s.konst.div_euclid(g);
-            let (ye, yi) = self.finish_sum(y)?;
-            let (m, _) = self.floor_mod_const(ye, yi, c / g)?;
-            let mut out = Sum::constant(r);
-            out.add_expr(&m, g)?;
-            let (e, mut info) = self.finish_sum(out)?;
-            let plain_size = s.cost() + 2;
-            if e.node_count() <= plain_size {
-                info.bound = info.bound.intersect(ConstBound::new(0, c - 1));
-                return Ok((e, info));
-            }
-        }
-        // (g*B + R) % (g*c') == B % c' * g + R when 0 <= R < g, if smaller.
+        // (g*B + R) % (g*c') == B % c' * g + R when 0 <= R < g, if no larger.
         if let Some((b, c2)) = self.drop_small_remainder(&s, c)? {
             let g = c / c2;
             let mut r = Sum::default();
             for t in &s.terms {
                 if t.coeff % g != 0 {
-                    r.add_atom(&t.atom, t.coeff)?;
+                    r.add_atom_info(&t.atom, t.coeff, t.info)?;
                 }
             }
             r.konst = s.konst;
@@ -507,24 +427,49 @@ impl Simplifier<'_> {
             let (m, _) = self.floor_mod_const(be, bi, c2)?;
             r.add_expr(&m, g)?;
             if r.cost() <= s.cost() + 2 {
-                let (e, mut info) = self.finish_sum(r)?;
-                info.bound = info.bound.intersect(ConstBound::new(0, c - 1));
-                return Ok((e, info));
+                return Ok(Lin::Sum(r));
             }
         }
-        let num = s.rebuild();
-        let e = Expr::floor_mod(num, Expr::int(c));
-        let bound = si
+        let e = Expr::floor_mod(s.rebuild(), Expr::int(c));
+        let bound = ia
             .bound
-            .floor_mod_aligned(si.modular, c)
+            .floor_mod_aligned(ia.modular, c)
             .intersect(ConstBound::new(0, c - 1));
-        Ok((
+        Ok(Lin::Done(
             e,
             Info {
                 bound,
-                modular: si.modular.floor_mod_const(c),
+                modular: ia.modular.floor_mod_const(c),
             },
         ))
+    }
+
+    /// Search: `(g*Y + r) % (g*c') == (Y + r // g) % c' * g + r % g` for
+    /// `g` the gcd of the coefficients and `c`, kept when no larger.
+    /// Terminates: the inner modulo's divisor `c'` is smaller and its
+    /// numerator no larger.
+    fn mod_by_common_factor(&mut self, s: &Sum, c: i64) -> Result<Option<(Expr, Info)>> {
+        let g = num::gcd(s.coeff_gcd(), c);
+        if g <= 1 {
+            return Ok(None);
+        }
+        let r = s.konst.rem_euclid(g);
+        let mut y = s.clone();
+        for term in &mut y.terms {
+            term.coeff /= g;
+        }
+        y.konst = s.konst.div_euclid(g);
+        let (ye, yi) = self.finish_sum(y)?;
+        let (m, _) = self.floor_mod_const(ye, yi, c / g)?;
+        let mut out = Sum::constant(r);
+        out.add_expr(&m, g)?;
+        let (e, mut info) = self.finish_sum(out)?;
+        let plain_size = s.cost() + 2;
+        if e.node_count() <= plain_size {
+            info.bound = info.bound.intersect(ConstBound::new(0, c - 1));
+            return Ok(Some((e, info)));
+        }
+        Ok(None)
     }
 
     fn floor_div_symbolic(&mut self, a: Expr, ia: Info, b: Expr, ib: Info) -> Out {

@@ -92,6 +92,18 @@ pub(crate) struct Simplifier<'a> {
 const MEMO_MIN_NODES: usize = 32;
 
 /// Beyond this nesting, sums are only canonicalised, not rewritten.
+///
+/// The division rule tables terminate by their own measure
+/// (`rules::measure`) and need no cap. The sum-level searches below still
+/// do: `merge_div_mod`, `align_division_numerators`, the symbolic-offset
+/// case of `merge_div_pairs`, `absorb_into_min_max`, `merge_selects` and
+/// `factor_common` build an alternative out of finished sums (and
+/// `min_max_simplified` out of finished operands), finishing a sum runs
+/// these searches again, and an alternative can reproduce a sum of the
+/// same size, so the strict decrease of a kept rewrite does not bound the
+/// work spent computing candidates. Over the crate's tests and the TVM
+/// corpus the nesting never goes past 3 (measured with the cap raised to
+/// 1000); the cap is what makes termination certain.
 pub(crate) const MAX_RULE_DEPTH: u32 = 4;
 
 /// Sums with more terms than this are only canonicalised: the sum-level
@@ -558,12 +570,16 @@ impl<'a> Simplifier<'a> {
                 alt.add_atom(&s.terms[i].atom, num::neg(coeff)?)?;
                 if let Some(k) = d.as_const() {
                     // N1 // c == N2 // c + (N2 % c + k) // c
-                    let (q2, _) = self.visit(&Expr::floor_div(n2.clone(), c.clone()))?;
-                    let (r2, _) = self.visit(&Expr::floor_mod(n2.clone(), c.clone()))?;
-                    let inner = Expr::floor_div(Expr::add(r2, Expr::int(k)), Expr::int(cv));
-                    let (inner, _) = self.visit(&inner)?;
-                    alt.add_expr(&q2, coeff)?;
-                    alt.add_expr(&inner, coeff)?;
+                    // (Each division's result is added unfinished, as in
+                    // `fold_offset_into_div`.)
+                    let n2s = Sum::of(n2)?;
+                    self.divide_linear(n2s.clone(), rules::DivOp::Div, cv)?
+                        .add_scaled_to(&mut alt, coeff)?;
+                    let mut inner = Sum::constant(k);
+                    self.divide_linear(n2s, rules::DivOp::Mod, cv)?
+                        .add_to(&mut inner)?;
+                    self.divide_linear(inner, rules::DivOp::Div, cv)?
+                        .add_scaled_to(&mut alt, coeff)?;
                 } else if matches!(s.terms[j].atom.kind(), ExprKind::FloorDiv(..))
                     && s.terms[j].coeff == coeff
                 {
@@ -630,9 +646,10 @@ impl<'a> Simplifier<'a> {
                 num.konst = num::add(num.konst, kc)?;
                 alt.konst = 0;
             }
-            let (n, ni) = self.finish_sum(num)?;
-            let (d, _) = self.floor_div_simplified(n, ni, c.clone(), Info::exact(cv))?;
-            alt.add_expr(&d, 1)?;
+            // The division's own result is added unfinished: finishing it
+            // would run the sum rules on it, one level deeper.
+            self.divide_linear(num, rules::DivOp::Div, cv)?
+                .add_to(&mut alt)?;
             if alt.cost() < s.cost() {
                 *s = alt;
                 return Ok(());

@@ -20,9 +20,43 @@
 //! are already simplified, so each firing strictly decreases the node count
 //! of the tree being simplified; no depth cap is needed.
 //!
+//! **Division rules.** Division, modulo and ceiling division by a constant
+//! have tables of their own ([`floor_div_rules`], [`floor_div_late_rules`],
+//! [`floor_mod_rules`], [`ceil_div_rules`]) over the numerator's canonical
+//! linear form ([`Sum`]):
+//!
+//! ```text
+//! div_drops_multiple: div(x * c0 + y, c1) => x * (c0 / c1) + y / c1, if c1 > 0 && c0 % c1 == 0, "...";
+//! ```
+//!
+//! The numerator pattern is `x` (the whole sum), `x + c0` (its terms and its
+//! constant) or `A * c0 + y` (any one term whose atom matches the pattern
+//! `A`, its coefficient, and the rest of the sum; commutative, like
+//! Halide's `+`). Side conditions and results are Rust expressions over the
+//! bindings: constants are `i128` values, names are [`Bind`]s with their
+//! facts (`x.min()`, `x.max()`, `x.bounded()`, `x.modulus()`, `x.residue()`, `x.len()`,
+//! `x.coeffs()`) and with `+`, `-`, `*` by a constant and `/`, `%` by a
+//! constant (floor semantics) building the result ([`Res`]). Matching
+//! allocates nothing; a result is built only when its rule fires.
+//!
+//! **Termination of the division rules.** A division rule's result is
+//! linear arithmetic over its bindings plus divisions by constants, and
+//! each of those divisions is smaller than the rewritten one by
+//! [`measure`]: the number of division and modulo nodes in the numerator,
+//! then modulo before division, then the number of terms, the divisor's
+//! magnitude and the constant's magnitude, compared lexicographically. The
+//! measure is well founded, so the chain of divisions a firing creates is
+//! finite. Debug builds check the decrease on every firing (`build_division`),
+//! so the rule tests and the property tests check it.
+//!
 //! In debug builds every rule counts its hits ([`rule_hits`]).
 
+use super::sum::Sum;
+use super::{Info, Simplifier};
+use crate::bound::ConstBound;
+use crate::error::Result;
 use crate::expr::{Expr, ExprKind};
+use crate::modular::Modular;
 #[cfg(debug_assertions)]
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -151,6 +185,7 @@ fn op_of(e: &Expr) -> Option<(&'static str, smallvec::SmallVec<[&Expr; 3]>)> {
         ExprKind::Min(..) => "min",
         ExprKind::Max(..) => "max",
         ExprKind::FloorDiv(..) => "div",
+        ExprKind::FloorMod(..) => "mod",
         ExprKind::Select(..) => "select",
         _ => return None,
     };
@@ -213,14 +248,876 @@ fn build(p: &Pat, b: &Bindings) -> Option<Expr> {
     })
 }
 
-/// How often each rule fired in this process (debug builds; empty in
-/// release builds).
+// ------------------------------------------------------------ division rules
+
+/// The operator a division rule rewrites; its divisor is a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DivOp {
+    /// Floor division.
+    Div,
+    /// Floor modulo.
+    Mod,
+    /// Ceiling division.
+    CeilDiv,
+}
+
+/// A numerator pattern of a division rule, matched against the numerator's
+/// canonical linear form ([`Sum`]).
+#[derive(Debug)]
+pub(crate) enum Num {
+    /// `x`: the whole numerator.
+    Whole(&'static str),
+    /// `x + c0`: the terms (at least one) and the constant (which may be 0).
+    Offset(&'static str, &'static str),
+    /// `A * c0 + y`: any one term whose atom matches `A`, its coefficient,
+    /// and the rest of the sum (possibly the constant alone). With a
+    /// constant name in place of `y` (`A * c0 + c2`) the term must be the
+    /// only one and the name binds the constant (which may be 0).
+    Term(Pat, &'static str, &'static str),
+}
+
+/// A side condition or result of a division rule, over a candidate match.
+pub(crate) type LinearFn<T> = fn(&Match<'_>) -> T;
+
+/// One named division rule: `op(numerator, c1) => result, if condition`.
+pub(crate) struct LinearRule {
+    /// The rule's name, reported with its hit count in debug builds.
+    #[cfg_attr(not(any(test, debug_assertions)), allow(dead_code))]
+    pub name: &'static str,
+    /// The operator the rule rewrites.
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub op: DivOp,
+    pub num: Num,
+    /// The constant name the divisor binds.
+    pub divisor: &'static str,
+    pub cond: Option<LinearFn<bool>>,
+    pub result: LinearFn<Res>,
+    /// An input on which the rule fires (its test).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub example: &'static str,
+    #[cfg(debug_assertions)]
+    hits: AtomicU64,
+}
+
+/// What an expression name of a division rule is bound to.
+#[derive(Clone, Debug)]
+pub(crate) enum Slot {
+    Unbound,
+    /// The whole numerator.
+    Whole,
+    /// The numerator without its constant.
+    Offset,
+    /// The numerator without the matched term.
+    Rest,
+    /// The matched term's atom.
+    Atom,
+    /// An expression inside the matched term's atom.
+    Expr(Expr),
+}
+
+/// The bindings of one candidate match of a division rule: expression names
+/// `x`, `y`, `z` (slots 0-2) and constants `c0`-`c3`.
+#[derive(Clone, Debug)]
+pub(crate) struct Env<'s> {
+    sum: &'s Sum,
+    info: Info,
+    term: usize,
+    slots: [Slot; 3],
+    consts: [i64; 4],
+    /// Which of `consts` are bound, one bit each.
+    bound: u8,
+}
+
+impl<'s> Env<'s> {
+    fn new(sum: &'s Sum, info: Info) -> Env<'s> {
+        Env {
+            sum,
+            info,
+            term: usize::MAX,
+            slots: [Slot::Unbound, Slot::Unbound, Slot::Unbound],
+            consts: [0; 4],
+            bound: 0,
+        }
+    }
+
+    /// Binds the constant `name` to `v`; false when it is bound to another
+    /// value.
+    fn bind_const(&mut self, name: &str, v: i64) -> bool {
+        let i = const_index(name);
+        if self.bound & (1 << i) != 0 {
+            return self.consts[i] == v;
+        }
+        self.bound |= 1 << i;
+        self.consts[i] = v;
+        true
+    }
+
+    fn bind(&mut self, name: &str, slot: Slot) {
+        self.slots[expr_index(name)] = slot;
+    }
+
+    /// The linear form of slot `i`.
+    fn slot_sum(&self, i: usize) -> Result<Sum> {
+        Ok(match &self.slots[i] {
+            Slot::Whole => self.sum.clone(),
+            Slot::Offset => Sum {
+                terms: self.sum.terms.clone(),
+                konst: 0,
+            },
+            Slot::Rest => {
+                let mut s = self.sum.clone();
+                s.terms.remove(self.term);
+                s
+            }
+            Slot::Atom => {
+                let t = &self.sum.terms[self.term];
+                let mut s = Sum::default();
+                s.add_atom_info(&t.atom, 1, t.info)?;
+                s
+            }
+            Slot::Expr(e) => {
+                let mut s = Sum::default();
+                add_result(&mut s, e, None)?;
+                s
+            }
+            Slot::Unbound => return Err(overflow()),
+        })
+    }
+}
+
+fn const_index(name: &str) -> usize {
+    match name {
+        "c0" => 0,
+        "c1" => 1,
+        "c2" => 2,
+        _ => 3,
+    }
+}
+
+fn expr_index(name: &str) -> usize {
+    match name {
+        "x" => 0,
+        "y" => 1,
+        _ => 2,
+    }
+}
+
+/// Adds `e` (with its facts when known) to `s`.
+pub(crate) fn add_result(s: &mut Sum, e: &Expr, info: Option<Info>) -> Result<()> {
+    match e.kind() {
+        ExprKind::Int(_) | ExprKind::Add(..) | ExprKind::Sub(..) => s.add_expr(e, 1),
+        ExprKind::Mul(a, b) if a.as_int().is_some() || b.as_int().is_some() => s.add_expr(e, 1),
+        _ => s.add_atom_info(e, 1, info),
+    }
+}
+
+fn overflow() -> crate::error::ArithError {
+    crate::error::ArithError::new(
+        crate::error::ErrorKind::Overflow,
+        "a rule's constant does not fit in 64 bits",
+    )
+}
+
+/// A candidate match as a rule's side condition and result see it.
+pub(crate) struct Match<'a> {
+    env: &'a Env<'a>,
+    si: &'a Simplifier<'a>,
+}
+
+impl<'a> Match<'a> {
+    /// The expression names `[x, y, z]`.
+    pub(crate) fn binds(&'a self) -> [Bind<'a>; 3] {
+        [0, 1, 2].map(|slot| Bind { m: self, slot })
+    }
+
+    /// The constants `[c0, c1, c2, c3]` (0 when unbound), widened so that
+    /// conditions and folds cannot overflow.
+    pub(crate) fn consts(&self) -> [i128; 4] {
+        self.env.consts.map(i128::from)
+    }
+
+    fn fact(&self, slot: usize) -> Info {
+        let env = self.env;
+        match &env.slots[slot] {
+            Slot::Whole => env.info,
+            Slot::Offset => Info {
+                bound: env.info.bound.add(ConstBound::point(-env.sum.konst)),
+                modular: env.info.modular.add(Modular::exact(-env.sum.konst)),
+            },
+            Slot::Rest => {
+                let mut bound = ConstBound::point(env.sum.konst);
+                let mut modular = Modular::exact(env.sum.konst);
+                for (i, t) in env.sum.terms.iter().enumerate() {
+                    if i != env.term {
+                        let f = t.info.unwrap_or_else(|| self.si.info(&t.atom));
+                        bound = bound.add(f.bound.mul_const(t.coeff));
+                        modular = modular.add(f.modular.mul(Modular::exact(t.coeff)));
+                    }
+                }
+                Info { bound, modular }
+            }
+            Slot::Atom => {
+                let t = &env.sum.terms[env.term];
+                t.info.unwrap_or_else(|| self.si.info(&t.atom))
+            }
+            Slot::Expr(e) => self.si.info(e),
+            Slot::Unbound => Info::ANY,
+        }
+    }
+
+    /// The number of terms of slot `slot`'s linear form, counting a
+    /// nonzero constant as one, and the gcd of its coefficients.
+    fn shape(&self, slot: usize) -> (i128, i128) {
+        let one = |s: &Sum| {
+            (
+                (s.terms.len() + usize::from(s.konst != 0)) as i128,
+                i128::from(s.coeff_gcd()),
+            )
+        };
+        let env = self.env;
+        match &env.slots[slot] {
+            Slot::Whole => one(env.sum),
+            Slot::Offset => (env.sum.terms.len() as i128, i128::from(env.sum.coeff_gcd())),
+            _ => env.slot_sum(slot).map_or((0, 0), |s| one(&s)),
+        }
+    }
+}
+
+/// Stands for an infinite bound in side conditions and results.
+pub(crate) const INFINITY: i128 = 1 << 100;
+
+/// A bound's end as a rule sees it: `NEG_INF` and `POS_INF` (`i64::MIN`,
+/// `i64::MAX`) are infinite, not values.
+fn widen(v: i64) -> i128 {
+    match v {
+        crate::bound::NEG_INF => -INFINITY,
+        crate::bound::POS_INF => INFINITY,
+        v => i128::from(v),
+    }
+}
+
+/// An expression name in a side condition or result: its facts, and an
+/// operand of the result's arithmetic.
+#[derive(Clone, Copy)]
+pub(crate) struct Bind<'a> {
+    m: &'a Match<'a>,
+    slot: usize,
+}
+
+impl Bind<'_> {
+    /// Its smallest value; an infinite end is [`INFINITY`] (with its
+    /// sign), far outside `i64`, so that no result built from it fits.
+    pub(crate) fn min(self) -> i128 {
+        widen(self.m.fact(self.slot).bound.min)
+    }
+    /// Its largest value; an infinite end is [`INFINITY`].
+    pub(crate) fn max(self) -> i128 {
+        widen(self.m.fact(self.slot).bound.max)
+    }
+    /// Whether both bounds are finite.
+    pub(crate) fn bounded(self) -> bool {
+        self.m.fact(self.slot).bound.is_finite()
+    }
+    /// `m` in "always `r` modulo `m`" (0 when exact, 1 when nothing known).
+    pub(crate) fn modulus(self) -> i128 {
+        i128::from(self.m.fact(self.slot).modular.coeff)
+    }
+    /// `r` in "always `r` modulo `m`".
+    pub(crate) fn residue(self) -> i128 {
+        i128::from(self.m.fact(self.slot).modular.base)
+    }
+    /// The number of terms of its linear form (a nonzero constant counts).
+    pub(crate) fn len(self) -> i128 {
+        self.m.shape(self.slot).0
+    }
+    /// The gcd of its coefficients.
+    pub(crate) fn coeffs(self) -> i128 {
+        self.m.shape(self.slot).1
+    }
+    /// Its linear form with every coefficient divided by `g` (which
+    /// divides them all) and the constant floor-divided by `g`.
+    pub(crate) fn shrunk(self, g: i128) -> Res {
+        Res::Shrunk(self.slot, g)
+    }
+}
+
+/// A rule's result: linear arithmetic over names and constants, and
+/// divisions by constants (built and simplified by the simplifier).
+#[derive(Debug)]
+pub(crate) enum Res {
+    Name(usize),
+    Shrunk(usize, i128),
+    Const(i128),
+    Add(Box<Res>, Box<Res>),
+    Scale(Box<Res>, i128),
+    Div(Box<Res>, i128),
+    Mod(Box<Res>, i128),
+}
+
+/// What can be an operand of a result.
+pub(crate) trait IntoRes {
+    fn res(self) -> Res;
+}
+
+impl IntoRes for Res {
+    fn res(self) -> Res {
+        self
+    }
+}
+
+impl IntoRes for Bind<'_> {
+    fn res(self) -> Res {
+        Res::Name(self.slot)
+    }
+}
+
+impl IntoRes for i128 {
+    fn res(self) -> Res {
+        Res::Const(self)
+    }
+}
+
+/// A folded constant in a result.
+pub(crate) fn fold(v: i128) -> Res {
+    Res::Const(v)
+}
+
+macro_rules! res_ops {
+    ($($t:ty),*) => {$(
+        impl<T: IntoRes> std::ops::Add<T> for $t {
+            type Output = Res;
+            fn add(self, o: T) -> Res {
+                Res::Add(Box::new(self.res()), Box::new(o.res()))
+            }
+        }
+        impl<T: IntoRes> std::ops::Sub<T> for $t {
+            type Output = Res;
+            fn sub(self, o: T) -> Res {
+                Res::Add(Box::new(self.res()), Box::new(Res::Scale(Box::new(o.res()), -1)))
+            }
+        }
+        impl std::ops::Mul<i128> for $t {
+            type Output = Res;
+            fn mul(self, k: i128) -> Res {
+                Res::Scale(Box::new(self.res()), k)
+            }
+        }
+        /// Floor division by a constant.
+        impl std::ops::Div<i128> for $t {
+            type Output = Res;
+            fn div(self, k: i128) -> Res {
+                Res::Div(Box::new(self.res()), k)
+            }
+        }
+        /// Floor modulo by a constant.
+        impl std::ops::Rem<i128> for $t {
+            type Output = Res;
+            fn rem(self, k: i128) -> Res {
+                Res::Mod(Box::new(self.res()), k)
+            }
+        }
+    )*};
+}
+res_ops!(Res, Bind<'_>);
+
+/// `floor(a / b)` (0 for `b == 0`, which side conditions rule out).
+pub(crate) fn floor(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        return 0;
+    }
+    // 64-bit division where the operands allow (128-bit division is a
+    // library call).
+    if let (Ok(x), Ok(y)) = (i64::try_from(a), i64::try_from(b)) {
+        if let Some(q) = x.checked_div(y) {
+            let adjust = x % y != 0 && ((x < 0) != (y < 0));
+            return i128::from(q) - i128::from(adjust);
+        }
+    }
+    let q = a / b;
+    if a % b != 0 && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    }
+}
+
+/// `ceil(a / b)`.
+pub(crate) fn ceil(a: i128, b: i128) -> i128 {
+    -floor(-a, b)
+}
+
+/// `a - b * floor(a / b)`.
+pub(crate) fn fmod(a: i128, b: i128) -> i128 {
+    a - b * floor(a, b)
+}
+
+/// The non-negative gcd.
+pub(crate) fn gcd(a: i128, b: i128) -> i128 {
+    if let (Ok(x), Ok(y)) = (i64::try_from(a), i64::try_from(b)) {
+        let (mut x, mut y) = (x.unsigned_abs(), y.unsigned_abs());
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        return i128::from(x);
+    }
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Builds a numerator pattern and the divisor's name from
+/// `x, c1` / `x + c0, c1` / `A * c0 + y, c1`.
+macro_rules! linear_num {
+    ($x:ident , $d:ident) => {
+        (Num::Whole(stringify!($x)), stringify!($d))
+    };
+    ($x:ident + $k:ident , $d:ident) => {
+        (Num::Offset(stringify!($x), stringify!($k)), stringify!($d))
+    };
+    ($x:ident * $k:ident + $y:ident , $d:ident) => {
+        (
+            Num::Term(Pat::Name(stringify!($x)), stringify!($k), stringify!($y)),
+            stringify!($d),
+        )
+    };
+    ($f:ident ( $($a:tt)* ) * $k:ident + $y:ident , $d:ident) => {
+        (
+            Num::Term(pat!($f($($a)*)), stringify!($k), stringify!($y)),
+            stringify!($d),
+        )
+    };
+}
+
+macro_rules! linear_op {
+    (div) => {
+        DivOp::Div
+    };
+    (mod) => {
+        DivOp::Mod
+    };
+    (ceildiv) => {
+        DivOp::CeilDiv
+    };
+}
+
+/// The division rule table:
+/// `name: op(numerator, c1) => result, [if condition,] "example";`.
+///
+/// The leading `[x, y, z] [c0, c1, c2, c3];` names the expression and
+/// constant bindings, which conditions and results use as local values:
+/// constants as `i128`, expressions as [`Bind`]s with their facts
+/// (`x.min()`, `x.max()`, `x.modulus()`, `x.residue()`, `x.len()`,
+/// `x.coeffs()`) and arithmetic (`+`, `-`, `*` by a constant, `/` and `%`
+/// by a constant, floor semantics).
+macro_rules! linear_rules {
+    ($binds:tt $consts:tt ;
+     $( $name:ident : $op:ident ( $($num:tt)* ) => $res:expr $(, if $cond:expr)? , $example:literal ; )*) => {
+        vec![$({
+            let (num, divisor) = linear_num!($($num)*);
+            LinearRule {
+                name: stringify!($name),
+                op: linear_op!($op),
+                num,
+                divisor,
+                cond: None $(.or(Some((|m: &Match<'_>| {
+                    #[allow(unused_variables)]
+                    let $binds = m.binds();
+                    #[allow(unused_variables)]
+                    let $consts = m.consts();
+                    $cond
+                }) as LinearFn<bool>)))?,
+                result: |m: &Match<'_>| {
+                    #[allow(unused_variables)]
+                    let $binds = m.binds();
+                    #[allow(unused_variables)]
+                    let $consts = m.consts();
+                    IntoRes::res($res)
+                },
+                example: $example,
+                #[cfg(debug_assertions)]
+                hits: AtomicU64::new(0),
+            }
+        }),*]
+    };
+}
+
+/// Floor division by a constant, first stage: the rules that look at the
+/// whole numerator or at single terms. The rules without `c1 > 0` hold for
+/// either sign of the divisor and also run for negative divisors.
+pub(crate) fn floor_div_rules() -> &'static [LinearRule] {
+    static RULES: OnceLock<Vec<LinearRule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        linear_rules! { [x, y, z] [c0, c1, c2, c3];
+            div_in_one_block: div(x, c1) => fold(floor(x.min(), c1)),
+                if x.bounded() && floor(x.min(), c1) == floor(x.max(), c1), "(x + 4) // 16";
+            div_by_common_factor: div(x, c1) => x.shrunk(gcd(x.coeffs(), c1)) / (c1 / gcd(x.coeffs(), c1)),
+                if c1 > 0 && gcd(x.coeffs(), c1) > 1, "(x * 6 + y * 4 + 3) // 8";
+            div_drops_constant_multiple: div(x + c0, c1) => x / c1 + c0 / c1,
+                if c0 != 0 && c0 % c1 == 0, "(x * 3 + y + 8) // 4";
+            div_drops_multiple: div(x * c0 + y, c1) => x * (c0 / c1) + y / c1,
+                if c0 % c1 == 0, "(x * 8 + y * 3) // 4";
+            div_of_two_valued_atom: div(x * c0 + c2, c1) =>
+                (x - x.min()) * (floor(c0 * x.max() + c2, c1) - floor(c0 * x.min() + c2, c1))
+                    + floor(c0 * x.min() + c2, c1),
+                if x.max() - x.min() == 1, "(x % 2 + 1) // 2";
+        }
+    })
+}
+
+/// Floor division by a constant, last stage (after the searches of
+/// `div.rs`): constants and single-term numerators.
+pub(crate) fn floor_div_late_rules() -> &'static [LinearRule] {
+    static RULES: OnceLock<Vec<LinearRule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        linear_rules! { [x, y, z] [c0, c1, c2, c3];
+            div_of_div: div(div(x, c0) * c2 + c3, c1) => (x + c3 * c0) / (c0 * c1),
+                if c1 > 0 && c0 > 0 && c2 == 1, "(x // 2 + 3) // 4";
+            div_of_mod: div(mod(x, c0) * c2 + c3, c1) => (x / c1) % (c0 / c1),
+                if c1 > 0 && c0 > 0 && c2 == 1 && c3 == 0 && c0 % c1 == 0, "(x % 8) // 2";
+        }
+    })
+}
+
+/// Floor modulo by a constant (positive or negative).
+pub(crate) fn floor_mod_rules() -> &'static [LinearRule] {
+    static RULES: OnceLock<Vec<LinearRule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        linear_rules! { [x, y, z] [c0, c1, c2, c3];
+            mod_in_one_block: mod(x, c1) => x - c1 * floor(x.min(), c1),
+                if x.bounded() && floor(x.min(), c1) == floor(x.max(), c1), "(x + 4) % 16";
+            mod_of_aligned: mod(x, c1) => fold(fmod(x.residue(), c1)),
+                if x.modulus() != 0 && x.modulus() % c1 == 0, "(x * 8 + 3) % 4";
+            mod_drops_multiple: mod(x * c0 + y, c1) => y % c1,
+                if c0 % c1 == 0, "(x * 8 + y) % 4";
+            mod_of_inner_mod: mod(mod(x, c0) * c2 + y, c1) => (x * c2 + y) % c1,
+                if c0 % c1 == 0 && (c2 == 1 || x.len() == 1), "(x % 8 + y) % 4";
+            mod_reduces_constant: mod(x + c0, c1) => (x + c0.rem_euclid(c1)) % c1,
+                if c0.abs() >= c1.abs(), "(x + 9) % 4";
+        }
+    })
+}
+
+/// Ceiling division by a constant.
+pub(crate) fn ceil_div_rules() -> &'static [LinearRule] {
+    static RULES: OnceLock<Vec<LinearRule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        linear_rules! { [x, y, z] [c0, c1, c2, c3];
+            ceildiv_in_one_block: ceildiv(x, c1) => fold(ceil(x.min(), c1)),
+                if x.bounded() && ceil(x.min(), c1) == ceil(x.max(), c1), "ceildiv(x + 12, 16)";
+        }
+    })
+}
+
+/// A rule's result: an expression already simplified, or a linear form
+/// still to be finished (so that a chain of rules finishes its sum once).
+pub(crate) enum Lin {
+    Done(Expr, Info),
+    Sum(Sum),
+}
+
+impl Lin {
+    /// Adds `self` to `s`.
+    pub(crate) fn add_to(self, s: &mut Sum) -> Result<()> {
+        self.add_scaled_to(s, 1)
+    }
+
+    /// Adds `k * self` to `s`.
+    pub(crate) fn add_scaled_to(self, s: &mut Sum, k: i64) -> Result<()> {
+        match self {
+            Lin::Done(e, i) if k == 1 => add_result(s, &e, Some(i)),
+            Lin::Done(e, _) => s.add_expr(&e, k),
+            Lin::Sum(t) => {
+                for u in t.terms {
+                    s.add_atom_info(&u.atom, crate::num::mul(u.coeff, k)?, u.info)?;
+                }
+                s.konst = crate::num::add(s.konst, crate::num::mul(t.konst, k)?)?;
+                Ok(())
+            }
+        }
+    }
+}
+
+/// The termination measure of a division by a constant, compared
+/// lexicographically: the number of division and modulo nodes in the
+/// numerator, modulo before division, the numerator's number of terms, the
+/// divisor's magnitude, the magnitude of the numerator's constant.
+pub(crate) fn measure(num: &Sum, op: DivOp, c: i64) -> (usize, u8, usize, u64, u64) {
+    let mut divisions = 0;
+    for t in &num.terms {
+        crate::walk::any_node(&t.atom, |n| {
+            divisions += usize::from(matches!(
+                n.kind(),
+                ExprKind::FloorDiv(..) | ExprKind::FloorMod(..) | ExprKind::CeilDiv(..)
+            ));
+            false
+        });
+    }
+    let rank = match op {
+        DivOp::Mod => 0,
+        DivOp::Div | DivOp::CeilDiv => 1,
+    };
+    (
+        divisions,
+        rank,
+        num.terms.len(),
+        c.unsigned_abs(),
+        num.konst.unsigned_abs(),
+    )
+}
+
+impl Simplifier<'_> {
+    /// Rewrites `op(s, c)` (with `info` the facts of `s`) by the first rule
+    /// of `rules` that matches, returning the result's linear form.
+    pub(crate) fn apply_linear(
+        &mut self,
+        rules: &'static [LinearRule],
+        op: DivOp,
+        s: &Sum,
+        info: Info,
+        c: i64,
+    ) -> Result<Option<Lin>> {
+        for r in rules {
+            let Some((res, env)) = self.match_linear(r, s, info, c) else {
+                continue;
+            };
+            // The measure is only checked in debug builds.
+            let top = if cfg!(debug_assertions) {
+                measure(s, op, c)
+            } else {
+                Default::default()
+            };
+            let built = match &res {
+                // A division alone is returned as its own result.
+                Res::Div(a, k) => self.build_division(a, *k, DivOp::Div, &env, top, r.name),
+                Res::Mod(a, k) => self.build_division(a, *k, DivOp::Mod, &env, top, r.name),
+                _ => self.build_linear(&res, &env, top, r.name).map(Lin::Sum),
+            };
+            match built {
+                Ok(out) => {
+                    #[cfg(debug_assertions)]
+                    r.hits.fetch_add(1, Ordering::Relaxed);
+                    return Ok(Some(out));
+                }
+                Err(e) if e.kind == crate::error::ErrorKind::Overflow => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The first binding of `r`'s pattern to `op(s, c)` that meets its side
+    /// condition, with the rule's result over it.
+    fn match_linear<'s>(
+        &self,
+        r: &LinearRule,
+        s: &'s Sum,
+        info: Info,
+        c: i64,
+    ) -> Option<(Res, Env<'s>)> {
+        let mut env = Env::new(s, info);
+        env.bind_const(r.divisor, c);
+        // The condition and result over a candidate binding.
+        let check = |env: &Env<'_>| -> Option<Res> {
+            let m = Match { env, si: self };
+            if r.cond.is_some_and(|f| !f(&m)) {
+                return None;
+            }
+            Some((r.result)(&m))
+        };
+        match &r.num {
+            Num::Whole(x) => {
+                env.bind(x, Slot::Whole);
+                check(&env).map(|res| (res, env))
+            }
+            Num::Offset(x, k) => {
+                if s.terms.is_empty() || !env.bind_const(k, s.konst) {
+                    return None;
+                }
+                env.bind(x, Slot::Offset);
+                check(&env).map(|res| (res, env))
+            }
+            Num::Term(atom, k, rest) => {
+                let rest_is_const = rest.starts_with('c');
+                if rest_is_const && s.terms.len() != 1 {
+                    return None;
+                }
+                let (consts, bound) = (env.consts, env.bound);
+                for (i, t) in s.terms.iter().enumerate() {
+                    // Back to the divisor's binding alone.
+                    env.consts = consts;
+                    env.bound = bound;
+                    env.slots = [Slot::Unbound, Slot::Unbound, Slot::Unbound];
+                    env.term = i;
+                    if let Pat::Name(x) = atom {
+                        env.bind(x, Slot::Atom);
+                    } else {
+                        let mut b = Bindings::default();
+                        if !matches(atom, &t.atom, &mut b) {
+                            continue;
+                        }
+                        let mut ok = true;
+                        for (n, e) in b.exprs {
+                            if n.starts_with('c') {
+                                ok &= e.as_int().is_some_and(|v| env.bind_const(n, v));
+                            } else {
+                                env.bind(n, Slot::Expr(e));
+                            }
+                        }
+                        if !ok {
+                            continue;
+                        }
+                    }
+                    if !env.bind_const(k, t.coeff) {
+                        continue;
+                    }
+                    if rest_is_const {
+                        if !env.bind_const(rest, s.konst) {
+                            continue;
+                        }
+                    } else {
+                        env.bind(rest, Slot::Rest);
+                    }
+                    if let Some(res) = check(&env) {
+                        return Some((res, env));
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// The linear form of a rule's result. Every division it builds is
+    /// smaller than the rewritten one by [`measure`] (checked in debug
+    /// builds), so rules cannot rewrite in a cycle.
+    fn build_linear(
+        &mut self,
+        res: &Res,
+        env: &Env,
+        top: (usize, u8, usize, u64, u64),
+        name: &str,
+    ) -> Result<Sum> {
+        let mut out = Sum::default();
+        self.build_into(res, 1, env, &mut out, top, name)?;
+        Ok(out)
+    }
+
+    /// Adds `k * res` to `out` (in place: sums are not copied around).
+    fn build_into(
+        &mut self,
+        res: &Res,
+        k: i64,
+        env: &Env,
+        out: &mut Sum,
+        top: (usize, u8, usize, u64, u64),
+        name: &str,
+    ) -> Result<()> {
+        use crate::num::{add, mul};
+        let k64 = |k: i128| i64::try_from(k).map_err(|_| overflow());
+        match res {
+            Res::Name(i) | Res::Shrunk(i, _) => {
+                let g = match res {
+                    Res::Shrunk(_, g) => k64(*g)?,
+                    _ => 1,
+                };
+                if g <= 0 {
+                    return Err(overflow());
+                }
+                let sum = env.sum;
+                let term = |t: &super::sum::Term, out: &mut Sum| -> Result<()> {
+                    if t.coeff % g != 0 {
+                        return Err(overflow());
+                    }
+                    out.add_atom_info(&t.atom, mul(t.coeff / g, k)?, t.info)
+                };
+                let konst = |out: &mut Sum| -> Result<()> {
+                    out.konst = add(out.konst, mul(sum.konst.div_euclid(g), k)?)?;
+                    Ok(())
+                };
+                match &env.slots[*i] {
+                    Slot::Whole | Slot::Offset | Slot::Rest => {
+                        for (j, t) in sum.terms.iter().enumerate() {
+                            if !(matches!(env.slots[*i], Slot::Rest) && j == env.term) {
+                                term(t, out)?;
+                            }
+                        }
+                        if !matches!(env.slots[*i], Slot::Offset) {
+                            konst(out)?;
+                        }
+                    }
+                    Slot::Atom if g == 1 => {
+                        let t = &sum.terms[env.term];
+                        out.add_atom_info(&t.atom, k, t.info)?
+                    }
+                    Slot::Expr(e) if g == 1 => out.add_expr(e, k)?,
+                    Slot::Atom | Slot::Expr(_) | Slot::Unbound => return Err(overflow()),
+                }
+            }
+            Res::Const(v) => out.konst = add(out.konst, mul(k64(*v)?, k)?)?,
+            Res::Add(a, b) => {
+                self.build_into(a, k, env, out, top, name)?;
+                self.build_into(b, k, env, out, top, name)?;
+            }
+            Res::Scale(a, m) => self.build_into(a, mul(k, k64(*m)?)?, env, out, top, name)?,
+            Res::Div(a, m) | Res::Mod(a, m) => {
+                let op = if matches!(res, Res::Div(..)) {
+                    DivOp::Div
+                } else {
+                    DivOp::Mod
+                };
+                self.build_division(a, *m, op, env, top, name)?
+                    .add_scaled_to(out, k)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `op(a, k)` for a rule's result; the division must be smaller than
+    /// the rewritten one by [`measure`] (checked in debug builds).
+    fn build_division(
+        &mut self,
+        a: &Res,
+        k: i128,
+        op: DivOp,
+        env: &Env,
+        top: (usize, u8, usize, u64, u64),
+        name: &str,
+    ) -> Result<Lin> {
+        let n = self.build_linear(a, env, top, name)?;
+        let k = i64::try_from(k).map_err(|_| overflow())?;
+        debug_assert!(
+            measure(&n, op, k) < top,
+            "{name}: the result's division is not smaller than the rewritten one: {} ({:?}) vs {:?} from {}",
+            n.rebuild(),
+            measure(&n, op, k),
+            top,
+            env.sum.rebuild()
+        );
+        self.divide_linear(n, op, k)
+    }
+}
+
+/// How often each rule of every table fired in this process (debug
+/// builds; empty in release builds).
 pub fn rule_hits() -> Vec<(&'static str, u64)> {
     #[cfg(debug_assertions)]
     {
+        let linear = [
+            floor_div_rules(),
+            floor_div_late_rules(),
+            floor_mod_rules(),
+            ceil_div_rules(),
+        ];
         min_max_rules()
             .iter()
             .map(|r| (r.name, r.hits.load(Ordering::Relaxed)))
+            .chain(
+                linear
+                    .into_iter()
+                    .flatten()
+                    .map(|r| (r.name, r.hits.load(Ordering::Relaxed))),
+            )
             .collect()
     }
     #[cfg(not(debug_assertions))]
@@ -278,35 +1175,135 @@ mod tests {
         }
     }
 
+    /// Every rule of every table, as (name, example).
+    fn all_rules() -> Vec<(&'static str, &'static str)> {
+        let linear = [
+            floor_div_rules(),
+            floor_div_late_rules(),
+            floor_mod_rules(),
+            ceil_div_rules(),
+        ];
+        min_max_rules()
+            .iter()
+            .map(|r| (r.name, r.example))
+            .chain(linear.into_iter().flatten().map(|r| (r.name, r.example)))
+            .collect()
+    }
+
     /// Each rule fires on its example, and the result agrees with the input
-    /// at every point of a box.
+    /// at every point of a box. For division rules this also checks the
+    /// termination measure: every division a result builds is smaller by
+    /// [`measure`] than the one rewritten (a debug assertion in
+    /// `build_linear`).
     #[test]
     fn every_rule_fires_on_its_example_and_is_sound() {
-        for r in min_max_rules() {
-            let (e, scope) = crate::parse_with_scope(r.example).unwrap();
-            let mut an = Analyzer::new();
-            let vars = e.vars();
-            for v in &vars {
-                an.bind(v, Range::half_open(Expr::int(-4), Expr::int(5)));
-            }
-            let before = hits(r.name);
-            let s = an.simplify(&e).unwrap();
-            assert!(
-                hits(r.name) > before,
-                "{} did not fire on {}",
-                r.name,
-                r.example
-            );
-            let n = vars.len() as u32;
-            for k in 0..9i64.pow(n) {
-                let point: Vec<i64> = (0..n).map(|i| (k / 9i64.pow(i)) % 9 - 4).collect();
-                let env = |w: &crate::Var| vars.iter().position(|v| v == w).map(|i| point[i]);
-                if let Ok(want) = e.eval(&env) {
-                    assert_eq!(s.eval(&env).ok(), Some(want), "{}: {e} => {s}", r.name);
-                }
-            }
-            let _ = scope;
+        for (name, example) in all_rules() {
+            fires_and_is_sound(name, example);
         }
+    }
+
+    /// The division rules that hold for either sign of the divisor fire
+    /// on negative divisors too.
+    #[test]
+    fn division_rules_fire_on_negative_divisors() {
+        for (name, example) in [
+            ("div_in_one_block", "(x + 5) // -16"),
+            ("div_drops_constant_multiple", "(x * 3 + y + 8) // -4"),
+            ("div_drops_multiple", "(x * 8 + y * 3) // -4"),
+            ("div_of_two_valued_atom", "(x % 2 * 3 + 1) // -2"),
+            ("mod_in_one_block", "(x + 5) % -16"),
+            ("mod_of_aligned", "(x * 8 + 3) % -4"),
+            ("mod_drops_multiple", "(x * 8 + y) % -4"),
+            ("mod_of_inner_mod", "(x % 8 + y) % -4"),
+            ("mod_reduces_constant", "(x + 9) % -4"),
+            ("ceildiv_in_one_block", "ceildiv(x + 4, -16)"),
+        ] {
+            fires_and_is_sound(name, example);
+        }
+    }
+
+    /// `name` fires on `example` with every variable in `[-4, 4]`, and the
+    /// result agrees with the input at every point.
+    fn fires_and_is_sound(name: &str, example: &str) {
+        let e = crate::parse(example).unwrap();
+        let mut an = Analyzer::new();
+        let vars = e.vars();
+        for v in &vars {
+            an.bind(v, Range::half_open(Expr::int(-4), Expr::int(5)));
+        }
+        let before = hits(name);
+        let s = an.simplify(&e).unwrap();
+        assert!(hits(name) > before, "{name} did not fire on {example}");
+        let n = vars.len() as u32;
+        for k in 0..9i64.pow(n) {
+            let point: Vec<i64> = (0..n).map(|i| (k / 9i64.pow(i)) % 9 - 4).collect();
+            let env = |w: &crate::Var| vars.iter().position(|v| v == w).map(|i| point[i]);
+            if let Ok(want) = e.eval(&env) {
+                assert_eq!(s.eval(&env).ok(), Some(want), "{name}: {e} => {s}");
+            }
+        }
+    }
+
+    /// Every rule is listed by `rule_hits`, once.
+    #[test]
+    fn rule_hits_lists_every_rule_once() {
+        let listed: Vec<_> = rule_hits().into_iter().map(|(n, _)| n).collect();
+        for (name, _) in all_rules() {
+            assert_eq!(listed.iter().filter(|n| **n == name).count(), 1, "{name}");
+        }
+        assert_eq!(listed.len(), all_rules().len());
+    }
+
+    /// The division rules' operators and names are what their patterns say.
+    #[test]
+    fn division_rules_match_their_operator() {
+        for (rules, op) in [
+            (floor_div_rules(), DivOp::Div),
+            (floor_div_late_rules(), DivOp::Div),
+            (floor_mod_rules(), DivOp::Mod),
+            (ceil_div_rules(), DivOp::CeilDiv),
+        ] {
+            for r in rules {
+                assert_eq!(r.op, op, "{}", r.name);
+                assert!(r.divisor.starts_with('c'), "{}", r.name);
+            }
+        }
+    }
+
+    /// The constant helpers agree with 128-bit arithmetic at the ends of
+    /// `i64` and beyond.
+    #[test]
+    fn constant_helpers_are_exact() {
+        let m = i128::from(i64::MIN);
+        for (a, b) in [
+            (7, 2),
+            (-7, 2),
+            (7, -2),
+            (-7, -2),
+            (m, -1),
+            (m, 3),
+            (-m, 5),
+            (INFINITY, 7),
+        ] {
+            let q = a.div_euclid(b) - i128::from(b < 0 && a.rem_euclid(b) != 0);
+            assert_eq!(floor(a, b), q, "{a} / {b}");
+            assert_eq!(fmod(a, b), a - b * q);
+        }
+        assert_eq!(gcd(m, 0), -m);
+        assert_eq!(gcd(-12, 18), 6);
+        assert_eq!(gcd(INFINITY, 8), 8);
+    }
+
+    /// The termination measure orders what the rules rely on.
+    #[test]
+    fn measure_orders_divisions() {
+        let s = Sum::of(&crate::parse("x * 8 + y + 3").unwrap()).unwrap();
+        let rest = Sum::of(&crate::parse("y + 3").unwrap()).unwrap();
+        let reduced = Sum::of(&crate::parse("x * 8 + y + 1").unwrap()).unwrap();
+        assert!(measure(&rest, DivOp::Div, 4) < measure(&s, DivOp::Div, 4));
+        assert!(measure(&s, DivOp::Div, 2) < measure(&s, DivOp::Div, 4));
+        assert!(measure(&s, DivOp::Mod, 8) < measure(&s, DivOp::Div, 4));
+        assert!(measure(&reduced, DivOp::Mod, 2) < measure(&s, DivOp::Mod, 2));
     }
 
     fn hits(name: &str) -> u64 {

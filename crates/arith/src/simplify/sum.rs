@@ -234,14 +234,6 @@ impl Sum {
         self.terms.is_empty().then_some(self.konst)
     }
 
-    /// Whether this is exactly one atom with coefficient one.
-    pub fn as_atom(&self) -> Option<&Expr> {
-        match (self.terms.as_slice(), self.konst) {
-            ([t], 0) if t.coeff == 1 => Some(&t.atom),
-            _ => None,
-        }
-    }
-
     /// gcd of all term coefficients (0 when there are no terms).
     pub fn coeff_gcd(&self) -> i64 {
         self.terms.iter().fold(0, |g, t| num::gcd(g, t.coeff))
