@@ -71,13 +71,50 @@ impl Analyzer {
     /// expressions in other variables). Facts already known are kept: the
     /// new range narrows them.
     pub fn bind(&mut self, var: &Var, range: Range) {
-        // Constant ends (the common case) need no simplification.
-        let constant_hi = match (range.min.as_int(), range.extent.as_int()) {
-            (Some(m), Some(n)) => m.checked_add(n).and_then(|e| e.checked_sub(1)),
+        self.bind_range(var, &range);
+    }
+
+    /// Binds every `(variable, range)` pair, as [`Analyzer::bind`] does
+    /// one. When some end is symbolic the list is bound twice, so that an
+    /// end may use a variable whose range comes later in the list
+    /// (`i=0:n n=1:8`).
+    ///
+    /// ```
+    /// let mut scope = arith::Scope::new();
+    /// let e = arith::parse_in("min(i, n - 1)", &mut scope).unwrap();
+    /// let specs = arith::parse_range_specs("i=0:n n=1:100", &mut scope).unwrap();
+    /// let mut an = arith::Analyzer::new();
+    /// an.bind_all(&specs);
+    /// assert_eq!(an.simplify(&e).unwrap().to_string(), "i");
+    /// ```
+    pub fn bind_all(&mut self, ranges: &[(Var, Range)]) {
+        let constant = ranges
+            .iter()
+            .all(|(_, r)| r.min.as_int().is_some() && r.extent.as_int().is_some());
+        let passes = if constant { 1 } else { 2 };
+        for _ in 0..passes {
+            for (v, r) in ranges {
+                self.bind_range(v, r);
+            }
+        }
+    }
+
+    fn bind_range(&mut self, var: &Var, range: &Range) {
+        // Constant ends (the common case) need no simplification and no
+        // expression for the upper end.
+        let constant = match (range.min.as_int(), range.extent.as_int()) {
+            (Some(m), Some(n)) => m
+                .checked_add(n)
+                .and_then(|e| e.checked_sub(1))
+                .map(|h| (m, h)),
             _ => None,
         };
-        let (lo, hi) = match constant_hi {
-            Some(h) => (range.min.clone(), Expr::int(h)),
+        let prev = self.vars.get(var);
+        let old_bound = prev.map_or(ConstBound::EVERYTHING, |f| f.info.bound);
+        let old_declared = prev.and_then(|f| f.declared);
+        let was_symbolic = prev.is_some_and(|f| f.symbolic.is_some());
+        let (bound, ends, symbolic) = match constant {
+            Some((l, h)) => (ConstBound::new(l, h), Some((l, h)), None),
             None => {
                 let lo = self.simplify(&range.min).unwrap_or(range.min.clone());
                 let hi_raw = Expr::sub(
@@ -85,45 +122,31 @@ impl Analyzer {
                     Expr::int(1),
                 );
                 let hi = self.simplify(&hi_raw).unwrap_or(hi_raw);
-                (lo, hi)
+                let lb = self.const_int_bound(&lo);
+                let hb = self.const_int_bound(&hi);
+                match (lo.as_int(), hi.as_int()) {
+                    (Some(l), Some(h)) => (ConstBound::new(lb.min, hb.max), Some((l, h)), None),
+                    _ => (ConstBound::new(lb.min, hb.max), None, Some((lo, hi))),
+                }
             }
         };
-        let lb = self.const_int_bound(&lo);
-        let hb = self.const_int_bound(&hi);
-        let bound = ConstBound::new(lb.min, hb.max);
-        let declared = match (lo.as_int(), hi.as_int()) {
-            (Some(l), Some(h)) => {
-                let prev = self.vars.get(var).and_then(|f| f.declared);
-                Some(prev.map_or((l, h), |(pl, ph)| (pl.max(l), ph.min(h))))
-            }
-            _ => None,
-        };
-        let symbolic = if lo.as_int().is_some() && hi.as_int().is_some() {
-            None
-        } else {
-            Some((lo, hi))
-        };
-        let old = self
-            .vars
-            .get(var)
-            .map(|f| f.info.bound)
-            .unwrap_or(ConstBound::EVERYTHING);
+        let declared =
+            ends.map(|(l, h)| old_declared.map_or((l, h), |(pl, ph)| (pl.max(l), ph.min(h))));
         let modular = match bound.as_point() {
             Some(v) => Modular::exact(v),
             None => Modular::EVERYTHING,
         };
+        self.symbolic_count =
+            self.symbolic_count - usize::from(was_symbolic) + usize::from(symbolic.is_some());
         let fact = VarFact {
             symbolic,
             declared,
             info: Info {
-                bound: old.intersect(bound),
+                bound: old_bound.intersect(bound),
                 modular,
             },
         };
-        if let Some(prev) = self.vars.insert(var.clone(), fact) {
-            self.symbolic_count -= usize::from(prev.symbolic.is_some());
-        }
-        self.symbolic_count += usize::from(self.vars[var].symbolic.is_some());
+        self.vars.insert(var.clone(), fact);
     }
 
     /// Narrows the constant bounds of `var` to `bound` (inclusive).

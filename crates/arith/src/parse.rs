@@ -28,7 +28,6 @@
 use crate::error::{ArithError, ErrorKind, Result};
 use crate::expr::{CmpOp, Expr, Type};
 use crate::scope::Scope;
-use std::collections::HashMap;
 use std::ops::Range;
 
 /// The deepest nesting of parentheses, calls, unary operators and `not`
@@ -64,7 +63,6 @@ pub fn parse_in(text: &str, scope: &mut Scope) -> Result<Expr> {
         tokens,
         pos: 0,
         depth: 0,
-        names: Names::default(),
         scope,
     };
     let e = p.expr()?;
@@ -72,9 +70,9 @@ pub fn parse_in(text: &str, scope: &mut Scope) -> Result<Expr> {
         return Err(syntax(
             format!(
                 "unexpected `{}` after a complete expression",
-                &text[t.span.clone()]
+                &text[t.span()]
             ),
-            t.span.clone(),
+            t.span(),
         ));
     }
     Ok(e.expr)
@@ -143,10 +141,35 @@ pub fn parse_range_spec(text: &str, scope: &mut Scope) -> Result<(crate::Var, cr
 /// assert_eq!(texts, ["i=0:n - 1", "j = 0:4"]);
 /// ```
 pub fn split_range_specs(text: &str) -> Vec<(usize, &str)> {
+    range_spec_pieces(text).collect()
+}
+
+/// The pieces of [`split_range_specs`], found lazily.
+fn range_spec_pieces(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || loop {
+        if at >= bytes.len() {
+            return None;
+        }
+        let next = next_spec_start(bytes, at + 1);
+        let piece = &text[at..next];
+        let start = at;
+        at = next;
+        let trimmed = piece.trim();
+        if !trimmed.is_empty() {
+            let lead = piece.len() - piece.trim_start().len();
+            return Some((start + lead, trimmed));
+        }
+    })
+}
+
+/// The first position at or after `from` where a spec starts: a name
+/// (not inside a longer name) followed by `=` but not `==`; the length of
+/// `bytes` when there is none.
+fn next_spec_start(bytes: &[u8], from: usize) -> usize {
     let is_name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let mut starts = Vec::new();
-    let mut i = 0;
+    let mut i = from;
     while i < bytes.len() {
         if !(bytes[i].is_ascii_alphabetic() || bytes[i] == b'_') || (i > 0 && is_name(bytes[i - 1]))
         {
@@ -162,22 +185,10 @@ pub fn split_range_specs(text: &str) -> Vec<(usize, &str)> {
             j += 1;
         }
         if bytes.get(j) == Some(&b'=') && bytes.get(j + 1) != Some(&b'=') {
-            starts.push(start);
+            return start;
         }
     }
-    if starts.first() != Some(&0) {
-        starts.insert(0, 0);
-    }
-    starts.push(text.len());
-    starts
-        .windows(2)
-        .filter_map(|w| {
-            let piece = &text[w[0]..w[1]];
-            let trimmed = piece.trim();
-            let lead = piece.len() - piece.trim_start().len();
-            (!trimmed.is_empty()).then_some((w[0] + lead, trimmed))
-        })
-        .collect()
+    bytes.len()
 }
 
 /// Parses a list of range specs separated by whitespace (see
@@ -189,10 +200,44 @@ pub fn split_range_specs(text: &str) -> Vec<(usize, &str)> {
 /// assert_eq!(specs[0].1.to_string(), "[0, n - 1)");
 /// ```
 pub fn parse_range_specs(text: &str, scope: &mut Scope) -> Result<Vec<(crate::Var, crate::Range)>> {
-    split_range_specs(text)
-        .into_iter()
-        .map(|(at, spec)| parse_range_spec(spec, scope).map_err(|e| e.shifted(at)))
-        .collect()
+    let mut out = Vec::new();
+    for (at, spec) in range_spec_pieces(text) {
+        out.push(parse_range_spec(spec, scope).map_err(|e| e.shifted(at))?);
+    }
+    Ok(out)
+}
+
+/// One case of a batch file: an expression and the ranges of its
+/// variables.
+#[derive(Clone, Debug)]
+pub struct Case {
+    /// The expression, as written.
+    pub expr: Expr,
+    /// The variable ranges, in the order written.
+    pub ranges: Vec<(crate::Var, crate::Range)>,
+}
+
+/// Parses one line of a batch file: `EXPR`, or `EXPR | NAME=LO:HI ...`
+/// with the ranges as [`parse_range_specs`] reads them (ends may contain
+/// spaces). Names resolve through `scope`; error spans are byte offsets in
+/// `line`.
+///
+/// ```
+/// let mut scope = arith::Scope::new();
+/// let case = arith::parse_case("min(i, n - 2) | i=0:n - 1 n=2:100", &mut scope).unwrap();
+/// assert_eq!(case.expr.to_string(), "min(i, n - 2)");
+/// assert_eq!(case.ranges[0].1.to_string(), "[0, n - 1)");
+/// let err = arith::parse_case("x | x=0:+", &mut scope).unwrap_err();
+/// assert_eq!(err.span, Some(9..9));
+/// ```
+pub fn parse_case(line: &str, scope: &mut Scope) -> Result<Case> {
+    let (expr, ranges) = match line.split_once('|') {
+        Some((e, r)) => (e, r),
+        None => (line, ""),
+    };
+    let expr = parse_in(expr, scope)?;
+    let ranges = parse_range_specs(ranges, scope).map_err(|e| e.shifted(line.len() - ranges.len()))?;
+    Ok(Case { expr, ranges })
 }
 
 /// A range end: most are plain integers, read directly; anything else goes
@@ -211,31 +256,152 @@ fn parse_end(text: &str, scope: &mut Scope) -> Result<Expr> {
     parse_in(text, scope)
 }
 
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Int(u64),
-    Name,
-    Op(&'static str),
+/// An operator token. Its text is [`Op::text`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    FloorDiv,
+    Eq,
+    Ne,
+    Le,
+    Ge,
+    Pow,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Percent,
+    Lt,
+    Gt,
+    Open,
+    Close,
+    Comma,
+    Bang,
 }
 
-#[derive(Clone, Debug)]
+impl Op {
+    fn text(self) -> &'static str {
+        match self {
+            Op::FloorDiv => "//",
+            Op::Eq => "==",
+            Op::Ne => "!=",
+            Op::Le => "<=",
+            Op::Ge => ">=",
+            Op::Pow => "**",
+            Op::Plus => "+",
+            Op::Minus => "-",
+            Op::Star => "*",
+            Op::Slash => "/",
+            Op::Percent => "%",
+            Op::Lt => "<",
+            Op::Gt => ">",
+            Op::Open => "(",
+            Op::Close => ")",
+            Op::Comma => ",",
+            Op::Bang => "!",
+        }
+    }
+
+    /// The operator at the start of `rest` (two-byte operators first).
+    fn at(rest: &[u8]) -> Option<Op> {
+        let two = match rest {
+            [b'/', b'/', ..] => Some(Op::FloorDiv),
+            [b'=', b'=', ..] => Some(Op::Eq),
+            [b'!', b'=', ..] => Some(Op::Ne),
+            [b'<', b'=', ..] => Some(Op::Le),
+            [b'>', b'=', ..] => Some(Op::Ge),
+            [b'*', b'*', ..] => Some(Op::Pow),
+            _ => None,
+        };
+        if two.is_some() {
+            return two;
+        }
+        Some(match rest.first()? {
+            b'+' => Op::Plus,
+            b'-' => Op::Minus,
+            b'*' => Op::Star,
+            b'/' => Op::Slash,
+            b'%' => Op::Percent,
+            b'<' => Op::Lt,
+            b'>' => Op::Gt,
+            b'(' => Op::Open,
+            b')' => Op::Close,
+            b',' => Op::Comma,
+            b'!' => Op::Bang,
+            _ => return None,
+        })
+    }
+}
+
+/// What a name token is, decided once when it is lexed so that the parser
+/// compares small integers rather than text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Word {
+    /// A variable or function name.
+    Plain,
+    And,
+    Or,
+    Not,
+    True,
+    False,
+    /// A Python keyword that cannot start an expression.
+    Keyword,
+}
+
+impl Word {
+    fn of(name: &[u8]) -> Word {
+        match name {
+            b"and" => Word::And,
+            b"or" => Word::Or,
+            b"not" => Word::Not,
+            b"True" => Word::True,
+            b"False" => Word::False,
+            b"if" | b"else" | b"lambda" | b"in" | b"is" => Word::Keyword,
+            _ => Word::Plain,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tok {
+    Int(u64),
+    Name(Word),
+    Op(Op),
+}
+
+/// A token and its byte span (`u32` offsets keep tokens small; longer
+/// texts are rejected before lexing).
+#[derive(Clone, Copy, Debug)]
 struct Token {
     tok: Tok,
-    span: Range<usize>,
+    start: u32,
+    end: u32,
+}
+
+impl Token {
+    fn span(&self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
 }
 
 fn syntax(msg: impl Into<String>, span: Range<usize>) -> ArithError {
     ArithError::new(ErrorKind::Syntax, msg).at(span)
 }
 
-const OPS: [&str; 17] = [
-    "//", "==", "!=", "<=", ">=", "**", "+", "-", "*", "/", "%", "<", ">", "(", ")", ",", "!",
-];
-
 fn lex(text: &str) -> Result<Vec<Token>> {
     let bytes = text.as_bytes();
+    if bytes.len() > u32::MAX as usize {
+        return Err(syntax(
+            "the text is longer than 4 GiB: split it",
+            0..0,
+        ));
+    }
     // Index text averages well over two bytes per token; one allocation.
     let mut out = Vec::with_capacity(text.len() / 2 + 1);
+    let token = |tok, start: usize, end: usize| Token {
+        tok,
+        start: start as u32,
+        end: end as u32,
+    };
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
@@ -245,26 +411,23 @@ fn lex(text: &str) -> Result<Vec<Token>> {
         }
         let start = i;
         if c.is_ascii_digit() {
+            let mut v: Option<u64> = Some(0);
             while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'_') {
+                if bytes[i] != b'_' {
+                    v = v
+                        .and_then(|v| v.checked_mul(10))
+                        .and_then(|v| v.checked_add((bytes[i] - b'0') as u64));
+                }
                 i += 1;
             }
-            let v = bytes[start..i]
-                .iter()
-                .filter(|&&b| b != b'_')
-                .try_fold(0u64, |v, &b| {
-                    v.checked_mul(10)?.checked_add((b - b'0') as u64)
-                })
-                .ok_or_else(|| {
-                    ArithError::new(
-                        ErrorKind::Overflow,
-                        "integer literal does not fit in 64 bits",
-                    )
-                    .at(start..i)
-                })?;
-            out.push(Token {
-                tok: Tok::Int(v),
-                span: start..i,
-            });
+            let v = v.ok_or_else(|| {
+                ArithError::new(
+                    ErrorKind::Overflow,
+                    "integer literal does not fit in 64 bits",
+                )
+                .at(start..i)
+            })?;
+            out.push(token(Tok::Int(v), start, i));
             continue;
         }
         if c.is_ascii_alphabetic() || c == b'_' {
@@ -273,18 +436,12 @@ fn lex(text: &str) -> Result<Vec<Token>> {
             {
                 i += 1;
             }
-            out.push(Token {
-                tok: Tok::Name,
-                span: start..i,
-            });
+            out.push(token(Tok::Name(Word::of(&bytes[start..i])), start, i));
             continue;
         }
-        if let Some(op) = OPS.iter().find(|op| text[i..].starts_with(**op)) {
-            i += op.len();
-            out.push(Token {
-                tok: Tok::Op(op),
-                span: start..i,
-            });
+        if let Some(op) = Op::at(&bytes[i..]) {
+            i += op.text().len();
+            out.push(token(Tok::Op(op), start, i));
             continue;
         }
         let ch = text[i..].chars().next().unwrap_or('?');
@@ -302,42 +459,11 @@ struct Parser<'a> {
     pos: usize,
     /// Open nesting levels (parentheses, calls, unary operators, `not`).
     depth: usize,
-    /// Names already resolved in this text, so that a long expression does
-    /// not search the scope once per occurrence.
-    names: Names<'a>,
     scope: &'a mut Scope,
 }
 
-/// An operator's text and the constructor of its node.
-type BinaryOp = (&'static str, fn(Expr, Expr) -> Expr);
-
-/// The variables of one text by name: a short list searched in order while
-/// the text has few names (most have one to three), a hash map beyond.
-#[derive(Default)]
-struct Names<'a> {
-    few: Vec<(&'a str, crate::Var)>,
-    many: HashMap<&'a str, crate::Var>,
-}
-
-impl<'a> Names<'a> {
-    const FEW: usize = 16;
-
-    fn resolve(&mut self, name: &'a str, scope: &mut Scope) -> crate::Var {
-        if let Some((_, v)) = self.few.iter().find(|(n, _)| *n == name) {
-            return v.clone();
-        }
-        if let Some(v) = self.many.get(name) {
-            return v.clone();
-        }
-        let v = scope.get_or_create(name);
-        if self.few.len() < Self::FEW {
-            self.few.push((name, v.clone()));
-        } else {
-            self.many.insert(name, v.clone());
-        }
-        v
-    }
-}
+/// An operator and the constructor of its node.
+type BinaryOp = (Op, fn(Expr, Expr) -> Expr);
 
 /// An operator or function name in backquotes, formatted only when an
 /// error message needs it.
@@ -356,8 +482,14 @@ struct Spanned {
 }
 
 impl<'a> Parser<'a> {
+    #[inline]
     fn peek(&self) -> Option<&Token> {
         self.tokens.get(self.pos)
+    }
+
+    #[inline]
+    fn peek_tok(&self) -> Option<Tok> {
+        self.tokens.get(self.pos).map(|t| t.tok)
     }
 
     /// Opens a nesting level at the token `span`, or fails past the limit.
@@ -381,7 +513,7 @@ impl<'a> Parser<'a> {
 
     fn span_here(&self) -> Range<usize> {
         self.peek()
-            .map(|t| t.span.clone())
+            .map(Token::span)
             .unwrap_or_else(|| self.end_span())
     }
 
@@ -389,42 +521,48 @@ impl<'a> Parser<'a> {
         self.text.len()..self.text.len()
     }
 
-    fn peek_op(&self, op: &str) -> bool {
-        matches!(self.peek(), Some(Token { tok: Tok::Op(o), .. }) if *o == op)
+    #[inline]
+    fn peek_op(&self, op: Op) -> bool {
+        self.peek_tok() == Some(Tok::Op(op))
     }
 
-    fn peek_word(&self, w: &str) -> bool {
-        matches!(self.peek(), Some(t) if t.tok == Tok::Name && &self.text[t.span.clone()] == w)
+    #[inline]
+    fn peek_word(&self, w: Word) -> bool {
+        self.peek_tok() == Some(Tok::Name(w))
     }
 
-    fn expect_op(&mut self, op: &str, what: &str) -> Result<Range<usize>> {
+    fn expect_op(&mut self, op: Op, what: impl std::fmt::Display) -> Result<Range<usize>> {
         match self.peek() {
-            Some(Token {
-                tok: Tok::Op(o),
-                span,
-            }) if *o == op => {
-                let s = span.clone();
+            Some(t) if t.tok == Tok::Op(op) => {
+                let s = t.span();
                 self.pos += 1;
                 Ok(s)
             }
             Some(t) => Err(syntax(
                 format!(
-                    "expected `{op}` {what}, found `{}`",
-                    &self.text[t.span.clone()]
+                    "expected `{}` {what}, found `{}`",
+                    op.text(),
+                    &self.text[t.span()]
                 ),
-                t.span.clone(),
+                t.span(),
             )),
             None => Err(syntax(
-                format!("expected `{op}` {what}, found the end"),
+                format!("expected `{}` {what}, found the end", op.text()),
                 self.end_span(),
             )),
         }
     }
 
+    #[inline]
     fn want(&self, e: &Spanned, ty: Type, ctx: impl std::fmt::Display) -> Result<()> {
         if e.expr.ty() == ty {
             return Ok(());
         }
+        self.wrong_type(e, ty, ctx)
+    }
+
+    #[cold]
+    fn wrong_type(&self, e: &Spanned, ty: Type, ctx: impl std::fmt::Display) -> Result<()> {
         let what = match ty {
             Type::Int => "an integer",
             Type::Bool => "a condition",
@@ -438,7 +576,8 @@ impl<'a> Parser<'a> {
 
     fn logic(
         &mut self,
-        word: &str,
+        word: Word,
+        text: &'static str,
         next: fn(&mut Self) -> Result<Spanned>,
         make: fn(Expr, Expr) -> Expr,
     ) -> Result<Spanned> {
@@ -446,8 +585,8 @@ impl<'a> Parser<'a> {
         while self.peek_word(word) {
             self.pos += 1;
             let rhs = next(self)?;
-            self.want(&lhs, Type::Bool, Quoted(word))?;
-            self.want(&rhs, Type::Bool, Quoted(word))?;
+            self.want(&lhs, Type::Bool, Quoted(text))?;
+            self.want(&rhs, Type::Bool, Quoted(text))?;
             lhs = Spanned {
                 span: lhs.span.start..rhs.span.end,
                 expr: make(lhs.expr, rhs.expr),
@@ -457,15 +596,15 @@ impl<'a> Parser<'a> {
     }
 
     fn or(&mut self) -> Result<Spanned> {
-        self.logic("or", Self::and, Expr::or)
+        self.logic(Word::Or, "or", Self::and, Expr::or)
     }
 
     fn and(&mut self) -> Result<Spanned> {
-        self.logic("and", Self::not, Expr::and)
+        self.logic(Word::And, "and", Self::not, Expr::and)
     }
 
     fn not(&mut self) -> Result<Spanned> {
-        if self.peek_word("not") {
+        if self.peek_word(Word::Not) {
             let here = self.span_here();
             let start = here.start;
             self.enter(here)?;
@@ -482,18 +621,13 @@ impl<'a> Parser<'a> {
     }
 
     fn cmp_op(&self) -> Option<CmpOp> {
-        match self.peek() {
-            Some(Token {
-                tok: Tok::Op(o), ..
-            }) => match *o {
-                "==" => Some(CmpOp::Eq),
-                "!=" => Some(CmpOp::Ne),
-                "<" => Some(CmpOp::Lt),
-                "<=" => Some(CmpOp::Le),
-                ">" => Some(CmpOp::Gt),
-                ">=" => Some(CmpOp::Ge),
-                _ => None,
-            },
+        match self.peek_tok()? {
+            Tok::Op(Op::Eq) => Some(CmpOp::Eq),
+            Tok::Op(Op::Ne) => Some(CmpOp::Ne),
+            Tok::Op(Op::Lt) => Some(CmpOp::Lt),
+            Tok::Op(Op::Le) => Some(CmpOp::Le),
+            Tok::Op(Op::Gt) => Some(CmpOp::Gt),
+            Tok::Op(Op::Ge) => Some(CmpOp::Ge),
             _ => None,
         }
     }
@@ -510,7 +644,7 @@ impl<'a> Parser<'a> {
         if let Some(t) = self.peek().filter(|_| self.cmp_op().is_some()) {
             return Err(syntax(
                 "chained comparisons are not supported: write `a < b and b < c`",
-                t.span.clone(),
+                t.span(),
             ));
         }
         Ok(Spanned {
@@ -519,17 +653,24 @@ impl<'a> Parser<'a> {
         })
     }
 
+    #[inline]
     fn binary_chain(
         &mut self,
         ops: &[BinaryOp],
         next: fn(&mut Self) -> Result<Spanned>,
     ) -> Result<Spanned> {
         let mut lhs = next(self)?;
-        while let Some(&(op, make)) = ops.iter().find(|(o, _)| self.peek_op(o)) {
+        loop {
+            let Some(Tok::Op(found)) = self.peek_tok() else {
+                break;
+            };
+            let Some(&(op, make)) = ops.iter().find(|(o, _)| *o == found) else {
+                break;
+            };
             self.pos += 1;
             let rhs = next(self)?;
-            self.want(&lhs, Type::Int, Quoted(op))?;
-            self.want(&rhs, Type::Int, Quoted(op))?;
+            self.want(&lhs, Type::Int, Quoted(op.text()))?;
+            self.want(&rhs, Type::Int, Quoted(op.text()))?;
             lhs = Spanned {
                 span: lhs.span.start..rhs.span.end,
                 expr: make(lhs.expr, rhs.expr),
@@ -539,57 +680,55 @@ impl<'a> Parser<'a> {
     }
 
     fn sum(&mut self) -> Result<Spanned> {
-        self.binary_chain(&[("+", Expr::add), ("-", Expr::sub)], Self::term)
+        self.binary_chain(&[(Op::Plus, Expr::add), (Op::Minus, Expr::sub)], Self::term)
     }
 
     fn term(&mut self) -> Result<Spanned> {
         let r = self.binary_chain(
             &[
-                ("*", Expr::mul),
-                ("//", Expr::floor_div),
-                ("%", Expr::floor_mod),
+                (Op::Star, Expr::mul),
+                (Op::FloorDiv, Expr::floor_div),
+                (Op::Percent, Expr::floor_mod),
             ],
             Self::unary,
         )?;
         if let Some(t) = self.peek() {
-            if t.tok == Tok::Op("/") {
+            if t.tok == Tok::Op(Op::Slash) {
                 return Err(syntax(
                     "`/` is true division, which index arithmetic does not have: use `//` for floor division",
-                    t.span.clone(),
+                    t.span(),
                 ));
             }
-            if t.tok == Tok::Op("**") {
-                return Err(syntax("`**` (power) is not supported", t.span.clone()));
+            if t.tok == Tok::Op(Op::Pow) {
+                return Err(syntax("`**` (power) is not supported", t.span()));
             }
         }
         Ok(r)
     }
 
     fn unary(&mut self) -> Result<Spanned> {
-        if self.peek_op("+") {
+        if self.peek_op(Op::Plus) {
             self.enter(self.span_here())?;
             self.pos += 1;
             let inner = self.unary();
             self.leave();
             return inner;
         }
-        if self.peek_op("-") {
+        if self.peek_op(Op::Minus) {
             let here = self.span_here();
             let start = here.start;
             self.pos += 1;
-            if let Some(Token {
-                tok: Tok::Int(v),
-                span,
-            }) = self.peek().cloned()
-            {
-                // `-2147483648` is one literal, so i64::MIN is representable.
-                if v <= i64::MAX as u64 + 1 && !self.followed_by_power() {
-                    self.pos += 1;
-                    let val = (v as i128).wrapping_neg() as i64;
-                    return Ok(Spanned {
-                        span: start..span.end,
-                        expr: Expr::int(val),
-                    });
+            if let Some(t) = self.peek().copied() {
+                if let Tok::Int(v) = t.tok {
+                    // `-2147483648` is one literal, so i64::MIN is representable.
+                    if v <= i64::MAX as u64 + 1 && !self.followed_by_power() {
+                        self.pos += 1;
+                        let val = (v as i128).wrapping_neg() as i64;
+                        return Ok(Spanned {
+                            span: start..t.end as usize,
+                            expr: Expr::int(val),
+                        });
+                    }
                 }
             }
             self.enter(here)?;
@@ -608,19 +747,20 @@ impl<'a> Parser<'a> {
         matches!(
             self.tokens.get(self.pos + 1),
             Some(Token {
-                tok: Tok::Op("**"),
+                tok: Tok::Op(Op::Pow),
                 ..
             })
         )
     }
 
     fn atom(&mut self) -> Result<Spanned> {
-        let Some(t) = self.peek().cloned() else {
+        let Some(t) = self.peek().copied() else {
             return Err(syntax(
                 "expected an expression, found the end",
                 self.end_span(),
             ));
         };
+        let span = t.span();
         match t.tok {
             Tok::Int(v) => {
                 self.pos += 1;
@@ -629,69 +769,65 @@ impl<'a> Parser<'a> {
                         ErrorKind::Overflow,
                         "integer literal does not fit in 64 bits",
                     )
-                    .at(t.span.clone())
+                    .at(span.clone())
                 })?;
                 Ok(Spanned {
                     expr: Expr::int(v),
-                    span: t.span,
+                    span,
                 })
             }
-            Tok::Op("(") => {
-                self.enter(t.span.clone())?;
+            Tok::Op(Op::Open) => {
+                self.enter(span.clone())?;
                 self.pos += 1;
                 let inner = self.expr()?;
                 self.leave();
-                let close = self.expect_op(")", "to close the parenthesis")?;
+                let close = self.expect_op(Op::Close, "to close the parenthesis")?;
                 Ok(Spanned {
                     expr: inner.expr,
-                    span: t.span.start..close.end,
+                    span: span.start..close.end,
                 })
             }
             Tok::Op(_) => Err(syntax(
-                format!(
-                    "expected an expression, found `{}`",
-                    &self.text[t.span.clone()]
-                ),
-                t.span,
+                format!("expected an expression, found `{}`", &self.text[span.clone()]),
+                span,
             )),
-            Tok::Name => {
+            Tok::Name(word) => {
                 self.pos += 1;
-                let name = &self.text[t.span.clone()];
-                match name {
-                    "True" => {
+                let name = &self.text[span.clone()];
+                match word {
+                    Word::True => {
                         return Ok(Spanned {
                             expr: Expr::bool(true),
-                            span: t.span,
+                            span,
                         })
                     }
-                    "False" => {
+                    Word::False => {
                         return Ok(Spanned {
                             expr: Expr::bool(false),
-                            span: t.span,
+                            span,
                         })
                     }
-                    "and" | "or" | "not" | "if" | "else" | "lambda" | "in" | "is" => {
+                    Word::And | Word::Or | Word::Not | Word::Keyword => {
                         return Err(syntax(
                             format!("expected an expression, found the keyword `{name}`"),
-                            t.span,
+                            span,
                         ))
                     }
-                    _ => {}
+                    Word::Plain => {}
                 }
-                if self.peek_op("(") {
-                    return self.call(name, t.span);
+                if self.peek_op(Op::Open) {
+                    return self.call(name, span);
                 }
                 if name.contains('.') {
                     return Err(ArithError::new(
                         ErrorKind::UnknownName,
                         format!("`{name}` is not a variable name (no dots allowed)"),
                     )
-                    .at(t.span));
+                    .at(span));
                 }
-                let v = self.names.resolve(name, self.scope);
                 Ok(Spanned {
-                    expr: Expr::var(v),
-                    span: t.span,
+                    expr: self.scope.var_expr(name).clone(),
+                    span,
                 })
             }
         }
@@ -712,19 +848,19 @@ impl<'a> Parser<'a> {
                 .at(name_span))
             }
         };
-        let open = self.expect_op("(", "after the function name")?;
+        let open = self.expect_op(Op::Open, "after the function name")?;
         self.enter(name_span.start..open.end)?;
-        let mut args = Vec::new();
+        let mut args: smallvec::SmallVec<[Spanned; 3]> = smallvec::SmallVec::new();
         loop {
             args.push(self.expr()?);
-            if self.peek_op(",") {
+            if self.peek_op(Op::Comma) {
                 self.pos += 1;
                 continue;
             }
             break;
         }
         self.leave();
-        let close = self.expect_op(")", &format!("to close the call of `{short}`"))?;
+        let close = self.expect_op(Op::Close, format_args!("to close the call of `{short}`"))?;
         let span = name_span.start..close.end;
         if args.len() != arity {
             return Err(ArithError::new(
