@@ -57,10 +57,11 @@ pub fn parse_with_scope(text: &str) -> Result<(Expr, Scope)> {
 
 /// Parses `text`, resolving names through `scope` (new names are added).
 pub fn parse_in(text: &str, scope: &mut Scope) -> Result<Expr> {
-    let tokens = lex(text)?;
+    let mut tokens = Vec::new();
+    lex(text, &mut tokens)?;
     let mut p = Parser {
         text,
-        tokens,
+        tokens: &tokens,
         pos: 0,
         depth: 0,
         scope,
@@ -126,7 +127,17 @@ pub fn parse_range_spec(text: &str, scope: &mut Scope) -> Result<(crate::Var, cr
         }
     }
     let var = scope.get_or_create(name);
-    Ok((var, crate::Range::half_open(lo, hi)))
+    // Constant ends (the common case) fold to a constant extent, shared
+    // through the scope like the ends.
+    let extent = match (lo.as_int(), hi.as_int()) {
+        (Some(a), Some(b)) => b.checked_sub(a),
+        _ => None,
+    };
+    let range = match extent {
+        Some(n) => crate::Range::new(lo, scope.int(n)),
+        None => crate::Range::half_open(lo, hi),
+    };
+    Ok((var, range))
 }
 
 /// Splits a list of range specs separated by whitespace, such as
@@ -251,7 +262,7 @@ fn parse_end(text: &str, scope: &mut Scope) -> Result<Expr> {
     if !digits.is_empty() && digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()) {
         // At most 18 digits: fits in i64 with either sign.
         let v = digits.bytes().fold(0i64, |v, b| v * 10 + (b - b'0') as i64);
-        return Ok(Expr::int(if neg { -v } else { v }));
+        return Ok(scope.int(if neg { -v } else { v }));
     }
     parse_in(text, scope)
 }
@@ -387,7 +398,8 @@ fn syntax(msg: impl Into<String>, span: Range<usize>) -> ArithError {
     ArithError::new(ErrorKind::Syntax, msg).at(span)
 }
 
-fn lex(text: &str) -> Result<Vec<Token>> {
+/// Appends the tokens of `text` to `out`.
+fn lex(text: &str, out: &mut Vec<Token>) -> Result<()> {
     let bytes = text.as_bytes();
     if bytes.len() > u32::MAX as usize {
         return Err(syntax(
@@ -396,7 +408,7 @@ fn lex(text: &str) -> Result<Vec<Token>> {
         ));
     }
     // Index text averages well over two bytes per token; one allocation.
-    let mut out = Vec::with_capacity(text.len() / 2 + 1);
+    out.reserve(text.len() / 2 + 1);
     let token = |tok, start: usize, end: usize| Token {
         tok,
         start: start as u32,
@@ -450,20 +462,37 @@ fn lex(text: &str) -> Result<Vec<Token>> {
             i..i + ch.len_utf8(),
         ));
     }
-    Ok(out)
+    Ok(())
 }
 
 struct Parser<'a> {
     text: &'a str,
-    tokens: Vec<Token>,
+    tokens: &'a [Token],
     pos: usize,
     /// Open nesting levels (parentheses, calls, unary operators, `not`).
     depth: usize,
     scope: &'a mut Scope,
 }
 
-/// An operator and the constructor of its node.
-type BinaryOp = (Op, fn(Expr, Expr) -> Expr);
+/// How tightly an operator binds, loosest first (the grammar's levels).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Level {
+    Or,
+    And,
+    Not,
+    Cmp,
+    Sum,
+    Term,
+}
+
+/// A binary operator: its operands' type and the constructor of its node.
+#[derive(Clone, Copy)]
+enum Binary {
+    Or,
+    And,
+    Cmp(CmpOp),
+    Int(Op, fn(Expr, Expr) -> Expr),
+}
 
 /// An operator or function name in backquotes, formatted only when an
 /// error message needs it.
@@ -571,38 +600,106 @@ impl<'a> Parser<'a> {
     }
 
     fn expr(&mut self) -> Result<Spanned> {
-        self.or()
+        self.binary(Level::Or)
     }
 
-    fn logic(
-        &mut self,
-        word: Word,
-        text: &'static str,
-        next: fn(&mut Self) -> Result<Spanned>,
-        make: fn(Expr, Expr) -> Expr,
-    ) -> Result<Spanned> {
-        let mut lhs = next(self)?;
-        while self.peek_word(word) {
+    /// The binary operator at the next token and its level, if any.
+    #[inline]
+    fn binary_op(&self) -> Option<(Level, Binary)> {
+        Some(match self.peek_tok()? {
+            Tok::Name(Word::Or) => (Level::Or, Binary::Or),
+            Tok::Name(Word::And) => (Level::And, Binary::And),
+            Tok::Op(op) => match op {
+                Op::Eq => (Level::Cmp, Binary::Cmp(CmpOp::Eq)),
+                Op::Ne => (Level::Cmp, Binary::Cmp(CmpOp::Ne)),
+                Op::Lt => (Level::Cmp, Binary::Cmp(CmpOp::Lt)),
+                Op::Le => (Level::Cmp, Binary::Cmp(CmpOp::Le)),
+                Op::Gt => (Level::Cmp, Binary::Cmp(CmpOp::Gt)),
+                Op::Ge => (Level::Cmp, Binary::Cmp(CmpOp::Ge)),
+                Op::Plus => (Level::Sum, Binary::Int(op, Expr::add)),
+                Op::Minus => (Level::Sum, Binary::Int(op, Expr::sub)),
+                Op::Star => (Level::Term, Binary::Int(op, Expr::mul)),
+                Op::FloorDiv => (Level::Term, Binary::Int(op, Expr::floor_div)),
+                Op::Percent => (Level::Term, Binary::Int(op, Expr::floor_mod)),
+                _ => return None,
+            },
+            _ => return None,
+        })
+    }
+
+    /// An expression whose binary operators all bind at least as tightly
+    /// as `min` (precedence climbing: one loop per level actually used,
+    /// rather than one call per grammar level per operand). Chains of one
+    /// level are built left-deep in the loop, without recursion.
+    fn binary(&mut self, min: Level) -> Result<Spanned> {
+        let mut lhs = if min <= Level::Not {
+            self.not()?
+        } else {
+            self.unary()?
+        };
+        loop {
+            if let Some(t) = self.peek() {
+                // Checked after every operand, as the grammar's `term` does.
+                if t.tok == Tok::Op(Op::Slash) {
+                    return Err(syntax(
+                        "`/` is true division, which index arithmetic does not have: use `//` for floor division",
+                        t.span(),
+                    ));
+                }
+                if t.tok == Tok::Op(Op::Pow) {
+                    return Err(syntax("`**` (power) is not supported", t.span()));
+                }
+            }
+            let Some((level, op)) = self.binary_op() else {
+                break;
+            };
+            if level < min {
+                break;
+            }
             self.pos += 1;
-            let rhs = next(self)?;
-            self.want(&lhs, Type::Bool, Quoted(text))?;
-            self.want(&rhs, Type::Bool, Quoted(text))?;
+            let rhs = match level {
+                Level::Or => self.binary(Level::And)?,
+                Level::And => self.binary(Level::Not)?,
+                Level::Not | Level::Cmp => self.binary(Level::Sum)?,
+                Level::Sum => self.binary(Level::Term)?,
+                Level::Term => self.unary()?,
+            };
+            let expr = match op {
+                Binary::Or | Binary::And => {
+                    let (word, make): (_, fn(Expr, Expr) -> Expr) = match op {
+                        Binary::Or => ("or", Expr::or),
+                        _ => ("and", Expr::and),
+                    };
+                    self.want(&lhs, Type::Bool, Quoted(word))?;
+                    self.want(&rhs, Type::Bool, Quoted(word))?;
+                    make(lhs.expr, rhs.expr)
+                }
+                Binary::Cmp(cmp) => {
+                    self.want(&lhs, Type::Int, "a comparison")?;
+                    self.want(&rhs, Type::Int, "a comparison")?;
+                    if let Some(t) = self.peek().filter(|_| self.cmp_op().is_some()) {
+                        return Err(syntax(
+                            "chained comparisons are not supported: write `a < b and b < c`",
+                            t.span(),
+                        ));
+                    }
+                    Expr::cmp(cmp, lhs.expr, rhs.expr)
+                }
+                Binary::Int(op, make) => {
+                    self.want(&lhs, Type::Int, Quoted(op.text()))?;
+                    self.want(&rhs, Type::Int, Quoted(op.text()))?;
+                    make(lhs.expr, rhs.expr)
+                }
+            };
             lhs = Spanned {
                 span: lhs.span.start..rhs.span.end,
-                expr: make(lhs.expr, rhs.expr),
+                expr,
             };
         }
         Ok(lhs)
     }
 
-    fn or(&mut self) -> Result<Spanned> {
-        self.logic(Word::Or, "or", Self::and, Expr::or)
-    }
-
-    fn and(&mut self) -> Result<Spanned> {
-        self.logic(Word::And, "and", Self::not, Expr::and)
-    }
-
+    /// `not` applied any number of times to a comparison-level expression.
     fn not(&mut self) -> Result<Spanned> {
         if self.peek_word(Word::Not) {
             let here = self.span_here();
@@ -617,7 +714,7 @@ impl<'a> Parser<'a> {
                 expr: Expr::not(inner.expr),
             });
         }
-        self.cmp()
+        self.binary(Level::Cmp)
     }
 
     fn cmp_op(&self) -> Option<CmpOp> {
@@ -630,80 +727,6 @@ impl<'a> Parser<'a> {
             Tok::Op(Op::Ge) => Some(CmpOp::Ge),
             _ => None,
         }
-    }
-
-    fn cmp(&mut self) -> Result<Spanned> {
-        let lhs = self.sum()?;
-        let Some(op) = self.cmp_op() else {
-            return Ok(lhs);
-        };
-        self.pos += 1;
-        let rhs = self.sum()?;
-        self.want(&lhs, Type::Int, "a comparison")?;
-        self.want(&rhs, Type::Int, "a comparison")?;
-        if let Some(t) = self.peek().filter(|_| self.cmp_op().is_some()) {
-            return Err(syntax(
-                "chained comparisons are not supported: write `a < b and b < c`",
-                t.span(),
-            ));
-        }
-        Ok(Spanned {
-            span: lhs.span.start..rhs.span.end,
-            expr: Expr::cmp(op, lhs.expr, rhs.expr),
-        })
-    }
-
-    #[inline]
-    fn binary_chain(
-        &mut self,
-        ops: &[BinaryOp],
-        next: fn(&mut Self) -> Result<Spanned>,
-    ) -> Result<Spanned> {
-        let mut lhs = next(self)?;
-        loop {
-            let Some(Tok::Op(found)) = self.peek_tok() else {
-                break;
-            };
-            let Some(&(op, make)) = ops.iter().find(|(o, _)| *o == found) else {
-                break;
-            };
-            self.pos += 1;
-            let rhs = next(self)?;
-            self.want(&lhs, Type::Int, Quoted(op.text()))?;
-            self.want(&rhs, Type::Int, Quoted(op.text()))?;
-            lhs = Spanned {
-                span: lhs.span.start..rhs.span.end,
-                expr: make(lhs.expr, rhs.expr),
-            };
-        }
-        Ok(lhs)
-    }
-
-    fn sum(&mut self) -> Result<Spanned> {
-        self.binary_chain(&[(Op::Plus, Expr::add), (Op::Minus, Expr::sub)], Self::term)
-    }
-
-    fn term(&mut self) -> Result<Spanned> {
-        let r = self.binary_chain(
-            &[
-                (Op::Star, Expr::mul),
-                (Op::FloorDiv, Expr::floor_div),
-                (Op::Percent, Expr::floor_mod),
-            ],
-            Self::unary,
-        )?;
-        if let Some(t) = self.peek() {
-            if t.tok == Tok::Op(Op::Slash) {
-                return Err(syntax(
-                    "`/` is true division, which index arithmetic does not have: use `//` for floor division",
-                    t.span(),
-                ));
-            }
-            if t.tok == Tok::Op(Op::Pow) {
-                return Err(syntax("`**` (power) is not supported", t.span()));
-            }
-        }
-        Ok(r)
     }
 
     fn unary(&mut self) -> Result<Spanned> {
@@ -726,7 +749,7 @@ impl<'a> Parser<'a> {
                         let val = (v as i128).wrapping_neg() as i64;
                         return Ok(Spanned {
                             span: start..t.end as usize,
-                            expr: Expr::int(val),
+                            expr: self.scope.int(val),
                         });
                     }
                 }
@@ -772,7 +795,7 @@ impl<'a> Parser<'a> {
                     .at(span.clone())
                 })?;
                 Ok(Spanned {
-                    expr: Expr::int(v),
+                    expr: self.scope.int(v),
                     span,
                 })
             }

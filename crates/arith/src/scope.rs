@@ -2,6 +2,7 @@
 
 use crate::expr::{Expr, Var};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// The variables that text refers to, by name. Parsing a name that the scope
 /// does not hold yet adds a fresh variable, so every occurrence of a name in
@@ -16,7 +17,64 @@ pub struct Scope {
     nodes: Vec<Expr>,
     /// Positions by name, built once the scope outgrows a short list
     /// searched in order (most texts have one to three names).
-    index: HashMap<Box<str>, usize>,
+    index: HashMap<Box<str>, usize, BuildHasherDefault<NameHasher>>,
+    /// Recently parsed constants outside the range that [`Expr::int`]
+    /// shares, by value: a scope that parses many texts (a batch file)
+    /// writes the same large constants (`2147483648`) over and over.
+    constants: ConstantCache,
+}
+
+/// A small direct-mapped table of constant nodes, indexed by value.
+#[derive(Clone, Debug, Default)]
+struct ConstantCache {
+    slots: Vec<Option<Expr>>,
+}
+
+impl ConstantCache {
+    const SLOTS: usize = 16;
+
+    fn get(&mut self, v: i64) -> Expr {
+        if !Expr::is_shared_int(v) {
+            if self.slots.is_empty() {
+                self.slots.resize(Self::SLOTS, None);
+            }
+            let at = (v as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 60;
+            let slot = &mut self.slots[at as usize % Self::SLOTS];
+            match slot {
+                Some(e) if e.as_int() == Some(v) => return e.clone(),
+                _ => {
+                    let e = Expr::int(v);
+                    *slot = Some(e.clone());
+                    return e;
+                }
+            }
+        }
+        Expr::int(v)
+    }
+}
+
+/// FxHash over the bytes of a name: names are short and not chosen by an
+/// adversary who gains anything from collisions (a collision only costs a
+/// comparison), so a multiply-rotate hash beats SipHash here.
+#[derive(Default)]
+struct NameHasher(u64);
+
+impl Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(c);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ b as u64).wrapping_mul(K);
+        }
+    }
 }
 
 /// Scopes up to this many names are searched in order.
@@ -80,6 +138,12 @@ impl Scope {
             Some(i) => i,
             None => self.push(Var::new(name)),
         }
+    }
+
+    /// The integer constant `v`, shared with earlier occurrences in this
+    /// scope where a recent one is at hand.
+    pub(crate) fn int(&mut self, v: i64) -> Expr {
+        self.constants.get(v)
     }
 
     /// Adds an existing variable under its own name (replacing a previous
