@@ -33,6 +33,88 @@ impl Hasher for IdHasher {
     }
 }
 
+/// Facts by variable: a short list searched in order while the analyzer
+/// knows few variables (most know one to four, and a hash costs more than
+/// comparing that many ids), with an index by id beyond.
+#[derive(Clone, Default)]
+struct VarTable {
+    entries: SmallVec<[(u64, Var, VarFact); 4]>,
+    /// Positions in `entries` by variable id, once there are many.
+    index: HashMap<u64, usize, BuildHasherDefault<IdHasher>>,
+}
+
+impl VarTable {
+    /// Tables with more entries than this keep an index.
+    const FEW: usize = 8;
+
+    fn position(&self, var: &Var) -> Option<usize> {
+        let id = var.id();
+        if self.entries.len() <= Self::FEW {
+            self.entries.iter().position(|(i, _, _)| *i == id)
+        } else {
+            self.index.get(&id).copied()
+        }
+    }
+
+    #[inline]
+    fn get(&self, var: &Var) -> Option<&VarFact> {
+        self.position(var).map(|i| &self.entries[i].2)
+    }
+
+    /// Sets the fact of `var`, returning the one it replaces.
+    fn insert(&mut self, var: &Var, fact: VarFact) -> Option<VarFact> {
+        match self.position(var) {
+            Some(i) => Some(std::mem::replace(&mut self.entries[i].2, fact)),
+            None => {
+                self.push(var, fact);
+                None
+            }
+        }
+    }
+
+    fn get_or_insert(&mut self, var: &Var, fact: VarFact) -> &mut VarFact {
+        let i = match self.position(var) {
+            Some(i) => i,
+            None => self.push(var, fact),
+        };
+        &mut self.entries[i].2
+    }
+
+    fn push(&mut self, var: &Var, fact: VarFact) -> usize {
+        let at = self.entries.len();
+        self.entries.push((var.id(), var.clone(), fact));
+        if self.entries.len() == Self::FEW + 1 {
+            self.rebuild_index();
+        } else if self.entries.len() > Self::FEW + 1 {
+            self.index.insert(var.id(), at);
+        }
+        at
+    }
+
+    fn remove(&mut self, var: &Var) -> Option<VarFact> {
+        let i = self.position(var)?;
+        let (id, _, fact) = self.entries.swap_remove(i);
+        if self.entries.len() <= Self::FEW {
+            self.index.clear();
+        } else {
+            self.index.remove(&id);
+            if let Some((moved, _, _)) = self.entries.get(i) {
+                self.index.insert(*moved, i);
+            }
+        }
+        Some(fact)
+    }
+
+    fn rebuild_index(&mut self) {
+        self.index.clear();
+        if self.entries.len() > Self::FEW {
+            for (i, (id, _, _)) in self.entries.iter().enumerate() {
+                self.index.insert(*id, i);
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 struct VarFact {
     /// Inclusive symbolic bounds `[lo, hi]`, when they are not constants.
@@ -56,7 +138,7 @@ struct VarFact {
 /// ```
 #[derive(Clone, Default)]
 pub struct Analyzer {
-    vars: HashMap<Var, VarFact, BuildHasherDefault<IdHasher>>,
+    vars: VarTable,
     /// How many variables have symbolic (non-constant) range ends.
     symbolic_count: usize,
 }
@@ -146,16 +228,19 @@ impl Analyzer {
                 modular,
             },
         };
-        self.vars.insert(var.clone(), fact);
+        self.vars.insert(var, fact);
     }
 
     /// Narrows the constant bounds of `var` to `bound` (inclusive).
     pub fn update_bound(&mut self, var: &Var, bound: ConstBound) {
-        let fact = self.vars.entry(var.clone()).or_insert(VarFact {
-            symbolic: None,
-            info: Info::ANY,
-            declared: None,
-        });
+        let fact = self.vars.get_or_insert(
+            var,
+            VarFact {
+                symbolic: None,
+                info: Info::ANY,
+                declared: None,
+            },
+        );
         fact.info.bound = fact.info.bound.intersect(bound);
         if let Some(v) = fact.info.bound.as_point() {
             fact.info.modular = Modular::exact(v);

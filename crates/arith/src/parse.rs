@@ -127,17 +127,7 @@ pub fn parse_range_spec(text: &str, scope: &mut Scope) -> Result<(crate::Var, cr
         }
     }
     let var = scope.get_or_create(name);
-    // Constant ends (the common case) fold to a constant extent, shared
-    // through the scope like the ends.
-    let extent = match (lo.as_int(), hi.as_int()) {
-        (Some(a), Some(b)) => b.checked_sub(a),
-        _ => None,
-    };
-    let range = match extent {
-        Some(n) => crate::Range::new(lo, scope.int(n)),
-        None => crate::Range::half_open(lo, hi),
-    };
-    Ok((var, range))
+    Ok((var, constant_range(lo, hi, scope)))
 }
 
 /// Splits a list of range specs separated by whitespace, such as
@@ -211,11 +201,105 @@ fn next_spec_start(bytes: &[u8], from: usize) -> usize {
 /// assert_eq!(specs[0].1.to_string(), "[0, n - 1)");
 /// ```
 pub fn parse_range_specs(text: &str, scope: &mut Scope) -> Result<Vec<(crate::Var, crate::Range)>> {
+    let bytes = text.as_bytes();
     let mut out = Vec::new();
-    for (at, spec) in range_spec_pieces(text) {
-        out.push(parse_range_spec(spec, scope).map_err(|e| e.shifted(at))?);
+    // Each step reads one piece of `split_range_specs`, starting at `at`.
+    let mut at = 0;
+    while at < bytes.len() {
+        if let Some((var, range, next)) = constant_range_spec(text, at, scope) {
+            out.push((var, range));
+            at = next;
+            continue;
+        }
+        let next = next_spec_start(bytes, at + 1);
+        let piece = &text[at..next];
+        let spec = piece.trim();
+        if !spec.is_empty() {
+            let lead = piece.len() - piece.trim_start().len();
+            out.push(parse_range_spec(spec, scope).map_err(|e| e.shifted(at + lead))?);
+        }
+        at = next;
     }
     Ok(out)
+}
+
+/// The common spec `NAME=LO:HI` with integer ends, read in one pass from
+/// `at` with the whitespace around it: the spec and where the next piece
+/// starts. `None` for anything else, which [`parse_range_spec`] then reads
+/// (with the same result, or the error).
+fn constant_range_spec(
+    text: &str,
+    at: usize,
+    scope: &mut Scope,
+) -> Option<(crate::Var, crate::Range, usize)> {
+    let b = text.as_bytes();
+    let mut i = at;
+    let skip_space = |i: &mut usize| {
+        while *i < b.len() && b[*i].is_ascii_whitespace() {
+            *i += 1;
+        }
+    };
+    // An optional `-` and at most 18 digits, which fit in i64 either way.
+    let int = |i: &mut usize| -> Option<i64> {
+        let neg = b.get(*i) == Some(&b'-');
+        let start = *i + usize::from(neg);
+        let mut end = start;
+        while end < b.len() && b[end].is_ascii_digit() {
+            end += 1;
+        }
+        if end == start || end - start > 18 {
+            return None;
+        }
+        let v = b[start..end]
+            .iter()
+            .fold(0i64, |v, d| v * 10 + (d - b'0') as i64);
+        *i = end;
+        Some(if neg { -v } else { v })
+    };
+    skip_space(&mut i);
+    let name_start = i;
+    if !b.get(i).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+        return None;
+    }
+    while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
+        i += 1;
+    }
+    let name = &text[name_start..i];
+    skip_space(&mut i);
+    if b.get(i) != Some(&b'=') {
+        return None;
+    }
+    i += 1;
+    skip_space(&mut i);
+    let lo = int(&mut i)?;
+    skip_space(&mut i);
+    if b.get(i) != Some(&b':') {
+        return None;
+    }
+    i += 1;
+    skip_space(&mut i);
+    let hi = int(&mut i)?;
+    skip_space(&mut i);
+    if i < b.len() && next_spec_start(b, i) != i {
+        return None;
+    }
+    let lo = scope.int(lo);
+    let hi = scope.int(hi);
+    let var = scope.get_or_create(name);
+    Some((var, constant_range(lo, hi, scope), i))
+}
+
+/// `[lo, hi)` as [`crate::Range::half_open`] makes it, with a constant
+/// extent shared through the scope like the ends.
+fn constant_range(lo: Expr, hi: Expr, scope: &mut Scope) -> crate::Range {
+    let extent = match (lo.as_int(), hi.as_int()) {
+        (Some(a), Some(b)) => b.checked_sub(a),
+        _ => None,
+    };
+    match extent {
+        Some(n) => crate::Range::new(lo, scope.int(n)),
+        None => crate::Range::half_open(lo, hi),
+    }
 }
 
 /// One case of a batch file: an expression and the ranges of its
