@@ -66,7 +66,7 @@ pub fn parse_in(text: &str, scope: &mut Scope) -> Result<Expr> {
         depth: 0,
         scope,
     };
-    let e = p.expr()?;
+    let e = p.expr().map_err(|e| *e)?;
     if let Some(t) = p.peek() {
         return Err(syntax(
             format!(
@@ -478,6 +478,10 @@ impl Token {
     }
 }
 
+/// The parser's errors are boxed: they are rare, and a small `Err` keeps
+/// the results passed up through every level small.
+type PResult<T> = std::result::Result<T, Box<ArithError>>;
+
 fn syntax(msg: impl Into<String>, span: Range<usize>) -> ArithError {
     ArithError::new(ErrorKind::Syntax, msg).at(span)
 }
@@ -606,7 +610,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Opens a nesting level at the token `span`, or fails past the limit.
-    fn enter(&mut self, span: Range<usize>) -> Result<()> {
+    fn enter(&mut self, span: Range<usize>) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
             return Err(ArithError::new(
@@ -615,7 +619,7 @@ impl<'a> Parser<'a> {
                     "expression nested too deeply: more than {MAX_NESTING} levels of parentheses, calls, unary operators or `not` (the nesting limit); split it or simplify it in parts"
                 ),
             )
-            .at(span));
+            .at(span).into());
         }
         Ok(())
     }
@@ -644,7 +648,7 @@ impl<'a> Parser<'a> {
         self.peek_tok() == Some(Tok::Name(w))
     }
 
-    fn expect_op(&mut self, op: Op, what: impl std::fmt::Display) -> Result<Range<usize>> {
+    fn expect_op(&mut self, op: Op, what: impl std::fmt::Display) -> PResult<Range<usize>> {
         match self.peek() {
             Some(t) if t.tok == Tok::Op(op) => {
                 let s = t.span();
@@ -658,16 +662,16 @@ impl<'a> Parser<'a> {
                     &self.text[t.span()]
                 ),
                 t.span(),
-            )),
+            ).into()),
             None => Err(syntax(
                 format!("expected `{}` {what}, found the end", op.text()),
                 self.end_span(),
-            )),
+            ).into()),
         }
     }
 
     #[inline]
-    fn want(&self, e: &Spanned, ty: Type, ctx: impl std::fmt::Display) -> Result<()> {
+    fn want(&self, e: &Spanned, ty: Type, ctx: impl std::fmt::Display) -> PResult<()> {
         if e.expr.ty() == ty {
             return Ok(());
         }
@@ -675,15 +679,16 @@ impl<'a> Parser<'a> {
     }
 
     #[cold]
-    fn wrong_type(&self, e: &Spanned, ty: Type, ctx: impl std::fmt::Display) -> Result<()> {
+    fn wrong_type(&self, e: &Spanned, ty: Type, ctx: impl std::fmt::Display) -> PResult<()> {
         let what = match ty {
             Type::Int => "an integer",
             Type::Bool => "a condition",
         };
-        Err(ArithError::new(ErrorKind::Type, format!("{ctx} needs {what} here")).at(e.span.clone()))
+        Err(ArithError::new(ErrorKind::Type, format!("{ctx} needs {what} here")).at(e.span.clone()).into())
     }
 
-    fn expr(&mut self) -> Result<Spanned> {
+    #[inline]
+    fn expr(&mut self) -> PResult<Spanned> {
         self.binary(Level::Or)
     }
 
@@ -715,8 +720,10 @@ impl<'a> Parser<'a> {
     /// as `min` (precedence climbing: one loop per level actually used,
     /// rather than one call per grammar level per operand). Chains of one
     /// level are built left-deep in the loop, without recursion.
-    fn binary(&mut self, min: Level) -> Result<Spanned> {
-        let mut lhs = if min <= Level::Not {
+    fn binary(&mut self, min: Level) -> PResult<Spanned> {
+        // Without a leading `not`, the operand is a unary expression and
+        // the loop below climbs through every level from there.
+        let mut lhs = if min <= Level::Not && self.peek_word(Word::Not) {
             self.not()?
         } else {
             self.unary()?
@@ -728,10 +735,10 @@ impl<'a> Parser<'a> {
                     return Err(syntax(
                         "`/` is true division, which index arithmetic does not have: use `//` for floor division",
                         t.span(),
-                    ));
+                    ).into());
                 }
                 if t.tok == Tok::Op(Op::Pow) {
-                    return Err(syntax("`**` (power) is not supported", t.span()));
+                    return Err(syntax("`**` (power) is not supported", t.span()).into());
                 }
             }
             let Some((level, op)) = self.binary_op() else {
@@ -765,7 +772,7 @@ impl<'a> Parser<'a> {
                         return Err(syntax(
                             "chained comparisons are not supported: write `a < b and b < c`",
                             t.span(),
-                        ));
+                        ).into());
                     }
                     Expr::cmp(cmp, lhs.expr, rhs.expr)
                 }
@@ -784,7 +791,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `not` applied any number of times to a comparison-level expression.
-    fn not(&mut self) -> Result<Spanned> {
+    fn not(&mut self) -> PResult<Spanned> {
         if self.peek_word(Word::Not) {
             let here = self.span_here();
             let start = here.start;
@@ -813,7 +820,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn unary(&mut self) -> Result<Spanned> {
+    fn unary(&mut self) -> PResult<Spanned> {
         if self.peek_op(Op::Plus) {
             self.enter(self.span_here())?;
             self.pos += 1;
@@ -860,12 +867,12 @@ impl<'a> Parser<'a> {
         )
     }
 
-    fn atom(&mut self) -> Result<Spanned> {
+    fn atom(&mut self) -> PResult<Spanned> {
         let Some(t) = self.peek().copied() else {
             return Err(syntax(
                 "expected an expression, found the end",
                 self.end_span(),
-            ));
+            ).into());
         };
         let span = t.span();
         match t.tok {
@@ -897,7 +904,7 @@ impl<'a> Parser<'a> {
             Tok::Op(_) => Err(syntax(
                 format!("expected an expression, found `{}`", &self.text[span.clone()]),
                 span,
-            )),
+            ).into()),
             Tok::Name(word) => {
                 self.pos += 1;
                 let name = &self.text[span.clone()];
@@ -918,7 +925,7 @@ impl<'a> Parser<'a> {
                         return Err(syntax(
                             format!("expected an expression, found the keyword `{name}`"),
                             span,
-                        ))
+                        ).into())
                     }
                     Word::Plain => {}
                 }
@@ -930,7 +937,7 @@ impl<'a> Parser<'a> {
                         ErrorKind::UnknownName,
                         format!("`{name}` is not a variable name (no dots allowed)"),
                     )
-                    .at(span));
+                    .at(span).into());
                 }
                 Ok(Spanned {
                     expr: self.scope.var_expr(name).clone(),
@@ -940,7 +947,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn call(&mut self, name: &str, name_span: Range<usize>) -> Result<Spanned> {
+    fn call(&mut self, name: &str, name_span: Range<usize>) -> PResult<Spanned> {
         let short = name.rsplit('.').next().unwrap_or(name);
         let arity = match short {
             "min" | "max" | "ceildiv" | "floordiv" | "floormod" => 2,
@@ -952,7 +959,7 @@ impl<'a> Parser<'a> {
                         "unknown function `{name}`: the functions are min, max, select, ceildiv, floordiv and floormod"
                     ),
                 )
-                .at(name_span))
+                .at(name_span).into())
             }
         };
         let open = self.expect_op(Op::Open, "after the function name")?;
@@ -974,7 +981,7 @@ impl<'a> Parser<'a> {
                 ErrorKind::Syntax,
                 format!("`{short}` takes {arity} arguments, found {}", args.len()),
             )
-            .at(span));
+            .at(span).into());
         }
         let mut it = args.into_iter();
         let mut next = || it.next().expect("arity checked");
@@ -986,7 +993,7 @@ impl<'a> Parser<'a> {
                     ErrorKind::Type,
                     "both branches of `select` must be integers, or both conditions",
                 )
-                .at(span));
+                .at(span).into());
             }
             Expr::select(c.expr, a.expr, b.expr)
         } else {
