@@ -258,7 +258,10 @@ fn constant_range_spec(
     };
     skip_space(&mut i);
     let name_start = i;
-    if !b.get(i).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') {
+    if !b
+        .get(i)
+        .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+    {
         return None;
     }
     while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
@@ -331,7 +334,8 @@ pub fn parse_case(line: &str, scope: &mut Scope) -> Result<Case> {
         None => (line, ""),
     };
     let expr = parse_in(expr, scope)?;
-    let ranges = parse_range_specs(ranges, scope).map_err(|e| e.shifted(line.len() - ranges.len()))?;
+    let ranges =
+        parse_range_specs(ranges, scope).map_err(|e| e.shifted(line.len() - ranges.len()))?;
     Ok(Case { expr, ranges })
 }
 
@@ -490,10 +494,7 @@ fn syntax(msg: impl Into<String>, span: Range<usize>) -> ArithError {
 fn lex(text: &str, out: &mut Vec<Token>) -> Result<()> {
     let bytes = text.as_bytes();
     if bytes.len() > u32::MAX as usize {
-        return Err(syntax(
-            "the text is longer than 4 GiB: split it",
-            0..0,
-        ));
+        return Err(syntax("the text is longer than 4 GiB: split it", 0..0));
     }
     // Index text averages well over two bytes per token; one allocation.
     out.reserve(text.len() / 2 + 1);
@@ -662,11 +663,13 @@ impl<'a> Parser<'a> {
                     &self.text[t.span()]
                 ),
                 t.span(),
-            ).into()),
+            )
+            .into()),
             None => Err(syntax(
                 format!("expected `{}` {what}, found the end", op.text()),
                 self.end_span(),
-            ).into()),
+            )
+            .into()),
         }
     }
 
@@ -684,7 +687,11 @@ impl<'a> Parser<'a> {
             Type::Int => "an integer",
             Type::Bool => "a condition",
         };
-        Err(ArithError::new(ErrorKind::Type, format!("{ctx} needs {what} here")).at(e.span.clone()).into())
+        Err(
+            ArithError::new(ErrorKind::Type, format!("{ctx} needs {what} here"))
+                .at(e.span.clone())
+                .into(),
+        )
     }
 
     #[inline]
@@ -772,7 +779,8 @@ impl<'a> Parser<'a> {
                         return Err(syntax(
                             "chained comparisons are not supported: write `a < b and b < c`",
                             t.span(),
-                        ).into());
+                        )
+                        .into());
                     }
                     Expr::cmp(cmp, lhs.expr, rhs.expr)
                 }
@@ -869,10 +877,7 @@ impl<'a> Parser<'a> {
 
     fn atom(&mut self) -> PResult<Spanned> {
         let Some(t) = self.peek().copied() else {
-            return Err(syntax(
-                "expected an expression, found the end",
-                self.end_span(),
-            ).into());
+            return Err(syntax("expected an expression, found the end", self.end_span()).into());
         };
         let span = t.span();
         match t.tok {
@@ -902,9 +907,13 @@ impl<'a> Parser<'a> {
                 })
             }
             Tok::Op(_) => Err(syntax(
-                format!("expected an expression, found `{}`", &self.text[span.clone()]),
+                format!(
+                    "expected an expression, found `{}`",
+                    &self.text[span.clone()]
+                ),
                 span,
-            ).into()),
+            )
+            .into()),
             Tok::Name(word) => {
                 self.pos += 1;
                 let name = &self.text[span.clone()];
@@ -925,7 +934,8 @@ impl<'a> Parser<'a> {
                         return Err(syntax(
                             format!("expected an expression, found the keyword `{name}`"),
                             span,
-                        ).into())
+                        )
+                        .into())
                     }
                     Word::Plain => {}
                 }
@@ -937,7 +947,8 @@ impl<'a> Parser<'a> {
                         ErrorKind::UnknownName,
                         format!("`{name}` is not a variable name (no dots allowed)"),
                     )
-                    .at(span).into());
+                    .at(span)
+                    .into());
                 }
                 Ok(Spanned {
                     expr: self.scope.var_expr(name).clone(),
@@ -981,7 +992,8 @@ impl<'a> Parser<'a> {
                 ErrorKind::Syntax,
                 format!("`{short}` takes {arity} arguments, found {}", args.len()),
             )
-            .at(span).into());
+            .at(span)
+            .into());
         }
         let mut it = args.into_iter();
         let mut next = || it.next().expect("arity checked");
@@ -993,7 +1005,8 @@ impl<'a> Parser<'a> {
                     ErrorKind::Type,
                     "both branches of `select` must be integers, or both conditions",
                 )
-                .at(span).into());
+                .at(span)
+                .into());
             }
             Expr::select(c.expr, a.expr, b.expr)
         } else {

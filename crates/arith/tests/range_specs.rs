@@ -5,9 +5,13 @@
 use arith::Scope;
 use proptest::prelude::*;
 
+/// Each spec as its variable's name and its printed range, or the error's
+/// message and span.
+type Read = Result<Vec<(String, String)>, (String, Option<std::ops::Range<usize>>)>;
+
 /// What the general reader makes of `text`: each piece of
 /// `split_range_specs` through `parse_range_spec`.
-fn general(text: &str) -> Result<Vec<(String, String)>, (String, Option<std::ops::Range<usize>>)> {
+fn general(text: &str) -> Read {
     let mut scope = Scope::new();
     arith::split_range_specs(text)
         .into_iter()
@@ -22,7 +26,7 @@ fn general(text: &str) -> Result<Vec<(String, String)>, (String, Option<std::ops
         .collect()
 }
 
-fn listed(text: &str) -> Result<Vec<(String, String)>, (String, Option<std::ops::Range<usize>>)> {
+fn listed(text: &str) -> Read {
     let mut scope = Scope::new();
     arith::parse_range_specs(text, &mut scope)
         .map(|specs| {
