@@ -57,11 +57,26 @@ pub fn parse_with_scope(text: &str) -> Result<(Expr, Scope)> {
 
 /// Parses `text`, resolving names through `scope` (new names are added).
 pub fn parse_in(text: &str, scope: &mut Scope) -> Result<Expr> {
-    let mut tokens = Vec::new();
-    lex(text, &mut tokens)?;
+    // The token buffer of the last parse on this thread is reused: a batch
+    // parses many short texts one after another.
+    thread_local! {
+        static TOKENS: std::cell::Cell<Vec<Token>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut tokens = TOKENS.take();
+    tokens.clear();
+    let result = parse_tokens(text, scope, &mut tokens);
+    // A buffer grown by one huge text is not kept.
+    if tokens.capacity() <= 4096 {
+        TOKENS.set(tokens);
+    }
+    result
+}
+
+fn parse_tokens(text: &str, scope: &mut Scope, tokens: &mut Vec<Token>) -> Result<Expr> {
+    lex(text, tokens)?;
     let mut p = Parser {
         text,
-        tokens: &tokens,
+        tokens,
         pos: 0,
         depth: 0,
         scope,
@@ -942,7 +957,8 @@ impl<'a> Parser<'a> {
                 if self.peek_op(Op::Open) {
                     return self.call(name, span);
                 }
-                if name.contains('.') {
+                // Names are short: a plain scan beats `memchr`'s setup.
+                if name.bytes().any(|b| b == b'.') {
                     return Err(ArithError::new(
                         ErrorKind::UnknownName,
                         format!("`{name}` is not a variable name (no dots allowed)"),
@@ -959,7 +975,10 @@ impl<'a> Parser<'a> {
     }
 
     fn call(&mut self, name: &str, name_span: Range<usize>) -> PResult<Spanned> {
-        let short = name.rsplit('.').next().unwrap_or(name);
+        let short = match name.bytes().rposition(|b| b == b'.') {
+            Some(dot) => &name[dot + 1..],
+            None => name,
+        };
         let arity = match short {
             "min" | "max" | "ceildiv" | "floordiv" | "floormod" => 2,
             "select" | "if_then_else" => 3,

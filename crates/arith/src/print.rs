@@ -94,7 +94,9 @@ fn write_expr(f: &mut impl fmt::Write, e: &Expr) -> fmt::Result {
             }
             // Pieces are pushed in reverse order of printing.
             let mut binary = |a, op, b, lv: u8, rv: u8| {
-                steps.extend([Step::Expr(b, rv), Step::Text(op), Step::Expr(a, lv)]);
+                steps.push(Step::Expr(b, rv));
+                steps.push(Step::Text(op));
+                steps.push(Step::Expr(a, lv));
             };
             match e.kind() {
                 Int(v) => write_int(f, *v)?,
