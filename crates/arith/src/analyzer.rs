@@ -454,7 +454,10 @@ impl Analyzer {
     fn structural_info_small(&self, e: &Expr) -> Info {
         use ExprKind::*;
         match e.kind() {
-            Int(_) | Bool(_) | Var(_) => self.node_info(e, &[]),
+            // Leaves are most calls: answered here, without `node_info`.
+            Int(v) => Info::exact(*v),
+            Bool(v) => Info::exact(*v as i64),
+            Var(v) => self.var_info(v),
             Not(_) | Cmp(..) | And(..) | Or(..) => Info::BOOL,
             Select(_, a, b) => {
                 let kids = [
