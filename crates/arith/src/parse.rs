@@ -301,10 +301,13 @@ fn constant_range_spec(
     if i < b.len() && next_spec_start(b, i) != i {
         return None;
     }
-    let lo = scope.int(lo);
-    let hi = scope.int(hi);
     let var = scope.get_or_create(name);
-    Some((var, constant_range(lo, hi, scope), i))
+    // As `constant_range` makes it, without a node for `hi` unless needed.
+    let range = match hi.checked_sub(lo) {
+        Some(n) => crate::Range::new(scope.int(lo), scope.int(n)),
+        None => crate::Range::half_open(scope.int(lo), scope.int(hi)),
+    };
+    Some((var, range, i))
 }
 
 /// `[lo, hi)` as [`crate::Range::half_open`] makes it, with a constant
