@@ -22,23 +22,46 @@ fn corpus_path() -> PathBuf {
     }
 }
 
-/// Every line of the batch file as an expression with its analyzer.
+/// Every line of the batch file as an expression with its analyzer, read
+/// as `rangefinder simplify --batch` reads it.
 fn cases() -> Vec<(Expr, Analyzer)> {
     let text = std::fs::read_to_string(corpus_path()).expect("corpus");
+    let mut scope = Scope::new();
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .filter_map(|line| {
-            let (expr, ranges) = line.split_once('|').unwrap_or((line, ""));
-            let mut scope = Scope::new();
-            let e = arith::parse_in(expr, &mut scope).ok()?;
+            let case = arith::parse_case(line, &mut scope).ok()?;
             let mut an = Analyzer::new();
-            for spec in ranges.split_whitespace() {
-                let (v, r) = arith::parse_range_spec(spec, &mut scope).ok()?;
-                an.bind(&v, r);
-            }
-            Some((e, an))
+            an.bind_all(&case.ranges);
+            Some((case.expr, an))
         })
         .collect()
+}
+
+/// The mean time per line of everything `rangefinder simplify --batch`
+/// does besides simplifying: reading the line, binding its ranges,
+/// printing a result (the input itself) and dropping it all.
+fn front_end_per_line() -> f64 {
+    let text = std::fs::read_to_string(corpus_path()).expect("corpus");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::new();
+    let mut best = f64::INFINITY;
+    for _ in 0..21 {
+        let start = Instant::now();
+        let mut scope = Scope::new();
+        for line in &lines {
+            out.clear();
+            if let Ok(case) = arith::parse_case(divan::black_box(line), &mut scope) {
+                let mut an = Analyzer::new();
+                an.bind_all(&case.ranges);
+                divan::black_box(&an);
+                case.expr.print_into(&mut out);
+            }
+            divan::black_box(&out);
+        }
+        best = best.min(start.elapsed().as_nanos() as f64 / lines.len() as f64);
+    }
+    best
 }
 
 /// The median over expressions of each expression's own time, which is the
@@ -94,6 +117,10 @@ fn main() {
         cs.len(),
         median,
         total
+    );
+    println!(
+        "front end (read, bind, print, drop; no simplification): {:.0} ns per line",
+        front_end_per_line()
     );
     divan::main();
 }

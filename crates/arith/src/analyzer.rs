@@ -15,6 +15,88 @@ use std::collections::HashMap;
 /// unbounded variables: what [`Analyzer::may_overflow`] tracks per node.
 type W = Option<(i128, i128)>;
 
+/// Facts by variable: a short list searched in order while the analyzer
+/// knows few variables (most know one to four, and a hash costs more than
+/// comparing that many ids), with an index by id beyond.
+#[derive(Clone, Default)]
+struct VarTable {
+    entries: SmallVec<[(u64, Var, VarFact); 4]>,
+    /// Positions in `entries` by variable id, once there are many.
+    index: IdMap<u64, usize>,
+}
+
+impl VarTable {
+    /// Tables with more entries than this keep an index.
+    const FEW: usize = 8;
+
+    fn position(&self, var: &Var) -> Option<usize> {
+        let id = var.id();
+        if self.entries.len() <= Self::FEW {
+            self.entries.iter().position(|(i, _, _)| *i == id)
+        } else {
+            self.index.get(&id).copied()
+        }
+    }
+
+    #[inline]
+    fn get(&self, var: &Var) -> Option<&VarFact> {
+        self.position(var).map(|i| &self.entries[i].2)
+    }
+
+    /// Sets the fact of `var`, returning the one it replaces.
+    fn insert(&mut self, var: &Var, fact: VarFact) -> Option<VarFact> {
+        match self.position(var) {
+            Some(i) => Some(std::mem::replace(&mut self.entries[i].2, fact)),
+            None => {
+                self.push(var, fact);
+                None
+            }
+        }
+    }
+
+    fn get_or_insert(&mut self, var: &Var, fact: VarFact) -> &mut VarFact {
+        let i = match self.position(var) {
+            Some(i) => i,
+            None => self.push(var, fact),
+        };
+        &mut self.entries[i].2
+    }
+
+    fn push(&mut self, var: &Var, fact: VarFact) -> usize {
+        let at = self.entries.len();
+        self.entries.push((var.id(), var.clone(), fact));
+        if self.entries.len() == Self::FEW + 1 {
+            self.rebuild_index();
+        } else if self.entries.len() > Self::FEW + 1 {
+            self.index.insert(var.id(), at);
+        }
+        at
+    }
+
+    fn remove(&mut self, var: &Var) -> Option<VarFact> {
+        let i = self.position(var)?;
+        let (id, _, fact) = self.entries.swap_remove(i);
+        if self.entries.len() <= Self::FEW {
+            self.index.clear();
+        } else {
+            self.index.remove(&id);
+            if let Some((moved, _, _)) = self.entries.get(i) {
+                self.index.insert(*moved, i);
+            }
+        }
+        Some(fact)
+    }
+
+    fn rebuild_index(&mut self) {
+        self.index.clear();
+        if self.entries.len() > Self::FEW {
+            for (i, (id, _, _)) in self.entries.iter().enumerate() {
+                self.index.insert(*id, i);
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 struct VarFact {
     /// Inclusive symbolic bounds `[lo, hi]`, when they are not constants.
@@ -38,7 +120,7 @@ struct VarFact {
 /// ```
 #[derive(Clone, Default)]
 pub struct Analyzer {
-    vars: IdMap<Var, VarFact>,
+    vars: VarTable,
     /// How many variables have symbolic (non-constant) range ends.
     symbolic_count: usize,
 }
@@ -53,13 +135,50 @@ impl Analyzer {
     /// expressions in other variables). Facts already known are kept: the
     /// new range narrows them.
     pub fn bind(&mut self, var: &Var, range: Range) {
-        // Constant ends (the common case) need no simplification.
-        let constant_hi = match (range.min.as_int(), range.extent.as_int()) {
-            (Some(m), Some(n)) => m.checked_add(n).and_then(|e| e.checked_sub(1)),
+        self.bind_range(var, &range);
+    }
+
+    /// Binds every `(variable, range)` pair, as [`Analyzer::bind`] does
+    /// one. When some end is symbolic the list is bound twice, so that an
+    /// end may use a variable whose range comes later in the list
+    /// (`i=0:n n=1:8`).
+    ///
+    /// ```
+    /// let mut scope = arith::Scope::new();
+    /// let e = arith::parse_in("min(i, n - 1)", &mut scope).unwrap();
+    /// let specs = arith::parse_range_specs("i=0:n n=1:100", &mut scope).unwrap();
+    /// let mut an = arith::Analyzer::new();
+    /// an.bind_all(&specs);
+    /// assert_eq!(an.simplify(&e).unwrap().to_string(), "i");
+    /// ```
+    pub fn bind_all(&mut self, ranges: &[(Var, Range)]) {
+        let constant = ranges
+            .iter()
+            .all(|(_, r)| r.min.as_int().is_some() && r.extent.as_int().is_some());
+        let passes = if constant { 1 } else { 2 };
+        for _ in 0..passes {
+            for (v, r) in ranges {
+                self.bind_range(v, r);
+            }
+        }
+    }
+
+    fn bind_range(&mut self, var: &Var, range: &Range) {
+        // Constant ends (the common case) need no simplification and no
+        // expression for the upper end.
+        let constant = match (range.min.as_int(), range.extent.as_int()) {
+            (Some(m), Some(n)) => m
+                .checked_add(n)
+                .and_then(|e| e.checked_sub(1))
+                .map(|h| (m, h)),
             _ => None,
         };
-        let (lo, hi) = match constant_hi {
-            Some(h) => (range.min.clone(), Expr::int(h)),
+        let prev = self.vars.get(var);
+        let old_bound = prev.map_or(ConstBound::EVERYTHING, |f| f.info.bound);
+        let old_declared = prev.and_then(|f| f.declared);
+        let was_symbolic = prev.is_some_and(|f| f.symbolic.is_some());
+        let (bound, ends, symbolic) = match constant {
+            Some((l, h)) => (ConstBound::new(l, h), Some((l, h)), None),
             None => {
                 let lo = self.simplify(&range.min).unwrap_or(range.min.clone());
                 let hi_raw = Expr::sub(
@@ -67,54 +186,43 @@ impl Analyzer {
                     Expr::int(1),
                 );
                 let hi = self.simplify(&hi_raw).unwrap_or(hi_raw);
-                (lo, hi)
+                let lb = self.const_int_bound(&lo);
+                let hb = self.const_int_bound(&hi);
+                match (lo.as_int(), hi.as_int()) {
+                    (Some(l), Some(h)) => (ConstBound::new(lb.min, hb.max), Some((l, h)), None),
+                    _ => (ConstBound::new(lb.min, hb.max), None, Some((lo, hi))),
+                }
             }
         };
-        let lb = self.const_int_bound(&lo);
-        let hb = self.const_int_bound(&hi);
-        let bound = ConstBound::new(lb.min, hb.max);
-        let declared = match (lo.as_int(), hi.as_int()) {
-            (Some(l), Some(h)) => {
-                let prev = self.vars.get(var).and_then(|f| f.declared);
-                Some(prev.map_or((l, h), |(pl, ph)| (pl.max(l), ph.min(h))))
-            }
-            _ => None,
-        };
-        let symbolic = if lo.as_int().is_some() && hi.as_int().is_some() {
-            None
-        } else {
-            Some((lo, hi))
-        };
-        let old = self
-            .vars
-            .get(var)
-            .map(|f| f.info.bound)
-            .unwrap_or(ConstBound::EVERYTHING);
+        let declared =
+            ends.map(|(l, h)| old_declared.map_or((l, h), |(pl, ph)| (pl.max(l), ph.min(h))));
         let modular = match bound.as_point() {
             Some(v) => Modular::exact(v),
             None => Modular::EVERYTHING,
         };
+        self.symbolic_count =
+            self.symbolic_count - usize::from(was_symbolic) + usize::from(symbolic.is_some());
         let fact = VarFact {
             symbolic,
             declared,
             info: Info {
-                bound: old.intersect(bound),
+                bound: old_bound.intersect(bound),
                 modular,
             },
         };
-        if let Some(prev) = self.vars.insert(var.clone(), fact) {
-            self.symbolic_count -= usize::from(prev.symbolic.is_some());
-        }
-        self.symbolic_count += usize::from(self.vars[var].symbolic.is_some());
+        self.vars.insert(var, fact);
     }
 
     /// Narrows the constant bounds of `var` to `bound` (inclusive).
     pub fn update_bound(&mut self, var: &Var, bound: ConstBound) {
-        let fact = self.vars.entry(var.clone()).or_insert(VarFact {
-            symbolic: None,
-            info: Info::ANY,
-            declared: None,
-        });
+        let fact = self.vars.get_or_insert(
+            var,
+            VarFact {
+                symbolic: None,
+                info: Info::ANY,
+                declared: None,
+            },
+        );
         fact.info.bound = fact.info.bound.intersect(bound);
         if let Some(v) = fact.info.bound.as_point() {
             fact.info.modular = Modular::exact(v);
@@ -411,7 +519,10 @@ impl Analyzer {
     fn structural_info_small(&self, e: &Expr) -> Info {
         use ExprKind::*;
         match e.kind() {
-            Int(_) | Bool(_) | Var(_) => self.node_info(e, &[]),
+            // Leaves are most calls: answered here, without `node_info`.
+            Int(v) => Info::exact(*v),
+            Bool(v) => Info::exact(*v as i64),
+            Var(v) => self.var_info(v),
             Not(_) | Cmp(..) | And(..) | Or(..) => Info::BOOL,
             Select(_, a, b) => {
                 let kids = [

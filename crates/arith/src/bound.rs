@@ -280,12 +280,39 @@ impl ConstBound {
     /// Bounds of `a // b` (floor division); divisors that may be zero are
     /// excluded from the divisor's range, since division by zero has no value.
     pub fn floor_div(self, o: ConstBound) -> ConstBound {
+        // Division of finite ends by a positive constant (most divisions in
+        // index code) is monotone: the ends alone, in `i64`.
+        if let Some(c) = self.finite_over_positive(o) {
+            return ConstBound {
+                min: self.min.div_euclid(c),
+                max: self.max.div_euclid(c),
+            };
+        }
         self.div_generic(o, wide_floor_div)
     }
 
     /// Bounds of `ceildiv(a, b)`.
     pub fn ceil_div(self, o: ConstBound) -> ConstBound {
+        if let Some(c) = self.finite_over_positive(o) {
+            // Finite ends are above `i64::MIN`, so they negate.
+            return ConstBound {
+                min: -(-self.min).div_euclid(c),
+                max: -(-self.max).div_euclid(c),
+            };
+        }
         self.div_generic(o, wide_ceil_div)
+    }
+
+    /// The divisor when it is one positive constant and `self` is a
+    /// non-empty interval with finite ends: the case with an exact answer
+    /// in `i64` (the quotient's ends are the ends' quotients, and neither
+    /// reaches an infinity, since `|a / c| <= |a|`).
+    #[inline]
+    fn finite_over_positive(self, o: ConstBound) -> Option<i64> {
+        if self.is_empty() || self.min == NEG_INF || self.max == POS_INF {
+            return None;
+        }
+        o.as_point().filter(|&c| c > 0)
     }
 
     fn div_generic(self, o: ConstBound, div: impl Fn(i128, i128) -> i128) -> ConstBound {
@@ -401,5 +428,38 @@ impl fmt::Display for ConstBound {
             v => v.to_string(),
         };
         write!(f, "[{}, {}]", end(self.min), end(self.max))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Interval ends: small values, values near the ends of `i64`, and the
+    /// infinities.
+    fn end() -> impl Strategy<Value = i64> {
+        prop_oneof![
+            -40i64..40,
+            Just(NEG_INF),
+            Just(POS_INF),
+            Just(NEG_INF + 1),
+            Just(POS_INF - 1),
+            any::<i64>(),
+        ]
+    }
+
+    proptest! {
+        /// The constant-divisor shortcut gives what the corner analysis
+        /// gives.
+        #[test]
+        fn division_by_a_positive_constant_matches_the_corners(
+            a in end(), b in end(), c in prop_oneof![1i64..20, Just(POS_INF - 1), 1i64..i64::MAX],
+        ) {
+            let x = ConstBound::new(a.min(b), a.max(b));
+            let d = ConstBound::point(c);
+            prop_assert_eq!(x.floor_div(d), x.div_generic(d, wide_floor_div));
+            prop_assert_eq!(x.ceil_div(d), x.div_generic(d, wide_ceil_div));
+        }
     }
 }

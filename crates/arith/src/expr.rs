@@ -437,6 +437,13 @@ impl Expr {
         Some(Expr::sub(a, Expr::mul(q, Expr::int(d))))
     }
 
+    /// Whether [`Expr::int`] returns a node made once for the whole
+    /// process for `v` (small integers), rather than a new node.
+    #[inline]
+    pub(crate) fn is_shared_int(v: i64) -> bool {
+        SHARED_INTS.contains(&v)
+    }
+
     /// An integer constant.
     pub fn int(v: i64) -> Expr {
         match shared_constants().int(v) {

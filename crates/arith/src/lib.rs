@@ -48,8 +48,8 @@ pub use id_hash::{IdHasher, IdMap, IdSet};
 pub use linear::LinearForm;
 pub use modular::Modular;
 pub use parse::{
-    parse, parse_in, parse_range_spec, parse_range_specs, parse_with_scope, split_range_specs,
-    MAX_NESTING,
+    parse, parse_case, parse_in, parse_range_spec, parse_range_specs, parse_with_scope,
+    split_range_specs, Case, MAX_NESTING,
 };
 pub use range::Range;
 pub use scope::Scope;

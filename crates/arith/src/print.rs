@@ -32,7 +32,7 @@ enum Step<'a> {
 }
 
 /// Writes `v` in decimal without going through the formatting machinery.
-fn write_int(f: &mut fmt::Formatter<'_>, v: i64) -> fmt::Result {
+fn write_int(f: &mut impl fmt::Write, v: i64) -> fmt::Result {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     let mut n = v.unsigned_abs();
@@ -53,8 +53,33 @@ fn write_int(f: &mut fmt::Formatter<'_>, v: i64) -> fmt::Result {
 
 impl fmt::Display for Expr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_expr(f, self)
+    }
+}
+
+impl Expr {
+    /// Appends the printed expression to `out`: what `to_string` gives,
+    /// without a string of its own (for writers of many results).
+    ///
+    /// ```
+    /// let mut out = String::from("= ");
+    /// arith::parse("x * 4 + 1").unwrap().print_into(&mut out);
+    /// assert_eq!(out, "= x * 4 + 1");
+    /// ```
+    pub fn print_into(&self, out: &mut String) {
+        // Writing into a `String` cannot fail.
+        let _ = write_expr(out, self);
+    }
+}
+
+/// Most printed expressions need no more steps than this at once.
+const INLINE_STEPS: usize = 32;
+
+fn write_expr(f: &mut impl fmt::Write, e: &Expr) -> fmt::Result {
+    {
         use ExprKind::*;
-        let mut steps: Vec<Step<'_>> = vec![Step::Expr(self, 0)];
+        let mut steps: smallvec::SmallVec<[Step<'_>; INLINE_STEPS]> =
+            smallvec::smallvec![Step::Expr(e, 0)];
         while let Some(step) = steps.pop() {
             let (e, min_level) = match step {
                 Step::Text(t) => {
@@ -69,7 +94,9 @@ impl fmt::Display for Expr {
             }
             // Pieces are pushed in reverse order of printing.
             let mut binary = |a, op, b, lv: u8, rv: u8| {
-                steps.extend([Step::Expr(b, rv), Step::Text(op), Step::Expr(a, lv)]);
+                steps.push(Step::Expr(b, rv));
+                steps.push(Step::Text(op));
+                steps.push(Step::Expr(a, lv));
             };
             match e.kind() {
                 Int(v) => write_int(f, *v)?,
@@ -114,8 +141,8 @@ fn cmp_text(op: crate::CmpOp) -> &'static str {
 
 /// `name(arg, arg, ...)`: arguments need no parentheses of their own.
 fn call<'a>(
-    f: &mut fmt::Formatter<'_>,
-    steps: &mut Vec<Step<'a>>,
+    f: &mut impl fmt::Write,
+    steps: &mut smallvec::SmallVec<[Step<'a>; INLINE_STEPS]>,
     open: &'static str,
     args: &[&'a Expr],
 ) -> fmt::Result {

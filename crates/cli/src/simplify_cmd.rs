@@ -51,20 +51,7 @@ fn solve<'a>(expr: &str, ranges: impl Iterator<Item = &'a str>) -> Result<Case, 
 /// Simplifies `input` with the variables bound to `specs`.
 fn simplify_under(input: Expr, specs: &[(Var, Range)]) -> Result<Case, Failure> {
     let mut analyzer = Analyzer::new();
-    // A second pass only matters when some end is symbolic.
-    let passes = if specs
-        .iter()
-        .all(|(_, r)| r.min.as_int().is_some() && r.extent.as_int().is_some())
-    {
-        1
-    } else {
-        2
-    };
-    for _ in 0..passes {
-        for (v, r) in specs {
-            analyzer.bind(v, r.clone());
-        }
-    }
+    analyzer.bind_all(specs);
     let simplified = analyzer.simplify(&input).map_err(Failure::InExpr)?;
     Ok(Case {
         input,
@@ -109,38 +96,37 @@ pub fn run(args: SimplifyArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// A batch line: the ranges are one piece of text, split where a new
-/// `NAME=` begins, so that ends may contain spaces (`i=0:n - 1`).
-fn solve_line(expr: &str, ranges: &str) -> Result<Case, Failure> {
-    let mut scope = Scope::new();
-    let input = arith::parse_in(expr, &mut scope).map_err(Failure::InExpr)?;
-    let specs = arith::parse_range_specs(ranges, &mut scope).map_err(|e| Failure::InRange(0, e))?;
-    simplify_under(input, &specs)
-}
-
 /// One output line per input line: the result, or `error: MESSAGE`.
+/// Names are resolved through one scope for the whole file, so that a name
+/// used on many lines is one variable made once; each line still gets an
+/// analyzer of its own, so nothing known on one line reaches another.
 fn run_batch(path: &PathBuf) -> ExitCode {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) => return diagnostics::fail(format!("cannot read {}: {e}", path.display())),
     };
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut scope = Scope::new();
+    let mut line_out = String::new();
     let mut failed = false;
     for line in text.lines() {
-        let (expr, ranges) = match line.split_once('|') {
-            Some((e, r)) => (e, r),
-            None => (line, ""),
-        };
-        let result = solve_line(expr, ranges);
-        let written = match result {
-            Ok(c) => writeln!(out, "{}", c.simplified),
-            Err(Failure::InExpr(e)) | Err(Failure::InRange(_, e)) => {
+        line_out.clear();
+        let result = arith::parse_case(line, &mut scope).and_then(|case| {
+            let mut analyzer = Analyzer::new();
+            analyzer.bind_all(&case.ranges);
+            analyzer.simplify(&case.expr)
+        });
+        match result {
+            Ok(simplified) => simplified.print_into(&mut line_out),
+            Err(e) => {
                 failed = true;
-                writeln!(out, "error: {}", e.message)
+                line_out.push_str("error: ");
+                line_out.push_str(&e.message);
             }
-        };
-        if written.is_err() {
+        }
+        line_out.push('\n');
+        if out.write_all(line_out.as_bytes()).is_err() {
             return ExitCode::from(1);
         }
     }
