@@ -505,7 +505,7 @@ impl<'a> Lowerer<'a> {
             .collect();
         let stmt = match body.as_reduce() {
             None => {
-                let v = self.value(&body, &at_roots)?;
+                let v = self.value(&body)?;
                 let store = Stmt::store(&buf, out_access, v);
                 self.nest(&loops, store, &placed, 0)?
             }
@@ -542,13 +542,13 @@ impl<'a> Lowerer<'a> {
                     .map(|(_, g)| g)
                     .collect();
                 let init = wrap(init, &init_guards);
-                let source = self.value(&r.source, &at_roots)?;
+                let source = self.value(&r.source)?;
                 let acc = Value::load(&buf, out_access.clone());
                 let combined =
                     Value::binary(binop(r.reducer.combiner(), dtype.is_int()), acc, source);
                 let mut update = Stmt::store(&buf, out_access, combined);
                 if let Some(c) = &r.condition {
-                    let c = simp(&self.an, at_roots(&self.expr(c)));
+                    let c = self.expr(c);
                     update = Stmt::if_then(Value::index(c), update);
                 }
                 let data_inner: Vec<&Loop> = loops[first_reduce..]
@@ -611,30 +611,26 @@ impl<'a> Lowerer<'a> {
     /// Lowers an operand of an operation of type `dtype`: an integer
     /// literal next to a float is a float literal, as TVM converts Python
     /// constants (`A[i] + 2` is `+ 2.000000f`).
-    fn operand(
-        &self,
-        x: &TeValue,
-        dtype: tir::DataType,
-        at_roots: &impl Fn(&Expr) -> Expr,
-    ) -> Result<Value> {
+    fn operand(&self, x: &TeValue, dtype: tir::DataType) -> Result<Value> {
         match x.kind() {
             ValueKind::Index(e) if dtype.is_float() => match e.as_int() {
                 Some(c) => Ok(Value::constant(c as f64, dtype)),
-                None => self.value(x, at_roots),
+                None => self.value(x),
             },
             ValueKind::Float(f) => Ok(Value::constant(*f, dtype)),
-            _ => self.value(x, at_roots),
+            _ => self.value(x),
         }
     }
 
-    /// Lowers an element value, with root axes replaced by `at_roots`.
-    fn value(&self, v: &TeValue, at_roots: &impl Fn(&Expr) -> Expr) -> Result<Value> {
-        tir::stack::grow(|| self.value_step(v, at_roots))
+    /// Lowers an element value of the stage being lowered: its axes become
+    /// the loop expressions [`Lowerer::unsimplified`] gives them.
+    fn value(&self, v: &TeValue) -> Result<Value> {
+        tir::stack::grow(|| self.value_step(v))
     }
 
     /// One level of [`Self::value`], on the stack [`tir::stack::grow`] left room on.
-    fn value_step(&self, v: &TeValue, at_roots: &impl Fn(&Expr) -> Expr) -> Result<Value> {
-        let raw = |e: &Expr| at_roots(&self.unsimplified(e));
+    fn value_step(&self, v: &TeValue) -> Result<Value> {
+        let raw = |e: &Expr| self.unsimplified(e);
         let idx = |e: &Expr| simp(&self.an, raw(e));
         Ok(match v.kind() {
             ValueKind::Float(x) => Value::f32(*x),
@@ -647,20 +643,15 @@ impl<'a> Lowerer<'a> {
                 let logical: Vec<Expr> = indices.iter().map(raw).collect();
                 Value::load(buf, self.access(p, logical))
             }
-            ValueKind::Neg(a) => -self.value(a, at_roots)?,
+            ValueKind::Neg(a) => -self.value(a)?,
             ValueKind::Binary(op, a, b) => {
                 let dtype = v.dtype();
-                let (x, y) = (
-                    self.operand(a, dtype, at_roots)?,
-                    self.operand(b, dtype, at_roots)?,
-                );
+                let (x, y) = (self.operand(a, dtype)?, self.operand(b, dtype)?);
                 Value::binary(binop(*op, dtype.is_int()), x, y)
             }
-            ValueKind::Select(c, a, b) => Value::select(
-                Value::index(idx(c)),
-                self.value(a, at_roots)?,
-                self.value(b, at_roots)?,
-            ),
+            ValueKind::Select(c, a, b) => {
+                Value::select(Value::index(idx(c)), self.value(a)?, self.value(b)?)
+            }
             ValueKind::Reduce(_) => {
                 return Err(TeError::definition(
                     "a reduction must be the whole body of a compute",
@@ -668,27 +659,20 @@ impl<'a> Lowerer<'a> {
             }
             ValueKind::Call(op, args) => Value::call(
                 *op,
-                args.iter()
-                    .map(|a| self.value(a, at_roots))
-                    .collect::<Result<_>>()?,
+                args.iter().map(|a| self.value(a)).collect::<Result<_>>()?,
             ),
             ValueKind::Cmp(op, a, b) => {
                 let dtype = a.dtype().promote(b.dtype());
-                let (x, y) = (
-                    self.operand(a, dtype, at_roots)?,
-                    self.operand(b, dtype, at_roots)?,
-                );
+                let (x, y) = (self.operand(a, dtype)?, self.operand(b, dtype)?);
                 Value::cmp(*op, x, y)
             }
-            ValueKind::And(a, b) => Value::and(self.value(a, at_roots)?, self.value(b, at_roots)?),
-            ValueKind::Or(a, b) => Value::or(self.value(a, at_roots)?, self.value(b, at_roots)?),
-            ValueKind::Not(a) => !self.value(a, at_roots)?,
-            ValueKind::Cast(t, a) => Value::cast(*t, self.value(a, at_roots)?),
-            ValueKind::SelectValue(c, a, b) => Value::select(
-                self.value(c, at_roots)?,
-                self.value(a, at_roots)?,
-                self.value(b, at_roots)?,
-            ),
+            ValueKind::And(a, b) => Value::and(self.value(a)?, self.value(b)?),
+            ValueKind::Or(a, b) => Value::or(self.value(a)?, self.value(b)?),
+            ValueKind::Not(a) => !self.value(a)?,
+            ValueKind::Cast(t, a) => Value::cast(*t, self.value(a)?),
+            ValueKind::SelectValue(c, a, b) => {
+                Value::select(self.value(c)?, self.value(a)?, self.value(b)?)
+            }
             ValueKind::Gather(t, indices) => {
                 let p = self.s.stage_index(t.op())?;
                 if self.s.stages()[p].attach() == &Attach::Inline {
@@ -712,7 +696,7 @@ impl<'a> Lowerer<'a> {
                         _ => {
                             let var = Var::new(format!("{}_index{}", t.name(), logical.len()));
                             logical.push(var.expr());
-                            bound.push((var, self.value(x, at_roots)?));
+                            bound.push((var, self.value(x)?));
                         }
                     }
                 }
