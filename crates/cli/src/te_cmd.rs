@@ -61,15 +61,11 @@ pub fn run(args: TeArgs) -> ExitCode {
         run: args.run,
         seed: args.seed,
     };
-    let report = match te::run_report_reusing(
-        &target.schedule,
-        &target.args,
-        &options,
-        target.lowering.as_ref(),
-    ) {
-        Ok(r) => r,
-        Err(e) => return crate::diagnostics::report(&name, &source, &e.message, None),
-    };
+    let report =
+        match te::run_report_reusing(&target.schedule, &target.args, &options, target.lowering) {
+            Ok(r) => r,
+            Err(e) => return crate::diagnostics::report(&name, &source, &e.message, None),
+        };
     if args.json {
         let json = serde_json::to_string_pretty(&report.to_json());
         let _ = writeln!(std::io::stdout(), "{}", json.unwrap_or_default());

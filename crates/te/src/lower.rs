@@ -111,6 +111,11 @@ impl Lowering {
     pub fn program(&self) -> &PrimFunc {
         &self.program
     }
+
+    /// The bounds and the program, without copying the program.
+    pub fn into_parts(self) -> (std::rc::Rc<Bounds>, PrimFunc) {
+        (self.bounds, self.program)
+    }
 }
 
 impl std::fmt::Debug for Lowering {

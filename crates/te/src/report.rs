@@ -95,19 +95,19 @@ impl Report {
 /// assert_eq!(r.stage("C").unwrap().allocation, [arith::Expr::int(1), arith::Expr::int(1)]);
 /// ```
 pub fn report(s: &Schedule, args: &[Tensor]) -> Result<Report> {
-    report_lowered(s, &Lowering::new(s, args)?)
+    report_lowered(s, Lowering::new(s, args)?)
 }
 
 /// The report of `s` from a [`Lowering`] of it, which must be current
 /// ([`Lowering::is_current`]); [`report`] lowers first.
-pub fn report_lowered(s: &Schedule, lowering: &Lowering) -> Result<Report> {
+pub fn report_lowered(s: &Schedule, lowering: Lowering) -> Result<Report> {
     if lowering.revision() != s.revision() {
         return Err(crate::error::TeError::lowering(
             "the schedule changed after it was lowered: lower it again",
         ));
     }
-    let b = lowering.bounds();
-    let program = lowering.program().clone();
+    let (bounds, program) = lowering.into_parts();
+    let b = &*bounds;
     let mut stages = Vec::with_capacity(s.stages().len());
     for (i, st) in s.stages().iter().enumerate() {
         let placement = if st.is_placeholder() {

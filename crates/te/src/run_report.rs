@@ -72,7 +72,7 @@ pub fn run_report_reusing(
     s: &Schedule,
     args: &[Tensor],
     options: &ReportOptions,
-    earlier: Option<&Lowering>,
+    earlier: Option<Lowering>,
 ) -> Result<RunReport> {
     let report = match earlier {
         Some(l) if l.is_current(s, args) => report_lowered(s, l)?,
