@@ -262,16 +262,60 @@ impl Analyzer {
     /// assert_eq!(arith::Analyzer::new().simplify(&e).unwrap().to_string(), "x * 2 + 9");
     /// ```
     pub fn simplify(&self, e: &Expr) -> Result<Expr> {
-        match self.simplify_trivial(e) {
-            Some(done) => Ok(done),
-            None => self.simplify_full(e),
+        if let Some(done) = self.simplify_trivial(e) {
+            return Ok(done);
         }
+        if let Some(best) = self.plain_linear_form(e) {
+            return Ok(self.keep_where_defined(e, best));
+        }
+        self.simplify_full(e)
     }
 
-    /// [`Analyzer::simplify`] without the shortcut for trivial inputs.
+    /// [`Analyzer::simplify`] without its shortcuts.
     fn simplify_full(&self, e: &Expr) -> Result<Expr> {
         let mut s = Simplifier::new(self);
         let (best, _) = s.visit(e)?;
+        Ok(self.keep_where_defined(e, best))
+    }
+
+    /// The canonical linear form of a small sum of variables times
+    /// constants (`x + x.outer * 64 + 1 - x.outer * 64` is `x + 1`), when no
+    /// variable's range is a single point: no simplifier rule applies to
+    /// such a sum beyond collecting it, so it is collected directly.
+    /// `None` for anything else (checked against the simplifier by
+    /// `trivial_forms_agree_with_the_simplifier`).
+    fn plain_linear_form(&self, e: &Expr) -> Option<Expr> {
+        if e.node_count() > 32 {
+            return None;
+        }
+        let mut plain = true;
+        let mut stack: SmallVec<[&Expr; 16]> = smallvec::smallvec![e];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                ExprKind::Int(_) => {}
+                ExprKind::Var(v) => plain &= self.var_info(v).bound.as_point().is_none(),
+                ExprKind::Add(a, b) | ExprKind::Sub(a, b) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                ExprKind::Mul(a, b) if b.as_int().is_some() => stack.push(a),
+                ExprKind::Mul(a, b) if a.as_int().is_some() => stack.push(b),
+                _ => return None,
+            }
+            if !plain {
+                return None;
+            }
+        }
+        let sum = Sum::of(e).ok()?;
+        match sum.as_const() {
+            Some(c) => Some(Expr::int(c)),
+            None => Some(sum.rebuild()),
+        }
+    }
+
+    /// `best`, a rewrite of `e`, if it keeps the contract: "never larger",
+    /// and defined wherever `e` is.
+    fn keep_where_defined(&self, e: &Expr, best: Expr) -> Expr {
         // The contract is "never larger": canonical forms that come out
         // bigger than what was written give way to the input itself. A
         // result is also only kept when it is defined wherever the input
@@ -280,16 +324,16 @@ impl Analyzer {
         // the input when the input provably stays inside, and otherwise to
         // the input with only its overflow-free parts simplified.
         if best.node_count() > e.node_count() {
-            return Ok(e.clone());
+            return e.clone();
         }
         if best.ptr_eq(e) || !self.may_overflow(&best) {
-            return Ok(best);
+            return best;
         }
-        Ok(if self.may_overflow(e) {
+        if self.may_overflow(e) {
             self.simplify_where_defined(e)
         } else {
             e.clone()
-        })
+        }
     }
 
     /// What [`Analyzer::simplify`] returns for the smallest inputs, which
@@ -1020,11 +1064,13 @@ mod tests {
     /// How often the property test met a trivial form (it must, to test
     /// anything).
     static TRIVIAL_HITS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    static LINEAR_HITS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
     #[test]
     fn the_property_test_meets_trivial_forms() {
         trivial_forms_agree_with_the_simplifier();
         assert!(TRIVIAL_HITS.load(std::sync::atomic::Ordering::Relaxed) > 500);
+        assert!(LINEAR_HITS.load(std::sync::atomic::Ordering::Relaxed) > 500);
     }
 
     proptest! {
@@ -1045,6 +1091,11 @@ mod tests {
             }
             if let Some(fast) = an.simplify_trivial(&e) {
                 TRIVIAL_HITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                prop_assert_eq!(Ok(fast), an.simplify_full(&e), "{}", e);
+            }
+            if let Some(fast) = an.plain_linear_form(&e) {
+                LINEAR_HITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let fast = an.keep_where_defined(&e, fast);
                 prop_assert_eq!(Ok(fast), an.simplify_full(&e), "{}", e);
             }
         }
