@@ -7,7 +7,7 @@
 //! as TVM's `ObjectRef`s do.
 
 use crate::error::{error, te_error, tvm_error};
-use crate::expr::{py_binary, py_compare, to_index, BinOp, PrimExpr, Term};
+use crate::expr::{py_binary, py_compare, to_index, to_term, BinOp, PrimExpr, Term};
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyTypeError};
 use pyo3::prelude::*;
@@ -207,6 +207,9 @@ pub struct Tensor {
 impl Tensor {
     /// `A[i, j]` (or `A[i][j]`): an element; fewer indices give a slice.
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        if let Some(g) = gather(py, &self.t, key)? {
+            return Ok(g);
+        }
         let indices = indices_of(key)?;
         slice_or_load(py, &self.t, indices)
     }
@@ -279,6 +282,57 @@ impl Tensor {
 }
 
 /// The index list of a subscript: one index or a tuple of them.
+/// `B[A[i]]`: a read at indices computed from tensor elements (a gather),
+/// when some index is a tensor element; it takes every index at once, and
+/// integer ones.
+fn gather(py: Python<'_>, t: &te::Tensor, key: &Bound<'_, PyAny>) -> PyResult<Option<Py<PyAny>>> {
+    let items: Vec<Bound<'_, PyAny>> = if let Ok(k) = key.cast::<PyTuple>() {
+        k.iter().collect()
+    } else if let Ok(k) = key.cast::<PyList>() {
+        k.iter().collect()
+    } else {
+        vec![key.clone()]
+    };
+    let terms = match items.iter().map(to_term).collect::<PyResult<Vec<_>>>() {
+        Ok(terms) => terms,
+        // Not all indices are expressions: the ordinary path says why.
+        Err(_) => return Ok(None),
+    };
+    if !terms.iter().any(|x| matches!(x, Term::Elem(_))) {
+        return Ok(None);
+    }
+    if terms.len() != t.ndim() {
+        return Err(PyIndexError::new_err(format!(
+            "`{}` has {} dimensions but {} indices were given: a read at indices computed \
+             from tensor elements takes every index at once",
+            t.name(),
+            t.ndim(),
+            terms.len()
+        )));
+    }
+    let mut indices = Vec::with_capacity(terms.len());
+    for term in terms {
+        let v = match term {
+            Term::Index(e) => te::Value::index(e),
+            Term::Elem(v) => v,
+        };
+        if !v.dtype().is_int() {
+            return Err(PyTypeError::new_err(format!(
+                "an index of `{}` is a {} tensor element: indices must be integers",
+                t.name(),
+                v.dtype()
+            )));
+        }
+        indices.push(v);
+    }
+    Ok(Some(
+        PrimExpr::elem(te::Value::gather(t, indices))
+            .into_pyobject(py)?
+            .into_any()
+            .unbind(),
+    ))
+}
+
 fn indices_of(key: &Bound<'_, PyAny>) -> PyResult<Vec<arith::Expr>> {
     if let Ok(t) = key.cast::<PyTuple>() {
         return t.iter().map(|k| to_index(&k)).collect();

@@ -486,7 +486,11 @@ pub(crate) fn subscript(
             .collect()
     };
     match value {
-        Value::Te(TeObject::Tensor(t)) => Ok(load(t, indices()?, span)?),
+        Value::Te(TeObject::Tensor(t)) => match element_indices(index) {
+            // `B[A[i]]`: indices computed from tensor elements.
+            Some(values) => gather(t, values, index_span, span),
+            None => Ok(load(t, indices()?, span)?),
+        },
         Value::Te(TeObject::PartialLoad(t, first)) => {
             let mut all = first.clone();
             all.extend(indices()?);
@@ -520,6 +524,58 @@ pub(crate) fn subscript(
             format!("a {} cannot be indexed", other.type_name()),
         )),
     }
+}
+
+/// The indices of a subscript as element values, when one of them is
+/// computed from tensor elements (a data-dependent read, `B[A[i]]`).
+fn element_indices(index: &Value) -> Option<Vec<Value>> {
+    let items = match index {
+        Value::Tuple(t) => t.to_vec(),
+        other => vec![other.clone()],
+    };
+    items
+        .iter()
+        .any(|v| matches!(promote(v), Value::Te(TeObject::Element(_))))
+        .then_some(items)
+}
+
+/// `t[indices]` with indices computed from elements: a gather, which needs
+/// every index at once and integer indices.
+fn gather(
+    t: &te::Tensor,
+    items: Vec<Value>,
+    index_span: Range<usize>,
+    span: Range<usize>,
+) -> Eval<Value> {
+    if items.len() != t.ndim() {
+        return Err(Raised::at(
+            span,
+            format!(
+                "`{}` has {} dimensions but {} indices were given: a read at indices \
+                 computed from tensor elements takes every index at once",
+                t.name(),
+                t.ndim(),
+                items.len()
+            ),
+        ));
+    }
+    let mut indices = Vec::with_capacity(items.len());
+    for v in &items {
+        let x = to_element(v, index_span.clone())?;
+        if !x.dtype().is_int() {
+            return Err(Raised::at(
+                index_span,
+                format!(
+                    "an index of `{}` is a {} tensor element: indices must be integers \
+                     (read them from an integer tensor, or cast with `.astype(\"int32\")`)",
+                    t.name(),
+                    x.dtype()
+                ),
+            ));
+        }
+        indices.push(x);
+    }
+    Ok(element(te::Value::gather(t, indices)))
 }
 
 /// `t[indices]`: an element, or a partial load while indices are missing.

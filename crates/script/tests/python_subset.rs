@@ -305,3 +305,37 @@ fn math_functions_are_calls_on_tensor_elements() {
         err.message
     );
 }
+
+#[test]
+fn tensor_elements_as_indices_are_gathers() {
+    let out = printed(
+        "import tvm\nfrom tvm import te\n\
+         A = te.placeholder((16,), name='A')\n\
+         I = te.placeholder((4,), name='I', dtype='int32')\n\
+         C = te.compute((4,), lambda j: A[I[j] + 1], name='C')\n\
+         s = te.create_schedule(C.op)\n\
+         print(tvm.lower(s, [A, I, C], simple_mode=True))\n",
+    );
+    assert!(out.contains("C[j] = A[(I[j] + 1)]"), "{out}");
+    let float_index = script::run(
+        "from tvm import te\nA = te.placeholder((16,), name='A')\n\
+         C = te.compute((4,), lambda j: A[A[j]], name='C')\n",
+    )
+    .expect_err("a float element is no index");
+    assert!(
+        float_index.message.contains("indices must be integers"),
+        "{}",
+        float_index.message
+    );
+    let partial = script::run(
+        "from tvm import te\nA = te.placeholder((4, 4), name='A')\n\
+         I = te.placeholder((4,), name='I', dtype='int32')\n\
+         C = te.compute((4,), lambda j: A[I[j]][0], name='C')\n",
+    )
+    .expect_err("a gather takes every index at once");
+    assert!(
+        partial.message.contains("takes every index at once"),
+        "{}",
+        partial.message
+    );
+}

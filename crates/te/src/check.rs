@@ -94,6 +94,7 @@ pub fn check(
     let mut rng = XorShift::new(seed);
     let empty = HashMap::new();
     let shapes_ref = Reference::new(&empty, sizes);
+    let index_bounds = index_input_bounds(s, &shapes_ref);
     let mut inputs_by_op: HashMap<OpId, tir::Tensor> = HashMap::new();
     let mut inputs = HashMap::new();
     for (t, buf) in args.iter().zip(&func.params) {
@@ -118,12 +119,16 @@ pub fn check(
             )));
         }
         let dtype = t.dtype();
+        let index_bound = index_bounds.get(&t.op().id()).copied();
         let data = tir::Tensor::from_fn(&shape, |_| {
             if dtype == tir::DataType::Float32 {
                 // Exactly representable, so both sides start from the same values.
                 rng.uniform(-1.0, 1.0) as f32 as f64
             } else if dtype.is_float() {
                 rng.uniform(-1.0, 1.0)
+            } else if let Some(n) = index_bound {
+                // Index data: in range, as real index data is.
+                rng.int_in(0, n - 1) as f64
             } else {
                 // Small values, within the type's range (unsigned and
                 // boolean inputs are never negative).
@@ -207,4 +212,37 @@ pub fn check(
         violations: run.violations().iter().map(|v| v.to_string()).collect(),
         stages,
     })
+}
+
+/// For each integer input read directly as an index of a data-dependent
+/// read (`B[I[j]]`), the number of values that index may take (the
+/// smallest such axis), so that random index data stays in range as real
+/// index data does. Other reads at data-dependent indices still get
+/// arbitrary values, and a read out of range is reported.
+fn index_input_bounds(s: &Schedule, shapes: &Reference<'_>) -> HashMap<OpId, i64> {
+    let mut bounds: HashMap<OpId, i64> = HashMap::new();
+    let mut pending: Vec<crate::value::Value> = s
+        .stages()
+        .iter()
+        .filter_map(|st| st.op().as_compute().map(|c| c.body.clone()))
+        .collect();
+    while let Some(v) = pending.pop() {
+        if let crate::value::ValueKind::Gather(t, idx) = v.kind() {
+            let extents = shapes.shape(t.op()).unwrap_or_default();
+            for (d, x) in idx.iter().enumerate() {
+                let crate::value::ValueKind::Load(p, _) = x.kind() else {
+                    continue;
+                };
+                let (Some(&n), true) = (extents.get(d), p.op().as_compute().is_none()) else {
+                    continue;
+                };
+                if n > 0 && p.dtype().is_int() {
+                    let b = bounds.entry(p.op().id()).or_insert(n);
+                    *b = (*b).min(n);
+                }
+            }
+        }
+        v.for_each_operand(|x| pending.push(x.clone()));
+    }
+    bounds
 }
