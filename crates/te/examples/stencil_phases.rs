@@ -1,5 +1,6 @@
 //! Times the phases of `rangefinder te` on the stencil chain of the `chain`
-//! benchmark: `cargo run --release -p te --example stencil_phases -- 500`.
+//! benchmark: `cargo run --release -p te --example stencil_phases -- 500`
+//! (`REPS=N` repetitions, 20 by default; for profiling, a larger N).
 
 use std::time::Instant;
 #[path = "common/stencil.rs"]
@@ -15,7 +16,10 @@ fn main() {
         .unwrap_or(50);
     let (s, args) = stencil_chain(stages);
 
-    let reps = 20;
+    let reps: usize = std::env::var("REPS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(20);
     let (mut tb, mut tl, mut tp, mut tr) = (0.0, 0.0, 0.0, 0.0);
     for _ in 0..reps {
         let t0 = Instant::now();
