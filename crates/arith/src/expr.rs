@@ -664,26 +664,39 @@ impl Expr {
     /// call stack.
     pub fn substitute(&self, f: &mut impl FnMut(&Var) -> Option<Expr>) -> Expr {
         // (node, children already rewritten?); small trees stay on the
-        // stack.
+        // stack. A result is `None` for a subtree that did not change, so
+        // that unchanged parts are neither cloned nor rebuilt.
         let mut pending: SmallVec<[(&Expr, bool); 16]> = smallvec::smallvec![(self, false)];
-        let mut done: SmallVec<[Expr; 8]> = SmallVec::new();
+        let mut done: SmallVec<[Option<Expr>; 8]> = SmallVec::new();
         while let Some((e, expanded)) = pending.pop() {
             match e.kind() {
-                ExprKind::Var(v) => done.push(f(v).unwrap_or_else(|| e.clone())),
-                ExprKind::Int(_) | ExprKind::Bool(_) => done.push(e.clone()),
+                ExprKind::Var(v) => done.push(f(v)),
+                ExprKind::Int(_) | ExprKind::Bool(_) => done.push(None),
                 _ if !expanded => {
                     pending.push((e, true));
                     pending.extend(e.children().into_iter().rev().map(|c| (c, false)));
                 }
                 _ => {
-                    let at = done.len() - e.children().len();
-                    let node = e.with_children(&done[at..]);
+                    let kids = e.children();
+                    let at = done.len() - kids.len();
+                    let node = if done[at..].iter().all(Option::is_none) {
+                        None
+                    } else {
+                        let new: SmallVec<[Expr; 3]> = done[at..]
+                            .iter_mut()
+                            .zip(&kids)
+                            .map(|(n, k)| n.take().unwrap_or_else(|| (*k).clone()))
+                            .collect();
+                        Some(e.with_children(&new))
+                    };
                     done.truncate(at);
                     done.push(node);
                 }
             }
         }
-        done.pop().expect("one result per walk")
+        done.pop()
+            .expect("one result per walk")
+            .unwrap_or_else(|| self.clone())
     }
 
     /// A total order on expressions that depends only on structure and

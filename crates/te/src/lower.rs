@@ -371,10 +371,12 @@ impl<'a> Lowerer<'a> {
             return idx.into_iter().map(|e| simp(&self.an, e)).collect();
         }
         let op = self.s.stages()[p].op();
-        let region = self.b.region(op).expect("bounded stages have regions");
         idx.into_iter()
-            .zip(region)
-            .map(|(e, r)| simp(&self.an, Expr::sub(e, self.unsimplified(&r.min))))
+            .zip(op.axis())
+            .map(|(e, a)| {
+                let min = &self.b.range(a).expect("bounded stages have regions").min;
+                simp(&self.an, Expr::sub(e, self.unsimplified(min)))
+            })
             .collect()
     }
 

@@ -340,11 +340,12 @@ impl Value {
     pub fn for_each_access(&self, f: &mut impl FnMut(&Tensor, &[Option<Expr>])) {
         tir::stack::grow(|| match self.kind() {
             ValueKind::Load(t, idx) => {
-                let idx: Vec<Option<Expr>> = idx.iter().cloned().map(Some).collect();
+                let idx: smallvec::SmallVec<[Option<Expr>; 4]> =
+                    idx.iter().cloned().map(Some).collect();
                 f(t, &idx)
             }
             ValueKind::Gather(t, idx) => {
-                let at: Vec<Option<Expr>> = idx
+                let at: smallvec::SmallVec<[Option<Expr>; 4]> = idx
                     .iter()
                     .map(|v| match v.kind() {
                         ValueKind::Index(e) => Some(e.clone()),
