@@ -637,8 +637,18 @@ pub(crate) fn storage_scope(s: &Schedule, i: usize, b: &Bounds) -> StorageScope 
 fn clamp_to_shape(req: IntSet, last: &Expr, an: &Analyzer) -> IntSet {
     // Constant bounds settle most requests without a proof or a rewrite:
     // an end already inside the axis stays as it is.
+    // The one-walk bound decides most requests; the tightest bound only
+    // the rest.
+    let bound = |e: &Expr, decides: &dyn Fn(ConstBound) -> bool| {
+        let quick = an.structural_bound(e);
+        if decides(quick) {
+            quick
+        } else {
+            an.const_int_bound(e)
+        }
+    };
     let lo = match req.min().cloned() {
-        Some(lo) => match an.const_int_bound(&lo) {
+        Some(lo) => match bound(&lo, &|b| b.max <= 0 || b.min >= 0) {
             b if b.max <= 0 => Expr::int(0),
             b if b.min >= 0 => lo,
             _ if an.can_prove(&Expr::le(lo.clone(), Expr::int(0))) => Expr::int(0),
@@ -647,7 +657,7 @@ fn clamp_to_shape(req: IntSet, last: &Expr, an: &Analyzer) -> IntSet {
         None => Expr::int(0),
     };
     let hi = match (req.max().cloned(), last.as_int()) {
-        (Some(hi), Some(l)) => match an.const_int_bound(&hi) {
+        (Some(hi), Some(l)) => match bound(&hi, &|b| b.min >= l || b.max <= l) {
             b if b.min >= l => last.clone(),
             b if b.max <= l => hi,
             _ => clamp_end(hi, last, an),
