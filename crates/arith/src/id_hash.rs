@@ -23,6 +23,9 @@ impl Hasher for IdHasher {
     fn write_u64(&mut self, v: u64) {
         self.0 = v;
     }
+    fn write_usize(&mut self, v: usize) {
+        self.0 = v as u64;
+    }
 }
 
 /// A map keyed by variables, hashed by their ids.

@@ -7,7 +7,6 @@ use crate::operation::OpId;
 use crate::schedule::{Attach, Schedule};
 use crate::value::Value;
 use arith::Expr;
-use std::collections::HashMap;
 
 /// The scopes that enclose a stage, innermost first: the loops of its
 /// parent from the attach axis outwards, then the parent's own path.
@@ -36,7 +35,7 @@ pub(crate) struct Graph {
 impl Graph {
     pub fn new(s: &Schedule) -> Result<Graph> {
         let stages = s.stages();
-        let mut index = HashMap::with_capacity(stages.len());
+        let mut index = arith::IdMap::with_capacity_and_hasher(stages.len(), Default::default());
         for (i, st) in stages.iter().enumerate() {
             index.insert(st.op().id(), i);
         }
@@ -147,7 +146,7 @@ impl Graph {
     }
 }
 
-fn attach_links(s: &Schedule, index: &HashMap<OpId, usize>) -> Result<Vec<AttachLink>> {
+fn attach_links(s: &Schedule, index: &arith::IdMap<OpId, usize>) -> Result<Vec<AttachLink>> {
     let stages = s.stages();
     let mut links = vec![AttachLink::default(); stages.len()];
     for (i, st) in stages.iter().enumerate() {

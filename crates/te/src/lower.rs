@@ -218,7 +218,7 @@ struct Lowerer<'a> {
     b: &'a Bounds,
     style: StorageStyle,
     buffers: Vec<Option<Buffer>>,
-    params: HashSet<usize>,
+    params: arith::IdSet<usize>,
     attached: IdMap<IterVar, Vec<usize>>,
     /// Variables of dropped and rebased loops, by their value.
     subst: IdMap<Var, Expr>,
@@ -238,7 +238,7 @@ impl<'a> Lowerer<'a> {
         args: &[Tensor],
         style: StorageStyle,
     ) -> Result<Lowerer<'a>> {
-        let mut params = HashSet::new();
+        let mut params = arith::IdSet::default();
         let mut unused = HashMap::new();
         for t in args {
             let i = match s.stage_index(t.op()) {

@@ -248,7 +248,7 @@ fn names(ivs: &[IterVar]) -> String {
 pub struct Schedule {
     outputs: Vec<Operation>,
     stages: Vec<Stage>,
-    index: HashMap<OpId, usize>,
+    index: arith::IdMap<OpId, usize>,
     /// Layout transforms of tensors' buffers (`transform_layout`).
     layouts: Vec<(OpId, layout::IndexMap)>,
     /// See [`Schedule::revision`].
@@ -274,7 +274,7 @@ impl Schedule {
     /// computed at the root.
     pub fn new(outputs: &[Operation]) -> Schedule {
         let order = post_order(outputs);
-        let mut index = HashMap::with_capacity(order.len());
+        let mut index = arith::IdMap::with_capacity_and_hasher(order.len(), Default::default());
         let mut stages = Vec::with_capacity(order.len());
         let mut taken: HashSet<String> = order.iter().map(|op| op.name().to_string()).collect();
         let mut seen: HashSet<String> = HashSet::new();
