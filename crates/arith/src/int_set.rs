@@ -336,6 +336,11 @@ fn nonzero_parts(b: ConstBound) -> Option<Vec<IntSet>> {
     Some(parts)
 }
 
+/// The node budget of [`Analyzer::int_set`]: far above the ends of
+/// ordinary index expressions, low enough that hostile ones stay
+/// near-linear.
+pub const INT_SET_BUDGET: usize = 1024;
+
 impl Analyzer {
     /// The set of values `e` takes when each variable in `dom` ranges over
     /// its set (TVM's `EvalSet`). Variables not in `dom` stay symbolic, and
@@ -358,6 +363,13 @@ impl Analyzer {
     /// joins both branches. A condition evaluates to `1`, `0`, or `[0, 1]`
     /// when undecided. An end that would overflow 64 bits is infinite.
     ///
+    /// Exact ends can grow exponentially with the depth of `e` (each end of
+    /// a product of undecided sign is a `min`/`max` of corners that repeat
+    /// the ends below), so this is [`Analyzer::int_set_within`] with the
+    /// generous budget [`INT_SET_BUDGET`]: ends beyond it are widened to
+    /// their constant bounds. Use `int_set_within` to learn whether that
+    /// happened, or to choose another budget.
+    ///
     /// ```
     /// use arith::{int_set::IntSet, Analyzer, Expr};
     /// use std::collections::HashMap;
@@ -370,24 +382,7 @@ impl Analyzer {
     /// assert_eq!(Analyzer::new().int_set(&e, &dom).to_string(), "[0, 13]");
     /// ```
     pub fn int_set(&self, e: &Expr, dom: &HashMap<Var, IntSet>) -> IntSet {
-        if let Some(set) = self.affine_set(e, dom) {
-            return set;
-        }
-        let mut ev = SetEval {
-            an: self,
-            dom,
-            alias: HashMap::new(),
-            origin: HashMap::new(),
-            relaxed: HashMap::new(),
-            active: Vec::new(),
-            mentions: HashMap::new(),
-            budget: None,
-            widened: false,
-        };
-        let renamed = ev.rename(e);
-        let simplified = self.simplify(&renamed).unwrap_or(renamed);
-        let set = ev.eval(&simplified);
-        ev.finish(set)
+        self.int_set_within(e, dom, INT_SET_BUDGET).0
     }
 
     /// [`Analyzer::int_set`] under a growth budget: every end of every

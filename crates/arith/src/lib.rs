@@ -58,3 +58,4 @@ pub use simplify::Info;
 pub mod int_set;
 pub mod iter_map;
 pub mod solve;
+pub mod stack;

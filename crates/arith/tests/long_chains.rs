@@ -173,3 +173,73 @@ fn overflowing_long_product_fails_fast() {
     let err = an.simplify(&e).unwrap_err();
     assert_eq!(err.kind, arith::ErrorKind::Overflow);
 }
+
+/// A long sum whose collection overflows (coefficients past `i64`) is kept
+/// as written over its simplified operands, each operand once: a sum kept
+/// one node at a time would collect every partial sum again (quadratic in
+/// the length; 2,000 terms took minutes). The result keeps the input's
+/// value wherever the input has one.
+#[test]
+fn a_long_sum_whose_collection_overflows_keeps_its_operands_simplified_once() {
+    on_main_sized_stack(|| {
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        // x * 2^62 + (y + 1) // 2 * 2 - y % 2, over and over.
+        let unit = |_| {
+            let half = Expr::floor_div(Expr::add(y.expr(), Expr::int(1)), Expr::int(2));
+            Expr::sub(
+                Expr::add(
+                    Expr::mul(x.expr(), Expr::int(1 << 62)),
+                    Expr::mul(half, Expr::int(2)),
+                ),
+                Expr::floor_mod(y.expr(), Expr::int(2)),
+            )
+        };
+        let e = chain(2_000, unit, Expr::sub);
+        let mut an = Analyzer::new();
+        an.bind(&x, Range::new(Expr::int(-1), Expr::int(3)));
+        an.bind(&y, Range::new(Expr::int(0), Expr::int(8)));
+        let s = an.simplify(&e).unwrap();
+        for (xv, yv) in [(0, 0), (0, 5), (0, 7), (1, 3), (-1, 2)] {
+            let at = |v: &Var| Some(if *v == x { xv } else { yv });
+            if let Ok(want) = e.eval(&at) {
+                assert_eq!(s.eval(&at).ok(), Some(want), "x = {xv}, y = {yv}");
+            }
+        }
+    });
+}
+
+/// A long alternating chain of products and divisions (`a // 4 * a // 4
+/// ...`): every step's result is a new node over known subtrees, and the
+/// facts of each distinct node are found once per simplification (walking
+/// each step's whole result again was quadratic: 512 steps took 0.7 s).
+#[test]
+fn a_long_chain_of_products_and_divisions_finds_each_fact_once() {
+    on_main_sized_stack(|| {
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let a = Expr::add(Expr::mul(y.expr(), Expr::int(6)), x.expr());
+        let mut e = Expr::floor_div(a.clone(), Expr::int(4));
+        for _ in 1..2_000 {
+            e = Expr::floor_div(Expr::mul(e, a.clone()), Expr::int(4));
+        }
+        let mut an = Analyzer::new();
+        an.bind(&x, Range::new(Expr::int(0), Expr::int(2)));
+        an.bind(&y, Range::new(Expr::int(0), Expr::int(2)));
+        let s = an.simplify(&e).unwrap();
+        let mut values = Vec::new();
+        for (xv, yv) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            let at = |v: &Var| Some(if *v == x { xv } else { yv });
+            if let Ok(want) = e.eval(&at) {
+                assert_eq!(s.eval(&at).ok(), Some(want), "x = {xv}, y = {yv}");
+                values.push(want);
+            }
+        }
+        // The other analyses walk the same 4,000-level tree.
+        let b = an.const_int_bound(&e);
+        assert!(values.iter().all(|v| b.min <= *v && *v <= b.max), "{b:?}");
+        let dom: HashMap<Var, IntSet> = [(x.clone(), IntSet::interval(Expr::int(0), Expr::int(1)))]
+            .into_iter()
+            .collect();
+        let set = an.int_set(&e, &dom);
+        assert!(set.min().is_some() || set.max().is_some() || !set.is_nothing());
+    });
+}

@@ -151,7 +151,9 @@ impl<'a> Simplifier<'a> {
                 return Err(err.clone());
             }
         }
-        let out = match self.visit_node(e) {
+        // Chains that are not sums (`a // 4 * a // 4 * ...`) recurse once
+        // per level.
+        let out = match crate::stack::grow(|| self.visit_node(e)) {
             Err(err) if err.kind == ErrorKind::Overflow => self.keep_node(e, err),
             r => r,
         };
@@ -173,11 +175,15 @@ impl<'a> Simplifier<'a> {
         if children.is_empty() {
             return Err(err);
         }
-        let mut new: smallvec::SmallVec<[Expr; 3]> = smallvec::SmallVec::new();
-        for c in children {
-            new.push(self.visit(c)?.0);
-        }
-        let rebuilt = e.with_children(&new);
+        let rebuilt = if matches!(e.kind(), ExprKind::Add(..) | ExprKind::Sub(..)) {
+            self.keep_sum_tree(e)?
+        } else {
+            let mut new: smallvec::SmallVec<[Expr; 3]> = smallvec::SmallVec::new();
+            for c in children {
+                new.push(self.visit(c)?.0);
+            }
+            e.with_children(&new)
+        };
         if !crate::walk::any_node(&rebuilt, |n| n.as_var().is_some()) {
             let v = rebuilt.eval(&|_| None)?;
             let folded = match rebuilt.ty() {
@@ -188,6 +194,32 @@ impl<'a> Simplifier<'a> {
         }
         let info = self.info(&rebuilt);
         Ok((rebuilt, info))
+    }
+
+    /// A sum kept as written (its collection overflowed) over its simplified
+    /// operands: every `+`/`-` node of the sum is kept and every operand
+    /// below them is simplified once. Keeping one node at a time would
+    /// collect each partial sum of a long chain again, and fail again, which
+    /// takes quadratic time.
+    fn keep_sum_tree(&mut self, e: &Expr) -> Result<Expr> {
+        let is_sum = |n: &Expr| matches!(n.kind(), ExprKind::Add(..) | ExprKind::Sub(..));
+        // (node, children already rebuilt?)
+        let mut pending: Vec<(&Expr, bool)> = vec![(e, false)];
+        let mut done: Vec<Expr> = Vec::new();
+        while let Some((n, expanded)) = pending.pop() {
+            if !is_sum(n) {
+                done.push(self.visit(n)?.0);
+            } else if !expanded {
+                pending.push((n, true));
+                pending.extend(n.children().into_iter().rev().map(|c| (c, false)));
+            } else {
+                let at = done.len() - 2;
+                let node = n.with_children(&done[at..]);
+                done.truncate(at);
+                done.push(node);
+            }
+        }
+        Ok(done.pop().expect("one result per walk"))
     }
 
     fn visit_node(&mut self, e: &Expr) -> Out {
@@ -227,11 +259,14 @@ impl<'a> Simplifier<'a> {
         if let Some((_, i)) = self.info_memo.borrow().get(&e.node_id()) {
             return *i;
         }
-        let i = self.an.structural_info(e);
-        self.info_memo
-            .borrow_mut()
-            .insert(e.node_id(), (e.clone(), i));
-        i
+        // One walk that shares what earlier calls found: a rewrite builds
+        // new nodes over subtrees whose facts are known, so each distinct
+        // node is walked once per simplification, not once per enclosing
+        // result (a long product rebuilt step by step would be quadratic).
+        let an = self.an;
+        crate::walk::fold(e, &mut self.info_memo.borrow_mut(), |n, kids| {
+            an.node_info(n, kids)
+        })
     }
 
     // ---------------------------------------------------------------- sums

@@ -1,0 +1,28 @@
+//! Recursion as deep as an expression is long.
+//!
+//! Walkers that recurse once per level of a tree (the simplifier's visit of
+//! a chain like `a // 4 * a // 4 * ...`, the program walkers of `tir` and
+//! `te`) meet trees as deep as their input is long: a flat chain of 100,000
+//! operations is a left-deep tree that deep. Each recursive step goes
+//! through [`grow`], which continues on a fresh heap-allocated stack segment
+//! when the current one runs low, so the walks work on an ordinary thread
+//! stack.
+
+/// Room that must be left on the stack before a recursive step starts.
+const RED_ZONE: usize = 128 * 1024;
+/// The size of each stack segment added when the room runs out.
+const SEGMENT: usize = 4 * 1024 * 1024;
+
+/// Runs `f`, first moving to a new stack segment when fewer than
+/// [`RED_ZONE`] bytes are left.
+///
+/// ```
+/// fn depth(n: u32) -> u32 {
+///     arith::stack::grow(|| if n == 0 { 0 } else { 1 + depth(n - 1) })
+/// }
+/// assert_eq!(depth(100_000), 100_000);
+/// ```
+#[inline]
+pub fn grow<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(RED_ZONE, SEGMENT, f)
+}
