@@ -82,6 +82,8 @@ pub(crate) struct Simplifier<'a> {
     /// The operands of the `min`/`max` searches in progress (see
     /// `min_max_simplified`).
     pub(crate) min_max_active: Vec<(Expr, Expr, bool)>,
+    /// How deeply `visit` is nested, to check the stack every few levels.
+    depth: u32,
     /// Structural facts by node identity.
     info_memo: std::cell::RefCell<std::collections::HashMap<usize, (Expr, Info)>>,
 }
@@ -128,6 +130,7 @@ impl<'a> Simplifier<'a> {
             memo: Default::default(),
             failed: Default::default(),
             min_max_active: Vec::new(),
+            depth: 0,
             info_memo: Default::default(),
         }
     }
@@ -152,8 +155,16 @@ impl<'a> Simplifier<'a> {
             }
         }
         // Chains that are not sums (`a // 4 * a // 4 * ...`) recurse once
-        // per level.
-        let out = match crate::stack::grow(|| self.visit_node(e)) {
+        // per level. Every 16th level checks the room left on the stack
+        // (a level takes a few kilobytes, far less than the red zone).
+        self.depth += 1;
+        let visited = if self.depth % 16 == 0 {
+            crate::stack::grow(|| self.visit_node(e))
+        } else {
+            self.visit_node(e)
+        };
+        self.depth -= 1;
+        let out = match visited {
             Err(err) if err.kind == ErrorKind::Overflow => self.keep_node(e, err),
             r => r,
         };
