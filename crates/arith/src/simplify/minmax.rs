@@ -2,7 +2,7 @@
 
 use super::product;
 use super::sum::Sum;
-use super::{Info, Out, Simplifier, MAX_RULE_DEPTH};
+use super::{Info, Out, Simplifier};
 use crate::error::Result;
 use crate::expr::{Expr, ExprKind};
 use crate::num;
@@ -52,9 +52,11 @@ impl Simplifier<'_> {
         // The rule table (`rules.rs`): absorption, common operands,
         // divisions by one constant, selects on one condition. Structural
         // matches, so they go before the comparison of the operands.
-        if let Some(r) = super::rules::apply(
+        if let Some(r) = super::rules::apply_to(
             super::rules::min_max_rules(),
-            &make(is_min, a.clone(), b.clone()),
+            if is_min { "min" } else { "max" },
+            &[&a, &b],
+            || make(is_min, a.clone(), b.clone()),
         ) {
             return self.visit(&r);
         }
@@ -233,10 +235,7 @@ impl Simplifier<'_> {
             let e = d.rebuild();
             return Ok(sign(plain.intersect(self.an.symbolic_bound(&e, self))));
         }
-        let saved = self.rule_depth;
-        self.rule_depth = self.rule_depth.max(MAX_RULE_DEPTH - 1);
         let rewritten = self.finish_sum(d);
-        self.rule_depth = saved;
         let Ok((d, _)) = rewritten else {
             return Ok((false, false));
         };

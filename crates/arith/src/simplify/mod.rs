@@ -63,10 +63,10 @@ impl Info {
 /// One simplification run over one expression.
 pub(crate) struct Simplifier<'a> {
     pub an: &'a Analyzer,
-    /// How deeply sum-level rules are nested inside each other; rules that
-    /// try alternative forms call back into the simplifier, and this bound
-    /// guarantees termination.
-    pub(crate) rule_depth: u32,
+    /// Set while a sum-level search (`run_sum_searches`) builds and
+    /// simplifies its candidates, which then get the rule tables and
+    /// canonical forms but no search of their own: searches do not nest.
+    pub(crate) in_search: bool,
     /// Set while a division tries its numerator with modulos expanded, so
     /// that the expansion is tried once, not recursively.
     pub(crate) expanding_mods: bool,
@@ -74,11 +74,11 @@ pub(crate) struct Simplifier<'a> {
     /// change a result), so that a subexpression shared many times is
     /// simplified once. The input handle is kept so the identity stays
     /// valid.
-    memo: std::collections::HashMap<(usize, u32, bool), (Expr, Expr, Info)>,
+    memo: std::collections::HashMap<(usize, bool, bool), (Expr, Expr, Info)>,
     /// Nodes whose simplification failed (an overflow with no value to
     /// keep), so that a failure is found once, not once per enclosing node
     /// that retries its children.
-    failed: std::collections::HashMap<(usize, u32, bool), (Expr, ArithError)>,
+    failed: std::collections::HashMap<(usize, bool, bool), (Expr, ArithError)>,
     /// The operands of the `min`/`max` searches in progress (see
     /// `min_max_simplified`).
     pub(crate) min_max_active: Vec<(Expr, Expr, bool)>,
@@ -92,21 +92,6 @@ pub(crate) struct Simplifier<'a> {
 /// small expressions of everyday index code, filling a table costs more
 /// than it saves; sharing that matters makes nodes large quickly.
 const MEMO_MIN_NODES: usize = 32;
-
-/// Beyond this nesting, sums are only canonicalised, not rewritten.
-///
-/// The division rule tables terminate by their own measure
-/// (`rules::measure`) and need no cap. The sum-level searches below still
-/// do: `merge_div_mod`, `align_division_numerators`, the symbolic-offset
-/// case of `merge_div_pairs`, `absorb_into_min_max`, `merge_selects` and
-/// `factor_common` build an alternative out of finished sums (and
-/// `min_max_simplified` out of finished operands), finishing a sum runs
-/// these searches again, and an alternative can reproduce a sum of the
-/// same size, so the strict decrease of a kept rewrite does not bound the
-/// work spent computing candidates. Over the crate's tests and the TVM
-/// corpus the nesting never goes past 3 (measured with the cap raised to
-/// 1000); the cap is what makes termination certain.
-pub(crate) const MAX_RULE_DEPTH: u32 = 4;
 
 /// Sums with more terms than this are only canonicalised: the sum-level
 /// rules compare terms in pairs.
@@ -125,7 +110,7 @@ impl<'a> Simplifier<'a> {
     pub fn new(an: &'a Analyzer) -> Simplifier<'a> {
         Simplifier {
             an,
-            rule_depth: 0,
+            in_search: false,
             expanding_mods: false,
             memo: Default::default(),
             failed: Default::default(),
@@ -144,7 +129,7 @@ impl<'a> Simplifier<'a> {
     /// is. Constant subtrees still fold, and an overflow there is an error
     /// because the input has no value.
     pub fn visit(&mut self, e: &Expr) -> Out {
-        let key = (e.node_id(), self.rule_depth, self.expanding_mods);
+        let key = (e.node_id(), self.in_search, self.expanding_mods);
         let memoise = e.node_count() >= MEMO_MIN_NODES;
         if memoise {
             if let Some((_, r, i)) = self.memo.get(&key) {
@@ -426,8 +411,28 @@ impl<'a> Simplifier<'a> {
     /// [`MAX_PAIR_RULE_TERMS`] candidate terms; longer sums are only
     /// collected into their canonical linear form, which keeps every sum
     /// near-linear in its length.
+    ///
+    /// **Termination.** Two kinds of rule run here.
+    /// - Rewrites (`fold_offset_into_div`, `merge_min_max_pair`) replace the
+    ///   sum by a strictly smaller one (fewer nodes, [`Sum::cost`]) and
+    ///   simplify nothing but through the division tables, whose firings
+    ///   decrease `rules::measure`. They run on every sum.
+    /// - Searches (`align_division_numerators`, `merge_div_mod`,
+    ///   `merge_div_pairs`, `merge_selects`, `absorb_into_min_max`,
+    ///   `factor_common`) build candidate forms of the sum and simplify
+    ///   their parts. A search keeps a candidate only when it is strictly
+    ///   smaller than the sum and then looks again at the kept form, so it
+    ///   runs at most as many rounds as the sum has nodes. Candidates are
+    ///   simplified with the searches switched off (`in_search`): they get
+    ///   the rewrites, the rule tables and the canonical linear form, but no
+    ///   search of their own. A candidate can reproduce a sum of the same
+    ///   size (`x // 2 + 2` tried as `(x + 4) // 2`), so nested searches
+    ///   would need a depth cap; searches that do not nest need none.
+    ///
+    /// Each search is thus a bounded number of rounds of at most one
+    /// candidate per pair of terms, each simplified without searching.
     pub(crate) fn sum_rules(&mut self, s: &mut Sum) -> Result<()> {
-        if s.terms.len() + usize::from(s.konst != 0) < 2 || self.rule_depth >= MAX_RULE_DEPTH {
+        if s.terms.len() + usize::from(s.konst != 0) < 2 {
             return Ok(());
         }
         // Every rule needs a division, modulo, select, min, max or product.
@@ -449,23 +454,29 @@ impl<'a> Simplifier<'a> {
         if candidates == 0 || s.terms.len() > MAX_PAIR_RULE_TERMS {
             return Ok(());
         }
-        self.rule_depth += 1;
-        let r = self.sum_rules_at_depth(s);
-        self.rule_depth -= 1;
+        let outermost = !self.in_search;
+        self.in_search = true;
+        let r = self.run_sum_rules(s, outermost);
+        self.in_search = !outermost;
         r
     }
 
-    fn sum_rules_at_depth(&mut self, s: &mut Sum) -> Result<()> {
-        self.align_division_numerators(s)?;
-        self.merge_div_mod(s)?;
-        self.merge_div_pairs(s)?;
-        self.fold_offset_into_div(s)?;
-        self.merge_selects(s)?;
-        self.merge_min_max_pair(s)?;
-        if self.rule_depth <= 1 {
-            self.absorb_into_min_max(s)?;
+    /// The sum-level rules in order; the searches only when `outermost`.
+    fn run_sum_rules(&mut self, s: &mut Sum, outermost: bool) -> Result<()> {
+        if outermost {
+            self.align_division_numerators(s)?;
+            self.merge_div_mod(s)?;
+            self.merge_div_pairs(s)?;
         }
-        self.factor_common(s)?;
+        self.fold_offset_into_div(s)?;
+        if outermost {
+            self.merge_selects(s)?;
+        }
+        self.merge_min_max_pair(s)?;
+        if outermost {
+            self.absorb_into_min_max(s)?;
+            self.factor_common(s)?;
+        }
         Ok(())
     }
 
@@ -806,7 +817,7 @@ impl<'a> Simplifier<'a> {
             alt.terms.remove(j);
             alt.terms.remove(i);
             alt.add_expr(&merged, 1)?;
-            if alt.cost() <= s.cost() {
+            if alt.cost() < s.cost() {
                 *s = alt;
                 i = 0;
                 continue;

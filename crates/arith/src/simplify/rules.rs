@@ -180,16 +180,57 @@ pub(crate) fn apply(rules: &'static [Rule], e: &Expr) -> Option<Expr> {
     None
 }
 
-fn op_of(e: &Expr) -> Option<(&'static str, smallvec::SmallVec<[&Expr; 3]>)> {
-    let name = match e.kind() {
+/// [`apply`] to `root(kids)` without building the node unless some rule's
+/// pattern fits its shape: the root operator and the operators of the
+/// operands (either order for `min` and `max`). Most nodes fit none, and
+/// building one to find that out costs an allocation.
+pub(crate) fn apply_to(
+    rules: &'static [Rule],
+    root: &'static str,
+    kids: &[&Expr],
+    node: impl FnOnce() -> Expr,
+) -> Option<Expr> {
+    rules
+        .iter()
+        .any(|r| shape_fits(&r.pattern, root, kids))
+        .then(|| apply(rules, &node()))
+        .flatten()
+}
+
+/// Whether `p` may match `root(kids)`, judging by operators alone.
+fn shape_fits(p: &Pat, root: &str, kids: &[&Expr]) -> bool {
+    let Pat::Op(name, args) = p else {
+        return true;
+    };
+    let fits = |p: &Pat, e: &Expr| match p {
+        Pat::Op(n, _) => op_name(e) == Some(*n),
+        Pat::Name(c) if c.starts_with('c') => e.as_int().is_some(),
+        Pat::Name(_) => true,
+    };
+    if *name != root || args.len() != kids.len() {
+        return false;
+    }
+    let in_order = args.iter().zip(kids).all(|(p, e)| fits(p, e));
+    in_order
+        || (matches!(root, "min" | "max")
+            && kids.len() == 2
+            && fits(&args[0], kids[1])
+            && fits(&args[1], kids[0]))
+}
+
+fn op_name(e: &Expr) -> Option<&'static str> {
+    Some(match e.kind() {
         ExprKind::Min(..) => "min",
         ExprKind::Max(..) => "max",
         ExprKind::FloorDiv(..) => "div",
         ExprKind::FloorMod(..) => "mod",
         ExprKind::Select(..) => "select",
         _ => return None,
-    };
-    Some((name, e.children()))
+    })
+}
+
+fn op_of(e: &Expr) -> Option<(&'static str, smallvec::SmallVec<[&Expr; 3]>)> {
+    Some((op_name(e)?, e.children()))
 }
 
 fn matches(p: &Pat, e: &Expr, b: &mut Bindings) -> bool {
@@ -1172,6 +1213,44 @@ mod tests {
                 "{}: the result is not smaller than the pattern",
                 r.name
             );
+        }
+    }
+
+    /// The shape prefilter of [`apply_to`] lets through every node a rule
+    /// fires on: each rule's example, its mirror image, and nodes over
+    /// operands no pattern mentions.
+    #[test]
+    fn shape_prefilter_keeps_every_firing() {
+        let mut inputs: Vec<String> = min_max_rules().iter().map(|r| r.example.into()).collect();
+        for r in min_max_rules() {
+            let e = crate::parse::parse(r.example).unwrap();
+            let kids = e.children();
+            let root = if matches!(e.kind(), ExprKind::Min(..)) {
+                "min"
+            } else {
+                "max"
+            };
+            inputs.push(format!("{root}({}, {})", kids[1], kids[0]));
+        }
+        inputs.extend(
+            [
+                "min(x, y)",
+                "max(x + 1, y // 2)",
+                "min(x % 3, select(x < 0, 1, 2))",
+            ]
+            .map(String::from),
+        );
+        for text in inputs {
+            let e = crate::parse::parse(&text).unwrap();
+            let root = match e.kind() {
+                ExprKind::Min(..) => "min",
+                ExprKind::Max(..) => "max",
+                _ => unreachable!("{text}"),
+            };
+            let kids = e.children();
+            let direct = apply(min_max_rules(), &e);
+            let filtered = apply_to(min_max_rules(), root, &kids, || e.clone());
+            assert_eq!(direct, filtered, "{text}");
         }
     }
 
