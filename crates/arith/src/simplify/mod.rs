@@ -527,10 +527,12 @@ impl<'a> Simplifier<'a> {
             } else {
                 t.coeff
             };
+            // `x` is simplified already (it is inside a term's atom).
+            let (ix, ic) = (self.info(x), Info::exact(cv));
             let other = if is_div {
-                self.visit(&Expr::floor_mod(x.clone(), c.clone()))?.0
+                self.floor_mod_simplified(x.clone(), ix, c.clone(), ic)?.0
             } else {
-                self.visit(&Expr::floor_div(x.clone(), c.clone()))?.0
+                self.floor_div_simplified(x.clone(), ix, c.clone(), ic)?.0
             };
             let other_coeff = if is_div {
                 num::neg(k)?
