@@ -243,3 +243,47 @@ fn a_long_chain_of_products_and_divisions_finds_each_fact_once() {
         assert!(set.min().is_some() || set.max().is_some() || !set.is_nothing());
     });
 }
+
+/// A left-deep `max` chain: each step compares the new operand with the
+/// chain so far (not every pair again), and dominated operands go (`v_i` is
+/// below `v_i + 1`, and constants merge) while the chain has at most 64
+/// operands, as sums have their pair rules. Longer chains only lose
+/// duplicates.
+#[test]
+fn a_long_min_max_chain_prunes_each_new_operand_once() {
+    on_main_sized_stack(|| {
+        for (m, repeats) in [(60, 1), (600, 2)] {
+            let vars: Vec<Var> = (0..m).map(|i| Var::new(format!("v{i}"))).collect();
+            let mut an = Analyzer::new();
+            for v in &vars {
+                an.bind(v, Range::new(Expr::int(0), Expr::int(100)));
+            }
+            // v0, v0 + 1, 52, v1, v1 + 1, 55, ...: the plain variables and all
+            // constants but the largest, 56, are dominated.
+            let operand = |i: usize| match i % 3 {
+                0 => vars[i / 3].expr(),
+                1 => Expr::add(vars[i / 3].expr(), Expr::int(1)),
+                _ => Expr::int(50 + (i % 7) as i64),
+            };
+            // The long chain has each operand twice.
+            let e = chain(m * repeats, |i| operand(i % m), Expr::max);
+            let s = an.simplify(&e).unwrap();
+            let text = s.to_string();
+            let kept = text.matches("max(").count() + 1;
+            if m <= 64 {
+                assert_eq!(kept, m / 3 + 1, "{text}");
+                assert!(text.ends_with(", 56)"), "{text}");
+            } else {
+                // The repeated half went; the first 64 operands were pruned.
+                assert!(kept <= m - m / 3 + 1, "{kept}");
+            }
+            let env: HashMap<Var, i64> = vars
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (v.clone(), (i * 37 % 100) as i64))
+                .collect();
+            let get = |v: &Var| env.get(v).copied();
+            assert_eq!(s.eval(&get).unwrap(), e.eval(&get).unwrap());
+        }
+    });
+}

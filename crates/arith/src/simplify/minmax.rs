@@ -104,10 +104,11 @@ impl Simplifier<'_> {
         // dominated operands, and merge constants.
         let mut ops: SmallVec<[Expr; 4]> = SmallVec::new();
         flatten(&a, is_min, &mut ops);
+        let from_a = ops.len();
         flatten(&b, is_min, &mut ops);
         if ops.len() > 2 {
             let before = ops.len();
-            self.prune(&mut ops, is_min)?;
+            self.prune(&mut ops, from_a, is_min)?;
             if ops.len() < before {
                 return self.rebuild_chain(ops, is_min);
             }
@@ -242,7 +243,18 @@ impl Simplifier<'_> {
         Ok(sign(self.an.symbolic_bound(&d, self)))
     }
 
-    fn prune(&mut self, ops: &mut SmallVec<[Expr; 4]>, is_min: bool) -> Result<()> {
+    /// Drops the operands of a flattened chain that another operand
+    /// dominates, and merges constants. The first `from_a` operands come
+    /// from one simplified operand and the rest from the other; operands
+    /// from the same side were pruned against each other when that side
+    /// was simplified, so only pairs across the sides are compared (a chain
+    /// built one operand at a time costs a linear number of comparisons per
+    /// step, not a quadratic one). Chains longer than
+    /// [`super::MAX_PAIR_RULE_TERMS`] only lose duplicates.
+    fn prune(&mut self, ops: &mut SmallVec<[Expr; 4]>, from_a: usize, is_min: bool) -> Result<()> {
+        // The side of each operand: 0 or 1, or 2 for a merged constant,
+        // which is new to both sides.
+        let mut side: SmallVec<[u8; 4]> = (0..ops.len()).map(|i| u8::from(i >= from_a)).collect();
         // Merge constants.
         let consts: SmallVec<[i64; 2]> = ops.iter().filter_map(|e| e.as_int()).collect();
         if consts.len() > 1 {
@@ -251,23 +263,32 @@ impl Simplifier<'_> {
             } else {
                 *consts.iter().max().unwrap()
             };
+            let mut keep = ops.iter().map(|e| e.as_int().is_none());
+            side.retain(|_| keep.next().unwrap_or(false));
             ops.retain(|e| e.as_int().is_none());
             ops.push(Expr::int(k));
+            side.push(2);
         }
+        // Longer chains only lose duplicates, as longer sums are only
+        // collected: comparing each new operand with all the others would
+        // make a chain built one operand at a time quadratic.
+        let compare_all = ops.len() <= super::MAX_PAIR_RULE_TERMS;
+        let mut infos: SmallVec<[Info; 4]> = if compare_all {
+            ops.iter().map(|e| self.info(e)).collect()
+        } else {
+            SmallVec::new()
+        };
         let mut i = 0;
         while i < ops.len() {
             let mut j = 0;
-            let mut removed = false;
             while j < ops.len() {
-                if i != j {
-                    let (x, y) = (ops[i].clone(), ops[j].clone());
-                    let dup = x == y && j > i;
-                    let ix = self.info(&x);
-                    let iy = self.info(&y);
-                    let ord = if dup {
+                if i != j && (side[i] != side[j] || side[i] == 2) {
+                    let dup = ops[i] == ops[j] && j > i;
+                    let ord = if dup || !compare_all {
                         None
                     } else {
-                        self.compare(&x, &ix, &y, &iy)?
+                        let (x, y) = (ops[i].clone(), ops[j].clone());
+                        self.compare(&x, &infos[i], &y, &infos[j])?
                     };
                     // ops[j] is dominated by ops[i]
                     let dominated = dup
@@ -278,7 +299,10 @@ impl Simplifier<'_> {
                         );
                     if dominated {
                         ops.remove(j);
-                        removed = true;
+                        side.remove(j);
+                        if compare_all {
+                            infos.remove(j);
+                        }
                         if j < i {
                             i -= 1;
                         }
@@ -287,7 +311,6 @@ impl Simplifier<'_> {
                 }
                 j += 1;
             }
-            let _ = removed;
             i += 1;
         }
         Ok(())
