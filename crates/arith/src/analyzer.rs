@@ -570,7 +570,7 @@ impl Analyzer {
     pub(crate) fn structural_info(&self, e: &Expr) -> Info {
         // Small trees recurse (their depth is at most their size); large
         // ones, such as long parsed sums, are walked on an explicit stack.
-        if e.node_count() <= 4096 {
+        if e.node_count() <= crate::stack::RECURSION_NODES {
             self.structural_info_small(e)
         } else {
             crate::walk::fold(e, &mut HashMap::new(), |n, kids| self.node_info(n, kids))
@@ -792,7 +792,7 @@ impl Analyzer {
         // recursion matches on the node itself rather than collecting
         // `children()`: it runs at the end of every simplification, and the
         // collected vector costs about 6% of the corpus benchmark.
-        if e.node_count() <= 4096 {
+        if e.node_count() <= crate::stack::RECURSION_NODES {
             fn rec(e: &Expr, f: &dyn Fn(&Expr, &[W], &mut bool) -> W, o: &mut bool) -> W {
                 use ExprKind::*;
                 match e.kind() {
@@ -957,7 +957,9 @@ impl Analyzer {
     /// Constant bounds of a simplified expression, using symbolic variable
     /// ranges: `i - n` with `i` in `[0, n)` is at most `-1`.
     pub(crate) fn symbolic_bound(&self, e: &Expr, s: &mut Simplifier) -> ConstBound {
-        let b = self.structural_info(e).bound;
+        // The simplifier's facts share what earlier questions found about
+        // the subtrees (a chain asks about itself at every level).
+        let b = s.info(e).bound;
         if !self.has_symbolic(e) {
             return b;
         }
@@ -1008,11 +1010,11 @@ impl Analyzer {
                 return ne.as_int();
             }
             return self.linear_extreme(&ne, upper, s, depth + 1).or_else(|| {
-                let nb = self.structural_info(&ne).bound;
+                let nb = s.info(&ne).bound;
                 Some(if upper { nb.max } else { nb.min })
             });
         } else {
-            self.structural_info(e).bound
+            s.info(e).bound
         };
         let v = if upper { b.max } else { b.min };
         Some(v)

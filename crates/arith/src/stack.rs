@@ -9,7 +9,17 @@
 //! stack.
 
 /// Room that must be left on the stack before a recursive step starts.
-const RED_ZONE: usize = 128 * 1024;
+///
+/// A step may call walkers that recurse without growing the stack, on
+/// trees of at most [`RECURSION_NODES`] nodes (a few hundred bytes per
+/// level, less than a megabyte at that depth even in debug builds), so the
+/// room is that and more.
+const RED_ZONE: usize = 1024 * 1024;
+
+/// Walkers may recurse plainly (without [`grow`]) over trees of at most
+/// this many nodes, whose depth is at most this; larger trees are walked
+/// on an explicit stack.
+pub const RECURSION_NODES: usize = 1024;
 /// The size of each stack segment added when the room runs out.
 const SEGMENT: usize = 4 * 1024 * 1024;
 

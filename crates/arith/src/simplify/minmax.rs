@@ -454,13 +454,23 @@ fn canonical(a: Expr, ia: Info, b: Expr, ib: Info, is_min: bool) -> (Expr, Info)
     (make(is_min, a, b), info)
 }
 
+/// Appends the operands of the chain of `min` (or `max`) nodes at `e` to
+/// `out`, left to right. At most [`super::MAX_PAIR_RULE_TERMS`] operands are
+/// taken apart: the rest of a longer chain stays one operand (a chain built
+/// one operand at a time would otherwise be flattened whole at every step),
+/// and the walk keeps its own stack, not the thread's.
 fn flatten(e: &Expr, is_min: bool, out: &mut SmallVec<[Expr; 4]>) {
-    match split(e, is_min) {
-        Some((a, b)) => {
-            flatten(a, is_min, out);
-            flatten(b, is_min, out);
+    let mut pending: SmallVec<[&Expr; 8]> = smallvec::smallvec![e];
+    let mut split_count = 0;
+    while let Some(n) = pending.pop() {
+        match split(n, is_min) {
+            Some((a, b)) if split_count < super::MAX_PAIR_RULE_TERMS => {
+                split_count += 1;
+                pending.push(b);
+                pending.push(a);
+            }
+            _ => out.push(n.clone()),
         }
-        None => out.push(e.clone()),
     }
 }
 
