@@ -332,7 +332,7 @@ impl Expr {
             let bin = |t: u64, a: &Expr, b: &Expr| {
                 (
                     mix(mix(tag(t), a.0.hash), b.0.hash),
-                    1 + a.0.size + b.0.size,
+                    a.0.size.saturating_add(b.0.size).saturating_add(1),
                 )
             };
             match &kind {
@@ -349,12 +349,16 @@ impl Expr {
                 ExprKind::Max(a, b) => with_ty(bin(11, a, b), Type::Int),
                 ExprKind::Select(c, a, b) => {
                     let (h, s) = bin(12, a, b);
-                    (mix(h, c.0.hash), s + c.0.size, a.ty())
+                    (mix(h, c.0.hash), s.saturating_add(c.0.size), a.ty())
                 }
                 ExprKind::Cmp(op, a, b) => with_ty(bin(13 + *op as u64 * 64, a, b), Type::Bool),
                 ExprKind::And(a, b) => with_ty(bin(14, a, b), Type::Bool),
                 ExprKind::Or(a, b) => with_ty(bin(15, a, b), Type::Bool),
-                ExprKind::Not(a) => (mix(tag(16), a.0.hash), 1 + a.0.size, Type::Bool),
+                ExprKind::Not(a) => (
+                    mix(tag(16), a.0.hash),
+                    a.0.size.saturating_add(1),
+                    Type::Bool,
+                ),
             }
         };
         Expr(Arc::new(Node {
@@ -377,7 +381,9 @@ impl Expr {
         self.0.ty
     }
 
-    /// The number of nodes in the tree (constants and variables count one).
+    /// The number of nodes in the tree (constants and variables count one),
+    /// counting a shared subtree once per use; it saturates at `u32::MAX`
+    /// (a graph of shared nodes can stand for a tree larger than memory).
     #[inline]
     pub fn node_count(&self) -> usize {
         self.0.size as usize

@@ -83,3 +83,36 @@ fn int_sets_widened_to_a_budget_still_hold_every_value() {
         );
     }
 }
+
+/// A graph of shared nodes standing for a tree of more than `2^64` nodes
+/// (`e = e + e` and `e = min(e, e + 1)` in turn, 70 levels, as a program
+/// builds one): its size saturates instead of wrapping, and simplifying
+/// and bounding it take time in the size of the graph.
+#[test]
+fn a_graph_standing_for_an_astronomical_tree_is_analysed_by_its_size() {
+    let x = Var::new("x");
+    let mut e = x.expr();
+    for i in 0..70 {
+        e = if i % 2 == 1 {
+            Expr::add(e.clone(), e.clone())
+        } else {
+            Expr::min(e.clone(), Expr::add(e.clone(), Expr::int(1)))
+        };
+    }
+    assert_eq!(e.node_count(), u32::MAX as usize);
+    let mut an = Analyzer::new();
+    an.bind(&x, Range::half_open(Expr::int(0), Expr::int(4)));
+    // 35 doublings: x * 2^35, and min(e, e + 1) is e.
+    let want = Expr::mul(x.expr(), Expr::int(1 << 35));
+    assert_eq!(an.simplify(&e).unwrap(), want);
+    let b = an.const_int_bound(&e);
+    assert!(b.min <= 0 && b.max >= 3 << 35, "{b:?}");
+    // Deeper, the values leave i64: an error or a sound answer, never a
+    // wrapped one.
+    for _ in 0..60 {
+        e = Expr::add(e.clone(), e.clone());
+    }
+    if let Ok(s) = an.simplify(&e) {
+        assert_eq!(s, e, "an overflowing input is kept as it is");
+    }
+}

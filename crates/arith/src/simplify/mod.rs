@@ -202,9 +202,16 @@ impl<'a> Simplifier<'a> {
         // (node, children already rebuilt?)
         let mut pending: Vec<(&Expr, bool)> = vec![(e, false)];
         let mut done: Vec<Expr> = Vec::new();
+        // Rebuilt nodes by identity: a sum used twice (`e + e`) is rebuilt
+        // once, so a graph of shared sums takes time in its own size.
+        let mut rebuilt: crate::IdMap<usize, Expr> = Default::default();
         while let Some((n, expanded)) = pending.pop() {
-            if !is_sum(n) {
-                done.push(self.visit(n)?.0);
+            if let Some(r) = rebuilt.get(&n.node_id()) {
+                done.push(r.clone());
+            } else if !is_sum(n) {
+                let r = self.visit(n)?.0;
+                rebuilt.insert(n.node_id(), r.clone());
+                done.push(r);
             } else if !expanded {
                 pending.push((n, true));
                 pending.extend(n.children().into_iter().rev().map(|c| (c, false)));
@@ -212,6 +219,7 @@ impl<'a> Simplifier<'a> {
                 let at = done.len() - 2;
                 let node = n.with_children(&done[at..]);
                 done.truncate(at);
+                rebuilt.insert(n.node_id(), node.clone());
                 done.push(node);
             }
         }
@@ -279,44 +287,86 @@ impl<'a> Simplifier<'a> {
     /// `-` and products with literals once. The chain is walked on an
     /// explicit stack (a parsed sum of 50,000 terms is 50,000 nodes deep)
     /// and its terms are merged in one sort.
+    ///
+    /// The chain may share nodes (`e + e`, built by a program): each node's
+    /// total coefficient is accumulated over its uses, parents before
+    /// children, and each node is expanded once, so a graph that stands for
+    /// an exponentially larger tree takes time in its own size.
     pub(crate) fn collect(&mut self, e: &Expr, coeff: i64, s: &mut Sum) -> Result<()> {
         if e.node_count() <= 64 {
             return self.collect_small(e, coeff, s);
         }
+        // `k * x` for a product with a literal.
+        let scaled = |n: &Expr| match n.kind() {
+            ExprKind::Mul(a, b) => match (a.as_int(), b.as_int()) {
+                (_, Some(k)) => Some((k, a.clone())),
+                (Some(k), None) => Some((k, b.clone())),
+                _ => None,
+            },
+            _ => None,
+        };
+        // Every node of the chain once, children after their parents
+        // (the reverse of a post-order).
+        let mut post: Vec<Expr> = Vec::new();
+        let mut seen: crate::IdSet<usize> = Default::default();
+        let mut stack: Vec<(Expr, bool)> = vec![(e.clone(), false)];
+        while let Some((n, expanded)) = stack.pop() {
+            if expanded {
+                post.push(n);
+                continue;
+            }
+            if !seen.insert(n.node_id()) {
+                continue;
+            }
+            let kids: smallvec::SmallVec<[Expr; 2]> = match n.kind() {
+                ExprKind::Add(a, b) | ExprKind::Sub(a, b) => {
+                    smallvec::smallvec![a.clone(), b.clone()]
+                }
+                _ => match scaled(&n) {
+                    Some((_, x)) => smallvec::smallvec![x],
+                    None => smallvec::SmallVec::new(),
+                },
+            };
+            stack.push((n, true));
+            // Reversed, so that leaves are met left to right.
+            stack.extend(kids.into_iter().rev().map(|k| (k, false)));
+        }
+        let mut weight: crate::IdMap<usize, i64> = Default::default();
+        weight.insert(e.node_id(), coeff);
+        fn give(weight: &mut crate::IdMap<usize, i64>, n: &Expr, c: i64) -> Result<()> {
+            let w = weight.entry(n.node_id()).or_insert(0);
+            *w = num::add(*w, c)?;
+            Ok(())
+        }
         let mut leaves: smallvec::SmallVec<[sum::Term; 4]> = smallvec::SmallVec::new();
-        let mut stack: smallvec::SmallVec<[(&Expr, i64); 8]> = smallvec::SmallVec::new();
-        stack.push((e, coeff));
-        while let Some((e, coeff)) = stack.pop() {
-            match e.kind() {
+        for n in post.iter().rev() {
+            let c = weight.get(&n.node_id()).copied().unwrap_or(0);
+            match n.kind() {
                 ExprKind::Add(a, b) => {
-                    stack.push((b, coeff));
-                    stack.push((a, coeff));
+                    give(&mut weight, a, c)?;
+                    give(&mut weight, b, c)?;
                 }
                 ExprKind::Sub(a, b) => {
-                    stack.push((b, num::neg(coeff)?));
-                    stack.push((a, coeff));
+                    give(&mut weight, a, c)?;
+                    give(&mut weight, b, num::neg(c)?)?;
                 }
-                ExprKind::Int(v) => s.konst = num::add(s.konst, num::mul(*v, coeff)?)?,
-                // Products with a literal scale the other side in place.
-                ExprKind::Mul(a, b) if b.as_int().is_some() || a.as_int().is_some() => {
-                    let (k, x) = match b.as_int() {
-                        Some(k) => (k, a),
-                        None => (a.as_int().unwrap_or(1), b),
-                    };
-                    stack.push((x, num::mul(coeff, k)?));
-                }
+                ExprKind::Int(v) => s.konst = num::add(s.konst, num::mul(*v, c)?)?,
                 _ => {
-                    let (x, info) = self.visit(e)?;
+                    if let Some((k, x)) = scaled(n) {
+                        give(&mut weight, &x, num::mul(c, k)?)?;
+                        continue;
+                    }
+                    let (x, info) = self.visit(n)?;
                     match x.kind() {
                         ExprKind::Int(_) | ExprKind::Add(..) | ExprKind::Sub(..) => {
-                            s.add_expr(&x, coeff)?
+                            s.add_expr(&x, c)?
                         }
                         ExprKind::Mul(a, b) if a.as_int().is_some() || b.as_int().is_some() => {
-                            s.add_expr(&x, coeff)?
+                            s.add_expr(&x, c)?
                         }
                         _ => leaves.push(sum::Term {
                             atom: x,
-                            coeff,
+                            coeff: c,
                             info: Some(info),
                         }),
                     }
