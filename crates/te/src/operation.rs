@@ -217,6 +217,12 @@ pub fn reduce_axis(range: (impl Into<Expr>, impl Into<Expr>), name: &str) -> Ite
 
 fn check_shape(shape: &[Expr], name: &str) -> Result<()> {
     for (d, s) in shape.iter().enumerate() {
+        if s.node_count() as u64 > MAX_BODY_NODES {
+            return Err(TeError::definition(format!(
+                "dimension {d} of `{name}` written out has {}: a value reused through a variable (`n = n + n` in a loop) doubles it at each use; write the size without repeating such values",
+                written(s.node_count() as u64)
+            )));
+        }
         if let Some(v) = s.as_int() {
             if v < 0 {
                 return Err(TeError::definition(format!(
@@ -340,7 +346,30 @@ pub fn try_compute_named<E: From<TeError>>(
 
 /// Checks load arities and that a reduction, if any, is the whole body;
 /// returns the reduction axes.
+/// The most nodes a compute body may have written out as a tree: every
+/// analysis and the printed program treat it as one.
+pub const MAX_BODY_NODES: u64 = 1 << 22;
+
+/// A node count as the messages above say it; counts that saturated are
+/// only known to be huge.
+fn written(size: u64) -> String {
+    if size >= u64::from(u32::MAX) {
+        "more than 4 billion nodes".to_string()
+    } else {
+        format!("{size} nodes")
+    }
+}
+
 fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
+    // First, before any walk of the tree: a value reused through a variable
+    // (`v = v + v` in a loop) can stand for a tree far larger than memory.
+    let size = body.written_size();
+    if size > MAX_BODY_NODES {
+        return Err(TeError::definition(format!(
+            "the body of `{name}` written out has {}, more than the {MAX_BODY_NODES} allowed: a value reused through a variable (`v = v + v` in a loop) doubles it at each use; build the body without repeating such values, or compute them in a stage of their own",
+            written(size)
+        )));
+    }
     let mut err = None;
     body.for_each_access(&mut |t, idx| {
         if idx.len() != t.ndim() && err.is_none() {

@@ -302,6 +302,51 @@ impl Value {
         self.0.dtype
     }
 
+    /// The number of nodes of the value written out as a tree (index
+    /// expressions counted by [`Expr::node_count`]), saturating at
+    /// `u64::MAX`. A value shared through a variable counts once per use,
+    /// so `v = v + v` repeated 80 times is about `2^80` nodes; the walk
+    /// itself visits each shared node once, on its own stack.
+    pub fn written_size(&self) -> u64 {
+        let mut memo: std::collections::HashMap<*const Node, u64> = Default::default();
+        let mut stack: Vec<(&Value, bool)> = vec![(self, false)];
+        while let Some((v, expanded)) = stack.pop() {
+            let id = Arc::as_ptr(&v.0);
+            if memo.contains_key(&id) {
+                continue;
+            }
+            if !expanded {
+                stack.push((v, true));
+                v.for_each_operand(|a| stack.push((a, false)));
+                continue;
+            }
+            let mut size: u64 = 1;
+            // An index expression's count saturates at `u32::MAX`.
+            let mut add = |n: u64| {
+                let n = if n >= u64::from(u32::MAX) {
+                    u64::MAX
+                } else {
+                    n
+                };
+                size = size.saturating_add(n)
+            };
+            v.for_each_operand(|a| add(memo[&Arc::as_ptr(&a.0)]));
+            match v.kind() {
+                ValueKind::Index(e) => add(e.node_count() as u64),
+                ValueKind::Load(_, idx) => idx.iter().for_each(|e| add(e.node_count() as u64)),
+                ValueKind::Select(c, ..) => add(c.node_count() as u64),
+                ValueKind::Reduce(r) => {
+                    if let Some(c) = &r.condition {
+                        add(c.node_count() as u64);
+                    }
+                }
+                _ => {}
+            }
+            memo.insert(id, size);
+        }
+        memo[&Arc::as_ptr(&self.0)]
+    }
+
     /// Calls `f` on each operand value, in order (a reduction's source; a
     /// gather's indices).
     pub fn for_each_operand<'a>(&'a self, mut f: impl FnMut(&'a Value)) {

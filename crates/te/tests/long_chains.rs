@@ -105,3 +105,39 @@ fn an_index_of_100000_terms_is_lowered_printed_and_run() {
         }
     });
 }
+
+/// A body or a size reused through a variable (`v = v + v` eighty times)
+/// stands for a tree of about `2^80` nodes: defining it is an error that
+/// says so, found without walking the tree, not a hang.
+#[test]
+fn a_body_or_size_doubled_through_a_variable_is_refused() {
+    let a = placeholder([4], "A", DataType::Float32).unwrap();
+    let mut v = a.at([Expr::int(0)]);
+    for _ in 0..80 {
+        v = v.clone() + v;
+    }
+    let err = compute_named([4], &["i"], |_| v.clone(), "B").unwrap_err();
+    assert!(
+        err.message.contains("more than 4 billion nodes"),
+        "{}",
+        err.message
+    );
+    let n = arith::Var::new("n");
+    let mut size = n.expr();
+    for _ in 0..80 {
+        size = Expr::add(size.clone(), size);
+    }
+    let err = placeholder([size], "C", DataType::Float32).unwrap_err();
+    assert!(
+        err.message.contains("dimension 0 of `C`"),
+        "{}",
+        err.message
+    );
+    // Reused a few times, a value is fine: 2^10 loads.
+    let mut w = a.at([Expr::int(0)]);
+    for _ in 0..10 {
+        w = w.clone() + w;
+    }
+    assert_eq!(w.written_size(), 2 * 1024 - 1 + 1024);
+    assert!(compute_named([4], &["i"], |_| w.clone(), "D").is_ok());
+}
