@@ -60,7 +60,7 @@ pub use iter_var::{IterKind, IterVar};
 pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
 pub use operation::{
     compute, compute_named, placeholder, reduce_axis, try_compute_named, var, ComputeOp, OpId,
-    OpKind, Operation, Tensor,
+    OpKind, Operation, Tensor, MAX_BODY_NODES,
 };
 pub use reference::Reference;
 pub use report::{report, report_lowered, IterVarReport, Placement, Report, StageReport};
