@@ -60,9 +60,19 @@ impl Simplifier<'_> {
         ) {
             return self.visit(&r);
         }
-        let (sa, sb) = (Sum::of(&a)?, Sum::of(&b)?);
-        // Decided by bounds or by the sign of the difference.
-        match self.compare_sums(&sa, &ia, &sb, &ib)? {
+        // Decided by bounds (before building the linear forms: most are)
+        // or by the sign of the difference.
+        let by_bounds = compare_bounds(&ia, &ib);
+        let (sa, sb) = if by_bounds.is_some() {
+            Default::default()
+        } else {
+            (Sum::of(&a)?, Sum::of(&b)?)
+        };
+        let decided = match by_bounds {
+            Some(o) => Some(o),
+            None => self.compare_sums(&sa, &ia, &sb, &ib)?,
+        };
+        match decided {
             Some(std::cmp::Ordering::Less) | Some(std::cmp::Ordering::Equal) => {
                 return Ok(if is_min { (a, ia) } else { (b, ib) })
             }
@@ -158,17 +168,8 @@ impl Simplifier<'_> {
         ib: &Info,
     ) -> Result<Option<std::cmp::Ordering>> {
         use std::cmp::Ordering::*;
-        if ia.bound.max != crate::bound::POS_INF
-            && ia.bound.max <= ib.bound.min
-            && ib.bound.min != crate::bound::NEG_INF
-        {
-            return Ok(Some(Less));
-        }
-        if ib.bound.max != crate::bound::POS_INF
-            && ib.bound.max <= ia.bound.min
-            && ia.bound.min != crate::bound::NEG_INF
-        {
-            return Ok(Some(Greater));
+        if let Some(o) = compare_bounds(ia, ib) {
+            return Ok(Some(o));
         }
         let mut d = sa.clone();
         if d.add_sum(sb, -1).is_err() {
@@ -435,6 +436,20 @@ impl Simplifier<'_> {
             return Ok(None);
         }
         Ok(Some(self.finish_sum(out)?))
+    }
+}
+
+/// `Less` (which covers `<=`) or `Greater` when the constant bounds alone
+/// order `a` and `b`.
+fn compare_bounds(ia: &Info, ib: &Info) -> Option<std::cmp::Ordering> {
+    use crate::bound::{NEG_INF, POS_INF};
+    let (a, b) = (ia.bound, ib.bound);
+    if a.max != POS_INF && b.min != NEG_INF && a.max <= b.min {
+        Some(std::cmp::Ordering::Less)
+    } else if b.max != POS_INF && a.min != NEG_INF && b.max <= a.min {
+        Some(std::cmp::Ordering::Greater)
+    } else {
+        None
     }
 }
 
