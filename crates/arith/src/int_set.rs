@@ -304,7 +304,14 @@ fn combine_ends(a: &Expr, b: &Expr, an: &Analyzer, is_min: bool) -> Expr {
         return Expr::int(if is_min { x.min(y) } else { x.max(y) });
     }
     // Ends that differ by a constant (the loads `x`, `x + 1`, `x + 2` of a
-    // stencil) are ordered by their constants, without simplifying.
+    // stencil) are ordered by their constants, without simplifying: first
+    // when both are one base plus a constant, else by their linear forms.
+    if let (Some((ba, ka)), Some((bb, kb))) = (offset_form(a), offset_form(b)) {
+        if ba == bb {
+            let a_first = (ka <= kb) == is_min;
+            return if a_first { a.clone() } else { b.clone() };
+        }
+    }
     if let (Ok(la), Ok(lb)) = (LinearForm::of(a), LinearForm::of(b)) {
         if la.terms == lb.terms {
             let a_first = (la.constant <= lb.constant) == is_min;
@@ -317,6 +324,22 @@ fn combine_ends(a: &Expr, b: &Expr, an: &Analyzer, is_min: bool) -> Expr {
         Expr::max(a.clone(), b.clone())
     };
     an.simplify(&raw).unwrap_or(raw)
+}
+
+/// `e` as `base + k`: `(b, k)` for `b + k` and `b - k` with a constant
+/// `k`, else `(e, 0)`; `None` when `-k` overflows.
+fn offset_form(e: &Expr) -> Option<(&Expr, i64)> {
+    match e.kind() {
+        ExprKind::Add(b, k) => match k.as_int() {
+            Some(k) => Some((b, k)),
+            None => Some((e, 0)),
+        },
+        ExprKind::Sub(b, k) => match k.as_int() {
+            Some(k) => Some((b, k.checked_neg()?)),
+            None => Some((e, 0)),
+        },
+        _ => Some((e, 0)),
+    }
 }
 
 /// A divisor range that holds zero, split into its negative and positive
