@@ -468,11 +468,20 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         // Phase 3: what the consumer reads of this stage.
         let body = b.graph.bodies[c].clone().expect("consumers are computes");
         let an = &b.analyzer;
+        // Indices this consumer already asked for, per axis (`y` in
+        // `A[x, y] + A[x + 1, y]`, `None` for the whole axis): the same
+        // index under the same relaxation asks for the same set, which the
+        // union already holds.
+        let mut asked: Vec<Vec<Option<Expr>>> = vec![Vec::new(); ndim];
         body.for_each_access(&mut |t, idx| {
             if t.op() != op {
                 return;
             }
             for (d, e) in idx.iter().enumerate() {
+                if asked[d].contains(e) {
+                    continue;
+                }
+                asked[d].push(e.clone());
                 // An index computed from values may be anything: the whole
                 // axis (TVM's region of a data-dependent access).
                 let Some(e) = e else {
