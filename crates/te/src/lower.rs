@@ -475,16 +475,16 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        let roots: IdMap<Var, Expr> = op
-            .root_iter_vars()
-            .iter()
-            .map(|iv| (iv.var().clone(), self.expr(&self.b.value_of(iv))))
-            .collect();
-        let at_roots = |e: &Expr| e.substitute(&mut |v| roots.get(v).cloned());
         let buf = self.buffers[i]
             .clone()
             .expect("computed stages have buffers");
-        let out_idx: Vec<Expr> = op.axis().iter().map(|a| at_roots(&a.expr())).collect();
+        // Each axis at its value in loop variables, simplified once by
+        // `access` together with the region offset.
+        let out_idx: Vec<Expr> = op
+            .axis()
+            .iter()
+            .map(|a| self.unsimplified(&self.b.value_of(a)))
+            .collect();
         let out_access = self.access(i, out_idx);
         let body = self.b.graph.bodies[i]
             .clone()
