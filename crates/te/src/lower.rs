@@ -20,6 +20,7 @@ use crate::schedule::{Attach, Schedule};
 use crate::simp::simp;
 use crate::value::{BinaryOp, Value as TeValue, ValueKind};
 use arith::{Expr, IdMap, Range, Var};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use tir::{BinOp, Buffer, PrimFunc, Stmt, Value};
 
@@ -226,6 +227,11 @@ struct Lowerer<'a> {
     an: arith::Analyzer,
     /// The `produce` block of each stage, once built.
     built: Vec<Option<Stmt>>,
+    /// The start of each stage's region per axis, in loop variables (not
+    /// simplified), once an access needs it: every load of a stage
+    /// subtracts the same starts. Only read after all loops are planned,
+    /// when the substitution no longer changes.
+    offsets: RefCell<Vec<Option<Vec<Expr>>>>,
     /// Buffers of placeholders among the arguments that nothing reads (not
     /// part of the schedule): passed through, as `tvm.lower` accepts them.
     unused: HashMap<OpId, Buffer>,
@@ -310,6 +316,7 @@ impl<'a> Lowerer<'a> {
             subst: IdMap::default(),
             an: b.analyzer.clone(),
             built,
+            offsets: RefCell::new(vec![None; s.stages().len()]),
         })
     }
 
@@ -370,13 +377,21 @@ impl<'a> Lowerer<'a> {
         {
             return idx.into_iter().map(|e| simp(&self.an, e)).collect();
         }
-        let op = self.s.stages()[p].op();
+        let mut offsets = self.offsets.borrow_mut();
+        let starts = offsets[p].get_or_insert_with(|| {
+            self.s.stages()[p]
+                .op()
+                .axis()
+                .iter()
+                .map(|a| {
+                    let min = &self.b.range(a).expect("bounded stages have regions").min;
+                    self.unsimplified(min)
+                })
+                .collect()
+        });
         idx.into_iter()
-            .zip(op.axis())
-            .map(|(e, a)| {
-                let min = &self.b.range(a).expect("bounded stages have regions").min;
-                simp(&self.an, Expr::sub(e, self.unsimplified(min)))
-            })
+            .zip(starts.iter())
+            .map(|(e, start)| simp(&self.an, Expr::sub(e, start.clone())))
             .collect()
     }
 
