@@ -188,7 +188,7 @@ pub fn schedule_ops(
         .unwrap_or_else(|| "main".to_string());
     // Loops of different stages may share a name (`i` of a producer inside
     // `i` of its consumer); print them apart, as `tvm.lower` does.
-    let body = tir::rename_shadowing(&body);
+    let body = tir::rename_shadowing(body);
     crate::layout::apply(s, &l.buffers, PrimFunc::new(name, params, body))
 }
 
