@@ -29,7 +29,7 @@ use crate::schedule::{Attach, Relation, Schedule, SplitBy, Stage};
 use crate::simp::simp;
 use crate::thread::{StorageScope, ThreadTag};
 use arith::int_set::{IntSet, Precision};
-use arith::{Analyzer, ConstBound, Expr, IdMap, IdSet, Range, Var, NEG_INF, POS_INF};
+use arith::{Analyzer, ConstBound, Expr, ExprKind, IdMap, IdSet, Range, Var, NEG_INF, POS_INF};
 use std::cell::Cell;
 use std::collections::HashMap;
 
@@ -516,10 +516,17 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
             Some((Some(lo), Some(hi)))
                 if lo.node_count() + hi.node_count() <= BOUND_BUDGET * 3 / 2 =>
             {
-                let ext = simp(
-                    &b.analyzer,
-                    Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1)),
-                );
+                // Ends that are one base plus constants (`x.outer * 64` and
+                // `x.outer * 64 + 65`) differ by the constants, which is what
+                // simplifying their difference gives.
+                let small = hi.node_count() + lo.node_count() + 3 <= crate::simp::SIMPLIFY_LIMIT;
+                let ext = match constant_difference(&hi, &lo).and_then(|d| d.checked_add(1)) {
+                    Some(e) if small => Expr::int(e),
+                    _ => simp(
+                        &b.analyzer,
+                        Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1)),
+                    ),
+                };
                 // Nothing needed: an empty range, never a negative extent.
                 let ext = match ext.as_int() {
                     Some(e) if e < 0 => Expr::int(0),
@@ -551,6 +558,20 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         bind(b, iv, declared(iv)?);
     }
     Ok(())
+}
+
+/// `a - b` when both are one base plus constants (`base + k`, `base - k`
+/// or `base` itself, the same base on both sides).
+fn constant_difference(a: &Expr, b: &Expr) -> Option<i64> {
+    fn split(e: &Expr) -> Option<(&Expr, i64)> {
+        match e.kind() {
+            ExprKind::Add(x, k) if k.as_int().is_some() => Some((x, k.as_int()?)),
+            ExprKind::Sub(x, k) if k.as_int().is_some() => Some((x, k.as_int()?.checked_neg()?)),
+            _ => Some((e, 0)),
+        }
+    }
+    let ((xa, ka), (xb, kb)) = (split(a)?, split(b)?);
+    (xa == xb).then(|| ka.checked_sub(kb)).flatten()
 }
 
 /// `set` with each end larger than [`BOUND_BUDGET`] dropped (made
