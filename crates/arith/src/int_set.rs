@@ -506,7 +506,6 @@ impl Analyzer {
     /// [`Analyzer::affine_set`], from one walk: `Some(None)` when `e`
     /// mentions no relaxed variable (it is its own lowest and highest),
     /// `None` when `e` does not qualify.
-    #[allow(clippy::type_complexity)]
     fn affine_ends<'d>(
         &self,
         e: &Expr,
