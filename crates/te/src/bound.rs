@@ -1021,3 +1021,23 @@ fn pass_up_index(st: &Stage, b: &mut Bounds) {
     }
     b.index.extend(local);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::constant_difference;
+
+    #[test]
+    fn constant_difference_of_ends_one_base_apart() {
+        let mut scope = arith::Scope::new();
+        let mut d = |a: &str, b: &str| {
+            let a = arith::parse_in(a, &mut scope).unwrap();
+            let b = arith::parse_in(b, &mut scope).unwrap();
+            constant_difference(&a, &b)
+        };
+        assert_eq!(d("x * 64 + 65", "x * 64"), Some(65));
+        assert_eq!(d("x - 1", "x + 2"), Some(-3));
+        assert_eq!(d("x", "x"), Some(0));
+        assert_eq!(d("x * 64 + 65", "x * 32"), None);
+        assert_eq!(d("x + 9223372036854775807", "x - 1"), None);
+    }
+}
