@@ -304,7 +304,14 @@ fn combine_ends(a: &Expr, b: &Expr, an: &Analyzer, is_min: bool) -> Expr {
         return Expr::int(if is_min { x.min(y) } else { x.max(y) });
     }
     // Ends that differ by a constant (the loads `x`, `x + 1`, `x + 2` of a
-    // stencil) are ordered by their constants, without simplifying.
+    // stencil) are ordered by their constants, without simplifying: first
+    // when both are one base plus a constant, else by their linear forms.
+    if let (Some((ba, ka)), Some((bb, kb))) = (offset_form(a), offset_form(b)) {
+        if ba == bb {
+            let a_first = (ka <= kb) == is_min;
+            return if a_first { a.clone() } else { b.clone() };
+        }
+    }
     if let (Ok(la), Ok(lb)) = (LinearForm::of(a), LinearForm::of(b)) {
         if la.terms == lb.terms {
             let a_first = (la.constant <= lb.constant) == is_min;
@@ -317,6 +324,22 @@ fn combine_ends(a: &Expr, b: &Expr, an: &Analyzer, is_min: bool) -> Expr {
         Expr::max(a.clone(), b.clone())
     };
     an.simplify(&raw).unwrap_or(raw)
+}
+
+/// `e` as `base + k`: `(b, k)` for `b + k` and `b - k` with a constant
+/// `k`, else `(e, 0)`; `None` when `-k` overflows.
+fn offset_form(e: &Expr) -> Option<(&Expr, i64)> {
+    match e.kind() {
+        ExprKind::Add(b, k) => match k.as_int() {
+            Some(k) => Some((b, k)),
+            None => Some((e, 0)),
+        },
+        ExprKind::Sub(b, k) => match k.as_int() {
+            Some(k) => Some((b, k.checked_neg()?)),
+            None => Some((e, 0)),
+        },
+        _ => Some((e, 0)),
+    }
 }
 
 /// A divisor range that holds zero, split into its negative and positive
@@ -449,9 +472,8 @@ impl Analyzer {
     }
 }
 
-/// The largest expression [`Analyzer::affine_set`] takes on: its walk asks
-/// per node whether a relaxed variable occurs below, which is quadratic in
-/// depth, and large expressions rarely qualify anyway.
+/// The largest expression [`Analyzer::affine_set`] takes on: large
+/// expressions rarely qualify, and each end is simplified afterwards.
 const AFFINE_LIMIT: usize = 64;
 
 impl Analyzer {
@@ -468,13 +490,11 @@ impl Analyzer {
         if e.node_count() > AFFINE_LIMIT {
             return None;
         }
-        let mentions = |x: &Expr| {
-            let mut found = false;
-            x.for_each_var(&mut |v| found |= dom.contains_key(v));
-            found
-        };
         let mut seen: Vec<&Var> = Vec::new();
-        let (lo, hi) = self.affine_ends(e, dom, &mentions, &mut seen)?;
+        let (lo, hi) = match self.affine_ends(e, dom, &mut seen)? {
+            Some(ends) => ends,
+            None => (e.clone(), e.clone()),
+        };
         let end = |raw: Expr| -> Option<Expr> { self.simplify(&raw).ok() };
         if lo == hi {
             return Some(IntSet::single_point(end(lo)?));
@@ -482,20 +502,29 @@ impl Analyzer {
         Some(IntSet::interval(end(lo)?, end(hi)?))
     }
 
-    /// The unsimplified `(lowest, highest)` of `e` for [`Analyzer::affine_set`].
+    /// The unsimplified `(lowest, highest)` of `e` for
+    /// [`Analyzer::affine_set`], from one walk: `Some(None)` when `e`
+    /// mentions no relaxed variable (it is its own lowest and highest),
+    /// `None` when `e` does not qualify.
     fn affine_ends<'d>(
         &self,
         e: &Expr,
         dom: &'d HashMap<Var, IntSet>,
-        mentions: &dyn Fn(&Expr) -> bool,
         seen: &mut Vec<&'d Var>,
-    ) -> Option<(Expr, Expr)> {
-        if !mentions(e) {
-            return Some((e.clone(), e.clone()));
-        }
+    ) -> Option<Option<(Expr, Expr)>> {
+        let mentions = |x: &Expr| {
+            let mut found = false;
+            x.for_each_var(&mut |v| found |= dom.contains_key(v));
+            found
+        };
+        // Either side as its own ends when it mentions no relaxed variable.
+        let ends = |x: &Expr, r: Option<(Expr, Expr)>| r.unwrap_or_else(|| (x.clone(), x.clone()));
         match e.kind() {
+            ExprKind::Int(_) => Some(None),
             ExprKind::Var(v) => {
-                let (key, set) = dom.get_key_value(v)?;
+                let Some((key, set)) = dom.get_key_value(v) else {
+                    return Some(None);
+                };
                 if seen.contains(&key) {
                     return None;
                 }
@@ -504,23 +533,29 @@ impl Analyzer {
                 if mentions(lo) || mentions(hi) {
                     return None;
                 }
-                Some((lo.clone(), hi.clone()))
+                Some(Some((lo.clone(), hi.clone())))
             }
-            ExprKind::Add(a, b) => {
-                let (al, ah) = self.affine_ends(a, dom, mentions, seen)?;
-                let (bl, bh) = self.affine_ends(b, dom, mentions, seen)?;
-                Some((Expr::add(al, bl), Expr::add(ah, bh)))
-            }
-            ExprKind::Sub(a, b) => {
-                let (al, ah) = self.affine_ends(a, dom, mentions, seen)?;
-                let (bl, bh) = self.affine_ends(b, dom, mentions, seen)?;
-                Some((Expr::sub(al, bh), Expr::sub(ah, bl)))
+            ExprKind::Add(a, b) | ExprKind::Sub(a, b) => {
+                let ra = self.affine_ends(a, dom, seen)?;
+                let rb = self.affine_ends(b, dom, seen)?;
+                if ra.is_none() && rb.is_none() {
+                    return Some(None);
+                }
+                let ((al, ah), (bl, bh)) = (ends(a, ra), ends(b, rb));
+                Some(Some(match e.kind() {
+                    ExprKind::Add(..) => (Expr::add(al, bl), Expr::add(ah, bh)),
+                    _ => (Expr::sub(al, bh), Expr::sub(ah, bl)),
+                }))
             }
             ExprKind::Mul(a, b) => {
-                let (x, p) = if mentions(b) { (b, a) } else { (a, b) };
-                if mentions(p) {
-                    return None;
-                }
+                let ra = self.affine_ends(a, dom, seen)?;
+                let rb = self.affine_ends(b, dom, seen)?;
+                let (p, (xl, xh)) = match (ra, rb) {
+                    (None, None) => return Some(None),
+                    (Some(_), Some(_)) => return None,
+                    (None, Some(x)) => (a, x),
+                    (Some(x), None) => (b, x),
+                };
                 let nonneg = match p.as_int() {
                     Some(c) => c >= 0,
                     None => {
@@ -534,11 +569,11 @@ impl Analyzer {
                         }
                     }
                 };
-                let (xl, xh) = self.affine_ends(x, dom, mentions, seen)?;
                 let (l, h) = if nonneg { (xl, xh) } else { (xh, xl) };
-                Some((Expr::mul(l, p.clone()), Expr::mul(h, p.clone())))
+                Some(Some((Expr::mul(l, p.clone()), Expr::mul(h, p.clone()))))
             }
-            _ => None,
+            _ if mentions(e) => None,
+            _ => Some(None),
         }
     }
 }

@@ -429,6 +429,19 @@ fn union_of_symbolic_ends_is_simplified() {
 }
 
 #[test]
+fn union_of_ends_one_base_apart_orders_them_by_the_constants() {
+    let mut ck = Checker::new();
+    let a = IntSet::interval(ck.expr("x * 64 - 2"), ck.expr("x * 64 + 65"));
+    let b = IntSet::interval(ck.expr("x * 64"), ck.expr("x * 64 + 67"));
+    assert_eq!(a.union(&b, &ck.an).to_string(), "[x * 64 - 2, x * 64 + 67]");
+    assert_eq!(b.union(&a, &ck.an).to_string(), "[x * 64 - 2, x * 64 + 67]");
+    // Different bases are compared by the simplifier.
+    let c = IntSet::interval(ck.expr("x * 64 + y"), ck.expr("x * 64 + y + 1"));
+    let u = b.union(&c, &ck.an);
+    assert_eq!(u.min().unwrap().to_string(), "x * 64 + min(y, 0)");
+}
+
+#[test]
 fn union_of_unordered_ends_keeps_min_and_max() {
     let mut ck = Checker::new();
     let a = IntSet::single_point(ck.expr("x"));

@@ -29,7 +29,7 @@ use crate::schedule::{Attach, Relation, Schedule, SplitBy, Stage};
 use crate::simp::simp;
 use crate::thread::{StorageScope, ThreadTag};
 use arith::int_set::{IntSet, Precision};
-use arith::{Analyzer, ConstBound, Expr, IdMap, IdSet, Range, Var, NEG_INF, POS_INF};
+use arith::{Analyzer, ConstBound, Expr, ExprKind, IdMap, IdSet, Range, Var, NEG_INF, POS_INF};
 use std::cell::Cell;
 use std::collections::HashMap;
 
@@ -468,11 +468,20 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         // Phase 3: what the consumer reads of this stage.
         let body = b.graph.bodies[c].clone().expect("consumers are computes");
         let an = &b.analyzer;
+        // Indices this consumer already asked for, per axis (`y` in
+        // `A[x, y] + A[x + 1, y]`, `None` for the whole axis): the same
+        // index under the same relaxation asks for the same set, which the
+        // union already holds.
+        let mut asked: Vec<Vec<Option<Expr>>> = vec![Vec::new(); ndim];
         body.for_each_access(&mut |t, idx| {
             if t.op() != op {
                 return;
             }
             for (d, e) in idx.iter().enumerate() {
+                if asked[d].contains(e) {
+                    continue;
+                }
+                asked[d].push(e.clone());
                 // An index computed from values may be anything: the whole
                 // axis (TVM's region of a data-dependent access).
                 let Some(e) = e else {
@@ -485,7 +494,9 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                     found
                 };
                 let w = Cell::new(relax_widened.get() || uses_widened);
-                let req = within_budget(eval(e, &root_dom, an, &w), &mut widened[d]);
+                // Within BOUND_BUDGET already: `eval` widens larger ends
+                // and notes it in `w`.
+                let req = eval(e, &root_dom, an, &w);
                 widened[d] |= w.get();
                 requests[d].push(clamp_to_shape(req, &lasts[d], an));
             }
@@ -505,10 +516,17 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
             Some((Some(lo), Some(hi)))
                 if lo.node_count() + hi.node_count() <= BOUND_BUDGET * 3 / 2 =>
             {
-                let ext = simp(
-                    &b.analyzer,
-                    Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1)),
-                );
+                // Ends that are one base plus constants (`x.outer * 64` and
+                // `x.outer * 64 + 65`) differ by the constants, which is what
+                // simplifying their difference gives.
+                let small = hi.node_count() + lo.node_count() + 3 <= crate::simp::SIMPLIFY_LIMIT;
+                let ext = match constant_difference(&hi, &lo).and_then(|d| d.checked_add(1)) {
+                    Some(e) if small => Expr::int(e),
+                    _ => simp(
+                        &b.analyzer,
+                        Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1)),
+                    ),
+                };
                 // Nothing needed: an empty range, never a negative extent.
                 let ext = match ext.as_int() {
                     Some(e) if e < 0 => Expr::int(0),
@@ -540,6 +558,20 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         bind(b, iv, declared(iv)?);
     }
     Ok(())
+}
+
+/// `a - b` when both are one base plus constants (`base + k`, `base - k`
+/// or `base` itself, the same base on both sides).
+fn constant_difference(a: &Expr, b: &Expr) -> Option<i64> {
+    fn split(e: &Expr) -> Option<(&Expr, i64)> {
+        match e.kind() {
+            ExprKind::Add(x, k) if k.as_int().is_some() => Some((x, k.as_int()?)),
+            ExprKind::Sub(x, k) if k.as_int().is_some() => Some((x, k.as_int()?.checked_neg()?)),
+            _ => Some((e, 0)),
+        }
+    }
+    let ((xa, ka), (xb, kb)) = (split(a)?, split(b)?);
+    (xa == xb).then(|| ka.checked_sub(kb)).flatten()
 }
 
 /// `set` with each end larger than [`BOUND_BUDGET`] dropped (made
@@ -988,4 +1020,24 @@ fn pass_up_index(st: &Stage, b: &mut Bounds) {
         }
     }
     b.index.extend(local);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::constant_difference;
+
+    #[test]
+    fn constant_difference_of_ends_one_base_apart() {
+        let mut scope = arith::Scope::new();
+        let mut d = |a: &str, b: &str| {
+            let a = arith::parse_in(a, &mut scope).unwrap();
+            let b = arith::parse_in(b, &mut scope).unwrap();
+            constant_difference(&a, &b)
+        };
+        assert_eq!(d("x * 64 + 65", "x * 64"), Some(65));
+        assert_eq!(d("x - 1", "x + 2"), Some(-3));
+        assert_eq!(d("x", "x"), Some(0));
+        assert_eq!(d("x * 64 + 65", "x * 32"), None);
+        assert_eq!(d("x + 9223372036854775807", "x - 1"), None);
+    }
 }

@@ -20,6 +20,7 @@ use crate::schedule::{Attach, Schedule};
 use crate::simp::simp;
 use crate::value::{BinaryOp, Value as TeValue, ValueKind};
 use arith::{Expr, IdMap, Range, Var};
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use tir::{BinOp, Buffer, PrimFunc, Stmt, Value};
 
@@ -82,8 +83,12 @@ impl Lowering {
     /// assert!(!l.is_current(&s, &[a, b]));
     /// ```
     pub fn new(s: &Schedule, args: &[Tensor]) -> Result<Lowering> {
-        let bounds = infer_bound(s)?;
-        let program = schedule_ops(s, &bounds, args, StorageStyle::Allocate)?;
+        let mut bounds = infer_bound(s)?;
+        // The lowering borrows the bounds' analyzer rather than copying it,
+        // and hands it back as it was.
+        let an = std::mem::take(&mut bounds.analyzer);
+        let (program, an) = lower_with(s, &bounds, an, args, StorageStyle::Allocate)?;
+        bounds.analyzer = an;
         Ok(Lowering {
             revision: s.revision(),
             args: args.to_vec(),
@@ -136,7 +141,19 @@ pub fn schedule_ops(
     args: &[Tensor],
     style: StorageStyle,
 ) -> Result<PrimFunc> {
-    let mut l = Lowerer::new(s, bounds, args, style)?;
+    lower_with(s, bounds, bounds.analyzer.clone(), args, style).map(|(f, _)| f)
+}
+
+/// [`schedule_ops`] with `an`, the analyzer of `bounds` (which it does not
+/// read), given back with the facts the lowering added removed.
+fn lower_with(
+    s: &Schedule,
+    bounds: &Bounds,
+    an: arith::Analyzer,
+    args: &[Tensor],
+    style: StorageStyle,
+) -> Result<(PrimFunc, arith::Analyzer)> {
+    let mut l = Lowerer::new(s, bounds, an, args, style)?;
     let roots: Vec<usize> = (0..s.stages().len())
         .filter(|&i| {
             let st = &s.stages()[i];
@@ -187,8 +204,13 @@ pub fn schedule_ops(
         .unwrap_or_else(|| "main".to_string());
     // Loops of different stages may share a name (`i` of a producer inside
     // `i` of its consumer); print them apart, as `tvm.lower` does.
-    let body = tir::rename_shadowing(&body);
-    crate::layout::apply(s, &l.buffers, PrimFunc::new(name, params, body))
+    let body = tir::rename_shadowing(body);
+    let func = crate::layout::apply(s, &l.buffers, PrimFunc::new(name, params, body))?;
+    // Unbound newest first, the analyzer is again exactly the bounds' one.
+    for v in l.rebased.iter().rev() {
+        l.an.unbind(v);
+    }
+    Ok((func, l.an))
 }
 
 fn seq(a: Stmt, b: Stmt) -> Stmt {
@@ -224,8 +246,15 @@ struct Lowerer<'a> {
     subst: IdMap<Var, Expr>,
     /// The bounds' analyzer, plus the rebased loop variables.
     an: arith::Analyzer,
+    /// The rebased loop variables bound in `an`, in the order bound.
+    rebased: Vec<Var>,
     /// The `produce` block of each stage, once built.
     built: Vec<Option<Stmt>>,
+    /// The start of each stage's region per axis, in loop variables (not
+    /// simplified), once an access needs it: every load of a stage
+    /// subtracts the same starts. Only read after all loops are planned,
+    /// when the substitution no longer changes.
+    offsets: RefCell<Vec<Option<Vec<Expr>>>>,
     /// Buffers of placeholders among the arguments that nothing reads (not
     /// part of the schedule): passed through, as `tvm.lower` accepts them.
     unused: HashMap<OpId, Buffer>,
@@ -235,6 +264,7 @@ impl<'a> Lowerer<'a> {
     fn new(
         s: &'a Schedule,
         b: &'a Bounds,
+        an: arith::Analyzer,
         args: &[Tensor],
         style: StorageStyle,
     ) -> Result<Lowerer<'a>> {
@@ -284,7 +314,7 @@ impl<'a> Lowerer<'a> {
                 {
                     op.shape().to_vec()
                 } else {
-                    allocation_shape(s, b, i)?
+                    allocation_shape(s, b, &an, i)?
                 };
                 let buf = Buffer::new(st.name(), op.dtype(), shape);
                 Ok(if params.contains(&i) || st.is_placeholder() {
@@ -308,8 +338,10 @@ impl<'a> Lowerer<'a> {
             attached,
             unused,
             subst: IdMap::default(),
-            an: b.analyzer.clone(),
+            an,
+            rebased: Vec::new(),
             built,
+            offsets: RefCell::new(vec![None; s.stages().len()]),
         })
     }
 
@@ -370,13 +402,21 @@ impl<'a> Lowerer<'a> {
         {
             return idx.into_iter().map(|e| simp(&self.an, e)).collect();
         }
-        let op = self.s.stages()[p].op();
+        let mut offsets = self.offsets.borrow_mut();
+        let starts = offsets[p].get_or_insert_with(|| {
+            self.s.stages()[p]
+                .op()
+                .axis()
+                .iter()
+                .map(|a| {
+                    let min = &self.b.range(a).expect("bounded stages have regions").min;
+                    self.unsimplified(min)
+                })
+                .collect()
+        });
         idx.into_iter()
-            .zip(op.axis())
-            .map(|(e, a)| {
-                let min = &self.b.range(a).expect("bounded stages have regions").min;
-                simp(&self.an, Expr::sub(e, self.unsimplified(min)))
-            })
+            .zip(starts.iter())
+            .map(|(e, start)| simp(&self.an, Expr::sub(e, start.clone())))
             .collect()
     }
 
@@ -427,6 +467,7 @@ impl<'a> Lowerer<'a> {
                 // with `i + min` in the body.
                 var = Var::new(iv.name());
                 self.an.bind(&var, Range::from_extent(extent.clone()));
+                self.rebased.push(var.clone());
                 self.subst
                     .insert(iv.var().clone(), Expr::add(var.expr(), min));
                 min = Expr::int(0);
@@ -475,16 +516,16 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        let roots: IdMap<Var, Expr> = op
-            .root_iter_vars()
-            .iter()
-            .map(|iv| (iv.var().clone(), self.expr(&self.b.value_of(iv))))
-            .collect();
-        let at_roots = |e: &Expr| e.substitute(&mut |v| roots.get(v).cloned());
         let buf = self.buffers[i]
             .clone()
             .expect("computed stages have buffers");
-        let out_idx: Vec<Expr> = op.axis().iter().map(|a| at_roots(&a.expr())).collect();
+        // Each axis at its value in loop variables, simplified once by
+        // `access` together with the region offset.
+        let out_idx: Vec<Expr> = op
+            .axis()
+            .iter()
+            .map(|a| self.unsimplified(&self.b.value_of(a)))
+            .collect();
         let out_access = self.access(i, out_idx);
         let body = self.b.graph.bodies[i]
             .clone()
@@ -734,7 +775,14 @@ fn binop(op: BinaryOp, int: bool) -> BinOp {
 /// region takes over the iterations of its attach path. Exact by
 /// enumeration when the loops involved have constant ranges and few
 /// points; otherwise a constant upper bound; otherwise the tensor's size.
-pub(crate) fn allocation_shape(s: &Schedule, b: &Bounds, i: usize) -> Result<Vec<Expr>> {
+///
+/// `an` is the analyzer of `b` (passed apart while the lowering holds it).
+pub(crate) fn allocation_shape(
+    s: &Schedule,
+    b: &Bounds,
+    an: &arith::Analyzer,
+    i: usize,
+) -> Result<Vec<Expr>> {
     let op = s.stages()[i].op();
     let region = b
         .region(op)
@@ -746,18 +794,17 @@ pub(crate) fn allocation_shape(s: &Schedule, b: &Bounds, i: usize) -> Result<Vec
         .iter()
         .zip(op.shape())
         .map(|(r, size)| {
-            let e = simp(&b.analyzer, b.to_loop_vars(&r.extent));
+            let e = simp(an, b.to_loop_vars(&r.extent));
             if !b.mentions_loop(&e) {
                 return Ok(e);
             }
             let path = path.get_or_insert_with(|| b.graph.attach_path(i).cloned().collect());
-            Ok(largest(e, path, b).unwrap_or_else(|| size.clone()))
+            Ok(largest(e, path, b, an).unwrap_or_else(|| size.clone()))
         })
         .collect()
 }
 
-fn largest(e: Expr, path: &[IterVar], b: &Bounds) -> Option<Expr> {
-    let an = &b.analyzer;
+fn largest(e: Expr, path: &[IterVar], b: &Bounds, an: &arith::Analyzer) -> Option<Expr> {
     let on_path = |e: &Expr| path.iter().any(|iv| e.uses_var(iv.var()));
     if !on_path(&e) {
         return Some(e);
@@ -787,7 +834,7 @@ fn largest(e: Expr, path: &[IterVar], b: &Bounds) -> Option<Expr> {
         // Too large to bound cheaply: the caller uses the tensor's size.
         return None;
     }
-    let bound = an.const_int_bound(&e).max.min(pairwise_upper_bound(&e, b));
+    let bound = an.const_int_bound(&e).max.min(pairwise_upper_bound(&e, an));
     (bound != arith::POS_INF).then(|| Expr::int(bound.max(0)))
 }
 
@@ -796,7 +843,7 @@ fn largest(e: Expr, path: &[IterVar], b: &Bounds) -> Option<Expr> {
 /// differences often cancel the loop variables (`min(i, n) - max(i - 1, 0)`
 /// is at most `i - (i - 1) = 1`) where the whole expression's bound is
 /// infinite.
-fn pairwise_upper_bound(e: &Expr, b: &Bounds) -> i64 {
+fn pairwise_upper_bound(e: &Expr, an: &arith::Analyzer) -> i64 {
     fn args(e: &Expr, min: bool, out: &mut Vec<Expr>) {
         match e.kind() {
             arith::ExprKind::Min(x, y) if min => {
@@ -822,8 +869,8 @@ fn pairwise_upper_bound(e: &Expr, b: &Bounds) -> i64 {
     let mut best = arith::POS_INF;
     for x in &xs {
         for y in &ys {
-            let d = simp(&b.analyzer, Expr::sub(x.clone(), y.clone()));
-            best = best.min(b.analyzer.const_int_bound(&d).max);
+            let d = simp(an, Expr::sub(x.clone(), y.clone()));
+            best = best.min(an.const_int_bound(&d).max);
         }
     }
     best

@@ -156,7 +156,7 @@ pub fn report_lowered(s: &Schedule, lowering: Lowering) -> Result<Report> {
         } else {
             (
                 b.region(st.op()).unwrap_or_default(),
-                allocation_shape(s, b, i)?,
+                allocation_shape(s, b, &b.analyzer, i)?,
             )
         };
         let widened = b

@@ -10,7 +10,9 @@ use arith::Var;
 use std::collections::{HashMap, HashSet};
 
 /// `s` with every loop and `let` variable whose name an enclosing one
-/// already has renamed to the first `name_k` no binder of `s` uses.
+/// already has renamed to the first `name_k` no binder of `s` uses. Takes
+/// `s` by value: a program without shadowing (the common case) is returned
+/// as it is, without a copy.
 ///
 /// ```
 /// use arith::Var;
@@ -19,10 +21,10 @@ use std::collections::{HashMap, HashSet};
 /// let (i, inner) = (Var::new("i"), Var::new("i"));
 /// let s = Stmt::for_range(&i, 0, 4, Stmt::for_range(&inner, 0, 4,
 ///     Stmt::store(&b, [i.expr(), inner.expr()], Value::i32(1))));
-/// let text = tir::rename_shadowing(&s).to_string();
+/// let text = tir::rename_shadowing(s).to_string();
 /// assert!(text.contains("for (i_1, 0, 4)") && text.contains("B[i, i_1] = 1"), "{text}");
 /// ```
-pub fn rename_shadowing(s: &Stmt) -> Stmt {
+pub fn rename_shadowing(s: Stmt) -> Stmt {
     let mut taken: HashSet<String> = HashSet::new();
     s.visit(&mut |st| {
         if let Stmt::For { var, .. } | Stmt::Let { var, .. } = st {
@@ -30,9 +32,9 @@ pub fn rename_shadowing(s: &Stmt) -> Stmt {
         }
     });
     let mut renamed: HashMap<Var, Var> = HashMap::new();
-    find_shadowing(s, &mut Vec::new(), &mut taken, &mut renamed);
+    find_shadowing(&s, &mut Vec::new(), &mut taken, &mut renamed);
     if renamed.is_empty() {
-        return s.clone();
+        return s;
     }
     let uses = s.substitute(&mut |v| renamed.get(v).map(Var::expr));
     rename_binders(&uses, &renamed)
