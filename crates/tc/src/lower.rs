@@ -186,9 +186,8 @@ pub fn to_te(def: &Def, a: &DefAnalysis) -> Result<Lowered, Diagnostic> {
             };
             let idx: Vec<Expr> = lhs_vars
                 .iter()
-                .zip(&lower)
                 .zip(&lo)
-                .map(|((v, l), pl)| offset(v.expr(), l, pl))
+                .map(|(v, pl)| stored_at(v.expr(), pl))
                 .collect();
             Ok(t.at(idx))
         };
@@ -224,7 +223,7 @@ pub fn to_te(def: &Def, a: &DefAnalysis) -> Result<Lowered, Diagnostic> {
                     let at: Vec<Expr> = lhs_vars
                         .iter()
                         .zip(&lower)
-                        .map(|(v, l)| offset(v.expr(), l, l))
+                        .map(|(v, l)| stored_at(v.expr(), l))
                         .collect();
                     combine(op, prev, red.at(at))
                 }
@@ -248,12 +247,13 @@ pub fn to_te(def: &Def, a: &DefAnalysis) -> Result<Lowered, Diagnostic> {
     })
 }
 
-/// `v + lo - base`, simplified when the bounds are equal.
-fn offset(v: Expr, lo: &Expr, base: &Expr) -> Expr {
-    if lo == base {
+/// Where the logical index `v` (a statement variable, which `build`
+/// replaces by `axis + lower`) lies in a tensor stored from `base`.
+fn stored_at(v: Expr, base: &Expr) -> Expr {
+    if base.is_int(0) {
         return v;
     }
-    Expr::sub(Expr::add(v, lo.clone()), base.clone())
+    Expr::sub(v, base.clone())
 }
 
 /// A compute over `shape` whose axis `d` stands for `lower[d] + axis`.

@@ -193,3 +193,79 @@ fn dots_with_its_related_sizes_runs_lowered() {
         assert_clean(&run(src, &sz, seed));
     }
 }
+
+/// An update of a tensor whose range does not start at zero reads the
+/// current values where they are stored (from the lower bound), not one
+/// lower bound further (fuzz `tc`, seed 0, case 1192).
+#[test]
+fn an_update_of_a_tensor_stored_from_a_nonzero_lower_bound_reads_its_own_elements() {
+    let src = "def f(float(L) A, float(M) K) -> (T, U) {
+        T(i) max=! K(r_k) * A(i + r_k - 1) * A(3 * i + r_k - 1)
+        U(i) = T(i)
+        U(i) += T(i)
+    }";
+    for seed in 0..3 {
+        assert_clean(&run(src, &[("L", 7), ("M", 2)], seed));
+    }
+    // `i` runs from 1: `U_s0` holds `T(1), T(2)` at 0 and 1.
+    let text = lowered_text(src);
+    assert!(text.contains("U[i] = (U_s0[i] + T[i])"), "{text}");
+    // The reduction of the update is stored from the lower bound too.
+    let src = "def g(float(N) A, float(N) B) -> (O) {
+        O(i) = A(i - 1) where i in 1:N
+        O(i) += B(i + r - 1) where r in 0:2
+    }";
+    assert_clean(&run(src, &[("N", 6)], 0));
+}
+
+/// An output without a declared type has the type of what defines it, on
+/// both sides: `T(i) = A(i)` with an integer `A` divides as an integer
+/// (fuzz `tc`, seed 0, case 3545).
+#[test]
+fn an_undeclared_output_defined_from_integers_divides_as_an_integer() {
+    let src = "def f(int32(5) A, int32(7) B) -> (T, O) {
+        T(i) = A(2*i)
+        O(i) = (B(i) * A(i) * T(i)) / 2
+    }";
+    for seed in 0..4 {
+        assert_clean(&run(src, &[], seed));
+    }
+    // A float defined tensor still divides as a float.
+    let src = "def g(int32(5) A) -> (T, O) { T(i) = A(i) * 1.5 O(i) = T(i) / 2 }";
+    assert_clean(&run(src, &[], 0));
+}
+
+/// An update (`+=`, `max=` without `!`) reads the tensor's current values
+/// at its own indices: a range reaching past the earlier definition is a
+/// precondition (an error when it never holds, decided by the sizes
+/// otherwise), not a silent out-of-bounds read in the run (fuzz `tc`,
+/// seed 0, case 1994).
+#[test]
+fn an_update_reaching_past_the_earlier_definition_is_a_precondition() {
+    let src = "def f(double(3) A) -> (O) { O(i) = A(i) * A(3 - i) O(i) += A(i) }";
+    let a = analyze(src);
+    let errors: Vec<tc::Diagnostic> = a.defs[0]
+        .all_diagnostics()
+        .into_iter()
+        .filter(|d| d.severity == tc::Severity::Error)
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].message.starts_with("`O(i)` reads out of bounds"), "{errors:?}");
+    assert_eq!(&src[errors[0].span.start..errors[0].span.end], "O(i) +=");
+    // Symbolic: decided by the sizes.
+    let src = "def g(float(N) A, float(M) B) -> (O) { O(i) = A(i) O(i) max= B(i) }";
+    let a = analyze(src);
+    assert!(!a.defs[0].has_errors(), "{:?}", a.defs[0].all_diagnostics());
+    let check = |n: i64, m: i64| {
+        let c = tc::bind_sizes(&a.defs[0], &sizes(&[("N", n), ("M", m)]));
+        c.diagnostics
+            .iter()
+            .any(|d| d.severity == tc::Severity::Error && d.message.contains("`O(i)`"))
+    };
+    assert!(check(3, 5));
+    assert!(!check(5, 3));
+    assert_clean(&run(src, &[("N", 5), ("M", 3)], 0));
+    // Inside the earlier range: nothing to say.
+    let src = "def h(float(N) A) -> (O) { O(i) = A(i) O(i) += A(i) }";
+    assert!(analyze(src).defs[0].all_diagnostics().is_empty());
+}
