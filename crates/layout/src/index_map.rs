@@ -124,6 +124,10 @@ impl IndexMap {
     /// [`IndexMap::parse`] where the names in `symbols` (shape symbols such
     /// as `N`) may also appear. Errors carry spans into `text`.
     pub fn parse_with(text: &str, symbols: &Scope) -> Result<IndexMap> {
+        IndexMap::parse_in(text, symbols).map_err(|e| e.within(text))
+    }
+
+    fn parse_in(text: &str, symbols: &Scope) -> Result<IndexMap> {
         let l = lambda::split_lambda(text)?;
         let mut scope = symbols.clone();
         let mut initial = Vec::with_capacity(l.params.len());

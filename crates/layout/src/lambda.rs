@@ -78,6 +78,10 @@ fn trim(text: &str, span: Range<usize>) -> Range<usize> {
 /// assert_eq!(l.items.len(), 3);
 /// ```
 pub fn split_lambda(text: &str) -> Result<LambdaText> {
+    split_in(text).map_err(|e| e.within(text))
+}
+
+fn split_in(text: &str) -> Result<LambdaText> {
     let bytes = text.as_bytes();
     let start = text.len() - text.trim_start().len();
     if !text[start..].starts_with("lambda") || bytes.get(start + 6).is_some_and(|&c| is_ident(c)) {

@@ -117,3 +117,45 @@ proptest! {
         }
     }
 }
+
+/// A constant extent written as an expression is checked by its value: a
+/// negative one is an error pointing at it, not a shape with a negative
+/// extent (fuzz `layout`, seed 0, case 869).
+#[test]
+fn constant_extent_expressions_are_checked_by_value() {
+    let mut scope = arith::Scope::new();
+    let text = "1, 3, 5, ---4";
+    let e = layout::parse_shape(text, &mut scope).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OutOfBounds);
+    assert_eq!(spanned(text, &e), "---4");
+    let text = "2 * 8, --3, N";
+    let s = layout::parse_shape(text, &mut scope).unwrap();
+    assert_eq!(s[0], arith::Expr::int(16));
+    assert_eq!(s[1], arith::Expr::int(3));
+    assert_eq!(s[2].to_string(), "N");
+    let text = "4, 9223372036854775807 * 2";
+    let e = layout::parse_shape(text, &mut scope).unwrap_err();
+    assert_eq!(spanned(text, &e), "9223372036854775807 * 2");
+}
+
+/// Spans found by bytes are widened to whole characters: a caret never
+/// points into the middle of a multi-byte character (fuzz `layout`, seed
+/// 0, cases 3249 and 4350).
+#[test]
+fn spans_lie_on_character_boundaries() {
+    let on_boundaries = |text: &str, e: &layout::LayoutError| {
+        let s = e.span.clone().expect("a span");
+        assert!(s.end <= text.len(), "{text:?}: {e:?}");
+        assert!(text.is_char_boundary(s.start) && text.is_char_boundary(s.end), "{text:?}: {e:?}");
+    };
+    for text in ["la\u{8}∑a a: [a]", "lambda é: [é]", "lambda a: [a, (a é", "∑"] {
+        on_boundaries(text, &err(text));
+    }
+    let mut scope = arith::Scope::new();
+    for text in ["[Pé", "bda a: [a∑"] {
+        let e = layout::parse_shape(text, &mut scope).unwrap_err();
+        on_boundaries(text, &e);
+    }
+    let e = layout::parse_index("[1, é", &[arith::Expr::int(4), arith::Expr::int(4)]).unwrap_err();
+    on_boundaries("[1, é", &e);
+}
