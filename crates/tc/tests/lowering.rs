@@ -282,3 +282,14 @@ fn large_values_compare_relative_to_their_magnitude() {
     assert!(r.max_abs_error > 1e-4, "{r:?}");
     assert!(r.max_scaled_error <= 1e-5, "{r:?}");
 }
+
+/// Direct evaluation's values are rounded to the output's element type
+/// before they are compared: `exp(100)` overflows `float32` to infinity in
+/// the program, as it must (fuzz `tc`, seed 1, case 18501).
+#[test]
+fn values_beyond_float32_compare_as_float32() {
+    let src = "def f(float(4) A) -> (O) { O(i) = exp(A(i) * 0.5 + 100.0) }";
+    assert_clean(&run(src, &[], 0));
+    let src = "def g(double(4) A) -> (O) { O(i) = exp(A(i) * 0.5 + 100.0) }";
+    assert_clean(&run(src, &[], 0));
+}
