@@ -1,7 +1,8 @@
 //! `te`: TE scripts with random pipelines (one- or two-dimensional stencil
 //! stages with offsets, reversals and strided reads, an optional
 //! reduction) and random schedules (split by factor or parts, fuse,
-//! reorder, compute_at, compute_inline), run through the `script` front
+//! reorder, compute_at, compute_inline, the input's `transform_layout`),
+//! run through the `script` front
 //! end, bound inference, lowering and the checked run, as
 //! `rangefinder te --run` does.
 //!
@@ -68,6 +69,7 @@ fn generate_script(rng: &mut Rng) -> String {
     // Extents as text; every stage shrinks each axis by its largest offset,
     // never below one element (`n` runs as 7).
     let mut ext: Vec<String> = (0..rank).map(|_| extent(rng, symbolic)).collect();
+    let first_ext = ext.clone();
     let mut smallest = ext
         .iter()
         .map(|e| e.parse::<i64>().unwrap_or(RUN_SIZE))
@@ -146,6 +148,23 @@ fn generate_script(rng: &mut Rng) -> String {
         out_name = "R".into();
     }
     let _ = writeln!(out, "\ns = te.create_schedule({out_name}.op)");
+    if rng.chance(25) {
+        // The input stored in another layout (seed 001): splits that may
+        // not divide, a transpose, a fusion, an axis separator.
+        let f = rng.range(2, 4);
+        let map = match (rank, rng.below(4)) {
+            (1, 0) => "lambda i: [i]".to_string(),
+            (1, _) => format!("lambda i: [i // {f}, i % {f}]"),
+            (_, 0) => "lambda i, j: [j, i]".to_string(),
+            (_, 1) => format!("lambda i, j: [i // {f}, j, i % {f}]"),
+            (_, 2) => "lambda i, j: [i, te.AXIS_SEPARATOR, j]".to_string(),
+            _ => format!(
+                "lambda i, j: [(i * {e} + j) // {f}, (i * {e} + j) % {f}]",
+                e = first_ext[1]
+            ),
+        };
+        let _ = writeln!(out, "s[A].transform_layout({map})");
+    }
     // The output's loops: maybe split, fuse or reorder; producers attach
     // to one of them, are inlined, or stay at the root.
     let mut leaves: Vec<String> = Vec::new();
