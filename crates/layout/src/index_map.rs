@@ -269,13 +269,22 @@ impl IndexMap {
     }
 
     /// The transformed index of `indices` (expressions): constants are
-    /// evaluated, anything else substituted and simplified.
+    /// evaluated, anything else substituted and simplified (a constant
+    /// index of a map that names shape symbols, `a * N + b`, stays symbolic).
     pub fn map_indices(&self, indices: &[Expr]) -> Result<Vec<Expr>> {
         self.check_arity(indices.len(), "index")?;
+        let only_indices = || {
+            self.finals.iter().all(|e| {
+                let mut own = true;
+                e.for_each_var(&mut |v| own &= self.initial.contains(v));
+                own
+            })
+        };
         if let Some(point) = indices
             .iter()
             .map(|e| e.as_int())
             .collect::<Option<Vec<_>>>()
+            .filter(|_| only_indices())
         {
             return Ok(self.map_point(&point)?.into_iter().map(Expr::int).collect());
         }

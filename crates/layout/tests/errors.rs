@@ -159,3 +159,26 @@ fn spans_lie_on_character_boundaries() {
     let e = layout::parse_index("[1, é", &[arith::Expr::int(4), arith::Expr::int(4)]).unwrap_err();
     on_boundaries("[1, é", &e);
 }
+
+/// A constant index of a map that names a shape symbol maps to a symbolic
+/// index, not an error about the symbol's value (fuzz `layout`, seed 0:
+/// `--shape P,N --map 'lambda a, b: [(a * N + b) // 4, ...]' --index 3,1`).
+#[test]
+fn a_constant_index_of_a_map_naming_a_symbol_stays_symbolic() {
+    let mut scope = arith::Scope::new();
+    let shape = layout::parse_shape("P, N", &mut scope).unwrap();
+    let map = IndexMap::parse_with("lambda a, b: [(a * N + b) // 4, (a * N + b) % 4]", &scope)
+        .unwrap();
+    let l = Layout::new(shape, Some(map)).unwrap();
+    let t = l
+        .transformed_index(&[arith::Expr::int(3), arith::Expr::int(1)])
+        .unwrap();
+    assert_eq!(t.len(), 2);
+    let n = scope.get("N").unwrap().clone();
+    let at = |e: &arith::Expr, v: i64| e.eval(&|x: &arith::Var| (x == &n).then_some(v)).unwrap();
+    for v in [1, 5, 9] {
+        assert_eq!(at(&t[0], v), (3 * v + 1) / 4);
+        assert_eq!(at(&t[1], v), (3 * v + 1) % 4);
+    }
+    assert!(l.physical_index(&[arith::Expr::int(3), arith::Expr::int(1)]).is_ok());
+}

@@ -303,7 +303,7 @@ fn spanned(arg: &str, text: &str, e: &LayoutError) -> Result<(), Failure> {
                 ),
             ))
         }
-        None if matches!(e.kind, ErrorKind::Syntax | ErrorKind::UnknownName) => Err(Failure::new(
+        None => Err(Failure::new(
             "no-span",
             format!("`{arg}` error without a span: {}", e.message),
         )),
