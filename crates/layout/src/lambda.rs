@@ -101,6 +101,7 @@ fn split_in(text: &str) -> Result<LambdaText> {
     let colon = after + colon_rel;
     let params_span = trim(text, after..colon);
     let mut params = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     if !params_span.is_empty() {
         let mut pos = params_span.start;
         for piece in text[params_span.clone()].split(',') {
@@ -124,10 +125,7 @@ fn split_in(text: &str) -> Result<LambdaText> {
             if !is_ident_start(nb[0]) || !nb.iter().all(|&c| is_ident(c)) {
                 return Err(syntax(format!("`{name}` is not a parameter name"), span));
             }
-            if params
-                .iter()
-                .any(|(p, _): &(String, Range<usize>)| p == name)
-            {
+            if !seen.insert(name) {
                 return Err(syntax(format!("parameter `{name}` is repeated"), span));
             }
             params.push((name.to_string(), span));

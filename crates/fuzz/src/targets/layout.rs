@@ -173,6 +173,52 @@ fn generate_case(rng: &mut Rng) -> String {
     out
 }
 
+/// A long, deep or degenerate case: what a hostile input does to a front
+/// end.
+fn generate_hostile(rng: &mut Rng) -> String {
+    let n = [10, 100, 1_000, 10_000][rng.index(4)];
+    let params = |k: usize| (0..k).map(|t| format!("a{t}")).collect::<Vec<_>>();
+    match rng.below(8) {
+        // `n` dimensions of extent 1 or 2.
+        0 => {
+            let k = n.min(2_000);
+            let p = params(k);
+            let shape: Vec<&str> = (0..k).map(|t| if t % 7 == 0 { "2" } else { "1" }).collect();
+            let mut body = p.clone();
+            body.reverse();
+            format!("{}\nlambda {}: [{}]", shape.join(","), p.join(", "), body.join(", "))
+        }
+        // A sum of `n` terms.
+        1 => format!("8\nlambda a: [{}]", vec!["a"; n].join(" + ")),
+        // Parentheses `n` deep.
+        2 => format!("8\nlambda a: [{}a{}]", "(".repeat(n), ")".repeat(n)),
+        // `n` separators.
+        3 => format!(
+            "8\nlambda a: [a // 2, {}a % 2]",
+            "te.AXIS_SEPARATOR, ".repeat(n)
+        ),
+        // Digits of a long chain of splits.
+        4 => {
+            let k = n.min(60);
+            let digits: Vec<String> = (0..k).map(|t| format!("a // {} % 2", 1u64 << t.min(62))).collect();
+            format!("1152921504606846976\nlambda a: [{}]", digits.join(", "))
+        }
+        // Division by zero, negative divisors, negative results.
+        5 => format!(
+            "{}\nlambda a: [a {} {}]",
+            rng.range(1, 9),
+            rng.pick(&["//", "%"]),
+            rng.pick(&["0", "-2", "-1", "(1 - 1)"])
+        ),
+        6 => format!("{}\nlambda a: [a - {}]", rng.range(1, 9), rng.range(1, 3)),
+        // Extents near 2^63.
+        _ => format!(
+            "9223372036854775807, {}\nlambda a, b: [b, a]\n9223372036854775806, 0",
+            rng.range(1, 3)
+        ),
+    }
+}
+
 impl Target for LayoutTarget {
     fn name(&self) -> &'static str {
         "layout"
@@ -183,6 +229,9 @@ impl Target for LayoutTarget {
     }
 
     fn generate(&self, rng: &mut Rng) -> String {
+        if rng.chance(3) {
+            return generate_hostile(rng);
+        }
         let text = generate_case(rng);
         if rng.chance(25) {
             mutate(&text, TOKENS, rng)
@@ -344,12 +393,19 @@ fn points(dims: &[i64]) -> Option<i64> {
         .try_fold(1i64, |n, &d| n.checked_mul(d.max(0)))
 }
 
+/// Positions of index variables, by variable (a search of the list per
+/// occurrence is quadratic on maps of thousands of indices).
+type Vars = HashMap<Var, usize>;
+
+fn positions(vars: &[Var]) -> Vars {
+    vars.iter().enumerate().map(|(k, v)| (v.clone(), k)).collect()
+}
+
 /// Evaluates `e` at `point` of `vars`, the symbols bound by `env`.
-fn eval(e: &Expr, vars: &[Var], point: &[i64], env: &HashMap<Var, i64>) -> Result<i64, String> {
+fn eval(e: &Expr, vars: &Vars, point: &[i64], env: &HashMap<Var, i64>) -> Result<i64, String> {
     e.eval(&|v: &Var| {
-        vars.iter()
-            .position(|w| w == v)
-            .map(|k| point[k])
+        vars.get(v)
+            .map(|&k| point[k])
             .or_else(|| env.get(v).copied())
     })
     .map_err(|x| format!("`{e}` has no value: {}", x.message))
@@ -357,7 +413,7 @@ fn eval(e: &Expr, vars: &[Var], point: &[i64], env: &HashMap<Var, i64>) -> Resul
 
 fn eval_all(
     es: &[Expr],
-    vars: &[Var],
+    vars: &Vars,
     point: &[i64],
     env: &HashMap<Var, i64>,
 ) -> Result<Vec<i64>, String> {
@@ -371,7 +427,7 @@ fn eval_shape(
     es: &[Expr],
     env: &HashMap<Var, i64>,
 ) -> Result<Option<Vec<i64>>, Failure> {
-    let dims = match eval_all(es, &[], &[], env) {
+    let dims = match eval_all(es, &Vars::new(), &[], env) {
         Ok(d) => d,
         Err(_) if !env.is_empty() => return Ok(None),
         Err(m) => return Err(Failure::new("shape", format!("{what}: {m}"))),
@@ -418,11 +474,9 @@ fn check_on(
         return Ok(());
     }
     let at = show_env(env);
-    let vars = map.initial_indices();
+    let vars = &positions(map.initial_indices());
     let inverse = l.inverse();
-    let inv_vars: Vec<Var> = inverse
-        .map(|m| m.initial_indices().to_vec())
-        .unwrap_or_default();
+    let inv_vars = &positions(inverse.map(|m| m.initial_indices()).unwrap_or_default());
     let padding = l.padding_predicate();
     let mut image: HashSet<Vec<i64>> = HashSet::new();
     let mut phys_seen: HashSet<Vec<i64>> = HashSet::new();
@@ -476,7 +530,7 @@ fn check_on(
             }
         }
         if let Some(inv) = inverse {
-            match eval_all(inv.final_indices(), &inv_vars, &t, env) {
+            match eval_all(inv.final_indices(), inv_vars, &t, env) {
                 Ok(back) if back == p => {}
                 Ok(back) => {
                     failure = fail(
@@ -492,7 +546,7 @@ fn check_on(
             }
         }
         if let Some(pad) = padding {
-            match eval(pad, &inv_vars, &t, env) {
+            match eval(pad, inv_vars, &t, env) {
                 Ok(0) => {}
                 Ok(_) => {
                     failure = fail(
@@ -533,7 +587,7 @@ fn check_on(
             if failure.is_some() || image.contains(t) {
                 return;
             }
-            match eval(pad, &inv_vars, t, env) {
+            match eval(pad, inv_vars, t, env) {
                 Ok(0) => {
                     failure = Some(Failure::new(
                         "padding",

@@ -39,7 +39,8 @@ const MUTATED: &str = "# mutated\n";
 /// alone.
 const HOSTILE: &str = "# hostile\n";
 
-/// The value of a size the sizes comment does not name.
+/// The value of a size the sizes comment does not name (2 in hostile
+/// sources).
 const DEFAULT_SIZE: i64 = 5;
 
 const TOKENS: &[&str] = &[
@@ -249,7 +250,36 @@ fn generate_def(rng: &mut Rng, name: &str, out: &mut String, sizes: &mut HashMap
 /// does to a front end.
 fn generate_hostile(rng: &mut Rng) -> String {
     let n = [100, 1_000, 5_000, 20_000][rng.index(4)];
-    match rng.below(7) {
+    match rng.below(11) {
+        // A chain of lets, each naming the one before.
+        7 => {
+            let k = (n / 10).max(2);
+            let mut w = vec!["v0 = A(i)".to_string()];
+            w.extend((1..k).map(|t| format!("v{t} = v{} + 1.0", t - 1)));
+            format!(
+                "def f(float(N) A) -> (O) {{ O(i) = v{} where {} }}",
+                k - 1,
+                w.join(", ")
+            )
+        }
+        // Unary minus `n` deep.
+        8 => format!("def f(float(N) A) -> (O) {{ O(i) = {}A(i) }}", "-".repeat(n)),
+        // A tensor of `n / 10` dimensions.
+        9 => {
+            let k = (n / 10).max(2);
+            let dims = vec!["N"; k].join(", ");
+            let idx: Vec<String> = (0..k).map(|t| format!("i{t}")).collect();
+            format!(
+                "def f(float({dims}) A) -> (O) {{ O({}) = A({}) }}",
+                idx.join(", "),
+                idx.join(", ")
+            )
+        }
+        // A product of `n` reads reduced over a `where` range.
+        10 => format!(
+            "def f(float(N) A) -> (O) {{ O(i) +=! {} where r in 0:2 }}",
+            vec!["A(i + r)"; n].join(" * ")
+        ),
         // A sum of `n` reads.
         0 => format!(
             "def f(float(N) A) -> (O) {{ O(i) = {} }}",
@@ -356,9 +386,17 @@ impl Target for TcTarget {
     fn check(&self, input: &str) -> Result<bool, Failure> {
         let mut sizes = sizes_of(input);
         let analysis = tc::analyze(input);
+        // Hostile tensors may have thousands of dimensions: size 2 keeps a
+        // run of ten of them small (and more are refused by the element
+        // limit at once).
+        let default = if input.starts_with(HOSTILE) {
+            2
+        } else {
+            DEFAULT_SIZE
+        };
         for def in &analysis.defs {
             for (n, _) in &def.sizes {
-                sizes.entry(n.clone()).or_insert(DEFAULT_SIZE);
+                sizes.entry(n.clone()).or_insert(default);
             }
         }
         let options = tc::ReportOptions {
