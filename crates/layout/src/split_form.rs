@@ -97,7 +97,13 @@ pub(crate) struct Positions(HashMap<u64, usize>);
 
 impl Positions {
     pub(crate) fn new(initial: &[Var]) -> Positions {
-        Positions(initial.iter().enumerate().map(|(k, v)| (v.id(), k)).collect())
+        Positions(
+            initial
+                .iter()
+                .enumerate()
+                .map(|(k, v)| (v.id(), k))
+                .collect(),
+        )
     }
 
     /// The position of `v` among the logical indices, if it is one.

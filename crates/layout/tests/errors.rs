@@ -146,9 +146,17 @@ fn spans_lie_on_character_boundaries() {
     let on_boundaries = |text: &str, e: &layout::LayoutError| {
         let s = e.span.clone().expect("a span");
         assert!(s.end <= text.len(), "{text:?}: {e:?}");
-        assert!(text.is_char_boundary(s.start) && text.is_char_boundary(s.end), "{text:?}: {e:?}");
+        assert!(
+            text.is_char_boundary(s.start) && text.is_char_boundary(s.end),
+            "{text:?}: {e:?}"
+        );
     };
-    for text in ["la\u{8}∑a a: [a]", "lambda é: [é]", "lambda a: [a, (a é", "∑"] {
+    for text in [
+        "la\u{8}∑a a: [a]",
+        "lambda é: [é]",
+        "lambda a: [a, (a é",
+        "∑",
+    ] {
         on_boundaries(text, &err(text));
     }
     let mut scope = arith::Scope::new();
@@ -167,8 +175,8 @@ fn spans_lie_on_character_boundaries() {
 fn a_constant_index_of_a_map_naming_a_symbol_stays_symbolic() {
     let mut scope = arith::Scope::new();
     let shape = layout::parse_shape("P, N", &mut scope).unwrap();
-    let map = IndexMap::parse_with("lambda a, b: [(a * N + b) // 4, (a * N + b) % 4]", &scope)
-        .unwrap();
+    let map =
+        IndexMap::parse_with("lambda a, b: [(a * N + b) // 4, (a * N + b) % 4]", &scope).unwrap();
     let l = Layout::new(shape, Some(map)).unwrap();
     let t = l
         .transformed_index(&[arith::Expr::int(3), arith::Expr::int(1)])
@@ -180,7 +188,9 @@ fn a_constant_index_of_a_map_naming_a_symbol_stays_symbolic() {
         assert_eq!(at(&t[0], v), (3 * v + 1) / 4);
         assert_eq!(at(&t[1], v), (3 * v + 1) % 4);
     }
-    assert!(l.physical_index(&[arith::Expr::int(3), arith::Expr::int(1)]).is_ok());
+    assert!(l
+        .physical_index(&[arith::Expr::int(3), arith::Expr::int(1)])
+        .is_ok());
 }
 
 /// Long maps: a transpose of 20,000 indices and a sum of 50,000 terms are

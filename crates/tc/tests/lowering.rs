@@ -250,7 +250,10 @@ fn an_update_reaching_past_the_earlier_definition_is_a_precondition() {
         .filter(|d| d.severity == tc::Severity::Error)
         .collect();
     assert_eq!(errors.len(), 1, "{errors:?}");
-    assert!(errors[0].message.starts_with("`O(i)` reads out of bounds"), "{errors:?}");
+    assert!(
+        errors[0].message.starts_with("`O(i)` reads out of bounds"),
+        "{errors:?}"
+    );
     assert_eq!(&src[errors[0].span.start..errors[0].span.end], "O(i) +=");
     // Symbolic: decided by the sizes.
     let src = "def g(float(N) A, float(M) B) -> (O) { O(i) = A(i) O(i) max= B(i) }";

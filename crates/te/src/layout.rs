@@ -14,8 +14,8 @@ use crate::iter_var::{IterKind, IterVar};
 use crate::operation::{Operation, Tensor};
 use crate::schedule::Schedule;
 use arith::{Expr, Range, Var};
-use std::collections::HashMap;
 use layout::{AxisPlan, IndexMap, Layout};
+use std::collections::HashMap;
 use tir::{Buffer, PrimFunc};
 
 fn err(op: &Operation, e: impl std::fmt::Display) -> TeError {

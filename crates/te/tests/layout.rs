@@ -583,8 +583,8 @@ fn a_map_naming_a_size_runs_with_that_size() {
     )
     .unwrap();
     let mut s = create_schedule(&[b.clone()]);
-    let map = IndexMap::parse_with("lambda i, j: [(i * n + j) // 2, (i * n + j) % 2]", &scope)
-        .unwrap();
+    let map =
+        IndexMap::parse_with("lambda i, j: [(i * n + j) // 2, (i * n + j) % 2]", &scope).unwrap();
     s.transform_layout(&a, map).unwrap();
     for size in [4, 7] {
         let sizes = HashMap::from([(n.clone(), size)]);

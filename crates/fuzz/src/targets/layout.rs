@@ -186,7 +186,12 @@ fn generate_hostile(rng: &mut Rng) -> String {
             let shape: Vec<&str> = (0..k).map(|t| if t % 7 == 0 { "2" } else { "1" }).collect();
             let mut body = p.clone();
             body.reverse();
-            format!("{}\nlambda {}: [{}]", shape.join(","), p.join(", "), body.join(", "))
+            format!(
+                "{}\nlambda {}: [{}]",
+                shape.join(","),
+                p.join(", "),
+                body.join(", ")
+            )
         }
         // A sum of `n` terms.
         1 => format!("8\nlambda a: [{}]", vec!["a"; n].join(" + ")),
@@ -200,7 +205,9 @@ fn generate_hostile(rng: &mut Rng) -> String {
         // Digits of a long chain of splits.
         4 => {
             let k = n.min(60);
-            let digits: Vec<String> = (0..k).map(|t| format!("a // {} % 2", 1u64 << t.min(62))).collect();
+            let digits: Vec<String> = (0..k)
+                .map(|t| format!("a // {} % 2", 1u64 << t.min(62)))
+                .collect();
             format!("1152921504606846976\nlambda a: [{}]", digits.join(", "))
         }
         // Division by zero, negative divisors, negative results.
@@ -382,15 +389,17 @@ fn check_collision(map: &IndexMap, shape: &[Expr], e: &LayoutError) -> Result<()
     } else {
         Err(Failure::new(
             "false-collision",
-            format!("rejected as not injective ({}), but no two indices collide", e.message),
+            format!(
+                "rejected as not injective ({}), but no two indices collide",
+                e.message
+            ),
         ))
     }
 }
 
 /// The number of points of `dims`, if it fits.
 fn points(dims: &[i64]) -> Option<i64> {
-    dims.iter()
-        .try_fold(1i64, |n, &d| n.checked_mul(d.max(0)))
+    dims.iter().try_fold(1i64, |n, &d| n.checked_mul(d.max(0)))
 }
 
 /// Positions of index variables, by variable (a search of the list per
@@ -398,7 +407,10 @@ fn points(dims: &[i64]) -> Option<i64> {
 type Vars = HashMap<Var, usize>;
 
 fn positions(vars: &[Var]) -> Vars {
-    vars.iter().enumerate().map(|(k, v)| (v.clone(), k)).collect()
+    vars.iter()
+        .enumerate()
+        .map(|(k, v)| (v.clone(), k))
+        .collect()
 }
 
 /// Evaluates `e` at `point` of `vars`, the symbols bound by `env`.
@@ -442,7 +454,10 @@ fn eval_shape(
 }
 
 fn show_env(env: &HashMap<Var, i64>) -> String {
-    let mut s: Vec<String> = env.iter().map(|(v, x)| format!("{} = {x}", v.name())).collect();
+    let mut s: Vec<String> = env
+        .iter()
+        .map(|(v, x)| format!("{} = {x}", v.name()))
+        .collect();
     s.sort();
     if s.is_empty() {
         "constant sizes".into()
@@ -496,7 +511,9 @@ fn check_on(
         if t.iter().zip(&tshape).any(|(x, n)| *x < 0 || x >= n) {
             failure = fail(
                 "outside",
-                format!("logical index {p:?} maps to {t:?}, outside the transformed shape {tshape:?}"),
+                format!(
+                    "logical index {p:?} maps to {t:?}, outside the transformed shape {tshape:?}"
+                ),
             );
             return;
         }
@@ -511,7 +528,9 @@ fn check_on(
             Ok(x) if x.iter().zip(&pshape).any(|(x, n)| *x < 0 || x >= n) => {
                 failure = fail(
                     "outside",
-                    format!("logical index {p:?} is at {x:?}, outside the physical shape {pshape:?}"),
+                    format!(
+                        "logical index {p:?} is at {x:?}, outside the physical shape {pshape:?}"
+                    ),
                 );
                 return;
             }
@@ -519,7 +538,9 @@ fn check_on(
                 if !phys_seen.insert(x.clone()) {
                     failure = fail(
                         "not-injective",
-                        format!("two logical indices share the physical index {x:?}, one of them {p:?}"),
+                        format!(
+                            "two logical indices share the physical index {x:?}, one of them {p:?}"
+                        ),
                     );
                     return;
                 }

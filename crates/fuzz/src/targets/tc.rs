@@ -142,7 +142,9 @@ fn generate_def(rng: &mut Rng, name: &str, out: &mut String, sizes: &mut HashMap
     }
     for s in SYMBOLS {
         if symbolic {
-            sizes.entry(s.to_string()).or_insert_with(|| rng.range(3, 10));
+            sizes
+                .entry(s.to_string())
+                .or_insert_with(|| rng.range(3, 10));
         }
     }
     let scalar = rng.chance(15);
@@ -208,7 +210,7 @@ fn generate_def(rng: &mut Rng, name: &str, out: &mut String, sizes: &mut HashMap
             2 if !int => rhs = format!("{rhs} > 0 ? {rhs} : 0.5"),
             3 if scalar => rhs = format!("{rhs} * c"),
             4 => rhs = format!("({rhs}) / 2"),
-            5 => rhs = format!("{rhs} - {}", rng.pick(&lhs)),
+            5 => rhs = format!("{rhs} - {}", rng.pick(lhs)),
             _ => {}
         }
         let op = if any_red {
@@ -263,7 +265,10 @@ fn generate_hostile(rng: &mut Rng) -> String {
             )
         }
         // Unary minus `n` deep.
-        8 => format!("def f(float(N) A) -> (O) {{ O(i) = {}A(i) }}", "-".repeat(n)),
+        8 => format!(
+            "def f(float(N) A) -> (O) {{ O(i) = {}A(i) }}",
+            "-".repeat(n)
+        ),
         // A tensor of `n / 10` dimensions.
         9 => {
             let k = (n / 10).max(2);
@@ -305,7 +310,9 @@ fn generate_hostile(rng: &mut Rng) -> String {
         }
         // `n / 10` definitions.
         3 => (0..(n / 10).max(2))
-            .map(|k| format!("def f{k}(float(N) A) -> (O) {{ O(i) +=! A(i + r) where r in 0:2 }}\n"))
+            .map(|k| {
+                format!("def f{k}(float(N) A) -> (O) {{ O(i) +=! A(i + r) where r in 0:2 }}\n")
+            })
             .collect(),
         // Deep parentheses.
         4 => format!(
