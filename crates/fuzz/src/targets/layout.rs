@@ -279,7 +279,10 @@ impl Target for LayoutTarget {
                     let _ = layout::index_beyond_shape(text, &p, &shape);
                     let p: Vec<Expr> = p.into_iter().map(Expr::int).collect();
                     if let Err(e) = layout.physical_index(&p) {
-                        spanned("--map", map_text, &e)?;
+                        // The command points an error of the given index
+                        // without a place of its own at the whole index.
+                        let e = e.at(Some(0..text.len()));
+                        spanned("--index", text, &e)?;
                     }
                 }
                 Err(e) => spanned("--index", text, &e)?,
