@@ -164,7 +164,7 @@ fn bad_input_exits_2_with_a_positioned_message() {
             "[6, 8]",
             "lambda a, b: [a, b]",
             Some("9223372036854775807,7"),
-            "--index:1:1",
+            "64 bits\n   ╭─[ --index:1:1 ]",
         ),
     ] {
         let mut args = vec!["layout", "--shape", shape, "--map", map];
