@@ -660,6 +660,28 @@ pub fn run(
             return Ok(report);
         }
     };
+    // The lowered program takes every range to be non-empty, as TC's
+    // inference does: with sizes that empty one, its tensors would have
+    // negative extents. Direct evaluation runs such a statement as doing
+    // nothing.
+    for (si, sa) in a.stmts.iter().enumerate() {
+        let ev = |e: &Expr| e.eval(&|v: &Var| env.get(v).copied()).ok();
+        if let Some(r) = sa.ranges.iter().find(|r| {
+            ev(&r.lower)
+                .zip(ev(&r.upper))
+                .is_some_and(|(lo, hi)| hi < lo)
+        }) {
+            report.not_lowered = Some(format!(
+                "statement {} has an empty range with these sizes ({} <= {} < {}), and the \
+                 lowered program takes ranges to be non-empty",
+                si + 1,
+                ev(&r.lower).unwrap_or_default(),
+                r.name,
+                ev(&r.upper).unwrap_or_default()
+            ));
+            return Ok(report);
+        }
+    }
     let func = te::lower(&l.schedule, &l.args()).map_err(|e| at_def(e.message))?;
     let mut tensors = HashMap::new();
     let read = &l.inputs;

@@ -296,3 +296,26 @@ fn values_beyond_float32_compare_as_float32() {
     let src = "def g(double(4) A) -> (O) { O(i) = exp(A(i) * 0.5 + 100.0) }";
     assert_clean(&run(src, &[], 0));
 }
+
+/// Sizes that empty a range (the statement does nothing, a warning) run by
+/// direct evaluation, with the reason the lowered program is not run: it
+/// takes ranges to be non-empty, and would allocate a negative extent
+/// (fuzz `tc`, seed 0, case 17995: the run failed).
+#[test]
+fn sizes_that_empty_a_range_run_by_direct_evaluation() {
+    let src = "def f(float(L) A, float(N) B) -> (T, O) {
+        T(i) = A(i)
+        O(i) = T(i) * B(i + 8)
+    }";
+    let r = run(src, &[("L", 7), ("N", 2)], 0);
+    assert!(!r.lowered, "{r:?}");
+    assert!(
+        r.not_lowered
+            .as_deref()
+            .unwrap()
+            .contains("statement 2 has an empty range"),
+        "{r:?}"
+    );
+    assert_eq!(r.out_of_bounds, 0, "{r:?}");
+    assert_clean(&run(src, &[("L", 7), ("N", 12)], 0));
+}
