@@ -3,7 +3,8 @@
 //! `max=!`, `min=!`, `*=!` reductions, `+=` updates, index offsets,
 //! strides and reversals, reduction variables from kernels or `where`
 //! ranges, `where` ranges on output variables, constant and symbolic
-//! sizes, integer tensors), sometimes mutated, and hostile ones: long flat
+//! sizes, integer tensors, gathers through index tensors, clamped or
+//! not), sometimes mutated, and hostile ones: long flat
 //! chains, many statements or definitions, deep nesting. The sizes the run
 //! binds are in a leading comment (`# sizes: N=5 M=3`); a size it does not
 //! name is 5.
@@ -133,8 +134,12 @@ fn generate_def(rng: &mut Rng, name: &str, out: &mut String, sizes: &mut HashMap
     };
     let mut params: Vec<String> = Vec::new();
     let mut readable: Vec<Readable> = Vec::new();
+    let mut a_dims: Vec<String> = Vec::new();
     for t in ["A", "B"].iter().take(1 + rng.index(2)) {
         let dims: Vec<String> = (0..rank).map(|_| extent(rng, symbolic)).collect();
+        if a_dims.is_empty() {
+            a_dims = dims.clone();
+        }
         params.push(format!("{elem}({}) {t}", dims.join(", ")));
         readable.push(Readable {
             name: t.to_string(),
@@ -200,6 +205,20 @@ fn generate_def(rng: &mut Rng, name: &str, out: &mut String, sizes: &mut HashMap
                 })
                 .collect();
             factors.push(format!("{}({})", src.name, idx.join(", ")));
+        }
+        if rank == 1 && rng.chance(10) {
+            // A gather through an index tensor, clamped into `A` (in
+            // bounds whatever its values) or not (its random values are
+            // drawn inside `A`, as the data-dependent note asks).
+            let g = format!("G{}", kernels.len());
+            params.push(format!("int32({}) {g}", extent(rng, symbolic)));
+            kernels.push(g.clone());
+            let a0 = &readable[0].name;
+            factors.push(if rng.chance(50) {
+                format!("{a0}(max(min({g}({}), {} - 1), 0))", lhs[0], a_dims[0])
+            } else {
+                format!("{a0}({g}({}))", lhs[0])
+            });
         }
         let any_red = reds.iter().any(Option::is_some);
         let join = if rng.chance(60) { " * " } else { " + " };
