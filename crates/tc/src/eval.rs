@@ -221,6 +221,12 @@ impl Evaluator<'_> {
             ));
         }
         let mut rhs_float: Option<bool> = None;
+        let declared_int = self.def.outputs.iter().any(|o| {
+            o.name.name == s.lhs.name
+                && o.ty
+                    .as_ref()
+                    .is_some_and(|t| !t.scalar.is_float() && t.scalar != ScalarType::Bool)
+        });
         if total > 0 {
             let mut cur: Vec<i64> = ranges.iter().map(|r| r.1).collect();
             let lo: Vec<i64> = cur.clone();
@@ -237,7 +243,13 @@ impl Evaluator<'_> {
                 }
                 let value = self.eval(s.rhs, 0)?;
                 rhs_float.get_or_insert(value.float);
-                let v = value.x;
+                // A declared integer output stores integers: each value is
+                // converted (toward zero, as a cast) before it is combined.
+                let v = if value.float && declared_int {
+                    value.x.trunc()
+                } else {
+                    value.x
+                };
                 let at: Vec<i64> = pos.iter().map(|p| cur[*p]).collect();
                 if let Some(o) = buf.offset(&at) {
                     buf.data[o] = match s.op {

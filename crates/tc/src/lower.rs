@@ -158,6 +158,18 @@ pub fn to_te(def: &Def, a: &DefAnalysis) -> Result<Lowered, Diagnostic> {
             current: &current,
         };
         let rhs = cx.value(s.rhs, 0)?;
+        // A declared output type is the type of what is stored: each value
+        // is converted to it before it is combined.
+        let declared = def
+            .outputs
+            .iter()
+            .find(|o| o.name.name == s.lhs.name)
+            .and_then(|o| o.ty.as_ref())
+            .map(|t| dtype(t.scalar));
+        let rhs = match declared {
+            Some(t) if rhs.dtype() != t => Value::cast(t, rhs),
+            _ => rhs,
+        };
         let axes_iv: Vec<te::IterVar> = raxes.iter().map(|(_, iv)| iv.clone()).collect();
         let reduced = |op: ReduceOp, v: Value| -> Result<Value, Diagnostic> {
             Ok(match op {

@@ -319,3 +319,23 @@ fn sizes_that_empty_a_range_run_by_direct_evaluation() {
     assert_eq!(r.out_of_bounds, 0, "{r:?}");
     assert_clean(&run(src, &[("L", 7), ("N", 12)], 0));
 }
+
+/// A declared output type is the type of what is stored, on both sides:
+/// an `int32` output of float values holds them converted toward zero, and
+/// a `float` output of integers divides as a float when read (the lowered
+/// compute had the type of its body).
+#[test]
+fn a_declared_output_type_is_the_type_stored() {
+    let src = "def f(float(4) A) -> (int32(4) O) { O(i) = A(i) * 3.0 }";
+    for seed in 0..3 {
+        assert_clean(&run(src, &[], seed));
+    }
+    let src = "def g(int32(4) A) -> (float(4) O, T) { O(i) = A(i) T(i) = O(i) / 2 }";
+    for seed in 0..3 {
+        assert_clean(&run(src, &[], seed));
+    }
+    let src = "def h(float(4, 3) A) -> (int32(4) O) { O(i) +=! A(i, r) * 3.0 }";
+    assert_clean(&run(src, &[], 0));
+    let src = "def k(int32(4, 3) A) -> (double(4) O) { O(i) max=! A(i, r) / 2 O(i) += A(i, 0) * 1.5 }";
+    assert_clean(&run(src, &[], 0));
+}
