@@ -336,6 +336,7 @@ fn a_declared_output_type_is_the_type_stored() {
     }
     let src = "def h(float(4, 3) A) -> (int32(4) O) { O(i) +=! A(i, r) * 3.0 }";
     assert_clean(&run(src, &[], 0));
-    let src = "def k(int32(4, 3) A) -> (double(4) O) { O(i) max=! A(i, r) / 2 O(i) += A(i, 0) * 1.5 }";
+    let src =
+        "def k(int32(4, 3) A) -> (double(4) O) { O(i) max=! A(i, r) / 2 O(i) += A(i, 0) * 1.5 }";
     assert_clean(&run(src, &[], 0));
 }

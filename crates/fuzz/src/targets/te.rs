@@ -208,7 +208,18 @@ fn generate_script(rng: &mut Rng) -> String {
             0 => {
                 let _ = writeln!(out, "s[{p}].compute_inline()");
             }
-            1 => {}
+            // At the root, sometimes stored in another layout.
+            1 => {
+                if rng.chance(40) {
+                    let map = if rank == 2 {
+                        "lambda i, j: [j, i]".to_string()
+                    } else {
+                        let f = rng.range(1, 3);
+                        format!("lambda i: [i // {f}, i % {f}]")
+                    };
+                    let _ = writeln!(out, "s[{p}].transform_layout({map})");
+                }
+            }
             _ => {
                 if rng.chance(40) {
                     let by = rng.range(2, 4);
