@@ -105,7 +105,14 @@ pub fn run(args: LayoutArgs) -> ExitCode {
         .and_then(|t| Ok((l.flatten(&t)?, t)));
     let (physical, transformed) = match indices {
         Ok(x) => x,
-        Err(e) => return report("--map", &args.map, &e),
+        // The map was analysed on the shape: what fails here (an index
+        // whose physical offset overflows) is the given index's doing.
+        Err(e) => match &args.index {
+            Some(text) if e.span.is_none() => {
+                return report("--index", text, &e.at(Some(0..text.len())))
+            }
+            _ => return report("--map", &args.map, &e),
+        },
     };
     let inverse = l.inverse().map(|m| m.to_string()).unwrap_or_default();
     let padding = l.padding_predicate().map(|p| {

@@ -158,6 +158,14 @@ fn bad_input_exits_2_with_a_positioned_message() {
             Some("1"),
             "the index has 1 entries",
         ),
+        // An index whose physical offset overflows points at the index
+        // (fuzz `layout`, seed 3, case 18542).
+        (
+            "[6, 8]",
+            "lambda a, b: [a, b]",
+            Some("9223372036854775807,7"),
+            "64 bits\n   ╭─[ --index:1:1 ]",
+        ),
     ] {
         let mut args = vec!["layout", "--shape", shape, "--map", map];
         if let Some(i) = index {

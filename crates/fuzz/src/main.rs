@@ -1,6 +1,14 @@
 //! `cargo run -p fuzz --release -- TARGET --cases N [--seed S]`: a fuzz
 //! harness on stable Rust.
 //!
+//! The targets (`targets/`): `expr` (index expressions, simplified),
+//! `map` (XLA indexing maps), `hlo` (HLO modules), `te` (TE scripts with
+//! schedules, lowered and run), `tc` (Tensor Comprehensions sources,
+//! lowered and run against direct evaluation, their ranges checked to be
+//! the largest in bounds) and `layout` (buffer layout maps, enumerated on
+//! small shapes with their inverse and padding). Each module's doc says
+//! what it generates and what its oracle checks.
+//!
 //! Every case is generated from `(seed, case number)` alone, so runs are
 //! deterministic and a finding is reproduced by its two numbers
 //! (`--case I`). The supervisor runs the cases in a worker child process
@@ -14,7 +22,7 @@
 //! fuzz TARGET --cases N [--seed S] [--findings DIR] [--timeout SECS] [--jobs J] [--known-open CLASS]...
 //! fuzz TARGET --case I [--seed S]        run one case in-process and print it
 //! fuzz TARGET --input FILE               check a saved input in-process
-//! TARGET: expr | map | hlo | te | all
+//! TARGET: expr | map | hlo | te | tc | layout | all
 //! ```
 
 mod mutate;
@@ -58,7 +66,7 @@ impl std::fmt::Debug for dyn targets::Target {
     }
 }
 
-const USAGE: &str = "usage: fuzz TARGET --cases N [--seed S] [--findings DIR] [--timeout SECS] [--jobs J] [--known-open CLASS]...\n       fuzz TARGET --case I [--seed S]\n       fuzz TARGET --input FILE\nTARGET: expr | map | hlo | te | all";
+const USAGE: &str = "usage: fuzz TARGET --cases N [--seed S] [--findings DIR] [--timeout SECS] [--jobs J] [--known-open CLASS]...\n       fuzz TARGET --case I [--seed S]\n       fuzz TARGET --input FILE\nTARGET: expr | map | hlo | te | tc | layout | all";
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut o = Options {

@@ -122,6 +122,8 @@ impl Tally<'_> {
             "expr" => format!("rangefinder simplify --batch {shown}"),
             "map" => format!("rangefinder map \"$(cat {shown})\""),
             "hlo" => format!("rangefinder hlo {shown} [--instruction NAME] [--input-to-output] [--to-parameters]"),
+            "tc" => format!("rangefinder tc {shown} --run --size NAME=VALUE... (the sizes of its first line; 5 for the others)"),
+            "layout" => format!("rangefinder layout --shape \"$(sed -n 1p {shown})\" --map \"$(sed -n 2p {shown})\" [--index \"$(sed -n 3p {shown})\"] --inverse"),
             _ => format!("rangefinder te {shown} --run"),
         };
         let note = format!(

@@ -69,7 +69,7 @@ fn known_open_classes_are_named_and_not_counted() {
 
 #[test]
 fn cases_are_deterministic_per_seed() {
-    for target in ["expr", "map", "hlo", "te"] {
+    for target in ["expr", "map", "hlo", "te", "tc", "layout"] {
         let a = fuzz(&[target, "--case", "17", "--seed", "5"]);
         let b = fuzz(&[target, "--case", "17", "--seed", "5"]);
         let c = fuzz(&[target, "--case", "17", "--seed", "6"]);
@@ -85,7 +85,7 @@ fn cases_are_deterministic_per_seed() {
 #[test]
 fn a_few_cases_of_every_target_run() {
     let dir = std::env::temp_dir().join(format!("fuzz-smoke-{}", std::process::id()));
-    for target in ["expr", "map", "hlo", "te"] {
+    for target in ["expr", "map", "hlo", "te", "tc", "layout"] {
         let o = fuzz(&[
             target,
             "--cases",
@@ -109,7 +109,7 @@ fn a_few_cases_of_every_target_run() {
 fn fixed_findings_stay_fixed() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions");
     let mut replayed = 0;
-    for target in ["expr", "map", "hlo", "te"] {
+    for target in ["expr", "map", "hlo", "te", "tc", "layout"] {
         let Ok(dir) = std::fs::read_dir(root.join(target)) else {
             continue;
         };

@@ -199,6 +199,14 @@ pub(crate) fn analyze(
         }
     }
 
+    // The transformed axes taking digits of each source, in order: one
+    // pass (a pass over every axis per source is quadratic in the rank).
+    let mut axes_of: Vec<SmallVec<[usize; 2]>> = vec![SmallVec::new(); form.sources.len()];
+    for (k, axis) in form.axes.iter().enumerate() {
+        if let Axis::Digits { source, .. } = axis {
+            axes_of[*source].push(k);
+        }
+    }
     for (s, source) in form.sources.iter().enumerate() {
         // Mixed-radix order of the fused indices, innermost first.
         let mut order: SmallVec<[(usize, &Expr); 4]> = SmallVec::new();
@@ -219,10 +227,7 @@ pub(crate) fn analyze(
                 }
             }
             let Some(p) = unit.or(first_match) else {
-                let first = form
-                    .axes
-                    .iter()
-                    .position(|a| matches!(a, Axis::Digits { source, .. } if *source == s));
+                let first = axes_of[s].first().copied();
                 return structure(
                     "fuses logical indices whose coefficients are not a mixed radix (each the previous one times its extent)",
                     first,
@@ -255,16 +260,8 @@ pub(crate) fn analyze(
 
         // The digits of this source, by weight.
         let mut digits: SmallVec<[DigitRef<'_>; 4]> = SmallVec::new();
-        for (k, axis) in form.axes.iter().enumerate() {
-            if let Axis::Digits {
-                source,
-                lower,
-                modulus,
-            } = axis
-            {
-                if *source != s {
-                    continue;
-                }
+        for &k in &axes_of[s] {
+            if let Axis::Digits { lower, modulus, .. } = &form.axes[k] {
                 let Some(l) = lower.as_int() else {
                     return structure("divides by a symbolic value", Some(k));
                 };

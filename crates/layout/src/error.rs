@@ -56,6 +56,24 @@ impl LayoutError {
         }
         self
     }
+
+    /// The same error with its span inside `text` and on character
+    /// boundaries (widened to the whole characters it touches): spans are
+    /// found by bytes, and a caret must point at characters.
+    pub fn within(mut self, text: &str) -> LayoutError {
+        if let Some(s) = &self.span {
+            let mut start = s.start.min(text.len());
+            let mut end = s.end.clamp(start, text.len());
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            while !text.is_char_boundary(end) {
+                end += 1;
+            }
+            self.span = Some(start..end);
+        }
+        self
+    }
 }
 
 impl From<arith::ArithError> for LayoutError {

@@ -124,6 +124,10 @@ impl IndexMap {
     /// [`IndexMap::parse`] where the names in `symbols` (shape symbols such
     /// as `N`) may also appear. Errors carry spans into `text`.
     pub fn parse_with(text: &str, symbols: &Scope) -> Result<IndexMap> {
+        IndexMap::parse_in(text, symbols).map_err(|e| e.within(text))
+    }
+
+    fn parse_in(text: &str, symbols: &Scope) -> Result<IndexMap> {
         let l = lambda::split_lambda(text)?;
         let mut scope = symbols.clone();
         let mut initial = Vec::with_capacity(l.params.len());
@@ -158,11 +162,13 @@ impl IndexMap {
                 }
                 Item::Index(span) => {
                     let src = &text[span.clone()];
-                    let mut local = scope.clone();
-                    let known = local.vars().len();
-                    let e = arith::parse_in(src, &mut local)
+                    // One scope for every index (a copy per index is
+                    // quadratic in the rank): a name it gains is unknown,
+                    // and an error, so the scope is not used again.
+                    let known = scope.vars().len();
+                    let e = arith::parse_in(src, &mut scope)
                         .map_err(|e| LayoutError::from(e.shifted(span.start)))?;
-                    if let Some(v) = local.vars().get(known) {
+                    if let Some(v) = scope.vars().get(known) {
                         let at =
                             lambda::find_name(text, span.clone(), v.name()).unwrap_or(span.clone());
                         let params: Vec<&str> = l.params.iter().map(|(n, _)| n.as_str()).collect();
@@ -235,7 +241,8 @@ impl IndexMap {
         self.spans.as_ref().and_then(|s| s.finals.get(k).cloned())
     }
 
-    fn body_span(&self) -> Option<Range<usize>> {
+    /// Where the transformed indices were in the map's text, if parsed.
+    pub(crate) fn body_span(&self) -> Option<Range<usize>> {
         self.spans.as_ref().map(|s| s.body.clone())
     }
 
@@ -257,7 +264,8 @@ impl IndexMap {
     /// The transformed index of a constant logical index.
     pub fn map_point(&self, index: &[i64]) -> Result<Vec<i64>> {
         self.check_arity(index.len(), "index")?;
-        let env = |v: &Var| self.initial.iter().position(|w| w == v).map(|k| index[k]);
+        let at = crate::split_form::Positions::new(&self.initial);
+        let env = |v: &Var| at.of(v).map(|k| index[k]);
         self.finals
             .iter()
             .map(|e| e.eval(&env).map_err(LayoutError::from))
@@ -265,26 +273,32 @@ impl IndexMap {
     }
 
     /// The transformed index of `indices` (expressions): constants are
-    /// evaluated, anything else substituted and simplified.
+    /// evaluated, anything else substituted and simplified (a constant
+    /// index of a map that names shape symbols, `a * N + b`, stays symbolic).
     pub fn map_indices(&self, indices: &[Expr]) -> Result<Vec<Expr>> {
         self.check_arity(indices.len(), "index")?;
+        let positions = crate::split_form::Positions::new(&self.initial);
+        let only_indices = || {
+            self.finals.iter().all(|e| {
+                let mut own = true;
+                e.for_each_var(&mut |v| own &= positions.of(v).is_some());
+                own
+            })
+        };
         if let Some(point) = indices
             .iter()
             .map(|e| e.as_int())
             .collect::<Option<Vec<_>>>()
+            .filter(|_| only_indices())
         {
             return Ok(self.map_point(&point)?.into_iter().map(Expr::int).collect());
         }
         let an = arith::Analyzer::new();
+        let at = crate::split_form::Positions::new(&self.initial);
         self.finals
             .iter()
             .map(|e| {
-                let s = e.substitute(&mut |v| {
-                    self.initial
-                        .iter()
-                        .position(|w| w == v)
-                        .map(|k| indices[k].clone())
-                });
+                let s = e.substitute(&mut |v| at.of(v).map(|k| indices[k].clone()));
                 Ok(an.simplify(&s)?)
             })
             .collect()

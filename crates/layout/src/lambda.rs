@@ -78,6 +78,10 @@ fn trim(text: &str, span: Range<usize>) -> Range<usize> {
 /// assert_eq!(l.items.len(), 3);
 /// ```
 pub fn split_lambda(text: &str) -> Result<LambdaText> {
+    split_in(text).map_err(|e| e.within(text))
+}
+
+fn split_in(text: &str) -> Result<LambdaText> {
     let bytes = text.as_bytes();
     let start = text.len() - text.trim_start().len();
     if !text[start..].starts_with("lambda") || bytes.get(start + 6).is_some_and(|&c| is_ident(c)) {
@@ -97,6 +101,7 @@ pub fn split_lambda(text: &str) -> Result<LambdaText> {
     let colon = after + colon_rel;
     let params_span = trim(text, after..colon);
     let mut params = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     if !params_span.is_empty() {
         let mut pos = params_span.start;
         for piece in text[params_span.clone()].split(',') {
@@ -120,10 +125,7 @@ pub fn split_lambda(text: &str) -> Result<LambdaText> {
             if !is_ident_start(nb[0]) || !nb.iter().all(|&c| is_ident(c)) {
                 return Err(syntax(format!("`{name}` is not a parameter name"), span));
             }
-            if params
-                .iter()
-                .any(|(p, _): &(String, Range<usize>)| p == name)
-            {
+            if !seen.insert(name) {
                 return Err(syntax(format!("parameter `{name}` is repeated"), span));
             }
             params.push((name.to_string(), span));

@@ -43,6 +43,10 @@ fn entries(text: &str) -> Result<Vec<Range<usize>>> {
 /// assert!(layout::parse_shape("16, 0", &mut scope).is_err());
 /// ```
 pub fn parse_shape(text: &str, scope: &mut Scope) -> Result<Vec<Expr>> {
+    shape_in(text, scope).map_err(|e| e.within(text))
+}
+
+fn shape_in(text: &str, scope: &mut Scope) -> Result<Vec<Expr>> {
     let mut out = Vec::new();
     for span in entries(text)? {
         let e = arith::parse_in(&text[span.clone()], scope)
@@ -52,6 +56,16 @@ pub fn parse_shape(text: &str, scope: &mut Scope) -> Result<Vec<Expr>> {
                 LayoutError::new(ErrorKind::Syntax, "an extent must be an integer").at(Some(span)),
             );
         }
+        // A constant written as an expression (`--4`, `2 * 8`) is its value,
+        // checked like a literal.
+        let e = if e.vars().is_empty() {
+            Expr::int(e.eval(&|_| None).map_err(|x| {
+                LayoutError::new(ErrorKind::Arith, format!("extent `{e}`: {}", x.message))
+                    .at(Some(span.clone()))
+            })?)
+        } else {
+            e
+        };
         if e.as_int().is_some_and(|v| v < 1) {
             return Err(LayoutError::new(
                 ErrorKind::OutOfBounds,
@@ -66,6 +80,10 @@ pub fn parse_shape(text: &str, scope: &mut Scope) -> Result<Vec<Expr>> {
 
 /// Parses a constant index (non-negative integers, one per extent).
 pub fn parse_index(text: &str, shape: &[Expr]) -> Result<Vec<i64>> {
+    index_in(text, shape).map_err(|e| e.within(text))
+}
+
+fn index_in(text: &str, shape: &[Expr]) -> Result<Vec<i64>> {
     let spans = entries(text)?;
     if spans.len() != shape.len() {
         return Err(LayoutError::new(

@@ -39,6 +39,13 @@ impl Layout {
     /// flattened to one dimension). Fails when the map is not injective on
     /// `shape` or not made of splits, fusions, offsets and reorders.
     pub fn new(shape: Vec<Expr>, map: Option<IndexMap>) -> Result<Layout> {
+        // An error without a place of its own (an extent that overflows)
+        // points at the map's indices.
+        let span = map.as_ref().and_then(IndexMap::body_span);
+        Layout::build(shape, map).map_err(|e| e.at(span))
+    }
+
+    fn build(shape: Vec<Expr>, map: Option<IndexMap>) -> Result<Layout> {
         for e in &shape {
             if e.as_int().is_some_and(|v| v < 1) {
                 return Err(LayoutError::new(

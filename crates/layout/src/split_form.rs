@@ -9,9 +9,10 @@
 
 use crate::fold;
 use arith::{Expr, ExprKind, Var};
+use std::collections::HashMap;
 
 /// `Σ coeff * initial[index] + offset`: a fusion of logical indices.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Source {
     /// `(position of the logical index, coefficient)`, one per index used.
     pub terms: Vec<(usize, Expr)>,
@@ -50,7 +51,11 @@ pub struct SplitForm {
 impl SplitForm {
     /// Puts each of `finals` (over `initial`) in split form.
     pub fn new(initial: &[Var], finals: &[Expr]) -> SplitForm {
+        let initial = &Positions::new(initial);
         let mut sources: Vec<Source> = Vec::new();
+        // Each source's position, found by hash: a search of the list per
+        // index is quadratic in the rank.
+        let mut ids: HashMap<Source, usize> = HashMap::new();
         let axes = finals
             .iter()
             .map(|e| match digits(initial, e) {
@@ -60,13 +65,10 @@ impl SplitForm {
                     lower,
                     modulus,
                 }) => {
-                    let id = match sources.iter().position(|s| *s == source) {
-                        Some(i) => i,
-                        None => {
-                            sources.push(source);
-                            sources.len() - 1
-                        }
-                    };
+                    let id = *ids.entry(source.clone()).or_insert_with(|| {
+                        sources.push(source);
+                        sources.len() - 1
+                    });
                     Axis::Digits {
                         source: id,
                         lower,
@@ -89,10 +91,73 @@ enum Digit {
     },
 }
 
-fn uses_any(e: &Expr, initial: &[Var]) -> bool {
+/// The position of each logical index by variable id: looking a variable
+/// up in the list of indices is linear in the rank, once per occurrence.
+pub(crate) struct Positions(HashMap<u64, usize>);
+
+impl Positions {
+    pub(crate) fn new(initial: &[Var]) -> Positions {
+        Positions(
+            initial
+                .iter()
+                .enumerate()
+                .map(|(k, v)| (v.id(), k))
+                .collect(),
+        )
+    }
+
+    /// The position of `v` among the logical indices, if it is one.
+    pub(crate) fn of(&self, v: &Var) -> Option<usize> {
+        self.0.get(&v.id()).copied()
+    }
+}
+
+fn uses_any(e: &Expr, initial: &Positions) -> bool {
     let mut found = false;
-    e.for_each_var(&mut |v| found |= initial.contains(v));
+    e.for_each_var(&mut |v| found |= initial.of(v).is_some());
     found
+}
+
+/// Which nodes of an expression use a logical index, each decided once
+/// (by node identity) in a post-order walk: asking every node of a long
+/// sum on its own walks the sum once per term.
+struct Uses<'a> {
+    initial: &'a Positions,
+    memo: HashMap<usize, bool>,
+}
+
+impl<'a> Uses<'a> {
+    fn new(initial: &'a Positions) -> Uses<'a> {
+        Uses {
+            initial,
+            memo: HashMap::new(),
+        }
+    }
+
+    /// Whether `e` uses a logical index.
+    fn of(&mut self, e: &Expr) -> bool {
+        let mut stack: Vec<(&Expr, bool)> = vec![(e, false)];
+        while let Some((n, children_done)) = stack.pop() {
+            if self.memo.contains_key(&n.node_id()) {
+                continue;
+            }
+            let value = match n.kind() {
+                ExprKind::Var(v) => self.initial.of(v).is_some(),
+                ExprKind::Int(_) | ExprKind::Bool(_) => false,
+                _ if children_done => n
+                    .children()
+                    .iter()
+                    .any(|c| self.memo.get(&c.node_id()).copied().unwrap_or(true)),
+                _ => {
+                    stack.push((n, true));
+                    stack.extend(n.children().into_iter().map(|c| (c, false)));
+                    continue;
+                }
+            };
+            self.memo.insert(n.node_id(), value);
+        }
+        self.memo[&e.node_id()]
+    }
 }
 
 enum Op {
@@ -102,7 +167,7 @@ enum Op {
 
 /// `e` as digits of a source, peeling `//` and `%` by constants (or by
 /// expressions free of logical indices) off the outside.
-fn digits(initial: &[Var], e: &Expr) -> Option<Digit> {
+fn digits(initial: &Positions, e: &Expr) -> Option<Digit> {
     let mut ops = Vec::new();
     let mut cur = e;
     loop {
@@ -177,18 +242,19 @@ fn digits(initial: &[Var], e: &Expr) -> Option<Digit> {
 /// `e` as `Σ coeff * initial[k] + offset`, where coefficients and offset are
 /// free of logical indices; `None` when it is not linear in them. Iterative,
 /// so long sums do not deepen the stack.
-fn linear(initial: &[Var], e: &Expr) -> Option<Source> {
+fn linear(initial: &Positions, e: &Expr) -> Option<Source> {
     let mut terms: Vec<(usize, Expr)> = Vec::new();
     let mut offset = Expr::int(0);
+    let mut uses = Uses::new(initial);
     let mut work: Vec<(&Expr, Expr)> = vec![(e, Expr::int(1))];
     while let Some((e, coeff)) = work.pop() {
-        if !uses_any(e, initial) {
+        if !uses.of(e) {
             offset = fold::add(&offset, &fold::mul(e, &coeff).ok()?).ok()?;
             continue;
         }
         match e.kind() {
             ExprKind::Var(v) => {
-                let k = initial.iter().position(|w| w == v)?;
+                let k = initial.of(v)?;
                 match terms.iter_mut().find(|(j, _)| *j == k) {
                     Some((_, c)) => *c = fold::add(c, &coeff).ok()?,
                     None => terms.push((k, coeff)),
@@ -202,10 +268,10 @@ fn linear(initial: &[Var], e: &Expr) -> Option<Source> {
                 work.push((b, fold::mul(&coeff, &Expr::int(-1)).ok()?));
                 work.push((a, coeff));
             }
-            ExprKind::Mul(a, b) if !uses_any(a, initial) => {
+            ExprKind::Mul(a, b) if !uses.of(a) => {
                 work.push((b, fold::mul(&coeff, a).ok()?));
             }
-            ExprKind::Mul(a, b) if !uses_any(b, initial) => {
+            ExprKind::Mul(a, b) if !uses.of(b) => {
                 work.push((a, fold::mul(&coeff, b).ok()?));
             }
             _ => return None,

@@ -117,3 +117,115 @@ proptest! {
         }
     }
 }
+
+/// A constant extent written as an expression is checked by its value: a
+/// negative one is an error pointing at it, not a shape with a negative
+/// extent (fuzz `layout`, seed 0, case 869).
+#[test]
+fn constant_extent_expressions_are_checked_by_value() {
+    let mut scope = arith::Scope::new();
+    let text = "1, 3, 5, ---4";
+    let e = layout::parse_shape(text, &mut scope).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::OutOfBounds);
+    assert_eq!(spanned(text, &e), "---4");
+    let text = "2 * 8, --3, N";
+    let s = layout::parse_shape(text, &mut scope).unwrap();
+    assert_eq!(s[0], arith::Expr::int(16));
+    assert_eq!(s[1], arith::Expr::int(3));
+    assert_eq!(s[2].to_string(), "N");
+    let text = "4, 9223372036854775807 * 2";
+    let e = layout::parse_shape(text, &mut scope).unwrap_err();
+    assert_eq!(spanned(text, &e), "9223372036854775807 * 2");
+}
+
+/// Spans found by bytes are widened to whole characters: a caret never
+/// points into the middle of a multi-byte character (fuzz `layout`, seed
+/// 0, cases 3249 and 4350).
+#[test]
+fn spans_lie_on_character_boundaries() {
+    let on_boundaries = |text: &str, e: &layout::LayoutError| {
+        let s = e.span.clone().expect("a span");
+        assert!(s.end <= text.len(), "{text:?}: {e:?}");
+        assert!(
+            text.is_char_boundary(s.start) && text.is_char_boundary(s.end),
+            "{text:?}: {e:?}"
+        );
+    };
+    for text in [
+        "la\u{8}∑a a: [a]",
+        "lambda é: [é]",
+        "lambda a: [a, (a é",
+        "∑",
+    ] {
+        on_boundaries(text, &err(text));
+    }
+    let mut scope = arith::Scope::new();
+    for text in ["[Pé", "bda a: [a∑"] {
+        let e = layout::parse_shape(text, &mut scope).unwrap_err();
+        on_boundaries(text, &e);
+    }
+    let e = layout::parse_index("[1, é", &[arith::Expr::int(4), arith::Expr::int(4)]).unwrap_err();
+    on_boundaries("[1, é", &e);
+}
+
+/// A constant index of a map that names a shape symbol maps to a symbolic
+/// index, not an error about the symbol's value (fuzz `layout`, seed 0:
+/// `--shape P,N --map 'lambda a, b: [(a * N + b) // 4, ...]' --index 3,1`).
+#[test]
+fn a_constant_index_of_a_map_naming_a_symbol_stays_symbolic() {
+    let mut scope = arith::Scope::new();
+    let shape = layout::parse_shape("P, N", &mut scope).unwrap();
+    let map =
+        IndexMap::parse_with("lambda a, b: [(a * N + b) // 4, (a * N + b) % 4]", &scope).unwrap();
+    let l = Layout::new(shape, Some(map)).unwrap();
+    let t = l
+        .transformed_index(&[arith::Expr::int(3), arith::Expr::int(1)])
+        .unwrap();
+    assert_eq!(t.len(), 2);
+    let n = scope.get("N").unwrap().clone();
+    let at = |e: &arith::Expr, v: i64| e.eval(&|x: &arith::Var| (x == &n).then_some(v)).unwrap();
+    for v in [1, 5, 9] {
+        assert_eq!(at(&t[0], v), (3 * v + 1) / 4);
+        assert_eq!(at(&t[1], v), (3 * v + 1) % 4);
+    }
+    assert!(l
+        .physical_index(&[arith::Expr::int(3), arith::Expr::int(1)])
+        .is_ok());
+}
+
+/// Long maps: a transpose of 20,000 indices and a sum of 50,000 terms are
+/// analysed in one pass each (every index looked up by hash, every node of
+/// a sum visited once), with the right answers (fuzz `layout`, hostile
+/// cases: both were quadratic).
+#[test]
+fn long_maps_are_analysed() {
+    let n = 20_000;
+    let params: Vec<String> = (0..n).map(|k| format!("a{k}")).collect();
+    let mut reversed = params.clone();
+    reversed.reverse();
+    let text = format!("lambda {}: [{}]", params.join(", "), reversed.join(", "));
+    let map = IndexMap::parse(&text).unwrap();
+    let shape: Vec<arith::Expr> = (0..n)
+        .map(|k| arith::Expr::int(if k % 1000 == 7 { 2 } else { 1 }))
+        .collect();
+    let l = Layout::new(shape.clone(), Some(map)).unwrap();
+    assert_eq!(l.transformed_shape()[0], shape[n - 1]);
+    assert_eq!(l.transformed_shape()[n - 1], shape[0]);
+    assert!(l.is_bijective());
+    let text = format!("lambda a: [{}]", vec!["a"; 50_000].join(" + "));
+    let map = IndexMap::parse(&text).unwrap();
+    let e = Layout::new(vec![arith::Expr::int(8)], Some(map)).unwrap_err();
+    assert!(e.span.is_some(), "{e:?}");
+}
+
+/// A physical extent that overflows is an error pointing at the map's
+/// indices (fuzz `layout`: `9223372036854775807, 2` under a transpose had
+/// no span).
+#[test]
+fn an_overflowing_physical_extent_points_at_the_map() {
+    let text = "lambda a, b: [b, a]";
+    let map = IndexMap::parse(text).unwrap();
+    let shape = vec![arith::Expr::int(i64::MAX), arith::Expr::int(2)];
+    let e = Layout::new(shape, Some(map)).unwrap_err();
+    assert_eq!(spanned(text, &e), "[b, a]");
+}

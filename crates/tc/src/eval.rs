@@ -102,6 +102,7 @@ pub fn evaluate(
         vals: HashMap::new(),
         stmt: 0,
         steps: 0,
+        stored_float: HashMap::new(),
     };
     for (si, s) in def.stmts.iter().enumerate() {
         ev.stmt = si;
@@ -126,6 +127,11 @@ struct Evaluator<'a> {
     vals: HashMap<String, i64>,
     stmt: usize,
     steps: u64,
+    /// Whether the values last stored in each output without a declared
+    /// type are floating point: an output's type is that of what defines
+    /// it (as the lowered `te` compute's is), so `T(i) = A(i)` with an
+    /// integer `A` divides as an integer when read.
+    stored_float: HashMap<String, bool>,
 }
 
 /// A value and whether it is floating point (integer division floors).
@@ -214,6 +220,13 @@ impl Evaluator<'_> {
                 "direct evaluation would take more than {STEP_LIMIT} steps: use smaller sizes"
             ));
         }
+        let mut rhs_float: Option<bool> = None;
+        let declared_int = self.def.outputs.iter().any(|o| {
+            o.name.name == s.lhs.name
+                && o.ty
+                    .as_ref()
+                    .is_some_and(|t| !t.scalar.is_float() && t.scalar != ScalarType::Bool)
+        });
         if total > 0 {
             let mut cur: Vec<i64> = ranges.iter().map(|r| r.1).collect();
             let lo: Vec<i64> = cur.clone();
@@ -228,7 +241,15 @@ impl Evaluator<'_> {
                 for (r, v) in ranges.iter().zip(&cur) {
                     self.vals.insert(r.0.clone(), *v);
                 }
-                let v = self.eval(s.rhs, 0)?.x;
+                let value = self.eval(s.rhs, 0)?;
+                rhs_float.get_or_insert(value.float);
+                // A declared integer output stores integers: each value is
+                // converted (toward zero, as a cast) before it is combined.
+                let v = if value.float && declared_int {
+                    value.x.trunc()
+                } else {
+                    value.x
+                };
                 let at: Vec<i64> = pos.iter().map(|p| cur[*p]).collect();
                 if let Some(o) = buf.offset(&at) {
                     buf.data[o] = match s.op {
@@ -238,6 +259,18 @@ impl Evaluator<'_> {
                 }
                 next_index(&mut cur, &lo, &ext);
             }
+        }
+        let declared = self
+            .def
+            .outputs
+            .iter()
+            .any(|o| o.name.name == s.lhs.name && o.ty.is_some());
+        if !declared {
+            // An update combines with the current values, whose type counts.
+            let prev = matches!(s.op, AssignOp::Reduce { init: false, .. })
+                && self.tensor_is_float(&s.lhs.name);
+            let float = rhs_float.unwrap_or_else(|| self.tensor_is_float(&s.lhs.name)) || prev;
+            self.stored_float.insert(s.lhs.name.clone(), float);
         }
         self.outputs.insert(s.lhs.name.clone(), buf);
         Ok(())
@@ -278,6 +311,9 @@ impl Evaluator<'_> {
     }
 
     fn tensor_is_float(&self, tensor: &str) -> bool {
+        if let Some(&f) = self.stored_float.get(tensor) {
+            return f;
+        }
         self.a
             .checked
             .tensors

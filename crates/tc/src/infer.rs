@@ -776,6 +776,9 @@ impl StmtInfer<'_> {
                 status,
             });
         }
+        if let Some(p) = self.update_precondition(s, &result.ranges) {
+            result.preconditions.push(p);
+        }
         // Data-dependent indices.
         let mut notes = Vec::new();
         for (ai, k) in data_dependent {
@@ -846,6 +849,48 @@ impl StmtInfer<'_> {
             .iter()
             .any(|p| p.status == Status::Violated);
         result
+    }
+
+    /// The precondition of an update (`op=` without `!`) of a tensor an
+    /// earlier statement defined: it reads the tensor's current values at
+    /// its own indices, so its ranges must lie inside the earlier bounds.
+    /// TC infers ranges from the right-hand side alone, so this read does
+    /// not narrow them; it is checked like any other access.
+    fn update_precondition(&self, s: &Stmt, ranges: &[VarRange]) -> Option<Precondition> {
+        if !matches!(s.op, AssignOp::Reduce { init: false, .. }) {
+            return None;
+        }
+        let prev = self.bounds.get(&s.lhs.name)?;
+        let mut conds: Vec<Expr> = Vec::new();
+        for (ix, (lo, hi)) in s.indices.iter().zip(prev) {
+            let Some(r) = ranges.iter().find(|r| r.name == ix.name) else {
+                continue;
+            };
+            for c in [
+                Expr::le(lo.clone(), r.lower.clone()),
+                Expr::le(r.upper.clone(), hi.clone()),
+            ] {
+                let c = simplify(self.an, &c);
+                if c.as_bool() != Some(true) && !conds.contains(&c) {
+                    conds.push(c);
+                }
+            }
+        }
+        let violated = conds
+            .iter()
+            .any(|c| c.as_bool() == Some(false) || self.an.can_prove(&Expr::not(c.clone())));
+        let condition = conds.into_iter().reduce(Expr::and)?;
+        let names: Vec<&str> = s.indices.iter().map(|i| i.name.as_str()).collect();
+        Some(Precondition {
+            span: s.lhs.span.to(s.op_span),
+            access: format!("{}({})", s.lhs.name, names.join(", ")),
+            condition,
+            status: if violated {
+                Status::Violated
+            } else {
+                Status::Unknown
+            },
+        })
     }
 
     fn eliminate_everywhere(

@@ -193,3 +193,150 @@ fn dots_with_its_related_sizes_runs_lowered() {
         assert_clean(&run(src, &sz, seed));
     }
 }
+
+/// An update of a tensor whose range does not start at zero reads the
+/// current values where they are stored (from the lower bound), not one
+/// lower bound further (fuzz `tc`, seed 0, case 1192).
+#[test]
+fn an_update_of_a_tensor_stored_from_a_nonzero_lower_bound_reads_its_own_elements() {
+    let src = "def f(float(L) A, float(M) K) -> (T, U) {
+        T(i) max=! K(r_k) * A(i + r_k - 1) * A(3 * i + r_k - 1)
+        U(i) = T(i)
+        U(i) += T(i)
+    }";
+    for seed in 0..3 {
+        assert_clean(&run(src, &[("L", 7), ("M", 2)], seed));
+    }
+    // `i` runs from 1: `U_s0` holds `T(1), T(2)` at 0 and 1.
+    let text = lowered_text(src);
+    assert!(text.contains("U[i] = (U_s0[i] + T[i])"), "{text}");
+    // The reduction of the update is stored from the lower bound too.
+    let src = "def g(float(N) A, float(N) B) -> (O) {
+        O(i) = A(i - 1) where i in 1:N
+        O(i) += B(i + r - 1) where r in 0:2
+    }";
+    assert_clean(&run(src, &[("N", 6)], 0));
+}
+
+/// An output without a declared type has the type of what defines it, on
+/// both sides: `T(i) = A(i)` with an integer `A` divides as an integer
+/// (fuzz `tc`, seed 0, case 3545).
+#[test]
+fn an_undeclared_output_defined_from_integers_divides_as_an_integer() {
+    let src = "def f(int32(5) A, int32(7) B) -> (T, O) {
+        T(i) = A(2*i)
+        O(i) = (B(i) * A(i) * T(i)) / 2
+    }";
+    for seed in 0..4 {
+        assert_clean(&run(src, &[], seed));
+    }
+    // A float defined tensor still divides as a float.
+    let src = "def g(int32(5) A) -> (T, O) { T(i) = A(i) * 1.5 O(i) = T(i) / 2 }";
+    assert_clean(&run(src, &[], 0));
+}
+
+/// An update (`+=`, `max=` without `!`) reads the tensor's current values
+/// at its own indices: a range reaching past the earlier definition is a
+/// precondition (an error when it never holds, decided by the sizes
+/// otherwise), not a silent out-of-bounds read in the run (fuzz `tc`,
+/// seed 0, case 1994).
+#[test]
+fn an_update_reaching_past_the_earlier_definition_is_a_precondition() {
+    let src = "def f(double(3) A) -> (O) { O(i) = A(i) * A(3 - i) O(i) += A(i) }";
+    let a = analyze(src);
+    let errors: Vec<tc::Diagnostic> = a.defs[0]
+        .all_diagnostics()
+        .into_iter()
+        .filter(|d| d.severity == tc::Severity::Error)
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].message.starts_with("`O(i)` reads out of bounds"),
+        "{errors:?}"
+    );
+    assert_eq!(&src[errors[0].span.start..errors[0].span.end], "O(i) +=");
+    // Symbolic: decided by the sizes.
+    let src = "def g(float(N) A, float(M) B) -> (O) { O(i) = A(i) O(i) max= B(i) }";
+    let a = analyze(src);
+    assert!(!a.defs[0].has_errors(), "{:?}", a.defs[0].all_diagnostics());
+    let check = |n: i64, m: i64| {
+        let c = tc::bind_sizes(&a.defs[0], &sizes(&[("N", n), ("M", m)]));
+        c.diagnostics
+            .iter()
+            .any(|d| d.severity == tc::Severity::Error && d.message.contains("`O(i)`"))
+    };
+    assert!(check(3, 5));
+    assert!(!check(5, 3));
+    assert_clean(&run(src, &[("N", 5), ("M", 3)], 0));
+    // Inside the earlier range: nothing to say.
+    let src = "def h(float(N) A) -> (O) { O(i) = A(i) O(i) += A(i) }";
+    assert!(analyze(src).defs[0].all_diagnostics().is_empty());
+}
+
+/// Large values compare relative to their size: the lowered program
+/// rounds to `float32` at every step of a product of six factors near 7,
+/// and is then off by about 1e-2 while exact to seven digits; a run is not
+/// a mismatch for that (fuzz `tc`, seed 0, case 3582).
+#[test]
+fn large_values_compare_relative_to_their_magnitude() {
+    let src = "def f(float(7, 12) A, float(6) K) -> (O) { O(i, j) *=! K(r) * A(i, j + 2*r) - i }";
+    let r = run(src, &[], 0);
+    assert_clean(&r);
+    assert!(r.max_abs_error > 1e-4, "{r:?}");
+    assert!(r.max_scaled_error <= 1e-5, "{r:?}");
+}
+
+/// Direct evaluation's values are rounded to the output's element type
+/// before they are compared: `exp(100)` overflows `float32` to infinity in
+/// the program, as it must (fuzz `tc`, seed 1, case 18501).
+#[test]
+fn values_beyond_float32_compare_as_float32() {
+    let src = "def f(float(4) A) -> (O) { O(i) = exp(A(i) * 0.5 + 100.0) }";
+    assert_clean(&run(src, &[], 0));
+    let src = "def g(double(4) A) -> (O) { O(i) = exp(A(i) * 0.5 + 100.0) }";
+    assert_clean(&run(src, &[], 0));
+}
+
+/// Sizes that empty a range (the statement does nothing, a warning) run by
+/// direct evaluation, with the reason the lowered program is not run: it
+/// takes ranges to be non-empty, and would allocate a negative extent
+/// (fuzz `tc`, seed 0, case 17995: the run failed).
+#[test]
+fn sizes_that_empty_a_range_run_by_direct_evaluation() {
+    let src = "def f(float(L) A, float(N) B) -> (T, O) {
+        T(i) = A(i)
+        O(i) = T(i) * B(i + 8)
+    }";
+    let r = run(src, &[("L", 7), ("N", 2)], 0);
+    assert!(!r.lowered, "{r:?}");
+    assert!(
+        r.not_lowered
+            .as_deref()
+            .unwrap()
+            .contains("statement 2 has an empty range"),
+        "{r:?}"
+    );
+    assert_eq!(r.out_of_bounds, 0, "{r:?}");
+    assert_clean(&run(src, &[("L", 7), ("N", 12)], 0));
+}
+
+/// A declared output type is the type of what is stored, on both sides:
+/// an `int32` output of float values holds them converted toward zero, and
+/// a `float` output of integers divides as a float when read (the lowered
+/// compute had the type of its body).
+#[test]
+fn a_declared_output_type_is_the_type_stored() {
+    let src = "def f(float(4) A) -> (int32(4) O) { O(i) = A(i) * 3.0 }";
+    for seed in 0..3 {
+        assert_clean(&run(src, &[], seed));
+    }
+    let src = "def g(int32(4) A) -> (float(4) O, T) { O(i) = A(i) T(i) = O(i) / 2 }";
+    for seed in 0..3 {
+        assert_clean(&run(src, &[], seed));
+    }
+    let src = "def h(float(4, 3) A) -> (int32(4) O) { O(i) +=! A(i, r) * 3.0 }";
+    assert_clean(&run(src, &[], 0));
+    let src =
+        "def k(int32(4, 3) A) -> (double(4) O) { O(i) max=! A(i, r) / 2 O(i) += A(i, 0) * 1.5 }";
+    assert_clean(&run(src, &[], 0));
+}

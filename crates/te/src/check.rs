@@ -138,7 +138,7 @@ pub fn check(
         });
         inputs_by_op.insert(t.op().id(), data.clone());
         let logical: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-        let layout = crate::layout::concrete(s, t, &logical)?;
+        let layout = crate::layout::concrete(s, t, &logical, sizes)?;
         inputs.insert(
             buf.clone(),
             crate::layout::physical_data(layout.as_ref(), data)?,
@@ -161,7 +161,7 @@ pub fn check(
         }
         let got = run.tensor(buf).expect("parameters have results");
         let shape = reference.shape(t.op())?;
-        let layout = crate::layout::concrete(s, t, &shape)?;
+        let layout = crate::layout::concrete(s, t, &shape, sizes)?;
         let total: i64 = shape.iter().product();
         let mut idx = vec![0i64; shape.len()];
         for _ in 0..total.max(0) {

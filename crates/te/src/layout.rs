@@ -13,8 +13,9 @@ use crate::error::{Result, TeError};
 use crate::iter_var::{IterKind, IterVar};
 use crate::operation::{Operation, Tensor};
 use crate::schedule::Schedule;
-use arith::{Expr, Range};
+use arith::{Expr, Range, Var};
 use layout::{AxisPlan, IndexMap, Layout};
+use std::collections::HashMap;
 use tir::{Buffer, PrimFunc};
 
 fn err(op: &Operation, e: impl std::fmt::Display) -> TeError {
@@ -165,13 +166,31 @@ pub(crate) fn apply(s: &Schedule, buffers: &[Option<Buffer>], func: PrimFunc) ->
         .map_err(|e| TeError::lowering(e.to_string()))
 }
 
-/// The layout of tensor `t` at the concrete logical `shape`, if it has one.
-pub(crate) fn concrete(s: &Schedule, t: &Tensor, shape: &[i64]) -> Result<Option<Layout>> {
+/// The layout of tensor `t` at the concrete logical `shape`, if it has one,
+/// with the size variables of its map (`i * n + j`) given their `sizes`:
+/// the map must agree with the shape it is built for.
+pub(crate) fn concrete(
+    s: &Schedule,
+    t: &Tensor,
+    shape: &[i64],
+    sizes: &HashMap<Var, i64>,
+) -> Result<Option<Layout>> {
     let Some(map) = s.layout(t.op()) else {
         return Ok(None);
     };
     let dims = shape.iter().map(|&d| Expr::int(d)).collect();
-    Layout::new(dims, Some(map.clone()))
+    let finals = map
+        .final_indices()
+        .iter()
+        .map(|e| e.substitute(&mut |v| sizes.get(v).map(|&x| Expr::int(x))))
+        .collect();
+    let map = IndexMap::new(
+        map.initial_indices().to_vec(),
+        finals,
+        map.axis_separators().to_vec(),
+    )
+    .map_err(|e| TeError::lowering(format!("layout of `{}`: {}", t.name(), e.message)))?;
+    Layout::new(dims, Some(map))
         .map(Some)
         .map_err(|e| TeError::lowering(format!("layout of `{}`: {}", t.name(), e.message)))
 }

@@ -564,3 +564,31 @@ fn size_one_buffer_cases() {
         );
     }
 }
+
+/// A layout map over a symbolic shape that names its sizes (`i * n + j`
+/// fuses with the extent `n`) runs with the sizes given: the map is read
+/// with the same values as the shape (fuzz `te`, seed 0, case 10027).
+#[test]
+fn a_map_naming_a_size_runs_with_that_size() {
+    let mut scope = arith::Scope::new();
+    let n = arith::Var::new("n");
+    scope.insert(n.clone());
+    let a = placeholder([n.expr(), n.expr()], "A", DataType::Float32).unwrap();
+    let a2 = a.clone();
+    let b = compute_named(
+        [n.expr(), n.expr()],
+        &["i", "j"],
+        move |x| a2.at([&x[0], &x[1]]) * 2,
+        "B",
+    )
+    .unwrap();
+    let mut s = create_schedule(&[b.clone()]);
+    let map =
+        IndexMap::parse_with("lambda i, j: [(i * n + j) // 2, (i * n + j) % 2]", &scope).unwrap();
+    s.transform_layout(&a, map).unwrap();
+    for size in [4, 7] {
+        let sizes = HashMap::from([(n.clone(), size)]);
+        let r = check(&s, &[a.clone(), b.clone()], &sizes, 1).unwrap();
+        assert!(r.is_clean(1e-9), "n = {size}: {r:?}");
+    }
+}

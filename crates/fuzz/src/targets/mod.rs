@@ -5,8 +5,10 @@ use crate::rng::Rng;
 
 pub mod expr;
 pub mod hlo;
+pub mod layout;
 pub mod map;
 pub mod selftest;
+pub mod tc;
 pub mod te;
 
 /// A wrong answer found by a target's oracle (panics and aborts are caught
@@ -46,12 +48,14 @@ pub trait Target: Sync {
 }
 
 /// Every target, by name.
-pub fn all() -> [&'static dyn Target; 4] {
+pub fn all() -> [&'static dyn Target; 6] {
     [
         &expr::ExprTarget,
         &map::MapTarget,
         &hlo::HloTarget,
         &te::TeTarget,
+        &tc::TcTarget,
+        &layout::LayoutTarget,
     ]
 }
 

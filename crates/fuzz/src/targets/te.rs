@@ -1,7 +1,8 @@
 //! `te`: TE scripts with random pipelines (one- or two-dimensional stencil
 //! stages with offsets, reversals and strided reads, an optional
 //! reduction) and random schedules (split by factor or parts, fuse,
-//! reorder, compute_at, compute_inline), run through the `script` front
+//! reorder, compute_at, compute_inline, the input's `transform_layout`),
+//! run through the `script` front
 //! end, bound inference, lowering and the checked run, as
 //! `rangefinder te --run` does.
 //!
@@ -57,10 +58,10 @@ fn extent(rng: &mut Rng, symbolic: bool) -> String {
 fn generate_script(rng: &mut Rng) -> String {
     let symbolic = rng.chance(40);
     let rank = 1 + rng.index(2);
-    // Symbolic pipelines of more than two stages with reversed reads take
-    // seconds each (bound inference grows exponentially with the number of
-    // stages on them, an open issue), so they stay short here.
-    let stages = 1 + rng.index(if symbolic { 2 } else { 4 });
+    // Symbolic pipelines are as long as constant ones: bound inference
+    // stays near-linear in the number of stages on them (the `chain`
+    // benchmark's `symbolic_nparts_chain`).
+    let stages = 1 + rng.index(4);
     let mut out = String::from("import tvm\nfrom tvm import te\n\n");
     if symbolic {
         out.push_str("n = te.var(\"n\")\n");
@@ -68,6 +69,7 @@ fn generate_script(rng: &mut Rng) -> String {
     // Extents as text; every stage shrinks each axis by its largest offset,
     // never below one element (`n` runs as 7).
     let mut ext: Vec<String> = (0..rank).map(|_| extent(rng, symbolic)).collect();
+    let first_ext = ext.clone();
     let mut smallest = ext
         .iter()
         .map(|e| e.parse::<i64>().unwrap_or(RUN_SIZE))
@@ -146,6 +148,23 @@ fn generate_script(rng: &mut Rng) -> String {
         out_name = "R".into();
     }
     let _ = writeln!(out, "\ns = te.create_schedule({out_name}.op)");
+    if rng.chance(25) {
+        // The input stored in another layout (seed 001): splits that may
+        // not divide, a transpose, a fusion, an axis separator.
+        let f = rng.range(2, 4);
+        let map = match (rank, rng.below(4)) {
+            (1, 0) => "lambda i: [i]".to_string(),
+            (1, _) => format!("lambda i: [i // {f}, i % {f}]"),
+            (_, 0) => "lambda i, j: [j, i]".to_string(),
+            (_, 1) => format!("lambda i, j: [i // {f}, j, i % {f}]"),
+            (_, 2) => "lambda i, j: [i, te.AXIS_SEPARATOR, j]".to_string(),
+            _ => format!(
+                "lambda i, j: [(i * {e} + j) // {f}, (i * {e} + j) % {f}]",
+                e = first_ext[1]
+            ),
+        };
+        let _ = writeln!(out, "s[A].transform_layout({map})");
+    }
     // The output's loops: maybe split, fuse or reorder; producers attach
     // to one of them, are inlined, or stay at the root.
     let mut leaves: Vec<String> = Vec::new();
@@ -189,7 +208,18 @@ fn generate_script(rng: &mut Rng) -> String {
             0 => {
                 let _ = writeln!(out, "s[{p}].compute_inline()");
             }
-            1 => {}
+            // At the root, sometimes stored in another layout.
+            1 => {
+                if rng.chance(40) {
+                    let map = if rank == 2 {
+                        "lambda i, j: [j, i]".to_string()
+                    } else {
+                        let f = rng.range(1, 3);
+                        format!("lambda i: [i // {f}, i % {f}]")
+                    };
+                    let _ = writeln!(out, "s[{p}].transform_layout({map})");
+                }
+            }
             _ => {
                 if rng.chance(40) {
                     let by = rng.range(2, 4);
