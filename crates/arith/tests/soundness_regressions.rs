@@ -270,3 +270,31 @@ fn results_are_defined_wherever_the_input_is() {
         "x * 4611686018427387904 * 4 + y * 5"
     );
 }
+
+/// A `min`/`max` term with coefficient `i64::MIN` in a comparison: deciding
+/// its sign negated the coefficient unchecked (a debug build panicked, a
+/// release build wrapped). Found by the `tc` fuzz target's property tests.
+#[test]
+fn a_min_max_term_scaled_by_i64_min_is_negated_checked() {
+    let mut scope = Scope::new();
+    let e = arith::parse_in(
+        "max(max(x, x*16 + x*9223372036854775807) * -9223372036854775808, z * -4) == 0",
+        &mut scope,
+    )
+    .unwrap();
+    let mut an = Analyzer::new();
+    let (x, z) = (
+        scope.get("x").unwrap().clone(),
+        scope.get("z").unwrap().clone(),
+    );
+    an.bind(&x, Range::half_open(Expr::int(MIN), Expr::int(MIN + 2)));
+    an.bind(&z, Range::half_open(Expr::int(-P62), Expr::int(-P62 + 3)));
+    // The input has no value anywhere (`x * 16` leaves i64): any answer
+    // or an error will do, but not a panic.
+    let _ = an.simplify(&e);
+    check(
+        "max(x, y) * -9223372036854775808 + z < 0",
+        &[("x", -1, 1), ("y", -1, 1), ("z", -2, 2)],
+        &[],
+    );
+}

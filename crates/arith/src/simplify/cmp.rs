@@ -112,7 +112,7 @@ impl Simplifier<'_> {
                 continue;
             }
             let mut rest = d.clone();
-            rest.add_atom(&t.atom, -t.coeff)?;
+            rest.add_atom(&t.atom, num::neg(t.coeff)?)?;
             let mut case = |x: &Expr| -> Result<Expr> {
                 let mut s = rest.clone();
                 s.add_expr(x, t.coeff)?;

@@ -210,7 +210,7 @@ impl Simplifier<'_> {
             // c * min(a, b) is min(c * a, c * b) for c > 0, a max for c < 0.
             let is_min = is_min == (t.coeff > 0);
             let mut rest = d;
-            rest.add_atom(&t.atom, -t.coeff)?;
+            rest.add_atom(&t.atom, num::neg(t.coeff)?)?;
             let side = |x: &Expr| -> Option<Sum> {
                 let mut r = rest.clone();
                 r.add_expr(x, t.coeff).ok().map(|_| r)

@@ -481,9 +481,14 @@ impl<'a> Match<'a> {
         let env = self.env;
         match &env.slots[slot] {
             Slot::Whole => env.info,
-            Slot::Offset => Info {
-                bound: env.info.bound.add(ConstBound::point(-env.sum.konst)),
-                modular: env.info.modular.add(Modular::exact(-env.sum.konst)),
+            // The terms without the constant; nothing is known when the
+            // constant cannot be negated.
+            Slot::Offset => match env.sum.konst.checked_neg() {
+                Some(k) => Info {
+                    bound: env.info.bound.add(ConstBound::point(k)),
+                    modular: env.info.modular.add(Modular::exact(k)),
+                },
+                None => Info::ANY,
             },
             Slot::Rest => {
                 let mut bound = ConstBound::point(env.sum.konst);
