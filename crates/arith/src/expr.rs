@@ -772,11 +772,22 @@ fn with_ty((h, s): (u64, u32), ty: Type) -> (u64, u32, Type) {
 impl PartialEq for Expr {
     /// Structural equality. Iterative, so that comparing two equal but
     /// separately built deep trees cannot overflow the stack.
+    ///
+    /// Pairs of large nodes already compared are not compared again, so two
+    /// graphs of shared nodes (`e + e`, repeated) compare in time of their
+    /// own size, not of the trees they stand for.
     fn eq(&self, other: &Expr) -> bool {
         let mut pending: Vec<(&Expr, &Expr)> = Vec::new();
+        let mut compared: Option<crate::IdSet<(usize, usize)>> = None;
         let (mut a, mut b) = (self, other);
         loop {
-            if !a.ptr_eq(b) {
+            let mut again = || {
+                a.0.size > 64
+                    && !compared
+                        .get_or_insert_with(Default::default)
+                        .insert((a.node_id(), b.node_id()))
+            };
+            if !a.ptr_eq(b) && !again() {
                 if a.0.hash != b.0.hash || a.0.size != b.0.size || !same_head(a, b) {
                     return false;
                 }
