@@ -654,7 +654,17 @@ impl Expr {
     /// Whether `v` occurs in this expression.
     pub fn uses_var(&self, v: &Var) -> bool {
         let mut pending: SmallVec<[&Expr; 16]> = smallvec::smallvec![self];
+        // Large shared nodes are searched once (a graph of `e + e` stands
+        // for a tree far larger than itself).
+        let mut seen: Option<crate::IdSet<usize>> = None;
         while let Some(e) = pending.pop() {
+            if e.0.size > 64
+                && !seen
+                    .get_or_insert_with(Default::default)
+                    .insert(e.node_id())
+            {
+                continue;
+            }
             match e.kind() {
                 ExprKind::Var(w) if w == v => return true,
                 ExprKind::Var(_) | ExprKind::Int(_) | ExprKind::Bool(_) => {}

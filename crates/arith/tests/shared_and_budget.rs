@@ -117,4 +117,5 @@ fn a_graph_standing_for_an_astronomical_tree_is_analysed_by_its_size() {
     assert!(s != Expr::int(0) && s.node_count() <= e.node_count());
     let b = an.const_int_bound(&e);
     assert!(b.min <= 0 && b.max >= 0, "{b:?}");
+    assert!(e.uses_var(&x) && !e.uses_var(&Var::new("y")));
 }
