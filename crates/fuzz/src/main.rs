@@ -1,4 +1,4 @@
-//! `cargo run -p fuzz --release -- TARGET --cases N [--seed S]`: a fuzz
+//! `cargo run -p fuzz --profile fuzz -- TARGET --cases N [--seed S]`: a fuzz
 //! harness on stable Rust.
 //!
 //! The targets (`targets/`): `expr` (index expressions, simplified),

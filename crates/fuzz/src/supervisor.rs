@@ -127,7 +127,7 @@ impl Tally<'_> {
             _ => format!("rangefinder te {shown} --run"),
         };
         let note = format!(
-            "target: {}\nclass: {class}\nmessage: {message}\ninput: {shown}\nreproduce: cargo run -p fuzz --release -- {} --input {shown}\n(or --seed {} --case {case} with this version of the generators)\nor: {command}\n",
+            "target: {}\nclass: {class}\nmessage: {message}\ninput: {shown}\nreproduce: cargo run -p fuzz --profile fuzz -- {} --input {shown}\n(or --seed {} --case {case} with this version of the generators)\nor: {command}\n",
             t.name(),
             t.name(),
             self.opts.seed

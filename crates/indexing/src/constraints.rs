@@ -186,17 +186,19 @@ fn next_with_residue(x: i64, m: i64, allowed: Interval, upward: bool) -> Option<
         return Some(x);
     }
     if upward {
+        // Past the allowed residues: to the next period's first one
+        // (`m - (r - lower)`, which cannot overflow as `m - r + lower` can).
         let step = if r < allowed.lower {
             allowed.lower - r
         } else {
-            m - r + allowed.lower
+            m - (r - allowed.lower)
         };
         x.checked_add(step)
     } else {
         let step = if r > allowed.upper {
             r - allowed.upper
         } else {
-            r + m - allowed.upper
+            m - (allowed.upper - r)
         };
         x.checked_sub(step)
     }

@@ -74,3 +74,17 @@ fn sums_near_the_ends_of_i64_keep_their_grouping_when_printed() {
         "(d0)[s0, s1] -> (min(d0, -9) + s0 * 6 - s1 + 14), domain: d0 in [0, 5], s0 in [0, 2], s1 in [0, 7]"
     );
 }
+
+/// A `mod` constraint with a modulus near `i64::MAX`: moving a bound to the
+/// next allowed residue computed `m - r + lower`, which overflowed (a
+/// wrapped value in release builds). Found by `fuzz map` built with
+/// overflow checks.
+#[test]
+fn a_mod_constraint_with_a_huge_modulus_tightens_without_overflow() {
+    let text = "(d0, d1, d2)[s0] -> (((d2 mod -7) floordiv -7)), domain: d0 in [0, 3], \
+                d1 in [0, 5], d2 in [0, 6], s0 in [0, 6], (d1 mod 9223372036854775807) in [8, 8]";
+    let mut map = IndexingMap::parse(text).unwrap();
+    map.simplify();
+    // No d1 in [0, 5] has d1 mod (2^63 - 1) = 8: the map is empty.
+    assert!(map.is_known_empty(), "{map}");
+}
