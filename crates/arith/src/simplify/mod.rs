@@ -297,19 +297,21 @@ impl<'a> Simplifier<'a> {
             return self.collect_small(e, coeff, s);
         }
         // `k * x` for a product with a literal.
-        let scaled = |n: &Expr| match n.kind() {
-            ExprKind::Mul(a, b) => match (a.as_int(), b.as_int()) {
-                (_, Some(k)) => Some((k, a.clone())),
-                (Some(k), None) => Some((k, b.clone())),
+        fn scaled(n: &Expr) -> Option<(i64, &Expr)> {
+            match n.kind() {
+                ExprKind::Mul(a, b) => match (a.as_int(), b.as_int()) {
+                    (_, Some(k)) => Some((k, a)),
+                    (Some(k), None) => Some((k, b)),
+                    _ => None,
+                },
                 _ => None,
-            },
-            _ => None,
-        };
+            }
+        }
         // Every node of the chain once, children after their parents
         // (the reverse of a post-order).
-        let mut post: Vec<Expr> = Vec::new();
+        let mut post: Vec<&Expr> = Vec::new();
         let mut seen: crate::IdSet<usize> = Default::default();
-        let mut stack: Vec<(Expr, bool)> = vec![(e.clone(), false)];
+        let mut stack: Vec<(&Expr, bool)> = vec![(e, false)];
         while let Some((n, expanded)) = stack.pop() {
             if expanded {
                 post.push(n);
@@ -318,11 +320,9 @@ impl<'a> Simplifier<'a> {
             if !seen.insert(n.node_id()) {
                 continue;
             }
-            let kids: smallvec::SmallVec<[Expr; 2]> = match n.kind() {
-                ExprKind::Add(a, b) | ExprKind::Sub(a, b) => {
-                    smallvec::smallvec![a.clone(), b.clone()]
-                }
-                _ => match scaled(&n) {
+            let kids: smallvec::SmallVec<[&Expr; 2]> = match n.kind() {
+                ExprKind::Add(a, b) | ExprKind::Sub(a, b) => smallvec::smallvec![a, b],
+                _ => match scaled(n) {
                     Some((_, x)) => smallvec::smallvec![x],
                     None => smallvec::SmallVec::new(),
                 },
@@ -353,7 +353,7 @@ impl<'a> Simplifier<'a> {
                 ExprKind::Int(v) => s.konst = num::add(s.konst, num::mul(*v, c)?)?,
                 _ => {
                     if let Some((k, x)) = scaled(n) {
-                        give(&mut weight, &x, num::mul(c, k)?)?;
+                        give(&mut weight, x, num::mul(c, k)?)?;
                         continue;
                     }
                     let (x, info) = self.visit(n)?;
