@@ -3,7 +3,9 @@
 //! bundled `examples/simplify/index_exprs.batch` when the corpus is absent).
 //!
 //! Prints the median time per `simplify` over all expressions (each timed
-//! over many repetitions), then runs divan's benchmarks of the whole corpus.
+//! over many repetitions), the cost of the front end alone, and the whole
+//! of `rangefinder simplify --batch` per line without process start-up,
+//! then runs divan's benchmarks of the whole corpus.
 
 use arith::{Analyzer, Expr, Scope};
 use std::path::PathBuf;
@@ -60,6 +62,30 @@ fn front_end_per_line() -> f64 {
             divan::black_box(&out);
         }
         best = best.min(start.elapsed().as_nanos() as f64 / lines.len() as f64);
+    }
+    best
+}
+
+/// The mean time per line of `rangefinder simplify --batch` without the
+/// process around it: each of 21 runs reads the whole corpus with a fresh
+/// [`arith::Batch`] (so every context is met for the first time once per
+/// run), simplifies every line and prints each result; the best run counts.
+fn end_to_end_per_line() -> f64 {
+    let text = std::fs::read_to_string(corpus_path()).expect("corpus");
+    let mut out = String::new();
+    let mut best = f64::INFINITY;
+    for _ in 0..21 {
+        let start = Instant::now();
+        let mut batch = arith::Batch::new();
+        for line in divan::black_box(text.as_str()).lines() {
+            out.clear();
+            match batch.simplify_line(line) {
+                Ok(e) => e.print_into(&mut out),
+                Err(e) => out.push_str(&e.message),
+            }
+            divan::black_box(&out);
+        }
+        best = best.min(start.elapsed().as_nanos() as f64 / text.lines().count() as f64);
     }
     best
 }
@@ -121,6 +147,10 @@ fn main() {
     println!(
         "front end (read, bind, print, drop; no simplification): {:.0} ns per line",
         front_end_per_line()
+    );
+    println!(
+        "end to end (read, parse, simplify, print; as `simplify --batch`): {:.0} ns per line",
+        end_to_end_per_line()
     );
     divan::main();
 }

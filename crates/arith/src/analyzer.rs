@@ -721,42 +721,55 @@ impl Analyzer {
         finite && !self.may_overflow(e)
     }
 
-    /// Whether every constant of `e` and every variable's range lies within
-    /// `±2^12` and `e` has at most three multiplications. For a tree of at
-    /// most 16 nodes (at most 8 leaves) that bounds every intermediate
-    /// value by `8 * 16 * 2^48 < 2^63`: no product of four factors whose
-    /// leaf counts add up to 8 exceeds `16 * (2^12)^4`, and division,
-    /// modulo, `min`, `max` and `select` never exceed their operands.
-    fn all_small(&self, e: &Expr) -> bool {
-        fn rec(an: &Analyzer, e: &Expr, muls: &mut u32) -> bool {
-            const SMALL: i64 = 1 << 12;
-            use ExprKind::*;
-            match e.kind() {
-                Int(v) => v.unsigned_abs() <= SMALL as u64,
-                Bool(_) => true,
-                Var(v) => {
-                    let b = an.var_bound(v);
-                    b.all_ge(-SMALL) && b.all_le(SMALL)
-                }
-                Not(a) => rec(an, a, muls),
-                Select(c, a, b) => rec(an, c, muls) && rec(an, a, muls) && rec(an, b, muls),
-                Mul(a, b) => {
-                    *muls += 1;
-                    *muls <= 3 && rec(an, a, muls) && rec(an, b, muls)
-                }
-                Add(a, b)
-                | Sub(a, b)
-                | FloorDiv(a, b)
-                | FloorMod(a, b)
-                | CeilDiv(a, b)
-                | Min(a, b)
-                | Max(a, b)
-                | Cmp(_, a, b)
-                | And(a, b)
-                | Or(a, b) => rec(an, a, muls) && rec(an, b, muls),
+    /// How many bits bound the magnitude of every node of `e` (each node's
+    /// values lie strictly inside `±2^bits`), from the leaves' magnitudes
+    /// alone: a sum needs one bit more than its larger operand, a product
+    /// the bits of both, and division, modulo, `min`, `max` and `select`
+    /// no more than their operands (one more for a division's rounding).
+    /// `None` when some node may need more than 62 bits or a variable is
+    /// unbounded: then only the interval walk of
+    /// [`Analyzer::may_overflow`] can tell.
+    fn magnitude_bits(&self, e: &Expr) -> Option<u32> {
+        use ExprKind::*;
+        const LIMIT: u32 = 62;
+        let bits_of = |m: u128| 128 - m.leading_zeros();
+        let bits = match e.kind() {
+            Int(v) => bits_of(v.unsigned_abs() as u128),
+            Bool(_) => 1,
+            Var(v) => {
+                let (lo, hi) = self.overflow_var_interval(v)?;
+                bits_of(lo.unsigned_abs().max(hi.unsigned_abs()))
+            }
+            Not(a) => self.magnitude_bits(a).map(|_| 1)?,
+            Cmp(_, a, b) | And(a, b) | Or(a, b) => {
+                self.magnitude_bits(a)?;
+                self.magnitude_bits(b)?;
+                1
+            }
+            Add(a, b) | Sub(a, b) => self.magnitude_bits(a)?.max(self.magnitude_bits(b)?) + 1,
+            Mul(a, b) => self.magnitude_bits(a)? + self.magnitude_bits(b)?,
+            FloorDiv(a, b) | FloorMod(a, b) | CeilDiv(a, b) => {
+                self.magnitude_bits(a)?.max(self.magnitude_bits(b)?) + 1
+            }
+            Min(a, b) | Max(a, b) => self.magnitude_bits(a)?.max(self.magnitude_bits(b)?),
+            Select(c, a, b) => {
+                self.magnitude_bits(c)?;
+                self.magnitude_bits(a)?.max(self.magnitude_bits(b)?)
+            }
+        };
+        (bits <= LIMIT).then_some(bits)
+    }
+
+    /// The values a variable takes as [`Analyzer::may_overflow`] judges
+    /// them: its declared range, else its finite bounds.
+    fn overflow_var_interval(&self, v: &Var) -> Option<(i128, i128)> {
+        match self.vars.get(v).and_then(|f| f.declared) {
+            Some((lo, hi)) => Some((lo as i128, hi as i128)),
+            None => {
+                let b = self.var_bound(v);
+                b.is_finite().then_some((b.min as i128, b.max as i128))
             }
         }
-        rec(self, e, &mut 0)
     }
 
     /// Whether some node of `e` may leave the `i64` range for variable
@@ -778,12 +791,17 @@ impl Analyzer {
     /// assert!(!Analyzer::new().may_overflow(&e)); // unbounded: not judged
     /// ```
     pub fn may_overflow(&self, e: &Expr) -> bool {
-        // Small trees whose constants and variable ranges are all small
-        // cannot reach 2^63: each node at most squares the largest
-        // magnitude below it, and they have few multiplications.
-        if e.node_count() <= 16 && self.all_small(e) {
+        // Most trees are decided by their leaves' magnitudes alone (index
+        // arithmetic over 32-bit ranges stays far below 2^63); the interval
+        // walk is for the rest.
+        if e.node_count() <= crate::stack::RECURSION_NODES && self.magnitude_bits(e).is_some() {
             return false;
         }
+        self.may_overflow_by_intervals(e)
+    }
+
+    /// [`Analyzer::may_overflow`] by interval arithmetic on every node.
+    fn may_overflow_by_intervals(&self, e: &Expr) -> bool {
         let mut overflow = false;
         let node =
             |n: &Expr, kids: &[W], overflow: &mut bool| self.overflow_interval(n, kids, overflow);
@@ -845,13 +863,7 @@ impl Analyzer {
         match n.kind() {
             Int(v) => Some((*v as i128, *v as i128)),
             Bool(_) | Cmp(..) | And(..) | Or(..) | Not(..) => Some((0, 1)),
-            Var(v) => match self.vars.get(v).and_then(|f| f.declared) {
-                Some((lo, hi)) => Some((lo as i128, hi as i128)),
-                None => {
-                    let b = self.var_bound(v);
-                    b.is_finite().then_some((b.min as i128, b.max as i128))
-                }
-            },
+            Var(v) => self.overflow_var_interval(v),
             Add(..) => {
                 let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
                 range(a0 + b0, a1 + b1, overflow)
@@ -1116,6 +1128,57 @@ mod tests {
                 LINEAR_HITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let fast = an.keep_where_defined(&e, fast);
                 prop_assert_eq!(Ok(fast), an.simplify_full(&e), "{}", e);
+            }
+        }
+    }
+
+    /// A leaf of any magnitude: constants and variables whose ranges
+    /// reach from a few values to most of `i64`.
+    fn wide_expr() -> impl Strategy<Value = Expr> {
+        let (x, y) = xy().clone();
+        let leaf = prop_oneof![
+            (0u32..63, any::<bool>()).prop_map(|(b, neg)| {
+                let v = (1i64 << b) - 1;
+                Expr::int(if neg { -v } else { v })
+            }),
+            Just(x.expr()),
+            Just(y.expr()),
+            any::<bool>().prop_map(Expr::bool),
+        ];
+        leaf.prop_recursive(4, 16, 3, |inner| {
+            prop_oneof![
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::add(a, b)),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::sub(a, b)),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::mul(a, b)),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::floor_div(a, b)),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::floor_mod(a, b)),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::ceil_div(a, b)),
+                (inner.clone(), inner.clone()).prop_map(|(a, b)| Expr::max(a, b)),
+                (inner.clone(), inner.clone(), inner).prop_map(|(c, a, b)| Expr::select(
+                    Expr::lt(c, a.clone()),
+                    a,
+                    b
+                )),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        /// Whenever the leaves' magnitudes clear a tree, the interval walk
+        /// finds no node that may overflow either.
+        #[test]
+        fn magnitude_bits_never_clear_an_overflow(
+            e in wide_expr(),
+            xb in 0u32..63,
+            yb in 0u32..63,
+        ) {
+            let (x, y) = xy();
+            let mut an = Analyzer::new();
+            an.bind(x, Range::new(Expr::int(-(1i64 << xb)), Expr::int((1i64 << xb) - 1)));
+            an.bind(y, Range::new(Expr::int(0), Expr::int((1i64 << yb) - 1)));
+            if an.magnitude_bits(&e).is_some() {
+                prop_assert!(!an.may_overflow_by_intervals(&e), "{}", e);
             }
         }
     }

@@ -23,6 +23,7 @@
 #![allow(clippy::should_implement_trait)]
 
 mod analyzer;
+mod batch;
 mod bound;
 mod compiled;
 mod error;
@@ -40,6 +41,7 @@ mod simplify;
 mod walk;
 
 pub use analyzer::Analyzer;
+pub use batch::Batch;
 pub use bound::{ConstBound, NEG_INF, POS_INF};
 pub use compiled::{Compiled, Stack, Undefined};
 pub use error::{ArithError, ErrorKind, Result};

@@ -55,9 +55,10 @@ impl ConstantCache {
 
 /// FxHash over the bytes of a name: names are short and not chosen by an
 /// adversary who gains anything from collisions (a collision only costs a
-/// comparison), so a multiply-rotate hash beats SipHash here.
+/// comparison), so a multiply-rotate hash beats SipHash here. Batch
+/// contexts are keyed by their text with it too.
 #[derive(Default)]
-struct NameHasher(u64);
+pub(crate) struct NameHasher(u64);
 
 impl Hasher for NameHasher {
     fn finish(&self) -> u64 {

@@ -96,10 +96,9 @@ pub fn run(args: SimplifyArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// One output line per input line: the result, or `error: MESSAGE`.
-/// Names are resolved through one scope for the whole file, so that a name
-/// used on many lines is one variable made once; each line still gets an
-/// analyzer of its own, so nothing known on one line reaches another.
+/// One output line per input line: the result, or `error: MESSAGE`
+/// ([`arith::Batch`]: one scope for the file, each line under its own
+/// ranges only).
 fn run_batch(path: &PathBuf) -> ExitCode {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -107,16 +106,12 @@ fn run_batch(path: &PathBuf) -> ExitCode {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut scope = Scope::new();
+    let mut batch = arith::Batch::new();
     let mut line_out = String::new();
     let mut failed = false;
     for line in text.lines() {
         line_out.clear();
-        let result = arith::parse_case(line, &mut scope).and_then(|case| {
-            let mut analyzer = Analyzer::new();
-            analyzer.bind_all(&case.ranges);
-            analyzer.simplify(&case.expr)
-        });
+        let result = batch.simplify_line(line);
         match result {
             Ok(simplified) => simplified.print_into(&mut line_out),
             Err(e) => {
