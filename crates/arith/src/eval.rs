@@ -21,9 +21,27 @@ impl Expr {
         // 100,000 terms (a left-deep chain) evaluates in constant stack.
         let mut steps: Vec<Step<'_>> = vec![Step::Visit(self)];
         let mut values: Vec<i64> = Vec::new();
+        // Values of large nodes by identity: a node shared many times (a
+        // graph of `e + e`) is evaluated once.
+        let mut shared: Option<crate::IdMap<usize, i64>> = None;
         while let Some(step) = steps.pop() {
             match step {
+                Step::Visit(e) if e.node_count() > 64 => {
+                    match shared.as_ref().and_then(|m| m.get(&e.node_id())) {
+                        Some(v) => values.push(*v),
+                        None => {
+                            steps.push(Step::Remember(e));
+                            visit(e, env, &mut steps, &mut values)?
+                        }
+                    }
+                }
                 Step::Visit(e) => visit(e, env, &mut steps, &mut values)?,
+                Step::Remember(e) => {
+                    let v = *values.last().expect("node evaluated");
+                    shared
+                        .get_or_insert_with(Default::default)
+                        .insert(e.node_id(), v);
+                }
                 Step::Apply(e) => {
                     let y = values.pop().expect("operand evaluated");
                     let x = values.pop().expect("operand evaluated");
@@ -82,6 +100,8 @@ enum Step<'a> {
     AndRest(&'a Expr),
     /// Pop the left operand of `or`; evaluate the right one only if it fails.
     OrRest(&'a Expr),
+    /// Record the value on top as this (large) node's value.
+    Remember(&'a Expr),
 }
 
 /// Pushes a leaf's value, or the steps that evaluate a compound node.

@@ -626,10 +626,22 @@ impl Expr {
         }
     }
 
-    /// Calls `f` on every variable occurrence, left to right.
+    /// Calls `f` on the variables of the expression, left to right: on
+    /// every occurrence in a tree, and once for a subexpression of more
+    /// than 64 nodes however often it is shared (a graph of `e + e` stands
+    /// for a tree far larger than itself, and is walked in its own size).
+    /// Every variable is met, first in order of first occurrence.
     pub fn for_each_var(&self, f: &mut impl FnMut(&Var)) {
         let mut pending: SmallVec<[&Expr; 16]> = smallvec::smallvec![self];
+        let mut seen: Option<crate::IdSet<usize>> = None;
         while let Some(e) = pending.pop() {
+            if e.0.size > 64
+                && !seen
+                    .get_or_insert_with(Default::default)
+                    .insert(e.node_id())
+            {
+                continue;
+            }
             match e.kind() {
                 ExprKind::Var(v) => f(v),
                 ExprKind::Int(_) | ExprKind::Bool(_) => {}
@@ -678,13 +690,25 @@ impl Expr {
     /// variable. Untouched subtrees are shared, not copied. Iterative (a
     /// post-order walk with explicit stacks), so depth is not limited by the
     /// call stack.
+    ///
+    /// A subexpression of more than 64 nodes is rewritten once however
+    /// often it is shared, and the result shares it the same way.
     pub fn substitute(&self, f: &mut impl FnMut(&Var) -> Option<Expr>) -> Expr {
         // (node, children already rewritten?); small trees stay on the
         // stack. A result is `None` for a subtree that did not change, so
         // that unchanged parts are neither cloned nor rebuilt.
         let mut pending: SmallVec<[(&Expr, bool); 16]> = smallvec::smallvec![(self, false)];
         let mut done: SmallVec<[Option<Expr>; 8]> = SmallVec::new();
+        // Results of large nodes by identity.
+        let mut shared: Option<crate::IdMap<usize, Option<Expr>>> = None;
         while let Some((e, expanded)) = pending.pop() {
+            let large = e.0.size > 64;
+            if large && !expanded {
+                if let Some(r) = shared.as_ref().and_then(|m| m.get(&e.node_id())) {
+                    done.push(r.clone());
+                    continue;
+                }
+            }
             match e.kind() {
                 ExprKind::Var(v) => done.push(f(v)),
                 ExprKind::Int(_) | ExprKind::Bool(_) => done.push(None),
@@ -706,6 +730,11 @@ impl Expr {
                         Some(e.with_children(&new))
                     };
                     done.truncate(at);
+                    if large {
+                        shared
+                            .get_or_insert_with(Default::default)
+                            .insert(e.node_id(), node.clone());
+                    }
                     done.push(node);
                 }
             }
@@ -717,12 +746,23 @@ impl Expr {
 
     /// A total order on expressions that depends only on structure and
     /// variable names (then ids): used to sort the terms of canonical sums.
+    ///
+    /// A pair of large nodes met again was found equal the first time (the
+    /// walk would have stopped otherwise), so two graphs of shared nodes
+    /// compare in time of their own size.
     pub fn structural_cmp(&self, other: &Expr) -> Ordering {
         // Pre-order, left to right: the first node that differs decides.
         let mut pending: Vec<(&Expr, &Expr)> = Vec::new();
+        let mut compared: Option<crate::IdSet<(usize, usize)>> = None;
         let (mut a, mut b) = (self, other);
         loop {
-            if !a.ptr_eq(b) {
+            let mut again = || {
+                a.0.size > 64
+                    && !compared
+                        .get_or_insert_with(Default::default)
+                        .insert((a.node_id(), b.node_id()))
+            };
+            if !a.ptr_eq(b) && !again() {
                 let o = a.head_cmp(b);
                 if o != Ordering::Equal {
                     return o;

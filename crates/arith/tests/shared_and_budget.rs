@@ -119,3 +119,43 @@ fn a_graph_standing_for_an_astronomical_tree_is_analysed_by_its_size() {
     assert!(b.min <= 0 && b.max >= 0, "{b:?}");
     assert!(e.uses_var(&x) && !e.uses_var(&Var::new("y")));
 }
+
+/// The walks every analysis uses on expressions it is handed (variables,
+/// evaluation, substitution, ordering) take time in the size of a shared
+/// graph, not of the tree it stands for: 100 doublings of `x` stand for a
+/// tree of `2^100` nodes.
+#[test]
+fn walks_over_a_shared_graph_take_time_in_its_size() {
+    let (x, y) = (Var::new("x"), Var::new("y"));
+    let doubled = |leaf: Expr| {
+        let mut e = leaf;
+        for i in 0..100 {
+            e = if i % 3 == 2 {
+                Expr::min(e.clone(), Expr::add(e.clone(), Expr::int(1)))
+            } else {
+                Expr::add(e.clone(), e.clone())
+            };
+        }
+        e
+    };
+    let e = doubled(Expr::add(x.expr(), Expr::int(0)));
+    assert_eq!(e.vars(), vec![x.clone()]);
+    let mut met = 0;
+    e.for_each_var(&mut |_| met += 1);
+    assert!(met <= 4 * 100, "{met} variable visits");
+    // At x = 0 every node is 0 or 1 short of a power of two times 0.
+    assert_eq!(e.eval_with(&[(&x, 0)]).unwrap(), 0);
+    assert!(e.eval_with(&[(&x, 1)]).is_err(), "2^67 leaves i64");
+    // Renamed: the same graph over y, shared the same way.
+    let r = e.substitute(&mut |v| (v == &x).then(|| y.expr()));
+    assert_eq!(r.vars(), vec![y.clone()]);
+    assert_eq!(r.node_count(), e.node_count());
+    assert_eq!(r.eval_with(&[(&y, 0)]).unwrap(), 0);
+    // Two graphs built apart are equal, and ordered by their leaves.
+    let same = doubled(Expr::add(x.expr(), Expr::int(0)));
+    assert!(!same.ptr_eq(&e));
+    assert_eq!(e.structural_cmp(&same), std::cmp::Ordering::Equal);
+    let later = doubled(Expr::add(x.expr(), Expr::int(1)));
+    assert_eq!(e.structural_cmp(&later), std::cmp::Ordering::Less);
+    assert_eq!(later.structural_cmp(&e), std::cmp::Ordering::Greater);
+}
