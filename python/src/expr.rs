@@ -437,14 +437,30 @@ impl PrimExpr {
         }
     }
 
-    fn __str__(&self) -> String {
-        match &self.term {
+    /// The expression as TVM prints it. An expression that shares
+    /// subexpressions (`e = e + e`, repeated) can stand for a tree too
+    /// large to write out; it is refused with an error instead of
+    /// printing without end.
+    fn __str__(&self) -> PyResult<String> {
+        let size = match &self.term {
+            Term::Index(e) => e.node_count() as u64,
+            Term::Elem(v) => v.written_size(),
+        };
+        if size > te::MAX_BODY_NODES {
+            return Err(error(format!(
+                "the expression is a graph of shared subexpressions that stands for a tree of \
+                 {size} or more nodes when written out, more than the {} that are printed: \
+                 simplify it (which works on the graph) or print its parts",
+                te::MAX_BODY_NODES
+            )));
+        }
+        Ok(match &self.term {
             Term::Index(e) => e.to_string(),
             Term::Elem(v) => v.to_string(),
-        }
+        })
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(&self) -> PyResult<String> {
         self.__str__()
     }
 }
@@ -462,10 +478,10 @@ impl PrimExpr {
     fn condition(&self) -> PyResult<Expr> {
         match &self.term {
             Term::Index(e) if e.ty() == arith::Type::Bool => Ok(e.clone()),
-            _ => Err(PyTypeError::new_err(format!(
-                "`{}` is not a condition",
-                self.__str__()
-            ))),
+            _ => Err(PyTypeError::new_err(match self.__str__() {
+                Ok(text) => format!("`{text}` is not a condition"),
+                Err(_) => "the expression is not a condition".to_string(),
+            })),
         }
     }
 }

@@ -86,3 +86,31 @@ def test_install_makes_import_tvm_work():
     from tvm import te as te2
 
     assert te2 is te
+
+
+def test_a_shared_graph_too_large_to_write_out_is_refused_not_printed():
+    # `e = e + e` a hundred times is a graph of 200 nodes standing for a tree
+    # of 2^100: simplifying and bounding work on the graph; printing it
+    # would never end, so it is an error that says what to do instead.
+    x = te.var("x")
+    e = x
+    for _ in range(100):
+        e = e + e
+    an = rangefinder.Analyzer()
+    an.bind(x, (0, 1))
+    assert str(an.simplify(e)) == "0"
+    with pytest.raises(rangefinder.Error, match="print its parts"):
+        str(e)
+    with pytest.raises(rangefinder.Error, match="print its parts"):
+        repr(e)
+    small = x
+    for _ in range(10):
+        small = small + small
+    assert str(an.simplify(small)) == "0" and "x" in str(small)
+    # Element values shared the same way.
+    A = te.placeholder((4,), name="A")
+    v = A[0]
+    for _ in range(100):
+        v = v + v
+    with pytest.raises(rangefinder.Error, match="print its parts"):
+        str(v)
