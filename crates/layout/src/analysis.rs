@@ -187,7 +187,13 @@ pub(crate) fn analyze(
                         format!("the transformed index {c} is negative"),
                     )));
                 }
-                transformed_shape[k] = Expr::int(c + 1);
+                let Some(extent) = c.checked_add(1) else {
+                    return Err(Failure::Hard(LayoutError::new(
+                        ErrorKind::Arith,
+                        format!("the transformed index {c} needs an extent of {c} + 1, which overflows a 64-bit integer"),
+                    )));
+                };
+                transformed_shape[k] = Expr::int(extent);
                 if *c > 0 {
                     padding = Some(fold::or(
                         padding,

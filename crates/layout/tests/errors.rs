@@ -229,3 +229,18 @@ fn an_overflowing_physical_extent_points_at_the_map() {
     let e = Layout::new(shape, Some(map)).unwrap_err();
     assert_eq!(spanned(text, &e), "[b, a]");
 }
+
+/// A constant transformed index is an axis of extent one more than it: at
+/// `i64::MAX` that extent does not exist, which is an error at the map,
+/// not a wrapped extent (found by `fuzz layout`, seed 91).
+#[test]
+fn a_constant_index_at_the_top_of_i64_is_an_overflow_error() {
+    let text = "lambda a: [9223372036854775807, a % 3]";
+    let map = IndexMap::parse(text).unwrap();
+    let e = map.map_shape(&shape(&[7])).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Arith, "{e}");
+    assert!(e.message.contains("overflows"), "{e}");
+    assert_eq!(spanned(text, &e), "[9223372036854775807, a % 3]");
+    let map = IndexMap::parse("lambda a: [9223372036854775806, a]").unwrap();
+    assert_eq!(map.map_shape(&shape(&[7])).unwrap()[0], arith::Expr::int(i64::MAX));
+}
