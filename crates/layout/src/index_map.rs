@@ -105,6 +105,9 @@ impl IndexMap {
                 ));
             }
         }
+        // Constant parts are folded as TVM's constructors fold them, so
+        // that `i - 1 // 4` is read as the offset zero it is.
+        let finals: Vec<Expr> = finals.iter().map(crate::fold::constants).collect();
         Ok(IndexMap {
             initial,
             finals,
