@@ -110,3 +110,28 @@ fn divisions_of_two_valued_numerators_are_affine() {
     assert_eq!(simplified("(1 - x % 2) // 2", &[("x", -6, 6)]), "0");
     assert_eq!(simplified("(y + 1) // 2", &[("y", 4, 6)]), "y - 2");
 }
+
+/// A comparison of a product with a sum is decided at the corners of the
+/// box also when the difference has been factored (`x * (y - 2048)`): the
+/// product of a variable and a linear sum of others is still multilinear
+/// (TVM's `TestComparisonOfProductAndSum`). A variable multiplied by a sum
+/// holding itself is not, and is not decided by corners.
+#[test]
+fn products_with_sum_factors_are_bounded_at_the_corners() {
+    assert_eq!(
+        simplified("x * y < (x + y) * 64", &[("x", 1, 64), ("y", 1, 200)]),
+        "True"
+    );
+    assert_eq!(
+        simplified("x * y * 8 < (y + x) * 512", &[("x", 1, 128), ("y", 1, 128)]),
+        "True"
+    );
+    // Interval arithmetic gives [-18, 0]; the corners give [-9, 0].
+    assert_eq!(
+        simplified("x * (y - 3) - y * 3 >= -9", &[("x", 0, 4), ("y", 0, 4)]),
+        "True"
+    );
+    // x * (x - 3) is -2 at x = 1 and 2, 0 at the corners 0 and 3.
+    let s = simplified("x * (x - 3) >= 0", &[("x", 0, 4)]);
+    assert_ne!(s, "True");
+}

@@ -242,7 +242,10 @@ fn a_constant_index_at_the_top_of_i64_is_an_overflow_error() {
     assert!(e.message.contains("overflows"), "{e}");
     assert_eq!(spanned(text, &e), "[9223372036854775807, a % 3]");
     let map = IndexMap::parse("lambda a: [9223372036854775806, a]").unwrap();
-    assert_eq!(map.map_shape(&shape(&[7])).unwrap()[0], arith::Expr::int(i64::MAX));
+    assert_eq!(
+        map.map_shape(&shape(&[7])).unwrap()[0],
+        arith::Expr::int(i64::MAX)
+    );
 }
 
 /// Constant parts of an index fold when the map is made, as TVM's

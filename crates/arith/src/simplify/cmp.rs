@@ -335,10 +335,17 @@ impl Simplifier<'_> {
         None
     }
 
-    /// Exact bounds of a multilinear polynomial (every term a variable or a
-    /// product of distinct variables) in at most four variables with
-    /// constant ranges, by evaluation at the corners of the box.
+    /// Exact bounds of a multilinear polynomial in at most four variables
+    /// with constant ranges, by evaluation at the corners of the box: every
+    /// term a variable or a product of distinct variables, where a factor
+    /// may also be a linear sum of variables (`x * (y - 2048)`, the form
+    /// common factors are pulled into, is `x * y - x * 2048`), as long as
+    /// no variable meets itself in a product.
     fn corner_bound(&self, d: &Sum) -> Option<ConstBound> {
+        /// Monomials of the expanded polynomial: variable positions (in
+        /// `vars`) and a coefficient; a bounded number of them.
+        type Poly = smallvec::SmallVec<[(smallvec::SmallVec<[usize; 4]>, i128); 8]>;
+        const MAX_MONOMIALS: usize = 64;
         if d.terms.len() > 16
             || !d
                 .terms
@@ -348,26 +355,58 @@ impl Simplifier<'_> {
             return None;
         }
         let mut vars: smallvec::SmallVec<[crate::expr::Var; 4]> = smallvec::SmallVec::new();
-        let mut monomials: smallvec::SmallVec<[(smallvec::SmallVec<[usize; 4]>, i64); 8]> =
-            smallvec::SmallVec::new();
+        let mut position = |v: &crate::expr::Var| match vars.iter().position(|w| w == v) {
+            Some(i) => i,
+            None => {
+                vars.push(v.clone());
+                vars.len() - 1
+            }
+        };
+        let mut monomials: Poly = Poly::new();
         for t in &d.terms {
             let (fs, k) = super::product::factors(&t.atom)?;
-            let mut idx: smallvec::SmallVec<[usize; 4]> = smallvec::SmallVec::new();
+            let mut poly: Poly = smallvec::smallvec![(
+                smallvec::SmallVec::new(),
+                i128::from(t.coeff).checked_mul(i128::from(k))?
+            )];
             for f in &fs {
-                let v = f.as_var()?;
-                let i = match vars.iter().position(|w| w == v) {
-                    Some(i) => i,
+                // The factor as `Σ c_i * v_i + c0`.
+                let mut lin: smallvec::SmallVec<[(Option<usize>, i128); 4]> =
+                    smallvec::SmallVec::new();
+                match f.as_var() {
+                    Some(v) => lin.push((Some(position(v)), 1)),
                     None => {
-                        vars.push(v.clone());
-                        vars.len() - 1
+                        let s = Sum::of(f).ok()?;
+                        for u in &s.terms {
+                            lin.push((Some(position(u.atom.as_var()?)), i128::from(u.coeff)));
+                        }
+                        if s.konst != 0 {
+                            lin.push((None, i128::from(s.konst)));
+                        }
                     }
-                };
-                if idx.contains(&i) {
+                }
+                let mut next: Poly = Poly::new();
+                for (m, c) in &poly {
+                    for (v, k) in &lin {
+                        let mut m = m.clone();
+                        if let Some(i) = v {
+                            if m.contains(i) {
+                                return None;
+                            }
+                            m.push(*i);
+                        }
+                        next.push((m, c.checked_mul(*k)?));
+                    }
+                }
+                if next.len() > MAX_MONOMIALS {
                     return None;
                 }
-                idx.push(i);
+                poly = next;
             }
-            monomials.push((idx, t.coeff.checked_mul(k)?));
+            monomials.extend(poly);
+            if monomials.len() > MAX_MONOMIALS {
+                return None;
+            }
         }
         if vars.len() > 4 {
             return None;
@@ -389,7 +428,7 @@ impl Simplifier<'_> {
             };
             let mut v = d.konst as i128;
             for (idx, k) in &monomials {
-                let mut m = *k as i128;
+                let mut m = *k;
                 for &i in idx {
                     m = m.checked_mul(at(i) as i128)?;
                 }
