@@ -135,3 +135,28 @@ fn products_with_sum_factors_are_bounded_at_the_corners() {
     let s = simplified("x * (x - 3) >= 0", &[("x", 0, 4)]);
     assert_ne!(s, "True");
 }
+
+/// A linear form held in an interval exactly `c` wide, with a term scaled
+/// by `c`, names one quotient (TVM's `TestComparisons`): checked at every
+/// point of the box, with either sign of the term and any offset.
+#[test]
+fn an_interval_one_block_wide_is_a_quotient() {
+    let r = [("x", -30, 31), ("y", -8, 9)];
+    assert_eq!(
+        simplified("0 <= x - y * 5 and x - y * 5 < 5", &r),
+        "y == x // 5"
+    );
+    assert_eq!(
+        simplified("x - y * 5 < 5 and 0 <= x - y * 5", &r),
+        "y == x // 5"
+    );
+    assert_eq!(
+        simplified("3 <= x + y * 4 and x + y * 4 < 7", &r),
+        "(6 - x) // 4 == y"
+    );
+    // Narrower than the scale: two comparisons stay.
+    assert_eq!(
+        simplified("0 <= x - y * 5 and x - y * 5 < 4", &r),
+        "y * 5 <= x and x <= y * 5 + 3"
+    );
+}

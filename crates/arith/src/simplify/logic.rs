@@ -232,7 +232,55 @@ impl Simplifier<'_> {
         if l.as_bool().is_some() || h.as_bool().is_some() {
             return self.and_simplified(l, h);
         }
-        Ok((Expr::and(l, h), Info::BOOL))
+        let both = Expr::and(l, h);
+        // An optional form: an overflow while building it keeps the other.
+        match self.interval_as_quotient(form, r) {
+            Ok(Some((q, qi))) if q.node_count() < both.node_count() => Ok((q, qi)),
+            Err(e) if e.kind != crate::error::ErrorKind::Overflow => Err(e),
+            _ => Ok((both, Info::BOOL)),
+        }
+    }
+
+    /// `lo <= R - c * Y <= lo + c - 1`, an interval exactly `c` wide on a
+    /// form with a term `Y` scaled by `-c` (or `c`), is `Y == (R - lo) // c`
+    /// (or `-Y == ...`): floor division puts `R - lo` in exactly one block
+    /// of `c`. `0 <= x - y * 5 and x - y * 5 < 5` is `y == x // 5`.
+    fn interval_as_quotient(&mut self, form: &Sum, r: ConstBound) -> Result<Option<(Expr, Info)>> {
+        let Some(c) = r.max.checked_sub(r.min).and_then(|w| w.checked_add(1)) else {
+            return Ok(None);
+        };
+        if c < 2 {
+            return Ok(None);
+        }
+        let mut best: Option<(Expr, Info)> = None;
+        for (i, t) in form.terms.iter().enumerate() {
+            if t.coeff != c && Some(t.coeff) != c.checked_neg() {
+                continue;
+            }
+            let mut rest = form.clone();
+            rest.terms.remove(i);
+            rest.konst = num::sub(rest.konst, r.min)?;
+            // R - lo - c * Y in [0, c); for a term `c * Y`, -Y plays `Y`.
+            let y = if t.coeff < 0 {
+                t.atom.clone()
+            } else {
+                Expr::mul(t.atom.clone(), Expr::int(-1))
+            };
+            let (q, _) = self.floor_div_simplified(
+                rest.rebuild(),
+                self.sum_info(&rest),
+                Expr::int(c),
+                Info::exact(c),
+            )?;
+            let (e, ei) = self.cmp_simplified(CmpOp::Eq, &y, &q)?;
+            if best
+                .as_ref()
+                .is_none_or(|(b, _)| e.node_count() < b.node_count())
+            {
+                best = Some((e, ei));
+            }
+        }
+        Ok(best)
     }
 
     /// `X // c == q` with an interval on `X % c` is an interval on `X`:
