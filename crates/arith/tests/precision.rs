@@ -160,3 +160,16 @@ fn an_interval_one_block_wide_is_a_quotient() {
         "y * 5 <= x and x <= y * 5 + 3"
     );
 }
+
+/// Two remainders by one small constant whose numerators differ by a
+/// constant add up to a constant when they do for every remainder the
+/// first can take (TVM's `TestFloorModTwo`): checked at every point.
+#[test]
+fn a_pair_of_remainders_with_one_sum_is_that_sum() {
+    let r = [("x", -20, 21)];
+    assert_eq!(simplified("x % 2 + (x + 1) % 2", &r), "1");
+    assert_eq!(simplified("(x + 1) % 2 * 3 + x % 2 * 3 + x", &r), "x + 3");
+    assert_eq!(simplified("(x + 7) % 2 + (x + 2) % 2", &r), "1");
+    // Modulo 3 the sum takes two values: kept.
+    assert_eq!(simplified("x % 3 + (x + 1) % 3", &r), "x % 3 + (x + 1) % 3");
+}

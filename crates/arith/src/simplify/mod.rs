@@ -463,7 +463,8 @@ impl<'a> Simplifier<'a> {
     /// near-linear in its length.
     ///
     /// **Termination.** Two kinds of rule run here.
-    /// - Rewrites (`fold_offset_into_div`, `merge_min_max_pair`) replace the
+    /// - Rewrites (`fold_offset_into_div`, `merge_mod_pair`,
+    ///   `merge_min_max_pair`) replace the
     ///   sum by a strictly smaller one (fewer nodes, [`Sum::cost`]) and
     ///   simplify nothing but through the division tables, whose firings
     ///   decrease `rules::measure`. They run on every sum.
@@ -519,6 +520,7 @@ impl<'a> Simplifier<'a> {
             self.merge_div_pairs(s)?;
         }
         self.fold_offset_into_div(s)?;
+        self.merge_mod_pair(s)?;
         if outermost {
             self.merge_selects(s)?;
         }
@@ -721,6 +723,56 @@ impl<'a> Simplifier<'a> {
         if let Some(b) = best {
             *s = b;
             return self.merge_div_pairs(s);
+        }
+        Ok(())
+    }
+
+    /// `k * (X % c) + k * ((X + d) % c)` is a constant when it takes one
+    /// value for every remainder `X % c` can have (by its bounds, at most
+    /// 64 of them): `x % 2 + (x + 1) % 2` is `1`. A rewrite to a smaller
+    /// sum (two terms become part of the constant).
+    fn merge_mod_pair(&mut self, s: &mut Sum) -> Result<()> {
+        let is_mod = |t: &sum::Term| matches!(t.atom.kind(), ExprKind::FloorMod(_, c) if c.as_int().is_some_and(|c| (2..=64).contains(&c)));
+        if s.terms.iter().filter(|t| is_mod(t)).count() < 2 {
+            return Ok(());
+        }
+        for i in 0..s.terms.len() {
+            let ExprKind::FloorMod(a, c) = s.terms[i].atom.kind() else {
+                continue;
+            };
+            let Some(cv) = c.as_int().filter(|c| (2..=64).contains(c)) else {
+                continue;
+            };
+            for j in i + 1..s.terms.len() {
+                let (t, u) = (&s.terms[i], &s.terms[j]);
+                let ExprKind::FloorMod(b, c2) = u.atom.kind() else {
+                    continue;
+                };
+                if !c2.is_int(cv) || t.coeff != u.coeff {
+                    continue;
+                }
+                let mut d = Sum::of(b)?;
+                d.add_expr(a, -1)?;
+                let Some(dv) = d.as_const() else {
+                    continue;
+                };
+                let r = t.info.unwrap_or_else(|| self.info(&t.atom)).bound;
+                let (lo, hi) = (r.min.max(0), r.max.min(cv - 1));
+                let mut value = None;
+                let mut one_value = lo <= hi;
+                for rv in lo..=hi {
+                    let v = rv + (rv + dv.rem_euclid(cv)).rem_euclid(cv);
+                    one_value &= value.is_none_or(|w| w == v);
+                    value = Some(v);
+                }
+                if let (true, Some(v)) = (one_value, value) {
+                    let k = t.coeff;
+                    s.konst = num::add(s.konst, num::mul(k, v)?)?;
+                    s.terms.remove(j);
+                    s.terms.remove(i);
+                    return self.merge_mod_pair(s);
+                }
+            }
         }
         Ok(())
     }
