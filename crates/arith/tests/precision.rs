@@ -173,3 +173,17 @@ fn a_pair_of_remainders_with_one_sum_is_that_sum() {
     // Modulo 3 the sum takes two values: kept.
     assert_eq!(simplified("x % 3 + (x + 1) % 3", &r), "x % 3 + (x + 1) % 3");
 }
+
+/// `X - X // 2` is the ceiling of a half, `(X + 1) // 2`: taken when the
+/// sum gets smaller by it (TVM's `TestAddIndex`), kept as written when not.
+#[test]
+fn a_number_less_its_floor_half_is_its_ceiling_half() {
+    let (r, rs) = ([("x", -40, 41)], [("x", -40, 41), ("y", 0, 5)]);
+    assert_eq!(simplified("(x % 2 + 7) // 2 + x // 2", &r), "(x + 7) // 2");
+    assert_eq!(simplified("x - x // 2 + 3", &r), "(x + 7) // 2");
+    assert_eq!(
+        simplified("x + y - (x + y) // 2 - 1", &rs),
+        "(x + y - 1) // 2"
+    );
+    assert_eq!(simplified("x - x // 2", &r), "x - x // 2");
+}

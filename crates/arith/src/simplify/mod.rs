@@ -469,7 +469,7 @@ impl<'a> Simplifier<'a> {
     ///   simplify nothing but through the division tables, whose firings
     ///   decrease `rules::measure`. They run on every sum.
     /// - Searches (`align_division_numerators`, `merge_div_mod`,
-    ///   `merge_div_pairs`, `merge_selects`, `absorb_into_min_max`,
+    ///   `merge_div_pairs`, `merge_halves`, `merge_selects`, `absorb_into_min_max`,
     ///   `factor_common`) build candidate forms of the sum and simplify
     ///   their parts. A search keeps a candidate only when it is strictly
     ///   smaller than the sum and then looks again at the kept form, so it
@@ -518,6 +518,7 @@ impl<'a> Simplifier<'a> {
             self.align_division_numerators(s)?;
             self.merge_div_mod(s)?;
             self.merge_div_pairs(s)?;
+            self.merge_halves(s)?;
         }
         self.fold_offset_into_div(s)?;
         self.merge_mod_pair(s)?;
@@ -723,6 +724,59 @@ impl<'a> Simplifier<'a> {
         if let Some(b) = best {
             *s = b;
             return self.merge_div_pairs(s);
+        }
+        Ok(())
+    }
+
+    /// `k * X - k * (X // 2)` is `k * ((X + 1) // 2)` (the ceiling of a
+    /// half), tried and kept when the sum gets smaller, usually by taking
+    /// in the constant: `x - x // 2 + 3` is `(x + 7) // 2`.
+    fn merge_halves(&mut self, s: &mut Sum) -> Result<()> {
+        let mut i = 0;
+        while i < s.terms.len() {
+            let t = &s.terms[i];
+            let ExprKind::FloorDiv(x, c) = t.atom.kind() else {
+                i += 1;
+                continue;
+            };
+            if !c.is_int(2) || t.coeff == i64::MIN {
+                i += 1;
+                continue;
+            }
+            let (x, k) = (x.clone(), -t.coeff);
+            let Ok(xs) = Sum::of(&x) else {
+                i += 1;
+                continue;
+            };
+            // Only when the sum holds `k * X` (every term of it).
+            let holds = xs.terms.iter().all(|v| {
+                s.terms
+                    .iter()
+                    .any(|u| u.atom == v.atom && Some(u.coeff) == v.coeff.checked_mul(k))
+            });
+            if !holds || xs.terms.is_empty() {
+                i += 1;
+                continue;
+            }
+            let mut alt = s.clone();
+            alt.terms.remove(i);
+            let built = alt.add_sum(&xs, num::neg(k)?).and_then(|_| {
+                let mut up = xs.clone();
+                up.konst = num::add(up.konst, 1)?;
+                let info = self.sum_info(&up);
+                let (h, _) =
+                    self.floor_div_simplified(up.rebuild(), info, Expr::int(2), Info::exact(2))?;
+                alt.add_expr(&h, k)
+            });
+            // A candidate that overflows is no candidate.
+            if built.is_ok() && self.fold_offset_into_div(&mut alt).is_ok() {
+                if alt.cost() < s.cost() {
+                    *s = alt;
+                    i = 0;
+                    continue;
+                }
+            }
+            i += 1;
         }
         Ok(())
     }
