@@ -822,6 +822,8 @@ pub(crate) fn floor_div_late_rules() -> &'static [LinearRule] {
                 if c1 > 0 && c0 > 0 && c2 == 1, "(x // 2 + 3) // 4";
             div_of_mod: div(mod(x, c0) * c2 + c3, c1) => (x / c1) % (c0 / c1),
                 if c1 > 0 && c0 > 0 && c2 == 1 && c3 == 0 && c0 % c1 == 0, "(x % 8) // 2";
+            div_of_digit: div(mod(div(x, c0), c2) * c3 + y, c1) => (x % (c0 * c2)) / (c0 * c1),
+                if c0 > 0 && c1 > 0 && c2 > 0 && c3 == 1 && y.len() == 0, "x // 2 % 8 // 3";
         }
     })
 }
