@@ -187,3 +187,14 @@ fn a_number_less_its_floor_half_is_its_ceiling_half() {
     );
     assert_eq!(simplified("x - x // 2", &r), "x - x // 2");
 }
+
+/// Modulo a symbolic `y`, a remainder by a multiple of `y` (`y * -1`,
+/// `y * 2`) differs from its numerator by a multiple of `y`
+/// (`(x - x % -y) % y` is 0, from TVM's `TestFloorModPadded`).
+#[test]
+fn a_remainder_by_a_multiple_of_the_divisor_is_its_numerator() {
+    let r = [("x", -12, 13), ("y", 1, 6)];
+    assert_eq!(simplified("(x - x % (y * -1)) % y", &r), "0");
+    assert_eq!(simplified("(x + x % (y * 2)) % y", &r), "x * 2 % y");
+    assert_eq!(simplified("(x - x % (y + 1)) % y", &r), "(x - x % (y + 1)) % y");
+}

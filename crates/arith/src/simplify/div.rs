@@ -542,11 +542,24 @@ impl Simplifier<'_> {
                 }
             }
         }
+        // `X % m` for `m` a multiple of `b` (`b` itself, or `b * -1`)
+        // differs from `X` by a multiple of `b`.
         let mut rest = Sum::constant(s.konst);
         let mut changed = false;
+        let other_mod =
+            |t: &super::sum::Term| matches!(t.atom.kind(), ExprKind::FloorMod(_, m) if *m != b);
+        let bs = if s.terms.iter().any(other_mod) {
+            Sum::of(&b).ok()
+        } else {
+            None
+        };
+        let multiple = |m: &Expr| {
+            bs.as_ref()
+                .is_some_and(|bs| Sum::of(m).is_ok_and(|ms| is_multiple(&ms, bs)))
+        };
         for t in &s.terms {
             match t.atom.kind() {
-                ExprKind::FloorMod(x, m) if *m == b => {
+                ExprKind::FloorMod(x, m) if *m == b || multiple(m) => {
                     changed = true;
                     rest.add_expr(x, t.coeff)?
                 }
@@ -573,6 +586,26 @@ impl Simplifier<'_> {
             },
         ))
     }
+}
+
+/// Whether `m` is `k * b` for a nonzero integer `k`, term by term.
+fn is_multiple(m: &Sum, b: &Sum) -> bool {
+    if m.terms.len() != b.terms.len() || b.terms.is_empty() {
+        return false;
+    }
+    let (t, u) = (&m.terms[0], &b.terms[0]);
+    if t.atom != u.atom || t.coeff.checked_rem(u.coeff) != Some(0) {
+        return false;
+    }
+    let Some(k) = t.coeff.checked_div(u.coeff) else {
+        return false;
+    };
+    k != 0
+        && m.terms
+            .iter()
+            .zip(&b.terms)
+            .all(|(t, u)| t.atom == u.atom && u.coeff.checked_mul(k) == Some(t.coeff))
+        && b.konst.checked_mul(k) == Some(m.konst)
 }
 
 /// A numerator sum over a divisor that is a product or a sum.
