@@ -196,5 +196,8 @@ fn a_remainder_by_a_multiple_of_the_divisor_is_its_numerator() {
     let r = [("x", -12, 13), ("y", 1, 6)];
     assert_eq!(simplified("(x - x % (y * -1)) % y", &r), "0");
     assert_eq!(simplified("(x + x % (y * 2)) % y", &r), "x * 2 % y");
-    assert_eq!(simplified("(x - x % (y + 1)) % y", &r), "(x - x % (y + 1)) % y");
+    assert_eq!(
+        simplified("(x - x % (y + 1)) % y", &r),
+        "(x - x % (y + 1)) % y"
+    );
 }

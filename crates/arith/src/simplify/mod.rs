@@ -769,12 +769,11 @@ impl<'a> Simplifier<'a> {
                 alt.add_expr(&h, k)
             });
             // A candidate that overflows is no candidate.
-            if built.is_ok() && self.fold_offset_into_div(&mut alt).is_ok() {
-                if alt.cost() < s.cost() {
-                    *s = alt;
-                    i = 0;
-                    continue;
-                }
+            if built.is_ok() && self.fold_offset_into_div(&mut alt).is_ok() && alt.cost() < s.cost()
+            {
+                *s = alt;
+                i = 0;
+                continue;
             }
             i += 1;
         }
