@@ -26,7 +26,7 @@ impl Expr {
         let mut shared: Option<crate::IdMap<usize, i64>> = None;
         while let Some(step) = steps.pop() {
             match step {
-                Step::Visit(e) if e.node_count() > 64 => {
+                Step::Visit(e) if e.node_count() > crate::expr::SHARED_WALK_NODES as usize => {
                     match shared.as_ref().and_then(|m| m.get(&e.node_id())) {
                         Some(v) => values.push(*v),
                         None => {

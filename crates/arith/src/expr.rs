@@ -275,6 +275,34 @@ impl Drop for Node {
     }
 }
 
+/// The nodes of more than [`SHARED_WALK_NODES`] nodes a walk has met: a
+/// node shared many times (a graph of `e + e`) is walked once, so walks
+/// take time in the size of the graph, not of the tree it stands for.
+/// Small nodes are not recorded: they cost less to walk again than to
+/// remember.
+#[derive(Default)]
+struct MetBefore(Option<crate::IdSet<(usize, usize)>>);
+
+/// The size above which [`MetBefore`] records a node.
+pub(crate) const SHARED_WALK_NODES: u32 = 64;
+
+impl MetBefore {
+    /// Whether `e` is large and was met before (recording it if not).
+    fn node(&mut self, e: &Expr) -> bool {
+        self.pair(e, e)
+    }
+
+    /// Whether the pair `(a, b)` is large and was met before (recording it
+    /// if not).
+    fn pair(&mut self, a: &Expr, b: &Expr) -> bool {
+        a.0.size > SHARED_WALK_NODES
+            && !self
+                .0
+                .get_or_insert_with(Default::default)
+                .insert((a.node_id(), b.node_id()))
+    }
+}
+
 /// A shared, immutable expression.
 ///
 /// ```
@@ -633,13 +661,9 @@ impl Expr {
     /// Every variable is met, first in order of first occurrence.
     pub fn for_each_var(&self, f: &mut impl FnMut(&Var)) {
         let mut pending: SmallVec<[&Expr; 16]> = smallvec::smallvec![self];
-        let mut seen: Option<crate::IdSet<usize>> = None;
+        let mut met = MetBefore::default();
         while let Some(e) = pending.pop() {
-            if e.0.size > 64
-                && !seen
-                    .get_or_insert_with(Default::default)
-                    .insert(e.node_id())
-            {
+            if met.node(e) {
                 continue;
             }
             match e.kind() {
@@ -668,13 +692,9 @@ impl Expr {
         let mut pending: SmallVec<[&Expr; 16]> = smallvec::smallvec![self];
         // Large shared nodes are searched once (a graph of `e + e` stands
         // for a tree far larger than itself).
-        let mut seen: Option<crate::IdSet<usize>> = None;
+        let mut met = MetBefore::default();
         while let Some(e) = pending.pop() {
-            if e.0.size > 64
-                && !seen
-                    .get_or_insert_with(Default::default)
-                    .insert(e.node_id())
-            {
+            if met.node(e) {
                 continue;
             }
             match e.kind() {
@@ -702,7 +722,7 @@ impl Expr {
         // Results of large nodes by identity.
         let mut shared: Option<crate::IdMap<usize, Option<Expr>>> = None;
         while let Some((e, expanded)) = pending.pop() {
-            let large = e.0.size > 64;
+            let large = e.0.size > SHARED_WALK_NODES;
             if large && !expanded {
                 if let Some(r) = shared.as_ref().and_then(|m| m.get(&e.node_id())) {
                     done.push(r.clone());
@@ -753,16 +773,10 @@ impl Expr {
     pub fn structural_cmp(&self, other: &Expr) -> Ordering {
         // Pre-order, left to right: the first node that differs decides.
         let mut pending: Vec<(&Expr, &Expr)> = Vec::new();
-        let mut compared: Option<crate::IdSet<(usize, usize)>> = None;
+        let mut compared = MetBefore::default();
         let (mut a, mut b) = (self, other);
         loop {
-            let mut again = || {
-                a.0.size > 64
-                    && !compared
-                        .get_or_insert_with(Default::default)
-                        .insert((a.node_id(), b.node_id()))
-            };
-            if !a.ptr_eq(b) && !again() {
+            if !a.ptr_eq(b) && !compared.pair(a, b) {
                 let o = a.head_cmp(b);
                 if o != Ordering::Equal {
                     return o;
@@ -828,16 +842,10 @@ impl PartialEq for Expr {
     /// own size, not of the trees they stand for.
     fn eq(&self, other: &Expr) -> bool {
         let mut pending: Vec<(&Expr, &Expr)> = Vec::new();
-        let mut compared: Option<crate::IdSet<(usize, usize)>> = None;
+        let mut compared = MetBefore::default();
         let (mut a, mut b) = (self, other);
         loop {
-            let mut again = || {
-                a.0.size > 64
-                    && !compared
-                        .get_or_insert_with(Default::default)
-                        .insert((a.node_id(), b.node_id()))
-            };
-            if !a.ptr_eq(b) && !again() {
+            if !a.ptr_eq(b) && !compared.pair(a, b) {
                 if a.0.hash != b.0.hash || a.0.size != b.0.size || !same_head(a, b) {
                     return false;
                 }

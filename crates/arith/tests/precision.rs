@@ -142,23 +142,18 @@ fn products_with_sum_factors_are_bounded_at_the_corners() {
 #[test]
 fn an_interval_one_block_wide_is_a_quotient() {
     let r = [("x", -30, 31), ("y", -8, 9)];
-    assert_eq!(
-        simplified("0 <= x - y * 5 and x - y * 5 < 5", &r),
-        "y == x // 5"
-    );
-    assert_eq!(
-        simplified("x - y * 5 < 5 and 0 <= x - y * 5", &r),
-        "y == x // 5"
-    );
-    assert_eq!(
-        simplified("3 <= x + y * 4 and x + y * 4 < 7", &r),
-        "(6 - x) // 4 == y"
-    );
-    // Narrower than the scale: two comparisons stay.
-    assert_eq!(
-        simplified("0 <= x - y * 5 and x - y * 5 < 4", &r),
-        "y * 5 <= x and x <= y * 5 + 3"
-    );
+    for (text, want) in [
+        ("0 <= x - y * 5 and x - y * 5 < 5", "y == x // 5"),
+        ("x - y * 5 < 5 and 0 <= x - y * 5", "y == x // 5"),
+        ("3 <= x + y * 4 and x + y * 4 < 7", "(6 - x) // 4 == y"),
+        // Narrower than the scale: two comparisons stay.
+        (
+            "0 <= x - y * 5 and x - y * 5 < 4",
+            "y * 5 <= x and x <= y * 5 + 3",
+        ),
+    ] {
+        assert_eq!(simplified(text, &r), want, "{text}");
+    }
 }
 
 /// Two remainders by one small constant whose numerators differ by a
