@@ -196,3 +196,21 @@ fn a_remainder_by_a_multiple_of_the_divisor_is_its_numerator() {
         "(x - x % (y + 1)) % y"
     );
 }
+
+/// Terms below the common scale of the others are divided out of a
+/// comparison as long as they leave one quotient bound, round after round
+/// (TVM's canonical comparison of a fused index with its extent).
+#[test]
+fn small_terms_leave_a_comparison_round_after_round() {
+    let r = [("x", 0, 2), ("y", 0, 22), ("t", 0, 32), ("v", 0, 8)];
+    assert_eq!(
+        simplified("x * 5632 + ((y * 32 + t) * 8 + v) < 11008", &r),
+        "x * 22 + y <= 42"
+    );
+    // `t` reaches past one block of 32: it stays.
+    let r = [("x", 0, 2), ("y", 0, 22), ("t", 0, 33)];
+    assert_eq!(
+        simplified("x * 704 + y * 32 + t <= 1375", &r),
+        "x * 704 + y * 32 + t <= 1375"
+    );
+}

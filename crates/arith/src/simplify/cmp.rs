@@ -170,6 +170,10 @@ impl Simplifier<'_> {
         if k1 == k2 {
             big.konst = num::neg(k1)?;
             *d = big;
+            // Again on the quotient, which has fewer terms:
+            // `x * 704 + m * 32 + t <= 1375` with `t` in `[0, 32)` is
+            // `x * 22 + m <= 42`.
+            return self.absorb_small_terms(d);
         }
         Ok(())
     }
