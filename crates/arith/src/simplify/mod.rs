@@ -338,7 +338,7 @@ impl<'a> Simplifier<'a> {
             *w = num::add(*w, c)?;
             Ok(())
         }
-        let mut leaves: smallvec::SmallVec<[sum::Term; 4]> = smallvec::SmallVec::new();
+        let mut leaves: smallvec::SmallVec<[sum::Term; 2]> = smallvec::SmallVec::new();
         for n in post.iter().rev() {
             let c = weight.get(&n.node_id()).copied().unwrap_or(0);
             match n.kind() {

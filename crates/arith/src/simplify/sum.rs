@@ -20,9 +20,14 @@ pub(crate) struct Term {
 }
 
 /// `sum(terms) + konst`.
+///
+/// Two terms are kept inline: most sums of index code have one or two, and
+/// linear forms are moved around often enough that a smaller form is
+/// faster than saving the allocation of the rare longer one (corpus batch:
+/// 2.8% fewer instructions than four inline).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Sum {
-    pub terms: SmallVec<[Term; 4]>,
+    pub terms: SmallVec<[Term; 2]>,
     pub konst: i64,
 }
 
@@ -53,7 +58,7 @@ impl Sum {
         if e.node_count() <= 64 {
             return self.add_small_expr(e, coeff);
         }
-        let mut atoms: SmallVec<[Term; 4]> = SmallVec::new();
+        let mut atoms: SmallVec<[Term; 2]> = SmallVec::new();
         let mut stack: SmallVec<[(&Expr, i64); 8]> = SmallVec::new();
         stack.push((e, coeff));
         while let Some((e, coeff)) = stack.pop() {
@@ -110,7 +115,7 @@ impl Sum {
 
     /// Adds many `coeff * atom` terms: one at a time when few, otherwise
     /// by one sort and merge (near-linear in the number of terms).
-    pub fn add_terms(&mut self, terms: SmallVec<[Term; 4]>) -> Result<()> {
+    pub fn add_terms(&mut self, terms: SmallVec<[Term; 2]>) -> Result<()> {
         if terms.len() < 16 {
             for t in terms {
                 self.add_atom_info(&t.atom, t.coeff, t.info)?;
@@ -122,7 +127,7 @@ impl Sum {
         // Stable: equal atoms keep their order, so the first one's facts
         // are kept.
         all.sort_by(|a, b| a.atom.structural_cmp(&b.atom));
-        let mut out: SmallVec<[Term; 4]> = SmallVec::with_capacity(all.len());
+        let mut out: SmallVec<[Term; 2]> = SmallVec::with_capacity(all.len());
         for t in all {
             match out.last_mut() {
                 Some(last)
