@@ -804,9 +804,13 @@ impl<'a> Simplifier<'a> {
                 if !c2.is_int(cv) || t.coeff != u.coeff {
                     continue;
                 }
-                let mut d = Sum::of(b)?;
-                d.add_expr(a, -1)?;
-                let Some(dv) = d.as_const() else {
+                // The difference of the numerators; one that overflows is
+                // not a constant this rewrite can use.
+                let Some(dv) = Sum::of(b)
+                    .and_then(|mut d| d.add_expr(a, -1).map(|_| d))
+                    .ok()
+                    .and_then(|d| d.as_const())
+                else {
                     continue;
                 };
                 let r = t.info.unwrap_or_else(|| self.info(&t.atom)).bound;
@@ -818,9 +822,12 @@ impl<'a> Simplifier<'a> {
                     one_value &= value.is_none_or(|w| w == v);
                     value = Some(v);
                 }
-                if let (true, Some(v)) = (one_value, value) {
-                    let k = t.coeff;
-                    s.konst = num::add(s.konst, num::mul(k, v)?)?;
+                let konst = value
+                    .filter(|_| one_value)
+                    .and_then(|v| t.coeff.checked_mul(v))
+                    .and_then(|kv| s.konst.checked_add(kv));
+                if let Some(konst) = konst {
+                    s.konst = konst;
                     s.terms.remove(j);
                     s.terms.remove(i);
                     return self.merge_mod_pair(s);
