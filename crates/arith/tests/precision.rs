@@ -214,3 +214,18 @@ fn small_terms_leave_a_comparison_round_after_round() {
         "x * 704 + y * 32 + t <= 1375"
     );
 }
+
+/// A chain of one operator is pruned operand by operand and comes out in
+/// canonical order, as TVM writes it (`TestMinMax` chains).
+#[test]
+fn a_pruned_chain_comes_out_in_canonical_order() {
+    let r = [("x", -4, 5), ("y", -4, 5), ("z", -4, 5)];
+    assert_eq!(
+        simplified("min(min(min(x, y), z), y)", &r),
+        "min(min(x, y), z)"
+    );
+    assert_eq!(
+        simplified("max(max(max(max(x, y), z), x * 2), y)", &r),
+        "max(max(max(x, y), z), x * 2)"
+    );
+}

@@ -68,8 +68,15 @@ impl Simplifier<'_> {
         } else {
             (Sum::of(&a)?, Sum::of(&b)?)
         };
+        // A chain of the same operator short enough to be pruned pair by
+        // pair below is compared operand by operand there; comparing the
+        // whole chain first would do the same comparisons twice (and keep
+        // the chain in the order it was found, not the canonical one).
+        let chain = (split(&a, is_min).is_some() || split(&b, is_min).is_some())
+            && a.node_count() + b.node_count() <= super::MAX_PAIR_RULE_TERMS;
         let decided = match by_bounds {
             Some(o) => Some(o),
+            None if chain => None,
             None => self.compare_sums(&sa, &ia, &sb, &ib)?,
         };
         match decided {
