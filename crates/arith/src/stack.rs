@@ -24,7 +24,7 @@ pub const RECURSION_NODES: usize = 1024;
 const SEGMENT: usize = 4 * 1024 * 1024;
 
 /// Runs `f`, first moving to a new stack segment when fewer than
-/// [`RED_ZONE`] bytes are left.
+/// `RED_ZONE` (1 MiB) bytes are left.
 ///
 /// ```
 /// fn depth(n: u32) -> u32 {

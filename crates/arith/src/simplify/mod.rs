@@ -464,13 +464,14 @@ impl<'a> Simplifier<'a> {
     ///
     /// **Termination.** Two kinds of rule run here.
     /// - Rewrites (`fold_offset_into_div`, `merge_mod_pair`,
-    ///   `merge_min_max_pair`) replace the
-    ///   sum by a strictly smaller one (fewer nodes, [`Sum::cost`]) and
-    ///   simplify nothing but through the division tables, whose firings
-    ///   decrease `rules::measure`. They run on every sum.
+    ///   `merge_min_max_pair`) replace the sum by a strictly smaller one
+    ///   (fewer nodes, [`Sum::cost`]) and simplify nothing but through the
+    ///   division tables, whose firings decrease `rules::measure`. They run
+    ///   on every sum.
     /// - Searches (`align_division_numerators`, `merge_div_mod`,
-    ///   `merge_div_pairs`, `merge_halves`, `merge_selects`, `absorb_into_min_max`,
-    ///   `factor_common`) build candidate forms of the sum and simplify
+    ///   `merge_div_pairs`, `merge_halves`, `merge_selects`,
+    ///   `absorb_into_min_max`, `factor_common`) build candidate forms of
+    ///   the sum and simplify
     ///   their parts. A search keeps a candidate only when it is strictly
     ///   smaller than the sum and then looks again at the kept form, so it
     ///   runs at most as many rounds as the sum has nodes. Candidates are
@@ -749,12 +750,13 @@ impl<'a> Simplifier<'a> {
                 continue;
             };
             // Only when the sum holds `k * X` (every term of it).
-            let holds = xs.terms.iter().all(|v| {
-                s.terms
-                    .iter()
-                    .any(|u| u.atom == v.atom && Some(u.coeff) == v.coeff.checked_mul(k))
-            });
-            if !holds || xs.terms.is_empty() {
+            let holds = !xs.terms.is_empty()
+                && xs.terms.iter().all(|v| {
+                    s.terms
+                        .iter()
+                        .any(|u| u.atom == v.atom && Some(u.coeff) == v.coeff.checked_mul(k))
+                });
+            if !holds {
                 i += 1;
                 continue;
             }
