@@ -497,7 +497,17 @@ pub(crate) fn instruction_input_to_output(
                 AnalysisError::invalid(format!("`{}` has no operand {input}", inst.name))
                     .at_instruction(inst)
             })?;
-            input_to_output_through(module, callee, param, element, depth + 1)
+            // Runtime values read inside the callee are named in the
+            // caller, as the output-to-input direction names them.
+            Ok(
+                input_to_output_through(module, callee, param, element, depth + 1)?
+                    .into_iter()
+                    .map(|ix| {
+                        let ix = runtime_sources_in_caller(computation, inst, called, ix);
+                        fold_runtime_vars(computation, ix)
+                    })
+                    .collect(),
+            )
         }
         // A get-tuple-element passes on its element and nothing of the others.
         Opcode::GetTupleElement if element.is_some() => {

@@ -116,3 +116,27 @@ fn a_fused_gather_names_the_entry_parameter_of_its_indices() {
         "operand id = 0\n(d0, d1){rt0} -> (rt0, d1), domain: d0 in [0, 2], d1 in [0, 3], rt0 in [0, 7]\nruntime variables:\nrt0: parameter(1); (d0, d1) -> (d0, 0), domain: d0 in [0, 2], d1 in [0, 3]\noperand id = 1\n(d0, d1) -> (d0, 0), domain: d0 in [0, 2], d1 in [0, 3]\n"
     );
 }
+
+/// An offset computed inside the fusion (not a parameter of it).
+const FUSED_COMPUTED_OFFSET: &str = "HloModule m\nfused {\n  i = s32[] parameter(0)\n  x = f32[10] parameter(1)\n  one = s32[] constant(1)\n  j = s32[] add(i, one)\n  ROOT ds = f32[3] dynamic-slice(x, j), dynamic_slice_sizes={3}\n}\nENTRY e {\n  x = f32[10] parameter(0)\n  i = s32[] parameter(1)\n  ROOT f = f32[3] fusion(i, x), kind=kLoop, calls=fused\n}\n";
+
+#[test]
+fn a_value_computed_inside_a_fusion_is_named_in_the_caller_both_ways() {
+    let module = hlo::parse_module(FUSED_COMPUTED_OFFSET).unwrap();
+    let sources = |query: hlo::Query| -> Vec<String> {
+        let r = hlo::analyze(&module, &query).unwrap();
+        r.operands
+            .iter()
+            .filter_map(|o| o.indexing.maps())
+            .flatten()
+            .flat_map(|m| m.runtime.iter().map(|rt| rt.source.clone()))
+            .collect()
+    };
+    let forward = sources(hlo::Query::default());
+    let backward = sources(hlo::Query {
+        input_to_output: true,
+        ..Default::default()
+    });
+    assert_eq!(forward, ["fused/j"]);
+    assert_eq!(backward, forward, "input-to-output names the same source");
+}
