@@ -30,9 +30,9 @@ def analyze(text_or_path, instruction=None, output=0, input_to_output=False, to_
 
 def _read(text_or_path):
     if isinstance(text_or_path, os.PathLike):
-        with open(text_or_path, encoding="utf-8") as f:
+        with open(text_or_path, encoding="utf-8-sig") as f:
             return f.read()
     if isinstance(text_or_path, str) and "\n" not in text_or_path and os.path.isfile(text_or_path):
-        with open(text_or_path, encoding="utf-8") as f:
+        with open(text_or_path, encoding="utf-8-sig") as f:
             return f.read()
     return text_or_path

@@ -38,6 +38,13 @@ def test_text_and_path_agree():
     assert _plain(rangefinder.hlo.analyze(path)) == _plain(rangefinder.hlo.analyze(path.read_text()))
 
 
+def test_a_file_with_a_byte_order_mark_reads_as_without(tmp_path):
+    path = tmp_path / "bom.hlo"
+    path.write_text("\ufeff" + MODULES[0].read_text(), encoding="utf-8")
+    assert _plain(rangefinder.hlo.analyze(path)) == _plain(rangefinder.hlo.analyze(MODULES[0]))
+    assert _plain(rangefinder.hlo.analyze(str(path))) == _plain(rangefinder.hlo.analyze(MODULES[0]))
+
+
 def test_bad_module_raises_with_position():
     with pytest.raises(rangefinder.Error) as info:
         rangefinder.hlo.analyze("HloModule m\nENTRY e {\n  ROOT r = f32[4] bogus(\n}")

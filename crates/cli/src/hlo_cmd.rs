@@ -35,9 +35,9 @@ pub struct HloArgs {
 /// instruction that has no map) go to standard error.
 pub fn run(args: HloArgs) -> ExitCode {
     let name = args.file.display().to_string();
-    let source = match std::fs::read_to_string(&args.file) {
+    let source = match crate::input::read_text(&args.file) {
         Ok(s) => s,
-        Err(e) => return crate::diagnostics::fail(format!("cannot read {name}: {e}")),
+        Err(e) => return crate::diagnostics::fail(e),
     };
     let module = match hlo::parse_module(&source) {
         Ok(m) => m,

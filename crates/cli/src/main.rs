@@ -5,6 +5,7 @@
 
 mod diagnostics;
 mod hlo_cmd;
+mod input;
 mod layout_cmd;
 mod map_cmd;
 mod simplify_cmd;

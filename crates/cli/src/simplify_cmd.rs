@@ -4,7 +4,7 @@
 use crate::diagnostics;
 use arith::{Analyzer, ArithError, Expr, Range, Scope, Var, NEG_INF, POS_INF};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Arguments of `rangefinder simplify`.
@@ -99,10 +99,10 @@ pub fn run(args: SimplifyArgs) -> ExitCode {
 /// One output line per input line: the result, or `error: MESSAGE`
 /// ([`arith::Batch`]: one scope for the file, each line under its own
 /// ranges only).
-fn run_batch(path: &PathBuf) -> ExitCode {
-    let text = match std::fs::read_to_string(path) {
+fn run_batch(path: &Path) -> ExitCode {
+    let text = match crate::input::read_text(path) {
         Ok(t) => t,
-        Err(e) => return diagnostics::fail(format!("cannot read {}: {e}", path.display())),
+        Err(e) => return diagnostics::fail(e),
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());

@@ -30,9 +30,9 @@ pub struct TcArgs {
 /// Runs the subcommand.
 pub fn run(args: TcArgs) -> ExitCode {
     let name = args.file.display().to_string();
-    let source = match std::fs::read_to_string(&args.file) {
+    let source = match crate::input::read_text(&args.file) {
         Ok(s) => s,
-        Err(e) => return crate::diagnostics::fail(format!("cannot read {name}: {e}")),
+        Err(e) => return crate::diagnostics::fail(e),
     };
     let mut sizes: HashMap<String, i64> = HashMap::new();
     for s in &args.sizes {

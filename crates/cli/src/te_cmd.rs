@@ -25,9 +25,9 @@ pub struct TeArgs {
 /// (`tir::stack`), so the analysis runs on the main thread.
 pub fn run(args: TeArgs) -> ExitCode {
     let name = args.file.display().to_string();
-    let source = match std::fs::read_to_string(&args.file) {
+    let source = match crate::input::read_text(&args.file) {
         Ok(s) => s,
-        Err(e) => return crate::diagnostics::fail(format!("cannot read {name}: {e}")),
+        Err(e) => return crate::diagnostics::fail(e),
     };
     let outcome = match script::run(&source) {
         Ok(o) => o,

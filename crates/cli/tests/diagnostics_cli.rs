@@ -29,3 +29,43 @@ fn errors_after_non_ascii_text_show_their_line() {
         "the source line: {err}"
     );
 }
+
+/// A file that starts with a UTF-8 byte-order mark reads as the text after
+/// it, for every command that reads a file; errors keep their positions.
+#[test]
+fn a_byte_order_mark_at_the_start_of_a_file_is_skipped() {
+    let dir = std::env::temp_dir().join(format!("rangefinder-bom-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let hlo = write(
+        "m.hlo",
+        "HloModule m\nENTRY e {\n  p = f32[4] parameter(0)\n  ROOT r = f32[4] reverse(p), dimensions={0}\n}\n",
+    );
+    let tc = write("m.tc", "def copy(float(N) A) -> (B) {\n  B(i) = A(i)\n}\n");
+    let batch = write("b.batch", "x // 4 * 4 + x % 4 | x=0:64\n");
+    let bad = write("bad.tc", "def f(float(N) A) -> (B) {\n  B(i) = A(j)\n}\n");
+    let runs = [
+        rangefinder(&["hlo", &hlo]),
+        rangefinder(&["tc", &tc]),
+        rangefinder(&["simplify", "--batch", &batch]),
+        rangefinder(&["tc", &bad]),
+    ];
+    let _ = std::fs::remove_dir_all(&dir);
+    for o in &runs[..3] {
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    assert!(String::from_utf8_lossy(&runs[0].stdout).contains("(d0) -> (-d0 + 3)"));
+    assert_eq!(String::from_utf8_lossy(&runs[2].stdout), "x\n");
+    // `tc` reports a definition's errors with its results, on stdout.
+    let err = String::from_utf8_lossy(&runs[3].stdout);
+    assert!(err.contains("bad.tc:2:5"), "line 2, column 5: {err}");
+}
