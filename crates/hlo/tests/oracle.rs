@@ -101,9 +101,8 @@ impl<'a> Interp<'a> {
     }
 
     fn run(&self, comp: usize, args: &[Value]) -> Value {
+        let (out, vals) = self.run_values(comp, args);
         let c = &self.module.computations[comp];
-        let mut vals: Vec<Option<Value>> = vec![None; c.instructions.len()];
-        let out = self.eval(comp, c.root, args, &mut vals);
         let mut called = self.called.borrow_mut();
         for (i, v) in c.instructions.iter().zip(vals) {
             if let Some(v) = v {
@@ -117,9 +116,8 @@ impl<'a> Interp<'a> {
     /// name, and of every instruction inside the computations it called,
     /// as `COMP/NAME`.
     fn run_named(&self, comp: usize, args: &[Value]) -> HashMap<String, Value> {
+        let (_, vals) = self.run_values(comp, args);
         let c = &self.module.computations[comp];
-        let mut vals: Vec<Option<Value>> = vec![None; c.instructions.len()];
-        self.eval(comp, c.root, args, &mut vals);
         let mut named = self.called.take();
         named.extend(
             c.instructions
@@ -128,6 +126,14 @@ impl<'a> Interp<'a> {
                 .filter_map(|(i, v)| Some((i.name.clone(), v?))),
         );
         named
+    }
+
+    /// The root's value and the value of every instruction it depends on.
+    fn run_values(&self, comp: usize, args: &[Value]) -> (Value, Vec<Option<Value>>) {
+        let c = &self.module.computations[comp];
+        let mut vals: Vec<Option<Value>> = vec![None; c.instructions.len()];
+        let out = self.eval(comp, c.root, args, &mut vals);
+        (out, vals)
     }
 
     fn eval(&self, comp: usize, i: usize, args: &[Value], vals: &mut Vec<Option<Value>>) -> Value {
