@@ -23,7 +23,7 @@ fn hlo_analyze(
     to_parameters: bool,
 ) -> PyResult<(String, Vec<Vec<IndexingMap>>)> {
     let module = hlo::parse_module(text)
-        .map_err(|e| error_at(py, text, &e.to_string(), Some(e.span.clone())))?;
+        .map_err(|e| error_at(py, text, &e.message, Some(e.span.clone())))?;
     let query = hlo::Query {
         instruction,
         output,

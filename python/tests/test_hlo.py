@@ -49,3 +49,7 @@ def test_bad_module_raises_with_position():
     with pytest.raises(rangefinder.Error) as info:
         rangefinder.hlo.analyze("HloModule m\nENTRY e {\n  ROOT r = f32[4] bogus(\n}")
     assert info.value.line >= 1
+    # The position is said once, before the message.
+    position = f"{info.value.line}:{info.value.column}: "
+    assert str(info.value).startswith(position)
+    assert position not in str(info.value)[len(position):]

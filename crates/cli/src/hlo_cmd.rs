@@ -42,7 +42,7 @@ pub fn run(args: HloArgs) -> ExitCode {
     let module = match hlo::parse_module(&source) {
         Ok(m) => m,
         Err(e) => {
-            return crate::diagnostics::report(&name, &source, &e.to_string(), Some(e.span.clone()))
+            return crate::diagnostics::report(&name, &source, &e.message, Some(e.span.clone()))
         }
     };
     let query = Query {

@@ -123,6 +123,12 @@ fn invalid_modules_get_positioned_errors() {
         err.contains("3:8") && err.contains("exactly 1 operand"),
         "{err}"
     );
+    // The position is in the source line's header, not repeated in the message.
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("Error: ") && !first.contains("3:8"),
+        "{err}"
+    );
     let (code, _, err) = hlo(
         "HloModule m\nENTRY e {\n  ROOT c = s32[] constant(99999999999)\n}\n",
         &[],
