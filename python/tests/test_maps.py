@@ -10,6 +10,9 @@ MAPS = [
     "(d0, d1) -> (d0 floordiv 8, d0 mod 8, d1), domain: d0 in [0, 31], d1 in [0, 15]",
     "(d0)[s0] -> (d0 * 4 + s0), domain: d0 in [0, 7], s0 in [0, 3]",
     "(d0) -> ((d0 * 2 + 1) floordiv 2), domain: d0 in [0, 99]",
+    # As XLA printed maps until 2025, and as MLIR prints the attribute.
+    "(d0)[s0] -> (d0 * 4 + s0), domain: d0 in [0, 7], s0 in [0, 3], is_simplified: false",
+    '#xla.indexing_map<"(d0) -> (d0 floordiv 4), domain: d0 in [0, 15]">',
 ]
 
 

@@ -2,11 +2,13 @@
 //!
 //! ```text
 //! map        := "UNDEFINED" | "KNOWN EMPTY"
-//!             | vars "->" "(" [ expr { "," expr } ] ")" [ "," "domain" ":" bounds { "," constraint } ]
+//!             | vars "->" "(" [ expr { "," expr } ] ")" [ "," "domain" ":" bounds { "," constraint } [ "," simplified ] ]
+//!             | "#" dialect ".indexing_map<" [ '"' ] map [ '"' ] ">"      as MLIR prints the attribute
 //! vars       := "(" names ")" [ "[" names "]" ] [ "{" names "}" ]     dims, range vars, runtime vars
 //! bounds     := name "in" interval { "," name "in" interval }           every variable, in order
 //! constraint := expr "in" interval
 //! interval   := "[" int "," int "]"                                    inclusive
+//! simplified := "is_simplified" ":" ("true" | "false")                 as XLA printed it until 2025; ignored
 //! expr       := term { ("+" | "-") term }
 //! term       := factor { ("*" | "/" | "floordiv" | "floorDiv" | "ceildiv" | "ceilDiv" | "mod") factor }
 //! factor     := "-" factor | "min" "(" expr "," expr ")" | "max" "(" expr "," expr ")"
@@ -38,6 +40,9 @@ impl IndexingMap {
     /// assert_eq!(err.span, Some(13..14));
     /// ```
     pub fn parse(text: &str) -> Result<IndexingMap> {
+        if let Some((start, end)) = attribute_body(text) {
+            return IndexingMap::parse(&text[start..end]).map_err(|e| e.shifted(start));
+        }
         let tokens = lex(text)?;
         let mut p = Parser {
             text,
@@ -99,6 +104,36 @@ enum Tok {
 struct Token {
     tok: Tok,
     span: Range<usize>,
+}
+
+/// The byte range of the map inside an MLIR attribute,
+/// `#xla.indexing_map<"MAP">` or `#xla_gpu.indexing_map<MAP>`, when `text`
+/// is one.
+fn attribute_body(text: &str) -> Option<(usize, usize)> {
+    let trimmed = text.trim_start();
+    let at = text.len() - trimmed.len();
+    let rest = trimmed.strip_prefix('#')?;
+    let open = rest.find('<')?;
+    let dialect = rest[..open].strip_suffix(".indexing_map")?;
+    if dialect.is_empty()
+        || !dialect
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    {
+        return None;
+    }
+    let mut start = at + 1 + open + 1;
+    let mut end = text.trim_end().len().checked_sub(1)?;
+    if start > end || text.as_bytes()[end] != b'>' {
+        return None;
+    }
+    let body = &text[start..end];
+    let inner = body.trim();
+    if inner.len() >= 2 && inner.starts_with('"') && inner.ends_with('"') {
+        start += body.find('"')? + 1;
+        end = start + inner.len() - 2;
+    }
+    Some((start, end))
 }
 
 fn syntax(message: impl Into<String>, span: Range<usize>) -> ArithError {
@@ -344,6 +379,9 @@ impl Parser<'_> {
         }
         while self.is_punct(",") {
             self.pos += 1;
+            if self.is_simplified_flag()? {
+                break;
+            }
             let start = self.peek().map_or(self.text.len(), |t| t.span.start);
             let e = self.expr()?;
             let end = self.tokens[self.pos - 1].span.end;
@@ -352,6 +390,26 @@ impl Parser<'_> {
             constraints.push((e, iv, start..end));
         }
         Ok((bounds, constraints))
+    }
+
+    /// Consumes `is_simplified: true` or `is_simplified: false`, the last
+    /// entry of a domain as XLA printed maps until 2025 (it says whether
+    /// XLA had simplified the map, which changes nothing it denotes).
+    fn is_simplified_flag(&mut self) -> Result<bool> {
+        let at = |p: &Self, k: usize, want: &str| match p.tokens.get(p.pos + k).map(|t| &t.tok) {
+            Some(Tok::Ident(name)) => name == want,
+            Some(Tok::Punct(punct)) => *punct == want,
+            _ => false,
+        };
+        if !(at(self, 0, "is_simplified") && at(self, 1, ":")) {
+            return Ok(false);
+        }
+        self.pos += 2;
+        if !(at(self, 0, "true") || at(self, 0, "false")) {
+            return Err(self.expected("`true` or `false` after `is_simplified:`"));
+        }
+        self.pos += 1;
+        Ok(true)
     }
 
     fn expect_in(&mut self) -> Result<()> {

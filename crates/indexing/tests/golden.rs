@@ -195,6 +195,45 @@ fn parser_accepts_xla_spellings() {
     assert_eq!(m.evaluate(&[17, 7]).unwrap(), vec![2, 2, 3, 3, 34, 12, 9]);
 }
 
+/// Maps as XLA printed them until 2025 (`is_simplified:` last in the
+/// domain, multi-line) and as MLIR prints the attribute, with or without
+/// quotes, read as the map itself.
+#[test]
+fn parser_accepts_older_xla_printing_and_mlir_attributes() {
+    let plain = "(d0, d1)[s0] -> (d0 * 4 + s0, d1), domain: d0 in [0, 3], d1 in [0, 4], s0 in [0, 3], d0 + s0 in [0, 5]";
+    let want = IndexingMap::parse(plain).unwrap().to_string();
+    for text in [
+        format!("{plain}, is_simplified: false"),
+        format!("{plain},\n  is_simplified: true\n"),
+        format!("#xla_gpu.indexing_map<{plain}, is_simplified: false>"),
+        format!("#xla.indexing_map<\"{plain}\">"),
+        format!("  #xla.indexing_map< \"{plain}\" >  "),
+    ] {
+        assert_eq!(
+            IndexingMap::parse(&text).unwrap().to_string(),
+            want,
+            "{text}"
+        );
+    }
+    // Errors point into the whole text, past the attribute's opening.
+    let text = "#xla.indexing_map<\"(d0) -> (d0 +), domain: d0 in [0, 9]\">";
+    let err = IndexingMap::parse(text).unwrap_err();
+    assert_eq!(&text[err.span.clone().unwrap()], ")", "{}", err.message);
+    let err =
+        IndexingMap::parse("(d0) -> (d0), domain: d0 in [0, 9], is_simplified: 1").unwrap_err();
+    assert!(err.message.contains("`true` or `false`"), "{}", err.message);
+    assert_eq!(err.span, Some(51..52));
+    // The flag is the last entry: nothing may follow it.
+    let err =
+        IndexingMap::parse("(d0) -> (d0), domain: d0 in [0, 9], is_simplified: true, d0 in [0, 3]")
+            .unwrap_err();
+    assert!(
+        err.message.contains("after the end of the map"),
+        "{}",
+        err.message
+    );
+}
+
 #[test]
 fn parse_errors_say_where_and_what() {
     let cases: [(&str, &str, std::ops::Range<usize>); 7] = [
