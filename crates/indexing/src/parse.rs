@@ -40,28 +40,10 @@ impl IndexingMap {
     /// assert_eq!(err.span, Some(13..14));
     /// ```
     pub fn parse(text: &str) -> Result<IndexingMap> {
-        if let Some((start, end)) = attribute_body(text) {
-            return IndexingMap::parse(&text[start..end]).map_err(|e| e.shifted(start));
+        match attribute_body(text) {
+            Some((start, end)) => parse_map(&text[start..end]).map_err(|e| e.shifted(start)),
+            None => parse_map(text),
         }
-        let tokens = lex(text)?;
-        let mut p = Parser {
-            text,
-            tokens,
-            pos: 0,
-            scope: HashMap::new(),
-            nesting: 0,
-        };
-        let map = p.map()?;
-        if let Some(t) = p.peek() {
-            return Err(syntax(
-                format!(
-                    "unexpected `{}` after the end of the map",
-                    &text[t.span.clone()]
-                ),
-                t.span.clone(),
-            ));
-        }
-        Ok(map)
     }
 
     /// Parses an expression over this map's variables, by their printed
@@ -104,6 +86,29 @@ enum Tok {
 struct Token {
     tok: Tok,
     span: Range<usize>,
+}
+
+/// [`IndexingMap::parse`] of the map text itself.
+fn parse_map(text: &str) -> Result<IndexingMap> {
+    let tokens = lex(text)?;
+    let mut p = Parser {
+        text,
+        tokens,
+        pos: 0,
+        scope: HashMap::new(),
+        nesting: 0,
+    };
+    let map = p.map()?;
+    if let Some(t) = p.peek() {
+        return Err(syntax(
+            format!(
+                "unexpected `{}` after the end of the map",
+                &text[t.span.clone()]
+            ),
+            t.span.clone(),
+        ));
+    }
+    Ok(map)
 }
 
 /// The byte range of the map inside an MLIR attribute,

@@ -223,6 +223,13 @@ fn parser_accepts_older_xla_printing_and_mlir_attributes() {
         IndexingMap::parse("(d0) -> (d0), domain: d0 in [0, 9], is_simplified: 1").unwrap_err();
     assert!(err.message.contains("`true` or `false`"), "{}", err.message);
     assert_eq!(err.span, Some(51..52));
+    // One attribute is unwrapped, not a nest of them (no recursion).
+    let nested = format!(
+        "{}() -> (){}",
+        "#xla.indexing_map<".repeat(3),
+        ">".repeat(3)
+    );
+    assert!(IndexingMap::parse(&nested).is_err());
     // The flag is the last entry: nothing may follow it.
     let err =
         IndexingMap::parse("(d0) -> (d0), domain: d0 in [0, 9], is_simplified: true, d0 in [0, 3]")
