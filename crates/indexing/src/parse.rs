@@ -49,28 +49,13 @@ impl IndexingMap {
     /// Parses an expression over this map's variables, by their printed
     /// names (`d0 * 4 + s1`, `th_x mod 32`).
     pub fn parse_expr(&self, text: &str) -> Result<Expr> {
-        let tokens = lex(text)?;
         let scope = self
             .all_vars()
             .map(|v| (self.var_name(v.var()), v.var().clone()))
             .collect();
-        let mut p = Parser {
-            text,
-            tokens,
-            pos: 0,
-            scope,
-            nesting: 0,
-        };
+        let mut p = Parser::new(text, scope)?;
         let e = p.expr()?;
-        if let Some(t) = p.peek() {
-            return Err(syntax(
-                format!(
-                    "unexpected `{}` after a complete expression",
-                    &text[t.span.clone()]
-                ),
-                t.span.clone(),
-            ));
-        }
+        p.expect_end("a complete expression")?;
         Ok(e)
     }
 }
@@ -90,24 +75,9 @@ struct Token {
 
 /// [`IndexingMap::parse`] of the map text itself.
 fn parse_map(text: &str) -> Result<IndexingMap> {
-    let tokens = lex(text)?;
-    let mut p = Parser {
-        text,
-        tokens,
-        pos: 0,
-        scope: HashMap::new(),
-        nesting: 0,
-    };
+    let mut p = Parser::new(text, HashMap::new())?;
     let map = p.map()?;
-    if let Some(t) = p.peek() {
-        return Err(syntax(
-            format!(
-                "unexpected `{}` after the end of the map",
-                &text[t.span.clone()]
-            ),
-            t.span.clone(),
-        ));
-    }
+    p.expect_end("the end of the map")?;
     Ok(map)
 }
 
@@ -213,7 +183,29 @@ struct Decl {
     name: String,
 }
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    /// A parser at the first token of `text`, resolving names in `scope`.
+    fn new(text: &'a str, scope: HashMap<String, Var>) -> Result<Parser<'a>> {
+        Ok(Parser {
+            text,
+            tokens: lex(text)?,
+            pos: 0,
+            scope,
+            nesting: 0,
+        })
+    }
+
+    /// Fails at the first token left over after `what`.
+    fn expect_end(&self, what: &str) -> Result<()> {
+        match self.peek() {
+            Some(t) => Err(syntax(
+                format!("unexpected `{}` after {what}", &self.text[t.span.clone()]),
+                t.span.clone(),
+            )),
+            None => Ok(()),
+        }
+    }
+
     fn peek(&self) -> Option<&Token> {
         self.tokens.get(self.pos)
     }
