@@ -286,10 +286,7 @@ pub(crate) fn instruction_output_to_input(
             let groups = output_to_input_groups(module, callee, called.root, output, depth + 1)?;
             Ok(parameter_indexing(called, groups)
                 .into_iter()
-                .map(|ix| {
-                    let ix = runtime_sources_in_caller(computation, inst, called, ix);
-                    fold_runtime_vars(computation, ix)
-                })
+                .map(|ix| runtime_sources_in_caller(computation, inst, called, ix))
                 .collect())
         }
         _ => {
@@ -374,7 +371,8 @@ pub(crate) fn parameter_indexing(comp: &Computation, mut groups: Groups) -> Vec<
 
 /// Re-points the runtime variables of maps of a callee's parameters at the
 /// caller: a value read from the callee's `parameter(N)` comes from the
-/// caller's operand `N`; one computed inside the callee is named by the
+/// caller's operand `N`, and is folded when the caller fixes it (a
+/// constant, an iota); one computed inside the callee is named by the
 /// callee's instruction and can no longer be folded.
 fn runtime_sources_in_caller(
     caller: &Computation,
@@ -406,7 +404,7 @@ fn runtime_sources_in_caller(
             }
         }
     }
-    OperandIndexing::Maps(maps)
+    fold_runtime_vars(caller, OperandIndexing::Maps(maps))
 }
 
 /// For every (instruction, output) of `comp` reachable from `start`'s output
@@ -502,10 +500,7 @@ pub(crate) fn instruction_input_to_output(
             Ok(
                 input_to_output_through(module, callee, param, element, depth + 1)?
                     .into_iter()
-                    .map(|ix| {
-                        let ix = runtime_sources_in_caller(computation, inst, called, ix);
-                        fold_runtime_vars(computation, ix)
-                    })
+                    .map(|ix| runtime_sources_in_caller(computation, inst, called, ix))
                     .collect(),
             )
         }

@@ -393,16 +393,12 @@ impl<'a> Parser<'a> {
     /// entry of a domain as XLA printed maps until 2025 (it says whether
     /// XLA had simplified the map, which changes nothing it denotes).
     fn is_simplified_flag(&mut self) -> Result<bool> {
-        let at = |p: &Self, k: usize, want: &str| match p.tokens.get(p.pos + k).map(|t| &t.tok) {
-            Some(Tok::Ident(name)) => name == want,
-            Some(Tok::Punct(punct)) => *punct == want,
-            _ => false,
-        };
-        if !(at(self, 0, "is_simplified") && at(self, 1, ":")) {
+        let colon_next = self.tokens.get(self.pos + 1).map(|t| &t.tok) == Some(&Tok::Punct(":"));
+        if !(self.is_ident("is_simplified") && colon_next) {
             return Ok(false);
         }
         self.pos += 2;
-        if !(at(self, 0, "true") || at(self, 0, "false")) {
+        if !(self.is_ident("true") || self.is_ident("false")) {
             return Err(self.expected("`true` or `false` after `is_simplified:`"));
         }
         self.pos += 1;
