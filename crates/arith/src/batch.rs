@@ -2,6 +2,7 @@
 //! --batch` reads them: one line `EXPR | NAME=LO:HI ...` per case.
 
 use crate::analyzer::Analyzer;
+use crate::bound::ConstBound;
 use crate::error::Result;
 use crate::expr::Expr;
 use crate::scope::{NameHasher, Scope};
@@ -48,23 +49,58 @@ impl Batch {
     /// [`crate::parse_case`] reads it) and simplifies the expression under
     /// the line's ranges. Error spans are byte offsets in `line`.
     pub fn simplify_line(&mut self, line: &str) -> Result<Expr> {
-        let (expr_text, specs) = line.split_once('|').unwrap_or((line, ""));
-        let expr = crate::parse_in(expr_text, &mut self.scope)?;
-        let analyzer = match self.contexts.get(specs) {
-            Some(a) => a,
-            None => {
-                let ranges = crate::parse_range_specs(specs, &mut self.scope)
-                    .map_err(|e| e.shifted(line.len() - specs.len()))?;
-                let mut analyzer = Analyzer::new();
-                analyzer.bind_all(&ranges);
-                if self.contexts.len() >= MAX_CONTEXTS {
-                    self.contexts.clear();
-                }
-                self.contexts.entry(specs.into()).or_insert(analyzer)
-            }
-        };
+        let (expr, analyzer) = self.read_line(line)?;
         analyzer.simplify(&expr)
     }
+
+    /// What `simplify --batch --json` reports of one line: the parsed
+    /// input, its simplified form and the constant bounds the line's ranges
+    /// prove for it.
+    ///
+    /// ```
+    /// let mut batch = arith::Batch::new();
+    /// let case = batch.analyze_line("x % 8 + 1 | x=0:64").unwrap();
+    /// assert_eq!(case.simplified.to_string(), "x % 8 + 1");
+    /// assert_eq!((case.bound.min, case.bound.max), (1, 8));
+    /// ```
+    pub fn analyze_line(&mut self, line: &str) -> Result<BatchCase> {
+        let (input, analyzer) = self.read_line(line)?;
+        let simplified = analyzer.simplify(&input)?;
+        let bound = analyzer.const_int_bound(&input);
+        Ok(BatchCase {
+            input,
+            simplified,
+            bound,
+        })
+    }
+
+    /// The line's expression and the analyzer bound to its ranges.
+    fn read_line(&mut self, line: &str) -> Result<(Expr, &Analyzer)> {
+        let (expr_text, specs) = line.split_once('|').unwrap_or((line, ""));
+        let expr = crate::parse_in(expr_text, &mut self.scope)?;
+        if !self.contexts.contains_key(specs) {
+            let ranges = crate::parse_range_specs(specs, &mut self.scope)
+                .map_err(|e| e.shifted(line.len() - specs.len()))?;
+            let mut analyzer = Analyzer::new();
+            analyzer.bind_all(&ranges);
+            if self.contexts.len() >= MAX_CONTEXTS {
+                self.contexts.clear();
+            }
+            self.contexts.insert(specs.into(), analyzer);
+        }
+        Ok((expr, &self.contexts[specs]))
+    }
+}
+
+/// One line of a batch as [`Batch::analyze_line`] reads it.
+#[derive(Clone, Debug)]
+pub struct BatchCase {
+    /// The expression as parsed.
+    pub input: Expr,
+    /// Its simplified form under the line's ranges.
+    pub simplified: Expr,
+    /// The constant bounds of the input under the line's ranges.
+    pub bound: ConstBound,
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ mod simplify;
 mod walk;
 
 pub use analyzer::Analyzer;
-pub use batch::Batch;
+pub use batch::{Batch, BatchCase};
 pub use bound::{ConstBound, NEG_INF, POS_INF};
 pub use compiled::{Compiled, Stack, Undefined};
 pub use error::{ArithError, ErrorKind, Result};

@@ -16,7 +16,8 @@ pub struct SimplifyArgs {
     /// A variable range `NAME=LO:HI`, half-open; LO and HI may be expressions.
     #[arg(long = "range", value_name = "NAME=LO:HI")]
     pub ranges: Vec<String>,
-    /// JSON output with the proven bounds.
+    /// JSON output with the proven bounds (with `--batch`, one JSON object
+    /// per line).
     #[arg(long)]
     pub json: bool,
     /// One case per line: `EXPR` or `EXPR | NAME=LO:HI ...`.
@@ -71,7 +72,7 @@ fn bound_json(v: i64) -> serde_json::Value {
 /// Runs the subcommand.
 pub fn run(args: SimplifyArgs) -> ExitCode {
     if let Some(path) = &args.batch {
-        return run_batch(path);
+        return run_batch(path, args.json);
     }
     let expr = args.expr.as_deref().unwrap_or_default();
     let case = match solve(expr, args.ranges.iter().map(String::as_str)) {
@@ -98,8 +99,10 @@ pub fn run(args: SimplifyArgs) -> ExitCode {
 
 /// One output line per input line: the result, or `error: MESSAGE`
 /// ([`arith::Batch`]: one scope for the file, each line under its own
-/// ranges only).
-fn run_batch(path: &Path) -> ExitCode {
+/// ranges only). With `json`, each line is an object: the fields of
+/// `simplify --json` and the line's number, or the line's number, the
+/// error and its byte span in the line.
+fn run_batch(path: &Path, json: bool) -> ExitCode {
     let text = match crate::input::read_text(path) {
         Ok(t) => t,
         Err(e) => return diagnostics::fail(e),
@@ -109,17 +112,14 @@ fn run_batch(path: &Path) -> ExitCode {
     let mut batch = arith::Batch::new();
     let mut line_out = String::new();
     let mut failed = false;
-    for line in text.lines() {
+    for (number, line) in text.lines().enumerate() {
         line_out.clear();
-        let result = batch.simplify_line(line);
-        match result {
-            Ok(simplified) => simplified.print_into(&mut line_out),
-            Err(e) => {
-                failed = true;
-                line_out.push_str("error: ");
-                line_out.push_str(&e.message);
-            }
-        }
+        let ok = if json {
+            batch_json_line(&mut batch, line, number + 1, &mut line_out)
+        } else {
+            batch_text_line(&mut batch, line, &mut line_out)
+        };
+        failed |= !ok;
         line_out.push('\n');
         if out.write_all(line_out.as_bytes()).is_err() {
             return ExitCode::from(1);
@@ -131,4 +131,45 @@ fn run_batch(path: &Path) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Writes one line's result or `error: MESSAGE` into `out`; false on error.
+fn batch_text_line(batch: &mut arith::Batch, line: &str, out: &mut String) -> bool {
+    match batch.simplify_line(line) {
+        Ok(simplified) => {
+            simplified.print_into(out);
+            true
+        }
+        Err(e) => {
+            out.push_str("error: ");
+            out.push_str(&e.message);
+            false
+        }
+    }
+}
+
+/// Writes one line's JSON object into `out`; false on error.
+fn batch_json_line(batch: &mut arith::Batch, line: &str, number: usize, out: &mut String) -> bool {
+    let (value, ok) = match batch.analyze_line(line) {
+        Ok(case) => (
+            serde_json::json!({
+                "line": number,
+                "input": case.input.to_string(),
+                "simplified": case.simplified.to_string(),
+                "min": bound_json(case.bound.min),
+                "max": bound_json(case.bound.max),
+            }),
+            true,
+        ),
+        Err(e) => (
+            serde_json::json!({
+                "line": number,
+                "error": e.message,
+                "span": e.span.map(|s| [s.start, s.end]),
+            }),
+            false,
+        ),
+    };
+    out.push_str(&value.to_string());
+    ok
 }

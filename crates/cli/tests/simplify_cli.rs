@@ -100,13 +100,50 @@ fn batch_gives_one_line_per_case_and_goes_on_after_errors() {
 
 /// Runs a batch file made of `lines` and returns the output.
 fn batch(name: &str, lines: &[String]) -> Output {
+    batch_with(name, lines, &[])
+}
+
+/// Runs a batch file made of `lines` with extra arguments.
+fn batch_with(name: &str, lines: &[String], extra: &[&str]) -> Output {
     let dir = std::env::temp_dir().join(format!("rangefinder-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("cases.batch");
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    let o = rangefinder(&["simplify", "--batch", path.to_str().unwrap()]);
+    let mut args = vec!["simplify", "--batch", path.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let o = rangefinder(&args);
     let _ = std::fs::remove_dir_all(&dir);
     o
+}
+
+#[test]
+fn batch_json_gives_one_object_per_line() {
+    let lines = [
+        "x % 8 + 1 | x=0:64",
+        "x + * 2",
+        "i < n | i=0:n n=1:10",
+        "y | y=0:",
+    ]
+    .map(String::from);
+    let o = batch_with("json", &lines, &["--json"]);
+    let out = stdout(&o);
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(rows.len(), 4, "{out}");
+    assert_eq!(rows[0]["line"], 1);
+    assert_eq!(rows[0]["input"], "x % 8 + 1");
+    assert_eq!(rows[0]["simplified"], "x % 8 + 1");
+    assert_eq!((rows[0]["min"].as_i64(), rows[0]["max"].as_i64()), (Some(1), Some(8)));
+    assert_eq!(rows[1]["line"], 2);
+    assert!(rows[1]["error"].as_str().is_some_and(|m| !m.is_empty()));
+    assert!(rows[1]["span"].is_array(), "{}", rows[1]);
+    assert_eq!(rows[2]["simplified"], "True");
+    // The span of an error in the ranges is a byte range of the whole line.
+    let span = rows[3]["span"].as_array().expect("a span");
+    assert!(span[0].as_u64().unwrap() as usize >= "y | ".len(), "{}", rows[3]);
+    assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
