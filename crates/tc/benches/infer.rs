@@ -1,8 +1,12 @@
 //! `cargo bench -p tc`: parsing plus range inference of the example
 //! programs, per definition: the C1-C10 programs of `examples/tc/`, the other
-//! examples there, and the programs of the TC repository
-//! (`tests/data/tc_programs.tc`). TC's isl-based inference takes 0.3-1 ms
-//! per range query on these.
+//! examples there, and the programs of the TC repository (read from the
+//! shared conformance corpus when it is beside the checkout). TC's
+//! isl-based inference takes 0.3-1 ms per range query on these.
+
+#[path = "../tests/common/repository.rs"]
+#[allow(dead_code)]
+mod repository;
 
 use std::path::PathBuf;
 
@@ -70,9 +74,12 @@ fn all_examples(b: divan::Bencher) {
     });
 }
 
-/// The TC repository's 150 example programs, one source.
+/// The TC repository's 148 example programs, one source (nothing to
+/// measure without the shared corpus).
 #[divan::bench(sample_count = 20)]
 fn tc_repository(b: divan::Bencher) {
-    let src = read(root().join("tests/data/tc_programs.tc"));
+    let src = repository::corpus()
+        .map(|c| repository::accepted_source(&repository::programs(&c)))
+        .unwrap_or_default();
     b.bench(|| tc::analyze(divan::black_box(&src)));
 }

@@ -1,19 +1,17 @@
 //! Real TC programs: the examples under `examples/tc/` and the example
-//! programs of the TC repository (`tests/data/tc_programs.tc`) parse and
-//! infer without errors; run on concrete sizes, none reads out of bounds
-//! and, lowered to te and interpreted, all equal direct evaluation.
+//! programs of the TC repository (read from the shared conformance corpus,
+//! see `common/repository.rs`) parse and infer without errors; run on
+//! concrete sizes, none reads out of bounds and, lowered to te and
+//! interpreted, all equal direct evaluation.
 
 mod common;
+#[path = "common/repository.rs"]
+mod repository;
 use common::*;
 use std::collections::HashMap;
 use tc::Severity;
 
 const TOLERANCE: f64 = 1e-4;
-
-fn read(path: &str) -> String {
-    let p = format!("{}/{path}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
-}
 
 /// Whether `name` is a built-in without an exact reference implementation
 /// (no intrinsic): neither direct evaluation nor the lowered program can run
@@ -109,9 +107,12 @@ fn examples_infer_and_run() {
 
 #[test]
 fn tc_repository_programs() {
-    let src = read("tests/data/tc_programs.tc");
+    let Some(corpus) = repository::corpus() else {
+        return;
+    };
+    let src = repository::accepted_source(&repository::programs(&corpus));
     let a = analyze(&src);
-    assert!(a.defs.len() >= 140, "{}", a.defs.len());
+    assert_eq!(a.defs.len(), 148, "every program TC accepts");
     for d in &a.defs {
         assert!(!d.has_errors(), "{}: {:?}", d.name, d.all_diagnostics());
         for (k, s) in d.stmts.iter().enumerate() {
@@ -132,26 +133,21 @@ fn tc_repository_programs() {
 
 #[test]
 fn rejected_repository_programs() {
-    let a = analyze(&read("tests/data/tc_rejected.tc"));
-    let e0 = messages(&a.defs[0], Severity::Error);
-    assert!(
-        e0.iter()
-            .any(|m| m.contains("range bounds must be size expressions")),
-        "{e0:?}"
-    );
-    let e1 = messages(&a.defs[1], Severity::Error);
-    assert!(
-        e1.iter()
-            .any(|m| m.contains("temporary tensors are not supported")),
-        "{e1:?}"
-    );
-    // #104 and #151, and the documentation's `0..2`: syntax errors.
-    for src in [
-        "def sum1D(float(M) A) -> (C) { C(0) +=! A(r_m) where i in 0:1 }",
-        "def matmul(float(M, K) L, float(K, M) U) -> (LU) { LU(m1, m2) +=! (r_k >= m1 and r_k =< m2) ? L(m1, r_k) * U(r_k, m2) : 0 }",
-        "def maxpool2x2(float(B,C,H,W) input) -> (output) { output(b,c,h,w) max=! input(b,c,2*h + r_kw, 2*w + r_kh) where r_kw in 0:2, r_kh in 0..2 }",
-    ] {
-        assert!(tc::parse(src).is_err(), "{src}");
+    let Some(corpus) = repository::corpus() else {
+        return;
+    };
+    let programs = repository::programs(&corpus);
+    for (number, fragment) in repository::REJECTED {
+        let a = analyze(repository::program(&programs, *number));
+        let errors = messages(&a.defs[0], Severity::Error);
+        assert!(
+            errors.iter().any(|m| m.contains(fragment)),
+            "#{number}: {errors:?}"
+        );
+    }
+    for number in repository::SYNTAX_ERRORS {
+        let src = repository::program(&programs, *number);
+        assert!(tc::parse(src).is_err(), "#{number}: {src}");
     }
 }
 
