@@ -52,6 +52,7 @@
 
 mod analysis;
 pub mod attrs;
+mod element_type;
 mod error;
 mod fusion;
 mod json;
@@ -68,6 +69,7 @@ pub use analysis::{
     analyze, epilogue_input_to_output, grouped_output_to_input, input_to_output, output_to_input,
     parameters_to_output, to_parameters, Query,
 };
+pub use element_type::{ElementKind, ElementType};
 pub use error::{AnalysisError, AnalysisErrorKind, ErrorKind, ParseError, QueryError};
 pub use json::{JsonReport, MapReport, OperandReport, RuntimeReport};
 pub use module::{CompId, Computation, InstrId, Instruction, Module};

@@ -10,7 +10,7 @@
 //! reads its init / padding value for every output element; a convolution
 //! reads its kernel at every window position (padding included).
 
-use hlo::{ArrayShape, InstructionIndexing, Module, Opcode, OperandIndexing, Shape};
+use hlo::{ArrayShape, ElementKind, InstructionIndexing, Module, Opcode, OperandIndexing, Shape};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 type Index = Vec<i64>;
@@ -175,9 +175,10 @@ impl<'a> Interp<'a> {
         }
         let out = array_shape(&inst.shape);
         let dims = out.dims.clone();
+        let types = self.operand_types(inst);
         let mut data = Vec::with_capacity(count(&dims));
         for o in all_indices(&dims) {
-            data.push(self.element(inst, ops, &o, &ints));
+            data.push(self.element(inst, ops, &types, &o, &ints));
         }
         Value::Array(dims, data)
     }
@@ -186,6 +187,7 @@ impl<'a> Interp<'a> {
         &self,
         inst: &hlo::Instruction,
         ops: &[Value],
+        types: &[Option<&ArrayShape>],
         o: &[i64],
         ints: &dyn Fn(&str) -> Vec<i64>,
     ) -> Elem {
@@ -196,13 +198,22 @@ impl<'a> Interp<'a> {
                 value: inst.literal.as_deref().and_then(|l| match l {
                     "true" => Some(1),
                     "false" => Some(0),
-                    _ => l.parse().ok(),
+                    _ => typed(&inst.shape, l.parse().ok()?),
                 }),
             },
             Opcode::Iota => Elem {
                 tags: BTreeSet::new(),
-                value: Some(o[attrs.int("iota_dimension").unwrap() as usize]),
+                value: typed(
+                    &inst.shape,
+                    o[attrs.int("iota_dimension").unwrap() as usize].into(),
+                ),
             },
+            Opcode::BitcastConvert => bitcast_convert_element(
+                types[0].expect("an array operand"),
+                array_shape(&inst.shape),
+                &ops[0],
+                o,
+            ),
             Opcode::Broadcast => {
                 let d = ints("dimensions");
                 let idx: Index = d.iter().map(|&k| o[k as usize]).collect();
@@ -373,20 +384,36 @@ impl<'a> Interp<'a> {
                     })
                     .collect();
                 let mut e = union(&parts);
-                e.value = int_value(inst, &parts);
+                e.value = int_value(inst, &parts, types);
                 e
             }
         }
     }
 
     fn operand_shape(&self, inst: &hlo::Instruction, k: usize) -> &ArrayShape {
+        array_shape(self.operand_shapes(inst)[k])
+    }
+
+    /// The shapes of `inst`'s operands, found in the computation holding it.
+    fn operand_shapes(&self, inst: &hlo::Instruction) -> Vec<&Shape> {
         let comp = self
             .module
             .computations
             .iter()
             .find(|c| c.instructions.iter().any(|i| std::ptr::eq(i, inst)))
             .unwrap();
-        array_shape(&comp.instructions[inst.operands[k]].shape)
+        inst.operands
+            .iter()
+            .map(|&o| &comp.instructions[o].shape)
+            .collect()
+    }
+
+    /// The array shapes of `inst`'s operands (`None` for a tuple).
+    fn operand_types(&self, inst: &hlo::Instruction) -> Vec<Option<&ArrayShape>> {
+        self.operand_shapes(inst)
+            .into_iter()
+            .map(Shape::as_array)
+            .collect()
     }
 
     fn reduce_like(&self, inst: &hlo::Instruction, ops: &[Value]) -> Value {
@@ -545,17 +572,44 @@ impl<'a> Interp<'a> {
     }
 }
 
+/// `v` as a value of `shape`'s element type: wrapped to an integer type's
+/// width and signedness (XLA's two's-complement integers), kept as it is for
+/// a floating-point type (whose values here are small integers).
+fn typed(shape: &Shape, v: i128) -> Option<i64> {
+    let ty = array_shape(shape).element()?;
+    if ty.is_integer() {
+        ty.wrap(v)
+    } else {
+        i64::try_from(v).ok()
+    }
+}
+
 /// The integer value of an elementwise op over operands with values: the
 /// index arithmetic JAX writes before a gather or a dynamic slice (wrap
 /// negative indices, clamp, convert), so that real modules can be run.
-fn int_value(inst: &hlo::Instruction, parts: &[&Elem]) -> Option<i64> {
-    let v = |k: usize| parts.get(k).and_then(|e| e.value);
-    Some(match inst.opcode {
-        Opcode::Copy | Opcode::Convert | Opcode::BitcastConvert => v(0)?,
-        Opcode::Add => v(0)?.checked_add(v(1)?)?,
-        Opcode::Subtract => v(0)?.checked_sub(v(1)?)?,
-        Opcode::Multiply => v(0)?.checked_mul(v(1)?)?,
-        Opcode::Negate => v(0)?.checked_neg()?,
+/// Every result is taken modulo the output type's width; a float converted
+/// to an integer type that cannot hold it has no value here.
+fn int_value(
+    inst: &hlo::Instruction,
+    parts: &[&Elem],
+    operand_types: &[Option<&ArrayShape>],
+) -> Option<i64> {
+    let v = |k: usize| parts.get(k).and_then(|e| e.value).map(i128::from);
+    let out = array_shape(&inst.shape).element()?;
+    let exact = match inst.opcode {
+        Opcode::Convert => {
+            let from = operand_types.first()?.as_ref()?.element()?;
+            let x = v(0)?;
+            if out.is_integer() && !from.is_integer() && !out.fits(x) {
+                return None;
+            }
+            x
+        }
+        Opcode::Copy => v(0)?,
+        Opcode::Add => v(0)? + v(1)?,
+        Opcode::Subtract => v(0)? - v(1)?,
+        Opcode::Multiply => v(0)? * v(1)?,
+        Opcode::Negate => -v(0)?,
         Opcode::Maximum => v(0)?.max(v(1)?),
         Opcode::Minimum => v(0)?.min(v(1)?),
         Opcode::Clamp => v(1)?.max(v(0)?).min(v(2)?),
@@ -568,11 +622,11 @@ fn int_value(inst: &hlo::Instruction, parts: &[&Elem]) -> Option<i64> {
         }
         Opcode::And => v(0)? & v(1)?,
         Opcode::Or => v(0)? | v(1)?,
-        Opcode::Not if array_shape(&inst.shape).element_type == "pred" => i64::from(v(0)? == 0),
+        Opcode::Not if out.kind == ElementKind::Pred => i128::from(v(0)? == 0),
         Opcode::Not => !v(0)?,
         Opcode::Compare => {
             let (a, b) = (v(0)?, v(1)?);
-            i64::from(match inst.attrs.raw("direction")? {
+            i128::from(match inst.attrs.raw("direction")? {
                 "EQ" => a == b,
                 "NE" => a != b,
                 "LT" => a < b,
@@ -583,7 +637,58 @@ fn int_value(inst: &hlo::Instruction, parts: &[&Elem]) -> Option<i64> {
             })
         }
         _ => return None,
-    })
+    };
+    if out.is_integer() {
+        out.wrap(exact)
+    } else {
+        i64::try_from(exact).ok()
+    }
+}
+
+/// Element `o` of `bitcast-convert` from `from` to `to`, with the bytes of
+/// integer values laid out little-endian (as XLA on CPU): a narrower type
+/// reads piece `o[last]` of operand element `o[..last]`, a wider one joins
+/// the pieces of the operand's last dimension, lowest first. Values of
+/// floating-point types are numbers here, not bits, so only integer to
+/// integer conversions carry one.
+fn bitcast_convert_element(from: &ArrayShape, to: &ArrayShape, input: &Value, o: &[i64]) -> Elem {
+    let (fty, tty) = (from.element().unwrap(), to.element().unwrap());
+    let bits = |v: Option<i64>| -> Option<u128> {
+        let mask = (1u128 << fty.bits) - 1;
+        fty.is_integer().then_some(())?;
+        Some((i128::from(v?) as u128) & mask)
+    };
+    let result = |b: Option<u128>| -> Option<i64> {
+        tty.is_integer().then_some(())?;
+        tty.wrap(b? as i128)
+    };
+    if fty.bits >= tty.bits {
+        let ratio = fty.bits / tty.bits;
+        let (at, piece) = if ratio == 1 {
+            (o, 0)
+        } else {
+            (&o[..o.len() - 1], o[o.len() - 1] as u32)
+        };
+        let e = input.at(at);
+        let mask = (1u128 << tty.bits) - 1;
+        Elem {
+            tags: e.tags.clone(),
+            value: result(bits(e.value).map(|b| (b >> (piece * tty.bits)) & mask)),
+        }
+    } else {
+        let ratio = i64::from(tty.bits / fty.bits);
+        let mut acc = Elem::default();
+        let mut joined = Some(0u128);
+        for k in 0..ratio {
+            let mut at = o.to_vec();
+            at.push(k);
+            let e = input.at(&at);
+            acc = union(&[&acc, e]);
+            joined = joined.zip(bits(e.value)).map(|(j, b)| j | (b << (k as u32 * fty.bits)));
+        }
+        acc.value = result(joined);
+        acc
+    }
 }
 
 /// The arguments: tagged elements, with concrete values where given.
