@@ -137,12 +137,22 @@ mod tests {
         assert_eq!(ElementType::parse("f32").unwrap().wrap(1), None);
         let u64 = ElementType::parse("u64").unwrap();
         assert_eq!(u64.wrap(-1), None);
-        assert_eq!(ElementType::parse("s64").unwrap().wrap(1 << 63), Some(i64::MIN));
+        assert_eq!(
+            ElementType::parse("s64").unwrap().wrap(1 << 63),
+            Some(i64::MIN)
+        );
     }
 
     #[test]
     fn widths() {
-        for (name, bits) in [("f32", 32), ("bf16", 16), ("f8e4m3fn", 8), ("c128", 128), ("s4", 4), ("pred", 8)] {
+        for (name, bits) in [
+            ("f32", 32),
+            ("bf16", 16),
+            ("f8e4m3fn", 8),
+            ("c128", 128),
+            ("s4", 4),
+            ("pred", 8),
+        ] {
             assert_eq!(ElementType::parse(name).unwrap().bits, bits, "{name}");
         }
         for name in ["token", "opaque", "s3", "f8x", "s08", "x32"] {

@@ -105,7 +105,10 @@ fn wrapped(value: Expr, range: indexing::Interval, ty: ElementType) -> Option<Ex
     let modulus = i64::try_from(1i128 << ty.bits).ok()?;
     let lo = i64::try_from(lo).ok()?;
     let shifted = Expr::sub(value, Expr::int(lo));
-    Some(Expr::add(Expr::floor_mod(shifted, Expr::int(modulus)), Expr::int(lo)))
+    Some(Expr::add(
+        Expr::floor_mod(shifted, Expr::int(modulus)),
+        Expr::int(lo),
+    ))
 }
 
 /// `map` with runtime variable `i` replaced by `value` and removed.

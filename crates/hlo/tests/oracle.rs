@@ -684,7 +684,9 @@ fn bitcast_convert_element(from: &ArrayShape, to: &ArrayShape, input: &Value, o:
             at.push(k);
             let e = input.at(&at);
             acc = union(&[&acc, e]);
-            joined = joined.zip(bits(e.value)).map(|(j, b)| j | (b << (k as u32 * fty.bits)));
+            joined = joined
+                .zip(bits(e.value))
+                .map(|(j, b)| j | (b << (k as u32 * fty.bits)));
         }
         acc.value = result(joined);
         acc
@@ -1023,6 +1025,56 @@ fn reshapes_and_bitcasts() {
     );
 }
 
+/// `bitcast-convert` between widths: a narrower output element reads the
+/// operand element it is a piece of, a wider one every piece.
+#[test]
+fn bitcast_converts_between_widths() {
+    for (from, to) in [
+        ("f32[4]", "u8[4,4]"),
+        ("u8[4,4]", "f32[4]"),
+        ("s32[3,2]", "s8[3,2,4]"),
+        ("s8[2,3,2]", "s16[2,3]"),
+        ("f64[3]", "f16[3,4]"),
+        ("c64[3,2]", "c128[3]"),
+        ("f32[2,3]", "s32[2,3]"),
+        ("s4[6,2]", "u8[6]"),
+    ] {
+        exact(&format!(
+            "ENTRY e {{\n p0 = {from} parameter(0)\n ROOT b = {to} bitcast-convert(p0)\n}}"
+        ));
+    }
+}
+
+/// The pieces of an integer are its bytes, least significant first (XLA
+/// on CPU): bytes of an `s32`, some joined back into a `u16`, steer a
+/// dynamic slice as their values say.
+#[test]
+fn bitcast_convert_values_are_little_endian_bytes() {
+    let text = "ENTRY e {
+ p0 = f32[10,8] parameter(0)
+ p1 = s32[1] parameter(1)
+ b = u8[1,4] bitcast-convert(p1)
+ lo = u8[1,2] slice(b), slice={[0:1], [1:3]}
+ w = u16[1] bitcast-convert(lo)
+ k = u16[] reshape(w)
+ byte = u8[1,1] slice(b), slice={[0:1], [3:4]}
+ k2 = u8[] reshape(byte)
+ c = s32[] convert(k2)
+ ROOT d = f32[2,3] dynamic-slice(p0, k, c), dynamic_slice_sizes={2,3}
+}";
+    // Bytes 0x07, 0x03, 0x00, 0x85: bytes 1..3 read 3 as a u16 (768 in
+    // the other order), byte 3 is 133 as a u8 (clamped to 5 as an offset;
+    // -123 as an s8 would clamp to 0).
+    let value = i64::from(i32::from_le_bytes([0x07, 0x03, 0x00, 0x85]));
+    let module = hlo::parse_module(text).unwrap();
+    let args = arguments(&module, module.entry, &HashMap::from([(1, vec![value])]));
+    let named = Interp::new(&module).run_named(module.entry, &args);
+    assert_eq!(named["k"].at(&[]).value, Some(3));
+    assert_eq!(named["c"].at(&[]).value, Some(0x85));
+    assert_eq!(named["b"].at(&[0, 0]).value, Some(7));
+    check(text, &[(1, vec![value])], &[], true);
+}
+
 #[test]
 fn concatenate_and_dot() {
     exact("ENTRY e {\n p0 = f32[2,3] parameter(0)\n p1 = f32[2,2] parameter(1)\n p2 = f32[2,4] parameter(2)\n ROOT c = f32[2,9] concatenate(p0, p1, p2), dimensions={1}\n}");
@@ -1224,6 +1276,8 @@ fn jax_printed_modules_match_the_oracle() {
         "jax_reduce_variety.compiled.hlo",
         "jax_reverse_slices.hlo",
         "jax_reverse_slices.compiled.hlo",
+        "jax_bitcast_convert.hlo",
+        "jax_bitcast_convert.compiled.hlo",
     ] {
         let text =
             std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -1237,7 +1291,7 @@ fn jax_printed_modules_match_the_oracle() {
         check(&text, &[], modes, true);
         seen += 1;
     }
-    assert_eq!(seen, 35);
+    assert_eq!(seen, 37);
 }
 
 /// A random chain of shape-changing ops on `f32[...] p0`, written as HLO.
@@ -1595,4 +1649,107 @@ fn jax_printed_modules_with_index_inputs_match_the_oracle() {
         }
     }
     assert_eq!(seen, 8);
+}
+
+/// A gather at the indices of an iota of a narrow type: an `s8` iota holds
+/// -106 at 150 (the gather clamps it to 0) and a `u8` one 0 at 256; the
+/// folded map must read there, by enumeration against the interpreter,
+/// whether the gather sees the iota directly or through a fusion's
+/// parameter. The interpreter itself wraps index arithmetic (an `add`, a
+/// `convert`) to the output type.
+#[test]
+fn gathers_at_narrow_iotas_read_the_wrapped_index() {
+    for (ty, n) in [("s8", 200), ("u8", 290), ("s8", 300), ("u8", 100)] {
+        let gather = |operand: &str, indices: &str| {
+            format!("f32[{n}] gather({operand}, {indices}), offset_dims={{}}, collapsed_slice_dims={{0}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1}}")
+        };
+        let direct = format!(
+            "ENTRY e {{\n p0 = f32[{n}] parameter(0)\n iota = {ty}[{n},1] iota(), iota_dimension=0\n ROOT g = {}\n}}",
+            gather("p0", "iota")
+        );
+        check(&direct, &[], &[], true);
+        let fused = format!(
+            "f {{\n a = f32[{n}] parameter(0)\n i = {ty}[{n},1] parameter(1)\n ROOT g = {}\n}}\nENTRY e {{\n p0 = f32[{n}] parameter(0)\n iota = {ty}[{n},1] iota(), iota_dimension=0\n ROOT r = f32[{n}] fusion(p0, iota), kind=kLoop, calls=f\n}}",
+            gather("a", "i")
+        );
+        check(&fused, &[], &[], true);
+        // Arithmetic on the iota wraps too (the map keeps a runtime
+        // variable, pinned to the interpreter's value).
+        let shifted = format!(
+            "ENTRY e {{\n p0 = f32[{n}] parameter(0)\n iota = s32[{n},1] iota(), iota_dimension=0\n c = {ty}[{n},1] convert(iota)\n k = {ty}[] constant(100)\n b = {ty}[{n},1] broadcast(k), dimensions={{}}\n s = {ty}[{n},1] add(c, b)\n ROOT g = {}\n}}",
+            gather("p0", "s")
+        );
+        check(&shifted, &[], &[], true);
+    }
+}
+
+/// The value at `i` of an iota of type `ty`, by Rust's own integer casts.
+fn iota_value(ty: &str, i: i64) -> i64 {
+    match ty {
+        "s8" => i64::from(i as i8),
+        "u8" => i64::from(i as u8),
+        "s16" => i64::from(i as i16),
+        "u16" => i64::from(i as u16),
+        "s32" => i64::from(i as i32),
+        "u32" => i64::from(i as u32),
+        "s64" => i,
+        _ => unreachable!("{ty}"),
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 96, failure_persistence: None, ..Default::default() })]
+
+    /// A gather at an iota of every integer type, of a length around the
+    /// point where the type wraps (`2^(bits-1)` signed, `2^bits` unsigned),
+    /// into an operand whose size puts the clamp on either side: the folded
+    /// map gives, at points around every wrap, the clamped value the iota
+    /// holds (computed by Rust's casts).
+    #[test]
+    fn folded_iotas_wrap_as_their_type(
+        ty in proptest::sample::select(vec!["s8", "u8", "s16", "u16", "s32", "u32", "s64"]),
+        length_offset in -3i64..600,
+        operand_choice in 0usize..4,
+        slice in 1i64..4,
+        through_fusion in proptest::bool::ANY,
+        probes in proptest::collection::vec(-4i64..5, 4),
+    ) {
+        let bits = ty[1..].parse::<u32>().unwrap();
+        let signed = ty.starts_with('s');
+        // s64 never wraps an index; try it at the s32 lengths.
+        let wrap_at = 1i64 << (bits.min(32) - u32::from(signed));
+        let n = (wrap_at + length_offset * (wrap_at / 256).max(1)).max(1);
+        let m = [slice + 4, wrap_at - 1, wrap_at + 7, 2 * wrap_at + 3][operand_choice].max(slice);
+        let gather = |operand: &str, indices: &str| {
+            format!("f32[{n},{slice}] gather({operand}, {indices}), offset_dims={{1}}, collapsed_slice_dims={{}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{{slice}}}")
+        };
+        let text = if through_fusion {
+            format!(
+                "f {{\n a = f32[{m}] parameter(0)\n i = {ty}[{n},1] parameter(1)\n ROOT g = {}\n}}\nENTRY e {{\n p0 = f32[{m}] parameter(0)\n iota = {ty}[{n},1] iota(), iota_dimension=0\n ROOT r = f32[{n},{slice}] fusion(p0, iota), kind=kLoop, calls=f\n}}",
+                gather("a", "i")
+            )
+        } else {
+            format!(
+                "ENTRY e {{\n p0 = f32[{m}] parameter(0)\n iota = {ty}[{n},1] iota(), iota_dimension=0\n ROOT g = {}\n}}",
+                gather("p0", "iota")
+            )
+        };
+        let module = hlo::parse_module(&text).unwrap();
+        let r = hlo::to_parameters(&module, module.entry, 0).unwrap();
+        let maps = operand_maps(&r, 0, &text);
+        proptest::prop_assert_eq!(maps.len(), 1);
+        let map = &maps[0];
+        proptest::prop_assert!(map.runtime.is_empty(), "not folded: {}", map.map);
+        let mut points = vec![0, n - 1];
+        for centre in [wrap_at / 2, wrap_at, 2 * wrap_at, 3 * wrap_at] {
+            points.extend(probes.iter().map(|p| centre + p));
+        }
+        for d0 in points.into_iter().filter(|&d| (0..n).contains(&d)) {
+            for d1 in [0, slice - 1] {
+                let start = iota_value(ty, d0).clamp(0, m - slice);
+                let got = map.map.evaluate(&[d0, d1]).unwrap();
+                proptest::prop_assert_eq!(got, vec![start + d1], "{} at ({}, {})", map.map, d0, d1);
+            }
+        }
+    }
 }

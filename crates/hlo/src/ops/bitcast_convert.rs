@@ -65,7 +65,10 @@ pub(crate) fn resize(input: &ArrayShape, output: &ArrayShape) -> Result<Resize, 
                 input.element_type, output.element_type, input
             ));
         }
-        (input.dims[..input.rank() - 1].to_vec(), Resize::Wider(ratio))
+        (
+            input.dims[..input.rank() - 1].to_vec(),
+            Resize::Wider(ratio),
+        )
     };
     if output.dims != expected {
         return Err(format!(
