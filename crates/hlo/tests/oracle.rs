@@ -693,20 +693,22 @@ fn bitcast_convert_element(from: &ArrayShape, to: &ArrayShape, input: &Value, o:
     }
 }
 
-/// The arguments: tagged elements, with concrete values where given.
+/// The arguments: tagged elements, with concrete values where given (as
+/// the parameter's type holds them).
 fn arguments(module: &Module, comp: usize, values: &HashMap<usize, Vec<i64>>) -> Vec<Value> {
     let c = &module.computations[comp];
     c.parameters
         .iter()
         .enumerate()
         .map(|(p, &i)| {
-            let dims = array_shape(&c.instructions[i].shape).dims.clone();
+            let shape = &c.instructions[i].shape;
+            let dims = array_shape(shape).dims.clone();
             let data = all_indices(&dims)
                 .into_iter()
                 .enumerate()
                 .map(|(f, idx)| Elem {
                     tags: BTreeSet::from([(p, idx)]),
-                    value: values.get(&p).map(|v| v[f]),
+                    value: values.get(&p).and_then(|v| typed(shape, v[f].into())),
                 })
                 .collect();
             Value::Array(dims, data)
