@@ -10,7 +10,7 @@
 //! Op families: elementwise ops of every arity (incl. `select`, `clamp`,
 //! `compare`, `convert`, `copy`, `map`), `broadcast`, `transpose`,
 //! `reverse`, variadic `reduce`, `slice`, `reshape`, `bitcast` (through
-//! layouts), `concatenate`, `dot`, `scaled-dot`, `pad`, `reduce-window`,
+//! layouts), `bitcast-convert` (also between widths), `concatenate`, `dot`, `scaled-dot`, `pad`, `reduce-window`,
 //! `convolution`, `gather`, `dynamic-slice`, `dynamic-update-slice`,
 //! `all-gather` (with a replica map), `tuple`, `get-tuple-element`, `call`
 //! and `fusion`; `parameter`, `constant` and `iota` have no operands. Any
@@ -30,6 +30,8 @@
 //! batch group (its input-to-output map is exact). One place differs from
 //! XLA on purpose: a gather or dynamic-slice start taken from an `iota`
 //! inside a fusion is clamped to the valid start range, as at run time.
+//! Folded iotas and constants take the value their [`ElementType`] holds
+//! (an `s8` iota is -106 at 150).
 //!
 //! ```
 //! let module = hlo::parse_module(r#"
@@ -52,6 +54,7 @@
 
 mod analysis;
 pub mod attrs;
+mod element_type;
 mod error;
 mod fusion;
 mod json;
@@ -68,6 +71,7 @@ pub use analysis::{
     analyze, epilogue_input_to_output, grouped_output_to_input, input_to_output, output_to_input,
     parameters_to_output, to_parameters, Query,
 };
+pub use element_type::{ElementKind, ElementType};
 pub use error::{AnalysisError, AnalysisErrorKind, ErrorKind, ParseError, QueryError};
 pub use json::{JsonReport, MapReport, OperandReport, RuntimeReport};
 pub use module::{CompId, Computation, InstrId, Instruction, Module};

@@ -3,10 +3,14 @@
 //!
 //! A constant offset inside the variable's valid range replaces the
 //! variable. An iota's value at the index the runtime map reads is that
-//! index along the iota dimension; since dynamic offsets and gather starts
-//! are clamped to the valid range, the value is clamped too (XLA leaves the
-//! clamp out, which reads out of bounds where the iota exceeds the range).
+//! index along the iota dimension, wrapped as its element type holds it
+//! (an `s8` iota reads -106 at 150, a `u8` one 0 at 256); since dynamic
+//! offsets and gather starts are clamped to the valid range, the value is
+//! clamped too (XLA leaves the clamp out, which reads out of bounds where
+//! the iota exceeds the range). Sources that are not integers stay
+//! runtime variables.
 
+use crate::element_type::{ElementKind, ElementType};
 use crate::module::Computation;
 use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap};
@@ -46,9 +50,10 @@ fn known_value(comp: &Computation, m: &OperandMap, i: usize) -> Option<Expr> {
     let rt = &m.runtime[i];
     let source = comp.instructions.get(rt.source_instr?)?;
     let bounds = m.map.rt_vars().get(i)?.bounds();
+    let ty = source.shape.as_array()?.element()?;
     match source.opcode {
         Opcode::Constant => {
-            let v: i64 = source.literal.as_deref()?.trim().parse().ok()?;
+            let v = ty.wrap(source.literal.as_deref()?.trim().parse().ok()?)?;
             // Out-of-range constants are clamped at run time; XLA keeps them as variables.
             bounds.contains(v).then(|| Expr::int(v))
         }
@@ -71,6 +76,8 @@ fn known_value(comp: &Computation, m: &OperandMap, i: usize) -> Option<Expr> {
                     .map(|k| m.map.dim_expr(k))
             });
             let range = m.map.expression_range(&value);
+            let value = wrapped(value, range, ty)?;
+            let range = m.map.expression_range(&value);
             let mut clamped = value;
             if range.lower < bounds.lower {
                 clamped = Expr::max(clamped, Expr::int(bounds.lower));
@@ -82,6 +89,26 @@ fn known_value(comp: &Computation, m: &OperandMap, i: usize) -> Option<Expr> {
         }
         _ => None,
     }
+}
+
+/// `value` (an index over `range`) as element type `ty` holds it: itself
+/// when every value fits, else its low bits, `value mod 2^bits`, shifted
+/// by half the modulus for a signed type (two's complement).
+fn wrapped(value: Expr, range: indexing::Interval, ty: ElementType) -> Option<Expr> {
+    if ty.fits(i128::from(range.lower)) && ty.fits(i128::from(range.upper)) {
+        return Some(value);
+    }
+    let (lo, _) = ty.integer_range()?;
+    if ty.kind == ElementKind::Pred {
+        return None;
+    }
+    let modulus = i64::try_from(1i128 << ty.bits).ok()?;
+    let lo = i64::try_from(lo).ok()?;
+    let shifted = Expr::sub(value, Expr::int(lo));
+    Some(Expr::add(
+        Expr::floor_mod(shifted, Expr::int(modulus)),
+        Expr::int(lo),
+    ))
 }
 
 /// `map` with runtime variable `i` replaced by `value` and removed.

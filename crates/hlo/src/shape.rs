@@ -1,6 +1,7 @@
 //! HLO shapes: arrays with an element type, dimensions and an optional
 //! layout, and tuples of shapes.
 
+use crate::element_type::ElementType;
 use std::fmt;
 
 /// An array shape such as `f32[10,20]{1,0}`.
@@ -27,6 +28,12 @@ impl ArrayShape {
     /// The number of dimensions.
     pub fn rank(&self) -> usize {
         self.dims.len()
+    }
+
+    /// The element type, or `None` for `token`, `opaque` and unknown
+    /// spellings.
+    pub fn element(&self) -> Option<ElementType> {
+        ElementType::parse(&self.element_type)
     }
 
     /// The number of elements, or `None` when it overflows `i64`.

@@ -210,6 +210,13 @@ impl<'a> Check<'a> {
                     "a tuple of {n} operands must have a tuple shape of {n} elements"
                 ))),
             },
+            Opcode::BitcastConvert => {
+                let a = self.operand_array(0)?;
+                let out = self.output_array()?;
+                crate::ops::bitcast_convert::resize(a, out)
+                    .map(|_| ())
+                    .map_err(|m| self.error(m))
+            }
             op if is_elementwise(op) => self.elementwise(),
             _ => Ok(()),
         }
@@ -344,7 +351,7 @@ impl<'a> Check<'a> {
         let Some(out) = self.inst.shape.as_array() else {
             return Ok(());
         };
-        let Some((lo, hi)) = integer_range(&out.element_type) else {
+        let Some(ty) = out.element().filter(|t| t.is_integer()) else {
             return Ok(());
         };
         let literal = self.inst.literal.as_deref().unwrap_or("");
@@ -355,8 +362,8 @@ impl<'a> Check<'a> {
             if out.element_type == "pred" && matches!(token, "true" | "false") {
                 continue;
             }
-            let fits = token.parse::<i128>().ok().filter(|v| (lo..=hi).contains(v));
-            if fits.is_none() {
+            if !token.parse::<i128>().is_ok_and(|v| ty.fits(v)) {
+                let (lo, hi) = ty.integer_range().unwrap_or_default();
                 return Err(self.error(format!(
                     "`{token}` is not a value of type {} (range {lo} to {hi})",
                     out.element_type
@@ -557,9 +564,6 @@ impl<'a> Check<'a> {
     /// Operands of an elementwise op have the output's dimensions; `select`
     /// and `clamp` may take scalars for the predicate and bounds.
     fn elementwise(&self) -> VResult<()> {
-        if self.inst.opcode == Opcode::BitcastConvert {
-            return Ok(());
-        }
         let out = self.output_array()?;
         let scalars_ok = matches!(self.inst.opcode, Opcode::Select | Opcode::Clamp);
         for k in 0..self.inst.operands.len() {
@@ -585,26 +589,4 @@ fn same_shape(a: &Shape, b: &Shape) -> bool {
         }
         _ => false,
     }
-}
-
-/// The values an integer (or `pred`) element type holds.
-fn integer_range(ty: &str) -> Option<(i128, i128)> {
-    let bits = |b: u32| (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1);
-    let ubits = |b: u32| (0, (1i128 << b) - 1);
-    Some(match ty {
-        "pred" => (0, 1),
-        "s2" => bits(2),
-        "s4" => bits(4),
-        "s8" => bits(8),
-        "s16" => bits(16),
-        "s32" => bits(32),
-        "s64" => bits(64),
-        "u2" => ubits(2),
-        "u4" => ubits(4),
-        "u8" => ubits(8),
-        "u16" => ubits(16),
-        "u32" => ubits(32),
-        "u64" => ubits(64),
-        _ => return None,
-    })
 }

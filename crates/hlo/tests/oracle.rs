@@ -10,7 +10,7 @@
 //! reads its init / padding value for every output element; a convolution
 //! reads its kernel at every window position (padding included).
 
-use hlo::{ArrayShape, InstructionIndexing, Module, Opcode, OperandIndexing, Shape};
+use hlo::{ArrayShape, ElementKind, InstructionIndexing, Module, Opcode, OperandIndexing, Shape};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 type Index = Vec<i64>;
@@ -175,9 +175,10 @@ impl<'a> Interp<'a> {
         }
         let out = array_shape(&inst.shape);
         let dims = out.dims.clone();
+        let types = self.operand_types(inst);
         let mut data = Vec::with_capacity(count(&dims));
         for o in all_indices(&dims) {
-            data.push(self.element(inst, ops, &o, &ints));
+            data.push(self.element(inst, ops, &types, &o, &ints));
         }
         Value::Array(dims, data)
     }
@@ -186,6 +187,7 @@ impl<'a> Interp<'a> {
         &self,
         inst: &hlo::Instruction,
         ops: &[Value],
+        types: &[Option<&ArrayShape>],
         o: &[i64],
         ints: &dyn Fn(&str) -> Vec<i64>,
     ) -> Elem {
@@ -196,13 +198,22 @@ impl<'a> Interp<'a> {
                 value: inst.literal.as_deref().and_then(|l| match l {
                     "true" => Some(1),
                     "false" => Some(0),
-                    _ => l.parse().ok(),
+                    _ => typed(&inst.shape, l.parse().ok()?),
                 }),
             },
             Opcode::Iota => Elem {
                 tags: BTreeSet::new(),
-                value: Some(o[attrs.int("iota_dimension").unwrap() as usize]),
+                value: typed(
+                    &inst.shape,
+                    o[attrs.int("iota_dimension").unwrap() as usize].into(),
+                ),
             },
+            Opcode::BitcastConvert => bitcast_convert_element(
+                types[0].expect("an array operand"),
+                array_shape(&inst.shape),
+                &ops[0],
+                o,
+            ),
             Opcode::Broadcast => {
                 let d = ints("dimensions");
                 let idx: Index = d.iter().map(|&k| o[k as usize]).collect();
@@ -373,20 +384,36 @@ impl<'a> Interp<'a> {
                     })
                     .collect();
                 let mut e = union(&parts);
-                e.value = int_value(inst, &parts);
+                e.value = int_value(inst, &parts, types);
                 e
             }
         }
     }
 
     fn operand_shape(&self, inst: &hlo::Instruction, k: usize) -> &ArrayShape {
+        array_shape(self.operand_shapes(inst)[k])
+    }
+
+    /// The shapes of `inst`'s operands, found in the computation holding it.
+    fn operand_shapes(&self, inst: &hlo::Instruction) -> Vec<&Shape> {
         let comp = self
             .module
             .computations
             .iter()
             .find(|c| c.instructions.iter().any(|i| std::ptr::eq(i, inst)))
             .unwrap();
-        array_shape(&comp.instructions[inst.operands[k]].shape)
+        inst.operands
+            .iter()
+            .map(|&o| &comp.instructions[o].shape)
+            .collect()
+    }
+
+    /// The array shapes of `inst`'s operands (`None` for a tuple).
+    fn operand_types(&self, inst: &hlo::Instruction) -> Vec<Option<&ArrayShape>> {
+        self.operand_shapes(inst)
+            .into_iter()
+            .map(Shape::as_array)
+            .collect()
     }
 
     fn reduce_like(&self, inst: &hlo::Instruction, ops: &[Value]) -> Value {
@@ -545,17 +572,44 @@ impl<'a> Interp<'a> {
     }
 }
 
+/// `v` as a value of `shape`'s element type: wrapped to an integer type's
+/// width and signedness (XLA's two's-complement integers), kept as it is for
+/// a floating-point type (whose values here are small integers).
+fn typed(shape: &Shape, v: i128) -> Option<i64> {
+    let ty = array_shape(shape).element()?;
+    if ty.is_integer() {
+        ty.wrap(v)
+    } else {
+        i64::try_from(v).ok()
+    }
+}
+
 /// The integer value of an elementwise op over operands with values: the
 /// index arithmetic JAX writes before a gather or a dynamic slice (wrap
 /// negative indices, clamp, convert), so that real modules can be run.
-fn int_value(inst: &hlo::Instruction, parts: &[&Elem]) -> Option<i64> {
-    let v = |k: usize| parts.get(k).and_then(|e| e.value);
-    Some(match inst.opcode {
-        Opcode::Copy | Opcode::Convert | Opcode::BitcastConvert => v(0)?,
-        Opcode::Add => v(0)?.checked_add(v(1)?)?,
-        Opcode::Subtract => v(0)?.checked_sub(v(1)?)?,
-        Opcode::Multiply => v(0)?.checked_mul(v(1)?)?,
-        Opcode::Negate => v(0)?.checked_neg()?,
+/// Every result is taken modulo the output type's width; a float converted
+/// to an integer type that cannot hold it has no value here.
+fn int_value(
+    inst: &hlo::Instruction,
+    parts: &[&Elem],
+    operand_types: &[Option<&ArrayShape>],
+) -> Option<i64> {
+    let v = |k: usize| parts.get(k).and_then(|e| e.value).map(i128::from);
+    let out = array_shape(&inst.shape).element()?;
+    let exact = match inst.opcode {
+        Opcode::Convert => {
+            let from = operand_types.first()?.as_ref()?.element()?;
+            let x = v(0)?;
+            if out.is_integer() && !from.is_integer() && !out.fits(x) {
+                return None;
+            }
+            x
+        }
+        Opcode::Copy => v(0)?,
+        Opcode::Add => v(0)? + v(1)?,
+        Opcode::Subtract => v(0)? - v(1)?,
+        Opcode::Multiply => v(0)? * v(1)?,
+        Opcode::Negate => -v(0)?,
         Opcode::Maximum => v(0)?.max(v(1)?),
         Opcode::Minimum => v(0)?.min(v(1)?),
         Opcode::Clamp => v(1)?.max(v(0)?).min(v(2)?),
@@ -568,11 +622,11 @@ fn int_value(inst: &hlo::Instruction, parts: &[&Elem]) -> Option<i64> {
         }
         Opcode::And => v(0)? & v(1)?,
         Opcode::Or => v(0)? | v(1)?,
-        Opcode::Not if array_shape(&inst.shape).element_type == "pred" => i64::from(v(0)? == 0),
+        Opcode::Not if out.kind == ElementKind::Pred => i128::from(v(0)? == 0),
         Opcode::Not => !v(0)?,
         Opcode::Compare => {
             let (a, b) = (v(0)?, v(1)?);
-            i64::from(match inst.attrs.raw("direction")? {
+            i128::from(match inst.attrs.raw("direction")? {
                 "EQ" => a == b,
                 "NE" => a != b,
                 "LT" => a < b,
@@ -583,23 +637,78 @@ fn int_value(inst: &hlo::Instruction, parts: &[&Elem]) -> Option<i64> {
             })
         }
         _ => return None,
-    })
+    };
+    if out.is_integer() {
+        out.wrap(exact)
+    } else {
+        i64::try_from(exact).ok()
+    }
 }
 
-/// The arguments: tagged elements, with concrete values where given.
+/// Element `o` of `bitcast-convert` from `from` to `to`, with the bytes of
+/// integer values laid out little-endian (as XLA on CPU): a narrower type
+/// reads piece `o[last]` of operand element `o[..last]`, a wider one joins
+/// the pieces of the operand's last dimension, lowest first. Values of
+/// floating-point types are numbers here, not bits, so only integer to
+/// integer conversions carry one.
+fn bitcast_convert_element(from: &ArrayShape, to: &ArrayShape, input: &Value, o: &[i64]) -> Elem {
+    let (fty, tty) = (from.element().unwrap(), to.element().unwrap());
+    let bits = |v: Option<i64>| -> Option<u128> {
+        let mask = (1u128 << fty.bits) - 1;
+        fty.is_integer().then_some(())?;
+        Some((i128::from(v?) as u128) & mask)
+    };
+    let result = |b: Option<u128>| -> Option<i64> {
+        tty.is_integer().then_some(())?;
+        tty.wrap(b? as i128)
+    };
+    if fty.bits >= tty.bits {
+        let ratio = fty.bits / tty.bits;
+        let (at, piece) = if ratio == 1 {
+            (o, 0)
+        } else {
+            (&o[..o.len() - 1], o[o.len() - 1] as u32)
+        };
+        let e = input.at(at);
+        let mask = (1u128 << tty.bits) - 1;
+        Elem {
+            tags: e.tags.clone(),
+            value: result(bits(e.value).map(|b| (b >> (piece * tty.bits)) & mask)),
+        }
+    } else {
+        let ratio = i64::from(tty.bits / fty.bits);
+        let mut acc = Elem::default();
+        let mut joined = Some(0u128);
+        for k in 0..ratio {
+            let mut at = o.to_vec();
+            at.push(k);
+            let e = input.at(&at);
+            acc = union(&[&acc, e]);
+            joined = joined
+                .zip(bits(e.value))
+                .map(|(j, b)| j | (b << (k as u32 * fty.bits)));
+        }
+        acc.value = result(joined);
+        acc
+    }
+}
+
+/// The arguments: tagged elements, with concrete values where given (as
+/// the parameter's type holds them).
 fn arguments(module: &Module, comp: usize, values: &HashMap<usize, Vec<i64>>) -> Vec<Value> {
     let c = &module.computations[comp];
     c.parameters
         .iter()
         .enumerate()
         .map(|(p, &i)| {
-            let dims = array_shape(&c.instructions[i].shape).dims.clone();
+            let shape = &c.instructions[i].shape;
+            let dims = array_shape(shape).dims.clone();
             let data = all_indices(&dims)
                 .into_iter()
                 .enumerate()
                 .map(|(f, idx)| Elem {
                     tags: BTreeSet::from([(p, idx)]),
-                    value: values.get(&p).map(|v| v[f]),
+                    value: values.get(&p).and_then(|v| typed(shape, v[f].into())),
                 })
                 .collect();
             Value::Array(dims, data)
@@ -918,6 +1027,56 @@ fn reshapes_and_bitcasts() {
     );
 }
 
+/// `bitcast-convert` between widths: a narrower output element reads the
+/// operand element it is a piece of, a wider one every piece.
+#[test]
+fn bitcast_converts_between_widths() {
+    for (from, to) in [
+        ("f32[4]", "u8[4,4]"),
+        ("u8[4,4]", "f32[4]"),
+        ("s32[3,2]", "s8[3,2,4]"),
+        ("s8[2,3,2]", "s16[2,3]"),
+        ("f64[3]", "f16[3,4]"),
+        ("c64[3,2]", "c128[3]"),
+        ("f32[2,3]", "s32[2,3]"),
+        ("s4[6,2]", "u8[6]"),
+    ] {
+        exact(&format!(
+            "ENTRY e {{\n p0 = {from} parameter(0)\n ROOT b = {to} bitcast-convert(p0)\n}}"
+        ));
+    }
+}
+
+/// The pieces of an integer are its bytes, least significant first (XLA
+/// on CPU): bytes of an `s32`, some joined back into a `u16`, steer a
+/// dynamic slice as their values say.
+#[test]
+fn bitcast_convert_values_are_little_endian_bytes() {
+    let text = "ENTRY e {
+ p0 = f32[10,8] parameter(0)
+ p1 = s32[1] parameter(1)
+ b = u8[1,4] bitcast-convert(p1)
+ lo = u8[1,2] slice(b), slice={[0:1], [1:3]}
+ w = u16[1] bitcast-convert(lo)
+ k = u16[] reshape(w)
+ byte = u8[1,1] slice(b), slice={[0:1], [3:4]}
+ k2 = u8[] reshape(byte)
+ c = s32[] convert(k2)
+ ROOT d = f32[2,3] dynamic-slice(p0, k, c), dynamic_slice_sizes={2,3}
+}";
+    // Bytes 0x07, 0x03, 0x00, 0x85: bytes 1..3 read 3 as a u16 (768 in
+    // the other order), byte 3 is 133 as a u8 (clamped to 5 as an offset;
+    // -123 as an s8 would clamp to 0).
+    let value = i64::from(i32::from_le_bytes([0x07, 0x03, 0x00, 0x85]));
+    let module = hlo::parse_module(text).unwrap();
+    let args = arguments(&module, module.entry, &HashMap::from([(1, vec![value])]));
+    let named = Interp::new(&module).run_named(module.entry, &args);
+    assert_eq!(named["k"].at(&[]).value, Some(3));
+    assert_eq!(named["c"].at(&[]).value, Some(0x85));
+    assert_eq!(named["b"].at(&[0, 0]).value, Some(7));
+    check(text, &[(1, vec![value])], &[], true);
+}
+
 #[test]
 fn concatenate_and_dot() {
     exact("ENTRY e {\n p0 = f32[2,3] parameter(0)\n p1 = f32[2,2] parameter(1)\n p2 = f32[2,4] parameter(2)\n ROOT c = f32[2,9] concatenate(p0, p1, p2), dimensions={1}\n}");
@@ -1119,6 +1278,8 @@ fn jax_printed_modules_match_the_oracle() {
         "jax_reduce_variety.compiled.hlo",
         "jax_reverse_slices.hlo",
         "jax_reverse_slices.compiled.hlo",
+        "jax_bitcast_convert.hlo",
+        "jax_bitcast_convert.compiled.hlo",
     ] {
         let text =
             std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -1132,7 +1293,7 @@ fn jax_printed_modules_match_the_oracle() {
         check(&text, &[], modes, true);
         seen += 1;
     }
-    assert_eq!(seen, 35);
+    assert_eq!(seen, 37);
 }
 
 /// A random chain of shape-changing ops on `f32[...] p0`, written as HLO.
@@ -1490,4 +1651,107 @@ fn jax_printed_modules_with_index_inputs_match_the_oracle() {
         }
     }
     assert_eq!(seen, 8);
+}
+
+/// A gather at the indices of an iota of a narrow type: an `s8` iota holds
+/// -106 at 150 (the gather clamps it to 0) and a `u8` one 0 at 256; the
+/// folded map must read there, by enumeration against the interpreter,
+/// whether the gather sees the iota directly or through a fusion's
+/// parameter. The interpreter itself wraps index arithmetic (an `add`, a
+/// `convert`) to the output type.
+#[test]
+fn gathers_at_narrow_iotas_read_the_wrapped_index() {
+    for (ty, n) in [("s8", 200), ("u8", 290), ("s8", 300), ("u8", 100)] {
+        let gather = |operand: &str, indices: &str| {
+            format!("f32[{n}] gather({operand}, {indices}), offset_dims={{}}, collapsed_slice_dims={{0}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1}}")
+        };
+        let direct = format!(
+            "ENTRY e {{\n p0 = f32[{n}] parameter(0)\n iota = {ty}[{n},1] iota(), iota_dimension=0\n ROOT g = {}\n}}",
+            gather("p0", "iota")
+        );
+        check(&direct, &[], &[], true);
+        let fused = format!(
+            "f {{\n a = f32[{n}] parameter(0)\n i = {ty}[{n},1] parameter(1)\n ROOT g = {}\n}}\nENTRY e {{\n p0 = f32[{n}] parameter(0)\n iota = {ty}[{n},1] iota(), iota_dimension=0\n ROOT r = f32[{n}] fusion(p0, iota), kind=kLoop, calls=f\n}}",
+            gather("a", "i")
+        );
+        check(&fused, &[], &[], true);
+        // Arithmetic on the iota wraps too (the map keeps a runtime
+        // variable, pinned to the interpreter's value).
+        let shifted = format!(
+            "ENTRY e {{\n p0 = f32[{n}] parameter(0)\n iota = s32[{n},1] iota(), iota_dimension=0\n c = {ty}[{n},1] convert(iota)\n k = {ty}[] constant(100)\n b = {ty}[{n},1] broadcast(k), dimensions={{}}\n s = {ty}[{n},1] add(c, b)\n ROOT g = {}\n}}",
+            gather("p0", "s")
+        );
+        check(&shifted, &[], &[], true);
+    }
+}
+
+/// The value at `i` of an iota of type `ty`, by Rust's own integer casts.
+fn iota_value(ty: &str, i: i64) -> i64 {
+    match ty {
+        "s8" => i64::from(i as i8),
+        "u8" => i64::from(i as u8),
+        "s16" => i64::from(i as i16),
+        "u16" => i64::from(i as u16),
+        "s32" => i64::from(i as i32),
+        "u32" => i64::from(i as u32),
+        "s64" => i,
+        _ => unreachable!("{ty}"),
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 96, failure_persistence: None, ..Default::default() })]
+
+    /// A gather at an iota of every integer type, of a length around the
+    /// point where the type wraps (`2^(bits-1)` signed, `2^bits` unsigned),
+    /// into an operand whose size puts the clamp on either side: the folded
+    /// map gives, at points around every wrap, the clamped value the iota
+    /// holds (computed by Rust's casts).
+    #[test]
+    fn folded_iotas_wrap_as_their_type(
+        ty in proptest::sample::select(vec!["s8", "u8", "s16", "u16", "s32", "u32", "s64"]),
+        length_offset in -3i64..600,
+        operand_choice in 0usize..4,
+        slice in 1i64..4,
+        through_fusion in proptest::bool::ANY,
+        probes in proptest::collection::vec(-4i64..5, 4),
+    ) {
+        let bits = ty[1..].parse::<u32>().unwrap();
+        let signed = ty.starts_with('s');
+        // s64 never wraps an index; try it at the s32 lengths.
+        let wrap_at = 1i64 << (bits.min(32) - u32::from(signed));
+        let n = (wrap_at + length_offset * (wrap_at / 256).max(1)).max(1);
+        let m = [slice + 4, wrap_at - 1, wrap_at + 7, 2 * wrap_at + 3][operand_choice].max(slice);
+        let gather = |operand: &str, indices: &str| {
+            format!("f32[{n},{slice}] gather({operand}, {indices}), offset_dims={{1}}, collapsed_slice_dims={{}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{{slice}}}")
+        };
+        let text = if through_fusion {
+            format!(
+                "f {{\n a = f32[{m}] parameter(0)\n i = {ty}[{n},1] parameter(1)\n ROOT g = {}\n}}\nENTRY e {{\n p0 = f32[{m}] parameter(0)\n iota = {ty}[{n},1] iota(), iota_dimension=0\n ROOT r = f32[{n},{slice}] fusion(p0, iota), kind=kLoop, calls=f\n}}",
+                gather("a", "i")
+            )
+        } else {
+            format!(
+                "ENTRY e {{\n p0 = f32[{m}] parameter(0)\n iota = {ty}[{n},1] iota(), iota_dimension=0\n ROOT g = {}\n}}",
+                gather("p0", "iota")
+            )
+        };
+        let module = hlo::parse_module(&text).unwrap();
+        let r = hlo::to_parameters(&module, module.entry, 0).unwrap();
+        let maps = operand_maps(&r, 0, &text);
+        proptest::prop_assert_eq!(maps.len(), 1);
+        let map = &maps[0];
+        proptest::prop_assert!(map.runtime.is_empty(), "not folded: {}", map.map);
+        let mut points = vec![0, n - 1];
+        for centre in [wrap_at / 2, wrap_at, 2 * wrap_at, 3 * wrap_at] {
+            points.extend(probes.iter().map(|p| centre + p));
+        }
+        for d0 in points.into_iter().filter(|&d| (0..n).contains(&d)) {
+            for d1 in [0, slice - 1] {
+                let start = iota_value(ty, d0).clamp(0, m - slice);
+                let got = map.map.evaluate(&[d0, d1]).unwrap();
+                proptest::prop_assert_eq!(got, vec![start + d1], "{} at ({}, {})", map.map, d0, d1);
+            }
+        }
+    }
 }

@@ -216,3 +216,49 @@ fn call_errors_name_the_call() {
     assert_eq!(&text[why.span.clone().unwrap()], name);
     assert!(name.starts_with('c'), "{name}");
 }
+
+#[test]
+fn bitcast_convert_follows_the_width_rule() {
+    // A narrower type adds a last dimension of the width ratio, a wider one
+    // removes it; anything else is refused with the shape expected.
+    hlo::parse_module("ENTRY e {\n  p = f32[4] parameter(0)\n  b = u8[4,4] bitcast-convert(p)\n  ROOT w = f32[4] bitcast-convert(b)\n}").unwrap();
+    hlo::parse_module(
+        "ENTRY e {\n  p = c64[3,2] parameter(0)\n  ROOT w = c128[3] bitcast-convert(p)\n}",
+    )
+    .unwrap();
+    rejected(
+        "  p = f32[4] parameter(0)\n  ROOT b = u8[4] bitcast-convert(p)",
+        4,
+        "gives dimensions [4, 4], not [4]",
+    );
+    rejected(
+        "  p = f32[4] parameter(0)\n  ROOT b = s16[4,4] bitcast-convert(p)",
+        4,
+        "gives dimensions [4, 2]",
+    );
+    rejected(
+        "  p = u8[4,3] parameter(0)\n  ROOT b = f32[4] bitcast-convert(p)",
+        4,
+        "needs a last dimension of size 4",
+    );
+    rejected(
+        "  p = u8[4,4] parameter(0)\n  ROOT b = f32[2] bitcast-convert(p)",
+        4,
+        "gives dimensions [4], not [2]",
+    );
+    rejected(
+        "  p = c64[2] parameter(0)\n  ROOT b = f32[2,2] bitcast-convert(p)",
+        4,
+        "complex and a real type",
+    );
+    rejected(
+        "  p = f32[2] parameter(0)\n  ROOT b = f6e2m3fn[2,5] bitcast-convert(p)",
+        4,
+        "not multiples",
+    );
+    rejected(
+        "  p = f32[2] parameter(0)\n  ROOT b = s32[3] bitcast-convert(p)",
+        4,
+        "gives dimensions [2], not [3]",
+    );
+}

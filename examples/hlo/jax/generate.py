@@ -214,6 +214,10 @@ def batchnorm_grad(x, g, b):
 def iota_arange(n):
     return jnp.arange(12).reshape(3, 4) * n, lax.broadcasted_iota(jnp.int32, (4, 5), 1), jnp.linspace(0, 1, 7), jnp.meshgrid(jnp.arange(3), jnp.arange(4))
 
+def bitcast_convert(x):
+    b = lax.bitcast_convert_type(x, jnp.uint8)
+    return b, lax.bitcast_convert_type(b, f32), lax.bitcast_convert_type(x, jnp.int32)
+
 
 def _normal(*shape):
     return jax.random.normal(jax.random.PRNGKey(0), shape)
@@ -262,6 +266,7 @@ PROGRAMS = [
     ("concat_split", concat_split, (_normal(3, 4), _normal(3, 5)), True),
     ("batchnorm_grad", batchnorm_grad, (_normal(16, 5), _normal(5), _normal(5)), True),
     ("iota_arange", iota_arange, (jnp.int32(3),), True),
+    ("bitcast_convert", bitcast_convert, (_normal(4),), True),
 ]
 
 

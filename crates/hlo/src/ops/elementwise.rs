@@ -24,7 +24,6 @@ pub(crate) fn is_elementwise(opcode: Opcode) -> bool {
             | Atan
             | Atan2
             | Atanh
-            | BitcastConvert
             | Cbrt
             | Ceil
             | Clamp

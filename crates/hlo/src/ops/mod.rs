@@ -6,6 +6,7 @@
 //! [`crate::compose`].
 
 mod all_gather;
+pub(crate) mod bitcast_convert;
 pub(crate) mod builder;
 mod concatenate;
 mod convolution;
@@ -124,6 +125,7 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
         Opcode::Slice => slice::output_to_input(op),
         Opcode::Reshape => reshape::reshape_output_to_input(op),
         Opcode::Bitcast => reshape::bitcast_output_to_input(op),
+        Opcode::BitcastConvert => bitcast_convert::output_to_input(op),
         Opcode::Concatenate => concatenate::output_to_input(op),
         Opcode::Dot => dot::output_to_input(op),
         Opcode::ScaledDot => dot::scaled_output_to_input(op),
@@ -171,6 +173,7 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
         Opcode::Slice => slice::input_to_output(op),
         Opcode::Reshape => reshape::reshape_input_to_output(op),
         Opcode::Bitcast => reshape::bitcast_input_to_output(op),
+        Opcode::BitcastConvert => bitcast_convert::input_to_output(op),
         Opcode::Concatenate => concatenate::input_to_output(op, input),
         Opcode::Dot => dot::input_to_output(op, input),
         Opcode::Pad => pad::input_to_output(op, input),
