@@ -135,14 +135,21 @@ fn batch_json_gives_one_object_per_line() {
     assert_eq!(rows[0]["line"], 1);
     assert_eq!(rows[0]["input"], "x % 8 + 1");
     assert_eq!(rows[0]["simplified"], "x % 8 + 1");
-    assert_eq!((rows[0]["min"].as_i64(), rows[0]["max"].as_i64()), (Some(1), Some(8)));
+    assert_eq!(
+        (rows[0]["min"].as_i64(), rows[0]["max"].as_i64()),
+        (Some(1), Some(8))
+    );
     assert_eq!(rows[1]["line"], 2);
     assert!(rows[1]["error"].as_str().is_some_and(|m| !m.is_empty()));
     assert!(rows[1]["span"].is_array(), "{}", rows[1]);
     assert_eq!(rows[2]["simplified"], "True");
     // The span of an error in the ranges is a byte range of the whole line.
     let span = rows[3]["span"].as_array().expect("a span");
-    assert!(span[0].as_u64().unwrap() as usize >= "y | ".len(), "{}", rows[3]);
+    assert!(
+        span[0].as_u64().unwrap() as usize >= "y | ".len(),
+        "{}",
+        rows[3]
+    );
     assert_eq!(o.status.code(), Some(2));
 }
 
