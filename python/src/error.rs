@@ -51,7 +51,7 @@ pub fn error_at(py: Python<'_>, source: &str, msg: &str, span: Option<Range<usiz
         return error(msg.to_owned());
     };
     let start = span.start.min(source.len());
-    let (line, column) = line_column(source, start);
+    let (line, column) = arith::line_column(source, start);
     let err = Error::new_err(format!("{line}:{column}: {msg}"));
     let value = err.value(py);
     let _ = value.setattr("line", line);
@@ -79,27 +79,4 @@ pub fn te_error(py: Python<'_>, e: te::TeError) -> PyErr {
     let err = tvm_error(py, e.message);
     let _ = err.value(py).setattr("kind", e.kind.name());
     err
-}
-
-/// 1-based line and column (in characters) of byte offset `at`.
-fn line_column(source: &str, at: usize) -> (usize, usize) {
-    let at = (0..=at)
-        .rev()
-        .find(|i| source.is_char_boundary(*i))
-        .unwrap_or(0);
-    let before = &source[..at];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, source[line_start..at].chars().count() + 1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::line_column;
-
-    #[test]
-    fn positions_count_characters() {
-        assert_eq!(line_column("x + y", 4), (1, 5));
-        assert_eq!(line_column("a\nbé + *", 7), (2, 5));
-    }
 }

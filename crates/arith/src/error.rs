@@ -81,3 +81,26 @@ impl std::error::Error for ArithError {}
 
 /// Shorthand for results of this crate.
 pub type Result<T, E = ArithError> = std::result::Result<T, E>;
+
+/// The 1-based line and column (in characters, as editors count them) of
+/// byte `offset` of `source`: where every front end's error spans are
+/// reported. An offset inside a character is that character's; one past
+/// the end is the end.
+///
+/// ```
+/// let src = "a = 1\nbé = x\n";
+/// assert_eq!(arith::line_column(src, 0), (1, 1));
+/// // `=` after a two-byte character is the fourth character of line 2.
+/// assert_eq!(arith::line_column(src, src.find("= x").unwrap()), (2, 4));
+/// assert_eq!(arith::line_column(src, 1000), (3, 1));
+/// ```
+pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &source[..offset];
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
+    (line, source[line_start..offset].chars().count() + 1)
+}

@@ -44,7 +44,7 @@ pub use analyzer::Analyzer;
 pub use batch::{Batch, BatchCase};
 pub use bound::{ConstBound, NEG_INF, POS_INF};
 pub use compiled::{Compiled, Stack, Undefined};
-pub use error::{ArithError, ErrorKind, Result};
+pub use error::{line_column, ArithError, ErrorKind, Result};
 pub use expr::{CmpOp, Expr, ExprKind, Type, Var};
 pub use id_hash::{IdHasher, IdMap, IdSet};
 pub use linear::LinearForm;

@@ -36,11 +36,7 @@ pub struct ParseError {
 impl ParseError {
     /// An error at `span` of `source`, with line and column computed from it.
     pub fn new(source: &str, span: Range<usize>, message: impl Into<String>) -> ParseError {
-        let start = floor_char_boundary(source, span.start.min(source.len()));
-        let before = &source[..start];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let column = before[line_start..].chars().count() + 1;
+        let (line, column) = arith::line_column(source, span.start);
         ParseError {
             kind: ErrorKind::Syntax,
             message: message.into(),
@@ -49,13 +45,6 @@ impl ParseError {
             column,
         }
     }
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 impl fmt::Display for ParseError {

@@ -24,7 +24,7 @@ pub struct ScriptError {
 impl ScriptError {
     /// An error at `span` of `source`.
     pub fn new(source: &str, span: Range<usize>, message: impl Into<String>) -> ScriptError {
-        let (line, column) = line_column(source, span.start);
+        let (line, column) = arith::line_column(source, span.start);
         ScriptError {
             message: message.into(),
             span,
@@ -106,36 +106,4 @@ pub(crate) type Eval<T> = Result<T, Raised>;
 /// The byte span of a parser node.
 pub(crate) fn span_of(range: TextRange) -> Range<usize> {
     usize::from(range.start())..usize::from(range.end())
-}
-
-/// 1-based line and character column of byte `offset` in `source`.
-pub(crate) fn line_column(source: &str, offset: usize) -> (usize, usize) {
-    let offset = floor_char_boundary(source, offset.min(source.len()));
-    let before = &source[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
-    let column = source[line_start..offset].chars().count() + 1;
-    (line, column)
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn line_and_column_are_one_based_and_count_characters() {
-        let src = "a = 1\nbé = x\n";
-        assert_eq!(line_column(src, 0), (1, 1));
-        assert_eq!(line_column(src, 6), (2, 1));
-        // `=` after a two-byte character is the fourth character of line 2.
-        assert_eq!(line_column(src, src.find("= x").unwrap()), (2, 4));
-        assert_eq!(line_column(src, 1000), (3, 1));
-    }
 }
