@@ -124,9 +124,10 @@ impl VarFact {
     /// The facts of binding again to a range already bound (`fresh`):
     /// constant bounds and ends narrowed, the new symbolic ends kept.
     fn narrowed_by(&self, fresh: VarFact) -> VarFact {
-        let declared = fresh
-            .declared
-            .map(|(l, h)| self.declared.map_or((l, h), |(pl, ph)| (pl.max(l), ph.min(h))));
+        let declared = fresh.declared.map(|(l, h)| {
+            self.declared
+                .map_or((l, h), |(pl, ph)| (pl.max(l), ph.min(h)))
+        });
         VarFact {
             symbolic: fresh.symbolic,
             declared,
@@ -360,14 +361,13 @@ impl Analyzer {
                 .filter(|(id, _, _)| !done.contains(id))
                 .filter_map(|(_, w, f)| {
                     let (lo, hi) = f.symbolic.as_ref()?;
-                    (lo.uses_var(&v) || hi.uses_var(&v)).then(|| (w.clone(), lo.clone(), hi.clone()))
+                    (lo.uses_var(&v) || hi.uses_var(&v))
+                        .then(|| (w.clone(), lo.clone(), hi.clone()))
                 })
                 .collect();
             for (w, lo, hi) in users {
-                let bound = ConstBound::new(
-                    self.const_int_bound(&lo).min,
-                    self.const_int_bound(&hi).max,
-                );
+                let bound =
+                    ConstBound::new(self.const_int_bound(&lo).min, self.const_int_bound(&hi).max);
                 let fact = VarFact {
                     symbolic: Some((lo, hi)),
                     declared: None,

@@ -38,9 +38,7 @@ fn binding_the_same_range_twice_is_fine_and_a_different_one_is_an_error() {
     assert!(err.message.contains("[100, 107]"), "{}", err.message);
     // The refused binding changed nothing.
     assert_eq!(an.var_bound(&x), ConstBound::new(0, 7));
-    assert!(an
-        .try_update_bound(&x, ConstBound::new(0, 10))
-        .is_err());
+    assert!(an.try_update_bound(&x, ConstBound::new(0, 10)).is_err());
     an.try_update_bound(&x, ConstBound::new(0, 7)).unwrap();
 }
 
