@@ -141,6 +141,12 @@ proptest! {
             fresh.simplify(&e).map(|s| s.to_string())
         );
         prop_assert_eq!(over.may_overflow(&e), fresh.may_overflow(&e));
+        let none = std::collections::HashMap::new();
+        let (so, sf) = (over.int_set(&e, &none), fresh.int_set(&e, &none));
+        prop_assert_eq!(
+            (so.min().map(|m| m.to_string()), so.max().map(|m| m.to_string())),
+            (sf.min().map(|m| m.to_string()), sf.max().map(|m| m.to_string()))
+        );
         for cond in [
             Expr::lt(e.clone(), Expr::int(c)),
             Expr::ge(e.clone(), Expr::int(c)),
