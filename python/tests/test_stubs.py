@@ -87,3 +87,49 @@ def test_every_public_member_of_each_class_is_stubbed_and_no_other():
 
 def test_the_version_is_stubbed():
     assert "__version__" in _stubbed()
+
+
+def _stub_parameters(fn):
+    a = fn.args
+    names = [x.arg for x in a.posonlyargs + a.args]
+    if a.vararg:
+        names.append("*" + a.vararg.arg)
+    names += [x.arg for x in a.kwonlyargs]
+    if a.kwarg:
+        names.append("**" + a.kwarg.arg)
+    return [x for x in names if x != "self"]
+
+
+def _parameters(obj):
+    prefix = {"VAR_POSITIONAL": "*", "VAR_KEYWORD": "**"}
+    return [
+        prefix.get(p.kind.name, "") + p.name
+        for p in inspect.signature(obj).parameters.values()
+        if p.name != "self"
+    ]
+
+
+def _is_property(fn):
+    return any(isinstance(d, ast.Name) and d.id == "property" for d in fn.decorator_list)
+
+
+def test_every_stubbed_signature_names_the_parameters_the_module_takes():
+    problems = []
+    for node in ast.parse(STUBS.read_text()).body:
+        if isinstance(node, ast.FunctionDef):
+            got = _parameters(getattr(native, node.name))
+            if got != _stub_parameters(node):
+                problems.append(f"{node.name}: takes {got}, stubbed {_stub_parameters(node)}")
+        if not isinstance(node, ast.ClassDef):
+            continue
+        cls = getattr(native, node.name)
+        for fn in node.body:
+            if not isinstance(fn, ast.FunctionDef) or _is_property(fn):
+                continue
+            if fn.name.startswith("__") and fn.name != "__init__":
+                continue  # operators: their parameters are positional only
+            obj = cls if fn.name == "__init__" else getattr(cls, fn.name)
+            got = _parameters(obj)
+            if got != _stub_parameters(fn):
+                problems.append(f"{node.name}.{fn.name}: takes {got}, stubbed {_stub_parameters(fn)}")
+    assert problems == []
