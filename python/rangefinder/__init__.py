@@ -16,6 +16,8 @@ TVM's TE scripts run under CPython with ``import rangefinder.tvm as tvm``
 
 import json as _json
 
+from . import _native
+
 from ._native import (
     Analyzer,
     ConstIntBound,
@@ -25,6 +27,7 @@ from ._native import (
     IntervalSet,
     ModularSet,
     TVMError,
+    __version__,
     simplify,
 )
 from ._native import te_report as _te_report
@@ -44,7 +47,19 @@ __all__ = [
     "report_text",
     "simplify",
     "tc",
+    "truncdiv",
+    "truncmod",
 ]
+
+
+def truncdiv(a, b):
+    """``a / b`` rounding toward zero (C's ``/``), as an expression."""
+    return _native.truncating_division(a, b)
+
+
+def truncmod(a, b):
+    """The remainder of :func:`truncdiv`, with the sign of ``a`` (C's ``%``)."""
+    return _native.truncating_division(a, b, True)
 
 
 def report(s, args=None, run=False, seed=0):

@@ -11,7 +11,7 @@ use crate::te_objects::Range;
 use arith::{Expr, Scope, Var};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use std::collections::HashMap;
 
 /// Registers the functions and classes on `m`.
@@ -41,19 +41,11 @@ fn simplify(
         for (name, range) in ranges.iter() {
             let v = an.var(py, &name)?;
             let r = an.range(py, &range)?;
-            an.an.bind(&v, r.clone());
             bound.push((v, r));
         }
-        // Once more when an end names a variable, so that ends may use
-        // variables whose ranges come later.
-        if bound
-            .iter()
-            .any(|(_, r)| r.min.as_int().is_none() || r.extent.as_int().is_none())
-        {
-            for (v, r) in &bound {
-                an.an.bind(v, r.clone());
-            }
-        }
+        // Bound together, so that ends may use variables whose ranges
+        // come later.
+        an.an.bind_all(&bound);
     }
     let input = an.expr(py, expr)?;
     let out = an
@@ -123,32 +115,61 @@ impl Analyzer {
         Ok(v)
     }
 
-    /// `(lo, hi)`, a `Range`, or a single value `v` (the range `[v, v + 1)`).
+    /// `(lo, hi)` or `[lo, hi]` (what `json.load` gives), a `Range`, or a
+    /// single value `v` (the range `[v, v + 1)`).
     fn range(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<arith::Range> {
         if let Ok(r) = obj.extract::<PyRef<'_, Range>>() {
             return Ok(r.range.clone());
         }
-        if obj.cast::<PyString>().is_err() {
-            if let Ok(items) = obj.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>() {
-                let lo = self.expr(py, &items.0)?;
-                let hi = self.expr(py, &items.1)?;
-                return Ok(arith::Range::half_open(lo, hi));
-            }
+        let items: Option<Vec<Bound<'_, PyAny>>> = if let Ok(t) = obj.cast::<PyTuple>() {
+            Some(t.iter().collect())
+        } else if let Ok(l) = obj.cast::<PyList>() {
+            Some(l.iter().collect())
+        } else {
+            None
+        };
+        if let Some(items) = items {
+            let [lo, hi] = items.as_slice() else {
+                return Err(error(format!(
+                    "a range is a pair (lo, hi), half-open; got {} items",
+                    items.len()
+                )));
+            };
+            let lo = self.expr(py, lo)?;
+            let hi = self.expr(py, hi)?;
+            return Ok(arith::Range::half_open(lo, hi));
         }
         let v = self.expr(py, obj)?;
         Ok(arith::Range::new(v, Expr::int(1)))
     }
 
+    /// Binds `var` once; `replace` replaces whatever was known instead.
     fn bind(
         &mut self,
         py: Python<'_>,
         var: &Bound<'_, PyAny>,
         range: &Bound<'_, PyAny>,
+        replace: bool,
     ) -> PyResult<()> {
         let v = self.var(py, var)?;
+        if let Ok(b) = range.extract::<PyRef<'_, ConstIntBound>>() {
+            let bound = b.bound();
+            if replace {
+                self.an.set_bound(&v, bound);
+                return Ok(());
+            }
+            return self
+                .an
+                .try_update_bound(&v, bound)
+                .map_err(|e| error(e.message));
+        }
         let r = self.range(py, range)?;
-        self.an.bind(&v, r);
-        Ok(())
+        if replace {
+            self.an.rebind(&v, r);
+            Ok(())
+        } else {
+            self.an.try_bind(&v, r).map_err(|e| error(e.message))
+        }
     }
 
     /// Returns text for text input and a `PrimExpr` for objects.
@@ -168,38 +189,33 @@ impl Analyzer {
         Analyzer::new()
     }
 
-    /// `bind(var, range)`: `var` a name or variable; `range` a half-open
-    /// `(lo, hi)`, a `Range`, or one value.
-    #[pyo3(name = "bind")]
+    /// `bind(var, range, override=False)`: `var` a name or variable;
+    /// `range` a half-open `(lo, hi)` or `[lo, hi]`, a `Range`, a
+    /// `ConstIntBound`, or one value. A variable is bound once, as in TVM:
+    /// binding it again to the same range is harmless, to a different one
+    /// an error, unless `override` replaces everything known about it.
+    #[pyo3(name = "bind", signature = (var, range, r#override=false))]
     fn py_bind(
-        &mut self,
-        py: Python<'_>,
-        var: &Bound<'_, PyAny>,
-        range: &Bound<'_, PyAny>,
-    ) -> PyResult<()> {
-        self.bind(py, var, range)
-    }
-
-    /// `update(var, range)`: TVM's spelling of `bind` for constant bounds.
-    #[pyo3(signature = (var, range, r#override=false))]
-    fn update(
         &mut self,
         py: Python<'_>,
         var: &Bound<'_, PyAny>,
         range: &Bound<'_, PyAny>,
         r#override: bool,
     ) -> PyResult<()> {
-        let _ = r#override;
-        if let Ok(b) = range.extract::<PyRef<'_, ConstIntBound>>() {
-            let v = self.var(py, var)?;
-            let bound = arith::ConstBound::new(
-                b.min_value.unwrap_or(arith::NEG_INF),
-                b.max_value.unwrap_or(arith::POS_INF),
-            );
-            self.an.update_bound(&v, bound);
-            return Ok(());
-        }
-        self.bind(py, var, range)
+        self.bind(py, var, range, r#override)
+    }
+
+    /// `update(var, info, override=False)`: TVM's spelling of `bind` for a
+    /// `ConstIntBound` (inclusive) or a range, with the same rules.
+    #[pyo3(signature = (var, info, r#override=false))]
+    fn update(
+        &mut self,
+        py: Python<'_>,
+        var: &Bound<'_, PyAny>,
+        info: &Bound<'_, PyAny>,
+        r#override: bool,
+    ) -> PyResult<()> {
+        self.bind(py, var, info, r#override)
     }
 
     /// `text` as an expression object, its names read in this analyzer's
@@ -295,8 +311,59 @@ pub struct ConstIntBound {
     max_value: Option<i64>,
 }
 
+impl ConstIntBound {
+    /// The bounds in the core's terms (`None` is infinite).
+    fn bound(&self) -> arith::ConstBound {
+        arith::ConstBound::new(
+            self.min_value.unwrap_or(arith::NEG_INF),
+            self.max_value.unwrap_or(arith::POS_INF),
+        )
+    }
+}
+
 #[pymethods]
 impl ConstIntBound {
+    /// TVM's infinite upper end: a `max_value` this large is unbounded.
+    #[classattr]
+    const POS_INF: i64 = i64::MAX;
+    /// TVM's infinite lower end (`-POS_INF`): a `min_value` this small is
+    /// unbounded.
+    #[classattr]
+    const NEG_INF: i64 = -i64::MAX;
+
+    /// `ConstIntBound(min_value, max_value)`, inclusive; `None`, `NEG_INF`
+    /// or `POS_INF` for an unbounded side.
+    #[new]
+    #[pyo3(signature = (min_value=None, max_value=None))]
+    fn py_new(min_value: Option<i64>, max_value: Option<i64>) -> PyResult<ConstIntBound> {
+        let min_value = min_value.filter(|&v| v > -i64::MAX);
+        let max_value = max_value.filter(|&v| v < i64::MAX);
+        if let (Some(lo), Some(hi)) = (min_value, max_value) {
+            if lo > hi {
+                return Err(error(format!(
+                    "ConstIntBound({lo}, {hi}) holds no value: min_value must not exceed max_value"
+                )));
+            }
+        }
+        Ok(ConstIntBound {
+            min_value,
+            max_value,
+        })
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .extract::<PyRef<'_, ConstIntBound>>()
+            .is_ok_and(|o| (o.min_value, o.max_value) == (self.min_value, self.max_value))
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (self.min_value, self.max_value).hash(&mut h);
+        h.finish()
+    }
+
     fn __repr__(&self) -> String {
         let side = |v: Option<i64>, inf: &str| v.map_or(inf.to_owned(), |v| v.to_string());
         format!(

@@ -373,6 +373,26 @@ impl PrimExpr {
         )))
     }
 
+    /// Whether `other` is this very expression node (TVM's `same_as`,
+    /// reference equality), not merely an equal one: the same object, the
+    /// same index node, or the same variable (a variable is one node however
+    /// often it is read). `(x + 1).same_as(x + 1)` is `False`; use
+    /// `tvm.ir.structural_equal` for equality of separately built trees.
+    fn same_as(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> bool {
+        if slf.is(other) {
+            return true;
+        }
+        let Ok(other) = other.cast::<PrimExpr>() else {
+            return false;
+        };
+        match (&slf.get().term, &other.get().term) {
+            (Term::Index(a), Term::Index(b)) => {
+                a.ptr_eq(b) || matches!((a.as_var(), b.as_var()), (Some(x), Some(y)) if x == y)
+            }
+            _ => false,
+        }
+    }
+
     fn __hash__(&self) -> u64 {
         match &self.term {
             Term::Index(e) => e.structural_hash(),
@@ -499,5 +519,72 @@ impl ExprArg {
             return Ok(ExprArg::Text(s.to_cow()?.into_owned()));
         }
         Ok(ExprArg::Object(to_index(obj)?))
+    }
+}
+
+/// Registers the functions on expressions that no front end owns.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(truncating_division, m)?)?;
+    Ok(())
+}
+
+/// `truncdiv(a, b)` (`remainder` false) or `truncmod(a, b)`: C's integer
+/// division, rounding toward zero, and its remainder (the sign of `a`),
+/// for any divisor: a constant of either sign or an expression.
+#[pyfunction]
+#[pyo3(signature = (a, b, remainder=false))]
+fn truncating_division(
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    remainder: bool,
+) -> PyResult<PrimExpr> {
+    let (x, y) = (to_index(a)?, to_index(b)?);
+    let e = match y.as_int() {
+        Some(0) => return Err(error("truncating division by zero")),
+        Some(d) => trunc_by_constant(x, d, remainder)?,
+        None => trunc_by_expr(x, y, remainder),
+    };
+    Ok(PrimExpr::index(e))
+}
+
+/// Truncating division or remainder by a non-zero constant `d`: for
+/// `d < 0`, `a / d` is `-(a / -d)` and the remainder is that of `-d`.
+fn trunc_by_constant(a: Expr, d: i64, remainder: bool) -> PyResult<Expr> {
+    let Some(magnitude) = d.checked_abs() else {
+        return Ok(trunc_by_expr(a, Expr::int(d), remainder));
+    };
+    let quotient = || {
+        Expr::trunc_div(a.clone(), magnitude)
+            .ok_or_else(|| error("truncating division by a non-positive constant"))
+    };
+    Ok(match (remainder, d > 0) {
+        (false, true) => quotient()?,
+        (false, false) => Expr::sub(Expr::int(0), quotient()?),
+        (true, _) => Expr::trunc_mod(a.clone(), magnitude)
+            .ok_or_else(|| error("truncating division by a non-positive constant"))?,
+    })
+}
+
+/// Truncating division or remainder by `b`, written with floor operators:
+/// the floor quotient is one less than the truncated one exactly when the
+/// remainder is not zero and `a` and `b` have opposite signs.
+fn trunc_by_expr(a: Expr, b: Expr, remainder: bool) -> Expr {
+    let zero = || Expr::int(0);
+    let opposite = Expr::or(
+        Expr::and(Expr::lt(a.clone(), zero()), Expr::gt(b.clone(), zero())),
+        Expr::and(Expr::gt(a.clone(), zero()), Expr::lt(b.clone(), zero())),
+    );
+    let inexact = Expr::ne(Expr::floor_mod(a.clone(), b.clone()), zero());
+    let rounds_down = Expr::and(inexact, opposite);
+    if remainder {
+        Expr::sub(
+            Expr::floor_mod(a, b.clone()),
+            Expr::select(rounds_down, b, zero()),
+        )
+    } else {
+        Expr::add(
+            Expr::floor_div(a, b),
+            Expr::select(rounds_down, Expr::int(1), zero()),
+        )
     }
 }

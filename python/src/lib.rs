@@ -20,6 +20,8 @@ mod te_objects;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     error::register(m)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    expr::register(m)?;
     arith_api::register(m)?;
     maps_api::register(m)?;
     hlo_api::register(m)?;

@@ -7,6 +7,10 @@ use pyo3::prelude::*;
 /// Domain points compared exactly by `==` before sampling takes over.
 const EXACT_COMPARISON_LIMIT: u64 = 1 << 16;
 
+/// Dimension points `==` samples, looking for a difference, when the
+/// domain is too large to enumerate and the simplified maps differ.
+const SAMPLED_POINTS: usize = 4096;
+
 /// Registers the class on `m`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<IndexingMap>()
@@ -15,7 +19,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// An XLA indexing map: `(d0, d1)[s0] -> (d0 + s0, d1), domain: ...`.
 ///
 /// Maps are values: `simplify` and `compose` return new maps. `==` is
-/// semantic: the same domain and the same results at every point.
+/// semantic: the same domain and the same results at every point. Domains
+/// of up to 65,536 points are enumerated; beyond, maps whose simplified
+/// forms are identical are equal, a sampled point where they differ makes
+/// them unequal, and when neither shows `==` raises `rangefinder.Error`
+/// rather than guess.
 #[pyclass(
     frozen,
     skip_from_py_object,
@@ -99,8 +107,7 @@ impl IndexingMap {
         let Ok(other) = other.extract::<PyRef<'_, IndexingMap>>() else {
             return Ok(false);
         };
-        indexing::semantically_equal(&self.map, &other.map, EXACT_COMPARISON_LIMIT)
-            .map_err(|e| error(e.message))
+        equal(&self.map, &other.map)
     }
 
     fn __str__(&self) -> String {
@@ -110,4 +117,42 @@ impl IndexingMap {
     fn __repr__(&self) -> String {
         format!("IndexingMap({:?})", self.map.to_string())
     }
+}
+
+/// Whether two maps are the same relation: exactly by enumeration on small
+/// domains; beyond, equal when their simplified forms are identical (sound:
+/// simplification preserves the relation), unequal when a sampled point
+/// differs, and an error when neither decides.
+fn equal(a: &indexing::IndexingMap, b: &indexing::IndexingMap) -> PyResult<bool> {
+    if a.to_string() == b.to_string() {
+        return Ok(true);
+    }
+    // An error here is a domain too large to enumerate (anything else
+    // fails again below, and is reported there).
+    if let Ok(r) = indexing::semantically_equal(a, b, EXACT_COMPARISON_LIMIT) {
+        return Ok(r);
+    }
+    let (mut sa, mut sb) = (a.clone(), b.clone());
+    sa.simplify();
+    sb.simplify();
+    if sa.to_string() == sb.to_string() {
+        return Ok(true);
+    }
+    let sampled = indexing::semantically_equal_sampled(
+        &sa,
+        &sb,
+        SAMPLED_POINTS,
+        0x5eed,
+        EXACT_COMPARISON_LIMIT,
+    )
+    .map_err(|e| error(e.message))?;
+    if !sampled {
+        return Ok(false);
+    }
+    Err(error(format!(
+        "cannot decide whether the maps are equal: the domains have more than \
+         {EXACT_COMPARISON_LIMIT} points to enumerate, the simplified forms differ \
+         (`{sa}` and `{sb}`), and none of {SAMPLED_POINTS} sampled points tells them apart; \
+         compare them on smaller domains"
+    )))
 }

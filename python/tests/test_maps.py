@@ -45,3 +45,39 @@ def test_parse_errors_raise_with_position():
     with pytest.raises(rangefinder.Error) as info:
         rangefinder.IndexingMap("(d0) -> (d0 +), domain: d0 in [0, 3]")
     assert info.value.line == 1
+
+
+BIG = "domain: d0 in [0, 999999], d1 in [0, 99]"
+
+
+def test_equality_on_domains_too_large_to_enumerate():
+    a = rangefinder.IndexingMap(f"(d0, d1) -> (d0 floordiv 4, d0 mod 4, d1), {BIG}")
+    b = rangefinder.IndexingMap(
+        f"(d0, d1) -> (d0 floordiv 4, d0 - (d0 floordiv 4) * 4, d1), {BIG}"
+    )
+    assert a == b and not a != b
+    c = rangefinder.IndexingMap(f"(d0, d1) -> (d0 floordiv 4, d0 mod 4, d1 * 2), {BIG}")
+    assert a != c
+    # Different only at the last point of the domain.
+    d = rangefinder.IndexingMap(f"(d0, d1) -> (d0 mod 1000000, d1), {BIG}")
+    e = rangefinder.IndexingMap(f"(d0, d1) -> (d0 mod 999999, d1), {BIG}")
+    assert d != e
+    # A smaller domain is a different map.
+    f = rangefinder.IndexingMap(
+        "(d0, d1) -> (d0 floordiv 4, d0 mod 4, d1), domain: d0 in [0, 999998], d1 in [0, 99]"
+    )
+    assert a != f
+
+
+def test_equality_that_cannot_be_decided_is_an_error_not_a_guess():
+    # Equal (n * n and n have the same parity), but neither simplification
+    # nor sampling shows it on a domain too large to enumerate.
+    a = rangefinder.IndexingMap(f"(d0, d1) -> ((d0 * d0) mod 2, d1), {BIG}")
+    b = rangefinder.IndexingMap(f"(d0, d1) -> (d0 mod 2, d1), {BIG}")
+    with pytest.raises(rangefinder.Error, match="cannot decide"):
+        a == b
+    # The same maps on a domain small enough to enumerate.
+    small = "domain: d0 in [0, 99], d1 in [0, 9]"
+    assert rangefinder.IndexingMap(f"(d0, d1) -> ((d0 * d0) mod 2, d1), {small}") == (
+        rangefinder.IndexingMap(f"(d0, d1) -> (d0 mod 2, d1), {small}")
+    )

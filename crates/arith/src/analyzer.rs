@@ -1,7 +1,7 @@
 //! The [`Analyzer`]: variable ranges plus every analysis that uses them.
 
 use crate::bound::ConstBound;
-use crate::error::Result;
+use crate::error::{ArithError, ErrorKind, Result};
 use crate::expr::{Expr, ExprKind, Var};
 use crate::id_hash::IdMap;
 use crate::modular::Modular;
@@ -108,6 +108,68 @@ struct VarFact {
     declared: Option<(i64, i64)>,
 }
 
+impl VarFact {
+    /// The facts of a variable known only by constant bounds.
+    fn of_bound(bound: ConstBound) -> VarFact {
+        VarFact {
+            symbolic: None,
+            declared: None,
+            info: Info {
+                bound,
+                modular: point_modular(bound),
+            },
+        }
+    }
+
+    /// The facts of binding again to a range already bound (`fresh`):
+    /// constant bounds and ends narrowed, the new symbolic ends kept.
+    fn narrowed_by(&self, fresh: VarFact) -> VarFact {
+        let declared = fresh.declared.map(|(l, h)| {
+            self.declared
+                .map_or((l, h), |(pl, ph)| (pl.max(l), ph.min(h)))
+        });
+        VarFact {
+            symbolic: fresh.symbolic,
+            declared,
+            info: Info {
+                bound: self.info.bound.intersect(fresh.info.bound),
+                modular: fresh.info.modular,
+            },
+        }
+    }
+
+    /// Whether `fresh` states the same range as these facts: the same
+    /// symbolic ends, or the same constant ends.
+    fn same_range(&self, fresh: &VarFact) -> bool {
+        match (&self.symbolic, &fresh.symbolic) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => match (self.declared, fresh.declared) {
+                (Some(a), Some(b)) => a == b,
+                _ => self.info.bound == fresh.info.bound,
+            },
+            _ => false,
+        }
+    }
+
+    /// The range as the user would recognise it (inclusive ends).
+    fn describe(&self) -> String {
+        match (&self.symbolic, self.declared) {
+            (Some((lo, hi)), _) => format!("[{lo}, {hi}] (inclusive)"),
+            (None, Some((l, h))) => format!("[{l}, {h}] (inclusive)"),
+            (None, None) => format!("{} (inclusive)", self.info.bound),
+        }
+    }
+}
+
+/// The alignment a variable's constant bounds imply: exact for a single
+/// value, nothing otherwise.
+fn point_modular(bound: ConstBound) -> Modular {
+    match bound.as_point() {
+        Some(v) => Modular::exact(v),
+        None => Modular::EVERYTHING,
+    }
+}
+
 /// Holds what is known about variables (constant or symbolic ranges) and
 /// answers questions about expressions over them.
 ///
@@ -133,7 +195,8 @@ impl Analyzer {
 
     /// Declares that `var` takes the values of `range` (its ends may be
     /// expressions in other variables). Facts already known are kept: the
-    /// new range narrows them.
+    /// new range narrows them. [`Analyzer::try_bind`] binds once, as TVM
+    /// does; [`Analyzer::rebind`] replaces the range.
     pub fn bind(&mut self, var: &Var, range: Range) {
         self.bind_range(var, &range);
     }
@@ -164,6 +227,78 @@ impl Analyzer {
     }
 
     fn bind_range(&mut self, var: &Var, range: &Range) {
+        let fresh = self.fact_of(range);
+        let fact = match self.vars.get(var) {
+            Some(prev) => prev.narrowed_by(fresh),
+            None => fresh,
+        };
+        self.store(var, fact);
+    }
+
+    /// Binds `var` to `range` once, as TVM's `Analyzer::Bind` does without
+    /// override: binding the same range again is harmless, a different
+    /// range (or constant bounds set before) is an error naming the
+    /// variable and both ranges. Variables whose symbolic range ends use
+    /// `var` have their constant bounds recomputed.
+    ///
+    /// ```
+    /// use arith::{Analyzer, Range, Var};
+    /// let x = Var::new("x");
+    /// let mut an = Analyzer::new();
+    /// an.try_bind(&x, Range::inclusive(0, 7)).unwrap();
+    /// an.try_bind(&x, Range::inclusive(0, 7)).unwrap();
+    /// assert!(an.try_bind(&x, Range::inclusive(100, 107)).is_err());
+    /// ```
+    pub fn try_bind(&mut self, var: &Var, range: Range) -> Result<()> {
+        let fresh = self.fact_of(&range);
+        if let Some(prev) = self.vars.get(var) {
+            if !prev.same_range(&fresh) {
+                return Err(ArithError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "`{}` already has the range {}; {} differs: bind a variable once, \
+                         or override its range to replace it",
+                        var.name(),
+                        prev.describe(),
+                        fresh.describe()
+                    ),
+                ));
+            }
+            // The same range: keep whatever is tighter (ends known better
+            // now that other variables are bound).
+            let fact = prev.narrowed_by(fresh);
+            self.store(var, fact);
+        } else {
+            self.store(var, fresh);
+        }
+        self.refresh_dependents(var);
+        Ok(())
+    }
+
+    /// Replaces everything known about `var` with the facts of `range`
+    /// alone (TVM's `Bind` with override): constant bounds, alignment,
+    /// symbolic ends and declared ends are replaced together, never
+    /// intersected with the old ones, and variables whose symbolic range
+    /// ends use `var` have their constant bounds recomputed.
+    ///
+    /// ```
+    /// use arith::{Analyzer, ConstBound, Expr, Range, Var};
+    /// let x = Var::new("x");
+    /// let mut an = Analyzer::new();
+    /// an.bind(&x, Range::inclusive(0, 7));
+    /// an.rebind(&x, Range::inclusive(100, 107));
+    /// assert_eq!(an.var_bound(&x), ConstBound::new(100, 107));
+    /// ```
+    pub fn rebind(&mut self, var: &Var, range: Range) {
+        self.unbind(var);
+        let fresh = self.fact_of(&range);
+        self.store(var, fresh);
+        self.refresh_dependents(var);
+    }
+
+    /// The facts of `var` bound to `range`, from the range alone (its ends
+    /// evaluated under what is known about the other variables).
+    fn fact_of(&self, range: &Range) -> VarFact {
         // Constant ends (the common case) need no simplification and no
         // expression for the upper end.
         let constant = match (range.min.as_int(), range.extent.as_int()) {
@@ -173,11 +308,7 @@ impl Analyzer {
                 .map(|h| (m, h)),
             _ => None,
         };
-        let prev = self.vars.get(var);
-        let old_bound = prev.map_or(ConstBound::EVERYTHING, |f| f.info.bound);
-        let old_declared = prev.and_then(|f| f.declared);
-        let was_symbolic = prev.is_some_and(|f| f.symbolic.is_some());
-        let (bound, ends, symbolic) = match constant {
+        let (bound, declared, symbolic) = match constant {
             Some((l, h)) => (ConstBound::new(l, h), Some((l, h)), None),
             None => {
                 let lo = self.simplify(&range.min).unwrap_or(range.min.clone());
@@ -194,23 +325,95 @@ impl Analyzer {
                 }
             }
         };
-        let declared =
-            ends.map(|(l, h)| old_declared.map_or((l, h), |(pl, ph)| (pl.max(l), ph.min(h))));
-        let modular = match bound.as_point() {
-            Some(v) => Modular::exact(v),
-            None => Modular::EVERYTHING,
-        };
-        self.symbolic_count =
-            self.symbolic_count - usize::from(was_symbolic) + usize::from(symbolic.is_some());
-        let fact = VarFact {
+        VarFact {
             symbolic,
             declared,
             info: Info {
-                bound: old_bound.intersect(bound),
-                modular,
+                bound,
+                modular: point_modular(bound),
             },
-        };
-        self.vars.insert(var, fact);
+        }
+    }
+
+    /// Sets the facts of `var`, keeping the count of symbolic ranges.
+    fn store(&mut self, var: &Var, fact: VarFact) {
+        let now = usize::from(fact.symbolic.is_some());
+        if let Some(prev) = self.vars.insert(var, fact) {
+            self.symbolic_count -= usize::from(prev.symbolic.is_some());
+        }
+        self.symbolic_count += now;
+    }
+
+    /// Recomputes the constant bounds of every variable whose symbolic
+    /// range ends use `var` (and of theirs in turn, each variable once):
+    /// they were derived from what `var` was, and must follow what it is.
+    fn refresh_dependents(&mut self, var: &Var) {
+        if self.symbolic_count == 0 {
+            return;
+        }
+        let mut changed = vec![var.clone()];
+        let mut done: Vec<u64> = vec![var.id()];
+        while let Some(v) = changed.pop() {
+            let users: Vec<(Var, Expr, Expr)> = self
+                .vars
+                .entries
+                .iter()
+                .filter(|(id, _, _)| !done.contains(id))
+                .filter_map(|(_, w, f)| {
+                    let (lo, hi) = f.symbolic.as_ref()?;
+                    (lo.uses_var(&v) || hi.uses_var(&v))
+                        .then(|| (w.clone(), lo.clone(), hi.clone()))
+                })
+                .collect();
+            for (w, lo, hi) in users {
+                let bound =
+                    ConstBound::new(self.const_int_bound(&lo).min, self.const_int_bound(&hi).max);
+                let fact = VarFact {
+                    symbolic: Some((lo, hi)),
+                    declared: None,
+                    info: Info {
+                        bound,
+                        modular: point_modular(bound),
+                    },
+                };
+                self.store(&w, fact);
+                done.push(w.id());
+                changed.push(w);
+            }
+        }
+    }
+
+    /// Sets the constant bounds of `var` as TVM's `Update` does without
+    /// override: an error when `var` already has different facts.
+    pub fn try_update_bound(&mut self, var: &Var, bound: ConstBound) -> Result<()> {
+        let fresh = VarFact::of_bound(bound);
+        if let Some(prev) = self.vars.get(var) {
+            if !prev.same_range(&fresh) {
+                return Err(ArithError::new(
+                    ErrorKind::Invalid,
+                    format!(
+                        "`{}` already has the range {}; {} differs: bind a variable once, \
+                         or override its range to replace it",
+                        var.name(),
+                        prev.describe(),
+                        fresh.describe()
+                    ),
+                ));
+            }
+            return Ok(());
+        }
+        self.store(var, fresh);
+        self.refresh_dependents(var);
+        Ok(())
+    }
+
+    /// Replaces everything known about `var` with the constant bounds
+    /// `bound` (inclusive; TVM's `Update` with override), as
+    /// [`Analyzer::rebind`] does for a range.
+    pub fn set_bound(&mut self, var: &Var, bound: ConstBound) {
+        self.unbind(var);
+        self.store(var, VarFact::of_bound(bound));
+        self.refresh_dependents(var);
     }
 
     /// Narrows the constant bounds of `var` to `bound` (inclusive).

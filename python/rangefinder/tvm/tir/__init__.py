@@ -53,13 +53,13 @@ def floormod(a, b, span=None):
 
 
 def truncdiv(a, b, span=None):
-    """Division rounding toward zero (by a positive constant)."""
-    return _native.integer_division("truncdiv", a, b)
+    """Division rounding toward zero, as C's ``/`` (any non-zero divisor)."""
+    return _native.truncating_division(a, b)
 
 
 def truncmod(a, b, span=None):
-    """The remainder of :func:`truncdiv`."""
-    return _native.integer_division("truncmod", a, b)
+    """The remainder of :func:`truncdiv`, with the sign of ``a`` (C's ``%``)."""
+    return _native.truncating_division(a, b, True)
 
 
 indexdiv = floordiv
