@@ -1,6 +1,6 @@
 //! `rangefinder tc FILE [--size NAME=VALUE]... [--json] [--run] [--seed N]`.
 
-use ariadne::{Color, Config, Label, Report, ReportKind, Source};
+use crate::diagnostics::Level;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write as _};
@@ -122,26 +122,21 @@ pub fn run(args: TcArgs) -> ExitCode {
 /// One diagnostic with its source line and a caret, as the other commands
 /// render errors.
 fn render(name: &str, source: &str, d: &tc::Diagnostic, color: bool) -> String {
-    let (kind, c) = match d.severity {
-        tc::Severity::Error => (ReportKind::Error, Color::Red),
-        tc::Severity::Warning => (ReportKind::Warning, Color::Yellow),
-        tc::Severity::Note => (ReportKind::Advice, Color::Blue),
+    let level = match d.severity {
+        tc::Severity::Error => Level::Error,
+        tc::Severity::Warning => Level::Warning,
+        tc::Severity::Note => Level::Note,
     };
-    let start = d.span.start.min(source.len());
-    let end = d.span.end.clamp(start, source.len());
-    let span = start..end;
-    let mut buf = Vec::new();
-    let r = Report::build(kind, (name, span.clone()))
-        .with_config(Config::default().with_color(color))
-        .with_message(&d.message)
-        .with_label(
-            Label::new((name, span))
-                .with_message(d.severity.name())
-                .with_color(c),
-        )
-        .finish();
-    let _ = r.write((name, Source::from(source)), &mut buf);
-    String::from_utf8_lossy(&buf).into_owned()
+    let label = d.severity.name();
+    crate::diagnostics::render(
+        level,
+        name,
+        source,
+        &d.message,
+        label,
+        d.span.range(),
+        color,
+    )
 }
 
 fn shape_text(shape: &[arith::Expr]) -> String {

@@ -30,6 +30,35 @@ fn errors_after_non_ascii_text_show_their_line() {
     );
 }
 
+/// TC's diagnostics go through the same renderer: the caret after a line
+/// of two-byte characters stands under the offending character.
+#[test]
+fn tc_carets_after_non_ascii_text_point_at_the_character() {
+    let dir = std::env::temp_dir().join(format!("rangefinder-diag-tc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("bad.tc");
+    let source = format!(
+        "def f(float(N) A) -> (B) {{\n  B(i) = A(i) # {}\n  B(i) = $ + A(i)\n}}\n",
+        "é".repeat(3)
+    );
+    std::fs::write(&path, &source).unwrap();
+    let o = rangefinder(&["tc", path.to_str().unwrap(), "--size", "N=4"]);
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(":3:10"), "line 3, column 10: {out}");
+    let lines: Vec<&str> = out.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("B(i) = $ + A(i)"))
+        .unwrap_or_else(|| panic!("the source line: {out}"));
+    let column = |l: &str, c: char| l.chars().position(|x| x == c);
+    assert_eq!(
+        column(lines[at + 1], '┬'),
+        column(lines[at], '$'),
+        "the caret stands under `$`: {out}"
+    );
+}
+
 /// A file that starts with a UTF-8 byte-order mark reads as the text after
 /// it, for every command that reads a file; errors keep their positions.
 #[test]
