@@ -447,7 +447,78 @@ impl<'a> Simplifier<'a> {
             bound = bound.add(i.bound.mul_const(t.coeff));
             modular = modular.add(i.modular.mul(Modular::exact(t.coeff)));
         }
+        if let Some(b) = self.split_index_bound(s) {
+            bound = bound.intersect(b);
+        }
         Info { bound, modular }
+    }
+
+    /// Bounds of a linear form holding an index `b * X` next to `X // m` or
+    /// `X % m`, with `b * X` taken as `b * m * (X // m) + b * (X % m)`:
+    /// `x * 2 - x % 4` (the smaller form of `(x // 4) * 8 + x % 4`) is at
+    /// most `8 * max(x // 4) + 3`, which adding up `x * 2` and `-(x % 4)`
+    /// does not see.
+    fn split_index_bound(&self, s: &Sum) -> Option<ConstBound> {
+        if s.terms.len() < 2 {
+            return None;
+        }
+        let mut best: Option<ConstBound> = None;
+        for t in &s.terms {
+            let (ExprKind::FloorDiv(x, m) | ExprKind::FloorMod(x, m)) = t.atom.kind() else {
+                continue;
+            };
+            let Some(mv) = m.as_int().filter(|&m| m > 1) else {
+                continue;
+            };
+            let Ok(xs) = Sum::of(x) else {
+                continue;
+            };
+            let Some(b) = s.multiple_inside(&xs) else {
+                continue;
+            };
+            if let Some(found) = self.split_bound_with(s, x, mv, &xs, b) {
+                best = Some(best.map_or(found, |f| f.intersect(found)));
+            }
+        }
+        best
+    }
+
+    /// The bound of [`Simplifier::split_index_bound`] for one index `b * X`
+    /// (`X` is `x`, whose linear form is `xs`) and divisor `m`.
+    fn split_bound_with(&self, s: &Sum, x: &Expr, m: i64, xs: &Sum, b: i64) -> Option<ConstBound> {
+        let same = |e: &Expr| e == x;
+        let mut kq = b.checked_mul(m)?;
+        let mut kr = b;
+        let mut bound = ConstBound::point(s.konst.checked_sub(b.checked_mul(xs.konst)?)?);
+        for u in &s.terms {
+            match u.atom.kind() {
+                ExprKind::FloorDiv(y, d) if same(y) && d.as_int() == Some(m) => {
+                    kq = kq.checked_add(u.coeff)?;
+                    continue;
+                }
+                ExprKind::FloorMod(y, d) if same(y) && d.as_int() == Some(m) => {
+                    kr = kr.checked_add(u.coeff)?;
+                    continue;
+                }
+                _ => {}
+            }
+            let in_x = xs
+                .terms
+                .iter()
+                .find(|v| v.atom == u.atom)
+                .map_or(0, |v| v.coeff);
+            let c = u.coeff.checked_sub(b.checked_mul(in_x)?)?;
+            if c != 0 {
+                let ub = u.info.map_or_else(|| self.info(&u.atom).bound, |f| f.bound);
+                bound = bound.add(ub.mul_const(c));
+            }
+        }
+        let xb = self.info(x).bound;
+        let qb = xb.floor_div(ConstBound::point(m));
+        let rb = xb
+            .floor_mod(ConstBound::point(m))
+            .intersect(ConstBound::new(0, m - 1));
+        Some(bound.add(qb.mul_const(kq)).add(rb.mul_const(kr)))
     }
 
     /// Bounds of a linear form.
