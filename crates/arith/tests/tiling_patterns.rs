@@ -314,6 +314,57 @@ fn equivalent(a: &Expr, b: &Expr, vars: &[(Var, i64, i64)]) -> Result<(), String
     Ok(())
 }
 
+/// `input` simplified with `ranges`, printed.
+fn simplified(input: &str, ranges: &str) -> String {
+    let mut scope = Scope::new();
+    let e = arith::parse_in(input, &mut scope).unwrap();
+    let mut an = Analyzer::new();
+    an.bind_all(&arith::parse_range_specs(ranges, &mut scope).unwrap());
+    an.simplify(&e).unwrap().to_string()
+}
+
+#[test]
+fn split_index_with_a_symbolic_factor_recombines() {
+    let r = "x=0:100 s=1:65";
+    assert_eq!(simplified("(x // s) * s + x % s", r), "x");
+    assert_eq!(simplified("x % s + s * (x // s)", r), "x");
+    assert_eq!(simplified("(x // s) * s * 3 + x % s * 3", r), "x * 3");
+    assert_eq!(simplified("x - (x // s) * s", r), "x % s");
+    assert_eq!(
+        simplified("(i * 4 + j) // s * s + (i * 4 + j) % s", "i=0:8 j=0:4 s=1:65"),
+        "i * 4 + j"
+    );
+}
+
+#[test]
+fn a_select_condition_that_pins_its_branch() {
+    for e in ["x % 4", "x // 4", "x * 4 + y"] {
+        let r = "x=0:100 y=0:4";
+        assert_eq!(simplified(&format!("select({e} < 1, {e}, 0)"), r), "0");
+        assert_eq!(simplified(&format!("select(1 <= {e}, 0, {e})"), r), "0");
+    }
+    // Not one value: kept.
+    assert_eq!(
+        simplified("select(x % 4 < 2, x % 4, 0)", "x=0:100"),
+        "select(x % 4 <= 1, x % 4, 0)"
+    );
+}
+
+#[test]
+fn packed_offsets_keep_the_remainder_below_its_divisor() {
+    let r = "x=0:60";
+    assert_eq!(simplified("((x // 4) * 8 + x % 4) // 8", r), "x // 4");
+    assert_eq!(simplified("((x // 4) * 8 + x % 4) % 8", r), "x % 4");
+    assert_eq!(simplified("((x // 4) * 8 + x % 4) // 4", r), "x // 4 * 2");
+    assert_eq!(simplified("((x // 4) * 8 + x % 4) < 116", r), "True");
+    let mut scope = Scope::new();
+    let e = arith::parse_in("(x // 4) * 8 + x % 4", &mut scope).unwrap();
+    let mut an = Analyzer::new();
+    an.bind_all(&arith::parse_range_specs(r, &mut scope).unwrap());
+    let b = an.const_int_bound(&e);
+    assert_eq!((b.min, b.max), (0, 115));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
