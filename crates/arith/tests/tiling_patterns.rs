@@ -331,7 +331,10 @@ fn split_index_with_a_symbolic_factor_recombines() {
     assert_eq!(simplified("(x // s) * s * 3 + x % s * 3", r), "x * 3");
     assert_eq!(simplified("x - (x // s) * s", r), "x % s");
     assert_eq!(
-        simplified("(i * 4 + j) // s * s + (i * 4 + j) % s", "i=0:8 j=0:4 s=1:65"),
+        simplified(
+            "(i * 4 + j) // s * s + (i * 4 + j) % s",
+            "i=0:8 j=0:4 s=1:65"
+        ),
         "i * 4 + j"
     );
 }

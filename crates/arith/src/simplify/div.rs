@@ -266,6 +266,9 @@ impl Simplifier<'_> {
             let Some(mv) = m.as_int().filter(|&m| m > 1 && c % m == 0) else {
                 continue;
             };
+            if !super::sum::leading_atom(x).is_some_and(|a| s.terms.iter().any(|u| u.atom == *a)) {
+                continue;
+            }
             let xs = Sum::of(x)?;
             let Some(b) = s.multiple_inside(&xs) else {
                 continue;

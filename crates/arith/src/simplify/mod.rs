@@ -470,6 +470,9 @@ impl<'a> Simplifier<'a> {
             let Some(mv) = m.as_int().filter(|&m| m > 1) else {
                 continue;
             };
+            if !sum::leading_atom(x).is_some_and(|a| s.terms.iter().any(|u| u.atom == *a)) {
+                continue;
+            }
             let Ok(xs) = Sum::of(x) else {
                 continue;
             };
@@ -616,13 +619,13 @@ impl<'a> Simplifier<'a> {
         let mut i = 0;
         while i < s.terms.len() {
             let t = s.terms[i].clone();
-            let Some(split) = self.div_mod_other_form(&t)? else {
+            let Some(x) = div_mod_numerator(&t.atom) else {
                 i += 1;
                 continue;
             };
             // The other form only pays when something can cancel: a term of
             // X, or another division or modulo.
-            let xs = Sum::of(&split.x)?;
+            let xs = Sum::of(&x)?;
             let cancels = s.terms.iter().enumerate().any(|(j, u)| {
                 j != i && (xs.terms.iter().any(|v| v.atom == u.atom) || has_div_or_mod(&u.atom))
             });
@@ -630,6 +633,10 @@ impl<'a> Simplifier<'a> {
                 i += 1;
                 continue;
             }
+            let Some(split) = self.div_mod_other_form(&t)? else {
+                i += 1;
+                continue;
+            };
             let mut alt = s.clone();
             alt.terms.remove(i);
             let ok = alt
@@ -1261,6 +1268,17 @@ struct OtherForm {
     x_coeff: i64,
     other: Expr,
     other_coeff: i64,
+}
+
+/// `X` when `e` is `X // c`, `X % d` or a product `s * (X // s)`: the
+/// terms `merge_div_mod` may write in another form.
+fn div_mod_numerator(e: &Expr) -> Option<Expr> {
+    match e.kind() {
+        ExprKind::FloorDiv(x, c) if c.as_int().is_some() => Some(x.clone()),
+        ExprKind::FloorMod(x, _) => Some(x.clone()),
+        ExprKind::Mul(..) => symbolic_multiple_of_quotient(e).map(|(x, ..)| x),
+        _ => None,
+    }
 }
 
 /// Whether `e` is a division or a modulo, or a product with one among its

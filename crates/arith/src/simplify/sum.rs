@@ -384,6 +384,21 @@ impl Sum {
     }
 }
 
+/// One atom of the linear form of `e` (the leftmost), found without
+/// building the form: a cheap test for whether `e` can sit inside a sum.
+pub(crate) fn leading_atom(e: &Expr) -> Option<&Expr> {
+    let mut e = e;
+    loop {
+        e = match e.kind() {
+            ExprKind::Add(a, _) | ExprKind::Sub(a, _) => a,
+            ExprKind::Mul(a, b) if b.as_int().is_some() => a,
+            ExprKind::Mul(a, b) if a.as_int().is_some() => b,
+            ExprKind::Int(_) => return None,
+            _ => return Some(e),
+        };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
