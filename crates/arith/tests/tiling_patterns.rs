@@ -388,7 +388,9 @@ proptest! {
     }
 }
 
-/// How many of the fixed corpus may come out larger than TVM's form.
+/// How many of the fixed corpus may come out larger than TVM's form: none
+/// (before the symbolic split, pinned select branches and split index
+/// bounds, 13,573 did).
 const MAX_LARGER: usize = 0;
 
 /// The fixed corpus of 50,000 cases (seeds `0..50_000`): every result
@@ -424,5 +426,5 @@ fn tiling_corpus_against_tvm() {
     for e in &examples {
         println!("{e}");
     }
-    assert!(sum <= MAX_LARGER, "{sum} cases larger than TVM's form");
+    assert_eq!(sum, MAX_LARGER, "{sum} cases larger than TVM's form");
 }

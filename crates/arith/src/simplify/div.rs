@@ -3,7 +3,7 @@
 //! Divisions by a constant run the rule tables of [`super::rules`]; what
 //! stays here are constant folding and the searches that are not one-line
 //! rules (each says in its doc comment why it terminates): expanding inner
-//! modulos, `drop_small_remainder`, `split_whole_multiples`,
+//! modulos, `index_split_form`, `drop_small_remainder`, `split_whole_multiples`,
 //! `fold_inner_division`, `mod_by_common_factor`, the negated form of a
 //! division by a negative constant, the floor form of a ceiling division,
 //! and divisions by symbolic divisors.

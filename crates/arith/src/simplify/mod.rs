@@ -67,8 +67,9 @@ pub(crate) struct Simplifier<'a> {
     /// simplifies its candidates, which then get the rule tables and
     /// canonical forms but no search of their own: searches do not nest.
     pub(crate) in_search: bool,
-    /// Set while a division tries its numerator with modulos expanded, so
-    /// that the expansion is tried once, not recursively.
+    /// Set while a division tries its numerator in another form (modulos
+    /// expanded, or an index split into quotient and remainder), so that
+    /// another form is tried once, not recursively.
     pub(crate) expanding_mods: bool,
     /// Results of visits by node identity (and the rule state, which can
     /// change a result), so that a subexpression shared many times is
