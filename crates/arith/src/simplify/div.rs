@@ -3,7 +3,7 @@
 //! Divisions by a constant run the rule tables of [`super::rules`]; what
 //! stays here are constant folding and the searches that are not one-line
 //! rules (each says in its doc comment why it terminates): expanding inner
-//! modulos, `drop_small_remainder`, `split_whole_multiples`,
+//! modulos, `index_split_form`, `drop_small_remainder`, `split_whole_multiples`,
 //! `fold_inner_division`, `mod_by_common_factor`, the negated form of a
 //! division by a negative constant, the floor form of a ceiling division,
 //! and divisions by symbolic divisors.
@@ -237,11 +237,77 @@ impl Simplifier<'_> {
                 _ => plain,
             });
         }
+        if let Some(alt) = self.index_split_form(&s, c)? {
+            return self.smaller_of_forms(s, ia, alt, c, Self::floor_div_const_sum);
+        }
         let whole_bound = ia.bound.floor_div(ConstBound::point(c));
         let l = self.floor_div_linear(s, ia, c)?;
         let (e, mut info) = self.finish_linear(l)?;
         info.bound = info.bound.intersect(whole_bound);
         Ok((e, info))
+    }
+
+    /// Search: `s` with an index `b * X` written as its quotient and
+    /// remainder, `b * m * (X // m) + b * (X % m)`, when `s` also has a
+    /// term `X // m` or `X % m` and `m` divides `c`. The sum-level rules
+    /// merge such pairs into the smaller form, which hides from a division
+    /// by a multiple of `m` that the remainder stays below `m`:
+    /// `(x // 8 * 24 + x) // 32` is `(x // 8 * 32 + x % 8) // 32`, which is
+    /// `x // 8`. Terminates: tried only when no other form of the same
+    /// numerator is being tried (`expanding_mods`).
+    fn index_split_form(&mut self, s: &Sum, c: i64) -> Result<Option<Sum>> {
+        if self.expanding_mods || s.terms.len() < 2 {
+            return Ok(None);
+        }
+        for t in &s.terms {
+            let (ExprKind::FloorDiv(x, m) | ExprKind::FloorMod(x, m)) = t.atom.kind() else {
+                continue;
+            };
+            let Some(mv) = m.as_int().filter(|&m| m > 1 && c % m == 0) else {
+                continue;
+            };
+            if !super::sum::leading_atom(x).is_some_and(|a| s.terms.iter().any(|u| u.atom == *a)) {
+                continue;
+            }
+            let xs = Sum::of(x)?;
+            let Some(b) = s.multiple_inside(&xs) else {
+                continue;
+            };
+            let (ix, im) = (self.info(x), Info::exact(mv));
+            let (q, _) = self.floor_div_simplified(x.clone(), ix, m.clone(), im)?;
+            let (r, _) = self.floor_mod_simplified(x.clone(), ix, m.clone(), im)?;
+            let mut alt = s.clone();
+            let ok = alt
+                .add_sum(&xs, num::neg(b)?)
+                .and_then(|_| alt.add_expr(&q, num::mul(b, mv)?))
+                .and_then(|_| alt.add_expr(&r, b));
+            if ok.is_ok() {
+                return Ok(Some(alt));
+            }
+        }
+        Ok(None)
+    }
+
+    /// `op(s, c)` and `op(alt, c)` for two forms of one numerator, the
+    /// smaller kept (the first on a tie); neither tries another form.
+    fn smaller_of_forms(
+        &mut self,
+        s: Sum,
+        ia: Info,
+        alt: Sum,
+        c: i64,
+        op: fn(&mut Self, Sum, Info, i64) -> Out,
+    ) -> Out {
+        self.expanding_mods = true;
+        let alt_info = self.sum_info(&alt);
+        let other = op(self, alt, alt_info, c);
+        let plain = op(self, s, ia, c);
+        self.expanding_mods = false;
+        let plain = plain?;
+        Ok(match other {
+            Ok(o) if o.0.node_count() < plain.0.node_count() => o,
+            _ => plain,
+        })
     }
 
     /// `s // c` for `c > 0`: the rule tables of [`rules`], with the
@@ -394,6 +460,9 @@ impl Simplifier<'_> {
 
     /// `s % c` for a constant `c > 0` and a canonical linear form `s`.
     fn floor_mod_const_sum(&mut self, s: Sum, ia: Info, c: i64) -> Out {
+        if let Some(alt) = self.index_split_form(&s, c)? {
+            return self.smaller_of_forms(s, ia, alt, c, Self::floor_mod_const_sum);
+        }
         let l = self.floor_mod_linear(s, ia, c)?;
         let (e, mut info) = self.finish_linear(l)?;
         info.bound = info.bound.intersect(ConstBound::new(0, c - 1));

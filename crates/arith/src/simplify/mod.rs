@@ -67,8 +67,9 @@ pub(crate) struct Simplifier<'a> {
     /// simplifies its candidates, which then get the rule tables and
     /// canonical forms but no search of their own: searches do not nest.
     pub(crate) in_search: bool,
-    /// Set while a division tries its numerator with modulos expanded, so
-    /// that the expansion is tried once, not recursively.
+    /// Set while a division tries its numerator in another form (modulos
+    /// expanded, or an index split into quotient and remainder), so that
+    /// another form is tried once, not recursively.
     pub(crate) expanding_mods: bool,
     /// Results of visits by node identity (and the rule state, which can
     /// change a result), so that a subexpression shared many times is
@@ -447,7 +448,81 @@ impl<'a> Simplifier<'a> {
             bound = bound.add(i.bound.mul_const(t.coeff));
             modular = modular.add(i.modular.mul(Modular::exact(t.coeff)));
         }
+        if let Some(b) = self.split_index_bound(s) {
+            bound = bound.intersect(b);
+        }
         Info { bound, modular }
+    }
+
+    /// Bounds of a linear form holding an index `b * X` next to `X // m` or
+    /// `X % m`, with `b * X` taken as `b * m * (X // m) + b * (X % m)`:
+    /// `x * 2 - x % 4` (the smaller form of `(x // 4) * 8 + x % 4`) is at
+    /// most `8 * max(x // 4) + 3`, which adding up `x * 2` and `-(x % 4)`
+    /// does not see.
+    fn split_index_bound(&self, s: &Sum) -> Option<ConstBound> {
+        if s.terms.len() < 2 {
+            return None;
+        }
+        let mut best: Option<ConstBound> = None;
+        for t in &s.terms {
+            let (ExprKind::FloorDiv(x, m) | ExprKind::FloorMod(x, m)) = t.atom.kind() else {
+                continue;
+            };
+            let Some(mv) = m.as_int().filter(|&m| m > 1) else {
+                continue;
+            };
+            if !sum::leading_atom(x).is_some_and(|a| s.terms.iter().any(|u| u.atom == *a)) {
+                continue;
+            }
+            let Ok(xs) = Sum::of(x) else {
+                continue;
+            };
+            let Some(b) = s.multiple_inside(&xs) else {
+                continue;
+            };
+            if let Some(found) = self.split_bound_with(s, x, mv, &xs, b) {
+                best = Some(best.map_or(found, |f| f.intersect(found)));
+            }
+        }
+        best
+    }
+
+    /// The bound of [`Simplifier::split_index_bound`] for one index `b * X`
+    /// (`X` is `x`, whose linear form is `xs`) and divisor `m`.
+    fn split_bound_with(&self, s: &Sum, x: &Expr, m: i64, xs: &Sum, b: i64) -> Option<ConstBound> {
+        let same = |e: &Expr| e == x;
+        let mut kq = b.checked_mul(m)?;
+        let mut kr = b;
+        let mut bound = ConstBound::point(s.konst.checked_sub(b.checked_mul(xs.konst)?)?);
+        for u in &s.terms {
+            match u.atom.kind() {
+                ExprKind::FloorDiv(y, d) if same(y) && d.as_int() == Some(m) => {
+                    kq = kq.checked_add(u.coeff)?;
+                    continue;
+                }
+                ExprKind::FloorMod(y, d) if same(y) && d.as_int() == Some(m) => {
+                    kr = kr.checked_add(u.coeff)?;
+                    continue;
+                }
+                _ => {}
+            }
+            let in_x = xs
+                .terms
+                .iter()
+                .find(|v| v.atom == u.atom)
+                .map_or(0, |v| v.coeff);
+            let c = u.coeff.checked_sub(b.checked_mul(in_x)?)?;
+            if c != 0 {
+                let ub = u.info.map_or_else(|| self.info(&u.atom).bound, |f| f.bound);
+                bound = bound.add(ub.mul_const(c));
+            }
+        }
+        let xb = self.info(x).bound;
+        let qb = xb.floor_div(ConstBound::point(m));
+        let rb = xb
+            .floor_mod(ConstBound::point(m))
+            .intersect(ConstBound::new(0, m - 1));
+        Some(bound.add(qb.mul_const(kq)).add(rb.mul_const(kr)))
     }
 
     /// Bounds of a linear form.
@@ -537,65 +612,37 @@ impl<'a> Simplifier<'a> {
     /// `X // c * (k*c)` and `X % c * k` terms: trying the other form of each
     /// (`X % c = X - X // c * c`) and keeping it when the sum gets smaller
     /// turns `x // 3 * 3 + x % 3` into `x` and
-    /// `(y + z) // 5 * 5 - y` into `z - (y + z) % 5`.
+    /// `(y + z) // 5 * 5 - y` into `z - (y + z) % 5`. A symbolic divisor
+    /// `s` is the same identity over products: `s * (X // s)` is
+    /// `X - X % s`, and `X % s` is `X - s * (X // s)`, so
+    /// `(x // s) * s + x % s` is `x`.
     fn merge_div_mod(&mut self, s: &mut Sum) -> Result<()> {
         let mut i = 0;
         while i < s.terms.len() {
             let t = s.terms[i].clone();
-            let (x, c, is_div) = match t.atom.kind() {
-                ExprKind::FloorDiv(x, c) => (x, c, true),
-                ExprKind::FloorMod(x, c) => (x, c, false),
-                _ => {
-                    i += 1;
-                    continue;
-                }
-            };
-            let Some(cv) = c.as_int() else {
+            let Some(x) = div_mod_numerator(&t.atom) else {
                 i += 1;
                 continue;
             };
-            if cv == 0 || (is_div && t.coeff.checked_rem(cv) != Some(0)) {
-                i += 1;
-                continue;
-            }
             // The other form only pays when something can cancel: a term of
             // X, or another division or modulo.
-            let xs = Sum::of(x)?;
+            let xs = Sum::of(&x)?;
             let cancels = s.terms.iter().enumerate().any(|(j, u)| {
-                j != i
-                    && (xs.terms.iter().any(|v| v.atom == u.atom)
-                        || matches!(
-                            u.atom.kind(),
-                            ExprKind::FloorDiv(..) | ExprKind::FloorMod(..)
-                        ))
+                j != i && (xs.terms.iter().any(|v| v.atom == u.atom) || has_div_or_mod(&u.atom))
             });
             if !cancels {
                 i += 1;
                 continue;
             }
-            // X // c * (k c) = k X - k (X % c);  X % c * k = k X - k c (X // c)
+            let Some(split) = self.div_mod_other_form(&t)? else {
+                i += 1;
+                continue;
+            };
             let mut alt = s.clone();
             alt.terms.remove(i);
-            let k = if is_div {
-                num::floor_div(t.coeff, cv)?
-            } else {
-                t.coeff
-            };
-            // `x` is simplified already (it is inside a term's atom).
-            let (ix, ic) = (self.info(x), Info::exact(cv));
-            let other = if is_div {
-                self.floor_mod_simplified(x.clone(), ix, c.clone(), ic)?.0
-            } else {
-                self.floor_div_simplified(x.clone(), ix, c.clone(), ic)?.0
-            };
-            let other_coeff = if is_div {
-                num::neg(k)?
-            } else {
-                num::neg(num::mul(k, cv)?)?
-            };
             let ok = alt
-                .add_expr(x, k)
-                .and_then(|_| alt.add_expr(&other, other_coeff));
+                .add_expr(&split.x, split.x_coeff)
+                .and_then(|_| alt.add_expr(&split.other, split.other_coeff));
             if ok.is_ok() && alt.cost() < s.cost() {
                 *s = alt;
                 i = 0;
@@ -604,6 +651,68 @@ impl<'a> Simplifier<'a> {
             i += 1;
         }
         Ok(())
+    }
+
+    /// The other form of a term `k * (X // c * c)`, `k * (X % c)` (a
+    /// constant `c` dividing the coefficient of a division), or of
+    /// `k * (s * (X // s))`, `k * (X % s)` (a symbolic `s`): `X` and the
+    /// remainder or the multiple of the quotient, with their coefficients.
+    fn div_mod_other_form(&mut self, t: &sum::Term) -> Result<Option<OtherForm>> {
+        let (x, d, is_div, k) = match t.atom.kind() {
+            ExprKind::FloorDiv(x, c) => match c.as_int() {
+                Some(cv) if cv != 0 && t.coeff.checked_rem(cv) == Some(0) => {
+                    (x, c, true, num::floor_div(t.coeff, cv)?)
+                }
+                _ => return Ok(None),
+            },
+            ExprKind::FloorMod(x, c) if c.as_int() != Some(0) => (x, c, false, t.coeff),
+            ExprKind::Mul(..) => match symbolic_multiple_of_quotient(&t.atom) {
+                // coeff * s * (X // s) * p / q, an integer multiple k of
+                // s * (X // s) when q divides coeff * p.
+                Some((x, d, p, q))
+                    if t.coeff.checked_mul(p).and_then(|v| v.checked_rem(q)) == Some(0) =>
+                {
+                    let k = num::floor_div(num::mul(t.coeff, p)?, q)?;
+                    let (ix, id) = (self.info(&x), self.info(&d));
+                    let (rem, _) = self.floor_mod_simplified(x.clone(), ix, d, id)?;
+                    return Ok(Some(OtherForm {
+                        x,
+                        x_coeff: k,
+                        other: rem,
+                        other_coeff: num::neg(k)?,
+                    }));
+                }
+                _ => return Ok(None),
+            },
+            _ => return Ok(None),
+        };
+        // `x` and `d` are simplified already (they are inside a term's atom).
+        let (ix, id) = (self.info(x), self.info(d));
+        let Some(cv) = d.as_int() else {
+            // X % s = X - s * (X // s)
+            let (q, _) = self.floor_div_simplified(x.clone(), ix, d.clone(), id)?;
+            let (prod, _) = self.visit_mul_simplified(d.clone(), q)?;
+            return Ok(Some(OtherForm {
+                x: x.clone(),
+                x_coeff: k,
+                other: prod,
+                other_coeff: num::neg(k)?,
+            }));
+        };
+        // X // c * (k c) = k X - k (X % c);  X % c * k = k X - k c (X // c)
+        let (other, other_coeff) = if is_div {
+            let m = self.floor_mod_simplified(x.clone(), ix, d.clone(), id)?.0;
+            (m, num::neg(k)?)
+        } else {
+            let q = self.floor_div_simplified(x.clone(), ix, d.clone(), id)?.0;
+            (q, num::neg(num::mul(k, cv)?)?)
+        };
+        Ok(Some(OtherForm {
+            x: x.clone(),
+            x_coeff: k,
+            other,
+            other_coeff,
+        }))
     }
 
     /// `N // c` next to a term `Y // c'` or `Y % c'` with `c = g * c'` is
@@ -1152,6 +1261,57 @@ fn max_operands<'e>(a: &'e Expr, b: &'e Expr) -> Option<(&'e Expr, &'e Expr)> {
         (ExprKind::Max(p, q), _) | (_, ExprKind::Max(p, q)) => Some((p, q)),
         _ => None,
     }
+}
+
+/// A term's other form: `x_coeff * x + other_coeff * other`.
+struct OtherForm {
+    x: Expr,
+    x_coeff: i64,
+    other: Expr,
+    other_coeff: i64,
+}
+
+/// `X` when `e` is `X // c`, `X % d` or a product `s * (X // s)`: the
+/// terms `merge_div_mod` may write in another form.
+fn div_mod_numerator(e: &Expr) -> Option<Expr> {
+    match e.kind() {
+        ExprKind::FloorDiv(x, c) if c.as_int().is_some() => Some(x.clone()),
+        ExprKind::FloorMod(x, _) => Some(x.clone()),
+        ExprKind::Mul(..) => symbolic_multiple_of_quotient(e).map(|(x, ..)| x),
+        _ => None,
+    }
+}
+
+/// Whether `e` is a division or a modulo, or a product with one among its
+/// factors.
+fn has_div_or_mod(e: &Expr) -> bool {
+    let is = |e: &Expr| matches!(e.kind(), ExprKind::FloorDiv(..) | ExprKind::FloorMod(..));
+    is(e)
+        || (matches!(e.kind(), ExprKind::Mul(..))
+            && product::factors(e).is_some_and(|(fs, _)| fs.iter().any(is)))
+}
+
+/// `(X, s, p, q)` when the product `e` is `s * (X // s) * p / q`, for a
+/// divisor `s` that is not a constant: the factors of `e` are one quotient
+/// `X // s` and the non-constant factors of `s`, `p` is the constant
+/// factor of `e` and `q` that of `s`.
+fn symbolic_multiple_of_quotient(e: &Expr) -> Option<(Expr, Expr, i64, i64)> {
+    let (fs, k) = product::factors(e)?;
+    for (i, f) in fs.iter().enumerate() {
+        let ExprKind::FloorDiv(x, d) = f.kind() else {
+            continue;
+        };
+        if d.as_int().is_some() {
+            continue;
+        }
+        let (ds, kd) = product::factors(d)?;
+        let mut rest = fs.clone();
+        rest.remove(i);
+        if rest.len() == ds.len() && product::divide(&rest, &ds).is_some_and(|r| r.is_empty()) {
+            return Some((x.clone(), d.clone(), k, kd));
+        }
+    }
+    None
 }
 
 /// `e / f` when `f` is one factor of the product `e` (or `e` itself).

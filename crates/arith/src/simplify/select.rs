@@ -13,6 +13,23 @@ fn narrowed(an: &Analyzer, v: &Var, bound: ConstBound) -> Analyzer {
     an
 }
 
+/// `e` with every subtree equal to `from` replaced by `to`; `e` itself
+/// (the same node) when there is none.
+fn replace_subtree(e: &Expr, from: &Expr, to: &Expr) -> Expr {
+    if e == from {
+        return to.clone();
+    }
+    let kids = e.children();
+    if kids.is_empty() || e.node_count() <= from.node_count() {
+        return e.clone();
+    }
+    let new: Vec<Expr> = kids.iter().map(|k| replace_subtree(k, from, to)).collect();
+    if new.iter().zip(&kids).all(|(n, k)| n.ptr_eq(k)) {
+        return e.clone();
+    }
+    e.with_children(&new)
+}
+
 impl Simplifier<'_> {
     pub(super) fn visit_select(&mut self, c: &Expr, a: &Expr, b: &Expr) -> Out {
         let (c, _) = self.visit(c)?;
@@ -48,9 +65,61 @@ impl Simplifier<'_> {
                 };
                 (a, b)
             }
-            None => (self.visit(a)?.0, self.visit(b)?.0),
+            None => {
+                let (a, b) = (self.visit(a)?.0, self.visit(b)?.0);
+                self.pin_branches(&c, a, b)?
+            }
         };
         self.make_select(c, a, b)
+    }
+
+    /// The branches of `select(c, a, b)` with what `c` pins: when `c`
+    /// bounds an index expression `e` (not a lone variable) and, with
+    /// `e`'s own bounds, leaves it one value `v` in a branch, `e` is `v`
+    /// there: `select(x % 4 < 1, x % 4, 0)` is `select(x % 4 < 1, 0, 0)`,
+    /// which is `0`. Terminates: a branch is simplified again only when a
+    /// subtree of two or more nodes became a constant.
+    fn pin_branches(&mut self, c: &Expr, a: Expr, b: Expr) -> crate::error::Result<(Expr, Expr)> {
+        let Some(iv) = self.as_interval(c)? else {
+            return Ok((a, b));
+        };
+        let e = iv.form.rebuild();
+        if e.node_count() < 2 {
+            return Ok((a, b));
+        }
+        let known = self.sum_bound(&iv.form);
+        let then_bound = known.intersect(ConstBound::new(iv.lo, iv.hi));
+        let else_bound = if iv.lo == NEG_INF {
+            iv.hi.checked_add(1).map(|h| ConstBound::new(h, POS_INF))
+        } else if iv.hi == POS_INF {
+            iv.lo.checked_sub(1).map(|l| ConstBound::new(NEG_INF, l))
+        } else {
+            None
+        }
+        .map(|r| known.intersect(r));
+        let a = match then_bound.as_point() {
+            Some(v) => self.replace_and_visit(a, &e, v)?,
+            None => a,
+        };
+        let b = match else_bound.and_then(|r| r.as_point()) {
+            Some(v) => self.replace_and_visit(b, &e, v)?,
+            None => b,
+        };
+        Ok((a, b))
+    }
+
+    /// `branch` with every subtree equal to `e` replaced by `v`, simplified
+    /// again when something was replaced (small branches only: the walk
+    /// recurses).
+    fn replace_and_visit(&mut self, branch: Expr, e: &Expr, v: i64) -> crate::error::Result<Expr> {
+        if branch.node_count() > 64 {
+            return Ok(branch);
+        }
+        let replaced = replace_subtree(&branch, e, &Expr::int(v));
+        if replaced.ptr_eq(&branch) {
+            return Ok(branch);
+        }
+        Ok(self.visit(&replaced)?.0)
     }
 
     /// `(v, lo, hi)` when `c` says exactly `lo <= v <= hi` for a variable.

@@ -244,6 +244,26 @@ impl Sum {
         self.terms.iter().fold(0, |g, t| num::gcd(g, t.coeff))
     }
 
+    /// `b` when `self` holds `b * x` term by term (`x`'s constant aside),
+    /// for a nonzero integer `b`.
+    pub fn multiple_inside(&self, x: &Sum) -> Option<i64> {
+        let coeff_here = |atom: &Expr| self.terms.iter().find(|t| t.atom == *atom).map(|t| t.coeff);
+        let first = x.terms.first()?;
+        let c = coeff_here(&first.atom)?;
+        if c.checked_rem(first.coeff)? != 0 {
+            return None;
+        }
+        let b = c.checked_div(first.coeff)?;
+        x.terms
+            .iter()
+            .all(|t| {
+                t.coeff
+                    .checked_mul(b)
+                    .is_some_and(|v| coeff_here(&t.atom) == Some(v))
+            })
+            .then_some(b)
+    }
+
     /// The expression, positive terms first, then negative ones subtracted,
     /// then the constant; a common constant factor comes out when that is
     /// smaller (`y * 10 - z * 5` is `(y * 2 - z) * 5`).
@@ -361,6 +381,21 @@ impl Sum {
             n += 2;
         }
         n
+    }
+}
+
+/// One atom of the linear form of `e` (the leftmost), found without
+/// building the form: a cheap test for whether `e` can sit inside a sum.
+pub(crate) fn leading_atom(e: &Expr) -> Option<&Expr> {
+    let mut e = e;
+    loop {
+        e = match e.kind() {
+            ExprKind::Add(a, _) | ExprKind::Sub(a, _) => a,
+            ExprKind::Mul(a, b) if b.as_int().is_some() => a,
+            ExprKind::Mul(a, b) if a.as_int().is_some() => b,
+            ExprKind::Int(_) => return None,
+            _ => return Some(e),
+        };
     }
 }
 
