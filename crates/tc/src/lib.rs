@@ -15,6 +15,7 @@
 #![warn(missing_docs)]
 
 pub mod ast;
+mod division;
 mod diag;
 pub mod eval;
 pub mod index;
