@@ -25,11 +25,8 @@ const MAX_PEEL: usize = 64;
 
 /// `cond`, a comparison bounding an expression of `var`, without its
 /// divisions by positive constants when they can be removed exactly; else
-/// `cond` unchanged.
-///
-/// ```ignore
-/// // 0 <= i // 2  becomes  0 <= i;  i // 2 < N  becomes  i < N * 2
-/// ```
+/// `cond` unchanged: `0 <= i // 2` becomes `0 <= i`, `i // 2 < N` becomes
+/// `i < 2 * N`.
 pub(crate) fn without_division(cond: &Expr, var: &Var) -> Expr {
     let mut cond = cond.clone();
     for _ in 0..MAX_PEEL {

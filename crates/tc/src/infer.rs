@@ -938,8 +938,8 @@ impl StmtInfer<'_> {
             if p.status == Status::Violated {
                 let msg = if p.condition.as_bool() == Some(false) {
                     format!(
-                        "`{}` is always out of bounds: no value of the index variables in their \
-                         ranges keeps it inside its tensor",
+                        "`{}` reads out of bounds for every value of its index variables: it is \
+                         always out of bounds, whatever the sizes",
                         p.access
                     )
                 } else {

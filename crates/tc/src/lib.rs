@@ -26,6 +26,7 @@ mod parser;
 mod report;
 pub mod sema;
 mod sizes;
+mod types;
 
 pub use diag::{line_column, Diagnostic, Severity, Span};
 pub use infer::{
