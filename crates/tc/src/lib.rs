@@ -35,7 +35,7 @@ pub use infer::{
 pub use lexer::{lex, Tok, Token};
 pub use parser::{parse, MAX_NESTING};
 pub use report::{diagnostic_json, report, DefReport, ReportOptions, SourceReport, TOLERANCE};
-pub use sizes::{bind_sizes, SizeCheck};
+pub use sizes::{bind_sizes, check_size, parse_sizes, SizeCheck};
 
 /// A whole source analysed: its syntax tree, one analysis per definition,
 /// and a syntax error if there was one (then there are no definitions).
