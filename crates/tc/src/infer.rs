@@ -497,10 +497,16 @@ impl StmtInfer<'_> {
         for r in ranges {
             scratch.bind(&r.var, Range::half_open(r.lower.clone(), r.upper.clone()));
         }
-        // Each conjunct separately: `not runs or c`.
-        conjuncts(&inside)
-            .into_iter()
-            .all(|c| scratch.can_prove(&Expr::or(Expr::not(runs.clone()), c)))
+        // Each conjunct separately: `not runs or c`, or, simpler for the
+        // prover, one conjunct `g` of the guard with `not g or c` (a guard
+        // `h + kh >= 1 && ...` gives `0 <= h + kh - 1` by its first part).
+        let guards = conjuncts(&runs);
+        conjuncts(&inside).into_iter().all(|c| {
+            guards
+                .iter()
+                .any(|g| scratch.can_prove(&Expr::or(Expr::not(g.clone()), c.clone())))
+                || scratch.can_prove(&Expr::or(Expr::not(runs.clone()), c))
+        })
     }
 
     /// `c` with the divisions by positive constants of the side bounding
