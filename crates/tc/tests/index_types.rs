@@ -57,7 +57,7 @@ fn integral_indices_are_accepted() {
         "def f(float(N) A, int64(N) C) -> (B) { B(i) = A(x) where x = C(i) + 1 }",
         // An output holding integers may index.
         "def f(float(N) A, int32(N) C) -> (T, B) { T(i) = C(i) B(i) = A(T(i)) }",
-        "def f(float(N) A) -> (B) { B(i) = A(i) + A(i < 2 ? 1 : 0) }",
+        "def f(float(N) A) -> (B) { B(i) = A(i < 2 ? i : 0) where i in 0:N }",
     ] {
         assert!(errors(src).is_empty(), "{src}: {:?}", errors(src));
     }
