@@ -112,6 +112,19 @@ pub struct DefAnalysis {
 
 /// The warning for a precondition that depends on the sizes.
 pub fn precondition_warning(p: &Precondition) -> Diagnostic {
+    if p.condition.as_bool() == Some(false) {
+        // Only a read under a condition gets here with `False`: the
+        // condition may keep it in bounds, but that was not proved.
+        return Diagnostic::warning(
+            p.span,
+            format!(
+                "`{}` may read out of bounds: over the inferred ranges it is out of bounds \
+                 somewhere whatever the sizes, and its condition could not be proved to \
+                 exclude those reads (they are not checked at run time)",
+                p.access
+            ),
+        );
+    }
     Diagnostic::warning(
         p.span,
         format!(

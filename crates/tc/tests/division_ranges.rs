@@ -98,3 +98,36 @@ fn an_access_out_of_bounds_for_every_size_says_so() {
     assert!(e[0].contains("always out of bounds"), "{e:?}");
     assert!(!e[0].contains("False"), "{e:?}");
 }
+
+/// Every `(a * i + b) / c` with small coefficients: the inferred range is
+/// exactly the set of in-bounds `i`, found by enumeration.
+#[test]
+fn every_small_affine_quotient_matches_enumeration() {
+    for a in [-3i64, -2, -1, 1, 2, 3] {
+        for b in -4i64..=4 {
+            for c in 1i64..=4 {
+                let index = format!("({a} * i + {b}) / {c}");
+                let an = analyze(&def_of(&index));
+                let d = &an.defs[0];
+                assert!(!d.has_errors(), "{index}: {:?}", d.all_diagnostics());
+                let r = &d.stmts[0].ranges[0];
+                let n = d.size("N").unwrap().clone();
+                for nv in 1..6 {
+                    let env = |v: &arith::Var| (*v == n).then_some(nv);
+                    let lo = r.lower.eval(&env).unwrap();
+                    let hi = r.upper.eval(&env).unwrap();
+                    let inside: Vec<i64> = (-100..100)
+                        .filter(|&i| (0..nv).contains(&floor_div(a * i + b, c)))
+                        .collect();
+                    // `(2 * i + 1) / 1` never reads `I(0)` when `N = 1`.
+                    if inside.is_empty() {
+                        assert!(hi <= lo, "{index} at N = {nv}: {lo}..{hi}");
+                        continue;
+                    }
+                    let want = (inside[0], inside[inside.len() - 1] + 1);
+                    assert_eq!((lo, hi), want, "{index} at N = {nv}");
+                }
+            }
+        }
+    }
+}

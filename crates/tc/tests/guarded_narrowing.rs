@@ -70,3 +70,14 @@ fn no_warning_when_the_guarded_read_does_not_narrow() {
     let w = messages(&a.defs[0], Severity::Warning);
     assert!(w.len() == 1 && w[0].contains("where i in 0:N"), "{w:?}");
 }
+
+#[test]
+fn a_guarded_read_never_shows_false_as_its_need() {
+    // The guard does not keep the read in bounds for `i = N - 1`.
+    let src = "def f(float(N) A) -> (B) { B(i) = i >= 0 ? A(i + N) : 0.0 where i in 0:N }";
+    let a = analyze(src);
+    let w = messages(&a.defs[0], Severity::Warning);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("out of bounds somewhere whatever the sizes"), "{w:?}");
+    assert!(!w[0].contains("False"), "{w:?}");
+}
