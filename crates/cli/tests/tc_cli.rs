@@ -264,7 +264,10 @@ fn size_bindings_are_checked() {
         ),
         (vec!["--size", "=3"], "`=3`: the size has no name"),
         (vec!["--size", "N=0"], "size `N` must be at least 1, got 0"),
-        (vec!["--size", "N=-2"], "size `N` must be at least 1, got -2"),
+        (
+            vec!["--size", "N=-2"],
+            "size `N` must be at least 1, got -2",
+        ),
         (
             vec!["--size", "N=99999999999999999999"],
             "99999999999999999999 does not fit a 64-bit integer",
@@ -283,10 +286,7 @@ fn size_bindings_are_checked() {
 fn sizes_without_a_value_are_listed() {
     let (code, out, _) = run(&["tc", &example("c02_stencil.tc"), "--size", "N=10"]);
     assert_eq!(code, Some(0), "{out}");
-    assert!(
-        out.contains("no value was given for size `L`"),
-        "{out}"
-    );
+    assert!(out.contains("no value was given for size `L`"), "{out}");
     assert!(!out.contains("size `N`"), "{out}");
 }
 
@@ -298,13 +298,19 @@ fn an_empty_or_overflowing_extent_is_an_error_with_its_values() {
     );
     let (code, out, _) = run(&["tc", &f, "--size", "N=1", "--size", "M=4"]);
     assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("O: min(M, N - 2)\n"), "no value is printed: {out}");
+    assert!(
+        out.contains("O: min(M, N - 2)\n"),
+        "no value is printed: {out}"
+    );
     assert!(!out.contains("(-1)"), "{out}");
     assert!(
         out.contains("dimension 0 has the extent `min(M, N - 2)` = -1 (M = 4, N = 1)"),
         "{out}"
     );
-    let f = temp("half.tc", "def f(float(N) I) -> (O) {\n  O(i) = I(i / 2)\n}\n");
+    let f = temp(
+        "half.tc",
+        "def f(float(N) I) -> (O) {\n  O(i) = I(i / 2)\n}\n",
+    );
     let (code, out, _) = run(&["tc", &f, "--size", "N=9223372036854775807"]);
     assert_eq!(code, Some(1), "{out}");
     assert!(
@@ -315,10 +321,16 @@ fn an_empty_or_overflowing_extent_is_an_error_with_its_values() {
 
 #[test]
 fn division_in_an_index_runs() {
-    let f = temp("div.tc", "def f(float(N) I) -> (O) {\n  O(i) = I((i + 1) / 2)\n}\n");
+    let f = temp(
+        "div.tc",
+        "def f(float(N) I) -> (O) {\n  O(i) = I((i + 1) / 2)\n}\n",
+    );
     let (code, out, err) = run(&["tc", &f, "--size", "N=5", "--run"]);
     assert_eq!(code, Some(0), "{out}{err}");
-    assert!(out.contains("-1 <= i < N * 2 - 1    (-1 <= i < 9)"), "{out}");
+    assert!(
+        out.contains("-1 <= i < N * 2 - 1    (-1 <= i < 9)"),
+        "{out}"
+    );
     assert!(out.contains("out-of-bounds reads 0"), "{out}");
     assert!(out.contains("    ok\n"), "{out}");
 }

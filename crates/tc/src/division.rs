@@ -72,15 +72,13 @@ fn peel(cond: &Expr, var: &Var) -> Option<Expr> {
         // x/c + r < h  <=>  x < c*(h - r)
         (Bound::Upper(h), false) => Expr::lt(x, Expr::mul(c, Expr::sub(h, rest))),
         // l <= r - x/c  <=>  x/c < r - l + 1  <=>  x < c*(r - l + 1)
-        (Bound::Lower(l), true) => Expr::lt(
-            x,
-            Expr::mul(c, Expr::add(Expr::sub(rest, l), Expr::int(1))),
-        ),
+        (Bound::Lower(l), true) => {
+            Expr::lt(x, Expr::mul(c, Expr::add(Expr::sub(rest, l), Expr::int(1))))
+        }
         // r - x/c < h  <=>  r - h + 1 <= x/c  <=>  c*(r - h + 1) <= x
-        (Bound::Upper(h), true) => Expr::le(
-            Expr::mul(c, Expr::add(Expr::sub(rest, h), Expr::int(1))),
-            x,
-        ),
+        (Bound::Upper(h), true) => {
+            Expr::le(Expr::mul(c, Expr::add(Expr::sub(rest, h), Expr::int(1))), x)
+        }
     })
 }
 

@@ -15,8 +15,8 @@
 #![warn(missing_docs)]
 
 pub mod ast;
-mod division;
 mod diag;
+mod division;
 pub mod eval;
 pub mod index;
 mod infer;

@@ -33,7 +33,8 @@ fn a_guarded_read_that_narrows_a_range_is_a_warning_at_the_read() {
             "I(n, c, h + kh - 1, w + kw - 1)"
         );
         assert!(
-            x.message.contains(&format!("narrows `{var}` to `1 <= {var} < 2`"))
+            x.message
+                .contains(&format!("narrows `{var}` to `1 <= {var} < 2`"))
                 && x.message.contains("does not widen")
                 && x.message.contains(&format!("where {var} in 0:3")),
             "{}",
@@ -42,7 +43,10 @@ fn a_guarded_read_that_narrows_a_range_is_a_warning_at_the_read() {
     }
     // Written as the warning says, the full kernel is used and the
     // guarded read is in bounds where it runs.
-    let fixed = PADDED.replace("where h in 0:H, w in 0:W", "where h in 0:H, w in 0:W, kh in 0:3, kw in 0:3");
+    let fixed = PADDED.replace(
+        "where h in 0:H, w in 0:W",
+        "where h in 0:H, w in 0:W, kh in 0:3, kw in 0:3",
+    );
     let a = analyze(&fixed);
     let d = &a.defs[0];
     assert!(d.all_diagnostics().is_empty(), "{:?}", d.all_diagnostics());
@@ -78,6 +82,9 @@ fn a_guarded_read_never_shows_false_as_its_need() {
     let a = analyze(src);
     let w = messages(&a.defs[0], Severity::Warning);
     assert_eq!(w.len(), 1, "{w:?}");
-    assert!(w[0].contains("out of bounds somewhere whatever the sizes"), "{w:?}");
+    assert!(
+        w[0].contains("out of bounds somewhere whatever the sizes"),
+        "{w:?}"
+    );
     assert!(!w[0].contains("False"), "{w:?}");
 }

@@ -21,15 +21,30 @@ fn errors(src: &str) -> Vec<(String, String)> {
 fn a_float_index_is_an_error_at_the_index() {
     for (src, at) in [
         // A read of a float tensor.
-        ("def f(float(N) A, float(N) C) -> (B) { B(i) = A(C(i)) }", "C(i)"),
+        (
+            "def f(float(N) A, float(N) C) -> (B) { B(i) = A(C(i)) }",
+            "C(i)",
+        ),
         // Arithmetic with one.
-        ("def f(float(N) A, float(N) C) -> (B) { B(i) = A(i + C(i)) }", "i + C(i)"),
+        (
+            "def f(float(N) A, float(N) C) -> (B) { B(i) = A(i + C(i)) }",
+            "i + C(i)",
+        ),
         // A float scalar input.
-        ("def f(float(N) A, float s) -> (B) { B(i) = A(i * s) }", "i * s"),
+        (
+            "def f(float(N) A, float s) -> (B) { B(i) = A(i * s) }",
+            "i * s",
+        ),
         // A built-in is float.
-        ("def f(float(N) A) -> (B) { B(i) = A(floor(i)) }", "floor(i)"),
+        (
+            "def f(float(N) A) -> (B) { B(i) = A(floor(i)) }",
+            "floor(i)",
+        ),
         // Through a let.
-        ("def f(float(N) A, float(N) C) -> (B) { B(i) = A(x) where x = C(i) }", "x"),
+        (
+            "def f(float(N) A, float(N) C) -> (B) { B(i) = A(x) where x = C(i) }",
+            "x",
+        ),
         // An output defined with a float value, read as an index.
         (
             "def f(float(N) A, float(N) C) -> (T, B) { T(i) = C(i) B(i) = A(T(i)) }",
