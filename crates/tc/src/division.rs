@@ -109,7 +109,7 @@ fn split_division(e: &Expr, var: &Var) -> Option<(bool, Expr, Expr, Expr)> {
     let ExprKind::FloorDiv(x, c) = term.kind() else {
         return None;
     };
-    if !c.as_int().is_some_and(|c| c > 0) || !x.uses_var(var) {
+    if c.as_int().is_none_or(|c| c <= 0) || !x.uses_var(var) {
         return None;
     }
     let mut rest = Expr::int(0);

@@ -35,7 +35,8 @@ fn floor_div(a: i64, b: i64) -> i64 {
 #[test]
 fn the_ranges_are_the_in_bounds_indices_by_enumeration() {
     // index(i, N) in Rust, for each form.
-    let forms: [(&str, fn(i64) -> i64); 5] = [
+    type Index = fn(i64) -> i64;
+    let forms: [(&str, Index); 5] = [
         ("i / 2", |i| floor_div(i, 2)),
         ("(i + 1) / 2", |i| floor_div(i + 1, 2)),
         ("(i - 2) / 3", |i| floor_div(i - 2, 3)),
