@@ -23,11 +23,7 @@ fn tc_report(
         for (k, v) in sizes.iter() {
             let name: String = k.extract()?;
             let value: i64 = v.extract()?;
-            if value < 0 {
-                return Err(crate::error::error(format!(
-                    "size `{name}` must be non-negative, got {value}"
-                )));
-            }
+            tc::check_size(&name, value).map_err(crate::error::error)?;
             values.insert(name, value);
         }
     }

@@ -28,3 +28,19 @@ def test_errors_are_diagnostics_with_positions():
     r = rangefinder.tc.infer("def f(float(N) A) -> (B) { B(i) = A(i) + C(i) }")
     (d,) = [d for d in r["defs"][0]["diagnostics"] if d["severity"] == "error"]
     assert d["line"] == 1 and d["span"]["start"] < d["span"]["end"]
+
+
+def test_sizes_must_be_positive():
+    with pytest.raises(rangefinder.Error, match="must be at least 1, got 0"):
+        rangefinder.tc.infer("def f(float(N) A) -> (B) { B(i) = A(i) }", {"N": 0})
+
+
+def test_a_guarded_read_that_narrows_is_a_warning():
+    src = (
+        "def f(float(N) A, float(N) C) -> (B) {"
+        " B(i) = C(i) + (i >= 1 ? A(i - 1) : 0.0) }"
+    )
+    r = rangefinder.tc.infer(src)
+    (w,) = [d for d in r["defs"][0]["diagnostics"] if d["severity"] == "warning"]
+    assert "where i in 0:N" in w["message"]
+    assert r["defs"][0]["ranges"][0]["lower"] == "1"

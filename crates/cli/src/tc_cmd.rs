@@ -34,25 +34,10 @@ pub fn run(args: TcArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return crate::diagnostics::fail(e),
     };
-    let mut sizes: HashMap<String, i64> = HashMap::new();
-    for s in &args.sizes {
-        let Some((n, v)) = s.split_once('=') else {
-            return crate::diagnostics::fail(format!(
-                "`--size {s}`: expected NAME=VALUE, as in `--size N=64`"
-            ));
-        };
-        let n = n.trim();
-        match v.trim().parse::<i64>() {
-            Ok(v) if v >= 0 => {
-                sizes.insert(n.to_string(), v);
-            }
-            _ => {
-                return crate::diagnostics::fail(format!(
-                    "`--size {s}`: the value must be a non-negative integer"
-                ))
-            }
-        }
-    }
+    let sizes = match tc::parse_sizes(args.sizes.iter().map(String::as_str)) {
+        Ok(s) => s,
+        Err(e) => return crate::diagnostics::fail(format!("--size {e}")),
+    };
     let analysis = tc::analyze(&source);
     let mut known: Vec<&str> = analysis
         .defs

@@ -253,3 +253,116 @@ fn exit_codes_for_bad_arguments_and_files() {
     assert_eq!(code, Some(1));
     assert!(out.contains("nests more than"), "{out}");
 }
+
+#[test]
+fn size_bindings_are_checked() {
+    let f = example("c02_stencil.tc");
+    for (args, want) in [
+        (
+            vec!["--size", "N=3", "--size", "N=4"],
+            "`N=3` and `N=4` both bind `N`",
+        ),
+        (vec!["--size", "=3"], "`=3`: the size has no name"),
+        (vec!["--size", "N=0"], "size `N` must be at least 1, got 0"),
+        (
+            vec!["--size", "N=-2"],
+            "size `N` must be at least 1, got -2",
+        ),
+        (
+            vec!["--size", "N=99999999999999999999"],
+            "99999999999999999999 does not fit a 64-bit integer",
+        ),
+        (vec!["--size", "N"], "expected NAME=VALUE"),
+    ] {
+        let mut all = vec!["tc", f.as_str()];
+        all.extend(args.iter().copied());
+        let (code, out, err) = run(&all);
+        assert_eq!(code, Some(2), "{args:?}: {out}{err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn sizes_without_a_value_are_listed() {
+    let (code, out, _) = run(&["tc", &example("c02_stencil.tc"), "--size", "N=10"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("no value was given for size `L`"), "{out}");
+    assert!(!out.contains("size `N`"), "{out}");
+}
+
+#[test]
+fn an_empty_or_overflowing_extent_is_an_error_with_its_values() {
+    let f = temp(
+        "shift.tc",
+        "def f(float(N) I, float(M) J) -> (O) {\n  O(i) = I(i + 2) + J(i)\n}\n",
+    );
+    let (code, out, _) = run(&["tc", &f, "--size", "N=1", "--size", "M=4"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("O: min(M, N - 2)\n"),
+        "no value is printed: {out}"
+    );
+    assert!(!out.contains("(-1)"), "{out}");
+    assert!(
+        out.contains("dimension 0 has the extent `min(M, N - 2)` = -1 (M = 4, N = 1)"),
+        "{out}"
+    );
+    let f = temp(
+        "half.tc",
+        "def f(float(N) I) -> (O) {\n  O(i) = I(i / 2)\n}\n",
+    );
+    let (code, out, _) = run(&["tc", &f, "--size", "N=9223372036854775807"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("is `N * 2`, which cannot be computed with N = 9223372036854775807"),
+        "{out}"
+    );
+}
+
+#[test]
+fn division_in_an_index_runs() {
+    let f = temp(
+        "div.tc",
+        "def f(float(N) I) -> (O) {\n  O(i) = I((i + 1) / 2)\n}\n",
+    );
+    let (code, out, err) = run(&["tc", &f, "--size", "N=5", "--run"]);
+    assert_eq!(code, Some(0), "{out}{err}");
+    assert!(
+        out.contains("-1 <= i < N * 2 - 1    (-1 <= i < 9)"),
+        "{out}"
+    );
+    assert!(out.contains("out-of-bounds reads 0"), "{out}");
+    assert!(out.contains("    ok\n"), "{out}");
+}
+
+#[test]
+fn a_guarded_read_that_narrows_is_a_warning_in_text_and_json() {
+    let f = temp(
+        "padded.tc",
+        "def conv(float(N, C, H, W) I, float(M, C, 3, 3) W1) -> (O) {\n  O(n, m, h, w) +=! \
+         (h + kh >= 1 && w + kw >= 1 && h + kh - 1 < H && w + kw - 1 < W) ? I(n, c, h + kh - 1, \
+         w + kw - 1) * W1(m, c, kh, kw) : 0.0 where h in 0:H, w in 0:W\n}\n",
+    );
+    let (code, out, _) = run(&["tc", &f]);
+    assert_eq!(code, Some(0), "a warning is not an error: {out}");
+    assert!(out.contains("1 <= kh < 2"), "TC's range is kept: {out}");
+    assert!(
+        out.contains("Warning: this read narrows `kh` to `1 <= kh < 2`"),
+        "{out}"
+    );
+    let (code, out, _) = run(&["tc", &f, "--json"]);
+    assert_eq!(code, Some(0));
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let warnings: Vec<&Value> = v["defs"][0]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "warning")
+        .collect();
+    assert_eq!(warnings.len(), 2, "{out}");
+    assert!(warnings[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("where kh in 0:3"));
+    assert_eq!(warnings[0]["line"], 2);
+}

@@ -103,6 +103,17 @@ impl Converter<'_> {
                     return Ok(None);
                 };
                 let ints = x.ty() == arith::Type::Int && y.ty() == arith::Type::Int;
+                if ints && matches!(op, BinaryOp::Div | BinaryOp::Mod) && y.as_int() == Some(0) {
+                    let what = if *op == BinaryOp::Div {
+                        "division"
+                    } else {
+                        "modulo"
+                    };
+                    return Err(Diagnostic::error(
+                        e.span,
+                        format!("{what} by zero: this expression has no value"),
+                    ));
+                }
                 let bools = x.ty() == arith::Type::Bool && y.ty() == arith::Type::Bool;
                 use BinaryOp::*;
                 match op {

@@ -112,6 +112,19 @@ pub struct DefAnalysis {
 
 /// The warning for a precondition that depends on the sizes.
 pub fn precondition_warning(p: &Precondition) -> Diagnostic {
+    if p.condition.as_bool() == Some(false) {
+        // Only a read under a condition gets here with `False`: the
+        // condition may keep it in bounds, but that was not proved.
+        return Diagnostic::warning(
+            p.span,
+            format!(
+                "`{}` may read out of bounds: over the inferred ranges it is out of bounds \
+                 somewhere whatever the sizes, and its condition could not be proved to \
+                 exclude those reads (they are not checked at run time)",
+                p.access
+            ),
+        );
+    }
     Diagnostic::warning(
         p.span,
         format!(
@@ -313,6 +326,18 @@ struct StmtInfer<'a> {
     diagnostics: Vec<Diagnostic>,
 }
 
+/// The range of one variable solved from its constraints.
+enum Solution {
+    /// `[lower, upper)`.
+    Range(Expr, Expr),
+    /// No value satisfies the condition (simplified).
+    Empty(Expr),
+    /// Not bounded on both sides.
+    Unbounded,
+    /// The solver could not handle the condition: why.
+    Unsolvable(String),
+}
+
 /// Why a variable could not be resolved, for the error message.
 enum Blocker {
     /// Used in an index that is not an integer expression of the
@@ -485,10 +510,103 @@ impl StmtInfer<'_> {
         for r in ranges {
             scratch.bind(&r.var, Range::half_open(r.lower.clone(), r.upper.clone()));
         }
-        // Each conjunct separately: `not runs or c`.
-        conjuncts(&inside)
-            .into_iter()
-            .all(|c| scratch.can_prove(&Expr::or(Expr::not(runs.clone()), c)))
+        // Each conjunct separately: `not runs or c`, or, simpler for the
+        // prover, one conjunct `g` of the guard with `not g or c` (a guard
+        // `h + kh >= 1 && ...` gives `0 <= h + kh - 1` by its first part).
+        let guards = conjuncts(&runs);
+        conjuncts(&inside).into_iter().all(|c| {
+            guards
+                .iter()
+                .any(|g| scratch.can_prove(&Expr::or(Expr::not(g.clone()), c.clone())))
+                || scratch.can_prove(&Expr::or(Expr::not(runs.clone()), c))
+        })
+    }
+
+    /// `c` with the divisions by positive constants of the side bounding
+    /// `var` removed (exactly: see [`crate::division`]).
+    fn without_division(&self, c: &Constraint, var: &Var) -> Constraint {
+        let cond = crate::division::without_division(&c.cond, var);
+        let cond = match cond.kind() {
+            arith::ExprKind::Cmp(op, a, b) if cond != c.cond => {
+                Expr::cmp(*op, simplify(self.an, a), simplify(self.an, b))
+            }
+            _ => cond,
+        };
+        Constraint {
+            cond,
+            access: c.access,
+            arg: c.arg,
+        }
+    }
+
+    /// The largest range of `var` satisfying every constraint of `cs`
+    /// (each mentions no other unresolved variable).
+    fn solve_one(&self, cs: &[Constraint], var: &Var) -> Solution {
+        let refs: Vec<&Constraint> = cs.iter().collect();
+        if let Some((lo, hi)) = plain_bounds(&refs, var) {
+            return Solution::Range(lo, hi);
+        }
+        let cond = cs
+            .iter()
+            .map(|c| c.cond.clone())
+            .reduce(Expr::and)
+            .unwrap_or(Expr::bool(true));
+        match self.an.solve_for_inner_interval(&cond, var) {
+            Ok(set) if set.is_nothing() => Solution::Empty(simplify(self.an, &cond)),
+            Ok(set) => match (set.min(), set.exclusive_max(self.an)) {
+                (Some(lo), Some(hi)) => Solution::Range(lo.clone(), hi),
+                _ => Solution::Unbounded,
+            },
+            Err(e) => Solution::Unsolvable(e.message),
+        }
+    }
+
+    /// Warns when a read under a ternary narrows the range `[lo, hi)` of
+    /// variable `v` found from `mine`: as in TC, every read bounds the
+    /// ranges whatever condition guards it, so a condition written to pad
+    /// (`h + kh >= 1 ? I(h + kh - 1) : 0`) does not widen them.
+    fn warn_guarded_narrowing(
+        &mut self,
+        mine: &[Constraint],
+        v: usize,
+        var: &Var,
+        lo: &Expr,
+        hi: &Expr,
+    ) {
+        let cs = self.cs;
+        let mut guarded: Vec<usize> = mine
+            .iter()
+            .map(|c| c.access)
+            .filter(|&a| cs.accesses[a].guard.is_some())
+            .collect();
+        guarded.sort_unstable();
+        guarded.dedup();
+        for g in guarded {
+            let others: Vec<Constraint> = mine.iter().filter(|c| c.access != g).cloned().collect();
+            if others.is_empty() {
+                continue;
+            }
+            let Solution::Range(wlo, whi) = self.solve_one(&others, var) else {
+                continue;
+            };
+            let same = |a: &Expr, b: &Expr| self.an.can_prove(&Expr::eq(a.clone(), b.clone()));
+            if same(lo, &wlo) && same(hi, &whi) {
+                continue;
+            }
+            let name = &cs.vars[v].name;
+            let acc = &cs.accesses[g];
+            self.diagnostics.push(Diagnostic::warning(
+                acc.span,
+                format!(
+                    "this read narrows `{name}` to `{lo} <= {name} < {hi}` although it sits under \
+                     a condition: the condition does not widen the range (every read bounds \
+                     it, as in TC); without this read it would be `{wlo} <= {name} < {whi}`. \
+                     If the condition is there to allow reads outside `{}` (padding), give the \
+                     range explicitly: `where {name} in {wlo}:{whi}`",
+                    acc.tensor
+                ),
+            ));
+        }
     }
 
     fn run(&mut self, s: &Stmt) -> StmtAnalysis {
@@ -507,8 +625,14 @@ impl StmtInfer<'_> {
         // Solved ranges: (lower, upper exclusive, from_where).
         let mut solved: Vec<Option<(Expr, Expr, bool)>> = vec![None; n];
         for &(v, lo, hi) in &cs.ranges {
-            let (Ok(Some(l)), Ok(Some(h))) = (self.to_arith(&vars, lo), self.to_arith(&vars, hi))
-            else {
+            let (l, h) = (self.to_arith(&vars, lo), self.to_arith(&vars, hi));
+            if let Some(Err(d)) = [&l, &h].into_iter().find(|x| x.is_err()).cloned() {
+                // Points at the offending part of the bound (`N/0`), not at
+                // the variable.
+                self.diagnostics.push(d);
+                return result;
+            }
+            let (Ok(Some(l)), Ok(Some(h))) = (l, h) else {
                 self.diagnostics.push(Diagnostic::error(
                     self.def.exprs.get(lo).span.to(self.def.exprs.get(hi).span),
                     "range bounds must be integer expressions of sizes and constants",
@@ -559,9 +683,10 @@ impl StmtInfer<'_> {
         // Reduce over the `where` ranges first.
         for v in 0..n {
             if let Some((lo, hi, true)) = solved[v].clone() {
-                if let Err(msg) = self.eliminate_everywhere(&mut constraints, &vars[v], &lo, &hi) {
-                    self.diagnostics
-                        .push(Diagnostic::error(cs.vars[v].span, msg));
+                if let Err((span, msg)) =
+                    self.eliminate_everywhere(&mut constraints, &vars[v], &lo, &hi)
+                {
+                    self.diagnostics.push(Diagnostic::error(span, msg));
                     return result;
                 }
             }
@@ -596,33 +721,27 @@ impl StmtInfer<'_> {
                     continue;
                 }
                 let span = cs.accesses[mine[0].access].span;
-                if let Some((lo, hi)) = plain_bounds(&mine, &vars[v]) {
-                    round.push((v, lo, hi));
-                    continue;
-                }
-                let cond = mine
-                    .iter()
-                    .map(|c| c.cond.clone())
-                    .reduce(Expr::and)
-                    .unwrap_or(Expr::bool(true));
-                match self.an.solve_for_inner_interval(&cond, &vars[v]) {
-                    Ok(set) if set.is_nothing() => {
+                let mine: Vec<Constraint> = mine
+                    .into_iter()
+                    .map(|c| self.without_division(c, &vars[v]))
+                    .collect();
+                match self.solve_one(&mine, &vars[v]) {
+                    Solution::Empty(cond) => {
                         self.diagnostics.push(Diagnostic::error(
                             span,
                             format!(
                                 "inferred an empty range for `{}`: no value satisfies `{}`",
-                                cs.vars[v].name,
-                                simplify(self.an, &cond)
+                                cs.vars[v].name, cond
                             ),
                         ));
                         return result;
                     }
-                    Ok(set) => {
-                        if let (Some(lo), Some(hi)) = (set.min(), set.exclusive_max(self.an)) {
-                            round.push((v, lo.clone(), hi));
-                        }
+                    Solution::Range(lo, hi) => {
+                        self.warn_guarded_narrowing(&mine, v, &vars[v], &lo, &hi);
+                        round.push((v, lo, hi));
                     }
-                    Err(e) => blockers[v].push(Blocker::Unsolvable(span, e.message)),
+                    Solution::Unbounded => {}
+                    Solution::Unsolvable(why) => blockers[v].push(Blocker::Unsolvable(span, why)),
                 }
             }
             if round.is_empty() {
@@ -642,9 +761,10 @@ impl StmtInfer<'_> {
                 }
             });
             for (v, lo, hi) in round {
-                if let Err(msg) = self.eliminate_everywhere(&mut constraints, &vars[v], &lo, &hi) {
-                    self.diagnostics
-                        .push(Diagnostic::error(cs.vars[v].span, msg));
+                if let Err((span, msg)) =
+                    self.eliminate_everywhere(&mut constraints, &vars[v], &lo, &hi)
+                {
+                    self.diagnostics.push(Diagnostic::error(span, msg));
                     return result;
                 }
                 solved[v] = Some((lo, hi, false));
@@ -835,13 +955,19 @@ impl StmtInfer<'_> {
         self.diagnostics.extend(notes);
         for p in &result.preconditions {
             if p.status == Status::Violated {
-                self.diagnostics.push(Diagnostic::error(
-                    p.span,
+                let msg = if p.condition.as_bool() == Some(false) {
+                    format!(
+                        "`{}` reads out of bounds for every value of its index variables: it is \
+                         always out of bounds, whatever the sizes",
+                        p.access
+                    )
+                } else {
                     format!(
                         "`{}` reads out of bounds: it needs `{}`, which never holds",
                         p.access, p.condition
-                    ),
-                ));
+                    )
+                };
+                self.diagnostics.push(Diagnostic::error(p.span, msg));
             }
         }
         result.ok = !result
@@ -899,7 +1025,7 @@ impl StmtInfer<'_> {
         var: &Var,
         lo: &Expr,
         hi: &Expr,
-    ) -> Result<(), String> {
+    ) -> Result<(), (Span, String)> {
         let mut out: Vec<Constraint> = Vec::with_capacity(constraints.len());
         let mut seen: HashSet<Expr> = HashSet::new();
         // The constraints of one index mentioning `var`, eliminated in one
@@ -919,11 +1045,14 @@ impl StmtInfer<'_> {
         }
         for ((access, arg), cond) in groups {
             let r = self.eliminate(&cond, var, lo, hi).map_err(|e| {
-                format!(
-                    "cannot eliminate `{}` from `{}`: {}",
-                    var.name(),
-                    cond,
-                    e.message
+                (
+                    self.def.exprs.get(self.cs.accesses[access].args[arg]).span,
+                    format!(
+                        "cannot eliminate `{}` from `{}`: {}",
+                        var.name(),
+                        cond,
+                        e.message
+                    ),
                 )
             })?;
             for part in conjuncts(&r) {

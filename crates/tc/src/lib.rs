@@ -16,6 +16,7 @@
 
 pub mod ast;
 mod diag;
+mod division;
 pub mod eval;
 pub mod index;
 mod infer;
@@ -25,6 +26,7 @@ mod parser;
 mod report;
 pub mod sema;
 mod sizes;
+mod types;
 
 pub use diag::{line_column, Diagnostic, Severity, Span};
 pub use infer::{
@@ -33,7 +35,7 @@ pub use infer::{
 pub use lexer::{lex, Tok, Token};
 pub use parser::{parse, MAX_NESTING};
 pub use report::{diagnostic_json, report, DefReport, ReportOptions, SourceReport, TOLERANCE};
-pub use sizes::{bind_sizes, SizeCheck};
+pub use sizes::{bind_sizes, check_size, parse_sizes, SizeCheck};
 
 /// A whole source analysed: its syntax tree, one analysis per definition,
 /// and a syntax error if there was one (then there are no definitions).

@@ -278,8 +278,11 @@ pub fn check(def: &Def) -> CheckedDef {
     }
     // The rank of each output, from its first definition.
     let mut defined: HashMap<String, usize> = HashMap::new();
+    // The element type of each output, from its latest definition (TC
+    // gives an output the type of the value stored, as `sema.h` does).
+    let mut types: HashMap<String, ScalarType> = HashMap::new();
     for s in &def.stmts {
-        let st = check_stmt(def, s, &mut c, &mut defined);
+        let st = check_stmt(def, s, &mut c, &mut defined, &mut types);
         c.stmts.push(st);
     }
     for o in &def.outputs {
@@ -342,6 +345,10 @@ struct StmtCx<'a> {
     def: &'a Def,
     c: &'a CheckedDef,
     defined: &'a HashMap<String, usize>,
+    /// The element types of outputs defined so far.
+    types: &'a HashMap<String, ScalarType>,
+    /// The types of the statement's `where` lets.
+    let_types: HashMap<String, ScalarType>,
     st: CheckedStmt,
     errors: Vec<Diagnostic>,
     /// The index variables seen outside the left-hand side.
@@ -510,27 +517,50 @@ impl StmtCx<'_> {
         }
     }
 
-    /// An index must be integral: a float literal outside any nested
-    /// access is an error (TC: "expected integral type").
-    fn integral_index(&mut self, root: ExprId, tensor: &str) {
-        let arena = &self.def.exprs;
-        let mut stack = vec![root];
-        while let Some(id) = stack.pop() {
-            let e = arena.get(id);
-            match &e.kind {
-                ExprKind::Float(_) => {
-                    self.err(
-                        e.span,
-                        format!(
-                            "an index of `{tensor}` must be an integer, but this is a float: \
-                             expected integral type"
-                        ),
-                    );
-                    return;
-                }
-                ExprKind::Call(..) | ExprKind::Cast(..) => {}
-                _ => stack.extend(arena.children(id)),
+    /// The scalar type of an expression of this statement.
+    fn type_of(&self, root: ExprId) -> ScalarType {
+        let element = |n: &str| {
+            self.types
+                .get(n)
+                .copied()
+                .or_else(|| self.c.tensors.get(n).map(|t| t.scalar))
+        };
+        let name = |n: &str| {
+            if let Some(t) = self.let_types.get(n) {
+                return *t;
             }
+            if self.st.vars.iter().any(|v| v.name == n) || self.c.sizes.contains_key(n) {
+                return ScalarType::Int32;
+            }
+            element(n).unwrap_or(ScalarType::Int32)
+        };
+        let tensor = |n: &str| {
+            if builtin_arity(n).is_some() {
+                None
+            } else {
+                Some(element(n).unwrap_or(ScalarType::Int32))
+            }
+        };
+        crate::types::type_of(&self.def.exprs, root, &name, &tensor)
+    }
+
+    /// An index must be integral (TC: "expected integral type"): a float
+    /// literal, a read of a float tensor, a float let or a built-in call
+    /// anywhere in it makes it a float unless cast to an integer type.
+    fn integral_index(&mut self, root: ExprId, tensor: &str) {
+        let ty = self.type_of(root);
+        if ty.is_float() {
+            let span = self.def.exprs.get(root).span;
+            self.err(
+                span,
+                format!(
+                    "an index of `{tensor}` must be an integer, but `{}` is {}: expected integral \
+                     type but found {}; convert it with `int32(...)` if that is meant",
+                    self.def.exprs.display(root),
+                    ty.name(),
+                    ty.name()
+                ),
+            );
         }
     }
 
@@ -591,11 +621,14 @@ fn check_stmt(
     s: &Stmt,
     c: &mut CheckedDef,
     defined: &mut HashMap<String, usize>,
+    types: &mut HashMap<String, ScalarType>,
 ) -> CheckedStmt {
     let mut cx = StmtCx {
         def,
         c,
         defined,
+        types,
+        let_types: HashMap::new(),
         st: CheckedStmt {
             vars: Vec::new(),
             accesses: Vec::new(),
@@ -707,12 +740,40 @@ fn check_stmt(
                     continue;
                 }
                 cx.value_expr(*expr, true);
+                let ty = cx.type_of(*expr);
+                cx.let_types.insert(name.name.clone(), ty);
                 cx.st.lets.insert(name.name.clone(), *expr);
             }
             WhereClause::Exists { expr, .. } => cx.value_expr(*expr, true),
         }
     }
     cx.value_expr(s.rhs, true);
+    let rhs_type = cx.type_of(s.rhs);
+    // An output declared with a type takes only values that match into it
+    // (TC's "narrower type" rule): `float` into `int32` needs a cast.
+    let declared = def
+        .outputs
+        .iter()
+        .find(|o| o.name.name == s.lhs.name)
+        .and_then(|o| o.ty.as_ref())
+        .map(|t| t.scalar);
+    if let Some(declared) = declared {
+        if !crate::types::same_type(crate::types::match_types(rhs_type, declared), declared) {
+            cx.err(
+                def.exprs.get(s.rhs).span,
+                format!(
+                    "attempting to assign type {} to narrower type {} without an explicit cast: \
+                     `{}` is declared {}; write `{}(...)` around the right-hand side if the \
+                     conversion is meant",
+                    rhs_type.name(),
+                    declared.name(),
+                    s.lhs.name,
+                    declared.name(),
+                    declared.name()
+                ),
+            );
+        }
+    }
     if let Some((_, args)) = &s.equivalent {
         for a in args {
             cx.value_expr(*a, false);
@@ -770,6 +831,7 @@ fn check_stmt(
     c.diagnostics.extend(warnings);
     if matches!(c.tensors.get(&s.lhs.name), Some(t) if t.role == Role::Output) {
         defined.entry(s.lhs.name.clone()).or_insert(s.indices.len());
+        types.insert(s.lhs.name.clone(), rhs_type);
     }
     st
 }
