@@ -103,22 +103,3 @@ impl fmt::Display for Diagnostic {
         )
     }
 }
-
-/// The 1-based line and column (in characters) of byte `offset` of `source`.
-pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(source.len());
-    let mut line = 1;
-    let mut col = 1;
-    for (i, ch) in source.char_indices() {
-        if i >= offset {
-            break;
-        }
-        if ch == '\n' {
-            line += 1;
-            col = 1;
-        } else {
-            col += 1;
-        }
-    }
-    (line, col)
-}

@@ -28,7 +28,7 @@ pub mod sema;
 mod sizes;
 mod types;
 
-pub use diag::{line_column, Diagnostic, Severity, Span};
+pub use diag::{Diagnostic, Severity, Span};
 pub use infer::{
     analyze_def, DefAnalysis, OutputShape, Precondition, Status, StmtAnalysis, VarRange,
 };

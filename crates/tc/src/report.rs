@@ -3,11 +3,12 @@
 //! with a run the comparison of the lowered program with direct evaluation.
 //! The command line and the Python package print the same report.
 
-use crate::diag::{line_column, Diagnostic, Severity};
+use crate::diag::{Diagnostic, Severity};
 use crate::infer::DefAnalysis;
 use crate::lower::RunReport;
 use crate::sizes::{bind_sizes, SizeCheck};
 use crate::Analysis;
+use arith::line_column;
 use arith::Expr;
 use serde::Serialize;
 use serde_json::Value as Json;
