@@ -14,9 +14,10 @@ use std::ops::Range;
 pub const MAX_NESTING: usize = 200;
 
 /// The deepest the parsed tree may nest, not counting left operands of
-/// binary operators (along which flat chains grow): a bracket adds a level
-/// or a few (a call and its arguments, a subscript and its index tuple).
-pub const MAX_TREE_DEPTH: usize = 1000;
+/// binary operators (along which flat chains grow): the same limit as
+/// [`MAX_NESTING`] counted in tree levels, since a bracket adds a level or a
+/// few (a call and its arguments, a subscript and its index tuple).
+pub const MAX_TREE_DEPTH: usize = 5 * MAX_NESTING;
 
 /// The error for a script nested past [`MAX_NESTING`].
 pub(crate) fn too_deep_message() -> String {

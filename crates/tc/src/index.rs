@@ -14,8 +14,11 @@ use crate::ast::*;
 use crate::diag::Diagnostic;
 use arith::{CmpOp, Expr, Var};
 
-/// How deeply an index expression (after flattening sums) may nest.
-pub const MAX_DEPTH: usize = 256;
+/// How deeply an index expression (after flattening sums) may nest: TC's
+/// one nesting limit, the parser's ([`crate::MAX_NESTING`]), so a
+/// chain the parser reads flat (`i * i * ...`) is held to what a nested
+/// one is.
+pub const MAX_DEPTH: usize = crate::parser::MAX_NESTING;
 
 /// What a name in an index refers to.
 pub enum Name {
