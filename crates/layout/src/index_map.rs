@@ -5,6 +5,7 @@ use crate::analysis::{analyze, Analysis, Failure, Prover, SplitPlan};
 use crate::error::{ErrorKind, LayoutError, Result};
 use crate::lambda::{self, Item};
 use crate::split_form::SplitForm;
+use crate::{nested, reversal};
 use arith::{Expr, Scope, Var};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -323,13 +324,18 @@ impl IndexMap {
 
     /// Runs the analysis on `shape`, turning structural failures into a
     /// collision (not injective) when one can be found.
+    ///
+    /// The forms are tried in turn: digits of fusions of logical indices
+    /// (`split_form`), nested splits and fusions (`nested`), and both again
+    /// with reversed indices flipped (`reversal`). Only the first gives the
+    /// split plan a schedule rebuilds as loops.
     fn analysis(&self, shape: &[Expr], axis_exprs: &[Expr], want_plan: bool) -> Result<Analysis> {
         self.check_shape(shape)?;
         let mut prover = Prover::new(shape);
         let form = self
             .form
             .get_or_init(|| SplitForm::new(&self.initial, &self.finals));
-        match analyze(
+        let first = match analyze(
             form,
             &self.initial,
             shape,
@@ -337,23 +343,78 @@ impl IndexMap {
             &mut prover,
             want_plan,
         ) {
-            Ok(a) => Ok(a),
-            Err(Failure::Hard(e)) => Err(e.at(self.body_span())),
-            Err(Failure::Structure(msg, axis)) => {
-                if let Some(c) = self.find_collision(shape) {
-                    return Err(self.collision_error(&c));
-                }
-                let (what, span) = match axis {
-                    Some(k) => (format!("`{}` {msg}", self.finals[k]), self.span_of_final(k)),
-                    None => (format!("the map {msg}"), self.body_span()),
-                };
-                Err(LayoutError::new(
+            Ok(a) => return Ok(a),
+            Err(Failure::Hard(e)) => return Err(e.at(self.body_span())),
+            Err(Failure::Structure(msg, axis)) => (msg, axis),
+        };
+        match self.other_forms(shape, axis_exprs, &mut prover) {
+            Ok(Some(_)) if want_plan => {
+                return Err(LayoutError::new(
                     ErrorKind::Unsupported,
-                    format!("{what}; a layout map is built from splits (`i // k`, `i % k`), fusions (`i * n + j`), offsets and reorders"),
+                    "the map reverses an index or splits a split: it has an inverse, but no loops of splits, fusions and reorders of whole indices iterate over it; give a computed stage a map built from those",
                 )
-                .at(span))
+                .at(self.body_span()));
             }
+            Ok(Some(a)) => return Ok(a),
+            Ok(None) => {}
+            Err(e) => return Err(e.at(self.body_span())),
         }
+        if let Some(c) = self.find_collision(shape) {
+            return Err(self.collision_error(&c));
+        }
+        let (msg, axis) = first;
+        let (what, span) = match axis {
+            Some(k) => (format!("`{}` {msg}", self.finals[k]), self.span_of_final(k)),
+            None => (format!("the map {msg}"), self.body_span()),
+        };
+        Err(LayoutError::new(
+            ErrorKind::Unsupported,
+            format!("{what}; a layout map is built from splits (`i // k`, `i % k`), fusions (`i * n + j`), offsets, reversals (`n - 1 - i`) and reorders"),
+        )
+        .at(span))
+    }
+
+    /// The nested form, then both forms with reversed indices flipped:
+    /// `None` when none applies.
+    fn other_forms(
+        &self,
+        shape: &[Expr],
+        axis_exprs: &[Expr],
+        prover: &mut Prover,
+    ) -> Result<Option<Analysis>> {
+        match nested::analyze(&self.initial, &self.finals, shape, axis_exprs, prover) {
+            Ok(a) => return Ok(Some(a)),
+            Err(Failure::Hard(e)) => return Err(e),
+            Err(Failure::Structure(..)) => {}
+        }
+        let flip = reversal::negated(&self.initial, &self.finals);
+        if flip.is_empty() {
+            return Ok(None);
+        }
+        let Some(finals) = reversal::flip(&self.initial, &self.finals, shape, &flip) else {
+            return Ok(None);
+        };
+        let form = SplitForm::new(&self.initial, &finals);
+        let found = match analyze(&form, &self.initial, shape, axis_exprs, prover, false) {
+            Ok(a) => Some(a),
+            Err(Failure::Hard(e)) => return Err(e),
+            Err(Failure::Structure(..)) => {
+                match nested::analyze(&self.initial, &finals, shape, axis_exprs, prover) {
+                    Ok(a) => Some(a),
+                    Err(Failure::Hard(e)) => return Err(e),
+                    Err(Failure::Structure(..)) => None,
+                }
+            }
+        };
+        let Some(mut a) = found else {
+            return Ok(None);
+        };
+        // x = (S - 1) - x'.
+        for &k in &flip {
+            let last = crate::fold::sub(&shape[k], &Expr::int(1))?;
+            a.inverse[k] = crate::fold::sub(&last, &a.inverse[k])?;
+        }
+        Ok(Some(a))
     }
 
     fn collision_error(&self, c: &Collision) -> LayoutError {

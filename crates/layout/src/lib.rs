@@ -25,7 +25,9 @@ mod fold;
 mod index_map;
 pub mod lambda;
 mod list;
+mod nested;
 mod physical;
+mod reversal;
 mod split_form;
 
 pub use analysis::{AxisPlan, SourcePlan, SplitPlan};

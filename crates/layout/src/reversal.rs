@@ -1,0 +1,103 @@
+//! Reversed indices: `4 - i` over `[0, 5)` is the index `i' = 4 - i`
+//! read forwards. A logical index that every transformed index uses with a
+//! negative sign is replaced by its flip `x = (S - 1) - x'` (an index of
+//! the same extent), the map is analysed in the flipped indices, and the
+//! inverse flips back.
+
+use arith::{Analyzer, ConstBound, Expr, ExprKind, Var, POS_INF};
+
+/// The positions of the logical indices that occur only with a negative
+/// sign (through sums, differences, products by constants and as the
+/// dividend of `//` and `%`), and at least once.
+pub(crate) fn negated(initial: &[Var], finals: &[Expr]) -> Vec<usize> {
+    // Per index: seen positive, seen negative.
+    let mut signs = vec![(false, false); initial.len()];
+    let mut stack: Vec<(&Expr, bool)> = finals.iter().map(|e| (e, true)).collect();
+    while let Some((e, positive)) = stack.pop() {
+        match e.kind() {
+            ExprKind::Var(v) => {
+                if let Some(k) = initial.iter().position(|w| w == v) {
+                    if positive {
+                        signs[k].0 = true;
+                    } else {
+                        signs[k].1 = true;
+                    }
+                }
+            }
+            ExprKind::Add(a, b) => {
+                stack.push((a, positive));
+                stack.push((b, positive));
+            }
+            ExprKind::Sub(a, b) => {
+                stack.push((a, positive));
+                stack.push((b, !positive));
+            }
+            ExprKind::Mul(a, b) => match (a.as_int(), b.as_int()) {
+                (Some(c), _) => stack.push((b, positive == (c >= 0))),
+                (_, Some(c)) => stack.push((a, positive == (c >= 0))),
+                // A symbolic factor: its sign is unknown, so the index is
+                // not flipped.
+                _ => {
+                    stack.push((a, positive));
+                    stack.push((a, !positive));
+                    stack.push((b, positive));
+                    stack.push((b, !positive));
+                }
+            },
+            ExprKind::FloorDiv(a, _) | ExprKind::FloorMod(a, _) => stack.push((a, positive)),
+            _ => {
+                for c in e.children() {
+                    stack.push((c, positive));
+                    stack.push((c, !positive));
+                }
+            }
+        }
+    }
+    signs
+        .iter()
+        .enumerate()
+        .filter(|(_, &(p, n))| n && !p)
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// `finals` with each index at a position in `flip` replaced by `(S - 1) -
+/// x` (`S` its extent in `shape`), simplified so that `4 - (4 - i)` reads
+/// `i` again.
+pub(crate) fn flip(
+    initial: &[Var],
+    finals: &[Expr],
+    shape: &[Expr],
+    flip: &[usize],
+) -> Option<Vec<Expr>> {
+    let mut an = Analyzer::new();
+    for e in shape {
+        e.for_each_var(&mut |v| an.update_bound(v, ConstBound::new(1, POS_INF)));
+    }
+    let flipped: Vec<(Var, Expr)> = flip
+        .iter()
+        .map(|&k| {
+            let last = Expr::sub(shape[k].clone(), Expr::int(1));
+            (
+                initial[k].clone(),
+                Expr::sub(last, initial[k].expr()),
+            )
+        })
+        .collect();
+    finals
+        .iter()
+        .map(|e| {
+            let mut touched = false;
+            let s = e.substitute(&mut |v| {
+                let hit = flipped.iter().find(|(w, _)| w == v).map(|(_, f)| f.clone());
+                touched |= hit.is_some();
+                hit
+            });
+            if touched {
+                an.simplify(&s).ok()
+            } else {
+                Some(s)
+            }
+        })
+        .collect()
+}
