@@ -374,8 +374,9 @@ impl IndexMap {
         .at(span))
     }
 
-    /// The nested form, then both forms with reversed indices flipped:
-    /// `None` when none applies.
+    /// The nested form, then both forms with reversed transformed indices
+    /// (`c - e`) read as `e`, with reversed logical indices flipped, and
+    /// with both: `None` when none applies.
     fn other_forms(
         &self,
         shape: &[Expr],
@@ -387,34 +388,79 @@ impl IndexMap {
             Err(Failure::Hard(e)) => return Err(e),
             Err(Failure::Structure(..)) => {}
         }
+        let reversed = reversal::reversed_axes(&self.initial, &self.finals);
         let flip = reversal::negated(&self.initial, &self.finals);
-        if flip.is_empty() {
-            return Ok(None);
+        let mut tries: Vec<(Vec<Expr>, Vec<usize>)> = Vec::new();
+        if let Some((finals, _)) = &reversed {
+            tries.push((finals.clone(), Vec::new()));
         }
-        let Some(finals) = reversal::flip(&self.initial, &self.finals, shape, &flip) else {
-            return Ok(None);
-        };
-        let form = SplitForm::new(&self.initial, &finals);
-        let found = match analyze(&form, &self.initial, shape, axis_exprs, prover, false) {
-            Ok(a) => Some(a),
-            Err(Failure::Hard(e)) => return Err(e),
-            Err(Failure::Structure(..)) => {
-                match nested::analyze(&self.initial, &finals, shape, axis_exprs, prover) {
-                    Ok(a) => Some(a),
-                    Err(Failure::Hard(e)) => return Err(e),
-                    Err(Failure::Structure(..)) => None,
+        if !flip.is_empty() {
+            if let Some(f) = reversal::flip(&self.initial, &self.finals, shape, &flip) {
+                tries.push((f, flip.clone()));
+            }
+            if let Some((finals, _)) = &reversed {
+                let inner = reversal::negated(&self.initial, finals);
+                if !inner.is_empty() {
+                    if let Some(f) = reversal::flip(&self.initial, finals, shape, &inner) {
+                        tries.push((f, inner));
+                    }
                 }
             }
-        };
-        let Some(mut a) = found else {
-            return Ok(None);
-        };
-        // x = (S - 1) - x'.
-        for &k in &flip {
-            let last = crate::fold::sub(&shape[k], &Expr::int(1))?;
-            a.inverse[k] = crate::fold::sub(&last, &a.inverse[k])?;
         }
-        Ok(Some(a))
+        for (n, (finals, flip)) in tries.into_iter().enumerate() {
+            // Reversed transformed indices: the analysis of `e` sees the
+            // transformed index `c - t` where the map has `t`.
+            let axis_reversed = reversed.is_some() && (n == 0 || n == 2);
+            let mut exprs: Vec<Expr> = axis_exprs.to_vec();
+            if axis_reversed {
+                for &(k, ref c) in &reversed.as_ref().expect("checked").1 {
+                    exprs[k] = crate::fold::sub(c, &axis_exprs[k])?;
+                }
+            }
+            let form = SplitForm::new(&self.initial, &finals);
+            let found = match analyze(&form, &self.initial, shape, &exprs, prover, false) {
+                Ok(a) => Some(a),
+                Err(Failure::Hard(e)) => return Err(e),
+                Err(Failure::Structure(..)) => {
+                    match nested::analyze(&self.initial, &finals, shape, &exprs, prover) {
+                        Ok(a) => Some(a),
+                        Err(Failure::Hard(e)) => return Err(e),
+                        Err(Failure::Structure(..)) => None,
+                    }
+                }
+            };
+            let Some(mut a) = found else {
+                continue;
+            };
+            // x = (S - 1) - x'.
+            for &k in &flip {
+                let last = crate::fold::sub(&shape[k], &Expr::int(1))?;
+                a.inverse[k] = crate::fold::sub(&last, &a.inverse[k])?;
+            }
+            if axis_reversed {
+                for &(k, ref c) in &reversed.as_ref().expect("checked").1 {
+                    // `e` takes values in [0, E); `c - e` in [c + 1 - E, c].
+                    let extent = crate::fold::add(c, &Expr::int(1))?;
+                    let inner = a.transformed_shape[k].clone();
+                    if !prover.ge(&extent, &inner) {
+                        return Err(LayoutError::new(
+                            ErrorKind::Negative,
+                            format!("`{}` can be negative: it takes {inner} values below {extent}", self.finals[k]),
+                        ));
+                    }
+                    if !prover.equal(&extent, &inner) {
+                        let low = crate::fold::sub(&extent, &inner)?;
+                        a.padding = Some(crate::fold::or(
+                            a.padding,
+                            Expr::lt(axis_exprs[k].clone(), low),
+                        ));
+                    }
+                    a.transformed_shape[k] = extent;
+                }
+            }
+            return Ok(Some(a));
+        }
+        Ok(None)
     }
 
     fn collision_error(&self, c: &Collision) -> LayoutError {

@@ -14,12 +14,19 @@
 //! is reached exactly when every mark's value lies in the values its source
 //! takes (`[0, extent)` for an index, `[base, base + Π extents)` for a
 //! fusion) and every transformed index sits on its split's grid.
+//!
+//! Reversals anywhere in the map (`(3 - i % 4) * 5 + j`, `(7 - x + 2) //
+//! 2`) are read first: each `c - e`, innermost first, whose `e` is one
+//! split of a mark with `E` values becomes `r + (c - base - (E - 1))` for a
+//! fresh iterator `r = (E - 1) - digits` of extent `E`. The detection then
+//! sees only positive scales, and `r` is one more split of `e`'s mark,
+//! whose digits are `(E - 1) - r`.
 
 use crate::analysis::{Analysis, Failure, Prover, SplitPlan};
 use crate::error::{ErrorKind, LayoutError};
 use crate::fold;
 use arith::iter_map::{detect_iter_map, CheckLevel, IterMark, MarkSource};
-use arith::{Expr, Range, Var};
+use arith::{Expr, ExprKind, Range, Var};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -27,6 +34,9 @@ use std::sync::Arc;
 enum From {
     /// The transformed index `axis`: `(t - base) // scale`.
     Axis { axis: usize, scale: Expr, base: Expr },
+    /// The reversed iterator whose mark is `aux` (index into the mark
+    /// table): `(extent - 1) - value`.
+    Reversed { aux: usize },
     /// Split `arg` of the fused mark `parent` (index into the mark table):
     /// `((value - base) // scale) % extent`, the modulo left out for its
     /// top split.
@@ -43,6 +53,90 @@ struct Use {
 struct Mark {
     mark: Arc<IterMark>,
     uses: Vec<Use>,
+}
+
+/// A fresh iterator standing for a reversed split: `var = (extent - 1) -
+/// digits`, the digits being `(mark // lower) % extent`.
+struct Reversed {
+    /// The `c - e` it stands for (after inner reversals were replaced):
+    /// equal reversals share one iterator.
+    of: Expr,
+    /// `r + shift`, what replaces it.
+    replacement: Expr,
+    var: Var,
+    mark: Arc<IterMark>,
+    lower: Expr,
+    extent: Expr,
+}
+
+/// Rewrites `e` bottom-up, replacing each `c - e` (with `e` one split of a
+/// mark, scale one) by `r + (c - base - (E - 1))` for a fresh iterator `r`
+/// added to `dom` and `out`. `None` when the expression is too deep.
+fn unreverse(
+    e: &Expr,
+    initial: &[Var],
+    dom: &mut HashMap<Var, Range>,
+    out: &mut Vec<Reversed>,
+    prover: &mut Prover,
+    depth: usize,
+) -> Option<Expr> {
+    if depth > 64 {
+        return None;
+    }
+    let kids = e.children();
+    if kids.is_empty() {
+        return Some(e.clone());
+    }
+    let mut new = Vec::with_capacity(kids.len());
+    for k in &kids {
+        new.push(unreverse(k, initial, dom, out, prover, depth + 1)?);
+    }
+    let e = e.with_children(&new);
+    let ExprKind::Sub(c, inner) = e.kind() else {
+        return Some(e);
+    };
+    let uses = |x: &Expr| {
+        let mut found = false;
+        x.for_each_var(&mut |v| found |= dom.contains_key(v));
+        found
+    };
+    if uses(c) || !uses(inner) {
+        return Some(e);
+    }
+    if let Some(r) = out.iter().find(|r| r.of == e) {
+        return Some(r.replacement.clone());
+    }
+    let Ok(d) = detect_iter_map(
+        std::slice::from_ref(inner),
+        dom,
+        &Expr::bool(true),
+        CheckLevel::NoCheck,
+        prover.analyzer(),
+    ) else {
+        return Some(e);
+    };
+    let sum = &d.indices[0];
+    let [split] = sum.args.as_slice() else {
+        return Some(e);
+    };
+    if !split.scale.is_int(1) {
+        return Some(e);
+    }
+    let var = Var::new(format!("reversed{}", out.len()));
+    dom.insert(var.clone(), Range::from_extent(split.extent.clone()));
+    let last = fold::sub(&split.extent, &Expr::int(1)).ok()?;
+    let shift = fold::sub(&fold::sub(c, &sum.base).ok()?, &last).ok()?;
+    let replacement = fold::add(&var.expr(), &shift).ok()?;
+    out.push(Reversed {
+        of: e.clone(),
+        replacement: replacement.clone(),
+        var: var.clone(),
+        mark: split.source.clone(),
+        lower: split.lower_factor.clone(),
+        extent: split.extent.clone(),
+    });
+    let _ = initial;
+    Some(replacement)
 }
 
 fn structure<T>(msg: impl Into<String>) -> Result<T, Failure> {
@@ -78,13 +172,21 @@ pub(crate) fn analyze(
 ) -> Result<Analysis, Failure> {
     let zero = Expr::int(0);
     let one = Expr::int(1);
-    let dom: HashMap<Var, Range> = initial
+    let mut dom: HashMap<Var, Range> = initial
         .iter()
         .zip(shape)
         .map(|(v, e)| (v.clone(), Range::from_extent(e.clone())))
         .collect();
+    let mut reversed: Vec<Reversed> = Vec::new();
+    let mut rewritten = Vec::with_capacity(finals.len());
+    for e in finals {
+        let Some(r) = unreverse(e, initial, &mut dom, &mut reversed, prover, 0) else {
+            return structure("nests too deeply");
+        };
+        rewritten.push(r);
+    }
     let detected = match detect_iter_map(
-        finals,
+        &rewritten,
         &dom,
         &Expr::bool(true),
         CheckLevel::NoCheck,
@@ -161,6 +263,21 @@ pub(crate) fn analyze(
     }
     // The splits inside fused marks.
     while let Some(p) = queue.pop() {
+        if let MarkSource::Iter(e) = &marks[p].mark.source {
+            // A reversed iterator is one more split of its mark.
+            if let Some(r) = e
+                .as_var()
+                .and_then(|v| reversed.iter().find(|r| r.var == *v))
+            {
+                let c = intern(&mut marks, &mut queue, &r.mark);
+                marks[c].uses.push(Use {
+                    lower: r.lower.clone(),
+                    extent: r.extent.clone(),
+                    from: From::Reversed { aux: p },
+                });
+            }
+            continue;
+        }
         let MarkSource::Fused(sum) = &marks[p].mark.source else {
             continue;
         };
@@ -252,6 +369,12 @@ pub(crate) fn analyze(
                     From::Axis { axis, scale, base } => {
                         fold::floor_div(&fold::sub(&axis_exprs[*axis], base)?, scale)?
                     }
+                    From::Reversed { aux } => {
+                        let Some(rv) = &values[*aux] else {
+                            continue 'marks;
+                        };
+                        fold::sub(&fold::sub(&us.extent, &one)?, rv)?
+                    }
                     From::Parent { parent, arg } => {
                         let Some(pv) = &values[*parent] else {
                             continue 'marks;
@@ -288,6 +411,18 @@ pub(crate) fn analyze(
         let value = values[m].clone().expect("every mark has a split");
         match &mark.mark.source {
             MarkSource::Iter(e) => {
+                let aux = e
+                    .as_var()
+                    .is_some_and(|v| reversed.iter().any(|r| r.var == *v));
+                if aux {
+                    if !prover.ge(&mark.mark.extent, &covers[m]) {
+                        padding = Some(fold::or(
+                            padding,
+                            Expr::ge(value, mark.mark.extent.clone()),
+                        ));
+                    }
+                    continue;
+                }
                 let Some(x) = e.as_var().and_then(|v| initial.iter().position(|w| w == v)) else {
                     return structure(format!("iterates over `{e}`, not a logical index"));
                 };

@@ -1,10 +1,36 @@
-//! Reversed indices: `4 - i` over `[0, 5)` is the index `i' = 4 - i`
-//! read forwards. A logical index that every transformed index uses with a
-//! negative sign is replaced by its flip `x = (S - 1) - x'` (an index of
-//! the same extent), the map is analysed in the flipped indices, and the
-//! inverse flips back.
+//! Reversed indices. A transformed index `c - e` (`3 - i % 4`, `n - 1 -
+//! i`) is the transformed index `e` read backwards: the map is analysed
+//! with `e`, and `c - t` stands for `e` in the inverse and the padding. A
+//! logical index that the map uses only with a negative sign is replaced
+//! by its flip `x = (S - 1) - x'` (an index of the same extent), the map is
+//! analysed in the flipped index, and the inverse flips back.
 
 use arith::{Analyzer, ConstBound, Expr, ExprKind, Var, POS_INF};
+
+/// The map with each transformed index of the form `c - e` (`c` free of
+/// logical indices, `e` not) replaced by `e`, and those positions with
+/// their `c`; `None` when there is none.
+pub(crate) fn reversed_axes(
+    initial: &[Var],
+    finals: &[Expr],
+) -> Option<(Vec<Expr>, Vec<(usize, Expr)>)> {
+    let uses = |e: &Expr| {
+        let mut found = false;
+        e.for_each_var(&mut |v| found |= initial.contains(v));
+        found
+    };
+    let mut out = finals.to_vec();
+    let mut reversed = Vec::new();
+    for (k, e) in finals.iter().enumerate() {
+        if let ExprKind::Sub(c, inner) = e.kind() {
+            if !uses(c) && uses(inner) {
+                out[k] = inner.clone();
+                reversed.push((k, c.clone()));
+            }
+        }
+    }
+    (!reversed.is_empty()).then_some((out, reversed))
+}
 
 /// The positions of the logical indices that occur only with a negative
 /// sign (through sums, differences, products by constants and as the
