@@ -58,8 +58,13 @@ pub struct Collision {
     pub second: Vec<i64>,
     /// Their common transformed index.
     pub image: Vec<i64>,
-    /// Values given to shape symbols to find them (empty for constant shapes).
+    /// Values given to shape symbols to find them (empty for constant
+    /// shapes): the smallest common value at which the two indices collide.
     pub symbols: Vec<(String, i64)>,
+    /// For a symbolic shape, the condition on its symbols under which both
+    /// indices lie in the shape and collide (`8 < n` for `i % 8` over `n`),
+    /// when the map itself does not use the symbols; `None` otherwise.
+    pub condition: Option<Expr>,
 }
 
 impl fmt::Display for Collision {
@@ -76,7 +81,11 @@ impl fmt::Display for Collision {
             f,
             "{:?} and {:?} both map to {:?}",
             self.first, self.second, self.image
-        )
+        )?;
+        if let Some(c) = &self.condition {
+            write!(f, ", as they do whenever {c}")?;
+        }
+        Ok(())
     }
 }
 
@@ -571,8 +580,13 @@ impl IndexMap {
 
     /// Two logical indices of `shape` with the same image, searched row-major
     /// in growing sub-boxes (a collision in a sub-box is one in the box).
-    /// Shape symbols are tried at small values. `None` when the search finds
-    /// none within its budget.
+    /// Shape symbols are tried at growing common values up to 4096 and the
+    /// collision is reported at the smallest value where it holds, with the
+    /// condition on the symbols under which it holds when the map does not
+    /// use them: a symbolic shape stands for every positive value, so a map
+    /// that collides for some is not injective (`i % 8` over `n` collides
+    /// whenever `8 < n`). `None` when the search finds none within its
+    /// budget.
     pub fn find_collision(&self, shape: &[Expr]) -> Option<Collision> {
         let mut symbols: Vec<Var> = Vec::new();
         for e in shape {
@@ -585,7 +599,7 @@ impl IndexMap {
         let trials: Vec<i64> = if symbols.is_empty() {
             vec![0]
         } else {
-            vec![2, 3, 4, 5, 8]
+            vec![2, 3, 4, 5, 8, 16, 64, 256, 4096]
         };
         for value in trials {
             let env = |v: &Var| symbols.contains(v).then_some(value);
@@ -596,9 +610,8 @@ impl IndexMap {
             else {
                 continue;
             };
-            let found = self.search(&concrete, &symbols, value);
-            if found.is_some() {
-                return found;
+            if let Some(c) = self.search(&concrete, &symbols, value) {
+                return Some(self.smallest_witness(c, shape, &symbols, value));
             }
         }
         None
@@ -654,6 +667,7 @@ impl IndexMap {
                                 .iter()
                                 .map(|s| (s.name().to_string(), value))
                                 .collect(),
+                            condition: None,
                         });
                     }
                     seen.insert(image, point.clone());
@@ -664,6 +678,69 @@ impl IndexMap {
             }
         }
         None
+    }
+
+    /// `c` (found with every symbol at `value`) at the smallest common
+    /// symbol value where both indices are in the shape and still collide,
+    /// with the condition for that when the map does not use the symbols.
+    fn smallest_witness(&self, mut c: Collision, shape: &[Expr], symbols: &[Var], value: i64) -> Collision {
+        if symbols.is_empty() {
+            return c;
+        }
+        let holds = |v: i64| {
+            let env = |s: &Var| symbols.contains(s).then_some(v);
+            let inside = shape.iter().enumerate().all(|(k, e)| {
+                e.eval(&env)
+                    .is_ok_and(|x| c.first[k] < x && c.second[k] < x)
+            });
+            let image = |p: &[i64]| -> Option<Vec<i64>> {
+                let at = |s: &Var| {
+                    self.initial
+                        .iter()
+                        .position(|w| w == s)
+                        .map(|k| p[k])
+                        .or_else(|| symbols.contains(s).then_some(v))
+                };
+                self.finals.iter().map(|e| e.eval(&at).ok()).collect()
+            };
+            inside && image(&c.first).is_some() && image(&c.first) == image(&c.second)
+        };
+        if let Some(v) = (1..value).find(|&v| holds(v)) {
+            let env = |s: &Var| symbols.contains(s).then_some(v);
+            let at = |p: &[i64]| -> Option<Vec<i64>> {
+                let positions = crate::split_form::Positions::new(&self.initial);
+                self.finals
+                    .iter()
+                    .map(|e| e.eval(&|s: &Var| positions.of(s).map(|k| p[k]).or_else(|| env(s))).ok())
+                    .collect()
+            };
+            if let Some(image) = at(&c.first) {
+                c.image = image;
+                c.symbols = symbols.iter().map(|s| (s.name().to_string(), v)).collect();
+            }
+        }
+        let map_uses_symbols = self.finals.iter().any(|e| {
+            let mut found = false;
+            e.for_each_var(&mut |s| found |= symbols.contains(s));
+            found
+        });
+        if !map_uses_symbols {
+            let mut cond: Option<Expr> = None;
+            for (k, e) in shape.iter().enumerate() {
+                let top = c.first[k].max(c.second[k]);
+                // Extents are positive: index 0 is always inside.
+                if e.as_int().is_some() || top == 0 {
+                    continue;
+                }
+                let lt = Expr::lt(Expr::int(top), e.clone());
+                cond = Some(match cond {
+                    None => lt,
+                    Some(a) => Expr::and(a, lt),
+                });
+            }
+            c.condition = cond.map(|e| arith::Analyzer::new().simplify(&e).unwrap_or(e));
+        }
+        c
     }
 
     /// Whether two maps agree at every point of `shape` (checked by
