@@ -393,7 +393,7 @@ impl IndexMap {
         prover: &mut Prover,
     ) -> Result<Option<Analysis>> {
         match nested::analyze(&self.initial, &self.finals, shape, axis_exprs, prover) {
-            Ok(a) => return Ok(Some(a)),
+            Ok(a) => return Ok(Some(simplified_shape(a, prover))),
             Err(Failure::Hard(e)) => return Err(e),
             Err(Failure::Structure(..)) => {}
         }
@@ -467,7 +467,7 @@ impl IndexMap {
                     a.transformed_shape[k] = extent;
                 }
             }
-            return Ok(Some(a));
+            return Ok(Some(simplified_shape(a, prover)));
         }
         Ok(None)
     }
@@ -759,6 +759,19 @@ impl IndexMap {
         });
         Ok(ok)
     }
+}
+
+/// `a` with its symbolic transformed extents simplified (`n - 1 + 1` is
+/// `n`): the nested and reversed forms build them from parts.
+fn simplified_shape(mut a: Analysis, prover: &mut Prover) -> Analysis {
+    for e in &mut a.transformed_shape {
+        if e.as_int().is_none() {
+            if let Ok(s) = prover.analyzer().simplify(e) {
+                *e = s;
+            }
+        }
+    }
+    a
 }
 
 /// Calls `f` on every point of `shape` in row-major order.
