@@ -85,6 +85,14 @@ fn a_symbolic_reversal_keeps_its_extent() {
 }
 
 #[test]
+fn a_stride_pads_the_points_between() {
+    assert_eq!(
+        answers("lambda i: [i * 2]", &[4]),
+        (vec![7], "lambda i0: [i0 // 2]".into(), Some("i0 % 2 != 0".into()))
+    );
+}
+
+#[test]
 fn a_split_of_a_remainder_pads_exactly() {
     assert_eq!(
         answers("lambda i: [i // 10, (i % 10) // 9, i % 10 % 9]", &[20]),
