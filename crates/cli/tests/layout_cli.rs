@@ -260,7 +260,15 @@ fn text(args: &[&str]) -> String {
 
 #[test]
 fn reversals_are_accepted() {
-    let out = text(&["--shape", "5", "--map", "lambda i: [4 - i]", "--index", "1", "--inverse"]);
+    let out = text(&[
+        "--shape",
+        "5",
+        "--map",
+        "lambda i: [4 - i]",
+        "--index",
+        "1",
+        "--inverse",
+    ]);
     assert_eq!(
         out,
         "logical shape:     [5]\n\
@@ -273,7 +281,13 @@ fn reversals_are_accepted() {
          inverse:           lambda i0: [4 - i0]\n\
          padding predicate: none (every transformed index is reached)\n"
     );
-    let v = json(&["--shape", "n", "--map", "lambda i: [n - 1 - i]", "--inverse"]);
+    let v = json(&[
+        "--shape",
+        "n",
+        "--map",
+        "lambda i: [n - 1 - i]",
+        "--inverse",
+    ]);
     assert_eq!(v["transformed_shape"], serde_json::json!(["n"]));
     assert_eq!(v["inverse"], "lambda i0: [n - 1 - i0]");
     assert_eq!(v["bijective"], Value::Bool(true));
@@ -293,7 +307,10 @@ fn a_split_of_a_remainder_is_accepted_with_its_padding() {
     assert_eq!(v["transformed_shape"], serde_json::json!([2, 2, 9]));
     assert_eq!(v["transformed_index"], serde_json::json!([1, 1, 0]));
     assert_eq!(v["inverse"], "lambda i0, i1, i2: [i0 * 10 + (i1 * 9 + i2)]");
-    assert_eq!(v["padding_predicate"], "lambda i0, i1, i2: i1 * 9 + i2 >= 10");
+    assert_eq!(
+        v["padding_predicate"],
+        "lambda i0, i1, i2: i1 * 9 + i2 >= 10"
+    );
     assert_eq!(v["bijective"], Value::Bool(false));
 }
 
@@ -323,7 +340,9 @@ fn a_collision_on_a_symbolic_shape_names_its_condition() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("not injective: with n = 9, [0] and [8] both map to [0], as they do whenever 8 < n"),
+        err.contains(
+            "not injective: with n = 9, [0] and [8] both map to [0], as they do whenever 8 < n"
+        ),
         "{err}"
     );
 }

@@ -454,7 +454,10 @@ impl IndexMap {
                     if !prover.ge(&extent, &inner) {
                         return Err(LayoutError::new(
                             ErrorKind::Negative,
-                            format!("`{}` can be negative: it takes {inner} values below {extent}", self.finals[k]),
+                            format!(
+                                "`{}` can be negative: it takes {inner} values below {extent}",
+                                self.finals[k]
+                            ),
                         ));
                     }
                     if !prover.equal(&extent, &inner) {
@@ -683,7 +686,13 @@ impl IndexMap {
     /// `c` (found with every symbol at `value`) at the smallest common
     /// symbol value where both indices are in the shape and still collide,
     /// with the condition for that when the map does not use the symbols.
-    fn smallest_witness(&self, mut c: Collision, shape: &[Expr], symbols: &[Var], value: i64) -> Collision {
+    fn smallest_witness(
+        &self,
+        mut c: Collision,
+        shape: &[Expr],
+        symbols: &[Var],
+        value: i64,
+    ) -> Collision {
         if symbols.is_empty() {
             return c;
         }
@@ -711,7 +720,10 @@ impl IndexMap {
                 let positions = crate::split_form::Positions::new(&self.initial);
                 self.finals
                     .iter()
-                    .map(|e| e.eval(&|s: &Var| positions.of(s).map(|k| p[k]).or_else(|| env(s))).ok())
+                    .map(|e| {
+                        e.eval(&|s: &Var| positions.of(s).map(|k| p[k]).or_else(|| env(s)))
+                            .ok()
+                    })
                     .collect()
             };
             if let Some(image) = at(&c.first) {

@@ -33,7 +33,11 @@ use std::sync::Arc;
 /// Where the digits of one split of a mark are read from.
 enum From {
     /// The transformed index `axis`: `(t - base) // scale`.
-    Axis { axis: usize, scale: Expr, base: Expr },
+    Axis {
+        axis: usize,
+        scale: Expr,
+        base: Expr,
+    },
     /// The reversed iterator whose mark is `aux` (index into the mark
     /// table): `(extent - 1) - value`.
     Reversed { aux: usize },
@@ -384,7 +388,8 @@ pub(crate) fn analyze(
                         else {
                             return structure("splits an index inside an index");
                         };
-                        let d = fold::floor_div(&fold::sub(pv, &psum.base)?, &psum.args[*arg].scale)?;
+                        let d =
+                            fold::floor_div(&fold::sub(pv, &psum.base)?, &psum.args[*arg].scale)?;
                         if top == arg {
                             d
                         } else {
@@ -416,10 +421,8 @@ pub(crate) fn analyze(
                     .is_some_and(|v| reversed.iter().any(|r| r.var == *v));
                 if aux {
                     if !prover.ge(&mark.mark.extent, &covers[m]) {
-                        padding = Some(fold::or(
-                            padding,
-                            Expr::ge(value, mark.mark.extent.clone()),
-                        ));
+                        padding =
+                            Some(fold::or(padding, Expr::ge(value, mark.mark.extent.clone())));
                     }
                     continue;
                 }
@@ -440,10 +443,7 @@ pub(crate) fn analyze(
             MarkSource::Fused(sum) => {
                 let (end, _) = fused_end[m].clone().expect("checked above");
                 if !sum.base.is_int(0) {
-                    padding = Some(fold::or(
-                        padding,
-                        Expr::lt(value.clone(), sum.base.clone()),
-                    ));
+                    padding = Some(fold::or(padding, Expr::lt(value.clone(), sum.base.clone())));
                 }
                 if !prover.ge(&end, &covers[m]) {
                     padding = Some(fold::or(padding, Expr::ge(value, end)));

@@ -7,13 +7,17 @@
 
 use arith::{Analyzer, ConstBound, Expr, ExprKind, Var, POS_INF};
 
+/// A map with its reversed transformed indices read forwards, and the
+/// position and constant `c` of each.
+pub(crate) type ReversedAxes = (Vec<Expr>, Vec<(usize, Expr)>);
+
 /// The map with each transformed index of the form `c - e` (`c` free of
 /// logical indices, `e` not) replaced by `e`, and those positions with
 /// their `c`; `None` when there is none.
 pub(crate) fn reversed_axes(
     initial: &[Var],
     finals: &[Expr],
-) -> Option<(Vec<Expr>, Vec<(usize, Expr)>)> {
+) -> Option<ReversedAxes> {
     let uses = |e: &Expr| {
         let mut found = false;
         e.for_each_var(&mut |v| found |= initial.contains(v));
@@ -104,10 +108,7 @@ pub(crate) fn flip(
         .iter()
         .map(|&k| {
             let last = Expr::sub(shape[k].clone(), Expr::int(1));
-            (
-                initial[k].clone(),
-                Expr::sub(last, initial[k].expr()),
-            )
+            (initial[k].clone(), Expr::sub(last, initial[k].expr()))
         })
         .collect();
     finals

@@ -88,7 +88,11 @@ fn a_symbolic_reversal_keeps_its_extent() {
 fn a_stride_pads_the_points_between() {
     assert_eq!(
         answers("lambda i: [i * 2]", &[4]),
-        (vec![7], "lambda i0: [i0 // 2]".into(), Some("i0 % 2 != 0".into()))
+        (
+            vec![7],
+            "lambda i0: [i0 // 2]".into(),
+            Some("i0 % 2 != 0".into())
+        )
     );
 }
 
@@ -130,5 +134,10 @@ fn a_remainder_over_a_symbolic_extent_collides_above_it() {
     assert_eq!((c.first, c.second, c.image), (vec![0], vec![8], vec![0]));
     assert_eq!(c.symbols, vec![("n".to_string(), 9)]);
     assert_eq!(c.condition.unwrap().to_string(), "8 < n");
-    assert!(e.message.contains("[0] and [8] both map to [0], as they do whenever 8 < n"), "{}", e.message);
+    assert!(
+        e.message
+            .contains("[0] and [8] both map to [0], as they do whenever 8 < n"),
+        "{}",
+        e.message
+    );
 }

@@ -238,7 +238,9 @@ pub fn check(g: &Generated) -> Outcome {
                 {
                     Outcome::RefusedWithWitness
                 }
-                _ => Outcome::Wrong(format!("refused as not injective without a true witness: {e}")),
+                _ => Outcome::Wrong(format!(
+                    "refused as not injective without a true witness: {e}"
+                )),
             },
             Err(e) => Outcome::Wrong(format!("not injective, refused without a witness: {e}")),
         };
@@ -282,8 +284,7 @@ pub fn check(g: &Generated) -> Outcome {
         let Ok(p) = l.physical_point(x) else {
             return Outcome::Wrong(format!("no physical index for {x:?}"));
         };
-        if !p.iter().zip(&pshape).all(|(v, e)| (0..*e).contains(v)) || !physical.insert(p.clone())
-        {
+        if !p.iter().zip(&pshape).all(|(v, e)| (0..*e).contains(v)) || !physical.insert(p.clone()) {
             return Outcome::Wrong(format!("physical index {p:?} of {x:?}"));
         }
     }
@@ -297,9 +298,9 @@ pub fn check(g: &Generated) -> Outcome {
         if wrong.is_some() {
             return;
         }
-        let padded = l.padding_predicate().is_some_and(|p| {
-            super::eval_expr(p, &vars, t, &[]) != 0
-        });
+        let padded = l
+            .padding_predicate()
+            .is_some_and(|p| super::eval_expr(p, &vars, t, &[]) != 0);
         if padded == seen.contains_key(t) {
             wrong = Some(format!("padding predicate at {t:?} says {padded}"));
         }
