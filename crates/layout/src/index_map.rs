@@ -392,6 +392,11 @@ impl IndexMap {
         axis_exprs: &[Expr],
         prover: &mut Prover,
     ) -> Result<Option<Analysis>> {
+        // Constants were folded on construction; one left unfolded (an
+        // overflow, a division by zero) has no value to reason with.
+        if self.finals.iter().any(has_unvalued_constant) {
+            return Ok(None);
+        }
         match nested::analyze(&self.initial, &self.finals, shape, axis_exprs, prover) {
             Ok(a) => return Ok(Some(simplified_shape(a, prover))),
             Err(Failure::Hard(e)) => return Err(e),
@@ -771,6 +776,35 @@ impl IndexMap {
         });
         Ok(ok)
     }
+}
+
+/// Whether `e` has a subtree free of variables that is not a number (kept
+/// unfolded because it has no value). One post-order walk: whether a node
+/// is free of variables follows from its children.
+fn has_unvalued_constant(e: &Expr) -> bool {
+    // (node, children done?); `closed` holds each finished child's answer.
+    let mut pending: Vec<(&Expr, bool)> = vec![(e, false)];
+    let mut closed: Vec<bool> = Vec::new();
+    while let Some((n, expanded)) = pending.pop() {
+        let kids = n.children();
+        if kids.is_empty() {
+            closed.push(n.as_var().is_none());
+            continue;
+        }
+        if !expanded {
+            pending.push((n, true));
+            pending.extend(kids.iter().map(|c| (*c, false)));
+            continue;
+        }
+        let at = closed.len() - kids.len();
+        let all = closed[at..].iter().all(|c| *c);
+        closed.truncate(at);
+        if all && n.as_int().is_none() && n.as_bool().is_none() {
+            return true;
+        }
+        closed.push(all);
+    }
+    false
 }
 
 /// `a` with its symbolic transformed extents simplified (`n - 1 + 1` is

@@ -104,7 +104,7 @@ fn unreverse(
         x.for_each_var(&mut |v| found |= dom.contains_key(v));
         found
     };
-    if uses(c) || !uses(inner) {
+    if uses(c) || !uses(inner) || !crate::reversal::has_value(c) {
         return Some(e);
     }
     if let Some(r) = out.iter().find(|r| r.of == e) {

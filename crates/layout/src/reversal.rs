@@ -14,10 +14,7 @@ pub(crate) type ReversedAxes = (Vec<Expr>, Vec<(usize, Expr)>);
 /// The map with each transformed index of the form `c - e` (`c` free of
 /// logical indices, `e` not) replaced by `e`, and those positions with
 /// their `c`; `None` when there is none.
-pub(crate) fn reversed_axes(
-    initial: &[Var],
-    finals: &[Expr],
-) -> Option<ReversedAxes> {
+pub(crate) fn reversed_axes(initial: &[Var], finals: &[Expr]) -> Option<ReversedAxes> {
     let uses = |e: &Expr| {
         let mut found = false;
         e.for_each_var(&mut |v| found |= initial.contains(v));
@@ -27,13 +24,22 @@ pub(crate) fn reversed_axes(
     let mut reversed = Vec::new();
     for (k, e) in finals.iter().enumerate() {
         if let ExprKind::Sub(c, inner) = e.kind() {
-            if !uses(c) && uses(inner) {
+            if !uses(c) && uses(inner) && has_value(c) {
                 out[k] = inner.clone();
                 reversed.push((k, c.clone()));
             }
         }
     }
     (!reversed.is_empty()).then_some((out, reversed))
+}
+
+/// Whether `c` (free of logical indices) is a number or uses shape
+/// symbols: a constant left unfolded (`4 - -9223372036854775808`
+/// overflows) has no value to reverse by.
+pub(crate) fn has_value(c: &Expr) -> bool {
+    let mut symbolic = false;
+    c.for_each_var(&mut |_| symbolic = true);
+    symbolic || c.as_int().is_some()
 }
 
 /// The positions of the logical indices that occur only with a negative
