@@ -376,9 +376,32 @@ impl IndexMap {
             Some(k) => (format!("`{}` {msg}", self.finals[k]), self.span_of_final(k)),
             None => (format!("the map {msg}"), self.body_span()),
         };
+        // A constant shape within the search budget is enumerated: the
+        // user learns whether the map is injective after all.
+        let dims: Option<Vec<i64>> = shape.iter().map(|e| e.as_int()).collect();
+        let points = dims.as_ref().and_then(|d| {
+            d.iter()
+                .try_fold(1usize, |acc, &x| acc.checked_mul(usize::try_from(x).ok()?))
+                .filter(|&n| n <= SEARCH_BUDGET)
+        });
+        let known = match (points, &dims) {
+            (Some(n), Some(d)) => {
+                let mut seen = std::collections::HashSet::new();
+                let mut injective = true;
+                for_each_point(d, |p| {
+                    injective &= self.map_point(p).is_ok_and(|t| seen.insert(t));
+                });
+                if injective {
+                    format!(" (it is injective on this shape, all {n} indices checked, but no inverse was derived)")
+                } else {
+                    String::new()
+                }
+            }
+            _ => String::new(),
+        };
         Err(LayoutError::new(
             ErrorKind::Unsupported,
-            format!("{what}; a layout map is built from splits (`i // k`, `i % k`), fusions (`i * n + j`), offsets, reversals (`n - 1 - i`) and reorders"),
+            format!("{what}{known}; a layout map is built from splits (`i // k`, `i % k`), fusions (`i * n + j`), offsets, reversals (`n - 1 - i`) and reorders"),
         )
         .at(span))
     }

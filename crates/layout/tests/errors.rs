@@ -72,6 +72,12 @@ fn negative_and_unsupported_indices() {
         .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
     assert_eq!(spanned(text, &e), "i * i");
+    // Enumerated on its constant shape, it says it is injective after all.
+    assert!(
+        e.message
+            .contains("injective on this shape, all 4 indices checked"),
+        "{e}"
+    );
 }
 
 #[test]
