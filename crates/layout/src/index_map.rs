@@ -427,27 +427,27 @@ impl IndexMap {
         }
         let reversed = reversal::reversed_axes(&self.initial, &self.finals);
         let flip = reversal::negated(&self.initial, &self.finals);
-        let mut tries: Vec<(Vec<Expr>, Vec<usize>)> = Vec::new();
+        // (finals, flipped logical indices, transformed indices reversed?)
+        let mut tries: Vec<(Vec<Expr>, Vec<usize>, bool)> = Vec::new();
         if let Some((finals, _)) = &reversed {
-            tries.push((finals.clone(), Vec::new()));
+            tries.push((finals.clone(), Vec::new(), true));
         }
         if !flip.is_empty() {
             if let Some(f) = reversal::flip(&self.initial, &self.finals, shape, &flip) {
-                tries.push((f, flip.clone()));
+                tries.push((f, flip.clone(), false));
             }
-            if let Some((finals, _)) = &reversed {
-                let inner = reversal::negated(&self.initial, finals);
-                if !inner.is_empty() {
-                    if let Some(f) = reversal::flip(&self.initial, finals, shape, &inner) {
-                        tries.push((f, inner));
-                    }
+        }
+        if let Some((finals, _)) = &reversed {
+            let inner = reversal::negated(&self.initial, finals);
+            if !inner.is_empty() {
+                if let Some(f) = reversal::flip(&self.initial, finals, shape, &inner) {
+                    tries.push((f, inner, true));
                 }
             }
         }
-        for (n, (finals, flip)) in tries.into_iter().enumerate() {
+        for (finals, flip, axis_reversed) in tries {
             // Reversed transformed indices: the analysis of `e` sees the
             // transformed index `c - t` where the map has `t`.
-            let axis_reversed = reversed.is_some() && (n == 0 || n == 2);
             let mut exprs: Vec<Expr> = axis_exprs.to_vec();
             if axis_reversed {
                 for &(k, ref c) in &reversed.as_ref().expect("checked").1 {
