@@ -24,8 +24,9 @@ proptest! {
             at += 1;
             tape[(at - 1) % tape.len()] % n.max(1)
         });
-        // A few maps (an offset whose digits are fused again out of order)
-        // are still refused; `generated_corpus_is_accepted` pins how many.
+        // A few maps (a digit of an offset source fused with a radix above
+        // the values it takes, a fusion with gaps) are still refused;
+        // `generated_corpus_is_accepted` pins how many.
         let outcome = check(&g);
         prop_assert!(
             matches!(outcome, Outcome::Accepted | Outcome::Refused(_)),
