@@ -249,3 +249,100 @@ fn every_layout_example_lowers_and_runs() {
         }
     }
 }
+
+fn text(args: &[&str]) -> String {
+    let mut a = vec!["layout"];
+    a.extend_from_slice(args);
+    let o = rangefinder(&a);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn reversals_are_accepted() {
+    let out = text(&[
+        "--shape",
+        "5",
+        "--map",
+        "lambda i: [4 - i]",
+        "--index",
+        "1",
+        "--inverse",
+    ]);
+    assert_eq!(
+        out,
+        "logical shape:     [5]\n\
+         transformed shape: [5]\n\
+         physical shape:    [5]\n\
+         bijective:         true\n\
+         logical index:     [1]\n\
+         transformed index: [3]\n\
+         physical index:    [3]\n\
+         inverse:           lambda i0: [4 - i0]\n\
+         padding predicate: none (every transformed index is reached)\n"
+    );
+    let v = json(&[
+        "--shape",
+        "n",
+        "--map",
+        "lambda i: [n - 1 - i]",
+        "--inverse",
+    ]);
+    assert_eq!(v["transformed_shape"], serde_json::json!(["n"]));
+    assert_eq!(v["inverse"], "lambda i0: [n - 1 - i0]");
+    assert_eq!(v["bijective"], Value::Bool(true));
+}
+
+#[test]
+fn a_split_of_a_remainder_is_accepted_with_its_padding() {
+    let v = json(&[
+        "--shape",
+        "20",
+        "--map",
+        "lambda i: [i // 10, (i % 10) // 9, i % 10 % 9]",
+        "--index",
+        "19",
+        "--inverse",
+    ]);
+    assert_eq!(v["transformed_shape"], serde_json::json!([2, 2, 9]));
+    assert_eq!(v["transformed_index"], serde_json::json!([1, 1, 0]));
+    assert_eq!(v["inverse"], "lambda i0, i1, i2: [i0 * 10 + (i1 * 9 + i2)]");
+    assert_eq!(
+        v["padding_predicate"],
+        "lambda i0, i1, i2: i1 * 9 + i2 >= 10"
+    );
+    assert_eq!(v["bijective"], Value::Bool(false));
+}
+
+#[test]
+fn digits_fused_with_another_index_are_accepted() {
+    let v = json(&[
+        "--shape",
+        "4,3,6",
+        "--map",
+        "lambda i, k, j: [(k*6 + j) // 2, (k*6 + j) % 2 * 4 + i]",
+        "--index",
+        "3,2,5",
+        "--inverse",
+    ]);
+    assert_eq!(v["transformed_shape"], serde_json::json!([9, 8]));
+    assert_eq!(v["transformed_index"], serde_json::json!([8, 7]));
+    assert_eq!(
+        v["inverse"],
+        "lambda i0, i1: [i1 % 4, (i0 * 2 + i1 // 4) // 6, (i0 * 2 + i1 // 4) % 6]"
+    );
+    assert_eq!(v["bijective"], Value::Bool(true));
+}
+
+#[test]
+fn a_collision_on_a_symbolic_shape_names_its_condition() {
+    let o = rangefinder(&["layout", "--shape", "n", "--map", "lambda i: [i % 8]"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(
+            "not injective: with n = 9, [0] and [8] both map to [0], as they do whenever 8 < n"
+        ),
+        "{err}"
+    );
+}

@@ -5,6 +5,7 @@ use crate::analysis::{analyze, Analysis, Failure, Prover, SplitPlan};
 use crate::error::{ErrorKind, LayoutError, Result};
 use crate::lambda::{self, Item};
 use crate::split_form::SplitForm;
+use crate::{nested, reversal};
 use arith::{Expr, Scope, Var};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -57,8 +58,13 @@ pub struct Collision {
     pub second: Vec<i64>,
     /// Their common transformed index.
     pub image: Vec<i64>,
-    /// Values given to shape symbols to find them (empty for constant shapes).
+    /// Values given to shape symbols to find them (empty for constant
+    /// shapes): the smallest common value at which the two indices collide.
     pub symbols: Vec<(String, i64)>,
+    /// For a symbolic shape, the condition on its symbols under which both
+    /// indices lie in the shape and collide (`8 < n` for `i % 8` over `n`),
+    /// when the map itself does not use the symbols; `None` otherwise.
+    pub condition: Option<Expr>,
 }
 
 impl fmt::Display for Collision {
@@ -75,7 +81,11 @@ impl fmt::Display for Collision {
             f,
             "{:?} and {:?} both map to {:?}",
             self.first, self.second, self.image
-        )
+        )?;
+        if let Some(c) = &self.condition {
+            write!(f, ", as they do whenever {c}")?;
+        }
+        Ok(())
     }
 }
 
@@ -323,13 +333,18 @@ impl IndexMap {
 
     /// Runs the analysis on `shape`, turning structural failures into a
     /// collision (not injective) when one can be found.
+    ///
+    /// The forms are tried in turn: digits of fusions of logical indices
+    /// (`split_form`), nested splits and fusions (`nested`), and both again
+    /// with reversed indices flipped (`reversal`). Only the first gives the
+    /// split plan a schedule rebuilds as loops.
     fn analysis(&self, shape: &[Expr], axis_exprs: &[Expr], want_plan: bool) -> Result<Analysis> {
         self.check_shape(shape)?;
         let mut prover = Prover::new(shape);
         let form = self
             .form
             .get_or_init(|| SplitForm::new(&self.initial, &self.finals));
-        match analyze(
+        let first = match analyze(
             form,
             &self.initial,
             shape,
@@ -337,23 +352,155 @@ impl IndexMap {
             &mut prover,
             want_plan,
         ) {
-            Ok(a) => Ok(a),
-            Err(Failure::Hard(e)) => Err(e.at(self.body_span())),
-            Err(Failure::Structure(msg, axis)) => {
-                if let Some(c) = self.find_collision(shape) {
-                    return Err(self.collision_error(&c));
-                }
-                let (what, span) = match axis {
-                    Some(k) => (format!("`{}` {msg}", self.finals[k]), self.span_of_final(k)),
-                    None => (format!("the map {msg}"), self.body_span()),
-                };
-                Err(LayoutError::new(
+            Ok(a) => return Ok(a),
+            Err(Failure::Hard(e)) => return Err(e.at(self.body_span())),
+            Err(Failure::Structure(msg, axis)) => (msg, axis),
+        };
+        match self.other_forms(shape, axis_exprs, &mut prover) {
+            Ok(Some(_)) if want_plan => {
+                return Err(LayoutError::new(
                     ErrorKind::Unsupported,
-                    format!("{what}; a layout map is built from splits (`i // k`, `i % k`), fusions (`i * n + j`), offsets and reorders"),
+                    "the map reverses an index or splits a split: it has an inverse, but no loops of splits, fusions and reorders of whole indices iterate over it; give a computed stage a map built from those",
                 )
-                .at(span))
+                .at(self.body_span()));
+            }
+            Ok(Some(a)) => return Ok(a),
+            Ok(None) => {}
+            Err(e) => return Err(e.at(self.body_span())),
+        }
+        if let Some(c) = self.find_collision(shape) {
+            return Err(self.collision_error(&c));
+        }
+        let (msg, axis) = first;
+        let (what, span) = match axis {
+            Some(k) => (format!("`{}` {msg}", self.finals[k]), self.span_of_final(k)),
+            None => (format!("the map {msg}"), self.body_span()),
+        };
+        // A constant shape within the search budget is enumerated: the
+        // user learns whether the map is injective after all.
+        let dims: Option<Vec<i64>> = shape.iter().map(|e| e.as_int()).collect();
+        let points = dims.as_ref().and_then(|d| {
+            d.iter()
+                .try_fold(1usize, |acc, &x| acc.checked_mul(usize::try_from(x).ok()?))
+                .filter(|&n| n <= SEARCH_BUDGET)
+        });
+        let known = match (points, &dims) {
+            (Some(n), Some(d)) => {
+                let mut seen = std::collections::HashSet::new();
+                let mut injective = true;
+                for_each_point(d, |p| {
+                    injective &= self.map_point(p).is_ok_and(|t| seen.insert(t));
+                });
+                if injective {
+                    format!(" (it is injective on this shape, all {n} indices checked, but no inverse was derived)")
+                } else {
+                    String::new()
+                }
+            }
+            _ => String::new(),
+        };
+        Err(LayoutError::new(
+            ErrorKind::Unsupported,
+            format!("{what}{known}; a layout map is built from splits (`i // k`, `i % k`), fusions (`i * n + j`), offsets, reversals (`n - 1 - i`) and reorders"),
+        )
+        .at(span))
+    }
+
+    /// The nested form, then both forms with reversed transformed indices
+    /// (`c - e`) read as `e`, with reversed logical indices flipped, and
+    /// with both: `None` when none applies.
+    fn other_forms(
+        &self,
+        shape: &[Expr],
+        axis_exprs: &[Expr],
+        prover: &mut Prover,
+    ) -> Result<Option<Analysis>> {
+        // Constants were folded on construction; one left unfolded (an
+        // overflow, a division by zero) has no value to reason with.
+        if self.finals.iter().any(has_unvalued_constant) {
+            return Ok(None);
+        }
+        match nested::analyze(&self.initial, &self.finals, shape, axis_exprs, prover) {
+            Ok(a) => return Ok(Some(simplified_shape(a, prover))),
+            Err(Failure::Hard(e)) => return Err(e),
+            Err(Failure::Structure(..)) => {}
+        }
+        let reversed = reversal::reversed_axes(&self.initial, &self.finals);
+        let flip = reversal::negated(&self.initial, &self.finals);
+        // (finals, flipped logical indices, transformed indices reversed?)
+        let mut tries: Vec<(Vec<Expr>, Vec<usize>, bool)> = Vec::new();
+        if let Some((finals, _)) = &reversed {
+            tries.push((finals.clone(), Vec::new(), true));
+        }
+        if !flip.is_empty() {
+            if let Some(f) = reversal::flip(&self.initial, &self.finals, shape, &flip) {
+                tries.push((f, flip.clone(), false));
             }
         }
+        if let Some((finals, _)) = &reversed {
+            let inner = reversal::negated(&self.initial, finals);
+            if !inner.is_empty() {
+                if let Some(f) = reversal::flip(&self.initial, finals, shape, &inner) {
+                    tries.push((f, inner, true));
+                }
+            }
+        }
+        for (finals, flip, axis_reversed) in tries {
+            // Reversed transformed indices: the analysis of `e` sees the
+            // transformed index `c - t` where the map has `t`.
+            let mut exprs: Vec<Expr> = axis_exprs.to_vec();
+            if axis_reversed {
+                for &(k, ref c) in &reversed.as_ref().expect("checked").1 {
+                    exprs[k] = crate::fold::sub(c, &axis_exprs[k])?;
+                }
+            }
+            let form = SplitForm::new(&self.initial, &finals);
+            let found = match analyze(&form, &self.initial, shape, &exprs, prover, false) {
+                Ok(a) => Some(a),
+                Err(Failure::Hard(e)) => return Err(e),
+                Err(Failure::Structure(..)) => {
+                    match nested::analyze(&self.initial, &finals, shape, &exprs, prover) {
+                        Ok(a) => Some(a),
+                        Err(Failure::Hard(e)) => return Err(e),
+                        Err(Failure::Structure(..)) => None,
+                    }
+                }
+            };
+            let Some(mut a) = found else {
+                continue;
+            };
+            // x = (S - 1) - x'.
+            for &k in &flip {
+                let last = crate::fold::sub(&shape[k], &Expr::int(1))?;
+                a.inverse[k] = crate::fold::sub(&last, &a.inverse[k])?;
+            }
+            if axis_reversed {
+                for &(k, ref c) in &reversed.as_ref().expect("checked").1 {
+                    // `e` takes values in [0, E); `c - e` in [c + 1 - E, c].
+                    let extent = crate::fold::add(c, &Expr::int(1))?;
+                    let inner = a.transformed_shape[k].clone();
+                    if !prover.ge(&extent, &inner) {
+                        return Err(LayoutError::new(
+                            ErrorKind::Negative,
+                            format!(
+                                "`{}` can be negative: it takes {inner} values below {extent}",
+                                self.finals[k]
+                            ),
+                        ));
+                    }
+                    if !prover.equal(&extent, &inner) {
+                        let low = crate::fold::sub(&extent, &inner)?;
+                        a.padding = Some(crate::fold::or(
+                            a.padding,
+                            Expr::lt(axis_exprs[k].clone(), low),
+                        ));
+                    }
+                    a.transformed_shape[k] = extent;
+                }
+            }
+            return Ok(Some(simplified_shape(a, prover)));
+        }
+        Ok(None)
     }
 
     fn collision_error(&self, c: &Collision) -> LayoutError {
@@ -464,8 +611,13 @@ impl IndexMap {
 
     /// Two logical indices of `shape` with the same image, searched row-major
     /// in growing sub-boxes (a collision in a sub-box is one in the box).
-    /// Shape symbols are tried at small values. `None` when the search finds
-    /// none within its budget.
+    /// Shape symbols are tried at growing common values up to 4096 and the
+    /// collision is reported at the smallest value where it holds, with the
+    /// condition on the symbols under which it holds when the map does not
+    /// use them: a symbolic shape stands for every positive value, so a map
+    /// that collides for some is not injective (`i % 8` over `n` collides
+    /// whenever `8 < n`). `None` when the search finds none within its
+    /// budget.
     pub fn find_collision(&self, shape: &[Expr]) -> Option<Collision> {
         let mut symbols: Vec<Var> = Vec::new();
         for e in shape {
@@ -478,7 +630,7 @@ impl IndexMap {
         let trials: Vec<i64> = if symbols.is_empty() {
             vec![0]
         } else {
-            vec![2, 3, 4, 5, 8]
+            vec![2, 3, 4, 5, 8, 16, 64, 256, 4096]
         };
         for value in trials {
             let env = |v: &Var| symbols.contains(v).then_some(value);
@@ -489,9 +641,8 @@ impl IndexMap {
             else {
                 continue;
             };
-            let found = self.search(&concrete, &symbols, value);
-            if found.is_some() {
-                return found;
+            if let Some(c) = self.search(&concrete, &symbols, value) {
+                return Some(self.smallest_witness(c, shape, &symbols, value));
             }
         }
         None
@@ -547,6 +698,7 @@ impl IndexMap {
                                 .iter()
                                 .map(|s| (s.name().to_string(), value))
                                 .collect(),
+                            condition: None,
                         });
                     }
                     seen.insert(image, point.clone());
@@ -557,6 +709,78 @@ impl IndexMap {
             }
         }
         None
+    }
+
+    /// `c` (found with every symbol at `value`) at the smallest common
+    /// symbol value where both indices are in the shape and still collide,
+    /// with the condition for that when the map does not use the symbols.
+    fn smallest_witness(
+        &self,
+        mut c: Collision,
+        shape: &[Expr],
+        symbols: &[Var],
+        value: i64,
+    ) -> Collision {
+        if symbols.is_empty() {
+            return c;
+        }
+        let holds = |v: i64| {
+            let env = |s: &Var| symbols.contains(s).then_some(v);
+            let inside = shape.iter().enumerate().all(|(k, e)| {
+                e.eval(&env)
+                    .is_ok_and(|x| c.first[k] < x && c.second[k] < x)
+            });
+            let image = |p: &[i64]| -> Option<Vec<i64>> {
+                let at = |s: &Var| {
+                    self.initial
+                        .iter()
+                        .position(|w| w == s)
+                        .map(|k| p[k])
+                        .or_else(|| symbols.contains(s).then_some(v))
+                };
+                self.finals.iter().map(|e| e.eval(&at).ok()).collect()
+            };
+            inside && image(&c.first).is_some() && image(&c.first) == image(&c.second)
+        };
+        if let Some(v) = (1..value).find(|&v| holds(v)) {
+            let env = |s: &Var| symbols.contains(s).then_some(v);
+            let at = |p: &[i64]| -> Option<Vec<i64>> {
+                let positions = crate::split_form::Positions::new(&self.initial);
+                self.finals
+                    .iter()
+                    .map(|e| {
+                        e.eval(&|s: &Var| positions.of(s).map(|k| p[k]).or_else(|| env(s)))
+                            .ok()
+                    })
+                    .collect()
+            };
+            if let Some(image) = at(&c.first) {
+                c.image = image;
+                c.symbols = symbols.iter().map(|s| (s.name().to_string(), v)).collect();
+            }
+        }
+        let map_uses_symbols = self.finals.iter().any(|e| {
+            let mut found = false;
+            e.for_each_var(&mut |s| found |= symbols.contains(s));
+            found
+        });
+        if !map_uses_symbols {
+            let mut cond: Option<Expr> = None;
+            for (k, e) in shape.iter().enumerate() {
+                let top = c.first[k].max(c.second[k]);
+                // Extents are positive: index 0 is always inside.
+                if e.as_int().is_some() || top == 0 {
+                    continue;
+                }
+                let lt = Expr::lt(Expr::int(top), e.clone());
+                cond = Some(match cond {
+                    None => lt,
+                    Some(a) => Expr::and(a, lt),
+                });
+            }
+            c.condition = cond.map(|e| arith::Analyzer::new().simplify(&e).unwrap_or(e));
+        }
+        c
     }
 
     /// Whether two maps agree at every point of `shape` (checked by
@@ -575,6 +799,48 @@ impl IndexMap {
         });
         Ok(ok)
     }
+}
+
+/// Whether `e` has a subtree free of variables that is not a number (kept
+/// unfolded because it has no value). One post-order walk: whether a node
+/// is free of variables follows from its children.
+fn has_unvalued_constant(e: &Expr) -> bool {
+    // (node, children done?); `closed` holds each finished child's answer.
+    let mut pending: Vec<(&Expr, bool)> = vec![(e, false)];
+    let mut closed: Vec<bool> = Vec::new();
+    while let Some((n, expanded)) = pending.pop() {
+        let kids = n.children();
+        if kids.is_empty() {
+            closed.push(n.as_var().is_none());
+            continue;
+        }
+        if !expanded {
+            pending.push((n, true));
+            pending.extend(kids.iter().map(|c| (*c, false)));
+            continue;
+        }
+        let at = closed.len() - kids.len();
+        let all = closed[at..].iter().all(|c| *c);
+        closed.truncate(at);
+        if all && n.as_int().is_none() && n.as_bool().is_none() {
+            return true;
+        }
+        closed.push(all);
+    }
+    false
+}
+
+/// `a` with its symbolic transformed extents simplified (`n - 1 + 1` is
+/// `n`): the nested and reversed forms build them from parts.
+fn simplified_shape(mut a: Analysis, prover: &mut Prover) -> Analysis {
+    for e in &mut a.transformed_shape {
+        if e.as_int().is_none() {
+            if let Ok(s) = prover.analyzer().simplify(e) {
+                *e = s;
+            }
+        }
+    }
+    a
 }
 
 /// Calls `f` on every point of `shape` in row-major order.

@@ -16,7 +16,10 @@
 //! offset. Layout transforms (splits, fusions, offsets, reorders) have this
 //! form, and for it injectivity, extents, inverse and padding follow exactly
 //! from constant arithmetic, with `arith`'s analyzer used only for symbolic
-//! facts.
+//! facts. Maps outside that form (a reversal `n - 1 - i`, a split of a
+//! split `(i % 10) // 9`, digits fused again with another index `(k * 6 +
+//! j) % 2 * 4 + i`, a stride `i * 2`) are analysed as `arith`'s iterator-map
+//! marks, with the same exact inverse and padding.
 #![warn(missing_docs)]
 
 mod analysis;
@@ -25,7 +28,9 @@ mod fold;
 mod index_map;
 pub mod lambda;
 mod list;
+mod nested;
 mod physical;
+mod reversal;
 mod split_form;
 
 pub use analysis::{AxisPlan, SourcePlan, SplitPlan};

@@ -64,14 +64,20 @@ fn negative_and_unsupported_indices() {
         map.map_shape(&shape(&[4])).unwrap_err().kind,
         ErrorKind::Negative
     );
-    // Injective but not made of splits: unsupported, pointing at the index.
-    let text = "lambda i: [i * 2]";
+    // Injective but not affine: unsupported, pointing at the index.
+    let text = "lambda i: [i * i]";
     let e = IndexMap::parse(text)
         .unwrap()
         .map_shape(&shape(&[4]))
         .unwrap_err();
     assert_eq!(e.kind, ErrorKind::Unsupported);
-    assert_eq!(spanned(text, &e), "i * 2");
+    assert_eq!(spanned(text, &e), "i * i");
+    // Enumerated on its constant shape, it says it is injective after all.
+    assert!(
+        e.message
+            .contains("injective on this shape, all 4 indices checked"),
+        "{e}"
+    );
 }
 
 #[test]

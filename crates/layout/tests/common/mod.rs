@@ -62,3 +62,5 @@ pub fn images(map: &IndexMap, dims: &[i64]) -> Vec<(Vec<i64>, Vec<i64>)> {
     });
     out
 }
+
+pub mod generator;
