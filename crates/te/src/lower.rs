@@ -834,46 +834,74 @@ fn largest(e: Expr, path: &[IterVar], b: &Bounds, an: &arith::Analyzer) -> Optio
         // Too large to bound cheaply: the caller uses the tensor's size.
         return None;
     }
-    let bound = an.const_int_bound(&e).max.min(pairwise_upper_bound(&e, an));
+    let bound = an.const_int_bound(&e).max.min(relaxed_upper_bound(&e, an));
     (bound != arith::POS_INF).then(|| Expr::int(bound.max(0)))
 }
 
-/// An upper bound of an extent `min(x1, x2, ...) - max(y1, y2, ...)` (the
-/// form of a region cut to a tensor): every `xk - yl` bounds it, and those
-/// differences often cancel the loop variables (`min(i, n) - max(i - 1, 0)`
-/// is at most `i - (i - 1) = 1`) where the whole expression's bound is
-/// infinite.
-fn pairwise_upper_bound(e: &Expr, an: &arith::Analyzer) -> i64 {
-    fn args(e: &Expr, min: bool, out: &mut Vec<Expr>) {
-        match e.kind() {
-            arith::ExprKind::Min(x, y) if min => {
-                args(x, min, out);
-                args(y, min, out);
-            }
-            arith::ExprKind::Max(x, y) if !min => {
-                args(x, min, out);
-                args(y, min, out);
-            }
-            _ => out.push(e.clone()),
-        }
-    }
-    let arith::ExprKind::Sub(hi, lo) = e.kind() else {
-        return arith::POS_INF;
-    };
-    let (mut xs, mut ys) = (Vec::new(), Vec::new());
-    args(hi, true, &mut xs);
-    args(lo, false, &mut ys);
-    if xs.len() * ys.len() > 16 || (xs.len() == 1 && ys.len() == 1) {
-        return arith::POS_INF;
-    }
+/// How many candidate forms [`relaxed_upper_bound`] may build.
+const CANDIDATE_LIMIT: usize = 16;
+
+/// An upper bound of an extent such as `min(x1, x2) * 2 - max(y1, y2) + 3`
+/// (the form of a region cut to a tensor): each `min` where the extent
+/// grows with it may be replaced by either argument, and each `max` where
+/// it shrinks with it, giving larger expressions whose loop variables
+/// often cancel (`min((H - 1) // 2, y * 4 + 3) * 2 - y * 8 + 3` is at most
+/// `(y * 4 + 3) * 2 - y * 8 + 3 = 9`) where the extent's own constant
+/// bound is infinite. The least constant bound over those forms.
+fn relaxed_upper_bound(e: &Expr, an: &arith::Analyzer) -> i64 {
     let mut best = arith::POS_INF;
-    for x in &xs {
-        for y in &ys {
-            let d = simp(an, Expr::sub(x.clone(), y.clone()));
-            best = best.min(an.const_int_bound(&d).max);
+    for c in relaxations(e, true) {
+        if c != *e {
+            let c = simp(an, c);
+            best = best.min(an.const_int_bound(&c).max);
         }
     }
     best
+}
+
+/// Expressions at least `e` (`upper`) or at most `e` (otherwise), `e`
+/// itself among them, at most [`CANDIDATE_LIMIT`] of them: `min` and `max`
+/// replaced by an argument where the direction allows, through sums,
+/// differences, products and floor divisions by constants.
+fn relaxations(e: &Expr, upper: bool) -> Vec<Expr> {
+    use arith::ExprKind as K;
+    let pairs = |a: Vec<Expr>, b: Vec<Expr>, f: &dyn Fn(Expr, Expr) -> Expr| -> Vec<Expr> {
+        if a.len() * b.len() > CANDIDATE_LIMIT {
+            return vec![e.clone()];
+        }
+        a.iter()
+            .flat_map(|x| b.iter().map(move |y| f(x.clone(), y.clone())))
+            .collect()
+    };
+    let constant = |e: &Expr| vec![e.clone()];
+    match e.kind() {
+        K::Min(x, y) if upper => {
+            let mut out = relaxations(x, upper);
+            out.extend(relaxations(y, upper));
+            out.truncate(CANDIDATE_LIMIT);
+            out
+        }
+        K::Max(x, y) if !upper => {
+            let mut out = relaxations(x, upper);
+            out.extend(relaxations(y, upper));
+            out.truncate(CANDIDATE_LIMIT);
+            out
+        }
+        K::Add(x, y) => pairs(relaxations(x, upper), relaxations(y, upper), &Expr::add),
+        K::Sub(x, y) => pairs(relaxations(x, upper), relaxations(y, !upper), &Expr::sub),
+        K::Mul(x, k) if k.as_int().is_some() => {
+            let up = upper == (k.as_int() >= Some(0));
+            pairs(relaxations(x, up), constant(k), &Expr::mul)
+        }
+        K::Mul(k, x) if k.as_int().is_some() => {
+            let up = upper == (k.as_int() >= Some(0));
+            pairs(constant(k), relaxations(x, up), &Expr::mul)
+        }
+        K::FloorDiv(x, k) if k.as_int().is_some_and(|k| k > 0) => {
+            pairs(relaxations(x, upper), constant(k), &Expr::floor_div)
+        }
+        _ => vec![e.clone()],
+    }
 }
 
 /// Evaluates `e` at every point of the nested loops `order`; `false` when a
