@@ -224,14 +224,33 @@ fn compose(op: &Operation, prev: &IndexMap, next: &IndexMap, shape: &[Expr]) -> 
 }
 
 /// Applies the schedule's layout transforms to a lowered function whose
-/// stage `i` has buffer `buffers[i]`.
-pub(crate) fn apply(s: &Schedule, buffers: &[Option<Buffer>], func: PrimFunc) -> Result<PrimFunc> {
-    let transforms: Vec<(Buffer, IndexMap)> = s
-        .stages()
-        .iter()
-        .zip(buffers)
-        .filter_map(|(st, b)| Some((b.clone()?, s.layout(st.op())?.clone())))
-        .collect();
+/// stage `i` has buffer `buffers[i]`. A stage with `local[i]` (the starts
+/// of its per-iteration region) is already indexed in the transformed
+/// space; only its axis separators are applied.
+pub(crate) fn apply(
+    s: &Schedule,
+    buffers: &[Option<Buffer>],
+    local: &[Option<Vec<Expr>>],
+    func: PrimFunc,
+) -> Result<PrimFunc> {
+    let mut transforms: Vec<(Buffer, IndexMap)> = Vec::new();
+    for ((st, b), local) in s.stages().iter().zip(buffers).zip(local) {
+        let (Some(b), Some(map)) = (b, s.layout(st.op())) else {
+            continue;
+        };
+        let map = if local.is_some() {
+            // The identity over the transformed axes, with the separators.
+            let vars: Vec<Var> = (0..map.final_indices().len())
+                .map(|k| Var::new(&format!("t{k}")))
+                .collect();
+            let finals = vars.iter().map(Var::expr).collect();
+            IndexMap::new(vars, finals, map.axis_separators().to_vec())
+                .map_err(|e| TeError::lowering(e.message))?
+        } else {
+            map.clone()
+        };
+        transforms.push((b.clone(), map));
+    }
     if transforms.is_empty() {
         return Ok(func);
     }
