@@ -198,8 +198,15 @@ fn compose(op: &Operation, prev: &IndexMap, next: &IndexMap, shape: &[Expr]) -> 
         next.axis_separators().to_vec(),
     )
     .map_err(|e| err(op, e.message))?;
-    let direct =
-        Layout::new(shape.to_vec(), Some(composed.clone())).map_err(|e| err(op, e.message))?;
+    let direct = Layout::new(shape.to_vec(), Some(composed.clone())).map_err(|e| {
+        err(
+            op,
+            format!(
+                "the two maps compose to `{composed}`, which is refused: {}; give one map",
+                e.message
+            ),
+        )
+    })?;
     let same = direct.transformed_shape().len() == chained.transformed_shape().len()
         && direct
             .transformed_shape()
@@ -241,7 +248,7 @@ pub(crate) fn apply(
         let map = if local.is_some() {
             // The identity over the transformed axes, with the separators.
             let vars: Vec<Var> = (0..map.final_indices().len())
-                .map(|k| Var::new(&format!("t{k}")))
+                .map(|k| Var::new(format!("t{k}")))
                 .collect();
             let finals = vars.iter().map(Var::expr).collect();
             IndexMap::new(vars, finals, map.axis_separators().to_vec())

@@ -15,6 +15,9 @@ use std::collections::HashMap;
 use te::{check, compute_named, create_schedule, placeholder, Tensor, Value, XorShift};
 use tir::DataType;
 
+/// How `C` reads `B` at its index.
+type Reader<'a> = Box<dyn Fn(&Expr) -> Value + 'a>;
+
 /// One generated program: the producer's runs and what was needed.
 struct Outcome {
     runs: u64,
@@ -40,7 +43,7 @@ fn program(rng: &mut XorShift, w: &Var, h: &Var) -> te::Result<Outcome> {
     let a = placeholder([n.clone()], "A", DataType::Float32)?;
     let b = compute_named([n.clone()], &["i"], |i| a.at([&i[0]]) + 1.0, "B")?;
     let at = |t: &Tensor, e: Expr| -> Value { t.at([&e]) };
-    let (m, body): (Expr, Box<dyn Fn(&Expr) -> Value>) = match pattern {
+    let (m, body): (Expr, Reader) = match pattern {
         0 => (
             Expr::floor_div(n.clone(), Expr::int(2)),
             Box::new(|i: &Expr| at(&b, i.clone() * 2) + at(&b, i.clone() * 2 + 1)),
