@@ -560,16 +560,21 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         };
         // Past the budget: a region per iteration still, anchored at one
         // request's start; the whole axis only when that is not sound.
+        // So is an axis whose requests were widened (to constant or
+        // infinite ends, cut to the axis): the anchored region starts from
+        // the requests asked again with more room.
         let anchored = match (&exact, &acc) {
             (None, Some(_)) => anchored_range(&raw[d], &op.shape()[d], b),
+            (Some(_), Some(_)) if requests_widened[d] => anchored_range(&raw[d], &op.shape()[d], b),
             _ => None,
         };
         let range = match (exact, anchored) {
-            (Some(r), _) => r,
-            (None, Some(r)) => {
-                widened[d] = requests_widened[d];
+            (_, Some(r)) => {
+                // A region per iteration, not the whole axis.
+                widened[d] = false;
                 r
             }
+            (Some(r), None) => r,
             (None, None) => declared(iv)?,
         };
         if widened[d] {

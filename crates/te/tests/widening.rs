@@ -5,9 +5,10 @@
 //! read was computed, outputs equal the definitions). The two programs
 //! below must run their producer at most twice what is needed; on the
 //! corpus, widening to the whole axis ran 18.8 times what was needed
-//! (81,045 runs for 4,321), the anchored regions of `infer_bound` 10.1
-//! times; what remains is a fused loop over a split by a number of parts,
-//! whose exact index outgrows even the anchor's budget.
+//! (81,045 runs for 4,321), the anchored regions of `infer_bound` 9.6
+//! times (41,508); what remains is mostly a fused loop over a split by a
+//! number of parts, whose set is widened already while passed up through
+//! the fuse.
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
 use arith::{Expr, Var};
@@ -181,7 +182,7 @@ fn producers_at_symbolic_loops_run_clean_and_near_what_is_needed() {
         worst.1
     );
     assert!(
-        runs <= 11 * needed,
+        runs <= 10 * needed,
         "runs {runs} vs needed {needed}; worst {:.1}x: {}",
         worst.0,
         worst.1
