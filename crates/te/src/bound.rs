@@ -653,6 +653,11 @@ fn anchored_range(requests: &[IntSet], size: &Expr, b: &Bounds) -> Option<Range>
     } else {
         simp(an, Expr::min(width, rest))
     };
+    // A region that is the whole axis gains nothing over widening (and is
+    // reported as widened).
+    if start.is_int(0) && an.can_prove(&Expr::ge(ext.clone(), size.clone())) {
+        return None;
+    }
     let budget = 2 * ANCHOR_BUDGET + size.node_count();
     (start.node_count() + ext.node_count() <= budget).then(|| Range::new(start, ext))
 }
