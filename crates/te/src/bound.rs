@@ -971,7 +971,7 @@ fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut IdMap<Iter
                     dom.insert(outer.var().clone(), o.set);
                     dom.insert(inner.var().clone(), n.set);
                     let e = Expr::add(Expr::add(pmin, Expr::mul(outer.expr(), f)), inner.expr());
-                    let set = eval(&e, &dom, an, &w);
+                    let set = exact_within_anchor(eval(&e, &dom, an, &w), &e, &dom, an, &w);
                     state(set, false, &w, inputs)
                 };
                 up.insert(parent.clone(), st);
@@ -1010,12 +1010,36 @@ fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut IdMap<Iter
                 let ie = Expr::add(imin, Expr::floor_mod(fused.expr(), n));
                 for (iv, e) in [(outer, oe), (inner, ie)] {
                     let w = Cell::new(false);
-                    let set = eval(&e, &dom, an, &w);
+                    let set = exact_within_anchor(eval(&e, &dom, an, &w), &e, &dom, an, &w);
                     up.insert(iv.clone(), state(set, false, &w, fs.widened));
                 }
             }
         }
     }
+}
+
+/// `set`, the value of `e` widened past [`BOUND_BUDGET`] (as `widened`
+/// says), or, when `e` is exact within [`ANCHOR_BUDGET`], that exact set
+/// (and `widened` cleared): the sets of one iteration passed up through a
+/// split or a fuse then keep the loop variables the requests of a producer
+/// are anchored at. Only a set that is one point is kept this way, so the
+/// ends passed on stay one expression, not a nest of them.
+fn exact_within_anchor(
+    set: IntSet,
+    e: &Expr,
+    dom: &DomMap,
+    an: &Analyzer,
+    widened: &Cell<bool>,
+) -> IntSet {
+    if !widened.get() {
+        return set;
+    }
+    let (exact, p) = an.int_set_within(e, dom, ANCHOR_BUDGET);
+    if p == Precision::Exact && exact.min().is_some() && exact.min() == exact.max() {
+        widened.set(false);
+        return exact;
+    }
+    set
 }
 
 /// PassDownDomain: ranges of split and fused axes from their parents.

@@ -5,10 +5,8 @@
 //! read was computed, outputs equal the definitions). The two programs
 //! below must run their producer at most twice what is needed; on the
 //! corpus, widening to the whole axis ran 18.8 times what was needed
-//! (81,045 runs for 4,321), the anchored regions of `infer_bound` 9.6
-//! times (41,508); what remains is mostly a fused loop over a split by a
-//! number of parts, whose set is widened already while passed up through
-//! the fuse.
+//! (81,045 runs for 4,321); anchored regions, with the point of one
+//! iteration kept exact through splits and fuses, run 1.5 times (6,402).
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
 use arith::{Expr, Var};
@@ -162,7 +160,7 @@ fn halves_of_a_fused_symbolic_axis_are_computed_per_iteration() {
 }
 
 #[test]
-fn producers_at_symbolic_loops_run_clean_and_near_what_is_needed() {
+fn producers_at_symbolic_loops_run_at_most_twice_what_is_needed() {
     let (w, h) = (Var::new("w"), Var::new("h"));
     let mut rng = XorShift::new(23);
     let (mut runs, mut needed, mut worst) = (0u64, 0u64, (0.0f64, String::new()));
@@ -182,7 +180,7 @@ fn producers_at_symbolic_loops_run_clean_and_near_what_is_needed() {
         worst.1
     );
     assert!(
-        runs <= 10 * needed,
+        runs <= 2 * needed,
         "runs {runs} vs needed {needed}; worst {:.1}x: {}",
         worst.0,
         worst.1
