@@ -1,6 +1,7 @@
 # Fusions in layouts: B is stored as the digits of the fusion k*6 + j (split
 # by 2) followed by i; C as one flat axis in (k, i, j) order. C's single
-# transformed axis is split and B is computed at its outer part.
+# transformed axis is split and B is computed at its outer part, storing
+# the transformed image of its region per iteration (48 elements, not 72).
 from tvm import te
 
 A = te.placeholder((4, 6, 3), name="A")
@@ -11,5 +12,5 @@ kj_outer, kj_inner, i = s[B].transform_layout(lambda i, j, k: [(k * 6 + j) // 2,
 (x,) = s[C].transform_layout(lambda i, j, k: [k * 24 + i * 6 + j])
 xo, xi = s[C].split(x, factor=5)
 s[B].compute_at(s[C], xo)
-# expect: allocate B[float32 * 72]
+# expect: allocate B[float32 * 48]
 # expect: C[((k.i.fused.j.fused.outer*5) + k.i.fused.j.fused.inner)]

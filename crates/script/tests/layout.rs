@@ -94,3 +94,32 @@ fn errors_point_at_the_call() {
         assert!(e.message.contains(fragment), "{body}: {}", e.message);
     }
 }
+
+#[test]
+fn two_transforms_of_a_placeholder_apply_in_order() {
+    // A is 4 x 8 here: transposed (8 x 4), then packed by 2 (4 x 4 x 2):
+    // A[i, j] lands at (j // 2) * 8 + i * 2 + j % 2.
+    let source = format!(
+        "{PRELUDE}s[A].transform_layout(lambda i, j: [j, i])\n\
+         s[A].transform_layout(lambda a, b: [a // 2, b, a % 2])\n"
+    );
+    let run = script::run(&source).unwrap();
+    let target = run.target.expect("a schedule");
+    let report = te::check(&target.schedule, &target.args, &HashMap::new(), 3).unwrap();
+    assert!(report.is_clean(0.0), "{report:?}");
+    let a = target
+        .args
+        .iter()
+        .find(|t| t.name() == "A")
+        .expect("A is an argument");
+    let map = target.schedule.layout(a.op()).unwrap().clone();
+    let l = layout::Layout::new(vec![4.into(), 8.into()], Some(map)).unwrap();
+    for i in 0..4 {
+        for j in 0..8 {
+            assert_eq!(
+                l.physical_point(&[i, j]).unwrap(),
+                [(j / 2) * 8 + i * 2 + j % 2]
+            );
+        }
+    }
+}

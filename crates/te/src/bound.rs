@@ -343,6 +343,9 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         .map(|size| simp(&b.analyzer, Expr::sub(size.clone(), Expr::int(1))))
         .collect();
     let mut widened = vec![false; ndim];
+    // The requests before they are cut to the axis, for the anchored
+    // region of an axis whose exact union outgrows the budget.
+    let mut raw: Vec<Vec<IntSet>> = vec![Vec::new(); ndim];
     for &c in &consumers {
         let cst = &s.stages()[c];
         // Phase 1: sets of the consumer's loops, innermost first; loops
@@ -485,6 +488,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                 // An index computed from values may be anything: the whole
                 // axis (TVM's region of a data-dependent access).
                 let Some(e) = e else {
+                    raw[d].push(IntSet::everything());
                     requests[d].push(clamp_to_shape(IntSet::everything(), &lasts[d], an));
                     continue;
                 };
@@ -498,11 +502,21 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                 // and notes it in `w`.
                 let req = eval(e, &root_dom, an, &w);
                 widened[d] |= w.get();
+                // A request widened past the budget is asked again with
+                // room for its exact ends, which the anchored region may
+                // still use (it keeps one start, not their nesting).
+                raw[d].push(if w.get() && !relax_widened.get() && !uses_widened {
+                    an.int_set_within(e, &root_dom, ANCHOR_BUDGET).0
+                } else {
+                    req.clone()
+                });
                 requests[d].push(clamp_to_shape(req, &lasts[d], an));
             }
         });
     }
     // Phase 4: the union over consumers, per axis.
+    // Whether a request itself was widened (as opposed to the union).
+    let requests_widened = widened.clone();
     for (d, iv) in op.axis().iter().enumerate() {
         let mut acc: Option<IntSet> = None;
         for r in &requests[d] {
@@ -544,9 +558,24 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
             }
             None => None,
         };
-        let range = match exact {
-            Some(r) => r,
-            None => declared(iv)?,
+        // Past the budget: a region per iteration still, anchored at one
+        // request's start; the whole axis only when that is not sound.
+        // So is an axis whose requests were widened (to constant or
+        // infinite ends, cut to the axis): the anchored region starts from
+        // the requests asked again with more room.
+        let anchored = match (&exact, &acc) {
+            (None, Some(_)) => anchored_range(&raw[d], &op.shape()[d], b),
+            (Some(_), Some(_)) if requests_widened[d] => anchored_range(&raw[d], &op.shape()[d], b),
+            _ => None,
+        };
+        let range = match (exact, anchored) {
+            (_, Some(r)) => {
+                // A region per iteration, not the whole axis.
+                widened[d] = false;
+                r
+            }
+            (Some(r), None) => r,
+            (None, None) => declared(iv)?,
         };
         if widened[d] {
             b.widened.push(iv.clone());
@@ -558,6 +587,102 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         bind(b, iv, declared(iv)?);
     }
     Ok(())
+}
+
+/// The largest request end, in nodes, an anchored region (see
+/// [`anchored_range`]) starts from.
+const ANCHOR_BUDGET: usize = 4 * BOUND_BUDGET;
+
+/// The region of an axis whose exact union of `requests` outgrows
+/// [`BOUND_BUDGET`]: `[max(anchor + lo, 0), + min(hi - lo + 1, size - start))`,
+/// where `anchor` is the start of one request and every request lies within
+/// `[anchor + lo, anchor + hi]`, `lo` and `hi` free of loop variables (the
+/// constant bounds of each end minus the anchor, or those differences
+/// themselves when they depend only on sizes). It still moves with the
+/// loops around the stage, which the whole axis does not; `None` when some
+/// end is infinite or differs from the anchor by an amount that depends on
+/// a loop and has no constant bound.
+///
+/// Sound: where `anchor + lo >= 0` the region ends at `min(anchor + hi,
+/// size - 1)`, the last index any request keeps after the cut to the axis;
+/// otherwise it starts at 0 and ends at or after `min(hi - lo, size - 1)`,
+/// which is past `anchor + hi`. Its start is one request's start (within
+/// the budget) and its extent adds only the size: a chain of such stages
+/// grows linearly, not exponentially.
+fn anchored_range(requests: &[IntSet], size: &Expr, b: &Bounds) -> Option<Range> {
+    let an = &b.analyzer;
+    let anchor = requests
+        .iter()
+        .filter_map(IntSet::min)
+        .min_by_key(|e| e.node_count())?
+        .clone();
+    if anchor.node_count() > ANCHOR_BUDGET {
+        return None;
+    }
+    let (mut lo, mut hi): (Option<Expr>, Option<Expr>) = (None, None);
+    for r in requests {
+        let (Some(rlo), Some(rhi)) = (r.min(), r.max()) else {
+            return None;
+        };
+        let below = offset_bound(rlo, &anchor, false, b)?;
+        let above = offset_bound(rhi, &anchor, true, b)?;
+        lo = Some(match lo {
+            None => below,
+            Some(l) => simp(an, Expr::min(l, below)),
+        });
+        hi = Some(match hi {
+            None => above,
+            Some(h) => simp(an, Expr::max(h, above)),
+        });
+    }
+    let (lo, hi) = (lo?, hi?);
+    let width = simp(an, Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1)));
+    let width = match width.as_int() {
+        Some(v) if v < 0 => Expr::int(0),
+        _ => width,
+    };
+    let first = simp(an, Expr::add(anchor, lo));
+    let start = if an.can_prove(&Expr::ge(first.clone(), Expr::int(0))) {
+        first
+    } else {
+        simp(an, Expr::max(first, Expr::int(0)))
+    };
+    let rest = Expr::sub(size.clone(), start.clone());
+    let ext = if an.can_prove(&Expr::le(width.clone(), rest.clone())) {
+        width
+    } else {
+        simp(an, Expr::min(width, rest))
+    };
+    // A region that is the whole axis gains nothing over widening (and is
+    // reported as widened).
+    if start.is_int(0) && an.can_prove(&Expr::ge(ext.clone(), size.clone())) {
+        return None;
+    }
+    let budget = 2 * ANCHOR_BUDGET + size.node_count();
+    (start.node_count() + ext.node_count() <= budget).then(|| Range::new(start, ext))
+}
+
+/// A bound of `end - anchor` free of loop variables: below it (`upper`
+/// false) or above it. Its constant bound when finite; else the difference
+/// itself when it depends on sizes alone; else, for an upper bound of
+/// `min(x, y)` (a request cut to an axis) or a lower bound of `max(x, y)`,
+/// a bound of either argument.
+fn offset_bound(end: &Expr, anchor: &Expr, upper: bool, b: &Bounds) -> Option<Expr> {
+    let d = simp(&b.analyzer, Expr::sub(end.clone(), anchor.clone()));
+    let c = b.analyzer.const_int_bound(&d);
+    let bound = if upper { c.max } else { c.min };
+    if bound != POS_INF && bound != NEG_INF {
+        return Some(Expr::int(bound));
+    }
+    if !b.mentions_loop(&d) {
+        return (d.node_count() <= BOUND_BUDGET).then_some(d);
+    }
+    match (end.kind(), upper) {
+        (ExprKind::Min(x, y), true) | (ExprKind::Max(x, y), false) => {
+            offset_bound(x, anchor, upper, b).or_else(|| offset_bound(y, anchor, upper, b))
+        }
+        _ => None,
+    }
 }
 
 /// `a - b` when both are one base plus constants (`base + k`, `base - k`
@@ -846,7 +971,7 @@ fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut IdMap<Iter
                     dom.insert(outer.var().clone(), o.set);
                     dom.insert(inner.var().clone(), n.set);
                     let e = Expr::add(Expr::add(pmin, Expr::mul(outer.expr(), f)), inner.expr());
-                    let set = eval(&e, &dom, an, &w);
+                    let set = exact_within_anchor(eval(&e, &dom, an, &w), &e, &dom, an, &w);
                     state(set, false, &w, inputs)
                 };
                 up.insert(parent.clone(), st);
@@ -885,12 +1010,36 @@ fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut IdMap<Iter
                 let ie = Expr::add(imin, Expr::floor_mod(fused.expr(), n));
                 for (iv, e) in [(outer, oe), (inner, ie)] {
                     let w = Cell::new(false);
-                    let set = eval(&e, &dom, an, &w);
+                    let set = exact_within_anchor(eval(&e, &dom, an, &w), &e, &dom, an, &w);
                     up.insert(iv.clone(), state(set, false, &w, fs.widened));
                 }
             }
         }
     }
+}
+
+/// `set`, the value of `e` widened past [`BOUND_BUDGET`] (as `widened`
+/// says), or, when `e` is exact within [`ANCHOR_BUDGET`], that exact set
+/// (and `widened` cleared): the sets of one iteration passed up through a
+/// split or a fuse then keep the loop variables the requests of a producer
+/// are anchored at. Only a set that is one point is kept this way, so the
+/// ends passed on stay one expression, not a nest of them.
+fn exact_within_anchor(
+    set: IntSet,
+    e: &Expr,
+    dom: &DomMap,
+    an: &Analyzer,
+    widened: &Cell<bool>,
+) -> IntSet {
+    if !widened.get() {
+        return set;
+    }
+    let (exact, p) = an.int_set_within(e, dom, ANCHOR_BUDGET);
+    if p == Precision::Exact && exact.min().is_some() && exact.min() == exact.max() {
+        widened.set(false);
+        return exact;
+    }
+    set
 }
 
 /// PassDownDomain: ranges of split and fused axes from their parents.

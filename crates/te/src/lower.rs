@@ -205,7 +205,12 @@ fn lower_with(
     // Loops of different stages may share a name (`i` of a producer inside
     // `i` of its consumer); print them apart, as `tvm.lower` does.
     let body = tir::rename_shadowing(body);
-    let func = crate::layout::apply(s, &l.buffers, PrimFunc::new(name, params, body))?;
+    let func = crate::layout::apply(
+        s,
+        &l.buffers,
+        &l.transformed,
+        PrimFunc::new(name, params, body),
+    )?;
     // Unbound newest first, the analyzer is again exactly the bounds' one.
     for v in l.rebased.iter().rev() {
         l.an.unbind(v);
@@ -258,6 +263,11 @@ struct Lowerer<'a> {
     /// Buffers of placeholders among the arguments that nothing reads (not
     /// part of the schedule): passed through, as `tvm.lower` accepts them.
     unused: HashMap<OpId, Buffer>,
+    /// For each transformed stage stored per iteration (see
+    /// [`physical_allocation`]), the start of its region per transformed
+    /// axis: its buffer is indexed in the transformed space, relative to
+    /// those starts.
+    transformed: Vec<Option<Vec<Expr>>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -292,6 +302,7 @@ impl<'a> Lowerer<'a> {
         }
         let mut attached: IdMap<IterVar, Vec<usize>> = IdMap::default();
         let mut buffers = Vec::with_capacity(s.stages().len());
+        let mut transformed = vec![None; s.stages().len()];
         for (i, st) in s.stages().iter().enumerate() {
             if let Attach::At { axis, .. } = st.attach() {
                 attached.entry(axis.clone()).or_default().push(i);
@@ -304,9 +315,25 @@ impl<'a> Lowerer<'a> {
                     op.name()
                 )));
             }
+            // A transformed stage computed at a loop stores the region of
+            // each iteration in the transformed space.
+            let local = (needs_buffer
+                && style == StorageStyle::Allocate
+                && !params.contains(&i)
+                && !st.is_placeholder()
+                && matches!(st.attach(), Attach::At { .. }))
+            .then(|| physical_allocation(s, b, &an, i))
+            .flatten();
+            if let Some((shape, starts)) = local {
+                transformed[i] = Some(starts);
+                let buf = Buffer::new(st.name(), op.dtype(), shape)
+                    .with_scope(storage_scope(s, i, b).to_string());
+                buffers.push(Some(Ok(buf)));
+                continue;
+            }
             buffers.push(needs_buffer.then(|| -> Result<Buffer> {
-                // A buffer with a layout transform is stored whole: its
-                // layout is a property of the whole tensor.
+                // Any other buffer with a layout transform is stored whole:
+                // the layout is then of the whole tensor.
                 let shape = if params.contains(&i)
                     || style == StorageStyle::Realize
                     || st.is_placeholder()
@@ -342,6 +369,7 @@ impl<'a> Lowerer<'a> {
             rebased: Vec::new(),
             built,
             offsets: RefCell::new(vec![None; s.stages().len()]),
+            transformed,
         })
     }
 
@@ -395,6 +423,22 @@ impl<'a> Lowerer<'a> {
     /// element `idx` (not yet simplified: each index is simplified once,
     /// together with the region offset it may get).
     fn access(&self, p: usize, idx: Vec<Expr>) -> Vec<Expr> {
+        if let Some(starts) = &self.transformed[p] {
+            let map = self
+                .s
+                .layout(self.s.stages()[p].op())
+                .expect("transformed stages have layouts");
+            let values: HashMap<&Var, &Expr> = map.initial_indices().iter().zip(&idx).collect();
+            return map
+                .final_indices()
+                .iter()
+                .zip(starts)
+                .map(|(f, start)| {
+                    let at = f.substitute(&mut |v| values.get(v).map(|x| (*x).clone()));
+                    simp(&self.an, Expr::sub(at, self.unsimplified(start)))
+                })
+                .collect();
+        }
         if self.style == StorageStyle::Realize
             || self.params.contains(&p)
             || self.s.stages()[p].is_placeholder()
@@ -804,6 +848,49 @@ pub(crate) fn allocation_shape(
         .collect()
 }
 
+/// The storage of a transformed stage computed at a loop, in the
+/// transformed space: per transformed axis, the largest extent the image of
+/// the stage's region takes over the iterations, and the start of that
+/// image (in the iteration variables of the bounds). `None` when some image
+/// is unbounded or its extent has no bound; the stage is then stored whole.
+pub(crate) fn physical_allocation(
+    s: &Schedule,
+    b: &Bounds,
+    an: &arith::Analyzer,
+    i: usize,
+) -> Option<(Vec<Expr>, Vec<Expr>)> {
+    let op = s.stages()[i].op();
+    let map = s.layout(op)?;
+    let region = b.region(op)?;
+    let dom: HashMap<Var, arith::int_set::IntSet> = map
+        .initial_indices()
+        .iter()
+        .zip(&region)
+        .map(|(v, r)| {
+            let last = Expr::sub(Expr::add(r.min.clone(), r.extent.clone()), Expr::int(1));
+            let set = arith::int_set::IntSet::interval(Some(r.min.clone()), Some(last));
+            (v.clone(), set)
+        })
+        .collect();
+    let path: Vec<IterVar> = b.graph.attach_path(i).cloned().collect();
+    let mut shape = Vec::new();
+    let mut starts = Vec::new();
+    for f in map.final_indices() {
+        let set = an.int_set(f, &dom);
+        let (lo, hi) = (set.min()?.clone(), set.max()?.clone());
+        let extent = Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1));
+        let extent = simp(an, b.to_loop_vars(&extent));
+        let size = if b.mentions_loop(&extent) {
+            largest(extent, &path, b, an)?
+        } else {
+            extent
+        };
+        shape.push(size);
+        starts.push(lo);
+    }
+    Some((shape, starts))
+}
+
 fn largest(e: Expr, path: &[IterVar], b: &Bounds, an: &arith::Analyzer) -> Option<Expr> {
     let on_path = |e: &Expr| path.iter().any(|iv| e.uses_var(iv.var()));
     if !on_path(&e) {
@@ -834,46 +921,74 @@ fn largest(e: Expr, path: &[IterVar], b: &Bounds, an: &arith::Analyzer) -> Optio
         // Too large to bound cheaply: the caller uses the tensor's size.
         return None;
     }
-    let bound = an.const_int_bound(&e).max.min(pairwise_upper_bound(&e, an));
+    let bound = an.const_int_bound(&e).max.min(relaxed_upper_bound(&e, an));
     (bound != arith::POS_INF).then(|| Expr::int(bound.max(0)))
 }
 
-/// An upper bound of an extent `min(x1, x2, ...) - max(y1, y2, ...)` (the
-/// form of a region cut to a tensor): every `xk - yl` bounds it, and those
-/// differences often cancel the loop variables (`min(i, n) - max(i - 1, 0)`
-/// is at most `i - (i - 1) = 1`) where the whole expression's bound is
-/// infinite.
-fn pairwise_upper_bound(e: &Expr, an: &arith::Analyzer) -> i64 {
-    fn args(e: &Expr, min: bool, out: &mut Vec<Expr>) {
-        match e.kind() {
-            arith::ExprKind::Min(x, y) if min => {
-                args(x, min, out);
-                args(y, min, out);
-            }
-            arith::ExprKind::Max(x, y) if !min => {
-                args(x, min, out);
-                args(y, min, out);
-            }
-            _ => out.push(e.clone()),
-        }
-    }
-    let arith::ExprKind::Sub(hi, lo) = e.kind() else {
-        return arith::POS_INF;
-    };
-    let (mut xs, mut ys) = (Vec::new(), Vec::new());
-    args(hi, true, &mut xs);
-    args(lo, false, &mut ys);
-    if xs.len() * ys.len() > 16 || (xs.len() == 1 && ys.len() == 1) {
-        return arith::POS_INF;
-    }
+/// How many candidate forms [`relaxed_upper_bound`] may build.
+const CANDIDATE_LIMIT: usize = 16;
+
+/// An upper bound of an extent such as `min(x1, x2) * 2 - max(y1, y2) + 3`
+/// (the form of a region cut to a tensor): each `min` where the extent
+/// grows with it may be replaced by either argument, and each `max` where
+/// it shrinks with it, giving larger expressions whose loop variables
+/// often cancel (`min((H - 1) // 2, y * 4 + 3) * 2 - y * 8 + 3` is at most
+/// `(y * 4 + 3) * 2 - y * 8 + 3 = 9`) where the extent's own constant
+/// bound is infinite. The least constant bound over those forms.
+fn relaxed_upper_bound(e: &Expr, an: &arith::Analyzer) -> i64 {
     let mut best = arith::POS_INF;
-    for x in &xs {
-        for y in &ys {
-            let d = simp(an, Expr::sub(x.clone(), y.clone()));
-            best = best.min(an.const_int_bound(&d).max);
+    for c in relaxations(e, true) {
+        if c != *e {
+            let c = simp(an, c);
+            best = best.min(an.const_int_bound(&c).max);
         }
     }
     best
+}
+
+/// Expressions at least `e` (`upper`) or at most `e` (otherwise), `e`
+/// itself among them, at most [`CANDIDATE_LIMIT`] of them: `min` and `max`
+/// replaced by an argument where the direction allows, through sums,
+/// differences, products and floor divisions by constants.
+fn relaxations(e: &Expr, upper: bool) -> Vec<Expr> {
+    use arith::ExprKind as K;
+    let pairs = |a: Vec<Expr>, b: Vec<Expr>, f: &dyn Fn(Expr, Expr) -> Expr| -> Vec<Expr> {
+        if a.len() * b.len() > CANDIDATE_LIMIT {
+            return vec![e.clone()];
+        }
+        a.iter()
+            .flat_map(|x| b.iter().map(move |y| f(x.clone(), y.clone())))
+            .collect()
+    };
+    let constant = |e: &Expr| vec![e.clone()];
+    match e.kind() {
+        K::Min(x, y) if upper => {
+            let mut out = relaxations(x, upper);
+            out.extend(relaxations(y, upper));
+            out.truncate(CANDIDATE_LIMIT);
+            out
+        }
+        K::Max(x, y) if !upper => {
+            let mut out = relaxations(x, upper);
+            out.extend(relaxations(y, upper));
+            out.truncate(CANDIDATE_LIMIT);
+            out
+        }
+        K::Add(x, y) => pairs(relaxations(x, upper), relaxations(y, upper), &Expr::add),
+        K::Sub(x, y) => pairs(relaxations(x, upper), relaxations(y, !upper), &Expr::sub),
+        K::Mul(x, k) if k.as_int().is_some() => {
+            let up = upper == (k.as_int() >= Some(0));
+            pairs(relaxations(x, up), constant(k), &Expr::mul)
+        }
+        K::Mul(k, x) if k.as_int().is_some() => {
+            let up = upper == (k.as_int() >= Some(0));
+            pairs(constant(k), relaxations(x, up), &Expr::mul)
+        }
+        K::FloorDiv(x, k) if k.as_int().is_some_and(|k| k > 0) => {
+            pairs(relaxations(x, upper), constant(k), &Expr::floor_div)
+        }
+        _ => vec![e.clone()],
+    }
 }
 
 /// Evaluates `e` at every point of the nested loops `order`; `false` when a

@@ -2,7 +2,7 @@
 
 use crate::error::Result;
 use crate::iter_var::IterKind;
-use crate::lower::{allocation_shape, Lowering};
+use crate::lower::{allocation_shape, physical_allocation, Lowering};
 use crate::operation::Tensor;
 use crate::schedule::{Attach, Schedule};
 use crate::simp::simp;
@@ -58,8 +58,14 @@ pub struct StageReport {
     /// The region computed per iteration of the attach point, one
     /// `[min, extent)` per axis.
     pub region: Vec<Range>,
-    /// The storage shape: the largest region over the iterations.
+    /// The storage shape: the largest region over the iterations; for a
+    /// tensor with a layout transform, in the physical space; for an input,
+    /// its (physical) shape.
     pub allocation: Vec<Expr>,
+    /// The physical shape of a tensor with a layout transform (seed 001:
+    /// the transformed shape, its axes between separators flattened); `None`
+    /// without one.
+    pub physical_shape: Option<Vec<Expr>>,
     /// The axes whose exact bound outgrew [`crate::BOUND_BUDGET`] nodes and
     /// were widened to the whole axis: sound, but coarser than exact.
     pub widened: Vec<String>,
@@ -145,6 +151,21 @@ pub fn report_lowered(s: &Schedule, lowering: Lowering) -> Result<Report> {
             .attach_path(i)
             .map(|iv| iv.name().to_string())
             .collect();
+        let physical_shape = match s.layout(st.op()) {
+            Some(map) if !inline => Some(
+                layout::Layout::new(st.op().shape().to_vec(), Some(map.clone()))
+                    .map_err(|e| {
+                        crate::error::TeError::lowering(format!(
+                            "layout of `{}`: {}",
+                            st.name(),
+                            e.message
+                        ))
+                    })?
+                    .physical_shape()
+                    .to_vec(),
+            ),
+            _ => None,
+        };
         let (region, allocation) = if inline || st.is_placeholder() {
             let full: Vec<Range> = st
                 .op()
@@ -152,12 +173,28 @@ pub fn report_lowered(s: &Schedule, lowering: Lowering) -> Result<Report> {
                 .iter()
                 .map(|d| Range::from_extent(d.clone()))
                 .collect();
-            (if inline { Vec::new() } else { full }, Vec::new())
+            let storage = match &physical_shape {
+                Some(p) => p.clone(),
+                None if inline => Vec::new(),
+                None => st.op().shape().to_vec(),
+            };
+            (if inline { Vec::new() } else { full }, storage)
         } else {
-            (
-                b.region(st.op()).unwrap_or_default(),
-                allocation_shape(s, b, &b.analyzer, i)?,
-            )
+            // A transformed tensor computed at a loop stores its region's
+            // image per iteration when that is bounded, else it is stored
+            // whole; either in its physical shape.
+            let local = matches!(st.attach(), Attach::At { .. })
+                .then(|| physical_allocation(s, b, &b.analyzer, i))
+                .flatten();
+            let storage = match (&physical_shape, local) {
+                (Some(_), Some((shape, _))) => {
+                    let seps = s.layout(st.op()).map_or(&[][..], |m| m.axis_separators());
+                    grouped(&shape, seps, &b.analyzer)
+                }
+                (Some(p), None) => p.clone(),
+                (None, _) => allocation_shape(s, b, &b.analyzer, i)?,
+            };
+            (b.region(st.op()).unwrap_or_default(), storage)
         };
         let widened = b
             .widened()
@@ -173,7 +210,25 @@ pub fn report_lowered(s: &Schedule, lowering: Lowering) -> Result<Report> {
             attach_path,
             region,
             allocation,
+            physical_shape,
         });
     }
     Ok(Report { stages, program })
+}
+
+/// A transformed shape as physical axes: the product of the extents
+/// between consecutive axis separators.
+fn grouped(shape: &[Expr], separators: &[usize], an: &arith::Analyzer) -> Vec<Expr> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for end in separators.iter().copied().chain([shape.len()]) {
+        let product = shape[start..end]
+            .iter()
+            .cloned()
+            .reduce(Expr::mul)
+            .unwrap_or_else(|| Expr::int(1));
+        out.push(simp(an, product));
+        start = end;
+    }
+    out
 }

@@ -123,6 +123,10 @@ impl RunReport {
             }
             if !matches!(st.placement, Placement::Inline) {
                 let _ = writeln!(out, "  realize: {}", region_text(&st.region));
+                if let Some(p) = &st.physical_shape {
+                    let dims: Vec<String> = p.iter().map(ToString::to_string).collect();
+                    let _ = writeln!(out, "  physical shape: [{}]", dims.join(", "));
+                }
                 let _ = writeln!(out, "  allocation: {} elements", allocation(st));
             }
             if !st.widened.is_empty() {
@@ -204,6 +208,10 @@ impl RunReport {
                         })
                         .collect(),
                     name: &st.name,
+                    physical_shape: st
+                        .physical_shape
+                        .as_ref()
+                        .map(|p| p.iter().map(ToString::to_string).collect()),
                     realize: st
                         .region
                         .iter()
@@ -245,6 +253,9 @@ struct StageJson<'a> {
     attach_path: &'a [String],
     iter_vars: Vec<IterVarJson<'a>>,
     name: &'a str,
+    /// The physical shape of a tensor with a layout transform.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    physical_shape: Option<Vec<String>>,
     realize: Vec<RangeJson<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     runs: Option<u64>,
@@ -334,15 +345,11 @@ fn elements(shape: &[Expr]) -> Elements {
     }
 }
 
-/// The elements a stage's storage holds: an input's whole shape, a computed
-/// stage's largest region, nothing for an inlined stage.
+/// The elements a stage's storage holds: an input's whole (physical)
+/// shape, a computed stage's largest region, nothing for an inlined stage.
 fn allocation(st: &StageReport) -> Elements {
     match st.placement {
         Placement::Inline => Elements::Count(0),
-        Placement::Input => {
-            let shape: Vec<Expr> = st.region.iter().map(|r| r.extent.clone()).collect();
-            elements(&shape)
-        }
         _ => elements(&st.allocation),
     }
 }

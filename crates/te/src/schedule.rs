@@ -249,8 +249,9 @@ pub struct Schedule {
     outputs: Vec<Operation>,
     stages: Vec<Stage>,
     index: arith::IdMap<OpId, usize>,
-    /// Layout transforms of tensors' buffers (`transform_layout`).
-    layouts: Vec<(OpId, layout::IndexMap)>,
+    /// Layout transforms of tensors' buffers (`transform_layout`): the
+    /// composition, and each map as given, in order.
+    layouts: Vec<(OpId, layout::IndexMap, Vec<layout::IndexMap>)>,
     /// See [`Schedule::revision`].
     revision: u64,
 }
@@ -413,20 +414,39 @@ impl Schedule {
         })
     }
 
-    /// The layout transform of `op`'s buffer, if any.
+    /// The layout transform of `op`'s buffer, if any: the composition of
+    /// every `transform_layout` of it, in the order they were made.
     pub fn layout(&self, op: &Operation) -> Option<&layout::IndexMap> {
         self.layouts
             .iter()
-            .find(|(id, _)| *id == op.id())
-            .map(|(_, m)| m)
+            .find(|(id, _, _)| *id == op.id())
+            .map(|(_, m, _)| m)
     }
 
-    /// Records the layout transform of `op`'s buffer (see
-    /// [`Schedule::transform_layout`]).
-    pub(crate) fn set_layout(&mut self, op: &Operation, map: layout::IndexMap) {
+    /// The maps of every `transform_layout` of `op`'s buffer, in the order
+    /// they were made (empty without one); [`Schedule::layout`] is their
+    /// composition.
+    pub fn layout_maps(&self, op: &Operation) -> &[layout::IndexMap] {
+        self.layouts
+            .iter()
+            .find(|(id, _, _)| *id == op.id())
+            .map_or(&[], |(_, _, maps)| maps.as_slice())
+    }
+
+    /// Records the layout transform of `op`'s buffer: `composed`, the
+    /// composition of the maps already recorded with `map`, which is
+    /// appended to them (see [`Schedule::transform_layout`]).
+    pub(crate) fn set_layout(
+        &mut self,
+        op: &Operation,
+        composed: layout::IndexMap,
+        map: layout::IndexMap,
+    ) {
         self.touch();
-        self.layouts.retain(|(id, _)| *id != op.id());
-        self.layouts.push((op.id(), map));
+        let mut maps = self.layout_maps(op).to_vec();
+        maps.push(map);
+        self.layouts.retain(|(id, _, _)| *id != op.id());
+        self.layouts.push((op.id(), composed, maps));
     }
 
     fn compute_stage_mut(&mut self, op: &Operation, what: &str) -> Result<&mut Stage> {
