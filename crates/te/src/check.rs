@@ -193,6 +193,11 @@ pub fn check(
             }
         }
     }
+    // By name once, not searched per stage: linear in long pipelines.
+    let mut largest: HashMap<&str, u64> = HashMap::new();
+    for (b, n) in run.largest_regions() {
+        largest.entry(b.name()).or_insert(*n);
+    }
     let stages = s
         .stages()
         .iter()
@@ -201,7 +206,7 @@ pub fn check(
             name: st.name().to_string(),
             runs: run.runs(st.name()),
             needed: reference.needed(st.op()),
-            largest_region: run.largest_region_named(st.name()),
+            largest_region: largest.get(st.name()).copied(),
         })
         .collect();
     Ok(CheckReport {

@@ -141,3 +141,41 @@ fn a_body_or_size_doubled_through_a_variable_is_refused() {
     assert_eq!(w.written_size(), 2 * 1024 - 1 + 1024);
     assert!(compute_named([4], &["i"], |_| w.clone(), "D").is_ok());
 }
+
+/// `T_k = T_{k-1}[i] + 1` for `k` in `1..=n`, from a placeholder `A`.
+fn stage_chain(n: usize) -> (te::Tensor, te::Tensor) {
+    let a = placeholder([4], "A", DataType::Float32).unwrap();
+    let mut t = a.clone();
+    for _ in 0..n {
+        let prev = t.clone();
+        t = compute_named([4], &["i"], move |i| prev.at([&i[0]]) + 1.0, "T").unwrap();
+    }
+    (a, t)
+}
+
+#[test]
+fn a_chain_of_100000_stages_is_bounded_lowered_run_and_dropped() {
+    on_small_stack(|| {
+        let (a, t) = stage_chain(N);
+        let s = create_schedule(&[t.clone()]);
+        let bounds = infer_bound(&s).unwrap();
+        assert_eq!(bounds.range(&t.op().axis()[0]).unwrap().to_string(), "[0, 4)");
+        drop(bounds);
+        let f = lower(&s, &[a.clone(), t.clone()]).unwrap();
+        assert_eq!(f.to_string().matches("produce ").count(), N);
+        drop(f);
+        let options = te::ReportOptions { run: true, seed: 3 };
+        let report = te::run_report(&s, &[a.clone(), t.clone()], &options).unwrap();
+        // Every stage runs once per element, and the output is `A + N`.
+        assert!(report.is_clean(), "{}", report.to_text());
+        drop(report);
+        let inputs = HashMap::from([(a.op().id(), tir::Tensor::from_fn(&[4], |i| i[0] as f64))]);
+        let sizes = HashMap::new();
+        let mut reference = Reference::new(&inputs, &sizes);
+        assert_eq!(reference.element(t.op(), &[2]).unwrap(), 2.0 + N as f64);
+        drop(reference);
+        // The schedule and the last tensor hold the whole chain.
+        drop(s);
+        drop((a, t));
+    });
+}

@@ -62,7 +62,10 @@ pub use buffer::{Buffer, BufferId};
 pub use dtype::{DataType, UnknownDataType};
 pub use flatten::{flatten, FlattenError, Flattened};
 pub use hoist::hoist_allocations;
-pub use interp::{run, AccessKind, AccessViolation, Interpreter, Problem, RunError, RunResult};
+pub use interp::{
+    run, AccessKind, AccessViolation, Interpreter, Interrupt, Problem, RunError, RunResult,
+    INTERRUPT_INTERVAL,
+};
 pub use intrinsic::Intrinsic;
 pub use layout::{apply_layout_transforms, physical_buffer, LayoutTransformError};
 pub use print::{AccessStyle, Printer};

@@ -89,25 +89,11 @@ impl Mutator for Binders<'_> {
 
     fn stmt(&mut self, s: &Stmt) -> Result<Stmt, Self::Error> {
         let rename = |v: &Var| self.renamed.get(v).cloned().unwrap_or_else(|| v.clone());
-        Ok(match walk_stmt(self, s)? {
-            Stmt::For {
-                var,
-                min,
-                extent,
-                body,
-            } => Stmt::For {
-                var: rename(&var),
-                min,
-                extent,
-                body,
-            },
-            Stmt::Let { var, value, body } => Stmt::Let {
-                var: rename(&var),
-                value,
-                body,
-            },
-            other => other,
-        })
+        let mut out = walk_stmt(self, s)?;
+        if let Stmt::For { var, .. } | Stmt::Let { var, .. } = &mut out {
+            *var = rename(var);
+        }
+        Ok(out)
     }
 
     fn value(&mut self, v: &Value) -> Result<Value, Self::Error> {

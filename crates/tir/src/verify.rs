@@ -253,49 +253,14 @@ impl Scope<'_> {
     }
 }
 
-/// The first line of `s` as printed, without printing what it encloses,
-/// shortened to [`SHOWN_CHARS`].
+/// The first line of `s` as printed, without what it encloses, shortened
+/// to [`SHOWN_CHARS`].
 fn header(s: &Stmt) -> String {
-    let empty = Box::new(Stmt::no_op());
-    let shallow = match s {
-        Stmt::For {
-            var, min, extent, ..
-        } => Stmt::For {
-            var: var.clone(),
-            min: min.clone(),
-            extent: extent.clone(),
-            body: empty,
-        },
-        Stmt::Let { var, value, .. } => Stmt::Let {
-            var: var.clone(),
-            value: value.clone(),
-            body: empty,
-        },
-        Stmt::Realize { buffer, region, .. } => Stmt::Realize {
-            buffer: buffer.clone(),
-            region: region.clone(),
-            body: empty,
-        },
-        Stmt::Allocate {
-            buffer, extents, ..
-        } => Stmt::Allocate {
-            buffer: buffer.clone(),
-            extents: extents.clone(),
-            body: empty,
-        },
-        Stmt::IfThenElse { cond, .. } => Stmt::IfThenElse {
-            cond: cond.clone(),
-            then_case: empty,
-            else_case: None,
-        },
-        other => other.clone(),
-    };
-    let text = shallow.to_string();
-    let line = text.lines().next().unwrap_or("").trim_end_matches(" {");
+    let line = crate::print::Printer::new().header(s);
     if line.chars().count() > SHOWN_CHARS {
         let cut: String = line.chars().take(SHOWN_CHARS).collect();
         format!("{cut}...")
     } else {
-        line.to_string()
+        line
     }
 }
