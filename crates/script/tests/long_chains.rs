@@ -64,7 +64,11 @@ fn a_te_body_of_100000_terms_is_analysed_lowered_and_run() {
         let run = script::run(&source).expect("runs");
         assert_eq!(run.printed.matches("A[i]").count(), N);
         let target = run.target.expect("a schedule");
-        let options = te::ReportOptions { run: true, seed: 1 };
+        let options = te::ReportOptions {
+            run: true,
+            seed: 1,
+            ..Default::default()
+        };
         let report = te::run_report(&target.schedule, &target.args, &options).unwrap();
         assert!(report.is_clean(), "{}", report.to_text());
         assert!(report.to_text().ends_with("  ok\n"));

@@ -27,7 +27,11 @@ fn a_split_of_a_shared_reduce_axis_stays_in_its_stage() {
     assert!(d_block.contains("for (k, 0, 8)"), "{text}");
     let target = run.target.expect("a schedule");
     for seed in 0..2 {
-        let options = te::ReportOptions { run: true, seed };
+        let options = te::ReportOptions {
+            run: true,
+            seed,
+            ..Default::default()
+        };
         let report = te::run_report(&target.schedule, &target.args, &options).unwrap();
         assert!(report.is_clean(), "{}", report.to_text());
     }

@@ -226,8 +226,11 @@ fn verify(s: &Schedule, rebased: &[Var], func: &PrimFunc) -> Result<()> {
         loop_vars.extend(st.all_iter_vars().iter().map(|iv| iv.var().clone()));
         loop_vars.extend(st.op().root_iter_vars().iter().map(|iv| iv.var().clone()));
     }
-    tir::verify_bound_vars(func, &|v| !loop_vars.contains(v))
-        .map_err(|e| TeError::lowering(format!("internal error: the lowered program is invalid: {e}")))
+    tir::verify_bound_vars(func, &|v| !loop_vars.contains(v)).map_err(|e| {
+        TeError::lowering(format!(
+            "internal error: the lowered program is invalid: {e}"
+        ))
+    })
 }
 
 fn seq(a: Stmt, b: Stmt) -> Stmt {

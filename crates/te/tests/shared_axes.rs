@@ -9,8 +9,7 @@
 use proptest::prelude::*;
 use std::collections::HashMap;
 use te::{
-    compute_named, create_schedule, lower, placeholder, reduce_axis, sum, IterVar, Schedule,
-    Tensor,
+    compute_named, create_schedule, lower, placeholder, reduce_axis, sum, IterVar, Schedule, Tensor,
 };
 use tir::DataType;
 
@@ -80,8 +79,14 @@ fn a_shared_reduce_axis_split_differently_in_each_stage() {
     let text = lower(&s, &[a.clone(), b.clone(), d.clone()])
         .unwrap()
         .to_string();
-    assert!(produce_block(&text, "D").contains("((k.outer*4) + k.inner)"), "{text}");
-    assert!(produce_block(&text, "B").contains("((k.outer*3) + k.inner)"), "{text}");
+    assert!(
+        produce_block(&text, "D").contains("((k.outer*4) + k.inner)"),
+        "{text}"
+    );
+    assert!(
+        produce_block(&text, "B").contains("((k.outer*3) + k.inner)"),
+        "{text}"
+    );
     assert_runs_as_defined(&s, &[a, b, d]);
 }
 

@@ -48,6 +48,17 @@ fn find_shadowing(
     taken: &mut HashSet<String>,
     renamed: &mut HashMap<Var, Var>,
 ) {
+    // Statements nest as deep as a pipeline is long.
+    crate::stack::grow(|| find_shadowing_step(s, scope, taken, renamed))
+}
+
+/// One level of [`find_shadowing`], on the stack [`crate::stack::grow`] left room on.
+fn find_shadowing_step(
+    s: &Stmt,
+    scope: &mut Vec<String>,
+    taken: &mut HashSet<String>,
+    renamed: &mut HashMap<Var, Var>,
+) {
     if let Stmt::For { var, body, .. } | Stmt::Let { var, body, .. } = s {
         let name = match renamed.get(var) {
             Some(r) => r.name().to_owned(),

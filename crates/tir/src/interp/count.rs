@@ -117,7 +117,12 @@ mod tests {
         assert_eq!(step_bound(&s, &HashMap::new()), Some(3 * (1 + 3 * 2)));
         // A symbolic extent counts with its size, and is unknown without.
         let n = Var::new("n");
-        let s = Stmt::for_loop(&i, 0, n.expr(), Stmt::store(&b, [i.expr()], Value::f32(0.0)));
+        let s = Stmt::for_loop(
+            &i,
+            0,
+            n.expr(),
+            Stmt::store(&b, [i.expr()], Value::f32(0.0)),
+        );
         assert_eq!(step_bound(&s, &HashMap::from([(n.clone(), 5)])), Some(10));
         assert_eq!(step_bound(&s, &HashMap::new()), None);
     }

@@ -209,7 +209,9 @@ impl fmt::Display for RunError {
                      limit of {limit}: raise the limit or shrink the sizes; not run"
                 )
             }
-            RunError::Interrupted { steps } => write!(f, "the run was interrupted after {steps} steps"),
+            RunError::Interrupted { steps } => {
+                write!(f, "the run was interrupted after {steps} steps")
+            }
         }
     }
 }
