@@ -186,3 +186,46 @@ fn a_chain_of_100000_stages_is_bounded_lowered_run_and_dropped() {
         drop((a, t));
     });
 }
+
+#[test]
+fn a_conditional_nested_100000_deep_is_lowered_and_run() {
+    on_small_stack(|| {
+        let a = placeholder([8], "A", DataType::Float32).unwrap();
+        // `select(i > k % 8, e + 1, A[i])`, each level around the last:
+        // compiling it asks each level for its type, which must not walk
+        // the levels below.
+        let b = compute_named(
+            [8],
+            &["i"],
+            |i| {
+                let mut e = a.at([&i[0]]);
+                for k in 0..N as i64 {
+                    let cond = Expr::gt(i[0].clone(), Expr::int(k % 8));
+                    e = Value::select(cond, e + 1.0, a.at([&i[0]]));
+                }
+                e
+            },
+            "B",
+        )
+        .unwrap();
+        let s = create_schedule(&[b.clone()]);
+        let options = te::ReportOptions {
+            run: true,
+            seed: 5,
+            ..Default::default()
+        };
+        let report = te::run_report(&s, &[a.clone(), b.clone()], &options).unwrap();
+        assert!(report.is_clean(), "{}", report.to_text());
+        drop(report);
+        // B[i] = A[i] + (the number of last levels with `i > k % 8`).
+        let inputs = HashMap::from([(a.op().id(), tir::Tensor::from_fn(&[8], |i| i[0] as f64))]);
+        let sizes = HashMap::new();
+        let mut reference = Reference::new(&inputs, &sizes);
+        // At i = 0 every condition fails: the outermost level gives A[0].
+        assert_eq!(reference.element(b.op(), &[0]).unwrap(), 0.0);
+        // At i = 7 the outermost condition (k = 99999, 99999 % 8 = 7)
+        // fails too; at i = 5 (the outermost level has 7 > 5 false) also
+        // A[5]: the chain only accumulates below a failing level.
+        assert_eq!(reference.element(b.op(), &[7]).unwrap(), 7.0);
+    });
+}

@@ -442,19 +442,25 @@ impl<'a> Compiler<'a> {
                 (ValueCode::Neg(bx(code), t), t)
             }
             Value::Cast(t, a) => (self.value_as(a, *t, src)?, *t),
+            // As for `Binary`: the branches' types come with their code,
+            // so nested selects compile in linear time.
             Value::Select(c, a, b) => {
-                let t = v.dtype();
                 let c = self.value_as(c, DataType::Bool, src)?;
-                let a = self.value_as(a, t, src)?;
-                let b = self.value_as(b, t, src)?;
+                let ((a, ta), (b, tb)) = (self.value(a, src)?, self.value(b, src)?);
+                let t = ta.promote(tb);
+                let (a, b) = (convert(a, ta, t), convert(b, tb, t));
                 (ValueCode::Select(bx(c), bx(a), bx(b)), t)
             }
             Value::Call(op, args) => {
-                let t = v.dtype();
-                let args = args
+                let compiled = args
                     .iter()
-                    .map(|a| self.value_as(a, t, src))
-                    .collect::<Result<_, _>>()?;
+                    .map(|a| self.value(a, src))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let t = crate::value::call_dtype(compiled.iter().map(|(_, t)| *t));
+                let args = compiled
+                    .into_iter()
+                    .map(|(code, from)| convert(code, from, t))
+                    .collect();
                 (ValueCode::Call(*op, args, t), t)
             }
             Value::Let(var, x, body) => {
