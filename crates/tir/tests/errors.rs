@@ -318,12 +318,18 @@ fn limits_and_inputs() {
             &i,
             0,
             n.expr(),
-            Stmt::store(&b, [Expr::floor_mod(i.expr(), Expr::int(8))], Value::f32(1.0)),
+            Stmt::store(
+                &b,
+                [Expr::floor_mod(i.expr(), Expr::int(8))],
+                Value::f32(1.0),
+            ),
         ),
     );
-    let err = Interpreter::new()
-        .max_steps(3)
-        .run(&open, &HashMap::new(), &HashMap::from([(n.clone(), 100)]));
+    let err = Interpreter::new().max_steps(3).run(
+        &open,
+        &HashMap::new(),
+        &HashMap::from([(n.clone(), 100)]),
+    );
     assert_eq!(
         err.unwrap_err(),
         RunError::TooManySteps {
@@ -341,21 +347,29 @@ fn limits_and_inputs() {
             &i,
             0,
             1 << 20,
-            Stmt::store(&b, [Expr::floor_mod(i.expr(), Expr::int(8))], Value::f32(1.0)),
+            Stmt::store(
+                &b,
+                [Expr::floor_mod(i.expr(), Expr::int(8))],
+                Value::f32(1.0),
+            ),
         ),
     );
-    let err = Interpreter::new()
-        .interrupt(tir::Interrupt(|| true))
-        .run(&long, &HashMap::new(), &no_sizes());
+    let err = Interpreter::new().interrupt(tir::Interrupt(|| true)).run(
+        &long,
+        &HashMap::new(),
+        &no_sizes(),
+    );
     assert_eq!(
         err.unwrap_err(),
         RunError::Interrupted {
             steps: tir::INTERRUPT_INTERVAL
         }
     );
-    let done = Interpreter::new()
-        .interrupt(tir::Interrupt(|| false))
-        .run(&long, &HashMap::new(), &no_sizes());
+    let done = Interpreter::new().interrupt(tir::Interrupt(|| false)).run(
+        &long,
+        &HashMap::new(),
+        &no_sizes(),
+    );
     assert!(done.is_ok());
 
     let err = tir::run(&f, &HashMap::from([(a.clone(), ones(5))]), &no_sizes()).unwrap_err();
