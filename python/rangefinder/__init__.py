@@ -62,16 +62,18 @@ def truncmod(a, b):
     return _native.truncating_division(a, b, True)
 
 
-def report(s, args=None, run=False, seed=0):
+def report(s, args=None, run=False, seed=0, max_steps=None):
     """The report of schedule ``s`` as ``rangefinder te --json`` prints it.
 
     ``args`` are the program's tensors (default: the inputs, then the
     outputs); ``run=True`` also runs the lowered program on random inputs
-    (seeded by ``seed``) and checks it, as ``--run`` does.
+    (seeded by ``seed``) and checks it, as ``--run`` does, within
+    ``max_steps`` loop iterations and stores (default 50,000,000; a program
+    whose loops take more is refused before it runs). Ctrl-C stops a run.
     """
-    return _json.loads(_te_report(s, args, run, seed).json())
+    return _json.loads(_te_report(s, args, run, seed, max_steps).json())
 
 
-def report_text(s, args=None, run=False, seed=0):
+def report_text(s, args=None, run=False, seed=0, max_steps=None):
     """The report of schedule ``s`` as ``rangefinder te`` prints it."""
-    return _te_report(s, args, run, seed).text()
+    return _te_report(s, args, run, seed, max_steps).text()

@@ -499,21 +499,54 @@ impl Report {
 }
 
 /// The report of schedule `s` with `args` (default: inputs, then outputs),
-/// run and checked when `run` is true.
+/// run and checked when `run` is true, within `max_steps` loop iterations
+/// and stores (default `te::DEFAULT_MAX_STEPS`). The run checks for
+/// signals as it goes: Ctrl-C raises `KeyboardInterrupt` promptly.
 #[pyfunction]
-#[pyo3(signature = (s, args=None, run=false, seed=0))]
+#[pyo3(signature = (s, args=None, run=false, seed=0, max_steps=None))]
 fn te_report(
     py: Python<'_>,
     s: PyRef<'_, Schedule>,
     args: Option<&Bound<'_, PyAny>>,
     run: bool,
     seed: u64,
+    max_steps: Option<u64>,
 ) -> PyResult<Report> {
     let tensors = args_of(&s.s, args)?;
-    let options = te::ReportOptions { run, seed };
-    te::run_report(&s.s, &tensors, &options)
+    let options = te::ReportOptions {
+        run,
+        seed,
+        max_steps,
+        interrupt: Some(tir::Interrupt(signal_received)),
+    };
+    PENDING_SIGNAL.with(|p| p.borrow_mut().take());
+    let result = te::run_report(&s.s, &tensors, &options);
+    // The exception a signal handler raised (KeyboardInterrupt for
+    // Ctrl-C) is raised in place of the run's error.
+    if let Some(e) = PENDING_SIGNAL.with(|p| p.borrow_mut().take()) {
+        return Err(e);
+    }
+    result
         .map(|report| Report { report })
         .map_err(|e| te_error(py, e))
+}
+
+thread_local! {
+    /// The exception a signal handler raised during a run, until the run
+    /// returns and it is raised.
+    static PENDING_SIGNAL: std::cell::RefCell<Option<PyErr>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The interrupt hook of runs under Python: runs the handlers of pending
+/// signals (Python's own check), and asks the run to stop when one raised.
+fn signal_received() -> bool {
+    Python::attach(|py| match py.check_signals() {
+        Ok(()) => false,
+        Err(e) => {
+            PENDING_SIGNAL.with(|p| *p.borrow_mut() = Some(e));
+            true
+        }
+    })
 }
 
 /// `tvm.tir.stmt_functor.substitute(expr, {var: value})`.

@@ -1,4 +1,4 @@
-//! `rangefinder te FILE.py [--json] [--run] [--seed N]`.
+//! `rangefinder te FILE.py [--json] [--run] [--seed N] [--max-steps N]`.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -18,6 +18,10 @@ pub struct TeArgs {
     /// Seed for the random inputs.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// The most loop iterations and stores the run may take; a program
+    /// whose loops take more is refused before it runs.
+    #[arg(long, value_name = "N", default_value_t = te::DEFAULT_MAX_STEPS)]
+    pub max_steps: u64,
 }
 
 /// Runs the subcommand. Long flat chains need no large stack: the walkers
@@ -60,6 +64,8 @@ pub fn run(args: TeArgs) -> ExitCode {
     let options = te::ReportOptions {
         run: args.run,
         seed: args.seed,
+        max_steps: Some(args.max_steps),
+        interrupt: None,
     };
     let report =
         match te::run_report_reusing(&target.schedule, &target.args, &options, target.lowering) {

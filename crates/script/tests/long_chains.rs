@@ -64,7 +64,11 @@ fn a_te_body_of_100000_terms_is_analysed_lowered_and_run() {
         let run = script::run(&source).expect("runs");
         assert_eq!(run.printed.matches("A[i]").count(), N);
         let target = run.target.expect("a schedule");
-        let options = te::ReportOptions { run: true, seed: 1 };
+        let options = te::ReportOptions {
+            run: true,
+            seed: 1,
+            ..Default::default()
+        };
         let report = te::run_report(&target.schedule, &target.args, &options).unwrap();
         assert!(report.is_clean(), "{}", report.to_text());
         assert!(report.to_text().ends_with("  ok\n"));
@@ -89,5 +93,28 @@ fn nesting_the_text_does_not_show_is_a_clear_error() {
         script::run(&fine).expect("runs");
         let fine = format!("x = {}1\nassert x == 1\n", "1 if True else ".repeat(100));
         script::run(&fine).expect("runs");
+    });
+}
+
+#[test]
+fn a_chain_of_20000_stages_built_in_a_loop_is_analysed_and_run() {
+    // Each stage reads the one before: 20,000 stages nest 20,000 storage
+    // scopes in the lowered program (3,000 overflowed a main thread's
+    // stack before its walks grew their stack).
+    on_small_stack(|| {
+        let source = "import tvm\nfrom tvm import te\nA = te.placeholder((4,), name=\"A\")\n\
+             def step(T):\n    return te.compute((4,), lambda i: T[i] + 1.0)\n\
+             T = A\nfor k in range(20000):\n    T = step(T)\n\
+             s = te.create_schedule(T.op)\n";
+        let run = script::run(source).expect("runs");
+        let target = run.target.expect("a schedule");
+        let options = te::ReportOptions {
+            run: true,
+            seed: 2,
+            ..Default::default()
+        };
+        let report = te::run_report(&target.schedule, &target.args, &options).unwrap();
+        assert!(report.is_clean(), "{}", report.to_text());
+        assert_eq!(report.to_text().matches("produce ").count(), 20_000);
     });
 }

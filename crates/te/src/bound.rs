@@ -42,8 +42,16 @@ pub struct Bounds {
     nominal: IdMap<IterVar, Expr>,
     /// The factor of each split, by its inner axis.
     factors: IdMap<IterVar, Expr>,
-    /// Each non-loop variable as an expression of loop variables.
+    /// Each non-loop variable as an expression of loop variables, except
+    /// the variables of axes several stages share (see `own_index`).
     index: IdMap<Var, Expr>,
+    /// The variables of root axes that belong to more than one stage (a
+    /// reduce axis given to two computes): split in one stage, a plain loop
+    /// in another, so their values are kept per stage, as TVM keeps the
+    /// relations of each stage apart.
+    shared: IdSet<Var>,
+    /// The values of `shared` variables, by stage position and variable.
+    own_index: HashMap<(usize, Var), Expr>,
     /// Loops bound to the thread axis of an enclosing loop, which they share
     /// instead of being loops of their own, by that enclosing loop.
     unified: IdMap<IterVar, IterVar>,
@@ -118,13 +126,24 @@ impl Bounds {
         self.nominal.contains_key(iv)
     }
 
-    /// The value of a variable that is not a loop's, in loop variables.
-    pub(crate) fn loop_value(&self, v: &Var) -> Option<&Expr> {
+    /// The value of a variable that is not a loop's, in loop variables, in
+    /// the body of stage `stage`.
+    pub(crate) fn loop_value(&self, stage: usize, v: &Var) -> Option<&Expr> {
+        if self.shared.contains(v) {
+            return self.own_index.get(&(stage, v.clone()));
+        }
         self.index.get(v)
     }
 
+    /// Whether `v` is the variable of an axis several stages share, whose
+    /// value and loop differ between them.
+    pub(crate) fn is_shared(&self, v: &Var) -> bool {
+        self.shared.contains(v)
+    }
+
     /// `e` with every non-loop iteration variable replaced by its value in
-    /// terms of loop variables.
+    /// terms of loop variables, for an `e` outside any one stage's body (an
+    /// axis shared by stages stays itself: where it is a loop, it is one).
     pub(crate) fn to_loop_vars(&self, e: &Expr) -> Expr {
         if self.index.is_empty() {
             return e.clone();
@@ -150,10 +169,10 @@ impl Bounds {
         found
     }
 
-    /// The value of `iv` in terms of loop variables.
-    pub(crate) fn value_of(&self, iv: &IterVar) -> Expr {
-        self.index
-            .get(iv.var())
+    /// The value of `iv`, an axis of stage `stage`, in terms of loop
+    /// variables.
+    pub(crate) fn value_of(&self, stage: usize, iv: &IterVar) -> Expr {
+        self.loop_value(stage, iv.var())
             .cloned()
             .unwrap_or_else(|| iv.expr())
     }
@@ -170,6 +189,8 @@ pub fn infer_bound(s: &Schedule) -> Result<Bounds> {
         nominal: IdMap::default(),
         factors: IdMap::default(),
         index: IdMap::default(),
+        shared: shared_axes(s),
+        own_index: HashMap::new(),
         unified: IdMap::default(),
         loop_vars: Default::default(),
         thread_tags: s
@@ -191,10 +212,29 @@ pub fn infer_bound(s: &Schedule) -> Result<Bounds> {
         pass_down_domain(st, &mut b)?;
         unify_threads(s, i, &mut b)?;
         pass_up_index(st, &mut b);
+        for v in b.shared.iter() {
+            if let Some(e) = b.index.remove(v) {
+                b.own_index.insert((i, v.clone()), e);
+            }
+        }
         b.loop_vars
             .extend(st.leaf_iter_vars().iter().map(|iv| iv.var().clone()));
     }
     Ok(b)
+}
+
+/// The variables of root axes that belong to more than one stage.
+fn shared_axes(s: &Schedule) -> IdSet<Var> {
+    let mut seen: IdSet<Var> = IdSet::default();
+    let mut shared = IdSet::default();
+    for st in s.stages() {
+        for iv in st.op().root_iter_vars() {
+            if !seen.insert(iv.var().clone()) {
+                shared.insert(iv.var().clone());
+            }
+        }
+    }
+    shared
 }
 
 /// Sizes named by a variable (`n` in `(n, m)`) and symbolic split factors

@@ -60,8 +60,28 @@ impl CheckReport {
     }
 }
 
-/// How many loop iterations and stores a check may run.
-const STEP_LIMIT: u64 = 50_000_000;
+/// How many loop iterations and stores a check may run unless told
+/// otherwise ([`RunLimits::max_steps`]).
+pub const DEFAULT_MAX_STEPS: u64 = 50_000_000;
+
+/// The limits of the run a check makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunLimits {
+    /// The most steps (loop iterations and stores); a program whose loops
+    /// take more is refused before it runs, with the count.
+    pub max_steps: u64,
+    /// Called every [`tir::INTERRUPT_INTERVAL`] steps; `true` stops the run.
+    pub interrupt: Option<tir::Interrupt>,
+}
+
+impl Default for RunLimits {
+    fn default() -> RunLimits {
+        RunLimits {
+            max_steps: DEFAULT_MAX_STEPS,
+            interrupt: None,
+        }
+    }
+}
 
 /// The most elements any one tensor of a checked program may have (the
 /// interpreter's limit for every buffer): larger programs are analysed but
@@ -89,6 +109,27 @@ pub fn check(
     args: &[Tensor],
     sizes: &HashMap<Var, i64>,
     seed: u64,
+) -> Result<CheckReport> {
+    check_limited(s, args, sizes, seed, &RunLimits::default())
+}
+
+/// [`check`] within `limits`.
+///
+/// ```
+/// use tir::DataType;
+/// let a = te::placeholder([1 << 20], "A", DataType::Float32).unwrap();
+/// let b = te::compute_named([1 << 20], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
+/// let s = te::create_schedule(&[b.clone()]);
+/// let limits = te::RunLimits { max_steps: 1000, ..Default::default() };
+/// let e = te::check_limited(&s, &[a, b], &Default::default(), 0, &limits).unwrap_err();
+/// assert!(e.message.contains("takes up to 2097152 steps"), "{}", e.message);
+/// ```
+pub fn check_limited(
+    s: &Schedule,
+    args: &[Tensor],
+    sizes: &HashMap<Var, i64>,
+    seed: u64,
+    limits: &RunLimits,
 ) -> Result<CheckReport> {
     let func = lower(s, args)?;
     let mut rng = XorShift::new(seed);
@@ -144,13 +185,23 @@ pub fn check(
             crate::layout::physical_data(layout.as_ref(), data)?,
         );
     }
-    let run = tir::Interpreter::new()
+    let mut interpreter = tir::Interpreter::new()
         .keep_going(true)
-        .max_steps(STEP_LIMIT)
+        .max_steps(limits.max_steps)
         .max_elements(RUN_ELEMENT_LIMIT)
-        .max_reported(8)
-        .run(&func, &inputs, sizes)
-        .map_err(|e| TeError::lowering(format!("running the lowered program failed: {e}")))?;
+        .max_reported(8);
+    if let Some(hook) = limits.interrupt {
+        interpreter = interpreter.interrupt(hook);
+    }
+    let run = interpreter.run(&func, &inputs, sizes).map_err(|e| {
+        let hint = match e {
+            tir::RunError::StepLimit { .. } | tir::RunError::TooManySteps { .. } => {
+                " (the limit is `--max-steps` on the command line, `max_steps=` in Python)"
+            }
+            _ => "",
+        };
+        TeError::lowering(format!("running the lowered program failed: {e}{hint}"))
+    })?;
     let mut reference = Reference::new(&inputs_by_op, sizes);
     let mut max_abs_error: f64 = 0.0;
     let mut max_rel_error: f64 = 0.0;
@@ -193,6 +244,11 @@ pub fn check(
             }
         }
     }
+    // By name once, not searched per stage: linear in long pipelines.
+    let mut largest: HashMap<&str, u64> = HashMap::new();
+    for (b, n) in run.largest_regions() {
+        largest.entry(b.name()).or_insert(*n);
+    }
     let stages = s
         .stages()
         .iter()
@@ -201,7 +257,7 @@ pub fn check(
             name: st.name().to_string(),
             runs: run.runs(st.name()),
             needed: reference.needed(st.op()),
-            largest_region: run.largest_region_named(st.name()),
+            largest_region: largest.get(st.name()).copied(),
         })
         .collect();
     Ok(CheckReport {

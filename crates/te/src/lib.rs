@@ -54,7 +54,9 @@ mod thread;
 mod value;
 
 pub use bound::{infer_bound, Bounds, BOUND_BUDGET};
-pub use check::{check, CheckReport, StageCheck, RUN_ELEMENT_LIMIT};
+pub use check::{
+    check, check_limited, CheckReport, RunLimits, StageCheck, DEFAULT_MAX_STEPS, RUN_ELEMENT_LIMIT,
+};
 pub use error::{ErrorKind, Result, TeError};
 pub use iter_var::{IterKind, IterVar};
 pub use lower::{lower, schedule_ops, Lowering, StorageStyle};

@@ -211,11 +211,31 @@ fn lower_with(
         &l.transformed,
         PrimFunc::new(name, params, body),
     )?;
+    if cfg!(debug_assertions) {
+        verify(s, &l.rebased, &func)?;
+    }
     // Unbound newest first, the analyzer is again exactly the bounds' one.
     for v in l.rebased.iter().rev() {
         l.an.unbind(v);
     }
     Ok((func, l.an))
+}
+
+/// Checks that no loop variable of the schedule (an iteration variable of
+/// a stage, or a loop counting from 0 made for one) is used outside the
+/// loops that bind it; every other variable is a size of the program. Run
+/// on every lowering in debug builds and tests: a failure is a lowering bug.
+fn verify(s: &Schedule, rebased: &[Var], func: &PrimFunc) -> Result<()> {
+    let mut loop_vars: arith::IdSet<Var> = rebased.iter().cloned().collect();
+    for st in s.stages() {
+        loop_vars.extend(st.all_iter_vars().iter().map(|iv| iv.var().clone()));
+        loop_vars.extend(st.op().root_iter_vars().iter().map(|iv| iv.var().clone()));
+    }
+    tir::verify_bound_vars(func, &|v| !loop_vars.contains(v)).map_err(|e| {
+        TeError::lowering(format!(
+            "internal error: the lowered program is invalid: {e}"
+        ))
+    })
 }
 
 fn seq(a: Stmt, b: Stmt) -> Stmt {
@@ -247,8 +267,15 @@ struct Lowerer<'a> {
     buffers: Vec<Option<Buffer>>,
     params: arith::IdSet<usize>,
     attached: IdMap<IterVar, Vec<usize>>,
-    /// Variables of dropped and rebased loops, by their value.
+    /// Variables of dropped and rebased loops, by their value (those of
+    /// axes several stages share are in `own_subst`).
     subst: IdMap<Var, Expr>,
+    /// Variables of dropped and rebased loops over an axis several stages
+    /// share, by stage position: each stage has its own loop over it.
+    own_subst: HashMap<(usize, Var), Expr>,
+    /// The stage whose loops or body are being lowered: the variables of
+    /// its axes mean its own loops.
+    stage: usize,
     /// The bounds' analyzer, plus the rebased loop variables.
     an: arith::Analyzer,
     /// The rebased loop variables bound in `an`, in the order bound.
@@ -365,6 +392,8 @@ impl<'a> Lowerer<'a> {
             attached,
             unused,
             subst: IdMap::default(),
+            own_subst: HashMap::new(),
+            stage: 0,
             an,
             rebased: Vec::new(),
             built,
@@ -381,15 +410,31 @@ impl<'a> Lowerer<'a> {
     /// [`Lowerer::expr`] before simplification, for callers that build a
     /// larger expression around it and simplify that once.
     fn unsimplified(&self, e: &Expr) -> Expr {
-        if self.subst.is_empty() {
-            return self.b.to_loop_vars(e);
-        }
         // One walk: a variable that is not a loop's becomes its value in
         // loop variables, in which dropped loops are then replaced.
-        e.substitute(&mut |v| match self.b.loop_value(v) {
-            Some(x) => Some(x.substitute(&mut |w| self.subst.get(w).cloned())),
-            None => self.subst.get(v).cloned(),
+        e.substitute(&mut |v| match self.b.loop_value(self.stage, v) {
+            Some(x) => Some(x.substitute(&mut |w| self.dropped(w))),
+            None => self.dropped(v),
         })
+    }
+
+    /// The value of `v` if it is the variable of a dropped or rebased loop
+    /// of the current stage or of one around it.
+    fn dropped(&self, v: &Var) -> Option<Expr> {
+        if self.b.is_shared(v) {
+            return self.own_subst.get(&(self.stage, v.clone())).cloned();
+        }
+        self.subst.get(v).cloned()
+    }
+
+    /// Records that the loop variable of `iv` (of the current stage) stands
+    /// for `value`.
+    fn replace_loop_var(&mut self, iv: &IterVar, value: Expr) {
+        if self.b.is_shared(iv.var()) {
+            self.own_subst.insert((self.stage, iv.var().clone()), value);
+        } else {
+            self.subst.insert(iv.var().clone(), value);
+        }
     }
 
     /// The storage of stage `i` around `body` (nothing for parameters).
@@ -467,6 +512,7 @@ impl<'a> Lowerer<'a> {
     /// The loops of stage `i`, outermost first; registers the variables of
     /// dropped loops. The loops of enclosing stages must be planned first.
     fn plan_loops(&mut self, i: usize) -> Result<Vec<Loop>> {
+        self.stage = i;
         let leaves = self.s.stages()[i].leaf_iter_vars();
         let mut loops = Vec::with_capacity(leaves.len());
         for (k, iv) in leaves.iter().enumerate() {
@@ -505,15 +551,14 @@ impl<'a> Lowerer<'a> {
             }
             let trivial = extent.is_int(1);
             if trivial {
-                self.subst.insert(iv.var().clone(), min.clone());
+                self.replace_loop_var(iv, min.clone());
             } else if !min.is_int(0) {
                 // Loops count from 0, as TVM prints them: `for (i, 0, n)`
                 // with `i + min` in the body.
                 var = Var::new(iv.name());
                 self.an.bind(&var, Range::from_extent(extent.clone()));
                 self.rebased.push(var.clone());
-                self.subst
-                    .insert(iv.var().clone(), Expr::add(var.expr(), min));
+                self.replace_loop_var(iv, Expr::add(var.expr(), min));
                 min = Expr::int(0);
             }
             loops.push(Loop {
@@ -531,6 +576,7 @@ impl<'a> Lowerer<'a> {
     /// The `produce` block of stage `i` over `loops`, with the (already
     /// built) stages attached to its loops inside them.
     fn stage_nest(&mut self, i: usize, loops: Vec<Loop>) -> Result<Stmt> {
+        self.stage = i;
         let st = &self.s.stages()[i];
         let op = st.op().clone();
         let name = st.name().to_string();
@@ -540,7 +586,7 @@ impl<'a> Lowerer<'a> {
         for iv in st.all_iter_vars() {
             if self.b.has_tail(iv) && !exact_leaves.contains(iv) {
                 let r = self.b.range(iv).expect("has a range");
-                let value = self.expr(&self.b.value_of(iv));
+                let value = self.expr(&self.b.value_of(i, iv));
                 let end = self.expr(&Expr::add(r.min.clone(), r.extent.clone()));
                 // Not simplified with the bound analyzer: it knows the exact
                 // range of `iv`, which is precisely what the loop exceeds.
@@ -568,7 +614,7 @@ impl<'a> Lowerer<'a> {
         let out_idx: Vec<Expr> = op
             .axis()
             .iter()
-            .map(|a| self.unsimplified(&self.b.value_of(a)))
+            .map(|a| self.unsimplified(&self.b.value_of(i, a)))
             .collect();
         let out_access = self.access(i, out_idx);
         let body = self.b.graph.bodies[i]

@@ -4,7 +4,7 @@
 //! The command line and the Python package print the same report, so it
 //! lives here rather than in either front end.
 
-use crate::check::{check, CheckReport};
+use crate::check::{check_limited, CheckReport, RunLimits, DEFAULT_MAX_STEPS};
 use crate::error::Result;
 use crate::lower::Lowering;
 use crate::operation::Tensor;
@@ -34,6 +34,13 @@ pub struct ReportOptions {
     pub run: bool,
     /// Seed of the random inputs.
     pub seed: u64,
+    /// The most steps (loop iterations and stores) the run may take;
+    /// `None` for [`DEFAULT_MAX_STEPS`]. A program whose loops take more is
+    /// refused before it runs.
+    pub max_steps: Option<u64>,
+    /// Called now and then during the run; `true` stops it (see
+    /// [`tir::Interpreter::interrupt`]).
+    pub interrupt: Option<tir::Interrupt>,
 }
 
 /// A schedule's [`Report`], and the [`CheckReport`] of a run.
@@ -56,7 +63,7 @@ pub struct RunReport {
 /// let a = te::placeholder([8], "A", tir::DataType::Float32).unwrap();
 /// let b = te::compute_named([8], &["i"], |i| a.at([&i[0]]) * 2.0, "B").unwrap();
 /// let s = te::create_schedule(&[b.clone()]);
-/// let options = te::ReportOptions { run: true, seed: 0 };
+/// let options = te::ReportOptions { run: true, ..Default::default() };
 /// let r = te::run_report(&s, &[a, b], &options).unwrap();
 /// assert!(r.is_clean());
 /// assert_eq!(r.to_json()["stages"][1]["runs"], 8);
@@ -85,7 +92,11 @@ pub fn run_report_reusing(
         .collect();
     let check = if options.run {
         let by_var: HashMap<Var, i64> = sizes.iter().cloned().collect();
-        Some(check(s, args, &by_var, options.seed)?)
+        let limits = RunLimits {
+            max_steps: options.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
+            interrupt: options.interrupt,
+        };
+        Some(check_limited(s, args, &by_var, options.seed, &limits)?)
     } else {
         None
     };

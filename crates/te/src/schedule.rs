@@ -279,15 +279,24 @@ impl Schedule {
         let mut stages = Vec::with_capacity(order.len());
         let mut taken: HashSet<String> = order.iter().map(|op| op.name().to_string()).collect();
         let mut seen: HashSet<String> = HashSet::new();
+        // Per name, the suffix to try next: each search starts where the
+        // last one for that name ended, so `n` stages of one name take
+        // `O(n)`, not `O(n^2)`.
+        let mut next_suffix: HashMap<String, usize> = HashMap::new();
         for op in order {
             index.insert(op.id(), stages.len());
             let is_output = outputs.contains(&op);
             let name = if seen.insert(op.name().to_string()) {
                 op.name().to_string()
             } else {
-                let fresh = (1..)
-                    .map(|k| format!("{}_{k}", op.name()))
-                    .find(|n| !taken.contains(n))
+                let next = next_suffix.entry(op.name().to_string()).or_insert(1);
+                let fresh = (*next..)
+                    .map(|k| (k, format!("{}_{k}", op.name())))
+                    .find(|(_, n)| !taken.contains(n))
+                    .map(|(k, n)| {
+                        *next = k + 1;
+                        n
+                    })
                     .expect("an unused suffix exists");
                 taken.insert(fresh.clone());
                 fresh

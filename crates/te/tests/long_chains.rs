@@ -141,3 +141,89 @@ fn a_body_or_size_doubled_through_a_variable_is_refused() {
     assert_eq!(w.written_size(), 2 * 1024 - 1 + 1024);
     assert!(compute_named([4], &["i"], |_| w.clone(), "D").is_ok());
 }
+
+/// `T_k = T_{k-1}[i] + 1` for `k` in `1..=n`, from a placeholder `A`.
+fn stage_chain(n: usize) -> (te::Tensor, te::Tensor) {
+    let a = placeholder([4], "A", DataType::Float32).unwrap();
+    let mut t = a.clone();
+    for _ in 0..n {
+        let prev = t.clone();
+        t = compute_named([4], &["i"], move |i| prev.at([&i[0]]) + 1.0, "T").unwrap();
+    }
+    (a, t)
+}
+
+#[test]
+fn a_chain_of_100000_stages_is_bounded_lowered_run_and_dropped() {
+    on_small_stack(|| {
+        let (a, t) = stage_chain(N);
+        let s = create_schedule(&[t.clone()]);
+        let bounds = infer_bound(&s).unwrap();
+        assert_eq!(
+            bounds.range(&t.op().axis()[0]).unwrap().to_string(),
+            "[0, 4)"
+        );
+        drop(bounds);
+        // The report lowers, prints and runs the program, and compares it
+        // with the reference evaluation (`A + N`).
+        let options = te::ReportOptions {
+            run: true,
+            seed: 3,
+            ..Default::default()
+        };
+        let report = te::run_report(&s, &[a.clone(), t.clone()], &options).unwrap();
+        let text = report.to_text();
+        assert!(report.is_clean(), "{text}");
+        assert_eq!(text.matches("produce ").count(), N);
+        drop(report);
+        let inputs = HashMap::from([(a.op().id(), tir::Tensor::from_fn(&[4], |i| i[0] as f64))]);
+        let sizes = HashMap::new();
+        let mut reference = Reference::new(&inputs, &sizes);
+        assert_eq!(reference.element(t.op(), &[2]).unwrap(), 2.0 + N as f64);
+        drop(reference);
+        // The schedule and the last tensor hold the whole chain.
+        drop(s);
+        drop((a, t));
+    });
+}
+
+#[test]
+fn a_conditional_nested_100000_deep_is_lowered_and_run() {
+    on_small_stack(|| {
+        let a = placeholder([8], "A", DataType::Float32).unwrap();
+        // `select(i > k % 8, e + 1, A[i])`, each level around the last:
+        // compiling it asks each level for its type, which must not walk
+        // the levels below.
+        let b = compute_named(
+            [8],
+            &["i"],
+            |i| {
+                let mut e = a.at([&i[0]]);
+                for k in 0..N as i64 {
+                    let cond = Expr::gt(i[0].clone(), Expr::int(k % 8));
+                    e = Value::select(cond, e + 1.0, a.at([&i[0]]));
+                }
+                e
+            },
+            "B",
+        )
+        .unwrap();
+        let s = create_schedule(&[b.clone()]);
+        let options = te::ReportOptions {
+            run: true,
+            seed: 5,
+            ..Default::default()
+        };
+        let report = te::run_report(&s, &[a.clone(), b.clone()], &options).unwrap();
+        assert!(report.is_clean(), "{}", report.to_text());
+        drop(report);
+        let inputs = HashMap::from([(a.op().id(), tir::Tensor::from_fn(&[8], |i| i[0] as f64))]);
+        let sizes = HashMap::new();
+        let mut reference = Reference::new(&inputs, &sizes);
+        // At i = 0 every condition fails: the outermost level gives A[0].
+        assert_eq!(reference.element(b.op(), &[0]).unwrap(), 0.0);
+        // At i = 7 the outermost condition (k = 99999, 99999 % 8 = 7)
+        // fails too.
+        assert_eq!(reference.element(b.op(), &[7]).unwrap(), 7.0);
+    });
+}

@@ -17,7 +17,9 @@
 //!   [`Interpreter`]: execution with bounds checks, giving a [`RunResult`]
 //!   or a [`RunError`]; [`apply_layout_transforms`]: layout transforms
 //!   (seed 001) applied to accesses and storage, then flattening of the
-//!   transformed buffers to their physical axes.
+//!   transformed buffers to their physical axes; [`verify_bound_vars`]:
+//!   every variable used is bound by a loop or `let` around it, or is a
+//!   size.
 //!
 //! ```
 //! use arith::{Expr, Var};
@@ -54,12 +56,16 @@ pub mod stack;
 mod stmt;
 mod tensor;
 mod value;
+mod verify;
 
 pub use buffer::{Buffer, BufferId};
 pub use dtype::{DataType, UnknownDataType};
 pub use flatten::{flatten, FlattenError, Flattened};
 pub use hoist::hoist_allocations;
-pub use interp::{run, AccessKind, AccessViolation, Interpreter, Problem, RunError, RunResult};
+pub use interp::{
+    run, AccessKind, AccessViolation, Interpreter, Interrupt, Problem, RunError, RunResult,
+    INTERRUPT_INTERVAL,
+};
 pub use intrinsic::Intrinsic;
 pub use layout::{apply_layout_transforms, physical_buffer, LayoutTransformError};
 pub use print::{AccessStyle, Printer};
@@ -68,3 +74,4 @@ pub use simplify::simplify;
 pub use stmt::{PrimFunc, Stmt};
 pub use tensor::{ShapeMismatch, Tensor};
 pub use value::{call_dtype, BinOp, BufferLoad, Value};
+pub use verify::{verify_bound_vars, UnboundVariable};

@@ -236,6 +236,13 @@ impl Printer {
     }
 
     fn write_stmt(&self, f: &mut dyn Write, s: &Stmt, depth: usize) -> fmt::Result {
+        // Statements nest as deep as a pipeline is long (one allocation
+        // per stage).
+        crate::stack::grow(|| self.write_stmt_step(f, s, depth))
+    }
+
+    /// One level of [`Self::write_stmt`], on the stack [`crate::stack::grow`] left room on.
+    fn write_stmt_step(&self, f: &mut dyn Write, s: &Stmt, depth: usize) -> fmt::Result {
         let pad = |f: &mut dyn Write, depth: usize| -> fmt::Result {
             (0..depth).try_for_each(|_| f.write_str("  "))
         };

@@ -48,6 +48,17 @@ fn find_shadowing(
     taken: &mut HashSet<String>,
     renamed: &mut HashMap<Var, Var>,
 ) {
+    // Statements nest as deep as a pipeline is long.
+    crate::stack::grow(|| find_shadowing_step(s, scope, taken, renamed))
+}
+
+/// One level of [`find_shadowing`], on the stack [`crate::stack::grow`] left room on.
+fn find_shadowing_step(
+    s: &Stmt,
+    scope: &mut Vec<String>,
+    taken: &mut HashSet<String>,
+    renamed: &mut HashMap<Var, Var>,
+) {
     if let Stmt::For { var, body, .. } | Stmt::Let { var, body, .. } = s {
         let name = match renamed.get(var) {
             Some(r) => r.name().to_owned(),
@@ -89,25 +100,11 @@ impl Mutator for Binders<'_> {
 
     fn stmt(&mut self, s: &Stmt) -> Result<Stmt, Self::Error> {
         let rename = |v: &Var| self.renamed.get(v).cloned().unwrap_or_else(|| v.clone());
-        Ok(match walk_stmt(self, s)? {
-            Stmt::For {
-                var,
-                min,
-                extent,
-                body,
-            } => Stmt::For {
-                var: rename(&var),
-                min,
-                extent,
-                body,
-            },
-            Stmt::Let { var, value, body } => Stmt::Let {
-                var: rename(&var),
-                value,
-                body,
-            },
-            other => other,
-        })
+        let mut out = walk_stmt(self, s)?;
+        if let Stmt::For { var, .. } | Stmt::Let { var, .. } = &mut out {
+            *var = rename(var);
+        }
+        Ok(out)
     }
 
     fn value(&mut self, v: &Value) -> Result<Value, Self::Error> {

@@ -211,10 +211,10 @@ impl Stmt {
     /// statement is returned as itself.
     pub fn seq(stmts: impl IntoIterator<Item = Stmt>) -> Stmt {
         let mut out = Vec::new();
-        for s in stmts {
-            match s {
-                Stmt::Seq(inner) => out.extend(inner),
-                other => out.push(other),
+        for mut s in stmts {
+            match &mut s {
+                Stmt::Seq(inner) => out.append(inner),
+                _ => out.push(s),
             }
         }
         if out.len() == 1 {
@@ -259,9 +259,11 @@ impl Stmt {
     /// Calls `f` on this statement and every nested one, outer first, in
     /// program order.
     pub fn visit(&self, f: &mut impl FnMut(&Stmt)) {
-        f(self);
-        for c in self.children() {
-            c.visit(f);
+        // A work list: statements nest as deep as a pipeline is long.
+        let mut pending = vec![self];
+        while let Some(s) = pending.pop() {
+            f(s);
+            pending.extend(s.children().into_iter().rev());
         }
     }
 
@@ -301,6 +303,43 @@ impl Stmt {
             Stmt::IfThenElse { cond, .. } => cond.for_each_load(f),
             _ => {}
         });
+    }
+}
+
+/// Dropped through a work list: statements nest as deep as a pipeline is
+/// long (one allocation per stage).
+impl Drop for Stmt {
+    fn drop(&mut self) {
+        fn take(s: &mut Stmt, out: &mut Vec<Stmt>) {
+            match s {
+                Stmt::For { body, .. }
+                | Stmt::Let { body, .. }
+                | Stmt::Realize { body, .. }
+                | Stmt::Allocate { body, .. }
+                | Stmt::Produce { body, .. } => {
+                    if !body.is_no_op() {
+                        out.push(std::mem::replace(&mut **body, Stmt::no_op()));
+                    }
+                }
+                Stmt::IfThenElse {
+                    then_case,
+                    else_case,
+                    ..
+                } => {
+                    out.push(std::mem::replace(&mut **then_case, Stmt::no_op()));
+                    if let Some(e) = else_case.take() {
+                        out.push(*e);
+                    }
+                }
+                Stmt::Seq(v) => out.append(v),
+                Stmt::BufferStore { .. } | Stmt::Evaluate(_) => {}
+            }
+        }
+        let mut pending = Vec::new();
+        take(self, &mut pending);
+        while let Some(mut s) = pending.pop() {
+            take(&mut s, &mut pending);
+        }
     }
 }
 

@@ -303,7 +303,74 @@ fn limits_and_inputs() {
         &HashMap::from([(a.clone(), ones(4))]),
         &no_sizes(),
     );
-    assert_eq!(err.unwrap_err(), RunError::StepLimit { limit: 3 });
+    // 4 iterations and 4 stores: refused before running, with the count.
+    assert_eq!(
+        err.unwrap_err(),
+        RunError::TooManySteps { steps: 8, limit: 3 }
+    );
+    // A symbolic extent is counted with the size it is given.
+    let n = Var::new("n");
+    let (b, i) = (Buffer::new("B", DataType::Float32, [8i64]), Var::new("i"));
+    let open = PrimFunc::new(
+        "open",
+        vec![b.clone()],
+        Stmt::for_loop(
+            &i,
+            0,
+            n.expr(),
+            Stmt::store(
+                &b,
+                [Expr::floor_mod(i.expr(), Expr::int(8))],
+                Value::f32(1.0),
+            ),
+        ),
+    );
+    let err = Interpreter::new().max_steps(3).run(
+        &open,
+        &HashMap::new(),
+        &HashMap::from([(n.clone(), 100)]),
+    );
+    assert_eq!(
+        err.unwrap_err(),
+        RunError::TooManySteps {
+            steps: 200,
+            limit: 3
+        }
+    );
+
+    // The interrupt hook is asked every INTERRUPT_INTERVAL steps; `true`
+    // stops the run there.
+    let long = PrimFunc::new(
+        "long",
+        vec![b.clone()],
+        Stmt::for_range(
+            &i,
+            0,
+            1 << 20,
+            Stmt::store(
+                &b,
+                [Expr::floor_mod(i.expr(), Expr::int(8))],
+                Value::f32(1.0),
+            ),
+        ),
+    );
+    let err = Interpreter::new().interrupt(tir::Interrupt(|| true)).run(
+        &long,
+        &HashMap::new(),
+        &no_sizes(),
+    );
+    assert_eq!(
+        err.unwrap_err(),
+        RunError::Interrupted {
+            steps: tir::INTERRUPT_INTERVAL
+        }
+    );
+    let done = Interpreter::new().interrupt(tir::Interrupt(|| false)).run(
+        &long,
+        &HashMap::new(),
+        &no_sizes(),
+    );
+    assert!(done.is_ok());
 
     let err = tir::run(&f, &HashMap::from([(a.clone(), ones(5))]), &no_sizes()).unwrap_err();
     assert!(

@@ -1,4 +1,4 @@
-"""``python -m rangefinder.tvm SCRIPT.py [--json] [--run] [--seed N]``.
+"""``python -m rangefinder.tvm SCRIPT.py [--json] [--run] [--seed N] [--max-steps N]``.
 
 Runs an unchanged TVM TE script under CPython with ``import tvm`` resolved
 to :mod:`rangefinder.tvm`, then prints what ``rangefinder te SCRIPT.py``
@@ -23,6 +23,13 @@ def main(argv=None):
     parser.add_argument("--json", action="store_true", help="JSON output")
     parser.add_argument("--run", action="store_true", help="run the lowered program and check it")
     parser.add_argument("--seed", type=int, default=0, help="seed for the random inputs")
+    parser.add_argument(
+        "--max-steps",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the most loop iterations and stores the run may take (default 50,000,000)",
+    )
     args = parser.parse_args(argv)
 
     install()
@@ -50,7 +57,7 @@ def main(argv=None):
         return 0
     s, tensors = target
     try:
-        report = _native.te_report(s, tensors, args.run, args.seed)
+        report = _native.te_report(s, tensors, args.run, args.seed, args.max_steps)
     except _native.Error as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -125,6 +125,37 @@ pub(crate) enum Code<'a> {
     Eval(ValueCode, &'a Stmt),
 }
 
+/// Dropped through a work list: statements nest as deep as a pipeline is
+/// long.
+impl Drop for Code<'_> {
+    fn drop(&mut self) {
+        fn take<'a>(c: &mut Code<'a>, out: &mut Vec<Code<'a>>) {
+            match c {
+                Code::For { body, .. } | Code::Let { body, .. } | Code::Region { body, .. } => {
+                    out.push(std::mem::replace(&mut **body, Code::Seq(Vec::new())));
+                }
+                Code::If {
+                    then_case,
+                    else_case,
+                    ..
+                } => {
+                    out.push(std::mem::replace(&mut **then_case, Code::Seq(Vec::new())));
+                    if let Some(e) = else_case.take() {
+                        out.push(*e);
+                    }
+                }
+                Code::Seq(v) => out.append(v),
+                Code::Store { .. } | Code::Eval(..) => {}
+            }
+        }
+        let mut pending = Vec::new();
+        take(self, &mut pending);
+        while let Some(mut c) = pending.pop() {
+            take(&mut c, &mut pending);
+        }
+    }
+}
+
 /// What the machine needs to know about each buffer slot.
 pub(crate) struct BufferInfo {
     pub buffer: Buffer,
@@ -411,19 +442,25 @@ impl<'a> Compiler<'a> {
                 (ValueCode::Neg(bx(code), t), t)
             }
             Value::Cast(t, a) => (self.value_as(a, *t, src)?, *t),
+            // As for `Binary`: the branches' types come with their code,
+            // so nested selects compile in linear time.
             Value::Select(c, a, b) => {
-                let t = v.dtype();
                 let c = self.value_as(c, DataType::Bool, src)?;
-                let a = self.value_as(a, t, src)?;
-                let b = self.value_as(b, t, src)?;
+                let ((a, ta), (b, tb)) = (self.value(a, src)?, self.value(b, src)?);
+                let t = ta.promote(tb);
+                let (a, b) = (convert(a, ta, t), convert(b, tb, t));
                 (ValueCode::Select(bx(c), bx(a), bx(b)), t)
             }
             Value::Call(op, args) => {
-                let t = v.dtype();
-                let args = args
+                let compiled = args
                     .iter()
-                    .map(|a| self.value_as(a, t, src))
-                    .collect::<Result<_, _>>()?;
+                    .map(|a| self.value(a, src))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let t = crate::value::call_dtype(compiled.iter().map(|(_, t)| *t));
+                let args = compiled
+                    .into_iter()
+                    .map(|(code, from)| convert(code, from, t))
+                    .collect();
                 (ValueCode::Call(*op, args, t), t)
             }
             Value::Let(var, x, body) => {
@@ -501,6 +538,13 @@ impl<'a> Compiler<'a> {
     }
 
     fn stmt(&mut self, s: &'a Stmt) -> Result<Code<'a>, RunError> {
+        // Statements nest as deep as a pipeline is long (one region per
+        // stage).
+        crate::stack::grow(|| self.stmt_step(s))
+    }
+
+    /// One level of [`Self::stmt`], on the stack [`crate::stack::grow`] left room on.
+    fn stmt_step(&mut self, s: &'a Stmt) -> Result<Code<'a>, RunError> {
         Ok(match s {
             Stmt::For {
                 var,

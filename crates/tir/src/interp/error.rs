@@ -143,6 +143,19 @@ pub enum RunError {
         /// The limit.
         limit: u64,
     },
+    /// The program's loops take more steps than the limit allows, counted
+    /// before running (an upper bound where extents vary).
+    TooManySteps {
+        /// The steps counted.
+        steps: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The run was stopped by its [`crate::Interrupt`] hook.
+    Interrupted {
+        /// The steps taken until then.
+        steps: u64,
+    },
 }
 
 impl fmt::Display for RunError {
@@ -184,6 +197,21 @@ impl fmt::Display for RunError {
                 f,
                 "the run exceeded {limit} steps: raise the limit or shrink the sizes"
             ),
+            RunError::TooManySteps { steps, limit } => {
+                let steps = if *steps == u64::MAX {
+                    "2^64 or more".to_string()
+                } else {
+                    format!("up to {steps}")
+                };
+                write!(
+                    f,
+                    "the program takes {steps} steps (loop iterations and stores), more than the \
+                     limit of {limit}: raise the limit or shrink the sizes; not run"
+                )
+            }
+            RunError::Interrupted { steps } => {
+                write!(f, "the run was interrupted after {steps} steps")
+            }
         }
     }
 }

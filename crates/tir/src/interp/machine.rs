@@ -17,6 +17,7 @@ type Axes = SmallVec<[i64; 8]>;
 pub(crate) struct Limits {
     pub keep_going: bool,
     pub max_steps: Option<u64>,
+    pub interrupt: Option<super::Interrupt>,
     pub max_elements: u64,
     pub max_reported: usize,
 }
@@ -254,6 +255,13 @@ impl<'c, 'a> Machine<'c, 'a> {
 
     fn step(&mut self) -> Result<(), RunError> {
         self.steps += 1;
+        if self.steps % super::INTERRUPT_INTERVAL == 0 {
+            if let Some(hook) = self.limits.interrupt {
+                if hook.requested() {
+                    return Err(RunError::Interrupted { steps: self.steps });
+                }
+            }
+        }
         match self.limits.max_steps {
             Some(limit) if self.steps > limit => Err(RunError::StepLimit { limit }),
             _ => Ok(()),
@@ -429,6 +437,13 @@ impl<'c, 'a> Machine<'c, 'a> {
     }
 
     pub fn run(&mut self, code: &Code<'a>) -> Result<(), RunError> {
+        // Statements nest as deep as a pipeline is long (one region per
+        // stage).
+        crate::stack::grow(|| self.run_step(code))
+    }
+
+    /// One level of [`Self::run`], on the stack [`crate::stack::grow`] left room on.
+    fn run_step(&mut self, code: &Code<'a>) -> Result<(), RunError> {
         match code {
             Code::For {
                 slot,

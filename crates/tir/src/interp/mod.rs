@@ -10,6 +10,7 @@
 //! error.
 
 mod compile;
+mod count;
 mod error;
 mod machine;
 
@@ -57,6 +58,37 @@ pub fn run(
     Interpreter::new().run(func, inputs, sizes)
 }
 
+/// How many steps a run takes between two calls of its [`Interrupt`] hook.
+pub const INTERRUPT_INTERVAL: u64 = 1 << 16;
+
+/// A check a long run calls now and then ([`Interpreter::interrupt`]):
+/// `true` asks the run to stop. A plain function, so that the crates that
+/// run programs need not know who asks (the Python package checks for
+/// signals).
+#[derive(Clone, Copy)]
+pub struct Interrupt(pub fn() -> bool);
+
+impl Interrupt {
+    /// Whether the run should stop.
+    pub fn requested(&self) -> bool {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for Interrupt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Interrupt(..)")
+    }
+}
+
+impl PartialEq for Interrupt {
+    fn eq(&self, other: &Interrupt) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
+impl Eq for Interrupt {}
+
 /// An interpreter with limits and a policy for invalid accesses.
 ///
 /// ```
@@ -94,6 +126,7 @@ impl Interpreter {
             limits: Limits {
                 keep_going: false,
                 max_steps: None,
+                interrupt: None,
                 max_elements: 1 << 24,
                 max_reported: 64,
             },
@@ -109,9 +142,20 @@ impl Interpreter {
     }
 
     /// Stops with [`RunError::StepLimit`] after `steps` loop iterations and
-    /// stores.
+    /// stores; a program whose loops take more steps than that (counted
+    /// before running: the product of loop extents, per nest) is refused
+    /// at once with [`RunError::TooManySteps`].
     pub fn max_steps(mut self, steps: u64) -> Interpreter {
         self.limits.max_steps = Some(steps);
+        self
+    }
+
+    /// Calls `hook` every [`INTERRUPT_INTERVAL`] steps of a run; when it
+    /// returns `true`, the run stops with [`RunError::Interrupted`]. A
+    /// caller that can be cancelled (an interactive session checking for
+    /// Ctrl-C) passes its check here.
+    pub fn interrupt(mut self, hook: Interrupt) -> Interpreter {
+        self.limits.interrupt = Some(hook);
         self
     }
 
@@ -135,6 +179,13 @@ impl Interpreter {
         inputs: &HashMap<Buffer, Tensor>,
         sizes: &HashMap<Var, i64>,
     ) -> Result<RunResult, RunError> {
+        if let Some(limit) = self.limits.max_steps {
+            if let Some(steps) = count::step_bound(&func.body, sizes) {
+                if steps > limit {
+                    return Err(RunError::TooManySteps { steps, limit });
+                }
+            }
+        }
         let program = compile::compile(func, sizes)?;
         if let Some(b) = inputs.keys().find(|b| !func.params.contains(b)) {
             return Err(RunError::Input {
@@ -331,6 +382,12 @@ impl RunResult {
             .iter()
             .find(|(p, _)| p == b)
             .map(|(_, n)| *n)
+    }
+
+    /// Every buffer given storage with the largest region it had, in
+    /// order of first storage.
+    pub fn largest_regions(&self) -> &[(Buffer, u64)] {
+        &self.largest_region
     }
 
     /// As [`RunResult::largest_region`], for the first buffer called `name`.
