@@ -21,7 +21,11 @@ fn a_transformed_intermediate_at_a_row_loop_stores_one_row() {
     )
     .unwrap();
     s.compute_at(&b, &c, &c.op().axis()[0]).unwrap();
-    let options = ReportOptions { run: true, seed: 4 };
+    let options = ReportOptions {
+        run: true,
+        seed: 4,
+        ..Default::default()
+    };
     let r = te::run_report(&s, &[a, c], &options).unwrap();
     assert!(r.is_clean(), "{}", r.to_text());
     let text = r.report.program.to_string();
@@ -58,7 +62,16 @@ fn a_transformed_intermediate_on_a_symbolic_axis_runs_clean() {
     )
     .unwrap();
     s.compute_at(&b, &c, &c.op().axis()[0]).unwrap();
-    let r = te::run_report(&s, &[a, c], &ReportOptions { run: true, seed: 2 }).unwrap();
+    let r = te::run_report(
+        &s,
+        &[a, c],
+        &ReportOptions {
+            run: true,
+            seed: 2,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert!(r.is_clean(), "{}", r.to_text());
     assert!(r
         .report
@@ -78,7 +91,16 @@ fn the_report_gives_a_transformed_input_its_physical_shape_and_size() {
         IndexMap::parse("lambda i, j: [i, j // 4, j % 4]").unwrap(),
     )
     .unwrap();
-    let r = te::run_report(&s, &[a, b], &ReportOptions { run: true, seed: 1 }).unwrap();
+    let r = te::run_report(
+        &s,
+        &[a, b],
+        &ReportOptions {
+            run: true,
+            seed: 1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     assert!(r.is_clean(), "{}", r.to_text());
     let json = r.to_json();
     assert_eq!(json["stages"][0]["allocation"], 40);
