@@ -137,15 +137,43 @@ impl Analyzer {
     /// assert_eq!(c.to_string(), "0 <= i and i * 2 < I - 1");
     /// ```
     pub fn and_condition_over_domain(&self, cond: &Expr, var: &Var, range: &Range) -> Result<Expr> {
-        let (cond, v) = self.detach(cond, var)?;
+        let extent = self.simplify(&range.extent)?;
+        if self.can_prove(&Expr::le(extent.clone(), Expr::int(0))) {
+            // Over no values at all, every condition holds.
+            return Ok(Expr::bool(true));
+        }
+        let (simplified, v) = self.detach(cond, var)?;
+        match self.condition_over(&simplified, &v, var, range, &extent) {
+            // The simplifier's form of a linear condition need not be
+            // linear (`0 <= 3 * k + 2 * n < 2` is `n + k * 3 // 2 == 0`):
+            // the condition as written is solved instead.
+            Err(e) if e.kind == ErrorKind::Invalid => {
+                let renamed = crate::walk::substitute(cond, &mut |x| (x == var).then(|| v.expr()));
+                self.condition_over(&renamed, &v, var, range, &extent)
+                    .map_err(|_| e)
+            }
+            other => other,
+        }
+    }
+
+    /// [`Analyzer::and_condition_over_domain`] of `cond` over `v` (standing
+    /// for `var`), whose range has `extent` values.
+    fn condition_over(
+        &self,
+        cond: &Expr,
+        v: &Var,
+        var: &Var,
+        range: &Range,
+        extent: &Expr,
+    ) -> Result<Expr> {
         let lo = self.simplify(&range.min)?;
         let hi = self.simplify(&Expr::sub(
             Expr::add(range.min.clone(), range.extent.clone()),
             Expr::int(1),
         ))?;
         let mut kept: Vec<Expr> = Vec::new();
-        for part in conjuncts(&cond) {
-            match self.linear_forms(&part, &v, var)? {
+        for part in conjuncts(cond) {
+            match self.linear_forms(&part, v, var)? {
                 Conjunct::Free => kept.push(part),
                 Conjunct::Linear(forms) => {
                     for LinearLe { k, mut rest } in forms {
@@ -162,14 +190,10 @@ impl Analyzer {
             .reduce(Expr::and)
             .unwrap_or(Expr::bool(true));
         let body = self.simplify(&all)?;
-        let extent = self.simplify(&range.extent)?;
         if self.can_prove(&Expr::ge(extent.clone(), Expr::int(1))) {
             return Ok(body);
         }
-        if self.can_prove(&Expr::le(extent.clone(), Expr::int(0))) {
-            return Ok(Expr::bool(true));
-        }
-        self.simplify(&Expr::or(Expr::le(extent, Expr::int(0)), body))
+        self.simplify(&Expr::or(Expr::le(extent.clone(), Expr::int(0)), body))
     }
 
     /// `cond` simplified with `var` replaced by a fresh variable, so that

@@ -170,6 +170,35 @@ fn provably_false_conjunct_gives_the_empty_set() {
     assert!(p.solve("i").is_nothing());
 }
 
+/// A linear condition the simplifier writes in a form that is not linear
+/// in `k` (`0 <= 3i + 3k + 2n < 2` is `n + (i + k) * 3 // 2 == 0`) is still
+/// eliminated over `k`, exactly; over no values of `k` it holds.
+#[test]
+fn a_linear_condition_is_solved_whatever_form_the_simplifier_gives_it() {
+    let (i, k, n) = (Var::new("i"), Var::new("k"), Var::new("n"));
+    let x = Expr::add(
+        Expr::add(
+            Expr::mul(Expr::int(3), i.expr()),
+            Expr::mul(Expr::int(3), k.expr()),
+        ),
+        Expr::mul(Expr::int(2), n.expr()),
+    );
+    let cond = Expr::and(Expr::le(Expr::int(0), x.clone()), Expr::lt(x, Expr::int(2)));
+    let an = Analyzer::new();
+    for extent in [0, 1, 2] {
+        let range = Range::new(Expr::int(0), Expr::int(extent));
+        let got = an.and_condition_over_domain(&cond, &k, &range).unwrap();
+        for nv in -6..=6 {
+            for iv in -6..=6 {
+                let want = (0..extent)
+                    .all(|kv| cond.eval_with(&[(&i, iv), (&k, kv), (&n, nv)]).unwrap() == 1);
+                let have = got.eval_with(&[(&i, iv), (&n, nv)]).unwrap() == 1;
+                assert_eq!(have, want, "{got} over k < {extent} at i = {iv}, n = {nv}");
+            }
+        }
+    }
+}
+
 #[test]
 fn unsolvable_conditions_are_errors() {
     for text in [
