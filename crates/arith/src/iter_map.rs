@@ -213,6 +213,15 @@ pub struct DetectOptions {
     /// `simplify_trivial_iterators`, on by default). When off, they stay
     /// iterators of extent one and the analyzer is not told their value.
     pub simplify_trivial_iterators: bool,
+    /// Read `(v + c) // d` and `(v + c) % d`, for a constant `c > 0`, as
+    /// splits of the one mark `v + c` over `[0, roundup(extent + c, d))`,
+    /// whose real values are `[c, c + extent)`. Off by default, as in TVM,
+    /// which pads only by `c % d` and moves `c // d` into the base
+    /// (`(x + 3) // 2` is `(x + 1) // 2 + 1`); on, the quotient keeps its
+    /// whole range (`(x + 3) // 2` takes `[0, 5)` over `x in [0, 7)`), so a
+    /// fusion with a radix above the values the quotient takes, such as
+    /// `(x + 3) % 2 * 5 + (x + 3) // 2`, chains without a gap.
+    pub offset_marks: bool,
 }
 
 impl Default for DetectOptions {
@@ -220,6 +229,7 @@ impl Default for DetectOptions {
         DetectOptions {
             check_level: CheckLevel::Surjective,
             simplify_trivial_iterators: true,
+            offset_marks: false,
         }
     }
 }
@@ -304,6 +314,7 @@ pub fn normalize_to_iter_sum(
     let options = DetectOptions {
         check_level: CheckLevel::NoCheck,
         simplify_trivial_iterators: true,
+        offset_marks: false,
     };
     let mut rw = Rewriter::new(dom, an, &options, true)?;
     let sum = rw.rewrite(index)?;

@@ -23,10 +23,12 @@ use std::sync::Arc;
 const SURJ: DetectOptions = DetectOptions {
     check_level: CheckLevel::Surjective,
     simplify_trivial_iterators: true,
+    offset_marks: false,
 };
 const BIJ: DetectOptions = DetectOptions {
     check_level: CheckLevel::Bijective,
     simplify_trivial_iterators: true,
+    offset_marks: false,
 };
 
 /// Iterators with their extents, positive symbolic sizes, and a scope in
@@ -357,6 +359,7 @@ fn opts(check_level: CheckLevel, simplify_trivial_iterators: bool) -> DetectOpti
     DetectOptions {
         check_level,
         simplify_trivial_iterators,
+        offset_marks: false,
     }
 }
 
@@ -968,6 +971,67 @@ fn padding_is_reported() {
     assert_eq!(*r.indices[0].args[0].source, *r.padded[0].mark);
 }
 
+/// With `offset_marks`, `(x + 3) // 2` and `(x + 3) % 2` are digits of the
+/// one mark `x + 3` over `[0, 10)` (real values `[3, 10)`), so their fusion
+/// with radix 5 chains: by default `(x + 3) // 2` is `(x + 1) // 2 + 1`,
+/// whose 4 values leave a gap under the radix 5, and detection fails.
+#[test]
+fn offset_marks_split_one_offset_mark() {
+    let v = env(&[("x", "7")]);
+    let fused = "(x + 3) % 2 * 5 + (x + 3) // 2";
+    let no_check = opts(CheckLevel::NoCheck, true);
+    v.failure(&[fused], "True", no_check);
+    let offsets = DetectOptions {
+        offset_marks: true,
+        ..no_check
+    };
+    let r = v.pattern(&[(fused, "10", "0", "1")], "True", offsets);
+    let split = &r.indices[0].args[0];
+    let MarkSource::Fused(sum) = &split.source.source else {
+        panic!("{split} does not split a fusion");
+    };
+    assert_eq!(sum.base, Expr::int(0));
+    let digits: Vec<(i64, i64, i64)> = sum
+        .args
+        .iter()
+        .map(|a| {
+            (
+                a.lower_factor.as_int().unwrap(),
+                a.extent.as_int().unwrap(),
+                a.scale.as_int().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(digits, [(1, 2, 5), (2, 5, 1)]);
+    assert_eq!(sum.args[0].source, sum.args[1].source);
+    assert_eq!(r.padded.len(), 1);
+    assert_eq!(*r.padded[0].mark, *sum.args[0].source);
+    assert_eq!(r.padded[0].mark.extent, Expr::int(10));
+    assert_eq!(r.padded[0].valid_min, Expr::int(3));
+    assert_eq!(r.padded[0].valid_extent, Expr::int(7));
+    // The fusion misses [0, 3) and more: not surjective onto [0, 10).
+    v.failure(
+        &[fused],
+        "True",
+        DetectOptions {
+            offset_marks: true,
+            ..SURJ
+        },
+    );
+    // A quotient and remainder recombined are the offset mark itself:
+    // `(x + 4) // 2 * 2 + (x + 4) % 2` over `[0, 8)` is the mark `x + 4` of
+    // 12 values, base 0 (by default `x`, 8 values, plus the base 4).
+    let v = env(&[("x", "8")]);
+    v.pattern(
+        &[("(x + 4) // 2 * 2 + (x + 4) % 2", "12", "0", "1")],
+        "True",
+        DetectOptions {
+            offset_marks: true,
+            ..no_check
+        },
+    );
+}
+
 // ---------------------------------------------------------------- simplify
 
 /// iter_affine_map#0129-#0135
@@ -1316,8 +1380,11 @@ proptest! {
         let exprs: Vec<Expr> = indices.iter().map(|t| v.e(t)).collect();
         let pred = v.e(&case.predicate());
         for level in [CheckLevel::NoCheck, CheckLevel::Surjective, CheckLevel::Bijective] {
-            if let Ok(r) = v.detect(&exprs, &pred, opts(level, true)) {
-                v.check_semantics(&exprs, &pred, &r, level);
+            for offset_marks in [false, true] {
+                let o = DetectOptions { offset_marks, ..opts(level, true) };
+                if let Ok(r) = v.detect(&exprs, &pred, o) {
+                    v.check_semantics(&exprs, &pred, &r, level);
+                }
             }
         }
         let total: i64 = case.order.iter().map(|&i| case.extents[i]).product();
@@ -1376,8 +1443,11 @@ proptest! {
         let exprs: Vec<Expr> = texts.iter().map(|t| v.e(t)).collect();
         let t = Expr::bool(true);
         for level in [CheckLevel::NoCheck, CheckLevel::Surjective, CheckLevel::Bijective] {
-            if let Ok(r) = v.detect(&exprs, &t, opts(level, true)) {
-                v.check_semantics(&exprs, &t, &r, level);
+            for offset_marks in [false, true] {
+                let o = DetectOptions { offset_marks, ..opts(level, true) };
+                if let Ok(r) = v.detect(&exprs, &t, o) {
+                    v.check_semantics(&exprs, &t, &r, level);
+                }
             }
         }
     }

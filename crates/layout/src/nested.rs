@@ -25,7 +25,7 @@
 use crate::analysis::{Analysis, Failure, Prover, SplitPlan};
 use crate::error::{ErrorKind, LayoutError};
 use crate::fold;
-use arith::iter_map::{detect_iter_map, CheckLevel, IterMark, MarkSource};
+use arith::iter_map::{detect_iter_map_with, CheckLevel, DetectOptions, IterMark, MarkSource};
 use arith::{Expr, ExprKind, Range, Var};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -82,6 +82,7 @@ fn unreverse(
     dom: &mut HashMap<Var, Range>,
     out: &mut Vec<Reversed>,
     prover: &mut Prover,
+    options: &DetectOptions,
     depth: usize,
 ) -> Option<Expr> {
     if depth > 64 {
@@ -93,7 +94,7 @@ fn unreverse(
     }
     let mut new = Vec::with_capacity(kids.len());
     for k in &kids {
-        new.push(unreverse(k, initial, dom, out, prover, depth + 1)?);
+        new.push(unreverse(k, initial, dom, out, prover, options, depth + 1)?);
     }
     let e = e.with_children(&new);
     let ExprKind::Sub(c, inner) = e.kind() else {
@@ -110,11 +111,11 @@ fn unreverse(
     if let Some(r) = out.iter().find(|r| r.of == e) {
         return Some(r.replacement.clone());
     }
-    let Ok(d) = detect_iter_map(
+    let Ok(d) = detect_iter_map_with(
         std::slice::from_ref(inner),
         dom,
         &Expr::bool(true),
-        CheckLevel::NoCheck,
+        options,
         prover.analyzer(),
     ) else {
         return Some(e);
@@ -167,12 +168,51 @@ fn intern(marks: &mut Vec<Mark>, queue: &mut Vec<usize>, mark: &Arc<IterMark>) -
 
 /// Analyses `finals` (over the logical indices `initial` of `shape`) as
 /// nested splits and fusions; `axis_exprs` name the transformed indices.
+///
+/// The iterator-map rewrite first pads a divided offset source `x + c`
+/// only by `c % d` (`(x + 3) // 2` is `(x + 1) // 2 + 1`, whose digits take
+/// `[0, 4)`); when that leaves a fusion with a gap (`(x + 3) % 2 * 5 + (x +
+/// 3) // 2`, a radix of 5 above a digit of 4 values), it is read again with
+/// every such source one mark `x + c` of values `[c, c + extent)`, whose
+/// quotient digits take `[0, 5)` and so chain. The first reading is kept
+/// when it works, so the maps it accepts keep their inverse and padding.
 pub(crate) fn analyze(
     initial: &[Var],
     finals: &[Expr],
     shape: &[Expr],
     axis_exprs: &[Expr],
     prover: &mut Prover,
+) -> Result<Analysis, Failure> {
+    let first = DetectOptions {
+        check_level: CheckLevel::NoCheck,
+        ..DetectOptions::default()
+    };
+    match analyze_with(initial, finals, shape, axis_exprs, prover, &first) {
+        Err(Failure::Structure(msg, at)) => {
+            let offsets = DetectOptions {
+                offset_marks: true,
+                ..first
+            };
+            let kept = DetectOptions {
+                simplify_trivial_iterators: false,
+                ..offsets
+            };
+            analyze_with(initial, finals, shape, axis_exprs, prover, &offsets)
+                .or_else(|_| analyze_with(initial, finals, shape, axis_exprs, prover, &kept))
+                .map_err(|_| Failure::Structure(msg, at))
+        }
+        other => other,
+    }
+}
+
+/// [`analyze`] with one reading of the iterator-map rewrite.
+fn analyze_with(
+    initial: &[Var],
+    finals: &[Expr],
+    shape: &[Expr],
+    axis_exprs: &[Expr],
+    prover: &mut Prover,
+    options: &DetectOptions,
 ) -> Result<Analysis, Failure> {
     let zero = Expr::int(0);
     let one = Expr::int(1);
@@ -184,16 +224,16 @@ pub(crate) fn analyze(
     let mut reversed: Vec<Reversed> = Vec::new();
     let mut rewritten = Vec::with_capacity(finals.len());
     for e in finals {
-        let Some(r) = unreverse(e, initial, &mut dom, &mut reversed, prover, 0) else {
+        let Some(r) = unreverse(e, initial, &mut dom, &mut reversed, prover, options, 0) else {
             return structure("nests too deeply");
         };
         rewritten.push(r);
     }
-    let detected = match detect_iter_map(
+    let detected = match detect_iter_map_with(
         &rewritten,
         &dom,
         &Expr::bool(true),
-        CheckLevel::NoCheck,
+        options,
         prover.analyzer(),
     ) {
         Ok(d) => d,

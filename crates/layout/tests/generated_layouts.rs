@@ -24,9 +24,9 @@ proptest! {
             at += 1;
             tape[(at - 1) % tape.len()] % n.max(1)
         });
-        // A few maps (a digit of an offset source fused with a radix above
-        // the values it takes, a fusion with gaps) are still refused;
-        // `generated_corpus_is_accepted` pins how many.
+        // A few maps outside the corpus are still refused (a partial top
+        // digit, `r // 2` of `r` in `[0, 5)`, fused under a radix above its
+        // three values); `generated_corpus_is_accepted` pins the corpus.
         let outcome = check(&g);
         prop_assert!(
             matches!(outcome, Outcome::Accepted | Outcome::Refused(_)),
@@ -58,8 +58,9 @@ proptest! {
 }
 
 /// The corpus behind the figure in the documentation: 5,000 maps from
-/// seed 23, no wrong answer, at most 19 refused (4,981 accepted), and
-/// their one-index-dropped variants answered without a wrong answer.
+/// seed 23, no wrong answer, none refused (19 were, before digits of an
+/// offset source were read as digits of one offset mark), and their
+/// one-index-dropped variants answered without a wrong answer.
 #[test]
 fn generated_corpus_is_accepted() {
     let mut rng = Seeded::new(23);
@@ -108,5 +109,5 @@ fn generated_corpus_is_accepted() {
         println!("  {e}");
     }
     assert_eq!(wrong, 0, "{examples:#?}");
-    assert!(refused <= 19, "{refused} refused: {examples:#?}");
+    assert_eq!(refused, 0, "{examples:#?}");
 }

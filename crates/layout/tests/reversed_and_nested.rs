@@ -1,7 +1,9 @@
 //! Golden answers for maps outside plain split form: reversals (`4 - i`,
 //! `n - 1 - i`), a split of a remainder (`(i % 10) // 9`) and digits fused
-//! again with another index (`(k * 6 + j) % 2 * 4 + i`), each also checked
-//! by enumeration; and the collision reported for a symbolic shape.
+//! again with another index (`(k * 6 + j) % 2 * 4 + i`), digits of an
+//! offset source fused under a radix above their values (`(x + 3) % 2 * 5 +
+//! (x + 3) // 2`), each also checked by enumeration; and the collision
+//! reported for a symbolic shape.
 
 mod common;
 
@@ -139,5 +141,56 @@ fn a_remainder_over_a_symbolic_extent_collides_above_it() {
             .contains("[0] and [8] both map to [0], as they do whenever 8 < n"),
         "{}",
         e.message
+    );
+}
+
+/// `(x + 3) // 2` takes `[1, 5)`, fused under a radix of 5: as digits of
+/// the one offset mark `x + 3` (values `[3, 10)`) the fusion chains, and the
+/// points below 3 are the padding.
+#[test]
+fn digits_of_an_offset_source_fused_above_their_values_invert() {
+    assert_eq!(
+        answers("lambda x: [((x + 3) % 2) * 5 + (x + 3) // 2]", &[7]),
+        (
+            vec![10],
+            "lambda i0: [i0 % 5 * 2 + i0 // 5 - 3]".into(),
+            Some("i0 % 5 * 2 + i0 // 5 < 3".into())
+        )
+    );
+    // A remainder offset by 3 and split again, its quotient (`[1, 4)`)
+    // fused under a radix of 4 with the tile index.
+    assert_eq!(
+        answers(
+            "lambda x0: [x0 // 5 * 4 + (x0 % 5 + 3) // 2, (x0 % 5 + 3) % 2]",
+            &[8]
+        ),
+        (
+            vec![8, 2],
+            "lambda i0, i1: [i0 // 4 * 5 + (i0 % 4 * 2 + i1 - 3)]".into(),
+            Some("i0 % 4 * 2 + i1 < 3 or i0 // 4 * 5 + (i0 % 4 * 2 + i1 - 3) >= 8".into())
+        )
+    );
+}
+
+/// A logical index of extent one still gives its offset digit a radix:
+/// `(x1 + 3) % 3` is always 0, but `x0 * 3 + (2 - (x1 + 3) % 3)` is a
+/// fusion only with that digit kept as one of three values.
+#[test]
+fn an_offset_digit_of_an_index_of_extent_one_fills_its_radix() {
+    assert_eq!(
+        answers(
+            "lambda x0, x1: [1 - (x0 * 3 + (2 - (x1 + 3) % 3)) // 5, \
+             (x0 * 3 + (2 - (x1 + 3) % 3)) % 5, (x1 + 3) // 3]",
+            &[2, 1]
+        ),
+        (
+            vec![2, 5, 2],
+            "lambda i0, i1, i2: [((1 - i0) * 5 + i1) // 3, i2 * 3 + (2 - ((1 - i0) * 5 + i1) % 3) - 3]".into(),
+            Some(
+                "(1 - i0) * 5 + i1 >= 6 or i2 * 3 + (2 - ((1 - i0) * 5 + i1) % 3) < 3 \
+                 or i2 * 3 + (2 - ((1 - i0) * 5 + i1) % 3) >= 4"
+                    .into()
+            )
+        )
     );
 }

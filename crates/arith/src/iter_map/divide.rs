@@ -101,6 +101,63 @@ impl Rewriter {
         }
     }
 
+    /// `(v + c) // d` or `% d` for a constant `c > 0` (and constant `d` and
+    /// extent of `v`) as a split of the one mark `v + c` over `[0,
+    /// roundup(extent + c, d))`, padded below by `c`: the quotient and the
+    /// remainder of the same offset source are digits of one mark, and the
+    /// quotient takes its whole range `[0, (extent + c) / d)` instead of
+    /// leaving `c // d` in the base. `None` when the offset or sizes are
+    /// not such constants.
+    fn offset_mark_div_mod(
+        &mut self,
+        v: &IterSplit,
+        b: &Expr,
+        d: &Expr,
+        is_div: bool,
+    ) -> Result<Option<IterSum>> {
+        let (Some(c), Some(dv), Some(ext)) =
+            (self.const_of(b), self.const_of(d), self.const_of(&v.extent))
+        else {
+            return Ok(None);
+        };
+        if c <= 0 || dv <= 0 || ext <= 0 {
+            return Ok(None);
+        }
+        let padded_extent = num::mul(num::ceil_div(num::add(ext, c)?, dv)?, dv)?;
+        let mark = Arc::new(IterMark {
+            source: MarkSource::Fused(IterSum {
+                args: vec![v.clone()],
+                base: Expr::int(c),
+            }),
+            extent: Expr::int(padded_extent),
+        });
+        let pm = PaddedMark {
+            mark: mark.clone(),
+            valid_min: Expr::int(c),
+            valid_extent: Expr::int(ext),
+        };
+        if !self.padded.contains(&pm) {
+            self.padded.push(pm);
+        }
+        let (lower_factor, extent) = if is_div {
+            (Expr::int(dv), padded_extent / dv)
+        } else {
+            (Expr::int(1), dv)
+        };
+        if extent == 1 {
+            return Ok(Some(IterSum::constant(Expr::int(0))));
+        }
+        Ok(Some(IterSum {
+            args: vec![IterSplit {
+                source: mark,
+                lower_factor,
+                extent: Expr::int(extent),
+                scale: Expr::int(1),
+            }],
+            base: Expr::int(0),
+        }))
+    }
+
     /// `(v + b) // d` or `% d` where `v` is a split of scale one.
     fn unit_div_mod(
         &mut self,
@@ -110,6 +167,11 @@ impl Rewriter {
         d: &Expr,
         is_div: bool,
     ) -> Result<IterSum> {
+        if self.offset_marks {
+            if let Some(sum) = self.offset_mark_div_mod(&v, &b, d, is_div)? {
+                return Ok(sum);
+            }
+        }
         let r = self.simp(&Expr::floor_mod(b.clone(), d.clone()))?;
         let q = self.div(&b, d)?;
         let mark_extent = v.source.extent.clone();

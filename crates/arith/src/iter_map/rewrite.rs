@@ -45,6 +45,9 @@ pub(crate) struct Rewriter {
     /// Put non-affine terms into the base instead of failing.
     pub(super) lenient: bool,
     pub(super) check_level: CheckLevel,
+    /// Split a divided `v + c` as the one mark `v + c`
+    /// ([`DetectOptions::offset_marks`]).
+    pub(super) offset_marks: bool,
 }
 
 pub(super) fn err<T>(kind: Kind, message: String) -> Result<T> {
@@ -67,6 +70,7 @@ impl Rewriter {
             padded: Vec::new(),
             lenient,
             check_level: options.check_level,
+            offset_marks: options.offset_marks,
         };
         let mut vars: Vec<&Var> = dom.keys().collect();
         vars.sort();
