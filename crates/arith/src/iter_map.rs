@@ -214,14 +214,22 @@ pub struct DetectOptions {
     /// iterators of extent one and the analyzer is not told their value.
     pub simplify_trivial_iterators: bool,
     /// Read `(v + c) // d` and `(v + c) % d`, for a constant `c > 0`, as
-    /// splits of the one mark `v + c` over `[0, roundup(extent + c, d))`,
-    /// whose real values are `[c, c + extent)`. Off by default, as in TVM,
+    /// splits of the one mark `v + c` over `[0, roundup(extent + c, d))`
+    /// (`[0, extent + c)` when that is at most `d`), whose real values are
+    /// `[c, c + extent)`. Off by default, as in TVM,
     /// which pads only by `c % d` and moves `c // d` into the base
     /// (`(x + 3) // 2` is `(x + 1) // 2 + 1`); on, the quotient keeps its
     /// whole range (`(x + 3) // 2` takes `[0, 5)` over `x in [0, 7)`), so a
     /// fusion with a radix above the values the quotient takes, such as
     /// `(x + 3) % 2 * 5 + (x + 3) // 2`, chains without a gap.
     pub offset_marks: bool,
+    /// In a fusion, let the top digits of a mark (`y` itself, or `y // 2`
+    /// of `y` in `[0, 5)`) sit under a radix above the values they take
+    /// (`x * 9 + y` with `y` in `[0, 7)`): the split's extent grows to the
+    /// radix, its value unchanged, and the fused mark then has gaps, which
+    /// the checks see as digits of `y` it never reaches. Off by default, as
+    /// in TVM, which refuses such a fusion.
+    pub widen_top_digits: bool,
 }
 
 impl Default for DetectOptions {
@@ -230,6 +238,7 @@ impl Default for DetectOptions {
             check_level: CheckLevel::Surjective,
             simplify_trivial_iterators: true,
             offset_marks: false,
+            widen_top_digits: false,
         }
     }
 }
@@ -315,6 +324,7 @@ pub fn normalize_to_iter_sum(
         check_level: CheckLevel::NoCheck,
         simplify_trivial_iterators: true,
         offset_marks: false,
+        widen_top_digits: false,
     };
     let mut rw = Rewriter::new(dom, an, &options, true)?;
     let sum = rw.rewrite(index)?;

@@ -24,11 +24,13 @@ const SURJ: DetectOptions = DetectOptions {
     check_level: CheckLevel::Surjective,
     simplify_trivial_iterators: true,
     offset_marks: false,
+    widen_top_digits: false,
 };
 const BIJ: DetectOptions = DetectOptions {
     check_level: CheckLevel::Bijective,
     simplify_trivial_iterators: true,
     offset_marks: false,
+    widen_top_digits: false,
 };
 
 /// Iterators with their extents, positive symbolic sizes, and a scope in
@@ -360,6 +362,7 @@ fn opts(check_level: CheckLevel, simplify_trivial_iterators: bool) -> DetectOpti
         check_level,
         simplify_trivial_iterators,
         offset_marks: false,
+        widen_top_digits: false,
     }
 }
 
@@ -1032,6 +1035,37 @@ fn offset_marks_split_one_offset_mark() {
     );
 }
 
+/// With `widen_top_digits`, a whole iterator (`y` of 7 values) or the
+/// partial top digit of one (`r // 2` of `r` in `[0, 5)`, 3 values) may sit
+/// under a larger radix: the split keeps its value, its extent grows to the
+/// radix, and the fused mark has gaps, so it is not surjective.
+#[test]
+fn widen_top_digits_fuses_under_a_larger_radix() {
+    let no_check = opts(CheckLevel::NoCheck, true);
+    let widen = |o: DetectOptions| DetectOptions {
+        widen_top_digits: true,
+        ..o
+    };
+    let v = env(&[("x", "3"), ("y", "7")]);
+    v.failure(&["x * 9 + y"], "True", no_check);
+    let r = v.pattern(&[("x * 9 + y", "27", "0", "1")], "True", widen(no_check));
+    let MarkSource::Fused(sum) = &r.indices[0].args[0].source.source else {
+        panic!("{} does not split a fusion", r.indices[0]);
+    };
+    let y = sum.args.iter().find(|a| a.scale.is_int(1)).unwrap();
+    assert_eq!(
+        (y.lower_factor.clone(), y.extent.clone()),
+        (Expr::int(1), Expr::int(9))
+    );
+    assert_eq!(y.source.extent, Expr::int(7));
+    v.failure(&["x * 9 + y"], "True", widen(SURJ));
+    let v = env(&[("r", "5")]);
+    let fused = "r % 2 * 4 + r // 2";
+    v.failure(&[fused], "True", no_check);
+    v.pattern(&[(fused, "8", "0", "1")], "True", widen(no_check));
+    v.failure(&[fused], "True", widen(SURJ));
+}
+
 // ---------------------------------------------------------------- simplify
 
 /// iter_affine_map#0129-#0135
@@ -1380,8 +1414,12 @@ proptest! {
         let exprs: Vec<Expr> = indices.iter().map(|t| v.e(t)).collect();
         let pred = v.e(&case.predicate());
         for level in [CheckLevel::NoCheck, CheckLevel::Surjective, CheckLevel::Bijective] {
-            for offset_marks in [false, true] {
-                let o = DetectOptions { offset_marks, ..opts(level, true) };
+            for widened in [false, true] {
+                let o = DetectOptions {
+                    offset_marks: widened,
+                    widen_top_digits: widened,
+                    ..opts(level, true)
+                };
                 if let Ok(r) = v.detect(&exprs, &pred, o) {
                     v.check_semantics(&exprs, &pred, &r, level);
                 }
@@ -1443,8 +1481,12 @@ proptest! {
         let exprs: Vec<Expr> = texts.iter().map(|t| v.e(t)).collect();
         let t = Expr::bool(true);
         for level in [CheckLevel::NoCheck, CheckLevel::Surjective, CheckLevel::Bijective] {
-            for offset_marks in [false, true] {
-                let o = DetectOptions { offset_marks, ..opts(level, true) };
+            for widened in [false, true] {
+                let o = DetectOptions {
+                    offset_marks: widened,
+                    widen_top_digits: widened,
+                    ..opts(level, true)
+                };
                 if let Ok(r) = v.detect(&exprs, &t, o) {
                     v.check_semantics(&exprs, &t, &r, level);
                 }

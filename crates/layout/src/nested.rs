@@ -174,8 +174,12 @@ fn intern(marks: &mut Vec<Mark>, queue: &mut Vec<usize>, mark: &Arc<IterMark>) -
 /// `[0, 4)`); when that leaves a fusion with a gap (`(x + 3) % 2 * 5 + (x +
 /// 3) // 2`, a radix of 5 above a digit of 4 values), it is read again with
 /// every such source one mark `x + c` of values `[c, c + extent)`, whose
-/// quotient digits take `[0, 5)` and so chain. The first reading is kept
-/// when it works, so the maps it accepts keep their inverse and padding.
+/// quotient digits take `[0, 5)` and so chain, and with the top digits of a
+/// mark allowed under a larger radix (`x1 * 9 + x0`, `x0` in `[0, 7)`); then
+/// once more with logical indices of extent one kept as iterators, so their
+/// offset digits keep their radix. The values skipped are padding, which
+/// the mark ranges below catch. The first reading is kept when it works, so
+/// the maps it accepts keep their inverse and padding.
 pub(crate) fn analyze(
     initial: &[Var],
     finals: &[Expr],
@@ -191,6 +195,7 @@ pub(crate) fn analyze(
         Err(Failure::Structure(msg, at)) => {
             let offsets = DetectOptions {
                 offset_marks: true,
+                widen_top_digits: true,
                 ..first
             };
             let kept = DetectOptions {

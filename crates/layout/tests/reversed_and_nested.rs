@@ -1,9 +1,10 @@
 //! Golden answers for maps outside plain split form: reversals (`4 - i`,
 //! `n - 1 - i`), a split of a remainder (`(i % 10) // 9`) and digits fused
 //! again with another index (`(k * 6 + j) % 2 * 4 + i`), digits of an
-//! offset source fused under a radix above their values (`(x + 3) % 2 * 5 +
-//! (x + 3) // 2`), each also checked by enumeration; and the collision
-//! reported for a symbolic shape.
+//! offset source or top digits fused under a radix above their values
+//! (`(x + 3) % 2 * 5 + (x + 3) // 2`, `x1 * 9 + x0` with `x0` in `[0, 7)`),
+//! each also checked by enumeration; and the collision reported for a
+//! symbolic shape.
 
 mod common;
 
@@ -191,6 +192,52 @@ fn an_offset_digit_of_an_index_of_extent_one_fills_its_radix() {
                  or i2 * 3 + (2 - ((1 - i0) * 5 + i1) % 3) >= 4"
                     .into()
             )
+        )
+    );
+}
+
+/// A whole index (`x0` of 7 values) or the partial top digit of one
+/// (`r // 2` of `r` in `[0, 5)`, 3 values) under a radix above its values:
+/// the points above its last value are the padding.
+#[test]
+fn top_digits_fused_under_a_larger_radix_invert() {
+    assert_eq!(
+        answers(
+            "lambda x0, x1: [(5 - x1) * 9 + (x0 // 3 * 3 + x0 % 3)]",
+            &[7, 6]
+        ),
+        (
+            vec![54],
+            "lambda i0: [i0 % 9, 5 - i0 // 9]".into(),
+            Some("i0 % 9 >= 7".into())
+        )
+    );
+    assert_eq!(
+        answers(
+            "lambda r: [(r % 2 * 4 + r // 2) // 5, (r % 2 * 4 + r // 2) % 5]",
+            &[5]
+        ),
+        (
+            vec![2, 5],
+            "lambda i0, i1: [(i0 * 5 + i1) % 4 * 2 + (i0 * 5 + i1) // 4]".into(),
+            Some("i0 * 5 + i1 >= 8 or (i0 * 5 + i1) % 4 * 2 + (i0 * 5 + i1) // 4 >= 5".into())
+        )
+    );
+}
+
+/// `(x1 + 1) % 4` never wraps (`x1 + 1` is in `[1, 3)`), so under the radix
+/// 3 it is the offset mark `x1 + 1` itself, of 3 values.
+#[test]
+fn an_offset_remainder_that_never_wraps_fits_a_smaller_radix() {
+    assert_eq!(
+        answers(
+            "lambda x0, x1: [x0 // 4, x0 % 4 * 3 + (x1 + 1) % 4]",
+            &[5, 2]
+        ),
+        (
+            vec![2, 12],
+            "lambda i0, i1: [i0 * 4 + i1 // 3, i1 % 3 - 1]".into(),
+            Some("i0 * 4 + i1 // 3 >= 5 or i1 % 3 < 1".into())
         )
     );
 }

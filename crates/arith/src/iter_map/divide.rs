@@ -103,7 +103,8 @@ impl Rewriter {
 
     /// `(v + c) // d` or `% d` for a constant `c > 0` (and constant `d` and
     /// extent of `v`) as a split of the one mark `v + c` over `[0,
-    /// roundup(extent + c, d))`, padded below by `c`: the quotient and the
+    /// roundup(extent + c, d))` (`[0, extent + c)` when that is at most
+    /// `d`), padded below by `c`: the quotient and the
     /// remainder of the same offset source are digits of one mark, and the
     /// quotient takes its whole range `[0, (extent + c) / d)` instead of
     /// leaving `c // d` in the base. `None` when the offset or sizes are
@@ -123,7 +124,14 @@ impl Rewriter {
         if c <= 0 || dv <= 0 || ext <= 0 {
             return Ok(None);
         }
-        let padded_extent = num::mul(num::ceil_div(num::add(ext, c)?, dv)?, dv)?;
+        // Values that never reach `d` need no rounding up: the quotient is
+        // 0 and the remainder the mark itself, of `extent + c` values.
+        let end = num::add(ext, c)?;
+        let padded_extent = if end <= dv {
+            end
+        } else {
+            num::mul(num::ceil_div(end, dv)?, dv)?
+        };
         let mark = Arc::new(IterMark {
             source: MarkSource::Fused(IterSum {
                 args: vec![v.clone()],
@@ -140,9 +148,9 @@ impl Rewriter {
             self.padded.push(pm);
         }
         let (lower_factor, extent) = if is_div {
-            (Expr::int(dv), padded_extent / dv)
+            (Expr::int(dv), num::ceil_div(padded_extent, dv)?)
         } else {
-            (Expr::int(1), dv)
+            (Expr::int(1), dv.min(padded_extent))
         };
         if extent == 1 {
             return Ok(Some(IterSum::constant(Expr::int(0))));

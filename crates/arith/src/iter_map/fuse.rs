@@ -206,6 +206,9 @@ impl Rewriter {
                 .find(|&&j| args[j].extent.is_int(1))
                 .or(candidates.first())
             else {
+                if self.widen_top_digits && self.widen_last_link(args, &taken, &mut chain)? {
+                    continue;
+                }
                 return Ok(None);
             };
             taken[j] = true;
@@ -213,6 +216,45 @@ impl Rewriter {
             chain.links.push(args[j].clone());
         }
         Ok(Some(chain))
+    }
+
+    /// When the chain stops below the smallest scale left, widens its last
+    /// link to reach that scale, if the link holds the top digits of its
+    /// mark (constants: `lower * extent >= mark extent`), whose value then
+    /// does not change: `(m // lower) % e` is `m // lower` for every
+    /// `e >= ceil(mark extent / lower)`.
+    fn widen_last_link(
+        &self,
+        args: &[IterSplit],
+        taken: &[bool],
+        chain: &mut Chain,
+    ) -> Result<bool> {
+        let Some(last) = chain.links.last() else {
+            return Ok(false);
+        };
+        let next = (0..args.len())
+            .filter(|&j| !taken[j])
+            .map(|j| self.const_of(&args[j].scale))
+            .collect::<Option<Vec<i64>>>()
+            .and_then(|v| v.into_iter().min());
+        let (Some(next), Some(at), Some(scale), Some(lower), Some(ext), Some(mark)) = (
+            next,
+            self.const_of(&chain.extent),
+            self.const_of(&last.scale),
+            self.const_of(&last.lower_factor),
+            self.const_of(&last.extent),
+            self.const_of(&last.source.extent),
+        ) else {
+            return Ok(false);
+        };
+        if next <= at || scale <= 0 || next % scale != 0 || num::mul(lower, ext)? < mark {
+            return Ok(false);
+        }
+        let widened = next / scale;
+        let link = chain.links.last_mut().expect("checked above");
+        link.extent = Expr::int(widened);
+        chain.extent = Expr::int(next);
+        Ok(true)
     }
 
     fn link_constraint(&self, chain: &mut Chain, ci: usize, at: &Expr) -> Result<()> {

@@ -48,6 +48,9 @@ pub(crate) struct Rewriter {
     /// Split a divided `v + c` as the one mark `v + c`
     /// ([`DetectOptions::offset_marks`]).
     pub(super) offset_marks: bool,
+    /// Let a mark's top digits take a radix above their values in a fusion
+    /// ([`DetectOptions::widen_top_digits`]).
+    pub(super) widen_top_digits: bool,
 }
 
 pub(super) fn err<T>(kind: Kind, message: String) -> Result<T> {
@@ -71,6 +74,7 @@ impl Rewriter {
             lenient,
             check_level: options.check_level,
             offset_marks: options.offset_marks,
+            widen_top_digits: options.widen_top_digits,
         };
         let mut vars: Vec<&Var> = dom.keys().collect();
         vars.sort();
