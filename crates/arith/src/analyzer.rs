@@ -151,6 +151,20 @@ impl VarFact {
         }
     }
 
+    /// The error for binding `var`, which has these facts, to `fresh`.
+    fn rebinding_error(&self, var: &Var, fresh: &VarFact) -> ArithError {
+        ArithError::new(
+            ErrorKind::Invalid,
+            format!(
+                "`{}` already has the range {}; {} differs: bind a variable once, \
+                 or override its range to replace it",
+                var.name(),
+                self.describe(),
+                fresh.describe()
+            ),
+        )
+    }
+
     /// The range as the user would recognise it (inclusive ends).
     fn describe(&self) -> String {
         match (&self.symbolic, self.declared) {
@@ -253,16 +267,7 @@ impl Analyzer {
         let fresh = self.fact_of(&range);
         if let Some(prev) = self.vars.get(var) {
             if !prev.same_range(&fresh) {
-                return Err(ArithError::new(
-                    ErrorKind::Invalid,
-                    format!(
-                        "`{}` already has the range {}; {} differs: bind a variable once, \
-                         or override its range to replace it",
-                        var.name(),
-                        prev.describe(),
-                        fresh.describe()
-                    ),
-                ));
+                return Err(prev.rebinding_error(var, &fresh));
             }
             // The same range: keep whatever is tighter (ends known better
             // now that other variables are bound).
@@ -389,16 +394,7 @@ impl Analyzer {
         let fresh = VarFact::of_bound(bound);
         if let Some(prev) = self.vars.get(var) {
             if !prev.same_range(&fresh) {
-                return Err(ArithError::new(
-                    ErrorKind::Invalid,
-                    format!(
-                        "`{}` already has the range {}; {} differs: bind a variable once, \
-                         or override its range to replace it",
-                        var.name(),
-                        prev.describe(),
-                        fresh.describe()
-                    ),
-                ));
+                return Err(prev.rebinding_error(var, &fresh));
             }
             return Ok(());
         }
