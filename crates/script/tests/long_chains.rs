@@ -118,3 +118,29 @@ fn a_chain_of_20000_stages_built_in_a_loop_is_analysed_and_run() {
         assert_eq!(report.to_text().matches("produce ").count(), 20_000);
     });
 }
+
+#[test]
+fn a_chain_of_5000_inlined_stages_built_in_a_loop_is_analysed_and_run() {
+    // Every stage but the last is inlined: its body is the whole chain,
+    // expanded once per stage (building each inlined stage's full body in
+    // turn took minutes at this length).
+    on_small_stack(|| {
+        let source = "import tvm\nfrom tvm import te\nA = te.placeholder((4,), name=\"A\")\n\
+             T = A\nTs = []\nfor k in range(4999):\n    \
+             T = te.compute((4,), lambda i: T[i] + 1.0)\n    Ts.append(T)\n\
+             C = te.compute((4,), lambda i: T[i] + 1.0, name=\"C\")\n\
+             s = te.create_schedule(C.op)\nfor U in Ts:\n    s[U].compute_inline()\n";
+        let run = script::run(source).expect("runs");
+        let target = run.target.expect("a schedule");
+        let options = te::ReportOptions {
+            run: true,
+            seed: 2,
+            ..Default::default()
+        };
+        let report = te::run_report(&target.schedule, &target.args, &options).unwrap();
+        let text = report.to_text();
+        assert!(report.is_clean(), "{text}");
+        assert_eq!(text.matches("produce ").count(), 1);
+        assert_eq!(text.matches("inlined into its consumers").count(), 4_999);
+    });
+}

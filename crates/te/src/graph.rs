@@ -2,11 +2,11 @@
 //! who consumes whom, and attach paths (TVM's `graph.cc`).
 
 use crate::error::{Result, TeError};
+use crate::inline::Inliner;
 use crate::iter_var::IterVar;
 use crate::operation::OpId;
 use crate::schedule::{Attach, Schedule};
 use crate::value::Value;
-use arith::Expr;
 
 /// The scopes that enclose a stage, innermost first: the loops of its
 /// parent from the attach axis outwards, then the parent's own path.
@@ -24,7 +24,7 @@ pub(crate) struct AttachLink {
 /// Everything InferBound and lowering need to know about the stage graph.
 pub(crate) struct Graph {
     /// Per stage: the body with inlined producers substituted (`None` for
-    /// placeholders).
+    /// placeholders and inlined stages).
     pub bodies: Vec<Option<Value>>,
     /// Per stage: the stages that read it (inlined stages excluded).
     pub consumers: Vec<Vec<usize>>,
@@ -40,74 +40,24 @@ impl Graph {
             index.insert(st.op().id(), i);
         }
         let any_inline = stages.iter().any(|st| st.attach() == &Attach::Inline);
-        let mut bodies: Vec<Option<Value>> = Vec::with_capacity(stages.len());
-        for st in stages {
-            let body = st.op().as_compute().map(|c| {
-                // The consumer's axes over their ranges, to simplify the
-                // indices an inlined body receives (`(i // 5) * 5 + i % 5`
-                // is `i`), as TVM does when it inlines.
-                let mut an: Option<arith::Analyzer> = None;
-                let inlined = |t: &crate::operation::Tensor, idx: &[Expr]| -> Option<Value> {
-                    let p = index[&t.op().id()];
-                    if stages[p].attach() != &Attach::Inline {
-                        return None;
-                    }
-                    // Producers come first, so their bodies are already inlined.
-                    let pbody = bodies[p].as_ref()?;
-                    let axis = stages[p].op().axis();
-                    let an = an.get_or_insert_with(|| {
-                        let mut an = arith::Analyzer::new();
-                        for iv in c.axis.iter().chain(&c.reduce_axis) {
-                            if let Some(r) = iv.dom() {
-                                an.bind(iv.var(), r.clone());
-                            }
-                        }
-                        an
-                    });
-                    let body = pbody.substitute(&mut |v| {
-                        axis.iter()
-                            .position(|a| a.var() == v)
-                            .map(|k| idx[k].clone())
-                    });
-                    Some(body.rewrite(
-                        &mut |e| {
-                            if e.node_count() > crate::simp::SIMPLIFY_LIMIT {
-                                e.clone()
-                            } else {
-                                an.simplify(e).unwrap_or_else(|_| e.clone())
-                            }
-                        },
-                        &mut |_, _| None,
-                    ))
-                };
-                // Without inlined stages every body stays as written.
+        // Only stages that are not inlined get a body: an inlined stage is
+        // expanded where it is read, so a chain of inlined stages is never
+        // built once per link.
+        let inliner = Inliner::new(stages, &index);
+        let bodies: Vec<Option<Value>> = stages
+            .iter()
+            .enumerate()
+            .map(|(i, st)| {
                 if !any_inline {
-                    return c.body.clone();
+                    // Without inlined stages every body stays as written.
+                    st.op().as_compute().map(|c| c.body.clone())
+                } else if st.attach() == &Attach::Inline {
+                    None
+                } else {
+                    inliner.body(i)
                 }
-                // A gather of an inlined tensor (read at indices computed
-                // from values) is its definition with its axes bound to
-                // those values, as TVM substitutes it.
-                let mut gathered = |t: &crate::operation::Tensor, idx: &[Value]| -> Option<Value> {
-                    let p = index[&t.op().id()];
-                    if stages[p].attach() != &Attach::Inline {
-                        return None;
-                    }
-                    let pbody = bodies[p].as_ref()?;
-                    let axes: Vec<(arith::Var, Value)> = stages[p]
-                        .op()
-                        .axis()
-                        .iter()
-                        .zip(idx)
-                        .map(|(a, v)| (a.var().clone(), v.clone()))
-                        .collect();
-                    Some(pbody.bind_axes(&axes))
-                };
-                let mut inl = inlined;
-                c.body
-                    .rewrite_reads(&mut |e| e.clone(), &mut inl, &mut gathered)
-            });
-            bodies.push(body);
-        }
+            })
+            .collect();
         let mut consumers = vec![Vec::new(); stages.len()];
         for (c, st) in stages.iter().enumerate() {
             if st.attach() == &Attach::Inline {

@@ -40,6 +40,7 @@ mod bound;
 mod check;
 mod error;
 mod graph;
+mod inline;
 mod iter_var;
 mod layout;
 mod lower;

@@ -188,6 +188,53 @@ fn a_chain_of_100000_stages_is_bounded_lowered_run_and_dropped() {
 }
 
 #[test]
+fn an_inlined_chain_of_100000_stages_is_bounded_lowered_run_and_dropped() {
+    // Every stage but the last is inlined: the last one's body is the whole
+    // chain, `A[i] + 1.0 + ... + 1.0`, expanded once per stage rather than
+    // rebuilt for every stage in turn (quadratic: 5,000 stages took 110 s).
+    on_small_stack(|| {
+        let a = placeholder([4], "A", DataType::Float32).unwrap();
+        let mut chain = vec![a.clone()];
+        for _ in 0..N {
+            let prev = chain.last().unwrap().clone();
+            let t = compute_named([4], &["i"], move |i| prev.at([&i[0]]) + 1.0, "T").unwrap();
+            chain.push(t);
+        }
+        let t = chain.last().unwrap().clone();
+        let mut s = create_schedule(&[t.clone()]);
+        for inlined in &chain[1..N] {
+            s.compute_inline(inlined).unwrap();
+        }
+        drop(chain);
+        let bounds = infer_bound(&s).unwrap();
+        assert_eq!(
+            bounds.range(&t.op().axis()[0]).unwrap().to_string(),
+            "[0, 4)"
+        );
+        drop(bounds);
+        let text = lower(&s, &[a.clone(), t.clone()]).unwrap().to_string();
+        assert_eq!(
+            text.matches("produce ").count(),
+            1,
+            "only the last stage has a loop"
+        );
+        assert_eq!(text.matches("A[i]").count(), 1);
+        assert_eq!(text.matches(" + 1.0").count(), N, "every link is printed");
+        drop(text);
+        let report = te::check(&s, &[a.clone(), t.clone()], &HashMap::new(), 5).unwrap();
+        assert!(report.is_clean(1e-3), "{report:?}");
+        drop(report);
+        let inputs = HashMap::from([(a.op().id(), tir::Tensor::from_fn(&[4], |i| i[0] as f64))]);
+        let sizes = HashMap::new();
+        let mut reference = Reference::new(&inputs, &sizes);
+        assert_eq!(reference.element(t.op(), &[3]).unwrap(), 3.0 + N as f64);
+        drop(reference);
+        drop(s);
+        drop((a, t));
+    });
+}
+
+#[test]
 fn a_conditional_nested_100000_deep_is_lowered_and_run() {
     on_small_stack(|| {
         let a = placeholder([8], "A", DataType::Float32).unwrap();
