@@ -96,6 +96,18 @@ fn nesting_the_text_does_not_show_is_a_clear_error() {
     });
 }
 
+/// The report of the schedule `source` ends with, run on random inputs.
+fn run_and_report(source: &str) -> te::RunReport {
+    let run = script::run(source).expect("runs");
+    let target = run.target.expect("a schedule");
+    let options = te::ReportOptions {
+        run: true,
+        seed: 2,
+        ..Default::default()
+    };
+    te::run_report(&target.schedule, &target.args, &options).unwrap()
+}
+
 #[test]
 fn a_chain_of_20000_stages_built_in_a_loop_is_analysed_and_run() {
     // Each stage reads the one before: 20,000 stages nest 20,000 storage
@@ -106,14 +118,7 @@ fn a_chain_of_20000_stages_built_in_a_loop_is_analysed_and_run() {
              def step(T):\n    return te.compute((4,), lambda i: T[i] + 1.0)\n\
              T = A\nfor k in range(20000):\n    T = step(T)\n\
              s = te.create_schedule(T.op)\n";
-        let run = script::run(source).expect("runs");
-        let target = run.target.expect("a schedule");
-        let options = te::ReportOptions {
-            run: true,
-            seed: 2,
-            ..Default::default()
-        };
-        let report = te::run_report(&target.schedule, &target.args, &options).unwrap();
+        let report = run_and_report(source);
         assert!(report.is_clean(), "{}", report.to_text());
         assert_eq!(report.to_text().matches("produce ").count(), 20_000);
     });
@@ -130,14 +135,7 @@ fn a_chain_of_5000_inlined_stages_built_in_a_loop_is_analysed_and_run() {
              T = te.compute((4,), lambda i: T[i] + 1.0)\n    Ts.append(T)\n\
              C = te.compute((4,), lambda i: T[i] + 1.0, name=\"C\")\n\
              s = te.create_schedule(C.op)\nfor U in Ts:\n    s[U].compute_inline()\n";
-        let run = script::run(source).expect("runs");
-        let target = run.target.expect("a schedule");
-        let options = te::ReportOptions {
-            run: true,
-            seed: 2,
-            ..Default::default()
-        };
-        let report = te::run_report(&target.schedule, &target.args, &options).unwrap();
+        let report = run_and_report(source);
         let text = report.to_text();
         assert!(report.is_clean(), "{text}");
         assert_eq!(text.matches("produce ").count(), 1);
