@@ -366,24 +366,14 @@ fn constant(value: &Bound<'_, PyAny>, dtype: Option<&str>) -> PyResult<PrimExpr>
     Ok(PrimExpr::index(Expr::int(v)))
 }
 
-/// `floordiv`, `floormod`, `truncdiv`, `truncmod` (`kind`).
+/// `floordiv` or `floormod` (`kind`); truncating division is
+/// `truncating_division` (`expr.rs`).
 #[pyfunction]
 fn integer_division(kind: &str, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PrimExpr> {
     let (x, y) = (to_index(a)?, to_index(b)?);
     let e = match kind {
         "floordiv" => Expr::floor_div(x, y),
         "floormod" => Expr::floor_mod(x, y),
-        "truncdiv" | "truncmod" => {
-            let d = y.as_int().unwrap_or(0);
-            let e = if kind == "truncdiv" {
-                Expr::trunc_div(x, d)
-            } else {
-                Expr::trunc_mod(x, d)
-            };
-            e.ok_or_else(|| {
-                error("truncating division is supported by a positive constant only; use `//` (floor division)")
-            })?
-        }
         other => return Err(error(format!("unknown division `{other}`"))),
     };
     Ok(PrimExpr::index(e))
