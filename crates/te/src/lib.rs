@@ -37,6 +37,7 @@
 #![warn(missing_docs)]
 
 mod bound;
+mod cache;
 mod check;
 mod error;
 mod graph;
@@ -62,8 +63,8 @@ pub use error::{ErrorKind, Result, TeError};
 pub use iter_var::{IterKind, IterVar};
 pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
 pub use operation::{
-    compute, compute_named, placeholder, reduce_axis, try_compute_named, var, ComputeOp, OpId,
-    OpKind, Operation, Tensor, MAX_BODY_NODES,
+    compute, compute_named, placeholder, reduce_axis, try_compute_named, try_compute_tagged, var,
+    AttrValue, Attrs, ComputeOp, OpId, OpKind, Operation, Tensor, MAX_BODY_NODES,
 };
 pub use reference::Reference;
 pub use report::{report, report_lowered, IterVarReport, Placement, Report, StageReport};

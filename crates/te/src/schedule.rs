@@ -738,6 +738,67 @@ impl Schedule {
     }
 }
 
+/// Changes made by the primitives that add stages (`cache_read`,
+/// `cache_write`, `rfactor`, in their own modules).
+impl Schedule {
+    /// Inserts a root stage for `op` at position `pos` of
+    /// [`Schedule::stages`] and returns its position. Its name is `op`'s,
+    /// with a suffix if a stage already has it.
+    pub(crate) fn insert_stage(&mut self, pos: usize, op: Operation) -> usize {
+        self.touch();
+        let taken: HashSet<&str> = self.stages.iter().map(Stage::name).collect();
+        let name = if taken.contains(op.name()) {
+            (1..)
+                .map(|k| format!("{}_{k}", op.name()))
+                .find(|n| !taken.contains(n.as_str()))
+                .expect("an unused suffix exists")
+        } else {
+            op.name().to_string()
+        };
+        self.stages.insert(pos, Stage::new(op, name, false));
+        self.reindex();
+        pos
+    }
+
+    /// Gives stage `i` the operation `op` (the same operation, with a new
+    /// definition: see [`Operation::replaced`]). With `reset_loops` its
+    /// loops become the new operation's axes, without splits, as TVM resets
+    /// a stage whose work moved to another.
+    pub(crate) fn replace_op(&mut self, i: usize, op: Operation, reset_loops: bool) {
+        self.touch();
+        let st = &mut self.stages[i];
+        debug_assert_eq!(st.op.id(), op.id());
+        if reset_loops {
+            let roots = op.root_iter_vars();
+            st.all_iter_vars = roots.clone();
+            st.leaf_iter_vars = roots;
+            st.relations.clear();
+            st.threads.clear();
+        }
+        st.op = op;
+    }
+
+    /// Sets where stage `i` is computed.
+    pub(crate) fn set_attach(&mut self, i: usize, attach: Attach) {
+        self.touch();
+        self.stages[i].attach = attach;
+    }
+
+    /// Sets the storage scope of stage `i`.
+    pub(crate) fn set_stage_scope(&mut self, i: usize, scope: StorageScope) {
+        self.touch();
+        self.stages[i].scope = Some(scope);
+    }
+
+    /// Rebuilds the index of stages by operation after stages moved.
+    fn reindex(&mut self) {
+        self.index.clear();
+        for (i, st) in self.stages.iter().enumerate() {
+            self.index.insert(st.op.id(), i);
+        }
+    }
+}
+
 /// Operations reachable from `outputs`, each after everything it reads
 /// (iterative, so long chains do not exhaust the stack).
 fn post_order(outputs: &[Operation]) -> Vec<Operation> {
