@@ -48,6 +48,7 @@ mod lower;
 mod operation;
 mod reference;
 mod report;
+mod rfactor;
 mod rng;
 mod run_report;
 mod schedule;
