@@ -36,16 +36,20 @@
 //! ```
 #![warn(missing_docs)]
 
+mod auto_inline;
 mod bound;
 mod cache;
 mod check;
 mod error;
 mod graph;
+mod group;
 mod inline;
 mod iter_var;
 mod layout;
 mod lower;
+mod normalize;
 mod operation;
+mod read_graph;
 mod reference;
 mod report;
 mod rfactor;
@@ -56,17 +60,22 @@ mod simp;
 mod thread;
 mod value;
 
+pub use auto_inline::{
+    auto_inline_broadcast, auto_inline_elem_wise, auto_inline_injective, is_elem_wise,
+};
 pub use bound::{infer_bound, Bounds, BOUND_BUDGET};
 pub use check::{
     check, check_limited, CheckReport, RunLimits, StageCheck, DEFAULT_MAX_STEPS, RUN_ELEMENT_LIMIT,
 };
 pub use error::{ErrorKind, Result, TeError};
+pub use group::Group;
 pub use iter_var::{IterKind, IterVar};
 pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
 pub use operation::{
     compute, compute_named, placeholder, reduce_axis, try_compute_named, try_compute_tagged, var,
     AttrValue, Attrs, ComputeOp, OpId, OpKind, Operation, Tensor, MAX_BODY_NODES,
 };
+pub use read_graph::{create_read_graph, post_order_dfs, ReadGraph};
 pub use reference::Reference;
 pub use report::{report, report_lowered, IterVarReport, Placement, Report, StageReport};
 pub use rng::XorShift;

@@ -254,6 +254,8 @@ pub struct Schedule {
     layouts: Vec<(OpId, layout::IndexMap, Vec<layout::IndexMap>)>,
     /// See [`Schedule::revision`].
     revision: u64,
+    /// The groups made by `create_group`, in creation order.
+    pub(crate) groups: Vec<crate::group::GroupState>,
 }
 
 /// The source of [`Schedule::revision`]s: one counter for the process, so
@@ -309,6 +311,7 @@ impl Schedule {
             index,
             layouts: Vec::new(),
             revision: fresh_revision(),
+            groups: Vec::new(),
         }
     }
 
@@ -333,7 +336,7 @@ impl Schedule {
 
     /// Marks the schedule changed; every method taking `&mut self` calls it
     /// first, before anything that can fail half way.
-    fn touch(&mut self) {
+    pub(crate) fn touch(&mut self) {
         self.revision = fresh_revision();
     }
 
@@ -644,14 +647,13 @@ impl Schedule {
         // As in TVM, whether `axis` is a loop of `parent` (and `parent` not
         // `t` itself or a placeholder) is checked when bounds are inferred
         // (`tvm.lower`), where TVM raises it.
+        // An axis of `parent` that was already split or fused stands for
+        // the loop that replaced it, as TVM's normalize re-targets it.
         let parent = parent.as_ref().clone();
         let op = t.as_ref();
-        self.stage(&parent)?;
+        let axis = crate::normalize::attach_target(self.stage(&parent)?, axis);
         let st = self.compute_stage_mut(op, "compute_at")?;
-        st.attach = Attach::At {
-            parent,
-            axis: axis.clone(),
-        };
+        st.attach = Attach::At { parent, axis };
         Ok(())
     }
 
