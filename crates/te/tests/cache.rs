@@ -1,34 +1,20 @@
 //! `cache_read` and `cache_write`: the cache stages TVM adds, their names,
-//! their loops, bounds and lowered programs, checked by running them.
+//! their loops, bounds and lowered programs, checked by running them
+//! against the definitions.
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
 use te::{
     check, compute_named, create_schedule, infer_bound, lower, placeholder, reduce_axis, sum,
+    Tensor,
 };
 use tir::DataType;
 
-#[test]
-fn cache_read_at_a_split_loop_copies_one_tile() {
-    let a = placeholder([8, 8], "A", DataType::Float32).unwrap();
-    let b = compute_named([8, 8], &["i", "j"], |i| a.at([&i[0], &i[1]]) * 2.0, "B").unwrap();
-    let mut s = create_schedule(&[b.clone()]);
-    let aa = s.cache_read(&a, "shared", &[&b]).unwrap();
-    let (xo, _) = s.split(&b, &b.op().axis()[0], 4).unwrap();
-    s.compute_at(&aa, &b, &xo).unwrap();
-    let text = lower(&s, &[a.clone(), b.clone()]).unwrap().to_string();
-    println!("{text}");
-    let r = check(&s, &[a, b], &Default::default(), 3).unwrap();
-    assert!(r.is_clean(0.0), "{r:?}");
-    assert_eq!(r.stage("A.shared").unwrap().runs, 64);
-}
-
-#[test]
-fn cache_write_of_a_reduction_moves_it_to_the_local_stage() {
-    let a = placeholder([8, 6], "A", DataType::Float32).unwrap();
-    let w = placeholder([6, 4], "W", DataType::Float32).unwrap();
-    let k = reduce_axis((0, 6), "k");
+fn matmul(n: i64, m: i64, l: i64) -> (Tensor, Tensor, Tensor, te::IterVar) {
+    let a = placeholder([n, l], "A", DataType::Float32).unwrap();
+    let w = placeholder([l, m], "W", DataType::Float32).unwrap();
+    let k = reduce_axis((0, l), "k");
     let c = compute_named(
-        [8, 4],
+        [n, m],
         &["i", "j"],
         |i| {
             sum(
@@ -39,16 +25,215 @@ fn cache_write_of_a_reduction_moves_it_to_the_local_stage() {
         "C",
     )
     .unwrap();
+    (a, w, c, k)
+}
+
+#[test]
+fn cache_read_at_a_split_loop_copies_one_tile() {
+    let a = placeholder([8, 8], "A", DataType::Float32).unwrap();
+    let b = compute_named([8, 8], &["i", "j"], |i| a.at([&i[0], &i[1]]) * 2.0, "B").unwrap();
+    let mut s = create_schedule(&[b.clone()]);
+    let aa = s.cache_read(&a, "shared", &[&b]).unwrap();
+    let names: Vec<&str> = s.stages().iter().map(|st| st.name()).collect();
+    assert_eq!(names, ["A", "A.shared", "B"]);
+    assert_eq!(
+        s.stage(&aa).unwrap().scope(),
+        Some(te::StorageScope::Shared)
+    );
+    let (xo, _) = s.split(&b, &b.op().axis()[0], 4).unwrap();
+    s.compute_at(&aa, &b, &xo).unwrap();
+    let bounds = infer_bound(&s).unwrap();
+    assert_eq!(
+        bounds.range(&aa.op().axis()[0]).unwrap().to_string(),
+        "[i.outer * 4, i.outer * 4 + 4)"
+    );
+    let text = lower(&s, &[a.clone(), b.clone()]).unwrap().to_string();
+    let want = "\
+produce B {
+  for (i.outer, 0, 2) {
+    // attr [A.shared] storage_scope = \"shared\"
+    allocate A.shared[float32 * 4 * 8]
+    produce A.shared {
+      for (ax0, 0, 4) {
+        for (ax1, 0, 8) {
+          A.shared[ax0, ax1] = A[((i.outer*4) + ax0), ax1]
+        }
+      }
+    }
+    for (i.inner, 0, 4) {
+      for (j, 0, 8) {
+        B[((i.outer*4) + i.inner), j] = (A.shared[i.inner, j]*2.000000f)
+      }
+    }
+  }
+}
+";
+    assert_eq!(text, want);
+    let r = check(&s, &[a, b], &Default::default(), 3).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
+    assert_eq!(r.stage("A.shared").unwrap().runs, 64);
+    assert_eq!(r.stage("A.shared").unwrap().largest_region, Some(32));
+}
+
+#[test]
+fn cache_read_redirects_only_the_readers_given() {
+    let a = placeholder([6], "A", DataType::Float32).unwrap();
+    let b = compute_named([6], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
+    let c = compute_named([6], &["i"], |i| a.at([&i[0]]) * b.at([&i[0]]), "C").unwrap();
+    let mut s = create_schedule(&[c.clone()]);
+    let al = s.cache_read(&a, "local", &[&c]).unwrap();
+    assert_eq!(s.stage(&b).unwrap().op().input_tensors(), vec![a.clone()]);
+    assert_eq!(
+        s.stage(&c).unwrap().op().input_tensors(),
+        vec![al.clone(), b.clone()]
+    );
+    // A second cache of A in the same scope gets TVM's `.d` name.
+    let al2 = s.cache_read(&a, "local", &[&b]).unwrap();
+    assert_eq!(al2.name(), "A.d.local");
+    let r = check(&s, &[a, c], &Default::default(), 5).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
+    assert_eq!(r.stage("A.local").unwrap().runs, 6);
+    assert_eq!(r.stage("A.d.local").unwrap().runs, 6);
+}
+
+#[test]
+fn cache_read_of_a_tensor_a_reader_does_not_read_is_an_error() {
+    let a = placeholder([6], "A", DataType::Float32).unwrap();
+    let b = compute_named([6], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
+    let c = compute_named([6], &["i"], |i| b.at([&i[0]]) * 2.0, "C").unwrap();
+    let mut s = create_schedule(&[c.clone()]);
+    let e = s.cache_read(&a, "shared", &[&c]).unwrap_err();
+    assert!(e.message.contains("`C` does not read it"), "{}", e.message);
+    let e = s.cache_read(&a, "sharde", &[&b]).unwrap_err();
+    assert!(e.message.contains("sharde"), "{}", e.message);
+    // Nothing changed.
+    assert_eq!(s.stages().len(), 3);
+}
+
+#[test]
+fn cache_write_of_a_reduction_moves_it_to_the_local_stage() {
+    let (a, w, c, k) = matmul(8, 4, 6);
     let mut s = create_schedule(&[c.clone()]);
     let cl = s.cache_write(&c, "local").unwrap();
+    let names: Vec<&str> = s.stages().iter().map(|st| st.name()).collect();
+    assert_eq!(names, ["A", "W", "C.local", "C"]);
+    assert_eq!(cl.op().reduce_axis(), &[k]);
+    assert!(s.stage(&c).unwrap().op().reduce_axis().is_empty());
     let (xo, _) = s.split(&c, &c.op().axis()[0], 4).unwrap();
     s.compute_at(&cl, &c, &xo).unwrap();
-    let b = infer_bound(&s).unwrap();
-    println!("{:?}", b.range(&cl.op().axis()[0]));
     let text = lower(&s, &[a.clone(), w.clone(), c.clone()])
         .unwrap()
         .to_string();
-    println!("{text}");
+    let want = "\
+produce C {
+  for (i.outer, 0, 2) {
+    // attr [C.local] storage_scope = \"local\"
+    allocate C.local[float32 * 4 * 4]
+    produce C.local {
+      for (i.c, 0, 4) {
+        for (j.c, 0, 4) {
+          C.local[i.c, j.c] = 0.000000f
+          for (k, 0, 6) {
+            C.local[i.c, j.c] = (C.local[i.c, j.c] + (A[((i.outer*4) + i.c), k]*W[k, j.c]))
+          }
+        }
+      }
+    }
+    for (i.inner, 0, 4) {
+      for (j, 0, 4) {
+        C[((i.outer*4) + i.inner), j] = C.local[i.inner, j]
+      }
+    }
+  }
+}
+";
+    assert_eq!(text, want);
     let r = check(&s, &[a, w, c], &Default::default(), 3).unwrap();
     assert!(r.is_clean(1e-6), "{r:?}");
+}
+
+#[test]
+fn cache_write_after_reorder_transposes_the_cache() {
+    let a = placeholder([3, 5], "A", DataType::Float32).unwrap();
+    let b = compute_named([3, 5], &["i", "j"], |i| a.at([&i[0], &i[1]]) + 1.0, "B").unwrap();
+    let mut s = create_schedule(&[b.clone()]);
+    let (i, j) = (b.op().axis()[0].clone(), b.op().axis()[1].clone());
+    s.reorder(&b, &[j, i]).unwrap();
+    let bl = s.cache_write(&b, "local").unwrap();
+    assert_eq!(
+        bl.shape().iter().map(|e| e.to_string()).collect::<Vec<_>>(),
+        ["5", "3"]
+    );
+    let text = lower(&s, &[a.clone(), b.clone()]).unwrap().to_string();
+    assert!(
+        text.contains("B.local[j.c, i.c] = (A[i.c, j.c] + 1.000000f)"),
+        "{text}"
+    );
+    assert!(text.contains("B[i, j] = B.local[j, i]"), "{text}");
+    let r = check(&s, &[a, b], &Default::default(), 3).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
+}
+
+#[test]
+fn cache_write_of_a_split_stage_or_a_placeholder_is_an_error() {
+    let (a, _w, c, _) = matmul(4, 4, 4);
+    let mut s = create_schedule(&[c.clone()]);
+    assert!(s.cache_write(&a, "local").is_err());
+    s.split(&c, &c.op().axis()[0], 2).unwrap();
+    let e = s.cache_write(&c, "local").unwrap_err();
+    assert!(
+        e.message.contains("call cache_write first"),
+        "{}",
+        e.message
+    );
+    let e = s
+        .cache_write_outputs(&[c.clone(), c.clone()], "local")
+        .unwrap_err();
+    assert!(e.message.contains("it has one output"), "{}", e.message);
+}
+
+/// TVM's tiled matrix multiply for GPUs (the `cache_read`/`cache_write`
+/// tutorial shape): shared and local copies of both inputs, computed
+/// inside the tiles of the local accumulator.
+#[test]
+fn tiled_matmul_with_shared_and_local_caches_runs_clean() {
+    let (a, w, c, k) = matmul(16, 16, 12);
+    let mut s = create_schedule(&[c.clone()]);
+    let cl = s.cache_write(&c, "local").unwrap();
+    let aa = s.cache_read(&a, "shared", &[&cl]).unwrap();
+    let ww = s.cache_read(&w, "shared", &[&cl]).unwrap();
+    let al = s.cache_read(&aa, "local", &[&cl]).unwrap();
+    let wl = s.cache_read(&ww, "local", &[&cl]).unwrap();
+    let names: Vec<&str> = s.stages().iter().map(|st| st.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "A",
+            "A.shared",
+            "A.shared.local",
+            "W",
+            "W.shared",
+            "W.shared.local",
+            "C.local",
+            "C"
+        ]
+    );
+    let (i, j) = (c.op().axis()[0].clone(), c.op().axis()[1].clone());
+    let (bx, by, tx, ty) = s.tile(&c, &i, &j, 4, 4).unwrap();
+    let _ = (bx, tx, ty);
+    s.compute_at(&cl, &c, &by).unwrap();
+    let (ko, ki) = s.split(&cl, &k, 4).unwrap();
+    let (ic, jc) = (cl.op().axis()[0].clone(), cl.op().axis()[1].clone());
+    s.reorder(&cl, &[ko.clone(), ki.clone(), ic, jc]).unwrap();
+    s.compute_at(&aa, &cl, &ko).unwrap();
+    s.compute_at(&ww, &cl, &ko).unwrap();
+    s.compute_at(&al, &cl, &ki).unwrap();
+    s.compute_at(&wl, &cl, &ki).unwrap();
+    let r = check(&s, &[a, w, c], &Default::default(), 9).unwrap();
+    assert!(r.is_clean(1e-6), "{r:?}");
+    // Per tile of 4x4 outputs, per ko: a 4x4 tile of each input.
+    assert_eq!(r.stage("A.shared").unwrap().largest_region, Some(16));
+    assert_eq!(r.stage("W.shared").unwrap().largest_region, Some(16));
+    assert_eq!(r.stage("A.shared.local").unwrap().largest_region, Some(4));
+    assert_eq!(r.stage("C.local").unwrap().largest_region, Some(16));
 }
