@@ -229,6 +229,14 @@ fn tiled_matmul_with_shared_and_local_caches_runs_clean() {
     s.compute_at(&ww, &cl, &ko).unwrap();
     s.compute_at(&al, &cl, &ki).unwrap();
     s.compute_at(&wl, &cl, &ki).unwrap();
+    let rep = te::report(&s, &[a.clone(), w.clone(), c.clone()]).unwrap();
+    let shared = rep.stages.iter().find(|st| st.name == "A.shared").unwrap();
+    // InferBound: per (i.outer, j.outer, k.outer), a 4x4 tile of A.
+    assert_eq!(shared.attach_path, ["k.outer", "j.outer", "i.outer"]);
+    let region: Vec<String> = shared.region.iter().map(|r| r.to_string()).collect();
+    assert_eq!(region, ["[i.outer * 4, i.outer * 4 + 4)", "[k.outer * 4, k.outer * 4 + 4)"]);
+    let alloc: Vec<String> = shared.allocation.iter().map(|e| e.to_string()).collect();
+    assert_eq!(alloc, ["4", "4"]);
     let r = check(&s, &[a, w, c], &Default::default(), 9).unwrap();
     assert!(r.is_clean(1e-6), "{r:?}");
     // Per tile of 4x4 outputs, per ko: a 4x4 tile of each input.
