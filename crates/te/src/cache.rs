@@ -10,11 +10,15 @@
 
 use crate::error::{Result, TeError};
 use crate::iter_var::{IterKind, IterVar};
+use crate::loop_index::{bound_conditions, pass_down_domain, pass_down_index, pass_up_index};
 use crate::operation::{Attrs, ComputeOp, Operation, Tensor};
 use crate::schedule::Schedule;
+use crate::simp::simp;
 use crate::thread::StorageScope;
-use crate::value::Value;
+use crate::value::{Reduce, Value, ValueKind};
+use arith::Analyzer;
 use arith::{Expr, Range};
+use std::collections::HashMap;
 
 impl Schedule {
     /// `s.cache_read(tensor, scope, readers)`: a new stage
@@ -103,10 +107,12 @@ impl Schedule {
     /// a copy of the new one, with its loops reset to its axes. Returns the
     /// new stage's tensor.
     ///
-    /// The new stage's axes follow the order of `tensor`'s loops (a
-    /// `reorder` before the call transposes the cache, as in TVM). A stage
-    /// whose loops were already split or fused is refused: call
-    /// `cache_write` before scheduling its loops. Operations with several
+    /// As in TVM, the new stage has one axis per data loop of `tensor`'s
+    /// stage, in loop order, over that loop's range: a `reorder` before the
+    /// call transposes the cache, a split of `i` gives it axes
+    /// `i.outer.c, i.inner.c` (with a condition when the split does not
+    /// divide). Loops that run reduction axes must not have been split or
+    /// fused. Operations with several
     /// outputs do not exist in this crate yet; see
     /// [`Schedule::cache_write_outputs`].
     ///
@@ -133,39 +139,64 @@ impl Schedule {
                 tensor.name()
             )));
         };
-        if !st.relations().is_empty() {
-            return Err(TeError::schedule(format!(
-                "cache_write of `{}` after its loops were split or fused is not supported: call cache_write first, then schedule the loops of both stages",
-                tensor.name()
-            )));
+        // TVM's relayout: one cache axis per data loop, in loop order, over
+        // the loop's range; the definition reads the axes it had through
+        // the splits and fuses of those loops.
+        let mut an = Analyzer::new();
+        let mut dom: HashMap<IterVar, Range> = HashMap::new();
+        for iv in &c.axis {
+            let d = iv.dom().cloned().expect("compute axes have domains");
+            an.bind(iv.var(), d.clone());
+            dom.insert(iv.clone(), d);
         }
-        // One cache axis per data loop, in loop order.
+        pass_down_domain(st, &mut dom, &an);
         let loops: Vec<IterVar> = st
             .leaf_iter_vars()
             .iter()
-            .filter(|iv| iv.kind() == IterKind::DataPar)
+            .filter(|iv| !c.reduce_axis.contains(iv))
             .cloned()
             .collect();
+        if let Some(l) = loops
+            .iter()
+            .find(|l| l.kind() != IterKind::DataPar || !dom.contains_key(*l))
+        {
+            return Err(TeError::schedule(format!(
+                "cache_write of `{}`: its loop `{}` runs a reduction axis; only data loops can be relaid out (as in TVM): call cache_write before splitting or fusing the reduction",
+                tensor.name(),
+                l.name()
+            )));
+        }
         let new_axis: Vec<IterVar> = loops
             .iter()
             .map(|iv| {
                 IterVar::new(
                     format!("{}.c", iv.name()),
-                    iv.dom().cloned(),
+                    Some(dom[iv].clone()),
                     IterKind::DataPar,
                 )
             })
             .collect();
-        let body = c.body.substitute(&mut |v| {
-            loops
-                .iter()
-                .position(|iv| iv.var() == v)
-                .map(|k| new_axis[k].expr())
-        });
+        let mut value: HashMap<IterVar, Expr> = loops
+            .iter()
+            .zip(&new_axis)
+            .map(|(l, n)| (l.clone(), n.expr()))
+            .collect();
+        pass_up_index(st, &dom, &mut value);
+        let mut leaf_an = Analyzer::new();
+        for n in &new_axis {
+            leaf_an.bind(n.var(), n.dom().cloned().expect("given above"));
+        }
+        let (conditions, subst) = bound_conditions(&c.axis, &value, &leaf_an);
+        let body = c.body.substitute(&mut |v| subst.get(v).cloned());
+        let body = guarded(body, conditions);
+        // The copy reads the cache at the loops' values of its axes.
+        let mut at: HashMap<IterVar, Expr> = c.axis.iter().map(|a| (a.clone(), a.expr())).collect();
+        pass_down_index(st, &dom, &mut at);
+        let args: Vec<Expr> = loops.iter().map(|l| simp(&an, at[l].clone())).collect();
         let name = format!("{}.{scope}", op.name());
         let cache_op = Operation::new_compute(&name, op.tag(), op.attrs().clone(), new_axis, body);
         let cache = cache_op.output();
-        let copy = cache.at(loops.iter().map(IterVar::expr).collect::<Vec<Expr>>());
+        let copy = cache.at(args);
         let replaced = op.replaced(ComputeOp {
             axis: c.axis.clone(),
             reduce_axis: Vec::new(),
@@ -201,6 +232,40 @@ impl Schedule {
                     first.name()
                 )))
             }
+        }
+    }
+}
+
+/// `body` computed only where `conditions` hold (TVM's
+/// `InjectPredicate`): a reduction takes them into its condition, any
+/// other body is zero elsewhere.
+fn guarded(body: Value, conditions: Vec<Expr>) -> Value {
+    let Some(cond) = conditions.into_iter().reduce(Expr::and) else {
+        return body;
+    };
+    match body.as_reduce() {
+        Some(r) => {
+            let condition = Some(match &r.condition {
+                Some(c) => Expr::and(c.clone(), cond),
+                None => cond,
+            });
+            Value::new(ValueKind::Reduce(Reduce {
+                condition,
+                ..r.clone()
+            }))
+        }
+        None => {
+            let zero = if body.dtype().is_float() {
+                Value::float(0.0)
+            } else {
+                Value::int(0)
+            };
+            let zero = if zero.dtype() == body.dtype() {
+                zero
+            } else {
+                Value::cast(body.dtype(), zero)
+            };
+            Value::select(cond, body, zero)
         }
     }
 }

@@ -46,6 +46,7 @@ mod group;
 mod inline;
 mod iter_var;
 mod layout;
+mod loop_index;
 mod lower;
 mod normalize;
 mod operation;

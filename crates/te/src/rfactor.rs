@@ -10,9 +10,9 @@
 
 use crate::error::{Result, TeError};
 use crate::iter_var::{IterKind, IterVar};
+use crate::loop_index::{bound_conditions, pass_down_domain, pass_up_index};
 use crate::operation::{Attrs, ComputeOp, Operation, Tensor};
-use crate::schedule::{Relation, Schedule, SplitBy, Stage};
-use crate::simp::simp;
+use crate::schedule::{Relation, Schedule, Stage};
 use crate::value::{Reduce, Value, ValueKind};
 use arith::{Analyzer, Expr, Range};
 use std::collections::{HashMap, HashSet};
@@ -102,7 +102,7 @@ impl Schedule {
             let d = iv.dom().cloned().expect("reduction axes have domains");
             dom.insert(iv.clone(), d);
         }
-        pass_down_domain(st, &touched, &mut dom, &an);
+        pass_down_domain(st, &mut dom, &an);
         let axis_dom = dom[axis].clone();
         if !axis_dom.min.is_int(0) {
             return fail(format!(
@@ -137,20 +137,13 @@ impl Schedule {
         {
             leaf_an.bind(iv.var(), dom[iv].clone());
         }
-        let mut conditions: Vec<Expr> = Vec::new();
-        let mut subst: HashMap<arith::Var, Expr> = HashMap::new();
-        for iv in c.reduce_axis.iter().filter(|iv| touched.contains(*iv)) {
-            let d = iv.dom().expect("reduction axes have domains");
-            let v = simp(&leaf_an, value[iv].clone());
-            let offset = simp(&leaf_an, Expr::sub(v.clone(), d.min.clone()));
-            if !leaf_an.can_prove(&Expr::ge(offset.clone(), Expr::int(0))) {
-                conditions.push(Expr::ge(offset.clone(), Expr::int(0)));
-            }
-            if !leaf_an.can_prove(&Expr::lt(offset.clone(), d.extent.clone())) {
-                conditions.push(Expr::lt(offset, d.extent.clone()));
-            }
-            subst.insert(iv.var().clone(), v);
-        }
+        let touched_roots: Vec<IterVar> = c
+            .reduce_axis
+            .iter()
+            .filter(|iv| touched.contains(*iv))
+            .cloned()
+            .collect();
+        let (mut conditions, subst) = bound_conditions(&touched_roots, &value, &leaf_an);
         let mut rename = |e: &Expr| e.substitute(&mut |v| subst.get(v).cloned());
         if let Some(cond) = &reduce.condition {
             conditions.push(rename(cond));
@@ -287,91 +280,4 @@ fn touched_by(st: &Stage, axis: &IterVar) -> HashSet<IterVar> {
         }
     }
     t
-}
-
-/// The ranges of the touched loops made by splits and fuses, from the
-/// ranges of what they split or fuse (every such loop starts at 0).
-fn pass_down_domain(
-    st: &Stage,
-    touched: &HashSet<IterVar>,
-    dom: &mut HashMap<IterVar, Range>,
-    an: &Analyzer,
-) {
-    for r in st.relations() {
-        match r {
-            Relation::Split {
-                parent,
-                outer,
-                inner,
-                by,
-            } => {
-                let Some(p) = dom.get(parent).filter(|_| touched.contains(parent)) else {
-                    continue;
-                };
-                let (no, ni) = match by {
-                    SplitBy::Factor(f) => (Expr::ceil_div(p.extent.clone(), f.clone()), f.clone()),
-                    SplitBy::NParts(n) => (n.clone(), Expr::ceil_div(p.extent.clone(), n.clone())),
-                };
-                dom.insert(outer.clone(), Range::from_extent(simp(an, no)));
-                dom.insert(inner.clone(), Range::from_extent(simp(an, ni)));
-            }
-            Relation::Fuse {
-                outer,
-                inner,
-                fused,
-            } => {
-                let (Some(o), Some(i)) = (dom.get(outer), dom.get(inner)) else {
-                    continue;
-                };
-                let e = simp(an, Expr::mul(o.extent.clone(), i.extent.clone()));
-                dom.insert(fused.clone(), Range::from_extent(e));
-            }
-        }
-    }
-}
-
-/// The values of the axes that were split or fused, from the values of
-/// the loops that replaced them (TVM's `PassUpIndex`).
-fn pass_up_index(st: &Stage, dom: &HashMap<IterVar, Range>, value: &mut HashMap<IterVar, Expr>) {
-    for r in st.relations().iter().rev() {
-        match r {
-            Relation::Split {
-                parent,
-                outer,
-                inner,
-                ..
-            } => {
-                let (Some(o), Some(i)) = (value.get(outer), value.get(inner)) else {
-                    continue;
-                };
-                let factor = dom[inner].extent.clone();
-                let mut v = Expr::add(Expr::mul(o.clone(), factor), i.clone());
-                if let Some(p) = dom.get(parent) {
-                    if !p.min.is_int(0) {
-                        v = Expr::add(v, p.min.clone());
-                    }
-                }
-                value.insert(parent.clone(), v);
-            }
-            Relation::Fuse {
-                outer,
-                inner,
-                fused,
-            } => {
-                let Some(f) = value.get(fused).cloned() else {
-                    continue;
-                };
-                let n = dom[inner].extent.clone();
-                let shifted = |v: Expr, iv: &IterVar| match dom.get(iv) {
-                    Some(d) if !d.min.is_int(0) => Expr::add(v, d.min.clone()),
-                    _ => v,
-                };
-                value.insert(
-                    outer.clone(),
-                    shifted(Expr::floor_div(f.clone(), n.clone()), outer),
-                );
-                value.insert(inner.clone(), shifted(Expr::floor_mod(f, n), inner));
-            }
-        }
-    }
 }

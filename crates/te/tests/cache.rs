@@ -3,6 +3,7 @@
 //! against the definitions.
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
+use proptest::prelude::*;
 use te::{
     check, compute_named, create_schedule, infer_bound, lower, placeholder, reduce_axis, sum,
     Tensor,
@@ -175,14 +176,14 @@ fn cache_write_after_reorder_transposes_the_cache() {
 }
 
 #[test]
-fn cache_write_of_a_split_stage_or_a_placeholder_is_an_error() {
-    let (a, _w, c, _) = matmul(4, 4, 4);
+fn cache_write_of_a_placeholder_or_a_split_reduction_is_an_error() {
+    let (a, _w, c, k) = matmul(4, 4, 4);
     let mut s = create_schedule(&[c.clone()]);
     assert!(s.cache_write(&a, "local").is_err());
-    s.split(&c, &c.op().axis()[0], 2).unwrap();
+    s.split(&c, &k, 2).unwrap();
     let e = s.cache_write(&c, "local").unwrap_err();
     assert!(
-        e.message.contains("call cache_write first"),
+        e.message.contains("loop `k.outer` runs a reduction axis"),
         "{}",
         e.message
     );
@@ -190,6 +191,71 @@ fn cache_write_of_a_split_stage_or_a_placeholder_is_an_error() {
         .cache_write_outputs(&[c.clone(), c.clone()], "local")
         .unwrap_err();
     assert!(e.message.contains("it has one output"), "{}", e.message);
+    assert_eq!(s.stages().len(), 3);
+}
+
+/// TVM relays the cache out along the loops: a split data axis gives the
+/// cache one axis per loop, and a split that does not divide guards the
+/// definition.
+#[test]
+fn cache_write_after_a_split_relays_out_the_cache() {
+    let (a, w, c, _) = matmul(10, 4, 3);
+    let mut s = create_schedule(&[c.clone()]);
+    let (i, j) = (c.op().axis()[0].clone(), c.op().axis()[1].clone());
+    let (io, ii) = s.split(&c, &i, 4).unwrap();
+    s.reorder(&c, &[io, j, ii]).unwrap();
+    let cl = s.cache_write(&c, "local").unwrap();
+    let axes: Vec<&str> = cl.op().axis().iter().map(|a| a.name()).collect();
+    assert_eq!(axes, ["i.outer.c", "j.c", "i.inner.c"]);
+    let shape: Vec<String> = cl.shape().iter().map(|e| e.to_string()).collect();
+    assert_eq!(shape, ["3", "4", "4"]);
+    assert_eq!(s.stage(&c).unwrap().leaf_iter_vars(), c.op().axis());
+    let text = lower(&s, &[a.clone(), w.clone(), c.clone()])
+        .unwrap()
+        .to_string();
+    let want = "\
+// attr [C.local] storage_scope = \"local\"
+allocate C.local[float32 * 3 * 4 * 4]
+produce C.local {
+  for (i.outer.c, 0, 3) {
+    for (j.c, 0, 4) {
+      for (i.inner.c, 0, 4) {
+        C.local[i.outer.c, j.c, i.inner.c] = 0.000000f
+        for (k, 0, 3) {
+          if ((((i.outer.c*4) + i.inner.c) <= 9)) {
+            C.local[i.outer.c, j.c, i.inner.c] = (C.local[i.outer.c, j.c, i.inner.c] + (A[((i.outer.c*4) + i.inner.c), k]*W[k, j.c]))
+          }
+        }
+      }
+    }
+  }
+}
+produce C {
+  for (i, 0, 10) {
+    for (j, 0, 4) {
+      C[i, j] = C.local[floordiv(i, 4), j, floormod(i, 4)]
+    }
+  }
+}
+";
+    assert_eq!(text, want);
+    let r = check(&s, &[a, w, c], &Default::default(), 3).unwrap();
+    assert!(r.is_clean(1e-6), "{r:?}");
+}
+
+/// An element-wise stage split by a factor that does not divide: the
+/// cache is zero outside the tensor.
+#[test]
+fn cache_write_of_an_elementwise_stage_after_an_uneven_split() {
+    let a = placeholder([7], "A", DataType::Float32).unwrap();
+    let b = compute_named([7], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
+    let mut s = create_schedule(&[b.clone()]);
+    s.split(&b, &b.op().axis()[0], 3).unwrap();
+    let bl = s.cache_write(&b, "local").unwrap();
+    let body = bl.op().as_compute().unwrap().body.to_string();
+    assert!(body.contains("i.outer.c * 3 + i.inner.c < 7"), "{body}");
+    let r = check(&s, &[a, b], &Default::default(), 3).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
 }
 
 /// TVM's tiled matrix multiply for GPUs (the `cache_read`/`cache_write`
@@ -234,7 +300,13 @@ fn tiled_matmul_with_shared_and_local_caches_runs_clean() {
     // InferBound: per (i.outer, j.outer, k.outer), a 4x4 tile of A.
     assert_eq!(shared.attach_path, ["k.outer", "j.outer", "i.outer"]);
     let region: Vec<String> = shared.region.iter().map(|r| r.to_string()).collect();
-    assert_eq!(region, ["[i.outer * 4, i.outer * 4 + 4)", "[k.outer * 4, k.outer * 4 + 4)"]);
+    assert_eq!(
+        region,
+        [
+            "[i.outer * 4, i.outer * 4 + 4)",
+            "[k.outer * 4, k.outer * 4 + 4)"
+        ]
+    );
     let alloc: Vec<String> = shared.allocation.iter().map(|e| e.to_string()).collect();
     assert_eq!(alloc, ["4", "4"]);
     let r = check(&s, &[a, w, c], &Default::default(), 9).unwrap();
@@ -244,4 +316,44 @@ fn tiled_matmul_with_shared_and_local_caches_runs_clean() {
     assert_eq!(r.stage("W.shared").unwrap().largest_region, Some(16));
     assert_eq!(r.stage("A.shared.local").unwrap().largest_region, Some(4));
     assert_eq!(r.stage("C.local").unwrap().largest_region, Some(16));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 40, ..ProptestConfig::default() })]
+
+    /// Any split (and order) of a matrix product's data loops, then
+    /// `cache_write`, then the copy split again with the cache computed
+    /// inside it or at the root, and a `cache_read` of one input at the
+    /// cache's loop: the program computes the definition.
+    #[test]
+    fn caches_compute_the_definition(
+        n in 1i64..9,
+        m in 1i64..7,
+        l in 1i64..5,
+        factor in 1i64..5,
+        swap in any::<bool>(),
+        second in 1i64..5,
+        attach in any::<bool>(),
+        read in any::<bool>(),
+    ) {
+        let (a, w, c, _) = matmul(n, m, l);
+        let mut s = create_schedule(&[c.clone()]);
+        let (i, j) = (c.op().axis()[0].clone(), c.op().axis()[1].clone());
+        let (io, ii) = s.split(&c, &i, factor).unwrap();
+        if swap {
+            s.reorder(&c, &[j.clone(), ii, io]).unwrap();
+        }
+        let cl = s.cache_write(&c, "local").unwrap();
+        let (xo, _) = s.split(&c, &i, second).unwrap();
+        if attach {
+            s.compute_at(&cl, &c, &xo).unwrap();
+        }
+        if read {
+            let aa = s.cache_read(&a, "shared", &[&cl]).unwrap();
+            let first = s.stage(&cl).unwrap().leaf_iter_vars()[0].clone();
+            s.compute_at(&aa, &cl, &first).unwrap();
+        }
+        let r = check(&s, &[a, w, c], &Default::default(), 11).unwrap();
+        prop_assert!(r.is_clean(1e-6), "{:?}", r);
+    }
 }
