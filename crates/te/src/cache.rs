@@ -96,8 +96,9 @@ impl Schedule {
             let replaced = op.replaced(ComputeOp { body, ..c });
             self.replace_op(r, replaced, false);
         }
-        let at = self.insert_stage(source + 1, cache_op);
+        let at = self.insert_stage(source + 1, cache_op.clone());
         self.set_stage_scope(at, parsed);
+        self.join_group_of(tensor.op(), &cache_op);
         Ok(cache)
     }
 
@@ -203,8 +204,9 @@ impl Schedule {
             body: copy,
         });
         self.replace_op(i, replaced, true);
-        let at = self.insert_stage(i, cache_op);
+        let at = self.insert_stage(i, cache_op.clone());
         self.set_stage_scope(at, parsed);
+        self.join_group_of(tensor.op(), &cache_op);
         Ok(cache)
     }
 

@@ -124,6 +124,26 @@ impl Schedule {
         self.place_group(g, Attach::Root)
     }
 
+    /// A stage added next to `existing` (a cache or factored stage) joins
+    /// its group, if any, as TVM's new stages take their origin's group.
+    pub(crate) fn join_group_of(&mut self, existing: &Operation, new: &Operation) {
+        for g in &mut self.groups {
+            if g.members.contains(existing) {
+                g.members.push(new.clone());
+            }
+        }
+        let order: HashMap<OpId, usize> = self
+            .stages()
+            .iter()
+            .enumerate()
+            .map(|(i, st)| (st.op().id(), i))
+            .collect();
+        for g in &mut self.groups {
+            g.members
+                .sort_by_key(|m| order.get(&m.id()).copied().unwrap_or(usize::MAX));
+        }
+    }
+
     fn group_state(&self, g: Group) -> Result<&GroupState> {
         self.groups
             .get(g.0)

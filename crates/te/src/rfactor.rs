@@ -221,7 +221,8 @@ impl Schedule {
             body,
         });
         self.replace_op(i, replaced, true);
-        self.insert_stage(i, rf_op);
+        self.insert_stage(i, rf_op.clone());
+        self.join_group_of(tensor.op(), &rf_op);
         Ok(rf)
     }
 }

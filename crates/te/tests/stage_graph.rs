@@ -320,6 +320,17 @@ fn groups_keep_their_stages_together_and_do_not_overlap() {
         &[a.op().clone(), b.op().clone(), c.op().clone()]
     );
     assert_eq!(s.stage(&b).unwrap().attach(), &Attach::Root);
+    // A cache of a member joins the group.
+    let bl = s.cache_write(&b, "local").unwrap();
+    assert_eq!(
+        s.group_members(g),
+        &[
+            a.op().clone(),
+            bl.op().clone(),
+            b.op().clone(),
+            c.op().clone()
+        ]
+    );
     let e = s
         .create_group(&[d.clone()], &[b.clone()], false)
         .unwrap_err();
@@ -328,7 +339,8 @@ fn groups_keep_their_stages_together_and_do_not_overlap() {
     assert!(e.message.contains("one of its own stages"), "{}", e.message);
     // A group computed at D's loop: the input A stays an input.
     s.compute_group_at(g, &d, &d.op().axis()[0]).unwrap();
-    let r = check(&s, &[a, d], &Default::default(), 1).unwrap();
+    let r = check(&s, &[a.clone(), d.clone()], &Default::default(), 1).unwrap();
     assert!(r.is_clean(0.0), "{r:?}");
     assert_eq!(r.stage("B").unwrap().largest_region, Some(1));
+    assert_eq!(r.stage("B.local").unwrap().largest_region, Some(1));
 }
