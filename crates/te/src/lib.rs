@@ -9,6 +9,11 @@
 //! [`check`] to run the program on random inputs against [`Reference`]
 //! evaluation of the definitions.
 //!
+//! Primitives that add stages follow TVM: [`Schedule::cache_read`],
+//! [`Schedule::cache_write`], [`Schedule::rfactor`],
+//! [`Schedule::create_group`]; [`auto_inline_injective`] and the other
+//! AutoInline rules; [`create_read_graph`] and [`post_order_dfs`].
+//!
 //! Loops can be bound to GPU threads ([`Schedule::bind`],
 //! [`IterVar::thread_axis`]) and stages given a [`StorageScope`]
 //! ([`Schedule::set_scope`]): a producer shared by threads covers all of
