@@ -217,3 +217,31 @@ proptest! {
         prop_assert_eq!(r.stage("B.rf").unwrap().runs, (rows * n) as u64);
     }
 }
+
+/// TVM's `test_rfactor` with a symbolic size: the factored stage reduces
+/// over `ceildiv(n, 4)` with the axis kept below `n`.
+#[test]
+fn rfactor_of_a_symbolic_reduction() {
+    let n = te::var("n");
+    let a = placeholder([n.expr()], "A", DataType::Float32).unwrap();
+    let k = reduce_axis((arith::Expr::int(0), n.expr()), "k");
+    let b = compute_named([1], &["i"], |_| sum(a.at([k.expr()]), &[k.clone()]), "B").unwrap();
+    let mut s = create_schedule(&[b.clone()]);
+    let (ko, ki) = s.split(&b, &k, 4).unwrap();
+    let bf = s.rfactor(&b, &ki, 0).unwrap();
+    let ko_dom = bf.op().reduce_axis()[0].dom().unwrap().to_string();
+    assert_eq!(bf.op().reduce_axis()[0].var(), ko.var());
+    assert_eq!(ko_dom, "[0, ceildiv(n, 4))");
+    let text = lower(&s, &[a.clone(), b.clone()]).unwrap().to_string();
+    assert!(
+        text.contains(
+            "for (k.outer, 0, ceildiv(n, 4)) {\n      if ((((k.outer*4) + k.inner) < n)) {"
+        ),
+        "{text}"
+    );
+    for size in [0, 1, 7, 8, 13] {
+        let sizes = std::collections::HashMap::from([(n.clone(), size)]);
+        let r = check(&s, &[a.clone(), b.clone()], &sizes, 3).unwrap();
+        assert!(r.is_clean(1e-5), "n = {size}: {r:?}");
+    }
+}
