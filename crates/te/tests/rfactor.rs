@@ -245,3 +245,30 @@ fn rfactor_of_a_symbolic_reduction() {
         assert!(r.is_clean(1e-5), "n = {size}: {r:?}");
     }
 }
+
+/// TVM's cross-thread reduction schedule: the remaining reduction bound to
+/// `threadIdx.x`, the factored stage computed per thread.
+#[test]
+fn rfactor_with_the_remaining_reduction_bound_to_threads() {
+    let a = placeholder([8, 64], "A", DataType::Float32).unwrap();
+    let k = reduce_axis((0, 64), "k");
+    let b = compute_named([8], &["i"], |i| sum(a.at([&i[0], &k.expr()]), &[k.clone()]), "B")
+        .unwrap();
+    let mut s = create_schedule(&[b.clone()]);
+    let (_ko, ki) = s.split(&b, &k, 16).unwrap();
+    let bf = s.rfactor(&b, &ki, 0).unwrap();
+    let b_op = s.stage(&b).unwrap().op().clone();
+    let tx = te::IterVar::thread_axis("threadIdx.x").unwrap();
+    let bx = te::IterVar::thread_axis("blockIdx.x").unwrap();
+    s.bind(&b, &b_op.reduce_axis()[0], &tx).unwrap();
+    s.bind(&b, &b_op.axis()[0], &bx).unwrap();
+    s.compute_at(&bf, &b, &b_op.reduce_axis()[0]).unwrap();
+    let rep = te::report(&s, &[a.clone(), b.clone()]).unwrap();
+    let rf = rep.stages.iter().find(|st| st.name == "B.rf").unwrap();
+    assert_eq!(rf.attach_path, ["k.inner.v", "ax0"]);
+    let alloc: Vec<String> = rf.allocation.iter().map(|e| e.to_string()).collect();
+    assert_eq!(alloc, ["1", "1"]);
+    let r = check(&s, &[a, b], &Default::default(), 3).unwrap();
+    assert!(r.is_clean(1e-5), "{r:?}");
+    assert_eq!(r.stage("B.rf").unwrap().runs, 512);
+}
