@@ -772,10 +772,11 @@ impl Schedule {
         debug_assert_eq!(st.op.id(), op.id());
         if reset_loops {
             let roots = op.root_iter_vars();
+            // A binding of an axis that stays a loop stays, as in TVM.
+            st.threads.retain(|iv, _| roots.contains(iv));
             st.all_iter_vars = roots.clone();
             st.leaf_iter_vars = roots;
             st.relations.clear();
-            st.threads.clear();
         }
         st.op = op;
     }

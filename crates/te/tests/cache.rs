@@ -357,3 +357,26 @@ proptest! {
         prop_assert!(r.is_clean(1e-6), "{:?}", r);
     }
 }
+
+/// A binding of an axis that stays a loop of the copy stays, as in TVM;
+/// the cache computed per block covers one block's elements.
+#[test]
+fn cache_write_keeps_the_binding_of_an_axis_of_the_copy() {
+    let (a, w, c, _) = matmul(4, 8, 3);
+    let mut s = create_schedule(&[c.clone()]);
+    let bx = te::IterVar::thread_axis("blockIdx.x").unwrap();
+    let i = c.op().axis()[0].clone();
+    s.bind(&c, &i, &bx).unwrap();
+    let cl = s.cache_write(&c, "local").unwrap();
+    assert_eq!(
+        s.stage(&c).unwrap().thread_tag(&i),
+        Some(te::ThreadTag::BlockIdx(0))
+    );
+    s.compute_at(&cl, &c, &i).unwrap();
+    let rep = te::report(&s, &[a.clone(), w.clone(), c.clone()]).unwrap();
+    let local = rep.stages.iter().find(|st| st.name == "C.local").unwrap();
+    let alloc: Vec<String> = local.allocation.iter().map(|e| e.to_string()).collect();
+    assert_eq!(alloc, ["1", "8"]);
+    let r = check(&s, &[a, w, c], &Default::default(), 3).unwrap();
+    assert!(r.is_clean(1e-6), "{r:?}");
+}

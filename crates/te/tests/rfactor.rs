@@ -252,8 +252,13 @@ fn rfactor_of_a_symbolic_reduction() {
 fn rfactor_with_the_remaining_reduction_bound_to_threads() {
     let a = placeholder([8, 64], "A", DataType::Float32).unwrap();
     let k = reduce_axis((0, 64), "k");
-    let b = compute_named([8], &["i"], |i| sum(a.at([&i[0], &k.expr()]), &[k.clone()]), "B")
-        .unwrap();
+    let b = compute_named(
+        [8],
+        &["i"],
+        |i| sum(a.at([&i[0], &k.expr()]), &[k.clone()]),
+        "B",
+    )
+    .unwrap();
     let mut s = create_schedule(&[b.clone()]);
     let (_ko, ki) = s.split(&b, &k, 16).unwrap();
     let bf = s.rfactor(&b, &ki, 0).unwrap();
