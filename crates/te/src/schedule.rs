@@ -255,7 +255,7 @@ pub struct Schedule {
     /// See [`Schedule::revision`].
     revision: u64,
     /// The groups made by `create_group`, in creation order.
-    pub(crate) groups: Vec<crate::group::GroupState>,
+    pub(crate) groups: crate::group::Groups,
 }
 
 /// The source of [`Schedule::revision`]s: one counter for the process, so
@@ -311,7 +311,7 @@ impl Schedule {
             index,
             layouts: Vec::new(),
             revision: fresh_revision(),
-            groups: Vec::new(),
+            groups: Default::default(),
         }
     }
 
@@ -652,6 +652,7 @@ impl Schedule {
         let parent = parent.as_ref().clone();
         let op = t.as_ref();
         let axis = crate::normalize::attach_target(self.stage(&parent)?, axis);
+        self.check_group_of_parent(op, &parent)?;
         let st = self.compute_stage_mut(op, "compute_at")?;
         st.attach = Attach::At { parent, axis };
         Ok(())
@@ -714,7 +715,8 @@ impl Schedule {
     pub fn compute_root(&mut self, t: &impl AsRef<Operation>) -> Result<()> {
         self.touch();
         self.compute_stage_mut(t.as_ref(), "compute_root")?.attach = Attach::Root;
-        Ok(())
+        // In a group, the root is where the group is computed.
+        self.follow_group(t.as_ref())
     }
 
     /// `s[t].compute_inline()`: substitutes `t`'s body into its consumers.

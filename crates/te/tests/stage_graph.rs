@@ -334,7 +334,7 @@ fn groups_keep_their_stages_together_and_do_not_overlap() {
     let e = s
         .create_group(&[d.clone()], &[b.clone()], false)
         .unwrap_err();
-    assert!(e.message.contains("already in group"), "{}", e.message);
+    assert!(e.message.contains("partly overlap"), "{}", e.message);
     let e = s.compute_group_at(g, &c, &c.op().axis()[0]).unwrap_err();
     assert!(e.message.contains("one of its own stages"), "{}", e.message);
     // A group computed at D's loop: the input A stays an input.
@@ -343,4 +343,74 @@ fn groups_keep_their_stages_together_and_do_not_overlap() {
     assert!(r.is_clean(0.0), "{r:?}");
     assert_eq!(r.stage("B").unwrap().largest_region, Some(1));
     assert_eq!(r.stage("B.local").unwrap().largest_region, Some(1));
+}
+
+/// TVM's `test_compute_group` and `test_nest_group`.
+#[test]
+fn groups_nest_as_in_tvm() {
+    let (m, n) = (te::var("m"), te::var("n"));
+    let shape = [m.expr(), n.expr()];
+    let x = compute_named(shape.clone(), &["i", "j"], |_| Value::float(1.0), "x").unwrap();
+    let x1 = compute_named(
+        shape.clone(),
+        &["i", "j"],
+        |i| x.at([&i[0], &i[1]]) + 1.0,
+        "x1",
+    )
+    .unwrap();
+    let x2 = compute_named(shape, &["i", "j"], |i| x1.at([&i[0], &i[1]]) + 2.0, "x2").unwrap();
+
+    let mut s = create_schedule(&[x2.clone()]);
+    let g = s.create_group(&[x1.clone()], &[x.clone()], true).unwrap();
+    assert_eq!(s.group_of(&x1), Some(g));
+    assert_eq!(s.group_of(&x), Some(g));
+    s.compute_group_at(g, &x2, &x2.op().axis()[1]).unwrap();
+    assert_eq!(
+        s.group_attach(g),
+        Some(&Attach::At {
+            parent: x2.op().clone(),
+            axis: x2.op().axis()[1].clone()
+        })
+    );
+    assert_eq!(s.group_child_count(g), 2);
+    let sizes = std::collections::HashMap::from([(m.clone(), 3), (n.clone(), 5)]);
+    let r = check(&s, &[x2.clone()], &sizes, 1).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
+    assert_eq!(r.stage("x").unwrap().largest_region, Some(1));
+
+    let mut s = create_schedule(&[x2.clone()]);
+    let g1 = s.create_group(&[x1.clone()], &[x.clone()], false).unwrap();
+    let g2 = s.create_group(&[x1.clone()], &[x.clone()], true).unwrap();
+    assert_eq!(s.groups(), vec![g1, g2]);
+    assert_eq!(s.group_of(&x), Some(g2));
+    assert_eq!(s.group_of(&x1), Some(g1));
+    assert_eq!(s.group_parent(g1), Some(g2));
+    assert_eq!(s.group_parent(g2), None);
+    assert_eq!(s.group_child_count(g2), 2);
+    assert_eq!(s.group_child_count(g1), 1);
+    // Placing the outer group places the inner group's stage too.
+    s.compute_group_at(g2, &x2, &x2.op().axis()[0]).unwrap();
+    assert!(matches!(s.stage(&x1).unwrap().attach(), Attach::At { .. }));
+    // The inner group can only go to a stage of the outer one.
+    let e = s.compute_group_at(g1, &x2, &x2.op().axis()[1]).unwrap_err();
+    assert!(
+        e.message.contains("outside the group that holds it"),
+        "{}",
+        e.message
+    );
+    // A member cannot be computed at a stage outside its group; inside it
+    // can, and computing it at the root again returns it to the group.
+    let e = s.compute_at(&x1, &x2, &x2.op().axis()[1]).unwrap_err();
+    assert!(e.message.contains("is in a group"), "{}", e.message);
+    s.compute_root(&x1).unwrap();
+    assert_eq!(
+        s.stage(&x1).unwrap().attach(),
+        &Attach::At {
+            parent: x2.op().clone(),
+            axis: x2.op().axis()[0].clone()
+        }
+    );
+    let r = check(&s, &[x2.clone()], &sizes, 1).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
+    assert_eq!(r.stage("x1").unwrap().largest_region, Some(5));
 }
