@@ -277,3 +277,57 @@ fn rfactor_with_the_remaining_reduction_bound_to_threads() {
     assert!(r.is_clean(1e-5), "{r:?}");
     assert_eq!(r.stage("B.rf").unwrap().runs, 512);
 }
+
+/// TVM's `test_rfactor` (tests/python/te/test_te_schedule.py), with its
+/// shapes and assertions; the programs also run at `n = 5`.
+#[test]
+fn tvm_test_rfactor() {
+    let n = te::var("n");
+    let k1 = reduce_axis((arith::Expr::int(0), n.expr()), "k1");
+    let k2 = reduce_axis((arith::Expr::int(0), n.expr()), "k2");
+    let a = placeholder([n.expr(), n.expr(), n.expr()], "A", DataType::Float32).unwrap();
+    let b = compute_named(
+        [n.expr()],
+        &["i"],
+        |i| {
+            sum(
+                a.at([i[0].clone(), k1.expr(), k2.expr()]),
+                &[k1.clone(), k2.clone()],
+            )
+        },
+        "B",
+    )
+    .unwrap();
+    let sizes = std::collections::HashMap::from([(n.clone(), 5)]);
+    let shape =
+        |t: &te::Tensor| -> Vec<String> { t.shape().iter().map(|e| e.to_string()).collect() };
+    // Normal schedule.
+    let mut s = create_schedule(&[b.clone()]);
+    let bf = s.rfactor(&b, &k1, 0).unwrap();
+    assert_eq!(shape(&bf), ["n", "n"]);
+    assert_eq!(bf.op().reduce_axis(), &[k2.clone()]);
+    let b_op = s.stage(&b).unwrap().op().clone();
+    assert_eq!(b_op.reduce_axis()[0].dom().unwrap().extent.to_string(), "n");
+    assert_eq!(s.stage(&b).unwrap().all_iter_vars().len(), 2);
+    let r = check(&s, &[a.clone(), b.clone()], &sizes, 1).unwrap();
+    assert!(r.is_clean(1e-5), "{r:?}");
+    // With splits, factor_axis 0 and 1.
+    for factor_axis in [0, 1] {
+        let mut s = create_schedule(&[b.clone()]);
+        let (ko, ki) = s.split(&b, &k1, 4).unwrap();
+        s.split(&b, &b.op().axis()[0], 8).unwrap();
+        let bf = s.rfactor(&b, &ki, factor_axis).unwrap();
+        let want = if factor_axis == 0 {
+            ["4", "n"]
+        } else {
+            ["n", "4"]
+        };
+        assert_eq!(shape(&bf), want);
+        assert_eq!(bf.op().reduce_axis()[0], k2);
+        assert_eq!(bf.op().reduce_axis()[1].var(), ko.var());
+        let b_op = s.stage(&b).unwrap().op().clone();
+        assert_eq!(b_op.reduce_axis()[0].dom().unwrap().extent.to_string(), "4");
+        let r = check(&s, &[a.clone(), b.clone()], &sizes, 1).unwrap();
+        assert!(r.is_clean(1e-5), "{r:?}");
+    }
+}
