@@ -271,9 +271,13 @@ impl Schedule {
                 continue;
             };
             let current = st.attach();
-            let follows =
-                current == &Attach::Root || self.groups.placed.get(&st.op().id()) == Some(current);
-            let target = self.groups.placement(g);
+            let follows = current == &Attach::Root
+                || self
+                    .groups
+                    .placed
+                    .get(&st.op().id())
+                    .is_some_and(|p| &self.legalized(p) == current);
+            let target = self.legalized(&self.groups.placement(g));
             if follows && &target != current {
                 moves.push((i, st.op().id(), target));
             }
@@ -287,6 +291,21 @@ impl Schedule {
             self.set_attach(i, target);
         }
         Ok(())
+    }
+
+    /// `attach` with its loop followed through the splits and fuses made
+    /// since (see [`crate::normalize::attach_target`]).
+    fn legalized(&self, attach: &Attach) -> Attach {
+        match attach {
+            Attach::At { parent, axis } => match self.stage_index(parent) {
+                Ok(p) => Attach::At {
+                    parent: parent.clone(),
+                    axis: crate::normalize::attach_target(&self.stages()[p], axis),
+                },
+                Err(_) => attach.clone(),
+            },
+            other => other.clone(),
+        }
     }
 
     /// A stage added next to `existing` (a cache or factored stage) joins

@@ -414,3 +414,30 @@ fn groups_nest_as_in_tvm() {
     assert!(r.is_clean(0.0), "{r:?}");
     assert_eq!(r.stage("x1").unwrap().largest_region, Some(5));
 }
+
+/// A group placed at a loop that is split afterwards: its stages move to
+/// the inner loop, and a member computed at the root again follows the
+/// group there, not to the loop that no longer exists.
+#[test]
+fn a_group_follows_its_loop_through_a_later_split() {
+    let a = placeholder([8], "A", DataType::Float32).unwrap();
+    let b = compute_named([8], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
+    let c = compute_named([8], &["i"], |i| b.at([&i[0]]) * 2.0, "C").unwrap();
+    let d = compute_named([8], &["i"], |i| c.at([&i[0]]) - 1.0, "D").unwrap();
+    let mut s = create_schedule(&[d.clone()]);
+    let g = s.create_group(&[c.clone()], &[a.clone()], false).unwrap();
+    let i = d.op().axis()[0].clone();
+    s.compute_group_at(g, &d, &i).unwrap();
+    let (_io, ii) = s.split(&d, &i, 4).unwrap();
+    let at_inner = Attach::At {
+        parent: d.op().clone(),
+        axis: ii,
+    };
+    assert_eq!(s.stage(&b).unwrap().attach(), &at_inner);
+    s.compute_at(&b, &c, &c.op().axis()[0]).unwrap();
+    s.compute_root(&b).unwrap();
+    assert_eq!(s.stage(&b).unwrap().attach(), &at_inner);
+    assert_eq!(s.stage(&c).unwrap().attach(), &at_inner);
+    let r = check(&s, &[a, d], &Default::default(), 1).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
+}
