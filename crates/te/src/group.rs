@@ -255,8 +255,19 @@ impl Schedule {
     /// A member of a group computed at the root is computed where its
     /// group is (TVM's group root), unless it is placed otherwise.
     pub(crate) fn follow_group(&mut self, op: &Operation) -> Result<()> {
+        // Without groups this is nothing, at no cost per call: scripts
+        // call compute_root on each of many stages.
+        let Some(g) = self.groups.group_of(op.id()) else {
+            return Ok(());
+        };
         self.groups.placed.remove(&op.id());
-        self.place_groups()
+        let target = self.legalized(&self.groups.placement(g));
+        if target != Attach::Root {
+            let i = self.stage_index(op)?;
+            self.groups.placed.insert(op.id(), target.clone());
+            self.set_attach(i, target);
+        }
+        Ok(())
     }
 
     /// Places every member that follows its group (at the root, or where
