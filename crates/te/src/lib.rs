@@ -39,6 +39,7 @@
 mod bound;
 mod check;
 mod error;
+mod extern_op;
 mod graph;
 mod inline;
 mod iter_var;
@@ -49,6 +50,7 @@ mod reference;
 mod report;
 mod rng;
 mod run_report;
+mod scan;
 mod schedule;
 mod simp;
 mod thread;
@@ -71,6 +73,8 @@ pub use rng::XorShift;
 pub use run_report::{
     run_report, run_report_reusing, ReportOptions, RunReport, RUN_SIZE, TOLERANCE,
 };
+pub use scan::{scan, scan_op, ScanOp};
+pub use extern_op::ExternOp;
 pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
 pub use thread::{StorageScope, ThreadTag};
 pub use value::{max, min, prod, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

@@ -6,7 +6,8 @@
 //! need, which measures over-computation of a schedule.
 
 use crate::error::{Result, TeError};
-use crate::operation::{OpId, Operation};
+use crate::operation::{OpId, OpKind, Operation};
+use crate::scan::ScanOp;
 use crate::value::{Value, ValueKind};
 use arith::Var;
 use std::collections::HashMap;
@@ -17,6 +18,11 @@ pub struct Reference<'a> {
     inputs: &'a HashMap<OpId, tir::Tensor>,
     sizes: &'a HashMap<Var, i64>,
     memo: HashMap<OpId, HashMap<Vec<i64>, f64>>,
+    /// State placeholders of scans, read as their scan.
+    aliases: HashMap<OpId, Operation>,
+    /// The scan elements being evaluated: a step that reads its own row
+    /// (or a later one that reads back) would never finish.
+    pending: std::collections::HashSet<(OpId, Vec<i64>)>,
 }
 
 /// Rounds to the precision of `dtype`, as the interpreter stores values.
@@ -37,6 +43,8 @@ impl<'a> Reference<'a> {
             inputs,
             sizes,
             memo: HashMap::new(),
+            aliases: HashMap::new(),
+            pending: Default::default(),
         }
     }
 
@@ -47,12 +55,26 @@ impl<'a> Reference<'a> {
 
     /// The element of `op` at `idx`.
     pub fn element(&mut self, op: &Operation, idx: &[i64]) -> Result<f64> {
+        if let Some(scan) = self.aliases.get(&op.id()).cloned() {
+            return self.element(&scan, idx);
+        }
         let shape = self.shape(op)?;
         if idx.len() != shape.len() || idx.iter().zip(&shape).any(|(&i, &n)| i < 0 || i >= n) {
             return Err(TeError::definition(format!(
                 "the definitions read `{}` at {idx:?}, outside its shape {shape:?}",
                 op.name()
             )));
+        }
+        match op.kind() {
+            OpKind::Scan(scan) => return self.scan_element(op, scan, idx),
+            OpKind::Extern(_) => {
+                return Err(TeError::definition(format!(
+                    "`{}` is an extern operation: its body is opaque and has no definition to \
+                     evaluate",
+                    op.name()
+                )))
+            }
+            _ => {}
         }
         let Some(c) = op.as_compute() else {
             let t = self.inputs.get(&op.id()).ok_or_else(|| {
@@ -70,6 +92,39 @@ impl<'a> Reference<'a> {
         }
         let body = c.body.clone();
         let v = round(self.value(&body, &mut env)?, op.dtype());
+        self.memo
+            .entry(op.id())
+            .or_default()
+            .insert(idx.to_vec(), v);
+        Ok(v)
+    }
+
+    /// Row `idx[0]` of a scan: from its init for the first rows, else from
+    /// its update at that step, whose reads of the state are reads of the
+    /// scan (earlier rows, evaluated in turn).
+    fn scan_element(&mut self, op: &Operation, scan: &ScanOp, idx: &[i64]) -> Result<f64> {
+        if let Some(v) = self.memo.get(&op.id()).and_then(|m| m.get(idx)) {
+            return Ok(*v);
+        }
+        let init_rows = self.shape(scan.init.op())?[0];
+        let key = (op.id(), idx.to_vec());
+        if !self.pending.insert(key.clone()) {
+            return Err(TeError::definition(format!(
+                "step {} of scan `{}` reads its own row {idx:?} of the state `{}`: a step may \
+                 only read earlier rows (`t - 1`, ...)",
+                idx[0],
+                op.name(),
+                scan.state.name()
+            )));
+        }
+        let v = if idx[0] < init_rows {
+            self.element(scan.init.op(), idx)
+        } else {
+            self.aliases.insert(scan.state.op().id(), op.clone());
+            self.element(scan.update.op(), idx)
+        };
+        self.pending.remove(&key);
+        let v = v?;
         self.memo
             .entry(op.id())
             .or_default()
