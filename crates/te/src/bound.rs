@@ -518,7 +518,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
             root_dom.insert(iv.var().clone(), set);
         }
         // Phase 3: what the consumer reads of this stage.
-        if let Some(sets) = opaque_requests(cst.op(), op, &root_dom) {
+        if let Some(sets) = opaque_requests(cst.op(), op, &root_dom, b) {
             for (d, set) in sets.into_iter().enumerate().take(ndim) {
                 raw[d].push(set.clone());
                 requests[d].push(clamp_to_shape(set, &lasts[d], &b.analyzer));
@@ -664,9 +664,12 @@ fn opaque_requests(
     consumer: &Operation,
     producer: &Operation,
     root_dom: &DomMap,
+    b: &Bounds,
 ) -> Option<Vec<IntSet>> {
     match consumer.kind() {
-        OpKind::Scan(scan) => Some(crate::scan::requests(scan, producer, root_dom)),
+        OpKind::Scan(scan) => Some(crate::scan::requests(scan, producer, root_dom, |iv| {
+            b.ranges.get(iv).cloned()
+        })),
         OpKind::Extern(_) => Some(vec![IntSet::everything(); producer.shape().len()]),
         _ => None,
     }

@@ -61,6 +61,7 @@ pub use check::{
     check, check_limited, CheckReport, RunLimits, StageCheck, DEFAULT_MAX_STEPS, RUN_ELEMENT_LIMIT,
 };
 pub use error::{ErrorKind, Result, TeError};
+pub use extern_op::ExternOp;
 pub use iter_var::{IterKind, IterVar};
 pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
 pub use operation::{
@@ -74,7 +75,6 @@ pub use run_report::{
     run_report, run_report_reusing, ReportOptions, RunReport, RUN_SIZE, TOLERANCE,
 };
 pub use scan::{scan, scan_op, ScanOp};
-pub use extern_op::ExternOp;
 pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
 pub use thread::{StorageScope, ThreadTag};
 pub use value::{max, min, prod, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

@@ -176,7 +176,12 @@ fn lower_with(
             .copied()
             .collect();
         // A scan's init is built before the scan, which places it.
-        children.extend(l.scan_inits.iter().filter(|(_, &sc)| sc == i).map(|(&k, _)| k));
+        children.extend(
+            l.scan_inits
+                .iter()
+                .filter(|(_, &sc)| sc == i)
+                .map(|(&k, _)| k),
+        );
         stack.extend(children.into_iter().rev());
     }
     let mut loops: Vec<Option<Vec<Loop>>> = (0..s.stages().len()).map(|_| None).collect();
@@ -754,10 +759,7 @@ impl<'a> Lowerer<'a> {
                 ))
             })?;
         let steps = self.nest(loops, Stmt::no_op(), &[], 0)?;
-        Ok(Stmt::produce(
-            self.s.stages()[i].name(),
-            seq(init, steps),
-        ))
+        Ok(Stmt::produce(self.s.stages()[i].name(), seq(init, steps)))
     }
 
     /// Wraps `inner` in `loops` (outermost first; the first is loop number

@@ -118,22 +118,20 @@ impl ScanOp {
         for k in 1..self.state.ndim() {
             exact.insert((self.state.op().id(), k), k - 1);
         }
-        let merge = |exact: &mut HashMap<Key, usize>,
-                     failed: &mut HashSet<usize>,
-                     dst: Key,
-                     src: Key| {
-            let Some(&s) = exact.get(&src) else { return };
-            match exact.get(&dst) {
-                None => {
-                    exact.insert(dst, s);
+        let merge =
+            |exact: &mut HashMap<Key, usize>, failed: &mut HashSet<usize>, dst: Key, src: Key| {
+                let Some(&s) = exact.get(&src) else { return };
+                match exact.get(&dst) {
+                    None => {
+                        exact.insert(dst, s);
+                    }
+                    Some(&d) if d != s => {
+                        failed.insert(d);
+                        failed.insert(s);
+                    }
+                    Some(_) => {}
                 }
-                Some(&d) if d != s => {
-                    failed.insert(d);
-                    failed.insert(s);
-                }
-                Some(_) => {}
-            }
-        };
+            };
         for op in self.body_ops() {
             match op.kind() {
                 OpKind::Compute(c) => {
@@ -211,10 +209,7 @@ pub fn scan(
     }
     for (what, t) in [("init", init), ("update", update)] {
         if !matches!(t.op().kind(), OpKind::Compute(_)) {
-            return fail(format!(
-                "`{what}` (`{}`) must be a `te.compute`",
-                t.name()
-            ));
+            return fail(format!("`{what}` (`{}`) must be a `te.compute`", t.name()));
         }
     }
     let ndim = state.ndim();
@@ -329,18 +324,28 @@ pub(crate) fn role_in<'a>(
 }
 
 /// What the scan `scan` reads of `producer` (its `init` or its `update`),
-/// per dimension, with the scan's root variables relaxed to `root_dom`
-/// (TVM's `ScanOp::PropBoundToInputs`): all of `init`'s rows, the steps of
-/// `update` the scan axis takes, and the spatial axes as given.
+/// per dimension, with the scan axis relaxed as `root_dom` says (TVM's
+/// `ScanOp::PropBoundToInputs`): all of `init`'s rows, the steps of
+/// `update` the scan axis takes, and the ranges `range` gives the spatial
+/// axes. TVM asks for the declared spatial axes here even when a fix point
+/// narrowed the scan's buffer, so its steps would write outside it; the
+/// inferred ranges keep them inside.
 pub(crate) fn requests(
     scan: &ScanOp,
     producer: &Operation,
     root_dom: &HashMap<Var, IntSet>,
+    range: impl Fn(&IterVar) -> Option<Range>,
 ) -> Vec<IntSet> {
-    let spatial = scan
-        .spatial_axis
-        .iter()
-        .map(|iv| root_dom.get(iv.var()).cloned().unwrap_or_else(IntSet::everything));
+    let spatial = scan.spatial_axis.iter().map(|iv| match range(iv) {
+        Some(r) => IntSet::interval(
+            r.min.clone(),
+            Expr::sub(Expr::add(r.min, r.extent), Expr::int(1)),
+        ),
+        None => root_dom
+            .get(iv.var())
+            .cloned()
+            .unwrap_or_else(IntSet::everything),
+    });
     let first = if producer == scan.init.op() {
         IntSet::interval(
             Expr::int(0),
@@ -381,10 +386,7 @@ pub(crate) fn gather_bound(
     let sdom = declared(&scan.scan_axis);
     let time = match union(&requests[0]) {
         Some((_, hi)) => {
-            let ext = simp(
-                an,
-                Expr::sub(Expr::add(hi, Expr::int(1)), sdom.min.clone()),
-            );
+            let ext = simp(an, Expr::sub(Expr::add(hi, Expr::int(1)), sdom.min.clone()));
             let ext = match ext.as_int() {
                 Some(e) if e < 0 => Expr::int(0),
                 _ => ext,
