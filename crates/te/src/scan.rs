@@ -191,7 +191,7 @@ impl ScanOp {
 /// assert_eq!(s_scan.shape().len(), 2);
 /// let scan = te::scan_op(s_scan.op()).unwrap();
 /// assert_eq!(scan.scan_axis.name(), "scan.idx");
-/// assert_eq!(scan.scan_axis.dom().unwrap().to_string(), "[1, m)");
+/// assert_eq!(scan.scan_axis.dom().unwrap().extent.to_string(), "m - 1");
 /// ```
 pub fn scan(
     init: &Tensor,
