@@ -61,7 +61,7 @@ pub use check::{
     check, check_limited, CheckReport, RunLimits, StageCheck, DEFAULT_MAX_STEPS, RUN_ELEMENT_LIMIT,
 };
 pub use error::{ErrorKind, Result, TeError};
-pub use extern_op::ExternOp;
+pub use extern_op::{decl_buffer, extern_of, extern_op, ExternOp};
 pub use iter_var::{IterKind, IterVar};
 pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
 pub use operation::{

@@ -605,6 +605,9 @@ impl<'a> Lowerer<'a> {
         if crate::scan::scan_op(&op).is_some() {
             return self.scan_nest(i, &loops);
         }
+        if let Some(e) = crate::extern_op::extern_of(&op) {
+            return self.extern_nest(i, e);
+        }
         let exact_leaves: HashSet<&IterVar> =
             loops.iter().filter(|l| l.exact).map(|l| &l.iv).collect();
         let mut guards = Vec::new();
@@ -740,6 +743,30 @@ impl<'a> Lowerer<'a> {
             return Ok(wrap(stmt, &outside));
         }
         Ok(Stmt::produce(&name, wrap(stmt, &outside)))
+    }
+
+    /// The `produce` block of extern stage `i`: its body over the buffers
+    /// of its tensors.
+    fn extern_nest(&mut self, i: usize, e: &crate::extern_op::ExternOp) -> Result<Stmt> {
+        let mut map = HashMap::new();
+        for (t, declared) in e.inputs.iter().zip(&e.input_buffers) {
+            let p = self.s.stage_index(t.op())?;
+            let buf = self.buffers[p].clone().ok_or_else(|| {
+                TeError::schedule(format!(
+                    "`{}` is inlined, but extern operation `{}` reads it whole through a buffer: \
+                     compute it at the root instead",
+                    t.name(),
+                    self.s.stages()[i].name()
+                ))
+            })?;
+            map.insert(declared.id(), buf);
+        }
+        let out = self.buffers[i]
+            .clone()
+            .expect("computed stages have buffers");
+        map.insert(e.output_buffer.id(), out);
+        let body = crate::extern_op::bind_buffers(e, &map);
+        Ok(Stmt::produce(self.s.stages()[i].name(), body))
     }
 
     /// The `produce` block of scan stage `i`: its init, then the loop over
