@@ -63,7 +63,7 @@ fn an_extern_call_lowers_over_the_tensors_buffers_as_tvm_prints_it() {
         "D",
     )
     .unwrap();
-    let s = create_schedule(&[d.clone()]);
+    let s = create_schedule(std::slice::from_ref(&d));
     let f = lower(&s, &[a, b, d]).unwrap();
     assert_eq!(
         f.to_string(),
@@ -101,7 +101,7 @@ produce D {
 fn infer_bound_gives_an_extern_whole_inputs_and_a_whole_output() {
     let (a, b, a2, c) = matmul(Expr::int(16), Expr::int(8), Expr::int(12), false);
     let d = compute_named([4, 4], &["i", "j"], |i| c.at([&i[0], &i[1]]) + 1.0, "D").unwrap();
-    let mut s = create_schedule(&[d.clone()]);
+    let mut s = create_schedule(std::slice::from_ref(&d));
     s.split(&d, &d.op().axis()[0], 2).unwrap();
     let r = te::report(&s, &[a.clone(), b.clone(), d.clone()]).unwrap();
     let region = |name: &str| {
@@ -134,7 +134,7 @@ fn infer_bound_gives_an_extern_whole_inputs_and_a_whole_output() {
 fn a_check_reports_an_extern_call_as_not_evaluable_without_running_it() {
     let (a, b, _, c) = matmul(Expr::int(4), Expr::int(3), Expr::int(5), false);
     let d = compute_named([4, 5], &["i", "j"], |i| c.at([&i[0], &i[1]]) + 1.0, "D").unwrap();
-    let s = create_schedule(&[d.clone()]);
+    let s = create_schedule(std::slice::from_ref(&d));
     let r = te::check(&s, &[a.clone(), b.clone(), d.clone()], &HashMap::new(), 1).unwrap();
     assert_eq!(
         r.not_evaluable,
@@ -170,7 +170,7 @@ fn extern_buffers_that_do_not_match_their_tensors_are_refused() {
     let wrong = decl_buffer([3, 4], DataType::Float32, "Ab").unwrap();
     let e = extern_op(
         [4, 3],
-        &[a.clone()],
+        std::slice::from_ref(&a),
         |_, _| Ok::<_, te::TeError>(Stmt::no_op()),
         "C",
         None,

@@ -41,7 +41,7 @@ fn cumsum(m: Expr, n: Expr, reverse: bool) -> Cumsum {
         "s_update",
     )
     .unwrap();
-    let s_scan = scan(&init, &update, &state, &[x.clone()], "scan").unwrap();
+    let s_scan = scan(&init, &update, &state, std::slice::from_ref(&x), "scan").unwrap();
     Cumsum {
         x,
         init,
@@ -74,7 +74,7 @@ fn sizes(pairs: &[(&Var, i64)]) -> HashMap<Var, i64> {
 fn the_tutorial_scan_lowers_to_the_init_then_the_scan_loop_as_tvm_prints_it() {
     let (m, n) = (Var::new("m"), Var::new("n"));
     let c = cumsum(m.expr(), n.expr(), false);
-    let s = create_schedule(&[c.scan.clone()]);
+    let s = create_schedule(std::slice::from_ref(&c.scan));
     let f = lower(&s, &[c.x.clone(), c.scan.clone()]).unwrap();
     assert_eq!(
         f.to_string(),
@@ -102,7 +102,7 @@ produce scan {
 fn infer_bound_of_the_tutorial_scan() {
     let (m, n) = (Var::new("m"), Var::new("n"));
     let c = cumsum(m.expr(), n.expr(), false);
-    let s = create_schedule(&[c.scan.clone()]);
+    let s = create_schedule(std::slice::from_ref(&c.scan));
     // test_schedule_scan: the scan axis starts after the init's rows.
     let b = te::infer_bound(&s).unwrap();
     let axis = &te::scan_op(c.scan.op()).unwrap().scan_axis;
@@ -123,7 +123,7 @@ scan: scan.out0.i1 [0, +n) (not a loop)
 #[test]
 fn a_concrete_scan_runs_clean_and_matches_the_cumulative_sum() {
     let c = cumsum(Expr::int(5), Expr::int(3), false);
-    let s = create_schedule(&[c.scan.clone()]);
+    let s = create_schedule(std::slice::from_ref(&c.scan));
     let r = te::check(&s, &[c.x, c.scan], &HashMap::new(), 1).unwrap();
     assert!(r.is_clean(0.0), "{r:?}");
     assert_eq!(r.compared, 15);
@@ -143,7 +143,7 @@ fn a_scan_read_in_part_runs_only_the_steps_and_columns_read() {
         "C",
     )
     .unwrap();
-    let s = create_schedule(&[out.clone()]);
+    let s = create_schedule(std::slice::from_ref(&out));
     assert_eq!(
         ranges(&s, &[c.x.clone(), out.clone()]),
         "\
@@ -182,7 +182,7 @@ fn a_spatial_axis_that_is_no_fix_point_is_computed_whole() {
         vec![true]
     );
     let out = compute_named([3, 2], &["a", "b"], |i| c.scan.at([&i[0], &i[1]]), "C").unwrap();
-    let s = create_schedule(&[out.clone()]);
+    let s = create_schedule(std::slice::from_ref(&out));
     let b = te::infer_bound(&s).unwrap();
     assert_eq!(
         b.range(&scan.spatial_axis[0]).unwrap().to_string(),
@@ -222,8 +222,8 @@ fn a_body_stage_at_a_split_loop_of_the_update_is_one_tile_per_step() {
         "s_update",
     )
     .unwrap();
-    let res = scan(&init, &update, &state, &[x.clone()], "scan").unwrap();
-    let mut s = create_schedule(&[res.clone()]);
+    let res = scan(&init, &update, &state, std::slice::from_ref(&x), "scan").unwrap();
+    let mut s = create_schedule(std::slice::from_ref(&res));
     let (xo, _xi) = s.split(&update, &update.op().axis()[1], 4).unwrap();
     s.compute_at(&xx, &update, &xo).unwrap();
     let b = te::infer_bound(&s).unwrap();
@@ -262,7 +262,7 @@ produce scan {
 #[test]
 fn the_init_and_update_of_a_scan_are_placed_by_the_scan() {
     let c = cumsum(Expr::int(4), Expr::int(3), false);
-    let mut s = create_schedule(&[c.scan.clone()]);
+    let mut s = create_schedule(std::slice::from_ref(&c.scan));
     let axis = te::scan_op(c.scan.op()).unwrap().scan_axis.clone();
     let e = s.compute_at(&c.update, &c.scan, &axis).unwrap_err();
     assert!(
@@ -341,8 +341,8 @@ fn a_step_reading_its_own_row_is_an_error_not_a_hang() {
     .unwrap();
     let update =
         compute_named([4, 3], &["t", "i"], |i| state.at([&i[0], &i[1]]) + 1.0, "u").unwrap();
-    let res = scan(&init, &update, &state, &[x.clone()], "scan").unwrap();
-    let s = create_schedule(&[res.clone()]);
+    let res = scan(&init, &update, &state, std::slice::from_ref(&x), "scan").unwrap();
+    let s = create_schedule(std::slice::from_ref(&res));
     let e = te::check(&s, &[x, res], &HashMap::new(), 1).unwrap_err();
     assert!(e.message.contains("reads its own row"), "{}", e.message);
 }
@@ -363,7 +363,7 @@ mod random {
             let (rows, cols) = (rows.min(m), cols.min(n));
             let c = cumsum(Expr::int(m), Expr::int(n), reverse);
             let out = compute_named([rows, cols], &["a", "b"], |i| c.scan.at([&i[0], &i[1]]) + 1.0, "C").unwrap();
-            let mut s = create_schedule(&[out.clone()]);
+            let mut s = create_schedule(std::slice::from_ref(&out));
             s.split(&c.update, &c.update.op().axis()[1], factor).unwrap();
             let r = te::check(&s, &[c.x, out], &HashMap::new(), seed).unwrap();
             prop_assert!(r.is_clean(0.0), "{:?}", r);
