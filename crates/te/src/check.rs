@@ -140,8 +140,7 @@ pub fn check_limited(
         .stages()
         .iter()
         .filter_map(|st| {
-            let e = crate::extern_op::extern_of(st.op())?;
-            let call = e.opaque_call().unwrap_or_else(|| "its body".to_string());
+            let call = crate::extern_op::extern_of(st.op())?.opaque_call()?;
             Some((st.name().to_string(), call))
         })
         .collect();

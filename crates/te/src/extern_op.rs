@@ -4,7 +4,10 @@
 //! whole and writes its whole output, and its stage has no loops; lowering
 //! passes the tensors' buffers where the statement names the buffers it
 //! was built from. A call cannot be run: a check of a program with one
-//! reports the stage as not evaluable instead of comparing values.
+//! reports the stage as not evaluable instead of comparing values. A body
+//! of loops and stores over the buffers (what `tvm.tir.ir_builder` builds)
+//! runs: in the lowered program, and in the reference on the evaluated
+//! inputs.
 
 use crate::error::{Result, TeError};
 use crate::operation::{check_shape, new_op, OpKind, Operation, Tensor};
@@ -176,7 +179,22 @@ pub(crate) fn bind_buffers(e: &ExternOp, buffers: &HashMap<BufferId, Buffer>) ->
                     call.map_buffers(&|b| self.0.get(&b.id()).cloned()),
                     *extern_scope,
                 )),
-                _ => tir::mutate::walk_stmt(self, s),
+                _ => {
+                    let mut out = tir::mutate::walk_stmt(self, s)?;
+                    // Stores count under their tensor's stage.
+                    if let (
+                        Stmt::BufferStore { buffer, .. },
+                        Stmt::BufferStore {
+                            stage, buffer: b, ..
+                        },
+                    ) = (s, &mut out)
+                    {
+                        if self.0.contains_key(&buffer.id()) {
+                            *stage = b.name().to_string();
+                        }
+                    }
+                    Ok(out)
+                }
             }
         }
         fn access(

@@ -6,6 +6,7 @@
 //! need, which measures over-computation of a schedule.
 
 use crate::error::{Result, TeError};
+use crate::extern_op::ExternOp;
 use crate::operation::{OpId, OpKind, Operation};
 use crate::scan::ScanOp;
 use crate::value::{Value, ValueKind};
@@ -67,13 +68,7 @@ impl<'a> Reference<'a> {
         }
         match op.kind() {
             OpKind::Scan(scan) => return self.scan_element(op, scan, idx),
-            OpKind::Extern(_) => {
-                return Err(TeError::definition(format!(
-                    "`{}` is an extern operation: its body is opaque and has no definition to \
-                     evaluate",
-                    op.name()
-                )))
-            }
+            OpKind::Extern(e) => return self.extern_element(op, e, idx),
             _ => {}
         }
         let Some(c) = op.as_compute() else {
@@ -130,6 +125,69 @@ impl<'a> Reference<'a> {
             .or_default()
             .insert(idx.to_vec(), v);
         Ok(v)
+    }
+
+    /// An element of an extern operation: its body run by the interpreter
+    /// on its inputs, evaluated whole (once; every element is kept). A body
+    /// that calls a function the program cannot look into has no value.
+    fn extern_element(&mut self, op: &Operation, e: &ExternOp, idx: &[i64]) -> Result<f64> {
+        if let Some(v) = self.memo.get(&op.id()).and_then(|m| m.get(idx)) {
+            return Ok(*v);
+        }
+        if let Some(func) = e.opaque_call() {
+            return Err(TeError::definition(format!(
+                "`{}` calls `{func}`, which cannot be evaluated",
+                op.name()
+            )));
+        }
+        let mut inputs = HashMap::new();
+        for (t, buf) in e.inputs.iter().zip(&e.input_buffers) {
+            let shape = self.shape(t.op())?;
+            let mut data = Vec::new();
+            let total: i64 = shape.iter().product();
+            let mut at = vec![0i64; shape.len()];
+            for _ in 0..total.max(0) {
+                data.push(self.element(t.op(), &at)?);
+                for k in (0..at.len()).rev() {
+                    at[k] += 1;
+                    if at[k] < shape[k] {
+                        break;
+                    }
+                    at[k] = 0;
+                }
+            }
+            let dims: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+            let tensor = tir::Tensor::new(dims, data)
+                .map_err(|m| TeError::definition(format!("input `{}`: {m:?}", t.name())))?;
+            inputs.insert(buf.clone(), tensor);
+        }
+        let mut params = e.input_buffers.clone();
+        params.push(e.output_buffer.clone());
+        let func = tir::PrimFunc::new(op.name(), params, e.body.clone());
+        let run = tir::run(&func, &inputs, self.sizes).map_err(|err| {
+            TeError::definition(format!("running the body of `{}` failed: {err}", op.name()))
+        })?;
+        let out = run
+            .tensor(&e.output_buffer)
+            .ok_or_else(|| TeError::definition(format!("`{}` has no output", op.name())))?;
+        let shape = self.shape(op)?;
+        let memo = self.memo.entry(op.id()).or_default();
+        let mut at = vec![0i64; shape.len()];
+        for _ in 0..shape.iter().product::<i64>().max(0) {
+            let pos: Vec<usize> = at.iter().map(|&x| x as usize).collect();
+            memo.insert(
+                at.clone(),
+                round(out.get(&pos).unwrap_or(f64::NAN), op.dtype()),
+            );
+            for k in (0..at.len()).rev() {
+                at[k] += 1;
+                if at[k] < shape[k] {
+                    break;
+                }
+                at[k] = 0;
+            }
+        }
+        Ok(memo.get(idx).copied().unwrap_or(f64::NAN))
     }
 
     /// The concrete shape of `op`.

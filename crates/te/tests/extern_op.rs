@@ -201,3 +201,61 @@ fn extern_buffers_that_do_not_match_their_tensors_are_refused() {
     );
     assert!(decl_buffer([-1], DataType::Float32, "X").is_err());
 }
+
+/// A body of loops and stores over the buffers (as `tvm.tir.ir_builder`
+/// builds) runs: the program and the reference both run it, on the
+/// tensors' buffers and on the evaluated inputs.
+#[test]
+fn an_extern_body_of_loops_and_stores_runs_and_is_checked() {
+    let n = Var::new("n");
+    let a = placeholder([n.expr(), Expr::int(3)], "A", DataType::Float32).unwrap();
+    let a2 = compute_named(
+        [n.expr(), Expr::int(3)],
+        &["i", "k"],
+        |i| a.at([&i[0], &i[1]]) + 1.0,
+        "A2",
+    )
+    .unwrap();
+    let c = extern_op(
+        [Expr::int(3), n.expr()],
+        std::slice::from_ref(&a2),
+        |ins, outs| {
+            // outs[0][j, i] = ins[0][i, j] * 2: a transpose.
+            let (i, j) = (Var::new("i"), Var::new("j"));
+            let v = Value::load(&ins[0], [i.expr(), j.expr()]) * Value::f32(2.0);
+            let store = Stmt::store(&outs[0], [j.expr(), i.expr()], v);
+            let body = Stmt::for_loop(&i, 0, n.expr(), Stmt::for_range(&j, 0, 3, store));
+            Ok::<_, te::TeError>(body)
+        },
+        "C",
+        None,
+        Some(vec![decl_buffer(
+            [n.expr(), Expr::int(3)],
+            DataType::Float32,
+            "Ab",
+        )
+        .unwrap()]),
+        Some(decl_buffer([Expr::int(3), n.expr()], DataType::Float32, "Cb").unwrap()),
+    )
+    .unwrap();
+    let d = compute_named(
+        [Expr::int(3), n.expr()],
+        &["p", "q"],
+        |i| c.at([&i[0], &i[1]]) - 1.0,
+        "D",
+    )
+    .unwrap();
+    let s = create_schedule(std::slice::from_ref(&d));
+    let f = lower(&s, &[a.clone(), d.clone()]).unwrap();
+    assert!(
+        f.to_string()
+            .contains("      C[j, i] = (A2[i, j]*2.000000f)"),
+        "{f}"
+    );
+    let sizes: HashMap<Var, i64> = [(n.clone(), 5)].into_iter().collect();
+    let r = te::check(&s, &[a, d], &sizes, 7).unwrap();
+    assert!(r.not_evaluable.is_empty());
+    assert!(r.is_clean(0.0), "{r:?}");
+    assert_eq!(r.compared, 15);
+    assert_eq!(r.stage("C").unwrap().runs, 15);
+}
