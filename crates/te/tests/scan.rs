@@ -373,3 +373,44 @@ mod random {
         }
     }
 }
+
+/// ScheduleOps' form (test_schedule_scan): the scan's buffer realized over
+/// the rows up to its last step and the fix-point columns read.
+#[test]
+fn schedule_ops_realizes_the_scan_over_its_rows_and_the_columns_read() {
+    let c = cumsum(Expr::int(6), Expr::int(5), false);
+    let out = compute_named(
+        [3, 2],
+        &["a", "b"],
+        |i| c.scan.at([&i[0], &i[1]]) * 2.0,
+        "C",
+    )
+    .unwrap();
+    let s = create_schedule(std::slice::from_ref(&out));
+    let b = te::infer_bound(&s).unwrap();
+    let f = te::schedule_ops(&s, &b, &[c.x, out], te::StorageStyle::Realize).unwrap();
+    assert_eq!(
+        f.to_string(),
+        "\
+realize scan([0, 3], [0, 2]) {
+  produce scan {
+    for (i, 0, 2) {
+      scan[0, i] = X[0, i]
+    }
+    for (scan.idx, 0, 2) {
+      for (i, 0, 2) {
+        scan[(scan.idx + 1), i] = (scan[scan.idx, i] + X[(scan.idx + 1), i])
+      }
+    }
+  }
+  produce C {
+    for (a, 0, 3) {
+      for (b, 0, 2) {
+        C[a, b] = (scan[a, b]*2.000000f)
+      }
+    }
+  }
+}
+"
+    );
+}
