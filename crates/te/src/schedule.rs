@@ -533,6 +533,12 @@ impl Schedule {
                 op.name()
             )));
         }
+        if matches!(what, "split" | "fuse") && matches!(op.kind(), OpKind::Scan(_)) {
+            return Err(TeError::schedule(format!(
+                "`{}` is a scan: its loop runs one step after another and cannot be {what}",
+                op.name()
+            )));
+        }
         Ok(st)
     }
 
@@ -803,6 +809,13 @@ impl Schedule {
         if st.is_output {
             return Err(TeError::schedule(format!(
                 "cannot inline `{}`: it is an output",
+                op.name()
+            )));
+        }
+        if !matches!(op.kind(), OpKind::Compute(_)) {
+            return Err(TeError::schedule(format!(
+                "cannot inline `{}`: it is a scan or an extern operation, which has no expression \
+                 to substitute",
                 op.name()
             )));
         }

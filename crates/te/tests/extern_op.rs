@@ -259,3 +259,14 @@ fn an_extern_body_of_loops_and_stores_runs_and_is_checked() {
     assert_eq!(r.compared, 15);
     assert_eq!(r.stage("C").unwrap().runs, 15);
 }
+
+#[test]
+fn an_extern_operation_cannot_be_inlined_or_split() {
+    let (a, b, _, c) = matmul(Expr::int(4), Expr::int(3), Expr::int(5), false);
+    let d = compute_named([4, 5], &["i", "j"], |i| c.at([&i[0], &i[1]]), "D").unwrap();
+    let mut s = create_schedule(std::slice::from_ref(&d));
+    let e = s.compute_inline(&c).unwrap_err();
+    assert!(e.message.contains("cannot inline `C`"), "{}", e.message);
+    assert!(s.split(&c, &d.op().axis()[0], 2).is_err());
+    let _ = (a, b);
+}

@@ -414,3 +414,15 @@ realize scan([0, 3], [0, 2]) {
 "
     );
 }
+
+#[test]
+fn a_scan_loop_cannot_be_split_or_the_scan_inlined() {
+    let c = cumsum(Expr::int(6), Expr::int(5), false);
+    let out = compute_named([6, 5], &["a", "b"], |i| c.scan.at([&i[0], &i[1]]), "C").unwrap();
+    let mut s = create_schedule(std::slice::from_ref(&out));
+    let axis = te::scan_op(c.scan.op()).unwrap().scan_axis.clone();
+    let e = s.split(&c.scan, &axis, 2).unwrap_err();
+    assert!(e.message.contains("is a scan"), "{}", e.message);
+    assert!(s.compute_inline(&c.scan).is_err());
+    let _ = (&c.init, &c.update);
+}
