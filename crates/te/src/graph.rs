@@ -63,13 +63,17 @@ impl Graph {
             if st.attach() == &Attach::Inline {
                 continue;
             }
-            if let Some(b) = &bodies[c] {
-                b.for_each_access(&mut |t, _| {
-                    let p = index[&t.op().id()];
-                    if !consumers[p].contains(&c) {
-                        consumers[p].push(c);
-                    }
-                });
+            let mut add = |t: &crate::operation::Tensor| {
+                let p = index[&t.op().id()];
+                if !consumers[p].contains(&c) {
+                    consumers[p].push(c);
+                }
+            };
+            match &bodies[c] {
+                Some(b) => b.for_each_access(&mut |t, _| add(t)),
+                // Scans and extern operations read their inputs whole or
+                // by their own rules, not through a body.
+                None => st.op().input_tensors().iter().for_each(add),
             }
         }
         let attach = attach_links(s, &index)?;

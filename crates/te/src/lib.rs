@@ -46,6 +46,7 @@ mod bound;
 mod cache;
 mod check;
 mod error;
+mod extern_op;
 mod graph;
 mod group;
 mod inline;
@@ -61,6 +62,7 @@ mod report;
 mod rfactor;
 mod rng;
 mod run_report;
+mod scan;
 mod schedule;
 mod simp;
 mod thread;
@@ -75,6 +77,7 @@ pub use check::{
 };
 pub use error::{ErrorKind, Result, TeError};
 pub use group::Group;
+pub use extern_op::{decl_buffer, extern_of, extern_op, ExternOp};
 pub use iter_var::{IterKind, IterVar};
 pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
 pub use operation::{
@@ -88,6 +91,7 @@ pub use rng::XorShift;
 pub use run_report::{
     run_report, run_report_reusing, ReportOptions, RunReport, RUN_SIZE, TOLERANCE,
 };
+pub use scan::{scan, scan_op, ScanOp};
 pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
 pub use thread::{StorageScope, ThreadTag};
 pub use value::{max, min, prod, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

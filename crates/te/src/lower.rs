@@ -157,7 +157,7 @@ fn lower_with(
     let roots: Vec<usize> = (0..s.stages().len())
         .filter(|&i| {
             let st = &s.stages()[i];
-            st.attach() == &Attach::Root && !st.is_placeholder()
+            st.attach() == &Attach::Root && !st.is_placeholder() && !l.scan_inits.contains_key(&i)
         })
         .collect();
     // Without recursion, so that long chains of attached stages cannot
@@ -168,13 +168,20 @@ fn lower_with(
     let mut stack: Vec<usize> = roots.iter().rev().copied().collect();
     while let Some(i) = stack.pop() {
         order.push(i);
-        let children: Vec<usize> = s.stages()[i]
+        let mut children: Vec<usize> = s.stages()[i]
             .leaf_iter_vars()
             .iter()
             .filter_map(|iv| l.attached.get(iv))
             .flatten()
             .copied()
             .collect();
+        // A scan's init is built before the scan, which places it.
+        children.extend(
+            l.scan_inits
+                .iter()
+                .filter(|(_, &sc)| sc == i)
+                .map(|(&k, _)| k),
+        );
         stack.extend(children.into_iter().rev());
     }
     let mut loops: Vec<Option<Vec<Loop>>> = (0..s.stages().len()).map(|_| None).collect();
@@ -290,6 +297,12 @@ struct Lowerer<'a> {
     /// Buffers of placeholders among the arguments that nothing reads (not
     /// part of the schedule): passed through, as `tvm.lower` accepts them.
     unused: HashMap<OpId, Buffer>,
+    /// The init, body and state stages of each scan, by the position of
+    /// their scan: they store into and read the scan's buffer.
+    scan_parts: HashMap<usize, usize>,
+    /// The init stage of each scan, by its position (a subset of
+    /// `scan_parts`): placed by the scan before its loop.
+    scan_inits: HashMap<usize, usize>,
     /// For each transformed stage stored per iteration (see
     /// [`physical_allocation`]), the start of its region per transformed
     /// axis: its buffer is indexed in the transformed space, relative to
@@ -310,7 +323,7 @@ impl<'a> Lowerer<'a> {
         for t in args {
             let i = match s.stage_index(t.op()) {
                 Ok(i) => i,
-                Err(_) if t.op().as_compute().is_none() => {
+                Err(_) if matches!(t.op().kind(), crate::operation::OpKind::Placeholder) => {
                     unused.insert(
                         t.op().id(),
                         Buffer::new(t.name(), t.dtype(), t.op().shape().to_vec()),
@@ -327,6 +340,7 @@ impl<'a> Lowerer<'a> {
             }
             params.insert(i);
         }
+        let (scan_parts, scan_inits) = scan_parts(s)?;
         let mut attached: IdMap<IterVar, Vec<usize>> = IdMap::default();
         let mut buffers = Vec::with_capacity(s.stages().len());
         let mut transformed = vec![None; s.stages().len()];
@@ -336,7 +350,11 @@ impl<'a> Lowerer<'a> {
             }
             let op = st.op();
             let needs_buffer = st.attach() != &Attach::Inline;
-            if st.is_placeholder() && !params.contains(&i) && !b.graph.consumers[i].is_empty() {
+            if st.is_placeholder()
+                && !params.contains(&i)
+                && !b.graph.consumers[i].is_empty()
+                && !scan_parts.contains_key(&i)
+            {
                 return Err(TeError::schedule(format!(
                     "placeholder `{}` is read but not among the arguments: pass it to lower",
                     op.name()
@@ -378,10 +396,13 @@ impl<'a> Lowerer<'a> {
                 })
             }));
         }
-        let buffers = buffers
+        let mut buffers = buffers
             .into_iter()
             .map(|b| b.transpose())
             .collect::<Result<Vec<_>>>()?;
+        for (&part, &scan) in &scan_parts {
+            buffers[part] = buffers[scan].clone();
+        }
         let built = (0..s.stages().len()).map(|_| None).collect();
         Ok(Lowerer {
             s,
@@ -391,6 +412,8 @@ impl<'a> Lowerer<'a> {
             params,
             attached,
             unused,
+            scan_parts,
+            scan_inits,
             subst: IdMap::default(),
             own_subst: HashMap::new(),
             stage: 0,
@@ -439,7 +462,7 @@ impl<'a> Lowerer<'a> {
 
     /// The storage of stage `i` around `body` (nothing for parameters).
     fn with_storage(&self, i: usize, body: Stmt) -> Result<Stmt> {
-        if self.params.contains(&i) {
+        if self.params.contains(&i) || self.scan_parts.contains_key(&i) {
             return Ok(body);
         }
         let op = self.s.stages()[i].op();
@@ -468,6 +491,8 @@ impl<'a> Lowerer<'a> {
     /// element `idx` (not yet simplified: each index is simplified once,
     /// together with the region offset it may get).
     fn access(&self, p: usize, idx: Vec<Expr>) -> Vec<Expr> {
+        // A scan's parts are stored in the scan's buffer.
+        let p = self.scan_parts.get(&p).copied().unwrap_or(p);
         if let Some(starts) = &self.transformed[p] {
             let map = self
                 .s
@@ -493,14 +518,11 @@ impl<'a> Lowerer<'a> {
         }
         let mut offsets = self.offsets.borrow_mut();
         let starts = offsets[p].get_or_insert_with(|| {
-            self.s.stages()[p]
-                .op()
-                .axis()
+            let region = self.b.region(self.s.stages()[p].op());
+            region
+                .expect("bounded stages have regions")
                 .iter()
-                .map(|a| {
-                    let min = &self.b.range(a).expect("bounded stages have regions").min;
-                    self.unsimplified(min)
-                })
+                .map(|r| self.unsimplified(&r.min))
                 .collect()
         });
         idx.into_iter()
@@ -580,6 +602,12 @@ impl<'a> Lowerer<'a> {
         let st = &self.s.stages()[i];
         let op = st.op().clone();
         let name = st.name().to_string();
+        if crate::scan::scan_op(&op).is_some() {
+            return self.scan_nest(i, &loops);
+        }
+        if let Some(e) = crate::extern_op::extern_of(&op) {
+            return self.extern_nest(i, e);
+        }
         let exact_leaves: HashSet<&IterVar> =
             loops.iter().filter(|l| l.exact).map(|l| &l.iv).collect();
         let mut guards = Vec::new();
@@ -644,7 +672,7 @@ impl<'a> Lowerer<'a> {
         let stmt = match body.as_reduce() {
             None => {
                 let v = self.value(&body)?;
-                let store = Stmt::store(&buf, out_access, v);
+                let store = Stmt::store_in_stage(&name, &buf, out_access, v);
                 self.nest(&loops, store, &placed, 0)?
             }
             Some(r) => {
@@ -684,7 +712,7 @@ impl<'a> Lowerer<'a> {
                 let acc = Value::load(&buf, out_access.clone());
                 let combined =
                     Value::binary(binop(r.reducer.combiner(), dtype.is_int()), acc, source);
-                let mut update = Stmt::store(&buf, out_access, combined);
+                let mut update = Stmt::store_in_stage(&name, &buf, out_access, combined);
                 if let Some(c) = &r.condition {
                     let c = self.expr(c);
                     update = Stmt::if_then(Value::index(c), update);
@@ -710,7 +738,55 @@ impl<'a> Lowerer<'a> {
                 )?
             }
         };
+        if self.scan_parts.contains_key(&i) {
+            // A scan's init and update are the scan's own computation.
+            return Ok(wrap(stmt, &outside));
+        }
         Ok(Stmt::produce(&name, wrap(stmt, &outside)))
+    }
+
+    /// The `produce` block of extern stage `i`: its body over the buffers
+    /// of its tensors.
+    fn extern_nest(&mut self, i: usize, e: &crate::extern_op::ExternOp) -> Result<Stmt> {
+        let mut map = HashMap::new();
+        for (t, declared) in e.inputs.iter().zip(&e.input_buffers) {
+            let p = self.s.stage_index(t.op())?;
+            let buf = self.buffers[p].clone().ok_or_else(|| {
+                TeError::schedule(format!(
+                    "`{}` is inlined, but extern operation `{}` reads it whole through a buffer: \
+                     compute it at the root instead",
+                    t.name(),
+                    self.s.stages()[i].name()
+                ))
+            })?;
+            map.insert(declared.id(), buf);
+        }
+        let out = self.buffers[i]
+            .clone()
+            .expect("computed stages have buffers");
+        map.insert(e.output_buffer.id(), out);
+        let body = crate::extern_op::bind_buffers(e, &map);
+        Ok(Stmt::produce(self.s.stages()[i].name(), body))
+    }
+
+    /// The `produce` block of scan stage `i`: its init, then the loop over
+    /// its scan axis with the body's stages inside (TVM's scan init and
+    /// update scopes).
+    fn scan_nest(&mut self, i: usize, loops: &[Loop]) -> Result<Stmt> {
+        let init = self
+            .scan_inits
+            .iter()
+            .find(|(_, &sc)| sc == i)
+            .map(|(&k, _)| k)
+            .and_then(|k| self.built[k].take())
+            .ok_or_else(|| {
+                TeError::lowering(format!(
+                    "the init of scan `{}` was not built before the scan",
+                    self.s.stages()[i].name()
+                ))
+            })?;
+        let steps = self.nest(loops, Stmt::no_op(), &[], 0)?;
+        Ok(Stmt::produce(self.s.stages()[i].name(), seq(init, steps)))
     }
 
     /// Wraps `inner` in `loops` (outermost first; the first is loop number
@@ -846,6 +922,35 @@ impl<'a> Lowerer<'a> {
             }
         })
     }
+}
+
+/// The parts of every scan, by stage position, with the position of their
+/// scan: its init, its update and its state, which all stand for the
+/// scan's buffer; and its init alone.
+type ScanParts = (HashMap<usize, usize>, HashMap<usize, usize>);
+
+fn scan_parts(s: &Schedule) -> Result<ScanParts> {
+    let mut parts = HashMap::new();
+    let mut inits = HashMap::new();
+    for (i, st) in s.stages().iter().enumerate() {
+        let Some(scan) = crate::scan::scan_op(st.op()) else {
+            continue;
+        };
+        let init = s.stage_index(scan.init.op())?;
+        if inits.insert(init, i).is_some() {
+            return Err(TeError::schedule(format!(
+                "`{}` is the init of two scans: give each scan its own init",
+                scan.init.name()
+            )));
+        }
+        parts.insert(init, i);
+        parts.insert(s.stage_index(scan.update.op())?, i);
+        // A state the update never reads is not part of the schedule.
+        if let Ok(state) = s.stage_index(scan.state.op()) {
+            parts.insert(state, i);
+        }
+    }
+    Ok((parts, inits))
 }
 
 fn binop(op: BinaryOp, int: bool) -> BinOp {

@@ -36,6 +36,10 @@ pub enum OpKind {
     Placeholder,
     /// A computed tensor (`te.compute`).
     Compute(ComputeOp),
+    /// A state computed step by step along its first axis (`te.scan`).
+    Scan(crate::scan::ScanOp),
+    /// A tensor written by an opaque call (`te.extern`).
+    Extern(crate::extern_op::ExternOp),
 }
 
 struct OpData {
@@ -86,7 +90,7 @@ impl Operation {
     pub fn as_compute(&self) -> Option<&ComputeOp> {
         match &self.0.kind {
             OpKind::Compute(c) => Some(c),
-            OpKind::Placeholder => None,
+            _ => None,
         }
     }
 
@@ -117,8 +121,12 @@ impl Operation {
             .unwrap_or(&[])
     }
 
-    /// The root iteration variables: `axis` then `reduce_axis`.
+    /// The root iteration variables: `axis` then `reduce_axis` (a scan's
+    /// scan axis then its spatial axes).
     pub fn root_iter_vars(&self) -> Vec<IterVar> {
+        if let OpKind::Scan(scan) = self.kind() {
+            return scan.root_iter_vars();
+        }
         let mut v = self.axis().to_vec();
         v.extend(self.reduce_axis().iter().cloned());
         v
@@ -126,6 +134,11 @@ impl Operation {
 
     /// The tensors the body reads, each once, in order of first use.
     pub fn input_tensors(&self) -> Vec<Tensor> {
+        match self.kind() {
+            OpKind::Scan(scan) => return vec![scan.init.clone(), scan.update.clone()],
+            OpKind::Extern(e) => return e.inputs.clone(),
+            _ => {}
+        }
         let mut out: Vec<Tensor> = Vec::new();
         if let Some(c) = self.as_compute() {
             c.body.for_each_access(&mut |t, _| {
@@ -230,7 +243,7 @@ pub fn reduce_axis(range: (impl Into<Expr>, impl Into<Expr>), name: &str) -> Ite
     IterVar::new(name, Some(dom), IterKind::Reduce)
 }
 
-fn check_shape(shape: &[Expr], name: &str) -> Result<()> {
+pub(crate) fn check_shape(shape: &[Expr], name: &str) -> Result<()> {
     for (d, s) in shape.iter().enumerate() {
         if s.node_count() as u64 > MAX_BODY_NODES {
             return Err(TeError::definition(format!(
@@ -254,7 +267,7 @@ fn check_shape(shape: &[Expr], name: &str) -> Result<()> {
     Ok(())
 }
 
-fn new_op(name: &str, shape: Vec<Expr>, dtype: DataType, kind: OpKind) -> Operation {
+pub(crate) fn new_op(name: &str, shape: Vec<Expr>, dtype: DataType, kind: OpKind) -> Operation {
     Operation(Arc::new(OpData {
         id: OpId(NEXT_OP_ID.fetch_add(1, Ordering::Relaxed)),
         name: name.to_string(),

@@ -6,7 +6,9 @@
 //! need, which measures over-computation of a schedule.
 
 use crate::error::{Result, TeError};
-use crate::operation::{OpId, Operation};
+use crate::extern_op::ExternOp;
+use crate::operation::{OpId, OpKind, Operation};
+use crate::scan::ScanOp;
 use crate::value::{Value, ValueKind};
 use arith::Var;
 use std::collections::HashMap;
@@ -17,6 +19,11 @@ pub struct Reference<'a> {
     inputs: &'a HashMap<OpId, tir::Tensor>,
     sizes: &'a HashMap<Var, i64>,
     memo: HashMap<OpId, HashMap<Vec<i64>, f64>>,
+    /// State placeholders of scans, read as their scan.
+    aliases: HashMap<OpId, Operation>,
+    /// The scan elements being evaluated: a step that reads its own row
+    /// (or a later one that reads back) would never finish.
+    pending: std::collections::HashSet<(OpId, Vec<i64>)>,
 }
 
 /// Rounds to the precision of `dtype`, as the interpreter stores values.
@@ -37,6 +44,8 @@ impl<'a> Reference<'a> {
             inputs,
             sizes,
             memo: HashMap::new(),
+            aliases: HashMap::new(),
+            pending: Default::default(),
         }
     }
 
@@ -47,12 +56,20 @@ impl<'a> Reference<'a> {
 
     /// The element of `op` at `idx`.
     pub fn element(&mut self, op: &Operation, idx: &[i64]) -> Result<f64> {
+        if let Some(scan) = self.aliases.get(&op.id()).cloned() {
+            return self.element(&scan, idx);
+        }
         let shape = self.shape(op)?;
         if idx.len() != shape.len() || idx.iter().zip(&shape).any(|(&i, &n)| i < 0 || i >= n) {
             return Err(TeError::definition(format!(
                 "the definitions read `{}` at {idx:?}, outside its shape {shape:?}",
                 op.name()
             )));
+        }
+        match op.kind() {
+            OpKind::Scan(scan) => return self.scan_element(op, scan, idx),
+            OpKind::Extern(e) => return self.extern_element(op, e, idx),
+            _ => {}
         }
         let Some(c) = op.as_compute() else {
             let t = self.inputs.get(&op.id()).ok_or_else(|| {
@@ -75,6 +92,102 @@ impl<'a> Reference<'a> {
             .or_default()
             .insert(idx.to_vec(), v);
         Ok(v)
+    }
+
+    /// Row `idx[0]` of a scan: from its init for the first rows, else from
+    /// its update at that step, whose reads of the state are reads of the
+    /// scan (earlier rows, evaluated in turn).
+    fn scan_element(&mut self, op: &Operation, scan: &ScanOp, idx: &[i64]) -> Result<f64> {
+        if let Some(v) = self.memo.get(&op.id()).and_then(|m| m.get(idx)) {
+            return Ok(*v);
+        }
+        let init_rows = self.shape(scan.init.op())?[0];
+        let key = (op.id(), idx.to_vec());
+        if !self.pending.insert(key.clone()) {
+            return Err(TeError::definition(format!(
+                "step {} of scan `{}` reads its own row {idx:?} of the state `{}`: a step may \
+                 only read earlier rows (`t - 1`, ...)",
+                idx[0],
+                op.name(),
+                scan.state.name()
+            )));
+        }
+        let v = if idx[0] < init_rows {
+            self.element(scan.init.op(), idx)
+        } else {
+            self.aliases.insert(scan.state.op().id(), op.clone());
+            self.element(scan.update.op(), idx)
+        };
+        self.pending.remove(&key);
+        let v = v?;
+        self.memo
+            .entry(op.id())
+            .or_default()
+            .insert(idx.to_vec(), v);
+        Ok(v)
+    }
+
+    /// An element of an extern operation: its body run by the interpreter
+    /// on its inputs, evaluated whole (once; every element is kept). A body
+    /// that calls a function the program cannot look into has no value.
+    fn extern_element(&mut self, op: &Operation, e: &ExternOp, idx: &[i64]) -> Result<f64> {
+        if let Some(v) = self.memo.get(&op.id()).and_then(|m| m.get(idx)) {
+            return Ok(*v);
+        }
+        if let Some(func) = e.opaque_call() {
+            return Err(TeError::definition(format!(
+                "`{}` calls `{func}`, which cannot be evaluated",
+                op.name()
+            )));
+        }
+        let mut inputs = HashMap::new();
+        for (t, buf) in e.inputs.iter().zip(&e.input_buffers) {
+            let shape = self.shape(t.op())?;
+            let mut data = Vec::new();
+            let total: i64 = shape.iter().product();
+            let mut at = vec![0i64; shape.len()];
+            for _ in 0..total.max(0) {
+                data.push(self.element(t.op(), &at)?);
+                for k in (0..at.len()).rev() {
+                    at[k] += 1;
+                    if at[k] < shape[k] {
+                        break;
+                    }
+                    at[k] = 0;
+                }
+            }
+            let dims: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+            let tensor = tir::Tensor::new(dims, data)
+                .map_err(|m| TeError::definition(format!("input `{}`: {m:?}", t.name())))?;
+            inputs.insert(buf.clone(), tensor);
+        }
+        let mut params = e.input_buffers.clone();
+        params.push(e.output_buffer.clone());
+        let func = tir::PrimFunc::new(op.name(), params, e.body.clone());
+        let run = tir::run(&func, &inputs, self.sizes).map_err(|err| {
+            TeError::definition(format!("running the body of `{}` failed: {err}", op.name()))
+        })?;
+        let out = run
+            .tensor(&e.output_buffer)
+            .ok_or_else(|| TeError::definition(format!("`{}` has no output", op.name())))?;
+        let shape = self.shape(op)?;
+        let memo = self.memo.entry(op.id()).or_default();
+        let mut at = vec![0i64; shape.len()];
+        for _ in 0..shape.iter().product::<i64>().max(0) {
+            let pos: Vec<usize> = at.iter().map(|&x| x as usize).collect();
+            memo.insert(
+                at.clone(),
+                round(out.get(&pos).unwrap_or(f64::NAN), op.dtype()),
+            );
+            for k in (0..at.len()).rev() {
+                at[k] += 1;
+                if at[k] < shape[k] {
+                    break;
+                }
+                at[k] = 0;
+            }
+        }
+        Ok(memo.get(idx).copied().unwrap_or(f64::NAN))
     }
 
     /// The concrete shape of `op`.

@@ -175,7 +175,15 @@ impl RunReport {
             for v in &c.violations {
                 let _ = writeln!(out, "  violation: {v}");
             }
-            let verdict = if c.is_clean(TOLERANCE) {
+            for (stage, call) in &c.not_evaluable {
+                let _ = writeln!(
+                    out,
+                    "  not evaluable: `{stage}` calls `{call}`, which cannot be run; nothing was compared"
+                );
+            }
+            let verdict = if !c.not_evaluable.is_empty() {
+                "not run"
+            } else if c.is_clean(TOLERANCE) {
                 "ok"
             } else {
                 "MISMATCH"
@@ -200,6 +208,7 @@ impl RunReport {
                 max_abs_error: c.max_abs_error,
                 max_rel_error: c.max_rel_error,
                 out_of_bounds: c.out_of_bounds,
+                not_evaluable: c.not_evaluable.iter().map(|(s, _)| s.as_str()).collect(),
             }),
             lowered: self.report.program.to_string(),
             stages: self
@@ -243,16 +252,19 @@ impl RunReport {
 #[derive(Serialize)]
 struct RunReportJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    check: Option<CheckJson>,
+    check: Option<CheckJson<'a>>,
     lowered: String,
     stages: Vec<StageJson<'a>>,
 }
 
 /// The JSON form of a run's check.
 #[derive(Serialize)]
-struct CheckJson {
+struct CheckJson<'a> {
     max_abs_error: f64,
     max_rel_error: f64,
+    /// Stages whose values cannot be computed (the program was not run).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_evaluable: Vec<&'a str>,
     out_of_bounds: u64,
 }
 

@@ -82,11 +82,16 @@ pub struct Stage {
 impl Stage {
     fn new(op: Operation, name: String, is_output: bool) -> Stage {
         let roots = op.root_iter_vars();
+        // A scan's spatial axes are no loops (TVM's opaque axes).
+        let leaves = match crate::scan::scan_op(&op) {
+            Some(scan) => vec![scan.scan_axis.clone()],
+            None => roots.clone(),
+        };
         Stage {
             op,
             name,
-            all_iter_vars: roots.clone(),
-            leaf_iter_vars: roots,
+            all_iter_vars: roots,
+            leaf_iter_vars: leaves,
             relations: Vec::new(),
             attach: Attach::Root,
             is_output,
@@ -305,6 +310,21 @@ impl Schedule {
             };
             stages.push(Stage::new(op, name, is_output));
         }
+        // The body of a scan runs one step per iteration of its scan axis
+        // (TVM's scan update group).
+        for k in 0..stages.len() {
+            if let Some(scan) = crate::scan::scan_op(&stages[k].op) {
+                let attach = Attach::At {
+                    parent: stages[k].op.clone(),
+                    axis: scan.scan_axis.clone(),
+                };
+                for body in scan.body_ops() {
+                    if let Some(&j) = index.get(&body.id()) {
+                        stages[j].attach = attach.clone();
+                    }
+                }
+            }
+        }
         Schedule {
             outputs: outputs.to_vec(),
             stages,
@@ -343,10 +363,11 @@ impl Schedule {
     /// The arguments of a program when none are named: the inputs, then
     /// the outputs.
     pub fn default_args(&self) -> Vec<Tensor> {
+        let states = self.scan_states();
         let inputs = self
             .stages
             .iter()
-            .filter(|st| st.is_placeholder())
+            .filter(|st| st.is_placeholder() && !states.contains(&st.op().id()))
             .map(|st| st.op().output());
         let outputs = self.outputs.iter().map(|op| op.output());
         inputs.chain(outputs).collect()
@@ -361,9 +382,53 @@ impl Schedule {
             .into_iter()
             .filter(|t| match self.stage_index(t.op()) {
                 Ok(i) => self.stages[i].attach() != &Attach::Inline,
-                Err(_) => t.op().as_compute().is_some(),
+                Err(_) => !matches!(t.op().kind(), OpKind::Placeholder),
             })
             .collect()
+    }
+
+    /// The state placeholders of the scans of the schedule: they are the
+    /// scans' own buffers, not inputs.
+    pub(crate) fn scan_states(&self) -> HashSet<OpId> {
+        self.stages
+            .iter()
+            .filter_map(|st| crate::scan::scan_op(st.op()))
+            .map(|scan| scan.state.op().id())
+            .collect()
+    }
+
+    /// The scan `op` is the init or a body stage of, if any: such stages
+    /// are placed by their scan.
+    fn scan_role(&self, op: &Operation) -> Option<(Operation, crate::scan::Role)> {
+        crate::scan::role_in(self.stages.iter().map(Stage::op), op)
+    }
+
+    /// Rejects placing a scan's init or update elsewhere: the scan places
+    /// them (before its loop, and in it).
+    fn not_scan_step(&self, op: &Operation, what: &str) -> Result<()> {
+        let role = self.scan_role(op);
+        let step = match &role {
+            Some((scan, crate::scan::Role::Init)) => Some(("init", scan)),
+            Some((scan, crate::scan::Role::Body))
+                if crate::scan::scan_op(scan).is_some_and(|s| s.update.op() == op) =>
+            {
+                Some(("update", scan))
+            }
+            _ => None,
+        };
+        match step {
+            Some((part, scan)) => Err(TeError::schedule(format!(
+                "cannot {what} `{}`: it is the {part} of scan `{}`, which computes it {}",
+                op.name(),
+                scan.name(),
+                if part == "init" {
+                    "before its loop"
+                } else {
+                    "at each step of its loop"
+                }
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// The symbolic sizes the program depends on (`te.var`s in shapes,
@@ -468,6 +533,12 @@ impl Schedule {
         if st.is_placeholder() {
             return Err(TeError::schedule(format!(
                 "`{}` is a placeholder: `{what}` applies to computed tensors only",
+                op.name()
+            )));
+        }
+        if matches!(what, "split" | "fuse") && matches!(op.kind(), OpKind::Scan(_)) {
+            return Err(TeError::schedule(format!(
+                "`{}` is a scan: its loop runs one step after another and cannot be {what}",
                 op.name()
             )));
         }
@@ -653,6 +724,7 @@ impl Schedule {
         let op = t.as_ref();
         let axis = crate::normalize::attach_target(self.stage(&parent)?, axis);
         self.check_group_of_parent(op, &parent)?;
+        self.not_scan_step(op, "compute_at")?;
         let st = self.compute_stage_mut(op, "compute_at")?;
         st.attach = Attach::At { parent, axis };
         Ok(())
@@ -712,9 +784,21 @@ impl Schedule {
     }
 
     /// `s[t].compute_root()`: computes all of `t` at the top level.
+    /// A stage of a scan's body stays in the scan's loop, at its root (as
+    /// TVM's group root).
     pub fn compute_root(&mut self, t: &impl AsRef<Operation>) -> Result<()> {
         self.touch();
-        self.compute_stage_mut(t.as_ref(), "compute_root")?.attach = Attach::Root;
+        let attach = match self.scan_role(t.as_ref()) {
+            Some((scan, crate::scan::Role::Body)) => Attach::At {
+                axis: crate::scan::scan_op(&scan)
+                    .expect("a scan")
+                    .scan_axis
+                    .clone(),
+                parent: scan,
+            },
+            _ => Attach::Root,
+        };
+        self.compute_stage_mut(t.as_ref(), "compute_root")?.attach = attach;
         // In a group, the root is where the group is computed.
         self.follow_group(t.as_ref())
     }
@@ -724,10 +808,18 @@ impl Schedule {
     pub fn compute_inline(&mut self, t: &impl AsRef<Operation>) -> Result<()> {
         self.touch();
         let op = t.as_ref();
+        self.not_scan_step(op, "compute_inline")?;
         let st = self.compute_stage_mut(op, "compute_inline")?;
         if st.is_output {
             return Err(TeError::schedule(format!(
                 "cannot inline `{}`: it is an output",
+                op.name()
+            )));
+        }
+        if !matches!(op.kind(), OpKind::Compute(_)) {
+            return Err(TeError::schedule(format!(
+                "cannot inline `{}`: it is a scan or an extern operation, which has no expression \
+                 to substitute",
                 op.name()
             )));
         }

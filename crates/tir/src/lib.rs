@@ -49,6 +49,7 @@ mod interp;
 mod intrinsic;
 mod layout;
 pub mod mutate;
+mod opaque;
 pub mod print;
 mod rename;
 mod simplify;
@@ -68,6 +69,7 @@ pub use interp::{
 };
 pub use intrinsic::Intrinsic;
 pub use layout::{apply_layout_transforms, physical_buffer, LayoutTransformError};
+pub use opaque::{CallArg, CallConvention, OpaqueCall};
 pub use print::{AccessStyle, Printer};
 pub use rename::rename_shadowing;
 pub use simplify::simplify;

@@ -152,6 +152,18 @@ pub fn walk_stmt<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Result<Stmt, M::Er
             },
             Stmt::Seq(v) => Stmt::Seq(v.iter().map(|c| m.stmt(c)).collect::<Result<_, _>>()?),
             Stmt::Evaluate(v) => Stmt::Evaluate(m.value(v)?),
+            Stmt::Opaque { call, extern_scope } => {
+                let mut call = call.clone();
+                for a in &mut call.args {
+                    if let crate::opaque::CallArg::Value(v) = a {
+                        *v = m.value(v)?;
+                    }
+                }
+                Stmt::Opaque {
+                    call,
+                    extern_scope: *extern_scope,
+                }
+            }
         })
     })
 }

@@ -217,6 +217,7 @@ impl Printer {
             }
             Stmt::Seq(v) => write!(f, "<{} statements>", v.len()),
             Stmt::Evaluate(v) => self.write_value(f, v),
+            Stmt::Opaque { call, .. } => write!(f, "{call}"),
         }
     }
 
@@ -297,6 +298,15 @@ impl Printer {
                     }
                     None => f.write_str("}\n"),
                 }
+            }
+            Stmt::Opaque { extern_scope, .. } => {
+                if *extern_scope {
+                    pad(f, depth)?;
+                    f.write_str("// attr [0] extern_scope = 0\n")?;
+                }
+                pad(f, depth)?;
+                self.write_header(f, s)?;
+                f.write_char('\n')
             }
             Stmt::BufferStore { .. } | Stmt::Evaluate(_) => {
                 pad(f, depth)?;

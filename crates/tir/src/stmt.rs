@@ -109,6 +109,15 @@ pub enum Stmt {
     Seq(Vec<Stmt>),
     /// Evaluates a value for its checks (its loads) and drops it.
     Evaluate(Value),
+    /// A call of a function the program cannot look into (the body of an
+    /// extern operation); running it is an error.
+    Opaque {
+        /// The call.
+        call: crate::opaque::OpaqueCall,
+        /// Printed under `// attr [0] extern_scope = 0`, as TVM marks the
+        /// body of an extern operation.
+        extern_scope: bool,
+    },
 }
 
 impl Stmt {
@@ -155,6 +164,11 @@ impl Stmt {
             extents,
             body: Box::new(body),
         }
+    }
+
+    /// An opaque call (see [`Stmt::Opaque`]).
+    pub fn opaque(call: crate::opaque::OpaqueCall, extern_scope: bool) -> Stmt {
+        Stmt::Opaque { call, extern_scope }
     }
 
     /// `produce name { body }`.
@@ -252,7 +266,7 @@ impl Stmt {
                 v
             }
             Stmt::Seq(v) => v.iter().collect(),
-            Stmt::BufferStore { .. } | Stmt::Evaluate(_) => Vec::new(),
+            Stmt::BufferStore { .. } | Stmt::Evaluate(_) | Stmt::Opaque { .. } => Vec::new(),
         }
     }
 
@@ -300,6 +314,11 @@ impl Stmt {
     pub fn for_each_load(&self, f: &mut impl FnMut(&BufferLoad)) {
         self.visit(&mut |s| match s {
             Stmt::BufferStore { value, .. } | Stmt::Evaluate(value) => value.for_each_load(f),
+            Stmt::Opaque { call, .. } => call.args.iter().for_each(|a| {
+                if let crate::opaque::CallArg::Value(v) = a {
+                    v.for_each_load(f)
+                }
+            }),
             Stmt::IfThenElse { cond, .. } => cond.for_each_load(f),
             _ => {}
         });
@@ -332,7 +351,7 @@ impl Drop for Stmt {
                     }
                 }
                 Stmt::Seq(v) => out.append(v),
-                Stmt::BufferStore { .. } | Stmt::Evaluate(_) => {}
+                Stmt::BufferStore { .. } | Stmt::Evaluate(_) | Stmt::Opaque { .. } => {}
             }
         }
         let mut pending = Vec::new();

@@ -140,6 +140,13 @@ pub fn verify_bound_vars(
             }
             Stmt::Seq(v) => work.extend(v.iter().rev().map(Work::Stmt)),
             Stmt::Evaluate(v) => scope.check_value(v, &at)?,
+            Stmt::Opaque { call, .. } => {
+                for a in &call.args {
+                    if let crate::opaque::CallArg::Value(v) = a {
+                        scope.check_value(v, &at)?;
+                    }
+                }
+            }
         }
     }
     Ok(())

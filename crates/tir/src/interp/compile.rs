@@ -638,6 +638,11 @@ impl<'a> Compiler<'a> {
             }
             Stmt::Seq(v) => Code::Seq(v.iter().map(|c| self.stmt(c)).collect::<Result<_, _>>()?),
             Stmt::Evaluate(v) => Code::Eval(self.value(v, s)?.0, s),
+            Stmt::Opaque { call, .. } => {
+                return Err(RunError::Opaque {
+                    func: call.func.clone(),
+                })
+            }
         })
     }
 }

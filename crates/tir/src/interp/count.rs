@@ -83,7 +83,7 @@ fn steps_step(s: &Stmt, an: &mut Analyzer) -> Option<u64> {
             }
             total
         }
-        Stmt::Evaluate(_) => 0,
+        Stmt::Evaluate(_) | Stmt::Opaque { .. } => 0,
     })
 }
 
