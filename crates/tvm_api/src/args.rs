@@ -24,6 +24,11 @@ pub struct Given {
 }
 
 impl Given {
+    /// Where errors about this argument point.
+    pub(crate) fn place(&self) -> crate::error::At {
+        Some(self.at.clone())
+    }
+
     /// A value that stands where argument `at` was written (an item of a
     /// shape tuple): its errors point at that argument.
     pub fn item(&self, value: Value) -> Given {
@@ -116,6 +121,11 @@ pub struct Bound {
 }
 
 impl Bound {
+    /// Where errors about the call as a whole point: nowhere in particular.
+    pub(crate) fn place(&self) -> crate::error::At {
+        None
+    }
+
     /// The argument for `param`, if given.
     pub fn get(&self, param: &str) -> Option<&Given> {
         let i = self.index(param);

@@ -168,3 +168,29 @@ impl std::error::Error for ApiError {}
 
 /// Result of an API call.
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// Where an error points: an argument, or the call as a whole (`None`).
+pub(crate) type At = Option<ArgRef>;
+
+/// A `TypeError` at `at`: a value the operation does not take.
+pub(crate) fn type_error(at: At, message: impl Into<String>) -> ApiError {
+    ApiError {
+        class: ErrorClass::TypeError,
+        message: message.into(),
+        arg: at,
+    }
+}
+
+/// An error of `class` at `at`.
+pub(crate) fn error(class: ErrorClass, at: At, message: impl Into<String>) -> ApiError {
+    ApiError {
+        class,
+        message: message.into(),
+        arg: at,
+    }
+}
+
+/// A `TVMError` at `at`.
+pub(crate) fn tvm_error(at: At, message: impl Into<String>) -> ApiError {
+    error(ErrorClass::TVMError, at, message)
+}

@@ -44,8 +44,9 @@
 //!         let element = tvm_api::subscript(&self.a, &args[0])?;
 //!         tvm_api::binary(tvm_api::BinaryOp::Mul, &element, &Value::Float(2.0))
 //!     }
-//!     fn parameters(&self, _f: &Value) -> Option<Parameters> {
-//!         Some(Parameters { names: vec!["i".into()], varargs: false })
+//!     fn parameters(&self, f: &Value) -> Option<Parameters> {
+//!         // `Value::None` stands for the host's one function.
+//!         matches!(f, Value::None).then(|| Parameters { names: vec!["i".into()], varargs: false })
 //!     }
 //!     fn session(&mut self) -> &mut Session {
 //!         &mut self.session
@@ -56,7 +57,7 @@
 //! let a = tvm_api::call_function(&placeholder, vec![Value::tuple(vec![Value::Int(8)])], &[("name", Value::str("A"))]).unwrap();
 //! let mut host = Doubler { a, session: Session::default() };
 //! let compute = tvm_api::resolve("tvm.te.compute").unwrap();
-//! let lambda = Value::None; // stands for the host's function
+//! let lambda = Value::None;
 //! let b = tvm_api::call(&mut host, &compute, Args {
 //!     positional: vec![Value::tuple(vec![Value::Int(8)]), lambda],
 //!     keywords: vec![("name".into(), Value::str("B"))],
@@ -76,8 +77,14 @@
 mod args;
 mod error;
 mod function;
+mod functions;
 mod host;
+mod layout;
+mod namespace;
 mod object;
+mod objects;
+mod operators;
+mod schedule;
 mod session;
 mod value;
 
@@ -87,6 +94,7 @@ pub use error::{ApiError, ApiResult, ArgRef, ErrorClass};
 pub use function::{Class, Function};
 pub use host::{Host, Parameters};
 pub use object::{Object, ScheduleRef};
+pub use operators::{as_index, as_int};
 pub use session::{Lowered, Session};
 pub use value::{HostValue, Value};
 
@@ -136,7 +144,7 @@ pub enum UnaryOp {
 /// The namespace at dotted `path` (`tvm`, `tvm.te`, `tvm.tir`, ...), if
 /// programs may import it.
 pub fn module(path: &str) -> Option<Value> {
-    todo!("{path}")
+    namespace::module(path)
 }
 
 /// What dotted `path` names: a namespace (`tvm.te`), a function in any of
@@ -145,20 +153,44 @@ pub fn module(path: &str) -> Option<Value> {
 /// may start at `te` or `tir` for `tvm.te` and `tvm.tir`, as programs
 /// import them.
 pub fn resolve(path: &str) -> Option<Value> {
-    todo!("{path}")
+    namespace::resolve(path)
 }
 
 /// `value.name`.
 pub fn get_attr(value: &Value, name: &str) -> ApiResult<Value> {
-    todo!("{}{name}", value.type_name())
+    match value {
+        Value::Object(Object::Module(path)) => {
+            namespace::module_attr(path, name).ok_or_else(|| {
+                ApiError::attribute_error(format!(
+                    "`{path}.{name}` is not supported by rangefinder"
+                ))
+            })
+        }
+        _ => objects::attribute(value, name, None),
+    }
 }
 
 /// `callee(*args)`: an API [`Function`], a [`Value::Method`] of an object,
 /// or a callable object (`A(i, j)` reads an element). A [`Value::Host`]
 /// callee is called through the host.
 pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value> {
-    let _ = (host, args);
-    todo!("{}", callee.type_name())
+    match callee {
+        Value::Function(f) => functions::call(host, *f, args),
+        Value::Method(receiver, name) => objects::call_method(host, receiver, name, args),
+        Value::Object(Object::Class(Class::Error(class))) => Err(ApiError::not_supported(format!(
+            "creating `{}` is not supported: scripts cannot raise",
+            class.name()
+        ))),
+        Value::Object(Object::Class(class)) => Err(ApiError::type_error(format!(
+            "`{}` cannot be called",
+            class.name()
+        ))),
+        Value::Host(_) => {
+            let positional = args.positional_only("function")?;
+            host.call(callee, positional.into_iter().map(|g| g.value).collect())
+        }
+        other => objects::call_object(other, args),
+    }
 }
 
 /// Calls an API function that never calls back into a front end (anything
@@ -169,8 +201,30 @@ pub fn call_function(
     positional: Vec<Value>,
     keywords: &[(&str, Value)],
 ) -> ApiResult<Value> {
-    let _ = (positional, keywords);
-    todo!("{}", callee.type_name())
+    /// A host for functions that never call back.
+    struct NoHost(Session);
+    impl Host for NoHost {
+        fn call(&mut self, f: &Value, _args: Vec<Value>) -> ApiResult<Value> {
+            Err(ApiError::type_error(format!(
+                "a {} cannot be called here",
+                f.type_name()
+            )))
+        }
+        fn parameters(&self, _f: &Value) -> Option<Parameters> {
+            None
+        }
+        fn session(&mut self) -> &mut Session {
+            &mut self.0
+        }
+    }
+    let args = Args {
+        positional,
+        keywords: keywords
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect(),
+    };
+    call(&mut NoHost(Session::default()), callee, args)
 }
 
 /// `receiver.name(*args)`.
@@ -180,62 +234,79 @@ pub fn call_method(
     name: &str,
     args: Args,
 ) -> ApiResult<Value> {
-    let _ = (host, args);
-    todo!("{}{name}", receiver.type_name())
+    objects::call_method(host, receiver, name, args)
 }
 
 /// `lhs op rhs` where a side is a `PrimExpr`, an iteration variable or a
 /// tensor element (the other may be a Python number): an index expression
 /// or an element expression, as TVM builds them.
 pub fn binary(op: BinaryOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
-    todo!("{}{}{}", lhs.type_name(), op.symbol(), rhs.type_name())
+    operators::binary(op, lhs, rhs)
 }
 
 /// `op v` on a `PrimExpr`, iteration variable or tensor element.
 pub fn unary(op: UnaryOp, v: &Value) -> ApiResult<Value> {
-    todo!("{op:?}{}", v.type_name())
+    operators::unary(op, v)
 }
 
 /// `lhs op rhs` for a comparison: a condition (`PrimExpr` of type bool)
 /// when a side is symbolic, else a bool by identity of TVM objects.
 pub fn compare(op: CmpOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
-    todo!("{}{}{}", lhs.type_name(), op.symbol(), rhs.type_name())
+    operators::compare(op, lhs, rhs)
 }
 
 /// Python `==` for values that are not numbers: same string, same items,
 /// or the same TVM object.
 pub fn equal(lhs: &Value, rhs: &Value) -> bool {
-    todo!("{}{}", lhs.type_name(), rhs.type_name())
+    operators::equal(lhs, rhs)
 }
 
 /// `value[index]` on a TVM object: a tensor element (`A[i, j]`, `A[i][j]`),
 /// a stage (`s[C]`), a range (`bounds[iv]`). Errors about the index name
 /// [`ArgRef::Positional`]`(0)`.
 pub fn subscript(value: &Value, index: &Value) -> ApiResult<Value> {
-    todo!("{}{}", value.type_name(), index.type_name())
+    objects::subscript(value, index, Some(ArgRef::Positional(0)), None)
 }
 
 /// `isinstance(value, class)` for the API's classes ([`Class`]); `None`
 /// when `class` is not one of them (a front end's own type).
 pub fn isinstance(value: &Value, class: &Value) -> Option<bool> {
-    todo!("{}{}", value.type_name(), class.type_name())
+    match class {
+        Value::Object(Object::Class(c)) => Some(objects::is_instance(value, *c)),
+        _ => None,
+    }
 }
 
 /// Python truthiness. A symbolic condition counts only when it can be
 /// decided (TVM raises in the same situation).
 pub fn truth(value: &Value) -> ApiResult<bool> {
-    todo!("{}", value.type_name())
+    operators::truth(value)
 }
 
 /// `len(value)`.
 pub fn len(value: &Value) -> ApiResult<usize> {
-    todo!("{}", value.type_name())
+    match value {
+        Value::Tuple(t) => Ok(t.len()),
+        Value::List(l) => Ok(l.borrow().len()),
+        Value::Dict(d) => Ok(d.len()),
+        Value::Str(s) => Ok(s.chars().count()),
+        other => Err(ApiError::type_error(format!(
+            "a {} has no length",
+            other.type_name()
+        ))),
+    }
 }
 
 /// The items of `value` when a program iterates or unpacks it (`for`, `*`,
 /// `xo, xi = s[C].split(...)`); `None` when it is not iterable.
 pub fn iter(value: &Value) -> Option<Vec<Value>> {
-    todo!("{}", value.type_name())
+    objects::unpack(value)
+}
+
+/// The constant a `PrimExpr` simplifies to, if any (what `int(e)` and
+/// `e.value` give).
+pub fn constant(e: &arith::Expr) -> Option<i64> {
+    objects::constant_value(e)
 }
 
 /// Python's `str(value)`, what `print` shows.
@@ -245,5 +316,8 @@ pub fn str(value: &Value) -> String {
 
 /// Python's `repr(value)`.
 pub fn repr(value: &Value) -> String {
-    todo!("{}", value.type_name())
+    match value {
+        Value::Str(s) => format!("'{s}'"),
+        other => other.to_string(),
+    }
 }

@@ -170,3 +170,10 @@ fn write_items(f: &mut fmt::Formatter<'_>, items: &[Value]) -> fmt::Result {
     }
     Ok(())
 }
+
+impl fmt::Debug for Value {
+    /// Python's `repr()` of the value.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::repr(self))
+    }
+}
