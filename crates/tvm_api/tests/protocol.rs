@@ -11,11 +11,14 @@ struct ClosureHost {
     session: Session,
 }
 
+/// What a host function computes from its arguments.
+type Body = Box<dyn Fn(&[Value]) -> Result<Value, ApiError>>;
+
 /// A host function: its parameter names and its body.
 struct Closure {
     params: Vec<&'static str>,
     varargs: bool,
-    body: Box<dyn Fn(&[Value]) -> Result<Value, ApiError>>,
+    body: Body,
 }
 
 impl tvm_api::HostValue for Closure {
