@@ -13,7 +13,7 @@
 //! - [`call`] a function, method or callable object, [`call_method`];
 //! - [`binary`], [`unary`] and [`compare`] on `PrimExpr`s, tensor elements
 //!   and iteration variables; [`equal`] for identity;
-//! - [`subscript`], [`isinstance`], [`truth`], [`len`], [`iter`], [`str`]
+//! - [`subscript`], [`isinstance`], [`truth`], [`len`], [`iter`], [`str()`](fn@str)
 //!   and [`repr`].
 //!
 //! Arguments are bound by TVM's signatures ([`Args`]); an error is an

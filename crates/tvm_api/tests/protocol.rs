@@ -220,6 +220,11 @@ fn errors_name_the_argument_they_are_about() {
     method(&mut h, &stage, "compute_inline", vec![]).unwrap_err();
     let e = method(&mut h, &stage, "fuse", vec![axis0.clone(), axis0]).unwrap_err();
     assert_eq!(e.class, ErrorClass::TVMError);
+    // A method rangefinder does not model is missing as an attribute (so
+    // that `hasattr` answers), and says why.
+    let e = tvm_api::get_attr(&stage, "vectorize").unwrap_err();
+    assert_eq!(e.class, ErrorClass::AttributeError);
+    assert!(e.message.starts_with("`vectorize`: loop annotations"), "{}", e.message);
     // Attributes that do not exist say what exists.
     let e = tvm_api::get_attr(&b, "nope").unwrap_err();
     assert_eq!(e.class, ErrorClass::AttributeError);
