@@ -6,24 +6,17 @@ use crate::interp::Interpreter;
 use crate::native::Native;
 use crate::objects;
 use crate::operators::{self, as_index, as_int};
-use crate::value::Value;
+use crate::value::{script_value, ScriptValue, Value};
 use arith::Expr;
 use std::ops::Range;
+use tvm_api::{Class, Object};
 
 /// The longest `range(...)` a script may build.
 const MAX_RANGE_LEN: i64 = 1_000_000;
 
-/// The result of offering a call to the builtins.
-pub(crate) enum Outcome {
-    /// The builtin ran.
-    Done(Eval<Value>),
-    /// Not a Python builtin: the arguments, untouched.
-    NotBuiltin(Args),
-}
-
-/// Runs `native` if it is a Python builtin.
-pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Outcome {
-    let result = match native {
+/// Runs the Python builtin `native`.
+pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval<Value> {
+    match native {
         Native::Print => print(interp, args),
         Native::Range => range(args),
         Native::Len => one_arg("len", args).and_then(|(v, span)| match v.sequence() {
@@ -52,7 +45,7 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Outc
             Value::Float(f) if f.is_finite() && f.abs() < 9.0e18 => {
                 Ok(Value::Int(f.trunc() as i64))
             }
-            Value::Index(e) => objects::constant_value(&e)
+            Value::Index(e) => tvm_api::constant(&e)
                 .map(Value::Int)
                 .ok_or_else(|| Raised::at(span, format!("`{e}` is not a constant"))),
             other => Err(Raised::at(
@@ -87,7 +80,9 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Outc
             ))
         }),
         Native::PytestRaises => one_arg("pytest.raises", args).and_then(|(v, span)| match v {
-            Value::Native(Native::Error(class)) => Ok(Value::ExpectError(class)),
+            Value::Object(Object::Class(Class::Error(class))) => {
+                Ok(Value::host(ScriptValue::ExpectError(class)))
+            }
             other => Err(Raised::at(
                 span,
                 format!(
@@ -96,16 +91,7 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Outc
                 ),
             )),
         }),
-        Native::Error(class) => Err(Raised::at(
-            args.span,
-            format!(
-                "creating `{}` is not supported: scripts cannot raise",
-                class.name()
-            ),
-        )),
-        _ => return Outcome::NotBuiltin(args),
-    };
-    Outcome::Done(result)
+    }
 }
 
 fn one_arg(name: &str, args: Args) -> Eval<(Value, Range<usize>)> {
@@ -219,29 +205,34 @@ fn isinstance(args: Args) -> Eval<Value> {
     let [value, ty] = &pos[..] else {
         return Err(Raised::at(span, "`isinstance` takes a value and a type"));
     };
-    let Value::Native(ty_native) = &ty.value else {
-        return Err(Raised::at(
-            ty.span.clone(),
-            "the second argument of `isinstance` must be a type",
-        ));
-    };
     let v = &value.value;
-    let answer = match ty_native {
-        Native::Int => matches!(v, Value::Int(_) | Value::Bool(_)),
-        Native::Tuple => matches!(v, Value::Tuple(_)),
-        Native::List => matches!(v, Value::List(_)),
-        Native::VarType => matches!(v, Value::Index(e) if e.as_var().is_some()),
-        other => match objects::is_instance(v, *other) {
-            Some(answer) => answer,
-            None => {
-                return Err(Raised::at(
-                    ty.span.clone(),
-                    format!("`isinstance` does not support the type `{}`", other.name()),
-                ))
-            }
+    let unsupported = |name: &str| {
+        Err(Raised::at(
+            ty.span.clone(),
+            format!("`isinstance` does not support the type `{name}`"),
+        ))
+    };
+    let answer = match &ty.value {
+        Value::Object(Object::Class(Class::Error(class))) => return unsupported(class.name()),
+        Value::Object(Object::Class(_)) => tvm_api::isinstance(v, &ty.value).unwrap_or(false),
+        Value::Function(f) => return unsupported(f.name()),
+        Value::Host(_) => match script_value(&ty.value) {
+            Some(ScriptValue::Builtin(Native::Int)) => matches!(v, Value::Int(_) | Value::Bool(_)),
+            Some(ScriptValue::Builtin(Native::Tuple)) => matches!(v, Value::Tuple(_)),
+            Some(ScriptValue::Builtin(Native::List)) => matches!(v, Value::List(_)),
+            Some(ScriptValue::Builtin(other)) => return unsupported(other.name()),
+            _ => return not_a_type(ty.span.clone()),
         },
+        _ => return not_a_type(ty.span.clone()),
     };
     Ok(Value::Bool(answer))
+}
+
+fn not_a_type(span: Range<usize>) -> Eval<Value> {
+    Err(Raised::at(
+        span,
+        "the second argument of `isinstance` must be a type",
+    ))
 }
 
 fn any_all(interp: &mut Interpreter, native: Native, args: Args) -> Eval<Value> {

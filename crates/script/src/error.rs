@@ -4,6 +4,7 @@
 use rustpython_parser::text_size::TextRange;
 use std::fmt;
 use std::ops::Range;
+use tvm_api::ErrorClass;
 
 /// What went wrong while parsing or running a script, and where.
 ///
@@ -68,6 +69,39 @@ pub(crate) enum RaisedKind {
     Assertion,
 }
 
+impl RaisedKind {
+    /// The kind of an error of the API's `class`.
+    pub fn of(class: ErrorClass) -> RaisedKind {
+        match class {
+            ErrorClass::TVMError => RaisedKind::Tvm,
+            ErrorClass::AssertionError => RaisedKind::Assertion,
+            _ => RaisedKind::Script,
+        }
+    }
+
+    /// The API's class for an error of this kind.
+    pub fn class(self) -> ErrorClass {
+        match self {
+            RaisedKind::Tvm => ErrorClass::TVMError,
+            RaisedKind::Assertion => ErrorClass::AssertionError,
+            RaisedKind::Script => ErrorClass::TypeError,
+        }
+    }
+}
+
+/// Which errors an `except` clause catches.
+pub(crate) trait Catches {
+    /// Whether `except self` catches an error of `kind`: never a
+    /// [`RaisedKind::Script`] error.
+    fn catches(self, kind: RaisedKind) -> bool;
+}
+
+impl Catches for ErrorClass {
+    fn catches(self, kind: RaisedKind) -> bool {
+        kind != RaisedKind::Script && self.is_base_of(kind.class())
+    }
+}
+
 impl Raised {
     pub fn at(span: Range<usize>, message: impl Into<String>) -> Raised {
         Raised {
@@ -77,21 +111,21 @@ impl Raised {
         }
     }
 
-    /// An error TVM raises as `TVMError`.
-    pub fn tvm(span: Range<usize>, message: impl Into<String>) -> Raised {
-        Raised {
-            message: message.into(),
-            span,
-            kind: RaisedKind::Tvm,
-        }
-    }
-
     /// A failed assertion.
     pub fn assertion(span: Range<usize>, message: impl Into<String>) -> Raised {
         Raised {
             message: message.into(),
             span,
             kind: RaisedKind::Assertion,
+        }
+    }
+
+    /// The API's error `e`, at `span`.
+    pub fn api(span: Range<usize>, e: tvm_api::ApiError) -> Raised {
+        Raised {
+            message: e.message,
+            span,
+            kind: RaisedKind::of(e.class),
         }
     }
 

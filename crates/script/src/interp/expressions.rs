@@ -5,7 +5,6 @@ use super::Interpreter;
 use crate::args::{Args, Spanned};
 use crate::error::{span_of, Eval, Raised};
 use crate::function::{Body, Function};
-use crate::native;
 use crate::objects;
 use crate::operators::{self, BinaryOp};
 use crate::scope::Scope;
@@ -102,7 +101,7 @@ impl Interpreter {
             }
             ast::Expr::Lambda(l) => {
                 let (params, vararg) = self.parameters(&l.args, span.clone(), scope)?;
-                Ok(Value::Function(Rc::new(Function {
+                Ok(crate::value::function(Function {
                     name: "<lambda>".to_owned(),
                     params,
                     vararg,
@@ -110,7 +109,7 @@ impl Interpreter {
                         Raised::at(span.clone(), "internal error: a lambda body was not kept")
                     })?),
                     closure: scope.clone(),
-                })))
+                }))
             }
             ast::Expr::BinOp(b) => {
                 // A long flat sum (`1 + 1 + ...`) is a left-nested chain:
@@ -301,12 +300,6 @@ impl Interpreter {
 
     fn attribute(&self, value: &Value, name: &str, span: Range<usize>) -> Eval<Value> {
         match value {
-            Value::Module(path) => native::module_attr(path, name).ok_or_else(|| {
-                Raised::at(
-                    span,
-                    format!("`{path}.{name}` is not supported by rangefinder"),
-                )
-            }),
             Value::List(_) if name == "append" => {
                 Ok(Value::Method(Rc::new(value.clone()), "append"))
             }

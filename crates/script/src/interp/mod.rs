@@ -1,23 +1,23 @@
 //! The tree-walking interpreter of the Python subset: its state and calls
-//! here, statements in [`statements`], expressions in [`expressions`]. TE
-//! objects are delegated to [`crate::objects`] and the `tvm` functions to
-//! [`crate::tvm_api`].
+//! here, statements in [`statements`], expressions in [`expressions`]. TVM
+//! objects and functions are [`tvm_api`]'s: the interpreter is its
+//! [`tvm_api::Host`].
 
 mod expressions;
 mod statements;
 
 use crate::args::{Args, Spanned};
+use crate::builtins;
 use crate::error::{Eval, Raised};
 use crate::function::{Body, Function};
 use crate::native::Native;
-use crate::objects::{self, Session};
 use crate::scope::Scope;
 use crate::tree::Program;
-use crate::value::Value;
-use crate::{builtins, tvm_api};
+use crate::value::{script_value, ScriptValue, Value};
 use rustpython_parser::ast;
 use std::ops::Range;
 use std::rc::Rc;
+use tvm_api::{ApiError, ErrorClass, Parameters, Session};
 
 /// How deep user functions may call each other.
 const MAX_CALL_DEPTH: usize = 64;
@@ -46,6 +46,9 @@ pub(crate) struct Interpreter {
     steps: u64,
     /// Where lambda and def bodies are kept.
     program: Rc<Program>,
+    /// An error raised in a script function that [`tvm_api`] called, kept
+    /// while the API hands back [`ErrorClass::Host`] in its place.
+    host_error: Option<Raised>,
 }
 
 impl Interpreter {
@@ -58,6 +61,7 @@ impl Interpreter {
             loop_depth: 0,
             steps: 0,
             program,
+            host_error: None,
         }
     }
 
@@ -77,8 +81,8 @@ impl Interpreter {
         if let Some(v) = scope.get(name) {
             return Ok(v);
         }
-        if let Some(n) = Native::builtin(name) {
-            return Ok(Value::Native(n));
+        if let Some(v) = Native::builtin(name) {
+            return Ok(v);
         }
         let hint = match name {
             "te" => "; add `from tvm import te`",
@@ -94,56 +98,56 @@ impl Interpreter {
     /// Python truthiness. A symbolic condition counts only when it can be
     /// decided (TVM raises in the same situation).
     pub fn truthy(&self, v: &Value, span: Range<usize>) -> Eval<bool> {
-        Ok(match v {
-            Value::None => false,
-            Value::Bool(b) => *b,
-            Value::Int(i) => *i != 0,
-            Value::Float(f) => *f != 0.0,
-            Value::Str(s) => !s.is_empty(),
-            Value::Tuple(t) => !t.is_empty(),
-            Value::List(l) => !l.borrow().is_empty(),
-            Value::Dict(d) => !d.is_empty(),
-            Value::Index(e) => objects::decide(e).ok_or_else(|| {
-                Raised::at(
-                    span,
-                    format!(
-                        "cannot decide `{e}`: it depends on symbolic values that rangefinder \
-                         cannot resolve"
-                    ),
-                )
-            })?,
-            _ => true,
-        })
+        match v {
+            Value::Bool(b) => Ok(*b),
+            _ => tvm_api::truth(v).map_err(|e| Raised::api(span, e)),
+        }
     }
 
     /// Calls `callee` with `args`.
     pub fn call(&mut self, callee: &Value, args: Args) -> Eval<Value> {
         match callee {
-            Value::Function(f) => self.call_function(f, args),
-            Value::Native(n) => match builtins::call(self, *n, args) {
-                builtins::Outcome::Done(v) => v,
-                builtins::Outcome::NotBuiltin(args) => tvm_api::call(self, *n, args),
+            Value::Host(_) => match script_value(callee) {
+                Some(ScriptValue::Function(f)) => self.call_function(f, args),
+                Some(ScriptValue::Builtin(n)) => builtins::call(self, *n, args),
+                _ => Err(Raised::at(
+                    args.span,
+                    format!("a {} is not callable", callee.type_name()),
+                )),
             },
-            Value::Method(receiver, name) => match (&**receiver, *name) {
-                (Value::List(items), "append") => {
-                    let (mut pos, span) = args.positional_only("append")?;
-                    if pos.len() != 1 {
-                        return Err(Raised::at(span, "`append` takes exactly one argument"));
+            Value::Method(receiver, "append") if matches!(**receiver, Value::List(_)) => {
+                let Value::List(items) = &**receiver else {
+                    unreachable!("matched a list")
+                };
+                let (mut pos, span) = args.positional_only("append")?;
+                if pos.len() != 1 {
+                    return Err(Raised::at(span, "`append` takes exactly one argument"));
+                }
+                items.borrow_mut().push(pos.remove(0).value);
+                Ok(Value::None)
+            }
+            _ => {
+                let (args, spans) = args.into_api();
+                tvm_api::call(self, callee, args).map_err(|e| {
+                    if e.class == ErrorClass::Host {
+                        if let Some(raised) = self.host_error.take() {
+                            return raised;
+                        }
                     }
-                    items.borrow_mut().push(pos.remove(0).value);
-                    Ok(Value::None)
-                }
-                (Value::Te(objects::TeObject::Stage(s, op)), "transform_layout") => {
-                    crate::layout_api::transform_layout(self, s, op, args)
-                }
-                (receiver, name) => objects::call_method(receiver, name, args),
-            },
-            other => objects::call_object(other, args),
+                    spans.raise(e)
+                })
+            }
         }
     }
 
     /// Calls a user function (a `def` or a lambda).
-    pub fn call_function(&mut self, f: &Rc<Function>, args: Args) -> Eval<Value> {
+    pub fn call_function(&mut self, f: &Function, args: Args) -> Eval<Value> {
+        let call_scope = self.bind_call(f, args)?;
+        self.run_call(f, call_scope)
+    }
+
+    /// The scope of a call of `f`: its parameters bound to `args`.
+    fn bind_call(&mut self, f: &Function, args: Args) -> Eval<Rc<Scope>> {
         if self.depth >= MAX_CALL_DEPTH {
             return Err(Raised::at(
                 args.span,
@@ -204,6 +208,11 @@ impl Interpreter {
         if let Some(rest) = &f.vararg {
             call_scope.set(rest, Value::tuple(positional.map(|a| a.value).collect()));
         }
+        Ok(call_scope)
+    }
+
+    /// Runs the body of `f` in `call_scope`.
+    fn run_call(&mut self, f: &Function, call_scope: Rc<Scope>) -> Eval<Value> {
         self.depth += 1;
         let saved_loops = std::mem::take(&mut self.loop_depth);
         let result = match &f.body {
@@ -220,24 +229,44 @@ impl Interpreter {
         self.depth -= 1;
         result
     }
+}
 
-    /// Calls a function value with positional arguments only (how TE calls
-    /// the lambdas a script passes to it).
-    pub fn call_with(&mut self, f: &Value, values: Vec<Value>, span: Range<usize>) -> Eval<Value> {
-        let positional = values
-            .into_iter()
-            .map(|value| Spanned {
-                value,
-                span: span.clone(),
-            })
-            .collect();
-        self.call(
-            f,
-            Args {
-                positional,
-                keywords: Vec::new(),
-                span,
+impl tvm_api::Host for Interpreter {
+    fn call(&mut self, f: &Value, args: Vec<Value>) -> Result<Value, ApiError> {
+        // The API points errors about the call itself at the argument that
+        // gave `f`; errors inside `f` keep their own place.
+        let args = Args {
+            positional: args
+                .into_iter()
+                .map(|value| Spanned { value, span: 0..0 })
+                .collect(),
+            keywords: Vec::new(),
+            span: 0..0,
+        };
+        let result = match script_value(f) {
+            Some(ScriptValue::Function(func)) => match self.bind_call(func, args) {
+                Err(r) => return Err(ApiError::new(r.kind.class(), r.message)),
+                Ok(scope) => self.run_call(func, scope),
             },
-        )
+            _ => self.call(f, args),
+        };
+        result.map_err(|r| {
+            self.host_error = Some(r);
+            ApiError::new(ErrorClass::Host, "an error in a script function")
+        })
+    }
+
+    fn parameters(&self, f: &Value) -> Option<Parameters> {
+        match script_value(f) {
+            Some(ScriptValue::Function(func)) => Some(Parameters {
+                names: func.params.iter().map(|p| p.name.clone()).collect(),
+                varargs: func.vararg.is_some(),
+            }),
+            _ => None,
+        }
+    }
+
+    fn session(&mut self) -> &mut Session {
+        &mut self.session
     }
 }

@@ -3,16 +3,17 @@
 
 use super::expressions::{binary_op, cmp_op, is_membership};
 use super::{Flow, Interpreter, MAX_STEPS};
-use crate::error::{span_of, Eval, Raised};
+use crate::error::{span_of, Catches, Eval, Raised};
 use crate::function::{Body, Function, Param};
-use crate::native::{self, ErrorClass, Native};
+use crate::native;
 use crate::objects;
 use crate::operators;
 use crate::scope::Scope;
-use crate::value::Value;
+use crate::value::{expected_error, Value};
 use rustpython_parser::ast::{self, Ranged};
 use std::ops::Range;
 use std::rc::Rc;
+use tvm_api::{Class, ErrorClass, Object};
 
 const SUPPORTED_STATEMENTS: &str = "supported statements are: import, assignment (with tuple \
      unpacking), `+=`, def, return, if/elif/else, for over range(...) or a tuple or list, \
@@ -69,7 +70,7 @@ impl Interpreter {
             }
             ast::Stmt::FunctionDef(def) => {
                 let f = self.function_def(def, scope)?;
-                scope.set(def.name.as_str(), Value::Function(Rc::new(f)));
+                scope.set(def.name.as_str(), crate::value::function(f));
             }
             ast::Stmt::Return(s) => {
                 if self.depth == 0 {
@@ -199,7 +200,7 @@ impl Interpreter {
         items
             .into_iter()
             .map(|v| match v {
-                Value::Native(Native::Error(class)) => Ok(class),
+                Value::Object(Object::Class(Class::Error(class))) => Ok(class),
                 other => Err(Raised::at(
                     span_of(e.range()),
                     format!(
@@ -222,7 +223,7 @@ impl Interpreter {
             ));
         };
         let item_span = span_of(item.context_expr.range());
-        let Value::ExpectError(class) = self.eval(&item.context_expr, scope)? else {
+        let Some(class) = expected_error(&self.eval(&item.context_expr, scope)?) else {
             return Err(Raised::at(
                 item_span,
                 "`with` supports `pytest.raises(...)` contexts only",
@@ -302,7 +303,7 @@ impl Interpreter {
             // nothing in the subset this interpreter runs.
             return Ok(());
         }
-        let Some(Value::Module(path)) = native::module(path) else {
+        let Some(path) = native::module(path).and_then(|m| native::module_path(&m)) else {
             return Err(unknown_module(path, span));
         };
         for alias in &s.names {
