@@ -38,6 +38,7 @@
 
 mod bound;
 mod check;
+mod comm_reducer;
 mod error;
 mod graph;
 mod inline;
@@ -58,12 +59,13 @@ pub use bound::{infer_bound, Bounds, BOUND_BUDGET};
 pub use check::{
     check, check_limited, CheckReport, RunLimits, StageCheck, DEFAULT_MAX_STEPS, RUN_ELEMENT_LIMIT,
 };
+pub use comm_reducer::{CommReduce, CommReducer};
 pub use error::{ErrorKind, Result, TeError};
 pub use iter_var::{IterKind, IterVar};
 pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
 pub use operation::{
-    compute, compute_named, placeholder, reduce_axis, try_compute_named, var, ComputeOp, OpId,
-    OpKind, Operation, Tensor, MAX_BODY_NODES,
+    compute, compute_named, placeholder, reduce_axis, try_compute_multi, try_compute_named, var,
+    ComputeOp, OpId, OpKind, Operation, Tensor, MAX_BODY_NODES,
 };
 pub use reference::Reference;
 pub use report::{report, report_lowered, IterVarReport, Placement, Report, StageReport};

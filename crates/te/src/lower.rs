@@ -194,7 +194,9 @@ fn lower_with(
     let params: Vec<Buffer> = args
         .iter()
         .map(|t| match s.stage_index(t.op()) {
-            Ok(i) => l.buffers[i].clone().expect("params have buffers"),
+            Ok(i) => l
+                .buffer_of(i, t.value_index())
+                .expect("params have buffers"),
             Err(_) => l.unused[&t.op().id()].clone(),
         })
         .collect();
@@ -295,6 +297,9 @@ struct Lowerer<'a> {
     /// axis: its buffer is indexed in the transformed space, relative to
     /// those starts.
     transformed: Vec<Option<Vec<Expr>>>,
+    /// Per stage, the buffers of its outputs after the first (empty for a
+    /// stage of one output): same shape and scope as the first's.
+    more_buffers: Vec<Vec<Buffer>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -353,7 +358,7 @@ impl<'a> Lowerer<'a> {
             .flatten();
             if let Some((shape, starts)) = local {
                 transformed[i] = Some(starts);
-                let buf = Buffer::new(st.name(), op.dtype(), shape)
+                let buf = Buffer::new(buffer_name(st, 0), op.dtype(), shape)
                     .with_scope(storage_scope(s, i, b).to_string());
                 buffers.push(Some(Ok(buf)));
                 continue;
@@ -370,7 +375,7 @@ impl<'a> Lowerer<'a> {
                 } else {
                     allocation_shape(s, b, &an, i)?
                 };
-                let buf = Buffer::new(st.name(), op.dtype(), shape);
+                let buf = Buffer::new(buffer_name(st, 0), op.dtype(), shape);
                 Ok(if params.contains(&i) || st.is_placeholder() {
                     buf
                 } else {
@@ -382,6 +387,7 @@ impl<'a> Lowerer<'a> {
             .into_iter()
             .map(|b| b.transpose())
             .collect::<Result<Vec<_>>>()?;
+        let more_buffers = more_output_buffers(s, &buffers)?;
         let built = (0..s.stages().len()).map(|_| None).collect();
         Ok(Lowerer {
             s,
@@ -399,6 +405,7 @@ impl<'a> Lowerer<'a> {
             built,
             offsets: RefCell::new(vec![None; s.stages().len()]),
             transformed,
+            more_buffers,
         })
     }
 
@@ -443,25 +450,39 @@ impl<'a> Lowerer<'a> {
             return Ok(body);
         }
         let op = self.s.stages()[i].op();
-        let buf = self.buffers[i]
+        let first = self.buffers[i]
             .as_ref()
             .expect("computed stages have buffers");
-        Ok(match self.style {
-            StorageStyle::Realize => {
-                let region: Vec<Range> = self
-                    .b
-                    .region(op)
-                    .ok_or_else(|| TeError::lowering(format!("no bounds for `{}`", op.name())))?
-                    .iter()
-                    .map(|r| Range::new(self.expr(&r.min), self.expr(&r.extent)))
-                    .collect();
-                Stmt::realize(buf, region, body)
-            }
-            // The static size, as `tvm.lower` prints it; reads outside this
-            // iteration's region are still caught as reads of unwritten
-            // elements, since the allocation is fresh in every iteration.
-            StorageStyle::Allocate => Stmt::allocate(buf, buf.shape().to_vec(), body),
-        })
+        // The first output's storage outermost, as TVM realizes them.
+        let mut body = body;
+        for buf in std::iter::once(first).chain(&self.more_buffers[i]).rev() {
+            body = match self.style {
+                StorageStyle::Realize => {
+                    let region: Vec<Range> = self
+                        .b
+                        .region(op)
+                        .ok_or_else(|| TeError::lowering(format!("no bounds for `{}`", op.name())))?
+                        .iter()
+                        .map(|r| Range::new(self.expr(&r.min), self.expr(&r.extent)))
+                        .collect();
+                    Stmt::realize(buf, region, body)
+                }
+                // The static size, as `tvm.lower` prints it; reads outside
+                // this iteration's region are still caught as reads of
+                // unwritten elements, since the allocation is fresh in every
+                // iteration.
+                StorageStyle::Allocate => Stmt::allocate(buf, buf.shape().to_vec(), body),
+            };
+        }
+        Ok(body)
+    }
+
+    /// The buffer of output `k` of stage `i`, if it has storage.
+    fn buffer_of(&self, i: usize, k: usize) -> Option<Buffer> {
+        match k {
+            0 => self.buffers[i].clone(),
+            _ => self.more_buffers[i].get(k - 1).cloned(),
+        }
     }
 
     /// Simplified indices into the buffer of stage `p` for the logical
@@ -631,27 +652,32 @@ impl<'a> Lowerer<'a> {
                 )
             })
             .collect();
-        let wrap = |s: Stmt, gs: &[&Expr]| {
-            gs.iter()
-                .rev()
-                .fold(s, |acc, g| Stmt::if_then(Value::index((*g).clone()), acc))
-        };
+        let wrap = guarded;
         let outside: Vec<&Expr> = placed
             .iter()
             .filter(|(p, _)| p.is_none())
             .map(|(_, g)| g)
             .collect();
         let stmt = match body.as_reduce() {
+            _ if matches!(body.kind(), ValueKind::CommReduce(_)) => {
+                let ValueKind::CommReduce(r) = body.kind() else {
+                    unreachable!("matched above")
+                };
+                let (init, update) = self.comm_reduce_stores(i, r, &out_access)?;
+                self.reduction_nest(i, &loops, &placed, init, update)?
+            }
             None => {
                 let v = self.value(&body)?;
-                let store = Stmt::store(&buf, out_access, v);
+                let mut store = Stmt::store_in_stage(&name, &buf, out_access.clone(), v);
+                // The other outputs of the operation, in the same nest.
+                for (k, b) in self.b.graph.more_bodies[i].clone().iter().enumerate() {
+                    let out = self.more_buffers[i][k].clone();
+                    let v = self.value(b)?;
+                    store = Stmt::seq([store, Stmt::store(&out, out_access.clone(), v)]);
+                }
                 self.nest(&loops, store, &placed, 0)?
             }
             Some(r) => {
-                let first_reduce = loops
-                    .iter()
-                    .position(|l| l.iv.kind() == IterKind::Reduce)
-                    .unwrap_or(loops.len());
                 let dtype = op.dtype();
                 let init_value = Value::constant(r.reducer.identity(dtype), dtype);
                 let init = Stmt::store_in_stage(
@@ -660,26 +686,6 @@ impl<'a> Lowerer<'a> {
                     out_access.clone(),
                     init_value,
                 );
-                // The initialisation runs over the loops from the first
-                // reduction loop on that cover data axes (a data axis fused
-                // with a reduction axis included), as TVM's
-                // `ComputeLoopNest` places it. Guards inside the reduction
-                // loops that involve none of the other loops also guard it.
-                let data_loops = st.data_loops();
-                let reduce_vars: Vec<&Var> = loops[first_reduce..]
-                    .iter()
-                    .filter(|l| !data_loops.contains(&l.iv))
-                    .map(|l| &l.var)
-                    .collect();
-                let init_guards: Vec<&Expr> = placed
-                    .iter()
-                    .filter(|(p, g)| {
-                        p.is_some_and(|p| p >= first_reduce)
-                            && !reduce_vars.iter().any(|v| g.uses_var(v))
-                    })
-                    .map(|(_, g)| g)
-                    .collect();
-                let init = wrap(init, &init_guards);
                 let source = self.value(&r.source)?;
                 let acc = Value::load(&buf, out_access.clone());
                 let combined =
@@ -689,28 +695,123 @@ impl<'a> Lowerer<'a> {
                     let c = self.expr(c);
                     update = Stmt::if_then(Value::index(c), update);
                 }
-                let data_inner: Vec<&Loop> = loops[first_reduce..]
-                    .iter()
-                    .filter(|l| data_loops.contains(&l.iv))
-                    .collect();
-                let mut init_nest = init;
-                for l in data_inner.iter().rev() {
-                    if !l.trivial {
-                        init_nest =
-                            Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), init_nest);
-                    }
-                }
-                let update_nest =
-                    self.nest(&loops[first_reduce..], update, &placed, first_reduce)?;
-                self.nest(
-                    &loops[..first_reduce],
-                    Stmt::seq([init_nest, update_nest]),
-                    &placed,
-                    0,
-                )?
+                self.reduction_nest(i, &loops, &placed, init, update)?
             }
         };
         Ok(Stmt::produce(&name, wrap(stmt, &outside)))
+    }
+
+    /// The loops of reduction stage `i` around its initialisation `init`
+    /// and its update `update`.
+    fn reduction_nest(
+        &mut self,
+        i: usize,
+        loops: &[Loop],
+        placed: &[(Option<usize>, Expr)],
+        init: Stmt,
+        update: Stmt,
+    ) -> Result<Stmt> {
+        let st = &self.s.stages()[i];
+        let first_reduce = loops
+            .iter()
+            .position(|l| l.iv.kind() == IterKind::Reduce)
+            .unwrap_or(loops.len());
+        // The initialisation runs over the loops from the first reduction
+        // loop on that cover data axes (a data axis fused with a reduction
+        // axis included), as TVM's `ComputeLoopNest` places it. Guards
+        // inside the reduction loops that involve none of the other loops
+        // also guard it.
+        let data_loops = st.data_loops();
+        let reduce_vars: Vec<&Var> = loops[first_reduce..]
+            .iter()
+            .filter(|l| !data_loops.contains(&l.iv))
+            .map(|l| &l.var)
+            .collect();
+        let init_guards: Vec<&Expr> = placed
+            .iter()
+            .filter(|(p, g)| {
+                p.is_some_and(|p| p >= first_reduce) && !reduce_vars.iter().any(|v| g.uses_var(v))
+            })
+            .map(|(_, g)| g)
+            .collect();
+        let init = guarded(init, &init_guards);
+        let data_inner: Vec<&Loop> = loops[first_reduce..]
+            .iter()
+            .filter(|l| data_loops.contains(&l.iv))
+            .collect();
+        let mut init_nest = init;
+        for l in data_inner.iter().rev() {
+            if !l.trivial {
+                init_nest = Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), init_nest);
+            }
+        }
+        let update_nest = self.nest(&loops[first_reduce..], update, placed, first_reduce)?;
+        self.nest(
+            &loops[..first_reduce],
+            Stmt::seq([init_nest, update_nest]),
+            placed,
+            0,
+        )
+    }
+
+    /// The initialisation and the update of stage `i`, a reduction by a
+    /// [`crate::CommReducer`] whose outputs are stored at `out_access`: one
+    /// store per output, in order, as TVM's `MakeReduction` emits them
+    /// (each update reads the outputs as they are when it runs).
+    fn comm_reduce_stores(
+        &self,
+        i: usize,
+        r: &crate::comm_reducer::CommReduce,
+        out_access: &[Expr],
+    ) -> Result<(Stmt, Stmt)> {
+        let st = &self.s.stages()[i];
+        let op = st.op();
+        let combiner = r.combiner();
+        if let Some((j, k)) = combiner.overwritten_read() {
+            return Err(TeError::lowering(format!(
+                "`{}` reduces with `{}`, whose value {j} is computed from accumulated value {k}: \
+                 the update stores the values one after another (as TVM does), so value {k} is \
+                 already overwritten when value {j} is computed; order the combiner's values so \
+                 that each reads only accumulated values at or after its own position",
+                op.name(),
+                combiner.name()
+            )));
+        }
+        let bufs: Vec<Buffer> = (0..combiner.size())
+            .map(|k| self.buffer_of(i, k).expect("computed stages have buffers"))
+            .collect();
+        let axis: Vec<Expr> = op.axis().iter().map(IterVar::expr).collect();
+        let acc: Vec<TeValue> = op.outputs().iter().map(|t| t.at(axis.clone())).collect();
+        let mut inits = Vec::with_capacity(bufs.len());
+        let mut updates = Vec::with_capacity(bufs.len());
+        for (k, buf) in bufs.iter().enumerate() {
+            let dtype = buf.dtype();
+            let (init_stage, stage) = if k == 0 {
+                (format!("{}.init", st.name()), st.name().to_string())
+            } else {
+                (format!("{}.init", buf.name()), buf.name().to_string())
+            };
+            let identity = self.operand(&combiner.identity()[k], dtype)?;
+            inits.push(Stmt::store_in_stage(
+                init_stage,
+                buf,
+                out_access.to_vec(),
+                identity,
+            ));
+            let combined = combiner.combine(k, &acc, r.sources());
+            let combined = self.operand(&combined, dtype)?;
+            updates.push(Stmt::store_in_stage(
+                stage,
+                buf,
+                out_access.to_vec(),
+                combined,
+            ));
+        }
+        let mut update = Stmt::seq(updates);
+        if let Some(c) = r.condition() {
+            update = Stmt::if_then(Value::index(self.expr(c)), update);
+        }
+        Ok((Stmt::seq(inits), update))
     }
 
     /// Wraps `inner` in `loops` (outermost first; the first is loop number
@@ -775,11 +876,11 @@ impl<'a> Lowerer<'a> {
             ValueKind::Index(e) => Value::index(idx(e)),
             ValueKind::Load(t, indices) => {
                 let p = self.s.stage_index(t.op())?;
-                let buf = self.buffers[p]
-                    .as_ref()
+                let buf = self
+                    .buffer_of(p, t.value_index())
                     .ok_or_else(|| TeError::lowering(format!("`{}` has no storage", t.name())))?;
                 let logical: Vec<Expr> = indices.iter().map(raw).collect();
-                Value::load(buf, self.access(p, logical))
+                Value::load(&buf, self.access(p, logical))
             }
             ValueKind::Neg(a) => -self.value(a)?,
             ValueKind::Binary(op, a, b) => {
@@ -790,7 +891,7 @@ impl<'a> Lowerer<'a> {
             ValueKind::Select(c, a, b) => {
                 Value::select(Value::index(idx(c)), self.value(a)?, self.value(b)?)
             }
-            ValueKind::Reduce(_) => {
+            ValueKind::Reduce(_) | ValueKind::CommReduce(_) => {
                 return Err(TeError::definition(
                     "a reduction must be the whole body of a compute",
                 ))
@@ -821,8 +922,8 @@ impl<'a> Lowerer<'a> {
                         t.name()
                     )));
                 }
-                let buf = self.buffers[p]
-                    .as_ref()
+                let buf = self
+                    .buffer_of(p, t.value_index())
                     .ok_or_else(|| TeError::lowering(format!("`{}` has no storage", t.name())))?;
                 // Each index computed from values is bound to a variable
                 // around the load, since loads take index expressions.
@@ -838,7 +939,7 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                 }
-                let load = Value::load(buf, self.access(p, logical));
+                let load = Value::load(&buf, self.access(p, logical));
                 bound
                     .into_iter()
                     .rev()
@@ -846,6 +947,13 @@ impl<'a> Lowerer<'a> {
             }
         })
     }
+}
+
+/// `s` inside an `if` per guard of `gs`, the first outermost.
+fn guarded(s: Stmt, gs: &[&Expr]) -> Stmt {
+    gs.iter()
+        .rev()
+        .fold(s, |acc, g| Stmt::if_then(Value::index((*g).clone()), acc))
 }
 
 fn binop(op: BinaryOp, int: bool) -> BinOp {
@@ -1075,4 +1183,44 @@ fn enumerate_max(
         }
     }
     true
+}
+
+/// The name of the buffer of output `k` of stage `st`: the stage's name for
+/// an operation of one output, `C.v0`, `C.v1`, ... for one of several, as
+/// TVM names them.
+fn buffer_name(st: &crate::schedule::Stage, k: usize) -> String {
+    if st.op().num_outputs() > 1 {
+        format!("{}.v{k}", st.name())
+    } else {
+        st.name().to_string()
+    }
+}
+
+/// Per stage, the buffers of its outputs after the first, shaped and
+/// scoped as the first output's buffer (`buffers[i]`).
+fn more_output_buffers(s: &Schedule, buffers: &[Option<Buffer>]) -> Result<Vec<Vec<Buffer>>> {
+    s.stages()
+        .iter()
+        .zip(buffers)
+        .map(|(st, first)| {
+            let op = st.op();
+            let Some(first) = first.as_ref().filter(|_| op.num_outputs() > 1) else {
+                return Ok(Vec::new());
+            };
+            if s.layout(op).is_some() {
+                return Err(TeError::schedule(format!(
+                    "`{}` has {} outputs: transform_layout applies to operations of one output",
+                    op.name(),
+                    op.num_outputs()
+                )));
+            }
+            Ok((1..op.num_outputs())
+                .map(|k| {
+                    let dtype = op.output_dtype(k).expect("one type per output");
+                    Buffer::new(buffer_name(st, k), dtype, first.shape().to_vec())
+                        .with_scope(first.scope().to_string())
+                })
+                .collect())
+        })
+        .collect()
 }

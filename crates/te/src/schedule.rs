@@ -266,7 +266,13 @@ fn fresh_revision() -> u64 {
 
 /// Creates the schedule of the operations that compute `outputs`.
 pub fn create_schedule(outputs: &[Tensor]) -> Schedule {
-    let ops: Vec<Operation> = outputs.iter().map(|t| t.op().clone()).collect();
+    // Several outputs of one operation are one output operation.
+    let mut seen = HashSet::new();
+    let ops: Vec<Operation> = outputs
+        .iter()
+        .filter(|t| seen.insert(t.op().id()))
+        .map(|t| t.op().clone())
+        .collect();
     Schedule::new(&ops)
 }
 
@@ -345,7 +351,7 @@ impl Schedule {
             .iter()
             .filter(|st| st.is_placeholder())
             .map(|st| st.op().output());
-        let outputs = self.outputs.iter().map(|op| op.output());
+        let outputs = self.outputs.iter().flat_map(|op| op.outputs());
         inputs.chain(outputs).collect()
     }
 
@@ -731,6 +737,14 @@ impl Schedule {
             return Err(TeError::schedule(format!(
                 "cannot inline `{}`: it is a reduction (compute it at a consumer's loop instead)",
                 op.name()
+            )));
+        }
+        if op.num_outputs() > 1 {
+            return Err(TeError::schedule(format!(
+                "cannot inline `{}`: it has {} outputs, computed together (compute it at a \
+                 consumer's loop instead)",
+                op.name(),
+                op.num_outputs()
             )));
         }
         st.attach = Attach::Inline;
