@@ -52,6 +52,7 @@ mod rng;
 mod run_report;
 mod schedule;
 mod simp;
+mod tensorize;
 mod thread;
 mod value;
 
@@ -74,5 +75,6 @@ pub use run_report::{
     run_report, run_report_reusing, ReportOptions, RunReport, RUN_SIZE, TOLERANCE,
 };
 pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
+pub use tensorize::{decl_tensor_intrin, IntrinCalls, TensorIntrin};
 pub use thread::{StorageScope, ThreadTag};
 pub use value::{max, min, prod, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

@@ -249,26 +249,26 @@ fn seq(a: Stmt, b: Stmt) -> Stmt {
 }
 
 /// One loop of a stage's nest.
-struct Loop {
-    iv: IterVar,
+pub(crate) struct Loop {
+    pub(crate) iv: IterVar,
     /// The loop variable: `iv`'s own, or a fresh one counting from 0 when
     /// `iv` starts elsewhere (TVM's rebase; `iv` is then `var + min`).
-    var: Var,
-    min: Expr,
-    extent: Expr,
+    pub(crate) var: Var,
+    pub(crate) min: Expr,
+    pub(crate) extent: Expr,
     /// Dropped because it runs once; its variable was replaced by `min`.
-    trivial: bool,
+    pub(crate) trivial: bool,
     /// The loop uses the exact extent (not a split factor plus a guard).
     exact: bool,
 }
 
-struct Lowerer<'a> {
-    s: &'a Schedule,
-    b: &'a Bounds,
+pub(crate) struct Lowerer<'a> {
+    pub(crate) s: &'a Schedule,
+    pub(crate) b: &'a Bounds,
     style: StorageStyle,
     buffers: Vec<Option<Buffer>>,
     params: arith::IdSet<usize>,
-    attached: IdMap<IterVar, Vec<usize>>,
+    pub(crate) attached: IdMap<IterVar, Vec<usize>>,
     /// Variables of dropped and rebased loops, by their value (those of
     /// axes several stages share are in `own_subst`).
     subst: IdMap<Var, Expr>,
@@ -277,11 +277,11 @@ struct Lowerer<'a> {
     own_subst: HashMap<(usize, Var), Expr>,
     /// The stage whose loops or body are being lowered: the variables of
     /// its axes mean its own loops.
-    stage: usize,
+    pub(crate) stage: usize,
     /// The bounds' analyzer, plus the rebased loop variables.
-    an: arith::Analyzer,
+    pub(crate) an: arith::Analyzer,
     /// The rebased loop variables bound in `an`, in the order bound.
-    rebased: Vec<Var>,
+    pub(crate) rebased: Vec<Var>,
     /// The `produce` block of each stage, once built.
     built: Vec<Option<Stmt>>,
     /// The start of each stage's region per axis, in loop variables (not
@@ -410,13 +410,13 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `e` in terms of emitted loop variables.
-    fn expr(&self, e: &Expr) -> Expr {
+    pub(crate) fn expr(&self, e: &Expr) -> Expr {
         simp(&self.an, self.unsimplified(e))
     }
 
     /// [`Lowerer::expr`] before simplification, for callers that build a
     /// larger expression around it and simplify that once.
-    fn unsimplified(&self, e: &Expr) -> Expr {
+    pub(crate) fn unsimplified(&self, e: &Expr) -> Expr {
         // One walk: a variable that is not a loop's becomes its value in
         // loop variables, in which dropped loops are then replaced.
         e.substitute(&mut |v| match self.b.loop_value(self.stage, v) {
@@ -478,7 +478,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The buffer of output `k` of stage `i`, if it has storage.
-    fn buffer_of(&self, i: usize, k: usize) -> Option<Buffer> {
+    pub(crate) fn buffer_of(&self, i: usize, k: usize) -> Option<Buffer> {
         match k {
             0 => self.buffers[i].clone(),
             _ => self.more_buffers[i].get(k - 1).cloned(),
@@ -488,7 +488,7 @@ impl<'a> Lowerer<'a> {
     /// Simplified indices into the buffer of stage `p` for the logical
     /// element `idx` (not yet simplified: each index is simplified once,
     /// together with the region offset it may get).
-    fn access(&self, p: usize, idx: Vec<Expr>) -> Vec<Expr> {
+    pub(crate) fn access(&self, p: usize, idx: Vec<Expr>) -> Vec<Expr> {
         if let Some(starts) = &self.transformed[p] {
             let map = self
                 .s
@@ -659,6 +659,7 @@ impl<'a> Lowerer<'a> {
             .map(|(_, g)| g)
             .collect();
         let stmt = match body.as_reduce() {
+            _ if st.tensorized().is_some() => self.tensorized_nest(i, &loops, &placed)?,
             _ if matches!(body.kind(), ValueKind::CommReduce(_)) => {
                 let ValueKind::CommReduce(r) = body.kind() else {
                     unreachable!("matched above")
@@ -817,7 +818,7 @@ impl<'a> Lowerer<'a> {
     /// Wraps `inner` in `loops` (outermost first; the first is loop number
     /// `offset` of its stage), placing the stages attached to each loop and
     /// the guards `placed` at that loop at the start of its body.
-    fn nest(
+    pub(crate) fn nest(
         &mut self,
         loops: &[Loop],
         inner: Stmt,
@@ -863,7 +864,7 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers an element value of the stage being lowered: its axes become
     /// the loop expressions [`Lowerer::unsimplified`] gives them.
-    fn value(&self, v: &TeValue) -> Result<Value> {
+    pub(crate) fn value(&self, v: &TeValue) -> Result<Value> {
         tir::stack::grow(|| self.value_step(v))
     }
 
@@ -956,7 +957,7 @@ fn guarded(s: Stmt, gs: &[&Expr]) -> Stmt {
         .fold(s, |acc, g| Stmt::if_then(Value::index((*g).clone()), acc))
 }
 
-fn binop(op: BinaryOp, int: bool) -> BinOp {
+pub(crate) fn binop(op: BinaryOp, int: bool) -> BinOp {
     match op {
         BinaryOp::Add => BinOp::Add,
         BinaryOp::Sub => BinOp::Sub,

@@ -5,6 +5,7 @@
 use crate::error::{Result, TeError};
 use crate::iter_var::{IterKind, IterVar};
 use crate::operation::{OpId, OpKind, Operation, Tensor};
+use crate::tensorize::TensorIntrin;
 use crate::thread::{StorageScope, ThreadTag};
 
 use arith::Expr;
@@ -77,6 +78,8 @@ pub struct Stage {
     is_output: bool,
     scope: Option<StorageScope>,
     threads: HashMap<IterVar, IterVar>,
+    /// The loop given to `tensorize` and its intrinsic.
+    tensorized: Option<(IterVar, TensorIntrin)>,
 }
 
 impl Stage {
@@ -92,6 +95,7 @@ impl Stage {
             is_output,
             scope: None,
             threads: HashMap::new(),
+            tensorized: None,
         }
     }
 
@@ -159,6 +163,12 @@ impl Stage {
             }
         }
         data
+    }
+
+    /// The loop whose nest a tensor intrinsic replaces (`tensorize`), with
+    /// the intrinsic.
+    pub fn tensorized(&self) -> Option<(&IterVar, &TensorIntrin)> {
+        self.tensorized.as_ref().map(|(iv, t)| (iv, t))
     }
 
     /// Where the stage is computed.
@@ -711,6 +721,23 @@ impl Schedule {
         self.touch();
         let scope = StorageScope::parse(scope)?;
         self.compute_stage_mut(t.as_ref(), "set_scope")?.scope = Some(scope);
+        Ok(())
+    }
+
+    /// `s[t].tensorize(iv, intrin)`: the loop `iv` and every loop inside it
+    /// are replaced by a call of `intrin`, whose computation must be what
+    /// they compute (checked, with the region's bounds against the
+    /// intrinsic's shapes, when the schedule is lowered).
+    pub fn tensorize(
+        &mut self,
+        t: &impl AsRef<Operation>,
+        iv: &IterVar,
+        intrin: &TensorIntrin,
+    ) -> Result<()> {
+        self.touch();
+        let st = self.compute_stage_mut(t.as_ref(), "tensorize")?;
+        st.leaf_pos(iv)?;
+        st.tensorized = Some((iv.clone(), intrin.clone()));
         Ok(())
     }
 

@@ -109,6 +109,19 @@ pub enum Stmt {
     Seq(Vec<Stmt>),
     /// Evaluates a value for its checks (its loads) and drops it.
     Evaluate(Value),
+    /// `name(A([min, extent], ..), ..)`: a call of a tensor intrinsic on
+    /// regions of buffers (what `tensorize` leaves in place of a loop
+    /// nest). Printed as the call; run as `body`, the intrinsic's own
+    /// computation over those regions, so a program with the call runs.
+    TensorCall {
+        /// The function called (`gemv_update`).
+        name: String,
+        /// The regions passed, inputs then outputs: one `[min, extent]`
+        /// per axis of each buffer.
+        args: Vec<(Buffer, Vec<Range>)>,
+        /// What the call computes.
+        body: Box<Stmt>,
+    },
 }
 
 impl Stmt {
@@ -207,6 +220,20 @@ impl Stmt {
         }
     }
 
+    /// A call of the tensor intrinsic `name` on `args`, which computes
+    /// `body` (see [`Stmt::TensorCall`]).
+    pub fn tensor_call(
+        name: impl Into<String>,
+        args: Vec<(Buffer, Vec<Range>)>,
+        body: Stmt,
+    ) -> Stmt {
+        Stmt::TensorCall {
+            name: name.into(),
+            args,
+            body: Box::new(body),
+        }
+    }
+
     /// The statements in order; nested sequences are spliced in and a single
     /// statement is returned as itself.
     pub fn seq(stmts: impl IntoIterator<Item = Stmt>) -> Stmt {
@@ -241,7 +268,8 @@ impl Stmt {
             | Stmt::Let { body, .. }
             | Stmt::Realize { body, .. }
             | Stmt::Allocate { body, .. }
-            | Stmt::Produce { body, .. } => vec![body],
+            | Stmt::Produce { body, .. }
+            | Stmt::TensorCall { body, .. } => vec![body],
             Stmt::IfThenElse {
                 then_case,
                 else_case,
@@ -316,7 +344,8 @@ impl Drop for Stmt {
                 | Stmt::Let { body, .. }
                 | Stmt::Realize { body, .. }
                 | Stmt::Allocate { body, .. }
-                | Stmt::Produce { body, .. } => {
+                | Stmt::Produce { body, .. }
+                | Stmt::TensorCall { body, .. } => {
                     if !body.is_no_op() {
                         out.push(std::mem::replace(&mut **body, Stmt::no_op()));
                     }
