@@ -387,3 +387,32 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn the_run_report_of_an_argmax_with_a_symbolic_size_is_clean() {
+    // What `--run` does: every size given a value, the report, the check.
+    let n = te::var("n");
+    let a = placeholder([n.expr(), Expr::int(7)], "A", DataType::Float32).unwrap();
+    let k = reduce_axis((0, 7), "k");
+    let r = argmax();
+    let t = try_compute_multi(
+        [n.expr()],
+        &["i"],
+        |i| {
+            let src = vec![Value::index(k.expr()), at(&a, &[i[0].clone(), k.expr()])];
+            r.reduce(src, &[k.clone()], None)
+        },
+        "T",
+    )
+    .unwrap();
+    let mut s = create_schedule(&t);
+    s.split(&t[0], &t[0].op().axis()[0], 4).unwrap();
+    let options = te::ReportOptions {
+        run: true,
+        ..Default::default()
+    };
+    let report = te::run_report(&s, &[a, t[0].clone(), t[1].clone()], &options).unwrap();
+    assert!(report.is_clean(), "{:?}", report.check);
+    let text = report.report.program.to_string();
+    assert!(text.contains("T.v0[((i.outer*4) + i.inner)] = -1"), "{text}");
+}

@@ -342,3 +342,17 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn the_run_report_of_a_tensorized_stage_is_clean() {
+    let (x, y, z) = add(48);
+    let mut s = create_schedule(&[z.clone()]);
+    let (_, xi) = s.split(&z, &z.op().axis()[0], 16).unwrap();
+    s.tensorize(&z, &xi, &intrin_vadd(16)).unwrap();
+    let options = te::ReportOptions {
+        run: true,
+        ..Default::default()
+    };
+    let report = te::run_report(&s, &[x, y, z], &options).unwrap();
+    assert!(report.is_clean(), "{:?}", report.check);
+}

@@ -222,6 +222,23 @@ impl Stmt {
 
     /// A call of the tensor intrinsic `name` on `args`, which computes
     /// `body` (see [`Stmt::TensorCall`]).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use arith::{Range, Var};
+    /// use tir::{Buffer, DataType, PrimFunc, Stmt, Tensor, Value};
+    /// let a = Buffer::new("A", DataType::Float32, [4i64]);
+    /// let b = Buffer::new("B", DataType::Float32, [4i64]);
+    /// let i = Var::new("i");
+    /// let copy = Stmt::for_range(&i, 0, 4, Stmt::store(&b, [i.expr()], Value::load(&a, [i.expr()])));
+    /// let whole = vec![Range::from_extent(arith::Expr::int(4))];
+    /// let call = Stmt::tensor_call("vcopy", vec![(a.clone(), whole.clone()), (b.clone(), whole)], copy);
+    /// assert_eq!(call.to_string(), "vcopy(A([0, 4]), B([0, 4]))\n");
+    /// let f = PrimFunc::new("f", vec![a.clone(), b.clone()], call);
+    /// let inputs = HashMap::from([(a, Tensor::new(vec![4], vec![1.0, 2.0, 3.0, 4.0]).unwrap())]);
+    /// let out = tir::run(&f, &inputs, &HashMap::new()).unwrap();
+    /// assert_eq!(out.tensor(&b).unwrap().data(), &[1.0, 2.0, 3.0, 4.0]);
+    /// ```
     pub fn tensor_call(
         name: impl Into<String>,
         args: Vec<(Buffer, Vec<Range>)>,
