@@ -329,19 +329,14 @@ impl CommReduce {
                     .all(|(a, b)| a.to_string() == b.to_string()))
     }
 
-    /// The same output of a reduction with each source, and the condition,
-    /// rewritten.
-    pub(crate) fn map(
-        &self,
-        source: &mut impl FnMut(&Value) -> Value,
-        condition: &mut impl FnMut(&Expr) -> Expr,
-    ) -> CommReduce {
+    /// The same output of a reduction with each source rewritten.
+    pub(crate) fn map_sources(&self, source: &mut impl FnMut(&Value) -> Value) -> CommReduce {
         CommReduce {
             data: Arc::new(ReduceData {
                 combiner: self.data.combiner.clone(),
                 sources: self.data.sources.iter().map(source).collect(),
                 axes: self.data.axes.clone(),
-                condition: self.data.condition.as_ref().map(condition),
+                condition: self.data.condition.clone(),
             }),
             value_index: self.value_index,
         }

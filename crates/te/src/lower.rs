@@ -268,6 +268,10 @@ pub(crate) struct Lowerer<'a> {
     style: StorageStyle,
     buffers: Vec<Option<Buffer>>,
     params: arith::IdSet<usize>,
+    /// The outputs among the arguments, by stage and output: an output of
+    /// a stage among them that is not an argument itself still gets storage
+    /// (whole, as the stage's other outputs are stored).
+    param_outputs: HashSet<(usize, usize)>,
     pub(crate) attached: IdMap<IterVar, Vec<usize>>,
     /// Variables of dropped and rebased loops, by their value (those of
     /// axes several stages share are in `own_subst`).
@@ -311,6 +315,7 @@ impl<'a> Lowerer<'a> {
         style: StorageStyle,
     ) -> Result<Lowerer<'a>> {
         let mut params = arith::IdSet::default();
+        let mut param_outputs = HashSet::new();
         let mut unused = HashMap::new();
         for t in args {
             let i = match s.stage_index(t.op()) {
@@ -331,6 +336,7 @@ impl<'a> Lowerer<'a> {
                 )));
             }
             params.insert(i);
+            param_outputs.insert((i, t.value_index()));
         }
         let mut attached: IdMap<IterVar, Vec<usize>> = IdMap::default();
         let mut buffers = Vec::with_capacity(s.stages().len());
@@ -395,6 +401,7 @@ impl<'a> Lowerer<'a> {
             style,
             buffers,
             params,
+            param_outputs,
             attached,
             unused,
             subst: IdMap::default(),
@@ -446,16 +453,22 @@ impl<'a> Lowerer<'a> {
 
     /// The storage of stage `i` around `body` (nothing for parameters).
     fn with_storage(&self, i: usize, body: Stmt) -> Result<Stmt> {
-        if self.params.contains(&i) {
+        let op = self.s.stages()[i].op();
+        if self.params.contains(&i) && op.num_outputs() == 1 {
             return Ok(body);
         }
-        let op = self.s.stages()[i].op();
         let first = self.buffers[i]
             .as_ref()
             .expect("computed stages have buffers");
         // The first output's storage outermost, as TVM realizes them.
         let mut body = body;
-        for buf in std::iter::once(first).chain(&self.more_buffers[i]).rev() {
+        let all: Vec<&Buffer> = std::iter::once(first)
+            .chain(&self.more_buffers[i])
+            .collect();
+        for (k, buf) in all.into_iter().enumerate().rev() {
+            if self.param_outputs.contains(&(i, k)) {
+                continue;
+            }
             body = match self.style {
                 StorageStyle::Realize => {
                     let region: Vec<Range> = self

@@ -528,9 +528,7 @@ impl Value {
             }
             ValueKind::CommReduce(r) => {
                 let condition = r.condition().map(&mut *f);
-                let r = r.map(&mut |s| s.rewrite_reads(f, load, gather), &mut |c| {
-                    c.clone()
-                });
+                let r = r.map_sources(&mut |s| s.rewrite_reads(f, load, gather));
                 Value::new(ValueKind::CommReduce(r.with_condition(condition)))
             }
         })
@@ -624,9 +622,9 @@ impl Value {
             ValueKind::Cast(t, a) => Value::cast(*t, bind(a)),
             ValueKind::SelectValue(c, a, b) => Value::select_value(bind(c), bind(a), bind(b)),
             ValueKind::Gather(t, idx) => Value::gather(t, idx.iter().map(bind).collect()),
-            ValueKind::CommReduce(r) => Value::new(ValueKind::CommReduce(
-                r.map(&mut |s| bind(s), &mut |c| c.clone()),
-            )),
+            ValueKind::CommReduce(r) => {
+                Value::new(ValueKind::CommReduce(r.map_sources(&mut |s| bind(s))))
+            }
         })
     }
 

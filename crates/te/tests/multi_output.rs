@@ -414,5 +414,42 @@ fn the_run_report_of_an_argmax_with_a_symbolic_size_is_clean() {
     let report = te::run_report(&s, &[a, t[0].clone(), t[1].clone()], &options).unwrap();
     assert!(report.is_clean(), "{:?}", report.check);
     let text = report.report.program.to_string();
-    assert!(text.contains("T.v0[((i.outer*4) + i.inner)] = -1"), "{text}");
+    assert!(
+        text.contains("T.v0[((i.outer*4) + i.inner)] = -1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_output_left_out_of_the_arguments_is_stored_inside_and_the_other_checked() {
+    let (a, b, c) = two_outputs(3, 4);
+    let s = create_schedule(&[c[0].clone()]);
+    let args = [a, b, c[1].clone()];
+    let text = lower(&s, &args).unwrap().to_string();
+    assert!(
+        text.starts_with(
+            "// attr [C.v0] storage_scope = \"global\"\nallocate C.v0[float32 * 3 * 4]\n"
+        ),
+        "{text}"
+    );
+    let r = check(&s, &args, &Default::default(), 9).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
+    assert_eq!(r.compared, 12);
+}
+
+#[test]
+fn scheduleops_realizes_every_output_the_first_outermost() {
+    let (a, b, c) = two_outputs(2, 3);
+    let d = te::compute_named([2, 3], &["di", "dj"], |i| at(&c[0], i) + at(&c[1], i), "D").unwrap();
+    let s = create_schedule(&[d.clone()]);
+    let bounds = te::infer_bound(&s).unwrap();
+    let text = te::schedule_ops(&s, &bounds, &[a, b, d], te::StorageStyle::Realize)
+        .unwrap()
+        .to_string();
+    assert!(
+        text.starts_with(
+            "realize C.v0([0, 2], [0, 3]) {\n  realize C.v1([0, 2], [0, 3]) {\n    produce C {"
+        ),
+        "{text}"
+    );
 }
