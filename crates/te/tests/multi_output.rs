@@ -453,3 +453,30 @@ fn scheduleops_realizes_every_output_the_first_outermost() {
         "{text}"
     );
 }
+
+#[test]
+fn a_several_output_stage_reads_inlined_and_attached_producers_in_every_body() {
+    let a = placeholder([4, 6], "A", DataType::Float32).unwrap();
+    let p = te::compute_named([4, 6], &["pi", "pj"], |i| at(&a, i) + 1.0, "P").unwrap();
+    let q = te::compute_named([4, 6], &["qi", "qj"], |i| at(&a, i) * 3.0, "Q").unwrap();
+    // P only in the second body, Q only in the first.
+    let c = try_compute_multi(
+        [4, 5],
+        &["i", "j"],
+        |i| {
+            let next = [i[0].clone(), i[1].clone() + 1];
+            Ok::<_, TeError>(vec![at(&q, &next), at(&p, i) - at(&p, &next)])
+        },
+        "C",
+    )
+    .unwrap();
+    let mut s = create_schedule(&c);
+    s.compute_inline(&p).unwrap();
+    s.compute_at(&q, &c[0], &c[0].op().axis()[0]).unwrap();
+    let args = [a, c[0].clone(), c[1].clone()];
+    let text = lower(&s, &args).unwrap().to_string();
+    assert!(text.contains("allocate Q[float32 * 1 * 5]"), "{text}");
+    assert!(!text.contains("produce P"), "{text}");
+    let r = check(&s, &args, &Default::default(), 13).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
+}
