@@ -356,3 +356,38 @@ fn the_run_report_of_a_tensorized_stage_is_clean() {
     let report = te::run_report(&s, &[x, y, z], &options).unwrap();
     assert!(report.is_clean(), "{:?}", report.check);
 }
+
+#[test]
+fn an_intrinsic_with_divided_indices_matches_the_same_compute_and_runs() {
+    // TVM's test_tensorize_op: `A[j // 3 + i % 3, j % 3 + i // 3]`.
+    let body = |a: &Tensor, i: &[Expr]| {
+        let (x, y) = (i[0].clone(), i[1].clone());
+        let three = Expr::int(3);
+        at(
+            a,
+            &[
+                Expr::add(
+                    Expr::floor_div(y.clone(), three.clone()),
+                    Expr::floor_mod(x.clone(), three.clone()),
+                ),
+                Expr::add(Expr::floor_mod(y, three.clone()), Expr::floor_div(x, three)),
+            ],
+        )
+    };
+    let x = placeholder([5, 5], "A", DataType::Float32).unwrap();
+    let y = compute_named([9, 9], &["i", "j"], |i| body(&x, i), "compute").unwrap();
+    let op = decl_tensor_intrin(y.op(), "op", calls(Some("op"), None, None)).unwrap();
+    let a = placeholder([5, 5], "A", DataType::Float32).unwrap();
+    let b = compute_named([9, 9], &["i", "j"], |i| body(&a, i), "B").unwrap();
+    let mut s = create_schedule(&[b.clone()]);
+    let axis = b.op().axis()[0].clone();
+    s.tensorize(&b, &axis, &op).unwrap();
+    let args = [a, b];
+    let text = lower(&s, &args).unwrap().to_string();
+    assert_eq!(
+        text,
+        "produce B {\n  op(A([0, 5], [0, 5]), B([0, 9], [0, 9]))\n}\n"
+    );
+    let r = check(&s, &args, &Default::default(), 6).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
+}
