@@ -480,3 +480,31 @@ fn a_several_output_stage_reads_inlined_and_attached_producers_in_every_body() {
     let r = check(&s, &args, &Default::default(), 13).unwrap();
     assert!(r.is_clean(0.0), "{r:?}");
 }
+
+#[test]
+fn argmax_of_an_inlined_producer_reads_its_definition() {
+    let a = placeholder([3, 5], "A", DataType::Float32).unwrap();
+    let p = te::compute_named([3, 5], &["pi", "pj"], |i| at(&a, i) * -1.0, "P").unwrap();
+    let k = reduce_axis((0, 5), "k");
+    let r = argmax();
+    let t = try_compute_multi(
+        [3],
+        &["i"],
+        |i| {
+            let src = vec![Value::index(k.expr()), at(&p, &[i[0].clone(), k.expr()])];
+            r.reduce(src, &[k.clone()], None)
+        },
+        "T",
+    )
+    .unwrap();
+    let mut s = create_schedule(&t);
+    s.compute_inline(&p).unwrap();
+    let args = [a, t[0].clone(), t[1].clone()];
+    let text = lower(&s, &args).unwrap().to_string();
+    assert!(
+        text.contains("T.v1[i] = max(T.v1[i], (A[i, k]*-1.000000f))"),
+        "{text}"
+    );
+    let r = check(&s, &args, &Default::default(), 17).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
+}
