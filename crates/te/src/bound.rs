@@ -532,7 +532,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         // index under the same relaxation asks for the same set, which the
         // union already holds.
         let mut asked: Vec<Vec<Option<Expr>>> = vec![Vec::new(); ndim];
-        body.for_each_access(&mut |t, idx| {
+        let mut visit = |t: &crate::operation::Tensor, idx: &[Option<Expr>]| {
             if t.op() != op {
                 return;
             }
@@ -568,7 +568,12 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                 });
                 requests[d].push(clamp_to_shape(req, &lasts[d], an));
             }
-        });
+        };
+        body.for_each_access(&mut visit);
+        // The other outputs of a consumer with several read in its nest too.
+        for more in &b.graph.more_bodies[c] {
+            more.for_each_access(&mut visit);
+        }
     }
     // Phase 4: the union over consumers, per axis.
     match op.kind() {

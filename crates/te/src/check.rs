@@ -249,7 +249,7 @@ pub fn check_limited(
         let total: i64 = shape.iter().product();
         let mut idx = vec![0i64; shape.len()];
         for _ in 0..total.max(0) {
-            let want = reference.element(t.op(), &idx)?;
+            let want = reference.element_of(t, &idx)?;
             let have = crate::layout::position(layout.as_ref(), &idx)
                 .and_then(|at| got.get(&at))
                 .unwrap_or(f64::NAN);
@@ -314,7 +314,7 @@ fn index_input_bounds(s: &Schedule, shapes: &Reference<'_>) -> HashMap<OpId, i64
     let mut pending: Vec<crate::value::Value> = s
         .stages()
         .iter()
-        .filter_map(|st| st.op().as_compute().map(|c| c.body.clone()))
+        .flat_map(|st| st.op().bodies().into_iter().cloned())
         .collect();
     while let Some(v) = pending.pop() {
         if let crate::value::ValueKind::Gather(t, idx) = v.kind() {

@@ -45,6 +45,7 @@ mod auto_inline;
 mod bound;
 mod cache;
 mod check;
+mod comm_reducer;
 mod error;
 mod extern_op;
 mod graph;
@@ -65,6 +66,7 @@ mod run_report;
 mod scan;
 mod schedule;
 mod simp;
+mod tensorize;
 mod thread;
 mod value;
 
@@ -75,14 +77,16 @@ pub use bound::{infer_bound, Bounds, BOUND_BUDGET};
 pub use check::{
     check, check_limited, CheckReport, RunLimits, StageCheck, DEFAULT_MAX_STEPS, RUN_ELEMENT_LIMIT,
 };
+pub use comm_reducer::{CommReduce, CommReducer};
 pub use error::{ErrorKind, Result, TeError};
 pub use group::Group;
 pub use extern_op::{decl_buffer, extern_of, extern_op, ExternOp};
 pub use iter_var::{IterKind, IterVar};
 pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
 pub use operation::{
-    compute, compute_named, placeholder, reduce_axis, try_compute_named, try_compute_tagged, var,
-    AttrValue, Attrs, ComputeOp, OpId, OpKind, Operation, Tensor, MAX_BODY_NODES,
+    compute, compute_named, placeholder, reduce_axis, try_compute_multi, try_compute_multi_tagged,
+    try_compute_named, try_compute_tagged, var, AttrValue, Attrs, ComputeOp, OpId, OpKind,
+    Operation, Tensor, MAX_BODY_NODES,
 };
 pub use read_graph::{create_read_graph, post_order_dfs, ReadGraph};
 pub use reference::Reference;
@@ -93,5 +97,6 @@ pub use run_report::{
 };
 pub use scan::{scan, scan_op, ScanOp};
 pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
+pub use tensorize::{decl_tensor_intrin, IntrinCalls, TensorIntrin};
 pub use thread::{StorageScope, ThreadTag};
 pub use value::{max, min, prod, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

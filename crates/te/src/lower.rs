@@ -201,7 +201,9 @@ fn lower_with(
     let params: Vec<Buffer> = args
         .iter()
         .map(|t| match s.stage_index(t.op()) {
-            Ok(i) => l.buffers[i].clone().expect("params have buffers"),
+            Ok(i) => l
+                .buffer_of(i, t.value_index())
+                .expect("params have buffers"),
             Err(_) => l.unused[&t.op().id()].clone(),
         })
         .collect();
@@ -254,26 +256,30 @@ fn seq(a: Stmt, b: Stmt) -> Stmt {
 }
 
 /// One loop of a stage's nest.
-struct Loop {
-    iv: IterVar,
+pub(crate) struct Loop {
+    pub(crate) iv: IterVar,
     /// The loop variable: `iv`'s own, or a fresh one counting from 0 when
     /// `iv` starts elsewhere (TVM's rebase; `iv` is then `var + min`).
-    var: Var,
-    min: Expr,
-    extent: Expr,
+    pub(crate) var: Var,
+    pub(crate) min: Expr,
+    pub(crate) extent: Expr,
     /// Dropped because it runs once; its variable was replaced by `min`.
-    trivial: bool,
+    pub(crate) trivial: bool,
     /// The loop uses the exact extent (not a split factor plus a guard).
     exact: bool,
 }
 
-struct Lowerer<'a> {
-    s: &'a Schedule,
-    b: &'a Bounds,
+pub(crate) struct Lowerer<'a> {
+    pub(crate) s: &'a Schedule,
+    pub(crate) b: &'a Bounds,
     style: StorageStyle,
     buffers: Vec<Option<Buffer>>,
     params: arith::IdSet<usize>,
-    attached: IdMap<IterVar, Vec<usize>>,
+    /// The outputs among the arguments, by stage and output: an output of
+    /// a stage among them that is not an argument itself still gets storage
+    /// (whole, as the stage's other outputs are stored).
+    param_outputs: HashSet<(usize, usize)>,
+    pub(crate) attached: IdMap<IterVar, Vec<usize>>,
     /// Variables of dropped and rebased loops, by their value (those of
     /// axes several stages share are in `own_subst`).
     subst: IdMap<Var, Expr>,
@@ -282,11 +288,11 @@ struct Lowerer<'a> {
     own_subst: HashMap<(usize, Var), Expr>,
     /// The stage whose loops or body are being lowered: the variables of
     /// its axes mean its own loops.
-    stage: usize,
+    pub(crate) stage: usize,
     /// The bounds' analyzer, plus the rebased loop variables.
-    an: arith::Analyzer,
+    pub(crate) an: arith::Analyzer,
     /// The rebased loop variables bound in `an`, in the order bound.
-    rebased: Vec<Var>,
+    pub(crate) rebased: Vec<Var>,
     /// The `produce` block of each stage, once built.
     built: Vec<Option<Stmt>>,
     /// The start of each stage's region per axis, in loop variables (not
@@ -308,6 +314,9 @@ struct Lowerer<'a> {
     /// axis: its buffer is indexed in the transformed space, relative to
     /// those starts.
     transformed: Vec<Option<Vec<Expr>>>,
+    /// Per stage, the buffers of its outputs after the first (empty for a
+    /// stage of one output): same shape and scope as the first's.
+    more_buffers: Vec<Vec<Buffer>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -319,6 +328,7 @@ impl<'a> Lowerer<'a> {
         style: StorageStyle,
     ) -> Result<Lowerer<'a>> {
         let mut params = arith::IdSet::default();
+        let mut param_outputs = HashSet::new();
         let mut unused = HashMap::new();
         for t in args {
             let i = match s.stage_index(t.op()) {
@@ -339,6 +349,7 @@ impl<'a> Lowerer<'a> {
                 )));
             }
             params.insert(i);
+            param_outputs.insert((i, t.value_index()));
         }
         let (scan_parts, scan_inits) = scan_parts(s)?;
         let mut attached: IdMap<IterVar, Vec<usize>> = IdMap::default();
@@ -371,7 +382,7 @@ impl<'a> Lowerer<'a> {
             .flatten();
             if let Some((shape, starts)) = local {
                 transformed[i] = Some(starts);
-                let buf = Buffer::new(st.name(), op.dtype(), shape)
+                let buf = Buffer::new(buffer_name(st, 0), op.dtype(), shape)
                     .with_scope(storage_scope(s, i, b).to_string());
                 buffers.push(Some(Ok(buf)));
                 continue;
@@ -388,7 +399,7 @@ impl<'a> Lowerer<'a> {
                 } else {
                     allocation_shape(s, b, &an, i)?
                 };
-                let buf = Buffer::new(st.name(), op.dtype(), shape);
+                let buf = Buffer::new(buffer_name(st, 0), op.dtype(), shape);
                 Ok(if params.contains(&i) || st.is_placeholder() {
                     buf
                 } else {
@@ -403,6 +414,7 @@ impl<'a> Lowerer<'a> {
         for (&part, &scan) in &scan_parts {
             buffers[part] = buffers[scan].clone();
         }
+        let more_buffers = more_output_buffers(s, &buffers)?;
         let built = (0..s.stages().len()).map(|_| None).collect();
         Ok(Lowerer {
             s,
@@ -410,6 +422,7 @@ impl<'a> Lowerer<'a> {
             style,
             buffers,
             params,
+            param_outputs,
             attached,
             unused,
             scan_parts,
@@ -422,17 +435,18 @@ impl<'a> Lowerer<'a> {
             built,
             offsets: RefCell::new(vec![None; s.stages().len()]),
             transformed,
+            more_buffers,
         })
     }
 
     /// `e` in terms of emitted loop variables.
-    fn expr(&self, e: &Expr) -> Expr {
+    pub(crate) fn expr(&self, e: &Expr) -> Expr {
         simp(&self.an, self.unsimplified(e))
     }
 
     /// [`Lowerer::expr`] before simplification, for callers that build a
     /// larger expression around it and simplify that once.
-    fn unsimplified(&self, e: &Expr) -> Expr {
+    pub(crate) fn unsimplified(&self, e: &Expr) -> Expr {
         // One walk: a variable that is not a loop's becomes its value in
         // loop variables, in which dropped loops are then replaced.
         e.substitute(&mut |v| match self.b.loop_value(self.stage, v) {
@@ -462,35 +476,55 @@ impl<'a> Lowerer<'a> {
 
     /// The storage of stage `i` around `body` (nothing for parameters).
     fn with_storage(&self, i: usize, body: Stmt) -> Result<Stmt> {
-        if self.params.contains(&i) || self.scan_parts.contains_key(&i) {
+        let op = self.s.stages()[i].op();
+        if (self.params.contains(&i) && op.num_outputs() == 1) || self.scan_parts.contains_key(&i) {
             return Ok(body);
         }
-        let op = self.s.stages()[i].op();
-        let buf = self.buffers[i]
+        let first = self.buffers[i]
             .as_ref()
             .expect("computed stages have buffers");
-        Ok(match self.style {
-            StorageStyle::Realize => {
-                let region: Vec<Range> = self
-                    .b
-                    .region(op)
-                    .ok_or_else(|| TeError::lowering(format!("no bounds for `{}`", op.name())))?
-                    .iter()
-                    .map(|r| Range::new(self.expr(&r.min), self.expr(&r.extent)))
-                    .collect();
-                Stmt::realize(buf, region, body)
+        // The first output's storage outermost, as TVM realizes them.
+        let mut body = body;
+        let all: Vec<&Buffer> = std::iter::once(first)
+            .chain(&self.more_buffers[i])
+            .collect();
+        for (k, buf) in all.into_iter().enumerate().rev() {
+            if self.param_outputs.contains(&(i, k)) {
+                continue;
             }
-            // The static size, as `tvm.lower` prints it; reads outside this
-            // iteration's region are still caught as reads of unwritten
-            // elements, since the allocation is fresh in every iteration.
-            StorageStyle::Allocate => Stmt::allocate(buf, buf.shape().to_vec(), body),
-        })
+            body = match self.style {
+                StorageStyle::Realize => {
+                    let region: Vec<Range> = self
+                        .b
+                        .region(op)
+                        .ok_or_else(|| TeError::lowering(format!("no bounds for `{}`", op.name())))?
+                        .iter()
+                        .map(|r| Range::new(self.expr(&r.min), self.expr(&r.extent)))
+                        .collect();
+                    Stmt::realize(buf, region, body)
+                }
+                // The static size, as `tvm.lower` prints it; reads outside
+                // this iteration's region are still caught as reads of
+                // unwritten elements, since the allocation is fresh in every
+                // iteration.
+                StorageStyle::Allocate => Stmt::allocate(buf, buf.shape().to_vec(), body),
+            };
+        }
+        Ok(body)
+    }
+
+    /// The buffer of output `k` of stage `i`, if it has storage.
+    pub(crate) fn buffer_of(&self, i: usize, k: usize) -> Option<Buffer> {
+        match k {
+            0 => self.buffers[i].clone(),
+            _ => self.more_buffers[i].get(k - 1).cloned(),
+        }
     }
 
     /// Simplified indices into the buffer of stage `p` for the logical
     /// element `idx` (not yet simplified: each index is simplified once,
     /// together with the region offset it may get).
-    fn access(&self, p: usize, idx: Vec<Expr>) -> Vec<Expr> {
+    pub(crate) fn access(&self, p: usize, idx: Vec<Expr>) -> Vec<Expr> {
         // A scan's parts are stored in the scan's buffer.
         let p = self.scan_parts.get(&p).copied().unwrap_or(p);
         if let Some(starts) = &self.transformed[p] {
@@ -659,27 +693,33 @@ impl<'a> Lowerer<'a> {
                 )
             })
             .collect();
-        let wrap = |s: Stmt, gs: &[&Expr]| {
-            gs.iter()
-                .rev()
-                .fold(s, |acc, g| Stmt::if_then(Value::index((*g).clone()), acc))
-        };
+        let wrap = guarded;
         let outside: Vec<&Expr> = placed
             .iter()
             .filter(|(p, _)| p.is_none())
             .map(|(_, g)| g)
             .collect();
         let stmt = match body.as_reduce() {
+            _ if st.tensorized().is_some() => self.tensorized_nest(i, &loops, &placed)?,
+            _ if matches!(body.kind(), ValueKind::CommReduce(_)) => {
+                let ValueKind::CommReduce(r) = body.kind() else {
+                    unreachable!("matched above")
+                };
+                let (init, update) = self.comm_reduce_stores(i, r, &out_access)?;
+                self.reduction_nest(i, &loops, &placed, init, update)?
+            }
             None => {
                 let v = self.value(&body)?;
-                let store = Stmt::store_in_stage(&name, &buf, out_access, v);
+                let mut store = Stmt::store_in_stage(&name, &buf, out_access.clone(), v);
+                // The other outputs of the operation, in the same nest.
+                for (k, b) in self.b.graph.more_bodies[i].clone().iter().enumerate() {
+                    let out = self.more_buffers[i][k].clone();
+                    let v = self.value(b)?;
+                    store = Stmt::seq([store, Stmt::store(&out, out_access.clone(), v)]);
+                }
                 self.nest(&loops, store, &placed, 0)?
             }
             Some(r) => {
-                let first_reduce = loops
-                    .iter()
-                    .position(|l| l.iv.kind() == IterKind::Reduce)
-                    .unwrap_or(loops.len());
                 let dtype = op.dtype();
                 let init_value = Value::constant(r.reducer.identity(dtype), dtype);
                 let init = Stmt::store_in_stage(
@@ -688,26 +728,6 @@ impl<'a> Lowerer<'a> {
                     out_access.clone(),
                     init_value,
                 );
-                // The initialisation runs over the loops from the first
-                // reduction loop on that cover data axes (a data axis fused
-                // with a reduction axis included), as TVM's
-                // `ComputeLoopNest` places it. Guards inside the reduction
-                // loops that involve none of the other loops also guard it.
-                let data_loops = st.data_loops();
-                let reduce_vars: Vec<&Var> = loops[first_reduce..]
-                    .iter()
-                    .filter(|l| !data_loops.contains(&l.iv))
-                    .map(|l| &l.var)
-                    .collect();
-                let init_guards: Vec<&Expr> = placed
-                    .iter()
-                    .filter(|(p, g)| {
-                        p.is_some_and(|p| p >= first_reduce)
-                            && !reduce_vars.iter().any(|v| g.uses_var(v))
-                    })
-                    .map(|(_, g)| g)
-                    .collect();
-                let init = wrap(init, &init_guards);
                 let source = self.value(&r.source)?;
                 let acc = Value::load(&buf, out_access.clone());
                 let combined =
@@ -717,25 +737,7 @@ impl<'a> Lowerer<'a> {
                     let c = self.expr(c);
                     update = Stmt::if_then(Value::index(c), update);
                 }
-                let data_inner: Vec<&Loop> = loops[first_reduce..]
-                    .iter()
-                    .filter(|l| data_loops.contains(&l.iv))
-                    .collect();
-                let mut init_nest = init;
-                for l in data_inner.iter().rev() {
-                    if !l.trivial {
-                        init_nest =
-                            Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), init_nest);
-                    }
-                }
-                let update_nest =
-                    self.nest(&loops[first_reduce..], update, &placed, first_reduce)?;
-                self.nest(
-                    &loops[..first_reduce],
-                    Stmt::seq([init_nest, update_nest]),
-                    &placed,
-                    0,
-                )?
+                self.reduction_nest(i, &loops, &placed, init, update)?
             }
         };
         if self.scan_parts.contains_key(&i) {
@@ -789,10 +791,123 @@ impl<'a> Lowerer<'a> {
         Ok(Stmt::produce(self.s.stages()[i].name(), seq(init, steps)))
     }
 
+    /// The loops of reduction stage `i` around its initialisation `init`
+    /// and its update `update`.
+    fn reduction_nest(
+        &mut self,
+        i: usize,
+        loops: &[Loop],
+        placed: &[(Option<usize>, Expr)],
+        init: Stmt,
+        update: Stmt,
+    ) -> Result<Stmt> {
+        let st = &self.s.stages()[i];
+        let first_reduce = loops
+            .iter()
+            .position(|l| l.iv.kind() == IterKind::Reduce)
+            .unwrap_or(loops.len());
+        // The initialisation runs over the loops from the first reduction
+        // loop on that cover data axes (a data axis fused with a reduction
+        // axis included), as TVM's `ComputeLoopNest` places it. Guards
+        // inside the reduction loops that involve none of the other loops
+        // also guard it.
+        let data_loops = st.data_loops();
+        let reduce_vars: Vec<&Var> = loops[first_reduce..]
+            .iter()
+            .filter(|l| !data_loops.contains(&l.iv))
+            .map(|l| &l.var)
+            .collect();
+        let init_guards: Vec<&Expr> = placed
+            .iter()
+            .filter(|(p, g)| {
+                p.is_some_and(|p| p >= first_reduce) && !reduce_vars.iter().any(|v| g.uses_var(v))
+            })
+            .map(|(_, g)| g)
+            .collect();
+        let init = guarded(init, &init_guards);
+        let data_inner: Vec<&Loop> = loops[first_reduce..]
+            .iter()
+            .filter(|l| data_loops.contains(&l.iv))
+            .collect();
+        let mut init_nest = init;
+        for l in data_inner.iter().rev() {
+            if !l.trivial {
+                init_nest = Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), init_nest);
+            }
+        }
+        let update_nest = self.nest(&loops[first_reduce..], update, placed, first_reduce)?;
+        self.nest(
+            &loops[..first_reduce],
+            Stmt::seq([init_nest, update_nest]),
+            placed,
+            0,
+        )
+    }
+
+    /// The initialisation and the update of stage `i`, a reduction by a
+    /// [`crate::CommReducer`] whose outputs are stored at `out_access`: one
+    /// store per output, in order, as TVM's `MakeReduction` emits them
+    /// (each update reads the outputs as they are when it runs).
+    fn comm_reduce_stores(
+        &self,
+        i: usize,
+        r: &crate::comm_reducer::CommReduce,
+        out_access: &[Expr],
+    ) -> Result<(Stmt, Stmt)> {
+        let st = &self.s.stages()[i];
+        let op = st.op();
+        let combiner = r.combiner();
+        if let Some((j, k)) = combiner.overwritten_read() {
+            return Err(TeError::lowering(format!(
+                "`{}` reduces with `{}`, whose value {j} is computed from accumulated value {k}: \
+                 the update stores the values one after another (as TVM does), so value {k} is \
+                 already overwritten when value {j} is computed; order the combiner's values so \
+                 that each reads only accumulated values at or after its own position",
+                op.name(),
+                combiner.name()
+            )));
+        }
+        let bufs: Vec<Buffer> = (0..combiner.size())
+            .map(|k| self.buffer_of(i, k).expect("computed stages have buffers"))
+            .collect();
+        let axis: Vec<Expr> = op.axis().iter().map(IterVar::expr).collect();
+        let acc: Vec<TeValue> = op.outputs().iter().map(|t| t.at(axis.clone())).collect();
+        let mut inits = Vec::with_capacity(bufs.len());
+        let mut updates = Vec::with_capacity(bufs.len());
+        for (k, buf) in bufs.iter().enumerate() {
+            let dtype = buf.dtype();
+            let (init_stage, stage) = if k == 0 {
+                (format!("{}.init", st.name()), st.name().to_string())
+            } else {
+                (format!("{}.init", buf.name()), buf.name().to_string())
+            };
+            let identity = self.operand(&combiner.identity()[k], dtype)?;
+            inits.push(Stmt::store_in_stage(
+                init_stage,
+                buf,
+                out_access.to_vec(),
+                identity,
+            ));
+            let combined = combiner.combine(k, &acc, r.sources());
+            let combined = self.operand(&combined, dtype)?;
+            updates.push(Stmt::store_in_stage(
+                stage,
+                buf,
+                out_access.to_vec(),
+                combined,
+            ));
+        }
+        let mut update = Stmt::seq(updates);
+        if let Some(c) = r.condition() {
+            update = Stmt::if_then(Value::index(self.expr(c)), update);
+        }
+        Ok((Stmt::seq(inits), update))
+    }
+
     /// Wraps `inner` in `loops` (outermost first; the first is loop number
     /// `offset` of its stage), placing the stages attached to each loop and
     /// the guards `placed` at that loop at the start of its body.
-    fn nest(
+    pub(crate) fn nest(
         &mut self,
         loops: &[Loop],
         inner: Stmt,
@@ -838,7 +953,7 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers an element value of the stage being lowered: its axes become
     /// the loop expressions [`Lowerer::unsimplified`] gives them.
-    fn value(&self, v: &TeValue) -> Result<Value> {
+    pub(crate) fn value(&self, v: &TeValue) -> Result<Value> {
         tir::stack::grow(|| self.value_step(v))
     }
 
@@ -851,11 +966,11 @@ impl<'a> Lowerer<'a> {
             ValueKind::Index(e) => Value::index(idx(e)),
             ValueKind::Load(t, indices) => {
                 let p = self.s.stage_index(t.op())?;
-                let buf = self.buffers[p]
-                    .as_ref()
+                let buf = self
+                    .buffer_of(p, t.value_index())
                     .ok_or_else(|| TeError::lowering(format!("`{}` has no storage", t.name())))?;
                 let logical: Vec<Expr> = indices.iter().map(raw).collect();
-                Value::load(buf, self.access(p, logical))
+                Value::load(&buf, self.access(p, logical))
             }
             ValueKind::Neg(a) => -self.value(a)?,
             ValueKind::Binary(op, a, b) => {
@@ -866,7 +981,7 @@ impl<'a> Lowerer<'a> {
             ValueKind::Select(c, a, b) => {
                 Value::select(Value::index(idx(c)), self.value(a)?, self.value(b)?)
             }
-            ValueKind::Reduce(_) => {
+            ValueKind::Reduce(_) | ValueKind::CommReduce(_) => {
                 return Err(TeError::definition(
                     "a reduction must be the whole body of a compute",
                 ))
@@ -897,8 +1012,8 @@ impl<'a> Lowerer<'a> {
                         t.name()
                     )));
                 }
-                let buf = self.buffers[p]
-                    .as_ref()
+                let buf = self
+                    .buffer_of(p, t.value_index())
                     .ok_or_else(|| TeError::lowering(format!("`{}` has no storage", t.name())))?;
                 // Each index computed from values is bound to a variable
                 // around the load, since loads take index expressions.
@@ -914,7 +1029,7 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                 }
-                let load = Value::load(buf, self.access(p, logical));
+                let load = Value::load(&buf, self.access(p, logical));
                 bound
                     .into_iter()
                     .rev()
@@ -953,7 +1068,14 @@ fn scan_parts(s: &Schedule) -> Result<ScanParts> {
     Ok((parts, inits))
 }
 
-fn binop(op: BinaryOp, int: bool) -> BinOp {
+/// `s` inside an `if` per guard of `gs`, the first outermost.
+fn guarded(s: Stmt, gs: &[&Expr]) -> Stmt {
+    gs.iter()
+        .rev()
+        .fold(s, |acc, g| Stmt::if_then(Value::index((*g).clone()), acc))
+}
+
+pub(crate) fn binop(op: BinaryOp, int: bool) -> BinOp {
     match op {
         BinaryOp::Add => BinOp::Add,
         BinaryOp::Sub => BinOp::Sub,
@@ -1180,4 +1302,44 @@ fn enumerate_max(
         }
     }
     true
+}
+
+/// The name of the buffer of output `k` of stage `st`: the stage's name for
+/// an operation of one output, `C.v0`, `C.v1`, ... for one of several, as
+/// TVM names them.
+fn buffer_name(st: &crate::schedule::Stage, k: usize) -> String {
+    if st.op().num_outputs() > 1 {
+        format!("{}.v{k}", st.name())
+    } else {
+        st.name().to_string()
+    }
+}
+
+/// Per stage, the buffers of its outputs after the first, shaped and
+/// scoped as the first output's buffer (`buffers[i]`).
+fn more_output_buffers(s: &Schedule, buffers: &[Option<Buffer>]) -> Result<Vec<Vec<Buffer>>> {
+    s.stages()
+        .iter()
+        .zip(buffers)
+        .map(|(st, first)| {
+            let op = st.op();
+            let Some(first) = first.as_ref().filter(|_| op.num_outputs() > 1) else {
+                return Ok(Vec::new());
+            };
+            if s.layout(op).is_some() {
+                return Err(TeError::schedule(format!(
+                    "`{}` has {} outputs: transform_layout applies to operations of one output",
+                    op.name(),
+                    op.num_outputs()
+                )));
+            }
+            Ok((1..op.num_outputs())
+                .map(|k| {
+                    let dtype = op.output_dtype(k).expect("one type per output");
+                    Buffer::new(buffer_name(st, k), dtype, first.shape().to_vec())
+                        .with_scope(first.scope().to_string())
+                })
+                .collect())
+        })
+        .collect()
 }

@@ -5,6 +5,7 @@
 use crate::error::{Result, TeError};
 use crate::iter_var::{IterKind, IterVar};
 use crate::operation::{OpId, OpKind, Operation, Tensor};
+use crate::tensorize::TensorIntrin;
 use crate::thread::{StorageScope, ThreadTag};
 
 use arith::Expr;
@@ -77,6 +78,8 @@ pub struct Stage {
     is_output: bool,
     scope: Option<StorageScope>,
     threads: HashMap<IterVar, IterVar>,
+    /// The loop given to `tensorize` and its intrinsic.
+    tensorized: Option<(IterVar, TensorIntrin)>,
 }
 
 impl Stage {
@@ -97,6 +100,7 @@ impl Stage {
             is_output,
             scope: None,
             threads: HashMap::new(),
+            tensorized: None,
         }
     }
 
@@ -164,6 +168,12 @@ impl Stage {
             }
         }
         data
+    }
+
+    /// The loop whose nest a tensor intrinsic replaces (`tensorize`), with
+    /// the intrinsic.
+    pub fn tensorized(&self) -> Option<(&IterVar, &TensorIntrin)> {
+        self.tensorized.as_ref().map(|(iv, t)| (iv, t))
     }
 
     /// Where the stage is computed.
@@ -273,7 +283,13 @@ fn fresh_revision() -> u64 {
 
 /// Creates the schedule of the operations that compute `outputs`.
 pub fn create_schedule(outputs: &[Tensor]) -> Schedule {
-    let ops: Vec<Operation> = outputs.iter().map(|t| t.op().clone()).collect();
+    // Several outputs of one operation are one output operation.
+    let mut seen = HashSet::new();
+    let ops: Vec<Operation> = outputs
+        .iter()
+        .filter(|t| seen.insert(t.op().id()))
+        .map(|t| t.op().clone())
+        .collect();
     Schedule::new(&ops)
 }
 
@@ -369,7 +385,7 @@ impl Schedule {
             .iter()
             .filter(|st| st.is_placeholder() && !states.contains(&st.op().id()))
             .map(|st| st.op().output());
-        let outputs = self.outputs.iter().map(|op| op.output());
+        let outputs = self.outputs.iter().flat_map(|op| op.outputs());
         inputs.chain(outputs).collect()
     }
 
@@ -783,6 +799,23 @@ impl Schedule {
         Ok(())
     }
 
+    /// `s[t].tensorize(iv, intrin)`: the loop `iv` and every loop inside it
+    /// are replaced by a call of `intrin`, whose computation must be what
+    /// they compute (checked, with the region's bounds against the
+    /// intrinsic's shapes, when the schedule is lowered).
+    pub fn tensorize(
+        &mut self,
+        t: &impl AsRef<Operation>,
+        iv: &IterVar,
+        intrin: &TensorIntrin,
+    ) -> Result<()> {
+        self.touch();
+        let st = self.compute_stage_mut(t.as_ref(), "tensorize")?;
+        st.leaf_pos(iv)?;
+        st.tensorized = Some((iv.clone(), intrin.clone()));
+        Ok(())
+    }
+
     /// `s[t].compute_root()`: computes all of `t` at the top level.
     /// A stage of a scan's body stays in the scan's loop, at its root (as
     /// TVM's group root).
@@ -827,6 +860,14 @@ impl Schedule {
             return Err(TeError::schedule(format!(
                 "cannot inline `{}`: it is a reduction (compute it at a consumer's loop instead)",
                 op.name()
+            )));
+        }
+        if op.num_outputs() > 1 {
+            return Err(TeError::schedule(format!(
+                "cannot inline `{}`: it has {} outputs, computed together (compute it at a \
+                 consumer's loop instead)",
+                op.name(),
+                op.num_outputs()
             )));
         }
         st.attach = Attach::Inline;

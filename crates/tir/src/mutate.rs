@@ -164,6 +164,20 @@ pub fn walk_stmt<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Result<Stmt, M::Er
                     extern_scope: *extern_scope,
                 }
             }
+            Stmt::TensorCall { name, args, body } => Stmt::TensorCall {
+                name: name.clone(),
+                args: args
+                    .iter()
+                    .map(|(b, region)| {
+                        let region = region
+                            .iter()
+                            .map(|r| Ok(Range::new(m.expr(&r.min)?, m.expr(&r.extent)?)))
+                            .collect::<Result<_, _>>()?;
+                        Ok((b.clone(), region))
+                    })
+                    .collect::<Result<_, _>>()?,
+                body: Box::new(m.stmt(body)?),
+            },
         })
     })
 }

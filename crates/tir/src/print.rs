@@ -218,6 +218,23 @@ impl Printer {
             Stmt::Seq(v) => write!(f, "<{} statements>", v.len()),
             Stmt::Evaluate(v) => self.write_value(f, v),
             Stmt::Opaque { call, .. } => write!(f, "{call}"),
+            Stmt::TensorCall { name, args, .. } => {
+                write!(f, "{name}(")?;
+                for (k, (buffer, region)) in args.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{buffer}(")?;
+                    for (d, r) in region.iter().enumerate() {
+                        if d > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "[{}, {}]", index(&r.min), index(&r.extent))?;
+                    }
+                    f.write_char(')')?;
+                }
+                f.write_char(')')
+            }
         }
     }
 
@@ -308,7 +325,8 @@ impl Printer {
                 self.write_header(f, s)?;
                 f.write_char('\n')
             }
-            Stmt::BufferStore { .. } | Stmt::Evaluate(_) => {
+            // The call, not the computation it stands for.
+            Stmt::BufferStore { .. } | Stmt::Evaluate(_) | Stmt::TensorCall { .. } => {
                 pad(f, depth)?;
                 self.write_header(f, s)?;
                 f.write_char('\n')

@@ -118,6 +118,19 @@ pub enum Stmt {
         /// body of an extern operation.
         extern_scope: bool,
     },
+    /// `name(A([min, extent], ..), ..)`: a call of a tensor intrinsic on
+    /// regions of buffers (what `tensorize` leaves in place of a loop
+    /// nest). Printed as the call; run as `body`, the intrinsic's own
+    /// computation over those regions, so a program with the call runs.
+    TensorCall {
+        /// The function called (`gemv_update`).
+        name: String,
+        /// The regions passed, inputs then outputs: one `[min, extent]`
+        /// per axis of each buffer.
+        args: Vec<(Buffer, Vec<Range>)>,
+        /// What the call computes.
+        body: Box<Stmt>,
+    },
 }
 
 impl Stmt {
@@ -221,6 +234,37 @@ impl Stmt {
         }
     }
 
+    /// A call of the tensor intrinsic `name` on `args`, which computes
+    /// `body` (see [`Stmt::TensorCall`]).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use arith::{Range, Var};
+    /// use tir::{Buffer, DataType, PrimFunc, Stmt, Tensor, Value};
+    /// let a = Buffer::new("A", DataType::Float32, [4i64]);
+    /// let b = Buffer::new("B", DataType::Float32, [4i64]);
+    /// let i = Var::new("i");
+    /// let copy = Stmt::for_range(&i, 0, 4, Stmt::store(&b, [i.expr()], Value::load(&a, [i.expr()])));
+    /// let whole = vec![Range::from_extent(arith::Expr::int(4))];
+    /// let call = Stmt::tensor_call("vcopy", vec![(a.clone(), whole.clone()), (b.clone(), whole)], copy);
+    /// assert_eq!(call.to_string(), "vcopy(A([0, 4]), B([0, 4]))\n");
+    /// let f = PrimFunc::new("f", vec![a.clone(), b.clone()], call);
+    /// let inputs = HashMap::from([(a, Tensor::new(vec![4], vec![1.0, 2.0, 3.0, 4.0]).unwrap())]);
+    /// let out = tir::run(&f, &inputs, &HashMap::new()).unwrap();
+    /// assert_eq!(out.tensor(&b).unwrap().data(), &[1.0, 2.0, 3.0, 4.0]);
+    /// ```
+    pub fn tensor_call(
+        name: impl Into<String>,
+        args: Vec<(Buffer, Vec<Range>)>,
+        body: Stmt,
+    ) -> Stmt {
+        Stmt::TensorCall {
+            name: name.into(),
+            args,
+            body: Box::new(body),
+        }
+    }
+
     /// The statements in order; nested sequences are spliced in and a single
     /// statement is returned as itself.
     pub fn seq(stmts: impl IntoIterator<Item = Stmt>) -> Stmt {
@@ -255,7 +299,8 @@ impl Stmt {
             | Stmt::Let { body, .. }
             | Stmt::Realize { body, .. }
             | Stmt::Allocate { body, .. }
-            | Stmt::Produce { body, .. } => vec![body],
+            | Stmt::Produce { body, .. }
+            | Stmt::TensorCall { body, .. } => vec![body],
             Stmt::IfThenElse {
                 then_case,
                 else_case,
@@ -335,7 +380,8 @@ impl Drop for Stmt {
                 | Stmt::Let { body, .. }
                 | Stmt::Realize { body, .. }
                 | Stmt::Allocate { body, .. }
-                | Stmt::Produce { body, .. } => {
+                | Stmt::Produce { body, .. }
+                | Stmt::TensorCall { body, .. } => {
                     if !body.is_no_op() {
                         out.push(std::mem::replace(&mut **body, Stmt::no_op()));
                     }

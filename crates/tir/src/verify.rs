@@ -121,6 +121,13 @@ pub fn verify_bound_vars(
                 work.push(Work::Stmt(body));
             }
             Stmt::Produce { body, .. } => work.push(Work::Stmt(body)),
+            Stmt::TensorCall { args, body, .. } => {
+                for r in args.iter().flat_map(|(_, region)| region) {
+                    scope.check_expr(&r.min, &at)?;
+                    scope.check_expr(&r.extent, &at)?;
+                }
+                work.push(Work::Stmt(body));
+            }
             Stmt::BufferStore { indices, value, .. } => {
                 for e in indices {
                     scope.check_expr(e, &at)?;

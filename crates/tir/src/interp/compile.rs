@@ -600,7 +600,7 @@ impl<'a> Compiler<'a> {
                 let extent = self.indices(extents, s)?;
                 self.region(buffer, min, extent, body, s)?
             }
-            Stmt::Produce { body, .. } => self.stmt(body)?,
+            Stmt::Produce { body, .. } | Stmt::TensorCall { body, .. } => self.stmt(body)?,
             Stmt::BufferStore {
                 buffer,
                 indices,

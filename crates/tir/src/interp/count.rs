@@ -60,9 +60,10 @@ fn steps_step(s: &Stmt, an: &mut Analyzer) -> Option<u64> {
             an.unbind(var);
             inner?
         }
-        Stmt::Realize { body, .. } | Stmt::Allocate { body, .. } | Stmt::Produce { body, .. } => {
-            steps(body, an)?
-        }
+        Stmt::Realize { body, .. }
+        | Stmt::Allocate { body, .. }
+        | Stmt::Produce { body, .. }
+        | Stmt::TensorCall { body, .. } => steps(body, an)?,
         Stmt::BufferStore { .. } => 1,
         Stmt::IfThenElse {
             then_case,
