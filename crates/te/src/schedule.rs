@@ -264,6 +264,9 @@ pub struct Schedule {
     outputs: Vec<Operation>,
     stages: Vec<Stage>,
     index: arith::IdMap<OpId, usize>,
+    /// The scan each scan's init, body stage and state belongs to, with
+    /// its role (empty without scans).
+    scan_roles: HashMap<OpId, (Operation, crate::scan::Role)>,
     /// Layout transforms of tensors' buffers (`transform_layout`): the
     /// composition, and each map as given, in order.
     layouts: Vec<(OpId, layout::IndexMap, Vec<layout::IndexMap>)>,
@@ -328,13 +331,19 @@ impl Schedule {
         }
         // The body of a scan runs one step per iteration of its scan axis
         // (TVM's scan update group).
+        let mut scan_roles = HashMap::new();
         for k in 0..stages.len() {
             if let Some(scan) = crate::scan::scan_op(&stages[k].op) {
+                use crate::scan::Role;
+                let op = stages[k].op.clone();
                 let attach = Attach::At {
-                    parent: stages[k].op.clone(),
+                    parent: op.clone(),
                     axis: scan.scan_axis.clone(),
                 };
+                scan_roles.insert(scan.init.op().id(), (op.clone(), Role::Init));
+                scan_roles.insert(scan.state.op().id(), (op.clone(), Role::State));
                 for body in scan.body_ops() {
+                    scan_roles.insert(body.id(), (op.clone(), Role::Body));
                     if let Some(&j) = index.get(&body.id()) {
                         stages[j].attach = attach.clone();
                     }
@@ -345,6 +354,7 @@ impl Schedule {
             outputs: outputs.to_vec(),
             stages,
             index,
+            scan_roles,
             layouts: Vec::new(),
             revision: fresh_revision(),
             groups: Default::default(),
@@ -416,7 +426,7 @@ impl Schedule {
     /// The scan `op` is the init or a body stage of, if any: such stages
     /// are placed by their scan.
     fn scan_role(&self, op: &Operation) -> Option<(Operation, crate::scan::Role)> {
-        crate::scan::role_in(self.stages.iter().map(Stage::op), op)
+        self.scan_roles.get(&op.id()).cloned()
     }
 
     /// Rejects placing a scan's init or update elsewhere: the scan places
