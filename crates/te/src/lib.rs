@@ -36,6 +36,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod annotate;
 mod bound;
 mod check;
 mod error;
@@ -54,6 +55,7 @@ mod simp;
 mod thread;
 mod value;
 
+pub use annotate::LoopAnnotation;
 pub use bound::{infer_bound, Bounds, BOUND_BUDGET};
 pub use check::{
     check, check_limited, CheckReport, RunLimits, StageCheck, DEFAULT_MAX_STEPS, RUN_ELEMENT_LIMIT,

@@ -258,6 +258,26 @@ struct Loop {
     trivial: bool,
     /// The loop uses the exact extent (not a split factor plus a guard).
     exact: bool,
+    /// How the loop runs, and its pragmas (`annotate.rs`, `Schedule::bind`).
+    kind: tir::ForKind,
+    pragmas: Vec<tir::Pragma>,
+}
+
+impl Loop {
+    /// The loop around `body` (nothing for a dropped loop).
+    fn wrap(&self, body: Stmt) -> Stmt {
+        if self.trivial {
+            return body;
+        }
+        Stmt::for_kind(
+            &self.var,
+            self.min.clone(),
+            self.extent.clone(),
+            self.kind.clone(),
+            self.pragmas.clone(),
+            body,
+        )
+    }
 }
 
 struct Lowerer<'a> {
@@ -524,9 +544,14 @@ impl<'a> Lowerer<'a> {
             let mut extent = self.expr(&r.extent);
             let mut exact = true;
             let later = &leaves[k..];
-            if later
-                .iter()
-                .any(|l| extent.uses_var(l.var()) || min.uses_var(l.var()))
+            let (kind, pragmas) = loop_kind(&self.s.stages()[i], iv);
+            // A loop bound to a thread runs its nominal extent, the tail of
+            // a split guarded by `likely`, as TVM launches threads.
+            let launched = matches!(kind, tir::ForKind::Thread(_)) && self.b.has_tail(iv);
+            if launched
+                || later
+                    .iter()
+                    .any(|l| extent.uses_var(l.var()) || min.uses_var(l.var()))
             {
                 // The exact extent needs a loop that is not open yet (the
                 // tail of a split whose outer loop was reordered inside):
@@ -546,12 +571,22 @@ impl<'a> Lowerer<'a> {
                     extent,
                     trivial: true,
                     exact,
+                    kind,
+                    pragmas,
                 });
                 continue;
             }
-            let trivial = extent.is_int(1);
+            let trivial = extent.is_int(1) && !matches!(kind, tir::ForKind::Thread(_));
             if trivial {
                 self.replace_loop_var(iv, min.clone());
+            } else if let tir::ForKind::Thread(_) = &kind {
+                // The body reads the thread index (`threadIdx.x`), as TVM
+                // prints it; the loop over it counts from 0.
+                var = Var::new(self.s.stages()[i].bound_thread(iv).map_or(iv.name(), |t| t.name()));
+                self.an.bind(&var, Range::from_extent(extent.clone()));
+                self.rebased.push(var.clone());
+                self.replace_loop_var(iv, Expr::add(var.expr(), min));
+                min = Expr::int(0);
             } else if !min.is_int(0) {
                 // Loops count from 0, as TVM prints them: `for (i, 0, n)`
                 // with `i + min` in the body.
@@ -568,6 +603,8 @@ impl<'a> Lowerer<'a> {
                 extent,
                 trivial,
                 exact,
+                kind,
+                pragmas,
             });
         }
         Ok(loops)
@@ -585,13 +622,20 @@ impl<'a> Lowerer<'a> {
         let mut guards = Vec::new();
         for iv in st.all_iter_vars() {
             if self.b.has_tail(iv) && !exact_leaves.contains(iv) {
+                // The tail of a split is checked on the axis it splits, as
+                // TVM's bound check reads (`((bx*64) + tx) < 1000`): with
+                // the inner loop below the factor, the same condition.
+                let iv = split_parent(st, iv).unwrap_or(iv);
                 let r = self.b.range(iv).expect("has a range");
                 let value = self.expr(&self.b.value_of(i, iv));
                 let end = self.expr(&Expr::add(r.min.clone(), r.extent.clone()));
                 // Not simplified with the bound analyzer: it knows the exact
                 // range of `iv`, which is precisely what the loop exceeds.
-                let cond = simp(&arith::Analyzer::new(), Expr::lt(value, end));
-                if cond.as_bool() != Some(true) {
+                // Checked for truth only: TVM prints the comparison as
+                // built (`x < 1000`, where the simplifier writes `x <= 999`).
+                let cond = Expr::lt(value, end);
+                let holds = simp(&arith::Analyzer::new(), cond.clone()).as_bool() == Some(true);
+                if !holds {
                     guards.push(cond);
                 }
             }
@@ -634,7 +678,7 @@ impl<'a> Lowerer<'a> {
         let wrap = |s: Stmt, gs: &[&Expr]| {
             gs.iter()
                 .rev()
-                .fold(s, |acc, g| Stmt::if_then(Value::index((*g).clone()), acc))
+                .fold(s, |acc, g| Stmt::if_then(Value::likely(Value::index((*g).clone())), acc))
         };
         let outside: Vec<&Expr> = placed
             .iter()
@@ -695,10 +739,7 @@ impl<'a> Lowerer<'a> {
                     .collect();
                 let mut init_nest = init;
                 for l in data_inner.iter().rev() {
-                    if !l.trivial {
-                        init_nest =
-                            Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), init_nest);
-                    }
+                    init_nest = l.wrap(init_nest);
                 }
                 let update_nest =
                     self.nest(&loops[first_reduce..], update, &placed, first_reduce)?;
@@ -737,11 +778,9 @@ impl<'a> Lowerer<'a> {
                 }
             }
             for (_, g) in placed.iter().rev().filter(|(p, _)| *p == Some(k + offset)) {
-                stmt = Stmt::if_then(Value::index(g.clone()), stmt);
+                stmt = Stmt::if_then(Value::likely(Value::index(g.clone())), stmt);
             }
-            if !l.trivial {
-                stmt = Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), stmt);
-            }
+            stmt = l.wrap(stmt);
         }
         Ok(stmt)
     }
@@ -846,6 +885,44 @@ impl<'a> Lowerer<'a> {
             }
         })
     }
+}
+
+/// The axis `iv` is the inner loop of a split of, if it is one.
+fn split_parent<'s>(st: &'s crate::schedule::Stage, iv: &IterVar) -> Option<&'s IterVar> {
+    st.relations().iter().find_map(|r| match r {
+        crate::schedule::Relation::Split {
+            parent,
+            inner,
+            by: crate::schedule::SplitBy::Factor(_),
+            ..
+        } if inner == iv => Some(parent),
+        _ => None,
+    })
+}
+
+/// The kind and pragmas of the loop over `iv`, a leaf of `st`: a thread
+/// launch when it is bound, else what `parallel`, `vectorize`, `unroll`
+/// and `pragma` gave it.
+fn loop_kind(st: &crate::schedule::Stage, iv: &IterVar) -> (tir::ForKind, Vec<tir::Pragma>) {
+    let pragmas = st.annotation(iv).map_or_else(Vec::new, |a| {
+        a.pragmas
+            .iter()
+            .map(|(key, value)| tir::Pragma {
+                key: key.clone(),
+                value: value.clone(),
+                dom: iv.dom().cloned(),
+            })
+            .collect()
+    });
+    if let (Some(thread), Some(tag)) = (st.bound_thread(iv), st.thread_tag(iv)) {
+        let launch = tir::ThreadLaunch {
+            tag: tag.to_string(),
+            dom: thread.dom().cloned(),
+        };
+        return (tir::ForKind::Thread(launch), pragmas);
+    }
+    let kind = st.annotation(iv).map_or(tir::ForKind::Serial, |a| a.kind.clone());
+    (kind, pragmas)
 }
 
 fn binop(op: BinaryOp, int: bool) -> BinOp {

@@ -77,6 +77,8 @@ pub struct Stage {
     is_output: bool,
     scope: Option<StorageScope>,
     threads: HashMap<IterVar, IterVar>,
+    /// Loop kinds and pragmas of leaf loops (see `annotate.rs`).
+    pub(crate) annotations: HashMap<IterVar, crate::annotate::LoopAnnotation>,
 }
 
 impl Stage {
@@ -92,6 +94,7 @@ impl Stage {
             is_output,
             scope: None,
             threads: HashMap::new(),
+            annotations: HashMap::new(),
         }
     }
 
@@ -211,7 +214,7 @@ impl Stage {
         }
     }
 
-    fn leaf_pos(&self, iv: &IterVar) -> Result<usize> {
+    pub(crate) fn leaf_pos(&self, iv: &IterVar) -> Result<usize> {
         self.leaf_iter_vars
             .iter()
             .position(|l| l == iv)
@@ -458,7 +461,7 @@ impl Schedule {
         self.layouts.push((op.id(), composed, maps));
     }
 
-    fn compute_stage_mut(&mut self, op: &Operation, what: &str) -> Result<&mut Stage> {
+    pub(crate) fn compute_stage_mut(&mut self, op: &Operation, what: &str) -> Result<&mut Stage> {
         self.touch();
         let i = self.stage_index(op)?;
         let st = &mut self.stages[i];

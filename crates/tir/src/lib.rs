@@ -71,7 +71,7 @@ pub use layout::{apply_layout_transforms, physical_buffer, LayoutTransformError}
 pub use print::{AccessStyle, Printer};
 pub use rename::rename_shadowing;
 pub use simplify::simplify;
-pub use stmt::{PrimFunc, Stmt};
+pub use stmt::{ForKind, Pragma, PragmaValue, PrimFunc, Stmt, ThreadLaunch};
 pub use tensor::{ShapeMismatch, Tensor};
 pub use value::{call_dtype, BinOp, BufferLoad, Value};
 pub use verify::{verify_bound_vars, UnboundVariable};

@@ -92,6 +92,7 @@ pub fn verify_bound_vars(
                 min,
                 extent,
                 body,
+                ..
             } => {
                 scope.check_expr(min, &at)?;
                 scope.check_expr(extent, &at)?;
@@ -219,8 +220,10 @@ impl Scope<'_> {
                     work.push(Some(b));
                     work.push(Some(a));
                 }
-                Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) => work.push(Some(a)),
-                Value::Select(c, a, b) => {
+                Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) | Value::Likely(a) => {
+                    work.push(Some(a))
+                }
+                Value::Select(c, a, b) | Value::IfThenElse(c, a, b) => {
                     work.push(Some(b));
                     work.push(Some(a));
                     work.push(Some(c));
