@@ -582,7 +582,11 @@ impl<'a> Lowerer<'a> {
             } else if let tir::ForKind::Thread(_) = &kind {
                 // The body reads the thread index (`threadIdx.x`), as TVM
                 // prints it; the loop over it counts from 0.
-                var = Var::new(self.s.stages()[i].bound_thread(iv).map_or(iv.name(), |t| t.name()));
+                var = Var::new(
+                    self.s.stages()[i]
+                        .bound_thread(iv)
+                        .map_or(iv.name(), |t| t.name()),
+                );
                 self.an.bind(&var, Range::from_extent(extent.clone()));
                 self.rebased.push(var.clone());
                 self.replace_loop_var(iv, Expr::add(var.expr(), min));
@@ -676,9 +680,9 @@ impl<'a> Lowerer<'a> {
             })
             .collect();
         let wrap = |s: Stmt, gs: &[&Expr]| {
-            gs.iter()
-                .rev()
-                .fold(s, |acc, g| Stmt::if_then(Value::likely(Value::index((*g).clone())), acc))
+            gs.iter().rev().fold(s, |acc, g| {
+                Stmt::if_then(Value::likely(Value::index((*g).clone())), acc)
+            })
         };
         let outside: Vec<&Expr> = placed
             .iter()
@@ -826,8 +830,10 @@ impl<'a> Lowerer<'a> {
                 let (x, y) = (self.operand(a, dtype)?, self.operand(b, dtype)?);
                 Value::binary(binop(*op, dtype.is_int()), x, y)
             }
+            // `if_then_else` evaluates only the side it chooses, and prints
+            // as such (TVM's `tir.if_then_else`).
             ValueKind::Select(c, a, b) => {
-                Value::select(Value::index(idx(c)), self.value(a)?, self.value(b)?)
+                Value::if_then_else(Value::index(idx(c)), self.value(a)?, self.value(b)?)
             }
             ValueKind::Reduce(_) => {
                 return Err(TeError::definition(
@@ -848,7 +854,7 @@ impl<'a> Lowerer<'a> {
             ValueKind::Not(a) => !self.value(a)?,
             ValueKind::Cast(t, a) => Value::cast(*t, self.value(a)?),
             ValueKind::SelectValue(c, a, b) => {
-                Value::select(self.value(c)?, self.value(a)?, self.value(b)?)
+                Value::if_then_else(self.value(c)?, self.value(a)?, self.value(b)?)
             }
             ValueKind::Gather(t, indices) => {
                 let p = self.s.stage_index(t.op())?;
@@ -921,7 +927,9 @@ fn loop_kind(st: &crate::schedule::Stage, iv: &IterVar) -> (tir::ForKind, Vec<ti
         };
         return (tir::ForKind::Thread(launch), pragmas);
     }
-    let kind = st.annotation(iv).map_or(tir::ForKind::Serial, |a| a.kind.clone());
+    let kind = st
+        .annotation(iv)
+        .map_or(tir::ForKind::Serial, |a| a.kind.clone());
     (kind, pragmas)
 }
 
