@@ -62,7 +62,7 @@ pub use check::{
 };
 pub use error::{ErrorKind, Result, TeError};
 pub use iter_var::{IterKind, IterVar};
-pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
+pub use lower::{lower, schedule_ops, tvmscript, Lowering, PrintForm, StorageStyle};
 pub use operation::{
     compute, compute_named, placeholder, reduce_axis, try_compute_named, var, ComputeOp, OpId,
     OpKind, Operation, Tensor, MAX_BODY_NODES,

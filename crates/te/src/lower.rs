@@ -58,6 +58,22 @@ pub fn lower(s: &Schedule, args: &[Tensor]) -> Result<PrimFunc> {
     schedule_ops(s, &b, args, StorageStyle::Allocate)
 }
 
+/// The TVMScript text of a lowered program (see [`Lowering::tvmscript`]).
+pub fn tvmscript(program: &PrimFunc) -> Result<String> {
+    tir::tvmscript(program).map_err(|e| TeError::lowering(e.to_string()))
+}
+
+/// How a lowered program is printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PrintForm {
+    /// The legacy text of `str(tvm.lower(s, args, simple_mode=True))`:
+    /// `produce B { for (i, 0, 8) { ... } }`.
+    #[default]
+    Legacy,
+    /// TVMScript, as TVM v0.19 prints `tvm.lower(...).script()`.
+    TvmScript,
+}
+
 /// A schedule lowered with [`Lowering::new`]: its bounds and program,
 /// kept so that a later report on the same schedule state (the command
 /// line's, after a script's `tvm.lower`) does not infer and lower again.
@@ -115,6 +131,22 @@ impl Lowering {
     /// The lowered program.
     pub fn program(&self) -> &PrimFunc {
         &self.program
+    }
+
+    /// The program as TVM v0.19 prints `tvm.lower(...).script()`
+    /// (TVMScript, over flattened buffers); `to_string()` of
+    /// [`Lowering::program`] is the legacy text `str(tvm.lower(...))` gives.
+    ///
+    /// ```
+    /// let a = te::placeholder([8], "A", tir::DataType::Float32).unwrap();
+    /// let b = te::compute_named([8], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
+    /// let s = te::create_schedule(&[b.clone()]);
+    /// let l = te::Lowering::new(&s, &[a, b]).unwrap();
+    /// let text = l.tvmscript().unwrap();
+    /// assert!(text.contains("def main(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"float32\")):"));
+    /// ```
+    pub fn tvmscript(&self) -> Result<String> {
+        tvmscript(&self.program)
     }
 
     /// The bounds and the program, without copying the program.
@@ -557,6 +589,13 @@ impl<'a> Lowerer<'a> {
                 // tail of a split whose outer loop was reordered inside):
                 // loop over the nominal extent and guard the body.
                 extent = self.expr(&self.b.nominal_extent(iv).expect("has a range"));
+                if launched {
+                    // Threads launch by the split factor, whatever the
+                    // sizes (`thread_extent = 32`, not `min(n, 32)`).
+                    if let Some(factor) = split_factor(&self.s.stages()[i], iv) {
+                        extent = factor.clone();
+                    }
+                }
                 exact = false;
             }
             let mut var = iv.var().clone();
@@ -891,6 +930,18 @@ impl<'a> Lowerer<'a> {
             }
         })
     }
+}
+
+/// The factor of the split `iv` is the inner loop of, if it is one.
+fn split_factor<'s>(st: &'s crate::schedule::Stage, iv: &IterVar) -> Option<&'s Expr> {
+    st.relations().iter().find_map(|r| match r {
+        crate::schedule::Relation::Split {
+            inner,
+            by: crate::schedule::SplitBy::Factor(f),
+            ..
+        } if inner == iv => Some(f),
+        _ => None,
+    })
 }
 
 /// The axis `iv` is the inner loop of a split of, if it is one.
