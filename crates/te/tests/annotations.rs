@@ -218,3 +218,157 @@ fn if_then_else_prints_as_tvm_prints_it() {
     assert!(!text.contains("select("), "{text}");
     clean(&s, &[a, b]);
 }
+
+/// `C = B * 2` with `B = A + 1` computed at a loop of `C`, over
+/// `rows x cols`; `C`'s axes split by `f0` and `f1`.
+fn two_stages(rows: i64, cols: i64, f0: i64, f1: i64) -> (Schedule, Vec<Tensor>, Tensor) {
+    let a = placeholder([rows, cols], "A", DataType::Float32).unwrap();
+    let b = compute_named(
+        [rows, cols],
+        &["bi", "bj"],
+        |i| a.at([&i[0], &i[1]]) + 1.0,
+        "B",
+    )
+    .unwrap();
+    let c = compute_named(
+        [rows, cols],
+        &["ci", "cj"],
+        |i| b.at([&i[0], &i[1]]) * 2.0,
+        "C",
+    )
+    .unwrap();
+    let mut s = create_schedule(&[c.clone()]);
+    s.split(&c, &c.op().axis()[0], f0).unwrap();
+    s.split(&c, &c.op().axis()[1], f1).unwrap();
+    (s, vec![a, c.clone()], b)
+}
+
+/// The legacy text with loop kinds and pragmas taken out.
+fn serial_text(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("// attr [iter_var("))
+        .map(|l| {
+            let t = l.trim_start();
+            let pad = &l[..l.len() - t.len()];
+            for word in ["parallel (", "vectorized (", "unrolled ("] {
+                if let Some(rest) = t.strip_prefix(word) {
+                    return format!("{pad}for ({rest}\n");
+                }
+            }
+            format!("{l}\n")
+        })
+        .collect()
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 64, ..Default::default() })]
+    /// Annotations never change the program: the annotated program is the
+    /// plain one with other loop words, and runs clean.
+    #[test]
+    fn annotations_leave_the_loops_as_they_were(
+        rows in 2i64..9, cols in 2i64..9, f0 in 1i64..5, f1 in 1i64..5,
+        attach in 0usize..4, marks in proptest::collection::vec((0usize..4, 0u8..5), 0..5),
+    ) {
+        let (plain, args, b) = two_stages(rows, cols, f0, f1);
+        let c = args[1].clone();
+        let mut s = plain.clone();
+        let leaves = s.stage(&c).unwrap().leaf_iter_vars().to_vec();
+        let mut annotated = plain.clone();
+        annotated.compute_at(&b, &c, &leaves[attach]).unwrap();
+        s.compute_at(&b, &c, &leaves[attach]).unwrap();
+        for (pick, how) in marks {
+            let iv = &leaves[pick];
+            match how {
+                0 => annotated.parallel(&c, iv).unwrap(),
+                1 => annotated.vectorize(&c, iv).unwrap(),
+                2 => annotated.unroll(&c, iv).unwrap(),
+                3 => annotated.pragma(&c, iv, "auto_unroll_max_step", Some(PragmaValue::Int(8))).unwrap(),
+                _ => annotated.pragma(&c, iv, "import_c", Some(PragmaValue::Str("x".into()))).unwrap(),
+            }
+        }
+        let want = lower(&s, &args).unwrap().to_string();
+        let got = lower(&annotated, &args).unwrap().to_string();
+        proptest::prop_assert_eq!(serial_text(&got), want);
+        te::Lowering::new(&annotated, &args).unwrap().tvmscript().unwrap();
+        clean(&annotated, &args);
+    }
+
+    /// Loops bound to blocks and threads, with split tails guarded rather
+    /// than cut: the program still computes each element once and stays in
+    /// bounds, whatever the sizes, factors, scope and attach point.
+    #[test]
+    fn thread_launches_compute_every_element_once(
+        rows in 2i64..9, cols in 2i64..9, f0 in 1i64..5, f1 in 1i64..5,
+        attach in 0usize..4, scope in 0usize..3, bind_inner in proptest::bool::ANY,
+    ) {
+        let (mut s, args, b) = two_stages(rows, cols, f0, f1);
+        let c = args[1].clone();
+        let leaves = s.stage(&c).unwrap().leaf_iter_vars().to_vec();
+        s.bind(&c, &leaves[0], &IterVar::thread_axis("blockIdx.x").unwrap()).unwrap();
+        s.bind(&c, &leaves[1], &IterVar::thread_axis("threadIdx.x").unwrap()).unwrap();
+        if bind_inner {
+            s.bind(&c, &leaves[3], &IterVar::thread_axis("threadIdx.y").unwrap()).unwrap();
+        }
+        s.compute_at(&b, &c, &leaves[attach]).unwrap();
+        s.set_scope(&b, ["global", "shared", "local"][scope]).unwrap();
+        let text = lower(&s, &args).unwrap().to_string();
+        proptest::prop_assert!(text.contains("thread_extent = "), "{}", text);
+        proptest::prop_assert!(!text.contains("for (ci.inner"), "{}", text);
+        te::Lowering::new(&s, &args).unwrap().tvmscript().unwrap();
+        let r = clean(&s, &args);
+        proptest::prop_assert_eq!(r.stage("C").unwrap().runs, (rows * cols) as u64);
+    }
+}
+
+#[test]
+fn tvmscript_of_annotated_loops_and_thread_launches() {
+    let (a, b) = scaled();
+    let mut s = create_schedule(&[b.clone()]);
+    let (i, j) = (b.op().axis()[0].clone(), b.op().axis()[1].clone());
+    let (jo, ji) = s.split(&b, &j, 4).unwrap();
+    s.parallel(&b, &i).unwrap();
+    s.unroll(&b, &jo).unwrap();
+    s.vectorize(&b, &ji).unwrap();
+    s.pragma(&b, &i, "auto_unroll_max_step", Some(PragmaValue::Int(16)))
+        .unwrap();
+    let text = te::Lowering::new(&s, &[a, b]).unwrap().tvmscript().unwrap();
+    let header = "\
+# from tvm.script import ir as I
+# from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+";
+    assert_eq!(
+        text,
+        format!(
+            "{header}    def main(A: T.Buffer((8, 10), \"float32\"), B: T.Buffer((8, 10), \"float32\")):
+        T.func_attr({{\"from_legacy_te_schedule\": T.bool(True), \"tir.noalias\": T.bool(True)}})
+        T.attr(T.iter_var(i, T.Range(0, 8), \"DataPar\", \"\"), \"pragma_auto_unroll_max_step\", 16)
+        for i in T.parallel(8):
+            for j_outer in T.unroll(3):
+                for j_inner in T.vectorized(T.min(10 - j_outer * 4, 4)):
+                    B_1 = T.Buffer((80,), data=B.data)
+                    A_1 = T.Buffer((80,), data=A.data)
+                    B_1[i * 10 + j_outer * 4 + j_inner] = A_1[i * 10 + j_outer * 4 + j_inner] * T.float32(2.0)
+"
+        )
+    );
+    let (s, a, b) = launched(1000);
+    let text = te::Lowering::new(&s, &[a, b]).unwrap().tvmscript().unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "{header}    def main(A: T.Buffer((1000,), \"float32\"), B: T.Buffer((1000,), \"float32\")):
+        T.func_attr({{\"from_legacy_te_schedule\": T.bool(True), \"tir.noalias\": T.bool(True)}})
+        blockIdx_x = T.launch_thread(\"blockIdx.x\", 16)
+        threadIdx_x = T.launch_thread(\"threadIdx.x\", 64)
+        if T.likely(blockIdx_x * 64 + threadIdx_x < 1000):
+            B_1 = T.Buffer((1000,), data=B.data)
+            A_1 = T.Buffer((1000,), data=A.data)
+            B_1[blockIdx_x * 64 + threadIdx_x] = A_1[blockIdx_x * 64 + threadIdx_x] * T.float32(2.0)
+"
+        )
+    );
+}

@@ -56,6 +56,8 @@ pub fn tvmscript(func: &PrimFunc) -> Result<String, FlattenError> {
     // checks (`x < 1000` as `x <= 999`).
     let body = &flat.func.body;
     let mut p = ScriptPrinter::default();
+    // The module aliases of the header are taken.
+    p.names.extend(["T".to_string(), "I".to_string()]);
     let mut out = String::from(
         "# from tvm.script import ir as I\n# from tvm.script import tir as T\n\n\
          @I.ir_module\nclass Module:\n    @T.prim_func\n    def main(",
@@ -444,7 +446,7 @@ impl ScriptPrinter {
                             |r| format!(
                                 "T.Range({}, {})",
                                 self.expr(&r.min),
-                                self.expr(&Expr::add(r.min.clone(), r.extent.clone()))
+                                self.expr(&end(&r.min, &r.extent))
                             )
                         )
                     );
@@ -483,11 +485,7 @@ impl ScriptPrinter {
                         let range = if min.is_int(0) {
                             self.expr(extent)
                         } else {
-                            format!(
-                                "{}, {}",
-                                self.expr(min),
-                                self.expr(&Expr::add(min.clone(), extent.clone()))
-                            )
+                            format!("{}, {}", self.expr(min), self.expr(&end(min, extent)))
                         };
                         extents.push(range);
                         names.push(self.define_var(var));
@@ -754,6 +752,12 @@ fn wrap(text: String, prec: Prec, ctx: Prec) -> String {
     } else {
         text
     }
+}
+
+/// `min + extent`, folded where it can be (`T.Range(0, 8)`).
+fn end(min: &Expr, extent: &Expr) -> Expr {
+    let sum = Expr::add(min.clone(), extent.clone());
+    arith::Analyzer::new().simplify(&sum).unwrap_or(sum)
 }
 
 fn pad(depth: usize) -> String {
