@@ -12,10 +12,15 @@
 //! Loops can be bound to GPU threads ([`Schedule::bind`],
 //! [`IterVar::thread_axis`]) and stages given a [`StorageScope`]
 //! ([`Schedule::set_scope`]): a producer shared by threads covers all of
-//! them, as TVM's InferBound does; lowering keeps bound loops sequential.
+//! them, as TVM's InferBound does. Lowering prints a bound loop as TVM's
+//! `thread_extent` attribute over the thread index and the interpreter runs
+//! it as a loop; loops carry the annotations `parallel`, `vectorize`,
+//! `unroll` and `pragma` ([`Schedule::parallel`], ...), which change no
+//! bound. [`Lowering::tvmscript`] prints the TVMScript form.
 //!
 //! Beyond TVM (seed 000): a split whose factor does not divide its extent
-//! gives the inner loop `min(factor, extent - outer * factor)` iterations,
+//! gives the inner loop `min(factor, extent - outer * factor)` iterations
+//! (a loop bound to a thread runs the factor with a `likely` guard, as TVM),
 //! so nothing outside the domain is computed; sets passed up through a fuse
 //! give the exact rows and columns when they form a box and the minimal box
 //! per iteration otherwise; storage is sized by the largest region over the

@@ -659,10 +659,11 @@ impl Schedule {
     }
 
     /// `s[t].bind(iv, thread)`: the loop `iv` enumerates the thread axis
-    /// `thread` (from [`IterVar::thread_axis`]). Lowering still emits it as
-    /// a sequential loop, except inside an enclosing loop bound to the same
-    /// thread axis, whose index it then shares; bound inference uses the tag
-    /// to decide which producers cover all threads.
+    /// `thread` (from [`IterVar::thread_axis`]). Lowering emits it as a
+    /// thread launch (TVM's `thread_extent` attribute; the interpreter runs
+    /// it as a loop over the thread index), except inside an enclosing loop
+    /// bound to the same thread axis, whose index it then shares; bound
+    /// inference uses the tag to decide which producers cover all threads.
     ///
     /// ```
     /// use tir::DataType;
