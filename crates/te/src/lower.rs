@@ -958,9 +958,17 @@ fn split_parent<'s>(st: &'s crate::schedule::Stage, iv: &IterVar) -> Option<&'s 
 }
 
 /// The kind and pragmas of the loop over `iv`, a leaf of `st`: a thread
-/// launch when it is bound, else what `parallel`, `vectorize`, `unroll`
-/// and `pragma` gave it.
+/// launch when it is bound (without pragmas, as TVM's `MakeLoopNest`
+/// drops them there), else what `parallel`, `vectorize`, `unroll` and
+/// `pragma` gave it.
 fn loop_kind(st: &crate::schedule::Stage, iv: &IterVar) -> (tir::ForKind, Vec<tir::Pragma>) {
+    if let (Some(thread), Some(tag)) = (st.bound_thread(iv), st.thread_tag(iv)) {
+        let launch = tir::ThreadLaunch {
+            tag: tag.to_string(),
+            dom: thread.dom().cloned(),
+        };
+        return (tir::ForKind::Thread(launch), Vec::new());
+    }
     let pragmas = st.annotation(iv).map_or_else(Vec::new, |a| {
         a.pragmas
             .iter()
@@ -971,13 +979,6 @@ fn loop_kind(st: &crate::schedule::Stage, iv: &IterVar) -> (tir::ForKind, Vec<ti
             })
             .collect()
     });
-    if let (Some(thread), Some(tag)) = (st.bound_thread(iv), st.thread_tag(iv)) {
-        let launch = tir::ThreadLaunch {
-            tag: tag.to_string(),
-            dom: thread.dom().cloned(),
-        };
-        return (tir::ForKind::Thread(launch), pragmas);
-    }
     let kind = st
         .annotation(iv)
         .map_or(tir::ForKind::Serial, |a| a.kind.clone());
