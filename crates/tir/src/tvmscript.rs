@@ -30,7 +30,8 @@ use arith::{Expr, ExprKind, Var};
 use std::collections::{HashMap, HashSet};
 
 /// The TVMScript text of `func` as TVM v0.19 prints `tvm.lower(...)`
-/// (`mod.script()`): `func` is flattened and its indices simplified first.
+/// (`mod.script()`): `func` is flattened first, and access indices are
+/// simplified as TVM's lowering leaves them.
 ///
 /// ```
 /// use arith::Var;
@@ -768,16 +769,14 @@ fn pad(depth: usize) -> String {
 /// one decimal (`2.0`), others with 17 significant digits as C's `%.17g`.
 fn python_float(x: f64) -> String {
     if !x.is_finite() {
-        return format!(
-            "\"{}\"",
-            if x.is_nan() {
-                "nan".to_string()
-            } else if x > 0.0 {
-                "inf".to_string()
-            } else {
-                "-inf".to_string()
-            }
-        );
+        let word = if x.is_nan() {
+            "nan"
+        } else if x > 0.0 {
+            "inf"
+        } else {
+            "-inf"
+        };
+        return format!("\"{word}\"");
     }
     if x.round() == x {
         return format!("{x:.1}");
