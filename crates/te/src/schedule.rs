@@ -80,6 +80,8 @@ pub struct Stage {
     threads: HashMap<IterVar, IterVar>,
     /// The loop given to `tensorize` and its intrinsic.
     tensorized: Option<(IterVar, TensorIntrin)>,
+    /// Loop kinds and pragmas of leaf loops (see `annotate.rs`).
+    pub(crate) annotations: HashMap<IterVar, crate::annotate::LoopAnnotation>,
 }
 
 impl Stage {
@@ -101,6 +103,7 @@ impl Stage {
             scope: None,
             threads: HashMap::new(),
             tensorized: None,
+            annotations: HashMap::new(),
         }
     }
 
@@ -226,7 +229,7 @@ impl Stage {
         }
     }
 
-    fn leaf_pos(&self, iv: &IterVar) -> Result<usize> {
+    pub(crate) fn leaf_pos(&self, iv: &IterVar) -> Result<usize> {
         self.leaf_iter_vars
             .iter()
             .position(|l| l == iv)
@@ -552,7 +555,7 @@ impl Schedule {
         self.layouts.push((op.id(), composed, maps));
     }
 
-    fn compute_stage_mut(&mut self, op: &Operation, what: &str) -> Result<&mut Stage> {
+    pub(crate) fn compute_stage_mut(&mut self, op: &Operation, what: &str) -> Result<&mut Stage> {
         self.touch();
         let i = self.stage_index(op)?;
         let st = &mut self.stages[i];
@@ -757,10 +760,11 @@ impl Schedule {
     }
 
     /// `s[t].bind(iv, thread)`: the loop `iv` enumerates the thread axis
-    /// `thread` (from [`IterVar::thread_axis`]). Lowering still emits it as
-    /// a sequential loop, except inside an enclosing loop bound to the same
-    /// thread axis, whose index it then shares; bound inference uses the tag
-    /// to decide which producers cover all threads.
+    /// `thread` (from [`IterVar::thread_axis`]). Lowering emits it as a
+    /// thread launch (TVM's `thread_extent` attribute; the interpreter runs
+    /// it as a loop over the thread index), except inside an enclosing loop
+    /// bound to the same thread axis, whose index it then shares; bound
+    /// inference uses the tag to decide which producers cover all threads.
     ///
     /// ```
     /// use tir::DataType;
