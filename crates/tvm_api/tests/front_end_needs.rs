@@ -66,9 +66,7 @@ fn too_many_indices_is_an_index_error() {
     let shape = Value::tuple(vec![Value::Int(4)]);
     let a = api("te.placeholder", vec![shape], &[("name", Value::str("A"))]).unwrap();
     let two = Value::tuple(vec![Value::Int(0), Value::Int(1)]);
-    let e = subscript(&a, &two)
-        .err()
-        .expect("two indices of a 1-d tensor");
+    let e = subscript(&a, &two).expect_err("two indices of a 1-d tensor");
     assert_eq!(e.class, ErrorClass::IndexError);
     assert_eq!(e.message, "`A` has 1 dimensions but 2 indices were given");
 }
@@ -84,8 +82,7 @@ fn errors_of_te_keep_their_category() {
         vec![axis(&other, 0)],
         &[("factor", Value::Int(2))],
     )
-    .err()
-    .expect("an axis of another operation");
+    .expect_err("an axis of another operation");
     assert_eq!(e.class, ErrorClass::TVMError);
     assert_eq!(e.kind, Some("invalid_schedule"));
     assert_eq!(ApiError::tvm("x").kind, None);
@@ -124,9 +121,7 @@ fn relations_have_tvms_attributes() {
     same(&fuse, "outer", &parts[0]);
     same(&fuse, "inner", &parts[1]);
     same(&fuse, "fused", &fused);
-    let e = get_attr(&split, "fused")
-        .err()
-        .expect("a split has no fused axis");
+    let e = get_attr(&split, "fused").expect_err("a split has no fused axis");
     assert_eq!(e.class, ErrorClass::AttributeError);
 }
 
@@ -134,9 +129,7 @@ fn relations_have_tvms_attributes() {
 fn constant_arithmetic_that_overflows_is_an_error() {
     let big = api("tvm.tir.const", vec![Value::Int(1 << 62)], &[]).unwrap();
     for op in [BinaryOp::Mul, BinaryOp::Add] {
-        let e = tvm_api::binary(op, &big, &Value::Int(1 << 62))
-            .err()
-            .expect("overflow");
+        let e = tvm_api::binary(op, &big, &Value::Int(1 << 62)).expect_err("overflow");
         assert_eq!(e.class, ErrorClass::OverflowError);
     }
     // Within 64 bits, expressions are built as written.

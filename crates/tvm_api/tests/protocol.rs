@@ -224,7 +224,11 @@ fn errors_name_the_argument_they_are_about() {
     // that `hasattr` answers), and says why.
     let e = tvm_api::get_attr(&stage, "vectorize").unwrap_err();
     assert_eq!(e.class, ErrorClass::AttributeError);
-    assert!(e.message.starts_with("`vectorize`: loop annotations"), "{}", e.message);
+    assert!(
+        e.message.starts_with("`vectorize`: loop annotations"),
+        "{}",
+        e.message
+    );
     // Attributes that do not exist say what exists.
     let e = tvm_api::get_attr(&b, "nope").unwrap_err();
     assert_eq!(e.class, ErrorClass::AttributeError);
