@@ -241,6 +241,26 @@ impl Object {
         to_py(py, result.map_err(|e| api_error(py, e))?)
     }
 
+    /// `a & b` and `a | b` on conditions: `tvm.tir.all(a, b)` and
+    /// `tvm.tir.any(a, b)`, the layer's functions.
+    fn logical(
+        &self,
+        py: Python<'_>,
+        path: &str,
+        other: &Bound<'_, PyAny>,
+        reflected: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let f = tvm_api::resolve(path).expect("a function of the layer");
+        let other = to_value(other)?;
+        let (a, b) = if reflected {
+            (other, self.value.clone())
+        } else {
+            (self.value.clone(), other)
+        };
+        let v = host::with_host(py, |h| tvm_api::call(h, &f, Args::positional(vec![a, b])))?;
+        to_py(py, v)
+    }
+
     /// The constant a `PrimExpr` stands for, for `int()` and `__index__`.
     fn int_value(&self) -> PyResult<i64> {
         match &self.value {
@@ -323,6 +343,19 @@ impl Object {
         _modulo: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyAny>> {
         self.binary(py, BinaryOp::Pow, o, true)
+    }
+
+    fn __and__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.logical(py, "tvm.tir.all", o, false)
+    }
+    fn __rand__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.logical(py, "tvm.tir.all", o, true)
+    }
+    fn __or__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.logical(py, "tvm.tir.any", o, false)
+    }
+    fn __ror__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.logical(py, "tvm.tir.any", o, true)
     }
 
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {

@@ -111,3 +111,16 @@ def test_callbacks_may_call_the_api_and_raise_through_it():
     # The session survives the failed call.
     s = te.create_schedule(B.op)
     assert tvm.session().target()[0] is not None and rangefinder.report(s)["stages"]
+
+
+def test_and_or_on_conditions_are_the_layers_all_and_any():
+    i, n = te.var("i"), te.var("n")
+    both = (i < n) & (0 <= i)
+    assert str(both) == str(tir.all(i < n, 0 <= i))
+    assert str((i < n) | True) == str(tir.any(i < n, True))
+    an = rangefinder.Analyzer()
+    an.bind(i, (0, 4))
+    an.bind(n, (4, 8))
+    assert an.can_prove(both)
+    with pytest.raises(TypeError, match="condition"):
+        (i + 1) & (i < n)
