@@ -113,7 +113,9 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
             .collect::<PyResult<Vec<_>>>()?;
         return Ok(Value::Dict(pairs.into()));
     }
-    if obj.hasattr("__index__")? {
+    // A function (a compute's lambda) is carried as it is; anything else
+    // with `__index__` (numpy's integers) is an integer.
+    if !obj.is_callable() && obj.hasattr("__index__")? {
         let index = obj.py().import("operator")?.call_method1("index", (obj,))?;
         return int_value(&index);
     }
