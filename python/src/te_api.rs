@@ -244,6 +244,12 @@ impl Report {
         }
     }
 
+    /// The report as Python objects: what `json.loads(self.json())`
+    /// gives, built without the text.
+    fn data(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        json_to_py(py, &self.report.to_json())
+    }
+
     /// The text `rangefinder te` prints.
     fn text(&self) -> String {
         self.report.to_text()
@@ -254,6 +260,46 @@ impl Report {
     fn clean(&self) -> bool {
         self.report.is_clean()
     }
+}
+
+/// A JSON value as the Python objects `json.loads` gives.
+fn json_to_py(py: Python<'_>, v: &serde_json::Value) -> PyResult<Py<PyAny>> {
+    use pyo3::types::{PyDict, PyList};
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => py.None(),
+        J::Bool(b) => pyo3::types::PyBool::new(py, *b)
+            .to_owned()
+            .into_any()
+            .unbind(),
+        J::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any().unbind(),
+            (None, Some(u)) => u.into_pyobject(py)?.into_any().unbind(),
+            _ => n
+                .as_f64()
+                .unwrap_or(f64::NAN)
+                .into_pyobject(py)?
+                .into_any()
+                .unbind(),
+        },
+        J::String(s) => s.into_pyobject(py)?.into_any().unbind(),
+        J::Array(items) => PyList::new(
+            py,
+            items
+                .iter()
+                .map(|x| json_to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?
+        .into_any()
+        .unbind(),
+        J::Object(map) => {
+            let d = PyDict::new(py);
+            for (k, x) in map {
+                d.set_item(k, json_to_py(py, x)?)?;
+            }
+            d.into_any().unbind()
+        }
+    })
 }
 
 /// The tensors of `args` (tensors or their operations), or the schedule's
