@@ -11,6 +11,7 @@ use crate::host;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use std::any::Any;
 use std::fmt;
@@ -279,8 +280,23 @@ impl Object {
 
 #[pymethods]
 impl Object {
-    fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
-        let v = tvm_api::get_attr(&self.value, name).map_err(|e| api_error(py, e))?;
+    /// `obj.name` is the layer's attribute, asked first: Python's own
+    /// lookup would fail (and build an exception) before `__getattr__`
+    /// ran. Python's names (`__class__`, `same_as`) are looked up as usual.
+    fn __getattribute__(slf: &Bound<'_, Self>, name: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        let text = name.to_cow()?;
+        if text.starts_with("__") || text == "same_as" {
+            static OBJECT_GETATTRIBUTE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+            let generic = OBJECT_GETATTRIBUTE.get_or_try_init(py, || {
+                py.import("builtins")?
+                    .getattr("object")?
+                    .getattr("__getattribute__")
+                    .map(Bound::unbind)
+            })?;
+            return generic.bind(py).call1((slf, name)).map(Bound::unbind);
+        }
+        let v = tvm_api::get_attr(&slf.borrow().value, &text).map_err(|e| api_error(py, e))?;
         to_py(py, v)
     }
 
