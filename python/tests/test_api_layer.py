@@ -124,3 +124,12 @@ def test_and_or_on_conditions_are_the_layers_all_and_any():
     assert an.can_prove(both)
     with pytest.raises(TypeError, match="condition"):
         (i + 1) & (i < n)
+
+
+def test_every_name_the_modules_export_exists():
+    import rangefinder.tvm.te.schedule as schedule
+
+    for module in (tvm, te, tir, schedule, tvm.ir, tvm.runtime, tvm.container, tvm.testing, tir.stmt_functor):
+        missing = [n for n in module.__all__ if not hasattr(module, n)]
+        assert missing == [], module.__name__
+    assert te.IndexMap is tir.IndexMap is rangefinder.IndexMap

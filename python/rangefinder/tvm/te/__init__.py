@@ -2,6 +2,7 @@
 
 Every function here is the API layer's (``tvm_api``), resolved by name."""
 
+from ..._native import IndexMap
 from .._object import api, tvm_class
 from .._session import session
 from . import schedule
@@ -29,6 +30,7 @@ create_schedule = api("tvm.te.create_schedule")
 
 __all__ = [
     "AXIS_SEPARATOR",
+    "IndexMap",
     "IterVar",
     "Operation",
     "PrimExpr",

@@ -4,6 +4,7 @@ Every function here is the API layer's (``tvm_api``), resolved by name,
 but for C's truncating division by any divisor."""
 
 from ... import _native
+from ..._native import IndexMap
 from .._object import api, tvm_class
 from . import stmt_functor
 
@@ -57,6 +58,7 @@ for _name in MATH_FUNCTIONS:
     globals()[_name] = api("tvm.tir." + _name)
 
 __all__ = [
+    "IndexMap",
     "IntImm",
     "IterVar",
     "PrimExpr",
