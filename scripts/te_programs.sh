@@ -53,9 +53,14 @@ classify() {
     verdict=crash
     why=$(grep -m1 -e 'panicked at' -e 'PanicException' "$err")
     [ -n "$why" ] || why="killed by a signal (exit code $code)"
-  elif [ "$code" -eq 1 ]; then
+  elif [ "$code" -eq 1 ] && grep -q '^run (seed' "$out"; then
     verdict=wrong
     why="--run found a mismatch: $(grep -m1 -i -e 'mismatch' -e 'largest' "$out")"
+  elif [ "$code" -eq 1 ]; then
+    # Not a report: the interpreter itself failed (CPython exits 1 when
+    # the module cannot be found or imported).
+    verdict=crash
+    why="exit code 1 without a report: $(grep -v '^\s*$' "$err" | tail -1)"
   elif grep -q -e 'Not equal to tolerance' -e 'Mismatched elements' "$err"; then
     verdict=wrong
     why="a value check failed: $(grep -m1 -e 'Not equal to tolerance' -e 'Mismatched elements' "$err")"

@@ -27,8 +27,9 @@ def schedule_softmax(out):
     target = tvm.target.Target.current(allow_none=False)
     num_thread = min(target.max_num_threads, 32)
     s = te.create_schedule(out.op)
-    expsum = out.op.input_tensors[1]
-    max_elem = s[expsum].op.input_tensors[1]
+    inputs = {t.op.name: t for t in out.op.input_tensors}
+    max_elem = inputs["T_softmax_maxelem"]
+    expsum = inputs["T_softmax_expsum"]
     for stage in [max_elem, expsum]:
         bx, tx = s[stage].split(stage.op.axis[0], factor=num_thread)
         s[stage].bind(bx, te.thread_axis("blockIdx.x"))
