@@ -4,12 +4,12 @@
 # parallel. BERT-base attention output projection (128 tokens, 768 ->
 # 768); the run uses 16 tokens and 32 -> 32 features.
 import tvm
-from tvm import te
+from tvm import te, topi
 
 
 def dense_pack(data, weight, bn):
-    m, k_dim = data.shape
-    n, _ = weight.shape
+    m, k_dim = topi.utils.get_const_tuple(data.shape)
+    n, _ = topi.utils.get_const_tuple(weight.shape)
     packw = te.compute(
         (n // bn, k_dim, bn), lambda z, y, x: weight[z * bn + x, y], name="packed_weight"
     )

@@ -4,6 +4,7 @@
 # batch of 4 and 100 classes.
 import tvm
 from tvm import te
+from tvm.topi import tag
 
 
 def fcombine(x, y):
@@ -23,7 +24,8 @@ for batch, classes in [(16, 1000), (4, 100)]:
     logits = te.placeholder((batch, classes), name="logits")
     k = te.reduce_axis((0, classes), name="k")
     T_idx, T_val = te.compute(
-        (batch,), lambda i: argmax((k.var, logits[i, k]), axis=k), name="T_argmax"
+        (batch,), lambda i: argmax((k.var, logits[i, k]), axis=k), name="T_argmax",
+        tag=tag.COMM_REDUCE_IDX,
     )
     s = te.create_schedule(T_idx.op)
     print(tvm.lower(s, [logits, T_idx, T_val], simple_mode=True))

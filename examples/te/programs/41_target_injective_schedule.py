@@ -5,6 +5,7 @@
 # is bound to blocks and threads. The run uses 1x8x8x8.
 import tvm
 from tvm import te
+from tvm.topi import tag
 
 
 def bias_relu6(data, bias):
@@ -15,7 +16,7 @@ def bias_relu6(data, bias):
             tvm.tir.const(6.0, data.dtype),
         ),
         name="T_clip",
-        tag="elemwise",
+        tag=tag.ELEMWISE,
     )
 
 

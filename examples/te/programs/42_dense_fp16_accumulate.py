@@ -3,19 +3,19 @@
 # float16, as TOPI's dense does with out_dtype. BERT-base output layer
 # 128 x 3072 -> 768; the run uses 8 x 32 -> 16.
 import tvm
-from tvm import te
+from tvm import te, topi
 
 
 def dense_fp16(data, weight, out_dtype="float32"):
-    m, k_dim = data.shape
-    n, _ = weight.shape
+    m, k_dim = topi.utils.get_const_tuple(data.shape)
+    n, _ = topi.utils.get_const_tuple(weight.shape)
     k = te.reduce_axis((0, k_dim), name="k")
     acc = te.compute(
         (m, n),
         lambda i, j: te.sum(data[i, k].astype(out_dtype) * weight[j, k].astype(out_dtype), axis=k),
         name="T_matmul_NT",
     )
-    return acc, te.compute((m, n), lambda i, j: acc[i, j].astype("float16"), name="T_cast")
+    return acc, te.compute((m, n), lambda i, j: acc[i, j].astype("float16"), name="T_cast", tag=topi.tag.ELEMWISE)
 
 
 for tokens, in_dim, out_dim in [(128, 3072, 768), (8, 32, 16)]:

@@ -4,6 +4,7 @@
 # the stem) and on float32; the run uses 1x4x8x8.
 import tvm
 from tvm import te
+from tvm.topi import tag
 
 
 def max_pool(data, kernel, stride, pad):
@@ -17,6 +18,7 @@ def max_pool(data, kernel, stride, pad):
             low,
         ),
         name="pad_temp",
+        tag=tag.INJECTIVE + ",pad",
     )
     out_h = (h + 2 * pad - kernel) // stride + 1
     out_w = (w + 2 * pad - kernel) // stride + 1
@@ -26,6 +28,7 @@ def max_pool(data, kernel, stride, pad):
         (n, c, out_h, out_w),
         lambda b, ch, y, x: te.max(padded[b, ch, y * stride + ry, x * stride + rx], axis=[ry, rx]),
         name="pool_max",
+        tag="pool_max",
     )
     return padded, pooled
 
@@ -35,7 +38,8 @@ def global_max(data):
     ry = te.reduce_axis((0, h), name="rv0")
     rx = te.reduce_axis((0, w), name="rv1")
     return te.compute(
-        (n, c, 1, 1), lambda b, ch, y, x: te.max(data[b, ch, ry, rx], axis=[ry, rx]), name="global_max"
+        (n, c, 1, 1), lambda b, ch, y, x: te.max(data[b, ch, ry, rx], axis=[ry, rx]), name="global_max",
+        tag=tag.COMM_REDUCE,
     )
 
 

@@ -6,6 +6,7 @@
 # 1x4x8x8 with 4 filters.
 import tvm
 from tvm import te
+from tvm.topi.utils import get_const_int, get_const_tuple
 
 B_T = [[1.0, 0.0, -1.0, 0.0], [0.0, 1.0, 1.0, 0.0], [0.0, -1.0, 1.0, 0.0], [0.0, 1.0, 0.0, -1.0]]
 G = [[1.0, 0.0, 0.0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.0, 1.0]]
@@ -32,8 +33,8 @@ def const_matrix(rows, name):
 
 
 def winograd_conv(data, kernel):
-    n, c, h, w = data.shape
-    f = kernel.shape[0]
+    n, c, h, w = get_const_tuple(data.shape)
+    f = get_const_int(kernel.shape[0])
     m, r, alpha = 2, 3, 4
     nh = (h + m - 1) // m
     nw = (w + m - 1) // m

@@ -4,27 +4,29 @@
 # outer loops parallel. ResNet-50 1x256x56x56; the run uses 1x16x4x4.
 import tvm
 from tvm import te
+from tvm.topi import tag
+from tvm.topi.utils import get_const_tuple
 
 
 def pack(data, bn):
-    n, c, h, w = data.shape
+    n, c, h, w = get_const_tuple(data.shape)
     return te.compute(
         (n, c // bn, h, w, bn),
         lambda b, co, y, x, ci: data[b, co * bn + ci, y, x],
         name="data_vec",
-        tag="injective",
+        tag=tag.INJECTIVE,
     )
 
 
 def unpack(packed):
-    n, chunks, h, w, bn = packed.shape
+    n, chunks, h, w, bn = get_const_tuple(packed.shape)
     idxdiv = tvm.tir.indexdiv
     idxmod = tvm.tir.indexmod
     return te.compute(
         (n, chunks * bn, h, w),
         lambda b, c, y, x: packed[b, idxdiv(c, bn), y, x, idxmod(c, bn)] * 2.0,
         name="output_unpack",
-        tag="injective",
+        tag=tag.INJECTIVE,
     )
 
 
