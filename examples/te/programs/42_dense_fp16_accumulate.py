@@ -15,7 +15,10 @@ def dense_fp16(data, weight, out_dtype="float32"):
         lambda i, j: te.sum(data[i, k].astype(out_dtype) * weight[j, k].astype(out_dtype), axis=k),
         name="T_matmul_NT",
     )
-    return acc, te.compute((m, n), lambda i, j: acc[i, j].astype("float16"), name="T_cast", tag=topi.tag.ELEMWISE)
+    out = te.compute(
+        (m, n), lambda i, j: acc[i, j].astype("float16"), name="T_cast", tag=topi.tag.ELEMWISE
+    )
+    return acc, out
 
 
 for tokens, in_dim, out_dim in [(128, 3072, 768), (8, 32, 16)]:
