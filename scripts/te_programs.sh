@@ -84,6 +84,7 @@ for f in "${programs[@]}"; do
   classify "$name" $? "$tmp/te.out" "$tmp/te.err"
   te_verdict=$verdict te_why=$why
   [ "$te_verdict" = pass ] && te_pass=$((te_pass + 1))
+  [ "$te_verdict" = refused ] && echo "$te_why" | cut -c1-100 >>"$tmp/te.refused"
   if [ $have_python = 1 ]; then
     timeout 60 "$python" -m rangefinder.tvm "$f" --run >"$tmp/py.out" 2>"$tmp/py.err"
     classify "$name" $? "$tmp/py.out" "$tmp/py.err"
@@ -92,6 +93,7 @@ for f in "${programs[@]}"; do
   fi
   py_verdict=$verdict py_why=$why
   [ "$py_verdict" = pass ] && py_pass=$((py_pass + 1))
+  [ "$py_verdict" = refused ] && echo "$py_why" | cut -c1-100 >>"$tmp/py.refused"
   line=$(printf '%-7s %-7s %s' "$te_verdict" "$py_verdict" "$name")
   [ -n "$te_why" ] && line="$line | te: $te_why"
   [ -n "$py_why" ] && line="$line | cpython: $py_why"
@@ -101,6 +103,13 @@ for f in "${programs[@]}"; do
   done
 done
 
+# What stops the refused programs, most common first.
+for fe in te py; do
+  if [ -s "$tmp/$fe.refused" ]; then
+    [ $fe = te ] && echo "refused under rangefinder te, by first error:" || echo "refused under CPython, by first error:"
+    sort "$tmp/$fe.refused" | uniq -c | sort -rn
+  fi
+done
 if [ $have_python = 1 ]; then
   echo "$te_pass/$total run unchanged under rangefinder te with --run clean; $py_pass/$total under CPython"
 else
