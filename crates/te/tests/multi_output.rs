@@ -141,9 +141,9 @@ fn argmax_lowers_to_tvms_tuple_update_and_matches_the_definition() {
 produce T {
   for (i, 0, 3) {
     T.v0[i] = -1
-    T.v1[i] = -3.4028234663852886e38f
+    T.v1[i] = -3.40282e+38f
     for (k, 0, 5) {
-      T.v0[i] = select((T.v1[i] >= A[i, k]), T.v0[i], k)
+      T.v0[i] = if_then_else((T.v1[i] >= A[i, k]), T.v0[i], k)
       T.v1[i] = max(T.v1[i], A[i, k])
     }
   }
