@@ -9,6 +9,11 @@
 //! [`check`] to run the program on random inputs against [`Reference`]
 //! evaluation of the definitions.
 //!
+//! Primitives that add stages follow TVM: [`Schedule::cache_read`],
+//! [`Schedule::cache_write`], [`Schedule::rfactor`],
+//! [`Schedule::create_group`]; [`auto_inline_injective`] and the other
+//! AutoInline rules; [`create_read_graph`] and [`post_order_dfs`].
+//!
 //! Loops can be bound to GPU threads ([`Schedule::bind`],
 //! [`IterVar::thread_axis`]) and stages given a [`StorageScope`]
 //! ([`Schedule::set_scope`]): a producer shared by threads covers all of
@@ -36,17 +41,24 @@
 //! ```
 #![warn(missing_docs)]
 
+mod auto_inline;
 mod bound;
+mod cache;
 mod check;
 mod error;
 mod graph;
+mod group;
 mod inline;
 mod iter_var;
 mod layout;
+mod loop_index;
 mod lower;
+mod normalize;
 mod operation;
+mod read_graph;
 mod reference;
 mod report;
+mod rfactor;
 mod rng;
 mod run_report;
 mod schedule;
@@ -54,17 +66,22 @@ mod simp;
 mod thread;
 mod value;
 
+pub use auto_inline::{
+    auto_inline_broadcast, auto_inline_elem_wise, auto_inline_injective, is_elem_wise,
+};
 pub use bound::{infer_bound, Bounds, BOUND_BUDGET};
 pub use check::{
     check, check_limited, CheckReport, RunLimits, StageCheck, DEFAULT_MAX_STEPS, RUN_ELEMENT_LIMIT,
 };
 pub use error::{ErrorKind, Result, TeError};
+pub use group::Group;
 pub use iter_var::{IterKind, IterVar};
 pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
 pub use operation::{
-    compute, compute_named, placeholder, reduce_axis, try_compute_named, var, ComputeOp, OpId,
-    OpKind, Operation, Tensor, MAX_BODY_NODES,
+    compute, compute_named, placeholder, reduce_axis, try_compute_named, try_compute_tagged, var,
+    AttrValue, Attrs, ComputeOp, OpId, OpKind, Operation, Tensor, MAX_BODY_NODES,
 };
+pub use read_graph::{create_read_graph, post_order_dfs, ReadGraph};
 pub use reference::Reference;
 pub use report::{report, report_lowered, IterVarReport, Placement, Report, StageReport};
 pub use rng::XorShift;

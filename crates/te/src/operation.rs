@@ -41,6 +41,8 @@ pub enum OpKind {
 struct OpData {
     id: OpId,
     name: String,
+    tag: String,
+    attrs: Attrs,
     shape: Vec<Expr>,
     dtype: DataType,
     kind: OpKind,
@@ -60,6 +62,19 @@ impl Operation {
     /// The name (`"A"`, `"C"`).
     pub fn name(&self) -> &str {
         &self.0.name
+    }
+
+    /// The tag (`te.compute(..., tag=)`, or the enclosing `te.tag_scope`);
+    /// empty when none was given. TOPI classifies operations by it
+    /// (`"elemwise"`, `"broadcast"`, `"injective"`, ...).
+    pub fn tag(&self) -> &str {
+        &self.0.tag
+    }
+
+    /// The attributes (`te.compute(..., attrs=)`); empty when none were
+    /// given.
+    pub fn attrs(&self) -> &Attrs {
+        &self.0.attrs
     }
 
     /// Placeholder or compute.
@@ -243,10 +258,84 @@ fn new_op(name: &str, shape: Vec<Expr>, dtype: DataType, kind: OpKind) -> Operat
     Operation(Arc::new(OpData {
         id: OpId(NEXT_OP_ID.fetch_add(1, Ordering::Relaxed)),
         name: name.to_string(),
+        tag: String::new(),
+        attrs: Attrs::new(),
         shape,
         dtype,
         kind,
     }))
+}
+
+impl Operation {
+    /// This operation with the tag and attributes given (same identity
+    /// otherwise unchanged: used while the operation is being built).
+    fn with_tag(self, tag: &str, attrs: Attrs) -> Operation {
+        match Arc::try_unwrap(self.0) {
+            Ok(mut d) => {
+                d.tag = tag.to_string();
+                d.attrs = attrs;
+                Operation(Arc::new(d))
+            }
+            Err(shared) => Operation(Arc::new(OpData {
+                id: shared.id,
+                name: shared.name.clone(),
+                tag: tag.to_string(),
+                attrs,
+                shape: shared.shape.clone(),
+                dtype: shared.dtype,
+                kind: shared.kind.clone(),
+            })),
+        }
+    }
+
+    /// A new compute operation (own identity) from its parts: the axes,
+    /// the body and what the body reduces over are taken as given, the
+    /// shape from the axes' extents. Schedule primitives that add stages
+    /// build their operations with it.
+    pub(crate) fn new_compute(
+        name: &str,
+        tag: &str,
+        attrs: Attrs,
+        axis: Vec<IterVar>,
+        body: Value,
+    ) -> Operation {
+        let shape = axis
+            .iter()
+            .map(|a| a.dom().map_or_else(|| Expr::int(0), |d| d.extent.clone()))
+            .collect();
+        let reduce_axis = body.as_reduce().map(|r| r.axes.clone()).unwrap_or_default();
+        let dtype = body.dtype();
+        new_op(
+            name,
+            shape,
+            dtype,
+            OpKind::Compute(ComputeOp {
+                axis,
+                reduce_axis,
+                body,
+            }),
+        )
+        .with_tag(tag, attrs)
+    }
+
+    /// The operation that replaces this one in its stage when a schedule
+    /// primitive rewrites its definition (`cache_read` redirecting its
+    /// reads, `cache_write` and `rfactor` moving its work to a new stage).
+    /// It keeps this operation's identity, name, tag and attributes, so
+    /// that the tensor the user holds still names the stage and its
+    /// buffer, as TVM writes a replaced stage's results to the tensor of
+    /// its original operation.
+    pub(crate) fn replaced(&self, compute: ComputeOp) -> Operation {
+        Operation(Arc::new(OpData {
+            id: self.0.id,
+            name: self.0.name.clone(),
+            tag: self.0.tag.clone(),
+            attrs: self.0.attrs.clone(),
+            shape: self.0.shape.clone(),
+            dtype: compute.body.dtype(),
+            kind: OpKind::Compute(compute),
+        }))
+    }
 }
 
 /// An input tensor (`te.placeholder(shape, name=, dtype=)`).
@@ -312,6 +401,31 @@ pub fn try_compute_named<E: From<TeError>>(
     fcompute: impl FnOnce(&[Expr]) -> std::result::Result<Value, E>,
     name: &str,
 ) -> std::result::Result<Tensor, E> {
+    try_compute_tagged(shape, axis_names, fcompute, name, "", Attrs::new())
+}
+
+/// `te.compute(shape, fcompute, name, tag=, attrs=)`: [`try_compute_named`]
+/// with the operation's tag and attributes (see [`Operation::tag`],
+/// [`Operation::attrs`]).
+///
+/// ```
+/// use tir::DataType;
+/// let a = te::placeholder([4], "A", DataType::Float32).unwrap();
+/// let mut attrs = te::Attrs::new();
+/// attrs.insert("workload".to_string(), te::AttrValue::Str("relu".into()));
+/// let b = te::try_compute_tagged([4], &["i"], |i| Ok::<_, te::TeError>(a.at([&i[0]]) * 2.0),
+///     "B", "elemwise", attrs).unwrap();
+/// assert_eq!(b.op().tag(), "elemwise");
+/// assert_eq!(b.op().attrs()["workload"].to_string(), "\"relu\"");
+/// ```
+pub fn try_compute_tagged<E: From<TeError>>(
+    shape: impl IntoIterator<Item = impl Into<Expr>>,
+    axis_names: &[&str],
+    fcompute: impl FnOnce(&[Expr]) -> std::result::Result<Value, E>,
+    name: &str,
+    tag: &str,
+    attrs: Attrs,
+) -> std::result::Result<Tensor, E> {
     let shape: Vec<Expr> = shape.into_iter().map(Into::into).collect();
     check_shape(&shape, name)?;
     if axis_names.len() != shape.len() {
@@ -341,8 +455,50 @@ pub fn try_compute_named<E: From<TeError>>(
             body,
         }),
     )
+    .with_tag(tag, attrs)
     .output())
 }
+
+/// A value of an operation attribute (`te.compute(..., attrs={...})`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    /// An integer.
+    Int(i64),
+    /// A floating-point number.
+    Float(f64),
+    /// A string.
+    Str(String),
+    /// An index expression (`PrimExpr`).
+    Expr(Expr),
+    /// A list of values (TOPI's `workload` tuples).
+    List(Vec<AttrValue>),
+}
+
+impl fmt::Display for AttrValue {
+    /// As TVM prints attribute values: strings quoted, lists in brackets.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttrValue::Int(v) => write!(f, "{v}"),
+            AttrValue::Float(v) => write!(f, "{v:?}"),
+            AttrValue::Str(v) => write!(f, "{v:?}"),
+            AttrValue::Expr(e) => write!(f, "{e}"),
+            AttrValue::List(items) => {
+                f.write_str("[")?;
+                for (k, v) in items.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+/// The attributes of an operation, by name, in name order (TVM's
+/// `Map<String, ObjectRef>`).
+pub type Attrs = std::collections::BTreeMap<String, AttrValue>;
 
 /// Checks load arities and that a reduction, if any, is the whole body;
 /// returns the reduction axes.

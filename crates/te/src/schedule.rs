@@ -254,6 +254,8 @@ pub struct Schedule {
     layouts: Vec<(OpId, layout::IndexMap, Vec<layout::IndexMap>)>,
     /// See [`Schedule::revision`].
     revision: u64,
+    /// The groups made by `create_group`, in creation order.
+    pub(crate) groups: crate::group::Groups,
 }
 
 /// The source of [`Schedule::revision`]s: one counter for the process, so
@@ -309,6 +311,7 @@ impl Schedule {
             index,
             layouts: Vec::new(),
             revision: fresh_revision(),
+            groups: Default::default(),
         }
     }
 
@@ -333,7 +336,7 @@ impl Schedule {
 
     /// Marks the schedule changed; every method taking `&mut self` calls it
     /// first, before anything that can fail half way.
-    fn touch(&mut self) {
+    pub(crate) fn touch(&mut self) {
         self.revision = fresh_revision();
     }
 
@@ -644,14 +647,14 @@ impl Schedule {
         // As in TVM, whether `axis` is a loop of `parent` (and `parent` not
         // `t` itself or a placeholder) is checked when bounds are inferred
         // (`tvm.lower`), where TVM raises it.
+        // An axis of `parent` that was already split or fused stands for
+        // the loop that replaced it, as TVM's normalize re-targets it.
         let parent = parent.as_ref().clone();
         let op = t.as_ref();
-        self.stage(&parent)?;
+        let axis = crate::normalize::attach_target(self.stage(&parent)?, axis);
+        self.check_group_of_parent(op, &parent)?;
         let st = self.compute_stage_mut(op, "compute_at")?;
-        st.attach = Attach::At {
-            parent,
-            axis: axis.clone(),
-        };
+        st.attach = Attach::At { parent, axis };
         Ok(())
     }
 
@@ -712,7 +715,8 @@ impl Schedule {
     pub fn compute_root(&mut self, t: &impl AsRef<Operation>) -> Result<()> {
         self.touch();
         self.compute_stage_mut(t.as_ref(), "compute_root")?.attach = Attach::Root;
-        Ok(())
+        // In a group, the root is where the group is computed.
+        self.follow_group(t.as_ref())
     }
 
     /// `s[t].compute_inline()`: substitutes `t`'s body into its consumers.
@@ -735,6 +739,68 @@ impl Schedule {
         }
         st.attach = Attach::Inline;
         Ok(())
+    }
+}
+
+/// Changes made by the primitives that add stages (`cache_read`,
+/// `cache_write`, `rfactor`, in their own modules).
+impl Schedule {
+    /// Inserts a root stage for `op` at position `pos` of
+    /// [`Schedule::stages`] and returns its position. Its name is `op`'s,
+    /// with a suffix if a stage already has it.
+    pub(crate) fn insert_stage(&mut self, pos: usize, op: Operation) -> usize {
+        self.touch();
+        let taken: HashSet<&str> = self.stages.iter().map(Stage::name).collect();
+        let name = if taken.contains(op.name()) {
+            (1..)
+                .map(|k| format!("{}_{k}", op.name()))
+                .find(|n| !taken.contains(n.as_str()))
+                .expect("an unused suffix exists")
+        } else {
+            op.name().to_string()
+        };
+        self.stages.insert(pos, Stage::new(op, name, false));
+        self.reindex();
+        pos
+    }
+
+    /// Gives stage `i` the operation `op` (the same operation, with a new
+    /// definition: see [`Operation::replaced`]). With `reset_loops` its
+    /// loops become the new operation's axes, without splits, as TVM resets
+    /// a stage whose work moved to another.
+    pub(crate) fn replace_op(&mut self, i: usize, op: Operation, reset_loops: bool) {
+        self.touch();
+        let st = &mut self.stages[i];
+        debug_assert_eq!(st.op.id(), op.id());
+        if reset_loops {
+            let roots = op.root_iter_vars();
+            // A binding of an axis that stays a loop stays, as in TVM.
+            st.threads.retain(|iv, _| roots.contains(iv));
+            st.all_iter_vars = roots.clone();
+            st.leaf_iter_vars = roots;
+            st.relations.clear();
+        }
+        st.op = op;
+    }
+
+    /// Sets where stage `i` is computed.
+    pub(crate) fn set_attach(&mut self, i: usize, attach: Attach) {
+        self.touch();
+        self.stages[i].attach = attach;
+    }
+
+    /// Sets the storage scope of stage `i`.
+    pub(crate) fn set_stage_scope(&mut self, i: usize, scope: StorageScope) {
+        self.touch();
+        self.stages[i].scope = Some(scope);
+    }
+
+    /// Rebuilds the index of stages by operation after stages moved.
+    fn reindex(&mut self) {
+        self.index.clear();
+        for (i, st) in self.stages.iter().enumerate() {
+            self.index.insert(st.op.id(), i);
+        }
     }
 }
 
