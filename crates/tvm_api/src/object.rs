@@ -44,6 +44,15 @@ pub enum Object {
     Module(&'static str),
     /// A class, for `isinstance` and `except`.
     Class(Class),
+    /// `te.tag_scope(tag)`: a context manager, and a decorator.
+    TagScope(Rc<str>),
+    /// A function decorated with `@te.tag_scope(tag)`: each call runs in
+    /// the scope.
+    Tagged(Rc<str>, Rc<crate::Value>),
+    /// A `tvm.target.Target`.
+    Target(Rc<crate::target::Target>),
+    /// `target.kind`: its `.name`.
+    TargetKind(Rc<str>),
 }
 
 impl Object {
@@ -65,6 +74,10 @@ impl Object {
             Object::AxisSeparator => "AXIS_SEPARATOR",
             Object::Module(_) => "module",
             Object::Class(_) => "builtin function",
+            Object::TagScope(_) => "TagScope",
+            Object::Tagged(..) => "function",
+            Object::Target(_) => "Target",
+            Object::TargetKind(_) => "TargetKind",
         }
     }
 
@@ -81,6 +94,10 @@ impl Object {
             (Object::Bounds(a), Object::Bounds(b)) => Rc::ptr_eq(a, b),
             (Object::Module(a), Object::Module(b)) => a == b,
             (Object::Class(a), Object::Class(b)) => a == b,
+            (Object::TagScope(a), Object::TagScope(b)) => Rc::ptr_eq(a, b),
+            (Object::Tagged(_, a), Object::Tagged(_, b)) => Rc::ptr_eq(a, b),
+            (Object::Target(a), Object::Target(b)) => Rc::ptr_eq(a, b),
+            (Object::TargetKind(a), Object::TargetKind(b)) => a == b,
             _ => false,
         }
     }
@@ -125,6 +142,10 @@ impl fmt::Display for Object {
             Object::AxisSeparator => f.write_str("AXIS_SEPARATOR"),
             Object::Module(path) => write!(f, "<module '{path}'>"),
             Object::Class(c) => write!(f, "<built-in function {}>", c.name()),
+            Object::TagScope(tag) => write!(f, "TagScope({tag:?})"),
+            Object::Tagged(tag, func) => write!(f, "<function {func} tagged {tag:?}>"),
+            Object::Target(t) => write!(f, "{t}"),
+            Object::TargetKind(name) => f.write_str(name),
         }
     }
 }
