@@ -233,6 +233,9 @@ fn no_attribute(value: &Value, name: &str, span: At, has: &str) -> ApiError {
 /// `value.name`.
 pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value> {
     let method = |n: &'static str| Ok(Value::Method(Rc::new(value.clone()), n));
+    if name == "same_as" && matches!(value, Value::Index(_) | Value::Object(_)) {
+        return method("same_as");
+    }
     match value {
         Value::Index(e) => match name {
             "value" => constant_value(e).map(Value::Int).ok_or_else(|| {
@@ -612,6 +615,15 @@ pub(crate) fn call_method(
             Ok(Value::Object(Object::Tensor(op.output())))
         }
         _ if name == "astype" => crate::casts::astype(&promote(receiver), args),
+        _ if name == "same_as" => {
+            let a = args.bind("same_as", &["other"])?;
+            let other = &a.required("other")?.value;
+            let same = match (receiver, other) {
+                (Value::Index(x), Value::Index(y)) => x == y,
+                _ => crate::operators::equal(receiver, other),
+            };
+            Ok(Value::Bool(same))
+        }
         _ if name == "equal" => {
             let a = args.bind("equal", &["other", "span"])?;
             let other = a.required("other")?;

@@ -118,6 +118,7 @@ fn attr_value(v: &Value, g: &Given) -> ApiResult<te::AttrValue> {
         Value::Float(f) => te::AttrValue::Float(f),
         Value::Str(s) => te::AttrValue::Str(s.to_string()),
         Value::Index(e) => te::AttrValue::Expr(e),
+        Value::Object(Object::Tensor(t)) => te::AttrValue::Tensor(t),
         Value::Tuple(_) | Value::List(_) => te::AttrValue::List(
             v.sequence()
                 .unwrap_or_default()
@@ -129,7 +130,7 @@ fn attr_value(v: &Value, g: &Given) -> ApiResult<te::AttrValue> {
             return Err(type_error(
                 g.place(),
                 format!(
-                    "an `attrs` value must be a number, string, expression or a list of them, \
+                    "an `attrs` value must be a number, string, expression, tensor or a list of them, \
                      found a {}",
                     other.type_name()
                 ),
@@ -154,6 +155,7 @@ fn value_of(v: &te::AttrValue) -> Value {
         te::AttrValue::Float(f) => Value::Float(*f),
         te::AttrValue::Str(s) => Value::str(s),
         te::AttrValue::Expr(e) => Value::Index(e.clone()),
+        te::AttrValue::Tensor(t) => Value::Object(Object::Tensor(t.clone())),
         te::AttrValue::List(items) => Value::list(items.iter().map(value_of).collect()),
     }
 }
