@@ -163,6 +163,8 @@ pub(crate) fn resolve(path: &str) -> Option<Value> {
     let (parent, name) = path.rsplit_once('.')?;
     match resolve(parent)? {
         Value::Object(Object::Module(m)) => module_attr(m, name),
+        // `tvm.target.Target.current`.
+        class @ Value::Object(Object::Class(_)) => crate::get_attr(&class, name).ok(),
         _ => None,
     }
 }
