@@ -346,6 +346,10 @@ fn tag_scopes_tag_computes_as_context_and_decorator_and_refuse_nesting() {
     assert!(tvm_api::equal(&tvm_api::iter(&w).unwrap()[2], &a));
     assert!(tvm_api::subscript(&attrs, &Value::str("missing")).is_err());
     assert!(tvm_api::call(h, &decorated, Args::positional(vec![Value::Int(1)])).is_err());
+    // The failed call left its scope.
+    let again = ok(h, "te.tag_scope", vec![Value::str("z")], &[]);
+    tvm_api::enter(h, &again).unwrap().unwrap();
+    tvm_api::exit(h, &again);
     let untagged = ok(h, "te.compute", vec![tuple(&[Value::Int(4)]), double(&a)], &[]);
     assert_eq!(tvm_api::str(&attr(&attr(&untagged, "op"), "tag")), "");
     assert_eq!(tvm_api::str(&attr(&attr(&a, "op"), "tag")), "");
