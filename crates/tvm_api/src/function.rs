@@ -87,6 +87,17 @@ pub enum Function {
     TargetCurrent,
     /// `tvm.target.cuda()`, `tvm.target.arm_cpu()`...: a target of one kind.
     TargetOf(&'static str),
+    // Running programs.
+    /// `tvm.build`.
+    Build,
+    /// `tvm.nd.array`.
+    NdArray,
+    /// `tvm.nd.empty`.
+    NdEmpty,
+    /// `tvm.cpu(0)`, `tvm.cuda(0)`, ...: a device of this kind.
+    Device(&'static str),
+    /// `tvm.testing.assert_allclose`.
+    AssertAllclose,
 }
 
 impl Function {
@@ -130,6 +141,11 @@ impl Function {
             Function::IsBroadcast => "tvm.topi.tag.is_broadcast",
             Function::TargetCurrent => "tvm.target.Target.current",
             Function::TargetOf(kind) => kind,
+            Function::Build => "tvm.build",
+            Function::NdArray => "tvm.nd.array",
+            Function::NdEmpty => "tvm.nd.empty",
+            Function::Device(kind) => kind,
+            Function::AssertAllclose => "tvm.testing.assert_allclose",
         }
     }
 }

@@ -135,6 +135,18 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
             }
         }
         Function::TargetOf(kind) => target_of(kind, args),
+        Function::Build => crate::build::build(args),
+        Function::NdArray => crate::build::nd_array(args),
+        Function::NdEmpty => crate::build::nd_empty(args),
+        Function::Device(kind) => {
+            let a = args.bind(kind, &["dev_id"])?;
+            let id = match a.get("dev_id") {
+                None => 0,
+                Some(g) => as_int(&g.value).ok_or_else(|| type_error(g.place(), "a device number is an integer"))?,
+            };
+            Ok(Value::Object(Object::Device(kind, id)))
+        }
+        Function::AssertAllclose => crate::build::assert_allclose(args),
     }
 }
 

@@ -75,6 +75,7 @@
 #![warn(missing_docs)]
 
 mod args;
+mod build;
 mod casts;
 mod error;
 mod function;
@@ -100,6 +101,7 @@ pub use host::{Host, Parameters};
 pub use object::{Object, ScheduleRef};
 pub use operators::{as_index, as_int};
 pub use session::{Lowered, Session};
+pub use build::{NDArray, NDArrayRef};
 pub use target::Target;
 pub use value::{HostValue, Value};
 
@@ -206,6 +208,7 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             }
         }
         Value::Object(Object::Tagged(tag, f)) => tags::call_tagged(host, tag, f, args),
+        Value::Object(Object::Built(f)) => build::call_built(f, args),
         Value::Object(Object::Class(class)) => Err(ApiError::type_error(format!(
             "`{}` cannot be called",
             class.name()

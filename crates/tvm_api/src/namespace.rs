@@ -30,6 +30,7 @@ const MODULES: &[&str] = &[
     "tvm.topi",
     "tvm.topi.utils",
     "tvm.topi.tag",
+    "tvm.nd",
 ];
 
 /// The module called `path`, if scripts may use it.
@@ -97,6 +98,13 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "traverse_inline" if module_path == "tvm.topi.utils" => Function::TraverseInline,
         "is_injective" if module_path == "tvm.topi.tag" => Function::IsInjective,
         "is_broadcast" if module_path == "tvm.topi.tag" => Function::IsBroadcast,
+        "build" if module_path == "tvm" => Function::Build,
+        "array" if module_path == "tvm.nd" => Function::NdArray,
+        "empty" if module_path == "tvm.nd" => Function::NdEmpty,
+        "cpu" if module_path == "tvm" => Function::Device("cpu"),
+        "cuda" if module_path == "tvm" => Function::Device("cuda"),
+        "gpu" if module_path == "tvm" => Function::Device("cuda"),
+        "assert_allclose" if module_path == "tvm.testing" => Function::AssertAllclose,
         "cuda" if module_path == "tvm.target" => Function::TargetOf("cuda"),
         "rocm" if module_path == "tvm.target" => Function::TargetOf("rocm"),
         "arm_cpu" if module_path == "tvm.target" => Function::TargetOf("arm_cpu"),

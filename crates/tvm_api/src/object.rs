@@ -53,6 +53,12 @@ pub enum Object {
     Target(Rc<crate::target::Target>),
     /// `target.kind`: its `.name`.
     TargetKind(Rc<str>),
+    /// A `tvm.nd.array`, shared: a built function writes into it.
+    NDArray(crate::build::NDArrayRef),
+    /// `tvm.cpu(0)`, `tvm.cuda(0)`: where arrays live (all run here).
+    Device(&'static str, i64),
+    /// What `tvm.build` returns: callable on arrays.
+    Built(Rc<crate::build::Built>),
 }
 
 impl Object {
@@ -78,6 +84,9 @@ impl Object {
             Object::Tagged(..) => "function",
             Object::Target(_) => "Target",
             Object::TargetKind(_) => "TargetKind",
+            Object::NDArray(_) => "NDArray",
+            Object::Device(..) => "Device",
+            Object::Built(_) => "Module",
         }
     }
 
@@ -98,6 +107,9 @@ impl Object {
             (Object::Tagged(_, a), Object::Tagged(_, b)) => Rc::ptr_eq(a, b),
             (Object::Target(a), Object::Target(b)) => Rc::ptr_eq(a, b),
             (Object::TargetKind(a), Object::TargetKind(b)) => a == b,
+            (Object::NDArray(a), Object::NDArray(b)) => Rc::ptr_eq(a, b),
+            (Object::Device(a, i), Object::Device(b, j)) => a == b && i == j,
+            (Object::Built(a), Object::Built(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -146,6 +158,9 @@ impl fmt::Display for Object {
             Object::Tagged(tag, func) => write!(f, "<function {func} tagged {tag:?}>"),
             Object::Target(t) => write!(f, "{t}"),
             Object::TargetKind(name) => f.write_str(name),
+            Object::NDArray(a) => write!(f, "{}", a.borrow().to_value()),
+            Object::Device(kind, id) => write!(f, "{kind}({id})"),
+            Object::Built(_) => f.write_str("Module(llvm)"),
         }
     }
 }

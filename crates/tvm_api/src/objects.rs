@@ -392,12 +392,20 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 Ok(Value::Function(crate::Function::TargetCurrent))
             }
             (Object::TagScope(t), "tag") => Ok(Value::Str(t.clone())),
+            (Object::NDArray(a), "shape") => Ok(Value::tuple(
+                a.borrow().shape.iter().map(|d| Value::Int(*d as i64)).collect(),
+            )),
+            (Object::NDArray(a), "dtype") => Ok(Value::str(a.borrow().dtype.name())),
+            (Object::NDArray(_), "numpy" | "asnumpy") => method("numpy"),
+            (Object::NDArray(_), _) => Err(no_attribute(value, name, span, "it has .shape, .dtype and .numpy()")),
             (
                 Object::Element(_)
                 | Object::PartialLoad(..)
                 | Object::TagScope(_)
                 | Object::Tagged(..)
                 | Object::TargetKind(_)
+                | Object::Device(..)
+                | Object::Built(_)
                 | Object::Bounds(_)
                 | Object::Relation(_)
                 | Object::AxisSeparator,
@@ -613,6 +621,10 @@ pub(crate) fn call_method(
                 ));
             }
             Ok(Value::Object(Object::Tensor(op.output())))
+        }
+        Value::Object(Object::NDArray(a)) if name == "numpy" => {
+            args.bind("numpy", &[])?;
+            Ok(a.borrow().to_value())
         }
         _ if name == "astype" => crate::casts::astype(&promote(receiver), args),
         _ if name == "same_as" => {
