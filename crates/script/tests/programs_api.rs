@@ -47,10 +47,7 @@ traverse_inline(s, C.op, callback)
 print(seen, tag.is_injective(pad.op.tag), tag.is_broadcast(pad.op.tag))
 tvm.lower(s, [A, C])
 "#);
-    assert_eq!(
-        r.printed,
-        "(n, 12) 12 elemwise\n['B', 'C'] True False\n"
-    );
+    assert_eq!(r.printed, "(n, 12) 12 elemwise\n['B', 'C'] True False\n");
     // As in TOPI, the traversal stops at an operation that is not
     // injective (B): its callback schedules what it reads.
     check_values(&r);
@@ -118,11 +115,17 @@ print(B.op.tag, C.op.tag, A.op.tag == "", B.op.attrs["workload"])
     let nested = error(
         "from tvm import te\nwith te.tag_scope('a'):\n    with te.tag_scope('b'):\n        pass\n",
     );
-    assert!(nested.contains("nested op_tag is not allowed for now"), "{nested}");
+    assert!(
+        nested.contains("nested op_tag is not allowed for now"),
+        "{nested}"
+    );
     let tagged = error(
         "from tvm import te\nA = te.placeholder((4,), name='A')\nwith te.tag_scope('a'):\n    B = te.compute((4,), lambda i: A[i], tag='b')\n",
     );
-    assert!(tagged.contains("nested tag is not allowed for now"), "{tagged}");
+    assert!(
+        tagged.contains("nested tag is not allowed for now"),
+        "{tagged}"
+    );
 }
 
 #[test]
@@ -142,5 +145,36 @@ print(tvm.target.Target.current())
         r.printed,
         "None\ncuda ['cuda', 'gpu'] cuda -keys=cuda,gpu -max_num_threads=1024 -thread_warp_size=32\n1024\n\
          llvm ['cpu'] llvm -keys=cpu -mcpu=skylake\nNone\n"
+    );
+}
+
+#[test]
+fn built_functions_run_on_nd_arrays_and_assert_allclose_checks_them() {
+    let r = run(r#"
+import tvm
+import tvm.testing
+from tvm import te
+A = te.placeholder((2, 3), name="A")
+B = te.compute((2, 3), lambda i, j: A[i, j] * 2.0 + j, name="B")
+s = te.create_schedule(B.op)
+f = tvm.build(s, [A, B], target="llvm")
+dev = tvm.cpu(0)
+a = tvm.nd.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dev)
+b = tvm.nd.empty((2, 3), "float32", dev)
+f(a, b)
+print(b.numpy(), b.shape, b.dtype)
+tvm.testing.assert_allclose(b.numpy(), [[2.0, 5.0, 8.0], [8.0, 11.0, 14.0]], rtol=1e-5)
+"#);
+    assert_eq!(
+        r.printed,
+        "[[2.0, 5.0, 8.0], [8.0, 11.0, 14.0]] (2, 3) float32\n"
+    );
+    let failed = error(
+        "import tvm\nimport tvm.testing\ntvm.testing.assert_allclose([1.0, 2.0], [1.0, 2.5], rtol=1e-7)\n",
+    );
+    assert!(
+        failed.contains("Not equal to tolerance rtol=1e-07, atol=0")
+            && failed.contains("Mismatched elements: 1 / 2 (50%)"),
+        "{failed}"
     );
 }

@@ -484,7 +484,12 @@ impl fmt::Display for AttrValue {
             AttrValue::Float(v) => write!(f, "{v:?}"),
             AttrValue::Str(v) => write!(f, "{v:?}"),
             AttrValue::Expr(e) => write!(f, "{e}"),
-            AttrValue::Tensor(t) => write!(f, "Tensor(shape={:?}, op.name={})", t.shape().iter().map(|d| d.to_string()).collect::<Vec<_>>(), t.name()),
+            AttrValue::Tensor(t) => write!(
+                f,
+                "Tensor(shape={:?}, op.name={})",
+                t.shape().iter().map(|d| d.to_string()).collect::<Vec<_>>(),
+                t.name()
+            ),
             AttrValue::List(items) => {
                 f.write_str("[")?;
                 for (k, v) in items.iter().enumerate() {

@@ -183,9 +183,9 @@ pub(crate) fn nd_empty(args: Args) -> ApiResult<Value> {
     }
     let dtype = dtype_given(a.get("dtype"))?.unwrap_or(DataType::Float32);
     let size = shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(*d));
-    let size = size.filter(|n| *n <= 1 << 28).ok_or_else(|| {
-        error(ErrorClass::ValueError, s.place(), "the array is too large")
-    })?;
+    let size = size
+        .filter(|n| *n <= 1 << 28)
+        .ok_or_else(|| error(ErrorClass::ValueError, s.place(), "the array is too large"))?;
     let array = NDArray {
         shape,
         dtype,
@@ -196,7 +196,18 @@ pub(crate) fn nd_empty(args: Args) -> ApiResult<Value> {
 
 /// `tvm.build(s, args, target=None, name="default_function")`.
 pub(crate) fn build(args: Args) -> ApiResult<Value> {
-    let a = args.bind("build", &["inputs", "args", "target", "target_host", "runtime", "name", "binds"])?;
+    let a = args.bind(
+        "build",
+        &[
+            "inputs",
+            "args",
+            "target",
+            "target_host",
+            "runtime",
+            "name",
+            "binds",
+        ],
+    )?;
     let s = a.required("inputs")?;
     let Value::Object(Object::Schedule(schedule)) = &s.value else {
         return Err(type_error(
@@ -206,7 +217,10 @@ pub(crate) fn build(args: Args) -> ApiResult<Value> {
     };
     let list = a.required("args")?;
     let items = list.value.sequence().ok_or_else(|| {
-        type_error(list.place(), "`build` needs its arguments as a list of tensors")
+        type_error(
+            list.place(),
+            "`build` needs its arguments as a list of tensors",
+        )
     })?;
     let tensors = items
         .into_iter()
@@ -221,7 +235,10 @@ pub(crate) fn build(args: Args) -> ApiResult<Value> {
             other => {
                 return Err(type_error(
                     t.place(),
-                    format!("`target` must be a string or a Target, found a {}", other.type_name()),
+                    format!(
+                        "`target` must be a string or a Target, found a {}",
+                        other.type_name()
+                    ),
                 ))
             }
         }
@@ -252,7 +269,8 @@ pub(crate) fn call_built(f: &Built, args: Args) -> ApiResult<Value> {
             given.len()
         )));
     }
-    let lowering = te::Lowering::new(&f.schedule.borrow(), &f.args).map_err(|e| ApiError::tvm(e.message))?;
+    let lowering =
+        te::Lowering::new(&f.schedule.borrow(), &f.args).map_err(|e| ApiError::tvm(e.message))?;
     let func = lowering.program();
     let mut arrays = Vec::with_capacity(given.len());
     let mut sizes: HashMap<arith::Var, i64> = HashMap::new();
@@ -269,7 +287,12 @@ pub(crate) fn call_built(f: &Built, args: Args) -> ApiResult<Value> {
             return Err(error(
                 ErrorClass::ValueError,
                 g.place(),
-                format!("`{}` has {} dimensions, the array {}", b.name(), b.shape().len(), x_ref.shape.len()),
+                format!(
+                    "`{}` has {} dimensions, the array {}",
+                    b.name(),
+                    b.shape().len(),
+                    x_ref.shape.len()
+                ),
             ));
         }
         for (d, (e, &n)) in b.shape().iter().zip(&x_ref.shape).enumerate() {
@@ -282,12 +305,19 @@ pub(crate) fn call_built(f: &Built, args: Args) -> ApiResult<Value> {
                 return Err(error(
                     ErrorClass::ValueError,
                     g.place(),
-                    format!("dimension {d} of `{}` is {expected}, the array's is {n}", b.name()),
+                    format!(
+                        "dimension {d} of `{}` is {expected}, the array's is {n}",
+                        b.name()
+                    ),
                 ));
             }
         }
-        let tensor = tir::Tensor::new(x_ref.shape.clone(), x_ref.data.clone())
-            .map_err(|_| ApiError::new(ErrorClass::ValueError, "the array's values do not fill its shape"))?;
+        let tensor = tir::Tensor::new(x_ref.shape.clone(), x_ref.data.clone()).map_err(|_| {
+            ApiError::new(
+                ErrorClass::ValueError,
+                "the array's values do not fill its shape",
+            )
+        })?;
         inputs.insert(b.clone(), tensor);
         arrays.push(x.clone());
     }
@@ -325,7 +355,10 @@ pub(crate) fn assert_allclose(args: Args) -> ApiResult<Value> {
             Some(g) => match crate::objects::promote(&g.value) {
                 Value::Float(f) => Ok(f),
                 Value::Int(i) => Ok(i as f64),
-                other => Err(type_error(g.place(), format!("`{name}` must be a number, found a {}", other.type_name()))),
+                other => Err(type_error(
+                    g.place(),
+                    format!("`{name}` must be a number, found a {}", other.type_name()),
+                )),
             },
         }
     };
@@ -390,7 +423,11 @@ fn py_float(x: f64) -> String {
     if (-4..16).contains(&exp) {
         format!("{}", x)
     } else {
-        format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+        format!(
+            "{mantissa}e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        )
     }
 }
 

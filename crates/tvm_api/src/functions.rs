@@ -142,7 +142,8 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
             let a = args.bind(kind, &["dev_id"])?;
             let id = match a.get("dev_id") {
                 None => 0,
-                Some(g) => as_int(&g.value).ok_or_else(|| type_error(g.place(), "a device number is an integer"))?,
+                Some(g) => as_int(&g.value)
+                    .ok_or_else(|| type_error(g.place(), "a device number is an integer"))?,
             };
             Ok(Value::Object(Object::Device(kind, id)))
         }

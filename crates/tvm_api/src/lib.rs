@@ -95,13 +95,13 @@ mod value;
 
 pub use args::{Args, Bound, Given};
 pub use arith::CmpOp;
+pub use build::{NDArray, NDArrayRef};
 pub use error::{ApiError, ApiResult, ArgRef, ErrorClass};
 pub use function::{Class, Function};
 pub use host::{Host, Parameters};
 pub use object::{Object, ScheduleRef};
 pub use operators::{as_index, as_int};
 pub use session::{Lowered, Session};
-pub use build::{NDArray, NDArrayRef};
 pub use target::Target;
 pub use value::{HostValue, Value};
 

@@ -380,24 +380,37 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 .map(|n| Value::Method(Rc::new(value.clone()), n))
                 .ok_or_else(|| type_error(span, crate::schedule::unsupported_stage_method(name))),
             (Object::Element(e), "dtype") => Ok(Value::str(e.dtype().name())),
-            (Object::Element(_), "astype" | "equal") => method(if name == "astype" {
-                "astype"
-            } else {
-                "equal"
+            (Object::Element(_), "astype" | "equal") => {
+                method(if name == "astype" { "astype" } else { "equal" })
+            }
+            (Object::Target(t), _) => crate::target::attribute(t, name).ok_or_else(|| {
+                no_attribute(
+                    value,
+                    name,
+                    span,
+                    "it has .kind, .keys, .attrs, .max_num_threads, .arch and .host",
+                )
             }),
-            (Object::Target(t), _) => crate::target::attribute(t, name)
-                .ok_or_else(|| no_attribute(value, name, span, "it has .kind, .keys, .attrs, .max_num_threads, .arch and .host")),
             (Object::TargetKind(k), "name") => Ok(Value::Str(k.clone())),
             (Object::Class(crate::Class::Target), "current") => {
                 Ok(Value::Function(crate::Function::TargetCurrent))
             }
             (Object::TagScope(t), "tag") => Ok(Value::Str(t.clone())),
             (Object::NDArray(a), "shape") => Ok(Value::tuple(
-                a.borrow().shape.iter().map(|d| Value::Int(*d as i64)).collect(),
+                a.borrow()
+                    .shape
+                    .iter()
+                    .map(|d| Value::Int(*d as i64))
+                    .collect(),
             )),
             (Object::NDArray(a), "dtype") => Ok(Value::str(a.borrow().dtype.name())),
             (Object::NDArray(_), "numpy" | "asnumpy") => method("numpy"),
-            (Object::NDArray(_), _) => Err(no_attribute(value, name, span, "it has .shape, .dtype and .numpy()")),
+            (Object::NDArray(_), _) => Err(no_attribute(
+                value,
+                name,
+                span,
+                "it has .shape, .dtype and .numpy()",
+            )),
             (
                 Object::Element(_)
                 | Object::PartialLoad(..)

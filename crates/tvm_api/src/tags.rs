@@ -18,7 +18,10 @@ pub(crate) fn tag_scope(args: Args) -> ApiResult<Value> {
         Value::Str(s) => Ok(Value::Object(Object::TagScope(s.clone()))),
         other => Err(type_error(
             tag.place(),
-            format!("`tag_scope` needs a string tag, found a {}", other.type_name()),
+            format!(
+                "`tag_scope` needs a string tag, found a {}",
+                other.type_name()
+            ),
         )),
     }
 }
@@ -126,16 +129,14 @@ fn attr_value(v: &Value, g: &Given) -> ApiResult<te::AttrValue> {
                 .map(|item| attr_value(item, g))
                 .collect::<ApiResult<Vec<_>>>()?,
         ),
-        other => {
-            return Err(type_error(
-                g.place(),
-                format!(
-                    "an `attrs` value must be a number, string, expression, tensor or a list of them, \
+        other => return Err(type_error(
+            g.place(),
+            format!(
+                "an `attrs` value must be a number, string, expression, tensor or a list of them, \
                      found a {}",
-                    other.type_name()
-                ),
-            ))
-        }
+                other.type_name()
+            ),
+        )),
     })
 }
 

@@ -162,9 +162,9 @@ pub(crate) fn attribute(t: &std::rc::Rc<Target>, name: &str) -> Option<crate::Va
                 .collect::<Vec<_>>(),
         )),
         "host" => Value::None,
-        "arch" | "model" | "mcpu" | "mtriple" => t
-            .attr(name)
-            .map_or_else(|| Value::str(""), value_of),
+        "arch" | "model" | "mcpu" | "mtriple" => {
+            t.attr(name).map_or_else(|| Value::str(""), value_of)
+        }
         _ => value_of(t.attr(name)?),
     })
 }

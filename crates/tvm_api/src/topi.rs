@@ -35,13 +35,20 @@ pub(crate) fn is_injective(tag: &str) -> bool {
 
 /// `is_injective(tag)` / `is_broadcast(tag)` called from a program.
 pub(crate) fn tag_test(args: Args, injective: bool) -> ApiResult<Value> {
-    let name = if injective { "is_injective" } else { "is_broadcast" };
+    let name = if injective {
+        "is_injective"
+    } else {
+        "is_broadcast"
+    };
     let a = args.bind(name, &["tag"])?;
     let t = a.required("tag")?;
     let Value::Str(tag) = &t.value else {
         return Err(type_error(
             t.place(),
-            format!("`{name}` needs a tag string, found a {}", t.value.type_name()),
+            format!(
+                "`{name}` needs a tag string, found a {}",
+                t.value.type_name()
+            ),
         ));
     };
     Ok(Value::Bool(if injective {
