@@ -38,9 +38,12 @@ impl fmt::Display for AttrValue {
     }
 }
 
-/// The kinds rangefinder knows: name, default keys, and the GPU limits
-/// TVM gives them (`max_num_threads`, `thread_warp_size`).
-const KINDS: &[(&str, &[&str], Option<(i64, i64)>)] = &[
+/// A target kind: name, default keys, and the GPU limits TVM gives it
+/// (`max_num_threads`, `thread_warp_size`).
+type Kind = (&'static str, &'static [&'static str], Option<(i64, i64)>);
+
+/// The kinds rangefinder knows.
+const KINDS: &[Kind] = &[
     ("llvm", &["cpu"], None),
     ("c", &["cpu"], None),
     ("cuda", &["cuda", "gpu"], Some((1024, 32))),

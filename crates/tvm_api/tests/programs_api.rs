@@ -215,11 +215,11 @@ fn topi_helpers_read_shapes_as_integers_and_inline_injective_stages_before_the_c
     // D (reduction) reading B: traversal from C visits producers first
     // and inlines pad and B, not the output.
     let m = Value::Int(8);
-    let a = placeholder(h, &[m.clone()], "A", "float32");
+    let a = placeholder(h, std::slice::from_ref(&m), "A", "float32");
     let pad = ok(
         h,
         "te.compute",
-        vec![tuple(&[m.clone()]), double(&a)],
+        vec![tuple(std::slice::from_ref(&m)), double(&a)],
         &[
             ("name", Value::str("pad")),
             ("tag", Value::str("injective,pad")),
@@ -228,13 +228,13 @@ fn topi_helpers_read_shapes_as_integers_and_inline_injective_stages_before_the_c
     let b = ok(
         h,
         "te.compute",
-        vec![tuple(&[m.clone()]), double(&pad)],
+        vec![tuple(std::slice::from_ref(&m)), double(&pad)],
         &[("name", Value::str("B")), ("tag", Value::str("broadcast"))],
     );
     let c = ok(
         h,
         "te.compute",
-        vec![tuple(&[m.clone()]), double(&b)],
+        vec![tuple(std::slice::from_ref(&m)), double(&b)],
         &[("name", Value::str("C")), ("tag", Value::str("elemwise"))],
     );
     let s = ok(h, "te.create_schedule", vec![attr(&c, "op")], &[]);
@@ -639,8 +639,8 @@ fn targets_parse_enter_and_are_current_inside_with() {
 /// `C = A + B` over a symbolic `n`, split by 4, built.
 fn built_add(h: &mut TestHost) -> Value {
     let n = ok(h, "te.var", vec![Value::str("n")], &[]);
-    let a = placeholder(h, &[n.clone()], "A", "float32");
-    let b = placeholder(h, &[n.clone()], "B", "float32");
+    let a = placeholder(h, std::slice::from_ref(&n), "A", "float32");
+    let b = placeholder(h, std::slice::from_ref(&n), "B", "float32");
     let body = {
         let (a, b) = (a.clone(), b.clone());
         closure(&["i"], move |_, args| {
