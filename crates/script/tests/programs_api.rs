@@ -178,3 +178,35 @@ tvm.testing.assert_allclose(b.numpy(), [[2.0, 5.0, 8.0], [8.0, 11.0, 14.0]], rto
         "{failed}"
     );
 }
+
+#[test]
+fn lowered_programs_print_as_before_and_post_order_visit_walks_their_loops() {
+    let r = run(r#"
+import tvm
+from tvm import te
+A = te.placeholder((4, 10), name="A")
+B = te.compute((4, 10), lambda i, j: A[i, j] + 1.0, name="B")
+s = te.create_schedule(B.op)
+xo, xi = s[B].split(B.op.axis[1], factor=5)
+mod = tvm.lower(s, [A, B], simple_mode=True)
+loops = []
+stores = []
+def visit(node):
+    if isinstance(node, tvm.tir.For):
+        loops.append((node.loop_var.name, node.min, int(node.extent)))
+    elif isinstance(node, tvm.tir.BufferStore):
+        stores.append(node.buffer.name)
+tvm.tir.stmt_functor.post_order_visit(mod["main"].body, visit)
+print(loops, stores, isinstance(mod["main"].body, tvm.tir.Stmt))
+print(mod)
+"#);
+    let lines: Vec<&str> = r.printed.lines().collect();
+    assert_eq!(
+        lines[0],
+        "[('j.inner', 0, 5), ('j.outer', 0, 2), ('i', 0, 4)] ['B'] True"
+    );
+    // `print(mod)` shows the program as `print(tvm.lower(...))` always has.
+    let target = r.target.as_ref().unwrap();
+    let text = target.lowering.as_ref().unwrap().program().to_string();
+    assert_eq!(r.printed, format!("{}\n{text}\n", lines[0]));
+}

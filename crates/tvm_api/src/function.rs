@@ -98,6 +98,8 @@ pub enum Function {
     Device(&'static str),
     /// `tvm.testing.assert_allclose`.
     AssertAllclose,
+    /// `tvm.tir.stmt_functor.post_order_visit`.
+    PostOrderVisit,
 }
 
 impl Function {
@@ -146,6 +148,7 @@ impl Function {
             Function::NdEmpty => "tvm.nd.empty",
             Function::Device(kind) => kind,
             Function::AssertAllclose => "tvm.testing.assert_allclose",
+            Function::PostOrderVisit => "tvm.tir.stmt_functor.post_order_visit",
         }
     }
 }
@@ -195,6 +198,8 @@ pub enum Class {
     Object,
     /// `tvm.target.Target`: calling it makes a target.
     Target,
+    /// A statement class of `tvm.tir` (`For`, `BufferStore`, `Stmt`...).
+    Stmt(&'static str),
     /// An exception class (`tvm.error.TVMError`; front ends also use it for
     /// Python's `Exception`, `RuntimeError` and `AssertionError`).
     Error(ErrorClass),
@@ -224,6 +229,7 @@ impl Class {
             Class::Range => "tvm.ir.Range",
             Class::Object => "tvm.runtime.Object",
             Class::Target => "tvm.target.Target",
+            Class::Stmt(name) => name,
             Class::Error(e) => e.name(),
         }
     }

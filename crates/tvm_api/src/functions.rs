@@ -148,6 +148,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
             Ok(Value::Object(Object::Device(kind, id)))
         }
         Function::AssertAllclose => crate::build::assert_allclose(args),
+        Function::PostOrderVisit => crate::lowered::post_order_visit(host, args),
     }
 }
 
@@ -622,13 +623,16 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     };
     let tensors = s.borrow().program_args(tensors);
     let lowering = te::Lowering::new(&s.borrow(), &tensors).map_err(|e| te_error(&a.place(), e))?;
-    let text = lowering.program().to_string();
+    let module = crate::lowered::LoweredModule {
+        text: lowering.program().to_string(),
+        func: lowering.program().clone(),
+    };
     host.session().lowered.push(Lowered {
         schedule: s.clone(),
         args: tensors,
         lowering,
     });
-    Ok(Value::str(&text))
+    Ok(Value::Object(Object::Lowered(Rc::new(module))))
 }
 
 /// The arguments of a program when the script does not name them: its

@@ -31,6 +31,7 @@ const MODULES: &[&str] = &[
     "tvm.topi.utils",
     "tvm.topi.tag",
     "tvm.nd",
+    "tvm.tir.stmt",
 ];
 
 /// The module called `path`, if scripts may use it.
@@ -105,6 +106,7 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "cuda" if module_path == "tvm" => Function::Device("cuda"),
         "gpu" if module_path == "tvm" => Function::Device("cuda"),
         "assert_allclose" if module_path == "tvm.testing" => Function::AssertAllclose,
+        "post_order_visit" if module_path == "tvm.tir.stmt_functor" => Function::PostOrderVisit,
         "cuda" if module_path == "tvm.target" => Function::TargetOf("cuda"),
         "rocm" if module_path == "tvm.target" => Function::TargetOf("rocm"),
         "arm_cpu" if module_path == "tvm.target" => Function::TargetOf("arm_cpu"),
@@ -150,6 +152,9 @@ fn class(module_path: &str, name: &str) -> Option<Class> {
             Class::Object
         }
         "Target" if module_path == "tvm.target" => Class::Target,
+        _ if module_path == "tvm.tir" || module_path == "tvm.tir.stmt" => {
+            return crate::lowered::class(name)
+        }
         _ => return None,
     })
 }

@@ -59,6 +59,12 @@ pub enum Object {
     Device(&'static str, i64),
     /// What `tvm.build` returns: callable on arrays.
     Built(Rc<crate::build::Built>),
+    /// What `tvm.lower` returns; `mod["main"]` is the same program.
+    Lowered(Rc<crate::lowered::LoweredModule>),
+    /// A statement of a lowered program.
+    Stmt(crate::lowered::StmtRef),
+    /// A buffer of a lowered program (`store.buffer`).
+    Buffer(tir::Buffer),
 }
 
 impl Object {
@@ -87,6 +93,9 @@ impl Object {
             Object::NDArray(_) => "NDArray",
             Object::Device(..) => "Device",
             Object::Built(_) => "Module",
+            Object::Lowered(_) => "IRModule",
+            Object::Stmt(s) => crate::lowered::stmt_class(s.stmt()),
+            Object::Buffer(_) => "Buffer",
         }
     }
 
@@ -110,6 +119,9 @@ impl Object {
             (Object::NDArray(a), Object::NDArray(b)) => Rc::ptr_eq(a, b),
             (Object::Device(a, i), Object::Device(b, j)) => a == b && i == j,
             (Object::Built(a), Object::Built(b)) => Rc::ptr_eq(a, b),
+            (Object::Lowered(a), Object::Lowered(b)) => Rc::ptr_eq(a, b),
+            (Object::Stmt(a), Object::Stmt(b)) => a.same_as(b),
+            (Object::Buffer(a), Object::Buffer(b)) => a == b,
             _ => false,
         }
     }
@@ -161,6 +173,9 @@ impl fmt::Display for Object {
             Object::NDArray(a) => write!(f, "{}", a.borrow().to_value()),
             Object::Device(kind, id) => write!(f, "{kind}({id})"),
             Object::Built(_) => f.write_str("Module(llvm)"),
+            Object::Lowered(m) => f.write_str(&m.text),
+            Object::Stmt(s) => write!(f, "{}", s.stmt()),
+            Object::Buffer(b) => f.write_str(b.name()),
         }
     }
 }

@@ -215,6 +215,7 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
             ),
             _ => false,
         },
+        Class::Stmt(name) => crate::lowered::is_stmt(v, name),
         Class::Error(_) => false,
     }
 }
@@ -396,6 +397,22 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 Ok(Value::Function(crate::Function::TargetCurrent))
             }
             (Object::TagScope(t), "tag") => Ok(Value::Str(t.clone())),
+            (Object::Lowered(m), "body") => Ok(Value::Object(Object::Stmt(
+                crate::lowered::StmtRef::body(m),
+            ))),
+            (Object::Lowered(m), "params") => Ok(Value::list(
+                m.func
+                    .params
+                    .iter()
+                    .map(|b| Value::Object(Object::Buffer(b.clone())))
+                    .collect(),
+            )),
+            (Object::Stmt(st), _) => crate::lowered::stmt_attribute(st, name).ok_or_else(|| {
+                no_attribute(value, name, span, "see TVM's attributes of this statement")
+            }),
+            (Object::Buffer(b), "name") => Ok(Value::str(b.name())),
+            (Object::Buffer(b), "dtype") => Ok(Value::str(b.dtype().name())),
+            (Object::Buffer(b), "shape") => Ok(shape_value(b.shape())),
             (Object::NDArray(a), "shape") => Ok(Value::tuple(
                 a.borrow()
                     .shape
@@ -419,6 +436,8 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 | Object::TargetKind(_)
                 | Object::Device(..)
                 | Object::Built(_)
+                | Object::Lowered(_)
+                | Object::Buffer(_)
                 | Object::Bounds(_)
                 | Object::Relation(_)
                 | Object::AxisSeparator,
@@ -489,6 +508,7 @@ pub(crate) fn subscript(
             all.extend(indices()?);
             Ok(load(t, all, span)?)
         }
+        Value::Object(Object::Lowered(m)) => crate::lowered::function(m, index),
         // `op.attrs["k"]`, `target.attrs["mcpu"]`: TVM's maps are dicts here.
         Value::Dict(pairs) => pairs
             .iter()

@@ -129,14 +129,16 @@ fn attr_value(v: &Value, g: &Given) -> ApiResult<te::AttrValue> {
                 .map(|item| attr_value(item, g))
                 .collect::<ApiResult<Vec<_>>>()?,
         ),
-        other => return Err(type_error(
-            g.place(),
-            format!(
+        other => {
+            return Err(type_error(
+                g.place(),
+                format!(
                 "an `attrs` value must be a number, string, expression, tensor or a list of them, \
                      found a {}",
                 other.type_name()
             ),
-        )),
+            ))
+        }
     })
 }
 

@@ -757,3 +757,53 @@ fn built_functions_check_their_arrays_and_assert_allclose_fails_as_numpy_does() 
     );
     assert_eq!(tvm_api::str(&method(h, &ints, "numpy", vec![])), "[44, -1]");
 }
+
+#[test]
+fn lowered_programs_are_walked_children_first_by_post_order_visit() {
+    let h = &mut host();
+    let a = placeholder(h, &[Value::Int(6)], "A", "float32");
+    let b = ok(
+        h,
+        "te.compute",
+        vec![tuple(&[Value::Int(6)]), double(&a)],
+        &[("name", Value::str("B"))],
+    );
+    let s = ok(h, "te.create_schedule", vec![attr(&b, "op")], &[]);
+    let m = ok(
+        h,
+        "tvm.lower",
+        vec![s, Value::list(vec![a, b])],
+        &[("simple_mode", Value::Bool(true))],
+    );
+    let main = tvm_api::subscript(&m, &Value::str("main")).unwrap();
+    assert!(tvm_api::subscript(&m, &Value::str("other")).is_err());
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let record = {
+        let seen = seen.clone();
+        closure(&["node"], move |_, args| {
+            let node = &args[0];
+            let text = if is(node, "tvm.tir.For") {
+                format!("For {} {}", attr(node, "loop_var"), attr(node, "extent"))
+            } else if is(node, "tvm.tir.BufferStore") {
+                format!("BufferStore {}", attr(&attr(node, "buffer"), "name"))
+            } else {
+                node.type_name().to_owned()
+            };
+            seen.borrow_mut().push(text);
+            Ok(Value::None)
+        })
+    };
+    ok(
+        h,
+        "tvm.tir.stmt_functor.post_order_visit",
+        vec![attr(&main, "body"), record],
+        &[],
+    );
+    let seen = seen.borrow();
+    assert_eq!(
+        seen[..2],
+        ["BufferStore B".to_owned(), "For i 6".to_owned()]
+    );
+    // Printing the module prints the lowered program.
+    assert!(tvm_api::str(&m).contains("for (i, 0, 6)"));
+}
