@@ -488,15 +488,21 @@ fn constant(args: Args) -> ApiResult<Value> {
         DataType::Int32
     };
     let dt = dtype(a.get("dtype"), default)?;
-    match (&v.value, dt.is_float()) {
-        (Value::Float(f), true) => Ok(Value::Float(*f)),
+    let typed = match (&v.value, dt.is_float()) {
+        (Value::Float(f), true) => Value::Float(*f),
         (value, true) => as_int(value)
             .map(|i| Value::Float(i as f64))
-            .ok_or_else(|| type_error(v.place(), "`const` needs a number")),
+            .ok_or_else(|| type_error(v.place(), "`const` needs a number"))?,
         (value, false) => as_int(value)
             .map(|i| Value::Index(Expr::int(i)))
-            .ok_or_else(|| type_error(v.place(), format!("`const` of type {dt} needs an integer"))),
+            .ok_or_else(|| type_error(v.place(), format!("`const` of type {dt} needs an integer")))?,
+    };
+    // int32, int64 and float32 constants are the plain values; other
+    // types keep their type, as TVM's constants do.
+    if matches!(dt, DataType::Int32 | DataType::Int64 | DataType::Float32) {
+        return Ok(typed);
     }
+    crate::casts::cast(&typed, dt, v.place())
 }
 
 /// A condition argument: a Python bool or a symbolic condition.
