@@ -495,7 +495,9 @@ fn constant(args: Args) -> ApiResult<Value> {
             .ok_or_else(|| type_error(v.place(), "`const` needs a number"))?,
         (value, false) => as_int(value)
             .map(|i| Value::Index(Expr::int(i)))
-            .ok_or_else(|| type_error(v.place(), format!("`const` of type {dt} needs an integer")))?,
+            .ok_or_else(|| {
+                type_error(v.place(), format!("`const` of type {dt} needs an integer"))
+            })?,
     };
     // int32, int64 and float32 constants are the plain values; other
     // types keep their type, as TVM's constants do.

@@ -179,6 +179,16 @@ pub(crate) fn truth(v: &Value) -> ApiResult<bool> {
                 ),
             )
         })?,
+        // TVM raises here too: a tensor element has no value in Python.
+        Value::Object(Object::Element(e)) => {
+            return Err(ApiError::new(
+                ErrorClass::ValueError,
+                format!(
+                    "cannot use `{e}` as a Python bool: tensor elements have no value until \
+                     the program runs; use tvm.tir.Select or tvm.tir.if_then_else"
+                ),
+            ))
+        }
         _ => true,
     })
 }

@@ -466,6 +466,15 @@ fn casts_limits_selects_and_element_modulo_build_typed_programs_that_run() {
         )),
         "int8"
     );
+    // A comparison of elements is a condition per element, never a Python
+    // bool.
+    let first = tvm_api::subscript(&a, &Value::Int(0)).unwrap();
+    let cond = tvm_api::compare(tvm_api::CmpOp::Eq, &first, &first).unwrap();
+    assert_eq!(tvm_api::str(&attr(&cond, "dtype")), "bool");
+    assert_eq!(
+        tvm_api::truth(&cond).unwrap_err().class,
+        ErrorClass::ValueError
+    );
     let e = call(
         h,
         "tvm.tir.Cast",
