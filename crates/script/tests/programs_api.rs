@@ -84,7 +84,8 @@ low = te.min_value("float32")
 B = te.compute(
     (6, 5),
     lambda i, j: tvm.tir.Select(A(I(i) % 6, j) > 0.0, A(I(i) % 6, j), low / 2).astype("float64")
-    + j.astype("float64") + tvm.tir.indexdiv(j, 2) + tvm.tir.indexmod(i, 4),
+    + j.astype("float64") + tvm.tir.indexdiv(j, 2) + tvm.tir.indexmod(i, 4)
+    + A[i, j].astype("float16").astype("float64"),
     name="B",
 )
 print(B.dtype, low.dtype, te.max_value("int8").dtype, A[0, 0].astype("int8").dtype, B.op.axis[0].var.equal(0))

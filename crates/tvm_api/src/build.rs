@@ -128,8 +128,7 @@ fn flatten(v: &Value, shape: &[usize], out: &mut Vec<f64>, any_float: &mut bool)
 /// the integer type, as numpy's `astype` stores it.
 fn round(x: f64, dtype: DataType) -> f64 {
     match dtype {
-        DataType::Float32 => x as f32 as f64,
-        DataType::Float64 => x,
+        DataType::Float16 | DataType::Float32 | DataType::Float64 => dtype.round(x),
         DataType::Bool => f64::from(u8::from(x != 0.0)),
         t => {
             let bits = t.bits();

@@ -94,6 +94,7 @@ pub(crate) fn limit(dt: DataType, max: bool) -> Value {
         DataType::UInt8 => (0.0, u8::MAX as f64),
         DataType::UInt16 => (0.0, u16::MAX as f64),
         DataType::UInt32 => (0.0, u32::MAX as f64),
+        DataType::Float16 => (-65504.0, 65504.0),
         DataType::Float32 => (f32::MIN as f64, f32::MAX as f64),
         DataType::Float64 => (f64::MIN, f64::MAX),
     };
