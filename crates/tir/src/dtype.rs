@@ -203,7 +203,7 @@ mod tests {
         assert_eq!(h(65520.0), f64::INFINITY);
         assert_eq!(h(2f64.powi(-24)), 2f64.powi(-24)); // the smallest subnormal
         assert_eq!(h(2f64.powi(-26)), 0.0);
-        assert_eq!(h(-3.14159), -3.140625);
+        assert_eq!(h(-3.3), -3.30078125);
         assert_eq!("float16".parse::<DataType>(), Ok(DataType::Float16));
     }
 }
