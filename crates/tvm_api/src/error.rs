@@ -194,3 +194,8 @@ pub(crate) fn error(class: ErrorClass, at: At, message: impl Into<String>) -> Ap
 pub(crate) fn tvm_error(at: At, message: impl Into<String>) -> ApiError {
     error(ErrorClass::TVMError, at, message)
 }
+
+/// Valid TVM that rangefinder does not support, at `at`.
+pub(crate) fn not_supported(at: At, message: impl Into<String>) -> ApiError {
+    error(ErrorClass::NotSupported, at, message)
+}

@@ -2,7 +2,9 @@
 //! schedules, `InferBound`, `tvm.lower`, and the helpers TVM's own tests use.
 
 use crate::args::{Args, Given};
-use crate::error::{error, tvm_error, type_error, ApiError, ApiResult, At, ErrorClass};
+use crate::error::{
+    error, not_supported, tvm_error, type_error, ApiError, ApiResult, At, ErrorClass,
+};
 use crate::function::Function;
 use crate::object::{Object, ScheduleRef};
 use crate::objects::{self, element, promote, to_element, to_index, to_iter_var, to_op};
@@ -343,7 +345,7 @@ fn thread_axis(args: Args) -> ApiResult<Value> {
     let tag = match (a.get("dom"), a.get("tag")) {
         (Some(d), None) if matches!(d.value, Value::Str(_)) => d,
         (None, Some(t)) => t,
-        (Some(d), _) if !matches!(d.value, Value::None) => return Err(type_error(
+        (Some(d), _) if !matches!(d.value, Value::None) => return Err(not_supported(
             d.place(),
             "`thread_axis` with a domain is not supported: give only the tag, the bound loop's \
                  extent is the number of threads",
@@ -360,7 +362,7 @@ fn thread_axis(args: Args) -> ApiResult<Value> {
     // TVM accepts any tag here; rangefinder knows only the GPU ones, so an
     // unknown tag is a limit of rangefinder, not a `TVMError` to catch.
     let axis = te::IterVar::thread_axis(&text).map_err(|e| {
-        type_error(
+        not_supported(
             tag.place(),
             format!("this thread axis is not supported: {}", e.message),
         )
@@ -420,7 +422,7 @@ fn reduction(reducer: te::Reducer, args: Args) -> ApiResult<Value> {
     let name = format!("te.{}", reducer.name());
     let a = args.bind(&name, &["expr", "axis", "where", "init"])?;
     if let Some(init) = a.get("init") {
-        return Err(type_error(init.place(), "`init=` is not supported"));
+        return Err(not_supported(init.place(), "`init=` is not supported"));
     }
     let source_arg = a.required("expr")?;
     let source = to_element(&source_arg.value, source_arg.place())?;
@@ -538,7 +540,7 @@ fn integer_division(native: Function, args: Args) -> ApiResult<Value> {
                 Expr::trunc_mod(x, d)
             };
             e.ok_or_else(|| {
-                type_error(
+                not_supported(
                     y_arg.place(),
                     "truncating division is supported by a positive constant only; use `//` (floor division)",
                 )

@@ -4,16 +4,18 @@
 //! their error messages.
 //!
 //! A front end only converts values: the script interpreter (`script`)
-//! evaluates Python and uses [`Value`] as its own value type; the Python
-//! package implements `__getattr__`, `__call__`, `__add__`, `__getitem__`
-//! and `__instancecheck__` with the protocol functions of this crate:
+//! evaluates Python and uses [`Value`] as its own value type; a Python
+//! extension implements `__getattr__`, `__call__`, `__add__`, `__getitem__`
+//! and `__instancecheck__` with the protocol functions of this crate
+//! (values hold `Rc`s: they are not `Send`, and stay on the thread that made
+//! them):
 //!
 //! - [`resolve`] a dotted path (`tvm.te.compute`, `te.compute`,
 //!   `tvm.compute`: every spelling is one [`Function`]), [`get_attr`];
 //! - [`call`] a function, method or callable object, [`call_method`];
 //! - [`binary`], [`unary`] and [`compare`] on `PrimExpr`s, tensor elements
 //!   and iteration variables; [`equal`] for identity;
-//! - [`subscript`], [`isinstance`], [`truth`], [`len`], [`iter`], [`str`]
+//! - [`subscript`], [`isinstance`], [`truth`], [`len`], [`iter`], [`str()`](fn@str)
 //!   and [`repr`].
 //!
 //! Arguments are bound by TVM's signatures ([`Args`]); an error is an
@@ -22,6 +24,10 @@
 //! line and column. Functions the program passes in (a compute's lambda)
 //! are called back through the [`Host`], which also holds the [`Session`]
 //! (schedules created, lowerings).
+//!
+//! Plain Python arithmetic (`int + int`, `str + str`, list operations) is
+//! the front end's: [`binary`] answers when a side is a `PrimExpr`, an
+//! iteration variable or a tensor element, as TVM's `__add__` does.
 //!
 //! Two departures from a plain "values in, values out" layer, both because
 //! the code needs them: [`Host::session`] gives the API the session, since

@@ -3,7 +3,7 @@
 //! stages and bound maps, and the conversions of values to what `te` takes.
 
 use crate::args::{Args, Given};
-use crate::error::{tvm_error, type_error, ApiError, ApiResult, ArgRef, At};
+use crate::error::{not_supported, tvm_error, type_error, ApiError, ApiResult, ArgRef, At};
 use crate::function::Class;
 use crate::object::Object;
 use crate::value::Value;
@@ -42,7 +42,7 @@ pub(crate) fn element_binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: At) -
         BinaryOp::FloorDiv if integer => te::BinaryOp::Div,
         BinaryOp::Mod => te::BinaryOp::Mod,
         _ => {
-            return Err(type_error(
+            return Err(not_supported(
                 span,
                 format!(
                 "`{}` is not supported on {} tensor elements; use + - * and / (float) or // (int)",
@@ -273,7 +273,8 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             })),
             "astype" => method("astype"),
             "equal" => method("equal"),
-            _ => Err(type_error(
+            _ => Err(crate::error::error(
+                crate::ErrorClass::AttributeError,
                 span,
                 format!("a {} has no attribute `{name}`", value.type_name()),
             )),
@@ -350,7 +351,11 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::Schedule(_), _) => crate::schedule::schedule_method(name)
                 .map(|n| Value::Method(Rc::new(value.clone()), n))
                 .ok_or_else(|| {
-                    type_error(span, crate::schedule::unsupported_schedule_method(name))
+                    crate::error::error(
+                        crate::ErrorClass::AttributeError,
+                        span,
+                        crate::schedule::unsupported_schedule_method(name),
+                    )
                 }),
             (Object::Stage(_, op), "op") => Ok(Value::Object(Object::Op(op.clone()))),
             (Object::Stage(s, op), "leaf_iter_vars" | "all_iter_vars") => {
@@ -379,7 +384,13 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             }
             (Object::Stage(..), _) => crate::schedule::stage_method(name)
                 .map(|n| Value::Method(Rc::new(value.clone()), n))
-                .ok_or_else(|| type_error(span, crate::schedule::unsupported_stage_method(name))),
+                .ok_or_else(|| {
+                    crate::error::error(
+                        crate::ErrorClass::AttributeError,
+                        span,
+                        crate::schedule::unsupported_stage_method(name),
+                    )
+                }),
             (Object::Element(e), "dtype") => Ok(Value::str(e.dtype().name())),
             (Object::Element(_), "astype" | "equal") => {
                 method(if name == "astype" { "astype" } else { "equal" })

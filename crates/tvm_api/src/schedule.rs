@@ -3,7 +3,7 @@
 //! `compute_root`, `bind`, `set_scope`.
 
 use crate::args::{Args, Given};
-use crate::error::{tvm_error, type_error, ApiResult, At};
+use crate::error::{not_supported, tvm_error, type_error, ApiResult, At};
 use crate::object::{Object, ScheduleRef};
 use crate::objects::{to_index, to_iter_var, to_op};
 use crate::value::Value;
@@ -80,7 +80,7 @@ pub(crate) fn call_schedule_method(s: &ScheduleRef, name: &str, args: Args) -> A
             args.bind("normalize", &[])?;
             Ok(Value::Object(Object::Schedule(s.clone())))
         }
-        _ => Err(type_error(None, unsupported_schedule_method(name))),
+        _ => Err(not_supported(None, unsupported_schedule_method(name))),
     }
 }
 
@@ -112,7 +112,7 @@ pub(crate) fn call_stage_method(
             let span: At = None;
             let ivs = pos.iter().map(to_iter_var).collect::<ApiResult<Vec<_>>>()?;
             let Some((first, rest)) = ivs.split_first() else {
-                return Err(type_error(
+                return Err(not_supported(
                     span,
                     "`fuse` needs at least one axis (fusing no axes is not supported)",
                 ));
@@ -209,7 +209,7 @@ pub(crate) fn call_stage_method(
             };
             s.borrow_mut()
                 .set_scope(op, text)
-                .map_err(|e| type_error(scope.place(), e.message))?;
+                .map_err(|e| not_supported(scope.place(), e.message))?;
             Ok(Value::None)
         }
         _ => Err(type_error(span, unsupported_stage_method(name))),

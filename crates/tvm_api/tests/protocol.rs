@@ -11,11 +11,14 @@ struct ClosureHost {
     session: Session,
 }
 
+/// What a host function computes from its arguments.
+type Body = Box<dyn Fn(&[Value]) -> Result<Value, ApiError>>;
+
 /// A host function: its parameter names and its body.
 struct Closure {
     params: Vec<&'static str>,
     varargs: bool,
-    body: Box<dyn Fn(&[Value]) -> Result<Value, ApiError>>,
+    body: Body,
 }
 
 impl tvm_api::HostValue for Closure {
@@ -217,6 +220,15 @@ fn errors_name_the_argument_they_are_about() {
     method(&mut h, &stage, "compute_inline", vec![]).unwrap_err();
     let e = method(&mut h, &stage, "fuse", vec![axis0.clone(), axis0]).unwrap_err();
     assert_eq!(e.class, ErrorClass::TVMError);
+    // A method rangefinder does not model is missing as an attribute (so
+    // that `hasattr` answers), and says why.
+    let e = tvm_api::get_attr(&stage, "vectorize").unwrap_err();
+    assert_eq!(e.class, ErrorClass::AttributeError);
+    assert!(
+        e.message.starts_with("`vectorize`: loop annotations"),
+        "{}",
+        e.message
+    );
     // Attributes that do not exist say what exists.
     let e = tvm_api::get_attr(&b, "nope").unwrap_err();
     assert_eq!(e.class, ErrorClass::AttributeError);
