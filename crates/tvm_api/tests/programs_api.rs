@@ -496,6 +496,7 @@ proptest! {
         let expected = match dt.int_range() {
             Some((lo, hi)) => (if max { hi } else { lo }).to_string(),
             None if dt == tir::DataType::Float32 => format!("{:?}", if max { f32::MAX } else { f32::MIN } as f64),
+            None if dt == tir::DataType::Float16 => format!("{:?}", if max { 65504.0 } else { -65504.0 }),
             None => format!("{:?}", if max { f64::MAX } else { f64::MIN }),
         };
         let text = tvm_api::str(&v);
