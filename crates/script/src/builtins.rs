@@ -205,27 +205,38 @@ fn isinstance(args: Args) -> Eval<Value> {
     let [value, ty] = &pos[..] else {
         return Err(Raised::at(span, "`isinstance` takes a value and a type"));
     };
-    let v = &value.value;
+    // A tuple of types: any of them, as in Python.
+    let types = match &ty.value {
+        Value::Tuple(items) => items.to_vec(),
+        other => vec![other.clone()],
+    };
+    let mut answer = false;
+    for t in &types {
+        answer |= is_instance_of(&value.value, t, ty.span.clone())?;
+    }
+    Ok(Value::Bool(answer))
+}
+
+fn is_instance_of(v: &Value, ty: &Value, span: Range<usize>) -> Eval<bool> {
     let unsupported = |name: &str| {
         Err(Raised::at(
-            ty.span.clone(),
+            span.clone(),
             format!("`isinstance` does not support the type `{name}`"),
         ))
     };
-    let answer = match &ty.value {
+    Ok(match ty {
         Value::Object(Object::Class(Class::Error(class))) => return unsupported(class.name()),
-        Value::Object(Object::Class(_)) => tvm_api::isinstance(v, &ty.value).unwrap_or(false),
+        Value::Object(Object::Class(_)) => tvm_api::isinstance(v, ty).unwrap_or(false),
         Value::Function(f) => return unsupported(f.name()),
-        Value::Host(_) => match script_value(&ty.value) {
+        Value::Host(_) => match script_value(ty) {
             Some(ScriptValue::Builtin(Native::Int)) => matches!(v, Value::Int(_) | Value::Bool(_)),
             Some(ScriptValue::Builtin(Native::Tuple)) => matches!(v, Value::Tuple(_)),
             Some(ScriptValue::Builtin(Native::List)) => matches!(v, Value::List(_)),
             Some(ScriptValue::Builtin(other)) => return unsupported(other.name()),
-            _ => return not_a_type(ty.span.clone()),
+            _ => return not_a_type(span).map(|_| false),
         },
-        _ => return not_a_type(ty.span.clone()),
-    };
-    Ok(Value::Bool(answer))
+        _ => return not_a_type(span).map(|_| false),
+    })
 }
 
 fn not_a_type(span: Range<usize>) -> Eval<Value> {

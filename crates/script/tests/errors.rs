@@ -35,7 +35,7 @@ fn unsupported_statements_point_at_the_statement() {
         "import pytest\ndef f():\n    with pytest.raises(RuntimeError), pytest.raises(RuntimeError):\n        pass\n\nf()\n",
         3,
         5,
-        "`with` supports one `pytest.raises(...)` context",
+        "`with` supports one context: `pytest.raises(...)`, `te.tag_scope(...)` or a target",
     );
     assert_error(
         "x = 1\ntry:\n    y = 1 // 0\nexcept ZeroDivisionError:\n    pass\n",

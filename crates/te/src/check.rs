@@ -195,9 +195,9 @@ pub fn check_limited(
         let dtype = t.dtype();
         let index_bound = index_bounds.get(&t.op().id()).copied();
         let data = tir::Tensor::from_fn(&shape, |_| {
-            if dtype == tir::DataType::Float32 {
+            if matches!(dtype, tir::DataType::Float32 | tir::DataType::Float16) {
                 // Exactly representable, so both sides start from the same values.
-                rng.uniform(-1.0, 1.0) as f32 as f64
+                dtype.round(rng.uniform(-1.0, 1.0))
             } else if dtype.is_float() {
                 rng.uniform(-1.0, 1.0)
             } else if let Some(n) = index_bound {

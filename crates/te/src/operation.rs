@@ -652,6 +652,8 @@ pub enum AttrValue {
     Expr(Expr),
     /// A list of values (TOPI's `workload` tuples).
     List(Vec<AttrValue>),
+    /// A tensor (TOPI's `layout_free_placeholders`).
+    Tensor(Tensor),
 }
 
 impl fmt::Display for AttrValue {
@@ -662,6 +664,12 @@ impl fmt::Display for AttrValue {
             AttrValue::Float(v) => write!(f, "{v:?}"),
             AttrValue::Str(v) => write!(f, "{v:?}"),
             AttrValue::Expr(e) => write!(f, "{e}"),
+            AttrValue::Tensor(t) => write!(
+                f,
+                "Tensor(shape={:?}, op.name={})",
+                t.shape().iter().map(|d| d.to_string()).collect::<Vec<_>>(),
+                t.name()
+            ),
             AttrValue::List(items) => {
                 f.write_str("[")?;
                 for (k, v) in items.iter().enumerate() {

@@ -35,10 +35,7 @@ pub struct Reference<'a> {
 
 /// Rounds to the precision of `dtype`, as the interpreter stores values.
 fn round(x: f64, dtype: DataType) -> f64 {
-    match dtype {
-        DataType::Float32 => x as f32 as f64,
-        _ => x,
-    }
+    dtype.round(x)
 }
 
 impl<'a> Reference<'a> {

@@ -31,6 +31,8 @@ pub enum DataType {
     UInt16,
     /// `uint32`
     UInt32,
+    /// `float16`: half precision (values are rounded to it when stored).
+    Float16,
     /// `float32`, TVM's default float type.
     Float32,
     /// `float64`
@@ -39,7 +41,7 @@ pub enum DataType {
 
 impl DataType {
     /// Every type, in declaration order.
-    pub const ALL: [DataType; 10] = [
+    pub const ALL: [DataType; 11] = [
         DataType::Bool,
         DataType::Int8,
         DataType::Int16,
@@ -48,6 +50,7 @@ impl DataType {
         DataType::UInt8,
         DataType::UInt16,
         DataType::UInt32,
+        DataType::Float16,
         DataType::Float32,
         DataType::Float64,
     ];
@@ -63,14 +66,29 @@ impl DataType {
             DataType::UInt8 => "uint8",
             DataType::UInt16 => "uint16",
             DataType::UInt32 => "uint32",
+            DataType::Float16 => "float16",
             DataType::Float32 => "float32",
             DataType::Float64 => "float64",
         }
     }
 
-    /// Whether this is `float32` or `float64`.
+    /// Whether this is `float16`, `float32` or `float64`.
     pub fn is_float(self) -> bool {
-        matches!(self, DataType::Float32 | DataType::Float64)
+        matches!(
+            self,
+            DataType::Float16 | DataType::Float32 | DataType::Float64
+        )
+    }
+
+    /// `x` as this type holds a float: rounded to the nearest value of
+    /// single or half precision (ties to even, beyond the largest finite
+    /// value an infinity); other types keep `x`.
+    pub fn round(self, x: f64) -> f64 {
+        match self {
+            DataType::Float32 => x as f32 as f64,
+            DataType::Float16 => round_half(x),
+            _ => x,
+        }
     }
 
     /// Whether this is an integer or boolean type.
@@ -83,7 +101,7 @@ impl DataType {
         match self {
             DataType::Bool => 1,
             DataType::Int8 | DataType::UInt8 => 8,
-            DataType::Int16 | DataType::UInt16 => 16,
+            DataType::Int16 | DataType::UInt16 | DataType::Float16 => 16,
             DataType::Int32 | DataType::UInt32 | DataType::Float32 => 32,
             DataType::Int64 | DataType::Float64 => 64,
         }
@@ -100,7 +118,7 @@ impl DataType {
             DataType::UInt8 => (0, u8::MAX as i64),
             DataType::UInt16 => (0, u16::MAX as i64),
             DataType::UInt32 => (0, u32::MAX as i64),
-            DataType::Float32 | DataType::Float64 => return None,
+            DataType::Float16 | DataType::Float32 | DataType::Float64 => return None,
         })
     }
 
@@ -116,6 +134,22 @@ impl DataType {
             _ => self,
         }
     }
+}
+
+/// `x` rounded to IEEE half precision (10 mantissa bits, exponents down
+/// to -14, subnormals below), ties to even.
+fn round_half(x: f64) -> f64 {
+    if !x.is_finite() || x == 0.0 {
+        return x;
+    }
+    // 65520 is halfway between the largest half (65504) and the next
+    // power of two: from there on the value rounds to infinity.
+    if x.abs() >= 65520.0 {
+        return f64::INFINITY.copysign(x);
+    }
+    let exponent = (x.abs().log2().floor() as i32).max(-14);
+    let quantum = 2f64.powi(exponent - 10);
+    (x / quantum).round_ties_even() * quantum
 }
 
 impl fmt::Display for DataType {
@@ -150,5 +184,26 @@ impl FromStr for DataType {
             .into_iter()
             .find(|t| t.name() == s)
             .ok_or_else(|| UnknownDataType(s.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_precision_rounds_as_ieee_binary16() {
+        let h = |x: f64| DataType::Float16.round(x);
+        assert_eq!(h(1.0), 1.0);
+        assert_eq!(h(1.0 + 1.0 / 2048.0), 1.0); // a tie rounds to even
+        assert_eq!(h(1.0 + 3.0 / 2048.0), 1.0 + 2.0 / 1024.0);
+        assert_eq!(h(0.1), 0.0999755859375);
+        assert_eq!(h(65504.0), 65504.0);
+        assert_eq!(h(65519.0), 65504.0);
+        assert_eq!(h(65520.0), f64::INFINITY);
+        assert_eq!(h(2f64.powi(-24)), 2f64.powi(-24)); // the smallest subnormal
+        assert_eq!(h(2f64.powi(-26)), 0.0);
+        assert_eq!(h(-3.3), -3.30078125);
+        assert_eq!("float16".parse::<DataType>(), Ok(DataType::Float16));
     }
 }

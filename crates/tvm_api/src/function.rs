@@ -58,6 +58,48 @@ pub enum Function {
     AssertPrimExprEqual,
     /// `tvm.tir.stmt_functor.substitute`.
     Substitute,
+    // Tags, casts and constants.
+    /// `te.tag_scope(tag)`: a context manager and decorator.
+    TagScope,
+    /// `tvm.tir.Select(cond, t, f)`: both sides evaluated.
+    Select,
+    /// `tvm.tir.Cast(dtype, value)` (and `te.cast`-style `tvm.tir.cast`).
+    Cast,
+    /// `te.min_value(dtype)`.
+    MinValue,
+    /// `te.max_value(dtype)`.
+    MaxValue,
+    /// `tvm.tir.div`: truncating on integers, true division on floats.
+    Div,
+    // TOPI's helpers that programs import.
+    /// `tvm.topi.utils.get_const_tuple`.
+    GetConstTuple,
+    /// `tvm.topi.utils.get_const_int`.
+    GetConstInt,
+    /// `tvm.topi.utils.traverse_inline`.
+    TraverseInline,
+    /// `tvm.topi.tag.is_injective`.
+    IsInjective,
+    /// `tvm.topi.tag.is_broadcast`.
+    IsBroadcast,
+    // Targets.
+    /// `tvm.target.Target.current(allow_none=True)`.
+    TargetCurrent,
+    /// `tvm.target.cuda()`, `tvm.target.arm_cpu()`...: a target of one kind.
+    TargetOf(&'static str),
+    // Running programs.
+    /// `tvm.build`.
+    Build,
+    /// `tvm.nd.array`.
+    NdArray,
+    /// `tvm.nd.empty`.
+    NdEmpty,
+    /// `tvm.cpu(0)`, `tvm.cuda(0)`, ...: a device of this kind.
+    Device(&'static str),
+    /// `tvm.testing.assert_allclose`.
+    AssertAllclose,
+    /// `tvm.tir.stmt_functor.post_order_visit`.
+    PostOrderVisit,
 }
 
 impl Function {
@@ -88,6 +130,25 @@ impl Function {
             Function::Lower => "tvm.lower",
             Function::AssertPrimExprEqual => "tvm.testing.assert_prim_expr_equal",
             Function::Substitute => "tvm.tir.stmt_functor.substitute",
+            Function::TagScope => "te.tag_scope",
+            Function::Select => "tvm.tir.Select",
+            Function::Cast => "tvm.tir.Cast",
+            Function::MinValue => "te.min_value",
+            Function::MaxValue => "te.max_value",
+            Function::Div => "tvm.tir.div",
+            Function::GetConstTuple => "tvm.topi.utils.get_const_tuple",
+            Function::GetConstInt => "tvm.topi.utils.get_const_int",
+            Function::TraverseInline => "tvm.topi.utils.traverse_inline",
+            Function::IsInjective => "tvm.topi.tag.is_injective",
+            Function::IsBroadcast => "tvm.topi.tag.is_broadcast",
+            Function::TargetCurrent => "tvm.target.Target.current",
+            Function::TargetOf(kind) => kind,
+            Function::Build => "tvm.build",
+            Function::NdArray => "tvm.nd.array",
+            Function::NdEmpty => "tvm.nd.empty",
+            Function::Device(kind) => kind,
+            Function::AssertAllclose => "tvm.testing.assert_allclose",
+            Function::PostOrderVisit => "tvm.tir.stmt_functor.post_order_visit",
         }
     }
 }
@@ -107,6 +168,38 @@ pub enum Class {
     Split,
     /// `tvm.te.schedule.Fuse`.
     Fuse,
+    /// `tvm.tir.IntImm`: an integer constant (Python ints stand for the
+    /// constant sizes of shapes, so they are IntImms too).
+    IntImm,
+    /// `tvm.tir.FloatImm`: a float constant (as `tvm.tir.const` gives).
+    FloatImm,
+    /// `tvm.tir.StringImm`.
+    StringImm,
+    /// `tvm.tir.SizeVar`: a variable known to be non-negative.
+    SizeVar,
+    /// `tvm.tir.Any`: a dynamic dimension (rangefinder has none).
+    AnyDim,
+    /// `tvm.tir.PrimExpr` / `tvm.ir.PrimExpr`: an index or element
+    /// expression (an IterVar is not one).
+    PrimExpr,
+    /// `te.Operation` (`te.tensor.Operation`): any operation.
+    Operation,
+    /// `te.ComputeOp`.
+    ComputeOp,
+    /// `te.PlaceholderOp`.
+    PlaceholderOp,
+    /// `te.schedule.Stage`.
+    Stage,
+    /// `te.schedule.Schedule`.
+    Schedule,
+    /// `tvm.ir.Range`.
+    Range,
+    /// `tvm.runtime.Object` / `ObjectRef`: any TVM object.
+    Object,
+    /// `tvm.target.Target`: calling it makes a target.
+    Target,
+    /// A statement class of `tvm.tir` (`For`, `BufferStore`, `Stmt`...).
+    Stmt(&'static str),
     /// An exception class (`tvm.error.TVMError`; front ends also use it for
     /// Python's `Exception`, `RuntimeError` and `AssertionError`).
     Error(ErrorClass),
@@ -122,6 +215,21 @@ impl Class {
             Class::Tensor => "te.Tensor",
             Class::Split => "tvm.te.schedule.Split",
             Class::Fuse => "tvm.te.schedule.Fuse",
+            Class::IntImm => "tvm.tir.IntImm",
+            Class::FloatImm => "tvm.tir.FloatImm",
+            Class::StringImm => "tvm.tir.StringImm",
+            Class::SizeVar => "tvm.tir.SizeVar",
+            Class::AnyDim => "tvm.tir.Any",
+            Class::PrimExpr => "tvm.tir.PrimExpr",
+            Class::Operation => "te.Operation",
+            Class::ComputeOp => "te.ComputeOp",
+            Class::PlaceholderOp => "te.PlaceholderOp",
+            Class::Stage => "te.schedule.Stage",
+            Class::Schedule => "te.schedule.Schedule",
+            Class::Range => "tvm.ir.Range",
+            Class::Object => "tvm.runtime.Object",
+            Class::Target => "tvm.target.Target",
+            Class::Stmt(name) => name,
             Class::Error(e) => e.name(),
         }
     }

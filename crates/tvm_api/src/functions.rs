@@ -7,7 +7,7 @@ use crate::error::{
 };
 use crate::function::Function;
 use crate::object::{Object, ScheduleRef};
-use crate::objects::{self, element, to_element, to_index, to_iter_var, to_op};
+use crate::objects::{self, element, promote, to_element, to_index, to_iter_var, to_op};
 use crate::operators::as_int;
 use crate::session::Lowered;
 use crate::value::Value;
@@ -52,7 +52,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::FloorDiv | Function::FloorMod | Function::TruncDiv | Function::TruncMod => {
             integer_division(native, args)
         }
-        Function::IfThenElse => if_then_else(args),
+        Function::IfThenElse => crate::casts::select("if_then_else", args),
         Function::Intrinsic(f) => intrinsic(f, args),
         Function::All | Function::Any => {
             let pos = args.positional_only(native.name())?;
@@ -111,6 +111,46 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
             }
         }
         Function::Substitute => substitute(args),
+        Function::TagScope => crate::tags::tag_scope(args),
+        Function::Select => crate::casts::select("Select", args),
+        Function::Cast => crate::casts::cast_function(args),
+        Function::MinValue => crate::casts::limit_function(args, false),
+        Function::MaxValue => crate::casts::limit_function(args, true),
+        Function::Div => div(args),
+        Function::GetConstTuple => crate::topi::get_const_tuple(args),
+        Function::GetConstInt => crate::topi::get_const_int(args),
+        Function::TraverseInline => crate::topi::traverse_inline(host, args),
+        Function::IsInjective => crate::topi::tag_test(args, true),
+        Function::IsBroadcast => crate::topi::tag_test(args, false),
+        Function::TargetCurrent => {
+            let a = args.bind("current", &["allow_none"])?;
+            let allow_none = match a.get("allow_none") {
+                Some(g) => crate::operators::truth(&g.value)?,
+                None => true,
+            };
+            match host.session().targets.last() {
+                Some(t) => Ok(Value::Object(Object::Target(t.clone()))),
+                None if allow_none => Ok(Value::None),
+                None => Err(ApiError::tvm(
+                    "Target context required. Please set it by constructing a TargetContext",
+                )),
+            }
+        }
+        Function::TargetOf(kind) => target_of(kind, args),
+        Function::Build => crate::build::build(args),
+        Function::NdArray => crate::build::nd_array(args),
+        Function::NdEmpty => crate::build::nd_empty(args),
+        Function::Device(kind) => {
+            let a = args.bind(kind, &["dev_id"])?;
+            let id = match a.get("dev_id") {
+                None => 0,
+                Some(g) => as_int(&g.value)
+                    .ok_or_else(|| type_error(g.place(), "a device number is an integer"))?,
+            };
+            Ok(Value::Object(Object::Device(kind, id)))
+        }
+        Function::AssertAllclose => crate::build::assert_allclose(args),
+        Function::PostOrderVisit => crate::lowered::post_order_visit(host, args),
     }
 }
 
@@ -213,6 +253,8 @@ impl From<te::TeError> for ComputeFailure {
 fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     let a = args.bind("compute", &["shape", "fcompute", "name", "tag", "attrs"])?;
     let dims = shape(a.required("shape")?)?;
+    let tag = crate::tags::compute_tag(host, a.get("tag"))?;
+    let attrs = crate::tags::attrs(a.get("attrs"))?;
     let f = a.required("fcompute")?;
     let name = a
         .get("name")
@@ -251,7 +293,7 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     let names: Vec<&str> = axis_names.iter().map(String::as_str).collect();
     let fcompute = f.value.clone();
     let fspan = f.at.clone();
-    let built = te::try_compute_named(
+    let built = te::try_compute_tagged(
         dims,
         &names,
         |vars| {
@@ -261,6 +303,8 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
             to_element(&body, Some(fspan.clone())).map_err(ComputeFailure::Script)
         },
         &name,
+        &tag,
+        attrs,
     );
     match built {
         Ok(t) => {
@@ -451,15 +495,23 @@ fn constant(args: Args) -> ApiResult<Value> {
         DataType::Int32
     };
     let dt = dtype(a.get("dtype"), default)?;
-    match (&v.value, dt.is_float()) {
-        (Value::Float(f), true) => Ok(Value::Float(*f)),
+    let typed = match (&v.value, dt.is_float()) {
+        (Value::Float(f), true) => Value::Float(*f),
         (value, true) => as_int(value)
             .map(|i| Value::Float(i as f64))
-            .ok_or_else(|| type_error(v.place(), "`const` needs a number")),
+            .ok_or_else(|| type_error(v.place(), "`const` needs a number"))?,
         (value, false) => as_int(value)
             .map(|i| Value::Index(Expr::int(i)))
-            .ok_or_else(|| type_error(v.place(), format!("`const` of type {dt} needs an integer"))),
+            .ok_or_else(|| {
+                type_error(v.place(), format!("`const` of type {dt} needs an integer"))
+            })?,
+    };
+    // int32, int64 and float32 constants are the plain values; other
+    // types keep their type, as TVM's constants do.
+    if matches!(dt, DataType::Int32 | DataType::Int64 | DataType::Float32) {
+        return Ok(typed);
     }
+    crate::casts::cast(&typed, dt, v.place())
 }
 
 /// A condition argument: a Python bool or a symbolic condition.
@@ -525,16 +577,39 @@ fn intrinsic(f: tir::Intrinsic, args: Args) -> ApiResult<Value> {
     Ok(element(te::Value::call(f, operands)))
 }
 
-fn if_then_else(args: Args) -> ApiResult<Value> {
-    let a = args.bind("if_then_else", &["cond", "t", "f", "span"])?;
-    let c = condition(a.required("cond")?)?;
-    let (t, f) = (a.required("t")?, a.required("f")?);
-    if let (Ok(x), Ok(y)) = (to_index(t), to_index(f)) {
-        return Ok(Value::Index(Expr::select(c, x, y)));
+/// `tvm.tir.div(a, b)`: truncating division of integers (as
+/// `tvm.tir.truncdiv`), true division of floats.
+fn div(args: Args) -> ApiResult<Value> {
+    let integer = |v: &Value| matches!(promote(v), Value::Int(_) | Value::Index(_));
+    if args.positional.len() == 2 && args.positional.iter().all(integer) {
+        return integer_division(Function::TruncDiv, args);
     }
-    let x = to_element(&t.value, t.place())?;
-    let y = to_element(&f.value, f.place())?;
-    Ok(element(te::Value::select(c, x, y)))
+    let a = args.bind("div", &["a", "b", "span"])?;
+    let (x, y) = (a.required("a")?, a.required("b")?);
+    crate::objects::element_binary(crate::BinaryOp::Div, &x.value, &y.value, x.place())
+}
+
+/// `tvm.target.cuda()`, `tvm.target.arm_cpu()`, `tvm.target.create(text)`.
+fn target_of(kind: &'static str, args: Args) -> ApiResult<Value> {
+    let text = match kind {
+        "create" => {
+            let a = args.bind("create", &["target"])?;
+            string(a.required("target")?)?
+        }
+        _ => {
+            let a = args.bind(kind, &["model", "options"])?;
+            let mut text = match kind {
+                "arm_cpu" => "llvm -keys=arm_cpu -device=arm_cpu".to_owned(),
+                other => other.to_owned(),
+            };
+            if let Some(m) = a.get("model") {
+                text.push_str(&format!(" -model={}", string(m)?));
+            }
+            text
+        }
+    };
+    let target = crate::target::Target::parse(&text)?;
+    Ok(Value::Object(Object::Target(Rc::new(target))))
 }
 
 fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
@@ -563,13 +638,16 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     };
     let tensors = s.borrow().program_args(tensors);
     let lowering = te::Lowering::new(&s.borrow(), &tensors).map_err(|e| te_error(&a.place(), e))?;
-    let text = lowering.program().to_string();
+    let module = crate::lowered::LoweredModule {
+        text: lowering.program().to_string(),
+        func: lowering.program().clone(),
+    };
     host.session().lowered.push(Lowered {
         schedule: s.clone(),
         args: tensors,
         lowering,
     });
-    Ok(Value::str(&text))
+    Ok(Value::Object(Object::Lowered(Rc::new(module))))
 }
 
 /// The arguments of a program when the script does not name them: its

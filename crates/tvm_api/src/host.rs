@@ -1,5 +1,6 @@
 //! Calls from the API back into the front end.
 
+use crate::args::Args;
 use crate::error::ApiError;
 use crate::session::Session;
 use crate::value::Value;
@@ -27,6 +28,15 @@ pub trait Host {
     /// front end stores it and returns an error of class
     /// [`crate::ErrorClass::Host`], which the API passes through unchanged.
     fn call(&mut self, f: &Value, args: Vec<Value>) -> Result<Value, ApiError>;
+
+    /// Calls `f` with positional and keyword arguments (a decorated
+    /// function called as the program calls it). By default keywords are
+    /// refused and positionals go to [`Host::call`].
+    fn call_args(&mut self, f: &Value, args: Args) -> Result<Value, ApiError> {
+        let name = "a decorated function";
+        let positional = args.positional_only(name)?;
+        self.call(f, positional.into_iter().map(|g| g.value).collect())
+    }
 
     /// The parameters of `f`, or `None` when `f` is not a front-end
     /// function.

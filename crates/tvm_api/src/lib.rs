@@ -81,28 +81,39 @@
 #![warn(missing_docs)]
 
 mod args;
+mod build;
+mod casts;
 mod error;
 mod function;
 mod functions;
 mod host;
 mod layout;
+mod lowered;
 mod namespace;
 mod object;
 mod objects;
 mod operators;
 mod schedule;
 mod session;
+mod tags;
+mod target;
+mod topi;
 mod value;
 
 pub use args::{Args, Bound, Given};
 pub use arith::CmpOp;
+pub use build::{NDArray, NDArrayRef};
 pub use error::{ApiError, ApiResult, ArgRef, ErrorClass};
 pub use function::{Class, Function};
 pub use host::{Host, Parameters};
+pub use lowered::{LoweredModule, StmtRef};
 pub use object::{Object, ScheduleRef};
 pub use operators::{as_index, as_int};
 pub use session::{Lowered, Session};
+pub use target::Target;
 pub use value::{HostValue, Value};
+
+use std::rc::Rc;
 
 /// A binary arithmetic operator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,6 +198,25 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             "creating `{}` is not supported: scripts cannot raise",
             class.name()
         ))),
+        Value::Object(Object::Class(Class::Target)) => target_new(args),
+        Value::Object(Object::TagScope(tag)) => {
+            // `@te.tag_scope(tag)` on a function.
+            let a = args.bind("TagScope", &["fdecl"])?;
+            let f = a.required("fdecl")?;
+            match &f.value {
+                Value::Host(_) => Ok(Value::Object(Object::Tagged(
+                    tag.clone(),
+                    Rc::new(f.value.clone()),
+                ))),
+                other => Err(ApiError::type_error(format!(
+                    "`tag_scope` decorates a function, not a {}",
+                    other.type_name()
+                ))
+                .at(ArgRef::Positional(0))),
+            }
+        }
+        Value::Object(Object::Tagged(tag, f)) => tags::call_tagged(host, tag, f, args),
+        Value::Object(Object::Built(f)) => build::call_built(f, args),
         Value::Object(Object::Class(class)) => Err(ApiError::type_error(format!(
             "`{}` cannot be called",
             class.name()
@@ -196,6 +226,53 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             host.call(callee, positional.into_iter().map(|g| g.value).collect())
         }
         other => objects::call_object(other, args),
+    }
+}
+
+/// `tvm.target.Target(target, host=None)`: from TVM's target text, or a
+/// target (a copy).
+fn target_new(args: Args) -> ApiResult<Value> {
+    let a = args.bind("Target", &["target", "host"])?;
+    let t = a.required("target")?;
+    let target = match &t.value {
+        Value::Str(s) => Target::parse(s).map_err(|e| e.at(t.at.clone()))?,
+        Value::Object(Object::Target(t)) => (**t).clone(),
+        other => {
+            return Err(ApiError::type_error(format!(
+                "`Target` needs a string such as \"llvm\" or \"cuda\", found a {}",
+                other.type_name()
+            ))
+            .at(t.at.clone()))
+        }
+    };
+    Ok(Value::Object(Object::Target(Rc::new(target))))
+}
+
+/// `with value:` entering `value`: `None` when it is not one of the API's
+/// context managers (`te.tag_scope(...)`, a `tvm.target.Target`), else what
+/// `as` binds, or the error `__enter__` raises (nested tag scopes).
+pub fn enter(host: &mut dyn Host, value: &Value) -> Option<ApiResult<Value>> {
+    match value {
+        Value::Object(Object::TagScope(tag)) => {
+            Some(tags::enter(host, tag).map(|()| value.clone()))
+        }
+        Value::Object(Object::Target(t)) => {
+            host.session().targets.push(t.clone());
+            Some(Ok(value.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// Leaving `with value:` (however the block ended), after [`enter`]
+/// accepted `value`.
+pub fn exit(host: &mut dyn Host, value: &Value) {
+    match value {
+        Value::Object(Object::TagScope(_)) => tags::exit(host),
+        Value::Object(Object::Target(_)) => {
+            host.session().targets.pop();
+        }
+        _ => {}
     }
 }
 

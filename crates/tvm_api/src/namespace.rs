@@ -22,6 +22,16 @@ const MODULES: &[&str] = &[
     "tvm.container",
     "tvm.tir.stmt_functor",
     "tvm.error",
+    "tvm.ir",
+    "tvm.tir.expr",
+    "tvm.te.tensor",
+    "tvm.te.operation",
+    "tvm.target",
+    "tvm.topi",
+    "tvm.topi.utils",
+    "tvm.topi.tag",
+    "tvm.nd",
+    "tvm.tir.stmt",
 ];
 
 /// The module called `path`, if scripts may use it.
@@ -43,6 +53,14 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
     let tir_level = matches!(module_path, "tvm" | "tvm.tir" | "tvm.te");
     if name == "AXIS_SEPARATOR" && te_level {
         return Some(Value::Object(Object::AxisSeparator));
+    }
+    if module_path == "tvm.topi.tag" {
+        if let Some((_, tag)) = crate::topi::TAGS.iter().find(|(n, _)| *n == name) {
+            return Some(Value::str(tag));
+        }
+    }
+    if let Some(class) = class(module_path, name) {
+        return Some(Value::Object(Object::Class(class)));
     }
     let function = match name {
         "placeholder" if te_level => Function::Placeholder,
@@ -70,20 +88,29 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "any" if tir_level => Function::Any,
         "assert_prim_expr_equal" if module_path == "tvm.testing" => Function::AssertPrimExprEqual,
         "substitute" if module_path == "tvm.tir.stmt_functor" => Function::Substitute,
-        "Map" if module_path == "tvm.container" => {
-            return Some(Value::Object(Object::Class(Class::Map)))
-        }
-        "Var" if module_path == "tvm.tir" => return Some(Value::Object(Object::Class(Class::Var))),
-        "IterVar" if module_path == "tvm.tir" => {
-            return Some(Value::Object(Object::Class(Class::IterVar)))
-        }
-        "Tensor" if te_level => return Some(Value::Object(Object::Class(Class::Tensor))),
-        "Split" if module_path == "tvm.te.schedule" => {
-            return Some(Value::Object(Object::Class(Class::Split)))
-        }
-        "Fuse" if module_path == "tvm.te.schedule" => {
-            return Some(Value::Object(Object::Class(Class::Fuse)))
-        }
+        "tag_scope" if te_level => Function::TagScope,
+        "Select" if module_path == "tvm.tir" => Function::Select,
+        "Cast" | "cast" if module_path == "tvm.tir" => Function::Cast,
+        "min_value" if tir_level => Function::MinValue,
+        "max_value" if tir_level => Function::MaxValue,
+        "div" if module_path == "tvm.tir" => Function::Div,
+        "get_const_tuple" if module_path == "tvm.topi.utils" => Function::GetConstTuple,
+        "get_const_int" if module_path == "tvm.topi.utils" => Function::GetConstInt,
+        "traverse_inline" if module_path == "tvm.topi.utils" => Function::TraverseInline,
+        "is_injective" if module_path == "tvm.topi.tag" => Function::IsInjective,
+        "is_broadcast" if module_path == "tvm.topi.tag" => Function::IsBroadcast,
+        "build" if module_path == "tvm" => Function::Build,
+        "array" if module_path == "tvm.nd" => Function::NdArray,
+        "empty" if module_path == "tvm.nd" => Function::NdEmpty,
+        "cpu" if module_path == "tvm" => Function::Device("cpu"),
+        "cuda" if module_path == "tvm" => Function::Device("cuda"),
+        "gpu" if module_path == "tvm" => Function::Device("cuda"),
+        "assert_allclose" if module_path == "tvm.testing" => Function::AssertAllclose,
+        "post_order_visit" if module_path == "tvm.tir.stmt_functor" => Function::PostOrderVisit,
+        "cuda" if module_path == "tvm.target" => Function::TargetOf("cuda"),
+        "rocm" if module_path == "tvm.target" => Function::TargetOf("rocm"),
+        "arm_cpu" if module_path == "tvm.target" => Function::TargetOf("arm_cpu"),
+        "create" if module_path == "tvm.target" => Function::TargetOf("create"),
         "TVMError" if module_path == "tvm.error" => {
             return Some(Value::Object(Object::Class(Class::Error(
                 ErrorClass::TVMError,
@@ -93,6 +120,43 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         _ => return None,
     };
     Some(Value::Function(function))
+}
+
+/// The class `module_path.name`, in every module TVM's Python exposes it
+/// from (`tvm.tir.IntImm` and `tvm.tir.expr.IntImm`, `te.Tensor` and
+/// `te.tensor.Tensor`).
+fn class(module_path: &str, name: &str) -> Option<Class> {
+    let tir = matches!(module_path, "tvm.tir" | "tvm.tir.expr");
+    let te = matches!(module_path, "tvm.te" | "tvm.te.tensor" | "tvm.te.operation");
+    let schedule = matches!(module_path, "tvm.te" | "tvm.te.schedule" | "tvm.schedule");
+    Some(match name {
+        "Map" if module_path == "tvm.container" => Class::Map,
+        "Var" if tir => Class::Var,
+        "SizeVar" if tir => Class::SizeVar,
+        "IterVar" if tir => Class::IterVar,
+        "IntImm" if tir => Class::IntImm,
+        "FloatImm" if tir => Class::FloatImm,
+        "StringImm" if tir => Class::StringImm,
+        "Any" if tir => Class::AnyDim,
+        "PrimExpr" if tir || module_path == "tvm.ir" => Class::PrimExpr,
+        "Range" if module_path == "tvm.ir" || module_path == "tvm" => Class::Range,
+        "Tensor" if te || module_path == "tvm" => Class::Tensor,
+        "Operation" if te => Class::Operation,
+        "ComputeOp" if te => Class::ComputeOp,
+        "PlaceholderOp" if te => Class::PlaceholderOp,
+        "Stage" if schedule => Class::Stage,
+        "Schedule" if schedule => Class::Schedule,
+        "Split" if module_path == "tvm.te.schedule" => Class::Split,
+        "Fuse" if module_path == "tvm.te.schedule" => Class::Fuse,
+        "Object" | "ObjectRef" if matches!(module_path, "tvm.runtime" | "tvm" | "tvm.ir") => {
+            Class::Object
+        }
+        "Target" if module_path == "tvm.target" => Class::Target,
+        _ if module_path == "tvm.tir" || module_path == "tvm.tir.stmt" => {
+            return crate::lowered::class(name)
+        }
+        _ => return None,
+    })
 }
 
 /// What dotted `path` names; `te.` and `tir.` stand for `tvm.te.` and
@@ -112,6 +176,8 @@ pub(crate) fn resolve(path: &str) -> Option<Value> {
     let (parent, name) = path.rsplit_once('.')?;
     match resolve(parent)? {
         Value::Object(Object::Module(m)) => module_attr(m, name),
+        // `tvm.target.Target.current`.
+        class @ Value::Object(Object::Class(_)) => crate::get_attr(&class, name).ok(),
         _ => None,
     }
 }

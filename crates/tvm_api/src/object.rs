@@ -44,6 +44,27 @@ pub enum Object {
     Module(&'static str),
     /// A class, for `isinstance` and `except`.
     Class(Class),
+    /// `te.tag_scope(tag)`: a context manager, and a decorator.
+    TagScope(Rc<str>),
+    /// A function decorated with `@te.tag_scope(tag)`: each call runs in
+    /// the scope.
+    Tagged(Rc<str>, Rc<crate::Value>),
+    /// A `tvm.target.Target`.
+    Target(Rc<crate::target::Target>),
+    /// `target.kind`: its `.name`.
+    TargetKind(Rc<str>),
+    /// A `tvm.nd.array`, shared: a built function writes into it.
+    NDArray(crate::build::NDArrayRef),
+    /// `tvm.cpu(0)`, `tvm.cuda(0)`: where arrays live (all run here).
+    Device(&'static str, i64),
+    /// What `tvm.build` returns: callable on arrays.
+    Built(Rc<crate::build::Built>),
+    /// What `tvm.lower` returns; `mod["main"]` is the same program.
+    Lowered(Rc<crate::lowered::LoweredModule>),
+    /// A statement of a lowered program.
+    Stmt(crate::lowered::StmtRef),
+    /// A buffer of a lowered program (`store.buffer`).
+    Buffer(tir::Buffer),
 }
 
 impl Object {
@@ -65,6 +86,16 @@ impl Object {
             Object::AxisSeparator => "AXIS_SEPARATOR",
             Object::Module(_) => "module",
             Object::Class(_) => "builtin function",
+            Object::TagScope(_) => "TagScope",
+            Object::Tagged(..) => "function",
+            Object::Target(_) => "Target",
+            Object::TargetKind(_) => "TargetKind",
+            Object::NDArray(_) => "NDArray",
+            Object::Device(..) => "Device",
+            Object::Built(_) => "Module",
+            Object::Lowered(_) => "IRModule",
+            Object::Stmt(s) => crate::lowered::stmt_class(s.stmt()),
+            Object::Buffer(_) => "Buffer",
         }
     }
 
@@ -81,6 +112,16 @@ impl Object {
             (Object::Bounds(a), Object::Bounds(b)) => Rc::ptr_eq(a, b),
             (Object::Module(a), Object::Module(b)) => a == b,
             (Object::Class(a), Object::Class(b)) => a == b,
+            (Object::TagScope(a), Object::TagScope(b)) => Rc::ptr_eq(a, b),
+            (Object::Tagged(_, a), Object::Tagged(_, b)) => Rc::ptr_eq(a, b),
+            (Object::Target(a), Object::Target(b)) => Rc::ptr_eq(a, b),
+            (Object::TargetKind(a), Object::TargetKind(b)) => a == b,
+            (Object::NDArray(a), Object::NDArray(b)) => Rc::ptr_eq(a, b),
+            (Object::Device(a, i), Object::Device(b, j)) => a == b && i == j,
+            (Object::Built(a), Object::Built(b)) => Rc::ptr_eq(a, b),
+            (Object::Lowered(a), Object::Lowered(b)) => Rc::ptr_eq(a, b),
+            (Object::Stmt(a), Object::Stmt(b)) => a.same_as(b),
+            (Object::Buffer(a), Object::Buffer(b)) => a == b,
             _ => false,
         }
     }
@@ -125,6 +166,16 @@ impl fmt::Display for Object {
             Object::AxisSeparator => f.write_str("AXIS_SEPARATOR"),
             Object::Module(path) => write!(f, "<module '{path}'>"),
             Object::Class(c) => write!(f, "<built-in function {}>", c.name()),
+            Object::TagScope(tag) => write!(f, "TagScope({tag:?})"),
+            Object::Tagged(tag, func) => write!(f, "<function {func} tagged {tag:?}>"),
+            Object::Target(t) => write!(f, "{t}"),
+            Object::TargetKind(name) => f.write_str(name),
+            Object::NDArray(a) => write!(f, "{}", a.borrow().to_value()),
+            Object::Device(kind, id) => write!(f, "{kind}({id})"),
+            Object::Built(_) => f.write_str("Module(llvm)"),
+            Object::Lowered(m) => f.write_str(&m.text),
+            Object::Stmt(s) => write!(f, "{}", s.stmt()),
+            Object::Buffer(b) => f.write_str(b.name()),
         }
     }
 }

@@ -40,6 +40,7 @@ pub(crate) fn element_binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: At) -
         BinaryOp::Mul => te::BinaryOp::Mul,
         BinaryOp::Div if !integer => te::BinaryOp::Div,
         BinaryOp::FloorDiv if integer => te::BinaryOp::Div,
+        BinaryOp::Mod => te::BinaryOp::Mod,
         _ => {
             return Err(not_supported(
                 span,
@@ -152,8 +153,16 @@ pub(crate) fn decide(e: &Expr) -> Option<bool> {
     Analyzer::new().decide(e)
 }
 
-/// `isinstance(v, class)` for the TVM classes.
+/// `isinstance(v, class)` for the TVM classes, with TVM's hierarchy: an
+/// `IntImm` or a `Var` is a `PrimExpr`, a tensor element expression is a
+/// `PrimExpr`, an `IterVar` is not. Python ints and floats stand for
+/// TVM's constants (shape sizes, `tvm.tir.const`), so they are `IntImm`s
+/// and `FloatImm`s too.
 pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
+    let op = |v: &Value| match v {
+        Value::Object(Object::Op(op)) => Some(op.clone()),
+        _ => None,
+    };
     match class {
         Class::Map => matches!(v, Value::Object(Object::Bounds(_))),
         Class::IterVar => matches!(v, Value::Object(Object::IterVar(_))),
@@ -167,6 +176,46 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
             Value::Object(Object::Relation(te::Relation::Fuse { .. }))
         ),
         Class::Var => matches!(v, Value::Index(e) if e.as_var().is_some()),
+        // Variables do not record whether `te.size_var` made them.
+        Class::SizeVar | Class::AnyDim | Class::StringImm => false,
+        Class::IntImm => match v {
+            Value::Int(_) => true,
+            Value::Index(e) => e.ty() != arith::Type::Bool && e.as_int().is_some(),
+            _ => false,
+        },
+        Class::FloatImm => match v {
+            Value::Float(_) => true,
+            Value::Object(Object::Element(e)) => {
+                matches!(e.kind(), te::ValueKind::Float(_)) && e.dtype().is_float()
+            }
+            _ => false,
+        },
+        Class::PrimExpr => matches!(
+            v,
+            Value::Int(_) | Value::Float(_) | Value::Index(_) | Value::Object(Object::Element(_))
+        ),
+        Class::Operation => op(v).is_some(),
+        Class::ComputeOp => op(v).is_some_and(|op| op.as_compute().is_some()),
+        Class::PlaceholderOp => {
+            op(v).is_some_and(|op| matches!(op.kind(), te::OpKind::Placeholder))
+        }
+        Class::Stage => matches!(v, Value::Object(Object::Stage(..))),
+        Class::Schedule => matches!(v, Value::Object(Object::Schedule(_))),
+        Class::Range => matches!(v, Value::Object(Object::Range(_))),
+        Class::Target => matches!(v, Value::Object(Object::Target(_))),
+        Class::Object => match v {
+            Value::Index(_) => true,
+            Value::Object(o) => !matches!(
+                o,
+                Object::Module(_)
+                    | Object::Class(_)
+                    | Object::TagScope(_)
+                    | Object::Tagged(..)
+                    | Object::PartialLoad(..)
+            ),
+            _ => false,
+        },
+        Class::Stmt(name) => crate::lowered::is_stmt(v, name),
         Class::Error(_) => false,
     }
 }
@@ -185,6 +234,9 @@ fn no_attribute(value: &Value, name: &str, span: At, has: &str) -> ApiError {
 /// `value.name`.
 pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value> {
     let method = |n: &'static str| Ok(Value::Method(Rc::new(value.clone()), n));
+    if name == "same_as" && matches!(value, Value::Index(_) | Value::Object(_)) {
+        return method("same_as");
+    }
     match value {
         Value::Index(e) => match name {
             "value" => constant_value(e).map(Value::Int).ok_or_else(|| {
@@ -201,11 +253,30 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             } else {
                 "int32"
             })),
+            "astype" => method("astype"),
+            "equal" => method("equal"),
             _ => Err(no_attribute(
                 value,
                 name,
                 span,
-                "it has .value, .name and .dtype",
+                "it has .value, .name, .dtype, .astype and .equal",
+            )),
+        },
+        // Python ints and floats stand for TVM's IntImm and FloatImm
+        // constants (shape sizes, `tvm.tir.const`).
+        Value::Int(_) | Value::Float(_) => match name {
+            "value" => Ok(value.clone()),
+            "dtype" => Ok(Value::str(if matches!(value, Value::Int(_)) {
+                "int32"
+            } else {
+                "float32"
+            })),
+            "astype" => method("astype"),
+            "equal" => method("equal"),
+            _ => Err(crate::error::error(
+                crate::ErrorClass::AttributeError,
+                span,
+                format!("a {} has no attribute `{name}`", value.type_name()),
             )),
         },
         Value::Object(obj) => match (obj, name) {
@@ -223,6 +294,8 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::Op(op), "axis") => Ok(iter_var_list(op.axis())),
             (Object::Op(op), "reduce_axis") => Ok(iter_var_list(op.reduce_axis())),
             (Object::Op(op), "name") => Ok(Value::str(op.name())),
+            (Object::Op(op), "tag") => Ok(Value::str(op.tag())),
+            (Object::Op(op), "attrs") => Ok(crate::tags::attrs_value(op.attrs())),
             (Object::Op(op), "input_tensors") => Ok(Value::list(
                 op.input_tensors()
                     .into_iter()
@@ -234,12 +307,13 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 value,
                 name,
                 span,
-                "it has .axis, .reduce_axis, .name, .input_tensors and .output(0)",
+                "it has .axis, .reduce_axis, .name, .tag, .attrs, .input_tensors and .output(0)",
             )),
             (Object::IterVar(iv), "var") => Ok(Value::Index(iv.expr())),
             (Object::IterVar(iv), "dom") => Ok(iv
                 .dom()
                 .map_or(Value::None, |d| Value::Object(Object::Range(d.clone())))),
+            (Object::IterVar(_), "astype") => method("astype"),
             (Object::IterVar(_), _) => Err(no_attribute(value, name, span, "it has .var and .dom")),
             (Object::ThreadAxis(iv), "thread_tag") => Ok(Value::str(iv.name())),
             (Object::ThreadAxis(_), _) => Err(no_attribute(
@@ -267,6 +341,13 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                         .collect(),
                 ))
             }
+            (Object::Schedule(s), "outputs") => Ok(Value::list(
+                s.borrow()
+                    .outputs()
+                    .iter()
+                    .map(|op| Value::Object(Object::Op(op.clone())))
+                    .collect(),
+            )),
             (Object::Schedule(_), _) => crate::schedule::schedule_method(name)
                 .map(|n| Value::Method(Rc::new(value.clone()), n))
                 .ok_or_else(|| {
@@ -310,6 +391,54 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                         crate::schedule::unsupported_stage_method(name),
                     )
                 }),
+            (Object::Element(e), "dtype") => Ok(Value::str(e.dtype().name())),
+            (Object::Element(_), "astype" | "equal") => {
+                method(if name == "astype" { "astype" } else { "equal" })
+            }
+            (Object::Target(t), _) => crate::target::attribute(t, name).ok_or_else(|| {
+                no_attribute(
+                    value,
+                    name,
+                    span,
+                    "it has .kind, .keys, .attrs, .max_num_threads, .arch and .host",
+                )
+            }),
+            (Object::TargetKind(k), "name") => Ok(Value::Str(k.clone())),
+            (Object::Class(crate::Class::Target), "current") => {
+                Ok(Value::Function(crate::Function::TargetCurrent))
+            }
+            (Object::TagScope(t), "tag") => Ok(Value::Str(t.clone())),
+            (Object::Lowered(m), "body") => Ok(Value::Object(Object::Stmt(
+                crate::lowered::StmtRef::body(m),
+            ))),
+            (Object::Lowered(m), "params") => Ok(Value::list(
+                m.func
+                    .params
+                    .iter()
+                    .map(|b| Value::Object(Object::Buffer(b.clone())))
+                    .collect(),
+            )),
+            (Object::Stmt(st), _) => crate::lowered::stmt_attribute(st, name).ok_or_else(|| {
+                no_attribute(value, name, span, "see TVM's attributes of this statement")
+            }),
+            (Object::Buffer(b), "name") => Ok(Value::str(b.name())),
+            (Object::Buffer(b), "dtype") => Ok(Value::str(b.dtype().name())),
+            (Object::Buffer(b), "shape") => Ok(shape_value(b.shape())),
+            (Object::NDArray(a), "shape") => Ok(Value::tuple(
+                a.borrow()
+                    .shape
+                    .iter()
+                    .map(|d| Value::Int(*d as i64))
+                    .collect(),
+            )),
+            (Object::NDArray(a), "dtype") => Ok(Value::str(a.borrow().dtype.name())),
+            (Object::NDArray(_), "numpy" | "asnumpy") => method("numpy"),
+            (Object::NDArray(_), _) => Err(no_attribute(
+                value,
+                name,
+                span,
+                "it has .shape, .dtype and .numpy()",
+            )),
             (Object::Relation(r), _) => relation_attribute(r, name).ok_or_else(|| {
                 let has = match r {
                     te::Relation::Split { .. } => {
@@ -322,6 +451,13 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (
                 Object::Element(_)
                 | Object::PartialLoad(..)
+                | Object::TagScope(_)
+                | Object::Tagged(..)
+                | Object::TargetKind(_)
+                | Object::Device(..)
+                | Object::Built(_)
+                | Object::Lowered(_)
+                | Object::Buffer(_)
                 | Object::Bounds(_)
                 | Object::AxisSeparator,
                 _,
@@ -414,6 +550,19 @@ pub(crate) fn subscript(
             all.extend(indices()?);
             Ok(load(t, all, span)?)
         }
+        Value::Object(Object::Lowered(m)) => crate::lowered::function(m, index),
+        // `op.attrs["k"]`, `target.attrs["mcpu"]`: TVM's maps are dicts here.
+        Value::Dict(pairs) => pairs
+            .iter()
+            .find(|(k, _)| crate::operators::values_equal(k, index))
+            .map(|(_, v)| v.clone())
+            .ok_or_else(|| {
+                crate::error::error(
+                    crate::ErrorClass::IndexError,
+                    index_span,
+                    format!("KeyError: {}", crate::repr(index)),
+                )
+            }),
         Value::Object(Object::Schedule(s)) => {
             let op = to_op(&Given {
                 value: index.clone(),
@@ -515,11 +664,11 @@ fn load(t: &te::Tensor, indices: Vec<Expr>, span: At) -> ApiResult<Value> {
 /// `callee(args)` for callable TE objects: `A(i, j)` reads an element.
 pub(crate) fn call_object(callee: &Value, args: Args) -> ApiResult<Value> {
     match callee {
-        Value::Object(Object::Tensor(t)) => {
-            let pos = args.positional_only(t.name())?;
-            let span: At = None;
-            let indices = pos.iter().map(to_index).collect::<ApiResult<Vec<_>>>()?;
-            load(t, indices, span)
+        Value::Object(Object::Tensor(_)) => {
+            // `A(i, j)` is `A[i, j]`, element indices included (`T(I(i))`).
+            let pos = args.positional_only("Tensor")?;
+            let index = Value::tuple(pos.into_iter().map(|g| g.value).collect());
+            subscript(callee, &index, Some(ArgRef::Positional(0)), None)
         }
         other => Err(type_error(
             None,
@@ -549,6 +698,26 @@ pub(crate) fn call_method(
                 ));
             }
             Ok(Value::Object(Object::Tensor(op.output())))
+        }
+        Value::Object(Object::NDArray(a)) if name == "numpy" => {
+            args.bind("numpy", &[])?;
+            Ok(a.borrow().to_value())
+        }
+        _ if name == "astype" => crate::casts::astype(&promote(receiver), args),
+        _ if name == "same_as" => {
+            let a = args.bind("same_as", &["other"])?;
+            let other = &a.required("other")?.value;
+            let same = match (receiver, other) {
+                (Value::Index(x), Value::Index(y)) => x == y,
+                _ => crate::operators::equal(receiver, other),
+            };
+            Ok(Value::Bool(same))
+        }
+        _ if name == "equal" => {
+            let a = args.bind("equal", &["other", "span"])?;
+            let other = a.required("other")?;
+            crate::operators::compare(arith::CmpOp::Eq, receiver, &other.value)
+                .map_err(|e| e.or_at(&other.at))
         }
         Value::Object(Object::Schedule(s)) => crate::schedule::call_schedule_method(s, name, args),
         Value::Object(Object::Stage(s, op)) => {

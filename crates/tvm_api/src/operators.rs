@@ -98,6 +98,9 @@ pub(crate) fn unary(op: UnaryOp, v: &Value) -> ApiResult<Value> {
 /// `lhs op rhs` for a comparison; see [`crate::compare`].
 pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
     if let (Value::Object(_), Value::Object(_)) = (lhs, rhs) {
+        if is_element(lhs) || is_element(rhs) {
+            return compare_elements(op, lhs, rhs);
+        }
         // TVM objects compare by identity (`iv == C.op.axis[0]`).
         if matches!(op, CmpOp::Eq | CmpOp::Ne) {
             return Ok(Value::Bool(equal(lhs, rhs) == (op == CmpOp::Eq)));
@@ -109,12 +112,21 @@ pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
             let (a, b) = (as_index(lhs).expect("index"), as_index(rhs).expect("index"));
             Ok(Value::Index(Expr::cmp(op, a, b)))
         }
+        _ if is_element(lhs) || is_element(rhs) => compare_elements(op, lhs, rhs),
         _ if matches!(op, CmpOp::Eq | CmpOp::Ne) => {
             let same = equal(lhs, rhs);
             Ok(Value::Bool(same == (op == CmpOp::Eq)))
         }
         _ => Err(unsupported(op.symbol(), lhs, rhs)),
     }
+}
+
+/// A comparison of tensor elements: a condition per element, as TVM
+/// builds it.
+fn compare_elements(op: CmpOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
+    let a = crate::objects::to_element(lhs, None)?;
+    let b = crate::objects::to_element(rhs, None)?;
+    Ok(crate::objects::element(te::Value::cmp(op, a, b)))
 }
 
 /// Python `==` for values that are not numbers: same string, same items,
@@ -139,7 +151,8 @@ pub(crate) fn equal(lhs: &Value, rhs: &Value) -> bool {
     }
 }
 
-fn values_equal(a: &Value, b: &Value) -> bool {
+/// Python `==` of two items: numbers by value, else [`equal`].
+pub(crate) fn values_equal(a: &Value, b: &Value) -> bool {
     match (as_int(a), as_int(b)) {
         (Some(x), Some(y)) => x == y,
         _ => match (a, b) {
@@ -186,6 +199,16 @@ pub(crate) fn truth(v: &Value) -> ApiResult<bool> {
                 ),
             )
         })?,
+        // TVM raises here too: a tensor element has no value in Python.
+        Value::Object(Object::Element(e)) => {
+            return Err(ApiError::new(
+                ErrorClass::ValueError,
+                format!(
+                    "cannot use `{e}` as a Python bool: tensor elements have no value until \
+                     the program runs; use tvm.tir.Select or tvm.tir.if_then_else"
+                ),
+            ))
+        }
         _ => true,
     })
 }

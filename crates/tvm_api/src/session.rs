@@ -26,4 +26,10 @@ pub struct Session {
     /// The variables of every `te.reduce_axis`, to reject bodies that use
     /// one outside its reduction.
     pub reduce_vars: HashSet<arith::Var>,
+    /// The `te.tag_scope` entered, if any: computes built inside take its
+    /// tag.
+    pub tag_scope: Option<std::rc::Rc<str>>,
+    /// The targets entered with `with target:`, innermost last
+    /// (`Target.current()`).
+    pub targets: Vec<std::rc::Rc<crate::target::Target>>,
 }

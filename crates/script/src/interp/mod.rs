@@ -233,14 +233,20 @@ impl Interpreter {
 
 impl tvm_api::Host for Interpreter {
     fn call(&mut self, f: &Value, args: Vec<Value>) -> Result<Value, ApiError> {
+        self.call_args(f, tvm_api::Args::positional(args))
+    }
+
+    fn call_args(&mut self, f: &Value, args: tvm_api::Args) -> Result<Value, ApiError> {
         // The API points errors about the call itself at the argument that
         // gave `f`; errors inside `f` keep their own place.
+        let spanned = |value| Spanned { value, span: 0..0 };
         let args = Args {
-            positional: args
+            positional: args.positional.into_iter().map(spanned).collect(),
+            keywords: args
+                .keywords
                 .into_iter()
-                .map(|value| Spanned { value, span: 0..0 })
+                .map(|(k, v)| (k, spanned(v)))
                 .collect(),
-            keywords: Vec::new(),
             span: 0..0,
         };
         let result = match script_value(f) {

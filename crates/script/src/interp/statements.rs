@@ -69,8 +69,25 @@ impl Interpreter {
                 scope.set(name.id.as_str(), value);
             }
             ast::Stmt::FunctionDef(def) => {
-                let f = self.function_def(def, scope)?;
-                scope.set(def.name.as_str(), crate::value::function(f));
+                // Decorators are evaluated first and applied innermost
+                // first (`@a @b def f` is `f = a(b(f))`), as in Python.
+                let mut decorators = Vec::with_capacity(def.decorator_list.len());
+                for d in &def.decorator_list {
+                    decorators.push((self.eval(d, scope)?, span_of(d.range())));
+                }
+                let mut f = crate::value::function(self.function_def(def, scope)?);
+                for (decorator, at) in decorators.into_iter().rev() {
+                    let args = crate::args::Args {
+                        positional: vec![crate::args::Spanned {
+                            value: f,
+                            span: at.clone(),
+                        }],
+                        keywords: Vec::new(),
+                        span: at,
+                    };
+                    f = self.call(&decorator, args)?;
+                }
+                scope.set(def.name.as_str(), f);
             }
             ast::Stmt::Return(s) => {
                 if self.depth == 0 {
@@ -213,20 +230,34 @@ impl Interpreter {
             .collect()
     }
 
-    /// `with pytest.raises(E): ...`, the only context manager scripts use.
+    /// `with pytest.raises(E): ...`, and the API's context managers
+    /// (`te.tag_scope(...)`, a `tvm.target.Target`).
     fn exec_with(&mut self, s: &ast::StmtWith, scope: &Rc<Scope>) -> Eval<Flow> {
         let span = span_of(s.range);
         let [item] = &s.items[..] else {
             return Err(Raised::at(
                 span,
-                "`with` supports one `pytest.raises(...)` context",
+                "`with` supports one context: `pytest.raises(...)`, `te.tag_scope(...)` or a target",
             ));
         };
         let item_span = span_of(item.context_expr.range());
-        let Some(class) = expected_error(&self.eval(&item.context_expr, scope)?) else {
+        let context = self.eval(&item.context_expr, scope)?;
+        if let Some(entered) = tvm_api::enter(self, &context) {
+            let bound = entered.map_err(|e| Raised::api(item_span, e))?;
+            if let Some(target) = &item.optional_vars {
+                if let Err(e) = self.assign(target, bound, scope) {
+                    tvm_api::exit(self, &context);
+                    return Err(e);
+                }
+            }
+            let flow = self.exec_block(&s.body, scope);
+            tvm_api::exit(self, &context);
+            return flow;
+        }
+        let Some(class) = expected_error(&context) else {
             return Err(Raised::at(
                 item_span,
-                "`with` supports `pytest.raises(...)` contexts only",
+                "`with` supports `pytest.raises(...)`, `te.tag_scope(...)` and target contexts",
             ));
         };
         if item.optional_vars.is_some() {
@@ -322,12 +353,6 @@ impl Interpreter {
 
     fn function_def(&mut self, def: &ast::StmtFunctionDef, scope: &Rc<Scope>) -> Eval<Function> {
         let span = span_of(def.range);
-        if let Some(d) = def.decorator_list.first() {
-            return Err(Raised::at(
-                span_of(d.range()),
-                "decorators are not supported",
-            ));
-        }
         let (params, vararg) = self.parameters(&def.args, span.clone(), scope)?;
         Ok(Function {
             name: def.name.to_string(),

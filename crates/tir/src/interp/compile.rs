@@ -658,13 +658,10 @@ fn convert(code: ValueCode, from: DataType, to: DataType) -> ValueCode {
     }
 }
 
-/// `x` as the type `t` holds it: float32 rounds to single precision.
+/// `x` as the type `t` holds it: float32 and float16 round to their
+/// precision.
 pub(crate) fn round_float(x: f64, t: DataType) -> f64 {
-    if t == DataType::Float32 {
-        x as f32 as f64
-    } else {
-        x
-    }
+    t.round(x)
 }
 
 /// Checks that the integer `x` fits the type `t`.

@@ -1,0 +1,436 @@
+//! `tvm.build` and the arrays it runs on: `tvm.nd.array`, `tvm.nd.empty`,
+//! `tvm.cpu()`/`tvm.cuda()`, `.numpy()`, and
+//! `tvm.testing.assert_allclose`. A built function runs the lowered
+//! program with `tir`'s interpreter, whatever the target: rangefinder
+//! generates no code.
+//!
+//! An [`NDArray`] holds a shape, a dtype and its values. Front ends convert
+//! at one point each way: [`NDArray::from_value`] takes nested Python
+//! lists (the Python package first turns a numpy array into
+//! `array.tolist()`), and [`NDArray::to_value`] gives nested lists back
+//! (which the Python package wraps with `numpy.array(..., dtype)`).
+
+use crate::args::{Args, Given};
+use crate::error::{error, type_error, ApiError, ApiResult, ErrorClass};
+use crate::object::{Object, ScheduleRef};
+use crate::objects::to_op;
+use crate::value::Value;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use tir::DataType;
+
+/// An n-dimensional array of one dtype, as `tvm.nd.array` holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NDArray {
+    /// The extent of each dimension.
+    pub shape: Vec<usize>,
+    /// The element type.
+    pub dtype: DataType,
+    /// The values in row-major order.
+    pub data: Vec<f64>,
+}
+
+/// A shared array: `f(a, b, c)` writes its outputs into the arrays given.
+pub type NDArrayRef = Rc<RefCell<NDArray>>;
+
+/// What `tvm.build(s, args)` returns: the schedule and its parameters.
+#[derive(Clone)]
+pub struct Built {
+    schedule: ScheduleRef,
+    args: Vec<te::Tensor>,
+    name: String,
+}
+
+impl NDArray {
+    /// An array from a number or nested lists/tuples of numbers (all rows
+    /// the same length), stored as `dtype` (`None`: float32 when any value
+    /// is a float, else int32, as numpy infers).
+    pub fn from_value(v: &Value, dtype: Option<DataType>) -> ApiResult<NDArray> {
+        let mut shape = Vec::new();
+        let mut probe = v.clone();
+        while let Some(items) = probe.sequence() {
+            shape.push(items.len());
+            match items.first() {
+                Some(first) => probe = first.clone(),
+                None => break,
+            }
+        }
+        let mut data = Vec::new();
+        let mut any_float = false;
+        flatten(v, &shape, &mut data, &mut any_float)?;
+        let dtype = dtype.unwrap_or(if any_float {
+            DataType::Float32
+        } else {
+            DataType::Int32
+        });
+        let data = data.into_iter().map(|x| round(x, dtype)).collect();
+        Ok(NDArray { shape, dtype, data })
+    }
+
+    /// Nested lists of the values (Python ints for integer dtypes), what
+    /// `.numpy()` gives in a front end without numpy.
+    pub fn to_value(&self) -> Value {
+        fn build(a: &NDArray, dim: usize, offset: usize) -> Value {
+            if dim == a.shape.len() {
+                let x = a.data[offset];
+                return if a.dtype.is_float() {
+                    Value::Float(x)
+                } else {
+                    Value::Int(x as i64)
+                };
+            }
+            let stride: usize = a.shape[dim + 1..].iter().product();
+            Value::list(
+                (0..a.shape[dim])
+                    .map(|i| build(a, dim + 1, offset + i * stride))
+                    .collect(),
+            )
+        }
+        build(self, 0, 0)
+    }
+}
+
+fn flatten(v: &Value, shape: &[usize], out: &mut Vec<f64>, any_float: &mut bool) -> ApiResult<()> {
+    match (v.sequence(), shape.split_first()) {
+        (Some(items), Some((&n, rest))) if items.len() == n => {
+            for item in &items {
+                flatten(item, rest, out, any_float)?;
+            }
+            Ok(())
+        }
+        (None, None) => {
+            let x = match crate::objects::promote(v) {
+                Value::Int(i) => i as f64,
+                Value::Bool(b) => f64::from(u8::from(b)),
+                Value::Float(f) => {
+                    *any_float = true;
+                    f
+                }
+                other => {
+                    return Err(ApiError::type_error(format!(
+                        "an array holds numbers, found a {}",
+                        other.type_name()
+                    )))
+                }
+            };
+            out.push(x);
+            Ok(())
+        }
+        _ => Err(ApiError::new(
+            ErrorClass::ValueError,
+            "the rows of an array must all have the same length",
+        )),
+    }
+}
+
+/// `x` as stored in `dtype`: rounded to float32, truncated and wrapped to
+/// the integer type, as numpy's `astype` stores it.
+fn round(x: f64, dtype: DataType) -> f64 {
+    match dtype {
+        DataType::Float16 | DataType::Float32 | DataType::Float64 => dtype.round(x),
+        DataType::Bool => f64::from(u8::from(x != 0.0)),
+        t => {
+            let bits = t.bits();
+            let (lo, _) = t.int_range().expect("an integer type");
+            let v = x.trunc() as i128;
+            let m = 1i128 << bits;
+            let wrapped = (v - lo as i128).rem_euclid(m) + lo as i128;
+            wrapped as f64
+        }
+    }
+}
+
+fn dtype_given(g: Option<&Given>) -> ApiResult<Option<DataType>> {
+    g.filter(|g| !matches!(g.value, Value::None))
+        .map(crate::casts::dtype_arg)
+        .transpose()
+}
+
+/// `tvm.nd.array(values, device=None, dtype=None)`.
+pub(crate) fn nd_array(args: Args) -> ApiResult<Value> {
+    let a = args.bind("nd.array", &["arr", "device", "dtype", "mem_scope"])?;
+    let arr = a.required("arr")?;
+    let dtype = dtype_given(a.get("dtype"))?;
+    let array = match &arr.value {
+        Value::Object(Object::NDArray(x)) => {
+            let x = x.borrow();
+            NDArray::from_value(&x.to_value(), Some(dtype.unwrap_or(x.dtype)))
+        }
+        v => NDArray::from_value(v, dtype),
+    }
+    .map_err(|e| e.or_at(&arr.at))?;
+    Ok(Value::Object(Object::NDArray(Rc::new(RefCell::new(array)))))
+}
+
+/// `tvm.nd.empty(shape, dtype="float32", device=None)`: zeros.
+pub(crate) fn nd_empty(args: Args) -> ApiResult<Value> {
+    let a = args.bind("nd.empty", &["shape", "dtype", "device", "mem_scope"])?;
+    let s = a.required("shape")?;
+    let items = s.value.sequence().unwrap_or_else(|| vec![s.value.clone()]);
+    let mut shape = Vec::with_capacity(items.len());
+    for v in items {
+        match crate::operators::as_int(&v) {
+            Some(d) if d >= 0 => shape.push(d as usize),
+            _ => {
+                return Err(type_error(
+                    s.place(),
+                    format!("an array's shape holds non-negative integers, found {v}"),
+                ))
+            }
+        }
+    }
+    let dtype = dtype_given(a.get("dtype"))?.unwrap_or(DataType::Float32);
+    let size = shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(*d));
+    let size = size
+        .filter(|n| *n <= 1 << 28)
+        .ok_or_else(|| error(ErrorClass::ValueError, s.place(), "the array is too large"))?;
+    let array = NDArray {
+        shape,
+        dtype,
+        data: vec![0.0; size],
+    };
+    Ok(Value::Object(Object::NDArray(Rc::new(RefCell::new(array)))))
+}
+
+/// `tvm.build(s, args, target=None, name="default_function")`.
+pub(crate) fn build(args: Args) -> ApiResult<Value> {
+    let a = args.bind(
+        "build",
+        &[
+            "inputs",
+            "args",
+            "target",
+            "target_host",
+            "runtime",
+            "name",
+            "binds",
+        ],
+    )?;
+    let s = a.required("inputs")?;
+    let Value::Object(Object::Schedule(schedule)) = &s.value else {
+        return Err(type_error(
+            s.place(),
+            format!("`build` needs a schedule, found a {}", s.value.type_name()),
+        ));
+    };
+    let list = a.required("args")?;
+    let items = list.value.sequence().ok_or_else(|| {
+        type_error(
+            list.place(),
+            "`build` needs its arguments as a list of tensors",
+        )
+    })?;
+    let tensors = items
+        .into_iter()
+        .map(|v| to_op(&list.item(v)).map(|op| op.output()))
+        .collect::<ApiResult<Vec<_>>>()?;
+    if let Some(t) = a.get("target") {
+        match &t.value {
+            Value::Str(text) => {
+                crate::target::Target::parse(text).map_err(|e| e.at(t.at.clone()))?;
+            }
+            Value::None | Value::Object(Object::Target(_)) => {}
+            other => {
+                return Err(type_error(
+                    t.place(),
+                    format!(
+                        "`target` must be a string or a Target, found a {}",
+                        other.type_name()
+                    ),
+                ))
+            }
+        }
+    }
+    let name = match a.get("name").map(|g| &g.value) {
+        Some(Value::Str(n)) => n.to_string(),
+        _ => "default_function".to_owned(),
+    };
+    let args = schedule.borrow().program_args(tensors);
+    // Lowering now reports an invalid schedule where TVM does, at build.
+    te::Lowering::new(&schedule.borrow(), &args).map_err(|e| ApiError::tvm(e.message))?;
+    Ok(Value::Object(Object::Built(Rc::new(Built {
+        schedule: schedule.clone(),
+        args,
+        name,
+    }))))
+}
+
+/// `f(a, b, c)` for a built function: runs the program on the arrays and
+/// writes every parameter's final values back into its array.
+pub(crate) fn call_built(f: &Built, args: Args) -> ApiResult<Value> {
+    let given = args.positional_only(&f.name)?;
+    if given.len() != f.args.len() {
+        return Err(ApiError::type_error(format!(
+            "`{}` takes {} arrays, {} given",
+            f.name,
+            f.args.len(),
+            given.len()
+        )));
+    }
+    let lowering =
+        te::Lowering::new(&f.schedule.borrow(), &f.args).map_err(|e| ApiError::tvm(e.message))?;
+    let func = lowering.program();
+    let mut arrays = Vec::with_capacity(given.len());
+    let mut sizes: HashMap<arith::Var, i64> = HashMap::new();
+    let mut inputs = HashMap::new();
+    for (g, b) in given.iter().zip(&func.params) {
+        let Value::Object(Object::NDArray(x)) = &g.value else {
+            return Err(type_error(
+                g.place(),
+                format!("expected a tvm.nd.array, found a {}", g.value.type_name()),
+            ));
+        };
+        let x_ref = x.borrow();
+        if x_ref.shape.len() != b.shape().len() {
+            return Err(error(
+                ErrorClass::ValueError,
+                g.place(),
+                format!(
+                    "`{}` has {} dimensions, the array {}",
+                    b.name(),
+                    b.shape().len(),
+                    x_ref.shape.len()
+                ),
+            ));
+        }
+        for (d, (e, &n)) in b.shape().iter().zip(&x_ref.shape).enumerate() {
+            let n = n as i64;
+            let expected = match e.as_var() {
+                Some(v) => *sizes.entry(v.clone()).or_insert(n),
+                None => crate::objects::constant_value(e).unwrap_or(n),
+            };
+            if expected != n {
+                return Err(error(
+                    ErrorClass::ValueError,
+                    g.place(),
+                    format!(
+                        "dimension {d} of `{}` is {expected}, the array's is {n}",
+                        b.name()
+                    ),
+                ));
+            }
+        }
+        let tensor = tir::Tensor::new(x_ref.shape.clone(), x_ref.data.clone()).map_err(|_| {
+            ApiError::new(
+                ErrorClass::ValueError,
+                "the array's values do not fill its shape",
+            )
+        })?;
+        inputs.insert(b.clone(), tensor);
+        arrays.push(x.clone());
+    }
+    let result = tir::Interpreter::new()
+        .max_steps(1 << 30)
+        .run(func, &inputs, &sizes)
+        .map_err(|e| ApiError::tvm(format!("running `{}` failed: {e}", f.name)))?;
+    for (array, b) in arrays.iter().zip(&func.params) {
+        if let Some(t) = result.tensor(b) {
+            let mut a = array.borrow_mut();
+            let dtype = a.dtype;
+            a.data = t.data().iter().map(|x| round(*x, dtype)).collect();
+        }
+    }
+    Ok(Value::None)
+}
+
+/// The values of an array argument or nested lists, for comparisons.
+fn values(g: &Given) -> ApiResult<NDArray> {
+    match &g.value {
+        Value::Object(Object::NDArray(x)) => Ok(x.borrow().clone()),
+        v => NDArray::from_value(v, Some(DataType::Float64)).map_err(|e| e.or_at(&g.at)),
+    }
+}
+
+/// `tvm.testing.assert_allclose(actual, desired, rtol=1e-7, atol=0)`, with
+/// numpy's message on failure.
+pub(crate) fn assert_allclose(args: Args) -> ApiResult<Value> {
+    let a = args.bind("assert_allclose", &["actual", "desired", "rtol", "atol"])?;
+    let actual = values(a.required("actual")?)?;
+    let desired = values(a.required("desired")?)?;
+    let number = |name: &str, default: f64| -> ApiResult<f64> {
+        match a.get(name) {
+            None => Ok(default),
+            Some(g) => match crate::objects::promote(&g.value) {
+                Value::Float(f) => Ok(f),
+                Value::Int(i) => Ok(i as f64),
+                other => Err(type_error(
+                    g.place(),
+                    format!("`{name}` must be a number, found a {}", other.type_name()),
+                )),
+            },
+        }
+    };
+    let (rtol, atol) = (number("rtol", 1e-7)?, number("atol", 0.0)?);
+    if actual.shape != desired.shape && actual.data.len() != desired.data.len() {
+        return Err(ApiError::new(
+            ErrorClass::AssertionError,
+            format!(
+                "\nNot equal to tolerance rtol={}, atol={}\n\n(shapes {:?}, {:?} mismatch)",
+                py_float(rtol),
+                py_float(atol),
+                actual.shape,
+                desired.shape
+            ),
+        ));
+    }
+    let mut mismatched = 0usize;
+    let (mut max_abs, mut max_rel) = (0f64, 0f64);
+    for (x, y) in actual.data.iter().zip(&desired.data) {
+        let diff = (x - y).abs();
+        let close = diff <= atol + rtol * y.abs() || (x.is_nan() && y.is_nan());
+        if !close {
+            mismatched += 1;
+        }
+        max_abs = max_abs.max(diff);
+        if *y != 0.0 {
+            max_rel = max_rel.max(diff / y.abs());
+        } else if diff > 0.0 {
+            max_rel = f64::INFINITY;
+        }
+    }
+    if mismatched == 0 {
+        return Ok(Value::None);
+    }
+    let total = actual.data.len();
+    let percent = 100.0 * mismatched as f64 / total as f64;
+    Err(ApiError::new(
+        ErrorClass::AssertionError,
+        format!(
+            "\nNot equal to tolerance rtol={}, atol={}\n\nMismatched elements: {mismatched} / {total} ({}%)\n\
+             Max absolute difference: {}\nMax relative difference: {}",
+            py_float(rtol),
+            py_float(atol),
+            format_percent(percent),
+            py_float(max_abs),
+            py_float(max_rel)
+        ),
+    ))
+}
+
+/// A float as numpy's messages show it (`1e-07`, `0`, `0.5`).
+fn py_float(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_owned();
+    }
+    if x.is_infinite() {
+        return "inf".to_owned();
+    }
+    let text = format!("{x:e}");
+    let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if (-4..16).contains(&exp) {
+        format!("{}", x)
+    } else {
+        format!(
+            "{mantissa}e{}{:02}",
+            if exp < 0 { '-' } else { '+' },
+            exp.abs()
+        )
+    }
+}
+
+fn format_percent(p: f64) -> String {
+    let text = format!("{p:.3}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}

@@ -1,0 +1,209 @@
+//! What `tvm.lower` returns: the lowered program, printed as TVM prints
+//! it, with `mod["main"]`, `.body`, and the loop IR's statements for
+//! `tvm.tir.stmt_functor.post_order_visit` (`isinstance(x, tvm.tir.For)`,
+//! `x.loop_var`, `x.extent`, `x.min`, `x.buffer`).
+
+use crate::args::Args;
+use crate::error::{type_error, ApiError, ApiResult};
+use crate::function::Class;
+use crate::functions::call_back;
+use crate::object::Object;
+use crate::value::Value;
+use crate::Host;
+use std::rc::Rc;
+
+/// A lowered program and its text.
+pub struct LoweredModule {
+    /// The program.
+    pub func: tir::PrimFunc,
+    /// What `print` shows.
+    pub text: String,
+}
+
+/// A statement of a lowered program: the program and the path to the
+/// statement (child indices from the body), so that visiting a program
+/// copies no statement.
+#[derive(Clone)]
+pub struct StmtRef {
+    module: Rc<LoweredModule>,
+    path: Rc<[usize]>,
+}
+
+impl StmtRef {
+    /// The body of `module`.
+    pub(crate) fn body(module: &Rc<LoweredModule>) -> StmtRef {
+        StmtRef {
+            module: module.clone(),
+            path: Rc::from(Vec::new()),
+        }
+    }
+
+    /// The statement.
+    pub fn stmt(&self) -> &tir::Stmt {
+        let mut s = &self.module.func.body;
+        for &i in self.path.iter() {
+            s = s.children()[i];
+        }
+        s
+    }
+
+    fn child(&self, i: usize) -> StmtRef {
+        let mut path = self.path.to_vec();
+        path.push(i);
+        StmtRef {
+            module: self.module.clone(),
+            path: Rc::from(path),
+        }
+    }
+
+    /// Whether both name the same statement.
+    pub fn same_as(&self, other: &StmtRef) -> bool {
+        Rc::ptr_eq(&self.module, &other.module) && self.path == other.path
+    }
+}
+
+/// The class of a statement (`For`, `BufferStore`...), as TVM names it.
+pub(crate) fn stmt_class(s: &tir::Stmt) -> &'static str {
+    match s {
+        tir::Stmt::For { .. } => "For",
+        tir::Stmt::Let { .. } => "LetStmt",
+        tir::Stmt::Realize { .. } => "BufferRealize",
+        tir::Stmt::Allocate { .. } => "Allocate",
+        tir::Stmt::BufferStore { .. } => "BufferStore",
+        tir::Stmt::IfThenElse { .. } => "IfThenElse",
+        tir::Stmt::Seq(_) => "SeqStmt",
+        tir::Stmt::Evaluate(_) => "Evaluate",
+        _ => "Stmt",
+    }
+}
+
+/// The statement classes of `tvm.tir`, by name.
+pub(crate) const STMT_CLASSES: &[&str] = &[
+    "Stmt",
+    "For",
+    "LetStmt",
+    "BufferRealize",
+    "Allocate",
+    "BufferStore",
+    "IfThenElse",
+    "SeqStmt",
+    "Evaluate",
+];
+
+/// `isinstance(v, tvm.tir.<class>)` for statements.
+pub(crate) fn is_stmt(v: &Value, class: &str) -> bool {
+    match v {
+        Value::Object(Object::Stmt(s)) => class == "Stmt" || stmt_class(s.stmt()) == class,
+        _ => false,
+    }
+}
+
+/// `stmt.name`.
+pub(crate) fn stmt_attribute(s: &StmtRef, name: &str) -> Option<Value> {
+    let stmt = s.stmt();
+    let child = |i| Value::Object(Object::Stmt(s.child(i)));
+    Some(match (stmt, name) {
+        (tir::Stmt::For { var, .. }, "loop_var") => Value::Index(var.expr()),
+        (tir::Stmt::For { min, .. }, "min") => Value::Index(min.clone()),
+        (tir::Stmt::For { extent, .. }, "extent") => Value::Index(extent.clone()),
+        (tir::Stmt::Let { var, .. }, "var") => Value::Index(var.expr()),
+        (tir::Stmt::Let { value, .. }, "value") => Value::Index(value.clone()),
+        (
+            tir::Stmt::For { .. }
+            | tir::Stmt::Let { .. }
+            | tir::Stmt::Realize { .. }
+            | tir::Stmt::Allocate { .. }
+            | tir::Stmt::Produce { .. },
+            "body",
+        ) => child(0),
+        (tir::Stmt::IfThenElse { .. }, "then_case") => child(0),
+        (tir::Stmt::IfThenElse { else_case, .. }, "else_case") => {
+            if else_case.is_some() {
+                child(1)
+            } else {
+                Value::None
+            }
+        }
+        (tir::Stmt::Seq(items), "seq") => Value::list((0..items.len()).map(child).collect()),
+        (
+            tir::Stmt::BufferStore { buffer, .. }
+            | tir::Stmt::Allocate { buffer, .. }
+            | tir::Stmt::Realize { buffer, .. },
+            "buffer",
+        ) => Value::Object(Object::Buffer(buffer.clone())),
+        (tir::Stmt::BufferStore { indices, .. }, "indices") => {
+            Value::list(indices.iter().map(|e| Value::Index(e.clone())).collect())
+        }
+        (tir::Stmt::Allocate { extents, .. }, "extents") => {
+            Value::list(extents.iter().map(|e| Value::Index(e.clone())).collect())
+        }
+        _ => return None,
+    })
+}
+
+/// `mod[name]`: the one function of a lowered program, by its name or
+/// `"main"`.
+pub(crate) fn function(module: &Rc<LoweredModule>, key: &Value) -> ApiResult<Value> {
+    match key {
+        Value::Str(k) if &**k == "main" || **k == *module.func.name => {
+            Ok(Value::Object(Object::Lowered(module.clone())))
+        }
+        other => Err(ApiError::new(
+            crate::ErrorClass::IndexError,
+            format!(
+                "the lowered program has one function, `main` (`{}`), not {}",
+                module.func.name,
+                crate::repr(other)
+            ),
+        )),
+    }
+}
+
+/// `post_order_visit(stmt, fvisit)`: calls `fvisit` on every statement
+/// nested in `stmt`, children before their parent, in program order.
+pub(crate) fn post_order_visit(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
+    let a = args.bind("post_order_visit", &["stmt", "fvisit"])?;
+    let s = a.required("stmt")?;
+    let root = match &s.value {
+        Value::Object(Object::Stmt(r)) => r.clone(),
+        Value::Object(Object::Lowered(m)) => StmtRef::body(m),
+        other => {
+            return Err(type_error(
+                s.place(),
+                format!(
+                    "expected a statement such as `mod[\"main\"].body`, found a {}",
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    let f = a.required("fvisit")?;
+    // A work list of (statement, children visited): statements nest as deep
+    // as a pipeline is long.
+    let mut pending = vec![(root, false)];
+    while let Some((node, expanded)) = pending.pop() {
+        if expanded {
+            call_back(
+                host,
+                &f.value,
+                vec![Value::Object(Object::Stmt(node))],
+                &f.at,
+            )?;
+            continue;
+        }
+        let n = node.stmt().children().len();
+        pending.push((node.clone(), true));
+        for i in (0..n).rev() {
+            pending.push((node.child(i), false));
+        }
+    }
+    Ok(Value::None)
+}
+
+/// The statement classes, for `tvm.tir.For` and the others.
+pub(crate) fn class(name: &str) -> Option<Class> {
+    STMT_CLASSES
+        .iter()
+        .find(|c| **c == name)
+        .map(|c| Class::Stmt(c))
+}

@@ -1,0 +1,161 @@
+//! The helpers of TVM's operator library (`tvm.topi`) that TE programs
+//! import: the generic tags and their tests (`tvm.topi.tag`), shapes as
+//! Python integers (`get_const_tuple`, `get_const_int`) and the traversal
+//! that inlines injective stages (`traverse_inline`). TOPI's operators
+//! themselves are not provided.
+
+use crate::args::{Args, Given};
+use crate::error::{type_error, ApiError, ApiResult, ErrorClass};
+use crate::functions::call_back;
+use crate::object::{Object, ScheduleRef};
+use crate::objects::{constant_value, promote, to_op};
+use crate::value::Value;
+use crate::Host;
+use std::collections::HashSet;
+
+/// `tvm.topi.tag`'s constants, by name.
+pub(crate) const TAGS: &[(&str, &str)] = &[
+    ("ELEMWISE", "elemwise"),
+    ("BROADCAST", "broadcast"),
+    ("INJECTIVE", "injective"),
+    ("COMM_REDUCE", "comm_reduce"),
+    ("COMM_REDUCE_IDX", "comm_reduce_idx"),
+];
+
+/// `tag.is_broadcast(tag)`: element-wise or broadcast, possibly with a
+/// specific suffix (`"broadcast,add"`).
+pub(crate) fn is_broadcast(tag: &str) -> bool {
+    tag.starts_with("elemwise") || tag.starts_with("broadcast")
+}
+
+/// `tag.is_injective(tag)`: broadcast or injective.
+pub(crate) fn is_injective(tag: &str) -> bool {
+    is_broadcast(tag) || tag.starts_with("injective")
+}
+
+/// `is_injective(tag)` / `is_broadcast(tag)` called from a program.
+pub(crate) fn tag_test(args: Args, injective: bool) -> ApiResult<Value> {
+    let name = if injective {
+        "is_injective"
+    } else {
+        "is_broadcast"
+    };
+    let a = args.bind(name, &["tag"])?;
+    let t = a.required("tag")?;
+    let Value::Str(tag) = &t.value else {
+        return Err(type_error(
+            t.place(),
+            format!(
+                "`{name}` needs a tag string, found a {}",
+                t.value.type_name()
+            ),
+        ));
+    };
+    Ok(Value::Bool(if injective {
+        is_injective(tag)
+    } else {
+        is_broadcast(tag)
+    }))
+}
+
+/// `get_const_int(expr)`: the integer a constant expression is.
+pub(crate) fn get_const_int(args: Args) -> ApiResult<Value> {
+    let a = args.bind("get_const_int", &["expr"])?;
+    let e = a.required("expr")?;
+    const_int(e)?.map(Value::Int).ok_or_else(|| {
+        ApiError::new(ErrorClass::ValueError, "Expect value to be constant int").at(e.at.clone())
+    })
+}
+
+/// The constant integer `g` is, `None` when it is symbolic; an error when
+/// it is no integer expression at all.
+fn const_int(g: &Given) -> ApiResult<Option<i64>> {
+    match promote(&g.value) {
+        Value::Int(i) => Ok(Some(i)),
+        Value::Bool(b) => Ok(Some(i64::from(b))),
+        Value::Index(e) => Ok(constant_value(&e)),
+        other => Err(type_error(
+            g.place(),
+            format!(
+                "expected an integer or index expression, found a {}",
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+/// `get_const_tuple(shape)`: each size as a Python integer when it is
+/// constant, else the expression (a variable stays a variable).
+pub(crate) fn get_const_tuple(args: Args) -> ApiResult<Value> {
+    let a = args.bind("get_const_tuple", &["in_tuple"])?;
+    let t = a.required("in_tuple")?;
+    let items = t.value.sequence().ok_or_else(|| {
+        type_error(
+            t.place(),
+            format!(
+                "`get_const_tuple` needs a tuple or list, found a {}",
+                t.value.type_name()
+            ),
+        )
+    })?;
+    let mut out = Vec::with_capacity(items.len());
+    for v in items {
+        let item = t.item(v);
+        out.push(match const_int(&item)? {
+            Some(i) => Value::Int(i),
+            None => promote(&item.value),
+        });
+    }
+    Ok(Value::tuple(out))
+}
+
+/// `traverse_inline(s, final_op, callback)`: from `final_op` towards the
+/// inputs, inlines every injective operation that is not an output of `s`,
+/// and calls `callback(op)` on each compute after its inputs, as TOPI does.
+pub(crate) fn traverse_inline(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
+    let a = args.bind("traverse_inline", &["s", "final_op", "callback"])?;
+    let s_arg = a.required("s")?;
+    let Value::Object(Object::Schedule(s)) = &s_arg.value else {
+        return Err(type_error(
+            s_arg.place(),
+            format!("expected a schedule, found a {}", s_arg.value.type_name()),
+        ));
+    };
+    let op = to_op(a.required("final_op")?)?;
+    let callback = a.required("callback")?;
+    let mut visited = HashSet::new();
+    visit(host, s, &op, callback, &mut visited)?;
+    Ok(Value::None)
+}
+
+fn visit(
+    host: &mut dyn Host,
+    s: &ScheduleRef,
+    op: &te::Operation,
+    callback: &Given,
+    visited: &mut HashSet<te::OpId>,
+) -> ApiResult<()> {
+    if !visited.insert(op.id()) {
+        return Ok(());
+    }
+    if is_injective(op.tag()) {
+        let is_output = s.borrow().outputs().contains(op);
+        if !is_output {
+            s.borrow_mut()
+                .compute_inline(op)
+                .map_err(|e| ApiError::tvm(e.message))?;
+        }
+        for t in op.input_tensors() {
+            if t.op().as_compute().is_some() {
+                arith::stack::grow(|| visit(host, s, t.op(), callback, visited))?;
+            }
+        }
+    }
+    call_back(
+        host,
+        &callback.value,
+        vec![Value::Object(Object::Op(op.clone()))],
+        &callback.at,
+    )?;
+    Ok(())
+}
