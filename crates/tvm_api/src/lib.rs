@@ -81,7 +81,9 @@
 #![warn(missing_docs)]
 
 mod args;
+mod dataflow;
 mod error;
+mod extern_api;
 mod function;
 mod functions;
 mod host;
@@ -90,6 +92,7 @@ mod namespace;
 mod object;
 mod objects;
 mod operators;
+mod reducer;
 mod schedule;
 mod session;
 mod value;
@@ -101,6 +104,7 @@ pub use function::{Class, Function};
 pub use host::{Host, Parameters};
 pub use object::{Object, ScheduleRef};
 pub use operators::{as_index, as_int};
+pub use reducer::ReducerDef;
 pub use session::{Lowered, Session};
 pub use value::{HostValue, Value};
 
@@ -191,6 +195,7 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             "`{}` cannot be called",
             class.name()
         ))),
+        Value::Object(Object::Reducer(r)) => reducer::reduce(host, r, args),
         Value::Host(_) => {
             let positional = args.positional_only("function")?;
             host.call(callee, positional.into_iter().map(|g| g.value).collect())

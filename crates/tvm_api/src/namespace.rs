@@ -22,6 +22,7 @@ const MODULES: &[&str] = &[
     "tvm.container",
     "tvm.tir.stmt_functor",
     "tvm.error",
+    "tvm.tir.ir_builder",
 ];
 
 /// The module called `path`, if scripts may use it.
@@ -41,6 +42,7 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
     // The TE functions live in `tvm.te`, and in `tvm` itself in old releases.
     let te_level = matches!(module_path, "tvm" | "tvm.te");
     let tir_level = matches!(module_path, "tvm" | "tvm.tir" | "tvm.te");
+    let schedule_level = matches!(module_path, "tvm.te.schedule" | "tvm.schedule");
     if name == "AXIS_SEPARATOR" && te_level {
         return Some(Value::Object(Object::AxisSeparator));
     }
@@ -70,6 +72,20 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "any" if tir_level => Function::Any,
         "assert_prim_expr_equal" if module_path == "tvm.testing" => Function::AssertPrimExprEqual,
         "substitute" if module_path == "tvm.tir.stmt_functor" => Function::Substitute,
+        "AutoInlineInjective" if schedule_level => Function::AutoInlineInjective,
+        "AutoInlineElemWise" if schedule_level => Function::AutoInlineElemWise,
+        "AutoInlineBroadcast" if schedule_level => Function::AutoInlineBroadcast,
+        "CreateReadGraph" if schedule_level => Function::CreateReadGraph,
+        "PostDFSOrder" if schedule_level => Function::PostDfsOrder,
+        "ScheduleOps" if schedule_level => Function::ScheduleOps,
+        "scan" if te_level => Function::Scan,
+        "extern" if te_level => Function::Extern,
+        "comm_reducer" if te_level => Function::CommReducer,
+        "decl_tensor_intrin" if te_level => Function::DeclTensorIntrin,
+        "decl_buffer" if matches!(module_path, "tvm" | "tvm.tir") => Function::DeclBuffer,
+        "call_packed" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallPacked,
+        "call_extern" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallExtern,
+        "create" if module_path == "tvm.tir.ir_builder" => Function::IrBuilder,
         "Map" if module_path == "tvm.container" => {
             return Some(Value::Object(Object::Class(Class::Map)))
         }

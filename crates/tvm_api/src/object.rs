@@ -44,6 +44,25 @@ pub enum Object {
     Module(&'static str),
     /// A class, for `isinstance` and `except`.
     Class(Class),
+    /// A group of stages (`s.create_group(...)`), placed as one.
+    Group(ScheduleRef, te::Group),
+    /// `te.schedule.CreateReadGraph(roots)`: each operation's inputs.
+    ReadGraph(Rc<te::ReadGraph>),
+    /// A statement (`te.schedule.ScheduleOps`, `ib.get()`).
+    Stmt(Rc<tir::Stmt>),
+    /// A buffer (`tvm.tir.decl_buffer`, the `ins` and `outs` of an
+    /// extern's or an intrinsic's function), with its declared strides.
+    Buffer(tir::Buffer, Rc<[crate::Value]>),
+    /// `tvm.tir.call_packed(...)` / `call_extern(...)`: a call of a
+    /// function the program cannot look into.
+    Call(Rc<tir::OpaqueCall>),
+    /// `tvm.tir.ir_builder.create()`: the statements emitted so far.
+    IrBuilder(Rc<RefCell<Vec<tir::Stmt>>>),
+    /// `te.comm_reducer(fcombine, fidentity, name)`: called on a value or
+    /// tuple with `axis=`, it reduces.
+    Reducer(Rc<crate::ReducerDef>),
+    /// `te.decl_tensor_intrin(...)`: what `s[C].tensorize` takes.
+    TensorIntrin(te::TensorIntrin),
 }
 
 impl Object {
@@ -65,6 +84,14 @@ impl Object {
             Object::AxisSeparator => "AXIS_SEPARATOR",
             Object::Module(_) => "module",
             Object::Class(_) => "builtin function",
+            Object::Group(..) => "Stage",
+            Object::ReadGraph(_) => "Map",
+            Object::Stmt(_) => "Stmt",
+            Object::Buffer(..) => "Buffer",
+            Object::Call(_) => "Call",
+            Object::IrBuilder(_) => "IRBuilder",
+            Object::Reducer(_) => "function",
+            Object::TensorIntrin(_) => "TensorIntrin",
         }
     }
 
@@ -81,6 +108,9 @@ impl Object {
             (Object::Bounds(a), Object::Bounds(b)) => Rc::ptr_eq(a, b),
             (Object::Module(a), Object::Module(b)) => a == b,
             (Object::Class(a), Object::Class(b)) => a == b,
+            (Object::Group(s, a), Object::Group(t, b)) => Rc::ptr_eq(s, t) && a == b,
+            (Object::Buffer(a, _), Object::Buffer(b, _)) => a.id() == b.id(),
+            (Object::Reducer(a), Object::Reducer(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -125,6 +155,16 @@ impl fmt::Display for Object {
             Object::AxisSeparator => f.write_str("AXIS_SEPARATOR"),
             Object::Module(path) => write!(f, "<module '{path}'>"),
             Object::Class(c) => write!(f, "<built-in function {}>", c.name()),
+            Object::Group(..) => f.write_str("stage(group)"),
+            Object::ReadGraph(g) => {
+                write!(f, "Map(Operation -> Array<Tensor>, {} entries)", g.len())
+            }
+            Object::Stmt(stmt) => write!(f, "{stmt}"),
+            Object::Buffer(b, _) => write!(f, "buffer({})", b.name()),
+            Object::Call(c) => write!(f, "{c}"),
+            Object::IrBuilder(_) => f.write_str("IRBuilder"),
+            Object::Reducer(r) => write!(f, "<function {}>", r.name()),
+            Object::TensorIntrin(t) => write!(f, "TensorIntrin({})", t.name()),
         }
     }
 }
