@@ -20,8 +20,6 @@ pub struct ReducerDef {
     fcombine: Value,
     fidentity: Value,
     name: String,
-    /// Where `fcombine` and `fidentity` were given, for errors about them.
-    at: (ArgRef, ArgRef),
 }
 
 impl ReducerDef {
@@ -71,7 +69,6 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
                 fcombine: fcombine.value.clone(),
                 fidentity: fidentity.value.clone(),
                 name,
-                at: (fcombine.at.clone(), fidentity.at.clone()),
             }))))
         }
         Function::DeclTensorIntrin => decl_tensor_intrin(host, args),
@@ -170,11 +167,14 @@ pub(crate) fn reduce(host: &mut dyn Host, r: &ReducerDef, args: Args) -> ApiResu
         None => element(vs[0].clone()),
     };
     let n = sources.len();
-    let combined = call_back(host, &r.fcombine, vec![as_arg(&lhs), as_arg(&rhs)], &r.at.0)?;
-    let result = returned(&combined, n, "the combiner", &r.at.0)?;
+    // Errors about the program's functions point at the values reduced,
+    // which decide how they are called.
+    let at = &expr.at;
+    let combined = call_back(host, &r.fcombine, vec![as_arg(&lhs), as_arg(&rhs)], at)?;
+    let result = returned(&combined, n, "the combiner", at)?;
     let dtype_names = dtypes.iter().map(|d| Value::str(d.name())).collect();
-    let identity = call_back(host, &r.fidentity, dtype_names, &r.at.1)?;
-    let identity = returned(&identity, n, "the identity", &r.at.1)?;
+    let identity = call_back(host, &r.fidentity, dtype_names, at)?;
+    let identity = returned(&identity, n, "the identity", at)?;
     let reducer = te::CommReducer::new(&r.name, &lhs, &rhs, result, identity)
         .map_err(|e| te_error(a.place(), e))?;
     let reductions = reducer
