@@ -232,6 +232,9 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             )),
             (Object::Op(_), "output") => method("output"),
             (Object::Op(op), "num_outputs") => Ok(Value::Int(op.num_outputs() as i64)),
+            (Object::Op(op), "scan_axis") if te::scan_op(op).is_some() => Ok(Value::Object(
+                Object::IterVar(te::scan_op(op).expect("a scan").scan_axis.clone()),
+            )),
             (Object::Op(_), _) => Err(no_attribute(
                 value,
                 name,
