@@ -17,10 +17,15 @@
 //! Loops can be bound to GPU threads ([`Schedule::bind`],
 //! [`IterVar::thread_axis`]) and stages given a [`StorageScope`]
 //! ([`Schedule::set_scope`]): a producer shared by threads covers all of
-//! them, as TVM's InferBound does; lowering keeps bound loops sequential.
+//! them, as TVM's InferBound does. Lowering prints a bound loop as TVM's
+//! `thread_extent` attribute over the thread index and the interpreter runs
+//! it as a loop; loops carry the annotations `parallel`, `vectorize`,
+//! `unroll` and `pragma` ([`Schedule::parallel`], ...), which change no
+//! bound. [`Lowering::tvmscript`] prints the TVMScript form.
 //!
 //! Beyond TVM (seed 000): a split whose factor does not divide its extent
-//! gives the inner loop `min(factor, extent - outer * factor)` iterations,
+//! gives the inner loop `min(factor, extent - outer * factor)` iterations
+//! (a loop bound to a thread runs the factor with a `likely` guard, as TVM),
 //! so nothing outside the domain is computed; sets passed up through a fuse
 //! give the exact rows and columns when they form a box and the minimal box
 //! per iteration otherwise; storage is sized by the largest region over the
@@ -41,6 +46,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod annotate;
 mod auto_inline;
 mod bound;
 mod cache;
@@ -70,6 +76,7 @@ mod tensorize;
 mod thread;
 mod value;
 
+pub use annotate::LoopAnnotation;
 pub use auto_inline::{
     auto_inline_broadcast, auto_inline_elem_wise, auto_inline_injective, is_elem_wise,
 };
@@ -79,10 +86,10 @@ pub use check::{
 };
 pub use comm_reducer::{CommReduce, CommReducer};
 pub use error::{ErrorKind, Result, TeError};
-pub use group::Group;
 pub use extern_op::{decl_buffer, extern_of, extern_op, ExternOp};
+pub use group::Group;
 pub use iter_var::{IterKind, IterVar};
-pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
+pub use lower::{lower, schedule_ops, tvmscript, Lowering, PrintForm, StorageStyle};
 pub use operation::{
     compute, compute_named, placeholder, reduce_axis, try_compute_multi, try_compute_multi_tagged,
     try_compute_named, try_compute_tagged, var, AttrValue, Attrs, ComputeOp, OpId, OpKind,

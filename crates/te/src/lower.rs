@@ -58,6 +58,22 @@ pub fn lower(s: &Schedule, args: &[Tensor]) -> Result<PrimFunc> {
     schedule_ops(s, &b, args, StorageStyle::Allocate)
 }
 
+/// The TVMScript text of a lowered program (see [`Lowering::tvmscript`]).
+pub fn tvmscript(program: &PrimFunc) -> Result<String> {
+    tir::tvmscript(program).map_err(|e| TeError::lowering(e.to_string()))
+}
+
+/// How a lowered program is printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PrintForm {
+    /// The legacy text of `str(tvm.lower(s, args, simple_mode=True))`:
+    /// `produce B { for (i, 0, 8) { ... } }`.
+    #[default]
+    Legacy,
+    /// TVMScript, as TVM v0.19 prints `tvm.lower(...).script()`.
+    TvmScript,
+}
+
 /// A schedule lowered with [`Lowering::new`]: its bounds and program,
 /// kept so that a later report on the same schedule state (the command
 /// line's, after a script's `tvm.lower`) does not infer and lower again.
@@ -115,6 +131,22 @@ impl Lowering {
     /// The lowered program.
     pub fn program(&self) -> &PrimFunc {
         &self.program
+    }
+
+    /// The program as TVM v0.19 prints `tvm.lower(...).script()`
+    /// (TVMScript, over flattened buffers); `to_string()` of
+    /// [`Lowering::program`] is the legacy text `str(tvm.lower(...))` gives.
+    ///
+    /// ```
+    /// let a = te::placeholder([8], "A", tir::DataType::Float32).unwrap();
+    /// let b = te::compute_named([8], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
+    /// let s = te::create_schedule(&[b.clone()]);
+    /// let l = te::Lowering::new(&s, &[a, b]).unwrap();
+    /// let text = l.tvmscript().unwrap();
+    /// assert!(text.contains("def main(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"float32\")):"));
+    /// ```
+    pub fn tvmscript(&self) -> Result<String> {
+        tvmscript(&self.program)
     }
 
     /// The bounds and the program, without copying the program.
@@ -267,6 +299,26 @@ pub(crate) struct Loop {
     pub(crate) trivial: bool,
     /// The loop uses the exact extent (not a split factor plus a guard).
     exact: bool,
+    /// How the loop runs, and its pragmas (`annotate.rs`, `Schedule::bind`).
+    kind: tir::ForKind,
+    pragmas: Vec<tir::Pragma>,
+}
+
+impl Loop {
+    /// The loop around `body` (nothing for a dropped loop).
+    fn wrap(&self, body: Stmt) -> Stmt {
+        if self.trivial {
+            return body;
+        }
+        Stmt::for_kind(
+            &self.var,
+            self.min.clone(),
+            self.extent.clone(),
+            self.kind.clone(),
+            self.pragmas.clone(),
+            body,
+        )
+    }
 }
 
 pub(crate) struct Lowerer<'a> {
@@ -580,14 +632,26 @@ impl<'a> Lowerer<'a> {
             let mut extent = self.expr(&r.extent);
             let mut exact = true;
             let later = &leaves[k..];
-            if later
-                .iter()
-                .any(|l| extent.uses_var(l.var()) || min.uses_var(l.var()))
+            let (kind, pragmas) = loop_kind(&self.s.stages()[i], iv);
+            // A loop bound to a thread runs its nominal extent, the tail of
+            // a split guarded by `likely`, as TVM launches threads.
+            let launched = matches!(kind, tir::ForKind::Thread(_)) && self.b.has_tail(iv);
+            if launched
+                || later
+                    .iter()
+                    .any(|l| extent.uses_var(l.var()) || min.uses_var(l.var()))
             {
                 // The exact extent needs a loop that is not open yet (the
                 // tail of a split whose outer loop was reordered inside):
                 // loop over the nominal extent and guard the body.
                 extent = self.expr(&self.b.nominal_extent(iv).expect("has a range"));
+                if launched {
+                    // Threads launch by the split factor, whatever the
+                    // sizes (`thread_extent = 32`, not `min(n, 32)`).
+                    if let Some(factor) = split_factor(&self.s.stages()[i], iv) {
+                        extent = factor.clone();
+                    }
+                }
                 exact = false;
             }
             let mut var = iv.var().clone();
@@ -602,12 +666,26 @@ impl<'a> Lowerer<'a> {
                     extent,
                     trivial: true,
                     exact,
+                    kind,
+                    pragmas,
                 });
                 continue;
             }
-            let trivial = extent.is_int(1);
+            let trivial = extent.is_int(1) && !matches!(kind, tir::ForKind::Thread(_));
             if trivial {
                 self.replace_loop_var(iv, min.clone());
+            } else if let tir::ForKind::Thread(_) = &kind {
+                // The body reads the thread index (`threadIdx.x`), as TVM
+                // prints it; the loop over it counts from 0.
+                var = Var::new(
+                    self.s.stages()[i]
+                        .bound_thread(iv)
+                        .map_or(iv.name(), |t| t.name()),
+                );
+                self.an.bind(&var, Range::from_extent(extent.clone()));
+                self.rebased.push(var.clone());
+                self.replace_loop_var(iv, Expr::add(var.expr(), min));
+                min = Expr::int(0);
             } else if !min.is_int(0) {
                 // Loops count from 0, as TVM prints them: `for (i, 0, n)`
                 // with `i + min` in the body.
@@ -624,6 +702,8 @@ impl<'a> Lowerer<'a> {
                 extent,
                 trivial,
                 exact,
+                kind,
+                pragmas,
             });
         }
         Ok(loops)
@@ -647,13 +727,20 @@ impl<'a> Lowerer<'a> {
         let mut guards = Vec::new();
         for iv in st.all_iter_vars() {
             if self.b.has_tail(iv) && !exact_leaves.contains(iv) {
+                // The tail of a split is checked on the axis it splits, as
+                // TVM's bound check reads (`((bx*64) + tx) < 1000`): with
+                // the inner loop below the factor, the same condition.
+                let iv = split_parent(st, iv).unwrap_or(iv);
                 let r = self.b.range(iv).expect("has a range");
                 let value = self.expr(&self.b.value_of(i, iv));
                 let end = self.expr(&Expr::add(r.min.clone(), r.extent.clone()));
                 // Not simplified with the bound analyzer: it knows the exact
                 // range of `iv`, which is precisely what the loop exceeds.
-                let cond = simp(&arith::Analyzer::new(), Expr::lt(value, end));
-                if cond.as_bool() != Some(true) {
+                // Checked for truth only: TVM prints the comparison as
+                // built (`x < 1000`, where the simplifier writes `x <= 999`).
+                let cond = Expr::lt(value, end);
+                let holds = simp(&arith::Analyzer::new(), cond.clone()).as_bool() == Some(true);
+                if !holds {
                     guards.push(cond);
                 }
             }
@@ -831,9 +918,7 @@ impl<'a> Lowerer<'a> {
             .collect();
         let mut init_nest = init;
         for l in data_inner.iter().rev() {
-            if !l.trivial {
-                init_nest = Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), init_nest);
-            }
+            init_nest = l.wrap(init_nest);
         }
         let update_nest = self.nest(&loops[first_reduce..], update, placed, first_reduce)?;
         self.nest(
@@ -928,11 +1013,9 @@ impl<'a> Lowerer<'a> {
                 }
             }
             for (_, g) in placed.iter().rev().filter(|(p, _)| *p == Some(k + offset)) {
-                stmt = Stmt::if_then(Value::index(g.clone()), stmt);
+                stmt = Stmt::if_then(Value::likely(Value::index(g.clone())), stmt);
             }
-            if !l.trivial {
-                stmt = Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), stmt);
-            }
+            stmt = l.wrap(stmt);
         }
         Ok(stmt)
     }
@@ -978,8 +1061,10 @@ impl<'a> Lowerer<'a> {
                 let (x, y) = (self.operand(a, dtype)?, self.operand(b, dtype)?);
                 Value::binary(binop(*op, dtype.is_int()), x, y)
             }
+            // `if_then_else` evaluates only the side it chooses, and prints
+            // as such (TVM's `tir.if_then_else`).
             ValueKind::Select(c, a, b) => {
-                Value::select(Value::index(idx(c)), self.value(a)?, self.value(b)?)
+                Value::if_then_else(Value::index(idx(c)), self.value(a)?, self.value(b)?)
             }
             ValueKind::Reduce(_) | ValueKind::CommReduce(_) => {
                 return Err(TeError::definition(
@@ -1000,7 +1085,7 @@ impl<'a> Lowerer<'a> {
             ValueKind::Not(a) => !self.value(a)?,
             ValueKind::Cast(t, a) => Value::cast(*t, self.value(a)?),
             ValueKind::SelectValue(c, a, b) => {
-                Value::select(self.value(c)?, self.value(a)?, self.value(b)?)
+                Value::if_then_else(self.value(c)?, self.value(a)?, self.value(b)?)
             }
             ValueKind::Gather(t, indices) => {
                 let p = self.s.stage_index(t.op())?;
@@ -1068,11 +1153,65 @@ fn scan_parts(s: &Schedule) -> Result<ScanParts> {
     Ok((parts, inits))
 }
 
-/// `s` inside an `if` per guard of `gs`, the first outermost.
+/// `s` inside an `if (likely(...))` per guard of `gs`, the first outermost
+/// (TVM marks the guards of split tails as likely).
 fn guarded(s: Stmt, gs: &[&Expr]) -> Stmt {
-    gs.iter()
-        .rev()
-        .fold(s, |acc, g| Stmt::if_then(Value::index((*g).clone()), acc))
+    gs.iter().rev().fold(s, |acc, g| {
+        Stmt::if_then(Value::likely(Value::index((*g).clone())), acc)
+    })
+}
+
+/// The factor of the split `iv` is the inner loop of, if it is one.
+fn split_factor<'s>(st: &'s crate::schedule::Stage, iv: &IterVar) -> Option<&'s Expr> {
+    st.relations().iter().find_map(|r| match r {
+        crate::schedule::Relation::Split {
+            inner,
+            by: crate::schedule::SplitBy::Factor(f),
+            ..
+        } if inner == iv => Some(f),
+        _ => None,
+    })
+}
+
+/// The axis `iv` is the inner loop of a split of, if it is one.
+fn split_parent<'s>(st: &'s crate::schedule::Stage, iv: &IterVar) -> Option<&'s IterVar> {
+    st.relations().iter().find_map(|r| match r {
+        crate::schedule::Relation::Split {
+            parent,
+            inner,
+            by: crate::schedule::SplitBy::Factor(_),
+            ..
+        } if inner == iv => Some(parent),
+        _ => None,
+    })
+}
+
+/// The kind and pragmas of the loop over `iv`, a leaf of `st`: a thread
+/// launch when it is bound (without pragmas, as TVM's `MakeLoopNest`
+/// drops them there), else what `parallel`, `vectorize`, `unroll` and
+/// `pragma` gave it.
+fn loop_kind(st: &crate::schedule::Stage, iv: &IterVar) -> (tir::ForKind, Vec<tir::Pragma>) {
+    if let (Some(thread), Some(tag)) = (st.bound_thread(iv), st.thread_tag(iv)) {
+        let launch = tir::ThreadLaunch {
+            tag: tag.to_string(),
+            dom: thread.dom().cloned(),
+        };
+        return (tir::ForKind::Thread(launch), Vec::new());
+    }
+    let pragmas = st.annotation(iv).map_or_else(Vec::new, |a| {
+        a.pragmas
+            .iter()
+            .map(|(key, value)| tir::Pragma {
+                key: key.clone(),
+                value: value.clone(),
+                dom: iv.dom().cloned(),
+            })
+            .collect()
+    });
+    let kind = st
+        .annotation(iv)
+        .map_or(tir::ForKind::Serial, |a| a.kind.clone());
+    (kind, pragmas)
 }
 
 pub(crate) fn binop(op: BinaryOp, int: bool) -> BinOp {

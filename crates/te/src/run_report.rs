@@ -116,6 +116,15 @@ impl RunReport {
 
     /// The report as `rangefinder te` prints it.
     pub fn to_text(&self) -> String {
+        // The legacy text cannot fail.
+        self.to_text_in(crate::PrintForm::Legacy)
+            .unwrap_or_default()
+    }
+
+    /// The report with the lowered program printed in `form` (`rangefinder
+    /// te --print tvmscript`). Fails only when the program cannot be
+    /// flattened for TVMScript.
+    pub fn to_text_in(&self, form: crate::PrintForm) -> Result<String> {
         let mut out = String::new();
         let _ = writeln!(out, "# ranges are [min, extent), as TVM's Range");
         for st in &self.report.stages {
@@ -150,7 +159,12 @@ impl RunReport {
             }
         }
         let _ = writeln!(out, "lowered:");
-        let _ = write!(out, "{}", self.report.program);
+        match form {
+            crate::PrintForm::Legacy => {
+                let _ = write!(out, "{}", self.report.program);
+            }
+            crate::PrintForm::TvmScript => out.push_str(&crate::tvmscript(&self.report.program)?),
+        }
         if let Some(c) = &self.check {
             let mut sized: Vec<String> = self
                 .sizes
@@ -190,7 +204,7 @@ impl RunReport {
             };
             let _ = writeln!(out, "  {verdict}");
         }
-        out
+        Ok(out)
     }
 
     /// The report as `rangefinder te --json` prints it.

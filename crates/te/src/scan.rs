@@ -300,29 +300,6 @@ pub fn scan_op(op: &Operation) -> Option<&ScanOp> {
     }
 }
 
-/// The scan among `ops` that `op` belongs to, with its role, if any: its
-/// init, a stage of its body, or its state.
-pub(crate) fn role_in<'a>(
-    ops: impl IntoIterator<Item = &'a Operation>,
-    op: &Operation,
-) -> Option<(Operation, Role)> {
-    for candidate in ops {
-        let Some(scan) = scan_op(candidate) else {
-            continue;
-        };
-        if scan.init.op() == op {
-            return Some((candidate.clone(), Role::Init));
-        }
-        if scan.state.op() == op {
-            return Some((candidate.clone(), Role::State));
-        }
-        if scan.body_ops().contains(op) {
-            return Some((candidate.clone(), Role::Body));
-        }
-    }
-    None
-}
-
 /// What the scan `scan` reads of `producer` (its `init` or its `update`),
 /// per dimension, with the scan axis relaxed as `root_dom` says (TVM's
 /// `ScanOp::PropBoundToInputs`): all of `init`'s rows, the steps of

@@ -80,6 +80,8 @@ pub struct Stage {
     threads: HashMap<IterVar, IterVar>,
     /// The loop given to `tensorize` and its intrinsic.
     tensorized: Option<(IterVar, TensorIntrin)>,
+    /// Loop kinds and pragmas of leaf loops (see `annotate.rs`).
+    pub(crate) annotations: HashMap<IterVar, crate::annotate::LoopAnnotation>,
 }
 
 impl Stage {
@@ -101,6 +103,7 @@ impl Stage {
             scope: None,
             threads: HashMap::new(),
             tensorized: None,
+            annotations: HashMap::new(),
         }
     }
 
@@ -226,7 +229,7 @@ impl Stage {
         }
     }
 
-    fn leaf_pos(&self, iv: &IterVar) -> Result<usize> {
+    pub(crate) fn leaf_pos(&self, iv: &IterVar) -> Result<usize> {
         self.leaf_iter_vars
             .iter()
             .position(|l| l == iv)
@@ -264,6 +267,9 @@ pub struct Schedule {
     outputs: Vec<Operation>,
     stages: Vec<Stage>,
     index: arith::IdMap<OpId, usize>,
+    /// The scan each scan's init, body stage and state belongs to, with
+    /// its role (empty without scans).
+    scan_roles: HashMap<OpId, (Operation, crate::scan::Role)>,
     /// Layout transforms of tensors' buffers (`transform_layout`): the
     /// composition, and each map as given, in order.
     layouts: Vec<(OpId, layout::IndexMap, Vec<layout::IndexMap>)>,
@@ -328,13 +334,19 @@ impl Schedule {
         }
         // The body of a scan runs one step per iteration of its scan axis
         // (TVM's scan update group).
+        let mut scan_roles = HashMap::new();
         for k in 0..stages.len() {
             if let Some(scan) = crate::scan::scan_op(&stages[k].op) {
+                use crate::scan::Role;
+                let op = stages[k].op.clone();
                 let attach = Attach::At {
-                    parent: stages[k].op.clone(),
+                    parent: op.clone(),
                     axis: scan.scan_axis.clone(),
                 };
+                scan_roles.insert(scan.init.op().id(), (op.clone(), Role::Init));
+                scan_roles.insert(scan.state.op().id(), (op.clone(), Role::State));
                 for body in scan.body_ops() {
+                    scan_roles.insert(body.id(), (op.clone(), Role::Body));
                     if let Some(&j) = index.get(&body.id()) {
                         stages[j].attach = attach.clone();
                     }
@@ -345,6 +357,7 @@ impl Schedule {
             outputs: outputs.to_vec(),
             stages,
             index,
+            scan_roles,
             layouts: Vec::new(),
             revision: fresh_revision(),
             groups: Default::default(),
@@ -416,7 +429,7 @@ impl Schedule {
     /// The scan `op` is the init or a body stage of, if any: such stages
     /// are placed by their scan.
     fn scan_role(&self, op: &Operation) -> Option<(Operation, crate::scan::Role)> {
-        crate::scan::role_in(self.stages.iter().map(Stage::op), op)
+        self.scan_roles.get(&op.id()).cloned()
     }
 
     /// Rejects placing a scan's init or update elsewhere: the scan places
@@ -542,7 +555,7 @@ impl Schedule {
         self.layouts.push((op.id(), composed, maps));
     }
 
-    fn compute_stage_mut(&mut self, op: &Operation, what: &str) -> Result<&mut Stage> {
+    pub(crate) fn compute_stage_mut(&mut self, op: &Operation, what: &str) -> Result<&mut Stage> {
         self.touch();
         let i = self.stage_index(op)?;
         let st = &mut self.stages[i];
@@ -747,10 +760,11 @@ impl Schedule {
     }
 
     /// `s[t].bind(iv, thread)`: the loop `iv` enumerates the thread axis
-    /// `thread` (from [`IterVar::thread_axis`]). Lowering still emits it as
-    /// a sequential loop, except inside an enclosing loop bound to the same
-    /// thread axis, whose index it then shares; bound inference uses the tag
-    /// to decide which producers cover all threads.
+    /// `thread` (from [`IterVar::thread_axis`]). Lowering emits it as a
+    /// thread launch (TVM's `thread_extent` attribute; the interpreter runs
+    /// it as a loop over the thread index), except inside an enclosing loop
+    /// bound to the same thread axis, whose index it then shares; bound
+    /// inference uses the tag to decide which producers cover all threads.
     ///
     /// ```
     /// use tir::DataType;

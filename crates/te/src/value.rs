@@ -77,11 +77,15 @@ pub enum Reducer {
 }
 
 impl Reducer {
-    /// The identity element for `dtype` (the reduction of nothing).
+    /// The identity element for `dtype` (the reduction of nothing). For
+    /// `max` and `min` it is the lowest and highest finite value of the
+    /// type, as TVM's `min_value`/`max_value` give it (`-3.40282e+38f` for
+    /// float32), not an infinity.
     pub fn identity(self, dtype: DataType) -> f64 {
         let (lo, hi) = match dtype.int_range() {
             Some((lo, hi)) => (lo as f64, hi as f64),
-            None => (f64::NEG_INFINITY, f64::INFINITY),
+            None if dtype == DataType::Float32 => (f64::from(f32::MIN), f64::from(f32::MAX)),
+            None => (f64::MIN, f64::MAX),
         };
         match self {
             Reducer::Sum => 0.0,

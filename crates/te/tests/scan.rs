@@ -426,3 +426,46 @@ fn a_scan_loop_cannot_be_split_or_the_scan_inlined() {
     assert!(s.compute_inline(&c.scan).is_err());
     let _ = (&c.init, &c.update);
 }
+
+/// test_scan_inline1 with one state: a body stage between the state and
+/// the update, computed in the scan's loop or inlined into the update.
+#[test]
+fn a_body_stage_runs_in_the_scan_loop_or_inlined() {
+    for inline in [false, true] {
+        let x = placeholder([5, 4], "X", DataType::Float32).unwrap();
+        let state = placeholder([5, 4], "s_state", DataType::Float32).unwrap();
+        let init = compute_named(
+            [1, 4],
+            &["_", "i"],
+            |i| x.at([Expr::int(0), i[1].clone()]),
+            "s_init",
+        )
+        .unwrap();
+        let x1 = compute_named(
+            [5, 4],
+            &["t", "i"],
+            |i| state.at([i[0].clone() - 1, i[1].clone()]) + x.at([&i[0], &i[1]]),
+            "x1",
+        )
+        .unwrap();
+        let update =
+            compute_named([5, 4], &["t", "i"], |i| x1.at([&i[0], &i[1]]) * 0.5, "u1").unwrap();
+        let res = scan(&init, &update, &state, &[], "scan").unwrap();
+        let mut s = create_schedule(std::slice::from_ref(&res));
+        assert_eq!(
+            s.stage(&x1).unwrap().attach(),
+            &te::Attach::At {
+                parent: res.op().clone(),
+                axis: te::scan_op(res.op()).unwrap().scan_axis.clone()
+            }
+        );
+        if inline {
+            s.compute_inline(&x1).unwrap();
+        }
+        let f = lower(&s, &[x.clone(), res.clone()]).unwrap().to_string();
+        assert_eq!(f.contains("produce x1"), !inline, "{f}");
+        let r = te::check(&s, &[x, res], &HashMap::new(), 9).unwrap();
+        assert!(r.is_clean(0.0), "{r:?}");
+        assert_eq!(r.stage("u1").unwrap().runs, 16);
+    }
+}

@@ -56,6 +56,7 @@ mod simplify;
 pub mod stack;
 mod stmt;
 mod tensor;
+mod tvmscript;
 mod value;
 mod verify;
 
@@ -73,7 +74,8 @@ pub use opaque::{CallArg, CallConvention, OpaqueCall};
 pub use print::{AccessStyle, Printer};
 pub use rename::rename_shadowing;
 pub use simplify::simplify;
-pub use stmt::{PrimFunc, Stmt};
+pub use stmt::{ForKind, Pragma, PragmaValue, PrimFunc, Stmt, ThreadLaunch};
 pub use tensor::{ShapeMismatch, Tensor};
+pub use tvmscript::tvmscript;
 pub use value::{call_dtype, BinOp, BufferLoad, Value};
 pub use verify::{verify_bound_vars, UnboundVariable};

@@ -79,11 +79,15 @@ pub fn walk_stmt<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Result<Stmt, M::Er
                 var,
                 min,
                 extent,
+                kind,
+                pragmas,
                 body,
             } => Stmt::For {
                 var: var.clone(),
                 min: m.expr(min)?,
                 extent: m.expr(extent)?,
+                kind: kind.clone(),
+                pragmas: pragmas.clone(),
                 body: Box::new(m.stmt(body)?),
             },
             Stmt::Let { var, value, body } => Stmt::Let {
@@ -208,6 +212,8 @@ pub fn walk_value<M: Mutator + ?Sized>(m: &mut M, v: &Value) -> Result<Value, M:
             Value::Neg(a) => Value::Neg(bx(a)?),
             Value::Cast(t, a) => Value::Cast(*t, bx(a)?),
             Value::Select(c, a, b) => Value::Select(bx(c)?, bx(a)?, bx(b)?),
+            Value::IfThenElse(c, a, b) => Value::IfThenElse(bx(c)?, bx(a)?, bx(b)?),
+            Value::Likely(a) => Value::Likely(bx(a)?),
             Value::Call(op, args) => Value::Call(
                 *op,
                 args.iter().map(|a| m.value(a)).collect::<Result<_, _>>()?,

@@ -44,6 +44,11 @@ pub enum Stmt {
         min: Expr,
         /// The number of iterations (none when `<= 0`).
         extent: Expr,
+        /// How the loop is meant to run; the interpreter runs every kind
+        /// as an ordinary loop.
+        kind: ForKind,
+        /// `pragma` attributes of the loop, printed above it.
+        pragmas: Vec<Pragma>,
         /// The loop body.
         body: Box<Stmt>,
     },
@@ -136,10 +141,25 @@ pub enum Stmt {
 impl Stmt {
     /// `for (var, min, extent) { body }`.
     pub fn for_loop(var: &Var, min: impl Into<Expr>, extent: impl Into<Expr>, body: Stmt) -> Stmt {
+        Stmt::for_kind(var, min, extent, ForKind::Serial, Vec::new(), body)
+    }
+
+    /// A loop of the given kind with `pragmas`: `parallel (var, min,
+    /// extent) { body }`, or a thread launch (see [`ForKind::Thread`]).
+    pub fn for_kind(
+        var: &Var,
+        min: impl Into<Expr>,
+        extent: impl Into<Expr>,
+        kind: ForKind,
+        pragmas: Vec<Pragma>,
+        body: Stmt,
+    ) -> Stmt {
         Stmt::For {
             var: var.clone(),
             min: min.into(),
             extent: extent.into(),
+            kind,
+            pragmas,
             body: Box::new(body),
         }
     }
@@ -406,6 +426,77 @@ impl Drop for Stmt {
             take(&mut s, &mut pending);
         }
     }
+}
+
+/// How a loop runs (TVM's `ForKind`, and the thread launches TVM writes as
+/// `thread_extent` attributes). Annotations never change which iterations
+/// run: the interpreter runs every kind as a sequential loop, a thread
+/// launch as a loop over the thread index.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum ForKind {
+    /// `for (i, 0, n)`: one iteration after another.
+    #[default]
+    Serial,
+    /// `parallel (i, 0, n)`: iterations run in parallel (`s[t].parallel`).
+    Parallel,
+    /// `vectorized (i, 0, n)`: iterations form one vector
+    /// (`s[t].vectorize`).
+    Vectorized,
+    /// `unrolled (i, 0, n)`: the loop is unrolled (`s[t].unroll`).
+    Unrolled,
+    /// A loop bound to a GPU thread (`s[t].bind`): printed as
+    /// `// attr [iter_var(threadIdx.x, , threadIdx.x)] thread_extent = n`
+    /// over its body, the loop variable being the thread index.
+    Thread(ThreadLaunch),
+}
+
+/// The thread a [`ForKind::Thread`] loop launches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadLaunch {
+    /// The thread tag: `blockIdx.x`, `threadIdx.y`, `vthread`, ...
+    pub tag: String,
+    /// The declared domain of the thread axis, when it was given one.
+    pub dom: Option<Range>,
+}
+
+impl ThreadLaunch {
+    /// Whether the tag names a virtual thread (`vthread`, `cthread`), which
+    /// TVM annotates as `virtual_thread` rather than `thread_extent`.
+    pub fn is_virtual(&self) -> bool {
+        self.tag == "vthread" || self.tag == "cthread"
+    }
+
+    /// The attribute TVM writes for the launch: `thread_extent` or
+    /// `virtual_thread`.
+    pub fn attr_key(&self) -> &'static str {
+        if self.is_virtual() {
+            "virtual_thread"
+        } else {
+            "thread_extent"
+        }
+    }
+}
+
+/// A `pragma` of a loop (`s[t].pragma(axis, key, value)`), printed as
+/// `// attr [iter_var(i.inner, )] pragma_key = value` above the loop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pragma {
+    /// The pragma's name, without TVM's `pragma_` prefix.
+    pub key: String,
+    /// Its value.
+    pub value: PragmaValue,
+    /// The declared domain of the annotated axis (printed in the
+    /// attribute's node), when it has one.
+    pub dom: Option<Range>,
+}
+
+/// The value of a [`Pragma`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum PragmaValue {
+    /// An integer (TVM's default is 1).
+    Int(i64),
+    /// A string.
+    Str(String),
 }
 
 /// A program: named buffer parameters and a body. Parameters not given as

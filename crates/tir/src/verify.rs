@@ -92,6 +92,7 @@ pub fn verify_bound_vars(
                 min,
                 extent,
                 body,
+                ..
             } => {
                 scope.check_expr(min, &at)?;
                 scope.check_expr(extent, &at)?;
@@ -233,8 +234,10 @@ impl Scope<'_> {
                     work.push(Some(b));
                     work.push(Some(a));
                 }
-                Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) => work.push(Some(a)),
-                Value::Select(c, a, b) => {
+                Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) | Value::Likely(a) => {
+                    work.push(Some(a))
+                }
+                Value::Select(c, a, b) | Value::IfThenElse(c, a, b) => {
                     work.push(Some(b));
                     work.push(Some(a));
                     work.push(Some(c));

@@ -444,7 +444,8 @@ impl<'a> Compiler<'a> {
             Value::Cast(t, a) => (self.value_as(a, *t, src)?, *t),
             // As for `Binary`: the branches' types come with their code,
             // so nested selects compile in linear time.
-            Value::Select(c, a, b) => {
+            Value::Likely(c) => self.value(c, src)?,
+            Value::Select(c, a, b) | Value::IfThenElse(c, a, b) => {
                 let c = self.value_as(c, DataType::Bool, src)?;
                 let ((a, ta), (b, tb)) = (self.value(a, src)?, self.value(b, src)?);
                 let t = ta.promote(tb);
@@ -551,6 +552,7 @@ impl<'a> Compiler<'a> {
                 min,
                 extent,
                 body,
+                ..
             } => {
                 // The bounds are outside the loop's own scope.
                 let min = self.index(min, s)?;

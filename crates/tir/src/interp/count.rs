@@ -35,6 +35,7 @@ fn steps_step(s: &Stmt, an: &mut Analyzer) -> Option<u64> {
             min,
             extent,
             body,
+            ..
         } => {
             let lo = an.const_int_bound(min);
             let ext = an.const_int_bound(extent).max;
