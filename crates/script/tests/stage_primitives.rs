@@ -398,3 +398,42 @@ fn wrong_arguments_are_errors_at_the_argument() {
     let (_, _, message) = error_of(&format!("{BLOCK}g = s.create_group(C, A)\ng.split(1)\n"));
     assert!(message.contains("compute_at"), "{message}");
 }
+
+#[test]
+fn loop_annotations_stay_on_their_loops() {
+    let printed = run_checked(
+        "\
+A = te.placeholder((16, 8), name=\"A\")
+B = te.compute((16, 8), lambda i, j: A[i, j] * 2.0, name=\"B\")
+s = te.create_schedule(B.op)
+io, ii = s[B].split(B.op.axis[0], factor=4)
+s[B].parallel(io)
+s[B].unroll(ii)
+s[B].vectorize(B.op.axis[1])
+s[B].pragma(io, \"auto_unroll_max_step\", 16)
+s[B].pragma(io, \"unroll_explicit\", pragma_value=None)
+print(tvm.lower(s, [A, B], simple_mode=True))
+",
+    );
+    assert!(printed.contains("parallel (i.outer, 0, 4) {"), "{printed}");
+    assert!(printed.contains("unrolled (i.inner, 0, 4) {"), "{printed}");
+    assert!(printed.contains("vectorized (j, 0, 8) {"), "{printed}");
+    assert!(
+        printed.contains("pragma_auto_unroll_max_step = 16"),
+        "{printed}"
+    );
+    assert!(printed.contains("pragma_unroll_explicit = 1"), "{printed}");
+
+    // A reduction loop cannot be vectorized: TVM's error, catchable.
+    let src = format!(
+        "{PRELUDE}{MATMUL}try:\n    s[C].vectorize(k)\nexcept tvm.error.TVMError:\n    print(\"refused\")\n"
+    );
+    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.printed, "refused\n");
+    let (line, column, message) = error_of(&format!("{MATMUL}s[C].pragma(C.op.axis[0], 3)\n"));
+    assert_eq!((line, column), (8, 27), "{message}");
+    assert!(message.contains("needs its key as a string"), "{message}");
+    let (line, column, message) = error_of(&format!("{MATMUL}s[C].parallel(C)\n"));
+    assert_eq!((line, column), (8, 15), "{message}");
+    assert!(message.contains("expected an IterVar"), "{message}");
+}

@@ -20,6 +20,10 @@ const STAGE_METHODS: &[&str] = &[
     "set_scope",
     "transform_layout",
     "tensorize",
+    "parallel",
+    "vectorize",
+    "unroll",
+    "pragma",
 ];
 
 /// The stage method called `name`, if supported.
@@ -40,9 +44,6 @@ pub(crate) fn unsupported_stage_method(name: &str) -> String {
     let why = match name {
         "storage_align" | "double_buffer" => {
             "storage layout and buffering are not modelled (they do not change bounds)"
-        }
-        "vectorize" | "unroll" | "parallel" | "pragma" => {
-            "loop annotations do not change bounds; remove the call"
         }
         "rfactor" => "`rfactor` is a method of the schedule: `s.rfactor(tensor, axis)`",
         "set_store_predicate" | "env_threads" => "this primitive is not supported",
@@ -196,6 +197,54 @@ pub(crate) fn call_stage_method(
             s.borrow_mut()
                 .set_scope(op, text)
                 .map_err(|e| not_supported(scope.place(), e.message))?;
+            Ok(Value::None)
+        }
+        "parallel" | "vectorize" | "unroll" => {
+            let a = args.bind(name, &["var"])?;
+            let iv = to_iter_var(a.required("var")?)?;
+            let mut sched = s.borrow_mut();
+            let done = match name {
+                "parallel" => sched.parallel(op, &iv),
+                "vectorize" => sched.vectorize(op, &iv),
+                _ => sched.unroll(op, &iv),
+            };
+            done.map_err(|e| te_error(&span, e))?;
+            Ok(Value::None)
+        }
+        "pragma" => {
+            let a = args.bind("pragma", &["var", "pragma_type", "pragma_value"])?;
+            let iv = to_iter_var(a.required("var")?)?;
+            let key = a.required("pragma_type")?;
+            let Value::Str(key_text) = &key.value else {
+                return Err(type_error(
+                    key.place(),
+                    format!(
+                        "`pragma` needs its key as a string such as \"auto_unroll_max_step\", found a {}",
+                        key.value.type_name()
+                    ),
+                ));
+            };
+            let value = match a.get("pragma_value") {
+                None => None,
+                Some(v) => match &v.value {
+                    Value::None => None,
+                    Value::Str(t) => Some(tir::PragmaValue::Str(t.to_string())),
+                    other => Some(tir::PragmaValue::Int(
+                        crate::operators::as_int(other).ok_or_else(|| {
+                            type_error(
+                                v.place(),
+                                format!(
+                                    "`pragma` takes an integer or string value, found a {}",
+                                    other.type_name()
+                                ),
+                            )
+                        })?,
+                    )),
+                },
+            };
+            s.borrow_mut()
+                .pragma(op, &iv, key_text, value)
+                .map_err(|e| te_error(&span, e))?;
             Ok(Value::None)
         }
         "tensorize" => {
