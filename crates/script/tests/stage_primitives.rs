@@ -397,6 +397,37 @@ fn wrong_arguments_are_errors_at_the_argument() {
 
     let (_, _, message) = error_of(&format!("{BLOCK}g = s.create_group(C, A)\ng.split(1)\n"));
     assert!(message.contains("compute_at"), "{message}");
+
+    // The dataflow functions take what TVM's take.
+    let (line, column, message) = error_of(&format!("{BLOCK}tvm.te.schedule.ScheduleOps(s, s)\n"));
+    assert_eq!((line, column), (8, 32), "{message}");
+    assert!(message.contains("InferBound"), "{message}");
+    let (line, column, message) = error_of(&format!(
+        "{BLOCK}te.schedule.PostDFSOrder([D.op], [D.op])\n"
+    ));
+    assert_eq!((line, column), (8, 34), "{message}");
+    assert!(message.contains("CreateReadGraph"), "{message}");
+
+    // A scan's state must be a placeholder: TVM's error, catchable.
+    let scan = "\
+X = te.placeholder((4, 3), name=\"X\")
+init = te.compute((1, 3), lambda _, i: X[0, i], name=\"init\")
+update = te.compute((4, 3), lambda t, i: X[t, i] * 2.0, name=\"update\")
+";
+    let src = format!(
+        "{PRELUDE}{scan}try:\n    te.scan(init, update, update)\nexcept tvm.error.TVMError:\n    print(\"refused\")\n"
+    );
+    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.printed, "refused\n");
+    // Several states are beyond what rangefinder models.
+    let (line, column, message) = error_of(&format!(
+        "{scan}te.scan([init, init], [update, update], [X, X])\n"
+    ));
+    assert_eq!((line, column), (6, 9), "{message}");
+    assert!(
+        message.contains("with 2 tensors is not supported"),
+        "{message}"
+    );
 }
 
 #[test]
