@@ -315,7 +315,7 @@ pub(crate) fn call(native: Function, args: Args) -> ApiResult<Value> {
             let s = s.borrow();
             let f = te::schedule_ops(&s, bounds, &s.default_args(), te::StorageStyle::Realize)
                 .map_err(|e| te_error(a.place(), e))?;
-            Ok(Value::Object(Object::Stmt(Rc::new(f.body))))
+            Ok(Value::Object(Object::IrStmt(Rc::new(f.body))))
         }
         _ => unreachable!("dataflow::call covers the dataflow functions"),
     }

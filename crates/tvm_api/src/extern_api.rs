@@ -85,7 +85,7 @@ fn single_tensor(a: &Given, what: &str) -> ApiResult<te::Tensor> {
 }
 
 fn buffer_value(b: tir::Buffer) -> Value {
-    Value::Object(Object::Buffer(b, Rc::from(Vec::new())))
+    Value::Object(Object::DeclBuffer(b, Rc::from(Vec::new())))
 }
 
 /// The `te.extern` family and the buffers and calls it uses.
@@ -136,7 +136,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
 /// An argument of an opaque call: a buffer, a string or a number.
 fn call_arg(a: &Given) -> ApiResult<CallArg> {
     match &a.value {
-        Value::Object(Object::Buffer(b, _)) => Ok(CallArg::Buffer(b.clone())),
+        Value::Object(Object::DeclBuffer(b, _)) => Ok(CallArg::Buffer(b.clone())),
         Value::Str(s) => Ok(CallArg::Str(s.to_string())),
         Value::Float(f) => Ok(CallArg::Value(tir::Value::constant(*f, DataType::Float32))),
         _ => Ok(CallArg::Value(tir::Value::index(to_index(a).map_err(
@@ -214,7 +214,7 @@ fn decl_buffer(args: Args) -> ApiResult<Value> {
             b = b.with_scope(text);
         }
     }
-    Ok(Value::Object(Object::Buffer(b, Rc::from(strides))))
+    Ok(Value::Object(Object::DeclBuffer(b, Rc::from(strides))))
 }
 
 /// `te.scan(init, update, state_placeholder, inputs=None, name="scan",
@@ -251,7 +251,7 @@ fn buffer_list(g: &Given) -> ApiResult<Vec<tir::Buffer>> {
     items
         .into_iter()
         .map(|v| match v {
-            Value::Object(Object::Buffer(b, _)) => Ok(b),
+            Value::Object(Object::DeclBuffer(b, _)) => Ok(b),
             other => Err(type_error(
                 g.place(),
                 format!(
@@ -269,7 +269,7 @@ fn buffer_list(g: &Given) -> ApiResult<Vec<tir::Buffer>> {
 pub(crate) fn to_stmt(v: &Value, at: At, extern_scope: bool) -> ApiResult<Stmt> {
     match v {
         Value::Object(Object::Call(c)) => Ok(Stmt::opaque((**c).clone(), extern_scope)),
-        Value::Object(Object::Stmt(s)) => Ok(match &**s {
+        Value::Object(Object::IrStmt(s)) => Ok(match &**s {
             Stmt::Opaque { call, .. } => Stmt::opaque(call.clone(), extern_scope),
             other => other.clone(),
         }),
@@ -399,14 +399,16 @@ fn extern_op(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
 pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value> {
     let method = |n: &'static str| Ok(Value::Method(Rc::new(value.clone()), n));
     match (value, name) {
-        (Value::Object(Object::Buffer(b, _)), "shape") => {
+        (Value::Object(Object::DeclBuffer(b, _)), "shape") => {
             Ok(crate::objects::shape_value(b.shape()))
         }
-        (Value::Object(Object::Buffer(b, _)), "dtype") => Ok(Value::str(b.dtype().name())),
-        (Value::Object(Object::Buffer(b, _)), "name") => Ok(Value::str(b.name())),
-        (Value::Object(Object::Buffer(_, strides)), "strides") => Ok(Value::list(strides.to_vec())),
-        (Value::Object(Object::Buffer(..)), "access_ptr") => method("access_ptr"),
-        (Value::Object(Object::Buffer(..)), "data") => Ok(value.clone()),
+        (Value::Object(Object::DeclBuffer(b, _)), "dtype") => Ok(Value::str(b.dtype().name())),
+        (Value::Object(Object::DeclBuffer(b, _)), "name") => Ok(Value::str(b.name())),
+        (Value::Object(Object::DeclBuffer(_, strides)), "strides") => {
+            Ok(Value::list(strides.to_vec()))
+        }
+        (Value::Object(Object::DeclBuffer(..)), "access_ptr") => method("access_ptr"),
+        (Value::Object(Object::DeclBuffer(..)), "data") => Ok(value.clone()),
         (Value::Object(Object::IrBuilder(_)), "emit") => method("emit"),
         (Value::Object(Object::IrBuilder(_)), "get") => method("get"),
         _ => Err(crate::error::error(
@@ -430,7 +432,7 @@ pub(crate) fn call_method(receiver: &Value, name: &str, args: Args) -> ApiResult
     match (receiver, name) {
         // The pointer is passed to an opaque call, which only needs to
         // know which buffer it reaches: the buffer stands for it.
-        (Value::Object(Object::Buffer(..)), "access_ptr") => {
+        (Value::Object(Object::DeclBuffer(..)), "access_ptr") => {
             let a = args.bind(
                 "access_ptr",
                 &[
@@ -472,7 +474,7 @@ pub(crate) fn call_method(receiver: &Value, name: &str, args: Args) -> ApiResult
                 Ok([one]) => one,
                 Err(list) => Stmt::seq(list),
             };
-            Ok(Value::Object(Object::Stmt(Rc::new(stmt))))
+            Ok(Value::Object(Object::IrStmt(Rc::new(stmt))))
         }
         _ => Err(type_error(
             None,

@@ -49,10 +49,10 @@ pub enum Object {
     /// `te.schedule.CreateReadGraph(roots)`: each operation's inputs.
     ReadGraph(Rc<te::ReadGraph>),
     /// A statement (`te.schedule.ScheduleOps`, `ib.get()`).
-    Stmt(Rc<tir::Stmt>),
+    IrStmt(Rc<tir::Stmt>),
     /// A buffer (`tvm.tir.decl_buffer`, the `ins` and `outs` of an
     /// extern's or an intrinsic's function), with its declared strides.
-    Buffer(tir::Buffer, Rc<[crate::Value]>),
+    DeclBuffer(tir::Buffer, Rc<[crate::Value]>),
     /// `tvm.tir.call_packed(...)` / `call_extern(...)`: a call of a
     /// function the program cannot look into.
     Call(Rc<tir::OpaqueCall>),
@@ -86,8 +86,8 @@ impl Object {
             Object::Class(_) => "builtin function",
             Object::Group(..) => "Stage",
             Object::ReadGraph(_) => "Map",
-            Object::Stmt(_) => "Stmt",
-            Object::Buffer(..) => "Buffer",
+            Object::IrStmt(_) => "Stmt",
+            Object::DeclBuffer(..) => "Buffer",
             Object::Call(_) => "Call",
             Object::IrBuilder(_) => "IRBuilder",
             Object::Reducer(_) => "function",
@@ -109,7 +109,7 @@ impl Object {
             (Object::Module(a), Object::Module(b)) => a == b,
             (Object::Class(a), Object::Class(b)) => a == b,
             (Object::Group(s, a), Object::Group(t, b)) => Rc::ptr_eq(s, t) && a == b,
-            (Object::Buffer(a, _), Object::Buffer(b, _)) => a.id() == b.id(),
+            (Object::DeclBuffer(a, _), Object::DeclBuffer(b, _)) => a.id() == b.id(),
             (Object::Reducer(a), Object::Reducer(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
@@ -159,8 +159,8 @@ impl fmt::Display for Object {
             Object::ReadGraph(g) => {
                 write!(f, "Map(Operation -> Array<Tensor>, {} entries)", g.len())
             }
-            Object::Stmt(stmt) => write!(f, "{stmt}"),
-            Object::Buffer(b, _) => write!(f, "buffer({})", b.name()),
+            Object::IrStmt(stmt) => write!(f, "{stmt}"),
+            Object::DeclBuffer(b, _) => write!(f, "buffer({})", b.name()),
             Object::Call(c) => write!(f, "{c}"),
             Object::IrBuilder(_) => f.write_str("IRBuilder"),
             Object::Reducer(r) => write!(f, "<function {}>", r.name()),

@@ -334,12 +334,12 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 _,
             ) => Err(no_attribute(value, name, span, "it has no attributes")),
             (Object::Group(..), _) => crate::dataflow::group_attribute(value, name, span),
-            (Object::Buffer(..) | Object::IrBuilder(_), _) => {
+            (Object::DeclBuffer(..) | Object::IrBuilder(_), _) => {
                 crate::extern_api::attribute(value, name, span)
             }
             (
                 Object::ReadGraph(_)
-                | Object::Stmt(_)
+                | Object::IrStmt(_)
                 | Object::Call(_)
                 | Object::Reducer(_)
                 | Object::TensorIntrin(_),
@@ -568,7 +568,7 @@ pub(crate) fn call_method(
             })?;
             Ok(Value::Object(Object::Tensor(out)))
         }
-        Value::Object(Object::Buffer(..) | Object::IrBuilder(_)) => {
+        Value::Object(Object::DeclBuffer(..) | Object::IrBuilder(_)) => {
             crate::extern_api::call_method(receiver, name, args)
         }
         Value::Object(Object::Schedule(s)) => {

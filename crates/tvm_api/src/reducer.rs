@@ -252,7 +252,7 @@ fn decl_tensor_intrin(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
             pairs
                 .iter()
                 .map(|(k, v)| match (k, v) {
-                    (Value::Object(Object::Tensor(t)), Value::Object(Object::Buffer(..))) => {
+                    (Value::Object(Object::Tensor(t)), Value::Object(Object::DeclBuffer(..))) => {
                         Ok((t.clone(), v.clone()))
                     }
                     _ => Err(type_error(
@@ -274,7 +274,7 @@ fn decl_tensor_intrin(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
             .find(|(k, _)| k == t)
             .map(|(_, v)| v.clone())
             .unwrap_or_else(|| {
-                Value::Object(Object::Buffer(
+                Value::Object(Object::DeclBuffer(
                     tir::Buffer::new(t.name(), t.dtype(), t.shape().to_vec()),
                     Rc::from(Vec::new()),
                 ))
