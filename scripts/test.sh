@@ -14,7 +14,8 @@ venv=$root/target/python-venv
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install -q --disable-pip-version-check 'maturin>=1.7,<2' 'pytest>=7'
+# numpy: some programs of examples/te/programs check their values with it.
+"$venv/bin/python" -m pip install -q --disable-pip-version-check 'maturin>=1.7,<2' 'pytest>=7' numpy
 (
   cd python
   export VIRTUAL_ENV=$venv PATH=$venv/bin:$PATH

@@ -14,8 +14,6 @@ TVM's TE scripts run under CPython with ``import rangefinder.tvm as tvm``
 ``rangefinder te --json`` prints for a schedule.
 """
 
-import json as _json
-
 from . import _native
 
 from ._native import (
@@ -71,7 +69,7 @@ def report(s, args=None, run=False, seed=0, max_steps=None):
     ``max_steps`` loop iterations and stores (default 50,000,000; a program
     whose loops take more is refused before it runs). Ctrl-C stops a run.
     """
-    return _json.loads(_te_report(s, args, run, seed, max_steps).json())
+    return _te_report(s, args, run, seed, max_steps).data()
 
 
 def report_text(s, args=None, run=False, seed=0, max_steps=None):

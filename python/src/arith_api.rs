@@ -6,8 +6,8 @@
 //! integers, expression text or `PrimExpr`s.
 
 use crate::error::{error, error_at};
-use crate::expr::{ExprArg, PrimExpr};
-use crate::te_objects::Range;
+use crate::object::{to_py, to_value};
+use crate::te_api::index_arg;
 use arith::{Expr, Scope, Var};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -82,16 +82,14 @@ impl Analyzer {
     /// An expression argument: text parsed in this analyzer's scope, or an
     /// expression object.
     fn expr(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
-        match ExprArg::extract(obj)? {
-            ExprArg::Text(text) => {
-                if let Ok(v) = text.trim().parse::<i64>() {
-                    return Ok(Expr::int(v));
-                }
-                arith::parse_in(&text, &mut self.scope)
-                    .map_err(|e| error_at(py, &text, &e.message, e.span))
-            }
-            ExprArg::Object(e) => Ok(e),
+        let Ok(text) = obj.cast::<PyString>() else {
+            return index_arg(obj);
+        };
+        let text = text.to_cow()?;
+        if let Ok(v) = text.trim().parse::<i64>() {
+            return Ok(Expr::int(v));
         }
+        arith::parse_in(&text, &mut self.scope).map_err(|e| error_at(py, &text, &e.message, e.span))
     }
 
     fn var(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Var> {
@@ -118,8 +116,8 @@ impl Analyzer {
     /// `(lo, hi)` or `[lo, hi]` (what `json.load` gives), a `Range`, or a
     /// single value `v` (the range `[v, v + 1)`).
     fn range(&mut self, py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<arith::Range> {
-        if let Ok(r) = obj.extract::<PyRef<'_, Range>>() {
-            return Ok(r.range.clone());
+        if let Ok(tvm_api::Value::Object(tvm_api::Object::Range(r))) = to_value(obj) {
+            return Ok(r);
         }
         let items: Option<Vec<Bound<'_, PyAny>>> = if let Ok(t) = obj.cast::<PyTuple>() {
             Some(t.iter().collect())
@@ -177,7 +175,7 @@ impl Analyzer {
         if input.cast::<PyString>().is_ok() {
             Ok(e.to_string().into_pyobject(py)?.into_any().unbind())
         } else {
-            Ok(Py::new(py, PrimExpr::index(e))?.into_any())
+            to_py(py, tvm_api::Value::Index(e))
         }
     }
 }
@@ -220,8 +218,9 @@ impl Analyzer {
 
     /// `text` as an expression object, its names read in this analyzer's
     /// scope (so `parse("x + 1")` uses the `x` bound here).
-    fn parse(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<PrimExpr> {
-        Ok(PrimExpr::index(self.expr(py, text.as_any())?))
+    fn parse(&mut self, py: Python<'_>, text: &Bound<'_, PyString>) -> PyResult<Py<PyAny>> {
+        let e = self.expr(py, text.as_any())?;
+        to_py(py, tvm_api::Value::Index(e))
     }
 
     /// The simplified expression (text for text, `PrimExpr` for objects).
@@ -293,7 +292,7 @@ impl Analyzer {
             match x {
                 None => Ok(None),
                 Some(x) if text => Ok(Some(x.to_string().into_pyobject(py)?.into_any().unbind())),
-                Some(x) => Ok(Some(Py::new(py, PrimExpr::index(x.clone()))?.into_any())),
+                Some(x) => Ok(Some(to_py(py, tvm_api::Value::Index(x.clone()))?)),
             }
         };
         Ok(IntervalSet {

@@ -8,10 +8,14 @@
 //! (`except RuntimeError`, `except tvm.error.TVMError`) catch it. Errors
 //! of TE objects carry their category as `kind` (see [`te_error`]).
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{
+    PyAssertionError, PyAttributeError, PyException, PyIndexError, PyNameError,
+    PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError, PyZeroDivisionError,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
 use std::ops::Range;
+use tvm_api::{ApiError, ErrorClass};
 
 pyo3::create_exception!(
     rangefinder,
@@ -69,6 +73,34 @@ pub fn tvm_error(py: Python<'_>, msg: impl Into<String>) -> PyErr {
     match class.and_then(|c| c.call1((msg.clone(),))) {
         Ok(instance) => PyErr::from_value(instance),
         Err(_) => error(msg),
+    }
+}
+
+/// The Python exception of an API error, with the API's message: a
+/// `TVMError` (with its `kind` for errors of `te`), Python's exception of
+/// the same name for mistakes in a program, and `rangefinder.Error` (a
+/// `ValueError`) for values rangefinder refuses (a `ValueError`, an
+/// integer beyond 64 bits).
+pub fn api_error(py: Python<'_>, e: ApiError) -> PyErr {
+    let message = e.message;
+    match e.class {
+        ErrorClass::TVMError => {
+            let err = tvm_error(py, message);
+            if let Some(kind) = e.kind {
+                let _ = err.value(py).setattr("kind", kind);
+            }
+            err
+        }
+        ErrorClass::RuntimeError => PyRuntimeError::new_err(message),
+        ErrorClass::ValueError | ErrorClass::OverflowError => error(message),
+        ErrorClass::TypeError => PyTypeError::new_err(message),
+        ErrorClass::IndexError => PyIndexError::new_err(message),
+        ErrorClass::AttributeError => PyAttributeError::new_err(message),
+        ErrorClass::NameError => PyNameError::new_err(message),
+        ErrorClass::ZeroDivisionError => PyZeroDivisionError::new_err(message),
+        ErrorClass::AssertionError => PyAssertionError::new_err(message),
+        ErrorClass::NotSupported => PyNotImplementedError::new_err(message),
+        ErrorClass::Exception | ErrorClass::Host => PyException::new_err(message),
     }
 }
 

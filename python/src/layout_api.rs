@@ -1,9 +1,9 @@
-//! `rangefinder.IndexMap` (buffer layout transforms, TVM's `IndexMap`),
-//! `Stage.transform_layout` and `te.AXIS_SEPARATOR`.
+//! `rangefinder.IndexMap` (buffer layout transforms, TVM's `IndexMap`);
+//! `Stage.transform_layout` and `te.AXIS_SEPARATOR` are the API layer's.
 
 use crate::error::{error, error_at};
-use crate::expr::{to_index, PrimExpr};
-use crate::te_objects::{IterVar, Stage};
+use crate::object::{to_py, to_value};
+use crate::te_api::index_arg as to_index;
 use arith::{Expr, Var};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -12,21 +12,12 @@ use pyo3::types::{PyList, PyString, PyTuple};
 /// Registers the classes on `m`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<IndexMap>()?;
-    m.add_class::<AxisSeparator>()?;
-    m.add("AXIS_SEPARATOR", AxisSeparator)?;
     Ok(())
 }
 
-/// `te.AXIS_SEPARATOR`: in a transform's result, separates the groups of
-/// transformed axes that flatten into separate physical axes.
-#[pyclass(frozen, name = "AxisSeparator", module = "rangefinder.tvm.te")]
-pub struct AxisSeparator;
-
-#[pymethods]
-impl AxisSeparator {
-    fn __repr__(&self) -> &'static str {
-        "te.AXIS_SEPARATOR"
-    }
+/// An index expression as a Python object.
+fn index_object(py: Python<'_>, e: Expr) -> PyResult<Py<PyAny>> {
+    to_py(py, tvm_api::Value::Index(e))
 }
 
 /// A layout transform: logical indices to transformed indices, with axis
@@ -68,7 +59,12 @@ fn from_function(f: &Bound<'_, PyAny>, ndim: Option<usize>) -> PyResult<layout::
         names.into_iter().take(argcount).collect()
     };
     let vars: Vec<Var> = names.iter().map(Var::new).collect();
-    let args = PyTuple::new(f.py(), vars.iter().map(|v| PrimExpr::index(v.expr())))?;
+    let args = PyTuple::new(
+        f.py(),
+        vars.iter()
+            .map(|v| index_object(f.py(), v.expr()))
+            .collect::<PyResult<Vec<_>>>()?,
+    )?;
     let result = f.call1(args)?;
     let items: Vec<Bound<'_, PyAny>> = match result.cast::<PyList>() {
         Ok(l) => l.iter().collect(),
@@ -77,7 +73,10 @@ fn from_function(f: &Bound<'_, PyAny>, ndim: Option<usize>) -> PyResult<layout::
     let mut finals = Vec::new();
     let mut separators = Vec::new();
     for item in items {
-        if item.extract::<PyRef<'_, AxisSeparator>>().is_ok() {
+        if matches!(
+            to_value(&item)?,
+            tvm_api::Value::Object(tvm_api::Object::AxisSeparator)
+        ) {
             separators.push(finals.len());
         } else {
             finals.push(to_index(&item)?);
@@ -93,9 +92,14 @@ fn shape_of(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Expr>> {
 fn exprs(py: Python<'_>, v: Vec<Expr>) -> PyResult<Py<PyAny>> {
     match v.iter().map(Expr::as_int).collect::<Option<Vec<i64>>>() {
         Some(ints) => Ok(PyList::new(py, ints)?.into_any().unbind()),
-        None => Ok(PyList::new(py, v.into_iter().map(PrimExpr::index))?
-            .into_any()
-            .unbind()),
+        None => Ok(PyList::new(
+            py,
+            v.into_iter()
+                .map(|e| index_object(py, e))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?
+        .into_any()
+        .unbind()),
     }
 }
 
@@ -158,12 +162,13 @@ impl IndexMap {
     fn non_surjective_inverse(
         &self,
         shape: &Bound<'_, PyAny>,
-    ) -> PyResult<(IndexMap, Option<PrimExpr>)> {
+    ) -> PyResult<(IndexMap, Option<Py<PyAny>>)> {
         let (map, pred) = self
             .map
             .non_surjective_inverse(&shape_of(shape)?)
             .map_err(|e| error(e.message))?;
-        Ok((IndexMap { map }, pred.map(PrimExpr::index)))
+        let pred = pred.map(|p| index_object(shape.py(), p)).transpose()?;
+        Ok((IndexMap { map }, pred))
     }
 
     /// Raises `rangefinder.Error`, naming two logical indices that land on
@@ -210,21 +215,4 @@ impl IndexMap {
     fn __repr__(&self) -> String {
         format!("IndexMap({:?})", self.map.to_string())
     }
-}
-
-/// `s[T].transform_layout(fn)`: the stage's new axes.
-pub fn transform_layout(
-    py: Python<'_>,
-    stage: &Stage,
-    mapping: &Bound<'_, PyAny>,
-) -> PyResult<Vec<IterVar>> {
-    let ndim = stage.op.shape().len();
-    let map = match mapping.extract::<PyRef<'_, IndexMap>>() {
-        Ok(m) => m.map.clone(),
-        Err(_) => IndexMap::py_new(py, mapping, Some(ndim))?.map,
-    };
-    let mut s = stage.sched.bind(py).try_borrow_mut()?;
-    s.s.transform_layout(&stage.op, map)
-        .map(|ivs| ivs.into_iter().map(|iv| IterVar { iv }).collect())
-        .map_err(|e| crate::error::tvm_error(py, e.message))
 }

@@ -9,19 +9,18 @@ use pyo3::prelude::*;
 
 mod arith_api;
 mod error;
-mod expr;
 mod hlo_api;
+mod host;
 mod layout_api;
 mod maps_api;
+mod object;
 mod tc_api;
 mod te_api;
-mod te_objects;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     error::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    expr::register(m)?;
     arith_api::register(m)?;
     maps_api::register(m)?;
     hlo_api::register(m)?;

@@ -1,320 +1,57 @@
-//! TVM's TE functions: `placeholder`, `compute`, `reduce_axis`, the
-//! reducers, `create_schedule`, `InferBound`, `lower`, and rangefinder's
-//! `report`.
-//!
-//! Python code calls these through `rangefinder.tvm` (`te.compute(...)`),
-//! which keeps TVM's module layout; the functions themselves follow TVM's
-//! signatures and defaults.
+//! The native side of `rangefinder.tvm`: TVM's API comes from `tvm_api`
+//! by dotted path (`resolve("tvm.te.compute")`), so every function,
+//! method and object of the layer is in Python without code here; what
+//! stays is the session a script builds, rangefinder's `report`, and the
+//! few Python-only helpers (`tvm.ir.Range`, structural equality, C's
+//! truncating division by any divisor).
 
-use crate::error::{error, te_error, tvm_error};
-use crate::expr::{decide, to_condition, to_index, to_term, to_value, type_name, PrimExpr, Term};
-use crate::te_objects::{
-    to_iter_var, to_op, IterVar, LoweredFunc, Map, Operation, Range, Schedule, Tensor,
-};
-use arith::{Expr, Var};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use crate::error::{api_error, error, te_error};
+use crate::host::with_session;
+use crate::object::{to_py, to_value, Object};
+use arith::Expr;
+use pyo3::exceptions::PyAttributeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
-use tir::DataType;
+use tvm_api::Value;
 
 /// Registers the functions on `m`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(placeholder, m)?)?;
-    m.add_function(wrap_pyfunction!(compute, m)?)?;
-    m.add_function(wrap_pyfunction!(var, m)?)?;
-    m.add_function(wrap_pyfunction!(reduce_axis, m)?)?;
-    m.add_function(wrap_pyfunction!(thread_axis, m)?)?;
-    m.add_function(wrap_pyfunction!(reduce, m)?)?;
-    m.add_function(wrap_pyfunction!(binary_min_max, m)?)?;
-    m.add_function(wrap_pyfunction!(if_then_else, m)?)?;
-    m.add_function(wrap_pyfunction!(call_intrinsic, m)?)?;
+    m.add_class::<Object>()?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(instance_of, m)?)?;
     m.add_function(wrap_pyfunction!(intrinsic_names, m)?)?;
-    m.add_function(wrap_pyfunction!(constant, m)?)?;
-    m.add_function(wrap_pyfunction!(integer_division, m)?)?;
-    m.add_function(wrap_pyfunction!(all_or_any, m)?)?;
-    m.add_function(wrap_pyfunction!(create_schedule, m)?)?;
-    m.add_function(wrap_pyfunction!(infer_bound, m)?)?;
-    m.add_function(wrap_pyfunction!(lower, m)?)?;
+    m.add_function(wrap_pyfunction!(make_range, m)?)?;
+    m.add_function(wrap_pyfunction!(structural_equal, m)?)?;
+    m.add_function(wrap_pyfunction!(truncating_division, m)?)?;
+    m.add_function(wrap_pyfunction!(session_target, m)?)?;
+    m.add_function(wrap_pyfunction!(session_reset, m)?)?;
     m.add_function(wrap_pyfunction!(te_report, m)?)?;
     m.add_class::<Report>()?;
-    m.add_function(wrap_pyfunction!(substitute, m)?)?;
-    m.add_function(wrap_pyfunction!(prove_equal, m)?)?;
-    m.add_function(wrap_pyfunction!(structural_equal, m)?)?;
-    m.add_class::<PrimExpr>()?;
-    m.add_class::<IterVar>()?;
-    m.add_class::<Range>()?;
-    m.add_class::<Tensor>()?;
-    m.add_class::<crate::te_objects::TensorSlice>()?;
-    m.add_class::<Operation>()?;
-    m.add_class::<Schedule>()?;
-    m.add_class::<crate::te_objects::Stage>()?;
-    m.add_class::<crate::te_objects::Split>()?;
-    m.add_class::<crate::te_objects::Fuse>()?;
-    m.add_class::<Map>()?;
-    m.add_class::<LoweredFunc>()?;
     Ok(())
 }
 
-fn dtype(name: &str) -> PyResult<DataType> {
-    name.parse::<DataType>().map_err(|e| {
-        error(format!(
-            "{e}: use a TVM type name such as \"float32\" or \"int32\""
-        ))
-    })
-}
-
-/// A shape: a sequence of sizes, or one size.
-fn shape(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Expr>> {
-    if let Ok(t) = obj.cast::<PyTuple>() {
-        return t.iter().map(|d| to_index(&d)).collect();
-    }
-    if let Ok(l) = obj.cast::<PyList>() {
-        return l.iter().map(|d| to_index(&d)).collect();
-    }
-    Ok(vec![to_index(obj)?])
-}
-
-/// `te.placeholder(shape, dtype="float32", name="placeholder")`.
+/// What dotted `path` names in TVM's API (`tvm.te.compute`,
+/// `tvm.tir.IterVar`, `tvm.te`), from the one API layer.
 #[pyfunction]
-#[pyo3(signature = (shape, dtype="float32", name="placeholder"))]
-fn placeholder(
-    py: Python<'_>,
-    shape: &Bound<'_, PyAny>,
-    dtype: &str,
-    name: &str,
-) -> PyResult<Tensor> {
-    let dims = self::shape(shape)?;
-    let dt = self::dtype(dtype)?;
-    te::placeholder(dims, name, dt)
-        .map(|t| Tensor { t })
-        .map_err(|e| te_error(py, e))
-}
-
-/// Why building a compute failed: in the Python function or in `te`.
-enum ComputeFailure {
-    Py(PyErr),
-    Te(te::TeError),
-}
-
-impl From<te::TeError> for ComputeFailure {
-    fn from(e: te::TeError) -> ComputeFailure {
-        ComputeFailure::Te(e)
-    }
-}
-
-/// The names TVM gives a compute's axes: the function's parameter names,
-/// or `i0, i1, ...` for `lambda *i`.
-fn axis_names(f: &Bound<'_, PyAny>, ndim: usize) -> PyResult<Vec<String>> {
-    const CO_VARARGS: u32 = 0x04;
-    let code = f.getattr("__code__").map_err(|_| {
-        PyTypeError::new_err(format!(
-            "`compute` needs a lambda or function, found {}",
-            type_name(f)
-        ))
+fn resolve(py: Python<'_>, path: &str) -> PyResult<Py<PyAny>> {
+    let v = tvm_api::resolve(path).ok_or_else(|| {
+        PyAttributeError::new_err(format!("`{path}` is not supported by rangefinder"))
     })?;
-    let argcount: usize = code.getattr("co_argcount")?.extract()?;
-    let flags: u32 = code.getattr("co_flags")?.extract()?;
-    let names: Vec<String> = code.getattr("co_varnames")?.extract()?;
-    if argcount == 0 && flags & CO_VARARGS != 0 {
-        return Ok((0..ndim).map(|d| format!("i{d}")).collect());
-    }
-    if argcount != ndim {
-        return Err(PyValueError::new_err(format!(
-            "the shape has {ndim} dimensions but the function takes {argcount} indices"
-        )));
-    }
-    Ok(names.into_iter().take(argcount).collect())
+    to_py(py, v)
 }
 
-/// `te.compute(shape, fcompute, name="compute", tag="", attrs=None)`.
+/// `isinstance(obj, cls)` for the TVM class `path` (`tvm.tir.IterVar`):
+/// the layer decides for its classes; for others, `type_names` are the
+/// names the layer gives values of that class (`Schedule`, `Stage`).
 #[pyfunction]
-#[pyo3(signature = (shape, fcompute, name="compute", tag="", attrs=None))]
-fn compute(
-    py: Python<'_>,
-    shape: &Bound<'_, PyAny>,
-    fcompute: &Bound<'_, PyAny>,
-    name: &str,
-    tag: &str,
-    attrs: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Tensor> {
-    let _ = (tag, attrs);
-    let dims = self::shape(shape)?;
-    let names = axis_names(fcompute, dims.len())?;
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let built = te::try_compute_named(
-        dims,
-        &names,
-        |vars| {
-            let args = PyTuple::new(py, vars.iter().map(|v| PrimExpr::index(v.clone())))
-                .map_err(ComputeFailure::Py)?;
-            let body = fcompute.call1(args).map_err(ComputeFailure::Py)?;
-            if body.cast::<PyList>().is_ok() || body.cast::<PyTuple>().is_ok() {
-                return Err(ComputeFailure::Py(error(
-                    "a compute with several outputs is not supported: return one value",
-                )));
-            }
-            to_value(&body).map_err(ComputeFailure::Py)
-        },
-        name,
-    );
-    match built {
-        Ok(t) => Ok(Tensor { t }),
-        Err(ComputeFailure::Py(e)) => Err(e),
-        Err(ComputeFailure::Te(e)) => Err(te_error(py, e)),
-    }
-}
-
-/// `te.var(name="tindex", dtype="int32")` and `te.size_var`.
-#[pyfunction]
-#[pyo3(signature = (name="tindex", dtype="int32"))]
-fn var(name: &str, dtype: &str) -> PyResult<PrimExpr> {
-    let dt = self::dtype(dtype)?;
-    if !dt.is_int() {
-        return Err(error(format!(
-            "`var` of type {dt} is not supported: index variables are integers"
-        )));
-    }
-    Ok(PrimExpr::index(Var::new(name).expr()))
-}
-
-/// `te.reduce_axis(dom, name="rv")`, `dom` a pair `(lo, hi)` or a `Range`.
-#[pyfunction]
-#[pyo3(signature = (dom, name="rv"))]
-fn reduce_axis(dom: &Bound<'_, PyAny>, name: &str) -> PyResult<IterVar> {
-    let (lo, hi) = if let Ok(r) = dom.extract::<PyRef<'_, Range>>() {
-        (r.range.min.clone(), r.range.end())
-    } else {
-        let items: Vec<Bound<'_, PyAny>> = dom
-            .try_iter()
-            .and_then(|it| it.collect::<PyResult<Vec<_>>>())
-            .map_err(|_| error("`reduce_axis` needs its domain as a pair `(lo, hi)`"))?;
-        let [lo, hi] = &items[..] else {
-            return Err(error("`reduce_axis` needs its domain as a pair `(lo, hi)`"));
-        };
-        (to_index(lo)?, to_index(hi)?)
+fn instance_of(obj: &Bound<'_, PyAny>, path: &str, type_names: Vec<String>) -> PyResult<bool> {
+    let Ok(o) = obj.cast::<Object>() else {
+        return Ok(false);
     };
-    Ok(IterVar {
-        iv: te::reduce_axis((lo, hi), name),
-    })
-}
-
-/// `te.thread_axis(tag)` or `te.thread_axis(dom, tag)` with `dom` None.
-#[pyfunction]
-#[pyo3(signature = (dom=None, tag="", name=""))]
-fn thread_axis(
-    py: Python<'_>,
-    dom: Option<&Bound<'_, PyAny>>,
-    tag: &str,
-    name: &str,
-) -> PyResult<IterVar> {
-    let _ = name;
-    let tag = match dom {
-        Some(d) if d.cast::<PyString>().is_ok() => d.extract::<String>()?,
-        Some(d) if !d.is_none() => {
-            return Err(error(
-                "`thread_axis` with a domain is not supported: give only the tag, the bound \
-                 loop's extent is the number of threads",
-            ))
-        }
-        _ => tag.to_owned(),
-    };
-    if tag.is_empty() {
-        return Err(error("`thread_axis` needs a tag such as \"threadIdx.x\""));
+    let value = &o.borrow().value;
+    if let Some(is) = tvm_api::resolve(path).and_then(|class| tvm_api::isinstance(value, &class)) {
+        return Ok(is);
     }
-    te::IterVar::thread_axis(&tag)
-        .map(|iv| IterVar { iv })
-        .map_err(|e| {
-            tvm_error(
-                py,
-                format!("this thread axis is not supported: {}", e.message),
-            )
-        })
-}
-
-/// The axes of a reduction: one IterVar or a sequence of them.
-fn axes(obj: &Bound<'_, PyAny>) -> PyResult<Vec<te::IterVar>> {
-    if let Ok(iv) = to_iter_var(obj) {
-        return Ok(vec![iv]);
-    }
-    obj.try_iter()?
-        .map(|a| to_iter_var(&a?))
-        .collect::<PyResult<Vec<_>>>()
-}
-
-/// `te.sum` / `te.max` / `te.min` as reductions: `reducer` is "sum",
-/// "max" or "min".
-#[pyfunction]
-#[pyo3(signature = (reducer, expr, axis, r#where=None, init=None))]
-fn reduce(
-    reducer: &str,
-    expr: &Bound<'_, PyAny>,
-    axis: &Bound<'_, PyAny>,
-    r#where: Option<&Bound<'_, PyAny>>,
-    init: Option<&Bound<'_, PyAny>>,
-) -> PyResult<PrimExpr> {
-    if init.is_some_and(|i| !i.is_none()) {
-        return Err(error("`init=` is not supported"));
-    }
-    let reducer = match reducer {
-        "sum" => te::Reducer::Sum,
-        "max" => te::Reducer::Max,
-        "min" => te::Reducer::Min,
-        other => return Err(error(format!("unknown reducer `{other}`"))),
-    };
-    let source = to_value(expr)?;
-    let axes = axes(axis)?;
-    let value = match r#where.filter(|w| !w.is_none()) {
-        Some(w) => te::reduce_where(reducer, source, &axes, to_condition(w)?),
-        None => match reducer {
-            te::Reducer::Sum => te::sum(source, &axes),
-            te::Reducer::Max => te::max(source, &axes),
-            te::Reducer::Min => te::min(source, &axes),
-            te::Reducer::Prod => te::prod(source, &axes),
-        },
-    };
-    Ok(PrimExpr::elem(value))
-}
-
-/// The larger (`is_max`) or smaller of two values.
-#[pyfunction]
-fn binary_min_max(is_max: bool, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PrimExpr> {
-    match (to_term(a)?, to_term(b)?) {
-        (Term::Index(x), Term::Index(y)) => Ok(PrimExpr::index(if is_max {
-            Expr::max(x, y)
-        } else {
-            Expr::min(x, y)
-        })),
-        _ => {
-            let (x, y) = (to_value(a)?, to_value(b)?);
-            Ok(PrimExpr::elem(if is_max {
-                te::Value::max(x, y)
-            } else {
-                te::Value::min(x, y)
-            }))
-        }
-    }
-}
-
-/// `tvm.tir.exp(x)` and the other math functions on tensor elements, by
-/// TVM's name (`exp`, `power`, `sigmoid`, ...).
-#[pyfunction]
-#[pyo3(signature = (name, *args))]
-fn call_intrinsic(name: &str, args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<PrimExpr> {
-    let f = tir::Intrinsic::from_tvm_name(name).ok_or_else(|| {
-        pyo3::exceptions::PyAttributeError::new_err(format!("no math function `{name}`"))
-    })?;
-    if args.len() != f.arity() {
-        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-            "`{name}` takes {} argument(s), {} given",
-            f.arity(),
-            args.len()
-        )));
-    }
-    let operands = args
-        .iter()
-        .map(|a| to_value(&a))
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(PrimExpr::elem(te::Value::call(f, operands)))
+    Ok(type_names.iter().any(|n| n == value.type_name()))
 }
 
 /// The names of the math functions, as `tvm.tir` spells them.
@@ -325,135 +62,166 @@ fn intrinsic_names() -> Vec<&'static str> {
     names
 }
 
-/// `te.if_then_else(cond, t, f)`.
-#[pyfunction]
-fn if_then_else(
-    cond: &Bound<'_, PyAny>,
-    t: &Bound<'_, PyAny>,
-    f: &Bound<'_, PyAny>,
-) -> PyResult<PrimExpr> {
-    let c = to_condition(cond)?;
-    match (to_term(t)?, to_term(f)?) {
-        (Term::Index(x), Term::Index(y)) => Ok(PrimExpr::index(Expr::select(c, x, y))),
-        _ => Ok(PrimExpr::elem(te::Value::select(
-            c,
-            to_value(t)?,
-            to_value(f)?,
-        ))),
-    }
-}
-
-/// `tvm.tir.const(value, dtype=None)`.
-#[pyfunction]
-#[pyo3(signature = (value, dtype=None))]
-fn constant(value: &Bound<'_, PyAny>, dtype: Option<&str>) -> PyResult<PrimExpr> {
-    let is_float_value = value.is_instance_of::<pyo3::types::PyFloat>();
-    let dt = match dtype {
-        Some(d) => self::dtype(d)?,
-        None if is_float_value => DataType::Float32,
-        None => DataType::Int32,
-    };
-    if dt.is_float() {
-        let v: f64 = value.extract()?;
-        return Ok(PrimExpr::elem(te::Value::float(v)));
-    }
-    if is_float_value {
-        return Err(error(format!("`const` of type {dt} needs an integer")));
-    }
-    let v: i64 = value
-        .extract()
-        .map_err(|_| error(format!("`const` of type {dt} needs an integer")))?;
-    Ok(PrimExpr::index(Expr::int(v)))
-}
-
-/// `floordiv` or `floormod` (`kind`); truncating division is
-/// `truncating_division` (`expr.rs`).
-#[pyfunction]
-fn integer_division(kind: &str, a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<PrimExpr> {
-    let (x, y) = (to_index(a)?, to_index(b)?);
-    let e = match kind {
-        "floordiv" => Expr::floor_div(x, y),
-        "floormod" => Expr::floor_mod(x, y),
-        other => return Err(error(format!("unknown division `{other}`"))),
-    };
-    Ok(PrimExpr::index(e))
-}
-
-/// `tvm.tir.all(*conds)` (`is_all`) or `tvm.tir.any(*conds)`.
-#[pyfunction]
-#[pyo3(signature = (is_all, *conds))]
-fn all_or_any(is_all: bool, conds: &Bound<'_, PyTuple>) -> PyResult<PrimExpr> {
-    let conds = conds
-        .iter()
-        .map(|c| to_condition(&c))
-        .collect::<PyResult<Vec<_>>>()?;
-    let joined = conds.into_iter().reduce(|a, b| {
-        if is_all {
-            Expr::and(a, b)
-        } else {
-            Expr::or(a, b)
+/// An index argument: an integer, a `PrimExpr`, or an iteration variable
+/// (its variable).
+pub fn index_arg(obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
+    let v = to_value(obj)?;
+    let v = match &v {
+        Value::Object(tvm_api::Object::IterVar(_)) => {
+            tvm_api::get_attr(&v, "var").map_err(|e| api_error(obj.py(), e))?
         }
-    });
-    Ok(PrimExpr::index(
-        joined.unwrap_or_else(|| Expr::bool(is_all)),
-    ))
-}
-
-/// `te.create_schedule(ops)`: one operation or a list of them.
-#[pyfunction]
-fn create_schedule(ops: &Bound<'_, PyAny>) -> PyResult<Schedule> {
-    let items: Vec<Bound<'_, PyAny>> =
-        if ops.cast::<PyList>().is_ok() || ops.cast::<PyTuple>().is_ok() {
-            ops.try_iter()?.collect::<PyResult<Vec<_>>>()?
-        } else {
-            vec![ops.clone()]
-        };
-    let tensors = items
-        .iter()
-        .map(|o| to_op(o).map(|op| op.output()))
-        .collect::<PyResult<Vec<_>>>()?;
-    Ok(Schedule {
-        s: te::create_schedule(&tensors),
-    })
-}
-
-/// `tvm.te.schedule.InferBound(s)`.
-#[pyfunction]
-fn infer_bound(py: Python<'_>, s: PyRef<'_, Schedule>) -> PyResult<Map> {
-    te::infer_bound(&s.s)
-        .map(|bounds| Map { bounds })
-        .map_err(|e| te_error(py, e))
-}
-
-fn args_of(s: &te::Schedule, args: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<te::Tensor>> {
-    let tensors = match args.filter(|a| !a.is_none()) {
-        None => s.default_args(),
-        Some(list) => list
-            .try_iter()
-            .map_err(|_| error("`lower` needs its arguments as a list of tensors"))?
-            .map(|t| to_op(&t?).map(|op| op.output()))
-            .collect::<PyResult<Vec<_>>>()?,
+        _ => v,
     };
-    Ok(s.program_args(tensors))
+    tvm_api::as_index(&v).ok_or_else(|| {
+        pyo3::exceptions::PyTypeError::new_err(format!(
+            "expected an integer or index expression, found a {}",
+            v.type_name()
+        ))
+    })
 }
 
-/// `tvm.lower(s, args=None, name="main", binds=None, simple_mode=False)`.
+/// `tvm.ir.Range(begin, end)`: `[begin, end)`; with one argument `[0, end)`.
 #[pyfunction]
-#[pyo3(signature = (s, args=None, name="main", binds=None, simple_mode=false))]
-fn lower(
+#[pyo3(signature = (begin, end=None))]
+fn make_range(
     py: Python<'_>,
-    s: PyRef<'_, Schedule>,
-    args: Option<&Bound<'_, PyAny>>,
-    name: &str,
-    binds: Option<&Bound<'_, PyAny>>,
-    simple_mode: bool,
-) -> PyResult<LoweredFunc> {
-    let _ = (name, binds, simple_mode);
-    let tensors = args_of(&s.s, args)?;
-    let lowered = te::lower(&s.s, &tensors).map_err(|e| te_error(py, e))?;
-    Ok(LoweredFunc {
-        text: lowered.to_string(),
+    begin: &Bound<'_, PyAny>,
+    end: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Py<PyAny>> {
+    let (lo, hi) = match end {
+        Some(end) => (index_arg(begin)?, index_arg(end)?),
+        None => (Expr::int(0), index_arg(begin)?),
+    };
+    let range = arith::Range::half_open(lo, hi);
+    to_py(py, Value::Object(tvm_api::Object::Range(range)))
+}
+
+/// Structural equality (`tvm.ir.structural_equal`) of expressions, ranges
+/// and sequences of them.
+#[pyfunction]
+fn structural_equal(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(same_structure(&to_value(a)?, &to_value(b)?))
+}
+
+fn same_structure(a: &Value, b: &Value) -> bool {
+    use tvm_api::Object as O;
+    match (a, b) {
+        (Value::Index(x), Value::Index(y)) => x == y,
+        (Value::Index(x), Value::Int(_)) | (Value::Int(_), Value::Index(x)) => {
+            x.as_int() == tvm_api::as_int(if matches!(a, Value::Int(_)) { a } else { b })
+        }
+        (Value::Object(O::Range(x)), Value::Object(O::Range(y))) => {
+            x.min == y.min && x.extent == y.extent
+        }
+        (Value::Object(O::Element(x)), Value::Object(O::Element(y))) => {
+            x.to_string() == y.to_string()
+        }
+        _ => match (a.sequence(), b.sequence()) {
+            (Some(xs), Some(ys)) => {
+                xs.len() == ys.len() && xs.iter().zip(&ys).all(|(x, y)| same_structure(x, y))
+            }
+            _ => tvm_api::equal(a, b) || matches!((a, b), (Value::Int(x), Value::Int(y)) if x == y),
+        },
+    }
+}
+
+/// `truncdiv(a, b)` (`remainder` false) or `truncmod(a, b)`: C's integer
+/// division, rounding toward zero, and its remainder (the sign of `a`),
+/// for any divisor: a constant of either sign or an expression.
+#[pyfunction]
+#[pyo3(signature = (a, b, remainder=false))]
+fn truncating_division(
+    py: Python<'_>,
+    a: &Bound<'_, PyAny>,
+    b: &Bound<'_, PyAny>,
+    remainder: bool,
+) -> PyResult<Py<PyAny>> {
+    let (x, y) = (index_arg(a)?, index_arg(b)?);
+    let e = match y.as_int() {
+        Some(0) => return Err(error("truncating division by zero")),
+        Some(d) => trunc_by_constant(x, d, remainder)?,
+        None => trunc_by_expr(x, y, remainder),
+    };
+    to_py(py, Value::Index(e))
+}
+
+/// Truncating division or remainder by a non-zero constant `d`: for
+/// `d < 0`, `a / d` is `-(a / -d)` and the remainder is that of `-d`.
+fn trunc_by_constant(a: Expr, d: i64, remainder: bool) -> PyResult<Expr> {
+    let Some(magnitude) = d.checked_abs() else {
+        return Ok(trunc_by_expr(a, Expr::int(d), remainder));
+    };
+    let quotient = || {
+        Expr::trunc_div(a.clone(), magnitude)
+            .ok_or_else(|| error("truncating division by a non-positive constant"))
+    };
+    Ok(match (remainder, d > 0) {
+        (false, true) => quotient()?,
+        (false, false) => Expr::sub(Expr::int(0), quotient()?),
+        (true, _) => Expr::trunc_mod(a.clone(), magnitude)
+            .ok_or_else(|| error("truncating division by a non-positive constant"))?,
     })
+}
+
+/// Truncating division or remainder by `b`, written with floor operators:
+/// the floor quotient is one less than the truncated one exactly when the
+/// remainder is not zero and `a` and `b` have opposite signs.
+fn trunc_by_expr(a: Expr, b: Expr, remainder: bool) -> Expr {
+    let zero = || Expr::int(0);
+    let opposite = Expr::or(
+        Expr::and(Expr::lt(a.clone(), zero()), Expr::gt(b.clone(), zero())),
+        Expr::and(Expr::gt(a.clone(), zero()), Expr::lt(b.clone(), zero())),
+    );
+    let inexact = Expr::ne(Expr::floor_mod(a.clone(), b.clone()), zero());
+    let rounds_down = Expr::and(inexact, opposite);
+    if remainder {
+        Expr::sub(
+            Expr::floor_mod(a, b.clone()),
+            Expr::select(rounds_down, b, zero()),
+        )
+    } else {
+        Expr::add(
+            Expr::floor_div(a, b),
+            Expr::select(rounds_down, Expr::int(1), zero()),
+        )
+    }
+}
+
+/// `(schedule, args)` the report of a script is about, as `rangefinder te`
+/// decides: the last `tvm.lower(s, args)`, else the last schedule created
+/// (with `args` None); None when the script created none.
+#[pyfunction]
+fn session_target(py: Python<'_>) -> PyResult<Option<(Py<PyAny>, Py<PyAny>)>> {
+    let target = with_session(|s| match s.lowered.last() {
+        Some(l) => Some((l.schedule.clone(), Some(l.args.clone()))),
+        None => s.schedules.last().map(|sch| (sch.clone(), None)),
+    });
+    let Some((schedule, args)) = target else {
+        return Ok(None);
+    };
+    let schedule = to_py(py, Value::Object(tvm_api::Object::Schedule(schedule)))?;
+    let args = match args {
+        Some(tensors) => to_py(
+            py,
+            Value::list(
+                tensors
+                    .into_iter()
+                    .map(|t| Value::Object(tvm_api::Object::Tensor(t)))
+                    .collect(),
+            ),
+        )?,
+        None => py.None(),
+    };
+    Ok(Some((schedule, args)))
+}
+
+/// Forgets the schedules and lowerings made so far.
+#[pyfunction]
+fn session_reset() {
+    with_session(|s| {
+        s.schedules.clear();
+        s.lowered.clear();
+    });
 }
 
 /// What `rangefinder te` prints for a schedule: bounds, regions, storage,
@@ -476,6 +244,12 @@ impl Report {
         }
     }
 
+    /// The report as Python objects: what `json.loads(self.json())`
+    /// gives, built without the text.
+    fn data(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        json_to_py(py, &self.report.to_json())
+    }
+
     /// The text `rangefinder te` prints.
     fn text(&self) -> String {
         self.report.to_text()
@@ -488,21 +262,109 @@ impl Report {
     }
 }
 
+/// A JSON value as the Python objects `json.loads` gives.
+fn json_to_py(py: Python<'_>, v: &serde_json::Value) -> PyResult<Py<PyAny>> {
+    use pyo3::types::{PyDict, PyList};
+    use serde_json::Value as J;
+    Ok(match v {
+        J::Null => py.None(),
+        J::Bool(b) => pyo3::types::PyBool::new(py, *b)
+            .to_owned()
+            .into_any()
+            .unbind(),
+        J::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_pyobject(py)?.into_any().unbind(),
+            (None, Some(u)) => u.into_pyobject(py)?.into_any().unbind(),
+            _ => n
+                .as_f64()
+                .unwrap_or(f64::NAN)
+                .into_pyobject(py)?
+                .into_any()
+                .unbind(),
+        },
+        J::String(s) => s.into_pyobject(py)?.into_any().unbind(),
+        J::Array(items) => PyList::new(
+            py,
+            items
+                .iter()
+                .map(|x| json_to_py(py, x))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?
+        .into_any()
+        .unbind(),
+        J::Object(map) => {
+            let d = PyDict::new(py);
+            for (k, x) in map {
+                d.set_item(k, json_to_py(py, x)?)?;
+            }
+            d.into_any().unbind()
+        }
+    })
+}
+
+/// The tensors of `args` (tensors or their operations), or the schedule's
+/// default arguments (inputs, then outputs).
+fn program_args(py: Python<'_>, s: &te::Schedule, args: Value) -> PyResult<Vec<te::Tensor>> {
+    let tensors = match args {
+        Value::None => s.default_args(),
+        list => {
+            let items = tvm_api::iter(&list)
+                .ok_or_else(|| error("`lower` needs its arguments as a list of tensors"))?;
+            items
+                .iter()
+                .map(|v| match v {
+                    Value::Object(tvm_api::Object::Tensor(t)) => Ok(t.clone()),
+                    _ => {
+                        let op = tvm_api::get_attr(v, "op").map_err(|e| api_error(py, e))?;
+                        match op {
+                            Value::Object(tvm_api::Object::Op(op)) => Ok(op.output()),
+                            _ => Err(error(format!(
+                                "expected a tensor or its `.op`, found a {}",
+                                v.type_name()
+                            ))),
+                        }
+                    }
+                })
+                .collect::<PyResult<Vec<_>>>()?
+        }
+    };
+    Ok(s.program_args(tensors))
+}
+
 /// The report of schedule `s` with `args` (default: inputs, then outputs),
 /// run and checked when `run` is true, within `max_steps` loop iterations
 /// and stores (default `te::DEFAULT_MAX_STEPS`). The run checks for
-/// signals as it goes: Ctrl-C raises `KeyboardInterrupt` promptly.
+/// signals as it goes: Ctrl-C raises `KeyboardInterrupt` promptly. A
+/// lowering the script made of the schedule as it is now is reused.
 #[pyfunction]
 #[pyo3(signature = (s, args=None, run=false, seed=0, max_steps=None))]
 fn te_report(
     py: Python<'_>,
-    s: PyRef<'_, Schedule>,
+    s: &Bound<'_, PyAny>,
     args: Option<&Bound<'_, PyAny>>,
     run: bool,
     seed: u64,
     max_steps: Option<u64>,
 ) -> PyResult<Report> {
-    let tensors = args_of(&s.s, args)?;
+    let Value::Object(tvm_api::Object::Schedule(schedule)) = to_value(s)? else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(
+            "`report` needs a schedule (what `te.create_schedule` returns)",
+        ));
+    };
+    let args = match args {
+        Some(a) => to_value(a)?,
+        None => Value::None,
+    };
+    let sched = schedule.borrow();
+    let tensors = program_args(py, &sched, args)?;
+    let earlier = with_session(|session| {
+        session
+            .lowered
+            .iter()
+            .rev()
+            .find(|l| std::rc::Rc::ptr_eq(&l.schedule, &schedule))
+            .map(|l| l.lowering.clone())
+    });
     let options = te::ReportOptions {
         run,
         seed,
@@ -510,7 +372,7 @@ fn te_report(
         interrupt: Some(tir::Interrupt(signal_received)),
     };
     PENDING_SIGNAL.with(|p| p.borrow_mut().take());
-    let result = te::run_report(&s.s, &tensors, &options);
+    let result = te::run_report_reusing(&sched, &tensors, &options, earlier);
     // The exception a signal handler raised (KeyboardInterrupt for
     // Ctrl-C) is raised in place of the run's error.
     if let Some(e) = PENDING_SIGNAL.with(|p| p.borrow_mut().take()) {
@@ -537,59 +399,4 @@ fn signal_received() -> bool {
             true
         }
     })
-}
-
-/// `tvm.tir.stmt_functor.substitute(expr, {var: value})`.
-#[pyfunction]
-fn substitute(expr: &Bound<'_, PyAny>, vmap: &Bound<'_, PyDict>) -> PyResult<PrimExpr> {
-    let e = to_index(expr)?;
-    let mut map: Vec<(Var, Expr)> = Vec::new();
-    for (k, v) in vmap.iter() {
-        let key = to_index(&k)?;
-        let Some(var) = key.as_var() else {
-            return Err(error(format!("`{key}` is not a variable")));
-        };
-        map.push((var.clone(), to_index(&v)?));
-    }
-    let out = e.substitute(&mut |v| map.iter().find(|(k, _)| k == v).map(|(_, e)| e.clone()));
-    Ok(PrimExpr::index(out))
-}
-
-/// Whether `a == b` holds for every value of their variables.
-#[pyfunction]
-fn prove_equal(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<bool> {
-    let (x, y) = (to_index(a)?, to_index(b)?);
-    Ok(decide(&Expr::eq(x, y)) == Some(true))
-}
-
-/// Structural equality of expressions, ranges and lists of them.
-#[pyfunction]
-fn structural_equal(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<bool> {
-    if let (Ok(x), Ok(y)) = (
-        a.extract::<PyRef<'_, Range>>(),
-        b.extract::<PyRef<'_, Range>>(),
-    ) {
-        return Ok(x.range.min == y.range.min && x.range.extent == y.range.extent);
-    }
-    if let (Ok(x), Ok(y)) = (to_term(a), to_term(b)) {
-        return Ok(match (x, y) {
-            (Term::Index(x), Term::Index(y)) => x == y,
-            (Term::Elem(x), Term::Elem(y)) => x.to_string() == y.to_string(),
-            _ => false,
-        });
-    }
-    if let (Ok(xs), Ok(ys)) = (a.try_iter(), b.try_iter()) {
-        let xs = xs.collect::<PyResult<Vec<_>>>()?;
-        let ys = ys.collect::<PyResult<Vec<_>>>()?;
-        if xs.len() != ys.len() {
-            return Ok(false);
-        }
-        for (x, y) in xs.iter().zip(&ys) {
-            if !structural_equal(x, y)? {
-                return Ok(false);
-            }
-        }
-        return Ok(true);
-    }
-    a.eq(b)
 }

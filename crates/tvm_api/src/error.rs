@@ -101,6 +101,10 @@ pub struct ApiError {
     /// The argument the error is about; `None` for the call (or expression)
     /// as a whole.
     pub arg: Option<ArgRef>,
+    /// For an error of `te`, its category (`"invalid_schedule"`,
+    /// `"overflow"`, ...: `te::ErrorKind::name`), which the Python package
+    /// exposes as the exception's `kind`.
+    pub kind: Option<&'static str>,
 }
 
 impl ApiError {
@@ -110,6 +114,15 @@ impl ApiError {
             class,
             message: message.into(),
             arg: None,
+            kind: None,
+        }
+    }
+
+    /// The `TVMError` of an error of `te`, with its category.
+    pub fn te(e: te::TeError) -> ApiError {
+        ApiError {
+            kind: Some(e.kind.name()),
+            ..ApiError::tvm(e.message)
         }
     }
 
@@ -178,6 +191,7 @@ pub(crate) fn type_error(at: At, message: impl Into<String>) -> ApiError {
         class: ErrorClass::TypeError,
         message: message.into(),
         arg: at,
+        kind: None,
     }
 }
 
@@ -187,6 +201,7 @@ pub(crate) fn error(class: ErrorClass, at: At, message: impl Into<String>) -> Ap
         class,
         message: message.into(),
         arg: at,
+        kind: None,
     }
 }
 

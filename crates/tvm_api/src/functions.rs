@@ -194,7 +194,10 @@ pub(crate) fn call_back(
 }
 
 fn te_error(span: &At, e: te::TeError) -> ApiError {
-    tvm_error(span.clone(), e.message)
+    ApiError {
+        arg: span.clone(),
+        ..ApiError::te(e)
+    }
 }
 
 fn placeholder(args: Args) -> ApiResult<Value> {
@@ -236,7 +239,9 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     let axis_names: Vec<String> = match host.parameters(&f.value) {
         Some(params) if !params.varargs => {
             if params.names.len() != dims.len() {
-                return Err(type_error(
+                // TVM raises a ValueError here.
+                return Err(error(
+                    ErrorClass::ValueError,
                     f.place(),
                     format!(
                         "the shape has {} dimensions but the function takes {} indices",

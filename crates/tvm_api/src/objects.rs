@@ -325,11 +325,19 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                         crate::schedule::unsupported_stage_method(name),
                     )
                 }),
+            (Object::Relation(r), _) => relation_attribute(r, name).ok_or_else(|| {
+                let has = match r {
+                    te::Relation::Split { .. } => {
+                        "it has .parent, .outer, .inner, .factor and .nparts"
+                    }
+                    te::Relation::Fuse { .. } => "it has .outer, .inner and .fused",
+                };
+                no_attribute(value, name, span, has)
+            }),
             (
                 Object::Element(_)
                 | Object::PartialLoad(..)
                 | Object::Bounds(_)
-                | Object::Relation(_)
                 | Object::AxisSeparator,
                 _,
             ) => Err(no_attribute(value, name, span, "it has no attributes")),
@@ -354,6 +362,29 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             span,
             format!("a {} has no attribute `{name}`", value.type_name()),
         )),
+    }
+}
+
+/// `.parent`, `.outer`, `.inner`, `.factor`, `.nparts` of a split and
+/// `.outer`, `.inner`, `.fused` of a fuse, as TVM's `Split` and `Fuse`
+/// nodes have them (the factor of a split by parts is `None`, and the
+/// reverse).
+fn relation_attribute(r: &te::Relation, name: &str) -> Option<Value> {
+    let iv = |iv: &te::IterVar| Value::Object(Object::IterVar(iv.clone()));
+    match (r, name) {
+        (te::Relation::Split { parent, .. }, "parent") => Some(iv(parent)),
+        (te::Relation::Split { outer, .. }, "outer") => Some(iv(outer)),
+        (te::Relation::Split { inner, .. }, "inner") => Some(iv(inner)),
+        (te::Relation::Split { by, .. }, "factor" | "nparts") => Some(match (by, name) {
+            (te::SplitBy::Factor(f), "factor") | (te::SplitBy::NParts(f), "nparts") => {
+                Value::Index(f.clone())
+            }
+            _ => Value::None,
+        }),
+        (te::Relation::Fuse { outer, .. }, "outer") => Some(iv(outer)),
+        (te::Relation::Fuse { inner, .. }, "inner") => Some(iv(inner)),
+        (te::Relation::Fuse { fused, .. }, "fused") => Some(iv(fused)),
+        _ => None,
     }
 }
 
@@ -468,7 +499,8 @@ fn element_indices(index: &Value) -> Option<Vec<Value>> {
 /// every index at once and integer indices.
 fn gather(t: &te::Tensor, items: Vec<Value>, index_span: At, span: At) -> ApiResult<Value> {
     if items.len() != t.ndim() {
-        return Err(type_error(
+        return Err(crate::error::error(
+            crate::ErrorClass::IndexError,
             span,
             format!(
                 "`{}` has {} dimensions but {} indices were given: a read at indices \
@@ -501,7 +533,8 @@ fn gather(t: &te::Tensor, items: Vec<Value>, index_span: At, span: At) -> ApiRes
 /// `t[indices]`: an element, or a partial load while indices are missing.
 fn load(t: &te::Tensor, indices: Vec<Expr>, span: At) -> ApiResult<Value> {
     if indices.len() > t.ndim() {
-        return Err(type_error(
+        return Err(crate::error::error(
+            crate::ErrorClass::IndexError,
             span,
             format!(
                 "`{}` has {} dimensions but {} indices were given",

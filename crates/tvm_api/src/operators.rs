@@ -38,6 +38,26 @@ fn unsupported(symbol: &str, lhs: &Value, rhs: &Value) -> ApiError {
 }
 
 fn index_binary(op: BinaryOp, a: Expr, b: Expr) -> ApiResult<Value> {
+    // Python integers never wrap: arithmetic on two constants whose result
+    // does not fit in 64 bits is an error, not an expression that would
+    // overflow wherever it is evaluated.
+    if let (Some(x), Some(y)) = (a.as_int(), b.as_int()) {
+        let fits = match op {
+            BinaryOp::Add => x.checked_add(y).is_some(),
+            BinaryOp::Sub => x.checked_sub(y).is_some(),
+            BinaryOp::Mul => x.checked_mul(y).is_some(),
+            _ => true,
+        };
+        if !fits {
+            return Err(ApiError::new(
+                ErrorClass::OverflowError,
+                format!(
+                    "integer overflow: {x} {} {y} does not fit in 64 bits",
+                    op.symbol()
+                ),
+            ));
+        }
+    }
     let e = match op {
         BinaryOp::Add => Expr::add(a, b),
         BinaryOp::Sub => Expr::sub(a, b),

@@ -3,7 +3,7 @@
 //! `compute_root`, `bind`, `set_scope`.
 
 use crate::args::{Args, Given};
-use crate::error::{not_supported, tvm_error, type_error, ApiResult, At};
+use crate::error::{not_supported, type_error, ApiResult, At};
 use crate::object::{Object, ScheduleRef};
 use crate::objects::{to_index, to_iter_var, to_op};
 use crate::value::Value;
@@ -64,7 +64,10 @@ pub(crate) fn unsupported_schedule_method(name: &str) -> String {
 }
 
 fn te_error(span: &At, e: te::TeError) -> crate::ApiError {
-    tvm_error(span.clone(), e.message)
+    crate::ApiError {
+        arg: span.clone(),
+        ..crate::ApiError::te(e)
+    }
 }
 
 fn iter_var(iv: te::IterVar) -> Value {

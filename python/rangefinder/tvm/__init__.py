@@ -21,7 +21,7 @@ what ``rangefinder te SCRIPT.py`` prints.
 
 import sys as _sys
 
-from . import arith, container, error, ir, runtime, te, testing, tir
+from . import _object, arith, container, error, ir, runtime, te, testing, tir
 from ._session import session
 from .error import TVMError
 from .runtime import convert
@@ -70,14 +70,13 @@ __all__ = [
 ]
 
 
+_lower = _object.api("tvm.lower")
+
+
 def lower(inp, args=None, name="main", binds=None, simple_mode=False):
     """``tvm.lower``: the loop program of schedule ``inp``; ``str()`` of the
     result is the text ``tvm.lower(..., simple_mode=True)`` prints."""
-    from .. import _native
-
-    func = _native.lower(inp, args, name, binds, simple_mode)
-    session().lowered(inp, args)
-    return func
+    return tir.PrimFunc(_lower(inp, args, name, binds, simple_mode))
 
 
 def install():

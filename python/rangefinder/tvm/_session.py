@@ -1,32 +1,21 @@
 """Which schedule a script is about: the one it lowered last, else the one
-it created last (as ``rangefinder te`` decides)."""
+it created last (as ``rangefinder te`` decides). The API layer's session
+records both."""
+
+from .. import _native
 
 
 class Session:
-    """The schedules a script created and lowered, in order."""
-
-    def __init__(self):
-        self.created = []
-        self.lowered_with = []
-
-    def created_schedule(self, s):
-        self.created.append(s)
-
-    def lowered(self, s, args):
-        self.lowered_with.append((s, args))
+    """The schedules a script created and lowered."""
 
     def target(self):
         """``(schedule, args)`` the report is about, or None; ``args`` is
-        None where the script named none."""
-        if self.lowered_with:
-            return self.lowered_with[-1]
-        if self.created:
-            return (self.created[-1], None)
-        return None
+        None where the script lowered nothing."""
+        return _native.session_target()
 
     def reset(self):
-        self.created.clear()
-        self.lowered_with.clear()
+        """Forgets the schedules and lowerings made so far."""
+        _native.session_reset()
 
 
 _SESSION = Session()

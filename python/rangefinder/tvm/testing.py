@@ -1,12 +1,9 @@
 """``tvm.testing``: the assertion TVM's own tests use."""
 
-from .._native import prove_equal
+from ._object import api
+
+#: Raises ``AssertionError`` unless ``lhs == rhs`` for every value of their
+#: variables.
+assert_prim_expr_equal = api("tvm.testing.assert_prim_expr_equal")
 
 __all__ = ["assert_prim_expr_equal"]
-
-
-def assert_prim_expr_equal(lhs, rhs):
-    """Raises ``AssertionError`` unless ``lhs == rhs`` for every value of
-    their variables."""
-    if not prove_equal(lhs, rhs):
-        raise AssertionError(f"assert_prim_expr_equal failed: `{lhs}` is not provably equal to `{rhs}`")

@@ -1,12 +1,14 @@
 """``tvm.te.schedule``: bound inference and the schedule's relations."""
 
-from ..._native import Fuse, Schedule, Split, Stage
-from ..._native import infer_bound as _infer_bound
+from .._object import api, tvm_class
+
+Schedule = tvm_class("tvm.te.Schedule", doc="A schedule: ``s[C]`` gives the stage of ``C``.")
+Stage = tvm_class("tvm.te.Stage", doc="One operation's schedule: ``s[C].split(...)``, ``compute_at``, ...")
+Split = tvm_class("tvm.te.schedule.Split", doc="``parent = outer * factor + inner``.")
+Fuse = tvm_class("tvm.te.schedule.Fuse", doc="``fused = outer * extent(inner) + inner``.")
+
+#: The range of every iteration variable of a schedule: a
+#: :class:`rangefinder.tvm.container.Map` from IterVar to Range.
+InferBound = api("tvm.te.schedule.InferBound")
 
 __all__ = ["Fuse", "InferBound", "Schedule", "Split", "Stage"]
-
-
-def InferBound(sch):
-    """The range of every iteration variable of schedule ``sch``: a
-    :class:`rangefinder.tvm.container.Map` from IterVar to Range."""
-    return _infer_bound(sch)

@@ -1,8 +1,61 @@
-"""``tvm.tir``: expressions and the integer operators on them."""
+"""``tvm.tir``: expressions and the integer operators on them.
+
+Every function here is the API layer's (``tvm_api``), resolved by name,
+but for C's truncating division by any divisor."""
 
 from ... import _native
-from ..._native import IndexMap, IterVar, PrimExpr, PrimFunc
+from ..._native import IndexMap
+from .._object import api, tvm_class
 from . import stmt_functor
+
+PrimExpr = tvm_class(
+    "tvm.tir.PrimExpr",
+    type_names=("PrimExpr", "condition", "tensor element expression"),
+    doc="An expression: ``i * 4 + j``, ``A[i, k] * B[k, j]``, ``i < n``.",
+)
+IterVar = tvm_class("tvm.tir.IterVar", doc="An iteration variable: a loop, reduction or thread axis.")
+Var = tvm_class("tvm.tir.Var", construct=lambda name, dtype="int32", span=None: var(name, dtype),
+                doc="A symbolic integer.")
+var = api("tvm.tir.var")
+const = api("tvm.tir.const")
+floordiv = api("tvm.tir.floordiv")
+floormod = api("tvm.tir.floormod")
+indexdiv = api("tvm.tir.indexdiv")
+indexmod = api("tvm.tir.indexmod")
+all = api("tvm.tir.all")
+any = api("tvm.tir.any")
+if_then_else = api("tvm.tir.if_then_else")
+min = api("tvm.tir.min")
+max = api("tvm.tir.max")
+
+
+class PrimFunc(str):
+    """What ``tvm.lower`` returns: ``str()`` of it is the lowered program."""
+
+    def script(self):
+        """The lowered program as text (``mod.script()`` in TVM)."""
+        return str(self)
+
+
+def IntImm(dtype, value, span=None):
+    """An integer constant."""
+    return const(value, dtype)
+
+
+def truncdiv(a, b, span=None):
+    """Division rounding toward zero, as C's ``/`` (any non-zero divisor)."""
+    return _native.truncating_division(a, b)
+
+
+def truncmod(a, b, span=None):
+    """The remainder of :func:`truncdiv`, with the sign of ``a`` (C's ``%``)."""
+    return _native.truncating_division(a, b, True)
+
+
+#: The math functions on tensor elements (``exp``, ``sigmoid``, ``power``, ...).
+MATH_FUNCTIONS = tuple(_native.intrinsic_names())
+for _name in MATH_FUNCTIONS:
+    globals()[_name] = api("tvm.tir." + _name)
 
 __all__ = [
     "IndexMap",
@@ -24,84 +77,5 @@ __all__ = [
     "stmt_functor",
     "truncdiv",
     "truncmod",
-]
-
-
-def const(value, dtype=None, span=None):
-    """A constant of ``dtype`` (``int32`` or ``float32`` by default)."""
-    return _native.constant(value, dtype)
-
-
-def IntImm(dtype, value, span=None):
-    """An integer constant."""
-    return _native.constant(value, dtype)
-
-
-def Var(name, dtype="int32", span=None):
-    """A symbolic integer."""
-    return _native.var(name, dtype)
-
-
-def floordiv(a, b, span=None):
-    """``a // b``, rounding toward negative infinity."""
-    return _native.integer_division("floordiv", a, b)
-
-
-def floormod(a, b, span=None):
-    """``a % b`` with the sign of ``b``."""
-    return _native.integer_division("floormod", a, b)
-
-
-def truncdiv(a, b, span=None):
-    """Division rounding toward zero, as C's ``/`` (any non-zero divisor)."""
-    return _native.truncating_division(a, b)
-
-
-def truncmod(a, b, span=None):
-    """The remainder of :func:`truncdiv`, with the sign of ``a`` (C's ``%``)."""
-    return _native.truncating_division(a, b, True)
-
-
-indexdiv = floordiv
-indexmod = floormod
-
-
-def all(*args, span=None):
-    """The conjunction of conditions."""
-    return _native.all_or_any(True, *args)
-
-
-def any(*args, span=None):
-    """The disjunction of conditions."""
-    return _native.all_or_any(False, *args)
-
-
-def if_then_else(cond, t, f, span=None):
-    """``t`` where ``cond`` holds, else ``f``."""
-    return _native.if_then_else(cond, t, f)
-
-
-def _math_function(name):
-    def call(*args, span=None):
-        return _native.call_intrinsic(name, *args)
-
-    call.__name__ = call.__qualname__ = name
-    call.__doc__ = f"``{name}`` of tensor elements, as ``tvm.tir.{name}``."
-    return call
-
-
-#: The math functions on tensor elements (``exp``, ``sigmoid``, ``power``, ...).
-MATH_FUNCTIONS = tuple(_native.intrinsic_names())
-for _name in MATH_FUNCTIONS:
-    globals()[_name] = _math_function(_name)
-__all__ += list(MATH_FUNCTIONS)
-
-
-def min(a, b, span=None):
-    """The smaller of two values."""
-    return _native.binary_min_max(False, a, b)
-
-
-def max(a, b, span=None):
-    """The larger of two values."""
-    return _native.binary_min_max(True, a, b)
+    "var",
+] + list(MATH_FUNCTIONS)

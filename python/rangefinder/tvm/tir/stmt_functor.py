@@ -1,10 +1,8 @@
 """``tvm.tir.stmt_functor``: substitution in expressions."""
 
-from ..._native import substitute as _substitute
+from .._object import api
+
+#: ``node`` with each variable of ``vmap`` replaced by its value.
+substitute = api("tvm.tir.stmt_functor.substitute")
 
 __all__ = ["substitute"]
-
-
-def substitute(node, vmap):
-    """``node`` with each variable of ``vmap`` replaced by its value."""
-    return _substitute(node, dict(vmap))

@@ -1,0 +1,41 @@
+"""TVM's classes, as thin Python classes over the API layer's objects.
+
+Every TVM object is a ``rangefinder._native.Object``; ``isinstance(x,
+tvm.tir.IterVar)`` asks the API layer (or, for classes it does not name,
+compares the layer's name of the value's type), and calling a class that
+TVM lets programs construct calls the layer's function for it."""
+
+from .. import _native
+
+
+class _TVMClass(type):
+    def __instancecheck__(cls, obj):
+        return _native.instance_of(obj, cls._path, list(cls._type_names))
+
+    def __call__(cls, *args, **kwargs):
+        if cls._construct is None:
+            raise TypeError(f"`{cls._path}` objects are made by the API, not constructed directly")
+        return cls._construct(*args, **kwargs)
+
+
+def tvm_class(path, type_names=None, construct=None, doc=None):
+    """The class TVM calls ``path`` (``tvm.tir.IterVar``); values whose type
+    the layer names one of ``type_names`` (default: the class's own name)
+    are its instances; ``construct`` makes one."""
+    module, _, name = path.rpartition(".")
+    return _TVMClass(
+        name,
+        (),
+        {
+            "_path": path,
+            "_type_names": tuple(type_names or (name,)),
+            "_construct": staticmethod(construct) if construct else None,
+            "__module__": "rangefinder." + module,
+            "__doc__": doc or f"``{path}``.",
+        },
+    )
+
+
+def api(path):
+    """The API layer's function (or constant) at dotted ``path``."""
+    return _native.resolve(path)

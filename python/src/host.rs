@@ -1,0 +1,103 @@
+//! The Python interpreter as `tvm_api`'s [`Host`]: it calls the Python
+//! functions a program passes to the API (a compute's lambda) and holds
+//! the session of the process.
+
+use crate::error::api_error;
+use crate::object::{to_py, to_value, PyValue};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use std::cell::RefCell;
+use tvm_api::{ApiError, ErrorClass, Host, Parameters, Session, Value};
+
+thread_local! {
+    /// The session of this thread's Python programs, while no API call
+    /// holds it.
+    static SESSION: RefCell<Session> = RefCell::new(Session::default());
+}
+
+/// Runs `f` on this thread's session.
+pub fn with_session<R>(f: impl FnOnce(&mut Session) -> R) -> R {
+    SESSION.with(|s| f(&mut s.borrow_mut()))
+}
+
+/// The host of one API call.
+struct PyHost<'py> {
+    py: Python<'py>,
+    session: Session,
+    /// The Python exception a callback raised, re-raised as it was.
+    raised: Option<PyErr>,
+}
+
+impl PyHost<'_> {
+    fn call_python(&mut self, f: &PyValue, args: Vec<Value>) -> PyResult<Value> {
+        let args = args
+            .into_iter()
+            .map(|a| to_py(self.py, a))
+            .collect::<PyResult<Vec<_>>>()?;
+        let result = f.obj.bind(self.py).call1(PyTuple::new(self.py, args)?)?;
+        to_value(&result)
+    }
+}
+
+impl Host for PyHost<'_> {
+    fn call(&mut self, f: &Value, args: Vec<Value>) -> Result<Value, ApiError> {
+        let Some(func) = f.as_host::<PyValue>() else {
+            return Err(ApiError::type_error(format!(
+                "a {} cannot be called",
+                f.type_name()
+            )));
+        };
+        // The callback may call the API again: it finds the session where
+        // it is between calls.
+        SESSION.with(|s| *s.borrow_mut() = std::mem::take(&mut self.session));
+        let result = self.call_python(func, args);
+        self.session = SESSION.with(|s| std::mem::take(&mut *s.borrow_mut()));
+        result.map_err(|e| {
+            self.raised = Some(e);
+            ApiError::new(ErrorClass::Host, "")
+        })
+    }
+
+    fn parameters(&self, f: &Value) -> Option<Parameters> {
+        const CO_VARARGS: u32 = 0x04;
+        let func = f.as_host::<PyValue>()?;
+        let code = func.obj.bind(self.py).getattr("__code__").ok()?;
+        let argcount: usize = code.getattr("co_argcount").ok()?.extract().ok()?;
+        let flags: u32 = code.getattr("co_flags").ok()?.extract().ok()?;
+        let names: Vec<String> = code.getattr("co_varnames").ok()?.extract().ok()?;
+        Some(Parameters {
+            names: names.into_iter().take(argcount).collect(),
+            varargs: argcount == 0 && flags & CO_VARARGS != 0,
+        })
+    }
+
+    fn session(&mut self) -> &mut Session {
+        &mut self.session
+    }
+}
+
+/// Runs one API call with this thread's session; an error becomes the
+/// Python exception of its class, or the exception a callback raised.
+pub fn with_host<R>(
+    py: Python<'_>,
+    f: impl FnOnce(&mut dyn Host) -> Result<R, ApiError>,
+) -> PyResult<R> {
+    let mut host = PyHost {
+        py,
+        session: SESSION.with(|s| std::mem::take(&mut *s.borrow_mut())),
+        raised: None,
+    };
+    let result = f(&mut host);
+    // Reports need the last schedule and the last lowering only; earlier
+    // ones are dropped so that a long-running process does not keep every
+    // schedule it ever built.
+    let session = &mut host.session;
+    let keep = |n: usize| n.saturating_sub(1);
+    session.schedules.drain(..keep(session.schedules.len()));
+    session.lowered.drain(..keep(session.lowered.len()));
+    SESSION.with(|s| *s.borrow_mut() = host.session);
+    result.map_err(|e| match (e.class, host.raised) {
+        (ErrorClass::Host, Some(raised)) => raised,
+        (_, _) => api_error(py, e),
+    })
+}

@@ -1,0 +1,135 @@
+"""rangefinder.tvm is a front end over the API layer (`tvm_api`): its
+functions are the layer's, resolved by name; values convert both ways
+(sizes with `__index__`, such as numpy integers); TVM's classes answer
+`isinstance` through the layer; errors keep the layer's class and message."""
+
+import pytest
+
+import rangefinder
+import rangefinder._native as native
+import rangefinder.tvm as tvm
+from rangefinder.tvm import te, tir
+
+
+class Int64:
+    """An integer type of another library (numpy's `np.int64`): not an
+    `int`, but usable as one through `__index__`."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __index__(self):
+        return self.v
+
+
+def test_functions_are_the_layers():
+    assert isinstance(te.compute, native.Object)
+    assert str(te.compute) == "<built-in function te.compute>"
+    # Every spelling is one function of the layer.
+    assert str(tvm.compute) == str(te.compute)
+    assert str(native.resolve("tvm.te.schedule.InferBound")) == str(te.schedule.InferBound)
+    with pytest.raises(AttributeError, match="not supported by rangefinder"):
+        native.resolve("tvm.te.no_such_function")
+
+
+def test_sizes_with_index_are_integers():
+    n = Int64(8)
+    A = te.placeholder((n, Int64(4)), name="A")
+    assert A.shape == (8, 4)
+    B = te.compute((n, 4), lambda i, j: A[i, j] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    xo, xi = s[B].split(B.op.axis[0], factor=Int64(3))
+    r = rangefinder.report(s, [A, B], run=True)
+    assert r["check"]["out_of_bounds"] == 0 and r["check"]["max_abs_error"] == 0
+
+
+def test_isinstance_asks_the_layer():
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    xo, xi = s[B].split(B.op.axis[0], factor=4)
+    fused = s[B].fuse(xo, xi)
+    n = te.var("n")
+    assert isinstance(A, te.Tensor) and not isinstance(A.op, te.Tensor)
+    assert isinstance(B.op, te.Operation)
+    assert isinstance(xo, tir.IterVar) and not isinstance(xo, tir.PrimExpr)
+    assert isinstance(n, tir.Var) and isinstance(n, tir.PrimExpr) and isinstance(n + 1, tir.PrimExpr)
+    assert not isinstance(n + 1, tir.Var) and not isinstance(3, tir.PrimExpr)
+    assert isinstance(s, te.Schedule) and isinstance(s[B], te.Stage)
+    split, fuse = s[B].relations
+    assert isinstance(split, te.schedule.Split) and not isinstance(split, te.schedule.Fuse)
+    assert isinstance(fuse, te.schedule.Fuse)
+    assert isinstance(te.schedule.InferBound(s), tvm.container.Map)
+    assert isinstance(tvm.ir.Range(0, 4), tvm.ir.Range)
+    with pytest.raises(TypeError, match="constructed"):
+        te.Tensor()
+
+
+def test_relations_have_tvms_attributes():
+    A = te.placeholder((10,), name="A")
+    B = te.compute((10,), lambda i: A[i] + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    xo, xi = s[B].split(B.op.axis[0], nparts=3)
+    f = s[B].fuse(xo, xi)
+    split, fuse = s[B].relations
+    assert split.parent == B.op.axis[0] and split.outer == xo and split.inner == xi
+    assert split.factor is None and split.nparts.value == 3
+    assert fuse.outer == xo and fuse.inner == xi and fuse.fused == f
+    assert not hasattr(split, "fused")
+
+
+def test_errors_keep_the_layers_class_and_message():
+    A = te.placeholder((4, 4), name="A")
+    with pytest.raises(ValueError, match="the shape has 2 dimensions but the function takes 1"):
+        te.compute((4, 4), lambda i: A[i, i])
+    with pytest.raises(IndexError, match="has 2 dimensions but 3 indices"):
+        te.compute((4,), lambda i: A[i, i, i])
+    with pytest.raises(TypeError, match="`compute` needs a lambda or function, found a int"):
+        te.compute((4,), 1)
+    with pytest.raises(rangefinder.Error, match="does not fit in 64 bits"):
+        te.var("n") + 2**70
+
+
+def test_callbacks_may_call_the_api_and_raise_through_it():
+    A = te.placeholder((4,), name="A")
+
+    def body(i):
+        k = te.reduce_axis((0, 4), name="k")  # the API, called from inside a callback
+        return te.sum(A[k] * A[i], axis=k)
+
+    B = te.compute((4,), body, name="B")
+    assert [str(x) for x in B.op.reduce_axis] == ["k"]
+
+    class Boom(Exception):
+        pass
+
+    def raising(i):
+        raise Boom(i)
+
+    with pytest.raises(Boom):
+        te.compute((4,), raising)
+    # The session survives the failed call.
+    s = te.create_schedule(B.op)
+    assert tvm.session().target()[0] is not None and rangefinder.report(s)["stages"]
+
+
+def test_and_or_on_conditions_are_the_layers_all_and_any():
+    i, n = te.var("i"), te.var("n")
+    both = (i < n) & (0 <= i)
+    assert str(both) == str(tir.all(i < n, 0 <= i))
+    assert str((i < n) | True) == str(tir.any(i < n, True))
+    an = rangefinder.Analyzer()
+    an.bind(i, (0, 4))
+    an.bind(n, (4, 8))
+    assert an.can_prove(both)
+    with pytest.raises(TypeError, match="condition"):
+        (i + 1) & (i < n)
+
+
+def test_every_name_the_modules_export_exists():
+    import rangefinder.tvm.te.schedule as schedule
+
+    for module in (tvm, te, tir, schedule, tvm.ir, tvm.runtime, tvm.container, tvm.testing, tir.stmt_functor):
+        missing = [n for n in module.__all__ if not hasattr(module, n)]
+        assert missing == [], module.__name__
+    assert te.IndexMap is tir.IndexMap is rangefinder.IndexMap
