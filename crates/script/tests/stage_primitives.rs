@@ -468,3 +468,39 @@ print(tvm.lower(s, [A, B], simple_mode=True))
     assert_eq!((line, column), (8, 15), "{message}");
     assert!(message.contains("expected an IterVar"), "{message}");
 }
+
+#[test]
+fn a_cooperative_fetch_into_shared_memory_is_refused_not_miscomputed() {
+    // TVM's GEMM schedule: A.shared is computed inside C.local, which runs
+    // inside C's thread loops, and its own loops are bound to the same
+    // threads. Without the binding of A.shared's loops it runs (each
+    // thread fetches what it reads).
+    let schedule = format!(
+        "{MATMUL}\
+AA = s.cache_read(A, \"shared\", [C])
+CC = s.cache_write(C, \"local\")
+ty = te.thread_axis(\"threadIdx.y\")
+by, yi = s[C].split(C.op.axis[0], nparts=4)
+s[C].bind(yi, ty)
+s[CC].compute_at(s[C], yi)
+s[AA].compute_at(s[CC], s[CC].op.reduce_axis[0])
+"
+    );
+    run_checked(&format!(
+        "{schedule}print(tvm.lower(s, [A, B, C], simple_mode=True))\n"
+    ));
+    let (line, column, message) = error_of(&format!(
+        "{schedule}s[AA].bind(s[AA].op.axis[0], ty)\nprint(tvm.lower(s, [A, B, C], simple_mode=True))\n"
+    ));
+    assert_eq!((line, column), (16, 7), "{message}");
+    assert!(
+        message.starts_with(
+            "`A.shared` (shared) is fetched cooperatively by the threads `threadIdx.y` of `C`"
+        ),
+        "{message}"
+    );
+    let (_, _, message) = error_of(&format!(
+        "{schedule}s[AA].bind(s[AA].op.axis[0], ty)\ntvm.te.schedule.InferBound(s)\n"
+    ));
+    assert!(message.contains("fetched cooperatively"), "{message}");
+}

@@ -333,3 +333,74 @@ pub(crate) fn read_graph_item(graph: &te::ReadGraph, index: &Given) -> ApiResult
     })?;
     Ok(Value::list(reads.iter().cloned().map(tensor).collect()))
 }
+
+/// Why `s` cannot be bounded and run as TVM would, if it holds a
+/// cooperative fetch rangefinder does not model: a stage whose storage the
+/// threads of a block share (`shared`) and whose own loops are bound to
+/// those threads, computed inside a stage that is itself computed inside
+/// loops bound to them (TVM's GEMM schedules: `s[AA].compute_at(s[CC], k)`
+/// with `CC` at `s[C]`'s `threadIdx` loop and `AA`'s loops bound to the
+/// same threads). TVM sizes such a stage for the whole block and every
+/// thread fetches its part; rangefinder's InferBound relaxes thread loops
+/// only within the stage's consumer, and its run executes threads one
+/// after another, so the stage would be sized per thread and read before
+/// the other threads wrote it.
+pub(crate) fn cooperative_fetch(s: &te::Schedule) -> Option<String> {
+    s.stages().iter().find_map(|st| cooperative_stage(s, st))
+}
+
+/// [`cooperative_fetch`] for the stage `st`.
+fn cooperative_stage(s: &te::Schedule, st: &te::Stage) -> Option<String> {
+    let scope = st.scope()?;
+    let own: Vec<te::ThreadTag> = st
+        .leaf_iter_vars()
+        .iter()
+        .filter_map(|iv| st.thread_tag(iv))
+        .filter(|t| scope.relaxes(*t))
+        .collect();
+    if own.is_empty() {
+        return None;
+    }
+    // The stage it is computed in, then that stage's own placement: the
+    // loops around that placement are beyond the consumer.
+    let te::Attach::At { parent, .. } = st.attach() else {
+        return None;
+    };
+    let mut child = s.stage(parent).ok()?;
+    // Each step goes to an enclosing stage; a placement cycle is rejected
+    // by InferBound, and the walk is bounded by the number of stages.
+    for _ in 0..s.stages().len() {
+        let te::Attach::At { parent, axis } = child.attach() else {
+            return None;
+        };
+        let outer = s.stage(parent).ok()?;
+        let leaves = outer.leaf_iter_vars();
+        let end = leaves.iter().position(|iv| iv == axis)?;
+        if let Some(tag) = leaves[..=end]
+            .iter()
+            .filter_map(|iv| outer.thread_tag(iv))
+            .find(|t| own.contains(t))
+        {
+            return Some(format!(
+                "`{}` ({scope}) is fetched cooperatively by the threads `{tag}` of `{}`, which \
+                 enclose its consumer `{}`: rangefinder does not support this (its storage \
+                 would be sized per thread, and its threads run one after another); compute \
+                 it without binding its loops to `{tag}`, or at a loop of `{}`",
+                st.name(),
+                outer.name(),
+                child.name(),
+                outer.name()
+            ));
+        }
+        child = outer;
+    }
+    None
+}
+
+/// [`cooperative_fetch`] as an error about the call.
+pub(crate) fn refuse_cooperative_fetch(s: &te::Schedule) -> ApiResult<()> {
+    match cooperative_fetch(s) {
+        Some(why) => Err(not_supported(None, why)),
+        None => Ok(()),
+    }
+}
