@@ -100,6 +100,35 @@ pub enum Function {
     AssertAllclose,
     /// `tvm.tir.stmt_functor.post_order_visit`.
     PostOrderVisit,
+    // Stages, dataflow and operations that are not computes.
+    /// `te.schedule.AutoInlineInjective`.
+    AutoInlineInjective,
+    /// `te.schedule.AutoInlineElemWise`.
+    AutoInlineElemWise,
+    /// `te.schedule.AutoInlineBroadcast`.
+    AutoInlineBroadcast,
+    /// `te.schedule.CreateReadGraph`.
+    CreateReadGraph,
+    /// `te.schedule.PostDFSOrder`.
+    PostDfsOrder,
+    /// `te.schedule.ScheduleOps`.
+    ScheduleOps,
+    /// `te.scan`.
+    Scan,
+    /// `te.extern`.
+    Extern,
+    /// `tvm.tir.decl_buffer`.
+    DeclBuffer,
+    /// `tvm.tir.call_packed`.
+    CallPacked,
+    /// `tvm.tir.call_extern`.
+    CallExtern,
+    /// `tvm.tir.ir_builder.create`.
+    IrBuilder,
+    /// `te.comm_reducer`.
+    CommReducer,
+    /// `te.decl_tensor_intrin`.
+    DeclTensorIntrin,
 }
 
 impl Function {
@@ -149,6 +178,20 @@ impl Function {
             Function::Device(kind) => kind,
             Function::AssertAllclose => "tvm.testing.assert_allclose",
             Function::PostOrderVisit => "tvm.tir.stmt_functor.post_order_visit",
+            Function::AutoInlineInjective => "tvm.te.schedule.AutoInlineInjective",
+            Function::AutoInlineElemWise => "tvm.te.schedule.AutoInlineElemWise",
+            Function::AutoInlineBroadcast => "tvm.te.schedule.AutoInlineBroadcast",
+            Function::CreateReadGraph => "tvm.te.schedule.CreateReadGraph",
+            Function::PostDfsOrder => "tvm.te.schedule.PostDFSOrder",
+            Function::ScheduleOps => "tvm.te.schedule.ScheduleOps",
+            Function::Scan => "te.scan",
+            Function::Extern => "te.extern",
+            Function::DeclBuffer => "tvm.tir.decl_buffer",
+            Function::CallPacked => "tvm.tir.call_packed",
+            Function::CallExtern => "tvm.tir.call_extern",
+            Function::IrBuilder => "tvm.tir.ir_builder.create",
+            Function::CommReducer => "te.comm_reducer",
+            Function::DeclTensorIntrin => "te.decl_tensor_intrin",
         }
     }
 }

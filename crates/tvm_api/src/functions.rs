@@ -91,6 +91,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::InferBound => {
             let a = args.bind("InferBound", &["sch"])?;
             let s = schedule_arg(a.required("sch")?)?;
+            crate::dataflow::refuse_cooperative_fetch(&s.borrow())?;
             let bounds = te::infer_bound(&s.borrow()).map_err(|e| te_error(&a.place(), e))?;
             Ok(Value::Object(Object::Bounds(Rc::new(bounds))))
         }
@@ -151,6 +152,21 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         }
         Function::AssertAllclose => crate::build::assert_allclose(args),
         Function::PostOrderVisit => crate::lowered::post_order_visit(host, args),
+        Function::AutoInlineInjective
+        | Function::AutoInlineElemWise
+        | Function::AutoInlineBroadcast
+        | Function::CreateReadGraph
+        | Function::PostDfsOrder
+        | Function::ScheduleOps => crate::dataflow::call(native, args),
+        Function::Scan
+        | Function::Extern
+        | Function::DeclBuffer
+        | Function::CallPacked
+        | Function::CallExtern
+        | Function::IrBuilder => crate::extern_api::call(host, native, args),
+        Function::CommReducer | Function::DeclTensorIntrin => {
+            crate::reducer::call(host, native, args)
+        }
     }
 }
 
@@ -293,22 +309,36 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     let names: Vec<&str> = axis_names.iter().map(String::as_str).collect();
     let fcompute = f.value.clone();
     let fspan = f.at.clone();
-    let built = te::try_compute_tagged(
+    // A lambda returning a tuple makes one operation with an output per
+    // value (`C, D = te.compute(...)`), as in TVM.
+    let mut several = false;
+    let built = te::try_compute_multi_tagged(
         dims,
         &names,
         |vars| {
             let indices = vars.iter().map(|v| Value::Index(v.clone())).collect();
             let body =
                 call_back(host, &fcompute, indices, &fspan).map_err(ComputeFailure::Script)?;
-            to_element(&body, Some(fspan.clone())).map_err(ComputeFailure::Script)
+            let values = match &body {
+                Value::Tuple(_) | Value::List(_) => {
+                    several = true;
+                    body.sequence().unwrap_or_default()
+                }
+                _ => vec![body],
+            };
+            values
+                .iter()
+                .map(|v| to_element(v, Some(fspan.clone())))
+                .collect::<ApiResult<Vec<_>>>()
+                .map_err(ComputeFailure::Script)
         },
         &name,
         &tag,
         attrs,
     );
     match built {
-        Ok(t) => {
-            if let Some(k) = reduce_axis_outside(&t, &host.session().reduce_vars) {
+        Ok(mut outputs) => {
+            if let Some(k) = reduce_axis_outside(&outputs[0], &host.session().reduce_vars) {
                 return Err(tvm_error(
                     a.place(),
                     format!(
@@ -317,7 +347,12 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
                     ),
                 ));
             }
-            Ok(Value::Object(Object::Tensor(t)))
+            let tensor = |t| Value::Object(Object::Tensor(t));
+            Ok(if several {
+                Value::tuple(outputs.into_iter().map(tensor).collect())
+            } else {
+                tensor(outputs.remove(0))
+            })
         }
         Err(ComputeFailure::Script(r)) => Err(r),
         Err(ComputeFailure::Te(e)) => Err(te_error(&a.place(), e)),
@@ -636,6 +671,7 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
         }
         None => default_args(&s.borrow()),
     };
+    crate::dataflow::refuse_cooperative_fetch(&s.borrow())?;
     let tensors = s.borrow().program_args(tensors);
     let lowering = te::Lowering::new(&s.borrow(), &tensors).map_err(|e| te_error(&a.place(), e))?;
     let module = crate::lowered::LoweredModule {

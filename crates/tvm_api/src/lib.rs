@@ -83,7 +83,9 @@
 mod args;
 mod build;
 mod casts;
+mod dataflow;
 mod error;
+mod extern_api;
 mod function;
 mod functions;
 mod host;
@@ -93,6 +95,7 @@ mod namespace;
 mod object;
 mod objects;
 mod operators;
+mod reducer;
 mod schedule;
 mod session;
 mod tags;
@@ -109,6 +112,7 @@ pub use host::{Host, Parameters};
 pub use lowered::{LoweredModule, StmtRef};
 pub use object::{Object, ScheduleRef};
 pub use operators::{as_index, as_int};
+pub use reducer::ReducerDef;
 pub use session::{Lowered, Session};
 pub use target::Target;
 pub use value::{HostValue, Value};
@@ -221,6 +225,7 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             "`{}` cannot be called",
             class.name()
         ))),
+        Value::Object(Object::Reducer(r)) => reducer::reduce(host, r, args),
         Value::Host(_) => {
             let positional = args.positional_only("function")?;
             host.call(callee, positional.into_iter().map(|g| g.value).collect())

@@ -32,6 +32,7 @@ const MODULES: &[&str] = &[
     "tvm.topi.tag",
     "tvm.nd",
     "tvm.tir.stmt",
+    "tvm.tir.ir_builder",
 ];
 
 /// The module called `path`, if scripts may use it.
@@ -51,6 +52,7 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
     // The TE functions live in `tvm.te`, and in `tvm` itself in old releases.
     let te_level = matches!(module_path, "tvm" | "tvm.te");
     let tir_level = matches!(module_path, "tvm" | "tvm.tir" | "tvm.te");
+    let schedule_level = matches!(module_path, "tvm.te.schedule" | "tvm.schedule");
     if name == "AXIS_SEPARATOR" && te_level {
         return Some(Value::Object(Object::AxisSeparator));
     }
@@ -111,6 +113,20 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "rocm" if module_path == "tvm.target" => Function::TargetOf("rocm"),
         "arm_cpu" if module_path == "tvm.target" => Function::TargetOf("arm_cpu"),
         "create" if module_path == "tvm.target" => Function::TargetOf("create"),
+        "AutoInlineInjective" if schedule_level => Function::AutoInlineInjective,
+        "AutoInlineElemWise" if schedule_level => Function::AutoInlineElemWise,
+        "AutoInlineBroadcast" if schedule_level => Function::AutoInlineBroadcast,
+        "CreateReadGraph" if schedule_level => Function::CreateReadGraph,
+        "PostDFSOrder" if schedule_level => Function::PostDfsOrder,
+        "ScheduleOps" if schedule_level => Function::ScheduleOps,
+        "scan" if te_level => Function::Scan,
+        "extern" if te_level => Function::Extern,
+        "comm_reducer" if te_level => Function::CommReducer,
+        "decl_tensor_intrin" if te_level => Function::DeclTensorIntrin,
+        "decl_buffer" if matches!(module_path, "tvm" | "tvm.tir") => Function::DeclBuffer,
+        "call_packed" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallPacked,
+        "call_extern" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallExtern,
+        "create" if module_path == "tvm.tir.ir_builder" => Function::IrBuilder,
         "TVMError" if module_path == "tvm.error" => {
             return Some(Value::Object(Object::Class(Class::Error(
                 ErrorClass::TVMError,

@@ -65,6 +65,25 @@ pub enum Object {
     Stmt(crate::lowered::StmtRef),
     /// A buffer of a lowered program (`store.buffer`).
     Buffer(tir::Buffer),
+    /// A group of stages (`s.create_group(...)`), placed as one.
+    Group(ScheduleRef, te::Group),
+    /// `te.schedule.CreateReadGraph(roots)`: each operation's inputs.
+    ReadGraph(Rc<te::ReadGraph>),
+    /// A statement (`te.schedule.ScheduleOps`, `ib.get()`).
+    IrStmt(Rc<tir::Stmt>),
+    /// A buffer (`tvm.tir.decl_buffer`, the `ins` and `outs` of an
+    /// extern's or an intrinsic's function), with its declared strides.
+    DeclBuffer(tir::Buffer, Rc<[crate::Value]>),
+    /// `tvm.tir.call_packed(...)` / `call_extern(...)`: a call of a
+    /// function the program cannot look into.
+    Call(Rc<tir::OpaqueCall>),
+    /// `tvm.tir.ir_builder.create()`: the statements emitted so far.
+    IrBuilder(Rc<RefCell<Vec<tir::Stmt>>>),
+    /// `te.comm_reducer(fcombine, fidentity, name)`: called on a value or
+    /// tuple with `axis=`, it reduces.
+    Reducer(Rc<crate::ReducerDef>),
+    /// `te.decl_tensor_intrin(...)`: what `s[C].tensorize` takes.
+    TensorIntrin(te::TensorIntrin),
 }
 
 impl Object {
@@ -96,6 +115,14 @@ impl Object {
             Object::Lowered(_) => "IRModule",
             Object::Stmt(s) => crate::lowered::stmt_class(s.stmt()),
             Object::Buffer(_) => "Buffer",
+            Object::Group(..) => "Stage",
+            Object::ReadGraph(_) => "Map",
+            Object::IrStmt(_) => "Stmt",
+            Object::DeclBuffer(..) => "Buffer",
+            Object::Call(_) => "Call",
+            Object::IrBuilder(_) => "IRBuilder",
+            Object::Reducer(_) => "function",
+            Object::TensorIntrin(_) => "TensorIntrin",
         }
     }
 
@@ -122,6 +149,9 @@ impl Object {
             (Object::Lowered(a), Object::Lowered(b)) => Rc::ptr_eq(a, b),
             (Object::Stmt(a), Object::Stmt(b)) => a.same_as(b),
             (Object::Buffer(a), Object::Buffer(b)) => a == b,
+            (Object::Group(s, a), Object::Group(t, b)) => Rc::ptr_eq(s, t) && a == b,
+            (Object::DeclBuffer(a, _), Object::DeclBuffer(b, _)) => a.id() == b.id(),
+            (Object::Reducer(a), Object::Reducer(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -176,6 +206,16 @@ impl fmt::Display for Object {
             Object::Lowered(m) => f.write_str(&m.text),
             Object::Stmt(s) => write!(f, "{}", s.stmt()),
             Object::Buffer(b) => f.write_str(b.name()),
+            Object::Group(..) => f.write_str("stage(group)"),
+            Object::ReadGraph(g) => {
+                write!(f, "Map(Operation -> Array<Tensor>, {} entries)", g.len())
+            }
+            Object::IrStmt(stmt) => write!(f, "{stmt}"),
+            Object::DeclBuffer(b, _) => write!(f, "buffer({})", b.name()),
+            Object::Call(c) => write!(f, "{c}"),
+            Object::IrBuilder(_) => f.write_str("IRBuilder"),
+            Object::Reducer(r) => write!(f, "<function {}>", r.name()),
+            Object::TensorIntrin(t) => write!(f, "TensorIntrin({})", t.name()),
         }
     }
 }

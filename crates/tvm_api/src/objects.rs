@@ -285,6 +285,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::Tensor(t), "dtype") => Ok(Value::str(t.dtype().name())),
             (Object::Tensor(t), "name") => Ok(Value::str(t.name())),
             (Object::Tensor(t), "ndim") => Ok(Value::Int(t.ndim() as i64)),
+            (Object::Tensor(t), "value_index") => Ok(Value::Int(t.value_index() as i64)),
             (Object::Tensor(_), _) => Err(no_attribute(
                 value,
                 name,
@@ -303,6 +304,10 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                     .collect(),
             )),
             (Object::Op(_), "output") => method("output"),
+            (Object::Op(op), "num_outputs") => Ok(Value::Int(op.num_outputs() as i64)),
+            (Object::Op(op), "scan_axis") if te::scan_op(op).is_some() => Ok(Value::Object(
+                Object::IterVar(te::scan_op(op).expect("a scan").scan_axis.clone()),
+            )),
             (Object::Op(_), _) => Err(no_attribute(
                 value,
                 name,
@@ -357,7 +362,17 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                         crate::schedule::unsupported_schedule_method(name),
                     )
                 }),
-            (Object::Stage(_, op), "op") => Ok(Value::Object(Object::Op(op.clone()))),
+            // The stage's operation as the schedule has it now: `rfactor`
+            // and `cache_write` rewrite it (new reduction axes).
+            (Object::Stage(s, op), "op") => Ok(Value::Object(Object::Op(
+                s.borrow()
+                    .stage(op)
+                    .map_or_else(|_| op.clone(), |st| st.op().clone()),
+            ))),
+            (Object::Stage(s, op), "group") => Ok(s
+                .borrow()
+                .group_of(op)
+                .map_or(Value::None, |g| Value::Object(Object::Group(s.clone(), g)))),
             (Object::Stage(s, op), "leaf_iter_vars" | "all_iter_vars") => {
                 let sched = s.borrow();
                 let stage = sched
@@ -462,6 +477,18 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 | Object::AxisSeparator,
                 _,
             ) => Err(no_attribute(value, name, span, "it has no attributes")),
+            (Object::Group(..), _) => crate::dataflow::group_attribute(value, name, span),
+            (Object::DeclBuffer(..) | Object::IrBuilder(_), _) => {
+                crate::extern_api::attribute(value, name, span)
+            }
+            (
+                Object::ReadGraph(_)
+                | Object::IrStmt(_)
+                | Object::Call(_)
+                | Object::Reducer(_)
+                | Object::TensorIntrin(_),
+                _,
+            ) => Err(no_attribute(value, name, span, "it has no attributes")),
             (Object::Module(_) | Object::Class(_), _) => Err(ApiError::attribute_error(format!(
                 "a {} has no attribute `{name}`",
                 value.type_name()
@@ -563,6 +590,9 @@ pub(crate) fn subscript(
                     format!("KeyError: {}", crate::repr(index)),
                 )
             }),
+        Value::Object(Object::Schedule(_)) if matches!(index, Value::Object(Object::Group(..))) => {
+            Ok(index.clone())
+        }
         Value::Object(Object::Schedule(s)) => {
             let op = to_op(&Given {
                 value: index.clone(),
@@ -573,6 +603,14 @@ pub(crate) fn subscript(
                 .map_err(|e| tvm_error(index_span, e.message))?;
             Ok(Value::Object(Object::Stage(s.clone(), op)))
         }
+        Value::Object(Object::Group(..)) => Ok(value.clone()),
+        Value::Object(Object::ReadGraph(g)) => crate::dataflow::read_graph_item(
+            g,
+            &Given {
+                value: index.clone(),
+                at: ArgRef::Positional(0),
+            },
+        ),
         Value::Object(Object::Bounds(b)) => {
             let iv = to_iter_var(&Given {
                 value: index.clone(),
@@ -691,13 +729,26 @@ pub(crate) fn call_method(
         Value::Object(Object::Op(op)) if name == "output" => {
             let bound = args.bind("output", &["index"])?;
             let i = bound.required("index")?;
-            if !matches!(i.value, Value::Int(0)) {
-                return Err(type_error(
+            let k = crate::operators::as_int(&i.value).ok_or_else(|| {
+                type_error(
                     i.place(),
-                    "operations have one output: use `output(0)`",
-                ));
-            }
-            Ok(Value::Object(Object::Tensor(op.output())))
+                    format!("`output` takes an integer, found a {}", i.value.type_name()),
+                )
+            })?;
+            let out = usize::try_from(k).ok().and_then(|k| op.output_at(k));
+            let out = out.ok_or_else(|| {
+                crate::error::error(
+                    crate::ErrorClass::IndexError,
+                    i.place(),
+                    format!(
+                        "`{}` has {} output(s): `output` takes 0 to {}",
+                        op.name(),
+                        op.num_outputs(),
+                        op.num_outputs() - 1
+                    ),
+                )
+            })?;
+            Ok(Value::Object(Object::Tensor(out)))
         }
         Value::Object(Object::NDArray(a)) if name == "numpy" => {
             args.bind("numpy", &[])?;
@@ -719,7 +770,13 @@ pub(crate) fn call_method(
             crate::operators::compare(arith::CmpOp::Eq, receiver, &other.value)
                 .map_err(|e| e.or_at(&other.at))
         }
-        Value::Object(Object::Schedule(s)) => crate::schedule::call_schedule_method(s, name, args),
+        Value::Object(Object::DeclBuffer(..) | Object::IrBuilder(_)) => {
+            crate::extern_api::call_method(receiver, name, args)
+        }
+        Value::Object(Object::Schedule(s)) => {
+            crate::dataflow::call_schedule_method(host, s, name, args)
+        }
+        Value::Object(Object::Group(s, g)) => crate::dataflow::call_group_method(s, *g, name, args),
         Value::Object(Object::Stage(s, op)) => {
             crate::schedule::call_stage_method(s, op, name, args)
         }

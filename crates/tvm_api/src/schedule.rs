@@ -19,6 +19,11 @@ const STAGE_METHODS: &[&str] = &[
     "bind",
     "set_scope",
     "transform_layout",
+    "tensorize",
+    "parallel",
+    "vectorize",
+    "unroll",
+    "pragma",
 ];
 
 /// The stage method called `name`, if supported.
@@ -28,7 +33,10 @@ pub(crate) fn stage_method(name: &str) -> Option<&'static str> {
 
 /// The schedule method called `name`, if supported.
 pub(crate) fn schedule_method(name: &str) -> Option<&'static str> {
-    (name == "normalize").then_some("normalize")
+    crate::dataflow::SCHEDULE_METHODS
+        .iter()
+        .copied()
+        .find(|m| *m == name)
 }
 
 /// Why a stage method is not available, and what is.
@@ -37,12 +45,8 @@ pub(crate) fn unsupported_stage_method(name: &str) -> String {
         "storage_align" | "double_buffer" => {
             "storage layout and buffering are not modelled (they do not change bounds)"
         }
-        "vectorize" | "unroll" | "parallel" | "pragma" => {
-            "loop annotations do not change bounds; remove the call"
-        }
-        "tensorize" | "rfactor" | "set_store_predicate" | "env_threads" => {
-            "this primitive is not supported"
-        }
+        "rfactor" => "`rfactor` is a method of the schedule: `s.rfactor(tensor, axis)`",
+        "set_store_predicate" | "env_threads" => "this primitive is not supported",
         _ => "unknown stage method",
     };
     format!(
@@ -53,13 +57,10 @@ pub(crate) fn unsupported_stage_method(name: &str) -> String {
 
 /// Why a schedule method is not available, and what is.
 pub(crate) fn unsupported_schedule_method(name: &str) -> String {
-    let why = match name {
-        "cache_read" | "cache_write" | "rfactor" | "create_group" => {
-            "this primitive adds stages, which rangefinder does not support"
-        }
-        _ => "unknown schedule method",
-    };
-    format!("`s.{name}`: {why}; schedules support `s[tensor]` and `s.normalize()`")
+    format!(
+        "`s.{name}`: unknown schedule method; schedules support `s[tensor]`, `s.{}()`",
+        crate::dataflow::SCHEDULE_METHODS.join("()`, `s.")
+    )
 }
 
 fn te_error(span: &At, e: te::TeError) -> crate::ApiError {
@@ -71,20 +72,6 @@ fn te_error(span: &At, e: te::TeError) -> crate::ApiError {
 
 fn iter_var(iv: te::IterVar) -> Value {
     Value::Object(Object::IterVar(iv))
-}
-
-/// `s.name(args)`.
-pub(crate) fn call_schedule_method(s: &ScheduleRef, name: &str, args: Args) -> ApiResult<Value> {
-    match name {
-        // TVM's normalize rebases loops so that they start at 0; rangefinder's
-        // loops always start at 0 (lowering offsets each realized region by
-        // its minimum), so the schedule is already normal.
-        "normalize" => {
-            args.bind("normalize", &[])?;
-            Ok(Value::Object(Object::Schedule(s.clone())))
-        }
-        _ => Err(not_supported(None, unsupported_schedule_method(name))),
-    }
 }
 
 /// `s[op].name(args)`.
@@ -215,12 +202,78 @@ pub(crate) fn call_stage_method(
                 .map_err(|e| not_supported(scope.place(), e.message))?;
             Ok(Value::None)
         }
+        "parallel" | "vectorize" | "unroll" => {
+            let a = args.bind(name, &["var"])?;
+            let iv = to_iter_var(a.required("var")?)?;
+            let mut sched = s.borrow_mut();
+            let done = match name {
+                "parallel" => sched.parallel(op, &iv),
+                "vectorize" => sched.vectorize(op, &iv),
+                _ => sched.unroll(op, &iv),
+            };
+            done.map_err(|e| te_error(&span, e))?;
+            Ok(Value::None)
+        }
+        "pragma" => {
+            let a = args.bind("pragma", &["var", "pragma_type", "pragma_value"])?;
+            let iv = to_iter_var(a.required("var")?)?;
+            let key = a.required("pragma_type")?;
+            let Value::Str(key_text) = &key.value else {
+                return Err(type_error(
+                    key.place(),
+                    format!(
+                        "`pragma` needs its key as a string such as \"auto_unroll_max_step\", found a {}",
+                        key.value.type_name()
+                    ),
+                ));
+            };
+            let value = match a.get("pragma_value") {
+                None => None,
+                Some(v) => match &v.value {
+                    Value::None => None,
+                    Value::Str(t) => Some(tir::PragmaValue::Str(t.to_string())),
+                    other => Some(tir::PragmaValue::Int(
+                        crate::operators::as_int(other).ok_or_else(|| {
+                            type_error(
+                                v.place(),
+                                format!(
+                                    "`pragma` takes an integer or string value, found a {}",
+                                    other.type_name()
+                                ),
+                            )
+                        })?,
+                    )),
+                },
+            };
+            s.borrow_mut()
+                .pragma(op, &iv, key_text, value)
+                .map_err(|e| te_error(&span, e))?;
+            Ok(Value::None)
+        }
+        "tensorize" => {
+            let a = args.bind("tensorize", &["var", "tensor_intrin"])?;
+            let iv = to_iter_var(a.required("var")?)?;
+            let intrin = a.required("tensor_intrin")?;
+            let Value::Object(Object::TensorIntrin(t)) = &intrin.value else {
+                return Err(type_error(
+                    intrin.place(),
+                    format!(
+                        "`tensorize` needs an intrinsic made by `te.decl_tensor_intrin`, found a {}",
+                        intrin.value.type_name()
+                    ),
+                ));
+            };
+            s.borrow_mut()
+                .tensorize(op, &iv, t)
+                .map_err(|e| te_error(&span, e))?;
+            Ok(Value::None)
+        }
         _ => Err(type_error(span, unsupported_stage_method(name))),
     }
 }
 
 /// The operation of a stage argument, which must belong to schedule `s`.
-fn stage_op(s: &ScheduleRef, a: &Given) -> ApiResult<te::Operation> {
+pub(crate) fn stage_op(s: &ScheduleRef, a: &Given) -> ApiResult<te::Operation> {
     match &a.value {
         Value::Object(Object::Stage(owner, op)) => {
             if !std::rc::Rc::ptr_eq(owner, s) {

@@ -222,10 +222,10 @@ fn errors_name_the_argument_they_are_about() {
     assert_eq!(e.class, ErrorClass::TVMError);
     // A method rangefinder does not model is missing as an attribute (so
     // that `hasattr` answers), and says why.
-    let e = tvm_api::get_attr(&stage, "vectorize").unwrap_err();
+    let e = tvm_api::get_attr(&stage, "storage_align").unwrap_err();
     assert_eq!(e.class, ErrorClass::AttributeError);
     assert!(
-        e.message.starts_with("`vectorize`: loop annotations"),
+        e.message.starts_with("`storage_align`: storage layout"),
         "{}",
         e.message
     );
@@ -303,5 +303,111 @@ proptest! {
         for (i, p) in params.iter().enumerate() {
             prop_assert!(matches!(bound.get(p).map(|g| &g.value), Some(Value::Int(v)) if *v == i as i64));
         }
+    }
+}
+
+/// `te.comm_reducer` of `(sum, product)` pairs called from Rust: the
+/// combiner and identity are host functions called on symbolic operands
+/// named after the combiner's parameters, and the reducer object returns a
+/// tuple that `te.compute` makes two outputs of.
+fn pair_reduction(h: &mut ClosureHost, rows: i64, cols: i64) -> (Value, Value, Value) {
+    let combine = closure(&["x", "y"], |xy| {
+        let (x, y) = (
+            tvm_api::iter(&xy[0]).unwrap(),
+            tvm_api::iter(&xy[1]).unwrap(),
+        );
+        Ok(Value::tuple(vec![
+            tvm_api::binary(BinaryOp::Add, &x[0], &y[0])?,
+            tvm_api::binary(BinaryOp::Mul, &x[1], &y[1])?,
+        ]))
+    });
+    let identity = closure(&["t0", "t1"], |_| {
+        Ok(Value::tuple(vec![Value::Float(0.0), Value::Float(1.0)]))
+    });
+    let reducer = call(
+        h,
+        "te.comm_reducer",
+        vec![combine, identity],
+        &[("name", Value::str("sum_prod"))],
+    )
+    .unwrap();
+    let a = call(
+        h,
+        "te.placeholder",
+        vec![shape(&[rows, cols])],
+        &[("name", Value::str("A"))],
+    )
+    .unwrap();
+    let k = call(
+        h,
+        "te.reduce_axis",
+        vec![Value::tuple(vec![Value::Int(0), Value::Int(cols)])],
+        &[("name", Value::str("k"))],
+    )
+    .unwrap();
+    let (a2, k2) = (a.clone(), k.clone());
+    let body = closure(&["i"], move |ix| {
+        let x = tvm_api::subscript(&a2, &Value::tuple(vec![ix[0].clone(), k2.clone()]))?;
+        let mut host = host();
+        tvm_api::call(
+            &mut host,
+            &reducer,
+            Args {
+                positional: vec![Value::tuple(vec![x.clone(), x])],
+                keywords: vec![("axis".into(), k2.clone())],
+            },
+        )
+    });
+    let outs = call(
+        h,
+        "te.compute",
+        vec![shape(&[rows]), body],
+        &[("name", Value::str("R"))],
+    )
+    .unwrap();
+    let outs = tvm_api::iter(&outs).expect("a tuple of outputs");
+    (a, outs[0].clone(), outs[1].clone())
+}
+
+fn tensor_of(v: &Value) -> te::Tensor {
+    match v {
+        Value::Object(Object::Tensor(t)) => t.clone(),
+        other => panic!("not a tensor: {other}"),
+    }
+}
+
+#[test]
+fn a_tuple_reducer_gives_one_output_per_position() {
+    let mut h = host();
+    let (_, s, p) = pair_reduction(&mut h, 3, 4);
+    assert_eq!(tvm_api::str(&attr(&s, "value_index")), "0");
+    assert_eq!(tvm_api::str(&attr(&p, "value_index")), "1");
+    let op = attr(&s, "op");
+    assert_eq!(tvm_api::str(&attr(&op, "num_outputs")), "2");
+    let second = method(&mut h, &op, "output", vec![Value::Int(1)]).unwrap();
+    assert!(tvm_api::equal(&second, &p));
+    let e = method(&mut h, &op, "output", vec![Value::Int(2)]).unwrap_err();
+    assert_eq!(e.class, ErrorClass::IndexError);
+    assert_eq!(e.arg, Some(ArgRef::Positional(0)));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// The reduction, split and lowered, computes what the definitions
+    /// give (sum and product of each row), whatever the shape and factor.
+    #[test]
+    fn a_tuple_reduction_split_anywhere_runs_as_defined(rows in 1i64..5, cols in 1i64..9, factor in 1i64..5) {
+        let mut h = host();
+        let (a, s_out, p_out) = pair_reduction(&mut h, rows, cols);
+        let op = attr(&s_out, "op");
+        let sched = call(&mut h, "te.create_schedule", vec![op.clone()], &[]).unwrap();
+        let stage = tvm_api::subscript(&sched, &s_out).unwrap();
+        let k = tvm_api::iter(&attr(&op, "reduce_axis")).unwrap()[0].clone();
+        method(&mut h, &stage, "split", vec![k, Value::Int(factor)]).unwrap();
+        let Value::Object(Object::Schedule(s)) = &sched else { panic!("a schedule") };
+        let args = [tensor_of(&a), tensor_of(&s_out), tensor_of(&p_out)];
+        let report = te::check(&s.borrow(), &args, &Default::default(), 3).unwrap();
+        prop_assert!(report.is_clean(1e-5), "{report:?}");
     }
 }

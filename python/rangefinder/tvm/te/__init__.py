@@ -27,6 +27,10 @@ min = api("tvm.te.min")
 const = api("tvm.te.const")
 if_then_else = api("tvm.te.if_then_else")
 create_schedule = api("tvm.te.create_schedule")
+scan = api("tvm.te.scan")
+extern = api("tvm.te.extern")
+comm_reducer = api("tvm.te.comm_reducer")
+decl_tensor_intrin = api("tvm.te.decl_tensor_intrin")
 
 __all__ = [
     "AXIS_SEPARATOR",
@@ -37,14 +41,18 @@ __all__ = [
     "Schedule",
     "Stage",
     "Tensor",
+    "comm_reducer",
     "compute",
     "const",
     "create_schedule",
+    "decl_tensor_intrin",
+    "extern",
     "if_then_else",
     "max",
     "min",
     "placeholder",
     "reduce_axis",
+    "scan",
     "schedule",
     "size_var",
     "sum",

@@ -10,5 +10,25 @@ Fuse = tvm_class("tvm.te.schedule.Fuse", doc="``fused = outer * extent(inner) + 
 #: The range of every iteration variable of a schedule: a
 #: :class:`rangefinder.tvm.container.Map` from IterVar to Range.
 InferBound = api("tvm.te.schedule.InferBound")
+#: The loop statement of a schedule given its bounds (realize form).
+ScheduleOps = api("tvm.te.schedule.ScheduleOps")
+AutoInlineInjective = api("tvm.te.schedule.AutoInlineInjective")
+AutoInlineElemWise = api("tvm.te.schedule.AutoInlineElemWise")
+AutoInlineBroadcast = api("tvm.te.schedule.AutoInlineBroadcast")
+#: Each operation the roots depend on, with the tensors it reads.
+CreateReadGraph = api("tvm.te.schedule.CreateReadGraph")
+PostDFSOrder = api("tvm.te.schedule.PostDFSOrder")
 
-__all__ = ["Fuse", "InferBound", "Schedule", "Split", "Stage"]
+__all__ = [
+    "AutoInlineBroadcast",
+    "AutoInlineElemWise",
+    "AutoInlineInjective",
+    "CreateReadGraph",
+    "Fuse",
+    "InferBound",
+    "PostDFSOrder",
+    "Schedule",
+    "ScheduleOps",
+    "Split",
+    "Stage",
+]

@@ -7,6 +7,7 @@ from ... import _native
 from ..._native import IndexMap
 from .._object import api, tvm_class
 from . import stmt_functor
+from . import ir_builder
 
 PrimExpr = tvm_class(
     "tvm.tir.PrimExpr",
@@ -25,6 +26,9 @@ indexmod = api("tvm.tir.indexmod")
 all = api("tvm.tir.all")
 any = api("tvm.tir.any")
 if_then_else = api("tvm.tir.if_then_else")
+decl_buffer = api("tvm.tir.decl_buffer")
+call_packed = api("tvm.tir.call_packed")
+call_extern = api("tvm.tir.call_extern")
 min = api("tvm.tir.min")
 max = api("tvm.tir.max")
 
@@ -66,12 +70,16 @@ __all__ = [
     "Var",
     "all",
     "any",
+    "call_extern",
+    "call_packed",
     "const",
+    "decl_buffer",
     "floordiv",
     "floormod",
     "if_then_else",
     "indexdiv",
     "indexmod",
+    "ir_builder",
     "max",
     "min",
     "stmt_functor",

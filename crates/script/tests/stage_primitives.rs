@@ -1,0 +1,506 @@
+//! TVM programs that use the primitives adding stages (`cache_read`,
+//! `cache_write`, `rfactor`, `create_group`), `s.normalize()` and the
+//! `te.schedule` dataflow functions, operations that are not computes
+//! (`te.scan`, `te.extern`), several outputs (`te.compute` returning a
+//! tuple, `te.comm_reducer`) and `tensorize`: each runs as TVM v0.19 runs
+//! it, and its lowered program is run against the definitions
+//! (`te::check`). Wrong arguments are errors of the class TVM raises, at
+//! the argument.
+
+use std::collections::HashMap;
+
+const PRELUDE: &str = "import tvm\nfrom tvm import te\n";
+
+/// Runs `body` and checks the program it lowered last against the
+/// definitions; returns what it printed.
+fn run_checked(body: &str) -> String {
+    let src = format!("{PRELUDE}{body}");
+    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    let target = run.target.expect("a schedule");
+    let report = te::check(&target.schedule, &target.args, &HashMap::new(), 5)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert!(report.is_clean(1e-5), "{report:?}\n{}", run.printed);
+    assert!(report.not_evaluable.is_empty(), "{report:?}");
+    run.printed
+}
+
+/// The error `body` stops with: line, column and message.
+fn error_of(body: &str) -> (usize, usize, String) {
+    match script::run(&format!("{PRELUDE}{body}")) {
+        Ok(_) => panic!("expected an error for:\n{body}"),
+        Err(e) => (e.line, e.column, e.message),
+    }
+}
+
+const MATMUL: &str = "\
+A = te.placeholder((16, 8), name=\"A\")
+B = te.placeholder((8, 16), name=\"B\")
+k = te.reduce_axis((0, 8), name=\"k\")
+C = te.compute((16, 16), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name=\"C\")
+s = te.create_schedule(C.op)
+";
+
+#[test]
+fn cache_read_and_cache_write_add_stages_that_run() {
+    let printed = run_checked(&format!(
+        "{MATMUL}\
+AA = s.cache_read(A, \"shared\", [C])
+BB = s.cache_read(B, \"shared\", readers=C)
+AL = s.cache_read(AA, \"local\", [C])
+CC = s.cache_write(C, \"local\")
+print(AA.op.name, BB.op.name, AL.op.name, CC.op.name)
+xo, yo, xi, yi = s[C].tile(C.op.axis[0], C.op.axis[1], 4, 4)
+s[CC].compute_at(s[C], yo)
+ko, ki = s[CC].split(s[CC].op.reduce_axis[0], factor=4)
+ic, jc = s[CC].op.axis
+s[CC].reorder(ko, ki, ic, jc)
+s[AA].compute_at(s[CC], ko)
+s[BB].compute_at(s[CC], ko)
+s[AL].compute_at(s[CC], ki)
+print(tvm.lower(s, [A, B, C], simple_mode=True))
+"
+    ));
+    let first = printed.lines().next().unwrap();
+    assert_eq!(first, "A.shared B.shared A.shared.local C.local");
+    assert!(
+        printed.contains("allocate A.shared[float32 * 4 * 4]"),
+        "{printed}"
+    );
+    assert!(printed.contains("C.local[i.c, j.c] = 0"), "{printed}");
+}
+
+#[test]
+fn cache_write_of_a_list_returns_a_list() {
+    let printed = run_checked(&format!(
+        "{MATMUL}\
+CL = s.cache_write([C], \"local\")
+print(len(CL), CL[0].op.name)
+print(tvm.lower(s, [A, B, C], simple_mode=True))
+"
+    ));
+    assert!(printed.starts_with("1 C.local\n"), "{printed}");
+}
+
+#[test]
+fn rfactor_factors_a_reduction_and_the_stage_reduces_over_the_factored_axis() {
+    let printed = run_checked(
+        "\
+A = te.placeholder((8, 64), name=\"A\")
+k = te.reduce_axis((0, 64), name=\"k\")
+B = te.compute((8,), lambda i: te.sum(A[i, k], axis=k), name=\"B\")
+s = te.create_schedule(B.op)
+ko, ki = s[B].split(B.op.reduce_axis[0], factor=16)
+BF = s.rfactor(B, ki)
+print(BF.op.name, BF.shape, s[B].op.reduce_axis[0].var)
+s[BF].compute_at(s[B], s[B].op.axis[0])
+print(tvm.lower(s, [A, B], simple_mode=True))
+",
+    );
+    assert!(printed.starts_with("B.rf (16, 8) k.inner.v\n"), "{printed}");
+    // factor_axis places the factored axis.
+    let printed = run_checked(
+        "\
+A = te.placeholder((8, 64), name=\"A\")
+k = te.reduce_axis((0, 64), name=\"k\")
+B = te.compute((8,), lambda i: te.sum(A[i, k], axis=k), name=\"B\")
+s = te.create_schedule(B.op)
+ko, ki = s[B].split(k, factor=16)
+BF = s.rfactor(B, ki, factor_axis=1)
+print(BF.shape)
+",
+    );
+    assert_eq!(printed, "(8, 16)\n");
+}
+
+const BLOCK: &str = "\
+A = te.placeholder((8, 8), name=\"A\")
+B = te.compute((8, 8), lambda i, j: A[i, j] + 1.0, name=\"B\")
+C = te.compute((8, 8), lambda i, j: B[i, j] * 2.0, name=\"C\")
+D = te.compute((8, 8), lambda i, j: C[i, j] - 1.0, name=\"D\")
+s = te.create_schedule(D.op)
+";
+
+#[test]
+fn a_group_is_computed_at_a_loop_as_one() {
+    let printed = run_checked(&format!(
+        "{BLOCK}\
+g = s.create_group(outputs=C, inputs=A, include_inputs=False)
+print(g.num_child_stages, g.group, s[B].group.num_child_stages)
+g.compute_at(s[D], D.op.axis[0])
+print(tvm.lower(s, [A, D], simple_mode=True))
+"
+    ));
+    assert!(printed.starts_with("2 None 2\n"), "{printed}");
+    // B and C are both computed per row of D.
+    let rows = printed.lines().position(|l| l.contains("for (i, 0, 8)"));
+    let b = printed.lines().position(|l| l.contains("produce B"));
+    assert!(rows < b, "{printed}");
+    // compute_root puts them back.
+    let printed = run_checked(&format!(
+        "{BLOCK}\
+g = s.create_group([C], [A])
+s[g].compute_at(s[D], D.op.axis[0])
+g.compute_root()
+print(tvm.lower(s, [A, D], simple_mode=True))
+"
+    ));
+    let b = printed.lines().position(|l| l.contains("produce B"));
+    let d = printed.lines().position(|l| l.contains("produce D"));
+    assert!(b < d && !printed.starts_with("produce D"), "{printed}");
+}
+
+#[test]
+fn normalize_auto_inline_and_schedule_ops_as_topi_generic_schedules_use_them() {
+    let printed = run_checked(
+        "\
+A = te.placeholder((4, 6), name=\"A\")
+P = te.compute((4, 8), lambda i, j: tvm.tir.if_then_else(tvm.tir.all(j >= 1, j <= 6), A[i, j - 1], 0.0), name=\"P\")
+k = te.reduce_axis((0, 3), name=\"k\")
+C = te.compute((4, 6), lambda i, j: te.sum(P[i, j + k], axis=k), name=\"C\")
+R = te.compute((4, 6), lambda i, j: te.max(C[i, j], 0.0), name=\"R\")
+s = te.create_schedule(R.op)
+te.schedule.AutoInlineInjective(s)
+s2 = s.normalize()
+assert s2 is not s
+bounds = tvm.te.schedule.InferBound(s2)
+stmt = tvm.te.schedule.ScheduleOps(s2, bounds)
+print(stmt)
+print(tvm.lower(s2, [A, R], simple_mode=True))
+",
+    );
+    // P is inlined into C; C (a reduction) and R stay.
+    assert!(!printed.contains("produce P"), "{printed}");
+    assert!(printed.contains("realize C("), "{printed}");
+    assert!(printed.contains("produce C"), "{printed}");
+}
+
+#[test]
+fn auto_inline_elem_wise_leaves_reads_at_computed_indices() {
+    let printed = run_checked(
+        "\
+A = te.placeholder((8,), name=\"A\")
+B = te.compute((4,), lambda i: A[i * 2], name=\"B\")
+C = te.compute((4,), lambda i: B[i] + 1.0, name=\"C\")
+D = te.compute((4,), lambda i: C[i] * 3.0, name=\"D\")
+s = te.create_schedule(D.op)
+tvm.te.schedule.AutoInlineElemWise(s)
+print(tvm.lower(s, [A, D], simple_mode=True))
+",
+    );
+    assert!(printed.contains("produce B"), "{printed}");
+    assert!(!printed.contains("produce C"), "{printed}");
+}
+
+#[test]
+fn the_read_graph_and_its_post_order() {
+    let src = format!(
+        "{PRELUDE}{BLOCK}\
+g = te.schedule.CreateReadGraph([D.op])
+print([t.name for t in g[D.op]], g[A.op])
+order = te.schedule.PostDFSOrder([D.op], g)
+print([op.name for op in order])
+"
+    );
+    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.printed, "['C'] []\n['A', 'B', 'C', 'D']\n");
+}
+
+#[test]
+fn a_scan_runs_its_steps() {
+    let printed = run_checked(
+        "\
+m, n = 6, 4
+X = te.placeholder((m, n), name=\"X\")
+state = te.placeholder((m, n), name=\"state\")
+init = te.compute((1, n), lambda _, i: X[0, i], name=\"init\")
+update = te.compute((m, n), lambda t, i: state[t - 1, i] + X[t, i], name=\"update\")
+res = te.scan(init, update, state, inputs=[X], name=\"cumsum\")
+print(res.op.name, res.shape)
+one = te.scan([init], [update], [state], name=\"again\")
+print(one.op.name)
+s = te.create_schedule(res.op)
+print(tvm.lower(s, [X, res], simple_mode=True))
+",
+    );
+    assert!(printed.starts_with("cumsum (6, 4)\nagain\n"), "{printed}");
+    assert!(printed.contains("for (cumsum.idx, 0, 5)"), "{printed}");
+}
+
+#[test]
+fn an_extern_op_calls_its_function_with_buffers() {
+    let src = format!(
+        "{PRELUDE}\
+A = te.placeholder((8, 4), name=\"A\")
+Ab = tvm.tir.decl_buffer(A.shape, A.dtype, name=\"Ab\")
+print(Ab.name, Ab.shape, Ab.dtype, Ab.strides)
+C = te.extern((8, 4), [A], lambda ins, outs: tvm.tir.call_packed(\"my.copy\", ins[0], outs[0], 1.5, False), in_buffers=[Ab], name=\"C\")
+D = te.compute(C.shape, lambda i, j: C[i, j] + 1.0, name=\"D\")
+s = te.create_schedule(D.op)
+print(tvm.lower(s, [A, D], simple_mode=True))
+"
+    );
+    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        run.printed.starts_with("Ab (8, 4) float32 []\n"),
+        "{}",
+        run.printed
+    );
+    assert!(
+        run.printed
+            .contains("tvm_call_packed(\"my.copy\", tvm_stack_make_array(A,"),
+        "{}",
+        run.printed
+    );
+    let target = run.target.unwrap();
+    let report = te::check(&target.schedule, &target.args, &HashMap::new(), 1).unwrap();
+    assert_eq!(report.not_evaluable.len(), 1, "{report:?}");
+    assert_eq!(report.not_evaluable[0].0, "C");
+}
+
+#[test]
+fn a_compute_returning_a_tuple_has_an_output_per_value() {
+    let printed = run_checked(
+        "\
+x = te.placeholder((4, 6), name=\"x\")
+gate, cand = te.compute((4, 6), lambda i, j: (te.sigmoid(x[i, j]), x[i, j] * 2.0), name=\"gates\")
+print(gate.op.num_outputs, gate.value_index, cand.value_index, gate.op.output(1).name)
+mixed = te.compute((4, 6), lambda i, j: gate[i, j] * cand[i, j], name=\"mixed\")
+s = te.create_schedule(mixed.op)
+print(tvm.lower(s, [x, mixed], simple_mode=True))
+",
+    );
+    assert!(printed.starts_with("2 0 1 gates.v1\n"), "{printed}");
+}
+
+#[test]
+fn comm_reducers_of_one_value_and_of_tuples() {
+    let printed = run_checked(
+        "\
+prod = te.comm_reducer(lambda x, y: x * y, lambda t: tvm.tir.const(1, dtype=t), name=\"prod\")
+pair_sum = te.comm_reducer(
+    lambda x, y: (x[0] + y[0], x[1] + y[1]),
+    lambda t0, t1: (tvm.tir.const(0, t0), tvm.tir.const(0, t1)),
+    name=\"pair_sum\",
+)
+A = te.placeholder((4, 5), name=\"A\")
+k = te.reduce_axis((0, 5), name=\"k\")
+P = te.compute((4,), lambda i: prod(A[i, k], axis=k), name=\"P\")
+k2 = te.reduce_axis((0, 5), name=\"k2\")
+S1, S2 = te.compute((4,), lambda i: pair_sum((A[i, k2], A[i, k2] * A[i, k2]), axis=k2, where=k2 > 0), name=\"moments\")
+Out = te.compute((4,), lambda i: P[i] + S1[i] - S2[i], name=\"Out\")
+s = te.create_schedule(Out.op)
+print(tvm.lower(s, [A, Out], simple_mode=True))
+",
+    );
+    assert!(printed.contains("produce moments"), "{printed}");
+}
+
+#[test]
+fn tensorize_with_an_intrinsic_whose_function_emits_a_call() {
+    let printed = run_checked(
+        "\
+def intrin_gemv(m, l):
+    a = te.placeholder((l,), name=\"a\")
+    b = te.placeholder((m, l), name=\"b\")
+    k = te.reduce_axis((0, l), name=\"k\")
+    c = te.compute((m,), lambda i: te.sum(a[k] * b[i, k], axis=k), name=\"c\")
+    Ab = tvm.tir.decl_buffer(a.shape, a.dtype, name=\"A\", offset_factor=1, strides=[1])
+    Bb = tvm.tir.decl_buffer(b.shape, b.dtype, name=\"B\", offset_factor=1, strides=[te.var(\"s1\"), 1])
+    Cb = tvm.tir.decl_buffer(c.shape, c.dtype, name=\"C\", offset_factor=1, strides=[1])
+
+    def intrin_func(ins, outs):
+        ib = tvm.tir.ir_builder.create()
+        aa, bb = ins
+        cc = outs[0]
+        ib.emit(tvm.tir.call_extern(\"int32\", \"gemv_update\", cc.access_ptr(\"w\"), aa.access_ptr(\"r\"), bb.access_ptr(\"r\"), m, l, bb.strides[0]))
+        return ib.get()
+
+    return te.decl_tensor_intrin(c.op, intrin_func, binds={a: Ab, b: Bb, c: Cb})
+
+A = te.placeholder((4, 16), name=\"A\")
+W = te.placeholder((8, 16), name=\"W\")
+k = te.reduce_axis((0, 16), name=\"k\")
+C = te.compute((4, 8), lambda i, j: te.sum(A[i, k] * W[j, k], axis=k), name=\"C\")
+s = te.create_schedule(C.op)
+x, y = C.op.axis
+yo, yi = s[C].split(y, factor=4)
+s[C].reorder(x, yo, yi, k)
+s[C].tensorize(yi, intrin_gemv(4, 16))
+print(tvm.lower(s, [A, W, C], simple_mode=True))
+",
+    );
+    assert!(printed.contains("gemv_update"), "{printed}");
+}
+
+#[test]
+fn wrong_arguments_are_errors_at_the_argument() {
+    let (line, column, message) = error_of(&format!("{MATMUL}s.cache_read(A, 3, [C])\n"));
+    assert_eq!((line, column), (8, 17), "{message}");
+    assert!(message.contains("storage scope"), "{message}");
+
+    let (line, column, message) = error_of(&format!("{MATMUL}s.rfactor(C, C)\n"));
+    assert_eq!((line, column), (8, 14), "{message}");
+    assert!(message.contains("expected an IterVar"), "{message}");
+
+    // TVM's own refusal, as a TVMError: rfactor of a data-parallel axis.
+    let src = format!(
+        "{MATMUL}try:\n    s.rfactor(C, C.op.axis[0])\nexcept tvm.error.TVMError:\n    print(\"refused\")\n"
+    );
+    let run = script::run(&format!("{PRELUDE}{src}")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.printed, "refused\n");
+
+    let (_, _, message) = error_of(&format!("{MATMUL}s.cache_write(A, \"local\")\n"));
+    assert!(message.contains("placeholder"), "{message}");
+
+    let (line, column, message) = error_of(&format!("{MATMUL}s[C].tensorize(C.op.axis[0], 1)\n"));
+    assert_eq!((line, column), (8, 30), "{message}");
+    assert!(message.contains("te.decl_tensor_intrin"), "{message}");
+
+    let (line, column, message) = error_of(&format!("{MATMUL}C.op.output(2)\n"));
+    assert_eq!((line, column), (8, 13), "{message}");
+    assert!(message.contains("has 1 output(s)"), "{message}");
+
+    let (line, column, message) = error_of("r = te.comm_reducer(1, lambda t: 0)\n");
+    assert_eq!((line, column), (3, 21), "{message}");
+    assert!(message.contains("needs a lambda"), "{message}");
+
+    let (_, _, message) = error_of(
+        "r = te.comm_reducer(lambda x, y: x + y, lambda t: tvm.tir.const(0, t))\n\
+         A = te.placeholder((4,), name=\"A\")\n\
+         B = te.compute((1,), lambda i: r(A[i]), name=\"B\")\n",
+    );
+    assert!(message.contains("without `axis=`"), "{message}");
+
+    // A combiner returning the wrong number of values: about the combiner.
+    let (line, column, message) = error_of(
+        "r = te.comm_reducer(lambda x, y: x[0] + y[0], lambda a, b: (0, 0))\n\
+         A = te.placeholder((4,), name=\"A\")\n\
+         k = te.reduce_axis((0, 4), name=\"k\")\n\
+         B, C = te.compute((1,), lambda i: r((A[k], A[k]), axis=k), name=\"B\")\n",
+    );
+    assert_eq!((line, column), (6, 37), "{message}");
+    assert!(
+        message.contains("returned 1 value(s) for a tuple of 2"),
+        "{message}"
+    );
+
+    let (line, column, message) = error_of(
+        "A = te.placeholder((4,), name=\"A\")\n\
+         C = te.extern((4,), [A], lambda ins, outs: 3, name=\"C\")\n",
+    );
+    assert_eq!((line, column), (4, 26), "{message}");
+    assert!(message.contains("tvm.tir.call_packed"), "{message}");
+
+    let (line, column, message) = error_of("b = tvm.tir.decl_buffer((4,), \"float32\", data=1)\n");
+    assert_eq!((line, column), (3, 42), "{message}");
+    assert!(message.contains("not supported"), "{message}");
+
+    let (_, _, message) = error_of(&format!("{BLOCK}g = s.create_group(C, A)\ng.split(1)\n"));
+    assert!(message.contains("compute_at"), "{message}");
+
+    // The dataflow functions take what TVM's take.
+    let (line, column, message) = error_of(&format!("{BLOCK}tvm.te.schedule.ScheduleOps(s, s)\n"));
+    assert_eq!((line, column), (8, 32), "{message}");
+    assert!(message.contains("InferBound"), "{message}");
+    let (line, column, message) = error_of(&format!(
+        "{BLOCK}te.schedule.PostDFSOrder([D.op], [D.op])\n"
+    ));
+    assert_eq!((line, column), (8, 34), "{message}");
+    assert!(message.contains("CreateReadGraph"), "{message}");
+
+    // A scan's state must be a placeholder: TVM's error, catchable.
+    let scan = "\
+X = te.placeholder((4, 3), name=\"X\")
+init = te.compute((1, 3), lambda _, i: X[0, i], name=\"init\")
+update = te.compute((4, 3), lambda t, i: X[t, i] * 2.0, name=\"update\")
+";
+    let src = format!(
+        "{PRELUDE}{scan}try:\n    te.scan(init, update, update)\nexcept tvm.error.TVMError:\n    print(\"refused\")\n"
+    );
+    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.printed, "refused\n");
+    // Several states are beyond what rangefinder models.
+    let (line, column, message) = error_of(&format!(
+        "{scan}te.scan([init, init], [update, update], [X, X])\n"
+    ));
+    assert_eq!((line, column), (6, 9), "{message}");
+    assert!(
+        message.contains("with 2 tensors is not supported"),
+        "{message}"
+    );
+}
+
+#[test]
+fn loop_annotations_stay_on_their_loops() {
+    let printed = run_checked(
+        "\
+A = te.placeholder((16, 8), name=\"A\")
+B = te.compute((16, 8), lambda i, j: A[i, j] * 2.0, name=\"B\")
+s = te.create_schedule(B.op)
+io, ii = s[B].split(B.op.axis[0], factor=4)
+s[B].parallel(io)
+s[B].unroll(ii)
+s[B].vectorize(B.op.axis[1])
+s[B].pragma(io, \"auto_unroll_max_step\", 16)
+s[B].pragma(io, \"unroll_explicit\", pragma_value=None)
+print(tvm.lower(s, [A, B], simple_mode=True))
+",
+    );
+    assert!(printed.contains("parallel (i.outer, 0, 4) {"), "{printed}");
+    assert!(printed.contains("unrolled (i.inner, 0, 4) {"), "{printed}");
+    assert!(printed.contains("vectorized (j, 0, 8) {"), "{printed}");
+    assert!(
+        printed.contains("pragma_auto_unroll_max_step = 16"),
+        "{printed}"
+    );
+    assert!(printed.contains("pragma_unroll_explicit = 1"), "{printed}");
+
+    // A reduction loop cannot be vectorized: TVM's error, catchable.
+    let src = format!(
+        "{PRELUDE}{MATMUL}try:\n    s[C].vectorize(k)\nexcept tvm.error.TVMError:\n    print(\"refused\")\n"
+    );
+    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.printed, "refused\n");
+    let (line, column, message) = error_of(&format!("{MATMUL}s[C].pragma(C.op.axis[0], 3)\n"));
+    assert_eq!((line, column), (8, 27), "{message}");
+    assert!(message.contains("needs its key as a string"), "{message}");
+    let (line, column, message) = error_of(&format!("{MATMUL}s[C].parallel(C)\n"));
+    assert_eq!((line, column), (8, 15), "{message}");
+    assert!(message.contains("expected an IterVar"), "{message}");
+}
+
+#[test]
+fn a_cooperative_fetch_into_shared_memory_is_refused_not_miscomputed() {
+    // TVM's GEMM schedule: A.shared is computed inside C.local, which runs
+    // inside C's thread loops, and its own loops are bound to the same
+    // threads. Without the binding of A.shared's loops it runs (each
+    // thread fetches what it reads).
+    let schedule = format!(
+        "{MATMUL}\
+AA = s.cache_read(A, \"shared\", [C])
+CC = s.cache_write(C, \"local\")
+ty = te.thread_axis(\"threadIdx.y\")
+by, yi = s[C].split(C.op.axis[0], nparts=4)
+s[C].bind(yi, ty)
+s[CC].compute_at(s[C], yi)
+s[AA].compute_at(s[CC], s[CC].op.reduce_axis[0])
+"
+    );
+    run_checked(&format!(
+        "{schedule}print(tvm.lower(s, [A, B, C], simple_mode=True))\n"
+    ));
+    let (line, column, message) = error_of(&format!(
+        "{schedule}s[AA].bind(s[AA].op.axis[0], ty)\nprint(tvm.lower(s, [A, B, C], simple_mode=True))\n"
+    ));
+    assert_eq!((line, column), (16, 7), "{message}");
+    assert!(
+        message.starts_with(
+            "`A.shared` (shared) is fetched cooperatively by the threads `threadIdx.y` of `C`"
+        ),
+        "{message}"
+    );
+    let (_, _, message) = error_of(&format!(
+        "{schedule}s[AA].bind(s[AA].op.axis[0], ty)\ntvm.te.schedule.InferBound(s)\n"
+    ));
+    assert!(message.contains("fetched cooperatively"), "{message}");
+}

@@ -1,0 +1,484 @@
+//! Operations that are not computes and what builds them: `te.scan`,
+//! `te.extern` with `tvm.tir.decl_buffer` buffers, the opaque calls
+//! `tvm.tir.call_packed` / `call_extern`, and `tvm.tir.ir_builder` as far
+//! as emitting such calls.
+
+use crate::args::{Args, Bound, Given};
+use crate::error::{not_supported, tvm_error, type_error, ApiError, ApiResult, At};
+use crate::function::Function;
+use crate::functions::call_back;
+use crate::object::Object;
+use crate::objects::to_index;
+use crate::value::Value;
+use crate::Host;
+use arith::Expr;
+use std::cell::RefCell;
+use std::rc::Rc;
+use tir::{CallArg, DataType, OpaqueCall, Stmt};
+
+fn te_error(at: At, e: te::TeError) -> ApiError {
+    tvm_error(at, e.message)
+}
+
+fn string(a: &Given) -> ApiResult<String> {
+    match &a.value {
+        Value::Str(s) => Ok(s.to_string()),
+        other => Err(type_error(
+            a.place(),
+            format!("expected a string, found a {}", other.type_name()),
+        )),
+    }
+}
+
+fn name_or(a: &Bound, default: &str) -> ApiResult<String> {
+    a.get("name")
+        .map(string)
+        .transpose()
+        .map(|n| n.unwrap_or_else(|| default.to_owned()))
+}
+
+fn dtype_of(a: &Given) -> ApiResult<DataType> {
+    string(a)?.parse::<DataType>().map_err(|e| {
+        type_error(
+            a.place(),
+            format!("{e}: use a TVM type name such as \"float32\" or \"int32\""),
+        )
+    })
+}
+
+/// Arguments TVM takes that change nothing rangefinder models: accepted
+/// when absent or at their defaults (`None`, `""`), refused otherwise.
+fn only_default(a: &Bound, params: &[&str], function: &str) -> ApiResult<()> {
+    for p in params {
+        if let Some(g) = a.get(p) {
+            let default = match &g.value {
+                Value::None => true,
+                Value::Str(s) => s.is_empty(),
+                Value::Dict(d) => d.is_empty(),
+                _ => false,
+            };
+            if !default {
+                return Err(not_supported(
+                    g.place(),
+                    format!("`{function}` with `{p}=` is not supported"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One tensor, or the only tensor of a list of one (TVM's scan and extern
+/// take lists for several states or outputs).
+fn single_tensor(a: &Given, what: &str) -> ApiResult<te::Tensor> {
+    let items = crate::dataflow::tensor_list(a)?;
+    match <[te::Tensor; 1]>::try_from(items) {
+        Ok([t]) => Ok(t),
+        Err(items) => Err(not_supported(
+            a.place(),
+            format!(
+                "{what} with {} tensors is not supported: give one",
+                items.len()
+            ),
+        )),
+    }
+}
+
+fn buffer_value(b: tir::Buffer) -> Value {
+    Value::Object(Object::DeclBuffer(b, Rc::from(Vec::new())))
+}
+
+/// The `te.extern` family and the buffers and calls it uses.
+pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResult<Value> {
+    match native {
+        Function::Scan => scan(args),
+        Function::Extern => extern_op(host, args),
+        Function::DeclBuffer => decl_buffer(args),
+        Function::CallPacked => {
+            let pos = args.positional_only("call_packed")?;
+            let Some((func, rest)) = pos.split_first() else {
+                return Err(type_error(
+                    None,
+                    "`call_packed` needs the name of the function to call",
+                ));
+            };
+            let name = string(func)?;
+            let args = rest.iter().map(call_arg).collect::<ApiResult<Vec<_>>>()?;
+            Ok(Value::Object(Object::Call(Rc::new(OpaqueCall::packed(
+                name, args,
+            )))))
+        }
+        Function::CallExtern => {
+            let pos = args.positional_only("call_extern")?;
+            let [dtype, func, rest @ ..] = &pos[..] else {
+                return Err(type_error(
+                    None,
+                    "`call_extern` needs a result type and the name of the function to call",
+                ));
+            };
+            let dt = dtype_of(dtype)?;
+            let name = string(func)?;
+            let args = rest.iter().map(call_arg).collect::<ApiResult<Vec<_>>>()?;
+            Ok(Value::Object(Object::Call(Rc::new(OpaqueCall::external(
+                dt, name, args,
+            )))))
+        }
+        Function::IrBuilder => {
+            args.bind("create", &[])?;
+            Ok(Value::Object(Object::IrBuilder(Rc::new(RefCell::new(
+                Vec::new(),
+            )))))
+        }
+        _ => unreachable!("extern_api::call covers the extern functions"),
+    }
+}
+
+/// An argument of an opaque call: a buffer, a string or a number.
+fn call_arg(a: &Given) -> ApiResult<CallArg> {
+    match &a.value {
+        Value::Object(Object::DeclBuffer(b, _)) => Ok(CallArg::Buffer(b.clone())),
+        Value::Str(s) => Ok(CallArg::Str(s.to_string())),
+        Value::Float(f) => Ok(CallArg::Value(tir::Value::constant(*f, DataType::Float32))),
+        _ => Ok(CallArg::Value(tir::Value::index(to_index(a).map_err(
+            |_| {
+                type_error(
+                    a.place(),
+                    format!(
+                        "an opaque call takes buffers, strings and numbers, found a {}",
+                        a.value.type_name()
+                    ),
+                )
+            },
+        )?))),
+    }
+}
+
+/// `tvm.tir.decl_buffer(shape, dtype="float32", name="buffer", data=None,
+/// strides=None, elem_offset=None, scope="", data_alignment=-1,
+/// offset_factor=0, ...)`. Strides are kept for `.strides`; the layout
+/// arguments do not change what rangefinder models.
+fn decl_buffer(args: Args) -> ApiResult<Value> {
+    let a = args.bind(
+        "decl_buffer",
+        &[
+            "shape",
+            "dtype",
+            "name",
+            "data",
+            "strides",
+            "elem_offset",
+            "scope",
+            "data_alignment",
+            "offset_factor",
+            "buffer_type",
+            "axis_separators",
+            "span",
+        ],
+    )?;
+    only_default(
+        &a,
+        &["data", "buffer_type", "axis_separators"],
+        "decl_buffer",
+    )?;
+    let shape_arg = a.required("shape")?;
+    let items = shape_arg
+        .value
+        .sequence()
+        .unwrap_or_else(|| vec![shape_arg.value.clone()]);
+    let shape = items
+        .into_iter()
+        .map(|v| to_index(&shape_arg.item(v)))
+        .collect::<ApiResult<Vec<Expr>>>()?;
+    let dtype = match a.get("dtype") {
+        Some(d) if !matches!(d.value, Value::None) => dtype_of(d)?,
+        _ => DataType::Float32,
+    };
+    let name = name_or(&a, "buffer")?;
+    let strides: Vec<Value> = match a.get("strides") {
+        Some(g) if !matches!(g.value, Value::None) => {
+            let items = g
+                .value
+                .sequence()
+                .ok_or_else(|| type_error(g.place(), "`strides` must be a list of sizes"))?;
+            for v in &items {
+                to_index(&g.item(v.clone()))?;
+            }
+            items
+        }
+        _ => Vec::new(),
+    };
+    let mut b = te::decl_buffer(shape, dtype, &name).map_err(|e| te_error(a.place(), e))?;
+    if let Some(scope) = a.get("scope") {
+        let text = string(scope)?;
+        if !text.is_empty() {
+            b = b.with_scope(text);
+        }
+    }
+    Ok(Value::Object(Object::DeclBuffer(b, Rc::from(strides))))
+}
+
+/// `te.scan(init, update, state_placeholder, inputs=None, name="scan",
+/// tag="", attrs=None)` with one state.
+fn scan(args: Args) -> ApiResult<Value> {
+    let a = args.bind(
+        "scan",
+        &[
+            "init",
+            "update",
+            "state_placeholder",
+            "inputs",
+            "name",
+            "tag",
+            "attrs",
+        ],
+    )?;
+    only_default(&a, &["tag", "attrs"], "scan")?;
+    let init = single_tensor(a.required("init")?, "a scan")?;
+    let update = single_tensor(a.required("update")?, "a scan")?;
+    let state = single_tensor(a.required("state_placeholder")?, "a scan")?;
+    let inputs = match a.get("inputs") {
+        Some(g) if !matches!(g.value, Value::None) => crate::dataflow::tensor_list(g)?,
+        _ => Vec::new(),
+    };
+    let name = name_or(&a, "scan")?;
+    let t = te::scan(&init, &update, &state, &inputs, &name).map_err(|e| te_error(a.place(), e))?;
+    Ok(Value::Object(Object::Tensor(t)))
+}
+
+/// Buffers given as a buffer or a list of them.
+fn buffer_list(g: &Given) -> ApiResult<Vec<tir::Buffer>> {
+    let items = g.value.sequence().unwrap_or_else(|| vec![g.value.clone()]);
+    items
+        .into_iter()
+        .map(|v| match v {
+            Value::Object(Object::DeclBuffer(b, _)) => Ok(b),
+            other => Err(type_error(
+                g.place(),
+                format!(
+                    "expected a buffer of `tvm.tir.decl_buffer`, found a {}",
+                    other.type_name()
+                ),
+            )),
+        })
+        .collect()
+}
+
+/// What a program's function returned as the body of an extern operation
+/// or a tensor intrinsic: an opaque call, or the statement an IR builder
+/// built.
+pub(crate) fn to_stmt(v: &Value, at: At, extern_scope: bool) -> ApiResult<Stmt> {
+    match v {
+        Value::Object(Object::Call(c)) => Ok(Stmt::opaque((**c).clone(), extern_scope)),
+        Value::Object(Object::IrStmt(s)) => Ok(match &**s {
+            Stmt::Opaque { call, .. } => Stmt::opaque(call.clone(), extern_scope),
+            other => other.clone(),
+        }),
+        other => Err(type_error(
+            at,
+            format!(
+                "the function must return a call such as `tvm.tir.call_packed(...)` or the \
+                 statement of an IR builder (`ib.get()`), found a {}",
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+/// Why building an extern failed: in the program's function or in `te`.
+enum Failure {
+    Host(ApiError),
+    Te(te::TeError),
+}
+
+impl From<te::TeError> for Failure {
+    fn from(e: te::TeError) -> Failure {
+        Failure::Te(e)
+    }
+}
+
+/// `te.extern(shape, inputs, fcompute, name="extern", dtype=None,
+/// in_buffers=None, out_buffers=None, tag="", attrs=None)` with one
+/// output: `fcompute(ins, outs)` is called with the buffers.
+fn extern_op(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
+    let a = args.bind(
+        "extern",
+        &[
+            "shape",
+            "inputs",
+            "fcompute",
+            "name",
+            "dtype",
+            "in_buffers",
+            "out_buffers",
+            "tag",
+            "attrs",
+        ],
+    )?;
+    only_default(&a, &["tag", "attrs"], "extern")?;
+    let shape_arg = a.required("shape")?;
+    let mut items = shape_arg
+        .value
+        .sequence()
+        .unwrap_or_else(|| vec![shape_arg.value.clone()]);
+    // A list of shapes is one per output: one output is supported.
+    if items.first().is_some_and(|v| v.sequence().is_some()) {
+        if items.len() != 1 {
+            return Err(not_supported(
+                shape_arg.place(),
+                format!(
+                    "`extern` with {} outputs is not supported: give one shape",
+                    items.len()
+                ),
+            ));
+        }
+        items = items[0].sequence().unwrap_or_default();
+    }
+    let shape = items
+        .into_iter()
+        .map(|v| to_index(&shape_arg.item(v)))
+        .collect::<ApiResult<Vec<Expr>>>()?;
+    let inputs = crate::dataflow::tensor_list(a.required("inputs")?)?;
+    let f = a.required("fcompute")?;
+    let name = name_or(&a, "extern")?;
+    let dtype = match a.get("dtype") {
+        Some(d) if !matches!(d.value, Value::None) => {
+            let d = match d.value.sequence() {
+                Some(list) if list.len() == 1 => d.item(list[0].clone()),
+                _ => d.clone(),
+            };
+            Some(dtype_of(&d)?)
+        }
+        _ => None,
+    };
+    let in_buffers = match a.get("in_buffers") {
+        Some(g) if !matches!(g.value, Value::None) => Some(buffer_list(g)?),
+        _ => None,
+    };
+    let out_buffer = match a.get("out_buffers") {
+        Some(g) if !matches!(g.value, Value::None) => {
+            let list = buffer_list(g)?;
+            match <[tir::Buffer; 1]>::try_from(list) {
+                Ok([b]) => Some(b),
+                Err(list) => {
+                    return Err(not_supported(
+                        g.place(),
+                        format!(
+                            "`extern` with {} output buffers is not supported: give one",
+                            list.len()
+                        ),
+                    ))
+                }
+            }
+        }
+        _ => None,
+    };
+    let fcompute = f.value.clone();
+    let at = f.at.clone();
+    let built = te::extern_op(
+        shape,
+        &inputs,
+        |ins, outs| {
+            let ins = Value::list(ins.iter().cloned().map(buffer_value).collect());
+            let outs = Value::list(outs.iter().cloned().map(buffer_value).collect());
+            let body = call_back(host, &fcompute, vec![ins, outs], &at).map_err(Failure::Host)?;
+            to_stmt(&body, Some(at.clone()), true).map_err(Failure::Host)
+        },
+        &name,
+        dtype,
+        in_buffers,
+        out_buffer,
+    );
+    match built {
+        Ok(t) => Ok(Value::Object(Object::Tensor(t))),
+        Err(Failure::Host(e)) => Err(e),
+        Err(Failure::Te(e)) => Err(te_error(a.place(), e)),
+    }
+}
+
+/// `buffer.name` and `ib.name`.
+pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value> {
+    let method = |n: &'static str| Ok(Value::Method(Rc::new(value.clone()), n));
+    match (value, name) {
+        (Value::Object(Object::DeclBuffer(b, _)), "shape") => {
+            Ok(crate::objects::shape_value(b.shape()))
+        }
+        (Value::Object(Object::DeclBuffer(b, _)), "dtype") => Ok(Value::str(b.dtype().name())),
+        (Value::Object(Object::DeclBuffer(b, _)), "name") => Ok(Value::str(b.name())),
+        (Value::Object(Object::DeclBuffer(_, strides)), "strides") => {
+            Ok(Value::list(strides.to_vec()))
+        }
+        (Value::Object(Object::DeclBuffer(..)), "access_ptr") => method("access_ptr"),
+        (Value::Object(Object::DeclBuffer(..)), "data") => Ok(value.clone()),
+        (Value::Object(Object::IrBuilder(_)), "emit") => method("emit"),
+        (Value::Object(Object::IrBuilder(_)), "get") => method("get"),
+        _ => Err(crate::error::error(
+            crate::ErrorClass::AttributeError,
+            span,
+            format!(
+                "a {} has no attribute `{name}` that rangefinder supports ({})",
+                value.type_name(),
+                match value {
+                    Value::Object(Object::IrBuilder(_)) =>
+                        "it has .emit(call) and .get(): other statements are not supported",
+                    _ => "it has .shape, .dtype, .name, .strides, .data and .access_ptr(mode)",
+                }
+            ),
+        )),
+    }
+}
+
+/// `buffer.access_ptr(mode)`, `ib.emit(call)`, `ib.get()`.
+pub(crate) fn call_method(receiver: &Value, name: &str, args: Args) -> ApiResult<Value> {
+    match (receiver, name) {
+        // The pointer is passed to an opaque call, which only needs to
+        // know which buffer it reaches: the buffer stands for it.
+        (Value::Object(Object::DeclBuffer(..)), "access_ptr") => {
+            let a = args.bind(
+                "access_ptr",
+                &[
+                    "access_mask",
+                    "ptr_type",
+                    "content_lanes",
+                    "offset",
+                    "extent",
+                ],
+            )?;
+            let mask = a.required("access_mask")?;
+            match &mask.value {
+                Value::Str(m) if !m.is_empty() && m.chars().all(|c| c == 'r' || c == 'w') => {}
+                Value::Int(1..=3) => {}
+                other => {
+                    return Err(type_error(
+                        mask.place(),
+                        format!(
+                            "`access_ptr` takes \"r\", \"w\" or \"rw\", found {}",
+                            crate::repr(other)
+                        ),
+                    ))
+                }
+            }
+            only_default(&a, &["offset", "extent"], "access_ptr")?;
+            Ok(receiver.clone())
+        }
+        (Value::Object(Object::IrBuilder(stmts)), "emit") => {
+            let a = args.bind("emit", &["stmt"])?;
+            let g = a.required("stmt")?;
+            let stmt = to_stmt(&g.value, g.place(), false)?;
+            stmts.borrow_mut().push(stmt);
+            Ok(Value::None)
+        }
+        (Value::Object(Object::IrBuilder(stmts)), "get") => {
+            args.bind("get", &[])?;
+            let list = stmts.borrow().clone();
+            let stmt = match <[Stmt; 1]>::try_from(list) {
+                Ok([one]) => one,
+                Err(list) => Stmt::seq(list),
+            };
+            Ok(Value::Object(Object::IrStmt(Rc::new(stmt))))
+        }
+        _ => Err(type_error(
+            None,
+            format!("a {} has no method `{name}`", receiver.type_name()),
+        )),
+    }
+}

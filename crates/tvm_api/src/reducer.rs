@@ -1,0 +1,309 @@
+//! Reducers given by their combiner (`te.comm_reducer`), argmax-style
+//! tuple reducers among them, and tensor intrinsics
+//! (`te.decl_tensor_intrin`): the program's functions are called back
+//! through the [`Host`] on symbolic operands and buffers.
+
+use crate::args::{Args, Given};
+use crate::error::{not_supported, tvm_error, type_error, ApiError, ApiResult, ArgRef, At};
+use crate::function::Function;
+use crate::functions::call_back;
+use crate::object::Object;
+use crate::objects::{element, to_element, to_iter_var};
+use crate::value::Value;
+use crate::Host;
+use std::rc::Rc;
+
+/// What `te.comm_reducer(fcombine, fidentity, name)` made: the program's
+/// two functions, called each time the reducer is (the operands' types
+/// come from the values reduced).
+pub struct ReducerDef {
+    fcombine: Value,
+    fidentity: Value,
+    name: String,
+}
+
+impl ReducerDef {
+    /// The reducer's name (`name=`, by default `"reduce"`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+fn te_error(at: At, e: te::TeError) -> ApiError {
+    tvm_error(at, e.message)
+}
+
+fn string(a: &Given) -> ApiResult<String> {
+    match &a.value {
+        Value::Str(s) => Ok(s.to_string()),
+        other => Err(type_error(
+            a.place(),
+            format!("expected a string, found a {}", other.type_name()),
+        )),
+    }
+}
+
+/// `te.comm_reducer` and `te.decl_tensor_intrin`.
+pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResult<Value> {
+    match native {
+        Function::CommReducer => {
+            let a = args.bind("comm_reducer", &["fcombine", "fidentity", "name"])?;
+            let fcombine = a.required("fcombine")?;
+            let fidentity = a.required("fidentity")?;
+            for f in [fcombine, fidentity] {
+                if host.parameters(&f.value).is_none() {
+                    return Err(type_error(
+                        f.place(),
+                        format!(
+                            "`comm_reducer` needs a lambda or function, found a {}",
+                            f.value.type_name()
+                        ),
+                    ));
+                }
+            }
+            let name = match a.get("name") {
+                Some(n) => string(n)?,
+                None => "reduce".to_owned(),
+            };
+            Ok(Value::Object(Object::Reducer(Rc::new(ReducerDef {
+                fcombine: fcombine.value.clone(),
+                fidentity: fidentity.value.clone(),
+                name,
+            }))))
+        }
+        Function::DeclTensorIntrin => decl_tensor_intrin(host, args),
+        _ => unreachable!("reducer::call covers comm_reducer and decl_tensor_intrin"),
+    }
+}
+
+/// The values a function returned for a tuple of `n`: a tuple or list of
+/// `n`, or one value when `n` is 1.
+fn returned(v: &Value, n: usize, what: &str, at: &ArgRef) -> ApiResult<Vec<te::Value>> {
+    let items = match v.sequence() {
+        Some(items) => items,
+        None => vec![v.clone()],
+    };
+    if items.len() != n {
+        return Err(type_error(
+            Some(at.clone()),
+            format!(
+                "{what} returned {} value(s) for a tuple of {n}: return one value per position",
+                items.len()
+            ),
+        ));
+    }
+    items
+        .iter()
+        .map(|x| to_element(x, Some(at.clone())))
+        .collect()
+}
+
+/// `reducer(expr, axis, where=None, init=None)`: the reduction of `expr`
+/// (a value, or a tuple of values for a tuple reducer) over `axis`; a
+/// tuple of reductions for a tuple, which a compute returns as its
+/// outputs.
+pub(crate) fn reduce(host: &mut dyn Host, r: &ReducerDef, args: Args) -> ApiResult<Value> {
+    let a = args.bind(&r.name, &["expr", "axis", "where", "init"])?;
+    if let Some(init) = a.get("init").filter(|g| !matches!(g.value, Value::None)) {
+        return Err(not_supported(init.place(), "`init=` is not supported"));
+    }
+    let expr = a.required("expr")?;
+    let Some(axis) = a.get("axis") else {
+        return Err(not_supported(
+            None,
+            format!(
+                "`{}` without `axis=` (combining two values directly) is not supported: \
+                 give the reduction axis",
+                r.name
+            ),
+        ));
+    };
+    let axes = match axis.value.sequence() {
+        Some(items) => items
+            .into_iter()
+            .map(|v| to_iter_var(&axis.item(v)))
+            .collect::<ApiResult<Vec<_>>>()?,
+        None => vec![to_iter_var(axis)?],
+    };
+    let condition = match a.get("where") {
+        Some(w) if !matches!(w.value, Value::None) => Some(match &w.value {
+            Value::Bool(b) => arith::Expr::bool(*b),
+            Value::Index(e) if e.ty() == arith::Type::Bool => e.clone(),
+            other => {
+                return Err(type_error(
+                    w.place(),
+                    format!(
+                        "expected a condition such as `i < n`, found a {}",
+                        other.type_name()
+                    ),
+                ))
+            }
+        }),
+        _ => None,
+    };
+    let tuple = expr.value.sequence();
+    let sources = match &tuple {
+        Some(items) => items
+            .iter()
+            .map(|v| to_element(v, expr.place()))
+            .collect::<ApiResult<Vec<_>>>()?,
+        None => vec![to_element(&expr.value, expr.place())?],
+    };
+    let dtypes: Vec<tir::DataType> = sources.iter().map(te::Value::dtype).collect();
+    // The operands are named after the combiner's parameters, as TVM
+    // names them (`x_0`, `x_1`, ... for a tuple).
+    let names = host
+        .parameters(&r.fcombine)
+        .map(|p| p.names)
+        .unwrap_or_default();
+    let (lname, rname) = match &names[..] {
+        [l, r, ..] => (l.clone(), r.clone()),
+        _ => ("x".to_owned(), "y".to_owned()),
+    };
+    let lhs = te::CommReducer::operands(&lname, &dtypes);
+    let rhs = te::CommReducer::operands(&rname, &dtypes);
+    let as_arg = |vs: &[te::Value]| match tuple {
+        Some(_) => Value::tuple(vs.iter().cloned().map(element).collect()),
+        None => element(vs[0].clone()),
+    };
+    let n = sources.len();
+    // Errors about the program's functions point at the values reduced,
+    // which decide how they are called.
+    let at = &expr.at;
+    let combined = call_back(host, &r.fcombine, vec![as_arg(&lhs), as_arg(&rhs)], at)?;
+    let result = returned(&combined, n, "the combiner", at)?;
+    let dtype_names = dtypes.iter().map(|d| Value::str(d.name())).collect();
+    let identity = call_back(host, &r.fidentity, dtype_names, at)?;
+    let identity = returned(&identity, n, "the identity", at)?;
+    let reducer = te::CommReducer::new(&r.name, &lhs, &rhs, result, identity)
+        .map_err(|e| te_error(a.place(), e))?;
+    let reductions = reducer
+        .reduce(sources, &axes, condition)
+        .map_err(|e| te_error(expr.place(), e))?;
+    Ok(match tuple {
+        Some(_) => Value::tuple(reductions.into_iter().map(element).collect()),
+        None => element(reductions.into_iter().next().expect("one source")),
+    })
+}
+
+/// The name of the first opaque call of what an intrinsic's function
+/// returned (`None` for Python's `None`).
+fn call_name(v: &Value, at: &ArgRef) -> ApiResult<Option<String>> {
+    if matches!(v, Value::None) {
+        return Ok(None);
+    }
+    let stmt = crate::extern_api::to_stmt(v, Some(at.clone()), false)?;
+    let mut found = None;
+    stmt.visit(&mut |s| {
+        if let (None, tir::Stmt::Opaque { call, .. }) = (&found, s) {
+            found = Some(call.func.clone());
+        }
+    });
+    found.map(Some).ok_or_else(|| {
+        type_error(
+            Some(at.clone()),
+            "the intrinsic's function must emit a call such as `tvm.tir.call_extern(...)`",
+        )
+    })
+}
+
+/// `te.decl_tensor_intrin(op, fcompute, name="tensor_intrin", binds=None,
+/// scalar_params=None, default_buffer_params=None)`: `fcompute(ins, outs)`
+/// is called with a buffer per input (from `binds`, or declared) and per
+/// output, and returns the body or `(body, reset, update)`.
+fn decl_tensor_intrin(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
+    let a = args.bind(
+        "decl_tensor_intrin",
+        &[
+            "op",
+            "fcompute",
+            "name",
+            "binds",
+            "scalar_params",
+            "default_buffer_params",
+        ],
+    )?;
+    for p in ["scalar_params", "default_buffer_params"] {
+        if let Some(g) = a.get(p).filter(|g| !matches!(g.value, Value::None)) {
+            let empty = matches!(&g.value, Value::Dict(d) if d.is_empty())
+                || g.value.sequence().is_some_and(|s| s.is_empty());
+            if !empty {
+                return Err(not_supported(
+                    g.place(),
+                    format!("`decl_tensor_intrin` with `{p}=` is not supported"),
+                ));
+            }
+        }
+    }
+    let op = crate::objects::to_op(a.required("op")?)?;
+    let f = a.required("fcompute")?;
+    let name = match a.get("name") {
+        Some(n) => string(n)?,
+        None => "tensor_intrin".to_owned(),
+    };
+    let binds: Vec<(te::Tensor, Value)> = match a.get("binds") {
+        Some(g) if !matches!(g.value, Value::None) => {
+            let Value::Dict(pairs) = &g.value else {
+                return Err(type_error(
+                    g.place(),
+                    "`binds` must be a dict from tensors to buffers",
+                ));
+            };
+            pairs
+                .iter()
+                .map(|(k, v)| match (k, v) {
+                    (Value::Object(Object::Tensor(t)), Value::Object(Object::DeclBuffer(..))) => {
+                        Ok((t.clone(), v.clone()))
+                    }
+                    _ => Err(type_error(
+                        g.place(),
+                        format!(
+                            "`binds` maps tensors to buffers, found a {} to a {}",
+                            k.type_name(),
+                            v.type_name()
+                        ),
+                    )),
+                })
+                .collect::<ApiResult<_>>()?
+        }
+        _ => Vec::new(),
+    };
+    let buffer_for = |t: &te::Tensor| -> Value {
+        binds
+            .iter()
+            .find(|(k, _)| k == t)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| {
+                Value::Object(Object::DeclBuffer(
+                    tir::Buffer::new(t.name(), t.dtype(), t.shape().to_vec()),
+                    Rc::from(Vec::new()),
+                ))
+            })
+    };
+    let ins = Value::list(op.input_tensors().iter().map(buffer_for).collect());
+    let outs = Value::list(op.outputs().iter().map(buffer_for).collect());
+    let body = call_back(host, &f.value, vec![ins, outs], &f.at)?;
+    let calls = match body.sequence() {
+        Some(parts) if parts.len() == 3 => te::IntrinCalls {
+            body: call_name(&parts[0], &f.at)?,
+            reset: call_name(&parts[1], &f.at)?,
+            update: call_name(&parts[2], &f.at)?,
+        },
+        Some(parts) => {
+            return Err(type_error(
+                f.place(),
+                format!(
+                    "the intrinsic's function returned {} values: return one statement or \
+                     the triple (body, reset, update)",
+                    parts.len()
+                ),
+            ))
+        }
+        None => te::IntrinCalls {
+            body: call_name(&body, &f.at)?,
+            ..Default::default()
+        },
+    };
+    let intrin = te::decl_tensor_intrin(&op, &name, calls).map_err(|e| te_error(a.place(), e))?;
+    Ok(Value::Object(Object::TensorIntrin(intrin)))
+}
