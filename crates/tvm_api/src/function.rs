@@ -58,6 +58,10 @@ pub enum Function {
     AssertPrimExprEqual,
     /// `tvm.tir.stmt_functor.substitute`.
     Substitute,
+    /// `tvm.ir.Range(begin, end)`.
+    Range,
+    /// `tvm.ir.Range.from_min_extent(min, extent)`.
+    RangeFromMinExtent,
 }
 
 impl Function {
@@ -88,6 +92,8 @@ impl Function {
             Function::Lower => "tvm.lower",
             Function::AssertPrimExprEqual => "tvm.testing.assert_prim_expr_equal",
             Function::Substitute => "tvm.tir.stmt_functor.substitute",
+            Function::Range => "tvm.ir.Range",
+            Function::RangeFromMinExtent => "tvm.ir.Range.from_min_extent",
         }
     }
 }

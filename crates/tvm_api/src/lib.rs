@@ -145,6 +145,8 @@ pub enum UnaryOp {
     Neg,
     /// `+x`.
     Pos,
+    /// `~cond`: logical not of a condition.
+    Not,
 }
 
 /// The namespace at dotted `path` (`tvm`, `tvm.te`, `tvm.tir`, ...), if
@@ -296,6 +298,7 @@ pub fn len(value: &Value) -> ApiResult<usize> {
         Value::List(l) => Ok(l.borrow().len()),
         Value::Dict(d) => Ok(d.len()),
         Value::Str(s) => Ok(s.chars().count()),
+        Value::Object(Object::Bounds(b)) => Ok(b.len()),
         other => Err(ApiError::type_error(format!(
             "a {} has no length",
             other.type_name()

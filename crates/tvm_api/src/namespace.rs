@@ -22,6 +22,7 @@ const MODULES: &[&str] = &[
     "tvm.container",
     "tvm.tir.stmt_functor",
     "tvm.error",
+    "tvm.ir",
 ];
 
 /// The module called `path`, if scripts may use it.
@@ -78,6 +79,10 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
             return Some(Value::Object(Object::Class(Class::IterVar)))
         }
         "Tensor" if te_level => return Some(Value::Object(Object::Class(Class::Tensor))),
+        "IterVar" if module_path == "tvm.te" => {
+            return Some(Value::Object(Object::Class(Class::IterVar)))
+        }
+        "Range" if module_path == "tvm.ir" => Function::Range,
         "Split" if module_path == "tvm.te.schedule" => {
             return Some(Value::Object(Object::Class(Class::Split)))
         }
