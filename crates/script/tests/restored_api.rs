@@ -90,7 +90,10 @@ fn invert_negates_conditions() {
          print(tvm.tir.if_then_else(~(n < 4), 1, 0))\n\
          print(~5, ~True)\n",
     );
-    assert!(out.starts_with("not n < 4\nselect(not n < 4, 1, 0)\n"), "{out}");
+    assert!(
+        out.starts_with("not n < 4\nselect(not n < 4, 1, 0)\n"),
+        "{out}"
+    );
     assert!(out.ends_with("-6 -2\n"), "{out}");
     let message = error_of("n = te.var(\"n\")\nc = ~(n + 1)\n");
     assert!(message.contains("`~` needs a condition"), "{message}");
@@ -100,7 +103,10 @@ fn invert_negates_conditions() {
 fn var_checks_its_dtype() {
     printed("a = te.var(\"a\", dtype=\"int64\")\nb = te.var(\"b\", \"int32\")\n");
     let message = error_of("x = te.var(\"x\", dtype=\"float32\")\n");
-    assert!(message.contains("index variables are integers"), "{message}");
+    assert!(
+        message.contains("index variables are integers"),
+        "{message}"
+    );
     let message = error_of("x = te.var(\"x\", dtype=\"nonsense\")\n");
     assert!(!message.is_empty());
 }
@@ -136,5 +142,8 @@ fn transform_layout_takes_lambda_text() {
          s = te.create_schedule(B.op)\n\
          s[B].transform_layout(\"lambda i: [i]\")\n",
     );
-    assert!(message.contains("2 dimensions but the map takes 1"), "{message}");
+    assert!(
+        message.contains("2 dimensions but the map takes 1"),
+        "{message}"
+    );
 }

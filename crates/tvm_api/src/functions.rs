@@ -361,7 +361,9 @@ fn range(args: Args) -> ApiResult<Value> {
         Some(end) => (begin, to_index(end)?),
         None => (Expr::int(0), begin),
     };
-    Ok(Value::Object(Object::Range(arith::Range::half_open(lo, hi))))
+    Ok(Value::Object(Object::Range(arith::Range::half_open(
+        lo, hi,
+    ))))
 }
 
 fn reduce_axis(args: Args) -> ApiResult<Value> {

@@ -285,8 +285,9 @@ pub fn isinstance(value: &Value, class: &Value) -> Option<bool> {
     }
 }
 
-/// Python truthiness. A symbolic condition counts only when it can be
-/// decided (TVM raises in the same situation).
+/// Python truthiness. `a == b` and `a != b` with a non-constant side are
+/// answered by node identity, as TVM's `EqualOp` does; any other symbolic
+/// condition counts only when it can be decided (TVM raises there).
 pub fn truth(value: &Value) -> ApiResult<bool> {
     operators::truth(value)
 }

@@ -241,11 +241,11 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::IterVar(iv), "dom") => Ok(iv
                 .dom()
                 .map_or(Value::None, |d| Value::Object(Object::Range(d.clone())))),
-            (Object::IterVar(iv) | Object::ThreadAxis(iv), "iter_type") => {
-                Ok(Value::Int(iter_type(iv, matches!(obj, Object::ThreadAxis(_)))))
-            }
-            (Object::IterVar(iv), "thread_tag") => Ok(Value::str(&
-                iv.thread_tag().map(|t| t.to_string()).unwrap_or_default(),
+            (Object::IterVar(iv) | Object::ThreadAxis(iv), "iter_type") => Ok(Value::Int(
+                iter_type(iv, matches!(obj, Object::ThreadAxis(_))),
+            )),
+            (Object::IterVar(iv), "thread_tag") => Ok(Value::str(
+                &iv.thread_tag().map(|t| t.to_string()).unwrap_or_default(),
             )),
             (Object::IterVar(_), _) => Err(no_attribute(
                 value,

@@ -219,8 +219,8 @@ fn identity_truth(e: &Expr) -> Option<bool> {
         arith::ExprKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), a, b)
             if a.as_int().is_none() || b.as_int().is_none() =>
         {
-            let same = a.ptr_eq(b)
-                || matches!((a.as_var(), b.as_var()), (Some(x), Some(y)) if x == y);
+            let same =
+                a.ptr_eq(b) || matches!((a.as_var(), b.as_var()), (Some(x), Some(y)) if x == y);
             Some(same == (*op == CmpOp::Eq))
         }
         _ => None,

@@ -9,7 +9,7 @@ Range = tvm_class(
     doc="``Range(begin, end)``: the half-open interval ``[begin, end)``; with one argument ``[0, end)``.",
 )
 
-Range.from_min_extent = staticmethod(api("tvm.ir.Range.from_min_extent"))
+Range.from_min_extent = staticmethod(api("tvm.ir.Range").from_min_extent)
 
 __all__ = ["Range", "assert_structural_equal", "structural_equal"]
 
