@@ -74,6 +74,15 @@ impl Host for PyHost<'_> {
     fn session(&mut self) -> &mut Session {
         &mut self.session
     }
+
+    fn index_map(&self, v: &Value) -> Option<layout::IndexMap> {
+        let obj = v.as_host::<PyValue>()?;
+        obj.obj
+            .bind(self.py)
+            .extract::<PyRef<'_, crate::layout_api::IndexMap>>()
+            .ok()
+            .map(|m| m.map.clone())
+    }
 }
 
 /// Runs one API call with this thread's session; an error becomes the

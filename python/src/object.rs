@@ -384,6 +384,11 @@ impl Object {
         let v = tvm_api::unary(UnaryOp::Pos, &self.value).map_err(|e| api_error(py, e))?;
         to_py(py, v)
     }
+    /// `~cond`: the logical not of a condition, as in TVM.
+    fn __invert__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let v = tvm_api::unary(UnaryOp::Not, &self.value).map_err(|e| api_error(py, e))?;
+        to_py(py, v)
+    }
 
     fn __richcmp__(
         &self,

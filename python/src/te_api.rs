@@ -2,7 +2,7 @@
 //! by dotted path (`resolve("tvm.te.compute")`), so every function,
 //! method and object of the layer is in Python without code here; what
 //! stays is the session a script builds, rangefinder's `report`, and the
-//! few Python-only helpers (`tvm.ir.Range`, structural equality, C's
+//! few Python-only helpers (structural equality, C's
 //! truncating division by any divisor).
 
 use crate::error::{api_error, error, te_error};
@@ -19,7 +19,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(instance_of, m)?)?;
     m.add_function(wrap_pyfunction!(intrinsic_names, m)?)?;
-    m.add_function(wrap_pyfunction!(make_range, m)?)?;
     m.add_function(wrap_pyfunction!(structural_equal, m)?)?;
     m.add_function(wrap_pyfunction!(truncating_division, m)?)?;
     m.add_function(wrap_pyfunction!(session_target, m)?)?;
@@ -78,22 +77,6 @@ pub fn index_arg(obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
             v.type_name()
         ))
     })
-}
-
-/// `tvm.ir.Range(begin, end)`: `[begin, end)`; with one argument `[0, end)`.
-#[pyfunction]
-#[pyo3(signature = (begin, end=None))]
-fn make_range(
-    py: Python<'_>,
-    begin: &Bound<'_, PyAny>,
-    end: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Py<PyAny>> {
-    let (lo, hi) = match end {
-        Some(end) => (index_arg(begin)?, index_arg(end)?),
-        None => (Expr::int(0), index_arg(begin)?),
-    };
-    let range = arith::Range::half_open(lo, hi);
-    to_py(py, Value::Object(tvm_api::Object::Range(range)))
 }
 
 /// Structural equality (`tvm.ir.structural_equal`) of expressions, ranges

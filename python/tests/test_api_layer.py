@@ -133,3 +133,81 @@ def test_every_name_the_modules_export_exists():
         missing = [n for n in module.__all__ if not hasattr(module, n)]
         assert missing == [], module.__name__
     assert te.IndexMap is tir.IndexMap is rangefinder.IndexMap
+
+
+def _matmul():
+    n = 8
+    A = te.placeholder((n, n), name="A")
+    k = te.reduce_axis((0, n), name="k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * A[k, j], axis=k), name="C")
+    return A, k, C, te.create_schedule(C.op)
+
+
+def test_iter_vars_have_tvm_kinds_and_thread_tags():
+    _, k, C, _ = _matmul()
+    i, _ = C.op.axis
+    tx = te.thread_axis("threadIdx.x")
+    assert (i.iter_type, k.iter_type, tx.iter_type) == (0, 2, 1)
+    assert (i.thread_tag, tx.thread_tag) == ("", "threadIdx.x")
+    assert k.iter_type == te.IterVar.CommReduce == tir.IterVar.CommReduce == 2
+    assert (te.IterVar.DataPar, te.IterVar.ThreadIndex, te.IterVar.Tensorized) == (0, 1, 8)
+
+
+def test_schedules_expose_outputs_stage_map_and_origin_op():
+    _, _, C, s = _matmul()
+    assert s.outputs[0] == C.op and len(s.outputs) == 1
+    assert s.stage_map[C.op].op == C.op
+    assert s[C].origin_op == C.op
+    assert len(s.stages) == len(s.stage_map) == 2
+    s[C].split(C.op.axis[0], factor=4)
+    assert len(s[C].relations) == 1
+    assert (len(s[C].leaf_iter_vars), len(s[C].all_iter_vars)) == (4, 5)
+
+
+def test_the_infer_bound_map_is_a_mapping():
+    _, _, C, s = _matmul()
+    xo, xi = s[C].split(C.op.axis[0], factor=4)
+    bounds = tvm.te.schedule.InferBound(s)
+    assert len(bounds) == len(bounds.keys()) == len(bounds.values()) == len(bounds.items()) > 0
+    assert xi in bounds and xo in bounds
+    assert te.reduce_axis((0, 2), name="z") not in bounds
+    assert [iv for iv in bounds] == list(bounds.keys())
+    for iv, r in bounds.items():
+        assert bounds[iv].extent == r.extent
+    assert int(bounds[xi].extent) == 4
+
+
+def test_ranges_are_the_layers_and_reduction_domains():
+    k = te.reduce_axis(tvm.ir.Range(2, 10), name="k")
+    assert (int(k.dom.min), int(k.dom.extent)) == (2, 8)
+    r = tvm.ir.Range.from_min_extent(3, 5)
+    assert (int(r.min), int(r.extent), int(tvm.ir.Range(4).extent)) == (3, 5, 4)
+    assert te.reduce_axis(r, name="m").iter_type == te.IterVar.CommReduce
+
+
+def test_invert_negates_conditions_and_var_checks_dtype():
+    n = te.var("n", dtype="int64")
+    assert str(~(n < 4)) == "not n < 4"
+    with pytest.raises(Exception, match="needs a condition"):
+        ~(n + 1)
+    te.var("m", "int32")
+    with pytest.raises(Exception, match="index variables are integers"):
+        te.var("x", dtype="float32")
+
+
+def test_undecided_equality_is_identity_as_tvms_equal_op():
+    x, y = te.var("x"), te.var("y")
+    assert bool(x == x) and not bool(x == y) and bool(x != y) and not bool(x != x)
+    e = x + y
+    assert bool(e == e) and not bool(e == x + y)
+    with pytest.raises(Exception, match="cannot decide"):
+        bool(x < y)
+
+
+def test_transform_layout_takes_an_index_map_or_its_text():
+    for mapping in ("lambda i, j: [j, i]", rangefinder.IndexMap("lambda i, j: [j, i]")):
+        A = te.placeholder((4, 8), name="A")
+        B = te.compute((4, 8), lambda i, j: A[i, j] * 2.0, name="B")
+        s = te.create_schedule(B.op)
+        axes = s[B].transform_layout(mapping)
+        assert [int(iv.dom.extent) for iv in axes] == [8, 4]

@@ -19,12 +19,11 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval
     match native {
         Native::Print => print(interp, args),
         Native::Range => range(args),
-        Native::Len => one_arg("len", args).and_then(|(v, span)| match v.sequence() {
-            Some(items) => Ok(Value::Int(items.len() as i64)),
-            None => Err(Raised::at(
-                span,
-                format!("a {} has no length", v.type_name()),
-            )),
+        // The API's `len`: sequences, dicts, strings and the InferBound map.
+        Native::Len => one_arg("len", args).and_then(|(v, span)| {
+            tvm_api::len(&v)
+                .map(|n| Value::Int(n as i64))
+                .map_err(|e| Raised::api(span, e))
         }),
         Native::Tuple | Native::List => one_arg(native.name(), args).and_then(|(v, span)| {
             let items = objects::unpack(&v).ok_or_else(|| {

@@ -120,6 +120,22 @@ pub(crate) fn negate(v: &Value, span: Range<usize>) -> Eval<Value> {
     }
 }
 
+/// `~v`: Python's bitwise not of an integer, or the logical not of a
+/// condition (TVM's `~` on a boolean `PrimExpr`).
+pub(crate) fn invert(v: &Value, span: Range<usize>) -> Eval<Value> {
+    match v {
+        Value::Int(a) => Ok(Value::Int(!a)),
+        Value::Bool(b) => Ok(Value::Int(!i64::from(*b))),
+        _ if objects::is_api_value(v) => {
+            tvm_api::unary(tvm_api::UnaryOp::Not, v).map_err(|e| Raised::api(span, e))
+        }
+        _ => Err(Raised::at(
+            span,
+            format!("`~` is not supported on a {}", v.type_name()),
+        )),
+    }
+}
+
 /// `lhs op rhs` for a comparison operator. Symbolic operands give a
 /// condition expression; everything else a Python bool.
 pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value, span: Range<usize>) -> Eval<Value> {

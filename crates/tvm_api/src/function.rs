@@ -129,6 +129,10 @@ pub enum Function {
     CommReducer,
     /// `te.decl_tensor_intrin`.
     DeclTensorIntrin,
+    /// `tvm.ir.Range(begin, end)`.
+    Range,
+    /// `tvm.ir.Range.from_min_extent(min, extent)`.
+    RangeFromMinExtent,
 }
 
 impl Function {
@@ -192,6 +196,8 @@ impl Function {
             Function::IrBuilder => "tvm.tir.ir_builder.create",
             Function::CommReducer => "te.comm_reducer",
             Function::DeclTensorIntrin => "te.decl_tensor_intrin",
+            Function::Range => "tvm.ir.Range",
+            Function::RangeFromMinExtent => "tvm.ir.Range.from_min_extent",
         }
     }
 }

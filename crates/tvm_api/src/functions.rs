@@ -29,6 +29,20 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
                 Some(n) => string(n)?,
                 None => "tindex".to_owned(),
             };
+            // Index variables are integers: a float `var` would be a
+            // different kind of expression, which rangefinder does not model.
+            let dt = dtype(a.get("dtype"), DataType::Int32)?;
+            if !dt.is_int() {
+                let at = a.get("dtype").and_then(Given::place);
+                return Err(not_supported(
+                    at,
+                    format!(
+                        "`{}` of type {dt} is not supported: index variables are integers \
+                         (use \"int32\" or \"int64\")",
+                        native.name()
+                    ),
+                ));
+            }
             Ok(Value::Index(Var::new(name).expr()))
         }
         Function::ReduceAxis => {
@@ -39,6 +53,13 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
             Ok(axis)
         }
         Function::ThreadAxis => thread_axis(args),
+        Function::Range => range(args),
+        Function::RangeFromMinExtent => {
+            let a = args.bind("from_min_extent", &["min_value", "extent", "span"])?;
+            let min = to_index(a.required("min_value")?)?;
+            let extent = to_index(a.required("extent")?)?;
+            Ok(Value::Object(Object::Range(arith::Range::new(min, extent))))
+        }
         Function::Sum => reduction(te::Reducer::Sum, args),
         Function::MaxReducer | Function::MinReducer => min_max(native, args),
         Function::Const => constant(args),
@@ -410,9 +431,37 @@ fn thread_axis(args: Args) -> ApiResult<Value> {
     Ok(Value::Object(Object::ThreadAxis(axis)))
 }
 
+/// `tvm.ir.Range(begin, end)`: `[begin, end)`; with one argument
+/// `[0, begin)`.
+fn range(args: Args) -> ApiResult<Value> {
+    let a = args.bind("Range", &["begin", "end", "span"])?;
+    let begin = to_index(a.required("begin")?)?;
+    let (lo, hi) = match a.get("end").filter(|e| !matches!(e.value, Value::None)) {
+        Some(end) => (begin, to_index(end)?),
+        None => (Expr::int(0), begin),
+    };
+    Ok(Value::Object(Object::Range(arith::Range::half_open(
+        lo, hi,
+    ))))
+}
+
 fn reduce_axis(args: Args) -> ApiResult<Value> {
     let a = args.bind("reduce_axis", &["dom", "name", "thread_tag", "span"])?;
     let dom = a.required("dom")?;
+    let name = || -> ApiResult<String> {
+        Ok(a.get("name")
+            .map(string)
+            .transpose()?
+            .unwrap_or_else(|| "rv".to_owned()))
+    };
+    // A `tvm.ir.Range` is the domain as TVM stores it.
+    if let Value::Object(Object::Range(r)) = &dom.value {
+        return Ok(Value::Object(Object::IterVar(te::IterVar::new(
+            name()?,
+            Some(r.clone()),
+            te::IterKind::Reduce,
+        ))));
+    }
     let bounds = dom
         .value
         .sequence()
@@ -420,7 +469,7 @@ fn reduce_axis(args: Args) -> ApiResult<Value> {
         .ok_or_else(|| {
             type_error(
                 dom.place(),
-                "`reduce_axis` needs its domain as a pair `(lo, hi)`",
+                "`reduce_axis` needs its domain as a pair `(lo, hi)` or a `tvm.ir.Range`",
             )
         })?;
     let lo = to_index(&Given {

@@ -44,4 +44,11 @@ pub trait Host {
 
     /// What the program has built so far.
     fn session(&mut self) -> &mut Session;
+
+    /// The layout map a front-end value stands for (a Python
+    /// `IndexMap` object), for `transform_layout`; `None` when `v` is not
+    /// one. Front ends without such objects keep the default.
+    fn index_map(&self, _v: &Value) -> Option<layout::IndexMap> {
+        None
+    }
 }

@@ -1,6 +1,6 @@
 //! `s[T].transform_layout(fn)` and `te.AXIS_SEPARATOR` (seed 001).
 //!
-//! `fn` is called with one index variable per dimension of `T` (named after
+//! `fn` is an `IndexMap`, its lambda text, or a function called with one index variable per dimension of `T` (named after
 //! its parameters; `lambda *i` gives `i0, i1, ...`; a function of a single
 //! parameter receives the list of indices, as in the RFC's
 //! `def nhwc_to_nchwc(logical_axes)`), and returns the transformed indices,
@@ -26,6 +26,17 @@ pub(crate) fn transform_layout(
     let a = args.bind("transform_layout", &["mapping_function"])?;
     let f = a.required("mapping_function")?;
     let ndim = op.shape().len();
+    // The map as TVM's `IndexMap` or its lambda text (`"lambda i, j: [j, i]"`).
+    let given = match &f.value {
+        Value::Str(text) => Some(
+            layout::IndexMap::parse(text)
+                .map_err(|e| type_error(f.place(), format!("`{text}`: {}", e.message)))?,
+        ),
+        other => host.index_map(other),
+    };
+    if let Some(map) = given {
+        return apply(s, op, map, f, span);
+    }
     let Some(func) = host.parameters(&f.value) else {
         return Err(type_error(
             f.place(),
@@ -91,6 +102,28 @@ pub(crate) fn transform_layout(
     }
     let map = layout::IndexMap::new(vars, finals, separators)
         .map_err(|e| type_error(f.place(), e.message))?;
+    apply(s, op, map, f, span)
+}
+
+/// Transforms `op`'s layout by `map` and returns the new axes.
+fn apply(
+    s: &ScheduleRef,
+    op: &te::Operation,
+    map: layout::IndexMap,
+    f: &Given,
+    span: crate::error::At,
+) -> ApiResult<Value> {
+    let ndim = op.shape().len();
+    if map.initial_indices().len() != ndim {
+        return Err(type_error(
+            f.place(),
+            format!(
+                "`{}` has {ndim} dimensions but the map takes {} indices",
+                op.name(),
+                map.initial_indices().len()
+            ),
+        ));
+    }
     let axes = s
         .borrow_mut()
         .transform_layout(op, map)

@@ -160,6 +160,8 @@ pub enum UnaryOp {
     Neg,
     /// `+x`.
     Pos,
+    /// `~cond`: logical not of a condition.
+    Not,
 }
 
 /// The namespace at dotted `path` (`tvm`, `tvm.te`, `tvm.tir`, ...), if
@@ -365,8 +367,9 @@ pub fn isinstance(value: &Value, class: &Value) -> Option<bool> {
     }
 }
 
-/// Python truthiness. A symbolic condition counts only when it can be
-/// decided (TVM raises in the same situation).
+/// Python truthiness. `a == b` and `a != b` with a non-constant side are
+/// answered by node identity, as TVM's `EqualOp` does; any other symbolic
+/// condition counts only when it can be decided (TVM raises there).
 pub fn truth(value: &Value) -> ApiResult<bool> {
     operators::truth(value)
 }
@@ -378,6 +381,7 @@ pub fn len(value: &Value) -> ApiResult<usize> {
         Value::List(l) => Ok(l.borrow().len()),
         Value::Dict(d) => Ok(d.len()),
         Value::Str(s) => Ok(s.chars().count()),
+        Value::Object(Object::Bounds(b)) => Ok(b.len()),
         other => Err(ApiError::type_error(format!(
             "a {} has no length",
             other.type_name()

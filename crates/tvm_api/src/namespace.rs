@@ -127,6 +127,10 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "call_packed" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallPacked,
         "call_extern" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallExtern,
         "create" if module_path == "tvm.tir.ir_builder" => Function::IrBuilder,
+        "IterVar" if module_path == "tvm.te" => {
+            return Some(Value::Object(Object::Class(Class::IterVar)))
+        }
+        "Range" if module_path == "tvm.ir" => Function::Range,
         "TVMError" if module_path == "tvm.error" => {
             return Some(Value::Object(Object::Class(Class::Error(
                 ErrorClass::TVMError,

@@ -135,6 +135,7 @@ pub(crate) fn to_op(a: &Given) -> ApiResult<te::Operation> {
 pub(crate) fn unpack(v: &Value) -> Option<Vec<Value>> {
     match v {
         Value::Object(Object::Tensor(t)) if t.ndim() == 0 => None,
+        Value::Object(Object::Bounds(b)) => bounds_entries(b, "keys").sequence(),
         _ => v.sequence(),
     }
 }
@@ -319,13 +320,25 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 .dom()
                 .map_or(Value::None, |d| Value::Object(Object::Range(d.clone())))),
             (Object::IterVar(_), "astype") => method("astype"),
-            (Object::IterVar(_), _) => Err(no_attribute(value, name, span, "it has .var and .dom")),
+            (Object::IterVar(iv) | Object::ThreadAxis(iv), "iter_type") => Ok(Value::Int(
+                iter_type(iv, matches!(obj, Object::ThreadAxis(_))),
+            )),
+            (Object::IterVar(iv), "thread_tag") => Ok(Value::str(
+                &iv.thread_tag().map(|t| t.to_string()).unwrap_or_default(),
+            )),
+            (Object::IterVar(_), _) => Err(no_attribute(
+                value,
+                name,
+                span,
+                "it has .var, .dom, .iter_type and .thread_tag",
+            )),
             (Object::ThreadAxis(iv), "thread_tag") => Ok(Value::str(iv.name())),
+            (Object::ThreadAxis(iv), "var") => Ok(Value::Index(iv.expr())),
             (Object::ThreadAxis(_), _) => Err(no_attribute(
                 value,
                 name,
                 span,
-                "it has .thread_tag; pass it to `s[T].bind`",
+                "it has .thread_tag, .var and .iter_type; pass it to `s[T].bind`",
             )),
             (Object::Range(r), "min") => Ok(Value::Index(r.min.clone())),
             (Object::Range(r), "extent") => Ok(Value::Index(r.extent.clone())),
@@ -353,6 +366,24 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                     .map(|op| Value::Object(Object::Op(op.clone())))
                     .collect(),
             )),
+            (Object::Schedule(s), "stage_map") => {
+                let ops = s
+                    .borrow()
+                    .stages()
+                    .iter()
+                    .map(|st| st.op().clone())
+                    .collect::<Vec<_>>();
+                Ok(Value::Dict(
+                    ops.into_iter()
+                        .map(|op| {
+                            (
+                                Value::Object(Object::Op(op.clone())),
+                                Value::Object(Object::Stage(s.clone(), op)),
+                            )
+                        })
+                        .collect(),
+                ))
+            }
             (Object::Schedule(_), _) => crate::schedule::schedule_method(name)
                 .map(|n| Value::Method(Rc::new(value.clone()), n))
                 .ok_or_else(|| {
@@ -373,6 +404,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 .borrow()
                 .group_of(op)
                 .map_or(Value::None, |g| Value::Object(Object::Group(s.clone(), g)))),
+            (Object::Stage(_, op), "origin_op") => Ok(Value::Object(Object::Op(op.clone()))),
             (Object::Stage(s, op), "leaf_iter_vars" | "all_iter_vars") => {
                 let sched = s.borrow();
                 let stage = sched
@@ -454,6 +486,14 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 span,
                 "it has .shape, .dtype and .numpy()",
             )),
+            (Object::Bounds(_), "keys" | "values" | "items") => method(match name {
+                "keys" => "keys",
+                "values" => "values",
+                _ => "items",
+            }),
+            (Object::Class(Class::IterVar), _) if iter_type_constant(name).is_some() => {
+                Ok(Value::Int(iter_type_constant(name).unwrap_or_default()))
+            }
             (Object::Relation(r), _) => relation_attribute(r, name).ok_or_else(|| {
                 let has = match r {
                     te::Relation::Split { .. } => {
@@ -494,11 +534,65 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 value.type_name()
             ))),
         },
+        Value::Function(crate::Function::Range) if name == "from_min_extent" => {
+            Ok(Value::Function(crate::Function::RangeFromMinExtent))
+        }
         _ => Err(type_error(
             span,
             format!("a {} has no attribute `{name}`", value.type_name()),
         )),
     }
+}
+
+/// TVM's integer kinds of iteration variables (`IterVar.DataPar`...), in
+/// TVM's order.
+const ITER_TYPES: [&str; 9] = [
+    "DataPar",
+    "ThreadIndex",
+    "CommReduce",
+    "Ordered",
+    "Opaque",
+    "Unrolled",
+    "Vectorized",
+    "Parallelized",
+    "Tensorized",
+];
+
+/// `IterVar.DataPar` and the other kind constants of TVM's `IterVar`.
+fn iter_type_constant(name: &str) -> Option<i64> {
+    ITER_TYPES.iter().position(|t| *t == name).map(|i| i as i64)
+}
+
+/// `iv.iter_type`: a thread axis, or an axis that carries a thread tag, is
+/// `ThreadIndex`; a reduction axis `CommReduce`; any other `DataPar`.
+fn iter_type(iv: &te::IterVar, thread_axis: bool) -> i64 {
+    let kind = if thread_axis || iv.thread_tag().is_some() {
+        "ThreadIndex"
+    } else {
+        match iv.kind() {
+            te::IterKind::DataPar => "DataPar",
+            te::IterKind::Reduce => "CommReduce",
+        }
+    };
+    iter_type_constant(kind).unwrap_or_default()
+}
+
+/// The entries of an InferBound map, in its order: `keys()`, `values()`
+/// or `items()`.
+fn bounds_entries(b: &te::Bounds, name: &str) -> Value {
+    Value::list(
+        b.iter()
+            .map(|(iv, r)| {
+                let key = Value::Object(Object::IterVar(iv.clone()));
+                let range = Value::Object(Object::Range(r.clone()));
+                match name {
+                    "keys" => key,
+                    "values" => range,
+                    _ => Value::tuple(vec![key, range]),
+                }
+            })
+            .collect(),
+    )
 }
 
 /// `.parent`, `.outer`, `.inner`, `.factor`, `.nparts` of a split and
@@ -777,6 +871,10 @@ pub(crate) fn call_method(
             crate::dataflow::call_schedule_method(host, s, name, args)
         }
         Value::Object(Object::Group(s, g)) => crate::dataflow::call_group_method(s, *g, name, args),
+        Value::Object(Object::Bounds(b)) if matches!(name, "keys" | "values" | "items") => {
+            args.bind(name, &[])?;
+            Ok(bounds_entries(b, name))
+        }
         Value::Object(Object::Stage(s, op)) => {
             crate::schedule::call_stage_method(s, op, name, args)
         }

@@ -84,6 +84,9 @@ pub(crate) fn unary(op: UnaryOp, v: &Value) -> ApiResult<Value> {
     if op == UnaryOp::Pos {
         return Ok(v.clone());
     }
+    if op == UnaryOp::Not {
+        return logical_not(v);
+    }
     match v {
         Value::Index(e) => Ok(Value::Index(Expr::sub(Expr::int(0), e.clone()))),
         Value::Object(Object::IterVar(iv)) => Ok(Value::Index(Expr::sub(Expr::int(0), iv.expr()))),
@@ -91,6 +94,25 @@ pub(crate) fn unary(op: UnaryOp, v: &Value) -> ApiResult<Value> {
         _ => Err(type_error(
             None,
             format!("cannot negate a {}", v.type_name()),
+        )),
+    }
+}
+
+/// `~cond`: the negation of a condition (TVM's `tir.Not`); a Python bool
+/// is negated too, as `~(a == b)` of two objects compared by identity is.
+fn logical_not(v: &Value) -> ApiResult<Value> {
+    match promote(v) {
+        Value::Index(e) if e.ty() == arith::Type::Bool => Ok(Value::Index(Expr::not(e))),
+        Value::Bool(b) => Ok(Value::Bool(!b)),
+        other => Err(type_error(
+            None,
+            format!(
+                "`~` needs a condition (such as `i < n`), found a {}",
+                match &other {
+                    Value::Index(_) => "integer expression",
+                    o => o.type_name(),
+                }
+            ),
         )),
     }
 }
@@ -151,7 +173,8 @@ pub(crate) fn equal(lhs: &Value, rhs: &Value) -> bool {
     }
 }
 
-/// Python `==` of two items: numbers by value, else [`equal`].
+/// Python `==` of two items of a sequence or keys of a dict: numbers by
+/// value, expressions by structure, objects by identity.
 pub(crate) fn values_equal(a: &Value, b: &Value) -> bool {
     match (as_int(a), as_int(b)) {
         (Some(x), Some(y)) => x == y,
@@ -190,15 +213,10 @@ pub(crate) fn truth(v: &Value) -> ApiResult<bool> {
         Value::Tuple(t) => !t.is_empty(),
         Value::List(l) => !l.borrow().is_empty(),
         Value::Dict(d) => !d.is_empty(),
-        Value::Index(e) => crate::objects::decide(e).ok_or_else(|| {
-            ApiError::new(
-                ErrorClass::ValueError,
-                format!(
-                    "cannot decide `{e}`: it depends on symbolic values that rangefinder \
-                     cannot resolve"
-                ),
-            )
-        })?,
+        Value::Index(e) => match identity_truth(e).or_else(|| crate::objects::decide(e)) {
+            Some(b) => b,
+            None => return Err(undecided(e)),
+        },
         // TVM raises here too: a tensor element has no value in Python.
         Value::Object(Object::Element(e)) => {
             return Err(ApiError::new(
@@ -211,4 +229,32 @@ pub(crate) fn truth(v: &Value) -> ApiResult<bool> {
         }
         _ => true,
     })
+}
+
+/// `bool(a == b)` and `bool(a != b)` where a side is not a constant: TVM's
+/// `EqualOp` and `NotEqualOp` answer by node identity (`a.same_as(b)`), so
+/// two different variables, or two separately built `x + 1`, are unequal
+/// (not an error, and not decided by simplifying). Two constants compare by
+/// value.
+fn identity_truth(e: &Expr) -> Option<bool> {
+    match e.kind() {
+        arith::ExprKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), a, b)
+            if a.as_int().is_none() || b.as_int().is_none() =>
+        {
+            let same =
+                a.ptr_eq(b) || matches!((a.as_var(), b.as_var()), (Some(x), Some(y)) if x == y);
+            Some(same == (*op == CmpOp::Eq))
+        }
+        _ => None,
+    }
+}
+
+fn undecided(e: &Expr) -> ApiError {
+    ApiError::new(
+        ErrorClass::ValueError,
+        format!(
+            "cannot decide `{e}`: it depends on symbolic values that rangefinder \
+             cannot resolve"
+        ),
+    )
 }

@@ -136,3 +136,33 @@ fn constant_arithmetic_that_overflows_is_an_error() {
     let ok = tvm_api::binary(BinaryOp::Mul, &big, &Value::Int(1)).unwrap();
     assert_eq!(tvm_api::str(&ok), "4611686018427387904 * 1");
 }
+
+#[test]
+fn equality_of_non_constants_is_identity_and_not_negates() {
+    let x = api("te.var", vec![Value::str("x")], &[]).unwrap();
+    let y = api("te.var", vec![Value::str("y")], &[]).unwrap();
+    let eq = |a: &Value, b: &Value| {
+        tvm_api::truth(&tvm_api::compare(tvm_api::CmpOp::Eq, a, b).unwrap()).unwrap()
+    };
+    assert!(eq(&x, &x));
+    assert!(!eq(&x, &y));
+    let sum = |a: &Value, b: &Value| tvm_api::binary(BinaryOp::Add, a, b).unwrap();
+    let e = sum(&x, &y);
+    assert!(eq(&e, &e));
+    // Two separately built `x + y` are different nodes, as in TVM.
+    assert!(!eq(&e, &sum(&x, &y)));
+    // Constants compare by value.
+    assert!(eq(
+        &Value::Int(3),
+        &api("tvm.tir.const", vec![Value::Int(3)], &[]).unwrap()
+    ));
+    let lt = tvm_api::compare(tvm_api::CmpOp::Lt, &x, &y).unwrap();
+    assert_eq!(
+        tvm_api::truth(&lt).unwrap_err().class,
+        ErrorClass::ValueError
+    );
+    let not = tvm_api::unary(tvm_api::UnaryOp::Not, &lt).unwrap();
+    assert_eq!(tvm_api::str(&not), "not x < y");
+    let e = tvm_api::unary(tvm_api::UnaryOp::Not, &x).unwrap_err();
+    assert_eq!(e.class, ErrorClass::TypeError);
+}

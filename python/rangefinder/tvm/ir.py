@@ -1,13 +1,15 @@
 """``tvm.ir``: ranges and structural equality."""
 
 from .. import _native
-from ._object import tvm_class
+from ._object import api, tvm_class
 
 Range = tvm_class(
     "tvm.ir.Range",
-    construct=_native.make_range,
+    construct=api("tvm.ir.Range"),
     doc="``Range(begin, end)``: the half-open interval ``[begin, end)``; with one argument ``[0, end)``.",
 )
+
+Range.from_min_extent = staticmethod(api("tvm.ir.Range").from_min_extent)
 
 __all__ = ["Range", "assert_structural_equal", "structural_equal"]
 

@@ -135,10 +135,7 @@ impl Interpreter {
                     ast::UnaryOp::USub => operators::negate(&v, span),
                     ast::UnaryOp::UAdd => Ok(v),
                     ast::UnaryOp::Not => Ok(Value::Bool(!self.truthy(&v, span)?)),
-                    ast::UnaryOp::Invert => Err(Raised::at(
-                        span,
-                        "`~` is not supported; use `not` for conditions",
-                    )),
+                    ast::UnaryOp::Invert => operators::invert(&v, span),
                 }
             }
             ast::Expr::Compare(c) => self.eval_compare(c, scope),
@@ -219,7 +216,7 @@ impl Interpreter {
         };
         let iter_span = span_of(first.iter.range());
         let iterable = self.eval(&first.iter, scope)?;
-        let items = iterable.sequence().ok_or_else(|| {
+        let items = crate::objects::unpack(&iterable).ok_or_else(|| {
             Raised::at(
                 iter_span,
                 format!("cannot loop over a {}", iterable.type_name()),
@@ -273,7 +270,8 @@ impl Interpreter {
                     Value::Bool(same == matches!(op, ast::CmpOp::Is))
                 }
                 ast::CmpOp::In | ast::CmpOp::NotIn => {
-                    let Some(items) = rhs.sequence() else {
+                    // `iv in bounds` iterates the map's keys, as Python does.
+                    let Some(items) = rhs.sequence().or_else(|| tvm_api::iter(&rhs)) else {
                         return Err(Raised::at(
                             span,
                             format!("`in` needs a tuple or list, not a {}", rhs.type_name()),

@@ -146,7 +146,8 @@ impl Interpreter {
         }
         let iter_span = span_of(s.iter.range());
         let iterable = self.eval(&s.iter, scope)?;
-        let Some(items) = iterable.sequence() else {
+        // The API's iteration: sequences, and the keys of an InferBound map.
+        let Some(items) = crate::objects::unpack(&iterable) else {
             return Err(Raised::at(
                 iter_span,
                 format!(

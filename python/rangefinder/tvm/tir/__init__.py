@@ -15,6 +15,11 @@ PrimExpr = tvm_class(
     doc="An expression: ``i * 4 + j``, ``A[i, k] * B[k, j]``, ``i < n``.",
 )
 IterVar = tvm_class("tvm.tir.IterVar", doc="An iteration variable: a loop, reduction or thread axis.")
+# TVM's integer kinds of iteration variables (``IterVar.DataPar`` ...), the layer's.
+for _kind in ("DataPar", "ThreadIndex", "CommReduce", "Ordered", "Opaque", "Unrolled",
+              "Vectorized", "Parallelized", "Tensorized"):
+    setattr(IterVar, _kind, getattr(api("tvm.tir.IterVar"), _kind))
+del _kind
 Var = tvm_class("tvm.tir.Var", construct=lambda name, dtype="int32", span=None: var(name, dtype),
                 doc="A symbolic integer.")
 var = api("tvm.tir.var")
