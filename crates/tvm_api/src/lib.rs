@@ -205,6 +205,10 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             class.name()
         ))),
         Value::Object(Object::Class(Class::Target)) => target_new(args),
+        // `tvm.ir.Range(begin, end)`: the class is also its constructor.
+        Value::Object(Object::Class(Class::Range)) => {
+            call(host, &Value::Function(Function::Range), args)
+        }
         Value::Object(Object::TagScope(tag)) => {
             // `@te.tag_scope(tag)` on a function.
             let a = args.bind("TagScope", &["fdecl"])?;

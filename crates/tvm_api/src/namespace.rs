@@ -130,7 +130,6 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "IterVar" if module_path == "tvm.te" => {
             return Some(Value::Object(Object::Class(Class::IterVar)))
         }
-        "Range" if module_path == "tvm.ir" => Function::Range,
         "TVMError" if module_path == "tvm.error" => {
             return Some(Value::Object(Object::Class(Class::Error(
                 ErrorClass::TVMError,

@@ -451,6 +451,9 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 )
             }),
             (Object::TargetKind(k), "name") => Ok(Value::Str(k.clone())),
+            (Object::Class(Class::Range), "from_min_extent") => {
+                Ok(Value::Function(crate::Function::RangeFromMinExtent))
+            }
             (Object::Class(crate::Class::Target), "current") => {
                 Ok(Value::Function(crate::Function::TargetCurrent))
             }
