@@ -297,6 +297,16 @@ impl Object {
             return generic.bind(py).call1((slf, name)).map(Bound::unbind);
         }
         let v = tvm_api::get_attr(&slf.borrow().value, &text).map_err(|e| api_error(py, e))?;
+        let ndarray = matches!(slf.borrow().value, Value::Object(tvm_api::Object::NDArray(_)));
+        if ndarray && matches!(&*text, "numpy" | "asnumpy") {
+            // A numpy array in CPython, from the layer's nested lists.
+            let values_of = to_py(py, v)?;
+            return py
+                .import("rangefinder.tvm.nd")?
+                .getattr("numpy_method")?
+                .call1((slf, values_of))
+                .map(Bound::unbind);
+        }
         to_py(py, v)
     }
 
@@ -472,6 +482,50 @@ impl Object {
             (Value::Object(a), Value::Object(b)) => a.same_as(b),
             (a, b) => tvm_api::equal(a, b),
         }
+    }
+
+    /// `isinstance(x, cls)` when `cls` is one of the layer's classes
+    /// resolved by path (`tvm.target.Target`, `tvm.tir.Cast`).
+    fn __instancecheck__(&self, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(o) = obj.cast::<Object>() else {
+            return Ok(false);
+        };
+        tvm_api::isinstance(&o.borrow().value, &self.value).ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "isinstance() arg 2 must be a type, found a {}",
+                self.value.type_name()
+            ))
+        })
+    }
+
+    /// `with obj:` on the layer's context managers (`te.tag_scope(...)`,
+    /// a `tvm.target.Target`): what `as` binds.
+    fn __enter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let value = self.value.clone();
+        let entered = host::with_host(py, |h| match tvm_api::enter(h, &value) {
+            Some(result) => result.map(Some),
+            None => Ok(None),
+        })?;
+        match entered {
+            Some(v) => to_py(py, v),
+            None => Err(PyTypeError::new_err(format!(
+                "a {} is not a context manager: `with` takes te.tag_scope(...) or a \
+                 tvm.target.Target",
+                self.value.type_name()
+            ))),
+        }
+    }
+
+    /// Leaving `with obj:`; returns `False` so that an exception raised
+    /// in the block propagates.
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> PyResult<bool> {
+        let value = self.value.clone();
+        host::with_host(py, |h| {
+            tvm_api::exit(h, &value);
+            Ok(())
+        })?;
+        Ok(false)
     }
 
     /// An iteration variable prints as its name, as in TVM.

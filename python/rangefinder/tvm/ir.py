@@ -1,7 +1,7 @@
 """``tvm.ir``: ranges and structural equality."""
 
 from .. import _native
-from ._object import tvm_class
+from ._object import tvm_class, layer_getattr
 
 Range = tvm_class(
     "tvm.ir.Range",
@@ -23,3 +23,6 @@ def assert_structural_equal(lhs, rhs, map_free_vars=False):
     equal, as TVM does."""
     if not _native.structural_equal(lhs, rhs):
         raise ValueError(f"StructuralEqual check failed: {lhs} != {rhs}")
+
+#: Names this module does not define are the layer's.
+__getattr__ = layer_getattr("tvm.ir")

@@ -5,7 +5,7 @@ but for C's truncating division by any divisor."""
 
 from ... import _native
 from ..._native import IndexMap
-from .._object import api, tvm_class
+from .._object import api, tvm_class, layer_getattr
 from . import stmt_functor
 
 PrimExpr = tvm_class(
@@ -79,3 +79,6 @@ __all__ = [
     "truncmod",
     "var",
 ] + list(MATH_FUNCTIONS)
+
+#: Names this module does not define are the layer's.
+__getattr__ = layer_getattr("tvm.tir")
