@@ -177,6 +177,20 @@ pub fn to_py(py: Python<'_>, v: Value) -> PyResult<Py<PyAny>> {
     })
 }
 
+/// The TVM value `obj` is for `isinstance`: an [`Object`]'s value, or the
+/// integer constant of a shape size (an `int` subclass the package gives
+/// for `tensor.shape[i]`, TVM's `IntImm`); `None` for other Python values
+/// (a plain `int` is no TVM object).
+pub fn tvm_value(obj: &Bound<'_, PyAny>) -> Option<Value> {
+    if let Ok(o) = obj.cast::<Object>() {
+        return Some(o.borrow().value.clone());
+    }
+    let size = obj.is_instance_of::<PyInt>()
+        && !obj.is_exact_instance_of::<PyInt>()
+        && !obj.is_instance_of::<PyBool>();
+    size.then(|| obj.extract().ok().map(Value::Int)).flatten()
+}
+
 /// The arguments of a Python call as API arguments.
 pub fn to_args(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Args> {
     let positional = args
@@ -297,6 +311,19 @@ impl Object {
             return generic.bind(py).call1((slf, name)).map(Bound::unbind);
         }
         let v = tvm_api::get_attr(&slf.borrow().value, &text).map_err(|e| api_error(py, e))?;
+        let sized = matches!(
+            slf.borrow().value,
+            Value::Object(tvm_api::Object::Tensor(_) | tvm_api::Object::Buffer(_))
+        );
+        if sized && text == "shape" {
+            // Constant sizes are TVM's `IntImm`s (`.value`, `.astype`) that
+            // still print and compare as ints.
+            return py
+                .import("rangefinder.tvm._object")?
+                .getattr("shape_of")?
+                .call1((to_py(py, v)?,))
+                .map(Bound::unbind);
+        }
         let ndarray = matches!(slf.borrow().value, Value::Object(tvm_api::Object::NDArray(_)));
         if ndarray && matches!(&*text, "numpy" | "asnumpy") {
             // A numpy array in CPython, from the layer's nested lists.
@@ -487,10 +514,10 @@ impl Object {
     /// `isinstance(x, cls)` when `cls` is one of the layer's classes
     /// resolved by path (`tvm.target.Target`, `tvm.tir.Cast`).
     fn __instancecheck__(&self, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let Ok(o) = obj.cast::<Object>() else {
+        let Some(value) = tvm_value(obj) else {
             return Ok(false);
         };
-        tvm_api::isinstance(&o.borrow().value, &self.value).ok_or_else(|| {
+        tvm_api::isinstance(&value, &self.value).ok_or_else(|| {
             PyTypeError::new_err(format!(
                 "isinstance() arg 2 must be a type, found a {}",
                 self.value.type_name()

@@ -179,3 +179,38 @@ def test_lists_work_without_numpy():
     a = tvm.nd.array([1.0, 2.0])
     assert a.dtype == "float32"
     tvm.testing.assert_allclose(a.numpy(), [1.0, 2.0])
+
+
+# --- 5. shape sizes are IntImm ----------------------------------------------
+
+SHAPE_SCRIPT = """\
+import tvm
+from tvm import te
+A = te.placeholder((2, 3, 8, 6), name="A")
+n, c, h, w = A.shape
+print(A.shape, h, h.value, h.dtype, h.astype("float32"))
+print(isinstance(h, tvm.tir.IntImm), isinstance(h, tvm.tir.PrimExpr))
+"""
+
+
+def test_shape_sizes_are_intimm_in_both_front_ends(cli, tmp_path):
+    A = te.placeholder((2, 8), name="A")
+    h = A.shape[1]
+    assert isinstance(h, tvm.tir.IntImm) and isinstance(h, tvm.tir.expr.IntImm)
+    assert not isinstance(8, tvm.tir.IntImm)
+    assert (h.value, h.dtype, str(h.astype("float32"))) == (8, "int32", "float32(8)")
+    # Still the int it is: printing, comparing, arithmetic, sizes.
+    assert A.shape == (2, 8) and repr(A.shape) == "(2, 8)" and h * 2 == 16
+    assert te.compute(A.shape, lambda i, j: A[i, j]).shape == (2, 8)
+
+    path = tmp_path / "shape.py"
+    path.write_text(SHAPE_SCRIPT)
+    te_out = cli("te", path).stdout.splitlines()[:2]
+    py = subprocess.run(
+        [sys.executable, "-c", "import rangefinder.tvm; rangefinder.tvm.install(); exec(open(%r).read())" % str(path)],
+        capture_output=True,
+        text=True,
+    )
+    assert py.returncode == 0, py.stderr
+    assert py.stdout.splitlines() == te_out
+    assert te_out == ["(2, 3, 8, 6) 8 8 int32 float32(8)", "True True"]

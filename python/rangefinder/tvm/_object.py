@@ -66,3 +66,33 @@ def to_plain(x):
     if tolist is not None and type(x).__module__ == "numpy":
         return x.tolist()
     return x
+
+
+class ShapeDim(int):
+    """A constant size of ``tensor.shape``: TVM's ``IntImm`` (``.value``,
+    ``.dtype``, ``.astype``, ``isinstance(x, tvm.tir.IntImm)``) that prints,
+    compares and computes as the ``int`` it is."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        return int(self)
+
+    @property
+    def dtype(self):
+        return "int32"
+
+    def astype(self, dtype):
+        """The size converted to ``dtype`` (``tvm.tir.Cast``)."""
+        return _native.resolve("tvm.tir.Cast")(dtype, int(self))
+
+    def __repr__(self):
+        return int.__repr__(self)
+
+    __str__ = __repr__
+
+
+def shape_of(shape):
+    """``tensor.shape`` with its constant sizes as :class:`ShapeDim`."""
+    return tuple(ShapeDim(d) if type(d) is int else d for d in shape)

@@ -37,9 +37,11 @@ class PrimFunc(str):
         return str(self)
 
 
-def IntImm(dtype, value, span=None):
-    """An integer constant."""
-    return const(value, dtype)
+IntImm = tvm_class(
+    "tvm.tir.IntImm",
+    construct=lambda dtype, value, span=None: const(value, dtype),
+    doc="An integer constant: ``IntImm(dtype, value)``.",
+)
 
 
 def truncdiv(a, b, span=None):
