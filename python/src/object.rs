@@ -324,7 +324,10 @@ impl Object {
                 .call1((to_py(py, v)?,))
                 .map(Bound::unbind);
         }
-        let ndarray = matches!(slf.borrow().value, Value::Object(tvm_api::Object::NDArray(_)));
+        let ndarray = matches!(
+            slf.borrow().value,
+            Value::Object(tvm_api::Object::NDArray(_))
+        );
         if ndarray && matches!(&*text, "numpy" | "asnumpy") {
             // A numpy array in CPython, from the layer's nested lists.
             let values_of = to_py(py, v)?;
