@@ -5,9 +5,9 @@
 use crate::error::api_error;
 use crate::object::{to_py, to_value, PyValue};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyDict, PyTuple};
 use std::cell::RefCell;
-use tvm_api::{ApiError, ErrorClass, Host, Parameters, Session, Value};
+use tvm_api::{ApiError, Args, ErrorClass, Host, Parameters, Session, Value};
 
 thread_local! {
     /// The session of this thread's Python programs, while no API call
@@ -29,18 +29,27 @@ struct PyHost<'py> {
 }
 
 impl PyHost<'_> {
-    fn call_python(&mut self, f: &PyValue, args: Vec<Value>) -> PyResult<Value> {
-        let args = args
+    fn call_python(&mut self, f: &PyValue, args: Args) -> PyResult<Value> {
+        let positional = args
+            .positional
             .into_iter()
             .map(|a| to_py(self.py, a))
             .collect::<PyResult<Vec<_>>>()?;
-        let result = f.obj.bind(self.py).call1(PyTuple::new(self.py, args)?)?;
+        let keywords = PyDict::new(self.py);
+        for (name, v) in args.keywords {
+            keywords.set_item(name, to_py(self.py, v)?)?;
+        }
+        let kwargs = (!keywords.is_empty()).then_some(&keywords);
+        let result = f
+            .obj
+            .bind(self.py)
+            .call(PyTuple::new(self.py, positional)?, kwargs)?;
         to_value(&result)
     }
-}
 
-impl Host for PyHost<'_> {
-    fn call(&mut self, f: &Value, args: Vec<Value>) -> Result<Value, ApiError> {
+    /// Calls `f` (a Python function) with the session where a callback
+    /// finds it.
+    fn call_host(&mut self, f: &Value, args: Args) -> Result<Value, ApiError> {
         let Some(func) = f.as_host::<PyValue>() else {
             return Err(ApiError::type_error(format!(
                 "a {} cannot be called",
@@ -56,6 +65,18 @@ impl Host for PyHost<'_> {
             self.raised = Some(e);
             ApiError::new(ErrorClass::Host, "")
         })
+    }
+}
+
+impl Host for PyHost<'_> {
+    fn call(&mut self, f: &Value, args: Vec<Value>) -> Result<Value, ApiError> {
+        self.call_host(f, Args::positional(args))
+    }
+
+    /// Keywords reach the Python function as keywords (a decorated
+    /// function called as `f(x, axis=1)`).
+    fn call_args(&mut self, f: &Value, args: Args) -> Result<Value, ApiError> {
+        self.call_host(f, args)
     }
 
     fn parameters(&self, f: &Value) -> Option<Parameters> {

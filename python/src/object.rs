@@ -177,6 +177,20 @@ pub fn to_py(py: Python<'_>, v: Value) -> PyResult<Py<PyAny>> {
     })
 }
 
+/// The TVM value `obj` is for `isinstance`: an [`Object`]'s value, or the
+/// integer constant of a shape size (an `int` subclass the package gives
+/// for `tensor.shape[i]`, TVM's `IntImm`); `None` for other Python values
+/// (a plain `int` is no TVM object).
+pub fn tvm_value(obj: &Bound<'_, PyAny>) -> Option<Value> {
+    if let Ok(o) = obj.cast::<Object>() {
+        return Some(o.borrow().value.clone());
+    }
+    let size = obj.is_instance_of::<PyInt>()
+        && !obj.is_exact_instance_of::<PyInt>()
+        && !obj.is_instance_of::<PyBool>();
+    size.then(|| obj.extract().ok().map(Value::Int)).flatten()
+}
+
 /// The arguments of a Python call as API arguments.
 pub fn to_args(args: &Bound<'_, PyTuple>, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Args> {
     let positional = args
@@ -297,6 +311,32 @@ impl Object {
             return generic.bind(py).call1((slf, name)).map(Bound::unbind);
         }
         let v = tvm_api::get_attr(&slf.borrow().value, &text).map_err(|e| api_error(py, e))?;
+        let sized = matches!(
+            slf.borrow().value,
+            Value::Object(tvm_api::Object::Tensor(_) | tvm_api::Object::Buffer(_))
+        );
+        if sized && text == "shape" {
+            // Constant sizes are TVM's `IntImm`s (`.value`, `.astype`) that
+            // still print and compare as ints.
+            return py
+                .import("rangefinder.tvm._object")?
+                .getattr("shape_of")?
+                .call1((to_py(py, v)?,))
+                .map(Bound::unbind);
+        }
+        let ndarray = matches!(
+            slf.borrow().value,
+            Value::Object(tvm_api::Object::NDArray(_))
+        );
+        if ndarray && matches!(&*text, "numpy" | "asnumpy") {
+            // A numpy array in CPython, from the layer's nested lists.
+            let values_of = to_py(py, v)?;
+            return py
+                .import("rangefinder.tvm.nd")?
+                .getattr("numpy_method")?
+                .call1((slf, values_of))
+                .map(Bound::unbind);
+        }
         to_py(py, v)
     }
 
@@ -477,6 +517,50 @@ impl Object {
             (Value::Object(a), Value::Object(b)) => a.same_as(b),
             (a, b) => tvm_api::equal(a, b),
         }
+    }
+
+    /// `isinstance(x, cls)` when `cls` is one of the layer's classes
+    /// resolved by path (`tvm.target.Target`, `tvm.tir.Cast`).
+    fn __instancecheck__(&self, obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Some(value) = tvm_value(obj) else {
+            return Ok(false);
+        };
+        tvm_api::isinstance(&value, &self.value).ok_or_else(|| {
+            PyTypeError::new_err(format!(
+                "isinstance() arg 2 must be a type, found a {}",
+                self.value.type_name()
+            ))
+        })
+    }
+
+    /// `with obj:` on the layer's context managers (`te.tag_scope(...)`,
+    /// a `tvm.target.Target`): what `as` binds.
+    fn __enter__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let value = self.value.clone();
+        let entered = host::with_host(py, |h| match tvm_api::enter(h, &value) {
+            Some(result) => result.map(Some),
+            None => Ok(None),
+        })?;
+        match entered {
+            Some(v) => to_py(py, v),
+            None => Err(PyTypeError::new_err(format!(
+                "a {} is not a context manager: `with` takes te.tag_scope(...) or a \
+                 tvm.target.Target",
+                self.value.type_name()
+            ))),
+        }
+    }
+
+    /// Leaving `with obj:`; returns `False` so that an exception raised
+    /// in the block propagates.
+    #[pyo3(signature = (*_exc))]
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) -> PyResult<bool> {
+        let value = self.value.clone();
+        host::with_host(py, |h| {
+            tvm_api::exit(h, &value);
+            Ok(())
+        })?;
+        Ok(false)
     }
 
     /// An iteration variable prints as its name, as in TVM.

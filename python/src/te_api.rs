@@ -43,10 +43,10 @@ fn resolve(py: Python<'_>, path: &str) -> PyResult<Py<PyAny>> {
 /// names the layer gives values of that class (`Schedule`, `Stage`).
 #[pyfunction]
 fn instance_of(obj: &Bound<'_, PyAny>, path: &str, type_names: Vec<String>) -> PyResult<bool> {
-    let Ok(o) = obj.cast::<Object>() else {
+    let Some(value) = crate::object::tvm_value(obj) else {
         return Ok(false);
     };
-    let value = &o.borrow().value;
+    let value = &value;
     if let Some(is) = tvm_api::resolve(path).and_then(|class| tvm_api::isinstance(value, &class)) {
         return Ok(is);
     }

@@ -461,6 +461,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::Lowered(m), "body") => Ok(Value::Object(Object::Stmt(
                 crate::lowered::StmtRef::body(m),
             ))),
+            (Object::Lowered(_), "script") => method("script"),
             (Object::Lowered(m), "params") => Ok(Value::list(
                 m.func
                     .params
@@ -846,6 +847,12 @@ pub(crate) fn call_method(
                 )
             })?;
             Ok(Value::Object(Object::Tensor(out)))
+        }
+        Value::Object(Object::Lowered(m)) if name == "script" => {
+            args.bind("script", &[])?;
+            te::tvmscript(&m.func)
+                .map(|t| Value::str(&t))
+                .map_err(|e| ApiError::new(crate::ErrorClass::TVMError, e.to_string()))
         }
         Value::Object(Object::NDArray(a)) if name == "numpy" => {
             args.bind("numpy", &[])?;

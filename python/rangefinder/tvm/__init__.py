@@ -21,7 +21,8 @@ what ``rangefinder te SCRIPT.py`` prints.
 
 import sys as _sys
 
-from . import _object, arith, container, error, ir, runtime, te, testing, tir
+from . import _object, arith, container, error, ir, nd, runtime, te, testing, tir
+from ._modules import LAYER_MODULES, layer_module
 from ._session import session
 from .error import TVMError
 from .runtime import convert
@@ -55,6 +56,7 @@ __all__ = [
     "if_then_else",
     "ir",
     "lower",
+    "nd",
     "placeholder",
     "reduce_axis",
     "runtime",
@@ -68,22 +70,47 @@ __all__ = [
     "tir",
     "var",
 ]
+__all__ += [p[len("tvm."):] for p in LAYER_MODULES if p.count(".") == 1]
 
 
 _lower = _object.api("tvm.lower")
 
+# `tvm.topi`, `tvm.target`, ... have no Python code: every name in them is
+# the layer's.
+for _path in LAYER_MODULES:
+    layer_module(_path, _sys.modules[__name__])
+
+#: Names this module does not define (`tvm.build`, `tvm.cpu`) are the layer's.
+__getattr__ = _object.layer_getattr("tvm")
+
 
 def lower(inp, args=None, name="main", binds=None, simple_mode=False):
-    """``tvm.lower``: the loop program of schedule ``inp``; ``str()`` of the
-    result is the text ``tvm.lower(..., simple_mode=True)`` prints."""
-    return tir.PrimFunc(_lower(inp, args, name, binds, simple_mode))
+    """``tvm.lower``: the lowered module of schedule ``inp``. ``str()`` of it
+    is the text ``tvm.lower(..., simple_mode=True)`` prints, ``.script()``
+    its TVMScript, ``mod["main"].body`` the loop program's statements."""
+    return _lower(inp, args, name, binds, simple_mode)
+
+
+#: The TVM modules `install` registers as `tvm.<name>`.
+MODULES = (
+    "arith",
+    "container",
+    "error",
+    "ir",
+    "nd",
+    "runtime",
+    "te",
+    "te.schedule",
+    "testing",
+    "tir",
+    "tir.stmt_functor",
+) + tuple(p[len("tvm."):] for p in LAYER_MODULES)
 
 
 def install():
-    """Makes ``import tvm`` (and ``tvm.te``, ``tvm.tir``, ...) resolve to
-    this stand-in, so that unchanged TVM scripts run."""
+    """Makes ``import tvm`` (and ``tvm.te``, ``tvm.topi.utils``, ...)
+    resolve to this stand-in, so that unchanged TVM scripts run."""
     this = _sys.modules[__name__]
     _sys.modules["tvm"] = this
-    for sub in ("arith", "container", "error", "ir", "runtime", "te", "te.schedule", "testing", "tir",
-                "tir.stmt_functor"):
+    for sub in MODULES:
         _sys.modules["tvm." + sub] = _sys.modules[__name__ + "." + sub]

@@ -39,3 +39,60 @@ def tvm_class(path, type_names=None, construct=None, doc=None):
 def api(path):
     """The API layer's function (or constant) at dotted ``path``."""
     return _native.resolve(path)
+
+
+def layer_getattr(path):
+    """A module ``__getattr__`` for the TVM module ``path``: a name the
+    Python module does not define is the layer's ``path.name``, so that
+    functions the layer adds need no Python code."""
+
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(f"module `{path}` has no attribute `{name}`")
+        value = _native.resolve(f"{path}.{name}")
+        if _native.instance_of(value, "", ["module"]):
+            # A submodule is the Python module, which the import system
+            # loads when this says it is missing.
+            raise AttributeError(f"module `{path}` has no attribute `{name}`")
+        return value
+
+    return __getattr__
+
+
+def to_plain(x):
+    """A numpy array or scalar as the lists and numbers the layer takes
+    (``x.tolist()``); anything else as it is."""
+    tolist = getattr(type(x), "tolist", None)
+    if tolist is not None and type(x).__module__ == "numpy":
+        return x.tolist()
+    return x
+
+
+class ShapeDim(int):
+    """A constant size of ``tensor.shape``: TVM's ``IntImm`` (``.value``,
+    ``.dtype``, ``.astype``, ``isinstance(x, tvm.tir.IntImm)``) that prints,
+    compares and computes as the ``int`` it is."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        return int(self)
+
+    @property
+    def dtype(self):
+        return "int32"
+
+    def astype(self, dtype):
+        """The size converted to ``dtype`` (``tvm.tir.Cast``)."""
+        return _native.resolve("tvm.tir.Cast")(dtype, int(self))
+
+    def __repr__(self):
+        return int.__repr__(self)
+
+    __str__ = __repr__
+
+
+def shape_of(shape):
+    """``tensor.shape`` with its constant sizes as :class:`ShapeDim`."""
+    return tuple(ShapeDim(d) if type(d) is int else d for d in shape)

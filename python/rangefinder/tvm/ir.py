@@ -1,7 +1,7 @@
 """``tvm.ir``: ranges and structural equality."""
 
 from .. import _native
-from ._object import api, tvm_class
+from ._object import api, layer_getattr, tvm_class
 
 Range = tvm_class(
     "tvm.ir.Range",
@@ -25,3 +25,6 @@ def assert_structural_equal(lhs, rhs, map_free_vars=False):
     equal, as TVM does."""
     if not _native.structural_equal(lhs, rhs):
         raise ValueError(f"StructuralEqual check failed: {lhs} != {rhs}")
+
+#: Names this module does not define are the layer's.
+__getattr__ = layer_getattr("tvm.ir")

@@ -3,7 +3,7 @@
 Every function here is the API layer's (``tvm_api``), resolved by name."""
 
 from ..._native import IndexMap
-from .._object import api, tvm_class
+from .._object import api, tvm_class, layer_getattr
 from .._session import session
 from . import schedule
 from ..tir import PrimExpr, IterVar
@@ -65,3 +65,6 @@ __all__ = [
 for _name in _tir.MATH_FUNCTIONS:
     globals()[_name] = getattr(_tir, _name)
 __all__ += list(_tir.MATH_FUNCTIONS)
+
+#: Names this module does not define are the layer's.
+__getattr__ = layer_getattr("tvm.te")

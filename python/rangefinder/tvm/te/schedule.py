@@ -1,6 +1,6 @@
 """``tvm.te.schedule``: bound inference and the schedule's relations."""
 
-from .._object import api, tvm_class
+from .._object import api, tvm_class, layer_getattr
 
 Schedule = tvm_class("tvm.te.Schedule", doc="A schedule: ``s[C]`` gives the stage of ``C``.")
 Stage = tvm_class("tvm.te.Stage", doc="One operation's schedule: ``s[C].split(...)``, ``compute_at``, ...")
@@ -32,3 +32,6 @@ __all__ = [
     "Split",
     "Stage",
 ]
+
+#: Names this module does not define are the layer's.
+__getattr__ = layer_getattr("tvm.te.schedule")

@@ -5,7 +5,7 @@ but for C's truncating division by any divisor."""
 
 from ... import _native
 from ..._native import IndexMap
-from .._object import api, tvm_class
+from .._object import api, tvm_class, layer_getattr
 from . import stmt_functor
 from . import ir_builder
 
@@ -46,9 +46,11 @@ class PrimFunc(str):
         return str(self)
 
 
-def IntImm(dtype, value, span=None):
-    """An integer constant."""
-    return const(value, dtype)
+IntImm = tvm_class(
+    "tvm.tir.IntImm",
+    construct=lambda dtype, value, span=None: const(value, dtype),
+    doc="An integer constant: ``IntImm(dtype, value)``.",
+)
 
 
 def truncdiv(a, b, span=None):
@@ -92,3 +94,6 @@ __all__ = [
     "truncmod",
     "var",
 ] + list(MATH_FUNCTIONS)
+
+#: Names this module does not define are the layer's.
+__getattr__ = layer_getattr("tvm.tir")

@@ -1,0 +1,33 @@
+"""The TVM modules that have no Python code of their own (``tvm.topi``,
+``tvm.target``, ``tvm.nd``, ...): every name in them is the layer's."""
+
+import sys as _sys
+import types as _types
+
+from ._object import layer_getattr
+
+#: The modules whose names all come from the layer, parents first.
+LAYER_MODULES = (
+    "tvm.tir.expr",
+    "tvm.tir.stmt",
+    "tvm.te.tensor",
+    "tvm.te.operation",
+    "tvm.target",
+    "tvm.topi",
+    "tvm.topi.utils",
+    "tvm.topi.tag",
+)
+
+
+def layer_module(path, package):
+    """The module object for TVM module ``path``, registered in
+    ``sys.modules`` as ``rangefinder.<path>`` and set on its parent."""
+    name = "rangefinder." + path
+    module = _sys.modules.get(name)
+    if module is None:
+        module = _types.ModuleType(name, f"``{path}``: resolved from the API layer.")
+        module.__getattr__ = layer_getattr(path)
+        _sys.modules[name] = module
+    parent, _, last = name.rpartition(".")
+    setattr(_sys.modules[parent] if parent != package.__name__ else package, last, module)
+    return module
