@@ -43,6 +43,7 @@ pub use nesting::{MAX_NESTING, MAX_TREE_DEPTH};
 
 mod args;
 mod builtins;
+mod collections;
 mod error;
 mod function;
 mod interp;
@@ -51,6 +52,9 @@ mod native;
 mod nesting;
 mod objects;
 mod operators;
+mod pyformat;
+mod pymethods;
+mod pymodules;
 mod schedule_api;
 mod scope;
 mod tree;

@@ -70,6 +70,9 @@ pub(crate) enum Native {
     // Testing helpers of TVM's own tests.
     AssertPrimExprEqual,
     Substitute,
+    /// A Python builtin or a function of a Python module (`sorted`,
+    /// `math.ceil`, `functools.reduce`).
+    Builtin(crate::builtins::Builtin),
 }
 
 impl Native {
@@ -122,6 +125,7 @@ impl Native {
             Native::Lower => "tvm.lower",
             Native::AssertPrimExprEqual => "tvm.testing.assert_prim_expr_equal",
             Native::Substitute => "tvm.tir.stmt_functor.substitute",
+            Native::Builtin(b) => b.name(),
         }
     }
 
@@ -145,7 +149,11 @@ impl Native {
             "Exception" => Native::Error(ErrorClass::Exception),
             "RuntimeError" => Native::Error(ErrorClass::RuntimeError),
             "AssertionError" => Native::Error(ErrorClass::AssertionError),
-            _ => return None,
+            _ => {
+                return ErrorClass::python(name)
+                    .map(Native::Error)
+                    .or_else(|| crate::builtins::Builtin::named(name).map(Native::Builtin))
+            }
         })
     }
 }
@@ -158,6 +166,16 @@ pub(crate) enum ErrorClass {
     /// `tvm.error.TVMError`, a `RuntimeError`.
     TvmError,
     AssertionError,
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    /// The base of `KeyError` and `IndexError`.
+    LookupError,
+    /// A `RuntimeError`.
+    NotImplementedError,
+    ZeroDivisionError,
+    AttributeError,
 }
 
 impl ErrorClass {
@@ -167,7 +185,43 @@ impl ErrorClass {
             ErrorClass::RuntimeError => "RuntimeError",
             ErrorClass::TvmError => "tvm.error.TVMError",
             ErrorClass::AssertionError => "AssertionError",
+            ErrorClass::ValueError => "ValueError",
+            ErrorClass::TypeError => "TypeError",
+            ErrorClass::KeyError => "KeyError",
+            ErrorClass::IndexError => "IndexError",
+            ErrorClass::LookupError => "LookupError",
+            ErrorClass::NotImplementedError => "NotImplementedError",
+            ErrorClass::ZeroDivisionError => "ZeroDivisionError",
+            ErrorClass::AttributeError => "AttributeError",
         }
+    }
+
+    /// The Python exception class called `name`, beyond the classes TVM
+    /// raises.
+    pub fn python(name: &str) -> Option<ErrorClass> {
+        Some(match name {
+            "ValueError" => ErrorClass::ValueError,
+            "TypeError" => ErrorClass::TypeError,
+            "KeyError" => ErrorClass::KeyError,
+            "IndexError" => ErrorClass::IndexError,
+            "LookupError" => ErrorClass::LookupError,
+            "NotImplementedError" => ErrorClass::NotImplementedError,
+            "ZeroDivisionError" => ErrorClass::ZeroDivisionError,
+            "AttributeError" => ErrorClass::AttributeError,
+            _ => return None,
+        })
+    }
+
+    /// Whether `self` is `base` or derives from it, in Python's hierarchy.
+    pub fn is_subclass_of(self, base: ErrorClass) -> bool {
+        use ErrorClass as E;
+        self == base
+            || base == E::Exception
+            || matches!(
+                (self, base),
+                (E::KeyError | E::IndexError, E::LookupError)
+                    | (E::NotImplementedError | E::TvmError, E::RuntimeError)
+            )
     }
 
     /// Whether `except self` catches an error of `kind`.
@@ -177,6 +231,7 @@ impl ErrorClass {
             (ErrorClass::Exception, _) => true,
             (ErrorClass::RuntimeError | ErrorClass::TvmError, RaisedKind::Tvm) => true,
             (ErrorClass::AssertionError, RaisedKind::Assertion) => true,
+            (class, RaisedKind::Python(raised)) => raised.is_subclass_of(class),
             _ => false,
         }
     }

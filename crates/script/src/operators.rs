@@ -71,11 +71,63 @@ pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>)
             Ok(Value::list(items))
         }
         (Str(a), Str(b)) if op == BinaryOp::Add => Ok(Value::str(&format!("{a}{b}"))),
+        (Str(fmt), _) if op == BinaryOp::Mod => {
+            Ok(Value::str(&crate::pyformat::percent(fmt, rhs, span)?))
+        }
+        (Str(_) | Tuple(_) | List(_), Int(_) | Bool(_)) if op == BinaryOp::Mul => {
+            repeat(lhs, as_int(rhs).unwrap_or(0), span)
+        }
+        (Int(_) | Bool(_), Str(_) | Tuple(_) | List(_)) if op == BinaryOp::Mul => {
+            repeat(rhs, as_int(lhs).unwrap_or(0), span)
+        }
         _ if objects::is_element(lhs) || objects::is_element(rhs) => {
             objects::element_binary(op, lhs, rhs, span)
         }
         _ => Err(unsupported(op, lhs, rhs, span)),
     }
+}
+
+/// The most items (or characters) `seq * n` may build.
+const MAX_REPEAT_LEN: usize = 10_000_000;
+
+/// `seq * n`: the sequence repeated, empty for `n <= 0`.
+fn repeat(seq: &Value, n: i64, span: Range<usize>) -> Eval<Value> {
+    let times = usize::try_from(n).unwrap_or(0);
+    let len = match seq {
+        Value::Str(s) => s.len(),
+        _ => seq.sequence().map_or(0, |items| items.len()),
+    };
+    if len
+        .checked_mul(times)
+        .is_none_or(|total| total > MAX_REPEAT_LEN)
+    {
+        return Err(Raised::at(
+            span,
+            format!("`*` would build more than {MAX_REPEAT_LEN} items"),
+        ));
+    }
+    Ok(match seq {
+        Value::Str(s) => Value::str(&s.repeat(times)),
+        Value::Tuple(items) => Value::tuple(
+            items
+                .iter()
+                .cycle()
+                .take(items.len() * times)
+                .cloned()
+                .collect(),
+        ),
+        _ => {
+            let items = seq.sequence().unwrap_or_default();
+            Value::list(
+                items
+                    .iter()
+                    .cycle()
+                    .take(items.len() * times)
+                    .cloned()
+                    .collect(),
+            )
+        }
+    })
 }
 
 fn unsupported(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>) -> Raised {
@@ -212,8 +264,23 @@ pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value, span: Range<usize>) -
             Ok(Index(Expr::cmp(op, a, b)))
         }
         _ if matches!(op, CmpOp::Eq | CmpOp::Ne) => {
-            let same = equal(lhs, rhs);
+            let same = crate::collections::py_eq(lhs, rhs);
             Ok(Bool(same == (op == CmpOp::Eq)))
+        }
+        (Str(_), Str(_)) | (Tuple(_), Tuple(_)) | (List(_), List(_)) => {
+            match crate::collections::py_cmp(lhs, rhs) {
+                Some(order) => Ok(Bool(op.apply(order as i64, 0))),
+                Option::None => Err(Raised::python(
+                    crate::native::ErrorClass::TypeError,
+                    span,
+                    format!(
+                        "`{}` is not supported between the items of a {} and a {}",
+                        op.symbol(),
+                        lhs.type_name(),
+                        rhs.type_name()
+                    ),
+                )),
+            }
         }
         _ => Err(Raised::at(
             span,
@@ -250,13 +317,7 @@ pub(crate) fn equal(lhs: &Value, rhs: &Value) -> bool {
 }
 
 fn values_equal(a: &Value, b: &Value) -> bool {
-    match (as_int(a), as_int(b)) {
-        (Some(x), Some(y)) => x == y,
-        _ => match (a, b) {
-            (Value::Index(x), Value::Index(y)) => x == y,
-            _ => equal(a, b),
-        },
-    }
+    crate::collections::py_eq(a, b)
 }
 
 /// An integer or bool as an `i64`.

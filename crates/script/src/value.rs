@@ -4,6 +4,7 @@
 use crate::function::Function;
 use crate::native::{ErrorClass, Native};
 use crate::objects::TeObject;
+use crate::pyformat;
 use arith::Expr;
 use std::cell::RefCell;
 use std::fmt;
@@ -37,6 +38,14 @@ pub(crate) enum Value {
     /// `pytest.raises(E)`: a `with` context that expects the error `E`.
     ExpectError(ErrorClass),
     Te(TeObject),
+    /// A dict the script builds and changes (`d[k] = v`, `d.update(...)`),
+    /// keys in insertion order; TVM functions receive it as a
+    /// [`Value::Dict`] snapshot.
+    MutableDict(Rc<RefCell<Vec<(Value, Value)>>>),
+    /// A set, items in insertion order.
+    Set(Rc<RefCell<Vec<Value>>>),
+    /// An exception object (`ValueError("...")`): its class and message.
+    Exception(ErrorClass, Rc<str>),
 }
 
 impl Value {
@@ -58,6 +67,9 @@ impl Value {
             Value::ExpectError(_) => "pytest.raises context",
             Value::Module(_) => "module",
             Value::Te(o) => o.type_name(),
+            Value::MutableDict(_) => "dict",
+            Value::Set(_) => "set",
+            Value::Exception(class, _) => class.name(),
         }
     }
 
@@ -91,8 +103,7 @@ impl fmt::Display for Value {
             Value::Bool(true) => f.write_str("True"),
             Value::Bool(false) => f.write_str("False"),
             Value::Int(v) => write!(f, "{v}"),
-            Value::Float(v) if v.fract() == 0.0 && v.is_finite() => write!(f, "{v:.1}"),
-            Value::Float(v) => write!(f, "{v}"),
+            Value::Float(v) => f.write_str(&pyformat::float_repr(*v)),
             Value::Str(s) => f.write_str(s),
             Value::Tuple(items) => {
                 f.write_str("(")?;
@@ -108,17 +119,35 @@ impl fmt::Display for Value {
                 f.write_str("{")?;
                 for (i, (k, v)) in pairs.iter().enumerate() {
                     let sep = if i > 0 { ", " } else { "" };
-                    write!(f, "{sep}{k}: {v}")?;
+                    write!(f, "{sep}{}: {}", pyformat::repr(k), pyformat::repr(v))?;
                 }
                 f.write_str("}")
             }
             Value::Index(e) => write!(f, "{e}"),
             Value::Function(func) => write!(f, "<function {}>", func.name),
-            Value::Native(n) => write!(f, "<built-in function {}>", n.name()),
+            Value::Native(n) => match crate::builtins::class_name(*n) {
+                Some(class) => write!(f, "<class '{class}'>"),
+                None => write!(f, "<built-in function {}>", n.name()),
+            },
             Value::Module(path) => write!(f, "<module '{path}'>"),
             Value::Method(_, name) => write!(f, "<bound method {name}>"),
             Value::ExpectError(class) => write!(f, "<pytest.raises({})>", class.name()),
             Value::Te(o) => write!(f, "{o}"),
+            Value::MutableDict(pairs) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in pairs.borrow().iter().enumerate() {
+                    let sep = if i > 0 { ", " } else { "" };
+                    write!(f, "{sep}{}: {}", pyformat::repr(k), pyformat::repr(v))?;
+                }
+                f.write_str("}")
+            }
+            Value::Set(items) if items.borrow().is_empty() => f.write_str("set()"),
+            Value::Set(items) => {
+                f.write_str("{")?;
+                write_items(f, &items.borrow())?;
+                f.write_str("}")
+            }
+            Value::Exception(_, message) => f.write_str(message),
         }
     }
 }
@@ -128,10 +157,7 @@ fn write_items(f: &mut fmt::Formatter<'_>, items: &[Value]) -> fmt::Result {
         if i > 0 {
             f.write_str(", ")?;
         }
-        match item {
-            Value::Str(s) => write!(f, "'{s}'")?,
-            other => write!(f, "{other}")?,
-        }
+        f.write_str(&pyformat::repr(item))?;
     }
     Ok(())
 }

@@ -14,10 +14,29 @@ use crate::objects::{self, Session};
 use crate::scope::Scope;
 use crate::tree::Program;
 use crate::value::Value;
-use crate::{builtins, tvm_api};
+use crate::{builtins, pymethods, pymodules, tvm_api};
 use rustpython_parser::ast;
 use std::ops::Range;
 use std::rc::Rc;
+
+/// The arguments as TVM's functions take them: a dict the script built is
+/// handed over as the snapshot [`Value::Dict`] (TVM converts dicts to its
+/// immutable `Map`).
+fn frozen(mut args: Args) -> Args {
+    let freeze = |v: &mut Value| {
+        if let Value::MutableDict(pairs) = v {
+            let snapshot: Vec<(Value, Value)> = pairs.borrow().clone();
+            *v = Value::Dict(Rc::from(snapshot));
+        }
+    };
+    for a in &mut args.positional {
+        freeze(&mut a.value);
+    }
+    for (_, a) in &mut args.keywords {
+        freeze(&mut a.value);
+    }
+    args
+}
 
 /// How deep user functions may call each other.
 const MAX_CALL_DEPTH: usize = 64;
@@ -46,6 +65,12 @@ pub(crate) struct Interpreter {
     steps: u64,
     /// Where lambda and def bodies are kept.
     program: Rc<Program>,
+    /// The error the innermost running `except` block caught, which a bare
+    /// `raise` raises again.
+    handling: Option<Raised>,
+    /// The span and message of the last failed `assert`: what `str(e)` of
+    /// its `AssertionError` is (the error's own message adds both sides).
+    assert_text: Option<(Range<usize>, String)>,
 }
 
 impl Interpreter {
@@ -58,6 +83,8 @@ impl Interpreter {
             loop_depth: 0,
             steps: 0,
             program,
+            handling: None,
+            assert_text: None,
         }
     }
 
@@ -79,6 +106,11 @@ impl Interpreter {
         }
         if let Some(n) = Native::builtin(name) {
             return Ok(Value::Native(n));
+        }
+        if name == "__name__" {
+            // A script runs as the main module: `if __name__ == "__main__":`
+            // blocks run.
+            return Ok(Value::str("__main__"));
         }
         let hint = match name {
             "te" => "; add `from tvm import te`",
@@ -103,6 +135,8 @@ impl Interpreter {
             Value::Tuple(t) => !t.is_empty(),
             Value::List(l) => !l.borrow().is_empty(),
             Value::Dict(d) => !d.is_empty(),
+            Value::MutableDict(d) => !d.borrow().is_empty(),
+            Value::Set(s) => !s.borrow().is_empty(),
             Value::Index(e) => objects::decide(e).ok_or_else(|| {
                 Raised::at(
                     span,
@@ -122,23 +156,22 @@ impl Interpreter {
             Value::Function(f) => self.call_function(f, args),
             Value::Native(n) => match builtins::call(self, *n, args) {
                 builtins::Outcome::Done(v) => v,
-                builtins::Outcome::NotBuiltin(args) => tvm_api::call(self, *n, args),
+                builtins::Outcome::NotBuiltin(args) => tvm_api::call(self, *n, frozen(args)),
             },
             Value::Method(receiver, name) => match (&**receiver, *name) {
-                (Value::List(items), "append") => {
-                    let (mut pos, span) = args.positional_only("append")?;
-                    if pos.len() != 1 {
-                        return Err(Raised::at(span, "`append` takes exactly one argument"));
-                    }
-                    items.borrow_mut().push(pos.remove(0).value);
-                    Ok(Value::None)
+                (receiver, name) if pymethods::is_python_method(receiver, name) => {
+                    pymethods::call(self, receiver, name, args)
                 }
                 (Value::Te(objects::TeObject::Stage(s, op)), "transform_layout") => {
-                    crate::layout_api::transform_layout(self, s, op, args)
+                    crate::layout_api::transform_layout(self, s, op, frozen(args))
                 }
-                (receiver, name) => objects::call_method(receiver, name, args),
+                (receiver, name) => objects::call_method(receiver, name, frozen(args)),
             },
-            other => objects::call_object(other, args),
+            Value::Module(path) if pymodules::needs_cpython(path) => {
+                let text = self.text(&args.span).to_owned();
+                Err(pymodules::needs_cpython_error(path, &text, args.span))
+            }
+            other => objects::call_object(other, frozen(args)),
         }
     }
 
@@ -154,56 +187,7 @@ impl Interpreter {
             ));
         }
         let call_scope = Scope::child(&f.closure);
-        let (required, max) = f.arity();
-        let given = args.positional.len();
-        if given > max.unwrap_or(usize::MAX) {
-            return Err(Raised::at(
-                args.span,
-                format!(
-                    "`{}` takes at most {} arguments but got {given}",
-                    f.name,
-                    f.params.len()
-                ),
-            ));
-        }
-        let mut positional = args.positional.into_iter();
-        let mut bound = vec![None; f.params.len()];
-        for slot in bound.iter_mut() {
-            *slot = positional.next().map(|a| a.value);
-        }
-        for (name, arg) in args.keywords {
-            let Some(i) = f.params.iter().position(|p| p.name == name) else {
-                return Err(Raised::at(
-                    arg.span,
-                    format!("`{}` has no parameter `{name}`", f.name),
-                ));
-            };
-            if bound[i].is_some() {
-                return Err(Raised::at(
-                    arg.span,
-                    format!("`{}` got two values for `{name}`", f.name),
-                ));
-            }
-            bound[i] = Some(arg.value);
-        }
-        for (param, value) in f.params.iter().zip(bound) {
-            let value = match value.or_else(|| param.default.clone()) {
-                Some(v) => v,
-                None => {
-                    return Err(Raised::at(
-                        args.span,
-                        format!(
-                            "`{}` needs {required} arguments; `{}` is missing",
-                            f.name, param.name
-                        ),
-                    ))
-                }
-            };
-            call_scope.set(&param.name, value);
-        }
-        if let Some(rest) = &f.vararg {
-            call_scope.set(rest, Value::tuple(positional.map(|a| a.value).collect()));
-        }
+        self.bind_arguments(f, args, &call_scope)?;
         self.depth += 1;
         let saved_loops = std::mem::take(&mut self.loop_depth);
         let result = match &f.body {
@@ -219,6 +203,86 @@ impl Interpreter {
         self.loop_depth = saved_loops;
         self.depth -= 1;
         result
+    }
+
+    /// Binds a call's arguments to the parameters of `f` in `call_scope`, as
+    /// Python does: positionals in order (the rest into `*args`), keywords
+    /// by name (the unknown ones into `**kwargs`), then defaults.
+    fn bind_arguments(&mut self, f: &Function, args: Args, call_scope: &Rc<Scope>) -> Eval<()> {
+        let type_error = |span: Range<usize>, m: String| {
+            Raised::python(crate::native::ErrorClass::TypeError, span, m)
+        };
+        let given = args.positional.len();
+        if f.vararg.is_none() && given > f.params.len() {
+            return Err(type_error(
+                args.span,
+                format!(
+                    "`{}` takes at most {} arguments but got {given}",
+                    f.name,
+                    f.params.len()
+                ),
+            ));
+        }
+        let mut positional = args.positional.into_iter();
+        let mut bound: Vec<Option<Value>> = vec![None; f.params.len()];
+        for slot in bound.iter_mut() {
+            *slot = positional.next().map(|a| a.value);
+        }
+        let mut kwonly: Vec<Option<Value>> = vec![None; f.kwonly.len()];
+        let mut extra = Vec::new();
+        for (name, arg) in args.keywords {
+            let slot = match f.params.iter().position(|p| p.name == name) {
+                Some(i) => &mut bound[i],
+                None => match f.kwonly.iter().position(|p| p.name == name) {
+                    Some(i) => &mut kwonly[i],
+                    None if f.kwarg.is_some() => {
+                        extra.push((Value::str(&name), arg.value));
+                        continue;
+                    }
+                    None => {
+                        return Err(type_error(
+                            arg.span,
+                            format!("`{}` has no parameter `{name}`", f.name),
+                        ))
+                    }
+                },
+            };
+            if slot.is_some() {
+                return Err(type_error(
+                    arg.span,
+                    format!("`{}` got two values for `{name}`", f.name),
+                ));
+            }
+            *slot = Some(arg.value);
+        }
+        let (required, _) = f.arity();
+        for (param, value) in f
+            .params
+            .iter()
+            .chain(&f.kwonly)
+            .zip(bound.into_iter().chain(kwonly))
+        {
+            let value = match value.or_else(|| param.default.clone()) {
+                Some(v) => v,
+                None => {
+                    return Err(type_error(
+                        args.span,
+                        format!(
+                            "`{}` needs {required} arguments; `{}` is missing",
+                            f.name, param.name
+                        ),
+                    ))
+                }
+            };
+            call_scope.set(&param.name, value);
+        }
+        if let Some(rest) = &f.vararg {
+            call_scope.set(rest, Value::tuple(positional.map(|a| a.value).collect()));
+        }
+        if let Some(kwargs) = &f.kwarg {
+            call_scope.set(kwargs, crate::collections::new_dict(extra, args.span)?);
+        }
+        Ok(())
     }
 
     /// Calls a function value with positional arguments only (how TE calls
