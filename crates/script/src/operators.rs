@@ -147,7 +147,13 @@ fn overflow(span: Range<usize>) -> Raised {
 }
 
 fn int_binary(op: BinaryOp, a: i64, b: i64, span: Range<usize>) -> Eval<Value> {
-    let zero = || Raised::at(span.clone(), "division by zero");
+    let zero = || {
+        Raised::python(
+            crate::native::ErrorClass::ZeroDivisionError,
+            span.clone(),
+            "division by zero",
+        )
+    };
     let v = match op {
         BinaryOp::Add => a.checked_add(b),
         BinaryOp::Sub => a.checked_sub(b),
@@ -177,7 +183,11 @@ fn float_binary(op: BinaryOp, a: f64, b: f64, span: Range<usize>) -> Eval<Value>
         BinaryOp::Sub => a - b,
         BinaryOp::Mul => a * b,
         BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod if b == 0.0 => {
-            return Err(Raised::at(span, "division by zero"))
+            return Err(Raised::python(
+                crate::native::ErrorClass::ZeroDivisionError,
+                span,
+                "float division by zero",
+            ))
         }
         BinaryOp::Div => a / b,
         BinaryOp::FloorDiv => (a / b).floor(),
