@@ -176,6 +176,7 @@ pub(crate) enum ErrorClass {
     NotImplementedError,
     ZeroDivisionError,
     AttributeError,
+    OverflowError,
 }
 
 impl ErrorClass {
@@ -193,6 +194,7 @@ impl ErrorClass {
             ErrorClass::NotImplementedError => "NotImplementedError",
             ErrorClass::ZeroDivisionError => "ZeroDivisionError",
             ErrorClass::AttributeError => "AttributeError",
+            ErrorClass::OverflowError => "OverflowError",
         }
     }
 
@@ -208,6 +210,7 @@ impl ErrorClass {
             "NotImplementedError" => ErrorClass::NotImplementedError,
             "ZeroDivisionError" => ErrorClass::ZeroDivisionError,
             "AttributeError" => ErrorClass::AttributeError,
+            "OverflowError" => ErrorClass::OverflowError,
             _ => return None,
         })
     }

@@ -196,7 +196,21 @@ pub(crate) fn format_value(v: &Value, spec: &str, span: Range<usize>) -> Eval<St
     if spec.is_empty() {
         return Ok(v.to_string());
     }
-    let s = parse_spec(spec).map_err(err)?;
+    let mut s = parse_spec(spec).map_err(err)?;
+    if let Some(sep) = s.grouping {
+        let ty = match (v, s.ty) {
+            (Value::Str(_), None) => Some('s'),
+            (_, ty) => ty,
+        };
+        let refused = match (sep, ty) {
+            (',', Some('n' | 'x' | 'X' | 'o' | 'b' | 'c' | 's')) => true,
+            ('_', Some('n' | 'c' | 's')) => true,
+            _ => false,
+        };
+        if let Some(ty) = ty.filter(|_| refused) {
+            return Err(err(format!("Cannot specify '{sep}' with '{ty}'.")));
+        }
+    }
     let unknown = |ty: char| {
         Raised::python(
             ErrorClass::ValueError,
@@ -220,6 +234,16 @@ pub(crate) fn format_value(v: &Value, spec: &str, span: Range<usize>) -> Eval<St
                     "'=' alignment not allowed in string format specifier".into()
                 ));
             }
+            if s.alternate {
+                return Err(err(
+                    "Alternate form (#) not allowed in string format specifier".into(),
+                ));
+            }
+            if s.zero && s.fill.is_none() && s.align.is_none() {
+                // `0` pads a string with zeros on the right.
+                s.fill = Some('0');
+                s.align = Some('<');
+            }
             let body: String = match s.precision {
                 Some(p) => text.chars().take(p).collect(),
                 None => text.to_string(),
@@ -228,9 +252,25 @@ pub(crate) fn format_value(v: &Value, spec: &str, span: Range<usize>) -> Eval<St
         }
         Value::Int(_) | Value::Bool(_) => {
             let i = crate::operators::as_int(v).unwrap_or(0);
-            format_int(i, &s).map_err(|ty| unknown(ty))
+            let integer_type = matches!(s.ty, None | Some('d' | 'x' | 'X' | 'o' | 'b' | 'c' | 'n'));
+            if integer_type && s.precision.is_some() {
+                return Err(err(
+                    "Precision not allowed in integer format specifier".into()
+                ));
+            }
+            if s.ty == Some('c') && s.sign.is_some() {
+                return Err(err(
+                    "Sign not allowed with integer format specifier 'c'".into()
+                ));
+            }
+            if s.ty == Some('c') && s.alternate {
+                return Err(err(
+                    "Alternate form (#) not allowed with integer format specifier 'c'".into(),
+                ));
+            }
+            format_int(i, &s).map_err(&unknown)
         }
-        Value::Float(f) => format_float(*f, &s).map_err(|ty| unknown(ty)),
+        Value::Float(f) => format_float(*f, &s).map_err(unknown),
         _ => Err(Raised::python(
             ErrorClass::TypeError,
             span,
@@ -265,13 +305,9 @@ fn format_int(i: i64, s: &Spec) -> Result<String, char> {
     } else {
         3
     };
-    let body = group(&body, s.grouping, every);
-    Ok(pad(
-        &format!("{}{prefix}", sign_text(neg, s)),
-        &body,
-        s,
-        '>',
-    ))
+    let sign = format!("{}{prefix}", sign_text(neg, s));
+    let body = group_padded(&body, "", s, every, sign.chars().count());
+    Ok(pad(&sign, &body, s, '>'))
 }
 
 /// Formats a float; `Err(type)` for a type code floats do not take.
@@ -295,21 +331,25 @@ fn format_float(f: f64, s: &Spec) -> Result<String, char> {
                 "{}%",
                 fixed(x * 100.0, s.precision.unwrap_or(6), s.alternate)
             ),
-            None | Some('n') => match s.precision {
+            Some('n') => general(x, s.precision.unwrap_or(6), false, s.alternate, false),
+            None => match s.precision {
                 Some(p) => general(x, p, false, s.alternate, true),
-                None => float_repr(x),
+                // `#` keeps the point even in `1.e+22`.
+                None => match float_repr(x) {
+                    r if s.alternate && !r.contains('.') => r.replacen('e', ".e", 1),
+                    r => r,
+                },
             },
             Some(other) => return Err(other),
         }
     };
+    let sign = sign_text(neg, s);
     let body = match body.find(['.', 'e', 'E', '%']) {
-        Some(at) if body.as_bytes()[0].is_ascii_digit() => {
-            format!("{}{}", group(&body[..at], s.grouping, 3), &body[at..])
-        }
-        None if body.as_bytes()[0].is_ascii_digit() => group(&body, s.grouping, 3),
-        _ => body,
+        _ if !body.as_bytes()[0].is_ascii_digit() => body,
+        Some(at) => group_padded(&body[..at], &body[at..], s, 3, sign.len()),
+        None => group_padded(&body, "", s, 3, sign.len()),
     };
-    Ok(pad(&sign_text(neg, s), &body, s, '>'))
+    Ok(pad(&sign, &body, s, '>'))
 }
 
 fn fixed(x: f64, precision: usize, alternate: bool) -> String {
@@ -383,6 +423,36 @@ fn sign_text(neg: bool, s: &Spec) -> String {
     }
 }
 
+/// The integer digits `digits` grouped by the spec's separator, then
+/// `rest`. Zero padding (the `0` flag) with a separator pads inside the
+/// grouping, as CPython does (`format(100, "010_")` is `00_000_100`), to
+/// the width left after `taken` characters of sign and prefix.
+fn group_padded(digits: &str, rest: &str, s: &Spec, every: usize, taken: usize) -> String {
+    if s.grouping.is_none() || fill_and_align(s, '>') != ('0', '=') {
+        return format!("{}{rest}", group(digits, s.grouping, every));
+    }
+    let needed = s.width.saturating_sub(taken + rest.chars().count());
+    let mut n = digits.len();
+    while n + (n.max(1) - 1) / every < needed {
+        n += 1;
+    }
+    let padded = format!("{}{digits}", "0".repeat(n - digits.len()));
+    format!("{}{rest}", group(&padded, s.grouping, every))
+}
+
+/// The fill character and alignment a spec pads with: the `0` flag fills
+/// with zeros unless a fill is given, and aligns after the sign unless an
+/// alignment is given.
+fn fill_and_align(s: &Spec, default: char) -> (char, char) {
+    let fill = s.fill.unwrap_or(if s.zero { '0' } else { ' ' });
+    let align = s.align.unwrap_or(if s.zero && default == '>' {
+        '='
+    } else {
+        default
+    });
+    (fill, align)
+}
+
 /// Inserts `sep` every `every` digits from the right of `digits`.
 fn group(digits: &str, sep: Option<char>, every: usize) -> String {
     let Some(sep) = sep else {
@@ -402,11 +472,7 @@ fn group(digits: &str, sep: Option<char>, every: usize) -> String {
 /// Pads `sign` + `body` to the spec's width with its fill and alignment
 /// (`default` when the spec names none); `=` pads between sign and digits.
 fn pad(sign: &str, body: &str, s: &Spec, default: char) -> String {
-    let (fill, align) = match (s.fill, s.align) {
-        (fill, Some(align)) => (fill.unwrap_or(' '), align),
-        (None, None) if s.zero => ('0', '='),
-        (fill, None) => (fill.unwrap_or(' '), default),
-    };
+    let (fill, align) = fill_and_align(s, default);
     let len = sign.chars().count() + body.chars().count();
     let missing = s.width.saturating_sub(len);
     let fill_text = |n: usize| fill.to_string().repeat(n);
@@ -548,14 +614,35 @@ fn percent_one(ty: char, value: &Value, s: &mut Spec) -> Result<String, (ErrorCl
             Ok(pad("", &text, s, '>'))
         }
         'd' | 'i' | 'u' | 'x' | 'X' | 'o' => {
-            let i = match value {
-                Value::Int(_) | Value::Bool(_) => crate::operators::as_int(value).unwrap_or(0),
-                Value::Float(f) if matches!(ty, 'd' | 'i' | 'u') && f.is_finite() => {
-                    let t = f.trunc();
-                    if t.abs() >= 9.2e18 {
-                        return Err(type_error("the number does not fit in 64 bits".into()));
+            // The sign and the digits of the magnitude: a float's integer
+            // part is written exactly, however large (Python's ints are).
+            let (neg, prefix, digits) = match value {
+                Value::Int(_) | Value::Bool(_) => {
+                    let i = crate::operators::as_int(value).unwrap_or(0);
+                    let m = i.unsigned_abs();
+                    let (prefix, digits) = match ty {
+                        'x' => ("0x", format!("{m:x}")),
+                        'X' => ("0X", format!("{m:X}")),
+                        'o' => ("0o", format!("{m:o}")),
+                        _ => ("", m.to_string()),
+                    };
+                    (i < 0, prefix, digits)
+                }
+                Value::Float(f) if matches!(ty, 'd' | 'i' | 'u') => {
+                    if f.is_nan() {
+                        return Err((
+                            ErrorClass::ValueError,
+                            "cannot convert float NaN to integer".into(),
+                        ));
                     }
-                    t as i64
+                    if f.is_infinite() {
+                        return Err((
+                            ErrorClass::OverflowError,
+                            "cannot convert float infinity to integer".into(),
+                        ));
+                    }
+                    let t = f.trunc();
+                    (t < 0.0, "", format!("{:.0}", t.abs()))
                 }
                 other => {
                     let needs = if matches!(ty, 'd' | 'i' | 'u') {
@@ -569,20 +656,12 @@ fn percent_one(ty: char, value: &Value, s: &mut Spec) -> Result<String, (ErrorCl
                     )));
                 }
             };
-            let m = i.unsigned_abs();
-            let (prefix, digits) = match ty {
-                'x' => ("0x", format!("{m:x}")),
-                'X' => ("0X", format!("{m:X}")),
-                'o' => ("0o", format!("{m:o}")),
-                _ => ("", m.to_string()),
-            };
             let prefix = if s.alternate { prefix } else { "" };
             // `%.3d` pads the digits with zeros to the precision.
             let digits = match s.precision {
                 Some(p) if p > digits.len() => format!("{}{digits}", "0".repeat(p - digits.len())),
                 _ => digits,
             };
-            let neg = i < 0;
             Ok(pad(
                 &format!("{}{prefix}", sign_text(neg, s)),
                 &digits,

@@ -666,10 +666,10 @@ pub(crate) fn sort_values(
     let less = |a: &Value, b: &Value| -> Eval<bool> {
         match collections::py_cmp(a, b) {
             Some(o) => Ok(o == std::cmp::Ordering::Less),
-            None if collections::py_eq(a, b) => Ok(false),
             None => match (a, b) {
-                // NaN compares false, as in Python.
-                (Value::Float(_), _) | (_, Value::Float(_)) => Ok(false),
+                // NaN compares false with every number, as in Python.
+                (Value::Float(_), Value::Float(_) | Value::Int(_) | Value::Bool(_))
+                | (Value::Int(_) | Value::Bool(_), Value::Float(_)) => Ok(false),
                 _ => Err(type_error(
                     span.clone(),
                     format!(

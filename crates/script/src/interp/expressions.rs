@@ -449,6 +449,15 @@ impl Interpreter {
     /// `value.name`.
     pub(crate) fn attribute(&self, value: &Value, name: &str, span: Range<usize>) -> Eval<Value> {
         match value {
+            // TVM's namespaces are the common case: resolved first.
+            Value::Module(path) if path.starts_with("tvm") || *path == "pytest" => {
+                native::module_attr(path, name).ok_or_else(|| {
+                    Raised::at(
+                        span,
+                        format!("`{path}.{name}` is not supported by rangefinder"),
+                    )
+                })
+            }
             Value::Module(path) if pymodules::needs_cpython(path) => {
                 Err(pymodules::needs_cpython_error(path, self.text(&span), span))
             }
