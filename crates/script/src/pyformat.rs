@@ -202,11 +202,10 @@ pub(crate) fn format_value(v: &Value, spec: &str, span: Range<usize>) -> Eval<St
             (Value::Str(_), None) => Some('s'),
             (_, ty) => ty,
         };
-        let refused = match (sep, ty) {
-            (',', Some('n' | 'x' | 'X' | 'o' | 'b' | 'c' | 's')) => true,
-            ('_', Some('n' | 'c' | 's')) => true,
-            _ => false,
-        };
+        let refused = matches!(
+            (sep, ty),
+            (',', Some('n' | 'x' | 'X' | 'o' | 'b' | 'c' | 's')) | ('_', Some('n' | 'c' | 's'))
+        );
         if let Some(ty) = ty.filter(|_| refused) {
             return Err(err(format!("Cannot specify '{sep}' with '{ty}'.")));
         }
