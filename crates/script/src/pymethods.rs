@@ -174,6 +174,21 @@ fn int_arg(a: &Spanned) -> Eval<i64> {
     })
 }
 
+/// The longest text a padding method may build.
+const MAX_WIDTH: i64 = 10_000_000;
+
+/// A padding width: negative is no padding, too wide is an error.
+fn width_arg(a: &Spanned) -> Eval<usize> {
+    let w = int_arg(a)?;
+    if w > MAX_WIDTH {
+        return Err(Raised::at(
+            a.span.clone(),
+            format!("a width over {MAX_WIDTH} characters is too wide for a script"),
+        ));
+    }
+    Ok(usize::try_from(w).unwrap_or(0))
+}
+
 fn str_list(items: impl IntoIterator<Item = String>) -> Value {
     Value::list(items.into_iter().map(|s| Value::str(&s)).collect())
 }
@@ -358,7 +373,7 @@ fn str_method(s: &Rc<str>, name: &'static str, args: Args) -> Eval<Value> {
         }
         "zfill" => {
             let (pos, _) = positional(args, name, 1, 1)?;
-            let width = usize::try_from(int_arg(&pos[0])?).unwrap_or(0);
+            let width = width_arg(&pos[0])?;
             let len = text.chars().count();
             if len >= width {
                 Value::Str(s.clone())
@@ -372,7 +387,7 @@ fn str_method(s: &Rc<str>, name: &'static str, args: Args) -> Eval<Value> {
         }
         "ljust" | "rjust" | "center" => {
             let (pos, span) = positional(args, name, 1, 2)?;
-            let width = usize::try_from(int_arg(&pos[0])?).unwrap_or(0);
+            let width = width_arg(&pos[0])?;
             let fill = match pos.get(1) {
                 Some(f) => {
                     let f = string_arg(f, "fill character")?;
@@ -434,7 +449,10 @@ fn split_whitespace(text: &str, max: Option<usize>, forward: bool) -> Vec<String
         let mut rest = text.trim_end();
         let mut out = Vec::new();
         for _ in 0..max {
-            let start = rest.rfind(char::is_whitespace).map_or(0, |i| i + 1);
+            let start = rest
+                .char_indices()
+                .rfind(|(_, c)| c.is_whitespace())
+                .map_or(0, |(i, c)| i + c.len_utf8());
             out.push(rest[start..].to_owned());
             rest = rest[..start].trim_end();
         }

@@ -110,11 +110,11 @@ impl fmt::Display for Value {
                 write_items(f, items)?;
                 f.write_str(if items.len() == 1 { ",)" } else { ")" })
             }
-            Value::List(items) => {
+            Value::List(items) => guarded(f, Rc::as_ptr(items) as usize, "[...]", |f| {
                 f.write_str("[")?;
                 write_items(f, &items.borrow())?;
                 f.write_str("]")
-            }
+            }),
             Value::Dict(pairs) => {
                 f.write_str("{")?;
                 for (i, (k, v)) in pairs.iter().enumerate() {
@@ -133,14 +133,14 @@ impl fmt::Display for Value {
             Value::Method(_, name) => write!(f, "<bound method {name}>"),
             Value::ExpectError(class) => write!(f, "<pytest.raises({})>", class.name()),
             Value::Te(o) => write!(f, "{o}"),
-            Value::MutableDict(pairs) => {
+            Value::MutableDict(pairs) => guarded(f, Rc::as_ptr(pairs) as usize, "{...}", |f| {
                 f.write_str("{")?;
                 for (i, (k, v)) in pairs.borrow().iter().enumerate() {
                     let sep = if i > 0 { ", " } else { "" };
                     write!(f, "{sep}{}: {}", pyformat::repr(k), pyformat::repr(v))?;
                 }
                 f.write_str("}")
-            }
+            }),
             Value::Set(items) if items.borrow().is_empty() => f.write_str("set()"),
             Value::Set(items) => {
                 f.write_str("{")?;
@@ -150,6 +150,29 @@ impl fmt::Display for Value {
             Value::Exception(_, message) => f.write_str(message),
         }
     }
+}
+
+thread_local! {
+    /// The containers being written now, innermost last.
+    static SHOWING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Writes a container with `show`, or `ellipsis` when the container is
+/// already being written (a list that contains itself prints as `[[...]]`,
+/// as in Python).
+fn guarded(
+    f: &mut fmt::Formatter<'_>,
+    id: usize,
+    ellipsis: &str,
+    show: impl FnOnce(&mut fmt::Formatter<'_>) -> fmt::Result,
+) -> fmt::Result {
+    if SHOWING.with(|s| s.borrow().contains(&id)) {
+        return f.write_str(ellipsis);
+    }
+    SHOWING.with(|s| s.borrow_mut().push(id));
+    let result = show(f);
+    SHOWING.with(|s| s.borrow_mut().pop());
+    result
 }
 
 fn write_items(f: &mut fmt::Formatter<'_>, items: &[Value]) -> fmt::Result {

@@ -22,3 +22,8 @@ print(l, l.copy(), len(l))
 print((1, 2) == (1, 2), [1, 2] == [1, 2], (1, 2) == [1, 2], (1, 2) < (1, 3), [1, 2] < [1, 2, 0], 1 == 1.0, (1,) == (1.0,))
 print(divmod(-7, 2), divmod(7, 3), round(2.5), round(3.5), round(2.675, 2), round(1234, -2), pow(2, 10), abs(-2.5))
 print(int("42"), int(" -7 "), int(3.9), float("1.5"), float(3), bool(0), bool([1]), str(), ord("A"), chr(66))
+loop = [1]
+loop.append(loop)
+ring = {"k": 1}
+ring["self"] = ring
+print(loop, ring, "a\u3000b c".split(None, 1), "a b\u3000c".rsplit(None, 1))
