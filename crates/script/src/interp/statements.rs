@@ -81,8 +81,17 @@ impl Interpreter {
                 }
             }
             ast::Stmt::FunctionDef(def) => {
-                let f = self.function_def(def, scope)?;
-                scope.set(def.name.as_str(), Value::Function(Rc::new(f)));
+                // Decorators are evaluated first, then applied innermost
+                // first: `@a @b def f` is `f = a(b(f))`.
+                let mut decorators = Vec::with_capacity(def.decorator_list.len());
+                for d in &def.decorator_list {
+                    decorators.push((self.eval(d, scope)?, span_of(d.range())));
+                }
+                let mut f = Value::Function(Rc::new(self.function_def(def, scope)?));
+                for (decorator, at) in decorators.into_iter().rev() {
+                    f = self.call_with(&decorator, vec![f], at)?;
+                }
+                scope.set(def.name.as_str(), f);
             }
             ast::Stmt::Return(s) => {
                 if self.depth == 0 {
@@ -437,12 +446,6 @@ impl Interpreter {
 
     fn function_def(&mut self, def: &ast::StmtFunctionDef, scope: &Rc<Scope>) -> Eval<Function> {
         let span = span_of(def.range);
-        if let Some(d) = def.decorator_list.first() {
-            return Err(Raised::at(
-                span_of(d.range()),
-                "decorators are not supported",
-            ));
-        }
         let Parameters {
             params,
             vararg,

@@ -34,3 +34,16 @@ print(compose(lambda x: x + 1, lambda x: x * 2)(5))
 def fact(n):
     return 1 if n <= 1 else n * fact(n - 1)
 print(fact(10))
+def twice(fn):
+    def run(*args, **kwargs):
+        return fn(*args, **kwargs) * 2
+    return run
+def add_prefix(prefix):
+    def wrap(fn):
+        return lambda x: prefix + str(fn(x))
+    return wrap
+@add_prefix("v=")
+@twice
+def square(x):
+    return x * x
+print(square(3))
