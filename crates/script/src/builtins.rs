@@ -110,6 +110,9 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Outc
 }
 
 fn int(args: Args) -> Eval<Value> {
+    if args.positional.len() == 2 || args.keywords.iter().any(|(k, _)| k == "base") {
+        return int_with_base(args);
+    }
     let Some((v, span)) = zero_or_one_arg("int", args)? else {
         return Ok(Value::Int(0));
     };
@@ -504,6 +507,9 @@ pub(crate) enum Builtin {
     Reduce,
     /// `itertools.product`.
     Product,
+    /// `tvm.testing.main()` / `pytest.main(...)`: runs the module's test
+    /// functions, as pytest collects them.
+    TestMain,
 }
 
 /// The functions of Python's `math` module the interpreter computes.
@@ -554,6 +560,7 @@ impl Builtin {
             Builtin::FunctionType => "function",
             Builtin::Reduce => "functools.reduce",
             Builtin::Product => "itertools.product",
+            Builtin::TestMain => "tvm.testing.main",
             Builtin::Math(f) => match f {
                 MathFunction::Ceil => "math.ceil",
                 MathFunction::Floor => "math.floor",
@@ -959,6 +966,12 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
         Builtin::Math(f) => crate::pymodules::math(interp, f, args),
         Builtin::Reduce => crate::pymodules::reduce(interp, args),
         Builtin::Product => crate::pymodules::product(args),
+        Builtin::TestMain => {
+            // pytest's command-line arguments (`[__file__]`) select nothing
+            // here: every test of the module runs.
+            interp.run_test_functions(args.span)?;
+            Ok(Value::Int(0))
+        }
     }
 }
 
@@ -1052,6 +1065,70 @@ fn round(x: &Spanned, digits: Option<i64>, span: Range<usize>) -> Eval<Value> {
             }
         }
     }
+}
+
+/// `int(text, base)`: digits in base 2 to 36, or base 0 (the literal's own
+/// prefix decides), with an optional sign, underscores and `0x`/`0o`/`0b`.
+fn int_with_base(args: Args) -> Eval<Value> {
+    let a = args.bind("int", &["x", "base"])?;
+    let x = a.required("x")?;
+    let b = a.required("base")?;
+    let Value::Str(text) = &x.value else {
+        return Err(type_error(
+            x.span.clone(),
+            "int() can't convert non-string with explicit base",
+        ));
+    };
+    let base = as_int(&b.value)
+        .filter(|b| *b == 0 || (2..=36).contains(b))
+        .ok_or_else(|| {
+            Raised::python(
+                ErrorClass::ValueError,
+                b.span.clone(),
+                "int() base must be >= 2 and <= 36, or 0",
+            )
+        })?;
+    let invalid = || {
+        Raised::python(
+            ErrorClass::ValueError,
+            a.span.clone(),
+            format!(
+                "invalid literal for int() with base {base}: {}",
+                pyformat::str_repr(text)
+            ),
+        )
+    };
+    let t = text.trim();
+    let (negative, t) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let lower = t.to_ascii_lowercase();
+    let prefixed = [("0x", 16), ("0o", 8), ("0b", 2)]
+        .into_iter()
+        .find(|(p, b)| lower.starts_with(p) && (base == 0 || base == *b));
+    let (digits, radix) = match prefixed {
+        Some((p, b)) => (&lower[p.len()..], b),
+        None if base == 0 => (lower.as_str(), 10),
+        None => (lower.as_str(), base as u32 as i64),
+    };
+    let digits = digits.strip_prefix('_').unwrap_or(digits);
+    if digits.is_empty()
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
+        return Err(invalid());
+    }
+    let magnitude =
+        i128::from_str_radix(&digits.replace('_', ""), radix as u32).map_err(|_| invalid())?;
+    let value = if negative { -magnitude } else { magnitude };
+    i64::try_from(value).map(Value::Int).map_err(|_| {
+        Raised::at(
+            a.span.clone(),
+            "integer overflow: the result does not fit in 64 bits",
+        )
+    })
 }
 
 /// `type(v)`: the type value of a Python value or a TE object.

@@ -309,6 +309,9 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "Fuse" if module_path == "tvm.te.schedule" => Native::FuseType,
         "TVMError" if module_path == "tvm.error" => Native::Error(ErrorClass::TvmError),
         "raises" if module_path == "pytest" => Native::PytestRaises,
+        "main" if matches!(module_path, "pytest" | "tvm.testing") => {
+            Native::Builtin(crate::builtins::Builtin::TestMain)
+        }
         _ if tir_level => Native::Intrinsic(tir::Intrinsic::from_tvm_name(name)?),
         _ => return None,
     };

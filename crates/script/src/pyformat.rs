@@ -550,7 +550,9 @@ pub(crate) fn percent(fmt: &str, args: &Value, span: Range<usize>) -> Eval<Strin
             s.precision = Some(number(&mut i)?.unwrap_or(0));
         }
         if s.width > 10_000 || s.precision.is_some_and(|p| p > 10_000) {
-            return Err(value_error("a width or precision over 10000 is too large".into()));
+            return Err(value_error(
+                "a width or precision over 10000 is too large".into(),
+            ));
         }
         while matches!(chars.get(i), Some('h' | 'l' | 'L')) {
             i += 1;

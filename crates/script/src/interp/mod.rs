@@ -71,6 +71,8 @@ pub(crate) struct Interpreter {
     /// The span and message of the last failed `assert`: what `str(e)` of
     /// its `AssertionError` is (the error's own message adds both sides).
     assert_text: Option<(Range<usize>, String)>,
+    /// The module scope, where `tvm.testing.main()` finds the tests.
+    globals: Option<Rc<Scope>>,
 }
 
 impl Interpreter {
@@ -85,6 +87,7 @@ impl Interpreter {
             program,
             handling: None,
             assert_text: None,
+            globals: None,
         }
     }
 
@@ -95,9 +98,47 @@ impl Interpreter {
 
     /// Runs a module's statements in `scope`.
     pub fn run_module(&mut self, body: &[ast::Stmt], scope: &Rc<Scope>) -> Eval<()> {
+        self.globals = Some(scope.clone());
         // `return`, `break` and `continue` outside functions and loops are
         // rejected where they appear, so the module always runs to its end.
         self.exec_block(body, scope).map(|_| ())
+    }
+
+    /// What `tvm.testing.main()` and `pytest.main(...)` do: call every
+    /// module-level function whose name starts with `test`, in the order
+    /// of the file, as pytest collects them. A test that needs arguments
+    /// (pytest fixtures, `parametrize`) is an error: rangefinder has no
+    /// fixtures to give it.
+    pub fn run_test_functions(&mut self, span: Range<usize>) -> Eval<()> {
+        let Some(globals) = self.globals.clone() else {
+            return Ok(());
+        };
+        let program = self.program.clone();
+        for stmt in &program.body {
+            let ast::Stmt::FunctionDef(def) = stmt else {
+                continue;
+            };
+            let name = def.name.as_str();
+            if !name.starts_with("test") {
+                continue;
+            }
+            let Some(test) = globals.get(name) else {
+                continue;
+            };
+            if let Value::Function(f) = &test {
+                if f.arity().0 > 0 {
+                    return Err(Raised::at(
+                        span,
+                        format!(
+                            "`{name}` takes arguments (pytest fixtures or parametrize), which \
+                             rangefinder cannot give; call the test with its arguments instead"
+                        ),
+                    ));
+                }
+            }
+            self.call_with(&test, Vec::new(), span.clone())?;
+        }
+        Ok(())
     }
 
     fn lookup(&self, name: &str, span: Range<usize>, scope: &Rc<Scope>) -> Eval<Value> {
@@ -107,10 +148,12 @@ impl Interpreter {
         if let Some(n) = Native::builtin(name) {
             return Ok(Value::Native(n));
         }
-        if name == "__name__" {
+        match name {
             // A script runs as the main module: `if __name__ == "__main__":`
             // blocks run.
-            return Ok(Value::str("__main__"));
+            "__name__" => return Ok(Value::str("__main__")),
+            "__file__" => return Ok(Value::str("<script>")),
+            _ => {}
         }
         let hint = match name {
             "te" => "; add `from tvm import te`",

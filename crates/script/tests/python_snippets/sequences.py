@@ -27,3 +27,4 @@ loop.append(loop)
 ring = {"k": 1}
 ring["self"] = ring
 print(loop, ring, "a\u3000b c".split(None, 1), "a b\u3000c".rsplit(None, 1))
+print(int("ff", 16), int("0x1F", 0), int("-101", 2), int("0o17", 8), int("1_000", 10), int("z", 36), int(" 42 ", base=10))
