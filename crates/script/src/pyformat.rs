@@ -184,10 +184,22 @@ fn parse_spec(spec: &str) -> Result<Spec, String> {
         [ty] => s.ty = Some(*ty),
         _ => return Err("Invalid format specifier".to_owned()),
     }
-    if s.width > 10_000 || s.precision.is_some_and(|p| p > 10_000) {
-        return Err("Too many decimal digits in format string".to_owned());
-    }
     Ok(s)
+}
+
+/// The widest padding and the longest precision a script may ask for.
+const MAX_FORMAT_SIZE: usize = 10_000;
+
+/// Refuses widths and precisions beyond [`MAX_FORMAT_SIZE`]: rangefinder's
+/// limit, not a Python error, so no `except` catches it.
+fn check_size(s: &Spec, span: Range<usize>) -> Eval<()> {
+    if s.width > MAX_FORMAT_SIZE || s.precision.is_some_and(|p| p > MAX_FORMAT_SIZE) {
+        return Err(Raised::at(
+            span,
+            format!("a format width or precision over {MAX_FORMAT_SIZE} is too large for a script"),
+        ));
+    }
+    Ok(())
 }
 
 /// Python's `format(v, spec)`, which f-strings and `str.format` use.
@@ -197,6 +209,7 @@ pub(crate) fn format_value(v: &Value, spec: &str, span: Range<usize>) -> Eval<St
         return Ok(v.to_string());
     }
     let mut s = parse_spec(spec).map_err(err)?;
+    check_size(&s, span.clone())?;
     if let Some(sep) = s.grouping {
         let ty = match (v, s.ty) {
             (Value::Str(_), None) => Some('s'),
@@ -535,7 +548,10 @@ pub(crate) fn percent(fmt: &str, args: &Value, span: Range<usize>) -> Eval<Strin
         }
         let number = |i: &mut usize| -> Eval<Option<usize>> {
             if chars.get(*i) == Some(&'*') {
-                return Err(type_error("`*` widths are not supported".into()));
+                return Err(Raised::at(
+                    span.clone(),
+                    "`*` widths and precisions in `%` formats are not supported; write the number",
+                ));
             }
             let start = *i;
             while chars.get(*i).is_some_and(|c| c.is_ascii_digit()) {
@@ -549,11 +565,7 @@ pub(crate) fn percent(fmt: &str, args: &Value, span: Range<usize>) -> Eval<Strin
             i += 1;
             s.precision = Some(number(&mut i)?.unwrap_or(0));
         }
-        if s.width > 10_000 || s.precision.is_some_and(|p| p > 10_000) {
-            return Err(value_error(
-                "a width or precision over 10000 is too large".into(),
-            ));
-        }
+        check_size(&s, span.clone())?;
         while matches!(chars.get(i), Some('h' | 'l' | 'L')) {
             i += 1;
         }
