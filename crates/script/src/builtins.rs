@@ -72,6 +72,8 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Outc
             };
             let message = match &pos[..] {
                 [] => String::new(),
+                // `str(KeyError(k))` is `repr(k)`, as Python shows a key.
+                [one] if class == ErrorClass::KeyError => pyformat::repr(&one.value),
                 [one] => one.value.to_string(),
                 many => Value::tuple(many.iter().map(|a| a.value.clone()).collect()).to_string(),
             };

@@ -12,6 +12,8 @@ use std::ops::Range;
 pub(crate) fn repr(v: &Value) -> String {
     match v {
         Value::Str(s) => str_repr(s),
+        // A KeyError's message is already the key's repr.
+        Value::Exception(ErrorClass::KeyError, message) => format!("KeyError({message})"),
         Value::Exception(class, message) => format!("{}({})", class.name(), str_repr(message)),
         other => other.to_string(),
     }

@@ -404,6 +404,13 @@ impl Interpreter {
                 ast::CmpOp::Is | ast::CmpOp::IsNot => {
                     let same = match (&lhs, &rhs) {
                         (Value::Bool(a), Value::Bool(b)) => a == b,
+                        // Mutable containers are the same only if they are
+                        // one object.
+                        (Value::List(a), Value::List(b)) => Rc::ptr_eq(a, b),
+                        (Value::MutableDict(a), Value::MutableDict(b)) => Rc::ptr_eq(a, b),
+                        (Value::Set(a), Value::Set(b)) => Rc::ptr_eq(a, b),
+                        (Value::List(_) | Value::MutableDict(_) | Value::Set(_), _)
+                        | (_, Value::List(_) | Value::MutableDict(_) | Value::Set(_)) => false,
                         _ => operators::equal(&lhs, &rhs),
                     };
                     Value::Bool(same == matches!(op, ast::CmpOp::Is))

@@ -791,6 +791,14 @@ impl Interpreter {
             items.borrow_mut().extend(more);
             return Ok(current.clone());
         }
+        if let (ast::Operator::Mult, Value::List(items)) = (op, current) {
+            // `l *= n` repeats the list in place.
+            if let Value::List(repeated) = apply_binary(op, current, rhs, span)? {
+                let repeated = repeated.borrow().clone();
+                *items.borrow_mut() = repeated;
+            }
+            return Ok(current.clone());
+        }
         apply_binary(op, current, rhs, span)
     }
 }

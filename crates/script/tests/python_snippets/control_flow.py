@@ -67,3 +67,17 @@ def first_even(xs):
     return None
 print(first_even([1, 3, 4, 6]), first_even([1]))
 print(1 << 4, 255 >> 2, 6 & 3, 6 | 3, 6 ^ 3, ~5, -17 >> 2, True & False)
+try:
+    raise KeyError("k")
+except KeyError as e:
+    print(e, repr(e), str(e))
+try:
+    {}[3]
+except KeyError as e:
+    print(e, repr(e))
+alias = base = [1, 2]
+alias *= 2
+alias += [0]
+print(base, alias is base)
+fresh = [1, 2, 1, 2, 0]
+print(fresh is base, fresh == base, fresh is not base, None is None, {} is {})
