@@ -362,3 +362,31 @@ fn the_main_block_runs_and_test_functions_run_only_when_main_asks() {
         .expect_err("a fixture is needed");
     assert!(err.message.contains("pytest fixtures"), "{}", err.message);
 }
+
+/// TOPI's padding and conv2d helpers, written as TOPI writes them
+/// (isinstance dispatch, chained assignment, `%` and f-string messages,
+/// `*indices` closures, `raise ValueError`), build and run.
+#[test]
+fn topi_style_helpers_run_unchanged() {
+    let source = include_str!("programs/topi_conv2d_helpers.py");
+    let run = script::run(source).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        run.printed,
+        " resnet_c2: out=(1, 16, 14, 14) gflop=0.000452 pad=(1, 1, 1, 1)\n\
+         resnet_c2 has 4 stages\n\
+         \x20    small: out=(1, 4, 8, 8) gflop=0.000002 pad=(0, 0, 0, 0)\n\
+         small has 4 stages\n"
+    );
+    let target = run.target.expect("a schedule");
+    let report = te::check(&target.schedule, &target.args, &Default::default(), 7)
+        .expect("the program runs");
+    assert!(report.is_clean(0.0), "{report:?}");
+    let bad = source.replace("\"SAME\" if k > 1 else 0", "\"FULL\"");
+    let err = script::run(&bad).expect_err("an unknown padding");
+    assert!(
+        err.message
+            .contains("ValueError: Unknown padding option FULL"),
+        "{}",
+        err.message
+    );
+}
