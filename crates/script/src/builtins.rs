@@ -965,7 +965,7 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
             args.span,
             format!("cannot create '{name}' instances"),
         )),
-        Builtin::Math(f) => crate::pymodules::math(interp, f, args),
+        Builtin::Math(f) => crate::pymodules::math(f, args),
         Builtin::Reduce => crate::pymodules::reduce(interp, args),
         Builtin::Product => crate::pymodules::product(args),
         Builtin::TestMain => {

@@ -117,7 +117,7 @@ fn float_to_int(f: f64, span: Range<usize>) -> Eval<Value> {
 }
 
 /// A function of `math`.
-pub(crate) fn math(interp: &mut Interpreter, f: MathFunction, args: Args) -> Eval<Value> {
+pub(crate) fn math(f: MathFunction, args: Args) -> Eval<Value> {
     let name = Builtin::Math(f).name();
     if f == MathFunction::Prod {
         let a = args.bind(name, &["iterable", "start"])?;
@@ -156,7 +156,6 @@ pub(crate) fn math(interp: &mut Interpreter, f: MathFunction, args: Args) -> Eva
             format!("`{name}` takes {:?} arguments ({} given)", arity, pos.len()),
         ));
     }
-    let _ = interp;
     match f {
         MathFunction::Ceil | MathFunction::Floor | MathFunction::Trunc => {
             if let Some(i) = as_int(&pos[0].value) {
