@@ -16,10 +16,10 @@ use rustpython_parser::ast::{self, Ranged};
 use std::ops::Range;
 use std::rc::Rc;
 
-const SUPPORTED_EXPRESSIONS: &str = "supported expressions are: numbers, strings, names, \
-     attributes, calls with keyword and `*` arguments, subscripts, lambdas, tuples, lists, \
-     dicts, list comprehensions and generators, + - * / // % **, comparisons, and/or/not and \
-     `x if c else y`";
+const SUPPORTED_EXPRESSIONS: &str = "supported expressions are: numbers, strings, f-strings, \
+     names, attributes, calls with keyword, `*` and `**` arguments, subscripts and slices, \
+     lambdas, tuples, lists, dicts, sets, comprehensions and generators, arithmetic and bitwise \
+     operators, comparisons, and/or/not and `x if c else y`";
 
 impl Interpreter {
     /// Evaluates an expression.

@@ -15,10 +15,11 @@ use rustpython_parser::ast::{self, Ranged};
 use std::ops::Range;
 use std::rc::Rc;
 
-const SUPPORTED_STATEMENTS: &str = "supported statements are: import, assignment (with tuple \
-     unpacking), `+=`, def, return, if/elif/else, for over range(...) or a tuple or list, \
-     break, continue, assert, try/except (of TVM errors and asserts), `with pytest.raises(...)`, \
-     pass and expression statements";
+const SUPPORTED_STATEMENTS: &str = "supported statements are: import, assignment (to names, \
+     items and slices, with unpacking), augmented assignment, `del`, def (with decorators), \
+     return, if/elif/else, for and while (with else), break, continue, assert, raise, \
+     try/except/else/finally, global, nonlocal, `with pytest.raises(...)`, pass and expression \
+     statements";
 
 impl Interpreter {
     pub(super) fn exec_block(&mut self, body: &[ast::Stmt], scope: &Rc<Scope>) -> Eval<Flow> {
