@@ -427,39 +427,50 @@ fn str_method(s: &Rc<str>, name: &'static str, args: Args) -> Eval<Value> {
     })
 }
 
-/// `str.split()` without a separator: runs of whitespace separate, and
-/// leading and trailing whitespace gives no empty strings.
+/// `str.split()` without a separator, as CPython splits: runs of
+/// whitespace separate; after `max` splits the rest is one item, with its
+/// whitespace on the far side kept.
 fn split_whitespace(text: &str, max: Option<usize>, forward: bool) -> Vec<String> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    let Some(max) = max.filter(|m| *m < words.len().saturating_sub(1)) else {
-        return words.into_iter().map(String::from).collect();
-    };
-    if forward {
-        // The rest after `max` splits keeps its inner whitespace.
-        let mut rest = text.trim_start();
-        let mut out = Vec::new();
-        for _ in 0..max {
-            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-            out.push(rest[..end].to_owned());
-            rest = rest[end..].trim_start();
-        }
-        out.push(rest.to_owned());
-        out
+    let chars: Vec<char> = if forward {
+        text.chars().collect()
     } else {
-        let mut rest = text.trim_end();
-        let mut out = Vec::new();
-        for _ in 0..max {
-            let start = rest
-                .char_indices()
-                .rfind(|(_, c)| c.is_whitespace())
-                .map_or(0, |(i, c)| i + c.len_utf8());
-            out.push(rest[start..].to_owned());
-            rest = rest[..start].trim_end();
+        text.chars().rev().collect()
+    };
+    let n = chars.len();
+    let word = |from: usize, to: usize| -> String {
+        if forward {
+            chars[from..to].iter().collect()
+        } else {
+            chars[from..to].iter().rev().collect()
         }
-        out.push(rest.to_owned());
-        out.reverse();
-        out
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    let mut left = max.unwrap_or(usize::MAX);
+    while left > 0 {
+        while i < n && chars[i].is_whitespace() {
+            i += 1;
+        }
+        if i == n {
+            break;
+        }
+        let start = i;
+        while i < n && !chars[i].is_whitespace() {
+            i += 1;
+        }
+        out.push(word(start, i));
+        left -= 1;
     }
+    while i < n && chars[i].is_whitespace() {
+        i += 1;
+    }
+    if i < n {
+        out.push(word(i, n));
+    }
+    if !forward {
+        out.reverse();
+    }
+    out
 }
 
 /// `fmt.format(*args, **kwargs)`.

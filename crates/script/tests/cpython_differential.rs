@@ -150,12 +150,64 @@ fn bound(rng: &mut Rng) -> String {
 /// the name of the exception it raised.
 fn program(seed: u64, lines: usize) -> String {
     let mut rng = Rng(seed);
-    let mut out = String::from(
-        "def show(f):\n    try:\n        print(repr(f()))\n    except (ValueError, TypeError, \
-         IndexError, KeyError, ZeroDivisionError, OverflowError) as e:\n        print(type(e).__name__)\n\n",
-    );
+    let mut out = String::from(HEADER);
     for _ in 0..lines {
-        let line = match rng.below(7) {
+        let line = match rng.below(10) {
+            7 => {
+                let text = rng.pick(&[
+                    "'a,b,,c'",
+                    "'  x  y '",
+                    "'xxaxx'",
+                    "'a.b.c'",
+                    "''",
+                    "'AbC d'",
+                ]);
+                let arg = rng.pick(&["','", "'.'", "None", "'x'", "' '", "'b'"]);
+                let n = rng.below(7) as i64 - 2;
+                let call = match rng.below(9) {
+                    0 => format!("split({arg}, {n})"),
+                    1 => format!("rsplit({arg}, {n})"),
+                    2 => format!("strip({arg})"),
+                    3 => format!("replace('x', '-', {n})"),
+                    4 => format!("find({arg})"),
+                    5 => format!("center({}, '*')", n + 8),
+                    6 => format!("zfill({})", n + 4),
+                    7 => format!("startswith(({arg}, 'a'))"),
+                    _ => format!("rjust({})", n + 6),
+                };
+                format!("show(lambda: {text}.{call})")
+            }
+            8 => {
+                let len = rng.below(7);
+                let (a, b) = (bound(&mut rng), bound(&mut rng));
+                let (a, b) = (or_none(&a), or_none(&b));
+                let step = rng.below(5) as i64 - 2;
+                let m = rng.below(4);
+                match rng.below(5) {
+                    0 => format!("show(lambda: del_slice({len}, {a}, {b}, {step}))"),
+                    1 => format!("show(lambda: set_slice({len}, {a}, {b}, {m}))"),
+                    2 => format!("show(lambda: set_ext_slice({len}, {a}, {b}, {step}, {m}))"),
+                    3 => format!("show(lambda: insert_at({len}, {}))", step * 3),
+                    _ => format!("show(lambda: pop_at({len}, {}))", step * 2),
+                }
+            }
+            9 => {
+                let keys: Vec<String> = (0..rng.below(5))
+                    .map(|_| rng.below(4).to_string())
+                    .collect();
+                let other: Vec<String> = (0..rng.below(4))
+                    .map(|_| rng.below(4).to_string())
+                    .collect();
+                let (k, o) = (keys.join(", "), other.join(", "));
+                match rng.below(4) {
+                    0 => format!("show(lambda: sorted(set([{k}]) ^ set([{o}])))"),
+                    1 => {
+                        format!("show(lambda: dict(zip([{k}], [{k}])) == dict(zip([{o}], [{o}])))")
+                    }
+                    2 => format!("show(lambda: sorted({{x: x * 2 for x in [{k}]}}.items()))"),
+                    _ => format!("show(lambda: [x in set([{o}]) for x in [{k}]])"),
+                }
+            }
             0 | 1 => {
                 let (kind, v) = value(&mut rng);
                 format!("show(lambda: format({v}, {:?}))", spec(&mut rng, kind))
@@ -215,6 +267,43 @@ fn program(seed: u64, lines: usize) -> String {
     out
 }
 
+/// The helpers every generated program starts with.
+const HEADER: &str = "\
+def show(f):
+    try:
+        print(repr(f()))
+    except (ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, OverflowError) as e:
+        print(type(e).__name__)
+def del_slice(n, a, b, c):
+    l = list(range(n))
+    del l[a:b:c]
+    return l
+def set_slice(n, a, b, m):
+    l = list(range(n))
+    l[a:b] = list(range(100, 100 + m))
+    return l
+def set_ext_slice(n, a, b, c, m):
+    l = list(range(n))
+    l[a:b:c] = list(range(100, 100 + m))
+    return l
+def insert_at(n, i):
+    l = list(range(n))
+    l.insert(i, 'i')
+    return l
+def pop_at(n, i):
+    l = list(range(n))
+    return (l.pop(i), l)
+";
+
+/// A slice bound's text, `None` when it is left out.
+fn or_none(bound: &str) -> &str {
+    if bound.is_empty() {
+        "None"
+    } else {
+        bound
+    }
+}
+
 fn cpython(source: &str) -> Option<String> {
     let mut child = Command::new("python3")
         .arg("-")
@@ -258,7 +347,7 @@ fn random_programs_print_what_cpython_prints() {
             Ok(run) => run.printed,
             Err(e) => panic!("seed {seed:#x}: {e}"),
         };
-        let lines: Vec<&str> = source.lines().skip(6).collect();
+        let lines: Vec<&str> = source.lines().skip(HEADER.lines().count()).collect();
         for (i, (w, g)) in want.lines().zip(got.lines()).enumerate() {
             assert_eq!(g, w, "seed {seed:#x}, check {i}: {}", lines[i]);
         }
