@@ -845,6 +845,10 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
                     "attribute name must be string",
                 ));
             };
+            if crate::pymethods::is_missing_method(&pos[0].value, attr) {
+                // CPython has it; rangefinder cannot say what it does.
+                return interp.attribute(&pos[0].value, attr, span);
+            }
             if let Value::Module(path) = &pos[0].value {
                 // A module that needs CPython cannot answer either way.
                 crate::pymodules::check_available(path, &pos[0].span, interp)?;

@@ -43,6 +43,14 @@ const STR_METHODS: &[&str] = &[
     "capitalize",
     "title",
     "splitlines",
+    "removeprefix",
+    "removesuffix",
+    "partition",
+    "rpartition",
+    "isspace",
+    "rindex",
+    "casefold",
+    "swapcase",
 ];
 const LIST_METHODS: &[&str] = &[
     "append", "extend", "insert", "pop", "remove", "index", "count", "sort", "reverse", "copy",
@@ -87,6 +95,45 @@ pub(crate) fn method_name(receiver: &Value, name: &str) -> Option<&'static str> 
         _ => return None,
     };
     table.iter().find(|m| **m == name).copied()
+}
+
+/// CPython's methods of `str`, `list`, `tuple`, `dict` and `set` that are
+/// not computed here: asking for one is rangefinder's limit, not an
+/// `AttributeError`.
+const NOT_COMPUTED: &[&str] = &[
+    "encode",
+    "expandtabs",
+    "format_map",
+    "isascii",
+    "isdecimal",
+    "isidentifier",
+    "isnumeric",
+    "isprintable",
+    "istitle",
+    "maketrans",
+    "translate",
+    "fromkeys",
+    "popitem",
+    "difference_update",
+    "intersection_update",
+    "isdisjoint",
+    "pop",
+    "symmetric_difference",
+    "symmetric_difference_update",
+];
+
+/// Whether `name` is a method CPython has on `receiver` that rangefinder
+/// does not compute.
+pub(crate) fn is_missing_method(receiver: &Value, name: &str) -> bool {
+    matches!(
+        receiver,
+        Value::Str(_)
+            | Value::List(_)
+            | Value::Tuple(_)
+            | Value::Dict(_)
+            | Value::MutableDict(_)
+            | Value::Set(_)
+    ) && NOT_COMPUTED.contains(&name)
 }
 
 /// Whether `receiver.name(...)` is a method of this module.
@@ -285,6 +332,64 @@ fn str_method(s: &Rc<str>, name: &'static str, args: Args) -> Eval<Value> {
                 Ok(n) => text.replacen(&*old, &new, n),
                 Err(_) => text.replace(&*old, &new),
             })
+        }
+        "removeprefix" | "removesuffix" | "partition" | "rpartition" | "rindex" => {
+            let (pos, span) = positional(args, name, 1, 1)?;
+            let arg = string_arg(&pos[0], "must be str")?;
+            let a: &str = &arg;
+            match name {
+                "removeprefix" => Value::str(text.strip_prefix(a).unwrap_or(text)),
+                "removesuffix" => Value::str(text.strip_suffix(a).unwrap_or(text)),
+                "rindex" => match text.rfind(a) {
+                    Some(b) => Value::Int(text[..b].chars().count() as i64),
+                    None => {
+                        return Err(Raised::python(
+                            ErrorClass::ValueError,
+                            span,
+                            "substring not found",
+                        ))
+                    }
+                },
+                _ => {
+                    if a.is_empty() {
+                        return Err(Raised::python(
+                            ErrorClass::ValueError,
+                            span,
+                            "empty separator",
+                        ));
+                    }
+                    let at = if name == "partition" {
+                        text.find(a)
+                    } else {
+                        text.rfind(a)
+                    };
+                    let parts = match (at, name == "partition") {
+                        (Some(b), _) => [&text[..b], a, &text[b + a.len()..]],
+                        (None, true) => [text, "", ""],
+                        (None, false) => ["", "", text],
+                    };
+                    Value::tuple(parts.iter().map(|p| Value::str(p)).collect())
+                }
+            }
+        }
+        "isspace" | "casefold" | "swapcase" => {
+            positional(args, name, 0, 0)?;
+            match name {
+                "isspace" => Value::Bool(!text.is_empty() && text.chars().all(char::is_whitespace)),
+                "casefold" => Value::str(&text.to_lowercase()),
+                _ => Value::str(
+                    &text
+                        .chars()
+                        .flat_map(|c| -> Vec<char> {
+                            if c.is_uppercase() {
+                                c.to_lowercase().collect()
+                            } else {
+                                c.to_uppercase().collect()
+                            }
+                        })
+                        .collect::<String>(),
+                ),
+            }
         }
         "upper" | "lower" | "capitalize" | "title" | "isdigit" | "isalpha" | "isalnum"
         | "isupper" | "islower" | "splitlines" => {

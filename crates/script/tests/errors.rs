@@ -78,8 +78,29 @@ fn uncaught_python_exceptions_name_their_class() {
         "try:\n    raise KeyError('k')\nexcept IndexError:\n    pass\n",
         2,
         5,
-        "KeyError: k",
+        "KeyError: 'k'",
     );
+}
+
+#[test]
+fn python_methods_rangefinder_lacks_are_its_limit_not_attribute_errors() {
+    // CPython has `str.encode`: no `except` may swallow its absence here.
+    assert_error(
+        "try:\n    b = 'x'.encode()\nexcept AttributeError:\n    b = None\n",
+        2,
+        9,
+        "`str.encode` is not supported by rangefinder",
+    );
+    assert_error(
+        "ok = hasattr('x', 'translate')\n",
+        1,
+        6,
+        "`str.translate` is not supported",
+    );
+    // A method CPython lacks is an AttributeError, as in Python.
+    let run = script::run("try:\n    'x'.nope\nexcept AttributeError as e:\n    print(e)\n")
+        .expect("caught");
+    assert_eq!(run.printed, "'str' object has no attribute 'nope'\n");
 }
 
 #[test]

@@ -494,6 +494,13 @@ impl Interpreter {
             Value::Exception(_, message) if name == "args" => {
                 Ok(Value::tuple(vec![Value::Str(message.clone())]))
             }
+            _ if pymethods::is_missing_method(value, name) => Err(Raised::at(
+                span,
+                format!(
+                    "`{}.{name}` is not supported by rangefinder",
+                    value.type_name()
+                ),
+            )),
             Value::Str(_)
             | Value::List(_)
             | Value::Tuple(_)
@@ -503,10 +510,7 @@ impl Interpreter {
             | Value::Exception(..) => Err(Raised::python(
                 ErrorClass::AttributeError,
                 span,
-                format!(
-                    "'{}' object has no attribute '{name}' (that rangefinder supports)",
-                    value.type_name()
-                ),
+                format!("'{}' object has no attribute '{name}'", value.type_name()),
             )),
             _ => objects::attribute(value, name, span),
         }

@@ -11,3 +11,5 @@ print("12".isdigit(), "ab".isalpha(), "Hello world".title(), "hello".capitalize(
 print("{} {}".format("x", "y").upper(), "line1\nline2".splitlines())
 print(len("héllo"), "héllo"[1], "x" in "xyz", "w" not in "xyz", "ab" * 3, "a" < "b", "b" < "a", "abc" < "abd")
 print(str(12) + "px", str(1.5), str(None), str([1, 'a']), repr("it's"), repr('say "hi"'))
+print("conv2d_nchw".removeprefix("conv2d_"), "x.py".removesuffix(".py"), "a=b=c".partition("="), "a=b=c".rpartition("="), "abc".partition("z"))
+print(" \t".isspace(), "".isspace(), "aXbX".rindex("X"), "ÉcoLE".casefold(), "AbC".swapcase(), hasattr("s", "nope"))
