@@ -118,9 +118,17 @@ pub(crate) fn check_hashable(v: &Value, span: Range<usize>) -> Eval<()> {
                 format!("unhashable type: '{}'", v.type_name()),
             ))
         }
-        Value::Tuple(items) => items
-            .iter()
-            .try_for_each(|i| check_hashable(i, span.clone())),
+        Value::Tuple(items) => {
+            // Nested tuples are walked with a work list: they may be deep.
+            let mut stack: Vec<&Value> = items.iter().collect();
+            while let Some(v) = stack.pop() {
+                match v {
+                    Value::Tuple(inner) => stack.extend(inner.iter()),
+                    other => check_hashable(other, span.clone())?,
+                }
+            }
+            Ok(())
+        }
         _ => Ok(()),
     }
 }
@@ -157,12 +165,36 @@ pub(crate) fn contains(container: &Value, item: &Value, span: Range<usize>) -> E
 /// (`1 == 1.0 == True`), strings, tuples and lists item by item, dicts and
 /// sets by their contents, TE objects by identity.
 pub(crate) fn py_eq(a: &Value, b: &Value) -> bool {
+    DEPTH.with(|d| {
+        // Deeper than Python's recursion limit: unequal, never a stack
+        // overflow.
+        if d.get() >= MAX_DEPTH {
+            return false;
+        }
+        d.set(d.get() + 1);
+        let same = py_eq_at(a, b);
+        d.set(d.get() - 1);
+        same
+    })
+}
+
+/// How deep equality and ordering descend into nested containers.
+const MAX_DEPTH: usize = 500;
+
+thread_local! {
+    static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+fn py_eq_at(a: &Value, b: &Value) -> bool {
     if let (Some(x), Some(y)) = (number(a), number(b)) {
         return x == y;
     }
     match (a, b) {
         (Value::Index(x), Value::Index(y)) => x == y,
-        (Value::Tuple(x), Value::Tuple(y)) => items_eq(x, y),
+        // Python compares items by identity first, then by `==`.
+        (Value::Tuple(x), Value::Tuple(y)) => Rc::ptr_eq(x, y) || items_eq(x, y),
+        (Value::MutableDict(x), Value::MutableDict(y)) if Rc::ptr_eq(x, y) => true,
+        (Value::Set(x), Value::Set(y)) if Rc::ptr_eq(x, y) => true,
         (Value::List(x), Value::List(y)) => Rc::ptr_eq(x, y) || items_eq(&x.borrow(), &y.borrow()),
         (Value::Dict(_) | Value::MutableDict(_), Value::Dict(_) | Value::MutableDict(_)) => {
             let (x, y) = (
@@ -217,6 +249,18 @@ fn number_cmp(a: &Number, b: &Number) -> Option<Ordering> {
 /// (lexicographic); `None` when Python would raise a `TypeError` (or the
 /// values are unordered, as NaN is).
 pub(crate) fn py_cmp(a: &Value, b: &Value) -> Option<Ordering> {
+    DEPTH.with(|d| {
+        if d.get() >= MAX_DEPTH {
+            return None;
+        }
+        d.set(d.get() + 1);
+        let order = py_cmp_at(a, b);
+        d.set(d.get() - 1);
+        order
+    })
+}
+
+fn py_cmp_at(a: &Value, b: &Value) -> Option<Ordering> {
     if let (Some(x), Some(y)) = (number(a), number(b)) {
         return number_cmp(&x, &y);
     }
@@ -335,6 +379,44 @@ pub(crate) fn position(i: i64, len: usize, what: &str, span: Range<usize>) -> Ev
                 format!("{what} index out of range (index {i}, length {len})"),
             )
         })
+}
+
+/// Drops `v`, taking apart the containers it is the last owner of with a
+/// work list: a list nested 100,000 deep (`l = [l]` in a loop) is freed
+/// without recursing once per level, as the derived drop would.
+pub(crate) fn dismantle(v: Value) {
+    let mut pending = vec![v];
+    while let Some(v) = pending.pop() {
+        match v {
+            Value::List(items) | Value::Set(items) => {
+                if let Ok(cell) = Rc::try_unwrap(items) {
+                    pending.extend(cell.into_inner());
+                }
+            }
+            Value::MutableDict(pairs) => {
+                if let Ok(cell) = Rc::try_unwrap(pairs) {
+                    for (k, v) in cell.into_inner() {
+                        pending.push(k);
+                        pending.push(v);
+                    }
+                }
+            }
+            Value::Tuple(mut items) => {
+                if let Some(items) = Rc::get_mut(&mut items) {
+                    pending.extend(items.iter_mut().map(|i| std::mem::replace(i, Value::None)));
+                }
+            }
+            Value::Dict(mut pairs) => {
+                if let Some(pairs) = Rc::get_mut(&mut pairs) {
+                    for (k, v) in pairs.iter_mut() {
+                        pending.push(std::mem::replace(k, Value::None));
+                        pending.push(std::mem::replace(v, Value::None));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 #[cfg(test)]

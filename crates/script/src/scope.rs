@@ -48,7 +48,10 @@ impl Scope {
         if let Some(target) = self.outer.borrow().get(name).cloned() {
             return target.set(name, value);
         }
-        self.names.borrow_mut().insert(name.to_owned(), value);
+        let old = self.names.borrow_mut().insert(name.to_owned(), value);
+        if let Some(old) = old {
+            crate::collections::dismantle(old);
+        }
     }
 
     /// Unbinds `name` (`del name`); whether it was bound here.
@@ -88,5 +91,14 @@ impl Scope {
             at = s.parent.clone();
         }
         false
+    }
+}
+
+impl Drop for Scope {
+    /// The values die with a work list, however deeply they nest.
+    fn drop(&mut self) {
+        for (_, v) in self.names.get_mut().drain() {
+            crate::collections::dismantle(v);
+        }
     }
 }

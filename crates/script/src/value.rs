@@ -105,11 +105,11 @@ impl fmt::Display for Value {
             Value::Int(v) => write!(f, "{v}"),
             Value::Float(v) => f.write_str(&pyformat::float_repr(*v)),
             Value::Str(s) => f.write_str(s),
-            Value::Tuple(items) => {
+            Value::Tuple(items) => guarded(f, items.as_ptr() as usize, "(...)", |f| {
                 f.write_str("(")?;
                 write_items(f, items)?;
                 f.write_str(if items.len() == 1 { ",)" } else { ")" })
-            }
+            }),
             Value::List(items) => guarded(f, Rc::as_ptr(items) as usize, "[...]", |f| {
                 f.write_str("[")?;
                 write_items(f, &items.borrow())?;
@@ -142,15 +142,19 @@ impl fmt::Display for Value {
                 f.write_str("}")
             }),
             Value::Set(items) if items.borrow().is_empty() => f.write_str("set()"),
-            Value::Set(items) => {
+            Value::Set(items) => guarded(f, Rc::as_ptr(items) as usize, "{...}", |f| {
                 f.write_str("{")?;
                 write_items(f, &items.borrow())?;
                 f.write_str("}")
-            }
+            }),
             Value::Exception(_, message) => f.write_str(message),
         }
     }
 }
+
+/// How deep nested containers are written before `...` stands for the rest
+/// (CPython raises `RecursionError` near 1,000).
+const MAX_SHOWN_DEPTH: usize = 500;
 
 thread_local! {
     /// The containers being written now, innermost last.
@@ -166,7 +170,9 @@ fn guarded(
     ellipsis: &str,
     show: impl FnOnce(&mut fmt::Formatter<'_>) -> fmt::Result,
 ) -> fmt::Result {
-    if SHOWING.with(|s| s.borrow().contains(&id)) {
+    // Nesting deeper than Python's recursion limit is cut short too: the
+    // walk must not exhaust the stack.
+    if SHOWING.with(|s| s.borrow().len() >= MAX_SHOWN_DEPTH || s.borrow().contains(&id)) {
         return f.write_str(ellipsis);
     }
     SHOWING.with(|s| s.borrow_mut().push(id));

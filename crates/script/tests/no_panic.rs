@@ -137,3 +137,15 @@ proptest! {
         }
     }
 }
+
+/// Containers nested 300,000 deep are built, compared, printed and freed
+/// without exhausting the stack.
+#[test]
+fn deeply_nested_containers_do_not_overflow_the_stack() {
+    let source = "l = []\nt = ()\nd = {}\nm = []\n\
+                  for i in range(300000):\n    l = [l]\n    t = (t,)\n    d = {'k': d}\n    m = [m]\n\
+                  print(len(str(l)) < 5000, l == l, t == t, {t: 1}[t], len(str(d)) < 20000)\n\
+                  print(l == m)\nl = None\n";
+    let run = script::run(source).expect("the script runs");
+    assert_eq!(run.printed, "True True True 1 True\nFalse\n");
+}
