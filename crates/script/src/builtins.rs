@@ -1042,7 +1042,10 @@ fn round(x: &Spanned, digits: Option<i64>, span: Range<usize>) -> Eval<Value> {
                 let n = n.min(330) as usize;
                 Ok(Value::Float(format!("{f:.n$}").parse().unwrap_or(*f)))
             } else {
-                let scale = 10f64.powi(i32::try_from(-n).unwrap_or(400));
+                let scale = 10f64.powi(i32::try_from(n.unsigned_abs()).unwrap_or(400));
+                if scale.is_infinite() {
+                    return Ok(Value::Float(0.0f64.copysign(*f)));
+                }
                 Ok(Value::Float((f / scale).round_ties_even() * scale))
             }
         }
@@ -1055,7 +1058,9 @@ fn round(x: &Spanned, digits: Option<i64>, span: Range<usize>) -> Eval<Value> {
             };
             match digits {
                 Some(n) if n < 0 => {
-                    let Some(scale) = u32::try_from(-n).ok().and_then(|e| 10i128.checked_pow(e))
+                    let Some(scale) = u32::try_from(n.unsigned_abs())
+                        .ok()
+                        .and_then(|e| 10i128.checked_pow(e))
                     else {
                         return Ok(Value::Int(0));
                     };

@@ -151,11 +151,13 @@ pub(crate) fn contains(container: &Value, item: &Value, span: Range<usize>) -> E
             }
         },
         Value::Dict(_) | Value::MutableDict(_) | Value::Set(_) => {
-            check_hashable(item, span)?;
-            iterate(container)
+            check_hashable(item, span.clone())?;
+            let found = iterate(container)
                 .unwrap_or_default()
                 .iter()
-                .any(|k| py_eq(k, item))
+                .any(|k| py_eq(k, item));
+            check_depth(span)?;
+            found
         }
         _ => return Ok(None),
     }))
@@ -169,6 +171,7 @@ pub(crate) fn py_eq(a: &Value, b: &Value) -> bool {
         // Deeper than Python's recursion limit: unequal, never a stack
         // overflow.
         if d.get() >= MAX_DEPTH {
+            TOO_DEEP.with(|t| t.set(true));
             return false;
         }
         d.set(d.get() + 1);
@@ -183,6 +186,21 @@ const MAX_DEPTH: usize = 500;
 
 thread_local! {
     static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Set when a comparison gave up at [`MAX_DEPTH`].
+    static TOO_DEEP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// An error when the comparisons since the last call gave up at
+/// [`MAX_DEPTH`] (where CPython raises `RecursionError`): their answer is
+/// not to be trusted.
+pub(crate) fn check_depth(span: Range<usize>) -> Eval<()> {
+    if TOO_DEEP.with(|t| t.replace(false)) {
+        return Err(Raised::at(
+            span,
+            format!("a comparison of containers nested more than {MAX_DEPTH} deep"),
+        ));
+    }
+    Ok(())
 }
 
 fn py_eq_at(a: &Value, b: &Value) -> bool {
@@ -251,6 +269,7 @@ fn number_cmp(a: &Number, b: &Number) -> Option<Ordering> {
 pub(crate) fn py_cmp(a: &Value, b: &Value) -> Option<Ordering> {
     DEPTH.with(|d| {
         if d.get() >= MAX_DEPTH {
+            TOO_DEEP.with(|t| t.set(true));
             return None;
         }
         d.set(d.get() + 1);

@@ -275,10 +275,13 @@ pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value, span: Range<usize>) -
         }
         _ if matches!(op, CmpOp::Eq | CmpOp::Ne) => {
             let same = crate::collections::py_eq(lhs, rhs);
+            crate::collections::check_depth(span)?;
             Ok(Bool(same == (op == CmpOp::Eq)))
         }
         (Str(_), Str(_)) | (Tuple(_), Tuple(_)) | (List(_), List(_)) => {
-            match crate::collections::py_cmp(lhs, rhs) {
+            let order = crate::collections::py_cmp(lhs, rhs);
+            crate::collections::check_depth(span.clone())?;
+            match order {
                 Some(order) => Ok(Bool(op.apply(order as i64, 0))),
                 Option::None => Err(Raised::python(
                     crate::native::ErrorClass::TypeError,

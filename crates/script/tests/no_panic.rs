@@ -145,7 +145,15 @@ fn deeply_nested_containers_do_not_overflow_the_stack() {
     let source = "l = []\nt = ()\nd = {}\nm = []\n\
                   for i in range(300000):\n    l = [l]\n    t = (t,)\n    d = {'k': d}\n    m = [m]\n\
                   print(len(str(l)) < 5000, l == l, t == t, {t: 1}[t], len(str(d)) < 20000)\n\
-                  print(l == m)\nl = None\n";
-    let run = script::run(source).expect("the script runs");
-    assert_eq!(run.printed, "True True True 1 True\nFalse\n");
+                  l = None\nprint(m == [m])\n";
+    let err = script::run(source).expect_err("too deep to compare");
+    assert_eq!(err.line, 12, "{}", err.message);
+    assert!(
+        err.message.contains("nested more than 500 deep"),
+        "{}",
+        err.message
+    );
+    let shown = source.replace("print(m == [m])\n", "");
+    let run = script::run(&shown).expect("the script runs");
+    assert_eq!(run.printed, "True True True 1 True\n");
 }

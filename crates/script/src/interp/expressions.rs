@@ -610,7 +610,9 @@ impl Interpreter {
             }
             Value::Dict(_) | Value::MutableDict(_) => {
                 collections::check_hashable(index, index_span.clone())?;
-                collections::dict_get(value, index).ok_or_else(|| {
+                let found = collections::dict_get(value, index);
+                collections::check_depth(index_span.clone())?;
+                found.ok_or_else(|| {
                     Raised::python(ErrorClass::KeyError, index_span, pyformat::repr(index))
                 })
             }
