@@ -659,12 +659,13 @@ pub(crate) fn class_name(n: Native) -> Option<&'static str> {
     })
 }
 
-fn type_error(span: Range<usize>, message: impl Into<String>) -> Raised {
+/// A Python `TypeError` at `span`.
+pub(crate) fn type_error(span: Range<usize>, message: impl Into<String>) -> Raised {
     Raised::python(ErrorClass::TypeError, span, message)
 }
 
 /// The positional arguments of `name`, which takes `min..=max` of them.
-fn positional(
+pub(crate) fn positional(
     args: Args,
     name: &str,
     min: usize,

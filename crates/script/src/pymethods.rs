@@ -3,6 +3,7 @@
 //! `d.setdefault(k, [])`).
 
 use crate::args::{Args, Spanned};
+use crate::builtins::{positional, type_error};
 use crate::collections::{self, check_hashable, dict_get, dict_set, py_eq, set_add};
 use crate::error::{Eval, Raised};
 use crate::interp::Interpreter;
@@ -160,33 +161,6 @@ pub(crate) fn call(
             format!("a {} has no method `{name}`", other.type_name()),
         )),
     }
-}
-
-/// The positional arguments of a method taking `min..=max` of them.
-fn positional(
-    args: Args,
-    name: &str,
-    min: usize,
-    max: usize,
-) -> Eval<(Vec<Spanned>, Range<usize>)> {
-    let (pos, span) = args.positional_only(name)?;
-    if pos.len() < min || pos.len() > max {
-        let takes = if min == max {
-            format!("{min}")
-        } else {
-            format!("{min} to {max}")
-        };
-        return Err(Raised::python(
-            ErrorClass::TypeError,
-            span,
-            format!("`{name}` takes {takes} arguments ({} given)", pos.len()),
-        ));
-    }
-    Ok((pos, span))
-}
-
-fn type_error(span: Range<usize>, message: impl Into<String>) -> Raised {
-    Raised::python(ErrorClass::TypeError, span, message)
 }
 
 fn string_arg(a: &Spanned, what: &str) -> Eval<Rc<str>> {
