@@ -1,4 +1,4 @@
-# An empty max reduction is -inf on both sides of the check, which agree.
+# An empty max reduction is the lowest float32 (-3.40282e+38f, TVM's min_value) on both sides of the check, which agree.
 import tvm
 from tvm import te
 n = 4

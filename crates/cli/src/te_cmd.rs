@@ -1,4 +1,5 @@
-//! `rangefinder te FILE.py [--json] [--run] [--seed N] [--max-steps N]`.
+//! `rangefinder te FILE.py [--json] [--run] [--seed N] [--max-steps N]
+//! [--print legacy|tvmscript]`.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -22,6 +23,20 @@ pub struct TeArgs {
     /// whose loops take more is refused before it runs.
     #[arg(long, value_name = "N", default_value_t = te::DEFAULT_MAX_STEPS)]
     pub max_steps: u64,
+    /// How the lowered program is printed: `legacy` (TVM's
+    /// `str(tvm.lower(...))` text) or `tvmscript` (TVM v0.19's
+    /// `tvm.lower(...).script()`).
+    #[arg(long, value_name = "FORM", default_value = "legacy")]
+    pub print: PrintArg,
+}
+
+/// The values of `--print`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum PrintArg {
+    /// TVM's legacy text.
+    Legacy,
+    /// TVMScript.
+    Tvmscript,
 }
 
 /// Runs the subcommand. Long flat chains need no large stack: the walkers
@@ -76,7 +91,16 @@ pub fn run(args: TeArgs) -> ExitCode {
         let json = serde_json::to_string_pretty(&report.to_json());
         let _ = writeln!(std::io::stdout(), "{}", json.unwrap_or_default());
     } else {
-        let _ = std::io::stdout().write_all(report.to_text().as_bytes());
+        let form = match args.print {
+            PrintArg::Legacy => te::PrintForm::Legacy,
+            PrintArg::Tvmscript => te::PrintForm::TvmScript,
+        };
+        match report.to_text_in(form) {
+            Ok(text) => {
+                let _ = std::io::stdout().write_all(text.as_bytes());
+            }
+            Err(e) => return crate::diagnostics::report(&name, &source, &e.message, None),
+        }
     }
     if report.is_clean() {
         ExitCode::SUCCESS

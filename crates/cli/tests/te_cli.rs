@@ -278,3 +278,52 @@ fn long_flat_bodies_run_on_a_small_stack() {
         &text[text.len().saturating_sub(300)..]
     );
 }
+
+/// `--print tvmscript` prints the lowered program as TVM v0.19's
+/// `tvm.lower(...).script()`, thread launches and bound checks included;
+/// the default stays TVM's legacy text.
+#[test]
+fn print_tvmscript_gives_the_tvmscript_form() {
+    let path = script_file(
+        "launch.py",
+        "import tvm\nfrom tvm import te\n\
+A = te.placeholder((1000,), name=\"A\")\n\
+B = te.compute((1000,), lambda i: A[i] * 2.0, name=\"B\")\n\
+s = te.create_schedule(B.op)\n\
+bx, tx = s[B].split(B.op.axis[0], factor=64)\n\
+s[B].bind(bx, te.thread_axis(\"blockIdx.x\"))\n\
+s[B].bind(tx, te.thread_axis(\"threadIdx.x\"))\n",
+    );
+    let out = rangefinder(&[
+        "te",
+        path.to_str().unwrap(),
+        "--print",
+        "tvmscript",
+        "--run",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "lowered:\n# from tvm.script import ir as I\n# from tvm.script import tir as T\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("        threadIdx_x = T.launch_thread(\"threadIdx.x\", 64)\n        if T.likely(blockIdx_x * 64 + threadIdx_x < 1000):\n"),
+        "{text}"
+    );
+    assert!(text.contains("  ok\n"), "{text}");
+    let legacy = stdout(&rangefinder(&["te", path.to_str().unwrap()]));
+    assert!(
+        legacy.contains("  // attr [iter_var(threadIdx.x, , threadIdx.x)] thread_extent = 64\n  if (likely((((blockIdx.x*64) + threadIdx.x) < 1000))) {\n"),
+        "{legacy}"
+    );
+    let bad = rangefinder(&["te", path.to_str().unwrap(), "--print", "html"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

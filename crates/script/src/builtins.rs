@@ -4,30 +4,22 @@ use crate::args::{Args, Spanned};
 use crate::collections;
 use crate::error::{Eval, Raised};
 use crate::interp::Interpreter;
-use crate::native::ErrorClass;
 use crate::native::Native;
-use crate::objects;
 use crate::operators::{self, as_index, as_int};
 use crate::pyformat;
-use crate::value::Value;
+use crate::value::{script_value, ScriptValue, Value};
 use arith::Expr;
 use std::ops::Range;
 use std::rc::Rc;
+use tvm_api::ErrorClass;
+use tvm_api::{Class, Object};
 
 /// The longest `range(...)` a script may build.
 const MAX_RANGE_LEN: i64 = 1_000_000;
 
-/// The result of offering a call to the builtins.
-pub(crate) enum Outcome {
-    /// The builtin ran.
-    Done(Eval<Value>),
-    /// Not a Python builtin: the arguments, untouched.
-    NotBuiltin(Args),
-}
-
-/// Runs `native` if it is a Python builtin.
-pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Outcome {
-    let result = match native {
+/// Runs the Python builtin `native`.
+pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval<Value> {
+    match native {
         Native::Print => print(interp, args),
         Native::Range => range(args),
         Native::Len => one_arg("len", args).and_then(|(v, span)| {
@@ -65,20 +57,6 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Outc
             })
         }),
         Native::Int => int(args),
-        Native::Error(class) => {
-            let (pos, _) = match args.positional_only(class.name()) {
-                Ok(p) => p,
-                Err(e) => return Outcome::Done(Err(e)),
-            };
-            let message = match &pos[..] {
-                [] => String::new(),
-                // `str(KeyError(k))` is `repr(k)`, as Python shows a key.
-                [one] if class == ErrorClass::KeyError => pyformat::repr(&one.value),
-                [one] => one.value.to_string(),
-                many => Value::tuple(many.iter().map(|a| a.value.clone()).collect()).to_string(),
-            };
-            Ok(Value::Exception(class, Rc::from(message)))
-        }
         Native::Abs => one_arg("abs", args).and_then(|(v, span)| match v {
             Value::Int(i) => i
                 .checked_abs()
@@ -96,7 +74,9 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Outc
         Native::Zip => zip(args),
         Native::Enumerate => enumerate(args),
         Native::PytestRaises => one_arg("pytest.raises", args).and_then(|(v, span)| match v {
-            Value::Native(Native::Error(class)) => Ok(Value::ExpectError(class)),
+            Value::Object(Object::Class(Class::Error(class))) => {
+                Ok(Value::host(ScriptValue::ExpectError(class)))
+            }
             other => Err(Raised::at(
                 span,
                 format!(
@@ -106,9 +86,20 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Outc
             )),
         }),
         Native::Builtin(b) => python_builtin(interp, b, args),
-        _ => return Outcome::NotBuiltin(args),
+    }
+}
+
+/// `ValueError("...")`: an exception object of `class`.
+pub(crate) fn exception(class: ErrorClass, args: Args) -> Eval<Value> {
+    let (pos, _) = args.positional_only(class.name())?;
+    let message = match &pos[..] {
+        [] => String::new(),
+        // `str(KeyError(k))` is `repr(k)`, as Python shows a key.
+        [one] if class == ErrorClass::KeyError => pyformat::repr(&one.value),
+        [one] => one.value.to_string(),
+        many => Value::tuple(many.iter().map(|a| a.value.clone()).collect()).to_string(),
     };
-    Outcome::Done(result)
+    Ok(Value::Exception(class, Rc::from(message)))
 }
 
 fn int(args: Args) -> Eval<Value> {
@@ -137,7 +128,7 @@ fn int(args: Args) -> Eval<Value> {
             }),
         Value::Bool(b) => Ok(Value::Int(i64::from(b))),
         Value::Float(f) if f.is_finite() && f.abs() < 9.0e18 => Ok(Value::Int(f.trunc() as i64)),
-        Value::Index(e) => objects::constant_value(&e)
+        Value::Index(e) => tvm_api::constant(&e)
             .map(Value::Int)
             .ok_or_else(|| Raised::at(span, format!("`{e}` is not a constant"))),
         other => Err(Raised::at(
@@ -407,46 +398,51 @@ fn isinstance(args: Args) -> Eval<Value> {
 
 /// Whether `v` is an instance of the type value `ty`.
 fn instance_of(v: &Value, ty: &Value, span: Range<usize>) -> Eval<bool> {
-    let Value::Native(ty_native) = ty else {
-        return Err(Raised::python(
-            ErrorClass::TypeError,
-            span,
-            "isinstance() arg 2 must be a type or tuple of types",
-        ));
+    let unsupported = |name: &str| {
+        Err(Raised::at(
+            span.clone(),
+            format!("`isinstance` does not support the type `{name}`"),
+        ))
     };
-    Ok(match ty_native {
-        Native::Int => matches!(v, Value::Int(_) | Value::Bool(_)),
-        Native::Tuple => matches!(v, Value::Tuple(_)),
-        Native::List => matches!(v, Value::List(_)),
-        Native::VarType => matches!(v, Value::Index(e) if e.as_var().is_some()),
-        Native::Error(class) => {
-            matches!(v, Value::Exception(c, _) if c.is_subclass_of(*class))
+    let not_a_type = || {
+        Err(Raised::python(
+            ErrorClass::TypeError,
+            span.clone(),
+            "isinstance() arg 2 must be a type or tuple of types",
+        ))
+    };
+    Ok(match ty {
+        Value::Object(Object::Class(Class::Error(class))) => {
+            matches!(v, Value::Exception(c, _) if class.is_base_of(*c))
         }
-        Native::Builtin(b) => match b {
-            Builtin::Str => matches!(v, Value::Str(_)),
-            Builtin::Float => matches!(v, Value::Float(_)),
-            Builtin::Bool => matches!(v, Value::Bool(_)),
-            Builtin::Dict => matches!(v, Value::Dict(_) | Value::MutableDict(_)),
-            Builtin::Set => matches!(v, Value::Set(_)),
-            Builtin::NoneType => matches!(v, Value::None),
-            Builtin::FunctionType => matches!(v, Value::Function(_)),
-            other => {
-                return Err(Raised::python(
-                    ErrorClass::TypeError,
-                    span,
-                    format!("isinstance() arg 2 must be a type, not `{}`", other.name()),
-                ))
-            }
+        Value::Object(Object::Class(_)) => tvm_api::isinstance(v, ty).unwrap_or(false),
+        Value::Function(f) => return unsupported(f.name()),
+        Value::Host(_) => match script_value(ty) {
+            Some(ScriptValue::Builtin(Native::Int)) => matches!(v, Value::Int(_) | Value::Bool(_)),
+            Some(ScriptValue::Builtin(Native::Tuple)) => matches!(v, Value::Tuple(_)),
+            Some(ScriptValue::Builtin(Native::List)) => matches!(v, Value::List(_)),
+            Some(ScriptValue::Builtin(Native::Builtin(b))) => match b {
+                Builtin::Str => matches!(v, Value::Str(_)),
+                Builtin::Float => matches!(v, Value::Float(_)),
+                Builtin::Bool => matches!(v, Value::Bool(_)),
+                Builtin::Dict => matches!(v, Value::Dict(_) | Value::MutableDict(_)),
+                Builtin::Set => matches!(v, Value::Set(_)),
+                Builtin::NoneType => matches!(v, Value::None),
+                Builtin::FunctionType => {
+                    matches!(script_value(v), Some(ScriptValue::Function(_)))
+                }
+                other => {
+                    return Err(Raised::python(
+                        ErrorClass::TypeError,
+                        span,
+                        format!("isinstance() arg 2 must be a type, not `{}`", other.name()),
+                    ))
+                }
+            },
+            Some(ScriptValue::Builtin(other)) => return unsupported(other.name()),
+            _ => return not_a_type(),
         },
-        other => match objects::is_instance(v, *other) {
-            Some(answer) => answer,
-            None => {
-                return Err(Raised::at(
-                    span,
-                    format!("`isinstance` does not support the type `{}`", other.name()),
-                ))
-            }
-        },
+        _ => return not_a_type(),
     })
 }
 
@@ -645,7 +641,6 @@ pub(crate) fn class_name(n: Native) -> Option<&'static str> {
         Native::Int => "int",
         Native::Tuple => "tuple",
         Native::List => "list",
-        Native::Error(class) => class.name(),
         Native::Builtin(
             b @ (Builtin::Str
             | Builtin::Float
@@ -817,7 +812,7 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
         }
         Builtin::Type => {
             let (v, span) = one_arg(name, args)?;
-            type_of(&v).map(Value::Native).ok_or_else(|| {
+            type_of(&v).ok_or_else(|| {
                 Raised::at(
                     span,
                     format!("`type` of a {} is not supported", v.type_name()),
@@ -826,13 +821,16 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
         }
         Builtin::Callable => {
             let (v, _) = one_arg(name, args)?;
-            Ok(Value::Bool(matches!(
-                v,
-                Value::Function(_)
-                    | Value::Native(_)
-                    | Value::Method(..)
-                    | Value::Te(objects::TeObject::Tensor(_))
-            )))
+            Ok(Value::Bool(match &v {
+                Value::Host(_) => matches!(
+                    script_value(&v),
+                    Some(ScriptValue::Function(_) | ScriptValue::Builtin(_))
+                ),
+                Value::Function(_) | Value::Method(..) => true,
+                Value::Object(Object::Class(_)) => true,
+                _ => tvm_api::isinstance(&v, &Value::Object(Object::Class(Class::Tensor)))
+                    .unwrap_or(false),
+            }))
         }
         Builtin::Hasattr | Builtin::Getattr => {
             let (pos, span) = if b == Builtin::Hasattr {
@@ -850,7 +848,7 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
                 // CPython has it; rangefinder cannot say what it does.
                 return interp.attribute(&pos[0].value, attr, span);
             }
-            if let Value::Module(path) = &pos[0].value {
+            if let Some(path) = crate::native::module_path(&pos[0].value) {
                 // A module that needs CPython cannot answer either way.
                 crate::pymodules::check_available(path, &pos[0].span, interp)?;
             }
@@ -870,7 +868,7 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
                 Value::Tuple(items) => items.to_vec(),
                 other => vec![other.clone()],
             };
-            let Value::Native(sub) = &pos[0].value else {
+            let Some(sub) = class_of(&pos[0].value) else {
                 return Err(type_error(
                     pos[0].span.clone(),
                     "issubclass() arg 1 must be a class",
@@ -878,15 +876,20 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
             };
             let mut answer = false;
             for c in &classes {
-                let Value::Native(base) = c else {
+                let Some(base) = class_of(c) else {
                     return Err(type_error(
                         pos[1].span.clone(),
                         "issubclass() arg 2 must be a class or tuple of classes",
                     ));
                 };
                 answer |= match (sub, base) {
-                    (Native::Error(s), Native::Error(b)) => s.is_subclass_of(*b),
-                    (Native::Builtin(Builtin::Bool), Native::Int) => true,
+                    (AnyClass::Api(Class::Error(s)), AnyClass::Api(Class::Error(b))) => {
+                        b.is_base_of(s)
+                    }
+                    (
+                        AnyClass::Builtin(Native::Builtin(Builtin::Bool)),
+                        AnyClass::Builtin(Native::Int),
+                    ) => true,
                     (s, b) => s == b,
                 };
             }
@@ -1144,22 +1147,44 @@ fn int_with_base(args: Args) -> Eval<Value> {
 }
 
 /// `type(v)`: the type value of a Python value or a TE object.
-fn type_of(v: &Value) -> Option<Native> {
-    Some(match v {
-        Value::None => Native::Builtin(Builtin::NoneType),
-        Value::Bool(_) => Native::Builtin(Builtin::Bool),
-        Value::Int(_) => Native::Int,
-        Value::Float(_) => Native::Builtin(Builtin::Float),
-        Value::Str(_) => Native::Builtin(Builtin::Str),
-        Value::Tuple(_) => Native::Tuple,
-        Value::List(_) => Native::List,
-        Value::Dict(_) | Value::MutableDict(_) => Native::Builtin(Builtin::Dict),
-        Value::Set(_) => Native::Builtin(Builtin::Set),
-        Value::Function(_) => Native::Builtin(Builtin::FunctionType),
-        Value::Exception(class, _) => Native::Error(*class),
-        Value::Index(e) if e.as_var().is_some() => Native::VarType,
-        Value::Te(objects::TeObject::Tensor(_)) => Native::TensorType,
-        Value::Te(objects::TeObject::IterVar(_)) => Native::IterVarType,
-        _ => return None,
-    })
+fn type_of(v: &Value) -> Option<Value> {
+    let builtin = |n: Native| Some(Value::host(ScriptValue::Builtin(n)));
+    let api = |c: Class| Some(Value::Object(Object::Class(c)));
+    match v {
+        Value::None => builtin(Native::Builtin(Builtin::NoneType)),
+        Value::Bool(_) => builtin(Native::Builtin(Builtin::Bool)),
+        Value::Int(_) => builtin(Native::Int),
+        Value::Float(_) => builtin(Native::Builtin(Builtin::Float)),
+        Value::Str(_) => builtin(Native::Builtin(Builtin::Str)),
+        Value::Tuple(_) => builtin(Native::Tuple),
+        Value::List(_) => builtin(Native::List),
+        Value::Dict(_) | Value::MutableDict(_) => builtin(Native::Builtin(Builtin::Dict)),
+        Value::Set(_) => builtin(Native::Builtin(Builtin::Set)),
+        Value::Host(_) if matches!(script_value(v), Some(ScriptValue::Function(_))) => {
+            builtin(Native::Builtin(Builtin::FunctionType))
+        }
+        Value::Exception(class, _) => api(Class::Error(*class)),
+        Value::Index(e) if e.as_var().is_some() => api(Class::Var),
+        _ => [Class::Tensor, Class::IterVar]
+            .into_iter()
+            .find(|c| tvm_api::isinstance(v, &Value::Object(Object::Class(*c))) == Some(true))
+            .and_then(api),
+    }
+}
+
+/// A class value: one of the API's or a Python builtin type.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AnyClass {
+    Api(Class),
+    Builtin(Native),
+}
+
+fn class_of(v: &Value) -> Option<AnyClass> {
+    match v {
+        Value::Object(Object::Class(c)) => Some(AnyClass::Api(*c)),
+        _ => match script_value(v) {
+            Some(ScriptValue::Builtin(n)) => Some(AnyClass::Builtin(*n)),
+            _ => None,
+        },
+    }
 }

@@ -3,7 +3,6 @@
 //! set membership by Python equality, and slices.
 
 use crate::error::{Eval, Raised};
-use crate::native::ErrorClass;
 use crate::objects;
 use crate::operators::as_int;
 use crate::value::Value;
@@ -11,6 +10,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::ops::Range;
 use std::rc::Rc;
+use tvm_api::ErrorClass;
 
 /// The items `for x in v` visits: a tuple's or list's items, a string's
 /// characters, a dict's keys, a set's members, or what a TE object unpacks

@@ -4,6 +4,7 @@
 use rustpython_parser::text_size::TextRange;
 use std::fmt;
 use std::ops::Range;
+use tvm_api::ErrorClass;
 
 /// What went wrong while parsing or running a script, and where.
 ///
@@ -68,7 +69,41 @@ pub(crate) enum RaisedKind {
     Assertion,
     /// A Python exception: one the script raises (`raise ValueError(...)`)
     /// or one Python raises for it (`KeyError` of a missing dict key).
-    Python(crate::native::ErrorClass),
+    Python(ErrorClass),
+}
+
+impl RaisedKind {
+    /// The kind of an error of the API's `class`.
+    pub fn of(class: ErrorClass) -> RaisedKind {
+        match class {
+            ErrorClass::TVMError => RaisedKind::Tvm,
+            ErrorClass::AssertionError => RaisedKind::Assertion,
+            _ => RaisedKind::Script,
+        }
+    }
+
+    /// The API's class for an error of this kind.
+    pub fn class(self) -> ErrorClass {
+        match self {
+            RaisedKind::Tvm => ErrorClass::TVMError,
+            RaisedKind::Assertion => ErrorClass::AssertionError,
+            RaisedKind::Script => ErrorClass::TypeError,
+            RaisedKind::Python(class) => class,
+        }
+    }
+}
+
+/// Which errors an `except` clause catches.
+pub(crate) trait Catches {
+    /// Whether `except self` catches an error of `kind`: never a
+    /// [`RaisedKind::Script`] error.
+    fn catches(self, kind: RaisedKind) -> bool;
+}
+
+impl Catches for ErrorClass {
+    fn catches(self, kind: RaisedKind) -> bool {
+        kind != RaisedKind::Script && self.is_base_of(kind.class())
+    }
 }
 
 impl Raised {
@@ -77,15 +112,6 @@ impl Raised {
             message: message.into(),
             span,
             kind: RaisedKind::Script,
-        }
-    }
-
-    /// An error TVM raises as `TVMError`.
-    pub fn tvm(span: Range<usize>, message: impl Into<String>) -> Raised {
-        Raised {
-            message: message.into(),
-            span,
-            kind: RaisedKind::Tvm,
         }
     }
 
@@ -98,12 +124,17 @@ impl Raised {
         }
     }
 
+    /// The API's error `e`, at `span`.
+    pub fn api(span: Range<usize>, e: tvm_api::ApiError) -> Raised {
+        Raised {
+            message: e.message,
+            span,
+            kind: RaisedKind::of(e.class),
+        }
+    }
+
     /// A Python exception of `class`.
-    pub fn python(
-        class: crate::native::ErrorClass,
-        span: Range<usize>,
-        message: impl Into<String>,
-    ) -> Raised {
+    pub fn python(class: ErrorClass, span: Range<usize>, message: impl Into<String>) -> Raised {
         Raised {
             message: message.into(),
             span,

@@ -1,6 +1,11 @@
 //! Runs TE scripts: the Python subset that TVM's tensor-expression examples
 //! and InferBound tests are written in, evaluated into the [`te`] crate.
 //!
+//! This crate is the front end: it parses and evaluates Python. Everything
+//! about TVM's objects (what `te.compute` does, what a tensor's attributes
+//! are, what `s[C].split` checks and says) is [`tvm_api`]'s, whose
+//! [`tvm_api::Value`] is the interpreter's value type.
+//!
 //! A script is parsed by a real Python parser (`rustpython-parser`), then
 //! interpreted: `import tvm` / `from tvm import te`, `te.placeholder`,
 //! `te.compute` with lambdas, `te.reduce_axis` and `te.sum`/`max`/`min`,
@@ -58,7 +63,6 @@ mod collections;
 mod error;
 mod function;
 mod interp;
-mod layout_api;
 mod native;
 mod nesting;
 mod objects;
@@ -66,10 +70,8 @@ mod operators;
 mod pyformat;
 mod pymethods;
 mod pymodules;
-mod schedule_api;
 mod scope;
 mod tree;
-mod tvm_api;
 mod value;
 
 pub use error::ScriptError;
@@ -149,14 +151,14 @@ impl Script {
             .map_err(|r| r.into_script_error(&self.source))?;
         let session = &interp.session;
         let target = match session.lowered.last() {
-            Some((s, args, lowering)) => Some(Target {
-                schedule: s.borrow().clone(),
-                args: args.clone(),
-                lowering: Some(lowering.clone()),
+            Some(lowered) => Some(Target {
+                schedule: lowered.schedule.borrow().clone(),
+                args: lowered.args.clone(),
+                lowering: Some(lowered.lowering.clone()),
             }),
             None => session.schedules.last().map(|s| {
                 let schedule = s.borrow().clone();
-                let args = tvm_api::default_args(&schedule);
+                let args = schedule.default_args();
                 Target {
                     schedule,
                     args,

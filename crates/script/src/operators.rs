@@ -2,49 +2,20 @@
 //!
 //! Plain integers follow Python (floor `//` and `%`), limited to 64 bits:
 //! overflow is an error. As soon as one side is symbolic (a [`Value::Index`])
-//! the result is an index expression built with `arith`'s raw constructors,
-//! as TVM builds a `PrimExpr`. Arithmetic on tensor elements is left to
-//! [`crate::objects`].
+//! or a TVM object, the operator is [`tvm_api`]'s (`tvm_api::binary`).
 
 use crate::error::{Eval, Raised};
 use crate::objects;
 use crate::value::Value;
-use arith::{CmpOp, Expr};
+use arith::CmpOp;
 use std::ops::Range;
+use tvm_api::ErrorClass;
 
-/// A binary arithmetic operator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BinaryOp {
-    Add,
-    Sub,
-    Mul,
-    /// `/`: true division.
-    Div,
-    /// `//`: floor division.
-    FloorDiv,
-    /// `%`: floor modulo.
-    Mod,
-    Pow,
-}
-
-impl BinaryOp {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            BinaryOp::Add => "+",
-            BinaryOp::Sub => "-",
-            BinaryOp::Mul => "*",
-            BinaryOp::Div => "/",
-            BinaryOp::FloorDiv => "//",
-            BinaryOp::Mod => "%",
-            BinaryOp::Pow => "**",
-        }
-    }
-}
+pub(crate) use tvm_api::{as_index, as_int, BinaryOp};
 
 /// `lhs op rhs`.
 pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>) -> Eval<Value> {
     use Value::*;
-    let (lhs, rhs) = (&objects::promote(lhs), &objects::promote(rhs));
     match (lhs, rhs) {
         (Int(a), Int(b)) => int_binary(op, *a, *b, span),
         (Bool(_), Int(_) | Bool(_)) | (Int(_), Bool(_)) => {
@@ -53,10 +24,6 @@ pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>)
         (Float(_), Int(_) | Float(_)) | (Int(_), Float(_)) => {
             let (a, b) = (as_float(lhs).unwrap_or(0.0), as_float(rhs).unwrap_or(0.0));
             float_binary(op, a, b, span)
-        }
-        (Index(_), Int(_) | Index(_)) | (Int(_), Index(_)) => {
-            let (a, b) = (as_index(lhs).expect("index"), as_index(rhs).expect("index"));
-            index_binary(op, a, b, span)
         }
         (Tuple(a), Tuple(b)) if op == BinaryOp::Add => {
             Ok(Value::tuple(a.iter().chain(b.iter()).cloned().collect()))
@@ -80,8 +47,8 @@ pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>)
         (Int(_) | Bool(_), Str(_) | Tuple(_) | List(_)) if op == BinaryOp::Mul => {
             repeat(rhs, as_int(lhs).unwrap_or(0), span)
         }
-        _ if objects::is_element(lhs) || objects::is_element(rhs) => {
-            objects::element_binary(op, lhs, rhs, span)
+        _ if objects::is_api_value(lhs) || objects::is_api_value(rhs) => {
+            tvm_api::binary(op, lhs, rhs).map_err(|e| Raised::api(span, e))
         }
         _ => Err(unsupported(op, lhs, rhs, span)),
     }
@@ -149,7 +116,7 @@ fn overflow(span: Range<usize>) -> Raised {
 fn int_binary(op: BinaryOp, a: i64, b: i64, span: Range<usize>) -> Eval<Value> {
     let zero = || {
         Raised::python(
-            crate::native::ErrorClass::ZeroDivisionError,
+            ErrorClass::ZeroDivisionError,
             span.clone(),
             "division by zero",
         )
@@ -184,7 +151,7 @@ fn float_binary(op: BinaryOp, a: f64, b: f64, span: Range<usize>) -> Eval<Value>
         BinaryOp::Mul => a * b,
         BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod if b == 0.0 => {
             return Err(Raised::python(
-                crate::native::ErrorClass::ZeroDivisionError,
+                ErrorClass::ZeroDivisionError,
                 span,
                 "float division by zero",
             ))
@@ -197,29 +164,6 @@ fn float_binary(op: BinaryOp, a: f64, b: f64, span: Range<usize>) -> Eval<Value>
     Ok(Value::Float(v))
 }
 
-fn index_binary(op: BinaryOp, a: Expr, b: Expr, span: Range<usize>) -> Eval<Value> {
-    let e = match op {
-        BinaryOp::Add => Expr::add(a, b),
-        BinaryOp::Sub => Expr::sub(a, b),
-        BinaryOp::Mul => Expr::mul(a, b),
-        BinaryOp::FloorDiv => Expr::floor_div(a, b),
-        BinaryOp::Mod => Expr::floor_mod(a, b),
-        BinaryOp::Div => {
-            return Err(Raised::at(
-                span,
-                "`/` on index expressions is ambiguous; write `//` (floor division)",
-            ))
-        }
-        BinaryOp::Pow => {
-            return Err(Raised::at(
-                span,
-                "`**` is not supported on index expressions",
-            ))
-        }
-    };
-    Ok(Value::Index(e))
-}
-
 /// `-v`.
 pub(crate) fn negate(v: &Value, span: Range<usize>) -> Eval<Value> {
     match v {
@@ -229,12 +173,8 @@ pub(crate) fn negate(v: &Value, span: Range<usize>) -> Eval<Value> {
             .ok_or_else(|| overflow(span)),
         Value::Bool(b) => Ok(Value::Int(-i64::from(*b))),
         Value::Float(a) => Ok(Value::Float(-a)),
-        Value::Index(e) => Ok(Value::Index(Expr::sub(Expr::int(0), e.clone()))),
-        Value::Te(crate::objects::TeObject::IterVar(iv)) => {
-            Ok(Value::Index(Expr::sub(Expr::int(0), iv.expr())))
-        }
-        _ if objects::is_element(v) => {
-            objects::element_binary(BinaryOp::Sub, &Value::Int(0), v, span)
+        _ if objects::is_api_value(v) => {
+            tvm_api::unary(tvm_api::UnaryOp::Neg, v).map_err(|e| Raised::api(span, e))
         }
         _ => Err(Raised::at(
             span,
@@ -247,13 +187,9 @@ pub(crate) fn negate(v: &Value, span: Range<usize>) -> Eval<Value> {
 /// condition expression; everything else a Python bool.
 pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value, span: Range<usize>) -> Eval<Value> {
     use Value::*;
-    if let (Te(_), Te(_)) = (lhs, rhs) {
-        // TE objects compare by identity (`iv == C.op.axis[0]`).
-        if matches!(op, CmpOp::Eq | CmpOp::Ne) {
-            return Ok(Bool(equal(lhs, rhs) == (op == CmpOp::Eq)));
-        }
+    if objects::is_api_value(lhs) || objects::is_api_value(rhs) {
+        return tvm_api::compare(op, lhs, rhs).map_err(|e| Raised::api(span, e));
     }
-    let (lhs, rhs) = (&objects::promote(lhs), &objects::promote(rhs));
     match (lhs, rhs) {
         (Int(_) | Bool(_), Int(_) | Bool(_)) => Ok(Bool(
             op.apply(as_int(lhs).unwrap_or(0), as_int(rhs).unwrap_or(0)),
@@ -269,10 +205,6 @@ pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value, span: Range<usize>) -
                 CmpOp::Ge => a >= b,
             }))
         }
-        (Index(_), Int(_) | Index(_)) | (Int(_), Index(_)) => {
-            let (a, b) = (as_index(lhs).expect("index"), as_index(rhs).expect("index"));
-            Ok(Index(Expr::cmp(op, a, b)))
-        }
         _ if matches!(op, CmpOp::Eq | CmpOp::Ne) => {
             let same = crate::collections::py_eq(lhs, rhs);
             crate::collections::check_depth(span)?;
@@ -284,7 +216,7 @@ pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value, span: Range<usize>) -
             match order {
                 Some(order) => Ok(Bool(op.apply(order as i64, 0))),
                 Option::None => Err(Raised::python(
-                    crate::native::ErrorClass::TypeError,
+                    ErrorClass::TypeError,
                     span,
                     format!(
                         "`{}` is not supported between the items of a {} and a {}",
@@ -308,11 +240,9 @@ pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value, span: Range<usize>) -
 }
 
 /// Python `==` for values that are not numbers: same string, same items, or
-/// the same TE object.
+/// the same TVM object.
 pub(crate) fn equal(lhs: &Value, rhs: &Value) -> bool {
     match (lhs, rhs) {
-        (Value::None, Value::None) => true,
-        (Value::Str(a), Value::Str(b)) => a == b,
         (Value::Tuple(_) | Value::List(_), Value::Tuple(_) | Value::List(_))
             if std::mem::discriminant(lhs) == std::mem::discriminant(rhs) =>
         {
@@ -320,25 +250,12 @@ pub(crate) fn equal(lhs: &Value, rhs: &Value) -> bool {
                 lhs.sequence().unwrap_or_default(),
                 rhs.sequence().unwrap_or_default(),
             );
-            a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| values_equal(x, y))
+            a.len() == b.len()
+                && a.iter()
+                    .zip(&b)
+                    .all(|(x, y)| crate::collections::py_eq(x, y))
         }
-        (Value::Module(a), Value::Module(b)) => a == b,
-        (Value::Native(a), Value::Native(b)) => a == b,
-        (Value::Te(a), Value::Te(b)) => a.same_as(b),
-        _ => false,
-    }
-}
-
-fn values_equal(a: &Value, b: &Value) -> bool {
-    crate::collections::py_eq(a, b)
-}
-
-/// An integer or bool as an `i64`.
-pub(crate) fn as_int(v: &Value) -> Option<i64> {
-    match v {
-        Value::Int(i) => Some(*i),
-        Value::Bool(b) => Some(i64::from(*b)),
-        _ => None,
+        _ => tvm_api::equal(lhs, rhs),
     }
 }
 
@@ -347,14 +264,6 @@ fn as_float(v: &Value) -> Option<f64> {
         Value::Float(f) => Some(*f),
         // Python converts exactly only up to 2^53; scripts use small numbers.
         _ => as_int(v).map(|i| i as f64),
-    }
-}
-
-/// An integer or index expression as an index expression.
-pub(crate) fn as_index(v: &Value) -> Option<Expr> {
-    match v {
-        Value::Index(e) => Some(e.clone()),
-        _ => as_int(v).map(Expr::int),
     }
 }
 

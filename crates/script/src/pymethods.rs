@@ -7,13 +7,13 @@ use crate::builtins::{positional, type_error};
 use crate::collections::{self, check_hashable, dict_get, dict_set, py_eq, set_add};
 use crate::error::{Eval, Raised};
 use crate::interp::Interpreter;
-use crate::native::ErrorClass;
 use crate::operators::as_int;
 use crate::pyformat;
 use crate::value::Value;
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
+use tvm_api::ErrorClass;
 
 const STR_METHODS: &[&str] = &[
     "join",

@@ -9,10 +9,11 @@ use crate::builtins::{Builtin, MathFunction};
 use crate::collections;
 use crate::error::{Eval, Raised};
 use crate::interp::Interpreter;
-use crate::native::{ErrorClass, Native};
+use crate::native::Native;
 use crate::operators::{self, as_int, BinaryOp};
-use crate::value::Value;
+use crate::value::{ScriptValue, Value};
 use std::ops::Range;
+use tvm_api::ErrorClass;
 
 /// Modules whose functions are computed here.
 const COMPUTED: &[&str] = &["math", "functools", "itertools"];
@@ -43,7 +44,7 @@ pub(crate) fn module(path: &str) -> Option<Value> {
         .iter()
         .chain(NEED_CPYTHON)
         .find(|m| **m == path)
-        .map(|m| Value::Module(m))
+        .map(|m| Value::host(ScriptValue::Module(m)))
 }
 
 /// Whether the module `path` is one that needs CPython.
@@ -79,7 +80,8 @@ pub(crate) fn attribute(path: &str, name: &str) -> Option<Value> {
         ("math", "e") => Some(Value::Float(std::f64::consts::E)),
         ("math", "inf") => Some(Value::Float(f64::INFINITY)),
         ("math", "nan") => Some(Value::Float(f64::NAN)),
-        _ => Builtin::in_module(path, name).map(|b| Value::Native(Native::Builtin(b))),
+        _ => Builtin::in_module(path, name)
+            .map(|b| Value::host(ScriptValue::Builtin(Native::Builtin(b)))),
     }
 }
 

@@ -24,7 +24,7 @@
 use crate::error::{Result, TeError};
 use crate::graph::Graph;
 use crate::iter_var::IterVar;
-use crate::operation::Operation;
+use crate::operation::{OpKind, Operation};
 use crate::schedule::{Attach, Relation, Schedule, SplitBy, Stage};
 use crate::simp::simp;
 use crate::thread::{StorageScope, ThreadTag};
@@ -101,6 +101,15 @@ impl Bounds {
     /// The region of `op` computed per iteration of its attach point: the
     /// ranges of its data-parallel axes.
     pub fn region(&self, op: &Operation) -> Option<Vec<Range>> {
+        match op.kind() {
+            OpKind::Scan(scan) => {
+                return crate::scan::region(scan, |iv| self.ranges.get(iv).cloned(), &self.analyzer)
+            }
+            OpKind::Extern(_) => {
+                return Some(op.shape().iter().cloned().map(Range::from_extent).collect())
+            }
+            _ => {}
+        }
         op.axis()
             .iter()
             .map(|a| self.ranges.get(a).cloned())
@@ -374,7 +383,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
     }
     let stage_attach = b.graph.attach[i].local.first().cloned();
     let scope = storage_scope(s, i, b);
-    let ndim = op.axis().len();
+    let ndim = op.shape().len();
     let mut requests: Vec<Vec<IntSet>> = vec![Vec::new(); ndim];
     // The last index of each axis, once per stage rather than per request.
     let lasts: Vec<Expr> = op
@@ -509,6 +518,13 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
             root_dom.insert(iv.var().clone(), set);
         }
         // Phase 3: what the consumer reads of this stage.
+        if let Some(sets) = opaque_requests(cst.op(), op, &root_dom, b) {
+            for (d, set) in sets.into_iter().enumerate().take(ndim) {
+                raw[d].push(set.clone());
+                requests[d].push(clamp_to_shape(set, &lasts[d], &b.analyzer));
+            }
+            continue;
+        }
         let body = b.graph.bodies[c].clone().expect("consumers are computes");
         let an = &b.analyzer;
         // Indices this consumer already asked for, per axis (`y` in
@@ -516,7 +532,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         // index under the same relaxation asks for the same set, which the
         // union already holds.
         let mut asked: Vec<Vec<Option<Expr>>> = vec![Vec::new(); ndim];
-        body.for_each_access(&mut |t, idx| {
+        let mut visit = |t: &crate::operation::Tensor, idx: &[Option<Expr>]| {
             if t.op() != op {
                 return;
             }
@@ -552,9 +568,25 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                 });
                 requests[d].push(clamp_to_shape(req, &lasts[d], an));
             }
-        });
+        };
+        body.for_each_access(&mut visit);
+        // The other outputs of a consumer with several read in its nest too.
+        for more in &b.graph.more_bodies[c] {
+            more.for_each_access(&mut visit);
+        }
     }
     // Phase 4: the union over consumers, per axis.
+    match op.kind() {
+        OpKind::Scan(scan) => {
+            for (iv, r) in crate::scan::gather_bound(scan, &requests, &b.analyzer) {
+                bind(b, &iv, r);
+            }
+            return Ok(());
+        }
+        // An extern operation computes its whole output (it has no axes).
+        OpKind::Extern(_) => return Ok(()),
+        _ => {}
+    }
     // Whether a request itself was widened (as opposed to the union).
     let requests_widened = widened.clone();
     for (d, iv) in op.axis().iter().enumerate() {
@@ -627,6 +659,25 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         bind(b, iv, declared(iv)?);
     }
     Ok(())
+}
+
+/// What `consumer`, a scan or an extern operation, reads of `producer`
+/// per dimension (`None` for computes, which read through their bodies):
+/// a scan by its rules ([`crate::scan::requests`]), an extern operation
+/// every element (TVM's `ExternOp::PropBoundToInputs`).
+fn opaque_requests(
+    consumer: &Operation,
+    producer: &Operation,
+    root_dom: &DomMap,
+    b: &Bounds,
+) -> Option<Vec<IntSet>> {
+    match consumer.kind() {
+        OpKind::Scan(scan) => Some(crate::scan::requests(scan, producer, root_dom, |iv| {
+            b.ranges.get(iv).cloned()
+        })),
+        OpKind::Extern(_) => Some(vec![IntSet::everything(); producer.shape().len()]),
+        _ => None,
+    }
 }
 
 /// The largest request end, in nodes, an anchored region (see

@@ -26,6 +26,9 @@ pub(crate) struct Graph {
     /// Per stage: the body with inlined producers substituted (`None` for
     /// placeholders and inlined stages).
     pub bodies: Vec<Option<Value>>,
+    /// Per stage: the bodies of its outputs after the first, inlined
+    /// producers substituted (empty for a stage of one output).
+    pub more_bodies: Vec<Vec<Value>>,
     /// Per stage: the stages that read it (inlined stages excluded).
     pub consumers: Vec<Vec<usize>>,
     /// Per stage: its attach link.
@@ -58,23 +61,41 @@ impl Graph {
                 }
             })
             .collect();
+        let more_bodies: Vec<Vec<Value>> = stages
+            .iter()
+            .enumerate()
+            .map(|(i, st)| {
+                (1..st.op().num_outputs())
+                    .filter_map(|k| inliner.body_of_output(i, k))
+                    .collect()
+            })
+            .collect();
         let mut consumers = vec![Vec::new(); stages.len()];
         for (c, st) in stages.iter().enumerate() {
             if st.attach() == &Attach::Inline {
                 continue;
             }
-            if let Some(b) = &bodies[c] {
-                b.for_each_access(&mut |t, _| {
-                    let p = index[&t.op().id()];
-                    if !consumers[p].contains(&c) {
-                        consumers[p].push(c);
+            let mut add = |t: &crate::operation::Tensor| {
+                let p = index[&t.op().id()];
+                if !consumers[p].contains(&c) {
+                    consumers[p].push(c);
+                }
+            };
+            match &bodies[c] {
+                Some(b) => {
+                    for b in std::iter::once(b).chain(&more_bodies[c]) {
+                        b.for_each_access(&mut |t, _| add(t));
                     }
-                });
+                }
+                // Scans and extern operations read their inputs whole or
+                // by their own rules, not through a body.
+                None => st.op().input_tensors().iter().for_each(add),
             }
         }
         let attach = attach_links(s, &index)?;
         Ok(Graph {
             bodies,
+            more_bodies,
             consumers,
             attach,
         })

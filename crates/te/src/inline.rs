@@ -48,6 +48,14 @@ impl<'a> Inliner<'a> {
             .clone()
     }
 
+    /// The body of output `k` of stage `i` (`None` for placeholders) with
+    /// every read of an inlined stage expanded.
+    pub fn body_of_output(&self, i: usize, k: usize) -> Option<Value> {
+        let op = self.stages[i].op();
+        let c = op.as_compute()?;
+        Some(Reader::new(self, c).expand(op.body(k)?))
+    }
+
     /// The stage of `t` if it is inlined.
     fn inlined(&self, t: &Tensor) -> Option<usize> {
         let p = self.index[&t.op().id()];

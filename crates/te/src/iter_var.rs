@@ -47,6 +47,19 @@ impl IterVar {
         }))
     }
 
+    /// An axis over `dom` that indexes with an existing variable: the same
+    /// axis as every other [`IterVar`] of `var` (`rfactor` turns a
+    /// reduction loop into a data axis of the factored stage this way, as
+    /// TVM keeps the variable).
+    pub(crate) fn with_var(var: Var, dom: Option<Range>, kind: IterKind) -> IterVar {
+        IterVar(Arc::new(IterVarData {
+            var,
+            dom,
+            kind,
+            thread: None,
+        }))
+    }
+
     /// `te.thread_axis(tag)`: a thread index that [`crate::Schedule::bind`]
     /// binds loops to. Loops bound to the same thread axis, one enclosing
     /// the other, are the same index: the inner one is not a loop of its

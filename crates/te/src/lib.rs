@@ -9,13 +9,23 @@
 //! [`check`] to run the program on random inputs against [`Reference`]
 //! evaluation of the definitions.
 //!
+//! Primitives that add stages follow TVM: [`Schedule::cache_read`],
+//! [`Schedule::cache_write`], [`Schedule::rfactor`],
+//! [`Schedule::create_group`]; [`auto_inline_injective`] and the other
+//! AutoInline rules; [`create_read_graph`] and [`post_order_dfs`].
+//!
 //! Loops can be bound to GPU threads ([`Schedule::bind`],
 //! [`IterVar::thread_axis`]) and stages given a [`StorageScope`]
 //! ([`Schedule::set_scope`]): a producer shared by threads covers all of
-//! them, as TVM's InferBound does; lowering keeps bound loops sequential.
+//! them, as TVM's InferBound does. Lowering prints a bound loop as TVM's
+//! `thread_extent` attribute over the thread index and the interpreter runs
+//! it as a loop; loops carry the annotations `parallel`, `vectorize`,
+//! `unroll` and `pragma` ([`Schedule::parallel`], ...), which change no
+//! bound. [`Lowering::tvmscript`] prints the TVMScript form.
 //!
 //! Beyond TVM (seed 000): a split whose factor does not divide its extent
-//! gives the inner loop `min(factor, extent - outer * factor)` iterations,
+//! gives the inner loop `min(factor, extent - outer * factor)` iterations
+//! (a loop bound to a thread runs the factor with a `likely` guard, as TVM),
 //! so nothing outside the domain is computed; sets passed up through a fuse
 //! give the exact rows and columns when they form a box and the minimal box
 //! per iteration otherwise; storage is sized by the largest region over the
@@ -36,41 +46,64 @@
 //! ```
 #![warn(missing_docs)]
 
+mod annotate;
+mod auto_inline;
 mod bound;
+mod cache;
 mod check;
+mod comm_reducer;
 mod error;
+mod extern_op;
 mod graph;
+mod group;
 mod inline;
 mod iter_var;
 mod layout;
+mod loop_index;
 mod lower;
+mod normalize;
 mod operation;
+mod read_graph;
 mod reference;
 mod report;
+mod rfactor;
 mod rng;
 mod run_report;
+mod scan;
 mod schedule;
 mod simp;
+mod tensorize;
 mod thread;
 mod value;
 
+pub use annotate::LoopAnnotation;
+pub use auto_inline::{
+    auto_inline_broadcast, auto_inline_elem_wise, auto_inline_injective, is_elem_wise,
+};
 pub use bound::{infer_bound, Bounds, BOUND_BUDGET};
 pub use check::{
     check, check_limited, CheckReport, RunLimits, StageCheck, DEFAULT_MAX_STEPS, RUN_ELEMENT_LIMIT,
 };
+pub use comm_reducer::{CommReduce, CommReducer};
 pub use error::{ErrorKind, Result, TeError};
+pub use extern_op::{decl_buffer, extern_of, extern_op, ExternOp};
+pub use group::Group;
 pub use iter_var::{IterKind, IterVar};
-pub use lower::{lower, schedule_ops, Lowering, StorageStyle};
+pub use lower::{lower, schedule_ops, tvmscript, Lowering, PrintForm, StorageStyle};
 pub use operation::{
-    compute, compute_named, placeholder, reduce_axis, try_compute_named, var, ComputeOp, OpId,
-    OpKind, Operation, Tensor, MAX_BODY_NODES,
+    compute, compute_named, placeholder, reduce_axis, try_compute_multi, try_compute_multi_tagged,
+    try_compute_named, try_compute_tagged, var, AttrValue, Attrs, ComputeOp, OpId, OpKind,
+    Operation, Tensor, MAX_BODY_NODES,
 };
+pub use read_graph::{create_read_graph, post_order_dfs, ReadGraph};
 pub use reference::Reference;
 pub use report::{report, report_lowered, IterVarReport, Placement, Report, StageReport};
 pub use rng::XorShift;
 pub use run_report::{
     run_report, run_report_reusing, ReportOptions, RunReport, RUN_SIZE, TOLERANCE,
 };
+pub use scan::{scan, scan_op, ScanOp};
 pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
+pub use tensorize::{decl_tensor_intrin, IntrinCalls, TensorIntrin};
 pub use thread::{StorageScope, ThreadTag};
 pub use value::{max, min, prod, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

@@ -58,6 +58,22 @@ pub fn lower(s: &Schedule, args: &[Tensor]) -> Result<PrimFunc> {
     schedule_ops(s, &b, args, StorageStyle::Allocate)
 }
 
+/// The TVMScript text of a lowered program (see [`Lowering::tvmscript`]).
+pub fn tvmscript(program: &PrimFunc) -> Result<String> {
+    tir::tvmscript(program).map_err(|e| TeError::lowering(e.to_string()))
+}
+
+/// How a lowered program is printed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PrintForm {
+    /// The legacy text of `str(tvm.lower(s, args, simple_mode=True))`:
+    /// `produce B { for (i, 0, 8) { ... } }`.
+    #[default]
+    Legacy,
+    /// TVMScript, as TVM v0.19 prints `tvm.lower(...).script()`.
+    TvmScript,
+}
+
 /// A schedule lowered with [`Lowering::new`]: its bounds and program,
 /// kept so that a later report on the same schedule state (the command
 /// line's, after a script's `tvm.lower`) does not infer and lower again.
@@ -117,6 +133,22 @@ impl Lowering {
         &self.program
     }
 
+    /// The program as TVM v0.19 prints `tvm.lower(...).script()`
+    /// (TVMScript, over flattened buffers); `to_string()` of
+    /// [`Lowering::program`] is the legacy text `str(tvm.lower(...))` gives.
+    ///
+    /// ```
+    /// let a = te::placeholder([8], "A", tir::DataType::Float32).unwrap();
+    /// let b = te::compute_named([8], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
+    /// let s = te::create_schedule(&[b.clone()]);
+    /// let l = te::Lowering::new(&s, &[a, b]).unwrap();
+    /// let text = l.tvmscript().unwrap();
+    /// assert!(text.contains("def main(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"float32\")):"));
+    /// ```
+    pub fn tvmscript(&self) -> Result<String> {
+        tvmscript(&self.program)
+    }
+
     /// The bounds and the program, without copying the program.
     pub fn into_parts(self) -> (std::rc::Rc<Bounds>, PrimFunc) {
         (self.bounds, self.program)
@@ -157,7 +189,7 @@ fn lower_with(
     let roots: Vec<usize> = (0..s.stages().len())
         .filter(|&i| {
             let st = &s.stages()[i];
-            st.attach() == &Attach::Root && !st.is_placeholder()
+            st.attach() == &Attach::Root && !st.is_placeholder() && !l.scan_inits.contains_key(&i)
         })
         .collect();
     // Without recursion, so that long chains of attached stages cannot
@@ -168,13 +200,20 @@ fn lower_with(
     let mut stack: Vec<usize> = roots.iter().rev().copied().collect();
     while let Some(i) = stack.pop() {
         order.push(i);
-        let children: Vec<usize> = s.stages()[i]
+        let mut children: Vec<usize> = s.stages()[i]
             .leaf_iter_vars()
             .iter()
             .filter_map(|iv| l.attached.get(iv))
             .flatten()
             .copied()
             .collect();
+        // A scan's init is built before the scan, which places it.
+        children.extend(
+            l.scan_inits
+                .iter()
+                .filter(|(_, &sc)| sc == i)
+                .map(|(&k, _)| k),
+        );
         stack.extend(children.into_iter().rev());
     }
     let mut loops: Vec<Option<Vec<Loop>>> = (0..s.stages().len()).map(|_| None).collect();
@@ -194,7 +233,9 @@ fn lower_with(
     let params: Vec<Buffer> = args
         .iter()
         .map(|t| match s.stage_index(t.op()) {
-            Ok(i) => l.buffers[i].clone().expect("params have buffers"),
+            Ok(i) => l
+                .buffer_of(i, t.value_index())
+                .expect("params have buffers"),
             Err(_) => l.unused[&t.op().id()].clone(),
         })
         .collect();
@@ -247,26 +288,50 @@ fn seq(a: Stmt, b: Stmt) -> Stmt {
 }
 
 /// One loop of a stage's nest.
-struct Loop {
-    iv: IterVar,
+pub(crate) struct Loop {
+    pub(crate) iv: IterVar,
     /// The loop variable: `iv`'s own, or a fresh one counting from 0 when
     /// `iv` starts elsewhere (TVM's rebase; `iv` is then `var + min`).
-    var: Var,
-    min: Expr,
-    extent: Expr,
+    pub(crate) var: Var,
+    pub(crate) min: Expr,
+    pub(crate) extent: Expr,
     /// Dropped because it runs once; its variable was replaced by `min`.
-    trivial: bool,
+    pub(crate) trivial: bool,
     /// The loop uses the exact extent (not a split factor plus a guard).
     exact: bool,
+    /// How the loop runs, and its pragmas (`annotate.rs`, `Schedule::bind`).
+    kind: tir::ForKind,
+    pragmas: Vec<tir::Pragma>,
 }
 
-struct Lowerer<'a> {
-    s: &'a Schedule,
-    b: &'a Bounds,
+impl Loop {
+    /// The loop around `body` (nothing for a dropped loop).
+    fn wrap(&self, body: Stmt) -> Stmt {
+        if self.trivial {
+            return body;
+        }
+        Stmt::for_kind(
+            &self.var,
+            self.min.clone(),
+            self.extent.clone(),
+            self.kind.clone(),
+            self.pragmas.clone(),
+            body,
+        )
+    }
+}
+
+pub(crate) struct Lowerer<'a> {
+    pub(crate) s: &'a Schedule,
+    pub(crate) b: &'a Bounds,
     style: StorageStyle,
     buffers: Vec<Option<Buffer>>,
     params: arith::IdSet<usize>,
-    attached: IdMap<IterVar, Vec<usize>>,
+    /// The outputs among the arguments, by stage and output: an output of
+    /// a stage among them that is not an argument itself still gets storage
+    /// (whole, as the stage's other outputs are stored).
+    param_outputs: HashSet<(usize, usize)>,
+    pub(crate) attached: IdMap<IterVar, Vec<usize>>,
     /// Variables of dropped and rebased loops, by their value (those of
     /// axes several stages share are in `own_subst`).
     subst: IdMap<Var, Expr>,
@@ -275,11 +340,11 @@ struct Lowerer<'a> {
     own_subst: HashMap<(usize, Var), Expr>,
     /// The stage whose loops or body are being lowered: the variables of
     /// its axes mean its own loops.
-    stage: usize,
+    pub(crate) stage: usize,
     /// The bounds' analyzer, plus the rebased loop variables.
-    an: arith::Analyzer,
+    pub(crate) an: arith::Analyzer,
     /// The rebased loop variables bound in `an`, in the order bound.
-    rebased: Vec<Var>,
+    pub(crate) rebased: Vec<Var>,
     /// The `produce` block of each stage, once built.
     built: Vec<Option<Stmt>>,
     /// The start of each stage's region per axis, in loop variables (not
@@ -290,11 +355,20 @@ struct Lowerer<'a> {
     /// Buffers of placeholders among the arguments that nothing reads (not
     /// part of the schedule): passed through, as `tvm.lower` accepts them.
     unused: HashMap<OpId, Buffer>,
+    /// The init, body and state stages of each scan, by the position of
+    /// their scan: they store into and read the scan's buffer.
+    scan_parts: HashMap<usize, usize>,
+    /// The init stage of each scan, by its position (a subset of
+    /// `scan_parts`): placed by the scan before its loop.
+    scan_inits: HashMap<usize, usize>,
     /// For each transformed stage stored per iteration (see
     /// [`physical_allocation`]), the start of its region per transformed
     /// axis: its buffer is indexed in the transformed space, relative to
     /// those starts.
     transformed: Vec<Option<Vec<Expr>>>,
+    /// Per stage, the buffers of its outputs after the first (empty for a
+    /// stage of one output): same shape and scope as the first's.
+    more_buffers: Vec<Vec<Buffer>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -306,11 +380,12 @@ impl<'a> Lowerer<'a> {
         style: StorageStyle,
     ) -> Result<Lowerer<'a>> {
         let mut params = arith::IdSet::default();
+        let mut param_outputs = HashSet::new();
         let mut unused = HashMap::new();
         for t in args {
             let i = match s.stage_index(t.op()) {
                 Ok(i) => i,
-                Err(_) if t.op().as_compute().is_none() => {
+                Err(_) if matches!(t.op().kind(), crate::operation::OpKind::Placeholder) => {
                     unused.insert(
                         t.op().id(),
                         Buffer::new(t.name(), t.dtype(), t.op().shape().to_vec()),
@@ -326,7 +401,9 @@ impl<'a> Lowerer<'a> {
                 )));
             }
             params.insert(i);
+            param_outputs.insert((i, t.value_index()));
         }
+        let (scan_parts, scan_inits) = scan_parts(s)?;
         let mut attached: IdMap<IterVar, Vec<usize>> = IdMap::default();
         let mut buffers = Vec::with_capacity(s.stages().len());
         let mut transformed = vec![None; s.stages().len()];
@@ -336,7 +413,11 @@ impl<'a> Lowerer<'a> {
             }
             let op = st.op();
             let needs_buffer = st.attach() != &Attach::Inline;
-            if st.is_placeholder() && !params.contains(&i) && !b.graph.consumers[i].is_empty() {
+            if st.is_placeholder()
+                && !params.contains(&i)
+                && !b.graph.consumers[i].is_empty()
+                && !scan_parts.contains_key(&i)
+            {
                 return Err(TeError::schedule(format!(
                     "placeholder `{}` is read but not among the arguments: pass it to lower",
                     op.name()
@@ -353,7 +434,7 @@ impl<'a> Lowerer<'a> {
             .flatten();
             if let Some((shape, starts)) = local {
                 transformed[i] = Some(starts);
-                let buf = Buffer::new(st.name(), op.dtype(), shape)
+                let buf = Buffer::new(buffer_name(st, 0), op.dtype(), shape)
                     .with_scope(storage_scope(s, i, b).to_string());
                 buffers.push(Some(Ok(buf)));
                 continue;
@@ -370,7 +451,7 @@ impl<'a> Lowerer<'a> {
                 } else {
                     allocation_shape(s, b, &an, i)?
                 };
-                let buf = Buffer::new(st.name(), op.dtype(), shape);
+                let buf = Buffer::new(buffer_name(st, 0), op.dtype(), shape);
                 Ok(if params.contains(&i) || st.is_placeholder() {
                     buf
                 } else {
@@ -378,10 +459,14 @@ impl<'a> Lowerer<'a> {
                 })
             }));
         }
-        let buffers = buffers
+        let mut buffers = buffers
             .into_iter()
             .map(|b| b.transpose())
             .collect::<Result<Vec<_>>>()?;
+        for (&part, &scan) in &scan_parts {
+            buffers[part] = buffers[scan].clone();
+        }
+        let more_buffers = more_output_buffers(s, &buffers)?;
         let built = (0..s.stages().len()).map(|_| None).collect();
         Ok(Lowerer {
             s,
@@ -389,8 +474,11 @@ impl<'a> Lowerer<'a> {
             style,
             buffers,
             params,
+            param_outputs,
             attached,
             unused,
+            scan_parts,
+            scan_inits,
             subst: IdMap::default(),
             own_subst: HashMap::new(),
             stage: 0,
@@ -399,17 +487,18 @@ impl<'a> Lowerer<'a> {
             built,
             offsets: RefCell::new(vec![None; s.stages().len()]),
             transformed,
+            more_buffers,
         })
     }
 
     /// `e` in terms of emitted loop variables.
-    fn expr(&self, e: &Expr) -> Expr {
+    pub(crate) fn expr(&self, e: &Expr) -> Expr {
         simp(&self.an, self.unsimplified(e))
     }
 
     /// [`Lowerer::expr`] before simplification, for callers that build a
     /// larger expression around it and simplify that once.
-    fn unsimplified(&self, e: &Expr) -> Expr {
+    pub(crate) fn unsimplified(&self, e: &Expr) -> Expr {
         // One walk: a variable that is not a loop's becomes its value in
         // loop variables, in which dropped loops are then replaced.
         e.substitute(&mut |v| match self.b.loop_value(self.stage, v) {
@@ -439,35 +528,57 @@ impl<'a> Lowerer<'a> {
 
     /// The storage of stage `i` around `body` (nothing for parameters).
     fn with_storage(&self, i: usize, body: Stmt) -> Result<Stmt> {
-        if self.params.contains(&i) {
+        let op = self.s.stages()[i].op();
+        if (self.params.contains(&i) && op.num_outputs() == 1) || self.scan_parts.contains_key(&i) {
             return Ok(body);
         }
-        let op = self.s.stages()[i].op();
-        let buf = self.buffers[i]
+        let first = self.buffers[i]
             .as_ref()
             .expect("computed stages have buffers");
-        Ok(match self.style {
-            StorageStyle::Realize => {
-                let region: Vec<Range> = self
-                    .b
-                    .region(op)
-                    .ok_or_else(|| TeError::lowering(format!("no bounds for `{}`", op.name())))?
-                    .iter()
-                    .map(|r| Range::new(self.expr(&r.min), self.expr(&r.extent)))
-                    .collect();
-                Stmt::realize(buf, region, body)
+        // The first output's storage outermost, as TVM realizes them.
+        let mut body = body;
+        let all: Vec<&Buffer> = std::iter::once(first)
+            .chain(&self.more_buffers[i])
+            .collect();
+        for (k, buf) in all.into_iter().enumerate().rev() {
+            if self.param_outputs.contains(&(i, k)) {
+                continue;
             }
-            // The static size, as `tvm.lower` prints it; reads outside this
-            // iteration's region are still caught as reads of unwritten
-            // elements, since the allocation is fresh in every iteration.
-            StorageStyle::Allocate => Stmt::allocate(buf, buf.shape().to_vec(), body),
-        })
+            body = match self.style {
+                StorageStyle::Realize => {
+                    let region: Vec<Range> = self
+                        .b
+                        .region(op)
+                        .ok_or_else(|| TeError::lowering(format!("no bounds for `{}`", op.name())))?
+                        .iter()
+                        .map(|r| Range::new(self.expr(&r.min), self.expr(&r.extent)))
+                        .collect();
+                    Stmt::realize(buf, region, body)
+                }
+                // The static size, as `tvm.lower` prints it; reads outside
+                // this iteration's region are still caught as reads of
+                // unwritten elements, since the allocation is fresh in every
+                // iteration.
+                StorageStyle::Allocate => Stmt::allocate(buf, buf.shape().to_vec(), body),
+            };
+        }
+        Ok(body)
+    }
+
+    /// The buffer of output `k` of stage `i`, if it has storage.
+    pub(crate) fn buffer_of(&self, i: usize, k: usize) -> Option<Buffer> {
+        match k {
+            0 => self.buffers[i].clone(),
+            _ => self.more_buffers[i].get(k - 1).cloned(),
+        }
     }
 
     /// Simplified indices into the buffer of stage `p` for the logical
     /// element `idx` (not yet simplified: each index is simplified once,
     /// together with the region offset it may get).
-    fn access(&self, p: usize, idx: Vec<Expr>) -> Vec<Expr> {
+    pub(crate) fn access(&self, p: usize, idx: Vec<Expr>) -> Vec<Expr> {
+        // A scan's parts are stored in the scan's buffer.
+        let p = self.scan_parts.get(&p).copied().unwrap_or(p);
         if let Some(starts) = &self.transformed[p] {
             let map = self
                 .s
@@ -493,14 +604,11 @@ impl<'a> Lowerer<'a> {
         }
         let mut offsets = self.offsets.borrow_mut();
         let starts = offsets[p].get_or_insert_with(|| {
-            self.s.stages()[p]
-                .op()
-                .axis()
+            let region = self.b.region(self.s.stages()[p].op());
+            region
+                .expect("bounded stages have regions")
                 .iter()
-                .map(|a| {
-                    let min = &self.b.range(a).expect("bounded stages have regions").min;
-                    self.unsimplified(min)
-                })
+                .map(|r| self.unsimplified(&r.min))
                 .collect()
         });
         idx.into_iter()
@@ -524,14 +632,26 @@ impl<'a> Lowerer<'a> {
             let mut extent = self.expr(&r.extent);
             let mut exact = true;
             let later = &leaves[k..];
-            if later
-                .iter()
-                .any(|l| extent.uses_var(l.var()) || min.uses_var(l.var()))
+            let (kind, pragmas) = loop_kind(&self.s.stages()[i], iv);
+            // A loop bound to a thread runs its nominal extent, the tail of
+            // a split guarded by `likely`, as TVM launches threads.
+            let launched = matches!(kind, tir::ForKind::Thread(_)) && self.b.has_tail(iv);
+            if launched
+                || later
+                    .iter()
+                    .any(|l| extent.uses_var(l.var()) || min.uses_var(l.var()))
             {
                 // The exact extent needs a loop that is not open yet (the
                 // tail of a split whose outer loop was reordered inside):
                 // loop over the nominal extent and guard the body.
                 extent = self.expr(&self.b.nominal_extent(iv).expect("has a range"));
+                if launched {
+                    // Threads launch by the split factor, whatever the
+                    // sizes (`thread_extent = 32`, not `min(n, 32)`).
+                    if let Some(factor) = split_factor(&self.s.stages()[i], iv) {
+                        extent = factor.clone();
+                    }
+                }
                 exact = false;
             }
             let mut var = iv.var().clone();
@@ -546,12 +666,26 @@ impl<'a> Lowerer<'a> {
                     extent,
                     trivial: true,
                     exact,
+                    kind,
+                    pragmas,
                 });
                 continue;
             }
-            let trivial = extent.is_int(1);
+            let trivial = extent.is_int(1) && !matches!(kind, tir::ForKind::Thread(_));
             if trivial {
                 self.replace_loop_var(iv, min.clone());
+            } else if let tir::ForKind::Thread(_) = &kind {
+                // The body reads the thread index (`threadIdx.x`), as TVM
+                // prints it; the loop over it counts from 0.
+                var = Var::new(
+                    self.s.stages()[i]
+                        .bound_thread(iv)
+                        .map_or(iv.name(), |t| t.name()),
+                );
+                self.an.bind(&var, Range::from_extent(extent.clone()));
+                self.rebased.push(var.clone());
+                self.replace_loop_var(iv, Expr::add(var.expr(), min));
+                min = Expr::int(0);
             } else if !min.is_int(0) {
                 // Loops count from 0, as TVM prints them: `for (i, 0, n)`
                 // with `i + min` in the body.
@@ -568,6 +702,8 @@ impl<'a> Lowerer<'a> {
                 extent,
                 trivial,
                 exact,
+                kind,
+                pragmas,
             });
         }
         Ok(loops)
@@ -580,18 +716,31 @@ impl<'a> Lowerer<'a> {
         let st = &self.s.stages()[i];
         let op = st.op().clone();
         let name = st.name().to_string();
+        if crate::scan::scan_op(&op).is_some() {
+            return self.scan_nest(i, &loops);
+        }
+        if let Some(e) = crate::extern_op::extern_of(&op) {
+            return self.extern_nest(i, e);
+        }
         let exact_leaves: HashSet<&IterVar> =
             loops.iter().filter(|l| l.exact).map(|l| &l.iv).collect();
         let mut guards = Vec::new();
         for iv in st.all_iter_vars() {
             if self.b.has_tail(iv) && !exact_leaves.contains(iv) {
+                // The tail of a split is checked on the axis it splits, as
+                // TVM's bound check reads (`((bx*64) + tx) < 1000`): with
+                // the inner loop below the factor, the same condition.
+                let iv = split_parent(st, iv).unwrap_or(iv);
                 let r = self.b.range(iv).expect("has a range");
                 let value = self.expr(&self.b.value_of(i, iv));
                 let end = self.expr(&Expr::add(r.min.clone(), r.extent.clone()));
                 // Not simplified with the bound analyzer: it knows the exact
                 // range of `iv`, which is precisely what the loop exceeds.
-                let cond = simp(&arith::Analyzer::new(), Expr::lt(value, end));
-                if cond.as_bool() != Some(true) {
+                // Checked for truth only: TVM prints the comparison as
+                // built (`x < 1000`, where the simplifier writes `x <= 999`).
+                let cond = Expr::lt(value, end);
+                let holds = simp(&arith::Analyzer::new(), cond.clone()).as_bool() == Some(true);
+                if !holds {
                     guards.push(cond);
                 }
             }
@@ -631,27 +780,33 @@ impl<'a> Lowerer<'a> {
                 )
             })
             .collect();
-        let wrap = |s: Stmt, gs: &[&Expr]| {
-            gs.iter()
-                .rev()
-                .fold(s, |acc, g| Stmt::if_then(Value::index((*g).clone()), acc))
-        };
+        let wrap = guarded;
         let outside: Vec<&Expr> = placed
             .iter()
             .filter(|(p, _)| p.is_none())
             .map(|(_, g)| g)
             .collect();
         let stmt = match body.as_reduce() {
+            _ if st.tensorized().is_some() => self.tensorized_nest(i, &loops, &placed)?,
+            _ if matches!(body.kind(), ValueKind::CommReduce(_)) => {
+                let ValueKind::CommReduce(r) = body.kind() else {
+                    unreachable!("matched above")
+                };
+                let (init, update) = self.comm_reduce_stores(i, r, &out_access)?;
+                self.reduction_nest(i, &loops, &placed, init, update)?
+            }
             None => {
                 let v = self.value(&body)?;
-                let store = Stmt::store(&buf, out_access, v);
+                let mut store = Stmt::store_in_stage(&name, &buf, out_access.clone(), v);
+                // The other outputs of the operation, in the same nest.
+                for (k, b) in self.b.graph.more_bodies[i].clone().iter().enumerate() {
+                    let out = self.more_buffers[i][k].clone();
+                    let v = self.value(b)?;
+                    store = Stmt::seq([store, Stmt::store(&out, out_access.clone(), v)]);
+                }
                 self.nest(&loops, store, &placed, 0)?
             }
             Some(r) => {
-                let first_reduce = loops
-                    .iter()
-                    .position(|l| l.iv.kind() == IterKind::Reduce)
-                    .unwrap_or(loops.len());
                 let dtype = op.dtype();
                 let init_value = Value::constant(r.reducer.identity(dtype), dtype);
                 let init = Stmt::store_in_stage(
@@ -660,63 +815,184 @@ impl<'a> Lowerer<'a> {
                     out_access.clone(),
                     init_value,
                 );
-                // The initialisation runs over the loops from the first
-                // reduction loop on that cover data axes (a data axis fused
-                // with a reduction axis included), as TVM's
-                // `ComputeLoopNest` places it. Guards inside the reduction
-                // loops that involve none of the other loops also guard it.
-                let data_loops = st.data_loops();
-                let reduce_vars: Vec<&Var> = loops[first_reduce..]
-                    .iter()
-                    .filter(|l| !data_loops.contains(&l.iv))
-                    .map(|l| &l.var)
-                    .collect();
-                let init_guards: Vec<&Expr> = placed
-                    .iter()
-                    .filter(|(p, g)| {
-                        p.is_some_and(|p| p >= first_reduce)
-                            && !reduce_vars.iter().any(|v| g.uses_var(v))
-                    })
-                    .map(|(_, g)| g)
-                    .collect();
-                let init = wrap(init, &init_guards);
                 let source = self.value(&r.source)?;
                 let acc = Value::load(&buf, out_access.clone());
                 let combined =
                     Value::binary(binop(r.reducer.combiner(), dtype.is_int()), acc, source);
-                let mut update = Stmt::store(&buf, out_access, combined);
+                let mut update = Stmt::store_in_stage(&name, &buf, out_access, combined);
                 if let Some(c) = &r.condition {
                     let c = self.expr(c);
                     update = Stmt::if_then(Value::index(c), update);
                 }
-                let data_inner: Vec<&Loop> = loops[first_reduce..]
-                    .iter()
-                    .filter(|l| data_loops.contains(&l.iv))
-                    .collect();
-                let mut init_nest = init;
-                for l in data_inner.iter().rev() {
-                    if !l.trivial {
-                        init_nest =
-                            Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), init_nest);
-                    }
-                }
-                let update_nest =
-                    self.nest(&loops[first_reduce..], update, &placed, first_reduce)?;
-                self.nest(
-                    &loops[..first_reduce],
-                    Stmt::seq([init_nest, update_nest]),
-                    &placed,
-                    0,
-                )?
+                self.reduction_nest(i, &loops, &placed, init, update)?
             }
         };
+        if self.scan_parts.contains_key(&i) {
+            // A scan's init and update are the scan's own computation.
+            return Ok(wrap(stmt, &outside));
+        }
         Ok(Stmt::produce(&name, wrap(stmt, &outside)))
+    }
+
+    /// The `produce` block of extern stage `i`: its body over the buffers
+    /// of its tensors.
+    fn extern_nest(&mut self, i: usize, e: &crate::extern_op::ExternOp) -> Result<Stmt> {
+        let mut map = HashMap::new();
+        for (t, declared) in e.inputs.iter().zip(&e.input_buffers) {
+            let p = self.s.stage_index(t.op())?;
+            let buf = self.buffers[p].clone().ok_or_else(|| {
+                TeError::schedule(format!(
+                    "`{}` is inlined, but extern operation `{}` reads it whole through a buffer: \
+                     compute it at the root instead",
+                    t.name(),
+                    self.s.stages()[i].name()
+                ))
+            })?;
+            map.insert(declared.id(), buf);
+        }
+        let out = self.buffers[i]
+            .clone()
+            .expect("computed stages have buffers");
+        map.insert(e.output_buffer.id(), out);
+        let body = crate::extern_op::bind_buffers(e, &map);
+        Ok(Stmt::produce(self.s.stages()[i].name(), body))
+    }
+
+    /// The `produce` block of scan stage `i`: its init, then the loop over
+    /// its scan axis with the body's stages inside (TVM's scan init and
+    /// update scopes).
+    fn scan_nest(&mut self, i: usize, loops: &[Loop]) -> Result<Stmt> {
+        let init = self
+            .scan_inits
+            .iter()
+            .find(|(_, &sc)| sc == i)
+            .map(|(&k, _)| k)
+            .and_then(|k| self.built[k].take())
+            .ok_or_else(|| {
+                TeError::lowering(format!(
+                    "the init of scan `{}` was not built before the scan",
+                    self.s.stages()[i].name()
+                ))
+            })?;
+        let steps = self.nest(loops, Stmt::no_op(), &[], 0)?;
+        Ok(Stmt::produce(self.s.stages()[i].name(), seq(init, steps)))
+    }
+
+    /// The loops of reduction stage `i` around its initialisation `init`
+    /// and its update `update`.
+    fn reduction_nest(
+        &mut self,
+        i: usize,
+        loops: &[Loop],
+        placed: &[(Option<usize>, Expr)],
+        init: Stmt,
+        update: Stmt,
+    ) -> Result<Stmt> {
+        let st = &self.s.stages()[i];
+        let first_reduce = loops
+            .iter()
+            .position(|l| l.iv.kind() == IterKind::Reduce)
+            .unwrap_or(loops.len());
+        // The initialisation runs over the loops from the first reduction
+        // loop on that cover data axes (a data axis fused with a reduction
+        // axis included), as TVM's `ComputeLoopNest` places it. Guards
+        // inside the reduction loops that involve none of the other loops
+        // also guard it.
+        let data_loops = st.data_loops();
+        let reduce_vars: Vec<&Var> = loops[first_reduce..]
+            .iter()
+            .filter(|l| !data_loops.contains(&l.iv))
+            .map(|l| &l.var)
+            .collect();
+        let init_guards: Vec<&Expr> = placed
+            .iter()
+            .filter(|(p, g)| {
+                p.is_some_and(|p| p >= first_reduce) && !reduce_vars.iter().any(|v| g.uses_var(v))
+            })
+            .map(|(_, g)| g)
+            .collect();
+        let init = guarded(init, &init_guards);
+        let data_inner: Vec<&Loop> = loops[first_reduce..]
+            .iter()
+            .filter(|l| data_loops.contains(&l.iv))
+            .collect();
+        let mut init_nest = init;
+        for l in data_inner.iter().rev() {
+            init_nest = l.wrap(init_nest);
+        }
+        let update_nest = self.nest(&loops[first_reduce..], update, placed, first_reduce)?;
+        self.nest(
+            &loops[..first_reduce],
+            Stmt::seq([init_nest, update_nest]),
+            placed,
+            0,
+        )
+    }
+
+    /// The initialisation and the update of stage `i`, a reduction by a
+    /// [`crate::CommReducer`] whose outputs are stored at `out_access`: one
+    /// store per output, in order, as TVM's `MakeReduction` emits them
+    /// (each update reads the outputs as they are when it runs).
+    fn comm_reduce_stores(
+        &self,
+        i: usize,
+        r: &crate::comm_reducer::CommReduce,
+        out_access: &[Expr],
+    ) -> Result<(Stmt, Stmt)> {
+        let st = &self.s.stages()[i];
+        let op = st.op();
+        let combiner = r.combiner();
+        if let Some((j, k)) = combiner.overwritten_read() {
+            return Err(TeError::lowering(format!(
+                "`{}` reduces with `{}`, whose value {j} is computed from accumulated value {k}: \
+                 the update stores the values one after another (as TVM does), so value {k} is \
+                 already overwritten when value {j} is computed; order the combiner's values so \
+                 that each reads only accumulated values at or after its own position",
+                op.name(),
+                combiner.name()
+            )));
+        }
+        let bufs: Vec<Buffer> = (0..combiner.size())
+            .map(|k| self.buffer_of(i, k).expect("computed stages have buffers"))
+            .collect();
+        let axis: Vec<Expr> = op.axis().iter().map(IterVar::expr).collect();
+        let acc: Vec<TeValue> = op.outputs().iter().map(|t| t.at(axis.clone())).collect();
+        let mut inits = Vec::with_capacity(bufs.len());
+        let mut updates = Vec::with_capacity(bufs.len());
+        for (k, buf) in bufs.iter().enumerate() {
+            let dtype = buf.dtype();
+            let (init_stage, stage) = if k == 0 {
+                (format!("{}.init", st.name()), st.name().to_string())
+            } else {
+                (format!("{}.init", buf.name()), buf.name().to_string())
+            };
+            let identity = self.operand(&combiner.identity()[k], dtype)?;
+            inits.push(Stmt::store_in_stage(
+                init_stage,
+                buf,
+                out_access.to_vec(),
+                identity,
+            ));
+            let combined = combiner.combine(k, &acc, r.sources());
+            let combined = self.operand(&combined, dtype)?;
+            updates.push(Stmt::store_in_stage(
+                stage,
+                buf,
+                out_access.to_vec(),
+                combined,
+            ));
+        }
+        let mut update = Stmt::seq(updates);
+        if let Some(c) = r.condition() {
+            update = Stmt::if_then(Value::index(self.expr(c)), update);
+        }
+        Ok((Stmt::seq(inits), update))
     }
 
     /// Wraps `inner` in `loops` (outermost first; the first is loop number
     /// `offset` of its stage), placing the stages attached to each loop and
     /// the guards `placed` at that loop at the start of its body.
-    fn nest(
+    pub(crate) fn nest(
         &mut self,
         loops: &[Loop],
         inner: Stmt,
@@ -737,11 +1013,9 @@ impl<'a> Lowerer<'a> {
                 }
             }
             for (_, g) in placed.iter().rev().filter(|(p, _)| *p == Some(k + offset)) {
-                stmt = Stmt::if_then(Value::index(g.clone()), stmt);
+                stmt = Stmt::if_then(Value::likely(Value::index(g.clone())), stmt);
             }
-            if !l.trivial {
-                stmt = Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), stmt);
-            }
+            stmt = l.wrap(stmt);
         }
         Ok(stmt)
     }
@@ -762,7 +1036,7 @@ impl<'a> Lowerer<'a> {
 
     /// Lowers an element value of the stage being lowered: its axes become
     /// the loop expressions [`Lowerer::unsimplified`] gives them.
-    fn value(&self, v: &TeValue) -> Result<Value> {
+    pub(crate) fn value(&self, v: &TeValue) -> Result<Value> {
         tir::stack::grow(|| self.value_step(v))
     }
 
@@ -775,11 +1049,11 @@ impl<'a> Lowerer<'a> {
             ValueKind::Index(e) => Value::index(idx(e)),
             ValueKind::Load(t, indices) => {
                 let p = self.s.stage_index(t.op())?;
-                let buf = self.buffers[p]
-                    .as_ref()
+                let buf = self
+                    .buffer_of(p, t.value_index())
                     .ok_or_else(|| TeError::lowering(format!("`{}` has no storage", t.name())))?;
                 let logical: Vec<Expr> = indices.iter().map(raw).collect();
-                Value::load(buf, self.access(p, logical))
+                Value::load(&buf, self.access(p, logical))
             }
             ValueKind::Neg(a) => -self.value(a)?,
             ValueKind::Binary(op, a, b) => {
@@ -787,10 +1061,12 @@ impl<'a> Lowerer<'a> {
                 let (x, y) = (self.operand(a, dtype)?, self.operand(b, dtype)?);
                 Value::binary(binop(*op, dtype.is_int()), x, y)
             }
+            // `if_then_else` evaluates only the side it chooses, and prints
+            // as such (TVM's `tir.if_then_else`).
             ValueKind::Select(c, a, b) => {
-                Value::select(Value::index(idx(c)), self.value(a)?, self.value(b)?)
+                Value::if_then_else(Value::index(idx(c)), self.value(a)?, self.value(b)?)
             }
-            ValueKind::Reduce(_) => {
+            ValueKind::Reduce(_) | ValueKind::CommReduce(_) => {
                 return Err(TeError::definition(
                     "a reduction must be the whole body of a compute",
                 ))
@@ -809,7 +1085,7 @@ impl<'a> Lowerer<'a> {
             ValueKind::Not(a) => !self.value(a)?,
             ValueKind::Cast(t, a) => Value::cast(*t, self.value(a)?),
             ValueKind::SelectValue(c, a, b) => {
-                Value::select(self.value(c)?, self.value(a)?, self.value(b)?)
+                Value::if_then_else(self.value(c)?, self.value(a)?, self.value(b)?)
             }
             ValueKind::Gather(t, indices) => {
                 let p = self.s.stage_index(t.op())?;
@@ -821,8 +1097,8 @@ impl<'a> Lowerer<'a> {
                         t.name()
                     )));
                 }
-                let buf = self.buffers[p]
-                    .as_ref()
+                let buf = self
+                    .buffer_of(p, t.value_index())
                     .ok_or_else(|| TeError::lowering(format!("`{}` has no storage", t.name())))?;
                 // Each index computed from values is bound to a variable
                 // around the load, since loads take index expressions.
@@ -838,7 +1114,7 @@ impl<'a> Lowerer<'a> {
                         }
                     }
                 }
-                let load = Value::load(buf, self.access(p, logical));
+                let load = Value::load(&buf, self.access(p, logical));
                 bound
                     .into_iter()
                     .rev()
@@ -848,7 +1124,97 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-fn binop(op: BinaryOp, int: bool) -> BinOp {
+/// The parts of every scan, by stage position, with the position of their
+/// scan: its init, its update and its state, which all stand for the
+/// scan's buffer; and its init alone.
+type ScanParts = (HashMap<usize, usize>, HashMap<usize, usize>);
+
+fn scan_parts(s: &Schedule) -> Result<ScanParts> {
+    let mut parts = HashMap::new();
+    let mut inits = HashMap::new();
+    for (i, st) in s.stages().iter().enumerate() {
+        let Some(scan) = crate::scan::scan_op(st.op()) else {
+            continue;
+        };
+        let init = s.stage_index(scan.init.op())?;
+        if inits.insert(init, i).is_some() {
+            return Err(TeError::schedule(format!(
+                "`{}` is the init of two scans: give each scan its own init",
+                scan.init.name()
+            )));
+        }
+        parts.insert(init, i);
+        parts.insert(s.stage_index(scan.update.op())?, i);
+        // A state the update never reads is not part of the schedule.
+        if let Ok(state) = s.stage_index(scan.state.op()) {
+            parts.insert(state, i);
+        }
+    }
+    Ok((parts, inits))
+}
+
+/// `s` inside an `if (likely(...))` per guard of `gs`, the first outermost
+/// (TVM marks the guards of split tails as likely).
+fn guarded(s: Stmt, gs: &[&Expr]) -> Stmt {
+    gs.iter().rev().fold(s, |acc, g| {
+        Stmt::if_then(Value::likely(Value::index((*g).clone())), acc)
+    })
+}
+
+/// The factor of the split `iv` is the inner loop of, if it is one.
+fn split_factor<'s>(st: &'s crate::schedule::Stage, iv: &IterVar) -> Option<&'s Expr> {
+    st.relations().iter().find_map(|r| match r {
+        crate::schedule::Relation::Split {
+            inner,
+            by: crate::schedule::SplitBy::Factor(f),
+            ..
+        } if inner == iv => Some(f),
+        _ => None,
+    })
+}
+
+/// The axis `iv` is the inner loop of a split of, if it is one.
+fn split_parent<'s>(st: &'s crate::schedule::Stage, iv: &IterVar) -> Option<&'s IterVar> {
+    st.relations().iter().find_map(|r| match r {
+        crate::schedule::Relation::Split {
+            parent,
+            inner,
+            by: crate::schedule::SplitBy::Factor(_),
+            ..
+        } if inner == iv => Some(parent),
+        _ => None,
+    })
+}
+
+/// The kind and pragmas of the loop over `iv`, a leaf of `st`: a thread
+/// launch when it is bound (without pragmas, as TVM's `MakeLoopNest`
+/// drops them there), else what `parallel`, `vectorize`, `unroll` and
+/// `pragma` gave it.
+fn loop_kind(st: &crate::schedule::Stage, iv: &IterVar) -> (tir::ForKind, Vec<tir::Pragma>) {
+    if let (Some(thread), Some(tag)) = (st.bound_thread(iv), st.thread_tag(iv)) {
+        let launch = tir::ThreadLaunch {
+            tag: tag.to_string(),
+            dom: thread.dom().cloned(),
+        };
+        return (tir::ForKind::Thread(launch), Vec::new());
+    }
+    let pragmas = st.annotation(iv).map_or_else(Vec::new, |a| {
+        a.pragmas
+            .iter()
+            .map(|(key, value)| tir::Pragma {
+                key: key.clone(),
+                value: value.clone(),
+                dom: iv.dom().cloned(),
+            })
+            .collect()
+    });
+    let kind = st
+        .annotation(iv)
+        .map_or(tir::ForKind::Serial, |a| a.kind.clone());
+    (kind, pragmas)
+}
+
+pub(crate) fn binop(op: BinaryOp, int: bool) -> BinOp {
     match op {
         BinaryOp::Add => BinOp::Add,
         BinaryOp::Sub => BinOp::Sub,
@@ -1075,4 +1441,44 @@ fn enumerate_max(
         }
     }
     true
+}
+
+/// The name of the buffer of output `k` of stage `st`: the stage's name for
+/// an operation of one output, `C.v0`, `C.v1`, ... for one of several, as
+/// TVM names them.
+fn buffer_name(st: &crate::schedule::Stage, k: usize) -> String {
+    if st.op().num_outputs() > 1 {
+        format!("{}.v{k}", st.name())
+    } else {
+        st.name().to_string()
+    }
+}
+
+/// Per stage, the buffers of its outputs after the first, shaped and
+/// scoped as the first output's buffer (`buffers[i]`).
+fn more_output_buffers(s: &Schedule, buffers: &[Option<Buffer>]) -> Result<Vec<Vec<Buffer>>> {
+    s.stages()
+        .iter()
+        .zip(buffers)
+        .map(|(st, first)| {
+            let op = st.op();
+            let Some(first) = first.as_ref().filter(|_| op.num_outputs() > 1) else {
+                return Ok(Vec::new());
+            };
+            if s.layout(op).is_some() {
+                return Err(TeError::schedule(format!(
+                    "`{}` has {} outputs: transform_layout applies to operations of one output",
+                    op.name(),
+                    op.num_outputs()
+                )));
+            }
+            Ok((1..op.num_outputs())
+                .map(|k| {
+                    let dtype = op.output_dtype(k).expect("one type per output");
+                    Buffer::new(buffer_name(st, k), dtype, first.shape().to_vec())
+                        .with_scope(first.scope().to_string())
+                })
+                .collect())
+        })
+        .collect()
 }

@@ -36,18 +36,37 @@ pub enum OpKind {
     Placeholder,
     /// A computed tensor (`te.compute`).
     Compute(ComputeOp),
+    /// A state computed step by step along its first axis (`te.scan`).
+    Scan(crate::scan::ScanOp),
+    /// A tensor written by an opaque call (`te.extern`).
+    Extern(crate::extern_op::ExternOp),
 }
 
 struct OpData {
     id: OpId,
     name: String,
+    tag: String,
+    attrs: Attrs,
     shape: Vec<Expr>,
     dtype: DataType,
     kind: OpKind,
+    /// The outputs after the first of a compute with several (TVM's
+    /// `te.compute` returning a tuple); empty for one output.
+    more: Vec<MoreOutput>,
+    /// The names of the outputs when there are several (`C.v0`, `C.v1`).
+    output_names: Vec<String>,
 }
 
-/// An operation: a shared handle with identity. Each operation has exactly
-/// one output [`Tensor`].
+/// An output after the first of an operation with several.
+#[derive(Clone)]
+struct MoreOutput {
+    dtype: DataType,
+    body: Value,
+}
+
+/// An operation: a shared handle with identity. A placeholder has one
+/// output [`Tensor`]; a compute has one per value its body returns, all
+/// of the same shape, computed in one loop nest.
 #[derive(Clone)]
 pub struct Operation(Arc<OpData>);
 
@@ -62,6 +81,19 @@ impl Operation {
         &self.0.name
     }
 
+    /// The tag (`te.compute(..., tag=)`, or the enclosing `te.tag_scope`);
+    /// empty when none was given. TOPI classifies operations by it
+    /// (`"elemwise"`, `"broadcast"`, `"injective"`, ...).
+    pub fn tag(&self) -> &str {
+        &self.0.tag
+    }
+
+    /// The attributes (`te.compute(..., attrs=)`); empty when none were
+    /// given.
+    pub fn attrs(&self) -> &Attrs {
+        &self.0.attrs
+    }
+
     /// Placeholder or compute.
     pub fn kind(&self) -> &OpKind {
         &self.0.kind
@@ -71,7 +103,7 @@ impl Operation {
     pub fn as_compute(&self) -> Option<&ComputeOp> {
         match &self.0.kind {
             OpKind::Compute(c) => Some(c),
-            OpKind::Placeholder => None,
+            _ => None,
         }
     }
 
@@ -85,9 +117,60 @@ impl Operation {
         self.0.dtype
     }
 
-    /// The output tensor.
+    /// The (first) output tensor.
     pub fn output(&self) -> Tensor {
-        Tensor { op: self.clone() }
+        Tensor {
+            op: self.clone(),
+            value_index: 0,
+        }
+    }
+
+    /// How many output tensors the operation has (`op.num_outputs`).
+    pub fn num_outputs(&self) -> usize {
+        1 + self.0.more.len()
+    }
+
+    /// Output `k` (`op.output(k)`), if there is one.
+    pub fn output_at(&self, k: usize) -> Option<Tensor> {
+        (k < self.num_outputs()).then(|| Tensor {
+            op: self.clone(),
+            value_index: k,
+        })
+    }
+
+    /// Every output tensor, in order.
+    pub fn outputs(&self) -> Vec<Tensor> {
+        (0..self.num_outputs())
+            .map(|k| Tensor {
+                op: self.clone(),
+                value_index: k,
+            })
+            .collect()
+    }
+
+    /// The element type of output `k` (`None` past the last output).
+    pub fn output_dtype(&self, k: usize) -> Option<DataType> {
+        match k {
+            0 => Some(self.0.dtype),
+            _ => self.0.more.get(k - 1).map(|m| m.dtype),
+        }
+    }
+
+    /// The body of output `k` of a compute (`op.body[k]`).
+    pub fn body(&self, k: usize) -> Option<&Value> {
+        let c = self.as_compute()?;
+        match k {
+            0 => Some(&c.body),
+            _ => self.0.more.get(k - 1).map(|m| &m.body),
+        }
+    }
+
+    /// The bodies of every output of a compute, in order (empty for
+    /// placeholders).
+    pub fn bodies(&self) -> Vec<&Value> {
+        (0..self.num_outputs())
+            .filter_map(|k| self.body(k))
+            .collect()
     }
 
     /// The data-parallel axes (empty for placeholders).
@@ -102,8 +185,12 @@ impl Operation {
             .unwrap_or(&[])
     }
 
-    /// The root iteration variables: `axis` then `reduce_axis`.
+    /// The root iteration variables: `axis` then `reduce_axis` (a scan's
+    /// scan axis then its spatial axes).
     pub fn root_iter_vars(&self) -> Vec<IterVar> {
+        if let OpKind::Scan(scan) = self.kind() {
+            return scan.root_iter_vars();
+        }
         let mut v = self.axis().to_vec();
         v.extend(self.reduce_axis().iter().cloned());
         v
@@ -111,9 +198,14 @@ impl Operation {
 
     /// The tensors the body reads, each once, in order of first use.
     pub fn input_tensors(&self) -> Vec<Tensor> {
+        match self.kind() {
+            OpKind::Scan(scan) => return vec![scan.init.clone(), scan.update.clone()],
+            OpKind::Extern(e) => return e.inputs.clone(),
+            _ => {}
+        }
         let mut out: Vec<Tensor> = Vec::new();
-        if let Some(c) = self.as_compute() {
-            c.body.for_each_access(&mut |t, _| {
+        for body in self.bodies() {
+            body.for_each_access(&mut |t, _| {
                 if !out.contains(t) {
                     out.push(t.clone());
                 }
@@ -145,11 +237,12 @@ impl AsRef<Operation> for Operation {
     }
 }
 
-/// The output of an operation: a shared handle; equal tensors come from the
-/// same operation.
+/// An output of an operation: a shared handle; equal tensors are the same
+/// output of the same operation.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Tensor {
     op: Operation,
+    value_index: usize,
 }
 
 impl Tensor {
@@ -158,9 +251,19 @@ impl Tensor {
         &self.op
     }
 
-    /// The name of the producing operation.
+    /// Which output of its operation this is (`t.value_index`).
+    pub fn value_index(&self) -> usize {
+        self.value_index
+    }
+
+    /// The name: the operation's, or `C.v0`, `C.v1`, ... for the outputs
+    /// of an operation with several, as TVM names them.
     pub fn name(&self) -> &str {
-        self.op.name()
+        self.op
+            .0
+            .output_names
+            .get(self.value_index)
+            .map_or(self.op.name(), String::as_str)
     }
 
     /// The shape.
@@ -175,7 +278,9 @@ impl Tensor {
 
     /// The element type.
     pub fn dtype(&self) -> DataType {
-        self.op.dtype()
+        self.op
+            .output_dtype(self.value_index)
+            .unwrap_or(self.op.dtype())
     }
 
     /// The element at `indices` (`A[i, j]`), as a value for compute bodies.
@@ -215,7 +320,7 @@ pub fn reduce_axis(range: (impl Into<Expr>, impl Into<Expr>), name: &str) -> Ite
     IterVar::new(name, Some(dom), IterKind::Reduce)
 }
 
-fn check_shape(shape: &[Expr], name: &str) -> Result<()> {
+pub(crate) fn check_shape(shape: &[Expr], name: &str) -> Result<()> {
     for (d, s) in shape.iter().enumerate() {
         if s.node_count() as u64 > MAX_BODY_NODES {
             return Err(TeError::definition(format!(
@@ -239,14 +344,96 @@ fn check_shape(shape: &[Expr], name: &str) -> Result<()> {
     Ok(())
 }
 
-fn new_op(name: &str, shape: Vec<Expr>, dtype: DataType, kind: OpKind) -> Operation {
+pub(crate) fn new_op(name: &str, shape: Vec<Expr>, dtype: DataType, kind: OpKind) -> Operation {
     Operation(Arc::new(OpData {
         id: OpId(NEXT_OP_ID.fetch_add(1, Ordering::Relaxed)),
         name: name.to_string(),
+        tag: String::new(),
+        attrs: Attrs::new(),
         shape,
         dtype,
         kind,
+        more: Vec::new(),
+        output_names: Vec::new(),
     }))
+}
+
+impl Operation {
+    /// This operation with the tag and attributes given (same identity
+    /// otherwise unchanged: used while the operation is being built).
+    fn with_tag(self, tag: &str, attrs: Attrs) -> Operation {
+        match Arc::try_unwrap(self.0) {
+            Ok(mut d) => {
+                d.tag = tag.to_string();
+                d.attrs = attrs;
+                Operation(Arc::new(d))
+            }
+            Err(shared) => Operation(Arc::new(OpData {
+                id: shared.id,
+                name: shared.name.clone(),
+                tag: tag.to_string(),
+                attrs,
+                shape: shared.shape.clone(),
+                dtype: shared.dtype,
+                kind: shared.kind.clone(),
+                more: shared.more.clone(),
+                output_names: shared.output_names.clone(),
+            })),
+        }
+    }
+
+    /// A new compute operation (own identity) from its parts: the axes,
+    /// the body and what the body reduces over are taken as given, the
+    /// shape from the axes' extents. Schedule primitives that add stages
+    /// build their operations with it.
+    pub(crate) fn new_compute(
+        name: &str,
+        tag: &str,
+        attrs: Attrs,
+        axis: Vec<IterVar>,
+        body: Value,
+    ) -> Operation {
+        let shape = axis
+            .iter()
+            .map(|a| a.dom().map_or_else(|| Expr::int(0), |d| d.extent.clone()))
+            .collect();
+        let reduce_axis = body.as_reduce().map(|r| r.axes.clone()).unwrap_or_default();
+        let dtype = body.dtype();
+        new_op(
+            name,
+            shape,
+            dtype,
+            OpKind::Compute(ComputeOp {
+                axis,
+                reduce_axis,
+                body,
+            }),
+        )
+        .with_tag(tag, attrs)
+    }
+
+    /// The operation that replaces this one in its stage when a schedule
+    /// primitive rewrites its definition (`cache_read` redirecting its
+    /// reads, `cache_write` and `rfactor` moving its work to a new stage).
+    /// It keeps this operation's identity, name, tag and attributes, so
+    /// that the tensor the user holds still names the stage and its
+    /// buffer, as TVM writes a replaced stage's results to the tensor of
+    /// its original operation.
+    pub(crate) fn replaced(&self, compute: ComputeOp) -> Operation {
+        Operation(Arc::new(OpData {
+            id: self.0.id,
+            name: self.0.name.clone(),
+            tag: self.0.tag.clone(),
+            attrs: self.0.attrs.clone(),
+            shape: self.0.shape.clone(),
+            dtype: compute.body.dtype(),
+            kind: OpKind::Compute(compute),
+            // The other outputs keep their definitions: they still read
+            // what they read, which the schedule still computes.
+            more: self.0.more.clone(),
+            output_names: self.0.output_names.clone(),
+        }))
+    }
 }
 
 /// An input tensor (`te.placeholder(shape, name=, dtype=)`).
@@ -312,6 +499,88 @@ pub fn try_compute_named<E: From<TeError>>(
     fcompute: impl FnOnce(&[Expr]) -> std::result::Result<Value, E>,
     name: &str,
 ) -> std::result::Result<Tensor, E> {
+    try_compute_tagged(shape, axis_names, fcompute, name, "", Attrs::new())
+}
+
+/// `te.compute(shape, fcompute, name, tag=, attrs=)`: [`try_compute_named`]
+/// with the operation's tag and attributes (see [`Operation::tag`],
+/// [`Operation::attrs`]).
+///
+/// ```
+/// use tir::DataType;
+/// let a = te::placeholder([4], "A", DataType::Float32).unwrap();
+/// let mut attrs = te::Attrs::new();
+/// attrs.insert("workload".to_string(), te::AttrValue::Str("relu".into()));
+/// let b = te::try_compute_tagged([4], &["i"], |i| Ok::<_, te::TeError>(a.at([&i[0]]) * 2.0),
+///     "B", "elemwise", attrs).unwrap();
+/// assert_eq!(b.op().tag(), "elemwise");
+/// assert_eq!(b.op().attrs()["workload"].to_string(), "\"relu\"");
+/// ```
+pub fn try_compute_tagged<E: From<TeError>>(
+    shape: impl IntoIterator<Item = impl Into<Expr>>,
+    axis_names: &[&str],
+    fcompute: impl FnOnce(&[Expr]) -> std::result::Result<Value, E>,
+    name: &str,
+    tag: &str,
+    attrs: Attrs,
+) -> std::result::Result<Tensor, E> {
+    let op = build_compute(
+        shape,
+        axis_names,
+        |i| fcompute(i).map(|v| vec![v]),
+        name,
+        tag,
+        attrs,
+    )?;
+    Ok(op.output())
+}
+
+/// `te.compute` whose lambda returns a tuple: one output tensor per value
+/// (`C, D = te.compute(shape, lambda i: (a, b))`), named `C.v0`, `C.v1`,
+/// ..., all computed in one loop nest. The values are either all free of
+/// reductions or all the outputs of one tuple reduction
+/// ([`CommReducer::reduce`](crate::CommReducer::reduce)), in order. One
+/// value gives an ordinary compute of one output.
+///
+/// ```
+/// use tir::DataType;
+/// let a = te::placeholder([4], "A", DataType::Float32).unwrap();
+/// let outs = te::try_compute_multi([4], &["i"], |i| {
+///     Ok::<_, te::TeError>(vec![a.at([&i[0]]) + 1.0, a.at([&i[0]]) * 2.0])
+/// }, "C").unwrap();
+/// assert_eq!(outs[1].name(), "C.v1");
+/// assert_eq!(outs[1].op().num_outputs(), 2);
+/// ```
+pub fn try_compute_multi<E: From<TeError>>(
+    shape: impl IntoIterator<Item = impl Into<Expr>>,
+    axis_names: &[&str],
+    fcompute: impl FnOnce(&[Expr]) -> std::result::Result<Vec<Value>, E>,
+    name: &str,
+) -> std::result::Result<Vec<Tensor>, E> {
+    try_compute_multi_tagged(shape, axis_names, fcompute, name, "", Attrs::new())
+}
+
+/// [`try_compute_multi`] with the operation's tag and attributes.
+pub fn try_compute_multi_tagged<E: From<TeError>>(
+    shape: impl IntoIterator<Item = impl Into<Expr>>,
+    axis_names: &[&str],
+    fcompute: impl FnOnce(&[Expr]) -> std::result::Result<Vec<Value>, E>,
+    name: &str,
+    tag: &str,
+    attrs: Attrs,
+) -> std::result::Result<Vec<Tensor>, E> {
+    Ok(build_compute(shape, axis_names, fcompute, name, tag, attrs)?.outputs())
+}
+
+/// Builds a compute operation with one output per value `fcompute` returns.
+fn build_compute<E: From<TeError>>(
+    shape: impl IntoIterator<Item = impl Into<Expr>>,
+    axis_names: &[&str],
+    fcompute: impl FnOnce(&[Expr]) -> std::result::Result<Vec<Value>, E>,
+    name: &str,
+    tag: &str,
+    attrs: Attrs,
+) -> std::result::Result<Operation, E> {
     let shape: Vec<Expr> = shape.into_iter().map(Into::into).collect();
     check_shape(&shape, name)?;
     if axis_names.len() != shape.len() {
@@ -328,21 +597,88 @@ pub fn try_compute_named<E: From<TeError>>(
         .map(|(s, n)| IterVar::new(*n, Some(Range::from_extent(s.clone())), IterKind::DataPar))
         .collect();
     let vars: Vec<Expr> = axis.iter().map(IterVar::expr).collect();
-    let body = fcompute(&vars)?;
+    let mut bodies = fcompute(&vars)?.into_iter();
+    let Some(body) = bodies.next() else {
+        return Err(TeError::definition(format!(
+            "the lambda of `{name}` returns no value: return one value, or a tuple of them"
+        ))
+        .into());
+    };
+    let more: Vec<Value> = bodies.collect();
     let reduce_axis = check_body(&body, name)?;
+    for b in &more {
+        check_body(b, name)?;
+    }
+    crate::comm_reducer::check_outputs(&body, &more, name)?;
     let dtype = body.dtype();
-    Ok(new_op(
-        name,
+    let output_names = if more.is_empty() {
+        Vec::new()
+    } else {
+        (0..=more.len()).map(|k| format!("{name}.v{k}")).collect()
+    };
+    Ok(Operation(Arc::new(OpData {
+        id: OpId(NEXT_OP_ID.fetch_add(1, Ordering::Relaxed)),
+        name: name.to_string(),
+        tag: tag.to_string(),
+        attrs,
         shape,
         dtype,
-        OpKind::Compute(ComputeOp {
+        kind: OpKind::Compute(ComputeOp {
             axis,
             reduce_axis,
             body,
         }),
-    )
-    .output())
+        more: more
+            .into_iter()
+            .map(|body| MoreOutput {
+                dtype: body.dtype(),
+                body,
+            })
+            .collect(),
+        output_names,
+    })))
 }
+
+/// A value of an operation attribute (`te.compute(..., attrs={...})`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum AttrValue {
+    /// An integer.
+    Int(i64),
+    /// A floating-point number.
+    Float(f64),
+    /// A string.
+    Str(String),
+    /// An index expression (`PrimExpr`).
+    Expr(Expr),
+    /// A list of values (TOPI's `workload` tuples).
+    List(Vec<AttrValue>),
+}
+
+impl fmt::Display for AttrValue {
+    /// As TVM prints attribute values: strings quoted, lists in brackets.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AttrValue::Int(v) => write!(f, "{v}"),
+            AttrValue::Float(v) => write!(f, "{v:?}"),
+            AttrValue::Str(v) => write!(f, "{v:?}"),
+            AttrValue::Expr(e) => write!(f, "{e}"),
+            AttrValue::List(items) => {
+                f.write_str("[")?;
+                for (k, v) in items.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+        }
+    }
+}
+
+/// The attributes of an operation, by name, in name order (TVM's
+/// `Map<String, ObjectRef>`).
+pub type Attrs = std::collections::BTreeMap<String, AttrValue>;
 
 /// Checks load arities and that a reduction, if any, is the whole body;
 /// returns the reduction axes.
@@ -395,13 +731,29 @@ fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
         let mut found = false;
         fn walk(v: &Value, found: &mut bool) {
             tir::stack::grow(|| match v.kind() {
-                ValueKind::Reduce(_) => *found = true,
+                ValueKind::Reduce(_) | ValueKind::CommReduce(_) => *found = true,
                 _ => v.for_each_operand(|a| walk(a, found)),
             })
         }
         walk(v, &mut found);
         found
     };
+    if let ValueKind::CommReduce(r) = body.kind() {
+        if r.sources().iter().any(nested) {
+            return Err(TeError::definition(format!(
+                "`{name}` nests a reduction inside a reduction: compute the inner one as its own tensor"
+            )));
+        }
+        if r.axes()
+            .iter()
+            .any(|a| a.kind() != IterKind::Reduce || a.dom().is_none())
+        {
+            return Err(TeError::definition(format!(
+                "`{name}` reduces over an axis that is not a `reduce_axis`"
+            )));
+        }
+        return Ok(r.axes().to_vec());
+    }
     match body.as_reduce() {
         Some(r) => {
             if nested(&r.source) {

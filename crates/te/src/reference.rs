@@ -5,8 +5,11 @@
 //! elements of a tensor is the number of its elements the outputs actually
 //! need, which measures over-computation of a schedule.
 
+use crate::comm_reducer::CommReduce;
 use crate::error::{Result, TeError};
-use crate::operation::{OpId, Operation};
+use crate::extern_op::ExternOp;
+use crate::operation::{OpId, OpKind, Operation, Tensor};
+use crate::scan::ScanOp;
 use crate::value::{Value, ValueKind};
 use arith::Var;
 use std::collections::HashMap;
@@ -17,6 +20,17 @@ pub struct Reference<'a> {
     inputs: &'a HashMap<OpId, tir::Tensor>,
     sizes: &'a HashMap<Var, i64>,
     memo: HashMap<OpId, HashMap<Vec<i64>, f64>>,
+    /// State placeholders of scans, read as their scan.
+    aliases: HashMap<OpId, Operation>,
+    /// The scan elements being evaluated: a step that reads its own row
+    /// (or a later one that reads back) would never finish.
+    pending: std::collections::HashSet<(OpId, Vec<i64>)>,
+    /// The elements of operations with several outputs, all outputs of a
+    /// point at once (a tuple reduction computes them together).
+    memo_outputs: HashMap<OpId, HashMap<Vec<i64>, Vec<f64>>>,
+    /// The values of the operands of a reducer's combiner while it is
+    /// evaluated, by the operand's placeholder.
+    operands: HashMap<OpId, f64>,
 }
 
 /// Rounds to the precision of `dtype`, as the interpreter stores values.
@@ -37,22 +51,151 @@ impl<'a> Reference<'a> {
             inputs,
             sizes,
             memo: HashMap::new(),
+            aliases: HashMap::new(),
+            pending: Default::default(),
+            memo_outputs: HashMap::new(),
+            operands: HashMap::new(),
         }
     }
 
     /// How many distinct elements of `op` were needed so far.
     pub fn needed(&self, op: &Operation) -> u64 {
-        self.memo.get(&op.id()).map_or(0, |m| m.len() as u64)
+        let multi = self
+            .memo_outputs
+            .get(&op.id())
+            .map_or(0, |m| m.len() as u64);
+        self.memo.get(&op.id()).map_or(multi, |m| m.len() as u64)
     }
 
-    /// The element of `op` at `idx`.
-    pub fn element(&mut self, op: &Operation, idx: &[i64]) -> Result<f64> {
+    /// The element of tensor `t` (any output of its operation) at `idx`.
+    pub fn element_of(&mut self, t: &Tensor, idx: &[i64]) -> Result<f64> {
+        if t.op().num_outputs() == 1 {
+            return self.element(t.op(), idx);
+        }
+        self.check_index(t.op(), idx)?;
+        let op = t.op();
+        if let Some(v) = self.memo_outputs.get(&op.id()).and_then(|m| m.get(idx)) {
+            return Ok(v[t.value_index()]);
+        }
+        let c = op.as_compute().expect("only computes have several outputs");
+        let mut env: HashMap<Var, i64> = self.sizes.clone();
+        for (a, &i) in c.axis.iter().zip(idx) {
+            env.insert(a.var().clone(), i);
+        }
+        let values = match c.body.kind() {
+            // One reduction gives every output.
+            ValueKind::CommReduce(r) => self.comm_reduce(&r.clone(), &mut env)?,
+            _ => {
+                let bodies: Vec<Value> = op.bodies().into_iter().cloned().collect();
+                let mut values = Vec::with_capacity(bodies.len());
+                for (k, body) in bodies.iter().enumerate() {
+                    let dtype = op.output_dtype(k).expect("one type per output");
+                    values.push(round(self.value(body, &mut env)?, dtype));
+                }
+                values
+            }
+        };
+        let v = values[t.value_index()];
+        self.memo_outputs
+            .entry(op.id())
+            .or_default()
+            .insert(idx.to_vec(), values);
+        Ok(v)
+    }
+
+    fn check_index(&self, op: &Operation, idx: &[i64]) -> Result<()> {
         let shape = self.shape(op)?;
         if idx.len() != shape.len() || idx.iter().zip(&shape).any(|(&i, &n)| i < 0 || i >= n) {
             return Err(TeError::definition(format!(
                 "the definitions read `{}` at {idx:?}, outside its shape {shape:?}",
                 op.name()
             )));
+        }
+        Ok(())
+    }
+
+    /// Every value of the reduction `r` at the point `env`: the combiner
+    /// folds the tuple of sources of each point of the axes into the
+    /// accumulated tuple, all positions at once.
+    fn comm_reduce(&mut self, r: &CommReduce, env: &mut HashMap<Var, i64>) -> Result<Vec<f64>> {
+        let combiner = r.combiner().clone();
+        let dtypes = combiner.dtypes();
+        let mut acc = Vec::with_capacity(dtypes.len());
+        for (v, &t) in combiner.identity().iter().zip(&dtypes) {
+            acc.push(round(self.value(v, env)?, t));
+        }
+        let mut ranges = Vec::with_capacity(r.axes().len());
+        for a in r.axes() {
+            let d = a.dom().expect("reduction axes have domains");
+            ranges.push((self.index(&d.min, env)?, self.index(&d.extent, env)?));
+        }
+        if ranges.iter().any(|r| r.1 <= 0) {
+            return Ok(acc);
+        }
+        let mut point: Vec<i64> = ranges.iter().map(|r| r.0).collect();
+        loop {
+            for (a, &x) in r.axes().iter().zip(&point) {
+                env.insert(a.var().clone(), x);
+            }
+            let take = match r.condition() {
+                Some(c) => self.index(c, env)? != 0,
+                None => true,
+            };
+            if take {
+                let mut new = Vec::with_capacity(acc.len());
+                for (s, &t) in r.sources().iter().zip(&dtypes) {
+                    new.push(round(self.value(s, env)?, t));
+                }
+                for (t, &x) in combiner.lhs().iter().zip(&acc) {
+                    self.operands.insert(t.op().id(), x);
+                }
+                for (t, &x) in combiner.rhs().iter().zip(&new) {
+                    self.operands.insert(t.op().id(), x);
+                }
+                let mut next = Vec::with_capacity(acc.len());
+                for (v, &t) in combiner.result().iter().zip(&dtypes) {
+                    next.push(round(self.value(v, env)?, t));
+                }
+                for t in combiner.lhs().iter().chain(combiner.rhs()) {
+                    self.operands.remove(&t.op().id());
+                }
+                acc = next;
+            }
+            // Next point, last axis fastest.
+            let mut k = point.len();
+            loop {
+                if k == 0 {
+                    return Ok(acc);
+                }
+                k -= 1;
+                point[k] += 1;
+                if point[k] < ranges[k].0 + ranges[k].1 {
+                    break;
+                }
+                point[k] = ranges[k].0;
+            }
+        }
+    }
+
+    /// The element of `op` at `idx`.
+    pub fn element(&mut self, op: &Operation, idx: &[i64]) -> Result<f64> {
+        if let Some(scan) = self.aliases.get(&op.id()).cloned() {
+            return self.element(&scan, idx);
+        }
+        if op.num_outputs() > 1 {
+            return self.element_of(&op.output(), idx);
+        }
+        let shape = self.shape(op)?;
+        if idx.len() != shape.len() || idx.iter().zip(&shape).any(|(&i, &n)| i < 0 || i >= n) {
+            return Err(TeError::definition(format!(
+                "the definitions read `{}` at {idx:?}, outside its shape {shape:?}",
+                op.name()
+            )));
+        }
+        match op.kind() {
+            OpKind::Scan(scan) => return self.scan_element(op, scan, idx),
+            OpKind::Extern(e) => return self.extern_element(op, e, idx),
+            _ => {}
         }
         let Some(c) = op.as_compute() else {
             let t = self.inputs.get(&op.id()).ok_or_else(|| {
@@ -75,6 +218,102 @@ impl<'a> Reference<'a> {
             .or_default()
             .insert(idx.to_vec(), v);
         Ok(v)
+    }
+
+    /// Row `idx[0]` of a scan: from its init for the first rows, else from
+    /// its update at that step, whose reads of the state are reads of the
+    /// scan (earlier rows, evaluated in turn).
+    fn scan_element(&mut self, op: &Operation, scan: &ScanOp, idx: &[i64]) -> Result<f64> {
+        if let Some(v) = self.memo.get(&op.id()).and_then(|m| m.get(idx)) {
+            return Ok(*v);
+        }
+        let init_rows = self.shape(scan.init.op())?[0];
+        let key = (op.id(), idx.to_vec());
+        if !self.pending.insert(key.clone()) {
+            return Err(TeError::definition(format!(
+                "step {} of scan `{}` reads its own row {idx:?} of the state `{}`: a step may \
+                 only read earlier rows (`t - 1`, ...)",
+                idx[0],
+                op.name(),
+                scan.state.name()
+            )));
+        }
+        let v = if idx[0] < init_rows {
+            self.element(scan.init.op(), idx)
+        } else {
+            self.aliases.insert(scan.state.op().id(), op.clone());
+            self.element(scan.update.op(), idx)
+        };
+        self.pending.remove(&key);
+        let v = v?;
+        self.memo
+            .entry(op.id())
+            .or_default()
+            .insert(idx.to_vec(), v);
+        Ok(v)
+    }
+
+    /// An element of an extern operation: its body run by the interpreter
+    /// on its inputs, evaluated whole (once; every element is kept). A body
+    /// that calls a function the program cannot look into has no value.
+    fn extern_element(&mut self, op: &Operation, e: &ExternOp, idx: &[i64]) -> Result<f64> {
+        if let Some(v) = self.memo.get(&op.id()).and_then(|m| m.get(idx)) {
+            return Ok(*v);
+        }
+        if let Some(func) = e.opaque_call() {
+            return Err(TeError::definition(format!(
+                "`{}` calls `{func}`, which cannot be evaluated",
+                op.name()
+            )));
+        }
+        let mut inputs = HashMap::new();
+        for (t, buf) in e.inputs.iter().zip(&e.input_buffers) {
+            let shape = self.shape(t.op())?;
+            let mut data = Vec::new();
+            let total: i64 = shape.iter().product();
+            let mut at = vec![0i64; shape.len()];
+            for _ in 0..total.max(0) {
+                data.push(self.element(t.op(), &at)?);
+                for k in (0..at.len()).rev() {
+                    at[k] += 1;
+                    if at[k] < shape[k] {
+                        break;
+                    }
+                    at[k] = 0;
+                }
+            }
+            let dims: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+            let tensor = tir::Tensor::new(dims, data)
+                .map_err(|m| TeError::definition(format!("input `{}`: {m:?}", t.name())))?;
+            inputs.insert(buf.clone(), tensor);
+        }
+        let mut params = e.input_buffers.clone();
+        params.push(e.output_buffer.clone());
+        let func = tir::PrimFunc::new(op.name(), params, e.body.clone());
+        let run = tir::run(&func, &inputs, self.sizes).map_err(|err| {
+            TeError::definition(format!("running the body of `{}` failed: {err}", op.name()))
+        })?;
+        let out = run
+            .tensor(&e.output_buffer)
+            .ok_or_else(|| TeError::definition(format!("`{}` has no output", op.name())))?;
+        let shape = self.shape(op)?;
+        let memo = self.memo.entry(op.id()).or_default();
+        let mut at = vec![0i64; shape.len()];
+        for _ in 0..shape.iter().product::<i64>().max(0) {
+            let pos: Vec<usize> = at.iter().map(|&x| x as usize).collect();
+            memo.insert(
+                at.clone(),
+                round(out.get(&pos).unwrap_or(f64::NAN), op.dtype()),
+            );
+            for k in (0..at.len()).rev() {
+                at[k] += 1;
+                if at[k] < shape[k] {
+                    break;
+                }
+                at[k] = 0;
+            }
+        }
+        Ok(memo.get(idx).copied().unwrap_or(f64::NAN))
     }
 
     /// The concrete shape of `op`.
@@ -107,12 +346,15 @@ impl<'a> Reference<'a> {
         Ok(match v.kind() {
             ValueKind::Float(x) => *x,
             ValueKind::Index(e) => self.index(e, env)? as f64,
+            ValueKind::Load(t, _) if self.operands.contains_key(&t.op().id()) => {
+                self.operands[&t.op().id()]
+            }
             ValueKind::Load(t, idx) => {
                 let at = idx
                     .iter()
                     .map(|e| self.index(e, env))
                     .collect::<Result<Vec<i64>>>()?;
-                self.element(t.op(), &at)?
+                self.element_of(t, &at)?
             }
             ValueKind::Neg(a) => -self.value(a, env)?,
             ValueKind::Binary(op, a, b) => {
@@ -178,7 +420,7 @@ impl<'a> Reference<'a> {
                     }
                     at.push(v as i64);
                 }
-                self.element(t.op(), &at)?
+                self.element_of(t, &at)?
             }
             ValueKind::Select(c, a, b) => {
                 if self.index(c, env)? != 0 {
@@ -187,6 +429,7 @@ impl<'a> Reference<'a> {
                     self.value(b, env)?
                 }
             }
+            ValueKind::CommReduce(r) => self.comm_reduce(r, env)?[r.value_index()],
             ValueKind::Reduce(r) => {
                 let mut acc = r.reducer.identity(dtype);
                 let mut ranges = Vec::with_capacity(r.axes.len());

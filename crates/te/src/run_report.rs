@@ -116,6 +116,15 @@ impl RunReport {
 
     /// The report as `rangefinder te` prints it.
     pub fn to_text(&self) -> String {
+        // The legacy text cannot fail.
+        self.to_text_in(crate::PrintForm::Legacy)
+            .unwrap_or_default()
+    }
+
+    /// The report with the lowered program printed in `form` (`rangefinder
+    /// te --print tvmscript`). Fails only when the program cannot be
+    /// flattened for TVMScript.
+    pub fn to_text_in(&self, form: crate::PrintForm) -> Result<String> {
         let mut out = String::new();
         let _ = writeln!(out, "# ranges are [min, extent), as TVM's Range");
         for st in &self.report.stages {
@@ -150,7 +159,12 @@ impl RunReport {
             }
         }
         let _ = writeln!(out, "lowered:");
-        let _ = write!(out, "{}", self.report.program);
+        match form {
+            crate::PrintForm::Legacy => {
+                let _ = write!(out, "{}", self.report.program);
+            }
+            crate::PrintForm::TvmScript => out.push_str(&crate::tvmscript(&self.report.program)?),
+        }
         if let Some(c) = &self.check {
             let mut sized: Vec<String> = self
                 .sizes
@@ -175,14 +189,22 @@ impl RunReport {
             for v in &c.violations {
                 let _ = writeln!(out, "  violation: {v}");
             }
-            let verdict = if c.is_clean(TOLERANCE) {
+            for (stage, call) in &c.not_evaluable {
+                let _ = writeln!(
+                    out,
+                    "  not evaluable: `{stage}` calls `{call}`, which cannot be run; nothing was compared"
+                );
+            }
+            let verdict = if !c.not_evaluable.is_empty() {
+                "not run"
+            } else if c.is_clean(TOLERANCE) {
                 "ok"
             } else {
                 "MISMATCH"
             };
             let _ = writeln!(out, "  {verdict}");
         }
-        out
+        Ok(out)
     }
 
     /// The report as `rangefinder te --json` prints it.
@@ -200,6 +222,7 @@ impl RunReport {
                 max_abs_error: c.max_abs_error,
                 max_rel_error: c.max_rel_error,
                 out_of_bounds: c.out_of_bounds,
+                not_evaluable: c.not_evaluable.iter().map(|(s, _)| s.as_str()).collect(),
             }),
             lowered: self.report.program.to_string(),
             stages: self
@@ -243,16 +266,19 @@ impl RunReport {
 #[derive(Serialize)]
 struct RunReportJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
-    check: Option<CheckJson>,
+    check: Option<CheckJson<'a>>,
     lowered: String,
     stages: Vec<StageJson<'a>>,
 }
 
 /// The JSON form of a run's check.
 #[derive(Serialize)]
-struct CheckJson {
+struct CheckJson<'a> {
     max_abs_error: f64,
     max_rel_error: f64,
+    /// Stages whose values cannot be computed (the program was not run).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_evaluable: Vec<&'a str>,
     out_of_bounds: u64,
 }
 

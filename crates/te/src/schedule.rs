@@ -5,6 +5,7 @@
 use crate::error::{Result, TeError};
 use crate::iter_var::{IterKind, IterVar};
 use crate::operation::{OpId, OpKind, Operation, Tensor};
+use crate::tensorize::TensorIntrin;
 use crate::thread::{StorageScope, ThreadTag};
 
 use arith::Expr;
@@ -77,21 +78,32 @@ pub struct Stage {
     is_output: bool,
     scope: Option<StorageScope>,
     threads: HashMap<IterVar, IterVar>,
+    /// The loop given to `tensorize` and its intrinsic.
+    tensorized: Option<(IterVar, TensorIntrin)>,
+    /// Loop kinds and pragmas of leaf loops (see `annotate.rs`).
+    pub(crate) annotations: HashMap<IterVar, crate::annotate::LoopAnnotation>,
 }
 
 impl Stage {
     fn new(op: Operation, name: String, is_output: bool) -> Stage {
         let roots = op.root_iter_vars();
+        // A scan's spatial axes are no loops (TVM's opaque axes).
+        let leaves = match crate::scan::scan_op(&op) {
+            Some(scan) => vec![scan.scan_axis.clone()],
+            None => roots.clone(),
+        };
         Stage {
             op,
             name,
-            all_iter_vars: roots.clone(),
-            leaf_iter_vars: roots,
+            all_iter_vars: roots,
+            leaf_iter_vars: leaves,
             relations: Vec::new(),
             attach: Attach::Root,
             is_output,
             scope: None,
             threads: HashMap::new(),
+            tensorized: None,
+            annotations: HashMap::new(),
         }
     }
 
@@ -161,6 +173,12 @@ impl Stage {
         data
     }
 
+    /// The loop whose nest a tensor intrinsic replaces (`tensorize`), with
+    /// the intrinsic.
+    pub fn tensorized(&self) -> Option<(&IterVar, &TensorIntrin)> {
+        self.tensorized.as_ref().map(|(iv, t)| (iv, t))
+    }
+
     /// Where the stage is computed.
     pub fn attach(&self) -> &Attach {
         &self.attach
@@ -211,7 +229,7 @@ impl Stage {
         }
     }
 
-    fn leaf_pos(&self, iv: &IterVar) -> Result<usize> {
+    pub(crate) fn leaf_pos(&self, iv: &IterVar) -> Result<usize> {
         self.leaf_iter_vars
             .iter()
             .position(|l| l == iv)
@@ -249,11 +267,16 @@ pub struct Schedule {
     outputs: Vec<Operation>,
     stages: Vec<Stage>,
     index: arith::IdMap<OpId, usize>,
+    /// The scan each scan's init, body stage and state belongs to, with
+    /// its role (empty without scans).
+    scan_roles: HashMap<OpId, (Operation, crate::scan::Role)>,
     /// Layout transforms of tensors' buffers (`transform_layout`): the
     /// composition, and each map as given, in order.
     layouts: Vec<(OpId, layout::IndexMap, Vec<layout::IndexMap>)>,
     /// See [`Schedule::revision`].
     revision: u64,
+    /// The groups made by `create_group`, in creation order.
+    pub(crate) groups: crate::group::Groups,
 }
 
 /// The source of [`Schedule::revision`]s: one counter for the process, so
@@ -266,7 +289,13 @@ fn fresh_revision() -> u64 {
 
 /// Creates the schedule of the operations that compute `outputs`.
 pub fn create_schedule(outputs: &[Tensor]) -> Schedule {
-    let ops: Vec<Operation> = outputs.iter().map(|t| t.op().clone()).collect();
+    // Several outputs of one operation are one output operation.
+    let mut seen = HashSet::new();
+    let ops: Vec<Operation> = outputs
+        .iter()
+        .filter(|t| seen.insert(t.op().id()))
+        .map(|t| t.op().clone())
+        .collect();
     Schedule::new(&ops)
 }
 
@@ -303,12 +332,35 @@ impl Schedule {
             };
             stages.push(Stage::new(op, name, is_output));
         }
+        // The body of a scan runs one step per iteration of its scan axis
+        // (TVM's scan update group).
+        let mut scan_roles = HashMap::new();
+        for k in 0..stages.len() {
+            if let Some(scan) = crate::scan::scan_op(&stages[k].op) {
+                use crate::scan::Role;
+                let op = stages[k].op.clone();
+                let attach = Attach::At {
+                    parent: op.clone(),
+                    axis: scan.scan_axis.clone(),
+                };
+                scan_roles.insert(scan.init.op().id(), (op.clone(), Role::Init));
+                scan_roles.insert(scan.state.op().id(), (op.clone(), Role::State));
+                for body in scan.body_ops() {
+                    scan_roles.insert(body.id(), (op.clone(), Role::Body));
+                    if let Some(&j) = index.get(&body.id()) {
+                        stages[j].attach = attach.clone();
+                    }
+                }
+            }
+        }
         Schedule {
             outputs: outputs.to_vec(),
             stages,
             index,
+            scan_roles,
             layouts: Vec::new(),
             revision: fresh_revision(),
+            groups: Default::default(),
         }
     }
 
@@ -333,19 +385,20 @@ impl Schedule {
 
     /// Marks the schedule changed; every method taking `&mut self` calls it
     /// first, before anything that can fail half way.
-    fn touch(&mut self) {
+    pub(crate) fn touch(&mut self) {
         self.revision = fresh_revision();
     }
 
     /// The arguments of a program when none are named: the inputs, then
     /// the outputs.
     pub fn default_args(&self) -> Vec<Tensor> {
+        let states = self.scan_states();
         let inputs = self
             .stages
             .iter()
-            .filter(|st| st.is_placeholder())
+            .filter(|st| st.is_placeholder() && !states.contains(&st.op().id()))
             .map(|st| st.op().output());
-        let outputs = self.outputs.iter().map(|op| op.output());
+        let outputs = self.outputs.iter().flat_map(|op| op.outputs());
         inputs.chain(outputs).collect()
     }
 
@@ -358,9 +411,53 @@ impl Schedule {
             .into_iter()
             .filter(|t| match self.stage_index(t.op()) {
                 Ok(i) => self.stages[i].attach() != &Attach::Inline,
-                Err(_) => t.op().as_compute().is_some(),
+                Err(_) => !matches!(t.op().kind(), OpKind::Placeholder),
             })
             .collect()
+    }
+
+    /// The state placeholders of the scans of the schedule: they are the
+    /// scans' own buffers, not inputs.
+    pub(crate) fn scan_states(&self) -> HashSet<OpId> {
+        self.stages
+            .iter()
+            .filter_map(|st| crate::scan::scan_op(st.op()))
+            .map(|scan| scan.state.op().id())
+            .collect()
+    }
+
+    /// The scan `op` is the init or a body stage of, if any: such stages
+    /// are placed by their scan.
+    fn scan_role(&self, op: &Operation) -> Option<(Operation, crate::scan::Role)> {
+        self.scan_roles.get(&op.id()).cloned()
+    }
+
+    /// Rejects placing a scan's init or update elsewhere: the scan places
+    /// them (before its loop, and in it).
+    fn not_scan_step(&self, op: &Operation, what: &str) -> Result<()> {
+        let role = self.scan_role(op);
+        let step = match &role {
+            Some((scan, crate::scan::Role::Init)) => Some(("init", scan)),
+            Some((scan, crate::scan::Role::Body))
+                if crate::scan::scan_op(scan).is_some_and(|s| s.update.op() == op) =>
+            {
+                Some(("update", scan))
+            }
+            _ => None,
+        };
+        match step {
+            Some((part, scan)) => Err(TeError::schedule(format!(
+                "cannot {what} `{}`: it is the {part} of scan `{}`, which computes it {}",
+                op.name(),
+                scan.name(),
+                if part == "init" {
+                    "before its loop"
+                } else {
+                    "at each step of its loop"
+                }
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// The symbolic sizes the program depends on (`te.var`s in shapes,
@@ -458,13 +555,19 @@ impl Schedule {
         self.layouts.push((op.id(), composed, maps));
     }
 
-    fn compute_stage_mut(&mut self, op: &Operation, what: &str) -> Result<&mut Stage> {
+    pub(crate) fn compute_stage_mut(&mut self, op: &Operation, what: &str) -> Result<&mut Stage> {
         self.touch();
         let i = self.stage_index(op)?;
         let st = &mut self.stages[i];
         if st.is_placeholder() {
             return Err(TeError::schedule(format!(
                 "`{}` is a placeholder: `{what}` applies to computed tensors only",
+                op.name()
+            )));
+        }
+        if matches!(what, "split" | "fuse") && matches!(op.kind(), OpKind::Scan(_)) {
+            return Err(TeError::schedule(format!(
+                "`{}` is a scan: its loop runs one step after another and cannot be {what}",
                 op.name()
             )));
         }
@@ -644,22 +747,24 @@ impl Schedule {
         // As in TVM, whether `axis` is a loop of `parent` (and `parent` not
         // `t` itself or a placeholder) is checked when bounds are inferred
         // (`tvm.lower`), where TVM raises it.
+        // An axis of `parent` that was already split or fused stands for
+        // the loop that replaced it, as TVM's normalize re-targets it.
         let parent = parent.as_ref().clone();
         let op = t.as_ref();
-        self.stage(&parent)?;
+        let axis = crate::normalize::attach_target(self.stage(&parent)?, axis);
+        self.check_group_of_parent(op, &parent)?;
+        self.not_scan_step(op, "compute_at")?;
         let st = self.compute_stage_mut(op, "compute_at")?;
-        st.attach = Attach::At {
-            parent,
-            axis: axis.clone(),
-        };
+        st.attach = Attach::At { parent, axis };
         Ok(())
     }
 
     /// `s[t].bind(iv, thread)`: the loop `iv` enumerates the thread axis
-    /// `thread` (from [`IterVar::thread_axis`]). Lowering still emits it as
-    /// a sequential loop, except inside an enclosing loop bound to the same
-    /// thread axis, whose index it then shares; bound inference uses the tag
-    /// to decide which producers cover all threads.
+    /// `thread` (from [`IterVar::thread_axis`]). Lowering emits it as a
+    /// thread launch (TVM's `thread_extent` attribute; the interpreter runs
+    /// it as a loop over the thread index), except inside an enclosing loop
+    /// bound to the same thread axis, whose index it then shares; bound
+    /// inference uses the tag to decide which producers cover all threads.
     ///
     /// ```
     /// use tir::DataType;
@@ -708,11 +813,41 @@ impl Schedule {
         Ok(())
     }
 
+    /// `s[t].tensorize(iv, intrin)`: the loop `iv` and every loop inside it
+    /// are replaced by a call of `intrin`, whose computation must be what
+    /// they compute (checked, with the region's bounds against the
+    /// intrinsic's shapes, when the schedule is lowered).
+    pub fn tensorize(
+        &mut self,
+        t: &impl AsRef<Operation>,
+        iv: &IterVar,
+        intrin: &TensorIntrin,
+    ) -> Result<()> {
+        self.touch();
+        let st = self.compute_stage_mut(t.as_ref(), "tensorize")?;
+        st.leaf_pos(iv)?;
+        st.tensorized = Some((iv.clone(), intrin.clone()));
+        Ok(())
+    }
+
     /// `s[t].compute_root()`: computes all of `t` at the top level.
+    /// A stage of a scan's body stays in the scan's loop, at its root (as
+    /// TVM's group root).
     pub fn compute_root(&mut self, t: &impl AsRef<Operation>) -> Result<()> {
         self.touch();
-        self.compute_stage_mut(t.as_ref(), "compute_root")?.attach = Attach::Root;
-        Ok(())
+        let attach = match self.scan_role(t.as_ref()) {
+            Some((scan, crate::scan::Role::Body)) => Attach::At {
+                axis: crate::scan::scan_op(&scan)
+                    .expect("a scan")
+                    .scan_axis
+                    .clone(),
+                parent: scan,
+            },
+            _ => Attach::Root,
+        };
+        self.compute_stage_mut(t.as_ref(), "compute_root")?.attach = attach;
+        // In a group, the root is where the group is computed.
+        self.follow_group(t.as_ref())
     }
 
     /// `s[t].compute_inline()`: substitutes `t`'s body into its consumers.
@@ -720,10 +855,18 @@ impl Schedule {
     pub fn compute_inline(&mut self, t: &impl AsRef<Operation>) -> Result<()> {
         self.touch();
         let op = t.as_ref();
+        self.not_scan_step(op, "compute_inline")?;
         let st = self.compute_stage_mut(op, "compute_inline")?;
         if st.is_output {
             return Err(TeError::schedule(format!(
                 "cannot inline `{}`: it is an output",
+                op.name()
+            )));
+        }
+        if !matches!(op.kind(), OpKind::Compute(_)) {
+            return Err(TeError::schedule(format!(
+                "cannot inline `{}`: it is a scan or an extern operation, which has no expression \
+                 to substitute",
                 op.name()
             )));
         }
@@ -733,8 +876,78 @@ impl Schedule {
                 op.name()
             )));
         }
+        if op.num_outputs() > 1 {
+            return Err(TeError::schedule(format!(
+                "cannot inline `{}`: it has {} outputs, computed together (compute it at a \
+                 consumer's loop instead)",
+                op.name(),
+                op.num_outputs()
+            )));
+        }
         st.attach = Attach::Inline;
         Ok(())
+    }
+}
+
+/// Changes made by the primitives that add stages (`cache_read`,
+/// `cache_write`, `rfactor`, in their own modules).
+impl Schedule {
+    /// Inserts a root stage for `op` at position `pos` of
+    /// [`Schedule::stages`] and returns its position. Its name is `op`'s,
+    /// with a suffix if a stage already has it.
+    pub(crate) fn insert_stage(&mut self, pos: usize, op: Operation) -> usize {
+        self.touch();
+        let taken: HashSet<&str> = self.stages.iter().map(Stage::name).collect();
+        let name = if taken.contains(op.name()) {
+            (1..)
+                .map(|k| format!("{}_{k}", op.name()))
+                .find(|n| !taken.contains(n.as_str()))
+                .expect("an unused suffix exists")
+        } else {
+            op.name().to_string()
+        };
+        self.stages.insert(pos, Stage::new(op, name, false));
+        self.reindex();
+        pos
+    }
+
+    /// Gives stage `i` the operation `op` (the same operation, with a new
+    /// definition: see [`Operation::replaced`]). With `reset_loops` its
+    /// loops become the new operation's axes, without splits, as TVM resets
+    /// a stage whose work moved to another.
+    pub(crate) fn replace_op(&mut self, i: usize, op: Operation, reset_loops: bool) {
+        self.touch();
+        let st = &mut self.stages[i];
+        debug_assert_eq!(st.op.id(), op.id());
+        if reset_loops {
+            let roots = op.root_iter_vars();
+            // A binding of an axis that stays a loop stays, as in TVM.
+            st.threads.retain(|iv, _| roots.contains(iv));
+            st.all_iter_vars = roots.clone();
+            st.leaf_iter_vars = roots;
+            st.relations.clear();
+        }
+        st.op = op;
+    }
+
+    /// Sets where stage `i` is computed.
+    pub(crate) fn set_attach(&mut self, i: usize, attach: Attach) {
+        self.touch();
+        self.stages[i].attach = attach;
+    }
+
+    /// Sets the storage scope of stage `i`.
+    pub(crate) fn set_stage_scope(&mut self, i: usize, scope: StorageScope) {
+        self.touch();
+        self.stages[i].scope = Some(scope);
+    }
+
+    /// Rebuilds the index of stages by operation after stages moved.
+    fn reindex(&mut self) {
+        self.index.clear();
+        for (i, st) in self.stages.iter().enumerate() {
+            self.index.insert(st.op.id(), i);
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Body expressions of compute operations: the values a tensor element is
 //! computed from.
 
+use crate::comm_reducer::CommReduce;
 use crate::iter_var::IterVar;
 use crate::operation::Tensor;
 use arith::{CmpOp, Expr, Var};
@@ -76,11 +77,15 @@ pub enum Reducer {
 }
 
 impl Reducer {
-    /// The identity element for `dtype` (the reduction of nothing).
+    /// The identity element for `dtype` (the reduction of nothing). For
+    /// `max` and `min` it is the lowest and highest finite value of the
+    /// type, as TVM's `min_value`/`max_value` give it (`-3.40282e+38f` for
+    /// float32), not an infinity.
     pub fn identity(self, dtype: DataType) -> f64 {
         let (lo, hi) = match dtype.int_range() {
             Some((lo, hi)) => (lo as f64, hi as f64),
-            None => (f64::NEG_INFINITY, f64::INFINITY),
+            None if dtype == DataType::Float32 => (f64::from(f32::MIN), f64::from(f32::MAX)),
+            None => (f64::MIN, f64::MAX),
         };
         match self {
             Reducer::Sum => 0.0,
@@ -164,6 +169,10 @@ pub enum ValueKind {
     /// [`ValueKind::Index`] for an ordinary index. Bounds cannot see which
     /// elements it reads, so it needs the whole extent of those axes.
     Gather(Tensor, Vec<Value>),
+    /// One output of a reduction by a [`crate::CommReducer`] (a tuple
+    /// reduction such as argmax); only allowed as the whole body of a
+    /// compute, whose outputs are the reduction's values in order.
+    CommReduce(CommReduce),
 }
 
 /// A shared, immutable element-value expression: the body of a compute.
@@ -217,6 +226,7 @@ impl Value {
             ValueKind::Cast(t, _) => *t,
             ValueKind::SelectValue(_, a, b) => a.dtype().promote(b.dtype()),
             ValueKind::Gather(t, _) => t.dtype(),
+            ValueKind::CommReduce(r) => r.sources()[r.value_index()].dtype(),
         };
         Value(Arc::new(Node { kind, dtype }))
     }
@@ -340,6 +350,11 @@ impl Value {
                         add(c.node_count() as u64);
                     }
                 }
+                ValueKind::CommReduce(r) => {
+                    if let Some(c) = r.condition() {
+                        add(c.node_count() as u64);
+                    }
+                }
                 _ => {}
             }
             memo.insert(id, size);
@@ -368,6 +383,7 @@ impl Value {
             }
             ValueKind::Reduce(r) => f(&r.source),
             ValueKind::Call(_, args) | ValueKind::Gather(_, args) => args.iter().for_each(f),
+            ValueKind::CommReduce(r) => r.sources().iter().for_each(f),
         }
     }
 
@@ -426,6 +442,12 @@ impl Value {
                     f(c);
                 }
                 r.source.for_each_index(f)
+            }
+            ValueKind::CommReduce(r) => {
+                if let Some(c) = r.condition() {
+                    f(c);
+                }
+                r.sources().iter().for_each(|s| s.for_each_index(f))
             }
             _ => self.for_each_operand(|a| a.for_each_index(f)),
         })
@@ -507,6 +529,11 @@ impl Value {
                     .map(|a| a.rewrite_reads(f, load, gather))
                     .collect();
                 gather(t, &idx).unwrap_or_else(|| Value::gather(t, idx))
+            }
+            ValueKind::CommReduce(r) => {
+                let condition = r.condition().map(&mut *f);
+                let r = r.map_sources(&mut |s| s.rewrite_reads(f, load, gather));
+                Value::new(ValueKind::CommReduce(r.with_condition(condition)))
             }
         })
     }
@@ -599,6 +626,9 @@ impl Value {
             ValueKind::Cast(t, a) => Value::cast(*t, bind(a)),
             ValueKind::SelectValue(c, a, b) => Value::select_value(bind(c), bind(a), bind(b)),
             ValueKind::Gather(t, idx) => Value::gather(t, idx.iter().map(bind).collect()),
+            ValueKind::CommReduce(r) => {
+                Value::new(ValueKind::CommReduce(r.map_sources(&mut |s| bind(s))))
+            }
         })
     }
 
@@ -815,6 +845,7 @@ impl fmt::Display for Value {
             ValueKind::Not(a) => write!(f, "!({a})"),
             ValueKind::Cast(t, a) => write!(f, "{t}({a})"),
             ValueKind::Gather(t, idx) => write_access(f, t, idx),
+            ValueKind::CommReduce(r) => write!(f, "{r}"),
             ValueKind::Reduce(r) => {
                 write!(f, "{}({}, axis=[", r.reducer.name(), r.source)?;
                 for (k, a) in r.axes.iter().enumerate() {

@@ -83,11 +83,15 @@ impl Mutator for Hoister {
                 var,
                 min,
                 extent,
+                kind,
+                pragmas,
                 body,
             } => Ok(Stmt::For {
                 var: var.clone(),
                 min: min.clone(),
                 extent: extent.clone(),
+                kind: kind.clone(),
+                pragmas: pragmas.clone(),
                 body: Box::new(self.bound_in(var, body)?),
             }),
             Stmt::Let { var, value, body } => Ok(Stmt::Let {

@@ -178,6 +178,8 @@ impl Mutator for Applier {
                 var,
                 min,
                 extent,
+                kind,
+                pragmas,
                 body,
             } => {
                 self.an.bind(var, Range::new(min.clone(), extent.clone()));
@@ -187,6 +189,8 @@ impl Mutator for Applier {
                     var: var.clone(),
                     min: min.clone(),
                     extent: extent.clone(),
+                    kind: kind.clone(),
+                    pragmas: pragmas.clone(),
                     body: Box::new(body?),
                 })
             }

@@ -49,12 +49,14 @@ mod interp;
 mod intrinsic;
 mod layout;
 pub mod mutate;
+mod opaque;
 pub mod print;
 mod rename;
 mod simplify;
 pub mod stack;
 mod stmt;
 mod tensor;
+mod tvmscript;
 mod value;
 mod verify;
 
@@ -68,10 +70,12 @@ pub use interp::{
 };
 pub use intrinsic::Intrinsic;
 pub use layout::{apply_layout_transforms, physical_buffer, LayoutTransformError};
+pub use opaque::{CallArg, CallConvention, OpaqueCall};
 pub use print::{AccessStyle, Printer};
 pub use rename::rename_shadowing;
 pub use simplify::simplify;
-pub use stmt::{PrimFunc, Stmt};
+pub use stmt::{ForKind, Pragma, PragmaValue, PrimFunc, Stmt, ThreadLaunch};
 pub use tensor::{ShapeMismatch, Tensor};
+pub use tvmscript::tvmscript;
 pub use value::{call_dtype, BinOp, BufferLoad, Value};
 pub use verify::{verify_bound_vars, UnboundVariable};

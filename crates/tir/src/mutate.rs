@@ -79,11 +79,15 @@ pub fn walk_stmt<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Result<Stmt, M::Er
                 var,
                 min,
                 extent,
+                kind,
+                pragmas,
                 body,
             } => Stmt::For {
                 var: var.clone(),
                 min: m.expr(min)?,
                 extent: m.expr(extent)?,
+                kind: kind.clone(),
+                pragmas: pragmas.clone(),
                 body: Box::new(m.stmt(body)?),
             },
             Stmt::Let { var, value, body } => Stmt::Let {
@@ -152,6 +156,32 @@ pub fn walk_stmt<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Result<Stmt, M::Er
             },
             Stmt::Seq(v) => Stmt::Seq(v.iter().map(|c| m.stmt(c)).collect::<Result<_, _>>()?),
             Stmt::Evaluate(v) => Stmt::Evaluate(m.value(v)?),
+            Stmt::Opaque { call, extern_scope } => {
+                let mut call = call.clone();
+                for a in &mut call.args {
+                    if let crate::opaque::CallArg::Value(v) = a {
+                        *v = m.value(v)?;
+                    }
+                }
+                Stmt::Opaque {
+                    call,
+                    extern_scope: *extern_scope,
+                }
+            }
+            Stmt::TensorCall { name, args, body } => Stmt::TensorCall {
+                name: name.clone(),
+                args: args
+                    .iter()
+                    .map(|(b, region)| {
+                        let region = region
+                            .iter()
+                            .map(|r| Ok(Range::new(m.expr(&r.min)?, m.expr(&r.extent)?)))
+                            .collect::<Result<_, _>>()?;
+                        Ok((b.clone(), region))
+                    })
+                    .collect::<Result<_, _>>()?,
+                body: Box::new(m.stmt(body)?),
+            },
         })
     })
 }
@@ -182,6 +212,8 @@ pub fn walk_value<M: Mutator + ?Sized>(m: &mut M, v: &Value) -> Result<Value, M:
             Value::Neg(a) => Value::Neg(bx(a)?),
             Value::Cast(t, a) => Value::Cast(*t, bx(a)?),
             Value::Select(c, a, b) => Value::Select(bx(c)?, bx(a)?, bx(b)?),
+            Value::IfThenElse(c, a, b) => Value::IfThenElse(bx(c)?, bx(a)?, bx(b)?),
+            Value::Likely(a) => Value::Likely(bx(a)?),
             Value::Call(op, args) => Value::Call(
                 *op,
                 args.iter().map(|a| m.value(a)).collect::<Result<_, _>>()?,

@@ -8,7 +8,7 @@
 //! [`AccessStyle::Call`] (`C(i, j) =...`, TVM's `Provide` form).
 
 use crate::dtype::DataType;
-use crate::stmt::{PrimFunc, Stmt};
+use crate::stmt::{ForKind, PragmaValue, PrimFunc, Stmt};
 use crate::value::{BinOp, BufferLoad, Value};
 use arith::{Expr, ExprKind, Var};
 use std::fmt::{self, Write};
@@ -107,16 +107,66 @@ fn write_index_step(f: &mut dyn Write, e: &Expr) -> fmt::Result {
 }
 
 /// TVM's float constant notation: `2.000000f` for float32, `2.000000` for
-/// float64.
-fn write_float_constant(f: &mut dyn Write, v: f64, dtype: DataType) -> fmt::Result {
+/// float64; values fixed notation would hide are written as C++ streams
+/// write them, six significant digits and a signed two-digit exponent
+/// (`-3.40282e+38f`, the lowest float32 a max reduction starts at).
+pub(crate) fn write_float_constant(f: &mut dyn Write, v: f64, dtype: DataType) -> fmt::Result {
     let suffix = if dtype == DataType::Float32 { "f" } else { "" };
     let a = v.abs();
     // Fixed notation with six decimals hides small and huge values; switch
     // to exponent notation where it would.
     if v.is_finite() && (a == 0.0 || (1e-4..1e15).contains(&a)) {
         write!(f, "{v:.6}{suffix}")
+    } else if v.is_finite() {
+        write!(f, "{}{suffix}", c_exponent(v))
+    } else if v.is_nan() {
+        write!(f, "nan{suffix}")
     } else {
-        write!(f, "{v:e}{suffix}")
+        write!(f, "{}inf{suffix}", if v < 0.0 { "-" } else { "" })
+    }
+}
+
+/// `v` in C's `%g` exponent form with six significant digits: trailing
+/// zeros of the mantissa dropped, the exponent signed with at least two
+/// digits (`1e-05`, `-3.40282e+38`).
+fn c_exponent(v: f64) -> String {
+    let text = format!("{v:.5e}");
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    let mantissa = if mantissa.contains('.') {
+        mantissa.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        mantissa
+    };
+    let exp: i32 = exponent.parse().unwrap_or(0);
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exp.unsigned_abs())
+}
+
+/// The node of a loop attribute as TVM prints an `IterVar`:
+/// `iter_var(name, range(min=0, ext=4), tag)`, the domain empty when the
+/// axis has none and the tag left out when empty.
+pub(crate) fn iter_var_node(name: &str, dom: Option<&arith::Range>, tag: &str) -> String {
+    let mut out = format!("iter_var({name}, ");
+    if let Some(r) = dom {
+        out.push_str(&format!(
+            "range(min={}, ext={})",
+            index(&r.min),
+            index(&r.extent)
+        ));
+    }
+    if !tag.is_empty() {
+        out.push_str(", ");
+        out.push_str(tag);
+    }
+    out.push(')');
+    out
+}
+
+/// A pragma's value as TVM prints it: an integer, or a quoted string.
+pub(crate) fn pragma_value(v: &PragmaValue) -> String {
+    match v {
+        PragmaValue::Int(x) => x.to_string(),
+        PragmaValue::Str(s) => format!("{s:?}"),
     }
 }
 
@@ -171,9 +221,28 @@ impl Printer {
     fn write_header(&self, f: &mut dyn Write, s: &Stmt) -> fmt::Result {
         match s {
             Stmt::For {
-                var, min, extent, ..
+                var,
+                min,
+                extent,
+                kind,
+                ..
             } => {
-                write!(f, "for ({var}, {}, {})", index(min), index(extent))
+                let word = match kind {
+                    ForKind::Serial => "for",
+                    ForKind::Parallel => "parallel",
+                    ForKind::Vectorized => "vectorized",
+                    ForKind::Unrolled => "unrolled",
+                    ForKind::Thread(t) => {
+                        return write!(
+                            f,
+                            "// attr [{}] {} = {}",
+                            iter_var_node(var.name(), t.dom.as_ref(), &t.tag),
+                            t.attr_key(),
+                            index(extent)
+                        )
+                    }
+                };
+                write!(f, "{word} ({var}, {}, {})", index(min), index(extent))
             }
             Stmt::Let { var, value, .. } => write!(f, "let {var} = {}", index(value)),
             Stmt::Realize { buffer, region, .. } => {
@@ -217,6 +286,24 @@ impl Printer {
             }
             Stmt::Seq(v) => write!(f, "<{} statements>", v.len()),
             Stmt::Evaluate(v) => self.write_value(f, v),
+            Stmt::Opaque { call, .. } => write!(f, "{call}"),
+            Stmt::TensorCall { name, args, .. } => {
+                write!(f, "{name}(")?;
+                for (k, (buffer, region)) in args.iter().enumerate() {
+                    if k > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{buffer}(")?;
+                    for (d, r) in region.iter().enumerate() {
+                        if d > 0 {
+                            f.write_str(", ")?;
+                        }
+                        write!(f, "[{}, {}]", index(&r.min), index(&r.extent))?;
+                    }
+                    f.write_char(')')?;
+                }
+                f.write_char(')')
+            }
         }
     }
 
@@ -254,7 +341,35 @@ impl Printer {
         };
         match s {
             Stmt::Seq(v) => v.iter().try_for_each(|c| self.write_stmt(f, c, depth)),
-            Stmt::For { body, .. } | Stmt::Realize { body, .. } | Stmt::Produce { body, .. } => {
+            Stmt::For {
+                var,
+                kind,
+                pragmas,
+                body,
+                ..
+            } => {
+                for p in pragmas {
+                    pad(f, depth)?;
+                    writeln!(
+                        f,
+                        "// attr [{}] pragma_{} = {}",
+                        iter_var_node(var.name(), p.dom.as_ref(), ""),
+                        p.key,
+                        pragma_value(&p.value)
+                    )?;
+                }
+                pad(f, depth)?;
+                self.write_header(f, s)?;
+                if let ForKind::Thread(_) = kind {
+                    // An attribute, not a block: its body follows at the
+                    // same depth, as TVM prints `AttrStmt`.
+                    f.write_char('\n')?;
+                    self.write_stmt(f, body, depth)
+                } else {
+                    block(f, body)
+                }
+            }
+            Stmt::Realize { body, .. } | Stmt::Produce { body, .. } => {
                 pad(f, depth)?;
                 self.write_header(f, s)?;
                 block(f, body)
@@ -298,7 +413,17 @@ impl Printer {
                     None => f.write_str("}\n"),
                 }
             }
-            Stmt::BufferStore { .. } | Stmt::Evaluate(_) => {
+            Stmt::Opaque { extern_scope, .. } => {
+                if *extern_scope {
+                    pad(f, depth)?;
+                    f.write_str("// attr [0] extern_scope = 0\n")?;
+                }
+                pad(f, depth)?;
+                self.write_header(f, s)?;
+                f.write_char('\n')
+            }
+            // The call, not the computation it stands for.
+            Stmt::BufferStore { .. } | Stmt::Evaluate(_) | Stmt::TensorCall { .. } => {
                 pad(f, depth)?;
                 self.write_header(f, s)?;
                 f.write_char('\n')
@@ -365,8 +490,17 @@ impl Printer {
                 self.write_value(f, a)?;
                 f.write_char(')')
             }
-            Value::Select(c, a, b) => {
-                f.write_str("select(")?;
+            Value::Likely(c) => {
+                f.write_str("likely(")?;
+                self.write_value(f, c)?;
+                f.write_char(')')
+            }
+            Value::Select(c, a, b) | Value::IfThenElse(c, a, b) => {
+                f.write_str(if matches!(v, Value::Select(..)) {
+                    "select("
+                } else {
+                    "if_then_else("
+                })?;
                 self.write_value(f, c)?;
                 f.write_str(", ")?;
                 self.write_value(f, a)?;

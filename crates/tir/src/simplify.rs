@@ -55,6 +55,8 @@ impl Mutator for Simplify {
                 var,
                 min,
                 extent,
+                kind,
+                pragmas,
                 body,
             } => {
                 let (min, extent) = (self.expr(min)?, self.expr(extent)?);
@@ -63,6 +65,8 @@ impl Mutator for Simplify {
                     var: var.clone(),
                     min,
                     extent,
+                    kind: kind.clone(),
+                    pragmas: pragmas.clone(),
                     body: Box::new(body),
                 })
             }

@@ -44,6 +44,11 @@ pub enum Stmt {
         min: Expr,
         /// The number of iterations (none when `<= 0`).
         extent: Expr,
+        /// How the loop is meant to run; the interpreter runs every kind
+        /// as an ordinary loop.
+        kind: ForKind,
+        /// `pragma` attributes of the loop, printed above it.
+        pragmas: Vec<Pragma>,
         /// The loop body.
         body: Box<Stmt>,
     },
@@ -109,15 +114,52 @@ pub enum Stmt {
     Seq(Vec<Stmt>),
     /// Evaluates a value for its checks (its loads) and drops it.
     Evaluate(Value),
+    /// A call of a function the program cannot look into (the body of an
+    /// extern operation); running it is an error.
+    Opaque {
+        /// The call.
+        call: crate::opaque::OpaqueCall,
+        /// Printed under `// attr [0] extern_scope = 0`, as TVM marks the
+        /// body of an extern operation.
+        extern_scope: bool,
+    },
+    /// `name(A([min, extent], ..), ..)`: a call of a tensor intrinsic on
+    /// regions of buffers (what `tensorize` leaves in place of a loop
+    /// nest). Printed as the call; run as `body`, the intrinsic's own
+    /// computation over those regions, so a program with the call runs.
+    TensorCall {
+        /// The function called (`gemv_update`).
+        name: String,
+        /// The regions passed, inputs then outputs: one `[min, extent]`
+        /// per axis of each buffer.
+        args: Vec<(Buffer, Vec<Range>)>,
+        /// What the call computes.
+        body: Box<Stmt>,
+    },
 }
 
 impl Stmt {
     /// `for (var, min, extent) { body }`.
     pub fn for_loop(var: &Var, min: impl Into<Expr>, extent: impl Into<Expr>, body: Stmt) -> Stmt {
+        Stmt::for_kind(var, min, extent, ForKind::Serial, Vec::new(), body)
+    }
+
+    /// A loop of the given kind with `pragmas`: `parallel (var, min,
+    /// extent) { body }`, or a thread launch (see [`ForKind::Thread`]).
+    pub fn for_kind(
+        var: &Var,
+        min: impl Into<Expr>,
+        extent: impl Into<Expr>,
+        kind: ForKind,
+        pragmas: Vec<Pragma>,
+        body: Stmt,
+    ) -> Stmt {
         Stmt::For {
             var: var.clone(),
             min: min.into(),
             extent: extent.into(),
+            kind,
+            pragmas,
             body: Box::new(body),
         }
     }
@@ -155,6 +197,11 @@ impl Stmt {
             extents,
             body: Box::new(body),
         }
+    }
+
+    /// An opaque call (see [`Stmt::Opaque`]).
+    pub fn opaque(call: crate::opaque::OpaqueCall, extern_scope: bool) -> Stmt {
+        Stmt::Opaque { call, extern_scope }
     }
 
     /// `produce name { body }`.
@@ -207,6 +254,37 @@ impl Stmt {
         }
     }
 
+    /// A call of the tensor intrinsic `name` on `args`, which computes
+    /// `body` (see [`Stmt::TensorCall`]).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use arith::{Range, Var};
+    /// use tir::{Buffer, DataType, PrimFunc, Stmt, Tensor, Value};
+    /// let a = Buffer::new("A", DataType::Float32, [4i64]);
+    /// let b = Buffer::new("B", DataType::Float32, [4i64]);
+    /// let i = Var::new("i");
+    /// let copy = Stmt::for_range(&i, 0, 4, Stmt::store(&b, [i.expr()], Value::load(&a, [i.expr()])));
+    /// let whole = vec![Range::from_extent(arith::Expr::int(4))];
+    /// let call = Stmt::tensor_call("vcopy", vec![(a.clone(), whole.clone()), (b.clone(), whole)], copy);
+    /// assert_eq!(call.to_string(), "vcopy(A([0, 4]), B([0, 4]))\n");
+    /// let f = PrimFunc::new("f", vec![a.clone(), b.clone()], call);
+    /// let inputs = HashMap::from([(a, Tensor::new(vec![4], vec![1.0, 2.0, 3.0, 4.0]).unwrap())]);
+    /// let out = tir::run(&f, &inputs, &HashMap::new()).unwrap();
+    /// assert_eq!(out.tensor(&b).unwrap().data(), &[1.0, 2.0, 3.0, 4.0]);
+    /// ```
+    pub fn tensor_call(
+        name: impl Into<String>,
+        args: Vec<(Buffer, Vec<Range>)>,
+        body: Stmt,
+    ) -> Stmt {
+        Stmt::TensorCall {
+            name: name.into(),
+            args,
+            body: Box::new(body),
+        }
+    }
+
     /// The statements in order; nested sequences are spliced in and a single
     /// statement is returned as itself.
     pub fn seq(stmts: impl IntoIterator<Item = Stmt>) -> Stmt {
@@ -241,7 +319,8 @@ impl Stmt {
             | Stmt::Let { body, .. }
             | Stmt::Realize { body, .. }
             | Stmt::Allocate { body, .. }
-            | Stmt::Produce { body, .. } => vec![body],
+            | Stmt::Produce { body, .. }
+            | Stmt::TensorCall { body, .. } => vec![body],
             Stmt::IfThenElse {
                 then_case,
                 else_case,
@@ -252,7 +331,7 @@ impl Stmt {
                 v
             }
             Stmt::Seq(v) => v.iter().collect(),
-            Stmt::BufferStore { .. } | Stmt::Evaluate(_) => Vec::new(),
+            Stmt::BufferStore { .. } | Stmt::Evaluate(_) | Stmt::Opaque { .. } => Vec::new(),
         }
     }
 
@@ -300,6 +379,11 @@ impl Stmt {
     pub fn for_each_load(&self, f: &mut impl FnMut(&BufferLoad)) {
         self.visit(&mut |s| match s {
             Stmt::BufferStore { value, .. } | Stmt::Evaluate(value) => value.for_each_load(f),
+            Stmt::Opaque { call, .. } => call.args.iter().for_each(|a| {
+                if let crate::opaque::CallArg::Value(v) = a {
+                    v.for_each_load(f)
+                }
+            }),
             Stmt::IfThenElse { cond, .. } => cond.for_each_load(f),
             _ => {}
         });
@@ -316,7 +400,8 @@ impl Drop for Stmt {
                 | Stmt::Let { body, .. }
                 | Stmt::Realize { body, .. }
                 | Stmt::Allocate { body, .. }
-                | Stmt::Produce { body, .. } => {
+                | Stmt::Produce { body, .. }
+                | Stmt::TensorCall { body, .. } => {
                     if !body.is_no_op() {
                         out.push(std::mem::replace(&mut **body, Stmt::no_op()));
                     }
@@ -332,7 +417,7 @@ impl Drop for Stmt {
                     }
                 }
                 Stmt::Seq(v) => out.append(v),
-                Stmt::BufferStore { .. } | Stmt::Evaluate(_) => {}
+                Stmt::BufferStore { .. } | Stmt::Evaluate(_) | Stmt::Opaque { .. } => {}
             }
         }
         let mut pending = Vec::new();
@@ -341,6 +426,77 @@ impl Drop for Stmt {
             take(&mut s, &mut pending);
         }
     }
+}
+
+/// How a loop runs (TVM's `ForKind`, and the thread launches TVM writes as
+/// `thread_extent` attributes). Annotations never change which iterations
+/// run: the interpreter runs every kind as a sequential loop, a thread
+/// launch as a loop over the thread index.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum ForKind {
+    /// `for (i, 0, n)`: one iteration after another.
+    #[default]
+    Serial,
+    /// `parallel (i, 0, n)`: iterations run in parallel (`s[t].parallel`).
+    Parallel,
+    /// `vectorized (i, 0, n)`: iterations form one vector
+    /// (`s[t].vectorize`).
+    Vectorized,
+    /// `unrolled (i, 0, n)`: the loop is unrolled (`s[t].unroll`).
+    Unrolled,
+    /// A loop bound to a GPU thread (`s[t].bind`): printed as
+    /// `// attr [iter_var(threadIdx.x, , threadIdx.x)] thread_extent = n`
+    /// over its body, the loop variable being the thread index.
+    Thread(ThreadLaunch),
+}
+
+/// The thread a [`ForKind::Thread`] loop launches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThreadLaunch {
+    /// The thread tag: `blockIdx.x`, `threadIdx.y`, `vthread`, ...
+    pub tag: String,
+    /// The declared domain of the thread axis, when it was given one.
+    pub dom: Option<Range>,
+}
+
+impl ThreadLaunch {
+    /// Whether the tag names a virtual thread (`vthread`, `cthread`), which
+    /// TVM annotates as `virtual_thread` rather than `thread_extent`.
+    pub fn is_virtual(&self) -> bool {
+        self.tag == "vthread" || self.tag == "cthread"
+    }
+
+    /// The attribute TVM writes for the launch: `thread_extent` or
+    /// `virtual_thread`.
+    pub fn attr_key(&self) -> &'static str {
+        if self.is_virtual() {
+            "virtual_thread"
+        } else {
+            "thread_extent"
+        }
+    }
+}
+
+/// A `pragma` of a loop (`s[t].pragma(axis, key, value)`), printed as
+/// `// attr [iter_var(i.inner, )] pragma_key = value` above the loop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pragma {
+    /// The pragma's name, without TVM's `pragma_` prefix.
+    pub key: String,
+    /// Its value.
+    pub value: PragmaValue,
+    /// The declared domain of the annotated axis (printed in the
+    /// attribute's node), when it has one.
+    pub dom: Option<Range>,
+}
+
+/// The value of a [`Pragma`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum PragmaValue {
+    /// An integer (TVM's default is 1).
+    Int(i64),
+    /// A string.
+    Str(String),
 }
 
 /// A program: named buffer parameters and a body. Parameters not given as

@@ -82,6 +82,13 @@ pub enum Value {
     /// `select(cond, a, b)`: `a` where `cond` holds, else `b`; only the
     /// chosen side is evaluated.
     Select(Box<Value>, Box<Value>, Box<Value>),
+    /// `if_then_else(cond, a, b)`: `a` where `cond` holds, else `b`, only
+    /// the chosen side evaluated (TVM's `tir.if_then_else`; printed apart
+    /// from `select`, whose two sides TVM evaluates).
+    IfThenElse(Box<Value>, Box<Value>, Box<Value>),
+    /// `likely(cond)`: the condition, marked as usually holding (TVM's
+    /// bound checks of split loops).
+    Likely(Box<Value>),
     /// A math intrinsic applied to values (`exp(A[i])`); of the float type
     /// of its arguments, `float32` when none is a float.
     Call(Intrinsic, Vec<Value>),
@@ -108,6 +115,8 @@ impl Clone for Value {
             Value::Neg(a) => Value::Neg(a.clone()),
             Value::Cast(t, a) => Value::Cast(*t, a.clone()),
             Value::Select(c, a, b) => Value::Select(c.clone(), a.clone(), b.clone()),
+            Value::IfThenElse(c, a, b) => Value::IfThenElse(c.clone(), a.clone(), b.clone()),
+            Value::Likely(a) => Value::Likely(a.clone()),
             Value::Call(op, args) => Value::Call(*op, args.clone()),
             Value::Let(v, a, b) => Value::Let(v.clone(), a.clone(), b.clone()),
         })
@@ -122,8 +131,10 @@ impl Drop for Value {
             Value::Binary(_, a, b) | Value::Cmp(_, a, b) | Value::And(a, b) | Value::Or(a, b) => {
                 (Some(a), Some(b), None)
             }
-            Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) => (Some(a), None, None),
-            Value::Select(a, b, c) => (Some(a), Some(b), Some(c)),
+            Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) | Value::Likely(a) => {
+                (Some(a), None, None)
+            }
+            Value::Select(a, b, c) | Value::IfThenElse(a, b, c) => (Some(a), Some(b), Some(c)),
             Value::Let(_, a, b) => (Some(a), Some(b), None),
             Value::Call(_, args) => {
                 let args = std::mem::take(args);
@@ -229,6 +240,16 @@ impl Value {
         Value::Select(Box::new(cond), Box::new(a), Box::new(b))
     }
 
+    /// `if_then_else(cond, a, b)`.
+    pub fn if_then_else(cond: Value, a: Value, b: Value) -> Value {
+        Value::IfThenElse(Box::new(cond), Box::new(a), Box::new(b))
+    }
+
+    /// `likely(cond)`.
+    pub fn likely(cond: Value) -> Value {
+        Value::Likely(Box::new(cond))
+    }
+
     /// The type of the value; arithmetic promotes as
     /// [`DataType::promote`] says.
     pub fn dtype(&self) -> DataType {
@@ -244,8 +265,11 @@ impl Value {
                 Type::Bool => DataType::Bool,
             },
             Value::Load(l) => l.buffer.dtype(),
-            Value::Binary(_, a, b) | Value::Select(_, a, b) => a.dtype().promote(b.dtype()),
+            Value::Binary(_, a, b) | Value::Select(_, a, b) | Value::IfThenElse(_, a, b) => {
+                a.dtype().promote(b.dtype())
+            }
             Value::Cmp(..) | Value::And(..) | Value::Or(..) | Value::Not(..) => DataType::Bool,
+            Value::Likely(a) => a.dtype(),
             Value::Neg(a) => a.dtype(),
             Value::Call(_, args) => call_dtype(args.iter().map(Value::dtype)),
             Value::Let(_, _, body) => body.dtype(),
@@ -267,8 +291,10 @@ impl Value {
                 a.for_each_load(f);
                 b.for_each_load(f);
             }
-            Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) => a.for_each_load(f),
-            Value::Select(c, a, b) => {
+            Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) | Value::Likely(a) => {
+                a.for_each_load(f)
+            }
+            Value::Select(c, a, b) | Value::IfThenElse(c, a, b) => {
                 c.for_each_load(f);
                 a.for_each_load(f);
                 b.for_each_load(f);

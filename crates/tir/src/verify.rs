@@ -92,6 +92,7 @@ pub fn verify_bound_vars(
                 min,
                 extent,
                 body,
+                ..
             } => {
                 scope.check_expr(min, &at)?;
                 scope.check_expr(extent, &at)?;
@@ -121,6 +122,13 @@ pub fn verify_bound_vars(
                 work.push(Work::Stmt(body));
             }
             Stmt::Produce { body, .. } => work.push(Work::Stmt(body)),
+            Stmt::TensorCall { args, body, .. } => {
+                for r in args.iter().flat_map(|(_, region)| region) {
+                    scope.check_expr(&r.min, &at)?;
+                    scope.check_expr(&r.extent, &at)?;
+                }
+                work.push(Work::Stmt(body));
+            }
             Stmt::BufferStore { indices, value, .. } => {
                 for e in indices {
                     scope.check_expr(e, &at)?;
@@ -140,6 +148,13 @@ pub fn verify_bound_vars(
             }
             Stmt::Seq(v) => work.extend(v.iter().rev().map(Work::Stmt)),
             Stmt::Evaluate(v) => scope.check_value(v, &at)?,
+            Stmt::Opaque { call, .. } => {
+                for a in &call.args {
+                    if let crate::opaque::CallArg::Value(v) = a {
+                        scope.check_value(v, &at)?;
+                    }
+                }
+            }
         }
     }
     Ok(())
@@ -219,8 +234,10 @@ impl Scope<'_> {
                     work.push(Some(b));
                     work.push(Some(a));
                 }
-                Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) => work.push(Some(a)),
-                Value::Select(c, a, b) => {
+                Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) | Value::Likely(a) => {
+                    work.push(Some(a))
+                }
+                Value::Select(c, a, b) | Value::IfThenElse(c, a, b) => {
                     work.push(Some(b));
                     work.push(Some(a));
                     work.push(Some(c));

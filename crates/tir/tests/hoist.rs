@@ -27,6 +27,7 @@ fn ex6_rows_unhoisted() -> (PrimFunc, Buffer) {
         min,
         extent,
         body,
+        ..
     } = &**body
     else {
         panic!("loop over ci")

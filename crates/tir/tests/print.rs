@@ -220,8 +220,13 @@ fn values_if_else_and_realize_regions() {
 fn float_constants_keep_small_and_large_values_visible() {
     assert_eq!(Value::f32(0.5).to_string(), "0.500000f");
     assert_eq!(Value::f32(-2.0).to_string(), "-2.000000f");
-    assert_eq!(Value::f32(1e-7).to_string(), "1e-7f");
-    assert_eq!(Value::f64(1e20).to_string(), "1e20");
+    // Beyond fixed notation, as C++ streams print TVM's float immediates:
+    // six significant digits, a signed exponent of at least two digits.
+    assert_eq!(Value::f32(1e-7).to_string(), "1e-07f");
+    assert_eq!(Value::f64(1e20).to_string(), "1e+20");
+    assert_eq!(Value::f64(1.25e-300).to_string(), "1.25e-300");
+    assert_eq!(Value::f32(f64::from(f32::MIN)).to_string(), "-3.40282e+38f");
+    assert_eq!(Value::f32(f64::from(f32::MAX)).to_string(), "3.40282e+38f");
     assert_eq!(Value::i32(-3).to_string(), "-3");
 }
 

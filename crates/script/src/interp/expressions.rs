@@ -6,15 +6,16 @@ use crate::args::{Args, Spanned};
 use crate::collections;
 use crate::error::{span_of, Eval, Raised};
 use crate::function::{Body, Function, Parameters};
-use crate::native::{self, ErrorClass};
+use crate::native;
 use crate::objects;
 use crate::operators::{self, BinaryOp};
 use crate::scope::Scope;
-use crate::value::Value;
+use crate::value::{script_value, ScriptValue, Value};
 use crate::{pyformat, pymethods, pymodules};
 use rustpython_parser::ast::{self, Ranged};
 use std::ops::Range;
 use std::rc::Rc;
+use tvm_api::ErrorClass;
 
 const SUPPORTED_EXPRESSIONS: &str = "supported expressions are: numbers, strings, f-strings, \
      names, attributes, calls with keyword, `*` and `**` arguments, subscripts and slices, \
@@ -124,7 +125,7 @@ impl Interpreter {
                     kwonly,
                     kwarg,
                 } = self.parameters(&l.args, scope)?;
-                Ok(Value::Function(Rc::new(Function {
+                Ok(crate::value::function(Function {
                     name: "<lambda>".to_owned(),
                     params,
                     vararg,
@@ -134,7 +135,7 @@ impl Interpreter {
                         Raised::at(span.clone(), "internal error: a lambda body was not kept")
                     })?),
                     closure: scope.clone(),
-                })))
+                }))
             }
             ast::Expr::BinOp(b) => {
                 // A long flat sum (`1 + 1 + ...`) is a left-nested chain:
@@ -456,41 +457,28 @@ impl Interpreter {
     /// `value.name`.
     pub(crate) fn attribute(&self, value: &Value, name: &str, span: Range<usize>) -> Eval<Value> {
         match value {
-            // TVM's namespaces are the common case: resolved first.
-            Value::Module(path) if path.starts_with("tvm") || *path == "pytest" => {
-                native::module_attr(path, name).ok_or_else(|| {
-                    Raised::at(
-                        span,
-                        format!("`{path}.{name}` is not supported by rangefinder"),
-                    )
-                })
+            _ if native::module_path(value).is_some() => {
+                let path = native::module_path(value).unwrap_or_default();
+                if pymodules::needs_cpython(path) {
+                    return Err(pymodules::needs_cpython_error(path, self.text(&span), span));
+                }
+                objects::attribute(value, name, span)
             }
-            Value::Module(path) if pymodules::needs_cpython(path) => {
-                Err(pymodules::needs_cpython_error(path, self.text(&span), span))
-            }
-            Value::Module(path) if pymodules::module(path).is_some() => {
-                pymodules::attribute(path, name).ok_or_else(|| {
-                    Raised::at(
-                        span,
-                        format!("`{path}.{name}` is not supported by rangefinder"),
-                    )
-                })
-            }
-            Value::Module(path) => native::module_attr(path, name).ok_or_else(|| {
-                Raised::at(
-                    span,
-                    format!("`{path}.{name}` is not supported by rangefinder"),
-                )
-            }),
             _ if pymethods::method_name(value, name).is_some() => Ok(Value::Method(
                 Rc::new(value.clone()),
                 pymethods::method_name(value, name).unwrap_or_default(),
             )),
-            Value::Native(n) if name == "__name__" => {
-                let full = crate::builtins::class_name(*n).unwrap_or(n.name());
-                Ok(Value::str(full.rsplit('.').next().unwrap_or(full)))
+            Value::Object(tvm_api::Object::Class(c)) if name == "__name__" => {
+                Ok(Value::str(c.name().rsplit('.').next().unwrap_or(c.name())))
             }
-            Value::Function(f) if name == "__name__" => Ok(Value::str(&f.name)),
+            Value::Host(_) if name == "__name__" => match script_value(value) {
+                Some(ScriptValue::Builtin(n)) => {
+                    let full = crate::builtins::class_name(*n).unwrap_or(n.name());
+                    Ok(Value::str(full.rsplit('.').next().unwrap_or(full)))
+                }
+                Some(ScriptValue::Function(f)) => Ok(Value::str(&f.name)),
+                _ => objects::attribute(value, name, span),
+            },
             Value::Exception(_, message) if name == "args" => {
                 Ok(Value::tuple(vec![Value::Str(message.clone())]))
             }

@@ -1,23 +1,24 @@
 //! The tree-walking interpreter of the Python subset: its state and calls
-//! here, statements in [`statements`], expressions in [`expressions`]. TE
-//! objects are delegated to [`crate::objects`] and the `tvm` functions to
-//! [`crate::tvm_api`].
+//! here, statements in [`statements`], expressions in [`expressions`]. TVM
+//! objects and functions are [`tvm_api`]'s: the interpreter is its
+//! [`tvm_api::Host`].
 
 mod expressions;
 mod statements;
 
 use crate::args::{Args, Spanned};
+use crate::builtins;
 use crate::error::{Eval, Raised};
 use crate::function::{Body, Function};
 use crate::native::Native;
-use crate::objects::{self, Session};
 use crate::scope::Scope;
 use crate::tree::Program;
-use crate::value::Value;
-use crate::{builtins, pymethods, pymodules, tvm_api};
+use crate::value::{script_value, ScriptValue, Value};
+use crate::{pymethods, pymodules};
 use rustpython_parser::ast;
 use std::ops::Range;
 use std::rc::Rc;
+use tvm_api::{ApiError, ErrorClass, Parameters, Session};
 
 /// The arguments as TVM's functions take them: a dict the script built is
 /// handed over as the snapshot [`Value::Dict`] (TVM converts dicts to its
@@ -73,6 +74,9 @@ pub(crate) struct Interpreter {
     assert_text: Option<(Range<usize>, String)>,
     /// The module scope, where `tvm.testing.main()` finds the tests.
     globals: Option<Rc<Scope>>,
+    /// An error raised in a script function that [`tvm_api`] called, kept
+    /// while the API hands back [`ErrorClass::Host`] in its place.
+    host_error: Option<Raised>,
 }
 
 impl Interpreter {
@@ -88,6 +92,7 @@ impl Interpreter {
             handling: None,
             assert_text: None,
             globals: None,
+            host_error: None,
         }
     }
 
@@ -125,7 +130,7 @@ impl Interpreter {
             let Some(test) = globals.get(name) else {
                 continue;
             };
-            if let Value::Function(f) = &test {
+            if let Some(ScriptValue::Function(f)) = script_value(&test) {
                 if f.arity().0 > 0 {
                     return Err(Raised::at(
                         span,
@@ -145,8 +150,8 @@ impl Interpreter {
         if let Some(v) = scope.get(name) {
             return Ok(v);
         }
-        if let Some(n) = Native::builtin(name) {
-            return Ok(Value::Native(n));
+        if let Some(v) = Native::builtin(name) {
+            return Ok(v);
         }
         match name {
             // A script runs as the main module: `if __name__ == "__main__":`
@@ -169,57 +174,55 @@ impl Interpreter {
     /// Python truthiness. A symbolic condition counts only when it can be
     /// decided (TVM raises in the same situation).
     pub fn truthy(&self, v: &Value, span: Range<usize>) -> Eval<bool> {
-        Ok(match v {
-            Value::None => false,
-            Value::Bool(b) => *b,
-            Value::Int(i) => *i != 0,
-            Value::Float(f) => *f != 0.0,
-            Value::Str(s) => !s.is_empty(),
-            Value::Tuple(t) => !t.is_empty(),
-            Value::List(l) => !l.borrow().is_empty(),
-            Value::Dict(d) => !d.is_empty(),
-            Value::MutableDict(d) => !d.borrow().is_empty(),
-            Value::Set(s) => !s.borrow().is_empty(),
-            Value::Index(e) => objects::decide(e).ok_or_else(|| {
-                Raised::at(
-                    span,
-                    format!(
-                        "cannot decide `{e}`: it depends on symbolic values that rangefinder \
-                         cannot resolve"
-                    ),
-                )
-            })?,
-            _ => true,
-        })
+        match v {
+            Value::Bool(b) => Ok(*b),
+            _ => tvm_api::truth(v).map_err(|e| Raised::api(span, e)),
+        }
     }
 
     /// Calls `callee` with `args`.
     pub fn call(&mut self, callee: &Value, args: Args) -> Eval<Value> {
         match callee {
-            Value::Function(f) => self.call_function(f, args),
-            Value::Native(n) => match builtins::call(self, *n, args) {
-                builtins::Outcome::Done(v) => v,
-                builtins::Outcome::NotBuiltin(args) => tvm_api::call(self, *n, frozen(args)),
-            },
-            Value::Method(receiver, name) => match (&**receiver, *name) {
-                (receiver, name) if pymethods::is_python_method(receiver, name) => {
-                    pymethods::call(self, receiver, name, args)
+            Value::Host(_) => match script_value(callee) {
+                Some(ScriptValue::Function(f)) => self.call_function(f, args),
+                Some(ScriptValue::Builtin(n)) => builtins::call(self, *n, args),
+                Some(ScriptValue::Module(path)) if pymodules::needs_cpython(path) => {
+                    let text = self.text(&args.span).to_owned();
+                    Err(pymodules::needs_cpython_error(path, &text, args.span))
                 }
-                (Value::Te(objects::TeObject::Stage(s, op)), "transform_layout") => {
-                    crate::layout_api::transform_layout(self, s, op, frozen(args))
-                }
-                (receiver, name) => objects::call_method(receiver, name, frozen(args)),
+                _ => Err(Raised::at(
+                    args.span,
+                    format!("a {} is not callable", callee.type_name()),
+                )),
             },
-            Value::Module(path) if pymodules::needs_cpython(path) => {
-                let text = self.text(&args.span).to_owned();
-                Err(pymodules::needs_cpython_error(path, &text, args.span))
+            Value::Object(tvm_api::Object::Class(tvm_api::Class::Error(class))) => {
+                builtins::exception(*class, args)
             }
-            other => objects::call_object(other, frozen(args)),
+            Value::Method(receiver, name) if pymethods::is_python_method(receiver, name) => {
+                pymethods::call(self, receiver, name, args)
+            }
+            _ => {
+                let (args, spans) = frozen(args).into_api();
+                tvm_api::call(self, callee, args).map_err(|e| {
+                    if e.class == ErrorClass::Host {
+                        if let Some(raised) = self.host_error.take() {
+                            return raised;
+                        }
+                    }
+                    spans.raise(e)
+                })
+            }
         }
     }
 
     /// Calls a user function (a `def` or a lambda).
-    pub fn call_function(&mut self, f: &Rc<Function>, args: Args) -> Eval<Value> {
+    pub fn call_function(&mut self, f: &Function, args: Args) -> Eval<Value> {
+        let call_scope = self.bind_call(f, args)?;
+        self.run_call(f, call_scope)
+    }
+
+    /// The scope of a call of `f`: its parameters bound to `args`.
+    fn bind_call(&mut self, f: &Function, args: Args) -> Eval<Rc<Scope>> {
         if self.depth >= MAX_CALL_DEPTH {
             return Err(Raised::at(
                 args.span,
@@ -231,6 +234,11 @@ impl Interpreter {
         }
         let call_scope = Scope::child(&f.closure);
         self.bind_arguments(f, args, &call_scope)?;
+        Ok(call_scope)
+    }
+
+    /// Runs the body of `f` in `call_scope`.
+    fn run_call(&mut self, f: &Function, call_scope: Rc<Scope>) -> Eval<Value> {
         self.depth += 1;
         let saved_loops = std::mem::take(&mut self.loop_depth);
         let result = match &f.body {
@@ -252,9 +260,8 @@ impl Interpreter {
     /// Python does: positionals in order (the rest into `*args`), keywords
     /// by name (the unknown ones into `**kwargs`), then defaults.
     fn bind_arguments(&mut self, f: &Function, args: Args, call_scope: &Rc<Scope>) -> Eval<()> {
-        let type_error = |span: Range<usize>, m: String| {
-            Raised::python(crate::native::ErrorClass::TypeError, span, m)
-        };
+        let type_error =
+            |span: Range<usize>, m: String| Raised::python(ErrorClass::TypeError, span, m);
         let given = args.positional.len();
         if f.vararg.is_none() && given > f.params.len() {
             return Err(type_error(
@@ -346,5 +353,45 @@ impl Interpreter {
                 span,
             },
         )
+    }
+}
+
+impl tvm_api::Host for Interpreter {
+    fn call(&mut self, f: &Value, args: Vec<Value>) -> Result<Value, ApiError> {
+        // The API points errors about the call itself at the argument that
+        // gave `f`; errors inside `f` keep their own place.
+        let args = Args {
+            positional: args
+                .into_iter()
+                .map(|value| Spanned { value, span: 0..0 })
+                .collect(),
+            keywords: Vec::new(),
+            span: 0..0,
+        };
+        let result = match script_value(f) {
+            Some(ScriptValue::Function(func)) => match self.bind_call(func, args) {
+                Err(r) => return Err(ApiError::new(r.kind.class(), r.message)),
+                Ok(scope) => self.run_call(func, scope),
+            },
+            _ => self.call(f, args),
+        };
+        result.map_err(|r| {
+            self.host_error = Some(r);
+            ApiError::new(ErrorClass::Host, "an error in a script function")
+        })
+    }
+
+    fn parameters(&self, f: &Value) -> Option<Parameters> {
+        match script_value(f) {
+            Some(ScriptValue::Function(func)) => Some(Parameters {
+                names: func.params.iter().map(|p| p.name.clone()).collect(),
+                varargs: func.vararg.is_some(),
+            }),
+            _ => None,
+        }
+    }
+
+    fn session(&mut self) -> &mut Session {
+        &mut self.session
     }
 }

@@ -4,16 +4,17 @@
 use super::expressions::{apply_binary, cmp_op, is_membership, Index};
 use super::{Flow, Interpreter, MAX_STEPS};
 use crate::collections;
-use crate::error::{span_of, Eval, Raised, RaisedKind};
+use crate::error::{span_of, Catches, Eval, Raised, RaisedKind};
 use crate::function::{Body, Function, Param, Parameters};
-use crate::native::{self, ErrorClass, Native};
+use crate::native;
 use crate::operators;
 use crate::pymodules;
 use crate::scope::Scope;
-use crate::value::Value;
+use crate::value::{expected_error, ScriptValue, Value};
 use rustpython_parser::ast::{self, Ranged};
 use std::ops::Range;
 use std::rc::Rc;
+use tvm_api::{Class, ErrorClass, Object};
 
 const SUPPORTED_STATEMENTS: &str = "supported statements are: import, assignment (to names, \
      items and slices, with unpacking), augmented assignment, `del`, def (with decorators), \
@@ -88,7 +89,7 @@ impl Interpreter {
                 for d in &def.decorator_list {
                     decorators.push((self.eval(d, scope)?, span_of(d.range())));
                 }
-                let mut f = Value::Function(Rc::new(self.function_def(def, scope)?));
+                let mut f = crate::value::function(self.function_def(def, scope)?);
                 for (decorator, at) in decorators.into_iter().rev() {
                     f = self.call_with(&decorator, vec![f], at)?;
                 }
@@ -232,7 +233,7 @@ impl Interpreter {
         }
         Ok(match self.eval(exc, scope)? {
             Value::Exception(class, message) => Raised::python(class, span, &*message),
-            Value::Native(Native::Error(class)) => Raised::python(class, span, ""),
+            Value::Object(Object::Class(Class::Error(class))) => Raised::python(class, span, ""),
             other => Raised::python(
                 ErrorClass::TypeError,
                 span_of(exc.range()),
@@ -303,7 +304,7 @@ impl Interpreter {
         items
             .into_iter()
             .map(|v| match v {
-                Value::Native(Native::Error(class)) => Ok(class),
+                Value::Object(Object::Class(Class::Error(class))) => Ok(class),
                 other => Err(Raised::at(
                     span_of(e.range()),
                     format!(
@@ -326,7 +327,7 @@ impl Interpreter {
             ));
         };
         let item_span = span_of(item.context_expr.range());
-        let Value::ExpectError(class) = self.eval(&item.context_expr, scope)? else {
+        let Some(class) = expected_error(&self.eval(&item.context_expr, scope)?) else {
             return Err(Raised::at(
                 item_span,
                 "`with` supports `pytest.raises(...)` contexts only",
@@ -409,12 +410,12 @@ impl Interpreter {
             // nothing in the subset this interpreter runs.
             return Ok(());
         }
-        if let Some(Value::Module(py_path)) = pymodules::module(path) {
+        if let Some(py_path) = pymodules::module(path).and_then(|m| native::module_path(&m)) {
             for alias in &s.names {
                 let name = alias.name.as_str();
                 let value = if pymodules::needs_cpython(py_path) {
                     // The name fails where it is first used.
-                    Value::Module(py_path)
+                    Value::host(ScriptValue::Module(py_path))
                 } else {
                     pymodules::attribute(py_path, name).ok_or_else(|| {
                         Raised::at(
@@ -428,7 +429,7 @@ impl Interpreter {
             }
             return Ok(());
         }
-        let Some(Value::Module(path)) = native::module(path) else {
+        let Some(path) = native::module(path).and_then(|m| native::module_path(&m)) else {
             return Err(unknown_module(path, span));
         };
         for alias in &s.names {

@@ -444,7 +444,8 @@ impl<'a> Compiler<'a> {
             Value::Cast(t, a) => (self.value_as(a, *t, src)?, *t),
             // As for `Binary`: the branches' types come with their code,
             // so nested selects compile in linear time.
-            Value::Select(c, a, b) => {
+            Value::Likely(c) => self.value(c, src)?,
+            Value::Select(c, a, b) | Value::IfThenElse(c, a, b) => {
                 let c = self.value_as(c, DataType::Bool, src)?;
                 let ((a, ta), (b, tb)) = (self.value(a, src)?, self.value(b, src)?);
                 let t = ta.promote(tb);
@@ -551,6 +552,7 @@ impl<'a> Compiler<'a> {
                 min,
                 extent,
                 body,
+                ..
             } => {
                 // The bounds are outside the loop's own scope.
                 let min = self.index(min, s)?;
@@ -600,7 +602,7 @@ impl<'a> Compiler<'a> {
                 let extent = self.indices(extents, s)?;
                 self.region(buffer, min, extent, body, s)?
             }
-            Stmt::Produce { body, .. } => self.stmt(body)?,
+            Stmt::Produce { body, .. } | Stmt::TensorCall { body, .. } => self.stmt(body)?,
             Stmt::BufferStore {
                 buffer,
                 indices,
@@ -638,6 +640,11 @@ impl<'a> Compiler<'a> {
             }
             Stmt::Seq(v) => Code::Seq(v.iter().map(|c| self.stmt(c)).collect::<Result<_, _>>()?),
             Stmt::Evaluate(v) => Code::Eval(self.value(v, s)?.0, s),
+            Stmt::Opaque { call, .. } => {
+                return Err(RunError::Opaque {
+                    func: call.func.clone(),
+                })
+            }
         })
     }
 }

@@ -35,6 +35,7 @@ fn steps_step(s: &Stmt, an: &mut Analyzer) -> Option<u64> {
             min,
             extent,
             body,
+            ..
         } => {
             let lo = an.const_int_bound(min);
             let ext = an.const_int_bound(extent).max;
@@ -60,9 +61,10 @@ fn steps_step(s: &Stmt, an: &mut Analyzer) -> Option<u64> {
             an.unbind(var);
             inner?
         }
-        Stmt::Realize { body, .. } | Stmt::Allocate { body, .. } | Stmt::Produce { body, .. } => {
-            steps(body, an)?
-        }
+        Stmt::Realize { body, .. }
+        | Stmt::Allocate { body, .. }
+        | Stmt::Produce { body, .. }
+        | Stmt::TensorCall { body, .. } => steps(body, an)?,
         Stmt::BufferStore { .. } => 1,
         Stmt::IfThenElse {
             then_case,
@@ -83,7 +85,7 @@ fn steps_step(s: &Stmt, an: &mut Analyzer) -> Option<u64> {
             }
             total
         }
-        Stmt::Evaluate(_) => 0,
+        Stmt::Evaluate(_) | Stmt::Opaque { .. } => 0,
     })
 }
 

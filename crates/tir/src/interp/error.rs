@@ -76,6 +76,12 @@ impl fmt::Display for AccessViolation {
 /// from, printed on one line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunError {
+    /// The program calls a function it cannot look into (an extern
+    /// operation's `call_packed` or `call_extern`).
+    Opaque {
+        /// The function's name.
+        func: String,
+    },
     /// An invalid access (the first one, unless the interpreter was told to
     /// keep going).
     Access(Box<AccessViolation>),
@@ -193,6 +199,10 @@ impl fmt::Display for RunError {
             } => {
                 write!(f, "cannot give `{buffer}` storage in `{stmt}`: {message}")
             }
+            RunError::Opaque { func } => write!(
+                f,
+                "the program calls `{func}`, a function it cannot look into: it cannot be run"
+            ),
             RunError::StepLimit { limit } => write!(
                 f,
                 "the run exceeded {limit} steps: raise the limit or shrink the sizes"

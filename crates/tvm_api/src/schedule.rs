@@ -2,11 +2,11 @@
 //! `fuse`, `reorder`, `tile`, `compute_at`, `compute_inline`,
 //! `compute_root`, `bind`, `set_scope`.
 
-use crate::args::{Args, Spanned};
-use crate::error::{Eval, Raised};
-use crate::objects::{to_index, to_iter_var, to_op, ScheduleRef, TeObject};
+use crate::args::{Args, Given};
+use crate::error::{not_supported, tvm_error, type_error, ApiResult, At};
+use crate::object::{Object, ScheduleRef};
+use crate::objects::{to_index, to_iter_var, to_op};
 use crate::value::Value;
-use std::ops::Range;
 
 const STAGE_METHODS: &[&str] = &[
     "split",
@@ -62,25 +62,25 @@ pub(crate) fn unsupported_schedule_method(name: &str) -> String {
     format!("`s.{name}`: {why}; schedules support `s[tensor]` and `s.normalize()`")
 }
 
-fn te_error(span: &Range<usize>, e: te::TeError) -> Raised {
-    Raised::tvm(span.clone(), e.message)
+fn te_error(span: &At, e: te::TeError) -> crate::ApiError {
+    tvm_error(span.clone(), e.message)
 }
 
 fn iter_var(iv: te::IterVar) -> Value {
-    Value::Te(TeObject::IterVar(iv))
+    Value::Object(Object::IterVar(iv))
 }
 
 /// `s.name(args)`.
-pub(crate) fn call_schedule_method(s: &ScheduleRef, name: &str, args: Args) -> Eval<Value> {
+pub(crate) fn call_schedule_method(s: &ScheduleRef, name: &str, args: Args) -> ApiResult<Value> {
     match name {
         // TVM's normalize rebases loops so that they start at 0; rangefinder's
         // loops always start at 0 (lowering offsets each realized region by
         // its minimum), so the schedule is already normal.
         "normalize" => {
             args.bind("normalize", &[])?;
-            Ok(Value::Te(TeObject::Schedule(s.clone())))
+            Ok(Value::Object(Object::Schedule(s.clone())))
         }
-        _ => Err(Raised::at(args.span, unsupported_schedule_method(name))),
+        _ => Err(not_supported(None, unsupported_schedule_method(name))),
     }
 }
 
@@ -90,8 +90,8 @@ pub(crate) fn call_stage_method(
     op: &te::Operation,
     name: &str,
     args: Args,
-) -> Eval<Value> {
-    let span = args.span.clone();
+) -> ApiResult<Value> {
+    let span = None;
     match name {
         "split" => {
             let a = args.bind("split", &["parent", "factor", "nparts"])?;
@@ -99,7 +99,7 @@ pub(crate) fn call_stage_method(
             let result = match (a.get("factor"), a.get("nparts")) {
                 (Some(f), None) => s.borrow_mut().split(op, &parent, to_index(f)?),
                 (None, Some(p)) => s.borrow_mut().split_nparts(op, &parent, to_index(p)?),
-                _ => return Err(Raised::at(
+                _ => return Err(type_error(
                     span,
                     "`split` needs exactly one of `factor=` (the second argument) and `nparts=`",
                 )),
@@ -108,10 +108,11 @@ pub(crate) fn call_stage_method(
             Ok(Value::tuple(vec![iter_var(outer), iter_var(inner)]))
         }
         "fuse" => {
-            let (pos, span) = args.positional_only("fuse")?;
-            let ivs = pos.iter().map(to_iter_var).collect::<Eval<Vec<_>>>()?;
+            let pos = args.positional_only("fuse")?;
+            let span: At = None;
+            let ivs = pos.iter().map(to_iter_var).collect::<ApiResult<Vec<_>>>()?;
             let Some((first, rest)) = ivs.split_first() else {
-                return Err(Raised::at(
+                return Err(not_supported(
                     span,
                     "`fuse` needs at least one axis (fusing no axes is not supported)",
                 ));
@@ -127,8 +128,9 @@ pub(crate) fn call_stage_method(
             Ok(iter_var(fused))
         }
         "reorder" => {
-            let (pos, span) = args.positional_only("reorder")?;
-            let ivs = pos.iter().map(to_iter_var).collect::<Eval<Vec<_>>>()?;
+            let pos = args.positional_only("reorder")?;
+            let span: At = None;
+            let ivs = pos.iter().map(to_iter_var).collect::<ApiResult<Vec<_>>>()?;
             s.borrow_mut()
                 .reorder(op, &ivs)
                 .map_err(|e| te_error(&span, e))?;
@@ -182,9 +184,9 @@ pub(crate) fn call_stage_method(
             let a = args.bind("bind", &["ivar", "thread_ivar"])?;
             let iv = to_iter_var(a.required("ivar")?)?;
             let thread = a.required("thread_ivar")?;
-            let Value::Te(TeObject::ThreadAxis(axis)) = &thread.value else {
-                return Err(Raised::at(
-                    thread.span.clone(),
+            let Value::Object(Object::ThreadAxis(axis)) = &thread.value else {
+                return Err(type_error(
+                    thread.place(),
                     format!(
                         "`bind` needs a thread axis such as `te.thread_axis(\"threadIdx.x\")`, found a {}",
                         thread.value.type_name()
@@ -200,27 +202,27 @@ pub(crate) fn call_stage_method(
             let a = args.bind("set_scope", &["scope"])?;
             let scope = a.required("scope")?;
             let Value::Str(text) = &scope.value else {
-                return Err(Raised::at(
-                    scope.span.clone(),
+                return Err(type_error(
+                    scope.place(),
                     "`set_scope` needs a scope name: \"global\", \"shared\", \"warp\" or \"local\"",
                 ));
             };
             s.borrow_mut()
                 .set_scope(op, text)
-                .map_err(|e| Raised::at(scope.span.clone(), e.message))?;
+                .map_err(|e| not_supported(scope.place(), e.message))?;
             Ok(Value::None)
         }
-        _ => Err(Raised::at(span, unsupported_stage_method(name))),
+        _ => Err(type_error(span, unsupported_stage_method(name))),
     }
 }
 
 /// The operation of a stage argument, which must belong to schedule `s`.
-fn stage_op(s: &ScheduleRef, a: &Spanned) -> Eval<te::Operation> {
+fn stage_op(s: &ScheduleRef, a: &Given) -> ApiResult<te::Operation> {
     match &a.value {
-        Value::Te(TeObject::Stage(owner, op)) => {
+        Value::Object(Object::Stage(owner, op)) => {
             if !std::rc::Rc::ptr_eq(owner, s) {
-                return Err(Raised::at(
-                    a.span.clone(),
+                return Err(type_error(
+                    a.place(),
                     "this stage belongs to a different schedule",
                 ));
             }
@@ -228,8 +230,8 @@ fn stage_op(s: &ScheduleRef, a: &Spanned) -> Eval<te::Operation> {
         }
         _ => {
             let op = to_op(a)?;
-            Err(Raised::at(
-                a.span.clone(),
+            Err(type_error(
+                a.place(),
                 format!("`compute_at` needs a stage: write `s[{}]`", op.name()),
             ))
         }

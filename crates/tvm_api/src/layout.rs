@@ -6,45 +6,47 @@
 //! `def nhwc_to_nchwc(logical_axes)`), and returns the transformed indices,
 //! with `te.AXIS_SEPARATOR` between groups of physical axes.
 
-use crate::args::{Args, Spanned};
-use crate::error::{Eval, Raised};
-use crate::interp::Interpreter;
-use crate::objects::{to_index, ScheduleRef, TeObject};
+use crate::args::{Args, Given};
+use crate::error::{tvm_error, type_error, ApiResult};
+use crate::functions::call_back;
+use crate::object::{Object, ScheduleRef};
+use crate::objects::to_index;
 use crate::value::Value;
+use crate::Host;
 use arith::Var;
 
 /// `s[op].transform_layout(mapping_function)`: returns the transformed axes.
 pub(crate) fn transform_layout(
-    interp: &mut Interpreter,
+    host: &mut dyn Host,
     s: &ScheduleRef,
     op: &te::Operation,
     args: Args,
-) -> Eval<Value> {
-    let span = args.span.clone();
+) -> ApiResult<Value> {
+    let span = None;
     let a = args.bind("transform_layout", &["mapping_function"])?;
     let f = a.required("mapping_function")?;
     let ndim = op.shape().len();
-    let Value::Function(func) = &f.value else {
-        return Err(Raised::at(
-            f.span.clone(),
+    let Some(func) = host.parameters(&f.value) else {
+        return Err(type_error(
+            f.place(),
             format!(
                 "`transform_layout` needs a lambda or function of the indices, found a {}",
                 f.value.type_name()
             ),
         ));
     };
-    let as_list = func.vararg.is_none() && func.params.len() == 1 && ndim != 1;
-    let names: Vec<String> = if func.vararg.is_some() || as_list {
+    let as_list = !func.varargs && func.names.len() == 1 && ndim != 1;
+    let names: Vec<String> = if func.varargs || as_list {
         (0..ndim).map(|d| format!("i{d}")).collect()
-    } else if func.params.len() == ndim {
-        func.params.iter().map(|p| p.name.clone()).collect()
+    } else if func.names.len() == ndim {
+        func.names.clone()
     } else {
-        return Err(Raised::at(
-            f.span.clone(),
+        return Err(type_error(
+            f.place(),
             format!(
                 "`{}` has {ndim} dimensions but the function takes {} indices",
                 op.name(),
-                func.params.len()
+                func.names.len()
             ),
         ));
     };
@@ -55,7 +57,7 @@ pub(crate) fn transform_layout(
     } else {
         indices
     };
-    let result = interp.call_with(&f.value, call_args, f.span.clone())?;
+    let result = call_back(host, &f.value, call_args, &f.at)?;
     let items: Vec<Value> = match &result {
         Value::List(l) => l.borrow().clone(),
         Value::Tuple(t) => t.to_vec(),
@@ -64,18 +66,18 @@ pub(crate) fn transform_layout(
     let mut finals = Vec::with_capacity(items.len());
     let mut separators = Vec::new();
     for item in items {
-        if matches!(item, Value::Te(TeObject::AxisSeparator)) {
+        if matches!(item, Value::Object(Object::AxisSeparator)) {
             separators.push(finals.len());
             continue;
         }
-        let index = to_index(&Spanned {
+        let index = to_index(&Given {
             value: item,
-            span: f.span.clone(),
+            at: f.at.clone(),
         });
         finals.push(index.map_err(|e| {
             if as_list {
-                Raised::at(
-                    f.span.clone(),
+                type_error(
+                    f.place(),
                     format!(
                         "{}; `{}` has {ndim} dimensions and the function takes one parameter, so it received the list of indices",
                         e.message,
@@ -88,14 +90,14 @@ pub(crate) fn transform_layout(
         })?);
     }
     let map = layout::IndexMap::new(vars, finals, separators)
-        .map_err(|e| Raised::at(f.span.clone(), e.message))?;
+        .map_err(|e| type_error(f.place(), e.message))?;
     let axes = s
         .borrow_mut()
         .transform_layout(op, map)
-        .map_err(|e| Raised::tvm(span, e.message))?;
+        .map_err(|e| tvm_error(span, e.message))?;
     Ok(Value::list(
         axes.into_iter()
-            .map(|iv| Value::Te(TeObject::IterVar(iv)))
+            .map(|iv| Value::Object(Object::IterVar(iv)))
             .collect(),
     ))
 }

@@ -1,26 +1,29 @@
 //! The `tvm` / `te` functions: building tensors and expressions, creating
 //! schedules, `InferBound`, `tvm.lower`, and the helpers TVM's own tests use.
 
-use crate::args::{Args, Spanned};
-use crate::error::{Eval, Raised};
-use crate::interp::Interpreter;
-use crate::native::Native;
-use crate::objects::{self, element, to_element, to_index, to_iter_var, to_op, TeObject};
+use crate::args::{Args, Given};
+use crate::error::{
+    error, not_supported, tvm_error, type_error, ApiError, ApiResult, At, ErrorClass,
+};
+use crate::function::Function;
+use crate::object::{Object, ScheduleRef};
+use crate::objects::{self, element, to_element, to_index, to_iter_var, to_op};
 use crate::operators::as_int;
+use crate::session::Lowered;
 use crate::value::Value;
+use crate::Host;
 use arith::{Expr, Var};
 use std::cell::RefCell;
 use std::collections::HashSet;
-use std::ops::Range;
 use std::rc::Rc;
 use tir::DataType;
 
 /// Runs the TVM function `native`.
-pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval<Value> {
+pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResult<Value> {
     match native {
-        Native::Placeholder => placeholder(args),
-        Native::Compute => compute(interp, args),
-        Native::Var | Native::SizeVar => {
+        Function::Placeholder => placeholder(args),
+        Function::Compute => compute(host, args),
+        Function::Var | Function::SizeVar => {
             let a = args.bind(native.name(), &["name", "dtype", "span"])?;
             let name = match a.get("name") {
                 Some(n) => string(n)?,
@@ -28,33 +31,33 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval
             };
             Ok(Value::Index(Var::new(name).expr()))
         }
-        Native::ReduceAxis => {
+        Function::ReduceAxis => {
             let axis = reduce_axis(args)?;
-            if let Value::Te(TeObject::IterVar(iv)) = &axis {
-                interp.session.reduce_vars.insert(iv.var().clone());
+            if let Value::Object(Object::IterVar(iv)) = &axis {
+                host.session().reduce_vars.insert(iv.var().clone());
             }
             Ok(axis)
         }
-        Native::ThreadAxis => thread_axis(args),
-        Native::Sum => reduction(te::Reducer::Sum, args),
-        Native::MaxReducer | Native::MinReducer => min_max(native, args),
-        Native::Const => constant(args),
-        Native::Convert => {
+        Function::ThreadAxis => thread_axis(args),
+        Function::Sum => reduction(te::Reducer::Sum, args),
+        Function::MaxReducer | Function::MinReducer => min_max(native, args),
+        Function::Const => constant(args),
+        Function::Convert => {
             let a = args.bind("convert", &["value", "span"])?;
             Ok(match &a.required("value")?.value {
                 Value::Int(i) => Value::Index(Expr::int(*i)),
                 other => other.clone(),
             })
         }
-        Native::FloorDiv | Native::FloorMod | Native::TruncDiv | Native::TruncMod => {
+        Function::FloorDiv | Function::FloorMod | Function::TruncDiv | Function::TruncMod => {
             integer_division(native, args)
         }
-        Native::IfThenElse => if_then_else(args),
-        Native::Intrinsic(f) => intrinsic(f, args),
-        Native::All | Native::Any => {
-            let (pos, _) = args.positional_only(native.name())?;
-            let conds = pos.iter().map(condition).collect::<Eval<Vec<_>>>()?;
-            let is_all = native == Native::All;
+        Function::IfThenElse => if_then_else(args),
+        Function::Intrinsic(f) => intrinsic(f, args),
+        Function::All | Function::Any => {
+            let pos = args.positional_only(native.name())?;
+            let conds = pos.iter().map(condition).collect::<ApiResult<Vec<_>>>()?;
+            let is_all = native == Function::All;
             let joined = conds.into_iter().reduce(|a, b| {
                 if is_all {
                     Expr::and(a, b)
@@ -64,7 +67,7 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval
             });
             Ok(Value::Index(joined.unwrap_or_else(|| Expr::bool(is_all))))
         }
-        Native::CreateSchedule => {
+        Function::CreateSchedule => {
             let a = args.bind("create_schedule", &["ops"])?;
             let ops = a.required("ops")?;
             let items = match ops.value.sequence() {
@@ -74,62 +77,59 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval
             let tensors = items
                 .into_iter()
                 .map(|v| {
-                    to_op(&Spanned {
+                    to_op(&Given {
                         value: v,
-                        span: ops.span.clone(),
+                        at: ops.at.clone(),
                     })
                     .map(|op| op.output())
                 })
-                .collect::<Eval<Vec<_>>>()?;
+                .collect::<ApiResult<Vec<_>>>()?;
             let s = Rc::new(RefCell::new(te::create_schedule(&tensors)));
-            interp.session.schedules.push(s.clone());
-            Ok(Value::Te(TeObject::Schedule(s)))
+            host.session().schedules.push(s.clone());
+            Ok(Value::Object(Object::Schedule(s)))
         }
-        Native::InferBound => {
+        Function::InferBound => {
             let a = args.bind("InferBound", &["sch"])?;
             let s = schedule_arg(a.required("sch")?)?;
-            let bounds = te::infer_bound(&s.borrow()).map_err(|e| te_error(&a.span, e))?;
-            Ok(Value::Te(TeObject::Bounds(Rc::new(bounds))))
+            let bounds = te::infer_bound(&s.borrow()).map_err(|e| te_error(&a.place(), e))?;
+            Ok(Value::Object(Object::Bounds(Rc::new(bounds))))
         }
-        Native::Lower => lower(interp, args),
-        Native::AssertPrimExprEqual => {
+        Function::Lower => lower(host, args),
+        Function::AssertPrimExprEqual => {
             let a = args.bind("assert_prim_expr_equal", &["lhs", "rhs"])?;
             let lhs = to_index(a.required("lhs")?)?;
             let rhs = to_index(a.required("rhs")?)?;
             match objects::decide(&Expr::eq(lhs.clone(), rhs.clone())) {
                 Some(true) => Ok(Value::None),
-                _ => Err(Raised::assertion(
-                    a.span.clone(),
+                _ => Err(error(
+                    ErrorClass::AssertionError,
+                    a.place(),
                     format!(
                         "assert_prim_expr_equal failed: `{lhs}` is not provably equal to `{rhs}`"
                     ),
                 )),
             }
         }
-        Native::Substitute => substitute(args),
-        other => Err(Raised::at(
-            args.span,
-            format!("`{}` cannot be called", other.name()),
-        )),
+        Function::Substitute => substitute(args),
     }
 }
 
-fn string(a: &Spanned) -> Eval<String> {
+fn string(a: &Given) -> ApiResult<String> {
     match &a.value {
         Value::Str(s) => Ok(s.to_string()),
-        other => Err(Raised::at(
-            a.span.clone(),
+        other => Err(type_error(
+            a.place(),
             format!("expected a string, found a {}", other.type_name()),
         )),
     }
 }
 
-fn dtype(a: Option<&Spanned>, default: DataType) -> Eval<DataType> {
+fn dtype(a: Option<&Given>, default: DataType) -> ApiResult<DataType> {
     match a {
         None => Ok(default),
         Some(a) => string(a)?.parse::<DataType>().map_err(|e| {
-            Raised::at(
-                a.span.clone(),
+            type_error(
+                a.place(),
                 format!("{e}: use a TVM type name such as \"float32\" or \"int32\""),
             )
         }),
@@ -137,34 +137,52 @@ fn dtype(a: Option<&Spanned>, default: DataType) -> Eval<DataType> {
 }
 
 /// A shape: a tuple or list of sizes, or a single size.
-fn shape(a: &Spanned) -> Eval<Vec<Expr>> {
+fn shape(a: &Given) -> ApiResult<Vec<Expr>> {
     let items = a.value.sequence().unwrap_or_else(|| vec![a.value.clone()]);
     items
         .into_iter()
         .map(|v| {
-            to_index(&Spanned {
+            to_index(&Given {
                 value: v,
-                span: a.span.clone(),
+                at: a.at.clone(),
             })
         })
         .collect()
 }
 
-fn schedule_arg(a: &Spanned) -> Eval<objects::ScheduleRef> {
+fn schedule_arg(a: &Given) -> ApiResult<ScheduleRef> {
     match &a.value {
-        Value::Te(TeObject::Schedule(s)) => Ok(s.clone()),
-        other => Err(Raised::at(
-            a.span.clone(),
+        Value::Object(Object::Schedule(s)) => Ok(s.clone()),
+        other => Err(type_error(
+            a.place(),
             format!("expected a schedule, found a {}", other.type_name()),
         )),
     }
 }
 
-fn te_error(span: &Range<usize>, e: te::TeError) -> Raised {
-    Raised::tvm(span.clone(), e.message)
+/// Calls the program's function `f` (given as argument `at`) through the
+/// host: an error about the call points at `at`; an error raised inside `f`
+/// passes through as the host raised it.
+pub(crate) fn call_back(
+    host: &mut dyn Host,
+    f: &Value,
+    args: Vec<Value>,
+    at: &crate::ArgRef,
+) -> ApiResult<Value> {
+    host.call(f, args).map_err(|e| {
+        if e.class == ErrorClass::Host {
+            e
+        } else {
+            e.or_at(at)
+        }
+    })
 }
 
-fn placeholder(args: Args) -> Eval<Value> {
+fn te_error(span: &At, e: te::TeError) -> ApiError {
+    tvm_error(span.clone(), e.message)
+}
+
+fn placeholder(args: Args) -> ApiResult<Value> {
     let a = args.bind("placeholder", &["shape", "dtype", "name"])?;
     let dims = shape(a.required("shape")?)?;
     let dt = dtype(a.get("dtype"), DataType::Float32)?;
@@ -173,13 +191,13 @@ fn placeholder(args: Args) -> Eval<Value> {
         .map(string)
         .transpose()?
         .unwrap_or_else(|| "placeholder".to_owned());
-    let t = te::placeholder(dims, &name, dt).map_err(|e| te_error(&a.span, e))?;
-    Ok(Value::Te(TeObject::Tensor(t)))
+    let t = te::placeholder(dims, &name, dt).map_err(|e| te_error(&a.place(), e))?;
+    Ok(Value::Object(Object::Tensor(t)))
 }
 
-/// Why building a compute failed: in the script's lambda or in `te`.
+/// Why building a compute failed: in the program's function or in `te`.
 enum ComputeFailure {
-    Script(Raised),
+    Script(ApiError),
     Te(te::TeError),
 }
 
@@ -189,7 +207,7 @@ impl From<te::TeError> for ComputeFailure {
     }
 }
 
-fn compute(interp: &mut Interpreter, args: Args) -> Eval<Value> {
+fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     let a = args.bind("compute", &["shape", "fcompute", "name", "tag", "attrs"])?;
     let dims = shape(a.required("shape")?)?;
     let f = a.required("fcompute")?;
@@ -200,61 +218,60 @@ fn compute(interp: &mut Interpreter, args: Args) -> Eval<Value> {
         .unwrap_or_else(|| "compute".to_owned());
     // The axes take the names of the lambda's parameters, as in TVM
     // (`lambda *i` gives `i0, i1, ...`).
-    let axis_names: Vec<String> = match &f.value {
-        Value::Function(func) if func.vararg.is_none() => {
-            if func.params.len() != dims.len() {
-                return Err(Raised::at(
-                    f.span.clone(),
+    let axis_names: Vec<String> = match host.parameters(&f.value) {
+        Some(params) if !params.varargs => {
+            if params.names.len() != dims.len() {
+                return Err(type_error(
+                    f.place(),
                     format!(
                         "the shape has {} dimensions but the function takes {} indices",
                         dims.len(),
-                        func.params.len()
+                        params.names.len()
                     ),
                 ));
             }
-            func.params.iter().map(|p| p.name.clone()).collect()
+            params.names
         }
-        Value::Function(_) => (0..dims.len()).map(|d| format!("i{d}")).collect(),
-        other => {
-            return Err(Raised::at(
-                f.span.clone(),
+        Some(_) => (0..dims.len()).map(|d| format!("i{d}")).collect(),
+        None => {
+            return Err(type_error(
+                f.place(),
                 format!(
                     "`compute` needs a lambda or function, found a {}",
-                    other.type_name()
+                    f.value.type_name()
                 ),
             ))
         }
     };
     let names: Vec<&str> = axis_names.iter().map(String::as_str).collect();
     let fcompute = f.value.clone();
-    let fspan = f.span.clone();
+    let fspan = f.at.clone();
     let built = te::try_compute_named(
         dims,
         &names,
         |vars| {
             let indices = vars.iter().map(|v| Value::Index(v.clone())).collect();
-            let body = interp
-                .call_with(&fcompute, indices, fspan.clone())
-                .map_err(ComputeFailure::Script)?;
-            to_element(&body, fspan.clone()).map_err(ComputeFailure::Script)
+            let body =
+                call_back(host, &fcompute, indices, &fspan).map_err(ComputeFailure::Script)?;
+            to_element(&body, Some(fspan.clone())).map_err(ComputeFailure::Script)
         },
         &name,
     );
     match built {
         Ok(t) => {
-            if let Some(k) = reduce_axis_outside(&t, &interp.session.reduce_vars) {
-                return Err(Raised::tvm(
-                    a.span.clone(),
+            if let Some(k) = reduce_axis_outside(&t, &host.session().reduce_vars) {
+                return Err(tvm_error(
+                    a.place(),
                     format!(
                         "`{name}` uses the reduction axis `{k}` outside a reduction over it: \
                          use it only inside `te.sum(..., axis={k})` (or another reducer)"
                     ),
                 ));
             }
-            Ok(Value::Te(TeObject::Tensor(t)))
+            Ok(Value::Object(Object::Tensor(t)))
         }
         Err(ComputeFailure::Script(r)) => Err(r),
-        Err(ComputeFailure::Te(e)) => Err(te_error(&a.span, e)),
+        Err(ComputeFailure::Te(e)) => Err(te_error(&a.place(), e)),
     }
 }
 
@@ -279,20 +296,20 @@ fn reduce_axis_outside(t: &te::Tensor, reduce_vars: &HashSet<Var>) -> Option<Str
 
 /// `te.thread_axis(tag)` or `te.thread_axis(dom, tag)`. A domain is not
 /// supported: the bound loop's extent is the number of threads.
-fn thread_axis(args: Args) -> Eval<Value> {
+fn thread_axis(args: Args) -> ApiResult<Value> {
     let a = args.bind("thread_axis", &["dom", "tag", "name", "span"])?;
     let tag = match (a.get("dom"), a.get("tag")) {
         (Some(d), None) if matches!(d.value, Value::Str(_)) => d,
         (None, Some(t)) => t,
-        (Some(d), _) if !matches!(d.value, Value::None) => return Err(Raised::at(
-            d.span.clone(),
+        (Some(d), _) if !matches!(d.value, Value::None) => return Err(not_supported(
+            d.place(),
             "`thread_axis` with a domain is not supported: give only the tag, the bound loop's \
                  extent is the number of threads",
         )),
         (_, Some(t)) => t,
         _ => {
-            return Err(Raised::at(
-                a.span.clone(),
+            return Err(type_error(
+                a.place(),
                 "`thread_axis` needs a tag such as \"threadIdx.x\"",
             ))
         }
@@ -301,15 +318,15 @@ fn thread_axis(args: Args) -> Eval<Value> {
     // TVM accepts any tag here; rangefinder knows only the GPU ones, so an
     // unknown tag is a limit of rangefinder, not a `TVMError` to catch.
     let axis = te::IterVar::thread_axis(&text).map_err(|e| {
-        Raised::at(
-            tag.span.clone(),
+        not_supported(
+            tag.place(),
             format!("this thread axis is not supported: {}", e.message),
         )
     })?;
-    Ok(Value::Te(TeObject::ThreadAxis(axis)))
+    Ok(Value::Object(Object::ThreadAxis(axis)))
 }
 
-fn reduce_axis(args: Args) -> Eval<Value> {
+fn reduce_axis(args: Args) -> ApiResult<Value> {
     let a = args.bind("reduce_axis", &["dom", "name", "thread_tag", "span"])?;
     let dom = a.required("dom")?;
     let bounds = dom
@@ -317,39 +334,39 @@ fn reduce_axis(args: Args) -> Eval<Value> {
         .sequence()
         .filter(|b| b.len() == 2)
         .ok_or_else(|| {
-            Raised::at(
-                dom.span.clone(),
+            type_error(
+                dom.place(),
                 "`reduce_axis` needs its domain as a pair `(lo, hi)`",
             )
         })?;
-    let lo = to_index(&Spanned {
+    let lo = to_index(&Given {
         value: bounds[0].clone(),
-        span: dom.span.clone(),
+        at: dom.at.clone(),
     })?;
-    let hi = to_index(&Spanned {
+    let hi = to_index(&Given {
         value: bounds[1].clone(),
-        span: dom.span.clone(),
+        at: dom.at.clone(),
     })?;
     let name = a
         .get("name")
         .map(string)
         .transpose()?
         .unwrap_or_else(|| "rv".to_owned());
-    Ok(Value::Te(TeObject::IterVar(te::reduce_axis(
+    Ok(Value::Object(Object::IterVar(te::reduce_axis(
         (lo, hi),
         &name,
     ))))
 }
 
 /// The axes of a reduction: one IterVar or a list of them.
-fn axes(a: &Spanned) -> Eval<Vec<te::IterVar>> {
+fn axes(a: &Given) -> ApiResult<Vec<te::IterVar>> {
     match a.value.sequence() {
         Some(items) => items
             .into_iter()
             .map(|v| {
-                to_iter_var(&Spanned {
+                to_iter_var(&Given {
                     value: v,
-                    span: a.span.clone(),
+                    at: a.at.clone(),
                 })
             })
             .collect(),
@@ -357,14 +374,14 @@ fn axes(a: &Spanned) -> Eval<Vec<te::IterVar>> {
     }
 }
 
-fn reduction(reducer: te::Reducer, args: Args) -> Eval<Value> {
+fn reduction(reducer: te::Reducer, args: Args) -> ApiResult<Value> {
     let name = format!("te.{}", reducer.name());
     let a = args.bind(&name, &["expr", "axis", "where", "init"])?;
     if let Some(init) = a.get("init") {
-        return Err(Raised::at(init.span.clone(), "`init=` is not supported"));
+        return Err(not_supported(init.place(), "`init=` is not supported"));
     }
     let source_arg = a.required("expr")?;
-    let source = to_element(&source_arg.value, source_arg.span.clone())?;
+    let source = to_element(&source_arg.value, source_arg.place())?;
     let axes = axes(a.required("axis")?)?;
     Ok(element(match a.get("where") {
         Some(w) => te::reduce_where(reducer, source, &axes, condition(w)?),
@@ -379,22 +396,24 @@ fn reduction(reducer: te::Reducer, args: Args) -> Eval<Value> {
 
 /// `te.max` / `te.min`: a reduction when given an axis, else the larger or
 /// smaller of two values (TVM's reducers accept both).
-fn min_max(native: Native, args: Args) -> Eval<Value> {
-    let is_max = native == Native::MaxReducer;
+fn min_max(native: Function, args: Args) -> ApiResult<Value> {
+    let is_max = native == Function::MaxReducer;
     let reducer = if is_max {
         te::Reducer::Max
     } else {
         te::Reducer::Min
     };
-    let second_is_axis = args.positional.get(1).is_some_and(|a| {
-        matches!(a.value, Value::Te(TeObject::IterVar(_))) || a.value.sequence().is_some()
-    });
+    let second_is_axis = args
+        .positional
+        .get(1)
+        .is_some_and(|a| matches!(a, Value::Object(Object::IterVar(_))) || a.sequence().is_some());
     if !args.keywords.is_empty() || second_is_axis {
         return reduction(reducer, args);
     }
-    let (pos, span) = args.positional_only(native.name())?;
+    let pos = args.positional_only(native.name())?;
+    let span: At = None;
     let [x, y] = &pos[..] else {
-        return Err(Raised::at(
+        return Err(type_error(
             span,
             format!(
                 "`{}` takes two values, or a value and `axis=`",
@@ -409,8 +428,8 @@ fn min_max(native: Native, args: Args) -> Eval<Value> {
             Expr::min(a, b)
         }));
     }
-    let a = to_element(&x.value, x.span.clone())?;
-    let b = to_element(&y.value, y.span.clone())?;
+    let a = to_element(&x.value, x.place())?;
+    let b = to_element(&y.value, y.place())?;
     Ok(element(if is_max {
         te::Value::max(a, b)
     } else {
@@ -418,7 +437,7 @@ fn min_max(native: Native, args: Args) -> Eval<Value> {
     }))
 }
 
-fn constant(args: Args) -> Eval<Value> {
+fn constant(args: Args) -> ApiResult<Value> {
     let a = args.bind("const", &["value", "dtype", "span"])?;
     let v = a.required("value")?;
     let default = if matches!(v.value, Value::Float(_)) {
@@ -431,25 +450,20 @@ fn constant(args: Args) -> Eval<Value> {
         (Value::Float(f), true) => Ok(Value::Float(*f)),
         (value, true) => as_int(value)
             .map(|i| Value::Float(i as f64))
-            .ok_or_else(|| Raised::at(v.span.clone(), "`const` needs a number")),
+            .ok_or_else(|| type_error(v.place(), "`const` needs a number")),
         (value, false) => as_int(value)
             .map(|i| Value::Index(Expr::int(i)))
-            .ok_or_else(|| {
-                Raised::at(
-                    v.span.clone(),
-                    format!("`const` of type {dt} needs an integer"),
-                )
-            }),
+            .ok_or_else(|| type_error(v.place(), format!("`const` of type {dt} needs an integer"))),
     }
 }
 
 /// A condition argument: a Python bool or a symbolic condition.
-fn condition(a: &Spanned) -> Eval<Expr> {
+fn condition(a: &Given) -> ApiResult<Expr> {
     match &a.value {
         Value::Bool(b) => Ok(Expr::bool(*b)),
         Value::Index(e) if e.ty() == arith::Type::Bool => Ok(e.clone()),
-        other => Err(Raised::at(
-            a.span.clone(),
+        other => Err(type_error(
+            a.place(),
             format!(
                 "expected a condition such as `i < n`, found a {}",
                 other.type_name()
@@ -458,24 +472,24 @@ fn condition(a: &Spanned) -> Eval<Expr> {
     }
 }
 
-fn integer_division(native: Native, args: Args) -> Eval<Value> {
+fn integer_division(native: Function, args: Args) -> ApiResult<Value> {
     let a = args.bind(native.name(), &["a", "b", "span"])?;
     let x = to_index(a.required("a")?)?;
     let y_arg = a.required("b")?;
     let y = to_index(y_arg)?;
     let e = match native {
-        Native::FloorDiv => Expr::floor_div(x, y),
-        Native::FloorMod => Expr::floor_mod(x, y),
+        Function::FloorDiv => Expr::floor_div(x, y),
+        Function::FloorMod => Expr::floor_mod(x, y),
         _ => {
             let d = y.as_int().unwrap_or(0);
-            let e = if native == Native::TruncDiv {
+            let e = if native == Function::TruncDiv {
                 Expr::trunc_div(x, d)
             } else {
                 Expr::trunc_mod(x, d)
             };
             e.ok_or_else(|| {
-                Raised::at(
-                    y_arg.span.clone(),
+                not_supported(
+                    y_arg.place(),
                     "truncating division is supported by a positive constant only; use `//` (floor division)",
                 )
             })?
@@ -485,10 +499,11 @@ fn integer_division(native: Native, args: Args) -> Eval<Value> {
 }
 
 /// `te.exp(x)` and the other math functions: a call on tensor elements.
-fn intrinsic(f: tir::Intrinsic, args: Args) -> Eval<Value> {
-    let (pos, span) = args.positional_only(f.name())?;
+fn intrinsic(f: tir::Intrinsic, args: Args) -> ApiResult<Value> {
+    let pos = args.positional_only(f.name())?;
+    let span: At = None;
     if pos.len() != f.arity() {
-        return Err(Raised::at(
+        return Err(type_error(
             span,
             format!(
                 "`{}` takes {} argument(s), {} given",
@@ -500,51 +515,55 @@ fn intrinsic(f: tir::Intrinsic, args: Args) -> Eval<Value> {
     }
     let operands = pos
         .iter()
-        .map(|a| to_element(&a.value, a.span.clone()))
-        .collect::<Eval<Vec<_>>>()?;
+        .map(|a| to_element(&a.value, a.place()))
+        .collect::<ApiResult<Vec<_>>>()?;
     Ok(element(te::Value::call(f, operands)))
 }
 
-fn if_then_else(args: Args) -> Eval<Value> {
+fn if_then_else(args: Args) -> ApiResult<Value> {
     let a = args.bind("if_then_else", &["cond", "t", "f", "span"])?;
     let c = condition(a.required("cond")?)?;
     let (t, f) = (a.required("t")?, a.required("f")?);
     if let (Ok(x), Ok(y)) = (to_index(t), to_index(f)) {
         return Ok(Value::Index(Expr::select(c, x, y)));
     }
-    let x = to_element(&t.value, t.span.clone())?;
-    let y = to_element(&f.value, f.span.clone())?;
+    let x = to_element(&t.value, t.place())?;
+    let y = to_element(&f.value, f.place())?;
     Ok(element(te::Value::select(c, x, y)))
 }
 
-fn lower(interp: &mut Interpreter, args: Args) -> Eval<Value> {
+fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     let a = args.bind("lower", &["inp", "args", "name", "binds", "simple_mode"])?;
     let s = schedule_arg(a.required("inp")?)?;
     let tensors = match a.get("args") {
         Some(list) => {
             let items = list.value.sequence().ok_or_else(|| {
-                Raised::at(
-                    list.span.clone(),
+                type_error(
+                    list.place(),
                     "`lower` needs its arguments as a list of tensors",
                 )
             })?;
             items
                 .into_iter()
                 .map(|v| {
-                    to_op(&Spanned {
+                    to_op(&Given {
                         value: v,
-                        span: list.span.clone(),
+                        at: list.at.clone(),
                     })
                     .map(|op| op.output())
                 })
-                .collect::<Eval<Vec<_>>>()?
+                .collect::<ApiResult<Vec<_>>>()?
         }
         None => default_args(&s.borrow()),
     };
     let tensors = s.borrow().program_args(tensors);
-    let lowering = te::Lowering::new(&s.borrow(), &tensors).map_err(|e| te_error(&a.span, e))?;
+    let lowering = te::Lowering::new(&s.borrow(), &tensors).map_err(|e| te_error(&a.place(), e))?;
     let text = lowering.program().to_string();
-    interp.session.lowered.push((s.clone(), tensors, lowering));
+    host.session().lowered.push(Lowered {
+        schedule: s.clone(),
+        args: tensors,
+        lowering,
+    });
     Ok(Value::str(&text))
 }
 
@@ -554,33 +573,33 @@ pub(crate) fn default_args(s: &te::Schedule) -> Vec<te::Tensor> {
     s.default_args()
 }
 
-fn substitute(args: Args) -> Eval<Value> {
+fn substitute(args: Args) -> ApiResult<Value> {
     let a = args.bind("substitute", &["node", "vmap"])?;
     let e = to_index(a.required("node")?)?;
     let map_arg = a.required("vmap")?;
     let Value::Dict(pairs) = &map_arg.value else {
-        return Err(Raised::at(
-            map_arg.span.clone(),
+        return Err(type_error(
+            map_arg.place(),
             "`substitute` needs a dict from variables to values",
         ));
     };
     let mut map: Vec<(Var, Expr)> = Vec::new();
     for (k, v) in pairs.iter() {
-        let key = to_index(&Spanned {
+        let key = to_index(&Given {
             value: k.clone(),
-            span: map_arg.span.clone(),
+            at: map_arg.at.clone(),
         })?;
         let Some(var) = key.as_var() else {
-            return Err(Raised::at(
-                map_arg.span.clone(),
+            return Err(type_error(
+                map_arg.place(),
                 format!("`{key}` is not a variable"),
             ));
         };
         map.push((
             var.clone(),
-            to_index(&Spanned {
+            to_index(&Given {
                 value: v.clone(),
-                span: map_arg.span.clone(),
+                at: map_arg.at.clone(),
             })?,
         ));
     }

@@ -1,0 +1,751 @@
+//! Tensorize: a loop nest replaced by a call of a tensor intrinsic
+//! (`te.decl_tensor_intrin`, `s[t].tensorize(loop, intrin)`).
+//!
+//! An intrinsic is declared by its computation: a compute over its own
+//! placeholders. Lowering checks that the region the loops from `loop`
+//! inwards cover has, per axis, the extent of the intrinsic's axis, that
+//! the regions of the inputs they read have the intrinsic's input shapes,
+//! and that the stage's body, with its axes and reads moved to the
+//! intrinsic's, is the intrinsic's body (TVM's `InferTensorizeRegion`
+//! and `VerifyTensorizeBody`). The nest is then replaced by a
+//! [`tir::Stmt::TensorCall`] on those regions, which runs the intrinsic's
+//! own computation on them: a program with the call runs, and a region
+//! bound wrongly shows in its values.
+//!
+//! A reduction whose reduction loops are not all inside `loop` calls the
+//! intrinsic's update at each outer reduction step, after its reset (or
+//! its full body at the first step, when it has no reset), as TVM does.
+
+use crate::error::{Result, TeError};
+use crate::iter_var::{IterKind, IterVar};
+use crate::lower::{Loop, Lowerer};
+use crate::operation::{Operation, Tensor};
+use crate::simp::simp;
+use crate::value::{Value as TeValue, ValueKind};
+use arith::int_set::IntSet;
+use arith::{Analyzer, Expr, Range, Var};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+use tir::{Buffer, Stmt, Value};
+
+/// The functions a tensor intrinsic's `fcompute(ins, outs)` returns, by
+/// name (`tvm.tir.call_packed("gemv", ...)` is `gemv`): the whole
+/// computation, and for reductions the reset of the outputs and the
+/// update that accumulates into them. TVM's fcompute returns either one
+/// statement (`body`) or the triple `(body, reset, update)`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IntrinCalls {
+    /// The call that computes the outputs from nothing.
+    pub body: Option<String>,
+    /// The call that sets the outputs to the reduction's identity.
+    pub reset: Option<String>,
+    /// The call that folds one more part of the reduction into the outputs.
+    pub update: Option<String>,
+}
+
+struct IntrinData {
+    name: String,
+    op: Operation,
+    inputs: Vec<Tensor>,
+    calls: IntrinCalls,
+}
+
+/// A tensor intrinsic (TVM's `TensorIntrin`): a computation over its own
+/// placeholders and the calls that perform it.
+#[derive(Clone)]
+pub struct TensorIntrin(Arc<IntrinData>);
+
+impl TensorIntrin {
+    /// The name (`decl_tensor_intrin(..., name=)`).
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// The intrinsic's computation.
+    pub fn op(&self) -> &Operation {
+        &self.0.op
+    }
+
+    /// The placeholders the computation reads, in order of first read: the
+    /// `ins` of `fcompute`.
+    pub fn inputs(&self) -> &[Tensor] {
+        &self.0.inputs
+    }
+
+    /// The calls that perform the computation.
+    pub fn calls(&self) -> &IntrinCalls {
+        &self.0.calls
+    }
+}
+
+impl fmt::Debug for TensorIntrin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TensorIntrin({})", self.name())
+    }
+}
+
+/// `te.decl_tensor_intrin(op, fcompute, name=name)`: the intrinsic that
+/// computes `op` (a compute over placeholders) by the calls `calls` (what
+/// `fcompute` returned). Errors: `op` is not a compute, reads a computed
+/// tensor, or no call computes it.
+///
+/// ```
+/// use tir::DataType;
+/// let x = te::placeholder([16], "vx", DataType::Float32).unwrap();
+/// let y = te::placeholder([16], "vy", DataType::Float32).unwrap();
+/// let z = te::compute_named([16], &["i"], |i| x.at([&i[0]]) + y.at([&i[0]]), "z").unwrap();
+/// let calls = te::IntrinCalls { body: Some("vadd".into()), ..Default::default() };
+/// let vadd = te::decl_tensor_intrin(z.op(), "tensor_intrin", calls).unwrap();
+/// assert_eq!(vadd.inputs().len(), 2);
+/// ```
+pub fn decl_tensor_intrin(op: &Operation, name: &str, calls: IntrinCalls) -> Result<TensorIntrin> {
+    if op.as_compute().is_none() {
+        return Err(TeError::definition(format!(
+            "`{}` is not a compute: a tensor intrinsic is declared by the compute it performs",
+            op.name()
+        )));
+    }
+    let inputs = op.input_tensors();
+    if let Some(t) = inputs.iter().find(|t| t.op().as_compute().is_some()) {
+        return Err(TeError::definition(format!(
+            "the intrinsic `{name}` reads `{}`, a computed tensor: its compute must read \
+             placeholders only (TVM: \"Do not yet support composition op\")",
+            t.name()
+        )));
+    }
+    if calls.body.is_none() && calls.update.is_none() {
+        return Err(TeError::definition(format!(
+            "the intrinsic `{name}` has neither a body nor an update: its function must return \
+             a call, or the triple (body, reset, update)"
+        )));
+    }
+    Ok(TensorIntrin(Arc::new(IntrinData {
+        name: name.to_string(),
+        op: op.clone(),
+        inputs,
+        calls,
+    })))
+}
+
+/// The region a tensorized nest covers, in the loop variables of the
+/// bounds.
+struct Region {
+    /// The position of the tensorized loop among the stage's loops.
+    tloc: usize,
+    /// Per root axis of the stage (`axis`, then `reduce_axis`).
+    out_dom: Vec<Range>,
+    /// Each tensor the stage reads, in order of first read, with the
+    /// region of it the nest reads.
+    inputs: Vec<(Tensor, Vec<Range>)>,
+}
+
+fn mismatch(intrin: &TensorIntrin, what: String) -> TeError {
+    TeError::schedule(format!("tensorize with `{}`: {what}", intrin.name()))
+}
+
+fn list<T: fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    let v: Vec<String> = items.into_iter().map(|x| x.to_string()).collect();
+    format!("[{}]", v.join(", "))
+}
+
+fn range_list(rs: &[Range]) -> String {
+    list(rs.iter().map(|r| format!("[{}, {}]", r.min, r.extent)))
+}
+
+impl Lowerer<'_> {
+    /// The bodies of stage `i`'s outputs, inlined reads expanded.
+    fn stage_bodies(&self, i: usize) -> Vec<TeValue> {
+        let g = &self.b.graph;
+        g.bodies[i]
+            .iter()
+            .chain(&g.more_bodies[i])
+            .cloned()
+            .collect()
+    }
+
+    /// TVM's `InferTensorizeRegion`: the loops from the tensorized one
+    /// inwards run over their ranges, the loops outside it are one point.
+    fn tensorize_region(&self, i: usize, intrin: &TensorIntrin, iv: &IterVar) -> Result<Region> {
+        let st = &self.s.stages()[i];
+        let op = st.op();
+        let leaves = st.leaf_iter_vars();
+        let tloc = leaves.iter().position(|l| l == iv).ok_or_else(|| {
+            mismatch(
+                intrin,
+                format!(
+                    "`{}` is no longer a loop of `{}` (it was split or fused after tensorize): \
+                     tensorize one of its loops last",
+                    iv.name(),
+                    st.name()
+                ),
+            )
+        })?;
+        let an = &self.an;
+        let mut dom: HashMap<Var, IntSet> = HashMap::new();
+        for leaf in &leaves[tloc..] {
+            if let Some(t) = st.bound_thread(leaf) {
+                return Err(mismatch(
+                    intrin,
+                    format!(
+                        "loop `{}` inside the tensorized loop `{}` is bound to `{}`: threads are \
+                         not allowed in a tensorized region",
+                        leaf.name(),
+                        iv.name(),
+                        t.name()
+                    ),
+                ));
+            }
+            let r = self
+                .b
+                .range(leaf)
+                .ok_or_else(|| TeError::lowering(format!("no range for `{}`", leaf.name())))?;
+            let min = self.b.to_loop_vars(&r.min);
+            let last = Expr::sub(
+                Expr::add(min.clone(), self.b.to_loop_vars(&r.extent)),
+                Expr::int(1),
+            );
+            dom.insert(leaf.var().clone(), IntSet::interval(min, last));
+        }
+        let to_range = |set: &IntSet, what: &str| -> Result<Range> {
+            match (set.min(), set.max()) {
+                (Some(lo), Some(hi)) => Ok(Range::new(
+                    simp(an, lo.clone()),
+                    simp(
+                        an,
+                        Expr::add(Expr::sub(hi.clone(), lo.clone()), Expr::int(1)),
+                    ),
+                )),
+                _ => Err(mismatch(
+                    intrin,
+                    format!("cannot deduce the region of {what} in the tensorized nest"),
+                )),
+            }
+        };
+        let mut out_dom = Vec::new();
+        // Each root axis by its value in the loops, so that reads are
+        // bounded over the loops inside the region directly.
+        let mut root_value: HashMap<Var, Expr> = HashMap::new();
+        for root in op.root_iter_vars() {
+            let value = self.b.value_of(i, &root);
+            let set = an.int_set(&value, &dom);
+            out_dom.push(to_range(&set, &format!("axis `{}`", root.name()))?);
+            root_value.insert(root.var().clone(), value);
+        }
+        let mut reads: Vec<(Tensor, Vec<Option<IntSet>>)> = Vec::new();
+        for body in self.stage_bodies(i) {
+            body.for_each_access(&mut |t, idx| {
+                let k = match reads.iter().position(|(x, _)| x == t) {
+                    Some(k) => k,
+                    None => {
+                        reads.push((t.clone(), vec![None; idx.len()]));
+                        reads.len() - 1
+                    }
+                };
+                for (d, e) in idx.iter().enumerate() {
+                    let set = match e {
+                        Some(e) => {
+                            let e = e.substitute(&mut |v| root_value.get(v).cloned());
+                            an.int_set(&e, &dom)
+                        }
+                        // Read at indices computed from values: anywhere.
+                        None => IntSet::interval(
+                            Expr::int(0),
+                            Expr::sub(t.shape()[d].clone(), Expr::int(1)),
+                        ),
+                    };
+                    let acc = &mut reads[k].1[d];
+                    *acc = Some(match acc.take() {
+                        None => set,
+                        Some(a) => a.union(&set, an),
+                    });
+                }
+            });
+        }
+        let inputs = reads
+            .into_iter()
+            .map(|(t, sets)| {
+                let region = sets
+                    .iter()
+                    .map(|s| to_range(s.as_ref().expect("one set per axis"), &format!("`{t}`")))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok((t, region))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Region {
+            tloc,
+            out_dom,
+            inputs,
+        })
+    }
+
+    /// Checks the region against the intrinsic's shapes and the stage's
+    /// body against the intrinsic's (TVM's `VerifyTensorizeBody`). `an`
+    /// knows the ranges of the intrinsic's axes.
+    fn verify_tensorize(
+        &self,
+        i: usize,
+        region: &Region,
+        intrin: &TensorIntrin,
+        an: &Analyzer,
+    ) -> Result<()> {
+        let op = self.s.stages()[i].op();
+        let ic = intrin.op().as_compute().expect("intrinsics are computes");
+        let equal = |a: &Expr, b: &Expr| simp(an, Expr::sub(a.clone(), b.clone())).is_int(0);
+        if region.inputs.len() != intrin.inputs().len() {
+            return Err(mismatch(
+                intrin,
+                format!(
+                    "`{}` reads {} tensors ({}) but the intrinsic takes {} ({})",
+                    op.name(),
+                    region.inputs.len(),
+                    list(region.inputs.iter().map(|(t, _)| t)),
+                    intrin.inputs().len(),
+                    list(intrin.inputs())
+                ),
+            ));
+        }
+        let mut var_map: HashMap<Var, Expr> = HashMap::new();
+        let axis_map = |own: &[IterVar],
+                        theirs: &[IterVar],
+                        doms: &[Range],
+                        what: &str,
+                        var_map: &mut HashMap<Var, Expr>|
+         -> Result<()> {
+            if own.len() < theirs.len() {
+                return Err(mismatch(
+                    intrin,
+                    format!(
+                        "the intrinsic has {} {what} axes but `{}` has {}",
+                        theirs.len(),
+                        op.name(),
+                        own.len()
+                    ),
+                ));
+            }
+            let start = own.len() - theirs.len();
+            for (k, (iv, r)) in own.iter().zip(doms).enumerate() {
+                if k < start {
+                    if !simp(an, r.extent.clone()).is_int(1) {
+                        return Err(mismatch(
+                            intrin,
+                            format!(
+                                "{what} axis `{}` of `{}` has extent {} in the tensorized nest, \
+                                 but the intrinsic has {} {what} axes for its {}: the extra \
+                                 leading axes must have extent 1",
+                                iv.name(),
+                                op.name(),
+                                r.extent,
+                                theirs.len(),
+                                own.len()
+                            ),
+                        ));
+                    }
+                    var_map.insert(iv.var().clone(), r.min.clone());
+                    continue;
+                }
+                let target = &theirs[k - start];
+                let tdom = target.dom().expect("compute axes have domains");
+                if !equal(&r.extent, &tdom.extent) {
+                    return Err(mismatch(
+                        intrin,
+                        format!(
+                            "{what} axis `{}` of `{}` has extent {} in the tensorized nest but \
+                             the intrinsic's `{}` has extent {}",
+                            iv.name(),
+                            op.name(),
+                            r.extent,
+                            target.name(),
+                            tdom.extent
+                        ),
+                    ));
+                }
+                var_map.insert(
+                    iv.var().clone(),
+                    Expr::add(Expr::sub(target.expr(), tdom.min.clone()), r.min.clone()),
+                );
+            }
+            Ok(())
+        };
+        let naxis = op.axis().len();
+        axis_map(
+            op.axis(),
+            &ic.axis,
+            &region.out_dom[..naxis],
+            "data",
+            &mut var_map,
+        )?;
+        axis_map(
+            op.reduce_axis(),
+            &ic.reduce_axis,
+            &region.out_dom[naxis..],
+            "reduction",
+            &mut var_map,
+        )?;
+        for ((t, reg), it) in region.inputs.iter().zip(intrin.inputs()) {
+            let fits = reg.len() >= it.ndim() && {
+                let start = reg.len() - it.ndim();
+                reg[..start]
+                    .iter()
+                    .all(|r| simp(an, r.extent.clone()).is_int(1))
+                    && reg[start..]
+                        .iter()
+                        .zip(it.shape())
+                        .all(|(r, n)| equal(&r.extent, n))
+            };
+            if !fits {
+                return Err(mismatch(
+                    intrin,
+                    format!(
+                        "the region of `{t}` the nest reads, {}, does not match the shape {} of \
+                         the intrinsic's input `{it}` (leading axes may have extent 1)",
+                        range_list(reg),
+                        list(it.shape())
+                    ),
+                ));
+            }
+        }
+        if op.num_outputs() != intrin.op().num_outputs() {
+            return Err(mismatch(
+                intrin,
+                format!(
+                    "`{}` has {} outputs but the intrinsic has {}",
+                    op.name(),
+                    op.num_outputs(),
+                    intrin.op().num_outputs()
+                ),
+            ));
+        }
+        // The stage's body with its axes and reads moved to the
+        // intrinsic's, against the intrinsic's body.
+        let index = |e: &Expr| simp(an, e.substitute(&mut |v| var_map.get(v).cloned()));
+        for (k, body) in self.stage_bodies(i).iter().enumerate() {
+            let moved = body.rewrite(&mut |e| index(e), &mut |t, idx| {
+                let p = region.inputs.iter().position(|(x, _)| x == t)?;
+                let (_, reg) = &region.inputs[p];
+                let it = &intrin.inputs()[p];
+                let start = reg.len() - it.ndim();
+                let at: Vec<Expr> = idx[start..]
+                    .iter()
+                    .zip(&reg[start..])
+                    .map(|(e, r)| simp(an, Expr::sub(e.clone(), r.min.clone())))
+                    .collect();
+                Some(it.at(at))
+            });
+            let theirs = intrin
+                .op()
+                .body(k)
+                .expect("as many bodies as outputs")
+                .rewrite(&mut |e| simp(an, e.clone()), &mut |_, _| None);
+            if moved.dtype() != theirs.dtype() {
+                return Err(mismatch(
+                    intrin,
+                    format!(
+                        "failed to match the data type with the intrinsic's declaration: \
+                         provided {}, intrinsic {}",
+                        moved.dtype(),
+                        theirs.dtype()
+                    ),
+                ));
+            }
+            let same = match (moved.kind(), theirs.kind()) {
+                (ValueKind::Reduce(a), ValueKind::Reduce(b)) => {
+                    a.reducer == b.reducer
+                        && a.source.to_string() == b.source.to_string()
+                        && a.condition.as_ref().map(ToString::to_string)
+                            == b.condition.as_ref().map(ToString::to_string)
+                }
+                (ValueKind::Reduce(_) | ValueKind::CommReduce(_), _)
+                | (_, ValueKind::Reduce(_) | ValueKind::CommReduce(_)) => false,
+                _ => moved.to_string() == theirs.to_string(),
+            };
+            if !same {
+                return Err(mismatch(
+                    intrin,
+                    format!(
+                        "failed to match the compute with the intrinsic's declaration: provided \
+                         `{moved}`, intrinsic `{theirs}`"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The nest of stage `i`, whose loop `iv` is tensorized with `intrin`:
+    /// the loops outside `iv` around calls of the intrinsic.
+    pub(crate) fn tensorized_nest(
+        &mut self,
+        i: usize,
+        loops: &[Loop],
+        placed: &[(Option<usize>, Expr)],
+    ) -> Result<Stmt> {
+        let st = &self.s.stages()[i];
+        let (iv, intrin) = st.tensorized().expect("a tensorized stage");
+        let (iv, intrin) = (iv.clone(), intrin.clone());
+        let ic = intrin.op().as_compute().expect("intrinsics are computes");
+        let region = self.tensorize_region(i, &intrin, &iv)?;
+        let mut an = self.an.clone();
+        for a in ic.axis.iter().chain(&ic.reduce_axis) {
+            an.bind(a.var(), a.dom().expect("compute axes have domains").clone());
+        }
+        self.verify_tensorize(i, &region, &intrin, &an)?;
+        let tloc = region.tloc;
+        if let Some((_, g)) = placed.iter().find(|(p, _)| p.is_some_and(|p| p >= tloc)) {
+            return Err(mismatch(
+                &intrin,
+                format!(
+                    "the split condition `{g}` relies on a loop inside the tensorized loop `{}` \
+                     (a split that does not divide): split by a factor that divides",
+                    iv.name()
+                ),
+            ));
+        }
+        for l in &loops[tloc..] {
+            if let Some(c) = self.attached.get(&l.iv).and_then(|c| c.first()) {
+                return Err(mismatch(
+                    &intrin,
+                    format!(
+                        "`{}` is computed at `{}`, inside the tensorized loop `{}`: compute it \
+                         outside",
+                        self.s.stages()[*c].name(),
+                        l.iv.name(),
+                        iv.name()
+                    ),
+                ));
+            }
+        }
+        let args = self.call_args(i, &region)?;
+        let call = |this: &mut Self, name: &Option<String>, what: &str, part: Part| {
+            let name = name.clone().ok_or_else(|| {
+                mismatch(
+                    &intrin,
+                    format!("the intrinsic has no {what} (its function returned none)"),
+                )
+            })?;
+            let body = this.intrinsic_part(i, &region, &intrin, part)?;
+            // A reset only writes the outputs, and is passed only them (TVM
+            // binds no inputs for it).
+            let args = match part {
+                Part::Reset => args[region.inputs.len()..].to_vec(),
+                _ => args.clone(),
+            };
+            Ok::<Stmt, TeError>(Stmt::tensor_call(name, args, body))
+        };
+        let calls = intrin.calls().clone();
+        let first_reduce = loops
+            .iter()
+            .position(|l| l.iv.kind() == IterKind::Reduce)
+            .unwrap_or(loops.len());
+        if tloc <= first_reduce || ic.reduce_axis.is_empty() {
+            // Every reduction loop is inside the call.
+            let body = call(self, &calls.body, "body", Part::Whole)?;
+            return self.nest(&loops[..tloc], body, placed, 0);
+        }
+        // Reduction loops outside the call: it accumulates.
+        let middle = &loops[first_reduce..tloc];
+        let inner = match &calls.reset {
+            Some(_) => call(self, &calls.update, "update", Part::Update)?,
+            None => {
+                // The first step computes from nothing, the others
+                // accumulate (TVM's `TransformUpdate`).
+                let data_loops = st.data_loops();
+                let first = middle
+                    .iter()
+                    .filter(|l| !l.trivial && !data_loops.contains(&l.iv))
+                    .map(|l| Expr::eq(l.var.expr(), l.min.clone()))
+                    .reduce(Expr::and)
+                    .unwrap_or(Expr::bool(true));
+                let whole = call(self, &calls.body, "body", Part::Whole)?;
+                let update = call(self, &calls.update, "update", Part::Update)?;
+                Stmt::if_then_else(Value::index(first), whole, update)
+            }
+        };
+        let update_nest = self.nest(middle, inner, placed, first_reduce)?;
+        let body = match &calls.reset {
+            Some(_) => {
+                let data_loops = st.data_loops();
+                let mut init = call(self, &calls.reset, "reset", Part::Reset)?;
+                for l in middle.iter().rev() {
+                    if !l.trivial && data_loops.contains(&l.iv) {
+                        init = Stmt::for_loop(&l.var, l.min.clone(), l.extent.clone(), init);
+                    }
+                }
+                Stmt::seq([init, update_nest])
+            }
+            None => update_nest,
+        };
+        self.nest(&loops[..first_reduce], body, placed, 0)
+    }
+
+    /// The regions the call passes: the inputs, then the outputs, in
+    /// emitted loop variables.
+    fn call_args(&self, i: usize, region: &Region) -> Result<Vec<(Buffer, Vec<Range>)>> {
+        let emit = |rs: &[Range]| -> Vec<Range> {
+            rs.iter()
+                .map(|r| Range::new(self.expr(&r.min), self.expr(&r.extent)))
+                .collect()
+        };
+        let mut args = Vec::new();
+        for (t, reg) in &region.inputs {
+            let p = self.s.stage_index(t.op())?;
+            let buf = self
+                .buffer_of(p, t.value_index())
+                .ok_or_else(|| TeError::lowering(format!("`{}` has no storage", t.name())))?;
+            args.push((buf, emit(reg)));
+        }
+        let naxis = self.s.stages()[i].op().axis().len();
+        for k in 0..self.s.stages()[i].op().num_outputs() {
+            let buf = self.buffer_of(i, k).expect("computed stages have buffers");
+            args.push((buf, emit(&region.out_dom[..naxis])));
+        }
+        Ok(args)
+    }
+
+    /// What the call computes: the intrinsic's compute over its own axes
+    /// (fresh loops), reading and writing the regions of the stage's
+    /// tensors.
+    fn intrinsic_part(
+        &mut self,
+        i: usize,
+        region: &Region,
+        intrin: &TensorIntrin,
+        part: Part,
+    ) -> Result<Stmt> {
+        let st = &self.s.stages()[i];
+        let op = st.op().clone();
+        let name = st.name().to_string();
+        let ic = intrin.op().as_compute().expect("intrinsics are computes");
+        // Fresh loop variables for the intrinsic's axes.
+        let mut fresh: HashMap<Var, Expr> = HashMap::new();
+        let mut axis_loops = Vec::new();
+        let mut reduce_loops = Vec::new();
+        for (k, a) in ic.axis.iter().chain(&ic.reduce_axis).enumerate() {
+            let dom = a.dom().expect("compute axes have domains");
+            let v = Var::new(a.name());
+            self.an.bind(&v, Range::from_extent(dom.extent.clone()));
+            self.rebased.push(v.clone());
+            fresh.insert(a.var().clone(), Expr::add(v.expr(), dom.min.clone()));
+            let l = (v, dom.extent.clone());
+            if k < ic.axis.len() {
+                axis_loops.push(l);
+            } else {
+                reduce_loops.push(l);
+            }
+        }
+        let naxis = op.axis().len();
+        let start = naxis - ic.axis.len();
+        let out_logical: Vec<Expr> = region.out_dom[..naxis]
+            .iter()
+            .enumerate()
+            .map(|(d, r)| {
+                let at = if d < start {
+                    r.min.clone()
+                } else {
+                    Expr::add(r.min.clone(), ic.axis[d - start].expr())
+                };
+                at.substitute(&mut |v| fresh.get(v).cloned())
+            })
+            .collect();
+        let out_access = self.access(
+            i,
+            out_logical.iter().map(|e| self.unsimplified(e)).collect(),
+        );
+        // The intrinsic's reads moved to the regions of the stage's inputs.
+        let read = |v: &TeValue| {
+            v.rewrite(
+                &mut |e| e.substitute(&mut |v| fresh.get(v).cloned()),
+                &mut |t, idx| {
+                    let p = intrin.inputs().iter().position(|x| x == t)?;
+                    let (own, reg) = &region.inputs[p];
+                    let lead = reg.len() - t.ndim();
+                    let at: Vec<Expr> = reg
+                        .iter()
+                        .enumerate()
+                        .map(|(d, r)| {
+                            if d < lead {
+                                r.min.clone()
+                            } else {
+                                Expr::add(r.min.clone(), idx[d - lead].clone())
+                            }
+                        })
+                        .collect();
+                    Some(own.at(at))
+                },
+            )
+        };
+        let loops_around = |s: Stmt, ls: &[(Var, Expr)]| {
+            ls.iter()
+                .rev()
+                .fold(s, |acc, (v, n)| Stmt::for_loop(v, 0, n.clone(), acc))
+        };
+        let mut stores = Vec::new();
+        for k in 0..op.num_outputs() {
+            let buf = self.buffer_of(i, k).expect("computed stages have buffers");
+            let stage = if k == 0 {
+                name.clone()
+            } else {
+                buf.name().to_string()
+            };
+            let body = intrin.op().body(k).expect("as many bodies as outputs");
+            match body.kind() {
+                ValueKind::Reduce(r) => {
+                    let dtype = buf.dtype();
+                    let init = Stmt::store_in_stage(
+                        format!("{stage}.init"),
+                        &buf,
+                        out_access.clone(),
+                        Value::constant(r.reducer.identity(dtype), dtype),
+                    );
+                    let source = self.value(&read(&r.source))?;
+                    let acc = Value::load(&buf, out_access.clone());
+                    let combined = Value::binary(
+                        crate::lower::binop(r.reducer.combiner(), dtype.is_int()),
+                        acc,
+                        source,
+                    );
+                    let mut update =
+                        Stmt::store_in_stage(stage, &buf, out_access.clone(), combined);
+                    if let Some(c) = &r.condition {
+                        let c = c.substitute(&mut |v| fresh.get(v).cloned());
+                        update = Stmt::if_then(Value::index(self.expr(&c)), update);
+                    }
+                    let mut all = axis_loops.clone();
+                    all.extend(reduce_loops.iter().cloned());
+                    let init = loops_around(init, &axis_loops);
+                    let update = loops_around(update, &all);
+                    stores.push(match part {
+                        Part::Whole => Stmt::seq([init, update]),
+                        Part::Reset => init,
+                        Part::Update => update,
+                    });
+                }
+                ValueKind::CommReduce(_) => {
+                    return Err(mismatch(
+                        intrin,
+                        "the intrinsic is a tuple reduction, which tensorize does not run; \
+                         declare it with a sum, min, max or product"
+                            .to_string(),
+                    ))
+                }
+                _ => {
+                    let v = self.value(&read(body))?;
+                    let store = Stmt::store_in_stage(stage, &buf, out_access.clone(), v);
+                    stores.push(loops_around(store, &axis_loops));
+                }
+            }
+        }
+        Ok(Stmt::seq(stores))
+    }
+}
+
+/// Which part of an intrinsic's computation a call performs.
+#[derive(Clone, Copy)]
+enum Part {
+    /// The outputs from nothing.
+    Whole,
+    /// The outputs set to the reduction's identity.
+    Reset,
+    /// One more part of the reduction folded into the outputs.
+    Update,
+}

@@ -1,0 +1,339 @@
+//! TVM's Python-level TE API, once, for every front end: the objects
+//! (tensors, operations, iteration variables, stages, schedules,
+//! expressions), the functions and methods, their argument checking and
+//! their error messages.
+//!
+//! A front end only converts values: the script interpreter (`script`)
+//! evaluates Python and uses [`Value`] as its own value type; a Python
+//! extension implements `__getattr__`, `__call__`, `__add__`, `__getitem__`
+//! and `__instancecheck__` with the protocol functions of this crate
+//! (values hold `Rc`s: they are not `Send`, and stay on the thread that made
+//! them):
+//!
+//! - [`resolve`] a dotted path (`tvm.te.compute`, `te.compute`,
+//!   `tvm.compute`: every spelling is one [`Function`]), [`get_attr`];
+//! - [`call`] a function, method or callable object, [`call_method`];
+//! - [`binary`], [`unary`] and [`compare`] on `PrimExpr`s, tensor elements
+//!   and iteration variables; [`equal`] for identity;
+//! - [`subscript`], [`isinstance`], [`truth`], [`len`], [`iter`], [`str()`](fn@str)
+//!   and [`repr`].
+//!
+//! Arguments are bound by TVM's signatures ([`Args`]); an error is an
+//! [`ApiError`]: a Python exception class, a message, and the argument it
+//! is about ([`ArgRef`]), which the interpreter turns into the argument's
+//! line and column. Functions the program passes in (a compute's lambda)
+//! are called back through the [`Host`], which also holds the [`Session`]
+//! (schedules created, lowerings).
+//!
+//! Plain Python arithmetic (`int + int`, `str + str`, list operations) is
+//! the front end's: [`binary`] answers when a side is a `PrimExpr`, an
+//! iteration variable or a tensor element, as TVM's `__add__` does.
+//!
+//! Two departures from a plain "values in, values out" layer, both because
+//! the code needs them: [`Host::session`] gives the API the session, since
+//! a lambda that the API calls may itself call the API (nested calls need
+//! the same session the host owns); and an error raised inside a front-end
+//! function comes back as [`ErrorClass::Host`], so that the front end
+//! re-raises its own error with its own place rather than the API's copy.
+//!
+//! ```
+//! use tvm_api::{Args, ApiError, Host, Parameters, Session, Value};
+//!
+//! /// A host whose only function is `lambda i: A[i] * 2.0`, written in Rust.
+//! struct Doubler {
+//!     a: Value,
+//!     session: Session,
+//! }
+//!
+//! impl Host for Doubler {
+//!     fn call(&mut self, _f: &Value, args: Vec<Value>) -> Result<Value, ApiError> {
+//!         let element = tvm_api::subscript(&self.a, &args[0])?;
+//!         tvm_api::binary(tvm_api::BinaryOp::Mul, &element, &Value::Float(2.0))
+//!     }
+//!     fn parameters(&self, f: &Value) -> Option<Parameters> {
+//!         // `Value::None` stands for the host's one function.
+//!         matches!(f, Value::None).then(|| Parameters { names: vec!["i".into()], varargs: false })
+//!     }
+//!     fn session(&mut self) -> &mut Session {
+//!         &mut self.session
+//!     }
+//! }
+//!
+//! let placeholder = tvm_api::resolve("te.placeholder").unwrap();
+//! let a = tvm_api::call_function(&placeholder, vec![Value::tuple(vec![Value::Int(8)])], &[("name", Value::str("A"))]).unwrap();
+//! let mut host = Doubler { a, session: Session::default() };
+//! let compute = tvm_api::resolve("tvm.te.compute").unwrap();
+//! let lambda = Value::None;
+//! let b = tvm_api::call(&mut host, &compute, Args {
+//!     positional: vec![Value::tuple(vec![Value::Int(8)]), lambda],
+//!     keywords: vec![("name".into(), Value::str("B"))],
+//! }).unwrap();
+//! assert_eq!(tvm_api::str(&b), "Tensor(shape=[8], op.name=B)");
+//! let shape = tvm_api::get_attr(&b, "shape").unwrap();
+//! assert_eq!(tvm_api::repr(&shape), "(8,)");
+//!
+//! // Errors name the argument they are about.
+//! let err = tvm_api::call(&mut host, &compute, Args::positional(vec![Value::Int(8), Value::Int(1)]))
+//!     .unwrap_err();
+//! assert_eq!(err.arg, Some(tvm_api::ArgRef::Positional(1)));
+//! assert_eq!(err.message, "`compute` needs a lambda or function, found a int");
+//! ```
+#![warn(missing_docs)]
+
+mod args;
+mod error;
+mod function;
+mod functions;
+mod host;
+mod layout;
+mod namespace;
+mod object;
+mod objects;
+mod operators;
+mod schedule;
+mod session;
+pub mod text;
+mod value;
+
+pub use args::{Args, Bound, Given};
+pub use arith::CmpOp;
+pub use error::{ApiError, ApiResult, ArgRef, ErrorClass};
+pub use function::{Class, Function};
+pub use host::{Host, Parameters};
+pub use object::{Object, ScheduleRef};
+pub use operators::{as_index, as_int};
+pub use session::{Lowered, Session};
+pub use value::{HostValue, Value};
+
+/// A binary arithmetic operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    /// `+`.
+    Add,
+    /// `-`.
+    Sub,
+    /// `*`.
+    Mul,
+    /// `/`: true division.
+    Div,
+    /// `//`: floor division.
+    FloorDiv,
+    /// `%`: floor modulo.
+    Mod,
+    /// `**`.
+    Pow,
+}
+
+impl BinaryOp {
+    /// The operator as Python writes it.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::FloorDiv => "//",
+            BinaryOp::Mod => "%",
+            BinaryOp::Pow => "**",
+        }
+    }
+}
+
+/// A unary arithmetic operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnaryOp {
+    /// `-x`.
+    Neg,
+    /// `+x`.
+    Pos,
+}
+
+/// The namespace at dotted `path` (`tvm`, `tvm.te`, `tvm.tir`, ...), if
+/// programs may import it.
+pub fn module(path: &str) -> Option<Value> {
+    namespace::module(path)
+}
+
+/// What dotted `path` names: a namespace (`tvm.te`), a function in any of
+/// TVM's spellings (`tvm.te.compute`, `te.compute`, `tvm.compute`), a
+/// class (`tvm.tir.IterVar`) or a constant (`te.AXIS_SEPARATOR`). A path
+/// may start at `te` or `tir` for `tvm.te` and `tvm.tir`, as programs
+/// import them.
+pub fn resolve(path: &str) -> Option<Value> {
+    namespace::resolve(path)
+}
+
+/// `value.name`.
+pub fn get_attr(value: &Value, name: &str) -> ApiResult<Value> {
+    match value {
+        Value::Object(Object::Module(path)) => {
+            namespace::module_attr(path, name).ok_or_else(|| {
+                ApiError::attribute_error(format!(
+                    "`{path}.{name}` is not supported by rangefinder"
+                ))
+            })
+        }
+        _ => objects::attribute(value, name, None),
+    }
+}
+
+/// `callee(*args)`: an API [`Function`], a [`Value::Method`] of an object,
+/// or a callable object (`A(i, j)` reads an element). A [`Value::Host`]
+/// callee is called through the host.
+pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value> {
+    match callee {
+        Value::Function(f) => functions::call(host, *f, args),
+        Value::Method(receiver, name) => objects::call_method(host, receiver, name, args),
+        Value::Object(Object::Class(Class::Error(class))) => Err(ApiError::not_supported(format!(
+            "creating `{}` is not supported: scripts cannot raise",
+            class.name()
+        ))),
+        Value::Object(Object::Class(class)) => Err(ApiError::type_error(format!(
+            "`{}` cannot be called",
+            class.name()
+        ))),
+        Value::Host(_) => {
+            let positional = args.positional_only("function")?;
+            host.call(callee, positional.into_iter().map(|g| g.value).collect())
+        }
+        other => objects::call_object(other, args),
+    }
+}
+
+/// Calls an API function that never calls back into a front end (anything
+/// but `te.compute` and friends given a lambda), with positional and keyword
+/// arguments; a convenience for Rust callers and tests.
+pub fn call_function(
+    callee: &Value,
+    positional: Vec<Value>,
+    keywords: &[(&str, Value)],
+) -> ApiResult<Value> {
+    /// A host for functions that never call back.
+    struct NoHost(Session);
+    impl Host for NoHost {
+        fn call(&mut self, f: &Value, _args: Vec<Value>) -> ApiResult<Value> {
+            Err(ApiError::type_error(format!(
+                "a {} cannot be called here",
+                f.type_name()
+            )))
+        }
+        fn parameters(&self, _f: &Value) -> Option<Parameters> {
+            None
+        }
+        fn session(&mut self) -> &mut Session {
+            &mut self.0
+        }
+    }
+    let args = Args {
+        positional,
+        keywords: keywords
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect(),
+    };
+    call(&mut NoHost(Session::default()), callee, args)
+}
+
+/// `receiver.name(*args)`.
+pub fn call_method(
+    host: &mut dyn Host,
+    receiver: &Value,
+    name: &str,
+    args: Args,
+) -> ApiResult<Value> {
+    objects::call_method(host, receiver, name, args)
+}
+
+/// `lhs op rhs` where a side is a `PrimExpr`, an iteration variable or a
+/// tensor element (the other may be a Python number): an index expression
+/// or an element expression, as TVM builds them.
+pub fn binary(op: BinaryOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
+    operators::binary(op, lhs, rhs)
+}
+
+/// `op v` on a `PrimExpr`, iteration variable or tensor element.
+pub fn unary(op: UnaryOp, v: &Value) -> ApiResult<Value> {
+    operators::unary(op, v)
+}
+
+/// `lhs op rhs` for a comparison: a condition (`PrimExpr` of type bool)
+/// when a side is symbolic, else a bool by identity of TVM objects.
+pub fn compare(op: CmpOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
+    operators::compare(op, lhs, rhs)
+}
+
+/// Python `==` for values that are not numbers: same string, same items,
+/// or the same TVM object.
+pub fn equal(lhs: &Value, rhs: &Value) -> bool {
+    operators::equal(lhs, rhs)
+}
+
+/// `value[index]` on a TVM object: a tensor element (`A[i, j]`, `A[i][j]`),
+/// a stage (`s[C]`), a range (`bounds[iv]`). Errors about the index name
+/// [`ArgRef::Positional`]`(0)`.
+pub fn subscript(value: &Value, index: &Value) -> ApiResult<Value> {
+    objects::subscript(value, index, Some(ArgRef::Positional(0)), None)
+}
+
+/// `isinstance(value, class)` for the API's classes ([`Class`]); `None`
+/// when `class` is not one of them (a front end's own type).
+pub fn isinstance(value: &Value, class: &Value) -> Option<bool> {
+    match class {
+        Value::Object(Object::Class(c)) => Some(objects::is_instance(value, *c)),
+        _ => None,
+    }
+}
+
+/// Python truthiness. A symbolic condition counts only when it can be
+/// decided (TVM raises in the same situation).
+pub fn truth(value: &Value) -> ApiResult<bool> {
+    operators::truth(value)
+}
+
+/// `len(value)`.
+pub fn len(value: &Value) -> ApiResult<usize> {
+    match value {
+        Value::Tuple(t) => Ok(t.len()),
+        Value::List(l) => Ok(l.borrow().len()),
+        Value::Dict(d) => Ok(d.len()),
+        Value::MutableDict(d) => Ok(d.borrow().len()),
+        Value::Set(s) => Ok(s.borrow().len()),
+        Value::Str(s) => Ok(s.chars().count()),
+        other => Err(ApiError::type_error(format!(
+            "a {} has no length",
+            other.type_name()
+        ))),
+    }
+}
+
+/// The items of `value` when a program iterates or unpacks it (`for`, `*`,
+/// `xo, xi = s[C].split(...)`); `None` when it is not iterable.
+pub fn iter(value: &Value) -> Option<Vec<Value>> {
+    objects::unpack(value)
+}
+
+/// The constant a `PrimExpr` simplifies to, if any (what `int(e)` and
+/// `e.value` give).
+pub fn constant(e: &arith::Expr) -> Option<i64> {
+    objects::constant_value(e)
+}
+
+/// Python's `str(value)`, what `print` shows.
+pub fn str(value: &Value) -> String {
+    value.to_string()
+}
+
+/// Python's `repr(value)`: strings quoted, exceptions as their
+/// construction, everything else as `str(value)` (whose containers already
+/// show their items by `repr`).
+pub fn repr(value: &Value) -> String {
+    match value {
+        Value::Str(s) => text::str_repr(s),
+        // A KeyError's message is already the key's repr.
+        Value::Exception(ErrorClass::KeyError, message) => format!("KeyError({message})"),
+        Value::Exception(class, message) => {
+            format!("{}({})", class.name(), text::str_repr(message))
+        }
+        other => other.to_string(),
+    }
+}

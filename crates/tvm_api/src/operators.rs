@@ -1,0 +1,173 @@
+//! Python's operators on `PrimExpr`s, iteration variables and tensor
+//! elements.
+//!
+//! As soon as one side is symbolic (a [`Value::Index`]) the result is an
+//! index expression built with `arith`'s raw constructors, as TVM builds a
+//! `PrimExpr`; a side that is a tensor element makes an element expression.
+//! Operators on plain Python numbers are the front end's.
+
+use crate::error::{type_error, ApiError, ApiResult, ErrorClass};
+use crate::object::Object;
+use crate::objects::{element_binary, is_element, promote};
+use crate::value::Value;
+use crate::{BinaryOp, UnaryOp};
+use arith::{CmpOp, Expr};
+
+/// `lhs op rhs`; see [`crate::binary`].
+pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
+    let (lhs, rhs) = (&promote(lhs), &promote(rhs));
+    match (lhs, rhs) {
+        (Value::Index(_), Value::Int(_) | Value::Index(_)) | (Value::Int(_), Value::Index(_)) => {
+            let (a, b) = (as_index(lhs).expect("index"), as_index(rhs).expect("index"));
+            index_binary(op, a, b)
+        }
+        _ if is_element(lhs) || is_element(rhs) => element_binary(op, lhs, rhs, None),
+        _ => Err(unsupported(op.symbol(), lhs, rhs)),
+    }
+}
+
+fn unsupported(symbol: &str, lhs: &Value, rhs: &Value) -> ApiError {
+    type_error(
+        None,
+        format!(
+            "`{symbol}` is not supported between {} and {}",
+            lhs.type_name(),
+            rhs.type_name()
+        ),
+    )
+}
+
+fn index_binary(op: BinaryOp, a: Expr, b: Expr) -> ApiResult<Value> {
+    let e = match op {
+        BinaryOp::Add => Expr::add(a, b),
+        BinaryOp::Sub => Expr::sub(a, b),
+        BinaryOp::Mul => Expr::mul(a, b),
+        BinaryOp::FloorDiv => Expr::floor_div(a, b),
+        BinaryOp::Mod => Expr::floor_mod(a, b),
+        BinaryOp::Div => {
+            return Err(type_error(
+                None,
+                "`/` on index expressions is ambiguous; write `//` (floor division)",
+            ))
+        }
+        BinaryOp::Pow => {
+            return Err(ApiError::not_supported(
+                "`**` is not supported on index expressions",
+            ))
+        }
+    };
+    Ok(Value::Index(e))
+}
+
+/// `op v`; see [`crate::unary`].
+pub(crate) fn unary(op: UnaryOp, v: &Value) -> ApiResult<Value> {
+    if op == UnaryOp::Pos {
+        return Ok(v.clone());
+    }
+    match v {
+        Value::Index(e) => Ok(Value::Index(Expr::sub(Expr::int(0), e.clone()))),
+        Value::Object(Object::IterVar(iv)) => Ok(Value::Index(Expr::sub(Expr::int(0), iv.expr()))),
+        _ if is_element(v) => element_binary(BinaryOp::Sub, &Value::Int(0), v, None),
+        _ => Err(type_error(
+            None,
+            format!("cannot negate a {}", v.type_name()),
+        )),
+    }
+}
+
+/// `lhs op rhs` for a comparison; see [`crate::compare`].
+pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
+    if let (Value::Object(_), Value::Object(_)) = (lhs, rhs) {
+        // TVM objects compare by identity (`iv == C.op.axis[0]`).
+        if matches!(op, CmpOp::Eq | CmpOp::Ne) {
+            return Ok(Value::Bool(equal(lhs, rhs) == (op == CmpOp::Eq)));
+        }
+    }
+    let (lhs, rhs) = (&promote(lhs), &promote(rhs));
+    match (lhs, rhs) {
+        (Value::Index(_), Value::Int(_) | Value::Index(_)) | (Value::Int(_), Value::Index(_)) => {
+            let (a, b) = (as_index(lhs).expect("index"), as_index(rhs).expect("index"));
+            Ok(Value::Index(Expr::cmp(op, a, b)))
+        }
+        _ if matches!(op, CmpOp::Eq | CmpOp::Ne) => {
+            let same = equal(lhs, rhs);
+            Ok(Value::Bool(same == (op == CmpOp::Eq)))
+        }
+        _ => Err(unsupported(op.symbol(), lhs, rhs)),
+    }
+}
+
+/// Python `==` for values that are not numbers: same string, same items,
+/// the same TVM object or function.
+pub(crate) fn equal(lhs: &Value, rhs: &Value) -> bool {
+    match (lhs, rhs) {
+        (Value::None, Value::None) => true,
+        (Value::Str(a), Value::Str(b)) => a == b,
+        (Value::Tuple(_) | Value::List(_), Value::Tuple(_) | Value::List(_))
+            if std::mem::discriminant(lhs) == std::mem::discriminant(rhs) =>
+        {
+            let (a, b) = (
+                lhs.sequence().unwrap_or_default(),
+                rhs.sequence().unwrap_or_default(),
+            );
+            a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| values_equal(x, y))
+        }
+        (Value::Function(a), Value::Function(b)) => a == b,
+        (Value::Object(a), Value::Object(b)) => a.same_as(b),
+        (Value::Host(a), Value::Host(b)) => a.same_as(&**b),
+        _ => false,
+    }
+}
+
+fn values_equal(a: &Value, b: &Value) -> bool {
+    match (as_int(a), as_int(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => match (a, b) {
+            (Value::Index(x), Value::Index(y)) => x == y,
+            _ => equal(a, b),
+        },
+    }
+}
+
+/// An integer or bool as an `i64`.
+pub fn as_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::Bool(b) => Some(i64::from(*b)),
+        _ => None,
+    }
+}
+
+/// An integer or index expression as an index expression.
+pub fn as_index(v: &Value) -> Option<Expr> {
+    match v {
+        Value::Index(e) => Some(e.clone()),
+        _ => as_int(v).map(Expr::int),
+    }
+}
+
+/// Python truthiness; see [`crate::truth`].
+pub(crate) fn truth(v: &Value) -> ApiResult<bool> {
+    Ok(match v {
+        Value::None => false,
+        Value::Bool(b) => *b,
+        Value::Int(i) => *i != 0,
+        Value::Float(f) => *f != 0.0,
+        Value::Str(s) => !s.is_empty(),
+        Value::Tuple(t) => !t.is_empty(),
+        Value::List(l) => !l.borrow().is_empty(),
+        Value::Dict(d) => !d.is_empty(),
+        Value::MutableDict(d) => !d.borrow().is_empty(),
+        Value::Set(s) => !s.borrow().is_empty(),
+        Value::Index(e) => crate::objects::decide(e).ok_or_else(|| {
+            ApiError::new(
+                ErrorClass::ValueError,
+                format!(
+                    "cannot decide `{e}`: it depends on symbolic values that rangefinder \
+                     cannot resolve"
+                ),
+            )
+        })?,
+        _ => true,
+    })
+}
