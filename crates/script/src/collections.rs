@@ -404,6 +404,17 @@ pub(crate) fn position(i: i64, len: usize, what: &str, span: Range<usize>) -> Ev
 /// work list: a list nested 100,000 deep (`l = [l]` in a loop) is freed
 /// without recursing once per level, as the derived drop would.
 pub(crate) fn dismantle(v: Value) {
+    // Scalars and shared containers drop as usual, without a work list.
+    let last_owner = match &v {
+        Value::List(items) | Value::Set(items) => Rc::strong_count(items) == 1,
+        Value::MutableDict(pairs) => Rc::strong_count(pairs) == 1,
+        Value::Tuple(items) => Rc::strong_count(items) == 1,
+        Value::Dict(pairs) => Rc::strong_count(pairs) == 1,
+        _ => false,
+    };
+    if !last_owner {
+        return;
+    }
     let mut pending = vec![v];
     while let Some(v) = pending.pop() {
         match v {
