@@ -19,10 +19,13 @@ pub enum ArgRef {
 
 /// The Python exception class an error is raised as.
 ///
-/// The script interpreter lets `except` catch [`ErrorClass::TVMError`] and
-/// [`ErrorClass::AssertionError`] only; the other classes are mistakes in a
-/// script or limits of rangefinder, which no script should silently depend
-/// on. The Python package raises each as the Python exception of that name.
+/// Of the API's errors, the script interpreter lets `except` catch
+/// [`ErrorClass::TVMError`] and [`ErrorClass::AssertionError`] only; the
+/// other classes are mistakes in a script or limits of rangefinder, which no
+/// script should silently depend on. Python exceptions a script raises, or
+/// Python raises for it (a missing dict key), use the same classes and are
+/// caught by Python's hierarchy ([`ErrorClass::is_base_of`]). The Python
+/// package raises each as the Python exception of that name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorClass {
     /// Python's `Exception`: as a class to catch, everything.
