@@ -79,6 +79,50 @@ impl Args {
         )
     }
 
+    /// Matches the arguments to the parameters `params` of `function`, in
+    /// Python's way: positionals first, then keywords by name.
+    pub fn bind(self, function: &str, params: &[&'static str]) -> Eval<Bound> {
+        if self.positional.len() > params.len() {
+            let extra = &self.positional[params.len()];
+            return Err(Raised::at(
+                extra.span.clone(),
+                format!(
+                    "`{function}` takes at most {} positional arguments ({})",
+                    params.len(),
+                    params.join(", ")
+                ),
+            ));
+        }
+        let mut slots: Vec<Option<Spanned>> = vec![None; params.len()];
+        for (slot, arg) in slots.iter_mut().zip(self.positional) {
+            *slot = Some(arg);
+        }
+        for (name, arg) in self.keywords {
+            let Some(i) = params.iter().position(|p| *p == name) else {
+                return Err(Raised::at(
+                    arg.span,
+                    format!(
+                        "`{function}` has no parameter `{name}`; its parameters are {}",
+                        params.join(", ")
+                    ),
+                ));
+            };
+            if slots[i].is_some() {
+                return Err(Raised::at(
+                    arg.span,
+                    format!("`{function}` got two values for `{name}`"),
+                ));
+            }
+            slots[i] = Some(arg);
+        }
+        Ok(Bound {
+            function: function.to_owned(),
+            params: params.to_vec(),
+            slots,
+            span: self.span,
+        })
+    }
+
     /// Rejects keyword arguments, for functions that take positionals only.
     pub fn positional_only(self, function: &str) -> Eval<(Vec<Spanned>, Range<usize>)> {
         if let Some((name, arg)) = self.keywords.into_iter().next() {
@@ -88,5 +132,39 @@ impl Args {
             ));
         }
         Ok((self.positional, self.span))
+    }
+}
+
+/// Arguments matched to parameters by name.
+pub(crate) struct Bound {
+    function: String,
+    params: Vec<&'static str>,
+    slots: Vec<Option<Spanned>>,
+    pub span: Range<usize>,
+}
+
+impl Bound {
+    /// The argument for `param`, if given.
+    pub fn get(&self, param: &str) -> Option<&Spanned> {
+        let i = self.index(param);
+        self.slots[i].as_ref()
+    }
+
+    /// The argument for `param`, or an error saying it is missing.
+    pub fn required(&self, param: &str) -> Eval<&Spanned> {
+        self.get(param).ok_or_else(|| {
+            Raised::at(
+                self.span.clone(),
+                format!("`{}` needs the argument `{param}`", self.function),
+            )
+        })
+    }
+
+    fn index(&self, param: &str) -> usize {
+        // Parameter names are literals of the callers; a miss is a bug here.
+        self.params
+            .iter()
+            .position(|p| *p == param)
+            .expect("parameter declared in bind")
     }
 }

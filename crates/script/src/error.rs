@@ -67,6 +67,9 @@ pub(crate) enum RaisedKind {
     Tvm,
     /// A failing `assert` (`AssertionError`).
     Assertion,
+    /// A Python exception: one the script raises (`raise ValueError(...)`)
+    /// or one Python raises for it (`KeyError` of a missing dict key).
+    Python(ErrorClass),
 }
 
 impl RaisedKind {
@@ -85,6 +88,7 @@ impl RaisedKind {
             RaisedKind::Tvm => ErrorClass::TVMError,
             RaisedKind::Assertion => ErrorClass::AssertionError,
             RaisedKind::Script => ErrorClass::TypeError,
+            RaisedKind::Python(class) => class,
         }
     }
 }
@@ -129,7 +133,20 @@ impl Raised {
         }
     }
 
+    /// A Python exception of `class`.
+    pub fn python(class: ErrorClass, span: Range<usize>, message: impl Into<String>) -> Raised {
+        Raised {
+            message: message.into(),
+            span,
+            kind: RaisedKind::Python(class),
+        }
+    }
+
     pub fn into_script_error(self, source: &str) -> ScriptError {
+        if let RaisedKind::Python(class) = self.kind {
+            let message = format!("{}: {}", class.name(), self.message);
+            return ScriptError::new(source, self.span, message);
+        }
         ScriptError::new(source, self.span, self.message)
     }
 }

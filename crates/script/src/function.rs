@@ -12,12 +12,24 @@ pub(crate) struct Function {
     pub params: Vec<Param>,
     /// The `*args` parameter, if any.
     pub vararg: Option<String>,
+    /// The keyword-only parameters (after `*` or `*args`).
+    pub kwonly: Vec<Param>,
+    /// The `**kwargs` parameter, if any.
+    pub kwarg: Option<String>,
     pub body: Body,
     /// The scope the function was defined in.
     pub closure: Rc<Scope>,
 }
 
-/// One positional parameter, with its default value evaluated at definition
+/// A function's parameters, as its definition lists them.
+pub(crate) struct Parameters {
+    pub params: Vec<Param>,
+    pub vararg: Option<String>,
+    pub kwonly: Vec<Param>,
+    pub kwarg: Option<String>,
+}
+
+/// One parameter, with its default value evaluated at definition
 /// time (as Python does: `def _check(B, A=A)`).
 pub(crate) struct Param {
     pub name: String,

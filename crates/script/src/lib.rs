@@ -16,8 +16,19 @@
 //! test idioms of TVM's own suite (`try`/`except tvm.error.TVMError`,
 //! `with pytest.raises(...)`, `tvm.testing.assert_prim_expr_equal`,
 //! `tvm.tir.stmt_functor.substitute`). Both the `te.` and the older `tvm.`
-//! spellings work. Anything else is an error with its line and column,
-//! never a panic.
+//! spellings work.
+//!
+//! Around that, the Python that real scripts are written in behaves as in
+//! CPython: slices, item assignment and `del`, `%` formatting, f-strings,
+//! `str.format` and the common `str`, `list` and `dict` methods, dicts and
+//! sets with their comprehensions, `sorted`/`sum`/`map`/`filter` and the
+//! other common builtins, `*args`/`**kwargs` and keyword-only parameters,
+//! starred unpacking, closures with `global`/`nonlocal`, `while`, `raise`
+//! and Python's exception classes, and the modules `math`, `functools` and
+//! `itertools`. Modules that need CPython (`numpy`, `re`, `numbers`, `os`,
+//! ...) import, and their first use is an error saying to run the script
+//! under CPython. Anything else is an error with its line and column, never
+//! a panic.
 //!
 //! Symbolic integers (`te.var`, loop variables, arithmetic on them) are
 //! [`arith::Expr`]s; a condition on them counts as true or false only when
@@ -39,7 +50,7 @@
 //! let target = run.target.unwrap();
 //! assert_eq!(target.args.len(), 2); // A and B
 //!
-//! let err = script::run("while True:\n    pass\n").unwrap_err();
+//! let err = script::run("class A:\n    pass\n").unwrap_err();
 //! assert_eq!((err.line, err.column), (1, 1));
 //! ```
 #![warn(missing_docs)]
@@ -48,6 +59,7 @@ pub use nesting::{MAX_NESTING, MAX_TREE_DEPTH};
 
 mod args;
 mod builtins;
+mod collections;
 mod error;
 mod function;
 mod interp;
@@ -55,6 +67,9 @@ mod native;
 mod nesting;
 mod objects;
 mod operators;
+mod pyformat;
+mod pymethods;
+mod pymodules;
 mod scope;
 mod tree;
 mod value;

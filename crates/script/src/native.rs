@@ -28,6 +28,9 @@ pub(crate) enum Native {
     Enumerate,
     /// `pytest.raises(E)`: a context that expects the error `E`.
     PytestRaises,
+    /// A Python builtin or a function of a Python module (`sorted`,
+    /// `math.ceil`, `functools.reduce`).
+    Builtin(crate::builtins::Builtin),
 }
 
 impl Native {
@@ -49,6 +52,7 @@ impl Native {
             Native::Zip => "zip",
             Native::Enumerate => "enumerate",
             Native::PytestRaises => "pytest.raises",
+            Native::Builtin(b) => b.name(),
         }
     }
 
@@ -69,10 +73,14 @@ impl Native {
             "all" => Native::AllOf,
             "zip" => Native::Zip,
             "enumerate" => Native::Enumerate,
-            "Exception" => return Some(error_class(ErrorClass::Exception)),
-            "RuntimeError" => return Some(error_class(ErrorClass::RuntimeError)),
-            "AssertionError" => return Some(error_class(ErrorClass::AssertionError)),
-            _ => return None,
+            // Python's exception classes; `NameError` is not one a script
+            // names (a missing name is a mistake, never caught).
+            _ => match ErrorClass::named(name) {
+                Some(ErrorClass::NameError) | None => {
+                    Native::Builtin(crate::builtins::Builtin::named(name)?)
+                }
+                Some(class) => return Some(error_class(class)),
+            },
         };
         Some(Value::Host(Rc::new(ScriptValue::Builtin(native))))
     }
@@ -87,7 +95,7 @@ pub(crate) fn module(path: &str) -> Option<Value> {
     if path == "pytest" {
         return Some(Value::Host(Rc::new(ScriptValue::Module("pytest"))));
     }
-    tvm_api::module(path)
+    tvm_api::module(path).or_else(|| crate::pymodules::module(path))
 }
 
 /// The dotted path of a module value.
@@ -104,9 +112,19 @@ pub(crate) fn module_path(v: &Value) -> Option<&'static str> {
 /// `module.name` for the module at `path`: a submodule or a function, in
 /// any of TVM's spellings.
 pub(crate) fn module_attr(path: &str, name: &str) -> Option<Value> {
+    let builtin = |n: Native| Some(Value::Host(Rc::new(ScriptValue::Builtin(n))));
+    if name == "main" && matches!(path, "pytest" | "tvm.testing") {
+        return builtin(Native::Builtin(crate::builtins::Builtin::TestMain));
+    }
     if path == "pytest" {
-        return (name == "raises")
-            .then(|| Value::Host(Rc::new(ScriptValue::Builtin(Native::PytestRaises))));
+        return if name == "raises" {
+            builtin(Native::PytestRaises)
+        } else {
+            None
+        };
+    }
+    if tvm_api::module(path).is_none() {
+        return crate::pymodules::attribute(path, name);
     }
     let module = tvm_api::module(path)?;
     tvm_api::get_attr(&module, name).ok()

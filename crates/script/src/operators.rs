@@ -9,6 +9,7 @@ use crate::objects;
 use crate::value::Value;
 use arith::CmpOp;
 use std::ops::Range;
+use tvm_api::ErrorClass;
 
 pub(crate) use tvm_api::{as_index, as_int, BinaryOp};
 
@@ -37,11 +38,63 @@ pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>)
             Ok(Value::list(items))
         }
         (Str(a), Str(b)) if op == BinaryOp::Add => Ok(Value::str(&format!("{a}{b}"))),
+        (Str(fmt), _) if op == BinaryOp::Mod => {
+            Ok(Value::str(&crate::pyformat::percent(fmt, rhs, span)?))
+        }
+        (Str(_) | Tuple(_) | List(_), Int(_) | Bool(_)) if op == BinaryOp::Mul => {
+            repeat(lhs, as_int(rhs).unwrap_or(0), span)
+        }
+        (Int(_) | Bool(_), Str(_) | Tuple(_) | List(_)) if op == BinaryOp::Mul => {
+            repeat(rhs, as_int(lhs).unwrap_or(0), span)
+        }
         _ if objects::is_api_value(lhs) || objects::is_api_value(rhs) => {
             tvm_api::binary(op, lhs, rhs).map_err(|e| Raised::api(span, e))
         }
         _ => Err(unsupported(op, lhs, rhs, span)),
     }
+}
+
+/// The most items (or characters) `seq * n` may build.
+const MAX_REPEAT_LEN: usize = 10_000_000;
+
+/// `seq * n`: the sequence repeated, empty for `n <= 0`.
+fn repeat(seq: &Value, n: i64, span: Range<usize>) -> Eval<Value> {
+    let times = usize::try_from(n).unwrap_or(0);
+    let len = match seq {
+        Value::Str(s) => s.len(),
+        _ => seq.sequence().map_or(0, |items| items.len()),
+    };
+    if len
+        .checked_mul(times)
+        .is_none_or(|total| total > MAX_REPEAT_LEN)
+    {
+        return Err(Raised::at(
+            span,
+            format!("`*` would build more than {MAX_REPEAT_LEN} items"),
+        ));
+    }
+    Ok(match seq {
+        Value::Str(s) => Value::str(&s.repeat(times)),
+        Value::Tuple(items) => Value::tuple(
+            items
+                .iter()
+                .cycle()
+                .take(items.len() * times)
+                .cloned()
+                .collect(),
+        ),
+        _ => {
+            let items = seq.sequence().unwrap_or_default();
+            Value::list(
+                items
+                    .iter()
+                    .cycle()
+                    .take(items.len() * times)
+                    .cloned()
+                    .collect(),
+            )
+        }
+    })
 }
 
 fn unsupported(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>) -> Raised {
@@ -61,7 +114,13 @@ fn overflow(span: Range<usize>) -> Raised {
 }
 
 fn int_binary(op: BinaryOp, a: i64, b: i64, span: Range<usize>) -> Eval<Value> {
-    let zero = || Raised::at(span.clone(), "division by zero");
+    let zero = || {
+        Raised::python(
+            ErrorClass::ZeroDivisionError,
+            span.clone(),
+            "division by zero",
+        )
+    };
     let v = match op {
         BinaryOp::Add => a.checked_add(b),
         BinaryOp::Sub => a.checked_sub(b),
@@ -91,7 +150,11 @@ fn float_binary(op: BinaryOp, a: f64, b: f64, span: Range<usize>) -> Eval<Value>
         BinaryOp::Sub => a - b,
         BinaryOp::Mul => a * b,
         BinaryOp::Div | BinaryOp::FloorDiv | BinaryOp::Mod if b == 0.0 => {
-            return Err(Raised::at(span, "division by zero"))
+            return Err(Raised::python(
+                ErrorClass::ZeroDivisionError,
+                span,
+                "float division by zero",
+            ))
         }
         BinaryOp::Div => a / b,
         BinaryOp::FloorDiv => (a / b).floor(),
@@ -159,8 +222,26 @@ pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value, span: Range<usize>) -
             }))
         }
         _ if matches!(op, CmpOp::Eq | CmpOp::Ne) => {
-            let same = equal(lhs, rhs);
+            let same = crate::collections::py_eq(lhs, rhs);
+            crate::collections::check_depth(span)?;
             Ok(Bool(same == (op == CmpOp::Eq)))
+        }
+        (Str(_), Str(_)) | (Tuple(_), Tuple(_)) | (List(_), List(_)) => {
+            let order = crate::collections::py_cmp(lhs, rhs);
+            crate::collections::check_depth(span.clone())?;
+            match order {
+                Some(order) => Ok(Bool(op.apply(order as i64, 0))),
+                Option::None => Err(Raised::python(
+                    ErrorClass::TypeError,
+                    span,
+                    format!(
+                        "`{}` is not supported between the items of a {} and a {}",
+                        op.symbol(),
+                        lhs.type_name(),
+                        rhs.type_name()
+                    ),
+                )),
+            }
         }
         _ => Err(Raised::at(
             span,
@@ -177,7 +258,21 @@ pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value, span: Range<usize>) -
 /// Python `==` for values that are not numbers: same string, same items, or
 /// the same TVM object.
 pub(crate) fn equal(lhs: &Value, rhs: &Value) -> bool {
-    tvm_api::equal(lhs, rhs)
+    match (lhs, rhs) {
+        (Value::Tuple(_) | Value::List(_), Value::Tuple(_) | Value::List(_))
+            if std::mem::discriminant(lhs) == std::mem::discriminant(rhs) =>
+        {
+            let (a, b) = (
+                lhs.sequence().unwrap_or_default(),
+                rhs.sequence().unwrap_or_default(),
+            );
+            a.len() == b.len()
+                && a.iter()
+                    .zip(&b)
+                    .all(|(x, y)| crate::collections::py_eq(x, y))
+        }
+        _ => tvm_api::equal(lhs, rhs),
+    }
 }
 
 fn as_float(v: &Value) -> Option<f64> {

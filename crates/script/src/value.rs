@@ -35,7 +35,10 @@ impl HostValue for ScriptValue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ScriptValue::Function(func) => write!(f, "<function {}>", func.name),
-            ScriptValue::Builtin(n) => write!(f, "<built-in function {}>", n.name()),
+            ScriptValue::Builtin(n) => match crate::builtins::class_name(*n) {
+                Some(class) => write!(f, "<class '{class}'>"),
+                None => write!(f, "<built-in function {}>", n.name()),
+            },
             ScriptValue::Module(path) => write!(f, "<module '{path}'>"),
             ScriptValue::ExpectError(class) => write!(f, "<pytest.raises({})>", class.name()),
         }

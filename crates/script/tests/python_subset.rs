@@ -339,3 +339,54 @@ fn tensor_elements_as_indices_are_gathers() {
         partial.message
     );
 }
+
+#[test]
+fn the_main_block_runs_and_test_functions_run_only_when_main_asks() {
+    let body = "import tvm\nimport pytest\ncalls = []\n\
+                def helper():\n    calls.append('helper')\n\
+                def test_first():\n    helper()\n    calls.append('first')\n\
+                def not_a_test():\n    calls.append('never')\n\
+                def test_second():\n    assert len(calls) == 2\n    calls.append('second')\n";
+    // Without a main block nothing runs the tests.
+    assert_eq!(printed(&format!("{body}print(calls)\n")), "[]\n");
+    for main in ["tvm.testing.main()", "pytest.main([__file__])"] {
+        let src = format!("{body}if __name__ == \"__main__\":\n    {main}\nprint(calls)\n");
+        assert_eq!(printed(&src), "['helper', 'first', 'second']\n", "{main}");
+    }
+    // A failing test fails the script at its assert.
+    let src = format!("{body}def test_third():\n    assert calls == []\n\ntvm.testing.main()\n");
+    let err = script::run(&src).expect_err("test_third fails");
+    assert!(err.message.contains("assertion failed"), "{}", err.message);
+    // A test that needs pytest fixtures says so.
+    let err = script::run("import tvm\ndef test_x(target):\n    pass\ntvm.testing.main()\n")
+        .expect_err("a fixture is needed");
+    assert!(err.message.contains("pytest fixtures"), "{}", err.message);
+}
+
+/// TOPI's padding and conv2d helpers, written as TOPI writes them
+/// (isinstance dispatch, chained assignment, `%` and f-string messages,
+/// `*indices` closures, `raise ValueError`), build and run.
+#[test]
+fn topi_style_helpers_run_unchanged() {
+    let source = include_str!("programs/topi_conv2d_helpers.py");
+    let run = script::run(source).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        run.printed,
+        " resnet_c2: out=(1, 16, 14, 14) gflop=0.000452 pad=(1, 1, 1, 1)\n\
+         resnet_c2 has 4 stages\n\
+         \x20    small: out=(1, 4, 8, 8) gflop=0.000002 pad=(0, 0, 0, 0)\n\
+         small has 4 stages\n"
+    );
+    let target = run.target.expect("a schedule");
+    let report = te::check(&target.schedule, &target.args, &Default::default(), 7)
+        .expect("the program runs");
+    assert!(report.is_clean(0.0), "{report:?}");
+    let bad = source.replace("\"SAME\" if k > 1 else 0", "\"FULL\"");
+    let err = script::run(&bad).expect_err("an unknown padding");
+    assert!(
+        err.message
+            .contains("ValueError: Unknown padding option FULL"),
+        "{}",
+        err.message
+    );
+}

@@ -19,10 +19,13 @@ pub enum ArgRef {
 
 /// The Python exception class an error is raised as.
 ///
-/// The script interpreter lets `except` catch [`ErrorClass::TVMError`] and
-/// [`ErrorClass::AssertionError`] only; the other classes are mistakes in a
-/// script or limits of rangefinder, which no script should silently depend
-/// on. The Python package raises each as the Python exception of that name.
+/// Of the API's errors, the script interpreter lets `except` catch
+/// [`ErrorClass::TVMError`] and [`ErrorClass::AssertionError`] only; the
+/// other classes are mistakes in a script or limits of rangefinder, which no
+/// script should silently depend on. Python exceptions a script raises, or
+/// Python raises for it (a missing dict key), use the same classes and are
+/// caught by Python's hierarchy ([`ErrorClass::is_base_of`]). The Python
+/// package raises each as the Python exception of that name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorClass {
     /// Python's `Exception`: as a class to catch, everything.
@@ -40,6 +43,10 @@ pub enum ErrorClass {
     ValueError,
     /// An index out of range.
     IndexError,
+    /// A missing dict key.
+    KeyError,
+    /// The base of `IndexError` and `KeyError`.
+    LookupError,
     /// An attribute that does not exist (or that rangefinder does not model).
     AttributeError,
     /// A name that is not defined.
@@ -68,6 +75,8 @@ impl ErrorClass {
             ErrorClass::TypeError => "TypeError",
             ErrorClass::ValueError => "ValueError",
             ErrorClass::IndexError => "IndexError",
+            ErrorClass::KeyError => "KeyError",
+            ErrorClass::LookupError => "LookupError",
             ErrorClass::AttributeError => "AttributeError",
             ErrorClass::NameError => "NameError",
             ErrorClass::ZeroDivisionError => "ZeroDivisionError",
@@ -77,14 +86,39 @@ impl ErrorClass {
         }
     }
 
+    /// The Python exception class a program writes as `name`.
+    pub fn named(name: &str) -> Option<ErrorClass> {
+        Some(match name {
+            "Exception" => ErrorClass::Exception,
+            "RuntimeError" => ErrorClass::RuntimeError,
+            "AssertionError" => ErrorClass::AssertionError,
+            "TypeError" => ErrorClass::TypeError,
+            "ValueError" => ErrorClass::ValueError,
+            "IndexError" => ErrorClass::IndexError,
+            "KeyError" => ErrorClass::KeyError,
+            "LookupError" => ErrorClass::LookupError,
+            "AttributeError" => ErrorClass::AttributeError,
+            "NameError" => ErrorClass::NameError,
+            "ZeroDivisionError" => ErrorClass::ZeroDivisionError,
+            "OverflowError" => ErrorClass::OverflowError,
+            "NotImplementedError" => ErrorClass::NotSupported,
+            _ => return None,
+        })
+    }
+
     /// Whether `except self` catches an error of class `raised`, by
     /// Python's class hierarchy.
     pub fn is_base_of(self, raised: ErrorClass) -> bool {
         match self {
             ErrorClass::Exception => true,
-            ErrorClass::RuntimeError => {
-                matches!(raised, ErrorClass::RuntimeError | ErrorClass::TVMError)
-            }
+            ErrorClass::RuntimeError => matches!(
+                raised,
+                ErrorClass::RuntimeError | ErrorClass::TVMError | ErrorClass::NotSupported
+            ),
+            ErrorClass::LookupError => matches!(
+                raised,
+                ErrorClass::LookupError | ErrorClass::IndexError | ErrorClass::KeyError
+            ),
             other => other == raised,
         }
     }

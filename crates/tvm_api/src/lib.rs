@@ -100,6 +100,7 @@ mod schedule;
 mod session;
 mod tags;
 mod target;
+pub mod text;
 mod topi;
 mod value;
 
@@ -384,6 +385,8 @@ pub fn len(value: &Value) -> ApiResult<usize> {
         Value::Tuple(t) => Ok(t.len()),
         Value::List(l) => Ok(l.borrow().len()),
         Value::Dict(d) => Ok(d.len()),
+        Value::MutableDict(d) => Ok(d.borrow().len()),
+        Value::Set(s) => Ok(s.borrow().len()),
         Value::Str(s) => Ok(s.chars().count()),
         Value::Object(Object::Bounds(b)) => Ok(b.len()),
         other => Err(ApiError::type_error(format!(
@@ -410,10 +413,17 @@ pub fn str(value: &Value) -> String {
     value.to_string()
 }
 
-/// Python's `repr(value)`.
+/// Python's `repr(value)`: strings quoted, exceptions as their
+/// construction, everything else as `str(value)` (whose containers already
+/// show their items by `repr`).
 pub fn repr(value: &Value) -> String {
     match value {
-        Value::Str(s) => format!("'{s}'"),
+        Value::Str(s) => text::str_repr(s),
+        // A KeyError's message is already the key's repr.
+        Value::Exception(ErrorClass::KeyError, message) => format!("KeyError({message})"),
+        Value::Exception(class, message) => {
+            format!("{}({})", class.name(), text::str_repr(message))
+        }
         other => other.to_string(),
     }
 }

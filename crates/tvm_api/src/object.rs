@@ -195,7 +195,7 @@ impl fmt::Display for Object {
             }
             Object::AxisSeparator => f.write_str("AXIS_SEPARATOR"),
             Object::Module(path) => write!(f, "<module '{path}'>"),
-            Object::Class(c) => write!(f, "<built-in function {}>", c.name()),
+            Object::Class(c) => write!(f, "<class '{}'>", c.name()),
             Object::TagScope(tag) => write!(f, "TagScope({tag:?})"),
             Object::Tagged(tag, func) => write!(f, "<function {func} tagged {tag:?}>"),
             Object::Target(t) => write!(f, "{t}"),

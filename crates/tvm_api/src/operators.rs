@@ -213,6 +213,8 @@ pub(crate) fn truth(v: &Value) -> ApiResult<bool> {
         Value::Tuple(t) => !t.is_empty(),
         Value::List(l) => !l.borrow().is_empty(),
         Value::Dict(d) => !d.is_empty(),
+        Value::MutableDict(d) => !d.borrow().is_empty(),
+        Value::Set(s) => !s.borrow().is_empty(),
         Value::Index(e) => match identity_truth(e).or_else(|| crate::objects::decide(e)) {
             Some(b) => b,
             None => return Err(undecided(e)),

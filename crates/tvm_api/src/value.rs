@@ -2,8 +2,10 @@
 //! tuples, lists, dicts), TVM's objects, API functions, and values of the
 //! front end that the API carries without understanding them.
 
+use crate::error::ErrorClass;
 use crate::function::Function;
 use crate::object::Object;
+use crate::text::float_repr;
 use arith::Expr;
 use std::any::Any;
 use std::cell::RefCell;
@@ -46,6 +48,16 @@ pub enum Value {
     /// A value of the front end (an interpreter function, a Python object)
     /// that the API carries and hands back through [`crate::Host`].
     Host(Rc<dyn HostValue>),
+    /// A dict a program builds and changes (`d[k] = v`, `d.update(...)`),
+    /// keys in insertion order. API functions take dicts as the snapshot
+    /// [`Value::Dict`] (TVM converts dicts to its immutable `Map`); a front
+    /// end hands them over so.
+    MutableDict(Rc<RefCell<Vec<(Value, Value)>>>),
+    /// A Python set, items in insertion order.
+    Set(Rc<RefCell<Vec<Value>>>),
+    /// A Python exception object (`ValueError("...")`): its class and
+    /// message.
+    Exception(ErrorClass, Rc<str>),
 }
 
 /// A front-end value carried by [`Value::Host`].
@@ -79,6 +91,9 @@ impl Value {
             Value::Function(_) | Value::Method(..) => "builtin function",
             Value::Object(o) => o.type_name(),
             Value::Host(h) => h.type_name(),
+            Value::MutableDict(_) => "dict",
+            Value::Set(_) => "set",
+            Value::Exception(class, _) => class.name(),
         }
     }
 
@@ -128,34 +143,74 @@ impl fmt::Display for Value {
             Value::Bool(true) => f.write_str("True"),
             Value::Bool(false) => f.write_str("False"),
             Value::Int(v) => write!(f, "{v}"),
-            Value::Float(v) if v.fract() == 0.0 && v.is_finite() => write!(f, "{v:.1}"),
-            Value::Float(v) => write!(f, "{v}"),
+            Value::Float(v) => f.write_str(&float_repr(*v)),
             Value::Str(s) => f.write_str(s),
-            Value::Tuple(items) => {
+            Value::Tuple(items) => guarded(f, items.as_ptr() as usize, "(...)", |f| {
                 f.write_str("(")?;
                 write_items(f, items)?;
                 f.write_str(if items.len() == 1 { ",)" } else { ")" })
-            }
-            Value::List(items) => {
+            }),
+            Value::List(items) => guarded(f, Rc::as_ptr(items) as usize, "[...]", |f| {
                 f.write_str("[")?;
                 write_items(f, &items.borrow())?;
                 f.write_str("]")
-            }
-            Value::Dict(pairs) => {
-                f.write_str("{")?;
-                for (i, (k, v)) in pairs.iter().enumerate() {
-                    let sep = if i > 0 { ", " } else { "" };
-                    write!(f, "{sep}{k}: {v}")?;
-                }
-                f.write_str("}")
-            }
+            }),
+            Value::Dict(pairs) => write_pairs(f, pairs),
             Value::Index(e) => write!(f, "{e}"),
             Value::Function(func) => write!(f, "<built-in function {}>", func.name()),
             Value::Method(_, name) => write!(f, "<bound method {name}>"),
             Value::Object(o) => write!(f, "{o}"),
             Value::Host(h) => h.fmt(f),
+            Value::MutableDict(pairs) => guarded(f, Rc::as_ptr(pairs) as usize, "{...}", |f| {
+                write_pairs(f, &pairs.borrow())
+            }),
+            Value::Set(items) if items.borrow().is_empty() => f.write_str("set()"),
+            Value::Set(items) => guarded(f, Rc::as_ptr(items) as usize, "{...}", |f| {
+                f.write_str("{")?;
+                write_items(f, &items.borrow())?;
+                f.write_str("}")
+            }),
+            Value::Exception(_, message) => f.write_str(message),
         }
     }
+}
+
+/// How deep nested containers are written before `...` stands for the rest
+/// (CPython raises `RecursionError` near 1,000).
+const MAX_SHOWN_DEPTH: usize = 500;
+
+thread_local! {
+    /// The containers being written now, innermost last.
+    static SHOWING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Writes a container with `show`, or `ellipsis` when the container is
+/// already being written (a list that contains itself prints as `[[...]]`,
+/// as in Python).
+fn guarded(
+    f: &mut fmt::Formatter<'_>,
+    id: usize,
+    ellipsis: &str,
+    show: impl FnOnce(&mut fmt::Formatter<'_>) -> fmt::Result,
+) -> fmt::Result {
+    // Nesting deeper than Python's recursion limit is cut short too: the
+    // walk must not exhaust the stack.
+    if SHOWING.with(|s| s.borrow().len() >= MAX_SHOWN_DEPTH || s.borrow().contains(&id)) {
+        return f.write_str(ellipsis);
+    }
+    SHOWING.with(|s| s.borrow_mut().push(id));
+    let result = show(f);
+    SHOWING.with(|s| s.borrow_mut().pop());
+    result
+}
+
+fn write_pairs(f: &mut fmt::Formatter<'_>, pairs: &[(Value, Value)]) -> fmt::Result {
+    f.write_str("{")?;
+    for (i, (k, v)) in pairs.iter().enumerate() {
+        let sep = if i > 0 { ", " } else { "" };
+        write!(f, "{sep}{}: {}", crate::repr(k), crate::repr(v))?;
+    }
+    f.write_str("}")
 }
 
 fn write_items(f: &mut fmt::Formatter<'_>, items: &[Value]) -> fmt::Result {
@@ -163,10 +218,7 @@ fn write_items(f: &mut fmt::Formatter<'_>, items: &[Value]) -> fmt::Result {
         if i > 0 {
             f.write_str(", ")?;
         }
-        match item {
-            Value::Str(s) => write!(f, "'{s}'")?,
-            other => write!(f, "{other}")?,
-        }
+        f.write_str(&crate::repr(item))?;
     }
     Ok(())
 }

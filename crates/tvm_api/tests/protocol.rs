@@ -411,3 +411,33 @@ proptest! {
         prop_assert!(report.is_clean(1e-5), "{report:?}");
     }
 }
+
+#[test]
+fn python_values_print_as_cpython_and_exception_classes_follow_its_hierarchy() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let dict = Value::MutableDict(Rc::new(RefCell::new(vec![(
+        Value::str("k"),
+        Value::Float(0.1),
+    )])));
+    assert_eq!(tvm_api::str(&dict), "{'k': 0.1}");
+    assert_eq!(tvm_api::len(&dict), Ok(1));
+    let empty = Value::Set(Rc::new(RefCell::new(Vec::new())));
+    assert_eq!(tvm_api::str(&empty), "set()");
+    assert_eq!(tvm_api::truth(&empty), Ok(false));
+    let list = Value::list(vec![Value::Float(1e16), Value::str("it's")]);
+    if let Value::List(items) = &list {
+        items.borrow_mut().push(list.clone());
+    }
+    assert_eq!(tvm_api::str(&list), "[1e+16, \"it's\", [...]]");
+    let error = Value::Exception(ErrorClass::ValueError, Rc::from("bad"));
+    assert_eq!(tvm_api::repr(&error), "ValueError('bad')");
+    assert_eq!(tvm_api::str(&error), "bad");
+    assert!(ErrorClass::LookupError.is_base_of(ErrorClass::KeyError));
+    assert!(ErrorClass::RuntimeError.is_base_of(ErrorClass::NotSupported));
+    assert!(!ErrorClass::KeyError.is_base_of(ErrorClass::IndexError));
+    assert_eq!(
+        ErrorClass::named("NotImplementedError"),
+        Some(ErrorClass::NotSupported)
+    );
+}

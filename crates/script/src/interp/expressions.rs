@@ -3,20 +3,24 @@
 
 use super::Interpreter;
 use crate::args::{Args, Spanned};
+use crate::collections;
 use crate::error::{span_of, Eval, Raised};
-use crate::function::{Body, Function};
+use crate::function::{Body, Function, Parameters};
+use crate::native;
 use crate::objects;
 use crate::operators::{self, BinaryOp};
 use crate::scope::Scope;
-use crate::value::Value;
+use crate::value::{script_value, ScriptValue, Value};
+use crate::{pyformat, pymethods, pymodules};
 use rustpython_parser::ast::{self, Ranged};
 use std::ops::Range;
 use std::rc::Rc;
+use tvm_api::ErrorClass;
 
-const SUPPORTED_EXPRESSIONS: &str = "supported expressions are: numbers, strings, names, \
-     attributes, calls with keyword and `*` arguments, subscripts, lambdas, tuples, lists, \
-     dicts, list comprehensions and generators, + - * / // % **, comparisons, and/or/not and \
-     `x if c else y`";
+const SUPPORTED_EXPRESSIONS: &str = "supported expressions are: numbers, strings, f-strings, \
+     names, attributes, calls with keyword, `*` and `**` arguments, subscripts and slices, \
+     lambdas, tuples, lists, dicts, sets, comprehensions and generators, arithmetic and bitwise \
+     operators, comparisons, and/or/not and `x if c else y`";
 
 impl Interpreter {
     /// Evaluates an expression.
@@ -36,17 +40,8 @@ impl Interpreter {
             }
             ast::Expr::Subscript(s) => {
                 let value = self.eval(&s.value, scope)?;
-                let index = match &*s.slice {
-                    ast::Expr::Tuple(t) => Value::tuple(self.eval_items(&t.elts, scope)?),
-                    ast::Expr::Slice(sl) => {
-                        return Err(Raised::at(
-                            span_of(sl.range),
-                            "slices are not supported; index with integers or expressions",
-                        ))
-                    }
-                    other => self.eval(other, scope)?,
-                };
-                self.subscript(&value, &index, span_of(s.slice.range()), span)
+                let index = self.index_value(&s.slice, scope)?;
+                self.get_index(&value, &index, span_of(s.slice.range()), span)
             }
             ast::Expr::Call(c) => {
                 let callee = self.eval(&c.func, scope)?;
@@ -54,7 +49,7 @@ impl Interpreter {
                 for a in &c.args {
                     if let ast::Expr::Starred(st) = a {
                         let v = self.eval(&st.value, scope)?;
-                        let items = objects::unpack(&v).ok_or_else(|| {
+                        let items = collections::iterate(&v).ok_or_else(|| {
                             Raised::at(
                                 span_of(st.range),
                                 format!("cannot unpack a {}", v.type_name()),
@@ -75,13 +70,37 @@ impl Interpreter {
                 }
                 let mut keywords = Vec::new();
                 for k in &c.keywords {
-                    let Some(name) = &k.arg else {
-                        return Err(Raised::at(
-                            span_of(k.range),
-                            "`**kwargs` arguments are not supported",
-                        ));
-                    };
                     let value = self.eval(&k.value, scope)?;
+                    let Some(name) = &k.arg else {
+                        // `**mapping`: its string keys become keywords.
+                        let pairs = collections::dict_pairs(&value).ok_or_else(|| {
+                            Raised::python(
+                                ErrorClass::TypeError,
+                                span_of(k.range),
+                                format!(
+                                    "argument after ** must be a mapping, not {}",
+                                    value.type_name()
+                                ),
+                            )
+                        })?;
+                        for (key, v) in pairs {
+                            let Value::Str(key) = key else {
+                                return Err(Raised::python(
+                                    ErrorClass::TypeError,
+                                    span_of(k.range),
+                                    "keywords must be strings",
+                                ));
+                            };
+                            keywords.push((
+                                key.to_string(),
+                                Spanned {
+                                    value: v,
+                                    span: span_of(k.range),
+                                },
+                            ));
+                        }
+                        continue;
+                    };
                     keywords.push((
                         name.to_string(),
                         Spanned {
@@ -100,11 +119,18 @@ impl Interpreter {
                 )
             }
             ast::Expr::Lambda(l) => {
-                let (params, vararg) = self.parameters(&l.args, span.clone(), scope)?;
+                let Parameters {
+                    params,
+                    vararg,
+                    kwonly,
+                    kwarg,
+                } = self.parameters(&l.args, scope)?;
                 Ok(crate::value::function(Function {
                     name: "<lambda>".to_owned(),
                     params,
                     vararg,
+                    kwonly,
+                    kwarg,
                     body: Body::Lambda(self.program.lambda_body(l.range).ok_or_else(|| {
                         Raised::at(span.clone(), "internal error: a lambda body was not kept")
                     })?),
@@ -124,8 +150,7 @@ impl Interpreter {
                 for node in spine.iter().rev() {
                     let rhs = self.eval(&node.right, scope)?;
                     let at = span_of(node.range);
-                    let op = binary_op(&node.op, at.clone())?;
-                    acc = operators::binary(op, &acc, &rhs, at)?;
+                    acc = apply_binary(&node.op, &acc, &rhs, at)?;
                 }
                 Ok(acc)
             }
@@ -160,25 +185,61 @@ impl Interpreter {
                     self.eval(&i.orelse, scope)
                 }
             }
-            ast::Expr::ListComp(c) => self.eval_comprehension(&c.elt, &c.generators, scope),
+            ast::Expr::ListComp(c) => Ok(Value::list(self.eval_comprehension(
+                &c.elt,
+                &c.generators,
+                scope,
+            )?)),
             // A generator is consumed at once: scripts only pass them to
-            // `any`, `all`, `tuple` and friends.
-            ast::Expr::GeneratorExp(g) => self.eval_comprehension(&g.elt, &g.generators, scope),
+            // `any`, `all`, `tuple`, `sum` and friends.
+            ast::Expr::GeneratorExp(g) => Ok(Value::list(self.eval_comprehension(
+                &g.elt,
+                &g.generators,
+                scope,
+            )?)),
+            ast::Expr::SetComp(c) => {
+                let items = self.eval_comprehension(&c.elt, &c.generators, scope)?;
+                collections::new_set(items, span)
+            }
+            ast::Expr::DictComp(c) => {
+                let pair = DictPair {
+                    key: &c.key,
+                    value: &c.value,
+                };
+                let inner = Scope::child(scope);
+                let mut pairs = Vec::new();
+                self.comprehend_pairs(&pair, &c.generators, &inner, &mut pairs)?;
+                collections::new_dict(pairs, span)
+            }
+            ast::Expr::Set(st) => {
+                let items = self.eval_items(&st.elts, scope)?;
+                collections::new_set(items, span)
+            }
             ast::Expr::Tuple(t) => Ok(Value::tuple(self.eval_items(&t.elts, scope)?)),
             ast::Expr::List(l) => Ok(Value::list(self.eval_items(&l.elts, scope)?)),
             ast::Expr::Dict(d) => {
                 let mut pairs = Vec::new();
                 for (k, v) in d.keys.iter().zip(&d.values) {
-                    let Some(k) = k else {
-                        return Err(Raised::at(
-                            span_of(v.range()),
-                            "`**` in dicts is not supported",
-                        ));
-                    };
-                    pairs.push((self.eval(k, scope)?, self.eval(v, scope)?));
+                    match k {
+                        Some(k) => pairs.push((self.eval(k, scope)?, self.eval(v, scope)?)),
+                        None => {
+                            // `{**other}`: the other dict's pairs.
+                            let other = self.eval(v, scope)?;
+                            let more = collections::dict_pairs(&other).ok_or_else(|| {
+                                Raised::python(
+                                    ErrorClass::TypeError,
+                                    span_of(v.range()),
+                                    format!("'{}' object is not a mapping", other.type_name()),
+                                )
+                            })?;
+                            pairs.extend(more);
+                        }
+                    }
                 }
-                Ok(Value::Dict(Rc::from(pairs)))
+                collections::new_dict(pairs, span)
             }
+            ast::Expr::JoinedStr(j) => Ok(Value::str(&self.joined_str(j, scope)?)),
+            ast::Expr::FormattedValue(f) => Ok(Value::str(&self.formatted_value(f, scope)?)),
             other => Err(Raised::at(
                 span,
                 format!(
@@ -189,40 +250,71 @@ impl Interpreter {
         }
     }
 
-    /// `[elt for target in iter if cond ...]`, in a scope of its own as in
-    /// Python 3.
+    /// `[elt for target in iter if cond ...]`'s items, in a scope of its own
+    /// as in Python 3.
     fn eval_comprehension(
         &mut self,
         elt: &ast::Expr,
         generators: &[ast::Comprehension],
         scope: &Rc<Scope>,
-    ) -> Eval<Value> {
+    ) -> Eval<Vec<Value>> {
         let inner = Scope::child(scope);
         let mut out = Vec::new();
-        self.comprehend(elt, generators, &inner, &mut out)?;
-        Ok(Value::list(out))
+        self.comprehend(
+            &Produce::Item(elt),
+            generators,
+            &inner,
+            &mut out,
+            &mut Vec::new(),
+        )?;
+        Ok(out)
+    }
+
+    /// `{key: value for ...}`'s pairs.
+    fn comprehend_pairs(
+        &mut self,
+        pair: &DictPair<'_>,
+        generators: &[ast::Comprehension],
+        scope: &Rc<Scope>,
+        out: &mut Vec<(Value, Value)>,
+    ) -> Eval<()> {
+        self.comprehend(
+            &Produce::Pair(pair),
+            generators,
+            scope,
+            &mut Vec::new(),
+            out,
+        )
     }
 
     fn comprehend(
         &mut self,
-        elt: &ast::Expr,
+        produce: &Produce<'_>,
         generators: &[ast::Comprehension],
         scope: &Rc<Scope>,
-        out: &mut Vec<Value>,
+        items: &mut Vec<Value>,
+        pairs: &mut Vec<(Value, Value)>,
     ) -> Eval<()> {
         let Some((first, rest)) = generators.split_first() else {
-            out.push(self.eval(elt, scope)?);
+            match produce {
+                Produce::Item(elt) => items.push(self.eval(elt, scope)?),
+                Produce::Pair(p) => {
+                    let k = self.eval(p.key, scope)?;
+                    let v = self.eval(p.value, scope)?;
+                    pairs.push((k, v));
+                }
+            }
             return Ok(());
         };
         let iter_span = span_of(first.iter.range());
         let iterable = self.eval(&first.iter, scope)?;
-        let items = crate::objects::unpack(&iterable).ok_or_else(|| {
+        let elements = collections::iterate(&iterable).ok_or_else(|| {
             Raised::at(
                 iter_span,
                 format!("cannot loop over a {}", iterable.type_name()),
             )
         })?;
-        'items: for item in items {
+        'items: for item in elements {
             self.assign(&first.target, item, scope)?;
             for cond in &first.ifs {
                 let c = self.eval(cond, scope)?;
@@ -230,9 +322,47 @@ impl Interpreter {
                     continue 'items;
                 }
             }
-            self.comprehend(elt, rest, scope, out)?;
+            self.comprehend(produce, rest, scope, items, pairs)?;
         }
         Ok(())
+    }
+
+    /// An f-string: its literal parts and formatted values, joined.
+    fn joined_str(&mut self, j: &ast::ExprJoinedStr, scope: &Rc<Scope>) -> Eval<String> {
+        let mut out = String::new();
+        for part in &j.values {
+            match part {
+                ast::Expr::Constant(ast::ExprConstant {
+                    value: ast::Constant::Str(text),
+                    ..
+                }) => out.push_str(text),
+                ast::Expr::FormattedValue(f) => out.push_str(&self.formatted_value(f, scope)?),
+                other => {
+                    let v = self.eval(other, scope)?;
+                    out.push_str(&v.to_string());
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `{value!conversion:spec}` in an f-string.
+    fn formatted_value(&mut self, f: &ast::ExprFormattedValue, scope: &Rc<Scope>) -> Eval<String> {
+        let value = self.eval(&f.value, scope)?;
+        let spec = match &f.format_spec {
+            Some(spec) => match &**spec {
+                ast::Expr::JoinedStr(j) => self.joined_str(j, scope)?,
+                other => self.eval(other, scope)?.to_string(),
+            },
+            None => String::new(),
+        };
+        let conversion = match f.conversion {
+            ast::ConversionFlag::None => None,
+            ast::ConversionFlag::Str => Some('s'),
+            ast::ConversionFlag::Repr => Some('r'),
+            ast::ConversionFlag::Ascii => Some('a'),
+        };
+        pyformat::convert_and_format(&value, conversion, &spec, span_of(f.range))
     }
 
     fn eval_items(&mut self, elts: &[ast::Expr], scope: &Rc<Scope>) -> Eval<Vec<Value>> {
@@ -240,7 +370,7 @@ impl Interpreter {
         for e in elts {
             if let ast::Expr::Starred(st) = e {
                 let v = self.eval(&st.value, scope)?;
-                let inner = objects::unpack(&v).ok_or_else(|| {
+                let inner = collections::iterate(&v).ok_or_else(|| {
                     Raised::at(
                         span_of(st.range),
                         format!("cannot unpack a {}", v.type_name()),
@@ -265,25 +395,44 @@ impl Interpreter {
                 ast::CmpOp::Is | ast::CmpOp::IsNot => {
                     let same = match (&lhs, &rhs) {
                         (Value::Bool(a), Value::Bool(b)) => a == b,
+                        // Mutable containers are the same only if they are
+                        // one object.
+                        (Value::List(a), Value::List(b)) => Rc::ptr_eq(a, b),
+                        (Value::MutableDict(a), Value::MutableDict(b)) => Rc::ptr_eq(a, b),
+                        (Value::Set(a), Value::Set(b)) => Rc::ptr_eq(a, b),
+                        (Value::List(_) | Value::MutableDict(_) | Value::Set(_), _)
+                        | (_, Value::List(_) | Value::MutableDict(_) | Value::Set(_)) => false,
                         _ => operators::equal(&lhs, &rhs),
                     };
                     Value::Bool(same == matches!(op, ast::CmpOp::Is))
                 }
                 ast::CmpOp::In | ast::CmpOp::NotIn => {
-                    // `iv in bounds` iterates the map's keys, as Python does.
-                    let Some(items) = rhs.sequence().or_else(|| tvm_api::iter(&rhs)) else {
-                        return Err(Raised::at(
-                            span,
-                            format!("`in` needs a tuple or list, not a {}", rhs.type_name()),
-                        ));
-                    };
-                    let mut found = false;
-                    for item in &items {
-                        let eq = operators::compare(arith::CmpOp::Eq, &lhs, item, span.clone())?;
-                        if matches!(eq, Value::Bool(true)) {
-                            found = true;
+                    let found = match collections::contains(&rhs, &lhs, span.clone())? {
+                        Some(found) => found,
+                        None => {
+                            // `iv in bounds` iterates the map's keys, as Python does.
+                            let Some(items) = rhs.sequence().or_else(|| tvm_api::iter(&rhs)) else {
+                                return Err(Raised::python(
+                                    ErrorClass::TypeError,
+                                    span,
+                                    format!(
+                                        "argument of type '{}' is not iterable",
+                                        rhs.type_name()
+                                    ),
+                                ));
+                            };
+                            let mut found = false;
+                            for item in &items {
+                                let eq =
+                                    operators::compare(arith::CmpOp::Eq, &lhs, item, span.clone())?;
+                                if matches!(eq, Value::Bool(true)) {
+                                    found = true;
+                                    break;
+                                }
+                            }
+                            found
                         }
-                    }
+                    };
                     Value::Bool(found == matches!(op, ast::CmpOp::In))
                 }
                 _ => operators::compare(cmp_op(op), &lhs, &rhs, span.clone())?,
@@ -296,16 +445,120 @@ impl Interpreter {
         Ok(result)
     }
 
-    fn attribute(&self, value: &Value, name: &str, span: Range<usize>) -> Eval<Value> {
+    /// `value.name`.
+    pub(crate) fn attribute(&self, value: &Value, name: &str, span: Range<usize>) -> Eval<Value> {
         match value {
-            Value::List(_) if name == "append" => {
-                Ok(Value::Method(Rc::new(value.clone()), "append"))
+            _ if native::module_path(value).is_some() => {
+                let path = native::module_path(value).unwrap_or_default();
+                if pymodules::needs_cpython(path) {
+                    return Err(pymodules::needs_cpython_error(path, self.text(&span), span));
+                }
+                objects::attribute(value, name, span)
             }
+            _ if pymethods::method_name(value, name).is_some() => Ok(Value::Method(
+                Rc::new(value.clone()),
+                pymethods::method_name(value, name).unwrap_or_default(),
+            )),
+            Value::Object(tvm_api::Object::Class(c)) if name == "__name__" => {
+                Ok(Value::str(c.name().rsplit('.').next().unwrap_or(c.name())))
+            }
+            Value::Host(_) if name == "__name__" => match script_value(value) {
+                Some(ScriptValue::Builtin(n)) => {
+                    let full = crate::builtins::class_name(*n).unwrap_or(n.name());
+                    Ok(Value::str(full.rsplit('.').next().unwrap_or(full)))
+                }
+                Some(ScriptValue::Function(f)) => Ok(Value::str(&f.name)),
+                _ => objects::attribute(value, name, span),
+            },
+            Value::Exception(_, message) if name == "args" => {
+                Ok(Value::tuple(vec![Value::Str(message.clone())]))
+            }
+            _ if pymethods::is_missing_method(value, name) => Err(Raised::at(
+                span,
+                format!(
+                    "`{}.{name}` is not supported by rangefinder",
+                    value.type_name()
+                ),
+            )),
+            Value::Str(_)
+            | Value::List(_)
+            | Value::Tuple(_)
+            | Value::Dict(_)
+            | Value::MutableDict(_)
+            | Value::Set(_)
+            | Value::Exception(..) => Err(Raised::python(
+                ErrorClass::AttributeError,
+                span,
+                format!("'{}' object has no attribute '{name}'", value.type_name()),
+            )),
             _ => objects::attribute(value, name, span),
         }
     }
 
-    fn subscript(
+    /// The index of a subscript: a slice's bounds, a tuple, or one value.
+    pub(super) fn index_value(&mut self, slice: &ast::Expr, scope: &Rc<Scope>) -> Eval<Index> {
+        Ok(match slice {
+            ast::Expr::Slice(sl) => {
+                let mut bounds = [None; 3];
+                for (bound, e) in bounds.iter_mut().zip([&sl.lower, &sl.upper, &sl.step]) {
+                    let Some(e) = e else { continue };
+                    *bound = match self.eval(e, scope)? {
+                        Value::None => None,
+                        v => Some(operators::as_int(&v).ok_or_else(|| {
+                            Raised::python(
+                                ErrorClass::TypeError,
+                                span_of(e.range()),
+                                format!(
+                                    "slice indices must be integers or None, not {}",
+                                    v.type_name()
+                                ),
+                            )
+                        })?),
+                    };
+                }
+                Index::Slice(bounds)
+            }
+            ast::Expr::Tuple(t) => {
+                if let Some(sl) = t.elts.iter().find(|e| matches!(e, ast::Expr::Slice(_))) {
+                    return Err(Raised::at(
+                        span_of(sl.range()),
+                        "slices inside a multi-dimensional index are not supported; index \
+                         with integers or expressions",
+                    ));
+                }
+                Index::Value(Value::tuple(self.eval_items(&t.elts, scope)?))
+            }
+            other => Index::Value(self.eval(other, scope)?),
+        })
+    }
+
+    /// `value[index]` for an evaluated index.
+    pub(super) fn get_index(
+        &self,
+        value: &Value,
+        index: &Index,
+        index_span: Range<usize>,
+        span: Range<usize>,
+    ) -> Eval<Value> {
+        match index {
+            Index::Value(i) => self.subscript(value, i, index_span, span),
+            Index::Slice(bounds) => match value {
+                Value::Tuple(_) | Value::List(_) | Value::Str(_) => {
+                    collections::slice(value, *bounds, index_span)
+                }
+                other => Err(Raised::at(
+                    index_span,
+                    format!(
+                        "slices of a {} are not supported; slice tuples, lists and strings",
+                        other.type_name()
+                    ),
+                )),
+            },
+        }
+    }
+
+    /// `value[index]`.
+    pub(crate) fn subscript(
         &self,
         value: &Value,
         index: &Value,
@@ -313,10 +566,10 @@ impl Interpreter {
         span: Range<usize>,
     ) -> Eval<Value> {
         match value {
-            Value::Tuple(_) | Value::List(_) => {
-                let items = value.sequence().unwrap_or_default();
+            Value::Tuple(_) | Value::List(_) | Value::Str(_) => {
                 let Some(i) = operators::as_int(index) else {
-                    return Err(Raised::at(
+                    return Err(Raised::python(
+                        ErrorClass::TypeError,
                         index_span,
                         format!(
                             "a {} index must be an integer, not a {}",
@@ -325,21 +578,145 @@ impl Interpreter {
                         ),
                     ));
                 };
-                let len = i64::try_from(items.len()).unwrap_or(i64::MAX);
-                let at = if i < 0 { i + len } else { i };
-                usize::try_from(at)
-                    .ok()
-                    .and_then(|at| items.get(at).cloned())
-                    .ok_or_else(|| {
-                        Raised::at(
-                            index_span,
-                            format!("index {i} is out of range for length {len}"),
-                        )
-                    })
+                if let Value::Str(s) = value {
+                    let chars: Vec<char> = s.chars().collect();
+                    let at = collections::position(i, chars.len(), "string", index_span)?;
+                    return Ok(Value::str(chars[at].encode_utf8(&mut [0; 4])));
+                }
+                let items = value.sequence().unwrap_or_default();
+                let at = collections::position(i, items.len(), value.type_name(), index_span)?;
+                Ok(items[at].clone())
+            }
+            Value::Dict(_) | Value::MutableDict(_) => {
+                collections::check_hashable(index, index_span.clone())?;
+                let found = collections::dict_get(value, index);
+                collections::check_depth(index_span.clone())?;
+                found.ok_or_else(|| {
+                    Raised::python(ErrorClass::KeyError, index_span, pyformat::repr(index))
+                })
             }
             _ => objects::subscript(value, index, index_span, span),
         }
     }
+}
+
+/// An evaluated subscript index.
+pub(crate) enum Index {
+    Value(Value),
+    /// `[start:stop:step]`, each bound given or not.
+    Slice([Option<i64>; 3]),
+}
+
+/// The key and value expressions of a dict comprehension.
+struct DictPair<'a> {
+    key: &'a ast::Expr,
+    value: &'a ast::Expr,
+}
+
+/// What each round of a comprehension produces.
+enum Produce<'a> {
+    Item(&'a ast::Expr),
+    Pair(&'a DictPair<'a>),
+}
+
+/// `lhs op rhs` for any binary operator: bitwise operators on integers and
+/// sets here, the arithmetic ones in [`operators::binary`].
+pub(crate) fn apply_binary(
+    op: &ast::Operator,
+    lhs: &Value,
+    rhs: &Value,
+    span: Range<usize>,
+) -> Eval<Value> {
+    use ast::Operator as O;
+    if let (Value::Set(a), Value::Set(b)) = (lhs, rhs) {
+        let (a, b) = (a.borrow().clone(), b.borrow().clone());
+        let in_b = |v: &Value| b.iter().any(|x| collections::py_eq(x, v));
+        let in_a = |v: &Value| a.iter().any(|x| collections::py_eq(x, v));
+        let items: Vec<Value> = match op {
+            O::BitOr => a.iter().chain(&b).cloned().collect(),
+            O::BitAnd => a.iter().filter(|v| in_b(v)).cloned().collect(),
+            O::Sub => a.iter().filter(|v| !in_b(v)).cloned().collect(),
+            O::BitXor => a
+                .iter()
+                .filter(|v| !in_b(v))
+                .chain(b.iter().filter(|v| !in_a(v)))
+                .cloned()
+                .collect(),
+            _ => Vec::new(),
+        };
+        if matches!(op, O::BitOr | O::BitAnd | O::Sub | O::BitXor) {
+            return collections::new_set(items, span);
+        }
+    }
+    let bitwise = matches!(op, O::BitOr | O::BitAnd | O::BitXor | O::LShift | O::RShift);
+    if !bitwise {
+        return operators::binary(binary_op(op, span.clone())?, lhs, rhs, span);
+    }
+    if let (Value::Bool(a), Value::Bool(b)) = (lhs, rhs) {
+        match op {
+            O::BitOr => return Ok(Value::Bool(a | b)),
+            O::BitAnd => return Ok(Value::Bool(a & b)),
+            O::BitXor => return Ok(Value::Bool(a ^ b)),
+            _ => {}
+        }
+    }
+    let (Some(a), Some(b)) = (operators::as_int(lhs), operators::as_int(rhs)) else {
+        return Err(Raised::at(
+            span,
+            format!(
+                "bitwise operators are supported on integers and sets, not between {} and {}",
+                lhs.type_name(),
+                rhs.type_name()
+            ),
+        ));
+    };
+    let overflow = || {
+        Raised::at(
+            span.clone(),
+            "integer overflow: the result does not fit in 64 bits",
+        )
+    };
+    let shift = |b: i64| -> Eval<u32> {
+        if b < 0 {
+            return Err(Raised::python(
+                ErrorClass::ValueError,
+                span.clone(),
+                "negative shift count",
+            ));
+        }
+        Ok(u32::try_from(b.min(64)).unwrap_or(64))
+    };
+    Ok(Value::Int(match op {
+        O::BitOr => a | b,
+        O::BitAnd => a & b,
+        O::BitXor => a ^ b,
+        O::LShift => {
+            let n = shift(b)?;
+            if a == 0 {
+                0
+            } else if n >= 64 {
+                return Err(overflow());
+            } else {
+                let r = a << n;
+                if r >> n != a {
+                    return Err(overflow());
+                }
+                r
+            }
+        }
+        _ => {
+            let n = shift(b)?;
+            if n >= 64 {
+                if a < 0 {
+                    -1
+                } else {
+                    0
+                }
+            } else {
+                a >> n
+            }
+        }
+    }))
 }
 
 fn constant(c: &ast::Constant, span: Range<usize>) -> Eval<Value> {
@@ -360,7 +737,7 @@ fn constant(c: &ast::Constant, span: Range<usize>) -> Eval<Value> {
     }
 }
 
-pub(super) fn binary_op(op: &ast::Operator, span: Range<usize>) -> Eval<BinaryOp> {
+fn binary_op(op: &ast::Operator, span: Range<usize>) -> Eval<BinaryOp> {
     Ok(match op {
         ast::Operator::Add => BinaryOp::Add,
         ast::Operator::Sub => BinaryOp::Sub,
@@ -369,12 +746,7 @@ pub(super) fn binary_op(op: &ast::Operator, span: Range<usize>) -> Eval<BinaryOp
         ast::Operator::FloorDiv => BinaryOp::FloorDiv,
         ast::Operator::Mod => BinaryOp::Mod,
         ast::Operator::Pow => BinaryOp::Pow,
-        _ => {
-            return Err(Raised::at(
-                span,
-                "bitwise and matrix operators are not supported; use + - * / // % **",
-            ))
-        }
+        _ => return Err(Raised::at(span, "the matrix operator `@` is not supported")),
     })
 }
 

@@ -14,10 +14,30 @@ use crate::native::Native;
 use crate::scope::Scope;
 use crate::tree::Program;
 use crate::value::{script_value, ScriptValue, Value};
+use crate::{pymethods, pymodules};
 use rustpython_parser::ast;
 use std::ops::Range;
 use std::rc::Rc;
 use tvm_api::{ApiError, ErrorClass, Parameters, Session};
+
+/// The arguments as TVM's functions take them: a dict the script built is
+/// handed over as the snapshot [`Value::Dict`] (TVM converts dicts to its
+/// immutable `Map`).
+fn frozen(mut args: Args) -> Args {
+    let freeze = |v: &mut Value| {
+        if let Value::MutableDict(pairs) = v {
+            let snapshot: Vec<(Value, Value)> = pairs.borrow().clone();
+            *v = Value::Dict(Rc::from(snapshot));
+        }
+    };
+    for a in &mut args.positional {
+        freeze(&mut a.value);
+    }
+    for (_, a) in &mut args.keywords {
+        freeze(&mut a.value);
+    }
+    args
+}
 
 /// How deep user functions may call each other.
 const MAX_CALL_DEPTH: usize = 64;
@@ -46,6 +66,14 @@ pub(crate) struct Interpreter {
     steps: u64,
     /// Where lambda and def bodies are kept.
     program: Rc<Program>,
+    /// The error the innermost running `except` block caught, which a bare
+    /// `raise` raises again.
+    handling: Option<Raised>,
+    /// The span and message of the last failed `assert`: what `str(e)` of
+    /// its `AssertionError` is (the error's own message adds both sides).
+    assert_text: Option<(Range<usize>, String)>,
+    /// The module scope, where `tvm.testing.main()` finds the tests.
+    globals: Option<Rc<Scope>>,
     /// An error raised in a script function that [`tvm_api`] called, kept
     /// while the API hands back [`ErrorClass::Host`] in its place.
     host_error: Option<Raised>,
@@ -61,6 +89,9 @@ impl Interpreter {
             loop_depth: 0,
             steps: 0,
             program,
+            handling: None,
+            assert_text: None,
+            globals: None,
             host_error: None,
         }
     }
@@ -72,9 +103,47 @@ impl Interpreter {
 
     /// Runs a module's statements in `scope`.
     pub fn run_module(&mut self, body: &[ast::Stmt], scope: &Rc<Scope>) -> Eval<()> {
+        self.globals = Some(scope.clone());
         // `return`, `break` and `continue` outside functions and loops are
         // rejected where they appear, so the module always runs to its end.
         self.exec_block(body, scope).map(|_| ())
+    }
+
+    /// What `tvm.testing.main()` and `pytest.main(...)` do: call every
+    /// module-level function whose name starts with `test`, in the order
+    /// of the file, as pytest collects them. A test that needs arguments
+    /// (pytest fixtures, `parametrize`) is an error: rangefinder has no
+    /// fixtures to give it.
+    pub fn run_test_functions(&mut self, span: Range<usize>) -> Eval<()> {
+        let Some(globals) = self.globals.clone() else {
+            return Ok(());
+        };
+        let program = self.program.clone();
+        for stmt in &program.body {
+            let ast::Stmt::FunctionDef(def) = stmt else {
+                continue;
+            };
+            let name = def.name.as_str();
+            if !name.starts_with("test") {
+                continue;
+            }
+            let Some(test) = globals.get(name) else {
+                continue;
+            };
+            if let Some(ScriptValue::Function(f)) = script_value(&test) {
+                if f.arity().0 > 0 {
+                    return Err(Raised::at(
+                        span,
+                        format!(
+                            "`{name}` takes arguments (pytest fixtures or parametrize), which \
+                             rangefinder cannot give; call the test with its arguments instead"
+                        ),
+                    ));
+                }
+            }
+            self.call_with(&test, Vec::new(), span.clone())?;
+        }
+        Ok(())
     }
 
     fn lookup(&self, name: &str, span: Range<usize>, scope: &Rc<Scope>) -> Eval<Value> {
@@ -83,6 +152,13 @@ impl Interpreter {
         }
         if let Some(v) = Native::builtin(name) {
             return Ok(v);
+        }
+        match name {
+            // A script runs as the main module: `if __name__ == "__main__":`
+            // blocks run.
+            "__name__" => return Ok(Value::str("__main__")),
+            "__file__" => return Ok(Value::str("<script>")),
+            _ => {}
         }
         let hint = match name {
             "te" => "; add `from tvm import te`",
@@ -110,24 +186,23 @@ impl Interpreter {
             Value::Host(_) => match script_value(callee) {
                 Some(ScriptValue::Function(f)) => self.call_function(f, args),
                 Some(ScriptValue::Builtin(n)) => builtins::call(self, *n, args),
+                Some(ScriptValue::Module(path)) if pymodules::needs_cpython(path) => {
+                    let text = self.text(&args.span).to_owned();
+                    Err(pymodules::needs_cpython_error(path, &text, args.span))
+                }
                 _ => Err(Raised::at(
                     args.span,
                     format!("a {} is not callable", callee.type_name()),
                 )),
             },
-            Value::Method(receiver, "append") if matches!(**receiver, Value::List(_)) => {
-                let Value::List(items) = &**receiver else {
-                    unreachable!("matched a list")
-                };
-                let (mut pos, span) = args.positional_only("append")?;
-                if pos.len() != 1 {
-                    return Err(Raised::at(span, "`append` takes exactly one argument"));
-                }
-                items.borrow_mut().push(pos.remove(0).value);
-                Ok(Value::None)
+            Value::Object(tvm_api::Object::Class(tvm_api::Class::Error(class))) => {
+                builtins::exception(*class, args)
+            }
+            Value::Method(receiver, name) if pymethods::is_python_method(receiver, name) => {
+                pymethods::call(self, receiver, name, args)
             }
             _ => {
-                let (args, spans) = args.into_api();
+                let (args, spans) = frozen(args).into_api();
                 tvm_api::call(self, callee, args).map_err(|e| {
                     if e.class == ErrorClass::Host {
                         if let Some(raised) = self.host_error.take() {
@@ -158,56 +233,7 @@ impl Interpreter {
             ));
         }
         let call_scope = Scope::child(&f.closure);
-        let (required, max) = f.arity();
-        let given = args.positional.len();
-        if given > max.unwrap_or(usize::MAX) {
-            return Err(Raised::at(
-                args.span,
-                format!(
-                    "`{}` takes at most {} arguments but got {given}",
-                    f.name,
-                    f.params.len()
-                ),
-            ));
-        }
-        let mut positional = args.positional.into_iter();
-        let mut bound = vec![None; f.params.len()];
-        for slot in bound.iter_mut() {
-            *slot = positional.next().map(|a| a.value);
-        }
-        for (name, arg) in args.keywords {
-            let Some(i) = f.params.iter().position(|p| p.name == name) else {
-                return Err(Raised::at(
-                    arg.span,
-                    format!("`{}` has no parameter `{name}`", f.name),
-                ));
-            };
-            if bound[i].is_some() {
-                return Err(Raised::at(
-                    arg.span,
-                    format!("`{}` got two values for `{name}`", f.name),
-                ));
-            }
-            bound[i] = Some(arg.value);
-        }
-        for (param, value) in f.params.iter().zip(bound) {
-            let value = match value.or_else(|| param.default.clone()) {
-                Some(v) => v,
-                None => {
-                    return Err(Raised::at(
-                        args.span,
-                        format!(
-                            "`{}` needs {required} arguments; `{}` is missing",
-                            f.name, param.name
-                        ),
-                    ))
-                }
-            };
-            call_scope.set(&param.name, value);
-        }
-        if let Some(rest) = &f.vararg {
-            call_scope.set(rest, Value::tuple(positional.map(|a| a.value).collect()));
-        }
+        self.bind_arguments(f, args, &call_scope)?;
         Ok(call_scope)
     }
 
@@ -228,6 +254,105 @@ impl Interpreter {
         self.loop_depth = saved_loops;
         self.depth -= 1;
         result
+    }
+
+    /// Binds a call's arguments to the parameters of `f` in `call_scope`, as
+    /// Python does: positionals in order (the rest into `*args`), keywords
+    /// by name (the unknown ones into `**kwargs`), then defaults.
+    fn bind_arguments(&mut self, f: &Function, args: Args, call_scope: &Rc<Scope>) -> Eval<()> {
+        let type_error =
+            |span: Range<usize>, m: String| Raised::python(ErrorClass::TypeError, span, m);
+        let given = args.positional.len();
+        if f.vararg.is_none() && given > f.params.len() {
+            return Err(type_error(
+                args.span,
+                format!(
+                    "`{}` takes at most {} arguments but got {given}",
+                    f.name,
+                    f.params.len()
+                ),
+            ));
+        }
+        let mut positional = args.positional.into_iter();
+        let mut bound: Vec<Option<Value>> = vec![None; f.params.len()];
+        for slot in bound.iter_mut() {
+            *slot = positional.next().map(|a| a.value);
+        }
+        let mut kwonly: Vec<Option<Value>> = vec![None; f.kwonly.len()];
+        let mut extra = Vec::new();
+        for (name, arg) in args.keywords {
+            let slot = match f.params.iter().position(|p| p.name == name) {
+                Some(i) => &mut bound[i],
+                None => match f.kwonly.iter().position(|p| p.name == name) {
+                    Some(i) => &mut kwonly[i],
+                    None if f.kwarg.is_some() => {
+                        extra.push((Value::str(&name), arg.value));
+                        continue;
+                    }
+                    None => {
+                        return Err(type_error(
+                            arg.span,
+                            format!("`{}` has no parameter `{name}`", f.name),
+                        ))
+                    }
+                },
+            };
+            if slot.is_some() {
+                return Err(type_error(
+                    arg.span,
+                    format!("`{}` got two values for `{name}`", f.name),
+                ));
+            }
+            *slot = Some(arg.value);
+        }
+        let (required, _) = f.arity();
+        for (param, value) in f
+            .params
+            .iter()
+            .chain(&f.kwonly)
+            .zip(bound.into_iter().chain(kwonly))
+        {
+            let value = match value.or_else(|| param.default.clone()) {
+                Some(v) => v,
+                None => {
+                    return Err(type_error(
+                        args.span,
+                        format!(
+                            "`{}` needs {required} arguments; `{}` is missing",
+                            f.name, param.name
+                        ),
+                    ))
+                }
+            };
+            call_scope.set(&param.name, value);
+        }
+        if let Some(rest) = &f.vararg {
+            call_scope.set(rest, Value::tuple(positional.map(|a| a.value).collect()));
+        }
+        if let Some(kwargs) = &f.kwarg {
+            call_scope.set(kwargs, crate::collections::new_dict(extra, args.span)?);
+        }
+        Ok(())
+    }
+
+    /// Calls a function value with positional arguments only (how TE calls
+    /// the lambdas a script passes to it).
+    pub fn call_with(&mut self, f: &Value, values: Vec<Value>, span: Range<usize>) -> Eval<Value> {
+        let positional = values
+            .into_iter()
+            .map(|value| Spanned {
+                value,
+                span: span.clone(),
+            })
+            .collect();
+        self.call(
+            f,
+            Args {
+                positional,
+                keywords: Vec::new(),
+                span,
+            },
+        )
     }
 }
 

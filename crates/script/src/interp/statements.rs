@@ -1,24 +1,26 @@
 //! Statements: blocks, assignment, `def`, `if`, `for`, `try`, `with`,
 //! `assert` and imports.
 
-use super::expressions::{binary_op, cmp_op, is_membership};
+use super::expressions::{apply_binary, cmp_op, is_membership, Index};
 use super::{Flow, Interpreter, MAX_STEPS};
-use crate::error::{span_of, Catches, Eval, Raised};
-use crate::function::{Body, Function, Param};
+use crate::collections;
+use crate::error::{span_of, Catches, Eval, Raised, RaisedKind};
+use crate::function::{Body, Function, Param, Parameters};
 use crate::native;
-use crate::objects;
 use crate::operators;
+use crate::pymodules;
 use crate::scope::Scope;
-use crate::value::{expected_error, Value};
+use crate::value::{expected_error, ScriptValue, Value};
 use rustpython_parser::ast::{self, Ranged};
 use std::ops::Range;
 use std::rc::Rc;
 use tvm_api::{Class, ErrorClass, Object};
 
-const SUPPORTED_STATEMENTS: &str = "supported statements are: import, assignment (with tuple \
-     unpacking), `+=`, def, return, if/elif/else, for over range(...) or a tuple or list, \
-     break, continue, assert, try/except (of TVM errors and asserts), `with pytest.raises(...)`, \
-     pass and expression statements";
+const SUPPORTED_STATEMENTS: &str = "supported statements are: import, assignment (to names, \
+     items and slices, with unpacking), augmented assignment, `del`, def (with decorators), \
+     return, if/elif/else, for and while (with else), break, continue, assert, raise, \
+     try/except/else/finally, global, nonlocal, `with pytest.raises(...)`, pass and expression \
+     statements";
 
 impl Interpreter {
     pub(super) fn exec_block(&mut self, body: &[ast::Stmt], scope: &Rc<Scope>) -> Eval<Flow> {
@@ -38,13 +40,7 @@ impl Interpreter {
     /// One level of [`Self::exec`], on the stack [`tir::stack::grow`] left room on.
     fn exec_step(&mut self, stmt: &ast::Stmt, scope: &Rc<Scope>) -> Eval<Flow> {
         let span = span_of(stmt.range());
-        self.steps += 1;
-        if self.steps > MAX_STEPS {
-            return Err(Raised::at(
-                span,
-                format!("the script ran more than {MAX_STEPS} statements; is a loop unbounded?"),
-            ));
-        }
+        self.count_step(span.clone())?;
         match stmt {
             ast::Stmt::Expr(s) => {
                 self.eval(&s.value, scope)?;
@@ -55,37 +51,47 @@ impl Interpreter {
                     self.assign(target, value.clone(), scope)?;
                 }
             }
-            ast::Stmt::AugAssign(s) => {
-                let ast::Expr::Name(name) = &*s.target else {
-                    return Err(Raised::at(
-                        span_of(s.target.range()),
-                        "augmented assignment is supported to plain names only",
-                    ));
-                };
-                let current = self.lookup(name.id.as_str(), span_of(name.range), scope)?;
-                let rhs = self.eval(&s.value, scope)?;
-                let op = binary_op(&s.op, span.clone())?;
-                let value = operators::binary(op, &current, &rhs, span)?;
-                scope.set(name.id.as_str(), value);
+            ast::Stmt::AugAssign(s) => self.exec_aug_assign(s, scope)?,
+            ast::Stmt::AnnAssign(s) => {
+                // The annotation is not evaluated: it changes nothing at run
+                // time (and may name types from `typing`).
+                if let Some(value) = &s.value {
+                    let value = self.eval(value, scope)?;
+                    self.assign(&s.target, value, scope)?;
+                }
+            }
+            ast::Stmt::Delete(s) => {
+                for target in &s.targets {
+                    self.delete(target, scope)?;
+                }
+            }
+            ast::Stmt::While(s) => return self.exec_while(s, scope),
+            ast::Stmt::Raise(s) => return Err(self.exec_raise(s, scope)?),
+            ast::Stmt::Global(s) => {
+                for name in &s.names {
+                    scope.declare_global(name.as_str());
+                }
+            }
+            ast::Stmt::Nonlocal(s) => {
+                for name in &s.names {
+                    if !scope.declare_nonlocal(name.as_str()) {
+                        return Err(Raised::at(
+                            span,
+                            format!("no binding for nonlocal `{name}` found"),
+                        ));
+                    }
+                }
             }
             ast::Stmt::FunctionDef(def) => {
-                // Decorators are evaluated first and applied innermost
-                // first (`@a @b def f` is `f = a(b(f))`), as in Python.
+                // Decorators are evaluated first, then applied innermost
+                // first: `@a @b def f` is `f = a(b(f))`.
                 let mut decorators = Vec::with_capacity(def.decorator_list.len());
                 for d in &def.decorator_list {
                     decorators.push((self.eval(d, scope)?, span_of(d.range())));
                 }
                 let mut f = crate::value::function(self.function_def(def, scope)?);
                 for (decorator, at) in decorators.into_iter().rev() {
-                    let args = crate::args::Args {
-                        positional: vec![crate::args::Spanned {
-                            value: f,
-                            span: at.clone(),
-                        }],
-                        keywords: Vec::new(),
-                        span: at,
-                    };
-                    f = self.call(&decorator, args)?;
+                    f = self.call_with(&decorator, vec![f], at)?;
                 }
                 scope.set(def.name.as_str(), f);
             }
@@ -138,20 +144,14 @@ impl Interpreter {
     }
 
     fn exec_for(&mut self, s: &ast::StmtFor, scope: &Rc<Scope>) -> Eval<Flow> {
-        if !s.orelse.is_empty() {
-            return Err(Raised::at(
-                span_of(s.range),
-                "`for ... else` is not supported",
-            ));
-        }
         let iter_span = span_of(s.iter.range());
         let iterable = self.eval(&s.iter, scope)?;
-        // The API's iteration: sequences, and the keys of an InferBound map.
-        let Some(items) = crate::objects::unpack(&iterable) else {
+        let Some(items) = collections::iterate(&iterable) else {
             return Err(Raised::at(
                 iter_span,
                 format!(
-                    "cannot loop over a {}; loop over range(...), a tuple or a list",
+                    "cannot loop over a {}; loop over range(...), a tuple, a list, a string, a \
+                     dict or a set",
                     iterable.type_name()
                 ),
             ));
@@ -162,14 +162,87 @@ impl Interpreter {
                 self.assign(&s.target, item, scope)?;
                 match self.exec_block(&s.body, scope)? {
                     Flow::Next | Flow::Continue => {}
-                    Flow::Break => break,
-                    ret @ Flow::Return(_) => return Ok(ret),
+                    Flow::Break => return Ok(None),
+                    ret @ Flow::Return(_) => return Ok(Some(ret)),
                 }
             }
-            Ok(Flow::Next)
+            Ok(Some(Flow::Next))
         })();
         self.loop_depth -= 1;
-        result
+        match result? {
+            // The `else` block runs when the loop was not left by `break`.
+            Some(Flow::Next) => self.exec_block(&s.orelse, scope),
+            Some(flow) => Ok(flow),
+            None => Ok(Flow::Next),
+        }
+    }
+
+    /// `while test: ...` (and its `else`); the statement limit stops a loop
+    /// that never ends.
+    fn exec_while(&mut self, s: &ast::StmtWhile, scope: &Rc<Scope>) -> Eval<Flow> {
+        let test_span = span_of(s.test.range());
+        self.loop_depth += 1;
+        let result = (|| loop {
+            let test = self.eval(&s.test, scope)?;
+            if !self.truthy(&test, test_span.clone())? {
+                return Ok(Some(Flow::Next));
+            }
+            // Each round counts as a step, so that `while True: pass` ends.
+            self.count_step(test_span.clone())?;
+            match self.exec_block(&s.body, scope)? {
+                Flow::Next | Flow::Continue => {}
+                Flow::Break => return Ok(None),
+                ret @ Flow::Return(_) => return Ok(Some(ret)),
+            }
+        })();
+        self.loop_depth -= 1;
+        match result? {
+            Some(Flow::Next) => self.exec_block(&s.orelse, scope),
+            Some(flow) => Ok(flow),
+            None => Ok(Flow::Next),
+        }
+    }
+
+    /// One more executed step; an error past [`MAX_STEPS`].
+    fn count_step(&mut self, span: Range<usize>) -> Eval<()> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return Err(Raised::at(
+                span,
+                format!("the script ran more than {MAX_STEPS} statements; is a loop unbounded?"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// `raise E`, `raise E(...)`, `raise E from c`: the error to raise.
+    fn exec_raise(&mut self, s: &ast::StmtRaise, scope: &Rc<Scope>) -> Eval<Raised> {
+        let span = span_of(s.range);
+        let Some(exc) = &s.exc else {
+            return Ok(match &self.handling {
+                Some(raised) => raised.clone(),
+                None => Raised::python(
+                    ErrorClass::RuntimeError,
+                    span,
+                    "No active exception to reraise",
+                ),
+            });
+        };
+        if let Some(cause) = &s.cause {
+            self.eval(cause, scope)?;
+        }
+        Ok(match self.eval(exc, scope)? {
+            Value::Exception(class, message) => Raised::python(class, span, &*message),
+            Value::Object(Object::Class(Class::Error(class))) => Raised::python(class, span, ""),
+            other => Raised::python(
+                ErrorClass::TypeError,
+                span_of(exc.range()),
+                format!(
+                    "exceptions must derive from BaseException, not a {}",
+                    other.type_name()
+                ),
+            ),
+        })
     }
 
     /// `try`/`except`: catches what TVM raises (`TVMError`, a
@@ -203,9 +276,22 @@ impl Interpreter {
             };
             if classes.iter().any(|c| c.catches(raised.kind)) {
                 if let Some(name) = &h.name {
-                    scope.set(name.as_str(), Value::str(&raised.message));
+                    let value = match (raised.kind, &self.assert_text) {
+                        (RaisedKind::Python(class), _) => {
+                            Value::Exception(class, Rc::from(raised.message.as_str()))
+                        }
+                        (RaisedKind::Assertion, Some((at, text))) if *at == raised.span => {
+                            Value::Exception(ErrorClass::AssertionError, Rc::from(text.as_str()))
+                        }
+                        _ => Value::str(&raised.message),
+                    };
+                    scope.set(name.as_str(), value);
                 }
-                return self.exec_block(&h.body, scope);
+                // A bare `raise` in the handler raises this error again.
+                let outer = self.handling.replace(raised);
+                let flow = self.exec_block(&h.body, scope);
+                self.handling = outer;
+                return flow;
             }
         }
         Err(raised)
@@ -222,8 +308,8 @@ impl Interpreter {
                 other => Err(Raised::at(
                     span_of(e.range()),
                     format!(
-                        "`except` supports Exception, RuntimeError, AssertionError and \
-                         tvm.error.TVMError, not a {}",
+                        "`except` needs exception classes (Exception, ValueError, \
+                         tvm.error.TVMError, ...), not a {}",
                         other.type_name()
                     ),
                 )),
@@ -301,10 +387,13 @@ impl Interpreter {
         if let Some((lhs, rhs)) = sides {
             message.push_str(&format!(" (left side: {lhs}, right side: {rhs})"));
         }
+        let mut text = String::new();
         if let Some(msg) = &s.msg {
-            let msg = self.eval(msg, scope)?;
-            message.push_str(&format!(": {msg}"));
+            text = self.eval(msg, scope)?.to_string();
+            message.push_str(&format!(": {text}"));
         }
+        // `str(e)` of the AssertionError is the message alone, as in Python.
+        self.assert_text = Some((span_of(s.range), text));
         Err(Raised::assertion(span_of(s.range), message))
     }
 
@@ -312,14 +401,14 @@ impl Interpreter {
         for alias in &s.names {
             let path = alias.name.as_str();
             let span = span_of(alias.range);
-            let module = native::module(path).ok_or_else(|| unknown_module(path, span.clone()))?;
+            let module = any_module(path).ok_or_else(|| unknown_module(path, span.clone()))?;
             match &alias.asname {
                 Some(name) => scope.set(name.as_str(), module),
                 None => {
                     // `import tvm.te` binds `tvm`, as Python does.
                     let top = path.split('.').next().unwrap_or(path);
                     let top_module =
-                        native::module(top).ok_or_else(|| unknown_module(top, span.clone()))?;
+                        any_module(top).ok_or_else(|| unknown_module(top, span.clone()))?;
                     scope.set(top, top_module);
                 }
             }
@@ -333,6 +422,25 @@ impl Interpreter {
         if path == "__future__" && s.level.is_none_or(|l| l.to_u32() == 0) {
             // Future features (annotations, division, print_function) change
             // nothing in the subset this interpreter runs.
+            return Ok(());
+        }
+        if let Some(py_path) = pymodules::module(path).and_then(|m| native::module_path(&m)) {
+            for alias in &s.names {
+                let name = alias.name.as_str();
+                let value = if pymodules::needs_cpython(py_path) {
+                    // The name fails where it is first used.
+                    Value::host(ScriptValue::Module(py_path))
+                } else {
+                    pymodules::attribute(py_path, name).ok_or_else(|| {
+                        Raised::at(
+                            span_of(alias.range),
+                            format!("`{py_path}` has no `{name}` that rangefinder supports"),
+                        )
+                    })?
+                };
+                let bound = alias.asname.as_ref().map_or(name, |a| a.as_str());
+                scope.set(bound, value);
+            }
             return Ok(());
         }
         let Some(path) = native::module(path).and_then(|m| native::module_path(&m)) else {
@@ -354,11 +462,18 @@ impl Interpreter {
 
     fn function_def(&mut self, def: &ast::StmtFunctionDef, scope: &Rc<Scope>) -> Eval<Function> {
         let span = span_of(def.range);
-        let (params, vararg) = self.parameters(&def.args, span.clone(), scope)?;
+        let Parameters {
+            params,
+            vararg,
+            kwonly,
+            kwarg,
+        } = self.parameters(&def.args, scope)?;
         Ok(Function {
             name: def.name.to_string(),
             params,
             vararg,
+            kwonly,
+            kwarg,
             body: Body::Block(self.program.def_body(def.range).ok_or_else(|| {
                 Raised::at(span.clone(), "internal error: a function body was not kept")
             })?),
@@ -369,32 +484,42 @@ impl Interpreter {
     pub(super) fn parameters(
         &mut self,
         args: &ast::Arguments,
-        span: Range<usize>,
         scope: &Rc<Scope>,
-    ) -> Eval<(Vec<Param>, Option<String>)> {
-        if !args.kwonlyargs.is_empty() || args.kwarg.is_some() {
-            return Err(Raised::at(
-                span,
-                "keyword-only parameters and `**kwargs` are not supported; use plain parameters",
-            ));
-        }
+    ) -> Eval<Parameters> {
         let mut params = Vec::new();
-        for a in args.posonlyargs.iter().chain(&args.args) {
+        let mut kwonly = Vec::new();
+        for (a, keyword_only) in args
+            .posonlyargs
+            .iter()
+            .chain(&args.args)
+            .map(|a| (a, false))
+            .chain(args.kwonlyargs.iter().map(|a| (a, true)))
+        {
             let default = match &a.default {
                 Some(d) => Some(self.eval(d, scope)?),
                 None => None,
             };
-            params.push(Param {
+            let param = Param {
                 name: a.def.arg.to_string(),
                 default,
-            });
+            };
+            if keyword_only {
+                kwonly.push(param);
+            } else {
+                params.push(param);
+            }
         }
-        let vararg = args.vararg.as_ref().map(|v| v.arg.to_string());
-        Ok((params, vararg))
+        Ok(Parameters {
+            params,
+            vararg: args.vararg.as_ref().map(|v| v.arg.to_string()),
+            kwonly,
+            kwarg: args.kwarg.as_ref().map(|v| v.arg.to_string()),
+        })
     }
 
-    /// Binds `value` to an assignment target: a name, or a tuple or list of
-    /// targets to unpack into.
+    /// Binds `value` to an assignment target: a name, an item
+    /// (`d[k] = v`, `l[i] = v`, `l[a:b] = items`), or a tuple or list of
+    /// targets to unpack into (one of them may be starred: `a, *rest = ...`).
     pub(super) fn assign(
         &mut self,
         target: &ast::Expr,
@@ -409,33 +534,294 @@ impl Interpreter {
             }
             ast::Expr::Tuple(ast::ExprTuple { elts, .. })
             | ast::Expr::List(ast::ExprList { elts, .. }) => {
-                let items = objects::unpack(&value).ok_or_else(|| {
-                    Raised::at(
+                let items = collections::iterate(&value).ok_or_else(|| {
+                    Raised::python(
+                        ErrorClass::TypeError,
                         span.clone(),
-                        format!("cannot unpack a {}", value.type_name()),
+                        format!("cannot unpack a non-iterable {}", value.type_name()),
                     )
                 })?;
-                if items.len() != elts.len() {
-                    return Err(Raised::at(
-                        span,
-                        format!(
-                            "cannot unpack {} values into {} names",
-                            items.len(),
-                            elts.len()
-                        ),
-                    ));
-                }
-                for (t, v) in elts.iter().zip(items) {
-                    self.assign(t, v, scope)?;
+                let starred: Vec<usize> = elts
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| matches!(e, ast::Expr::Starred(_)))
+                    .map(|(i, _)| i)
+                    .collect();
+                match starred[..] {
+                    [] => {
+                        if items.len() != elts.len() {
+                            return Err(Raised::python(
+                                ErrorClass::ValueError,
+                                span,
+                                format!(
+                                    "cannot unpack {} values into {} names",
+                                    items.len(),
+                                    elts.len()
+                                ),
+                            ));
+                        }
+                        for (t, v) in elts.iter().zip(items) {
+                            self.assign(t, v, scope)?;
+                        }
+                    }
+                    [star] => {
+                        let after = elts.len() - star - 1;
+                        if items.len() < elts.len() - 1 {
+                            return Err(Raised::python(
+                                ErrorClass::ValueError,
+                                span,
+                                format!(
+                                    "not enough values to unpack (expected at least {}, got {})",
+                                    elts.len() - 1,
+                                    items.len()
+                                ),
+                            ));
+                        }
+                        let mut items = items;
+                        let tail = items.split_off(items.len() - after);
+                        let middle = items.split_off(star);
+                        for (t, v) in elts[..star].iter().zip(items) {
+                            self.assign(t, v, scope)?;
+                        }
+                        if let ast::Expr::Starred(st) = &elts[star] {
+                            self.assign(&st.value, Value::list(middle), scope)?;
+                        }
+                        for (t, v) in elts[star + 1..].iter().zip(tail) {
+                            self.assign(t, v, scope)?;
+                        }
+                    }
+                    _ => {
+                        return Err(Raised::at(
+                            span,
+                            "multiple starred expressions in assignment",
+                        ))
+                    }
                 }
                 Ok(())
             }
+            ast::Expr::Subscript(sub) => {
+                let container = self.eval(&sub.value, scope)?;
+                let index = self.index_value(&sub.slice, scope)?;
+                self.set_item(&container, index, value, span_of(sub.slice.range()))
+            }
+            ast::Expr::Starred(_) => Err(Raised::at(
+                span,
+                "a starred assignment target must be in a list or tuple",
+            )),
             _ => Err(Raised::at(
                 span,
-                "only names and tuples of names can be assigned to (no attributes or subscripts)",
+                "only names, items (`x[i]`) and tuples of them can be assigned to (no attributes)",
             )),
         }
     }
+
+    /// `container[index] = value`.
+    fn set_item(
+        &mut self,
+        container: &Value,
+        index: Index,
+        value: Value,
+        span: Range<usize>,
+    ) -> Eval<()> {
+        match (container, index) {
+            (Value::List(items), Index::Value(i)) => {
+                let Some(i) = operators::as_int(&i) else {
+                    return Err(Raised::python(
+                        ErrorClass::TypeError,
+                        span,
+                        format!(
+                            "list indices must be integers or slices, not {}",
+                            i.type_name()
+                        ),
+                    ));
+                };
+                let len = items.borrow().len();
+                let at = collections::position(i, len, "list assignment", span)?;
+                items.borrow_mut()[at] = value;
+                Ok(())
+            }
+            (Value::List(items), Index::Slice(bounds)) => {
+                let new = collections::iterate_or_raise(&value, span.clone())?;
+                let len = items.borrow().len();
+                let positions = collections::slice_positions(len, bounds[0], bounds[1], bounds[2])
+                    .map_err(|m| Raised::python(ErrorClass::ValueError, span.clone(), m))?;
+                let mut items = items.borrow_mut();
+                if bounds[2].is_none_or(|s| s == 1) {
+                    // A plain slice is replaced by any number of items.
+                    let start = positions.first().copied().unwrap_or_else(|| {
+                        collections::slice_positions(len, bounds[0], None, None)
+                            .ok()
+                            .and_then(|p| p.first().copied())
+                            .unwrap_or(len)
+                    });
+                    items.splice(start..start + positions.len(), new);
+                } else if positions.len() == new.len() {
+                    for (at, v) in positions.into_iter().zip(new) {
+                        items[at] = v;
+                    }
+                } else {
+                    return Err(Raised::python(
+                        ErrorClass::ValueError,
+                        span,
+                        format!(
+                            "attempt to assign sequence of size {} to extended slice of size {}",
+                            new.len(),
+                            positions.len()
+                        ),
+                    ));
+                }
+                Ok(())
+            }
+            (Value::MutableDict(pairs), Index::Value(k)) => {
+                collections::dict_set(pairs, k, value, span)
+            }
+            (other, _) => Err(Raised::python(
+                ErrorClass::TypeError,
+                span,
+                format!(
+                    "'{}' object does not support item assignment",
+                    other.type_name()
+                ),
+            )),
+        }
+    }
+
+    /// `del target`: a name, an item or slice of a list, a dict key.
+    fn delete(&mut self, target: &ast::Expr, scope: &Rc<Scope>) -> Eval<()> {
+        let span = span_of(target.range());
+        match target {
+            ast::Expr::Name(n) => {
+                if !scope.remove(n.id.as_str()) {
+                    return Err(Raised::at(span, format!("name `{}` is not defined", n.id)));
+                }
+                Ok(())
+            }
+            ast::Expr::Tuple(ast::ExprTuple { elts, .. })
+            | ast::Expr::List(ast::ExprList { elts, .. }) => {
+                elts.iter().try_for_each(|e| self.delete(e, scope))
+            }
+            ast::Expr::Subscript(sub) => {
+                let container = self.eval(&sub.value, scope)?;
+                let index = self.index_value(&sub.slice, scope)?;
+                let span = span_of(sub.slice.range());
+                match (&container, index) {
+                    (Value::List(items), Index::Value(i)) => {
+                        let Some(i) = operators::as_int(&i) else {
+                            return Err(Raised::python(
+                                ErrorClass::TypeError,
+                                span,
+                                "list indices must be integers or slices",
+                            ));
+                        };
+                        let len = items.borrow().len();
+                        let at = collections::position(i, len, "list assignment", span)?;
+                        items.borrow_mut().remove(at);
+                        Ok(())
+                    }
+                    (Value::List(items), Index::Slice(bounds)) => {
+                        let len = items.borrow().len();
+                        let mut positions =
+                            collections::slice_positions(len, bounds[0], bounds[1], bounds[2])
+                                .map_err(|m| Raised::python(ErrorClass::ValueError, span, m))?;
+                        positions.sort_unstable();
+                        let mut items = items.borrow_mut();
+                        for at in positions.into_iter().rev() {
+                            items.remove(at);
+                        }
+                        Ok(())
+                    }
+                    (Value::MutableDict(pairs), Index::Value(k)) => {
+                        let at = pairs
+                            .borrow()
+                            .iter()
+                            .position(|(x, _)| collections::py_eq(x, &k));
+                        match at {
+                            Some(at) => {
+                                pairs.borrow_mut().remove(at);
+                                Ok(())
+                            }
+                            None => Err(Raised::python(
+                                ErrorClass::KeyError,
+                                span,
+                                crate::pyformat::repr(&k),
+                            )),
+                        }
+                    }
+                    (other, _) => Err(Raised::python(
+                        ErrorClass::TypeError,
+                        span,
+                        format!(
+                            "'{}' object does not support item deletion",
+                            other.type_name()
+                        ),
+                    )),
+                }
+            }
+            _ => Err(Raised::at(
+                span,
+                "`del` supports names and items (`del x[i]`)",
+            )),
+        }
+    }
+
+    /// `target op= value`: on a name or an item, whose container and index
+    /// are evaluated once; `+=` extends a list in place, as in Python.
+    fn exec_aug_assign(&mut self, s: &ast::StmtAugAssign, scope: &Rc<Scope>) -> Eval<()> {
+        let span = span_of(s.range);
+        match &*s.target {
+            ast::Expr::Name(name) => {
+                let current = self.lookup(name.id.as_str(), span_of(name.range), scope)?;
+                let rhs = self.eval(&s.value, scope)?;
+                let value = self.in_place(&s.op, &current, &rhs, span)?;
+                scope.set(name.id.as_str(), value);
+                Ok(())
+            }
+            ast::Expr::Subscript(sub) => {
+                let container = self.eval(&sub.value, scope)?;
+                let index_span = span_of(sub.slice.range());
+                let index = self.index_value(&sub.slice, scope)?;
+                let current =
+                    self.get_index(&container, &index, index_span.clone(), span.clone())?;
+                let rhs = self.eval(&s.value, scope)?;
+                let value = self.in_place(&s.op, &current, &rhs, span)?;
+                self.set_item(&container, index, value, index_span)
+            }
+            other => Err(Raised::at(
+                span_of(other.range()),
+                "augmented assignment is supported to names and items (`x[i] += 1`)",
+            )),
+        }
+    }
+
+    /// `current op= rhs`: lists grow in place under `+=`; everything else is
+    /// `current op rhs`.
+    fn in_place(
+        &mut self,
+        op: &ast::Operator,
+        current: &Value,
+        rhs: &Value,
+        span: Range<usize>,
+    ) -> Eval<Value> {
+        if let (ast::Operator::Add, Value::List(items)) = (op, current) {
+            let more = collections::iterate_or_raise(rhs, span)?;
+            items.borrow_mut().extend(more);
+            return Ok(current.clone());
+        }
+        if let (ast::Operator::Mult, Value::List(items)) = (op, current) {
+            // `l *= n` repeats the list in place.
+            if let Value::List(repeated) = apply_binary(op, current, rhs, span)? {
+                let repeated = repeated.borrow().clone();
+                *items.borrow_mut() = repeated;
+            }
+            return Ok(current.clone());
+        }
+        apply_binary(op, current, rhs, span)
+    }
+}
+
+/// A `tvm` namespace or a Python module scripts may import.
+fn any_module(path: &str) -> Option<Value> {
+    native::module(path).or_else(|| pymodules::module(path))
 }
 
 fn unknown_module(path: &str, span: Range<usize>) -> Raised {
@@ -443,7 +829,9 @@ fn unknown_module(path: &str, span: Range<usize>) -> Raised {
         span,
         format!(
             "module `{path}` is not available: scripts may import `tvm` and its namespaces \
-             (`from tvm import te`, `import tvm.te as te`, `import tvm.testing`)"
+             (`from tvm import te`, `import tvm.te as te`, `import tvm.testing`) and Python's \
+             `math`, `functools` and `itertools` (modules such as `numpy` import, but need \
+             CPython where they are used)"
         ),
     )
 }

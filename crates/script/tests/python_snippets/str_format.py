@@ -1,0 +1,13 @@
+# str.format and format().
+print("{}_{}".format("a", 1))
+print("{0}{1}{0}".format("x", "y"))
+print("{name}: {value:.2f}".format(name="pi", value=3.14159))
+print("{:>6}|{:<6}|{:^6}|".format("a", "b", "c"))
+print("{0[1]} {0[0]}".format(["first", "second"]))
+print("{d[k]}".format(d={"k": "v"}))
+print("{!r} {!s}".format("q", "q"))
+print("{:08.3f} {:+d} {:x}".format(3.14159, 5, 255))
+print("{{}} {}".format(1))
+print(format(3.14159, ".2f"), format(42, "05d"), format("s", ">3"), format(12345, ","))
+print("{:.3}".format(1.0), "{:.3}".format(100.0), "{:.3}".format(123456.0), "{:.3}".format(0.0001))
+print("{:g}".format(12.0), "{:#g}".format(12.0), "{:.0f}".format(0.5), "{:.0f}".format(1.5))
