@@ -9,8 +9,9 @@
 //! of TE objects carry their category as `kind` (see [`te_error`]).
 
 use pyo3::exceptions::{
-    PyAssertionError, PyAttributeError, PyException, PyIndexError, PyNameError,
-    PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError, PyZeroDivisionError,
+    PyAssertionError, PyAttributeError, PyException, PyIndexError, PyKeyError, PyLookupError,
+    PyNameError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError,
+    PyZeroDivisionError,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple, PyType};
@@ -95,6 +96,8 @@ pub fn api_error(py: Python<'_>, e: ApiError) -> PyErr {
         ErrorClass::ValueError | ErrorClass::OverflowError => error(message),
         ErrorClass::TypeError => PyTypeError::new_err(message),
         ErrorClass::IndexError => PyIndexError::new_err(message),
+        ErrorClass::KeyError => PyKeyError::new_err(message),
+        ErrorClass::LookupError => PyLookupError::new_err(message),
         ErrorClass::AttributeError => PyAttributeError::new_err(message),
         ErrorClass::NameError => PyNameError::new_err(message),
         ErrorClass::ZeroDivisionError => PyZeroDivisionError::new_err(message),
