@@ -504,3 +504,25 @@ s[AA].compute_at(s[CC], s[CC].op.reduce_axis[0])
     ));
     assert!(message.contains("fetched cooperatively"), "{message}");
 }
+
+/// The outputs of an operation with several, passed to `tvm.lower` as
+/// arguments, stay distinct parameters: the second is the second output,
+/// not the operation's first again.
+#[test]
+fn every_output_of_a_tuple_reduction_is_its_own_argument() {
+    let printed = run_checked(
+        "def fcombine(x, y):\n\
+         \x20   left = x[1] >= y[1]\n\
+         \x20   return tvm.tir.Select(left, x[0], y[0]), tvm.tir.Select(left, x[1], y[1])\n\
+         def fidentity(t0, t1):\n\
+         \x20   return tvm.tir.const(-1, t0), te.min_value(t1)\n\
+         argmax = te.comm_reducer(fcombine, fidentity, name=\"argmax\")\n\
+         X = te.placeholder((4, 10), name=\"X\")\n\
+         k = te.reduce_axis((0, 10), name=\"k\")\n\
+         I, V = te.compute((4,), lambda i: argmax((k.var, X[i, k]), axis=k), name=\"T\")\n\
+         s = te.create_schedule(I.op)\n\
+         f = tvm.lower(s, [X, I, V], simple_mode=True)\n\
+         print([p.name for p in f.params])\n",
+    );
+    assert!(printed.contains("['X', 'T.v0', 'T.v1']"), "{printed}");
+}

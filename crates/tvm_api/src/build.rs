@@ -13,7 +13,6 @@
 use crate::args::{Args, Given};
 use crate::error::{error, type_error, ApiError, ApiResult, ErrorClass};
 use crate::object::{Object, ScheduleRef};
-use crate::objects::to_op;
 use crate::value::Value;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -223,7 +222,7 @@ pub(crate) fn build(args: Args) -> ApiResult<Value> {
     })?;
     let tensors = items
         .into_iter()
-        .map(|v| to_op(&list.item(v)).map(|op| op.output()))
+        .map(|v| crate::objects::to_arg_tensor(&list.item(v)))
         .collect::<ApiResult<Vec<_>>>()?;
     if let Some(t) = a.get("target") {
         match &t.value {

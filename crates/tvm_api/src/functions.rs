@@ -710,11 +710,10 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
             items
                 .into_iter()
                 .map(|v| {
-                    to_op(&Given {
+                    crate::objects::to_arg_tensor(&Given {
                         value: v,
                         at: list.at.clone(),
                     })
-                    .map(|op| op.output())
                 })
                 .collect::<ApiResult<Vec<_>>>()?
         }

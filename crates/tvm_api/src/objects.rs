@@ -131,6 +131,15 @@ pub(crate) fn to_op(a: &Given) -> ApiResult<te::Operation> {
     }
 }
 
+/// A program argument: a tensor as given (the second output of an
+/// operation with several stays the second), or an operation's first output.
+pub(crate) fn to_arg_tensor(a: &Given) -> ApiResult<te::Tensor> {
+    match &a.value {
+        Value::Object(Object::Tensor(t)) => Ok(t.clone()),
+        _ => to_op(a).map(|op| op.output()),
+    }
+}
+
 /// The items of a tuple, list or Python-iterable TE value.
 pub(crate) fn unpack(v: &Value) -> Option<Vec<Value>> {
     match v {
