@@ -152,6 +152,17 @@ impl Bound {
     }
 }
 
+/// A string argument.
+pub(crate) fn string(a: &Given) -> ApiResult<String> {
+    match &a.value {
+        Value::Str(s) => Ok(s.to_string()),
+        other => Err(crate::error::type_error(
+            a.place(),
+            format!("expected a string, found a {}", other.type_name()),
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

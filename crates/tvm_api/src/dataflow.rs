@@ -5,7 +5,8 @@
 //! `CreateReadGraph`, `PostDFSOrder`, `ScheduleOps`).
 
 use crate::args::{Args, Bound, Given};
-use crate::error::{not_supported, tvm_error, type_error, ApiError, ApiResult, At};
+use crate::error::te_error;
+use crate::error::{not_supported, type_error, ApiResult, At};
 use crate::function::Function;
 use crate::object::{Object, ScheduleRef};
 use crate::objects::{to_iter_var, to_op};
@@ -23,10 +24,6 @@ pub(crate) const SCHEDULE_METHODS: &[&str] = &[
     "create_group",
     "normalize",
 ];
-
-fn te_error(at: At, e: te::TeError) -> ApiError {
-    tvm_error(at, e.message)
-}
 
 fn tensor(t: te::Tensor) -> Value {
     Value::Object(Object::Tensor(t))
@@ -103,7 +100,7 @@ pub(crate) fn call_schedule_method(
             let copy = s
                 .borrow_mut()
                 .cache_read(&source, &scope, &readers)
-                .map_err(|e| te_error(a.place(), e))?;
+                .map_err(|e| te_error(&a.place(), e))?;
             Ok(tensor(copy))
         }
         "cache_write" => {
@@ -115,14 +112,14 @@ pub(crate) fn call_schedule_method(
                 let caches = s
                     .borrow_mut()
                     .cache_write_outputs(&outputs, &scope)
-                    .map_err(|e| te_error(a.place(), e))?;
+                    .map_err(|e| te_error(&a.place(), e))?;
                 return Ok(Value::list(caches.into_iter().map(tensor).collect()));
             }
             let source = to_tensor(t)?;
             let cache = s
                 .borrow_mut()
                 .cache_write(&source, &scope)
-                .map_err(|e| te_error(a.place(), e))?;
+                .map_err(|e| te_error(&a.place(), e))?;
             Ok(tensor(cache))
         }
         "rfactor" => {
@@ -144,7 +141,7 @@ pub(crate) fn call_schedule_method(
             let factored = s
                 .borrow_mut()
                 .rfactor(&t, &axis, factor_axis)
-                .map_err(|e| te_error(a.place(), e))?;
+                .map_err(|e| te_error(&a.place(), e))?;
             Ok(tensor(factored))
         }
         "create_group" => {
@@ -155,7 +152,7 @@ pub(crate) fn call_schedule_method(
             let g = s
                 .borrow_mut()
                 .create_group(&outputs, &inputs, include)
-                .map_err(|e| te_error(a.place(), e))?;
+                .map_err(|e| te_error(&a.place(), e))?;
             Ok(Value::Object(Object::Group(s.clone(), g)))
         }
         "normalize" => {
@@ -190,14 +187,14 @@ pub(crate) fn call_group_method(
             let axis = to_iter_var(a.required("scope")?)?;
             s.borrow_mut()
                 .compute_group_at(g, &parent, &axis)
-                .map_err(|e| te_error(a.place(), e))?;
+                .map_err(|e| te_error(&a.place(), e))?;
             Ok(Value::None)
         }
         "compute_root" => {
             args.bind("compute_root", &[])?;
             s.borrow_mut()
                 .compute_group_root(g)
-                .map_err(|e| te_error(None, e))?;
+                .map_err(|e| te_error(&None, e))?;
             Ok(Value::None)
         }
         _ => Err(type_error(
@@ -288,7 +285,7 @@ pub(crate) fn call(native: Function, args: Args) -> ApiResult<Value> {
                     ),
                 ));
             };
-            let order = te::post_order_dfs(&roots, graph).map_err(|e| te_error(g.place(), e))?;
+            let order = te::post_order_dfs(&roots, graph).map_err(|e| te_error(&g.place(), e))?;
             Ok(Value::list(
                 order
                     .into_iter()
@@ -314,7 +311,7 @@ pub(crate) fn call(native: Function, args: Args) -> ApiResult<Value> {
             };
             let s = s.borrow();
             let f = te::schedule_ops(&s, bounds, &s.default_args(), te::StorageStyle::Realize)
-                .map_err(|e| te_error(a.place(), e))?;
+                .map_err(|e| te_error(&a.place(), e))?;
             Ok(Value::Object(Object::IrStmt(Rc::new(f.body))))
         }
         _ => unreachable!("dataflow::call covers the dataflow functions"),

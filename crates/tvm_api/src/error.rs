@@ -219,6 +219,15 @@ pub type ApiResult<T> = Result<T, ApiError>;
 /// Where an error points: an argument, or the call as a whole (`None`).
 pub(crate) type At = Option<ArgRef>;
 
+/// A `te` error about the argument at `at`: a `TVMError` that keeps te's
+/// category ([`ApiError::kind`]).
+pub(crate) fn te_error(at: &At, e: te::TeError) -> ApiError {
+    ApiError {
+        arg: at.clone(),
+        ..ApiError::te(e)
+    }
+}
+
 /// A `TypeError` at `at`: a value the operation does not take.
 pub(crate) fn type_error(at: At, message: impl Into<String>) -> ApiError {
     ApiError {

@@ -3,10 +3,12 @@
 //! `tvm.tir.call_packed` / `call_extern`, and `tvm.tir.ir_builder` as far
 //! as emitting such calls.
 
+use crate::args::string;
 use crate::args::{Args, Bound, Given};
-use crate::error::{not_supported, tvm_error, type_error, ApiError, ApiResult, At};
+use crate::error::te_error;
+use crate::error::{not_supported, type_error, ApiResult, At};
 use crate::function::Function;
-use crate::functions::call_back;
+use crate::functions::{call_back, BuildFailure};
 use crate::object::Object;
 use crate::objects::to_index;
 use crate::value::Value;
@@ -15,20 +17,6 @@ use arith::Expr;
 use std::cell::RefCell;
 use std::rc::Rc;
 use tir::{CallArg, DataType, OpaqueCall, Stmt};
-
-fn te_error(at: At, e: te::TeError) -> ApiError {
-    tvm_error(at, e.message)
-}
-
-fn string(a: &Given) -> ApiResult<String> {
-    match &a.value {
-        Value::Str(s) => Ok(s.to_string()),
-        other => Err(type_error(
-            a.place(),
-            format!("expected a string, found a {}", other.type_name()),
-        )),
-    }
-}
 
 fn name_or(a: &Bound, default: &str) -> ApiResult<String> {
     a.get("name")
@@ -207,7 +195,7 @@ fn decl_buffer(args: Args) -> ApiResult<Value> {
         }
         _ => Vec::new(),
     };
-    let mut b = te::decl_buffer(shape, dtype, &name).map_err(|e| te_error(a.place(), e))?;
+    let mut b = te::decl_buffer(shape, dtype, &name).map_err(|e| te_error(&a.place(), e))?;
     if let Some(scope) = a.get("scope") {
         let text = string(scope)?;
         if !text.is_empty() {
@@ -241,7 +229,8 @@ fn scan(args: Args) -> ApiResult<Value> {
         _ => Vec::new(),
     };
     let name = name_or(&a, "scan")?;
-    let t = te::scan(&init, &update, &state, &inputs, &name).map_err(|e| te_error(a.place(), e))?;
+    let t =
+        te::scan(&init, &update, &state, &inputs, &name).map_err(|e| te_error(&a.place(), e))?;
     Ok(Value::Object(Object::Tensor(t)))
 }
 
@@ -281,18 +270,6 @@ pub(crate) fn to_stmt(v: &Value, at: At, extern_scope: bool) -> ApiResult<Stmt> 
                 other.type_name()
             ),
         )),
-    }
-}
-
-/// Why building an extern failed: in the program's function or in `te`.
-enum Failure {
-    Host(ApiError),
-    Te(te::TeError),
-}
-
-impl From<te::TeError> for Failure {
-    fn from(e: te::TeError) -> Failure {
-        Failure::Te(e)
     }
 }
 
@@ -380,8 +357,9 @@ fn extern_op(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
         |ins, outs| {
             let ins = Value::list(ins.iter().cloned().map(buffer_value).collect());
             let outs = Value::list(outs.iter().cloned().map(buffer_value).collect());
-            let body = call_back(host, &fcompute, vec![ins, outs], &at).map_err(Failure::Host)?;
-            to_stmt(&body, Some(at.clone()), true).map_err(Failure::Host)
+            let body =
+                call_back(host, &fcompute, vec![ins, outs], &at).map_err(BuildFailure::Host)?;
+            to_stmt(&body, Some(at.clone()), true).map_err(BuildFailure::Host)
         },
         &name,
         dtype,
@@ -390,8 +368,8 @@ fn extern_op(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     );
     match built {
         Ok(t) => Ok(Value::Object(Object::Tensor(t))),
-        Err(Failure::Host(e)) => Err(e),
-        Err(Failure::Te(e)) => Err(te_error(a.place(), e)),
+        Err(BuildFailure::Host(e)) => Err(e),
+        Err(BuildFailure::Te(e)) => Err(te_error(&a.place(), e)),
     }
 }
 

@@ -1,7 +1,8 @@
 //! The `tvm` / `te` functions: building tensors and expressions, creating
 //! schedules, `InferBound`, `tvm.lower`, and the helpers TVM's own tests use.
 
-use crate::args::{Args, Given};
+use crate::args::{string, Args, Given};
+use crate::error::te_error;
 use crate::error::{
     error, not_supported, tvm_error, type_error, ApiError, ApiResult, At, ErrorClass,
 };
@@ -191,16 +192,6 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
     }
 }
 
-fn string(a: &Given) -> ApiResult<String> {
-    match &a.value {
-        Value::Str(s) => Ok(s.to_string()),
-        other => Err(type_error(
-            a.place(),
-            format!("expected a string, found a {}", other.type_name()),
-        )),
-    }
-}
-
 fn dtype(a: Option<&Given>, default: DataType) -> ApiResult<DataType> {
     match a {
         None => Ok(default),
@@ -255,13 +246,6 @@ pub(crate) fn call_back(
     })
 }
 
-fn te_error(span: &At, e: te::TeError) -> ApiError {
-    ApiError {
-        arg: span.clone(),
-        ..ApiError::te(e)
-    }
-}
-
 fn placeholder(args: Args) -> ApiResult<Value> {
     let a = args.bind("placeholder", &["shape", "dtype", "name"])?;
     let dims = shape(a.required("shape")?)?;
@@ -275,15 +259,16 @@ fn placeholder(args: Args) -> ApiResult<Value> {
     Ok(Value::Object(Object::Tensor(t)))
 }
 
-/// Why building a compute failed: in the program's function or in `te`.
-enum ComputeFailure {
-    Script(ApiError),
+/// Why building an operation from a program's function failed: in the
+/// function (an error the host raised) or in `te`.
+pub(crate) enum BuildFailure {
+    Host(ApiError),
     Te(te::TeError),
 }
 
-impl From<te::TeError> for ComputeFailure {
-    fn from(e: te::TeError) -> ComputeFailure {
-        ComputeFailure::Te(e)
+impl From<te::TeError> for BuildFailure {
+    fn from(e: te::TeError) -> BuildFailure {
+        BuildFailure::Te(e)
     }
 }
 
@@ -338,8 +323,7 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
         &names,
         |vars| {
             let indices = vars.iter().map(|v| Value::Index(v.clone())).collect();
-            let body =
-                call_back(host, &fcompute, indices, &fspan).map_err(ComputeFailure::Script)?;
+            let body = call_back(host, &fcompute, indices, &fspan).map_err(BuildFailure::Host)?;
             let values = match &body {
                 Value::Tuple(_) | Value::List(_) => {
                     several = true;
@@ -351,7 +335,7 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
                 .iter()
                 .map(|v| to_element(v, Some(fspan.clone())))
                 .collect::<ApiResult<Vec<_>>>()
-                .map_err(ComputeFailure::Script)
+                .map_err(BuildFailure::Host)
         },
         &name,
         &tag,
@@ -375,8 +359,8 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
                 tensor(outputs.remove(0))
             })
         }
-        Err(ComputeFailure::Script(r)) => Err(r),
-        Err(ComputeFailure::Te(e)) => Err(te_error(&a.place(), e)),
+        Err(BuildFailure::Host(r)) => Err(r),
+        Err(BuildFailure::Te(e)) => Err(te_error(&a.place(), e)),
     }
 }
 

@@ -3,8 +3,10 @@
 //! (`te.decl_tensor_intrin`): the program's functions are called back
 //! through the [`Host`] on symbolic operands and buffers.
 
-use crate::args::{Args, Given};
-use crate::error::{not_supported, tvm_error, type_error, ApiError, ApiResult, ArgRef, At};
+use crate::args::string;
+use crate::args::Args;
+use crate::error::te_error;
+use crate::error::{not_supported, type_error, ApiResult, ArgRef};
 use crate::function::Function;
 use crate::functions::call_back;
 use crate::object::Object;
@@ -26,20 +28,6 @@ impl ReducerDef {
     /// The reducer's name (`name=`, by default `"reduce"`).
     pub fn name(&self) -> &str {
         &self.name
-    }
-}
-
-fn te_error(at: At, e: te::TeError) -> ApiError {
-    tvm_error(at, e.message)
-}
-
-fn string(a: &Given) -> ApiResult<String> {
-    match &a.value {
-        Value::Str(s) => Ok(s.to_string()),
-        other => Err(type_error(
-            a.place(),
-            format!("expected a string, found a {}", other.type_name()),
-        )),
     }
 }
 
@@ -176,10 +164,10 @@ pub(crate) fn reduce(host: &mut dyn Host, r: &ReducerDef, args: Args) -> ApiResu
     let identity = call_back(host, &r.fidentity, dtype_names, at)?;
     let identity = returned(&identity, n, "the identity", at)?;
     let reducer = te::CommReducer::new(&r.name, &lhs, &rhs, result, identity)
-        .map_err(|e| te_error(a.place(), e))?;
+        .map_err(|e| te_error(&a.place(), e))?;
     let reductions = reducer
         .reduce(sources, &axes, condition)
-        .map_err(|e| te_error(expr.place(), e))?;
+        .map_err(|e| te_error(&expr.place(), e))?;
     Ok(match tuple {
         Some(_) => Value::tuple(reductions.into_iter().map(element).collect()),
         None => element(reductions.into_iter().next().expect("one source")),
@@ -304,6 +292,6 @@ fn decl_tensor_intrin(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
             ..Default::default()
         },
     };
-    let intrin = te::decl_tensor_intrin(&op, &name, calls).map_err(|e| te_error(a.place(), e))?;
+    let intrin = te::decl_tensor_intrin(&op, &name, calls).map_err(|e| te_error(&a.place(), e))?;
     Ok(Value::Object(Object::TensorIntrin(intrin)))
 }

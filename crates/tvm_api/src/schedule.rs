@@ -3,6 +3,7 @@
 //! `compute_root`, `bind`, `set_scope`.
 
 use crate::args::{Args, Given};
+use crate::error::te_error;
 use crate::error::{not_supported, type_error, ApiResult, At};
 use crate::object::{Object, ScheduleRef};
 use crate::objects::{to_index, to_iter_var, to_op};
@@ -61,13 +62,6 @@ pub(crate) fn unsupported_schedule_method(name: &str) -> String {
         "`s.{name}`: unknown schedule method; schedules support `s[tensor]`, `s.{}()`",
         crate::dataflow::SCHEDULE_METHODS.join("()`, `s.")
     )
-}
-
-fn te_error(span: &At, e: te::TeError) -> crate::ApiError {
-    crate::ApiError {
-        arg: span.clone(),
-        ..crate::ApiError::te(e)
-    }
 }
 
 fn iter_var(iv: te::IterVar) -> Value {
