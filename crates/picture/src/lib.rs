@@ -1,0 +1,39 @@
+//! Pictures of what rangefinder computes, as SVG and HTML.
+//!
+//! The building blocks are small [`Panel`]s that know their size and draw
+//! themselves: tensors as [`Grid`]s of elements, [`Graph`]s laid out in
+//! layers, ranges on a [`NumberLine`], [`Legend`]s and [`Text`], put
+//! together in [`Column`]s and [`Row`]s and [`render`]ed to a [`Drawing`].
+//! Every meaning has one fill in every picture ([`Role`]), from a palette
+//! that survives colour blindness.
+//!
+//! ```
+//! use picture::{render, Cell, Column, Grid, Legend, LegendEntry, Role};
+//!
+//! // A 4 x 4 tensor whose first row is needed.
+//! let grid = Grid::new("B", 4, 4, &|r, _| Cell::of(if r == 0 { Role::Needed } else { Role::Plain }))
+//!     .title("B")
+//!     .axes("bi", "bj");
+//! let mut page = Column::new(10.0);
+//! page.push(grid);
+//! page.push(Legend::new(vec![LegendEntry::role(Role::Needed)]));
+//! let drawing = render(&page);
+//! assert!(drawing.svg.starts_with("<svg"));
+//! assert!(drawing.anchor("B[0,3]").is_some());
+//! ```
+
+mod graph;
+mod grid;
+mod html;
+mod number_line;
+mod palette;
+mod panel;
+mod svg;
+
+pub use graph::{Edge, Graph, Node};
+pub use grid::{tensor_panel, Cell, Grid, MAX_CELLS, MAX_CLASSIFIED, MAX_SLICES};
+pub use html::Page;
+pub use number_line::{Bar, NumberLine};
+pub use palette::{Color, Fill, Role};
+pub use panel::{render, Column, Legend, LegendEntry, Panel, Row, Spacer, Text, MARGIN};
+pub use svg::{escape, num, Anchor, Drawing, Stroke, Svg, TextStyle};
