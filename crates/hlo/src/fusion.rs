@@ -210,6 +210,11 @@ pub(crate) fn compose_operand(
         replica,
         element: producer.element,
         widened,
+        // Either step over-approximating makes the composition do so.
+        conservative: consumer
+            .conservative
+            .clone()
+            .or_else(|| producer.conservative.clone()),
     })
 }
 

@@ -41,6 +41,10 @@ pub struct MapReport<'a> {
     pub tuple_element: Option<usize>,
     /// Whether an oversized expression was widened (the map over-approximates).
     pub widened: bool,
+    /// Whether the map is exact (neither widened nor conservative).
+    pub exact: bool,
+    /// Why the map over-approximates by construction, if it does.
+    pub conservative: Option<&'a str>,
     /// The runtime variables `rt0, rt1, ...` of the map.
     pub runtime_variables: Vec<RuntimeReport<'a>>,
     /// The map of replicated operands (all-gather), if any.
@@ -99,6 +103,8 @@ impl<'a> MapReport<'a> {
             map: m.map.to_string(),
             tuple_element: m.element,
             widened: m.widened,
+            exact: m.is_exact(),
+            conservative: m.conservative.as_deref(),
             runtime_variables: m
                 .runtime
                 .iter()

@@ -86,6 +86,11 @@ pub struct OperandMap {
     /// [`indexing::EXPRESSION_BUDGET`] and was widened: the map then
     /// over-approximates (it holds every element read, and maybe more).
     pub widened: bool,
+    /// Why the map over-approximates by construction, when it does: an op
+    /// whose exact reads depend on data (a sort permutes within its sorted
+    /// dimension, a custom call to an unknown target may read anything),
+    /// drawn as every element it could read. `None` for an exact map.
+    pub conservative: Option<String>,
 }
 
 impl OperandMap {
@@ -97,7 +102,24 @@ impl OperandMap {
             replica: None,
             element: None,
             widened: false,
+            conservative: None,
         }
+    }
+
+    /// A map that over-approximates what the op reads, and why.
+    pub fn conservative(map: IndexingMap, reason: impl Into<String>) -> OperandMap {
+        OperandMap {
+            conservative: Some(reason.into()),
+            ..OperandMap::plain(map)
+        }
+    }
+
+    /// Whether the map is exact: every element in its image is read, and
+    /// nothing else ([`OperandMap::widened`] and
+    /// [`OperandMap::conservative`] maps hold every element read, and
+    /// maybe more).
+    pub fn is_exact(&self) -> bool {
+        !self.widened && self.conservative.is_none()
     }
 
     /// A map with runtime variables.
@@ -108,6 +130,7 @@ impl OperandMap {
             replica: None,
             element: None,
             widened: false,
+            conservative: None,
         }
     }
 }
@@ -186,6 +209,9 @@ impl fmt::Display for OperandMap {
                 "\nwidened: an exact expression outgrew {} nodes; results over s-variables it added cover every value they can take",
                 indexing::EXPRESSION_BUDGET
             )?;
+        }
+        if let Some(reason) = &self.conservative {
+            write!(f, "\nconservative: {reason}")?;
         }
         Ok(())
     }
