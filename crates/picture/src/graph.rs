@@ -59,6 +59,8 @@ pub struct Graph {
     boxes: Vec<(f64, f64, f64, f64)>,
     size: (f64, f64),
     id: String,
+    /// Further anchor names per node (`id:KEY`), see [`Graph::keys`].
+    keys: Vec<Option<String>>,
 }
 
 const LAYER_GAP: f64 = 44.0;
@@ -178,7 +180,16 @@ impl Graph {
             boxes,
             size: (width, height),
             id: id.to_string(),
+            keys: Vec::new(),
         }
+    }
+
+    /// Names each node's centre also `id:KEY` (a stage's or a variable's
+    /// name), so tests and links find a node without knowing its index;
+    /// `None` and nodes past the end of `keys` keep only `id:N`.
+    pub fn keys(mut self, keys: Vec<Option<String>>) -> Graph {
+        self.keys = keys;
+        self
     }
 }
 
@@ -240,11 +251,11 @@ impl Panel for Graph {
                     s,
                 );
             }
-            svg.anchor(
-                format!("{}:{v}", self.id),
-                x + bx + bw / 2.0,
-                y + by + bh / 2.0,
-            );
+            let centre = (x + bx + bw / 2.0, y + by + bh / 2.0);
+            svg.anchor(format!("{}:{v}", self.id), centre.0, centre.1);
+            if let Some(Some(key)) = self.keys.get(v) {
+                svg.anchor(format!("{}:{key}", self.id), centre.0, centre.1);
+            }
         }
         svg.end_group();
     }

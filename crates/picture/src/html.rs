@@ -65,6 +65,12 @@ impl Page {
         self
     }
 
+    /// The body written so far (no `<html>` or style): what a notebook
+    /// shows inline.
+    pub fn body(&self) -> &str {
+        &self.body
+    }
+
     /// The finished document.
     pub fn finish(&self) -> String {
         format!(
