@@ -195,3 +195,57 @@ fn graph_pictures_print_the_same_text_every_time() {
     assert_eq!(d.svg, te_pictures(&s, &r.report).svg);
     insta::assert_snapshot!(d.svg);
 }
+
+#[test]
+fn every_example_program_draws_every_stage_without_failing() {
+    // Scans, extern calls, rfactor, cache stages, thread bindings and
+    // tensorized loops: whatever a program schedules, each of its stages
+    // is a node of the stage graph and a section of the page.
+    let dir = format!("{}/../../examples/te", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for sub in ["", "programs"] {
+        for entry in std::fs::read_dir(format!("{dir}/{sub}")).unwrap() {
+            let p = entry.unwrap().path();
+            if p.extension().is_some_and(|e| e == "py") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut drawn = 0;
+    for path in &files {
+        let source = std::fs::read_to_string(path).unwrap();
+        // Programs the interpreter does not run yet are the business of
+        // the program corpus tests.
+        let Some(target) = script::run(&source).ok().and_then(|r| r.target) else {
+            continue;
+        };
+        let options = te::ReportOptions::default();
+        let Ok(r) = te::run_report(&target.schedule, &target.args, &options) else {
+            continue;
+        };
+        let d = stage_graph_picture(&target.schedule, &r.report);
+        let page = te_page("p", &target.schedule, &r, &[]).finish();
+        for st in target.schedule.stages() {
+            let name = st.name();
+            assert!(
+                d.anchor(&format!("stages:{name}")).is_some(),
+                "{path:?} {name}"
+            );
+            assert!(
+                page.contains(&format!("id=\"stage-{}\"", picture::escape(name))),
+                "{path:?} {name}"
+            );
+            if !r.report.stage(name).unwrap().iter_vars.is_empty() {
+                assert!(iter_var_picture(&target.schedule, &r.report, name).is_some());
+            }
+        }
+        drawn += 1;
+    }
+    println!("drew {drawn} of {} programs", files.len());
+    assert!(
+        drawn >= 60,
+        "only {drawn} of {} programs drawn",
+        files.len()
+    );
+}
