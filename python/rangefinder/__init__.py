@@ -88,6 +88,11 @@ class Report(dict):
     def _repr_html_(self):
         return self._native.html(body_only=True)
 
+    def __reduce__(self):
+        # Pickled and deep-copied as the plain dictionary it always was:
+        # the pictures need the schedule, which stays in this process.
+        return (dict, (dict(self),))
+
 
 def report(s, args=None, run=False, seed=0, max_steps=None):
     """The report of schedule ``s`` as ``rangefinder te --json`` prints it.

@@ -23,6 +23,15 @@ def test_the_report_is_still_the_json_dictionary():
     assert json.loads(json.dumps(r)) == dict(r)
 
 
+def test_the_report_pickles_and_copies_as_its_dictionary():
+    import copy
+    import pickle
+
+    r = _ex6()
+    assert pickle.loads(pickle.dumps(r)) == dict(r)
+    assert copy.deepcopy(r) == dict(r)
+
+
 def test_svg_is_the_stage_graph_and_the_iter_var_graphs():
     r = _ex6()
     svg = r.svg()
