@@ -79,6 +79,12 @@ pub fn run(args: TeArgs) -> ExitCode {
         } else {
             let _ = writeln!(std::io::stdout(), "# {note}");
         }
+        if let Some(path) = &args.html {
+            eprintln!(
+                "note: no HTML report was written to {}: {note}",
+                path.display()
+            );
+        }
         return ExitCode::SUCCESS;
     };
     let options = te::ReportOptions {

@@ -203,3 +203,25 @@ fn a_browser_draws_the_report_with_leaves_green_and_needed_work_blue() {
     // Leaf variables are green boxes (the IterVar graphs of C and D).
     assert!(count(green, 0..height) > 2000, "no green leaves");
 }
+
+#[test]
+fn a_script_without_a_schedule_writes_no_page_and_says_so() {
+    let dir = scratch("noschedule");
+    let script = dir.join("tensors.py");
+    std::fs::write(
+        &script,
+        "import tvm\nA = tvm.placeholder((4,), name='A')\nB = tvm.compute((4,), lambda i: A[i] + 1, name='B')\n",
+    )
+    .unwrap();
+    let page = dir.join("out.html");
+    let out = rangefinder(&[
+        "te",
+        script.to_str().unwrap(),
+        "--html",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(!page.exists());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no HTML report was written"), "{err}");
+}

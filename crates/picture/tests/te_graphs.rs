@@ -249,3 +249,28 @@ fn every_example_program_draws_every_stage_without_failing() {
         files.len()
     );
 }
+
+#[test]
+fn a_reduction_s_runs_are_grey_not_counted_as_recomputation() {
+    // B sums 4 values per element: 32 updates for 8 elements, none
+    // recomputed.
+    let source = "import tvm
+A = tvm.placeholder((8, 4), name='A')
+k = tvm.reduce_axis((0, 4), name='k')
+B = tvm.compute((8,), lambda i: tvm.sum(A[i, k], axis=k), name='B')
+s = tvm.create_schedule(B.op)
+";
+    let target = script::run(source).unwrap().target.unwrap();
+    let options = te::ReportOptions {
+        run: true,
+        ..Default::default()
+    };
+    let r = te::run_report(&target.schedule, &target.args, &options).unwrap();
+    let check = r.check.as_ref().unwrap();
+    let b = check.stage("B").unwrap();
+    assert_eq!((b.runs, b.needed), (32, 8));
+    let d = work_picture(&target.schedule, check);
+    let px = rasterize(&d);
+    assert_eq!(px.at_anchor(&d, "work:B:runs"), Color::BACKGROUND);
+    assert!(d.anchor("work:B:extra").is_none());
+}
