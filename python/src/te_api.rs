@@ -243,7 +243,7 @@ impl Report {
 
     /// The stage graph and each stage's IterVar graph, as one SVG picture.
     fn svg(&self) -> String {
-        picture::te_pictures(&self.schedule, &self.report.report).svg
+        picture::te_pictures(&self.schedule, &self.report.report, &[]).svg
     }
 
     /// The report as the page `rangefinder te --html` writes, titled

@@ -332,17 +332,25 @@ impl Panel for WorkBars {
     }
 }
 
-/// Every graph of a schedule in one picture: the stage graph, then the
-/// IterVar graph of each stage that has loops. Python's report shows it.
-pub fn te_pictures(schedule: &Schedule, report: &te::Report) -> Drawing {
+/// Every graph of a schedule in one picture: the stage graph, then per
+/// stage its IterVar graph (for a stage with loops) followed by the
+/// pictures of `extra` that name it, `(stage name, picture)`, in the order
+/// given. Python's report shows it.
+pub fn te_pictures(
+    schedule: &Schedule,
+    report: &te::Report,
+    extra: &[(String, Drawing)],
+) -> Drawing {
     let mut col = Column::new(24.0);
     col.push(stage_graph_panel(schedule, report));
     for st in &report.stages {
-        if st.iter_vars.is_empty() {
-            continue;
+        if !st.iter_vars.is_empty() {
+            if let Some(p) = iter_var_panel(schedule, report, &st.name) {
+                col.push(p);
+            }
         }
-        if let Some(p) = iter_var_panel(schedule, report, &st.name) {
-            col.push(p);
+        for (_, d) in extra.iter().filter(|(s, _)| *s == st.name) {
+            col.push(d.clone());
         }
     }
     render(&col)

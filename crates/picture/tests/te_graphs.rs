@@ -191,8 +191,8 @@ fn the_work_bars_show_needed_blue_and_recomputation_orange() {
 #[test]
 fn graph_pictures_print_the_same_text_every_time() {
     let (s, r) = example("ex6_fuse_split.py");
-    let d = te_pictures(&s, &r.report);
-    assert_eq!(d.svg, te_pictures(&s, &r.report).svg);
+    let d = te_pictures(&s, &r.report, &[]);
+    assert_eq!(d.svg, te_pictures(&s, &r.report, &[]).svg);
     insta::assert_snapshot!(d.svg);
 }
 
@@ -273,4 +273,31 @@ s = tvm.create_schedule(B.op)
     let px = rasterize(&d);
     assert_eq!(px.at_anchor(&d, "work:B:runs"), Color::BACKGROUND);
     assert!(d.anchor("work:B:extra").is_none());
+}
+
+#[test]
+fn extra_pictures_are_drawn_after_their_stage_s_graph_with_their_anchors() {
+    let (s, r) = example("ex6_fuse_split.py");
+    // A grid stands in for the per-iteration regions of B.
+    let regions = render(&picture::Grid::new("R", 2, 4, &|row, _| {
+        picture::Cell::of(if row == 0 {
+            picture::Role::Needed
+        } else {
+            picture::Role::Wasted
+        })
+    }));
+    let d = te_pictures(&s, &r.report, &[("B".to_string(), regions.clone())]);
+    let px = rasterize(&d);
+    // The embedded picture's anchors moved with it and its colours are
+    // where they say.
+    assert_eq!(px.at_anchor(&d, "R[0,3]"), Color::BLUE);
+    assert_eq!(px.at_anchor(&d, "R[1,0]"), Color::ORANGE);
+    let plain = te_pictures(&s, &r.report, &[]);
+    assert!(d.size.1 >= plain.size.1 + regions.size.1);
+    // After B's graph, before C's.
+    let y = d.anchor("R[0,0]").unwrap().1;
+    assert!(d.anchor("B:bi").unwrap().1 < y && y < d.anchor("C:ci").unwrap().1);
+    // A name of no stage is left out.
+    let none = te_pictures(&s, &r.report, &[("Z".to_string(), regions)]);
+    assert_eq!(none.svg, plain.svg);
 }
