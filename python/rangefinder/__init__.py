@@ -39,6 +39,7 @@ __all__ = [
     "IndexingMap",
     "IntervalSet",
     "ModularSet",
+    "Report",
     "TVMError",
     "hlo",
     "report",
@@ -60,6 +61,39 @@ def truncmod(a, b):
     return _native.truncating_division(a, b, True)
 
 
+class Report(dict):
+    """The report of a schedule: the dictionary ``rangefinder te --json``
+    prints, which Jupyter shows as pictures.
+
+    ``svg()`` (and ``_repr_svg_``) is the stage graph with each stage's
+    IterVar graph; ``html()`` is the page ``rangefinder te --html`` writes
+    (``_repr_html_`` its body).
+    """
+
+    def __init__(self, native):
+        super().__init__(native.data())
+        self._native = native
+
+    def svg(self):
+        """The stage graph and every stage's IterVar graph, as SVG text."""
+        return self._native.svg()
+
+    def html(self, title="rangefinder te report"):
+        """The whole report as one self-contained HTML page."""
+        return self._native.html(title)
+
+    def _repr_svg_(self):
+        return self.svg()
+
+    def _repr_html_(self):
+        return self._native.html(body_only=True)
+
+    def __reduce__(self):
+        # Pickled and deep-copied as the plain dictionary it always was:
+        # the pictures need the schedule, which stays in this process.
+        return (dict, (dict(self),))
+
+
 def report(s, args=None, run=False, seed=0, max_steps=None):
     """The report of schedule ``s`` as ``rangefinder te --json`` prints it.
 
@@ -68,8 +102,9 @@ def report(s, args=None, run=False, seed=0, max_steps=None):
     (seeded by ``seed``) and checks it, as ``--run`` does, within
     ``max_steps`` loop iterations and stores (default 50,000,000; a program
     whose loops take more is refused before it runs). Ctrl-C stops a run.
+    The result is a :class:`Report`: a ``dict`` that also draws itself.
     """
-    return _te_report(s, args, run, seed, max_steps).data()
+    return Report(_te_report(s, args, run, seed, max_steps))
 
 
 def report_text(s, args=None, run=False, seed=0, max_steps=None):

@@ -212,6 +212,9 @@ fn session_reset() {
 #[pyclass(frozen, name = "Report", module = "rangefinder")]
 pub struct Report {
     report: te::RunReport,
+    /// The schedule reported on, for the pictures of its stage graph and
+    /// IterVar relations (the report keeps ranges, not relations).
+    schedule: te::Schedule,
 }
 
 #[pymethods]
@@ -236,6 +239,24 @@ impl Report {
     /// The text `rangefinder te` prints.
     fn text(&self) -> String {
         self.report.to_text()
+    }
+
+    /// The stage graph and each stage's IterVar graph, as one SVG picture.
+    fn svg(&self) -> String {
+        picture::te_pictures(&self.schedule, &self.report.report, &[]).svg
+    }
+
+    /// The report as the page `rangefinder te --html` writes, titled
+    /// `title`; with `body_only`, the page's body without the document
+    /// around it (what a notebook shows inline).
+    #[pyo3(signature = (title="rangefinder te report", body_only=false))]
+    fn html(&self, title: &str, body_only: bool) -> String {
+        let page = picture::te_page(title, &self.schedule, &self.report, &[]);
+        if body_only {
+            page.body().to_string()
+        } else {
+            page.finish()
+        }
     }
 
     /// False when a run found an out-of-bounds access or a wrong value.
@@ -362,7 +383,10 @@ fn te_report(
         return Err(e);
     }
     result
-        .map(|report| Report { report })
+        .map(|report| Report {
+            report,
+            schedule: sched.clone(),
+        })
         .map_err(|e| te_error(py, e))
 }
 

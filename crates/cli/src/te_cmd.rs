@@ -1,5 +1,5 @@
 //! `rangefinder te FILE.py [--json] [--run] [--seed N] [--max-steps N]
-//! [--print legacy|tvmscript]`.
+//! [--print legacy|tvmscript] [--html OUT.html]`.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -28,6 +28,11 @@ pub struct TeArgs {
     /// `tvm.lower(...).script()`).
     #[arg(long, value_name = "FORM", default_value = "legacy")]
     pub print: PrintArg,
+    /// Also write the report as one HTML page (`-` for stdout after the
+    /// report): the stage graph, each stage's IterVar graph and ranges,
+    /// the work per stage (with `--run`) and the lowered program.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
 }
 
 /// The values of `--print`.
@@ -74,6 +79,12 @@ pub fn run(args: TeArgs) -> ExitCode {
         } else {
             let _ = writeln!(std::io::stdout(), "# {note}");
         }
+        if let Some(path) = &args.html {
+            eprintln!(
+                "note: no HTML report was written to {}: {note}",
+                path.display()
+            );
+        }
         return ExitCode::SUCCESS;
     };
     let options = te::ReportOptions {
@@ -102,10 +113,31 @@ pub fn run(args: TeArgs) -> ExitCode {
             Err(e) => return crate::diagnostics::report(&name, &source, &e.message, None),
         }
     }
+    if let Some(path) = &args.html {
+        let title = format!("rangefinder te {name}");
+        let page = picture::te_page(&title, &target.schedule, &report, &[]).finish();
+        if let Err(e) = write_output(path, &page) {
+            return crate::diagnostics::fail(format!(
+                "cannot write the HTML report to {}: {e}",
+                path.display()
+            ));
+        }
+    }
     if report.is_clean() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+/// Writes `text` to `path`, or to stdout when `path` is `-`.
+fn write_output(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    if path.as_os_str() == "-" {
+        // A closed pipe is not a failure of the analysis.
+        let _ = std::io::stdout().write_all(text.as_bytes());
+        Ok(())
+    } else {
+        std::fs::write(path, text)
     }
 }
 

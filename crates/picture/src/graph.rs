@@ -3,8 +3,10 @@
 //!
 //! Nodes go to the layer of their longest path from a source; within a
 //! layer they are ordered by the mean position of their predecessors (one
-//! barycentre sweep), which keeps chains straight without a search. Both
-//! steps are linear in nodes and edges.
+//! barycentre sweep), which keeps chains straight without a search. An
+//! edge that skips layers runs through a slot of its own in each layer it
+//! crosses, so it bends around nodes rather than through them. Every step
+//! is linear in nodes and edges times the layers they cross.
 
 use crate::palette::{Color, Fill};
 use crate::panel::Panel;
@@ -55,15 +57,22 @@ pub struct Edge {
 pub struct Graph {
     nodes: Vec<Node>,
     edges: Vec<Edge>,
-    /// `(x, y, w, h)` per node, relative to the panel.
+    /// Per edge, the route slots it passes through, top to bottom (empty
+    /// for an edge between adjacent layers).
+    routes: Vec<Vec<usize>>,
+    /// `(x, y, w, h)` per node, then per route slot, relative to the panel.
     boxes: Vec<(f64, f64, f64, f64)>,
     size: (f64, f64),
     id: String,
+    /// Further anchor names per node (`id:KEY`), see [`Graph::keys`].
+    keys: Vec<Option<String>>,
 }
 
 const LAYER_GAP: f64 = 44.0;
 const NODE_GAP: f64 = 18.0;
 const PAD: f64 = 6.0;
+/// The width a route slot takes in a layer.
+const ROUTE_WIDTH: f64 = 6.0;
 
 fn node_size(n: &Node) -> (f64, f64) {
     let style = if n.small {
@@ -123,13 +132,37 @@ impl Graph {
             }
         }
         let layers = layer.iter().copied().max().map_or(0, |m| m + 1);
+        // An edge that crosses layers passes through one slot per layer it
+        // crosses (a vertex of no size beyond the line's), so the layout
+        // makes room for it and it never runs through a node.
+        let mut vertex_layer = layer.clone();
+        let mut routes: Vec<Vec<usize>> = vec![Vec::new(); edges.len()];
+        for (k, e) in edges.iter().enumerate() {
+            let (lf, lt) = (layer[e.from], layer[e.to]);
+            if lt <= lf + 1 {
+                continue;
+            }
+            let mut prev = e.from;
+            for l in lf + 1..lt {
+                let v = vertex_layer.len();
+                vertex_layer.push(l);
+                preds.push(vec![prev]);
+                routes[k].push(v);
+                prev = v;
+            }
+            // The consumer is ordered by where the route arrives from.
+            if let Some(p) = preds[e.to].iter_mut().find(|p| **p == e.from) {
+                *p = prev;
+            }
+        }
+        let vertices = vertex_layer.len();
         let mut members: Vec<Vec<usize>> = vec![Vec::new(); layers];
-        for v in 0..n {
-            members[layer[v]].push(v);
+        for v in 0..vertices {
+            members[vertex_layer[v]].push(v);
         }
         // One barycentre sweep, top to bottom; a layer reads the positions
         // of the layers above it, so it is indexed rather than iterated.
-        let mut position = vec![0.0f64; n];
+        let mut position = vec![0.0f64; vertices];
         #[allow(clippy::needless_range_loop)]
         for l in 0..layers {
             if l > 0 {
@@ -150,7 +183,8 @@ impl Graph {
                 position[v] = i as f64;
             }
         }
-        let sizes: Vec<(f64, f64)> = nodes.iter().map(node_size).collect();
+        let mut sizes: Vec<(f64, f64)> = nodes.iter().map(node_size).collect();
+        sizes.resize(vertices, (ROUTE_WIDTH, 0.0));
         let widths: Vec<f64> = members
             .iter()
             .map(|m| {
@@ -159,14 +193,19 @@ impl Graph {
             })
             .collect();
         let width = widths.iter().copied().fold(0.0, f64::max);
-        let mut boxes = vec![(0.0, 0.0, 0.0, 0.0); n];
+        let mut boxes = vec![(0.0, 0.0, 0.0, 0.0); vertices];
         let mut y = 0.0;
         for (l, m) in members.iter().enumerate() {
             let height = m.iter().map(|&v| sizes[v].1).fold(0.0, f64::max);
             let mut x = (width - widths[l]) / 2.0;
             for &v in m {
                 let (w, h) = sizes[v];
-                boxes[v] = (x, y + (height - h) / 2.0, w, h);
+                boxes[v] = if v < n {
+                    (x, y + (height - h) / 2.0, w, h)
+                } else {
+                    // A route's slot spans its whole layer.
+                    (x, y, w, height)
+                };
                 x += w + NODE_GAP;
             }
             y += height + LAYER_GAP;
@@ -175,10 +214,20 @@ impl Graph {
         Graph {
             nodes,
             edges,
+            routes,
             boxes,
             size: (width, height),
             id: id.to_string(),
+            keys: Vec::new(),
         }
+    }
+
+    /// Names each node's centre also `id:KEY` (a stage's or a variable's
+    /// name), so tests and links find a node without knowing its index;
+    /// `None` and nodes past the end of `keys` keep only `id:N`.
+    pub fn keys(mut self, keys: Vec<Option<String>>) -> Graph {
+        self.keys = keys;
+        self
     }
 }
 
@@ -189,18 +238,28 @@ impl Panel for Graph {
 
     fn draw(&self, svg: &mut Svg, x: f64, y: f64) {
         svg.begin_group(&format!("graph {}", self.id));
-        for e in &self.edges {
+        for (e, route) in self.edges.iter().zip(&self.routes) {
             let (fx, fy, fw, fh) = self.boxes[e.from];
             let (tx, ty, tw, _) = self.boxes[e.to];
-            let from = (x + fx + fw / 2.0, y + fy + fh);
-            let to = (x + tx + tw / 2.0, y + ty);
+            // Bottom of the producer, down each route slot, top of the
+            // consumer.
+            let mut points = vec![(x + fx + fw / 2.0, y + fy + fh)];
+            for &r in route {
+                let (rx, ry, rw, rh) = self.boxes[r];
+                points.push((x + rx + rw / 2.0, y + ry));
+                points.push((x + rx + rw / 2.0, y + ry + rh));
+            }
+            points.push((x + tx + tw / 2.0, y + ty));
             let stroke = if e.dashed {
                 Stroke::dashed(Color::GREY, 1.2)
             } else {
                 Stroke::solid(Color::INK, 1.2)
             };
-            svg.line(from, to, stroke, true);
+            for (i, pair) in points.windows(2).enumerate() {
+                svg.line(pair[0], pair[1], stroke, i + 2 == points.len());
+            }
             if let Some(l) = &e.label {
+                let (from, to) = (points[0], points[1]);
                 let mid = ((from.0 + to.0) / 2.0 + 4.0, (from.1 + to.1) / 2.0 + 3.0);
                 svg.text(mid.0, mid.1, l, TextStyle::LABEL);
             }
@@ -240,11 +299,11 @@ impl Panel for Graph {
                     s,
                 );
             }
-            svg.anchor(
-                format!("{}:{v}", self.id),
-                x + bx + bw / 2.0,
-                y + by + bh / 2.0,
-            );
+            let centre = (x + bx + bw / 2.0, y + by + bh / 2.0);
+            svg.anchor(format!("{}:{v}", self.id), centre.0, centre.1);
+            if let Some(Some(key)) = self.keys.get(v) {
+                svg.anchor(format!("{}:{key}", self.id), centre.0, centre.1);
+            }
         }
         svg.end_group();
     }

@@ -65,6 +65,12 @@ impl Page {
         self
     }
 
+    /// The body written so far (no `<html>` or style): what a notebook
+    /// shows inline.
+    pub fn body(&self) -> &str {
+        &self.body
+    }
+
     /// The finished document.
     pub fn finish(&self) -> String {
         format!(
@@ -81,5 +87,5 @@ h1 { font-size: 20px; } h2 { font-size: 17px; margin-top: 28px; } h3 { font-size
 pre { background: #f6f6f6; padding: 8px; overflow-x: auto; font-size: 12px; }
 table { border-collapse: collapse; font-size: 12px; margin: 8px 0; }
 td, th { border: 1px solid #ccc; padding: 3px 8px; text-align: left; font-family: 'DejaVu Sans Mono', monospace; }
-figure { margin: 8px 0; }
+figure { margin: 8px 0; overflow-x: auto; }
 ";

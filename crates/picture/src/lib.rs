@@ -25,15 +25,26 @@
 mod graph;
 mod grid;
 mod html;
+mod iter_var_graph;
 mod number_line;
 mod palette;
 mod panel;
+mod stage_graph;
 mod svg;
+mod te_page;
 
 pub use graph::{Edge, Graph, Node};
 pub use grid::{tensor_panel, Cell, Grid, MAX_CELLS, MAX_CLASSIFIED, MAX_SLICES};
 pub use html::Page;
+pub use iter_var_graph::{
+    iter_var_graph, iter_var_legend, iter_var_picture, INNER_FILL, RELATION_FILL, ROOT_FILL,
+};
 pub use number_line::{Bar, NumberLine};
 pub use palette::{Color, Fill, Role};
 pub use panel::{render, Column, Legend, LegendEntry, Panel, Row, Spacer, Text, MARGIN};
+pub use stage_graph::{
+    stage_graph, stage_graph_legend, stage_graph_picture, COMPUTED_FILL, INLINED_FILL, INPUT_FILL,
+    OUTPUT_FILL,
+};
 pub use svg::{escape, num, Anchor, Drawing, Stroke, Svg, TextStyle};
+pub use te_page::{te_page, te_pictures, work_picture};

@@ -248,6 +248,18 @@ impl Panel for Legend {
     }
 }
 
+/// A finished picture is a panel too, so pictures made separately can be
+/// put together.
+impl Panel for Drawing {
+    fn size(&self) -> (f64, f64) {
+        self.size
+    }
+
+    fn draw(&self, svg: &mut Svg, x: f64, y: f64) {
+        svg.embed(self, x, y);
+    }
+}
+
 /// Empty space.
 pub struct Spacer(pub f64, pub f64);
 

@@ -326,6 +326,22 @@ impl Svg {
         self.body.push_str("</g>\n");
     }
 
+    /// Draws a finished picture with its top-left corner at `(x, y)`, its
+    /// anchors moved with it (a picture made elsewhere put into this one).
+    pub fn embed(&mut self, drawing: &Drawing, x: f64, y: f64) {
+        let _ = writeln!(
+            self.body,
+            "<g transform=\"translate({} {})\">",
+            num(x),
+            num(y)
+        );
+        self.body.push_str(&drawing.svg);
+        self.body.push_str("</g>\n");
+        for (name, (ax, ay)) in &drawing.anchors {
+            self.anchors.insert(name.clone(), (ax + x, ay + y));
+        }
+    }
+
     /// Records a named point (not drawn).
     pub fn anchor(&mut self, name: impl Into<String>, x: f64, y: f64) {
         self.anchors.insert(name.into(), (x, y));
