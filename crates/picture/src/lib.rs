@@ -25,14 +25,19 @@
 mod graph;
 mod grid;
 mod html;
+mod layout_buffer;
 mod number_line;
 mod palette;
 mod panel;
 mod svg;
 
 pub use graph::{Edge, Graph, Node};
-pub use grid::{tensor_panel, Cell, Grid, MAX_CELLS, MAX_CLASSIFIED, MAX_SLICES};
+pub use grid::{
+    tensor_panel, tensor_panel_rows_apart, Cell, Grid, MAX_CELLS, MAX_CLASSIFIED, MAX_SLICES,
+    MAX_SLICE_CELLS,
+};
 pub use html::Page;
+pub use layout_buffer::{collision_picture, layout_picture};
 pub use number_line::{Bar, NumberLine};
 pub use palette::{Color, Fill, Role};
 pub use panel::{render, Column, Legend, LegendEntry, Panel, Row, Spacer, Text, MARGIN};
