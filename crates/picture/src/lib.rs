@@ -30,6 +30,7 @@ mod number_line;
 mod palette;
 mod panel;
 mod svg;
+mod tc_ranges;
 
 pub use graph::{Edge, Graph, Node};
 pub use grid::{
@@ -42,3 +43,4 @@ pub use number_line::{Bar, NumberLine};
 pub use palette::{Color, Fill, Role};
 pub use panel::{render, Column, Legend, LegendEntry, Panel, Row, Spacer, Text, MARGIN};
 pub use svg::{escape, num, Anchor, Drawing, Stroke, Svg, TextStyle};
+pub use tc_ranges::tc_picture;
