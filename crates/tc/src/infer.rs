@@ -261,7 +261,7 @@ struct Constraint {
 
 impl Constraint {
     /// Whether access `a` imposes this conjunct.
-    fn from_access(&self, a: usize) -> bool {
+    fn imposed_by(&self, a: usize) -> bool {
         self.access == a || self.also.contains(&a)
     }
 
@@ -681,7 +681,7 @@ impl StmtInfer<'_> {
         accesses
             .into_iter()
             .map(|a| {
-                let its: Vec<&Constraint> = mine.iter().filter(|c| c.from_access(a)).collect();
+                let its: Vec<&Constraint> = mine.iter().filter(|c| c.imposed_by(a)).collect();
                 let (lower, upper) = self.one_access_bounds(&its, var);
                 let acc = &self.cs.accesses[a];
                 AccessBound {
