@@ -9,7 +9,7 @@
 //! predicate ([`Layout::logical_at`], [`Layout::unflatten`]); a map that is
 //! not injective is drawn with the colliding pair the layout crate found.
 
-use crate::grid::{tensor_panel, tensor_panel_rows_apart, Cell, MAX_CELLS};
+use crate::grid::{tensor_panel, tensor_panel_rows_apart, Cell, Grid, MAX_CELLS};
 use crate::palette::Role;
 use crate::panel::{render, Column, Legend, LegendEntry, Panel, Row, Text};
 use crate::svg::Drawing;
@@ -50,6 +50,62 @@ fn labelled(shape: &[usize]) -> bool {
     shape.iter().rev().take(2).all(|&d| d <= MAX_CELLS)
 }
 
+/// The widest a grid drawn with cells enlarged for their labels may be.
+const LABELLED_WIDTH: f64 = 900.0;
+
+/// A tensor drawn as [`tensor_panel`] does (rows apart when `apart`), but
+/// for rank 1 and 2 with cells wide enough for the longest label when the
+/// grid stays within [`LABELLED_WIDTH`]: transformed indices of several
+/// axes (`1,0,3`) do not fit the usual cell.
+fn labelled_panel(
+    id: &str,
+    title: &str,
+    shape: &[usize],
+    names: &[String],
+    classify: &dyn Fn(&[usize]) -> Cell,
+    apart: bool,
+) -> Box<dyn Panel> {
+    let (rows, cols) = match shape {
+        [c] => (1, *c),
+        [r, c] => (*r, *c),
+        _ if apart => return tensor_panel_rows_apart(id, title, shape, names, classify),
+        _ => return tensor_panel(id, title, shape, names, classify),
+    };
+    let at = |r: usize, c: usize| {
+        if shape.len() == 1 {
+            classify(&[c])
+        } else {
+            classify(&[r, c])
+        }
+    };
+    let mut grid = if shape.len() == 1 {
+        Grid::row(id, cols, &|c| at(0, c))
+            .title(title)
+            .axes("", names.first().cloned().unwrap_or_default())
+    } else {
+        let name = |k: usize| names.get(k).cloned().unwrap_or_default();
+        Grid::new(id, rows, cols, &at)
+            .title(title)
+            .axes(name(0), name(1))
+    };
+    if rows <= MAX_CELLS && cols <= MAX_CELLS {
+        let longest = (0..rows)
+            .flat_map(|r| (0..cols).map(move |c| (r, c)))
+            .filter_map(|(r, c)| at(r, c).label.map(|l| l.chars().count()))
+            .max()
+            .unwrap_or(0);
+        // Labels are drawn 11 px high, 0.62 of that wide per character.
+        let needed = (longest as f64 * 11.0 * 0.62 + 4.0).ceil();
+        if needed > 28.0 && cols as f64 * needed <= LABELLED_WIDTH {
+            grid = grid.cell_size(needed);
+        }
+    }
+    if apart && shape.len() == 2 {
+        grid = grid.gaps((0..rows.saturating_sub(1)).collect(), Vec::new());
+    }
+    Box::new(grid)
+}
+
 /// The logical tensor, each element labelled with its transformed index;
 /// the elements in `marked` drawn as colliding.
 fn logical_panel(map: Option<&IndexMap>, dims: &[usize], marked: &[Vec<i64>]) -> Box<dyn Panel> {
@@ -82,12 +138,13 @@ fn logical_panel(map: Option<&IndexMap>, dims: &[usize], marked: &[Vec<i64>]) ->
         }
     };
     let dims_text: Vec<String> = dims.iter().map(ToString::to_string).collect();
-    tensor_panel(
+    labelled_panel(
         "L",
         &format!("logical [{}]", dims_text.join(", ")),
         dims,
         &names,
         &classify,
+        false,
     )
 }
 
@@ -123,11 +180,14 @@ pub fn layout_picture(layout: &Layout) -> Result<Drawing, String> {
     let tdims_text: Vec<String> = transformed.iter().map(ToString::to_string).collect();
     let ttitle = format!("transformed [{}]", tdims_text.join(", "));
     let tclassify = |p: &[usize]| stored(&as_i64(p));
-    let tpanel = if separated_last {
-        tensor_panel_rows_apart("T", &ttitle, &transformed, &axes, &tclassify)
-    } else {
-        tensor_panel("T", &ttitle, &transformed, &axes, &tclassify)
-    };
+    let tpanel = labelled_panel(
+        "T",
+        &ttitle,
+        &transformed,
+        &axes,
+        &tclassify,
+        separated_last,
+    );
 
     let mut page = Column::new(12.0);
     page.push(Text::title(&match map {
@@ -201,11 +261,14 @@ pub fn layout_picture(layout: &Layout) -> Result<Drawing, String> {
             },
             Err(_) => Cell::of(Role::Plain),
         };
-        page.push_boxed(if physical.len() >= 2 {
-            tensor_panel_rows_apart("P", &ptitle, &physical, &pnames, &pclassify)
-        } else {
-            tensor_panel("P", &ptitle, &physical, &pnames, &pclassify)
-        });
+        page.push_boxed(labelled_panel(
+            "P",
+            &ptitle,
+            &physical,
+            &pnames,
+            &pclassify,
+            physical.len() >= 2,
+        ));
     }
     let mut legend = vec![LegendEntry::role_as(
         Role::Needed,

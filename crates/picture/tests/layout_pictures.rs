@@ -136,3 +136,18 @@ fn the_picture_of_a_small_padded_layout_prints_the_same_text() {
     assert_eq!(d.svg, picture("lambda i: [i // 4, i % 4]", &[6]).svg);
     insta::assert_snapshot!(d.svg);
 }
+
+#[test]
+fn labels_of_three_transformed_axes_get_cells_wide_enough_to_show() {
+    let d = picture(
+        "lambda i, j: [j // 3, i, te.AXIS_SEPARATOR, j % 3]",
+        &[2, 5],
+    );
+    // L[1,4] goes to [1, 1, 1]; physical row 3 holds [1, 3] and [1, 4].
+    assert!(d.svg.contains(">1,1,1</text>"), "{}", d.svg);
+    let px = rasterize(&d);
+    assert_eq!(px.at_anchor(&d, "L[1,4]"), Color::BLUE);
+    assert_eq!(px.at_anchor(&d, "P[3,1]"), Color::BLUE);
+    assert!(hatched(&px, &d, "P[3,2]"));
+    assert!(hatched(&px, &d, "T[1,1,2]"));
+}
