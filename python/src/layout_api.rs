@@ -9,6 +9,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
 
+/// The extent of every logical axis in a picture drawn without a shape.
+const DEFAULT_EXTENT: i64 = 8;
+
 /// Registers the classes on `m`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<IndexMap>()?;
@@ -200,6 +203,38 @@ impl IndexMap {
             .physical_index(&shape_of(index)?)
             .map_err(|e| error(e.message))?;
         exprs(py, out)
+    }
+
+    /// The picture of the map on `shape` as SVG text: the logical tensor
+    /// labelled with transformed indices beside the transformed and
+    /// physical buffers labelled with the logical index stored, padding
+    /// hatched (on a map that is not injective, the colliding pair). Without
+    /// `shape`, every logical axis has extent 8.
+    #[pyo3(signature = (shape=None))]
+    fn svg(&self, shape: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+        let shape = match shape {
+            Some(s) => shape_of(s)?,
+            None => vec![Expr::int(DEFAULT_EXTENT); self.map.initial_indices().len()],
+        };
+        match layout::Layout::new(shape.clone(), Some(self.map.clone())) {
+            Ok(l) => picture::layout_picture(&l).map(|d| d.svg).map_err(error),
+            Err(e) if e.kind == layout::ErrorKind::NotInjective => {
+                let dims: Option<Vec<i64>> = shape.iter().map(Expr::as_int).collect();
+                match (dims, self.map.find_collision(&shape)) {
+                    (Some(dims), Some(c)) => picture::collision_picture(&self.map, &dims, &c)
+                        .map(|d| d.svg)
+                        .map_err(error),
+                    _ => Err(error(e.message)),
+                }
+            }
+            Err(e) => Err(error(e.message)),
+        }
+    }
+
+    /// The picture on the default shape, for Jupyter; `None` when it
+    /// cannot be drawn there (the text repr is shown instead).
+    fn _repr_svg_(&self) -> Option<String> {
+        self.svg(None).ok()
     }
 
     /// The separator positions among the transformed axes.

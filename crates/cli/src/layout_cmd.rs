@@ -1,6 +1,7 @@
 //! `rangefinder layout --shape S --map LAMBDA [--index I] [--inverse]
-//! [--json]`: the transformed and physical shapes and indices of a buffer
-//! under a layout transform, and its inverse and padding.
+//! [--json] [--svg PATH]`: the transformed and physical shapes and indices
+//! of a buffer under a layout transform, and its inverse and padding; with
+//! `--svg`, a picture of the logical and physical buffers.
 
 use crate::diagnostics;
 use arith::{Expr, Scope};
@@ -26,6 +27,26 @@ pub struct LayoutArgs {
     /// JSON output.
     #[arg(long)]
     pub json: bool,
+    /// Also draw the logical and physical buffers as SVG to this path (`-`
+    /// for standard output); needs constant extents.
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<std::path::PathBuf>,
+}
+
+/// Draws the picture of a map that is not injective on `shape`, when the
+/// extents are constant and the layout crate finds the colliding pair.
+fn collision_svg(path: &std::path::Path, map: &IndexMap, shape: &[Expr]) {
+    let Some(dims) = shape.iter().map(Expr::as_int).collect::<Option<Vec<i64>>>() else {
+        return;
+    };
+    let Some(c) = map.find_collision(shape) else {
+        return;
+    };
+    let written = picture::collision_picture(map, &dims, &c)
+        .and_then(|d| crate::svg_output::write_svg(path, &d.svg));
+    if let Err(e) = written {
+        eprintln!("error: {e}");
+    }
 }
 
 fn report(arg: &str, text: &str, e: &LayoutError) -> ExitCode {
@@ -86,7 +107,12 @@ pub fn run(args: LayoutArgs) -> ExitCode {
     };
     let l = match Layout::new(shape.clone(), Some(map.clone())) {
         Ok(l) => l,
-        Err(e) => return report("--map", &args.map, &e),
+        Err(e) => {
+            if let (Some(path), layout::ErrorKind::NotInjective) = (&args.svg, &e.kind) {
+                collision_svg(path, &map, &shape);
+            }
+            return report("--map", &args.map, &e);
+        }
     };
     let logical: Vec<Expr> = match &args.index {
         Some(text) => match layout::parse_index(text, &shape) {
@@ -154,6 +180,13 @@ pub fn run(args: LayoutArgs) -> ExitCode {
                     .as_deref()
                     .unwrap_or("none (every transformed index is reached)")
             );
+        }
+    }
+    if let Some(path) = &args.svg {
+        let written =
+            picture::layout_picture(&l).and_then(|d| crate::svg_output::write_svg(path, &d.svg));
+        if let Err(e) = written {
+            return diagnostics::fail(e);
         }
     }
     ExitCode::SUCCESS

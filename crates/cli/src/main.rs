@@ -9,6 +9,7 @@ mod input;
 mod layout_cmd;
 mod map_cmd;
 mod simplify_cmd;
+mod svg_output;
 mod tc_cmd;
 mod te_cmd;
 

@@ -1,4 +1,5 @@
-//! `rangefinder tc FILE [--size NAME=VALUE]... [--json] [--run] [--seed N]`.
+//! `rangefinder tc FILE [--size NAME=VALUE]... [--json] [--run] [--seed N]
+//! [--svg PATH]`.
 
 use crate::diagnostics::Level;
 use std::collections::HashMap;
@@ -25,6 +26,11 @@ pub struct TcArgs {
     /// Seed for the random inputs.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Also draw each variable's range and the bound each access imposes
+    /// as SVG to this path (`-` for standard output), at the `--size`
+    /// values (symbolic bounds are written out).
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<PathBuf>,
 }
 
 /// Runs the subcommand.
@@ -96,6 +102,12 @@ pub fn run(args: TcArgs) -> ExitCode {
             }
         }
         let _ = std::io::stdout().write_all(out.as_bytes());
+    }
+    if let Some(path) = &args.svg {
+        let drawing = picture::tc_picture(&source, &report.analysis, &options.sizes);
+        if let Err(e) = crate::svg_output::write_svg(path, &drawing.svg) {
+            return crate::diagnostics::fail(e);
+        }
     }
     if report.failed() {
         ExitCode::from(1)

@@ -9,7 +9,9 @@
 //! [`IndexMap::non_surjective_inverse`] with the padding predicate), and
 //! rejects maps that send two logical indices to one place, naming them.
 //! A [`Layout`] then flattens the transformed axes between separators into
-//! the physical buffer's axes, row-major.
+//! the physical buffer's axes, row-major, and says which logical index is
+//! stored at each transformed or physical place ([`Layout::logical_at`],
+//! [`Layout::unflatten`]; `None` on padding).
 //!
 //! Maps are analysed as *digits of sources*: every transformed index is
 //! `(v // lower) % modulus` of a fusion `v` of logical indices plus an

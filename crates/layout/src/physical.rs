@@ -196,6 +196,100 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// The constant extents of `shape`, or an error naming `what`.
+    fn constant(shape: &[Expr], what: &str) -> Result<Vec<i64>> {
+        shape
+            .iter()
+            .map(|e| {
+                e.as_int().ok_or_else(|| {
+                    LayoutError::new(
+                        ErrorKind::Arith,
+                        format!("the {what} shape has the symbolic extent `{e}`: give numbers"),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// The logical index stored at a point of the transformed shape: the
+    /// inverse map at the point, `None` where the padding predicate holds
+    /// (no logical index lives there). Needs a constant transformed shape;
+    /// a point outside it is an error.
+    ///
+    /// ```
+    /// use layout::{IndexMap, Layout};
+    /// use arith::Expr;
+    /// let map = IndexMap::parse("lambda i: [i // 4, i % 4]").unwrap();
+    /// let l = Layout::new(vec![Expr::int(14)], Some(map)).unwrap();
+    /// assert_eq!(l.logical_at(&[3, 1]).unwrap(), Some(vec![13]));
+    /// assert_eq!(l.logical_at(&[3, 2]).unwrap(), None);
+    /// ```
+    pub fn logical_at(&self, transformed: &[i64]) -> Result<Option<Vec<i64>>> {
+        let dims = Layout::constant(&self.transformed_shape, "transformed")?;
+        arity("the transformed buffer", dims.len(), transformed.len())?;
+        if let Some(k) = (0..dims.len()).find(|&k| !(0..dims[k]).contains(&transformed[k])) {
+            return Err(LayoutError::new(
+                ErrorKind::OutOfBounds,
+                format!(
+                    "index {} of axis {k} is outside the transformed extent {}",
+                    transformed[k], dims[k]
+                ),
+            ));
+        }
+        let Some(inverse) = &self.inverse else {
+            return Ok(Some(transformed.to_vec()));
+        };
+        if let Some(p) = &self.padding {
+            let axes = inverse.initial_indices();
+            let v =
+                p.eval(&|x: &arith::Var| axes.iter().position(|a| a == x).map(|k| transformed[k]))?;
+            if v != 0 {
+                return Ok(None);
+            }
+        }
+        inverse.map_point(transformed).map(Some)
+    }
+
+    /// The transformed point a constant physical point stands for: each
+    /// physical index split row-major over its group of transformed axes
+    /// (the inverse of [`Layout::flatten`]). Needs a constant transformed
+    /// shape; a point outside the physical shape is an error.
+    ///
+    /// ```
+    /// use layout::{IndexMap, Layout};
+    /// use arith::Expr;
+    /// let map = IndexMap::parse("lambda i: [i // 4, te.AXIS_SEPARATOR, i % 4]").unwrap();
+    /// let l = Layout::new(vec![Expr::int(8)], Some(map)).unwrap();
+    /// assert_eq!(l.unflatten(&[1, 3]).unwrap(), vec![1, 3]);
+    /// ```
+    pub fn unflatten(&self, physical: &[i64]) -> Result<Vec<i64>> {
+        let dims = Layout::constant(&self.transformed_shape, "transformed")?;
+        arity("the physical buffer", self.groups.len(), physical.len())?;
+        let mut out = vec![0i64; dims.len()];
+        for (g, (range, &p)) in self.groups.iter().zip(physical).enumerate() {
+            let extent = dims[range.clone()]
+                .iter()
+                .try_fold(1i64, |a, &d| a.checked_mul(d))
+                .ok_or_else(|| {
+                    LayoutError::new(ErrorKind::Arith, "the physical extent overflows")
+                })?;
+            if !(0..extent).contains(&p) {
+                return Err(LayoutError::new(
+                    ErrorKind::OutOfBounds,
+                    format!("index {p} of physical axis {g} is outside its extent {extent}"),
+                ));
+            }
+            let mut rest = p;
+            for k in range.clone().rev() {
+                out[k] = rest % dims[k];
+                rest /= dims[k];
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// An error unless an index of `got` components fits `what`, a buffer of
 /// `rank` dimensions.
 fn arity(what: &str, rank: usize, got: usize) -> Result<()> {

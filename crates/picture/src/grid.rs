@@ -21,6 +21,11 @@ pub const MAX_CLASSIFIED: usize = 1 << 22;
 /// The most slices drawn for a tensor of rank 3 or more.
 pub const MAX_SLICES: usize = 16;
 
+/// The most cells drawn over all slices of one tensor: large slices are
+/// drawn fewer at a time (four 64 x 64 overviews), so the picture stays
+/// readable and its text small.
+pub const MAX_SLICE_CELLS: usize = 4 * MAX_CELLS * MAX_CELLS;
+
 /// What one element is drawn as.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cell {
@@ -410,7 +415,8 @@ impl Panel for Grid {
 }
 
 /// A tensor of any rank drawn as grids: rank 0 as one cell, rank 1 as one
-/// row, rank 2 directly, higher ranks as up to [`MAX_SLICES`] slices over
+/// row, rank 2 directly, higher ranks as up to [`MAX_SLICES`] slices (fewer
+/// when they are large: [`MAX_SLICE_CELLS`]) over
 /// the last two axes (slices with marked elements first). `classify` gets
 /// the full index. Anchors are `id[i,j,...]`.
 pub fn tensor_panel(
@@ -420,6 +426,39 @@ pub fn tensor_panel(
     axis_names: &[String],
     classify: &dyn Fn(&[usize]) -> Cell,
 ) -> Box<dyn Panel> {
+    tensor_panel_in(id, title, shape, axis_names, classify, false)
+}
+
+/// [`tensor_panel`] with a gap after every row of the 2-d grid (or of each
+/// slice): the rows are separate physical buffers, as an axis separator
+/// between the last two axes makes them.
+pub fn tensor_panel_rows_apart(
+    id: &str,
+    title: &str,
+    shape: &[usize],
+    axis_names: &[String],
+    classify: &dyn Fn(&[usize]) -> Cell,
+) -> Box<dyn Panel> {
+    tensor_panel_in(id, title, shape, axis_names, classify, true)
+}
+
+/// A gap after every row but the last, when `apart`.
+fn every_row(grid: Grid, apart: bool) -> Grid {
+    if !apart {
+        return grid;
+    }
+    let rows = (0..grid.rows.saturating_sub(1)).collect();
+    grid.gaps(rows, Vec::new())
+}
+
+fn tensor_panel_in(
+    id: &str,
+    title: &str,
+    shape: &[usize],
+    axis_names: &[String],
+    classify: &dyn Fn(&[usize]) -> Cell,
+    apart: bool,
+) -> Box<dyn Panel> {
     let name = |k: usize| axis_names.get(k).cloned().unwrap_or_default();
     match shape.len() {
         0 => Box::new(Grid::build(id, Vec::new(), true, 1, 1, &|_, _| classify(&[])).title(title)),
@@ -428,15 +467,19 @@ pub fn tensor_panel(
                 .title(title)
                 .axes("", name(0)),
         ),
-        2 => Box::new(
+        2 => Box::new(every_row(
             Grid::new(id, shape[0], shape[1], &|r, c| classify(&[r, c]))
                 .title(title)
                 .axes(name(0), name(1)),
-        ),
+            apart,
+        )),
         n => {
             let lead = &shape[..n - 2];
             let (rows, cols) = (shape[n - 2], shape[n - 1]);
             let total: usize = lead.iter().product();
+            let drawn_side = |n: usize| n.div_ceil(n.div_ceil(MAX_CELLS).max(1));
+            let per_slice = (drawn_side(rows) * drawn_side(cols)).max(1);
+            let slice_limit = MAX_SLICES.min((MAX_SLICE_CELLS / per_slice).max(1));
             let mut column = Column::new(8.0);
             column.push(Text::title(title));
             let mut row = Row::new(12.0);
@@ -447,7 +490,7 @@ pub fn tensor_panel(
             let mut skipped = 0usize;
             let mut slices: Vec<Grid> = Vec::new();
             for _ in 0..total {
-                if shown >= MAX_SLICES || budget == 0 {
+                if shown >= slice_limit || budget == 0 {
                     break;
                 }
                 let prefix = index.clone();
@@ -474,10 +517,11 @@ pub fn tensor_panel(
                             )
                         })
                         .collect();
-                    slices.push(
+                    slices.push(every_row(
                         grid.title(format!("[{}, :, :]", label.join(", ")))
                             .axes(name(n - 2), name(n - 1)),
-                    );
+                        apart,
+                    ));
                     shown += 1;
                 } else {
                     skipped += 1;
@@ -503,7 +547,7 @@ pub fn tensor_panel(
                     i.push(c);
                     classify(&i)
                 });
-                slices.push(grid.axes(name(n - 2), name(n - 1)));
+                slices.push(every_row(grid.axes(name(n - 2), name(n - 1)), apart));
                 skipped = skipped.saturating_sub(1);
             }
             let drawn = slices.len();

@@ -26,19 +26,25 @@ mod graph;
 mod grid;
 mod html;
 mod iter_var_graph;
+mod layout_buffer;
 mod number_line;
 mod palette;
 mod panel;
 mod stage_graph;
 mod svg;
 mod te_page;
+mod tc_ranges;
 
 pub use graph::{Edge, Graph, Node};
-pub use grid::{tensor_panel, Cell, Grid, MAX_CELLS, MAX_CLASSIFIED, MAX_SLICES};
+pub use grid::{
+    tensor_panel, tensor_panel_rows_apart, Cell, Grid, MAX_CELLS, MAX_CLASSIFIED, MAX_SLICES,
+    MAX_SLICE_CELLS,
+};
 pub use html::Page;
 pub use iter_var_graph::{
     iter_var_graph, iter_var_legend, iter_var_picture, INNER_FILL, RELATION_FILL, ROOT_FILL,
 };
+pub use layout_buffer::{collision_picture, layout_picture};
 pub use number_line::{Bar, NumberLine};
 pub use palette::{Color, Fill, Role};
 pub use panel::{render, Column, Legend, LegendEntry, Panel, Row, Spacer, Text, MARGIN};
@@ -48,3 +54,4 @@ pub use stage_graph::{
 };
 pub use svg::{escape, num, Anchor, Drawing, Stroke, Svg, TextStyle};
 pub use te_page::{te_page, te_pictures, work_picture};
+pub use tc_ranges::tc_picture;

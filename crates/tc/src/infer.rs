@@ -40,6 +40,85 @@ pub struct VarRange {
     pub on_lhs: bool,
     /// Whether a `where` clause gave it.
     pub from_where: bool,
+    /// The bound each access (or the `where` clause) that bounds it puts on
+    /// it, in the statement's order of accesses; those that decided the
+    /// range say so.
+    pub bounds: Vec<AccessBound>,
+    /// The round of inference (from 1) in which it was decided; `None` for
+    /// a range a `where` clause gave.
+    pub round: Option<usize>,
+}
+
+/// The bound one access, or a `where` clause, puts on an index variable
+/// when its range is decided: what the access alone allows, given the
+/// ranges decided in earlier rounds.
+///
+/// In `A(i) = B(i) + C(i - 2)` over `float(N) B, float(N) C`, `B(i)`
+/// allows `0 <= i < N` and `C(i - 2)` allows `2 <= i < N + 2`; the range
+/// `2 <= i < N` takes its lower bound from `C(i - 2)` and its upper bound
+/// from `B(i)`.
+#[derive(Clone, Debug)]
+pub struct AccessBound {
+    /// The access as written (`B(i + k)`), or `where i in lb:ub`.
+    pub access: String,
+    /// Where it is in the source.
+    pub span: Span,
+    /// The least value it allows; `None` when it does not bound the
+    /// variable from below.
+    pub lower: Option<Expr>,
+    /// One past the greatest value it allows; `None` when it does not bound
+    /// the variable from above.
+    pub upper: Option<Expr>,
+    /// Whether the range's lower bound is this one's (provably equal).
+    pub decides_lower: bool,
+    /// Whether the range's upper bound is this one's (provably equal).
+    pub decides_upper: bool,
+}
+
+impl AccessBound {
+    /// Whether it decided either end of the range.
+    pub fn decides(&self) -> bool {
+        self.decides_lower || self.decides_upper
+    }
+}
+
+impl VarRange {
+    /// Per bound (in [`VarRange::bounds`] order), whether it decides the
+    /// lower and the upper end once the sizes take the given values: its
+    /// end equals the range's there. A bound whose ends do not evaluate
+    /// under `sizes` keeps its symbolic answer ([`AccessBound::decides_lower`],
+    /// which holds for every value of the sizes).
+    ///
+    /// ```
+    /// let a = tc::analyze("def f(float(N) B) -> (A) { A(i) = B(2*i) + B(i + 5) }");
+    /// let r = &a.defs[0].stmts[0].ranges[0];
+    /// // `0 <= i < min((N + 1) // 2, N - 5)`: which read decides the upper
+    /// // end depends on N.
+    /// assert_eq!(r.upper.to_string(), "min((N + 1) // 2, N - 5)");
+    /// let at = |n| r.deciding_under(&[("N".to_string(), n)].into());
+    /// assert_eq!(at(8), [(true, false), (false, true)]);
+    /// assert_eq!(at(20), [(true, true), (false, false)]);
+    /// ```
+    pub fn deciding_under(&self, sizes: &HashMap<String, i64>) -> Vec<(bool, bool)> {
+        let value = |e: &Expr| e.eval(&|v: &Var| sizes.get(v.name()).copied()).ok();
+        let (lo, hi) = (value(&self.lower), value(&self.upper));
+        self.bounds
+            .iter()
+            .map(|b| {
+                let end = |mine: &Option<Expr>, range: Option<i64>, symbolic: bool| match (
+                    mine.as_ref().and_then(value),
+                    range,
+                ) {
+                    (Some(a), Some(r)) => a == r,
+                    _ => symbolic,
+                };
+                (
+                    end(&b.lower, lo, b.decides_lower),
+                    end(&b.upper, hi, b.decides_upper),
+                )
+            })
+            .collect()
+    }
 }
 
 /// The outcome of a precondition that inference could not discharge by
@@ -175,6 +254,25 @@ struct Constraint {
     cond: Expr,
     access: usize,
     arg: usize,
+    /// Other accesses whose in-bounds condition has the same conjunct (kept
+    /// once): the bound it imposes is theirs too.
+    also: Vec<usize>,
+}
+
+impl Constraint {
+    /// Whether access `a` imposes this conjunct.
+    fn imposed_by(&self, a: usize) -> bool {
+        self.access == a || self.also.contains(&a)
+    }
+
+    /// Records that `other` (the same condition) comes from its accesses too.
+    fn merge(&mut self, other: &Constraint) {
+        for a in std::iter::once(other.access).chain(other.also.iter().copied()) {
+            if a != self.access && !self.also.contains(&a) {
+                self.also.push(a);
+            }
+        }
+    }
 }
 
 /// Checks and analyses one definition.
@@ -536,6 +634,7 @@ impl StmtInfer<'_> {
             cond,
             access: c.access,
             arg: c.arg,
+            also: c.also.clone(),
         }
     }
 
@@ -558,6 +657,59 @@ impl StmtInfer<'_> {
                 _ => Solution::Unbounded,
             },
             Err(e) => Solution::Unsolvable(e.message),
+        }
+    }
+
+    /// The bound each access among `mine` (the constraints that decided
+    /// `var`, of one variable each) imposes alone, and which of them the
+    /// range `[lo, hi)` takes its ends from.
+    fn bounds_by_access(
+        &self,
+        mine: &[Constraint],
+        var: &Var,
+        lo: &Expr,
+        hi: &Expr,
+    ) -> Vec<AccessBound> {
+        let mut accesses: Vec<usize> = mine
+            .iter()
+            .flat_map(|c| std::iter::once(c.access).chain(c.also.iter().copied()))
+            .collect();
+        accesses.sort_unstable();
+        accesses.dedup();
+        let same =
+            |a: &Expr, b: &Expr| a == b || self.an.can_prove(&Expr::eq(a.clone(), b.clone()));
+        accesses
+            .into_iter()
+            .map(|a| {
+                let its: Vec<&Constraint> = mine.iter().filter(|c| c.imposed_by(a)).collect();
+                let (lower, upper) = self.one_access_bounds(&its, var);
+                let acc = &self.cs.accesses[a];
+                AccessBound {
+                    access: self.def.exprs.display_span(&acc.tensor, &acc.args),
+                    span: acc.span,
+                    decides_lower: lower.as_ref().is_some_and(|l| same(l, lo)),
+                    decides_upper: upper.as_ref().is_some_and(|u| same(u, hi)),
+                    lower,
+                    upper,
+                }
+            })
+            .collect()
+    }
+
+    /// The least value and one past the greatest that `cs` allow `var`,
+    /// each `None` when unbounded on that side (or not solvable).
+    fn one_access_bounds(&self, cs: &[&Constraint], var: &Var) -> (Option<Expr>, Option<Expr>) {
+        if let Some((lo, hi)) = plain_bounds(cs, var) {
+            return (Some(lo), Some(hi));
+        }
+        let cond = cs
+            .iter()
+            .map(|c| c.cond.clone())
+            .reduce(Expr::and)
+            .unwrap_or(Expr::bool(true));
+        match self.an.solve_for_inner_interval(&cond, var) {
+            Ok(set) if !set.is_nothing() => (set.min().cloned(), set.exclusive_max(self.an)),
+            _ => (None, None),
         }
     }
 
@@ -624,6 +776,8 @@ impl StmtInfer<'_> {
         }
         // Solved ranges: (lower, upper exclusive, from_where).
         let mut solved: Vec<Option<(Expr, Expr, bool)>> = vec![None; n];
+        // Per variable: the round that decided it and each access's bound.
+        let mut decided: Vec<(Option<usize>, Vec<AccessBound>)> = vec![(None, Vec::new()); n];
         for &(v, lo, hi) in &cs.ranges {
             let (l, h) = (self.to_arith(&vars, lo), self.to_arith(&vars, hi));
             if let Some(Err(d)) = [&l, &h].into_iter().find(|x| x.is_err()).cloned() {
@@ -639,11 +793,26 @@ impl StmtInfer<'_> {
                 ));
                 return result;
             };
-            solved[v] = Some((simplify(self.an, &l), simplify(self.an, &h), true));
+            let (l, h) = (simplify(self.an, &l), simplify(self.an, &h));
+            decided[v].1 = vec![AccessBound {
+                access: format!(
+                    "where {} in {}:{}",
+                    cs.vars[v].name,
+                    self.def.exprs.display(lo),
+                    self.def.exprs.display(hi)
+                ),
+                span: self.def.exprs.get(lo).span.to(self.def.exprs.get(hi).span),
+                lower: Some(l.clone()),
+                upper: Some(h.clone()),
+                decides_lower: true,
+                decides_upper: true,
+            }];
+            solved[v] = Some((l, h, true));
         }
         // Constraints from every access.
         let mut constraints: Vec<Constraint> = Vec::new();
-        let mut seen: HashSet<Expr> = HashSet::new();
+        // Each condition once, with every access that imposes it.
+        let mut seen: HashMap<Expr, usize> = HashMap::new();
         let mut blockers: Vec<Vec<Blocker>> = (0..n).map(|_| Vec::new()).collect();
         let mut data_dependent: Vec<(usize, usize)> = Vec::new();
         for (ai, acc) in cs.accesses.iter().enumerate() {
@@ -661,12 +830,23 @@ impl StmtInfer<'_> {
                     }
                     Ok(Some(e)) => {
                         for cond in [Expr::le(lo, e.clone()), Expr::lt(e, hi)] {
-                            if seen.insert(cond.clone()) {
-                                constraints.push(Constraint {
-                                    cond,
-                                    access: ai,
-                                    arg: k,
-                                });
+                            match seen.get(&cond) {
+                                Some(&at) => {
+                                    if constraints[at].access != ai
+                                        && !constraints[at].also.contains(&ai)
+                                    {
+                                        constraints[at].also.push(ai);
+                                    }
+                                }
+                                None => {
+                                    seen.insert(cond.clone(), constraints.len());
+                                    constraints.push(Constraint {
+                                        cond,
+                                        access: ai,
+                                        arg: k,
+                                        also: Vec::new(),
+                                    });
+                                }
                             }
                         }
                     }
@@ -692,7 +872,9 @@ impl StmtInfer<'_> {
             }
         }
         // Rounds.
+        let mut round_number = 0;
         loop {
+            round_number += 1;
             // The variables each constraint mentions, found once per round
             // rather than once per pair of variables.
             let mentions: Vec<Vec<usize>> = constraints
@@ -738,6 +920,10 @@ impl StmtInfer<'_> {
                     }
                     Solution::Range(lo, hi) => {
                         self.warn_guarded_narrowing(&mine, v, &vars[v], &lo, &hi);
+                        decided[v] = (
+                            Some(round_number),
+                            self.bounds_by_access(&mine, &vars[v], &lo, &hi),
+                        );
                         round.push((v, lo, hi));
                     }
                     Solution::Unbounded => {}
@@ -827,6 +1013,8 @@ impl StmtInfer<'_> {
                     upper: hi.clone(),
                     on_lhs: cs.vars[v].on_lhs,
                     from_where: *w,
+                    bounds: decided[v].1.clone(),
+                    round: decided[v].0,
                 });
             }
         }
@@ -1027,23 +1215,31 @@ impl StmtInfer<'_> {
         hi: &Expr,
     ) -> Result<(), (Span, String)> {
         let mut out: Vec<Constraint> = Vec::with_capacity(constraints.len());
-        let mut seen: HashSet<Expr> = HashSet::new();
+        let mut seen: HashMap<Expr, usize> = HashMap::new();
         // The constraints of one index mentioning `var`, eliminated in one
-        // call: (access, arg) -> their conjunction.
-        let mut groups: Vec<((usize, usize), Expr)> = Vec::new();
+        // call: (access, arg) -> their conjunction, and the other accesses
+        // that share every one of them (the result is theirs too).
+        let mut groups: Vec<((usize, usize), Expr, Vec<usize>)> = Vec::new();
         for c in constraints.drain(..) {
             if !c.cond.uses_var(var) {
-                if seen.insert(c.cond.clone()) {
-                    out.push(c);
+                match seen.get(&c.cond) {
+                    Some(&at) => out[at].merge(&c),
+                    None => {
+                        seen.insert(c.cond.clone(), out.len());
+                        out.push(c);
+                    }
                 }
                 continue;
             }
-            match groups.iter_mut().find(|(k, _)| *k == (c.access, c.arg)) {
-                Some((_, e)) => *e = Expr::and(e.clone(), c.cond),
-                None => groups.push(((c.access, c.arg), c.cond)),
+            match groups.iter_mut().find(|(k, _, _)| *k == (c.access, c.arg)) {
+                Some((_, e, also)) => {
+                    *e = Expr::and(e.clone(), c.cond);
+                    also.retain(|a| c.also.contains(a));
+                }
+                None => groups.push(((c.access, c.arg), c.cond, c.also)),
             }
         }
-        for ((access, arg), cond) in groups {
+        for ((access, arg), cond, also) in groups {
             let r = self.eliminate(&cond, var, lo, hi).map_err(|e| {
                 (
                     self.def.exprs.get(self.cs.accesses[access].args[arg]).span,
@@ -1056,12 +1252,18 @@ impl StmtInfer<'_> {
                 )
             })?;
             for part in conjuncts(&r) {
-                if seen.insert(part.clone()) {
-                    out.push(Constraint {
-                        cond: part,
-                        access,
-                        arg,
-                    });
+                let c = Constraint {
+                    cond: part,
+                    access,
+                    arg,
+                    also: also.clone(),
+                };
+                match seen.get(&c.cond) {
+                    Some(&at) => out[at].merge(&c),
+                    None => {
+                        seen.insert(c.cond.clone(), out.len());
+                        out.push(c);
+                    }
                 }
             }
         }

@@ -30,7 +30,8 @@ mod types;
 
 pub use diag::{Diagnostic, Severity, Span};
 pub use infer::{
-    analyze_def, DefAnalysis, OutputShape, Precondition, Status, StmtAnalysis, VarRange,
+    analyze_def, AccessBound, DefAnalysis, OutputShape, Precondition, Status, StmtAnalysis,
+    VarRange,
 };
 pub use lexer::{lex, Tok, Token};
 pub use parser::{parse, MAX_NESTING};
