@@ -24,6 +24,7 @@
 
 mod graph;
 mod grid;
+mod hlo_map;
 mod html;
 mod number_line;
 mod palette;
@@ -32,6 +33,10 @@ mod svg;
 
 pub use graph::{Edge, Graph, Node};
 pub use grid::{tensor_panel, Cell, Grid, MAX_CELLS, MAX_CLASSIFIED, MAX_SLICES};
+pub use hlo_map::{
+    hlo_map_picture, hlo_scene, map_picture, map_scene, middle_element, parse_at, DrawnMap,
+    MapPictureError, MapScene, ReadTensor, ENUMERATION_BUDGET,
+};
 pub use html::Page;
 pub use number_line::{Bar, NumberLine};
 pub use palette::{Color, Fill, Role};
