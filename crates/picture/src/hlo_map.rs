@@ -565,6 +565,11 @@ pub fn map_picture(scene: &MapScene, at: Option<&[i64]>) -> Result<Drawing, MapP
 
     let mut any_bounded = false;
     let mut any_may = false;
+    let any_runtime = scene
+        .tensors
+        .iter()
+        .flat_map(|t| &t.maps)
+        .any(|m| !m.map.rt_vars().is_empty());
     for (k, tensor) in scene.tensors.iter().enumerate() {
         let mut col = Column::new(6.0);
         let (reads, lines, bounded) = reads_of(tensor, &at);
@@ -618,7 +623,14 @@ pub fn map_picture(scene: &MapScene, at: Option<&[i64]>) -> Result<Drawing, MapP
     }
     let mut legend = vec![
         LegendEntry::role(Role::Selected),
-        LegendEntry::role_as(Role::Needed, "read (for every runtime value)"),
+        LegendEntry::role_as(
+            Role::Needed,
+            if any_runtime {
+                "read (for every runtime value)"
+            } else {
+                "read"
+            },
+        ),
     ];
     if any_may {
         legend.push(LegendEntry::role_as(
