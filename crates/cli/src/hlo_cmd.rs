@@ -113,7 +113,10 @@ fn draw(
     let at = if at.is_empty() {
         None
     } else {
-        Some(picture::parse_at(at, &scene.output_shape).map_err(|e| format!("--at: {}", e.message))?)
+        Some(
+            picture::parse_at(at, &scene.output_shape)
+                .map_err(|e| format!("--at: {}", e.message))?,
+        )
     };
     picture::map_picture(&scene, at.as_deref())
         .map(|d| d.svg)

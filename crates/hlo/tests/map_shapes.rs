@@ -42,11 +42,28 @@ fn check(module: &hlo::Module, query: &Query, what: &str) -> usize {
                 None => s.to.as_array(),
             };
             let Some(to) = to else { continue };
-            assert_eq!(m.map.num_dims(), from.rank(), "{what}: {}\n{}", entry.name, m.map);
-            assert_eq!(m.map.num_results(), to.rank(), "{what}: {}\n{}", entry.name, m.map);
+            assert_eq!(
+                m.map.num_dims(),
+                from.rank(),
+                "{what}: {}\n{}",
+                entry.name,
+                m.map
+            );
+            assert_eq!(
+                m.map.num_results(),
+                to.rank(),
+                "{what}: {}\n{}",
+                entry.name,
+                m.map
+            );
             for (v, &n) in m.map.dims().iter().zip(&from.dims) {
                 let b = v.bounds();
-                assert!(0 <= b.lower && b.upper < n, "{what}: {}\n{}", entry.name, m.map);
+                assert!(
+                    0 <= b.lower && b.upper < n,
+                    "{what}: {}\n{}",
+                    entry.name,
+                    m.map
+                );
             }
             checked += 1;
         }
@@ -85,8 +102,9 @@ fn every_map_indexes_the_shapes_map_shapes_names() {
 
 #[test]
 fn a_missing_output_is_an_error() {
-    let m = hlo::parse_module("ENTRY e {\n p0 = f32[4] parameter(0)\n ROOT n = f32[4] negate(p0)\n}")
-        .unwrap();
+    let m =
+        hlo::parse_module("ENTRY e {\n p0 = f32[4] parameter(0)\n ROOT n = f32[4] negate(p0)\n}")
+            .unwrap();
     let query = Query {
         output: 1,
         ..Query::default()

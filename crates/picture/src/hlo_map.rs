@@ -35,6 +35,9 @@ const PER_ROW: usize = 3;
 /// Characters of map text per caption line.
 const WRAP: usize = 80;
 
+/// Characters per line of the summary under the map text (a larger font).
+const SUMMARY_WRAP: usize = 64;
+
 /// Why a map picture cannot be drawn: a bad element, or a query whose
 /// maps do not start from one output element.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -226,7 +229,10 @@ pub fn hlo_scene(
         });
     }
     Ok(MapScene {
-        title: format!("{}: one output element and the elements it reads", result.instruction),
+        title: format!(
+            "{}: one output element and the elements it reads",
+            result.instruction
+        ),
         output: format!("{} {output}", result.instruction),
         output_shape: output.dims.clone(),
         tensors,
@@ -252,7 +258,11 @@ pub fn map_scene(map: &IndexingMap, shapes: Option<(&[i64], &[i64])>) -> MapScen
                 .iter()
                 .map(|r| map.expression_range(r).upper.saturating_add(1).max(1))
                 .collect();
-            (o, i, Some("shapes from the ranges of the dimensions and results"))
+            (
+                o,
+                i,
+                Some("shapes from the ranges of the dimensions and results"),
+            )
         }
     };
     let shape_text = |s: &[i64]| {
@@ -277,7 +287,7 @@ pub fn map_scene(map: &IndexingMap, shapes: Option<(&[i64], &[i64])>) -> MapScen
             }],
             unknown: None,
         }],
-        choose_hint: "at=[..]".to_string(),
+        choose_hint: "--at d0=..".to_string(),
     }
 }
 
@@ -300,11 +310,10 @@ impl Reads {
         if linear.is_some_and(|l| self.certain.contains(&l)) {
             return Role::Needed;
         }
-        let in_box = self.boxes.iter().any(|b| {
-            b.iter()
-                .zip(index)
-                .all(|(iv, &i)| iv.contains(i as i64))
-        });
+        let in_box = self
+            .boxes
+            .iter()
+            .any(|b| b.iter().zip(index).all(|(iv, &i)| iv.contains(i as i64)));
         if in_box || linear.is_some_and(|l| self.possible.contains(&l)) {
             return Role::MayRead;
         }
@@ -366,8 +375,7 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
         pieces.push(piece);
         let mut current = String::new();
         for piece in pieces {
-            if !current.trim().is_empty()
-                && current.chars().count() + piece.chars().count() > width
+            if !current.trim().is_empty() && current.chars().count() + piece.chars().count() > width
             {
                 out.push(std::mem::take(&mut current).trim_end().to_string());
                 current.push_str("    ");
@@ -388,7 +396,11 @@ fn runtime_text(map: &IndexingMap) -> String {
         .map(|v| format!("{} in {}", map.var_name(v.var()), v.bounds()))
         .collect();
     for c in map.constraints() {
-        let names: Vec<String> = map.rt_vars().iter().map(|v| map.var_name(v.var())).collect();
+        let names: Vec<String> = map
+            .rt_vars()
+            .iter()
+            .map(|v| map.var_name(v.var()))
+            .collect();
         let text = map.print_expr(&c.expr);
         if names.iter().any(|n| text.contains(n.as_str())) {
             parts.push(format!("{text} in {}", c.interval));
@@ -447,6 +459,12 @@ fn reads_of(tensor: &ReadTensor, at: &[i64]) -> (Reads, Vec<String>, bool) {
                 }
                 let mut line = if m.map.rt_vars().is_empty() {
                     format!("{which}reads {}", elements(image.certain.len()))
+                } else if image.certain.is_empty() {
+                    format!(
+                        "{which}may read {}, as the runtime values say ({})",
+                        elements(image.possible.len()),
+                        runtime_text(&m.map)
+                    )
                 } else {
                     format!(
                         "{which}reads {} for every runtime value and {} more for some ({})",
@@ -598,7 +616,7 @@ pub fn map_picture(scene: &MapScene, at: Option<&[i64]>) -> Result<Drawing, MapP
                 ..TextStyle::LABEL
             },
         ));
-        let summary: Vec<String> = lines.iter().flat_map(|l| wrap(l, WRAP)).collect();
+        let summary: Vec<String> = lines.iter().flat_map(|l| wrap(l, SUMMARY_WRAP)).collect();
         text.push(Text::body(&summary.join("\n")));
         col.push(text);
         panels.push(Box::new(col));

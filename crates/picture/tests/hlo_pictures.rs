@@ -89,10 +89,7 @@ fn first_map(result: &hlo::InstructionIndexing, operand: usize) -> &indexing::In
 /// The elements `map` reads at the dimension point `at`, by enumerating
 /// its whole domain (the oracle), split into those read for every runtime
 /// value and the rest.
-fn enumerated(
-    map: &indexing::IndexingMap,
-    at: &[i64],
-) -> (Vec<Vec<i64>>, Vec<Vec<i64>>) {
+fn enumerated(map: &indexing::IndexingMap, at: &[i64]) -> (Vec<Vec<i64>>, Vec<Vec<i64>>) {
     use std::collections::{BTreeMap, BTreeSet};
     let n = map.num_dims();
     let ns = map.num_symbols();
@@ -168,7 +165,11 @@ fn a_gathers_window_is_hatched_over_exactly_the_positions_its_runtime_starts_rea
             } else {
                 Seen::Plain
             };
-            assert_eq!(seen(&px, &d, &anchor("in0", &[r, c])), want, "operand [{r},{c}]");
+            assert_eq!(
+                seen(&px, &d, &anchor("in0", &[r, c])),
+                want,
+                "operand [{r},{c}]"
+            );
         }
     }
     check_every_cell(&px, &d, "in0", (12, 10), map, &at);
@@ -179,13 +180,19 @@ fn a_gathers_window_is_hatched_over_exactly_the_positions_its_runtime_starts_rea
     assert_eq!(seen(&px, &d, "out[1,1,2]"), Seen::Selected);
     assert_eq!(seen(&px, &d, "out[1,0,0]"), Seen::Plain);
     assert!(d.svg.contains("rt0 in [0, 9], rt1 in [0, 6]"));
-    assert!(d.svg.contains("(d0, d1, d2){rt0, rt1} -&gt; (d1 + rt0, d2 + rt1)"));
+    assert!(d
+        .svg
+        .contains("(d0, d1, d2){rt0, rt1} -&gt; (d1 + rt0, d2 + rt1)"));
 }
 
 #[test]
 fn take_along_axis_reads_its_row_at_every_column_a_runtime_index_reaches() {
     let at = [1, 0];
-    let (d, result) = draw(&example("jax_take_along_axis.hlo"), Some("gather.1"), Some(&at));
+    let (d, result) = draw(
+        &example("jax_take_along_axis.hlo"),
+        Some("gather.1"),
+        Some(&at),
+    );
     let px = rasterize(&d);
     let map = first_map(&result, 0);
     let rt = map.rt_vars()[0].bounds();
@@ -263,10 +270,17 @@ fn a_broadcast_reads_one_element_and_a_transpose_the_permuted_one() {
             } else {
                 Seen::Plain
             };
-            assert_eq!(seen(&px, &d, &anchor("in0", &[1, j, k])), want, "[1,{j},{k}]");
+            assert_eq!(
+                seen(&px, &d, &anchor("in0", &[1, j, k])),
+                want,
+                "[1,{j},{k}]"
+            );
         }
     }
-    assert!(d.anchor("in0[0,0,0]").is_none(), "slices without reads are skipped");
+    assert!(
+        d.anchor("in0[0,0,0]").is_none(),
+        "slices without reads are skipped"
+    );
 }
 
 #[test]
@@ -309,10 +323,9 @@ fn the_default_element_is_the_middle_one_and_a_bad_one_is_an_error() {
 
 #[test]
 fn a_map_alone_is_drawn_over_the_ranges_of_its_dimensions_and_results() {
-    let map = indexing::IndexingMap::parse(
-        "(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 2]",
-    )
-    .unwrap();
+    let map =
+        indexing::IndexingMap::parse("(d0)[s0] -> (d0 + s0), domain: d0 in [0, 3], s0 in [0, 2]")
+            .unwrap();
     let scene = map_scene(&map, None);
     assert_eq!(scene.output_shape, vec![4]);
     assert_eq!(scene.tensors[0].shape, vec![6]);
@@ -330,7 +343,8 @@ fn a_map_alone_is_drawn_over_the_ranges_of_its_dimensions_and_results() {
 
 #[test]
 fn a_small_map_picture_prints_the_same_svg() {
-    let text = "ENTRY e {\n p0 = f32[3] parameter(0)\n ROOT b = f32[2,3] broadcast(p0), dimensions={1}\n}";
+    let text =
+        "ENTRY e {\n p0 = f32[3] parameter(0)\n ROOT b = f32[2,3] broadcast(p0), dimensions={1}\n}";
     let (d, _) = draw(text, None, Some(&[1, 2]));
     insta::assert_snapshot!(d.svg);
 }
