@@ -102,6 +102,23 @@ pub struct MapScene {
     pub choose_hint: String,
 }
 
+impl MapScene {
+    /// The same scene with only input `tensor` and only its map `map` (a
+    /// picture of one map of an instruction), or `None` when there is no
+    /// such map.
+    pub fn only(&self, tensor: usize, map: usize) -> Option<MapScene> {
+        let t = self.tensors.get(tensor)?;
+        let m = t.maps.get(map)?;
+        Some(MapScene {
+            tensors: vec![ReadTensor {
+                maps: vec![m.clone()],
+                ..t.clone()
+            }],
+            ..self.clone()
+        })
+    }
+}
+
 /// The middle element of `shape` (`size / 2` on each axis), the element
 /// drawn when none is chosen.
 pub fn middle_element(shape: &[i64]) -> Vec<i64> {
