@@ -85,6 +85,8 @@ pub struct ReadTensor {
     pub maps: Vec<DrawnMap>,
     /// Why its maps are unknown, when they are.
     pub unknown: Option<String>,
+    /// More lines for the caption (maps not drawn, ...).
+    pub notes: Vec<String>,
 }
 
 /// What a map picture shows: an output tensor and the tensors it reads.
@@ -220,6 +222,13 @@ pub fn hlo_scene(
             Shape::Array(a) => (a.dims.clone(), a.to_string()),
             Shape::Tuple(_) => (Vec::new(), to.to_string()),
         };
+        let mut notes = Vec::new();
+        let others = maps.iter().filter(|m| m.element != element).count();
+        if others > 0 {
+            notes.push(format!(
+                "{others} map(s) of other tuple elements not drawn (see the text output)"
+            ));
+        }
         let drawn = maps
             .iter()
             .filter(|m| m.element == element)
@@ -243,6 +252,7 @@ pub fn hlo_scene(
             shape,
             maps: drawn,
             unknown,
+            notes,
         });
     }
     Ok(MapScene {
@@ -303,6 +313,7 @@ pub fn map_scene(map: &IndexingMap, shapes: Option<(&[i64], &[i64])>) -> MapScen
                 conservative: None,
             }],
             unknown: None,
+            notes: Vec::new(),
         }],
         choose_hint: "--at d0=..".to_string(),
     }
@@ -556,6 +567,12 @@ pub fn map_picture(scene: &MapScene, at: Option<&[i64]>) -> Result<Drawing, MapP
             at.len()
         )));
     }
+    if let Some(k) = scene.output_shape.iter().position(|&n| n <= 0) {
+        return Err(MapPictureError::new(format!(
+            "the output has no elements (d{k} has size {}): there is no element to draw",
+            scene.output_shape[k]
+        )));
+    }
     for (k, (&v, &n)) in at.iter().zip(&scene.output_shape).enumerate() {
         if !(0..n).contains(&v) {
             return Err(MapPictureError::new(format!(
@@ -633,7 +650,11 @@ pub fn map_picture(scene: &MapScene, at: Option<&[i64]>) -> Result<Drawing, MapP
                 ..TextStyle::LABEL
             },
         ));
-        let summary: Vec<String> = lines.iter().flat_map(|l| wrap(l, SUMMARY_WRAP)).collect();
+        let summary: Vec<String> = lines
+            .iter()
+            .chain(&tensor.notes)
+            .flat_map(|l| wrap(l, SUMMARY_WRAP))
+            .collect();
         text.push(Text::body(&summary.join("\n")));
         col.push(text);
         panels.push(Box::new(col));

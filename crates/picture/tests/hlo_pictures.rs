@@ -348,3 +348,34 @@ fn a_small_map_picture_prints_the_same_svg() {
     let (d, _) = draw(text, None, Some(&[1, 2]));
     insta::assert_snapshot!(d.svg);
 }
+
+#[test]
+fn a_tuple_operand_is_drawn_as_the_element_its_map_indexes() {
+    let text = "ENTRY e {\n p = (f32[2], f32[3,4]) parameter(0)\n ROOT g = f32[3,4] get-tuple-element(p), index=1\n}";
+    let (d, _) = draw(text, None, Some(&[2, 1]));
+    assert!(d.svg.contains("input 0: p f32[3,4] (tuple element 1)"));
+    let px = rasterize(&d);
+    for r in 0..3 {
+        for c in 0..4 {
+            let want = if (r, c) == (2, 1) {
+                Seen::Needed
+            } else {
+                Seen::Plain
+            };
+            assert_eq!(seen(&px, &d, &anchor("in0", &[r, c])), want, "[{r},{c}]");
+        }
+    }
+}
+
+#[test]
+fn an_output_without_elements_is_an_error() {
+    let module = hlo::parse_module(
+        "ENTRY e {\n p0 = f32[0,3] parameter(0)\n ROOT n = f32[0,3] negate(p0)\n}",
+    )
+    .unwrap();
+    let query = hlo::Query::default();
+    let result = hlo::analyze(&module, &query).unwrap();
+    let shapes = hlo::map_shapes(&module, &query).unwrap();
+    let err = hlo_map_picture(&result, &shapes, None).unwrap_err();
+    assert!(err.message.contains("no elements"), "{err}");
+}
