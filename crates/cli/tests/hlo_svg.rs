@@ -148,3 +148,26 @@ fn a_map_alone_is_drawn_over_its_ranges() {
     assert_eq!(code, Some(2));
     assert!(err.contains("outside"), "{err}");
 }
+
+#[test]
+fn the_committed_picture_is_what_the_readme_command_draws() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let command =
+        "rangefinder hlo examples/hlo/x19_gather.hlo --svg docs/hlo_gather.svg --at d0=1,d1=1,d2=2";
+    assert!(readme.contains(command), "the README shows the command");
+    let (code, stdout, err) = run(&[
+        "hlo",
+        root.join("examples/hlo/x19_gather.hlo").to_str().unwrap(),
+        "--svg",
+        "-",
+        "--at",
+        "d0=1,d1=1,d2=2",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let committed = std::fs::read_to_string(root.join("docs/hlo_gather.svg")).unwrap();
+    assert_eq!(
+        stdout, committed,
+        "run the README command to update docs/hlo_gather.svg"
+    );
+}
