@@ -72,6 +72,9 @@ pub struct DrawnMap {
     pub text: String,
     /// Why the map over-approximates, when its analysis says it does.
     pub conservative: Option<String>,
+    /// For each runtime variable: the tensor its value is read from and the
+    /// map from the output's indices to the index read there.
+    pub runtime: Vec<(String, IndexingMap)>,
 }
 
 /// One tensor the output element reads, with the maps that reach it.
@@ -241,6 +244,14 @@ pub fn hlo_scene(
                         indexing::EXPRESSION_BUDGET
                     )
                 }),
+                runtime: m
+                    .runtime
+                    .iter()
+                    .map(|rt| {
+                        let source = rt.operand_name.clone().unwrap_or_else(|| rt.source.clone());
+                        (source, rt.map.clone())
+                    })
+                    .collect(),
             })
             .collect();
         let mut title = format!("input {}: {} {shape_text}", entry.index, entry.name);
@@ -311,6 +322,7 @@ pub fn map_scene(map: &IndexingMap, shapes: Option<(&[i64], &[i64])>) -> MapScen
                 map: map.clone(),
                 text: map.to_string(),
                 conservative: None,
+                runtime: Vec::new(),
             }],
             unknown: None,
             notes: Vec::new(),
@@ -528,6 +540,25 @@ fn reads_of(tensor: &ReadTensor, at: &[i64]) -> (Reads, Vec<String>, bool) {
                 )),
                 Err(e) => lines.push(format!("{which}cannot be drawn: {}", e.message)),
             },
+        }
+        for (i, (source, rt_map)) in m.runtime.iter().enumerate() {
+            // The index a runtime value is read at, when one point says it.
+            let read_at = (rt_map.num_dims() == at.len())
+                .then(|| rt_map.image_at(at, ENUMERATION_BUDGET).ok())
+                .flatten()
+                .filter(|image| image.certain.len() == 1 && image.possible.is_empty());
+            if let (Some(image), Some(v)) = (read_at, m.map.rt_vars().get(i)) {
+                lines.push(format!(
+                    "{which}{} in {} is read from {source}[{}]",
+                    m.map.var_name(v.var()),
+                    v.bounds(),
+                    image.certain[0]
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
         }
         if let Some(c) = &m.conservative {
             lines.push(format!("{which}{c}"));

@@ -180,6 +180,9 @@ fn a_gathers_window_is_hatched_over_exactly_the_positions_its_runtime_starts_rea
     assert_eq!(seen(&px, &d, "out[1,1,2]"), Seen::Selected);
     assert_eq!(seen(&px, &d, "out[1,0,0]"), Seen::Plain);
     assert!(d.svg.contains("rt0 in [0, 9], rt1 in [0, 6]"));
+    // Where each runtime start is read for this element.
+    assert!(d.svg.contains("rt0 in [0, 9] is read from indices[1, 0]"));
+    assert!(d.svg.contains("rt1 in [0, 6] is read from indices[1, 1]"));
     assert!(d
         .svg
         .contains("(d0, d1, d2){rt0, rt1} -&gt; (d1 + rt0, d2 + rt1)"));
