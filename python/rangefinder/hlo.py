@@ -19,6 +19,9 @@ def analyze(text_or_path, instruction=None, output=0, input_to_output=False, to_
     ``direction``, ``warnings``, ``operands``), with each operand's ``maps``
     as :class:`rangefinder.IndexingMap` objects; ``details`` keeps their
     tuple elements, runtime variables and widening as the command gives them.
+    An output-to-input map draws itself (``.svg(at=...)``, ``_repr_svg_`` in
+    Jupyter) over the instruction's output and this operand's shape, as
+    ``rangefinder hlo --svg`` does.
     """
     text = _read(text_or_path)
     report, maps = _analyze(text, instruction, output, input_to_output, to_parameters)

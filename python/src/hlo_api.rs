@@ -35,16 +35,42 @@ fn hlo_analyze(
         hlo::analyze(&module, &query).map_err(|e| error_at(py, text, &e.to_string(), e.span()))?;
     let json =
         serde_json::to_string(&hlo::JsonReport::of(&result)).map_err(|e| error(e.to_string()))?;
+    // Output-to-input maps are drawn over the instruction's shapes; the
+    // others, alone, over their ranges.
+    let scene = hlo::map_shapes(&module, &query)
+        .ok()
+        .and_then(|shapes| picture::hlo_scene(&result, &shapes).ok());
     let maps = result
         .operands
         .iter()
-        .map(|e| match &e.indexing {
+        .enumerate()
+        .map(|(k, e)| match &e.indexing {
             hlo::OperandIndexing::Maps(maps) => maps
                 .iter()
-                .map(|m| IndexingMap { map: m.map.clone() })
+                .enumerate()
+                .map(|(j, m)| IndexingMap {
+                    map: m.map.clone(),
+                    scene: scene.as_ref().and_then(|s| scene_of(s, k, j, maps)),
+                })
                 .collect(),
             hlo::OperandIndexing::Unsupported(_) => Vec::new(),
         })
         .collect();
     Ok((json, maps))
+}
+
+/// The scene of map `j` of operand `k` alone. The scene holds only the maps
+/// of one tuple element per operand, so `j` counts among those.
+fn scene_of(
+    scene: &picture::MapScene,
+    k: usize,
+    j: usize,
+    maps: &[hlo::OperandMap],
+) -> Option<picture::MapScene> {
+    let element = maps.first().and_then(|m| m.element);
+    if maps[j].element != element {
+        return None;
+    }
+    let position = maps[..j].iter().filter(|m| m.element == element).count();
+    scene.only(k, position)
 }

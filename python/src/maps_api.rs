@@ -33,6 +33,16 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 #[derive(Clone)]
 pub struct IndexingMap {
     pub map: indexing::IndexingMap,
+    /// The instruction, operand and shapes the map was analysed for, when
+    /// it came from `rangefinder.hlo.analyze` (its picture uses them).
+    pub scene: Option<picture::MapScene>,
+}
+
+impl IndexingMap {
+    /// A map without an instruction behind it.
+    pub fn alone(map: indexing::IndexingMap) -> IndexingMap {
+        IndexingMap { map, scene: None }
+    }
 }
 
 #[pymethods]
@@ -41,7 +51,7 @@ impl IndexingMap {
     #[new]
     fn py_new(py: Python<'_>, text: &str) -> PyResult<IndexingMap> {
         indexing::IndexingMap::parse(text)
-            .map(|map| IndexingMap { map })
+            .map(IndexingMap::alone)
             .map_err(|e| error_at(py, text, &e.message, e.span))
     }
 
@@ -55,14 +65,14 @@ impl IndexingMap {
     fn simplify(&self) -> IndexingMap {
         let mut map = self.map.clone();
         map.simplify();
-        IndexingMap { map }
+        IndexingMap::alone(map)
     }
 
     /// `self ∘ producer`: this map's results fed into `producer`'s
     /// dimensions (XLA's `ComposeIndexingMaps(self, producer)`).
     fn compose(&self, producer: &IndexingMap) -> PyResult<IndexingMap> {
         indexing::compose(&self.map, &producer.map)
-            .map(|map| IndexingMap { map })
+            .map(IndexingMap::alone)
             .map_err(|e| error(e.message))
     }
 
@@ -110,6 +120,33 @@ impl IndexingMap {
         equal(&self.map, &other.map)
     }
 
+    /// The picture of one element and the elements it reads, as SVG text.
+    /// `at` is the element: a list of indices, a dict `{"d0": 1}` or a
+    /// string `"d0=1,d1=2"`; axes not given take their middle index. A map
+    /// from `rangefinder.hlo.analyze` (output-to-input) is drawn over the
+    /// instruction's output and operand shapes; any other map over the
+    /// ranges of its dimensions (the output) and of its results (the input).
+    #[pyo3(signature = (at=None))]
+    fn svg(&self, at: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+        let mut scene = match &self.scene {
+            Some(s) => s.clone(),
+            None => picture::map_scene(&self.map, None),
+        };
+        scene.choose_hint = "svg(at=...)".to_string();
+        let at = match at {
+            None => None,
+            Some(a) => Some(element(a, &scene.output_shape)?),
+        };
+        picture::map_picture(&scene, at.as_deref())
+            .map(|d| d.svg)
+            .map_err(|e| error(e.message))
+    }
+
+    /// Jupyter's picture of the map: `svg()` at the middle element.
+    fn _repr_svg_(&self) -> PyResult<String> {
+        self.svg(None)
+    }
+
     fn __str__(&self) -> String {
         self.map.to_string()
     }
@@ -117,6 +154,27 @@ impl IndexingMap {
     fn __repr__(&self) -> String {
         format!("IndexingMap({:?})", self.map.to_string())
     }
+}
+
+/// The element `at` names: a string `d0=1,d1=2`, a dict `{"d0": 1}` or a
+/// sequence of indices.
+fn element(at: &Bound<'_, PyAny>, shape: &[i64]) -> PyResult<Vec<i64>> {
+    let specs: Vec<String> = if let Ok(text) = at.extract::<String>() {
+        vec![text]
+    } else if let Ok(dict) = at.cast::<pyo3::types::PyDict>() {
+        let mut specs = Vec::new();
+        for (k, v) in dict.iter() {
+            specs.push(format!("{}={}", k.str()?, v.str()?));
+        }
+        specs
+    } else if let Ok(values) = at.extract::<Vec<i64>>() {
+        return Ok(values);
+    } else {
+        return Err(error(
+            "at is a list of indices, a dict {\"d0\": 1} or a string \"d0=1,d1=2\"",
+        ));
+    };
+    picture::parse_at(&specs, shape).map_err(|e| error(format!("at: {}", e.message)))
 }
 
 /// Whether two maps are the same relation: exactly by enumeration on small

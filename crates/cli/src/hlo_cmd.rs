@@ -27,6 +27,15 @@ pub struct HloArgs {
     /// JSON output.
     #[arg(long)]
     pub json: bool,
+    /// Also draw one output element and the elements its output-to-input
+    /// maps read, per operand, as SVG to PATH (`-`: standard output, instead
+    /// of the maps' text).
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<PathBuf>,
+    /// The output element to draw, `d0=V,d1=V` (or `--at dK=V` repeated);
+    /// axes not given take their middle index (default: the middle element).
+    #[arg(long, value_name = "dK=V,..", requires = "svg")]
+    pub at: Vec<String>,
 }
 
 /// Runs the subcommand: exit code 0 on success, 2 when the file cannot be
@@ -56,6 +65,13 @@ pub fn run(args: HloArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return crate::diagnostics::report(&name, &source, &e.to_string(), e.span()),
     };
+    let picture = match &args.svg {
+        None => None,
+        Some(path) => match draw(&module, &query, &result, &args.at) {
+            Ok(svg) => Some((path, svg)),
+            Err(e) => return crate::diagnostics::fail(e),
+        },
+    };
     for w in &result.warnings {
         eprintln!("warning: {w}");
     }
@@ -64,6 +80,14 @@ pub fn run(args: HloArgs) -> ExitCode {
         match &e.span {
             Some(span) => crate::diagnostics::warn(&name, &source, &message, span.clone()),
             None => eprintln!("warning: {message}"),
+        }
+    }
+    if let Some((path, svg)) = &picture {
+        if let Err(e) = write_svg(path, svg) {
+            return crate::diagnostics::fail(e);
+        }
+        if path.as_os_str() == "-" {
+            return ExitCode::SUCCESS;
         }
     }
     if args.json {
@@ -75,6 +99,37 @@ pub fn run(args: HloArgs) -> ExitCode {
         emit(&result.to_string());
     }
     ExitCode::SUCCESS
+}
+
+/// The SVG picture of `result` (the maps of `query`) at the element `at`.
+fn draw(
+    module: &hlo::Module,
+    query: &Query,
+    result: &hlo::InstructionIndexing,
+    at: &[String],
+) -> Result<String, String> {
+    let shapes = hlo::map_shapes(module, query).map_err(|e| e.to_string())?;
+    let scene = picture::hlo_scene(result, &shapes).map_err(|e| e.message)?;
+    let at = if at.is_empty() {
+        None
+    } else {
+        Some(
+            picture::parse_at(at, &scene.output_shape)
+                .map_err(|e| format!("--at: {}", e.message))?,
+        )
+    };
+    picture::map_picture(&scene, at.as_deref())
+        .map(|d| d.svg)
+        .map_err(|e| e.message)
+}
+
+/// Writes a picture to `path` (`-`: standard output).
+pub(crate) fn write_svg(path: &std::path::Path, svg: &str) -> Result<(), String> {
+    if path.as_os_str() == "-" {
+        emit(svg);
+        return Ok(());
+    }
+    std::fs::write(path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// The distinct reasons why operands of `result` have unknown indexing, in

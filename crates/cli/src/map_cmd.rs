@@ -13,6 +13,15 @@ pub struct MapArgs {
     /// Print `{"input": ..., "simplified": ...}`.
     #[arg(long)]
     pub json: bool,
+    /// Also draw one element of the dimensions and the results it reaches
+    /// as SVG to PATH (`-`: standard output, instead of the map); the
+    /// shapes are the ranges of the dimensions and of the results.
+    #[arg(long, value_name = "PATH")]
+    pub svg: Option<std::path::PathBuf>,
+    /// The element to draw, `d0=V,d1=V` (or `--at dK=V` repeated); axes not
+    /// given take their middle index.
+    #[arg(long, value_name = "dK=V,..", requires = "svg")]
+    pub at: Vec<String>,
 }
 
 /// Runs the subcommand: exit code 0 on success, 2 when the map does not
@@ -25,6 +34,27 @@ pub fn run(args: MapArgs) -> ExitCode {
     };
     let mut simplified = map.clone();
     simplified.simplify();
+    if let Some(path) = &args.svg {
+        let scene = picture::map_scene(&simplified, None);
+        let at = if args.at.is_empty() {
+            None
+        } else {
+            match picture::parse_at(&args.at, &scene.output_shape) {
+                Ok(at) => Some(at),
+                Err(e) => return crate::diagnostics::fail(format!("--at: {e}")),
+            }
+        };
+        let drawing = match picture::map_picture(&scene, at.as_deref()) {
+            Ok(d) => d,
+            Err(e) => return crate::diagnostics::fail(e),
+        };
+        if let Err(e) = crate::hlo_cmd::write_svg(path, &drawing.svg) {
+            return crate::diagnostics::fail(e);
+        }
+        if path.as_os_str() == "-" {
+            return ExitCode::SUCCESS;
+        }
+    }
     if args.json {
         let report = MapReport {
             input: map.to_string(),

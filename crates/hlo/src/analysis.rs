@@ -58,6 +58,88 @@ pub fn analyze(module: &Module, query: &Query) -> Result<InstructionIndexing, Qu
     Ok(result)
 }
 
+/// The shapes the maps of one entry of an [`InstructionIndexing`] go
+/// between: the maps' dimensions index `from`, their results index `to`
+/// (an element of `to` when it is a tuple: [`OperandMap::element`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryShapes {
+    /// The shape the dimensions index (the analysed output, output-to-input).
+    pub from: Shape,
+    /// The shape the results index (the operand or parameter,
+    /// output-to-input).
+    pub to: Shape,
+}
+
+/// The shapes of the entries [`analyze`] gives for `query` on `module`, in
+/// the same order: output-to-input, the analysed output (`query.output`)
+/// to each operand (each parameter with `to_parameters`); input-to-output,
+/// each operand (parameter) to the output.
+///
+/// ```
+/// let m = hlo::parse_module(
+///     "ENTRY e {\n p0 = f32[20] parameter(0)\n ROOT bc = f32[10,20,30] broadcast(p0), dimensions={1}\n}",
+/// ).unwrap();
+/// let shapes = hlo::map_shapes(&m, &hlo::Query::default()).unwrap();
+/// assert_eq!((shapes[0].from.to_string(), shapes[0].to.to_string()), ("f32[10,20,30]".into(), "f32[20]".into()));
+/// ```
+pub fn map_shapes(module: &Module, query: &Query) -> Result<Vec<EntryShapes>, QueryError> {
+    let (comp, instr) = match &query.instruction {
+        None => (module.entry, module.entry_computation().root),
+        Some(spec) => {
+            let (c, i, _) = module.resolve_instruction(spec)?;
+            (c, i)
+        }
+    };
+    let (comp, instr, sources) = if query.to_parameters {
+        let target = if query.instruction.is_none() {
+            comp
+        } else {
+            let inst = &module.computations[comp].instructions[instr];
+            match (inst.opcode, inst.called.as_slice()) {
+                (Opcode::Fusion | Opcode::Call, &[callee]) => callee,
+                _ => {
+                    return Err(QueryError::NotACall {
+                        instruction: inst.name.clone(),
+                        opcode: inst.opcode,
+                    })
+                }
+            }
+        };
+        let c = &module.computations[target];
+        (target, c.root, c.parameters.clone())
+    } else {
+        let inst = &module.computations[comp].instructions[instr];
+        (comp, instr, inst.operands.clone())
+    };
+    let c = &module.computations[comp];
+    let inst = &c.instructions[instr];
+    let output = inst
+        .shape
+        .output(query.output)
+        .ok_or_else(|| QueryError::NoOutput {
+            instruction: inst.name.clone(),
+            outputs: inst.shape.output_count(),
+            output: query.output,
+        })?;
+    Ok(sources
+        .iter()
+        .map(|&s| {
+            let source = c.instructions[s].shape.clone();
+            if query.input_to_output {
+                EntryShapes {
+                    from: source,
+                    to: output.clone(),
+                }
+            } else {
+                EntryShapes {
+                    from: output.clone(),
+                    to: source,
+                }
+            }
+        })
+        .collect())
+}
+
 /// [`analyze`] for the instruction `instr` of computation `comp`.
 fn analyze_at(
     module: &Module,

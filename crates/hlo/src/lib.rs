@@ -5,7 +5,8 @@
 //! (or [`output_to_input`], [`input_to_output`], [`to_parameters`]) gives,
 //! for an instruction, the [`indexing::IndexingMap`]s from its output
 //! indices to the indices of each operand it reads (or back), composing
-//! through fusions and calls and de-duplicating per operand.
+//! through fusions and calls and de-duplicating per operand; [`map_shapes`]
+//! gives the shapes each entry's maps go between.
 //!
 //! Op families: elementwise ops of every arity (incl. `select`, `clamp`,
 //! `compare`, `convert`, `copy`, `map`), `broadcast`, `transpose`,
@@ -68,8 +69,8 @@ mod shape;
 mod verify;
 
 pub use analysis::{
-    analyze, epilogue_input_to_output, grouped_output_to_input, input_to_output, output_to_input,
-    parameters_to_output, to_parameters, Query,
+    analyze, epilogue_input_to_output, grouped_output_to_input, input_to_output, map_shapes,
+    output_to_input, parameters_to_output, to_parameters, EntryShapes, Query,
 };
 pub use element_type::{ElementKind, ElementType};
 pub use error::{AnalysisError, AnalysisErrorKind, ErrorKind, ParseError, QueryError};

@@ -6,7 +6,8 @@
 //! constraints `expr in [lb, ub]`. Maps parse from and print to XLA's text
 //! form, compose ([`compose`]), simplify with range-aware arithmetic
 //! ([`IndexingMap::simplify`]), drop unused variables, rescale strided
-//! symbols, evaluate at points and enumerate their domains; two maps are
+//! symbols, evaluate at points, enumerate their domains and the image of
+//! one dimension point ([`IndexingMap::image_at`]); two maps are
 //! compared by what they denote with [`semantically_equal`].
 //!
 //! ```
@@ -43,6 +44,7 @@ mod compare;
 mod compose;
 mod constraints;
 mod eval;
+mod image;
 mod interval;
 mod map;
 mod order;
@@ -56,6 +58,7 @@ mod widen;
 
 pub use compare::{semantically_equal, semantically_equal_sampled};
 pub use compose::compose;
+pub use image::Image;
 pub use interval::Interval;
 pub use map::{Constraint, IndexingMap};
 pub use print::print_expr;

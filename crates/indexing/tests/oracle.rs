@@ -266,3 +266,62 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// `image_at` against brute force over the whole box of variables:
+    /// a result point is certain when every runtime value reaches it (for
+    /// some range-variable value), possible when some but not all do; and
+    /// `image_bounds_at` holds every point reached.
+    #[test]
+    fn the_image_of_a_dimension_point_is_what_enumeration_reaches(text in map_text()) {
+        let map = IndexingMap::parse(&text).unwrap();
+        let dims: Vec<Interval> = map.dims().iter().map(|v| v.bounds()).collect();
+        let rest: Vec<Interval> = map.symbols().iter().chain(map.rt_vars()).map(|v| v.bounds()).collect();
+        let rt = map.rt_vars().iter().map(|v| v.bounds()).collect::<Vec<_>>();
+        let rt_count = box_points(&rt).len();
+        // Widen each dimension by one, so points outside the ranges are tried too.
+        let wide: Vec<Interval> = dims.iter().map(|b| Interval::new(b.lower - 1, b.upper.max(b.lower) + 1)).collect();
+        for d in box_points(&wide) {
+            let mut reached: BTreeMap<Vec<i64>, BTreeSet<Vec<i64>>> = BTreeMap::new();
+            for q in box_points(&rest) {
+                let p = [d.clone(), q.clone()].concat();
+                if let Some(r) = value(&map, &p) {
+                    reached.entry(r).or_default().insert(q[map.num_symbols()..].to_vec());
+                }
+            }
+            let certain: Vec<Vec<i64>> = reached.iter().filter(|(_, by)| by.len() == rt_count).map(|(r, _)| r.clone()).collect();
+            let possible: Vec<Vec<i64>> = reached.iter().filter(|(_, by)| by.len() < rt_count).map(|(r, _)| r.clone()).collect();
+            let image = map.image_at(&d, 1 << 16).unwrap();
+            prop_assert_eq!(&image.certain, &certain, "at {:?} of {}", d, map);
+            prop_assert_eq!(&image.possible, &possible, "at {:?} of {}", d, map);
+            if !reached.is_empty() {
+                let bounds = map.image_bounds_at(&d).unwrap().expect("a reached point is inside the ranges");
+                for r in reached.keys() {
+                    for (v, b) in r.iter().zip(&bounds) {
+                        prop_assert!(b.contains(*v), "{:?} outside {:?} at {:?} of {}", r, bounds, d, map);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn an_image_over_the_limit_is_an_error_and_its_bounds_are_a_box() {
+    let map = IndexingMap::parse(
+        "(d0, d1)[s0] -> (d0, d1 + s0), domain: d0 in [0, 1023], d1 in [0, 2], s0 in [0, 511]",
+    )
+    .unwrap();
+    assert!(map.image_at(&[5, 1], 100).is_err());
+    let image = map.image_at(&[5, 1], 512).unwrap();
+    assert_eq!(image.certain.len(), 512);
+    assert!(image.possible.is_empty());
+    assert_eq!(
+        map.image_bounds_at(&[5, 1]).unwrap(),
+        Some(vec![Interval::new(5, 5), Interval::new(1, 512)])
+    );
+    assert_eq!(map.image_bounds_at(&[5, 3]).unwrap(), None);
+    assert!(map.image_at(&[5], 512).is_err());
+}
