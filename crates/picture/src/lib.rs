@@ -40,7 +40,7 @@ pub use graph::{Edge, Graph, Node};
 pub use grid::{
     tensor_panel, tensor_panel_rows_apart, Cell, Grid, MAX_CELLS, MAX_CLASSIFIED, MAX_SLICES,
     MAX_SLICE_CELLS,
-pub use grid::{tensor_panel, Cell, Grid, MAX_CELLS, MAX_CLASSIFIED, MAX_SLICES};
+};
 pub use hlo_map::{
     hlo_map_picture, hlo_scene, map_picture, map_scene, middle_element, parse_at, DrawnMap,
     MapPictureError, MapScene, ReadTensor, ENUMERATION_BUDGET,
