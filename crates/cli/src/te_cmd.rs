@@ -1,5 +1,5 @@
 //! `rangefinder te FILE.py [--json] [--run] [--seed N] [--max-steps N]
-//! [--print legacy|tvmscript]`.
+//! [--print legacy|tvmscript] [--svg OUT.svg] [--at NAME=VALUE]...`.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -28,6 +28,33 @@ pub struct TeArgs {
     /// `tvm.lower(...).script()`).
     #[arg(long, value_name = "FORM", default_value = "legacy")]
     pub print: PrintArg,
+    /// Also write the region pictures to this file (`-` for stdout): each
+    /// stage computed at a loop, at an iteration of its attach loops, its
+    /// elements coloured computed-and-read, computed-never-read, untouched.
+    #[arg(long, value_name = "OUT.svg")]
+    pub svg: Option<PathBuf>,
+    /// The iteration the pictures show: an attach loop and its value (the
+    /// loop counts from 0, as the lowered program prints it); repeat for
+    /// several loops. Loops left out are at their first iteration; without
+    /// any, the first and a middle iteration of the outermost loop.
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_at)]
+    pub at: Vec<(String, i64)>,
+}
+
+/// Parses `--at NAME=VALUE`.
+fn parse_at(text: &str) -> Result<(String, i64), String> {
+    let (name, value) = text
+        .rsplit_once('=')
+        .ok_or_else(|| format!("`{text}` is not NAME=VALUE (e.g. `i.outer=3`)"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!("`{text}` names no loop (e.g. `i.outer=3`)"));
+    }
+    let value = value
+        .trim()
+        .parse::<i64>()
+        .map_err(|_| format!("the value in `{text}` is not an integer"))?;
+    Ok((name.to_string(), value))
 }
 
 /// The values of `--print`.
@@ -101,6 +128,41 @@ pub fn run(args: TeArgs) -> ExitCode {
             }
             Err(e) => return crate::diagnostics::report(&name, &source, &e.message, None),
         }
+    }
+    if let Some(path) = &args.svg {
+        let limits = te::RunLimits {
+            max_steps: args.max_steps,
+            interrupt: None,
+        };
+        let drawing = match picture::te_regions_svg(
+            &target.schedule,
+            &target.args,
+            &report,
+            &args.at,
+            &limits,
+        ) {
+            Ok(d) => d,
+            Err(e) => {
+                return crate::diagnostics::report(
+                    &name,
+                    &source,
+                    &format!("cannot draw the regions: {}", e.message),
+                    None,
+                )
+            }
+        };
+        if path.as_os_str() == "-" {
+            let _ = std::io::stdout().write_all(drawing.svg.as_bytes());
+        } else if let Err(e) = std::fs::write(path, &drawing.svg) {
+            return crate::diagnostics::fail(format!(
+                "cannot write the picture to {}: {e}",
+                path.display()
+            ));
+        }
+    } else if !args.at.is_empty() {
+        return crate::diagnostics::fail(
+            "`--at` chooses the iteration of the pictures: give `--svg OUT.svg` too",
+        );
     }
     if report.is_clean() {
         ExitCode::SUCCESS

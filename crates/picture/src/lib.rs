@@ -29,6 +29,7 @@ mod number_line;
 mod palette;
 mod panel;
 mod svg;
+mod te_regions;
 
 pub use graph::{Edge, Graph, Node};
 pub use grid::{tensor_panel, Cell, Grid, MAX_CELLS, MAX_CLASSIFIED, MAX_SLICES};
@@ -37,3 +38,4 @@ pub use number_line::{Bar, NumberLine};
 pub use palette::{Color, Fill, Role};
 pub use panel::{render, Column, Legend, LegendEntry, Panel, Row, Spacer, Text, MARGIN};
 pub use svg::{escape, num, Anchor, Drawing, Stroke, Svg, TextStyle};
+pub use te_regions::{region_panels, te_regions_svg};
