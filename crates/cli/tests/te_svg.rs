@@ -5,9 +5,16 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn example(name: &str) -> String {
-    let p: PathBuf = [env!("CARGO_MANIFEST_DIR"), "..", "..", "examples", "te", name]
-        .iter()
-        .collect();
+    let p: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "..",
+        "examples",
+        "te",
+        name,
+    ]
+    .iter()
+    .collect();
     p.to_str().unwrap().to_string()
 }
 
@@ -44,7 +51,10 @@ fn svg_is_written_besides_the_text_report() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("stage B: computed at C.ci.cj.fused.outer"), "{stdout}");
+    assert!(
+        stdout.contains("stage B: computed at C.ci.cj.fused.outer"),
+        "{stdout}"
+    );
     assert!(stdout.contains("B: runs 26, needed 16"), "{stdout}");
     let svg = std::fs::read_to_string(&path).unwrap();
     assert!(svg.starts_with("<svg"), "{svg}");
@@ -72,7 +82,9 @@ fn an_unknown_loop_lists_the_attach_loops() {
     assert_eq!(out.status.code(), Some(2));
     let err = text(&out.stderr);
     assert!(
-        err.contains("no attach loop is called `xo`; the attach loops are B: ci.cj.fused.outer in [0, 6)"),
+        err.contains(
+            "no attach loop is called `xo`; the attach loops are B: ci.cj.fused.outer in [0, 6)"
+        ),
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");

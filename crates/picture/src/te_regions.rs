@@ -12,19 +12,31 @@
 
 use crate::grid::{tensor_panel, Cell};
 use crate::palette::Role;
-use crate::panel::{render, Column, Legend, LegendEntry, Panel, Text};
+use crate::panel::{render, Column, Legend, LegendEntry, Panel, Row, Text};
 use crate::svg::Drawing;
 use std::collections::BTreeSet;
 use te::{Placement, RegionQuery, RunLimits, RunReport, Schedule, TeError, Tensor};
 
 /// The legend of every region picture.
 fn legend() -> Legend {
-    Legend::new(vec![
+    legend_for(false)
+}
+
+/// The legend, with padding when a physical buffer is drawn.
+fn legend_for(physical: bool) -> Legend {
+    let mut entries = vec![
         LegendEntry::role_as(Role::Needed, "computed and read"),
         LegendEntry::role_as(Role::Wasted, "computed, never read"),
         LegendEntry::role_as(Role::Missing, "read, not computed"),
         LegendEntry::role_as(Role::Plain, "not computed"),
-    ])
+    ];
+    if physical {
+        entries.push(LegendEntry::role_as(
+            Role::Padding,
+            "physical position of no element",
+        ));
+    }
+    Legend::new(entries)
 }
 
 /// The region pictures of `run.report`'s schedule `schedule` (lowered
@@ -101,12 +113,7 @@ pub fn region_panels(
         }
     }
     let mut queries = Vec::new();
-    let mut layouts = Vec::new();
     for (st, loops) in stages.iter().zip(&loops_of) {
-        if st.physical_shape.is_some() {
-            layouts.push(st.name.clone());
-            continue;
-        }
         let mine: Vec<(String, i64)> = at
             .iter()
             .filter(|(n, _)| loops.iter().any(|l| &l.name == n))
@@ -128,11 +135,6 @@ pub fn region_panels(
     let mut panels: Vec<Box<dyn Panel>> = Vec::new();
     for r in &regions {
         panels.push(Box::new(stage_panel(schedule, run, r)));
-    }
-    for name in layouts {
-        panels.push(Box::new(note(&format!(
-            "{name} has a layout transform: its regions per iteration are not drawn."
-        ))));
     }
     Ok(panels)
 }
@@ -260,20 +262,55 @@ fn stage_panel(schedule: &Schedule, run: &RunReport, r: &te::IterationRegions) -
         let key: Vec<i64> = idx.iter().map(|&i| i as i64).collect();
         Cell::of(role(&r.computed, &r.needed, &key))
     };
+    let dims: Vec<String> = r.shape.iter().map(ToString::to_string).collect();
+    let name = format!("{} ({})", r.stage, dims.join(" x "));
+    let logical = tensor_panel(&panel_id(r), &name, &shape, &axis_names, &classify);
     let mut c = Column::new(6.0);
     c.push(Text::title(&title));
     c.push(Text::body(&caption.join("\n")));
-    let dims: Vec<String> = r.shape.iter().map(ToString::to_string).collect();
-    let name = format!("{} ({})", r.stage, dims.join(" x "));
-    c.push_boxed(tensor_panel(
-        &panel_id(r),
-        &name,
-        &shape,
-        &axis_names,
-        &classify,
-    ));
-    c.push(legend());
+    match &r.physical {
+        Some(p) => {
+            // The physical buffer beside the logical tensor (seed 001).
+            let mut row = Row::new(24.0);
+            row.push_boxed(logical);
+            row.push_boxed(physical_panel(r, p));
+            c.push(row);
+        }
+        None => {
+            c.push_boxed(logical);
+        }
+    }
+    c.push(legend_for(r.physical.is_some()));
     c
+}
+
+/// The physical buffer of a tensor with a layout at one iteration: each
+/// position labelled with the logical element it holds; positions that
+/// hold none are padding. Anchors are `{stage}@{iteration}:physical[..]`.
+fn physical_panel(r: &te::IterationRegions, p: &te::PhysicalRegions) -> Box<dyn Panel> {
+    let shape: Vec<usize> = p.shape.iter().map(|&d| d.max(0) as usize).collect();
+    let dims: Vec<String> = p.shape.iter().map(ToString::to_string).collect();
+    let title = format!("{} physical ({})", r.stage, dims.join(" x "));
+    let names: Vec<String> = (0..shape.len()).map(|k| format!("p{k}")).collect();
+    let classify = |idx: &[usize]| -> Cell {
+        let key: Vec<i64> = idx.iter().map(|&i| i as i64).collect();
+        let role = role(&p.computed, &p.needed, &key);
+        match p.logical.get(&key) {
+            Some(x) => {
+                let at: Vec<String> = x.iter().map(ToString::to_string).collect();
+                Cell::labelled(role, at.join(","))
+            }
+            None if role == Role::Plain => Cell::of(Role::Padding),
+            None => Cell::of(role),
+        }
+    };
+    tensor_panel(
+        &format!("{}:physical", panel_id(r)),
+        &title,
+        &shape,
+        &names,
+        &classify,
+    )
 }
 
 /// What element `idx` was in the iteration.

@@ -213,3 +213,33 @@ fn the_ex4_picture_prints_the_same_svg_every_time() {
     let d = draw(&t, &[("dj", 1), ("dk", 2)]);
     insta::assert_snapshot!(d.svg);
 }
+
+#[test]
+fn a_layout_transform_draws_the_physical_buffer_beside_the_tensor() {
+    let source = "
+from tvm import te
+A = te.placeholder((4, 6), name='A')
+B = te.compute((4, 6), lambda i, j: A[i, j] + 1, name='B')
+C = te.compute((4, 6), lambda i, j: B[i, j] * 2, name='C')
+s = te.create_schedule(C.op)
+s[B].transform_layout(lambda i, j: [j // 2, i, j % 2])
+s[B].compute_at(s[C], C.op.axis[0])
+";
+    let t = script::run(source).unwrap().target.unwrap();
+    let d = draw(&t, &[("i", 2)]);
+    assert_eq!(
+        cells(&d, "B@i=2", 4, 6),
+        ["......", "......", "NNNNNN", "......"]
+    );
+    // The row's six elements in the iteration's 3 x 1 x 2 storage.
+    let px = rasterize(&d);
+    for p in 0..6 {
+        assert_eq!(
+            px.at_anchor(&d, &format!("B@i=2:physical[{p}]")),
+            Color::BLUE
+        );
+    }
+    assert!(d.svg.contains("B physical (6)"));
+    // Position 1 holds element (2, 1): [1 // 2, 0, 1 % 2] in the row.
+    assert!(d.svg.contains(">2,1</text>"), "{}", d.svg);
+}

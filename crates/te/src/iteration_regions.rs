@@ -25,6 +25,7 @@ use crate::schedule::{Attach, Schedule};
 use crate::simp::simp;
 use arith::{Expr, Var};
 use std::collections::{BTreeSet, HashMap};
+use tir::mutate::Mutator as _;
 use tir::{AccessKind, Buffer, LoopState, ObservedAccess, Observer};
 
 /// The seed of the random inputs of the run: values do not change which
@@ -78,6 +79,26 @@ pub struct IterationRegions {
     /// How many stores the stage made (its `runs` in this iteration: an
     /// element of a reduction is stored once per reduction step).
     pub stores: u64,
+    /// For a tensor with a layout transform, the same in its physical
+    /// buffer as the program holds it in this iteration.
+    pub physical: Option<PhysicalRegions>,
+}
+
+/// What a stage with a layout transform computed and what was read of it,
+/// in the physical buffer the program stores it in (seed 001): the whole
+/// physical tensor, or the part of it one iteration holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PhysicalRegions {
+    /// The buffer's physical shape (one axis per group of transformed axes
+    /// between separators).
+    pub shape: Vec<i64>,
+    /// The physical positions stored.
+    pub computed: BTreeSet<Vec<i64>>,
+    /// The physical positions other stages read.
+    pub needed: BTreeSet<Vec<i64>>,
+    /// The logical element at each position that holds one; the others
+    /// are padding.
+    pub logical: std::collections::BTreeMap<Vec<i64>, Vec<i64>>,
 }
 
 impl IterationRegions {
@@ -316,6 +337,92 @@ struct Watch {
     /// Accesses outside any region (a stage stored as an argument): the
     /// whole program is its one iteration.
     whole: Option<IterationRegions>,
+    /// How a tensor with a layout transform is stored.
+    layout: Option<LayoutWatch>,
+}
+
+/// Where the program keeps the elements of a tensor with a layout
+/// transform, to map its physical accesses back to logical elements.
+struct LayoutWatch {
+    run: crate::layout::RunLayout,
+    /// For a tensor stored per iteration in the transformed space: the
+    /// extents of that storage and the start of each transformed axis, in
+    /// loop variables.
+    local: Option<(Vec<i64>, Vec<Expr>)>,
+    /// The stage's region, in loop variables (the realize of an iteration).
+    region: Vec<arith::Range>,
+}
+
+impl LayoutWatch {
+    /// The physical shape of the storage.
+    fn shape(&self) -> Vec<i64> {
+        match &self.local {
+            Some((extents, _)) => self
+                .run
+                .groups()
+                .into_iter()
+                .map(|g| extents[g].iter().product())
+                .collect(),
+            None => self
+                .run
+                .physical_shape()
+                .iter()
+                .map(|&d| d as i64)
+                .collect(),
+        }
+    }
+
+    /// The position of every logical element the storage holds in the
+    /// iteration `env` (loop values by name).
+    fn positions(
+        &self,
+        logical: &[i64],
+        env: &dyn Fn(&Var) -> Option<i64>,
+    ) -> Result<std::collections::BTreeMap<Vec<i64>, Vec<i64>>> {
+        let mut out = std::collections::BTreeMap::new();
+        let starts = match &self.local {
+            Some((_, starts)) => Some(
+                starts
+                    .iter()
+                    .map(|e| e.eval(env))
+                    .collect::<arith::Result<Vec<i64>>>()?,
+            ),
+            None => None,
+        };
+        let mut failed = None;
+        layout::for_each_point(logical, |x| {
+            if failed.is_some() {
+                return;
+            }
+            let t = match self.run.transformed(x) {
+                Ok(t) => t,
+                Err(e) => {
+                    failed = Some(e);
+                    return;
+                }
+            };
+            let (point, extents): (Vec<i64>, Vec<i64>) = match (&starts, &self.local) {
+                (Some(st), Some((ext, _))) => {
+                    (t.iter().zip(st).map(|(a, b)| a - b).collect(), ext.clone())
+                }
+                _ => (t, self.run.extents().to_vec()),
+            };
+            if point.iter().zip(&extents).any(|(&p, &e)| p < 0 || p >= e) {
+                return;
+            }
+            let physical = self
+                .run
+                .groups()
+                .into_iter()
+                .map(|g| g.fold(0i64, |acc, k| acc * extents[k] + point[k]))
+                .collect();
+            out.insert(physical, x.to_vec());
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
 }
 
 impl Watch {
@@ -343,6 +450,7 @@ impl Watch {
             instances: Vec::new(),
             open: Vec::new(),
             whole: None,
+            layout: None,
         })
     }
 
@@ -355,6 +463,7 @@ impl Watch {
             computed: BTreeSet::new(),
             needed: BTreeSet::new(),
             stores: 0,
+            physical: None,
         }
     }
 
@@ -377,6 +486,33 @@ impl Watch {
         open_match && dropped_match
     }
 
+    /// `rec` with its physical storage in the iteration `loops` are in,
+    /// and its realize in logical coordinates.
+    fn with_layout(
+        &self,
+        mut rec: IterationRegions,
+        loops: &[LoopState<'_>],
+    ) -> Result<IterationRegions> {
+        let l = self.layout.as_ref().expect("called for layouts only");
+        let values: HashMap<&str, i64> = loops.iter().map(|x| (x.var.name(), x.value)).collect();
+        // A loop the program dropped runs once, at 0.
+        let env = |v: &Var| Some(values.get(v.name()).copied().unwrap_or(0));
+        if !loops.is_empty() {
+            rec.realize = l
+                .region
+                .iter()
+                .map(|r| Ok((r.min.eval(&env)?, r.extent.eval(&env)?)))
+                .collect::<arith::Result<Vec<(i64, i64)>>>()?;
+        }
+        rec.physical = Some(PhysicalRegions {
+            shape: l.shape(),
+            computed: BTreeSet::new(),
+            needed: BTreeSet::new(),
+            logical: l.positions(&self.shape, &env)?,
+        });
+        Ok(rec)
+    }
+
     /// Moves the whole-program iteration, if any, to the finished ones.
     fn finish(&mut self) {
         if let Some(w) = self.whole.take() {
@@ -388,6 +524,8 @@ impl Watch {
 /// The observer of a run: the watches, by buffer name.
 struct Watches {
     watches: Vec<Watch>,
+    /// The first failure to map an iteration's storage back to the tensor.
+    failed: Option<TeError>,
 }
 
 impl Observer for Watches {
@@ -415,6 +553,16 @@ impl Observer for Watches {
                 let realize = min.iter().copied().zip(extent.iter().copied()).collect();
                 w.record(at, realize)
             });
+            let rec = match (rec, &w.layout) {
+                (Some(rec), Some(_)) => match w.with_layout(rec, loops) {
+                    Ok(rec) => Some(rec),
+                    Err(e) => {
+                        self.failed.get_or_insert(e);
+                        None
+                    }
+                },
+                (rec, _) => rec,
+            };
             w.open.push(rec);
         }
     }
@@ -440,7 +588,19 @@ impl Observer for Watches {
             let rec = if w.open.is_empty() {
                 if w.whole.is_none() {
                     let realize = w.shape.iter().map(|&n| (0, n)).collect();
-                    w.whole = Some(w.record(Vec::new(), realize));
+                    let rec = w.record(Vec::new(), realize);
+                    let rec = if w.layout.is_some() {
+                        match w.with_layout(rec, &[]) {
+                            Ok(rec) => rec,
+                            Err(e) => {
+                                self.failed.get_or_insert(e);
+                                continue;
+                            }
+                        }
+                    } else {
+                        rec
+                    };
+                    w.whole = Some(rec);
                 }
                 w.whole.as_mut()
             } else {
@@ -449,37 +609,127 @@ impl Observer for Watches {
             let Some(rec) = rec else {
                 continue;
             };
-            match (a.kind, a.stage) {
-                (AccessKind::Store, Some(st)) if st == w.stage => {
-                    rec.stores += 1;
-                    rec.computed.insert(a.indices.to_vec());
-                }
-                (AccessKind::Store, _) => {}
+            let own = a.stage.is_some_and(|st| st == w.stage);
+            let kind = match a.kind {
+                AccessKind::Store if own => Some(true),
+                AccessKind::Store => None,
                 // The stage's own reads (a reduction's update) need nothing.
-                (AccessKind::Load, Some(st)) if st == w.stage || st == w.init => {}
-                (AccessKind::Load, _) => {
-                    rec.needed.insert(a.indices.to_vec());
+                AccessKind::Load if own || a.stage == Some(w.init.as_str()) => None,
+                AccessKind::Load => Some(false),
+            };
+            let Some(store) = kind else {
+                continue;
+            };
+            if store {
+                rec.stores += 1;
+            }
+            let logical = match &mut rec.physical {
+                // A tensor with a layout: the program's indices are physical.
+                Some(p) => {
+                    let at = a.indices.to_vec();
+                    let logical = p.logical.get(&at).cloned();
+                    if store {
+                        p.computed.insert(at);
+                    } else {
+                        p.needed.insert(at);
+                    }
+                    logical
+                }
+                None => Some(a.indices.to_vec()),
+            };
+            if let Some(x) = logical {
+                if store {
+                    rec.computed.insert(x);
+                } else {
+                    rec.needed.insert(x);
                 }
             }
         }
     }
 }
 
-/// Runs `s` lowered with `realize` storage under `watches`.
+/// Runs `s` lowered under `watches`, giving them back in order.
 fn observe(
     s: &Schedule,
     args: &[Tensor],
     watches: Vec<Watch>,
     limits: &RunLimits,
 ) -> Result<Vec<Watch>> {
+    // A tensor with a layout is traced in the program `tvm.lower` gives,
+    // whose accesses are physical; the others in the `realize` form, whose
+    // accesses are the tensor's own indices.
+    let (plain, transformed): (Vec<(usize, Watch)>, Vec<(usize, Watch)>) =
+        watches.into_iter().enumerate().partition(|(_, w)| {
+            stage_position(s, &w.stage)
+                .map(|i| s.layout(s.stages()[i].op()).is_none())
+                .unwrap_or(true)
+        });
+    let mut out: Vec<(usize, Watch)> = Vec::new();
+    for (group, style) in [
+        (plain, StorageStyle::Realize),
+        (transformed, StorageStyle::Allocate),
+    ] {
+        if group.is_empty() {
+            continue;
+        }
+        let (positions, group): (Vec<usize>, Vec<Watch>) = group.into_iter().unzip();
+        let done = observe_in(s, args, group, limits, style)?;
+        out.extend(positions.into_iter().zip(done));
+    }
+    out.sort_by_key(|(k, _)| *k);
+    Ok(out.into_iter().map(|(_, w)| w).collect())
+}
+
+/// [`observe`] with one storage style.
+fn observe_in(
+    s: &Schedule,
+    args: &[Tensor],
+    mut watches: Vec<Watch>,
+    limits: &RunLimits,
+    style: StorageStyle,
+) -> Result<Vec<Watch>> {
+    let b = infer_bound(s)?;
+    let sizes = run_sizes(s);
+    for w in &mut watches {
+        let i = stage_position(s, &w.stage)?;
+        let st = &s.stages()[i];
+        if s.layout(st.op()).is_some() {
+            let run = crate::layout::concrete(s, &st.op().output(), &w.shape, &sizes)?
+                .expect("the stage has a layout");
+            let is_arg = args.iter().any(|t| t.op() == st.op());
+            let local = match (st.attach(), is_arg) {
+                (Attach::At { .. }, false) => {
+                    crate::lower::physical_allocation(s, &b, &b.analyzer, i)
+                }
+                _ => None,
+            };
+            let local = match local {
+                Some((shape, starts)) => {
+                    let extents = shape
+                        .iter()
+                        .map(|e| e.eval(&|v: &Var| sizes.get(v).copied()))
+                        .collect::<arith::Result<Vec<i64>>>()?;
+                    let starts = starts.iter().map(|e| b.to_loop_vars(e)).collect();
+                    Some((extents, starts))
+                }
+                None => None,
+            };
+            let region = b
+                .region(st.op())
+                .unwrap_or_default()
+                .iter()
+                .map(|r| {
+                    arith::Range::new(
+                        simp(&b.analyzer, r.min.clone()),
+                        simp(&b.analyzer, r.extent.clone()),
+                    )
+                })
+                .collect();
+            w.layout = Some(LayoutWatch { run, local, region });
+        }
+    }
     for w in &watches {
         let st = &s.stages()[stage_position(s, &w.stage)?];
-        if s.layout(st.op()).is_some() {
-            return Err(TeError::lowering(format!(
-                "`{}` has a layout transform: its regions per iteration are not traced",
-                w.stage
-            )));
-        }
         if let Some((_, call)) = crate::extern_op::extern_of(st.op())
             .and_then(|e| e.opaque_call())
             .map(|c| (st.name(), c))
@@ -490,9 +740,11 @@ fn observe(
             )));
         }
     }
-    let b = infer_bound(s)?;
-    let func = schedule_ops(s, &b, args, StorageStyle::Realize)?;
-    let sizes = run_sizes(s);
+    let mut func = schedule_ops(s, &b, args, style)?;
+    if style == StorageStyle::Realize {
+        let Ok(body) = EmptyRegions.stmt(&func.body);
+        func = tir::PrimFunc::new(func.name.clone(), func.params.clone(), body);
+    }
     let (_, inputs) = run_inputs(s, args, &func.params, &sizes, INPUT_SEED)?;
     let mut interpreter = tir::Interpreter::new()
         .keep_going(true)
@@ -502,7 +754,10 @@ fn observe(
     if let Some(hook) = limits.interrupt {
         interpreter = interpreter.interrupt(hook);
     }
-    let mut observer = Watches { watches };
+    let mut observer = Watches {
+        watches,
+        failed: None,
+    };
     interpreter
         .run_observed(&func, &inputs, &sizes, &mut observer)
         .map_err(|e| {
@@ -514,5 +769,37 @@ fn observe(
             };
             TeError::lowering(format!("running the lowered program failed: {e}{hint}"))
         })?;
+    if let Some(e) = observer.failed {
+        return Err(e);
+    }
     Ok(observer.watches)
+}
+
+/// Gives every `realize` a extent of at least 0: a stage whose consumers
+/// need nothing in an iteration has a region of negative extent there
+/// (`min(10 - i, 1)`), which is empty, as `tvm.lower`'s `allocate` of
+/// the largest region leaves it.
+struct EmptyRegions;
+
+impl tir::mutate::Mutator for EmptyRegions {
+    type Error = std::convert::Infallible;
+
+    fn stmt(&mut self, s: &tir::Stmt) -> std::result::Result<tir::Stmt, Self::Error> {
+        match s {
+            tir::Stmt::Realize {
+                buffer,
+                region,
+                body,
+            } => {
+                let region = region
+                    .iter()
+                    .map(|r| {
+                        arith::Range::new(r.min.clone(), Expr::max(r.extent.clone(), Expr::int(0)))
+                    })
+                    .collect();
+                Ok(tir::Stmt::realize(buffer, region, self.stmt(body)?))
+            }
+            _ => tir::mutate::walk_stmt(self, s),
+        }
+    }
 }

@@ -92,7 +92,7 @@ pub use group::Group;
 pub use iter_var::{IterKind, IterVar};
 pub use iteration_regions::{
     attach_loops, default_iterations, every_iteration_region, iteration_regions, AttachLoop,
-    IterationRegions, RegionQuery,
+    IterationRegions, PhysicalRegions, RegionQuery,
 };
 pub use lower::{lower, schedule_ops, tvmscript, Lowering, PrintForm, StorageStyle};
 pub use operation::{

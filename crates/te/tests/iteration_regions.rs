@@ -353,3 +353,94 @@ proptest! {
         prop_assert_eq!(&one[0], mid);
     }
 }
+
+/// `B` stored as `[j // 2, i, j % 2]`, computed at `C`'s row loop (per
+/// iteration in the transformed space) or at the root (whole).
+fn transformed(at_row: bool) -> (Schedule, Vec<Tensor>) {
+    let a = placeholder([4, 6], "A", DataType::Float32).unwrap();
+    let b = compute_named([4, 6], &["i", "j"], |x| a.at([&x[0], &x[1]]) + 1.0, "B").unwrap();
+    let c = compute_named([4, 6], &["i", "j"], |x| b.at([&x[0], &x[1]]) * 2.0, "C").unwrap();
+    let mut s = create_schedule(&[c.clone()]);
+    s.transform_layout(
+        &b,
+        layout::IndexMap::parse("lambda i, j: [j // 2, i, j % 2]").unwrap(),
+    )
+    .unwrap();
+    if at_row {
+        s.compute_at(&b, &c, &c.op().axis()[0]).unwrap();
+    }
+    (s, vec![a, c])
+}
+
+#[test]
+fn a_transformed_stage_maps_its_physical_accesses_back_to_its_elements() {
+    let (s, args) = transformed(true);
+    let q = query("B", &[("i", 2)]);
+    let r = &iteration_regions(&s, &args, &[q], &RunLimits::default()).unwrap()[0];
+    let row: BTreeSet<Vec<i64>> = (0..6).map(|j| vec![2, j]).collect();
+    assert_eq!(r.computed, row);
+    assert_eq!(r.needed, row);
+    assert_eq!(r.realize, [(2, 1), (0, 6)]);
+    let p = r.physical.as_ref().unwrap();
+    // One row in the transformed space: 3 x 1 x 2, flattened.
+    assert_eq!(p.shape, [6]);
+    assert_eq!(p.computed.len(), 6);
+    assert_eq!(p.logical[&vec![1]], [2, 1]);
+    assert_eq!(p.logical[&vec![2]], [2, 2]);
+    // Every iteration adds up to the run.
+    let all = every_iteration_region(&s, &args, "B", &RunLimits::default()).unwrap();
+    let runs = check(&s, &args, &HashMap::new(), 0)
+        .unwrap()
+        .stage("B")
+        .unwrap()
+        .runs;
+    assert_eq!(all.iter().map(|r| r.stores).sum::<u64>(), runs);
+    for r in &all {
+        assert_eq!(r.computed, r.needed);
+    }
+}
+
+#[test]
+fn a_transformed_stage_at_the_root_is_its_whole_physical_buffer() {
+    let (s, args) = transformed(false);
+    let r = &iteration_regions(&s, &args, &[query("B", &[])], &RunLimits::default()).unwrap()[0];
+    assert_eq!(r.computed.len(), 24);
+    assert_eq!(r.needed, r.computed);
+    let p = r.physical.as_ref().unwrap();
+    assert_eq!(p.shape, [24]);
+    // [j // 2, i, j % 2] flattened over 3 x 4 x 2: (i, j) = (1, 3) is at
+    // 1 * 8 + 1 * 2 + 1.
+    assert_eq!(p.logical[&vec![11]], [1, 3]);
+}
+
+#[test]
+fn an_iteration_that_needs_nothing_has_an_empty_region() {
+    // C reads B only where i < 10; B is split into parts and computed at
+    // C's loop, so its region has a negative extent for i > 10.
+    let a = placeholder([20], "A", DataType::Float32).unwrap();
+    let b = compute_named([20], &["i"], |x| a.at([&x[0]]) * 2.0, "B").unwrap();
+    let c = compute_named(
+        [20],
+        &["i"],
+        |x| {
+            let cond = Expr::cmp(arith::CmpOp::Lt, x[0].clone(), Expr::int(10));
+            Value::select(cond, b.at([&x[0] + 10]), Value::float(0.0))
+        },
+        "C",
+    )
+    .unwrap();
+    let mut s = create_schedule(&[c.clone()]);
+    s.split_nparts(&b, &b.op().axis()[0], 2).unwrap();
+    s.compute_at(&b, &c, &c.op().axis()[0]).unwrap();
+    let args = [a, c];
+    let all = every_iteration_region(&s, &args, "B", &RunLimits::default()).unwrap();
+    assert_eq!(all.len(), 20);
+    assert_eq!(all[3].computed, BTreeSet::from([vec![13]]));
+    assert!(all[12].computed.is_empty() && all[12].needed.is_empty());
+    let runs = check(&s, &args, &HashMap::new(), 0)
+        .unwrap()
+        .stage("B")
+        .unwrap()
+        .runs;
+    assert_eq!(all.iter().map(|r| r.stores).sum::<u64>(), runs);
+}
