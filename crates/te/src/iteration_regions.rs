@@ -497,13 +497,11 @@ impl Watch {
         let values: HashMap<&str, i64> = loops.iter().map(|x| (x.var.name(), x.value)).collect();
         // A loop the program dropped runs once, at 0.
         let env = |v: &Var| Some(values.get(v.name()).copied().unwrap_or(0));
-        if !loops.is_empty() {
-            rec.realize = l
-                .region
-                .iter()
-                .map(|r| Ok((r.min.eval(&env)?, r.extent.eval(&env)?)))
-                .collect::<arith::Result<Vec<(i64, i64)>>>()?;
-        }
+        rec.realize = l
+            .region
+            .iter()
+            .map(|r| Ok((r.min.eval(&env)?, r.extent.eval(&env)?)))
+            .collect::<arith::Result<Vec<(i64, i64)>>>()?;
         rec.physical = Some(PhysicalRegions {
             shape: l.shape(),
             computed: BTreeSet::new(),

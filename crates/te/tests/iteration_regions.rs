@@ -194,6 +194,8 @@ struct Plan {
     fuse: bool,
     splits: Vec<(usize, i64)>,
     attach: usize,
+    /// A layout of `P`: none, transposed, flattened, or pairs of columns.
+    layout: u8,
 }
 
 fn plan() -> impl Strategy<Value = Plan> {
@@ -205,9 +207,10 @@ fn plan() -> impl Strategy<Value = Plan> {
         any::<bool>(),
         prop::collection::vec((0usize..4, 1i64..5), 0..3),
         0usize..6,
+        0u8..4,
     )
         .prop_map(
-            |(rows, cols, pattern, inlined, fuse, splits, attach)| Plan {
+            |(rows, cols, pattern, inlined, fuse, splits, attach, layout)| Plan {
                 rows,
                 cols,
                 pattern,
@@ -215,6 +218,7 @@ fn plan() -> impl Strategy<Value = Plan> {
                 fuse,
                 splits,
                 attach,
+                layout,
             },
         )
 }
@@ -269,6 +273,18 @@ fn build(p: &Plan) -> (Schedule, Vec<Tensor>, Tensor, Tensor) {
     )
     .unwrap();
     let mut s = create_schedule(&[c.clone()]);
+    let map = match p.layout {
+        1 => Some("lambda i, j: [j, i]".to_string()),
+        2 => Some(format!("lambda i, j: [i * {cols} + j]")),
+        // Pairs of columns, when they pair up (a computed tensor takes no
+        // padding).
+        3 if cols % 2 == 0 => Some("lambda i, j: [j // 2, i, j % 2]".to_string()),
+        _ => None,
+    };
+    if let Some(map) = map {
+        s.transform_layout(&pt, layout::IndexMap::parse(&map).unwrap())
+            .unwrap();
+    }
     if let Some(m) = &mid {
         s.compute_inline(m).unwrap();
     }
