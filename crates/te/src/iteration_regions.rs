@@ -646,6 +646,9 @@ impl Observer for Watches {
     }
 }
 
+/// Watches with their positions in the caller's list.
+type Numbered = Vec<(usize, Watch)>;
+
 /// Runs `s` lowered under `watches`, giving them back in order.
 fn observe(
     s: &Schedule,
@@ -656,7 +659,7 @@ fn observe(
     // A tensor with a layout is traced in the program `tvm.lower` gives,
     // whose accesses are physical; the others in the `realize` form, whose
     // accesses are the tensor's own indices.
-    let (plain, transformed): (Vec<(usize, Watch)>, Vec<(usize, Watch)>) =
+    let (plain, transformed): (Numbered, Numbered) =
         watches.into_iter().enumerate().partition(|(_, w)| {
             stage_position(s, &w.stage)
                 .map(|i| s.layout(s.stages()[i].op()).is_none())
