@@ -85,12 +85,18 @@ pub fn region_panels(
         ))]);
     }
     // Every name given must be an attach loop of a drawn stage.
-    let mut loops_of = Vec::with_capacity(stages.len());
-    for st in &stages {
-        loops_of.push(te::attach_loops(schedule, &st.name)?);
-    }
+    let every = te::every_attach_loops(schedule)?;
+    let loops_of: Vec<&[te::AttachLoop]> = stages
+        .iter()
+        .map(|st| {
+            every
+                .iter()
+                .find(|(name, _)| name == &st.name)
+                .map_or(&[][..], |(_, l)| l.as_slice())
+        })
+        .collect();
     for (name, _) in at {
-        if !loops_of.iter().flatten().any(|l| &l.name == name) {
+        if !loops_of.iter().copied().flatten().any(|l| &l.name == name) {
             let listed: Vec<String> = stages
                 .iter()
                 .zip(&loops_of)
@@ -120,7 +126,7 @@ pub fn region_panels(
             .cloned()
             .collect();
         let iterations = if mine.is_empty() {
-            te::default_iterations(schedule, &st.name)?
+            te::default_iterations(schedule, loops)
         } else {
             vec![mine]
         };

@@ -10,6 +10,12 @@
 //! stores) are what is needed. A stage computed at the root has one
 //! iteration, the whole program.
 //!
+//! A tensor with a layout transform (seed 001) is traced in the program
+//! `tvm.lower` gives instead, whose accesses are physical positions: each
+//! position of the iteration's storage is mapped back to the logical
+//! element it holds, and the physical sets are kept too
+//! ([`PhysicalRegions`]).
+//!
 //! The iteration is named by the values of the loops of the lowered
 //! program around the region, by their names (`ci.cj.fused.outer=1`);
 //! loops count from 0, as the program prints them. A loop left out is at
@@ -138,11 +144,36 @@ impl IterationRegions {
 /// ```
 pub fn attach_loops(s: &Schedule, stage: &str) -> Result<Vec<AttachLoop>> {
     let b = infer_bound(s)?;
-    let i = stage_position(s, stage)?;
+    Ok(loops_in(&b, stage_position(s, stage)?))
+}
+
+/// [`attach_loops`] of every computed stage, in schedule order, from one
+/// bound inference.
+///
+/// ```
+/// let c = te::compute_named([5, 16], &["i", "j"], |_| te::Value::int(5), "C").unwrap();
+/// let d = te::compute_named([4, 5, 16], &["di", "dj", "dk"], |i| c.at([&i[1], &i[2]]) * 2, "D").unwrap();
+/// let mut s = te::create_schedule(&[d.clone()]);
+/// s.compute_at(&c, &d, &d.op().axis()[2]).unwrap();
+/// let all = te::every_attach_loops(&s).unwrap();
+/// assert_eq!((all[0].0.as_str(), all[0].1.len()), ("C", 3));
+/// assert_eq!((all[1].0.as_str(), all[1].1.len()), ("D", 0));
+/// ```
+pub fn every_attach_loops(s: &Schedule) -> Result<Vec<(String, Vec<AttachLoop>)>> {
+    let b = infer_bound(s)?;
+    Ok(s.stages()
+        .iter()
+        .enumerate()
+        .filter(|(_, st)| !st.is_placeholder())
+        .map(|(i, st)| (st.name().to_string(), loops_in(&b, i)))
+        .collect())
+}
+
+/// The attach loops of stage `i` under bounds `b`.
+fn loops_in(b: &crate::bound::Bounds, i: usize) -> Vec<AttachLoop> {
     let mut path = b.attach_path(i);
     path.reverse();
-    Ok(path
-        .iter()
+    path.iter()
         .filter_map(|iv| {
             let r = b.range(iv)?;
             let extent = simp(&b.analyzer, r.extent.clone());
@@ -151,25 +182,25 @@ pub fn attach_loops(s: &Schedule, stage: &str) -> Result<Vec<AttachLoop>> {
                 extent,
             })
         })
-        .collect())
+        .collect()
 }
 
-/// The iterations worth a picture: the first and a middle one of the
-/// outermost attach loop (`[]`, the whole program, for a stage computed at
-/// the root). Symbolic sizes take the value [`RUN_SIZE`].
+/// The iterations worth a picture, given a stage's [`attach_loops`]: the
+/// first and a middle one of the outermost attach loop (`[]`, the whole
+/// program, for a stage computed at the root). Symbolic sizes take the
+/// value [`RUN_SIZE`].
 ///
 /// ```
 /// let c = te::compute_named([5, 16], &["i", "j"], |_| te::Value::int(5), "C").unwrap();
 /// let d = te::compute_named([4, 5, 16], &["di", "dj", "dk"], |i| c.at([&i[1], &i[2]]) * 2, "D").unwrap();
 /// let mut s = te::create_schedule(&[d.clone()]);
 /// s.compute_at(&c, &d, &d.op().axis()[2]).unwrap();
-/// let at = te::default_iterations(&s, "C").unwrap();
+/// let at = te::default_iterations(&s, &te::attach_loops(&s, "C").unwrap());
 /// assert_eq!(at, [vec![("di".to_string(), 0)], vec![("di".to_string(), 2)]]);
 /// ```
-pub fn default_iterations(s: &Schedule, stage: &str) -> Result<Vec<Vec<(String, i64)>>> {
-    let loops = attach_loops(s, stage)?;
+pub fn default_iterations(s: &Schedule, loops: &[AttachLoop]) -> Vec<Vec<(String, i64)>> {
     let Some(outer) = loops.first() else {
-        return Ok(vec![Vec::new()]);
+        return vec![Vec::new()];
     };
     let sizes = run_sizes(s);
     let mut out = vec![vec![(outer.name.clone(), 0)]];
@@ -178,7 +209,7 @@ pub fn default_iterations(s: &Schedule, stage: &str) -> Result<Vec<Vec<(String, 
             out.push(vec![(outer.name.clone(), n / 2)]);
         }
     }
-    Ok(out)
+    out
 }
 
 /// For each query, what its stage computes and what is read of it in the
@@ -209,10 +240,11 @@ pub fn iteration_regions(
     queries: &[RegionQuery],
     limits: &RunLimits,
 ) -> Result<Vec<IterationRegions>> {
+    let b = infer_bound(s)?;
+    let sizes = run_sizes(s);
     let mut watches = Vec::with_capacity(queries.len());
     for q in queries {
-        let loops = attach_loops(s, &q.stage)?;
-        let sizes = run_sizes(s);
+        let loops = loops_in(&b, stage_position(s, &q.stage)?);
         for (name, value) in &q.at {
             let Some(l) = loops.iter().find(|l| &l.name == name) else {
                 return Err(no_iteration(
@@ -235,7 +267,7 @@ pub fn iteration_regions(
         }
         watches.push(Watch::new(s, &q.stage, Some(q.at.clone()))?);
     }
-    let watches = observe(s, args, watches, limits)?;
+    let watches = observe(s, &b, args, watches, limits)?;
     watches
         .into_iter()
         .zip(queries)
@@ -244,7 +276,7 @@ pub fn iteration_regions(
             match w.instances.pop() {
                 Some(r) => Ok(r),
                 None => {
-                    let loops = attach_loops(s, &q.stage)?;
+                    let loops = loops_in(&b, stage_position(s, &q.stage)?);
                     let at: Vec<String> = q.at.iter().map(|(n, v)| format!("{n} = {v}")).collect();
                     Err(no_iteration(
                         s,
@@ -267,7 +299,8 @@ pub fn every_iteration_region(
     limits: &RunLimits,
 ) -> Result<Vec<IterationRegions>> {
     let w = Watch::new(s, stage, None)?;
-    let mut w = observe(s, args, vec![w], limits)?
+    let b = infer_bound(s)?;
+    let mut w = observe(s, &b, args, vec![w], limits)?
         .pop()
         .expect("one watch in, one out");
     w.finish();
@@ -652,6 +685,7 @@ type Numbered = Vec<(usize, Watch)>;
 /// Runs `s` lowered under `watches`, giving them back in order.
 fn observe(
     s: &Schedule,
+    b: &crate::bound::Bounds,
     args: &[Tensor],
     watches: Vec<Watch>,
     limits: &RunLimits,
@@ -674,7 +708,7 @@ fn observe(
             continue;
         }
         let (positions, group): (Vec<usize>, Vec<Watch>) = group.into_iter().unzip();
-        let done = observe_in(s, args, group, limits, style)?;
+        let done = observe_in(s, b, args, group, limits, style)?;
         out.extend(positions.into_iter().zip(done));
     }
     out.sort_by_key(|(k, _)| *k);
@@ -684,12 +718,12 @@ fn observe(
 /// [`observe`] with one storage style.
 fn observe_in(
     s: &Schedule,
+    b: &crate::bound::Bounds,
     args: &[Tensor],
     mut watches: Vec<Watch>,
     limits: &RunLimits,
     style: StorageStyle,
 ) -> Result<Vec<Watch>> {
-    let b = infer_bound(s)?;
     let sizes = run_sizes(s);
     for w in &mut watches {
         let i = stage_position(s, &w.stage)?;
@@ -700,7 +734,7 @@ fn observe_in(
             let is_arg = args.iter().any(|t| t.op() == st.op());
             let local = match (st.attach(), is_arg) {
                 (Attach::At { .. }, false) => {
-                    crate::lower::physical_allocation(s, &b, &b.analyzer, i)
+                    crate::lower::physical_allocation(s, b, &b.analyzer, i)
                 }
                 _ => None,
             };
@@ -741,7 +775,7 @@ fn observe_in(
             )));
         }
     }
-    let mut func = schedule_ops(s, &b, args, style)?;
+    let mut func = schedule_ops(s, b, args, style)?;
     if style == StorageStyle::Realize {
         let Ok(body) = EmptyRegions.stmt(&func.body);
         func = tir::PrimFunc::new(func.name.clone(), func.params.clone(), body);

@@ -91,8 +91,8 @@ pub use extern_op::{decl_buffer, extern_of, extern_op, ExternOp};
 pub use group::Group;
 pub use iter_var::{IterKind, IterVar};
 pub use iteration_regions::{
-    attach_loops, default_iterations, every_iteration_region, iteration_regions, AttachLoop,
-    IterationRegions, PhysicalRegions, RegionQuery,
+    attach_loops, default_iterations, every_attach_loops, every_iteration_region,
+    iteration_regions, AttachLoop, IterationRegions, PhysicalRegions, RegionQuery,
 };
 pub use lower::{lower, schedule_ops, tvmscript, Lowering, PrintForm, StorageStyle};
 pub use operation::{

@@ -173,13 +173,16 @@ fn a_run_over_the_step_budget_is_refused() {
 fn default_iterations_are_the_first_and_a_middle_one() {
     let (s, _) = ex6(3);
     assert_eq!(
-        te::default_iterations(&s, "B").unwrap(),
+        te::default_iterations(&s, &te::attach_loops(&s, "B").unwrap()),
         [
             at(&[("ci.cj.fused.outer", 0)]),
             at(&[("ci.cj.fused.outer", 3)])
         ]
     );
-    assert_eq!(te::default_iterations(&s, "C").unwrap(), [Vec::new()]);
+    assert_eq!(
+        te::default_iterations(&s, &te::attach_loops(&s, "C").unwrap()),
+        [Vec::<(String, i64)>::new()]
+    );
 }
 
 /// A random small schedule: `P` reads `A`, an optional inlined stage `I`
