@@ -127,3 +127,14 @@ fn at_without_svg_and_an_unwritable_path_are_diagnostics() {
     assert!(err.contains("cannot write the picture to"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn a_program_without_attached_stages_draws_a_note_and_refuses_at() {
+    let file = example("t01_no_attach.py");
+    let out = rangefinder(&["te", &file, "--svg", "-"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("No stage is computed at a loop"));
+    let out = rangefinder(&["te", &file, "--svg", "-", "--at", "i=0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no stage is computed at a loop"));
+}

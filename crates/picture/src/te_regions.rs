@@ -80,6 +80,15 @@ pub fn region_panels(
             .collect(),
     };
     if stages.is_empty() {
+        if let Some((name, _)) = at.first() {
+            return Err(TeError::new(
+                te::ErrorKind::InvalidSchedule,
+                format!(
+                    "no attach loop is called `{name}`: no stage is computed at a loop, so there \
+                     are no attach loops to choose an iteration of"
+                ),
+            ));
+        }
         return Ok(vec![Box::new(note(
             "No stage is computed at a loop: every stage is computed at the root or inlined.",
         ))]);
