@@ -71,6 +71,11 @@ pub enum PrintArg {
 /// (`tir::stack`), so the analysis runs on the main thread.
 pub fn run(args: TeArgs) -> ExitCode {
     let name = args.file.display().to_string();
+    if args.json && args.svg.as_ref().is_some_and(|p| p.as_os_str() == "-") {
+        return crate::diagnostics::fail(
+            "`--svg -` would mix the picture into the JSON on stdout: write it to a file (`--svg OUT.svg`)",
+        );
+    }
     let source = match crate::input::read_text(&args.file) {
         Ok(s) => s,
         Err(e) => return crate::diagnostics::fail(e),

@@ -138,3 +138,19 @@ fn a_program_without_attached_stages_draws_a_note_and_refuses_at() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("no stage is computed at a loop"));
 }
+
+#[test]
+fn json_keeps_stdout_json_and_the_picture_goes_to_its_file() {
+    let file = example("t04_attach_path.py");
+    let out = rangefinder(&["te", &file, "--json", "--svg", "-"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("write it to a file"));
+    let path = out_path("t04_json.svg");
+    let out = rangefinder(&["te", &file, "--json", "--svg", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["stages"][0]["name"], "C");
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("C at di = 0, dj = 0, dk = 0"));
+}

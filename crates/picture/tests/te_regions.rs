@@ -243,3 +243,27 @@ s[B].compute_at(s[C], C.op.axis[0])
     // Position 1 holds element (2, 1): [1 // 2, 0, 1 % 2] in the row.
     assert!(d.svg.contains(">2,1</text>"), "{}", d.svg);
 }
+
+#[test]
+fn rank_three_tensors_are_drawn_as_slices() {
+    let source = "
+import tvm
+A = tvm.placeholder((3, 4, 5), name='A')
+B = tvm.compute((3, 4, 5), lambda i, j, k: A[i, j, k] + 1, name='B')
+C = tvm.compute((3, 4, 5), lambda i, j, k: B[i, j, k] * 2, name='C')
+s = tvm.create_schedule(C.op)
+s[B].compute_at(s[C], C.op.axis[1])
+";
+    let t = script::run(source).unwrap().target.unwrap();
+    let d = draw(&t, &[("i", 2), ("j", 1)]);
+    let px = rasterize(&d);
+    // The slice i = 2 is drawn; its row j = 1 is computed and read.
+    for k in 0..5 {
+        assert_eq!(
+            px.at_anchor(&d, &format!("B@i=2,j=1[2,1,{k}]")),
+            Color::BLUE
+        );
+    }
+    assert_eq!(px.at_anchor(&d, "B@i=2,j=1[2,0,0]"), Color::BACKGROUND);
+    assert!(d.svg.contains("B at i = 2, j = 1: computes 5, needs 5"));
+}
