@@ -66,21 +66,24 @@ class Report(dict):
     prints, which Jupyter shows as pictures.
 
     ``svg()`` (and ``_repr_svg_``) is the stage graph with each stage's
-    IterVar graph; ``html()`` is the page ``rangefinder te --html`` writes
-    (``_repr_html_`` its body).
+    IterVar graph and the region pictures of each stage computed at a loop
+    (what ``rangefinder te --svg`` draws); ``html()`` is the page
+    ``rangefinder te --html`` writes (``_repr_html_`` its body).
     """
 
     def __init__(self, native):
         super().__init__(native.data())
         self._native = native
 
-    def svg(self):
-        """The stage graph and every stage's IterVar graph, as SVG text."""
-        return self._native.svg()
+    def svg(self, at=None):
+        """The stage graph, every stage's IterVar graph and the region
+        pictures, as SVG text. ``at`` chooses the iteration of the region
+        pictures, ``{"i.outer": 3}``, as ``rangefinder te --at`` does."""
+        return self._native.svg(at)
 
-    def html(self, title="rangefinder te report"):
+    def html(self, title="rangefinder te report", at=None):
         """The whole report as one self-contained HTML page."""
-        return self._native.html(title)
+        return self._native.html(title, at=at)
 
     def _repr_svg_(self):
         return self.svg()

@@ -215,6 +215,10 @@ pub struct Report {
     /// The schedule reported on, for the pictures of its stage graph and
     /// IterVar relations (the report keeps ranges, not relations).
     schedule: te::Schedule,
+    /// The program's arguments and step limit, for the region pictures
+    /// (which run the program again, watching one stage at a time).
+    args: Vec<te::Tensor>,
+    max_steps: u64,
 }
 
 #[pymethods]
@@ -241,28 +245,58 @@ impl Report {
         self.report.to_text()
     }
 
-    /// The stage graph and each stage's IterVar graph, as one SVG picture.
-    fn svg(&self) -> String {
-        picture::te_pictures(&self.schedule, &self.report.report, &[]).svg
+    /// The stage graph, each stage's IterVar graph and the region
+    /// pictures of each stage computed at a loop, as one SVG picture. `at`
+    /// chooses the iteration of the region pictures (`{"i.outer": 3}`, as
+    /// `rangefinder te --at` takes it; by default the first and a middle
+    /// iteration of the outermost attach loop).
+    #[pyo3(signature = (at=None))]
+    fn svg(&self, py: Python<'_>, at: Option<std::collections::BTreeMap<String, i64>>) -> PyResult<String> {
+        let regions = self.regions(py, at)?;
+        Ok(picture::te_pictures(&self.schedule, &self.report.report, &regions).svg)
     }
 
     /// The report as the page `rangefinder te --html` writes, titled
     /// `title`; with `body_only`, the page's body without the document
-    /// around it (what a notebook shows inline).
-    #[pyo3(signature = (title="rangefinder te report", body_only=false))]
-    fn html(&self, title: &str, body_only: bool) -> String {
-        let page = picture::te_page(title, &self.schedule, &self.report, &[]);
-        if body_only {
+    /// around it (what a notebook shows inline). `at` as for `svg`.
+    #[pyo3(signature = (title="rangefinder te report", body_only=false, at=None))]
+    fn html(
+        &self,
+        py: Python<'_>,
+        title: &str,
+        body_only: bool,
+        at: Option<std::collections::BTreeMap<String, i64>>,
+    ) -> PyResult<String> {
+        let regions = self.regions(py, at)?;
+        let page = picture::te_page(title, &self.schedule, &self.report, &regions);
+        Ok(if body_only {
             page.body().to_string()
         } else {
             page.finish()
-        }
+        })
     }
 
     /// False when a run found an out-of-bounds access or a wrong value.
     #[getter]
     fn clean(&self) -> bool {
         self.report.is_clean()
+    }
+}
+
+impl Report {
+    /// The region pictures of every stage computed at a loop, by stage.
+    fn regions(
+        &self,
+        py: Python<'_>,
+        at: Option<std::collections::BTreeMap<String, i64>>,
+    ) -> PyResult<Vec<(String, picture::Drawing)>> {
+        let at: Vec<(String, i64)> = at.unwrap_or_default().into_iter().collect();
+        let limits = te::RunLimits {
+            max_steps: self.max_steps,
+            interrupt: Some(tir::Interrupt(signal_received)),
+        };
+        picture::region_drawings(&self.schedule, &self.args, &self.report, &at, &limits)
+            .map_err(|e| te_error(py, e))
     }
 }
 
@@ -386,6 +420,8 @@ fn te_report(
         .map(|report| Report {
             report,
             schedule: sched.clone(),
+            args: tensors,
+            max_steps: max_steps.unwrap_or(te::DEFAULT_MAX_STEPS),
         })
         .map_err(|e| te_error(py, e))
 }

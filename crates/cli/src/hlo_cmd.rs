@@ -83,7 +83,7 @@ pub fn run(args: HloArgs) -> ExitCode {
         }
     }
     if let Some((path, svg)) = &picture {
-        if let Err(e) = write_svg(path, svg) {
+        if let Err(e) = crate::output_file::write_output("the picture", path, svg) {
             return crate::diagnostics::fail(e);
         }
         if path.as_os_str() == "-" {
@@ -121,15 +121,6 @@ fn draw(
     picture::map_picture(&scene, at.as_deref())
         .map(|d| d.svg)
         .map_err(|e| e.message)
-}
-
-/// Writes a picture to `path` (`-`: standard output).
-pub(crate) fn write_svg(path: &std::path::Path, svg: &str) -> Result<(), String> {
-    if path.as_os_str() == "-" {
-        emit(svg);
-        return Ok(());
-    }
-    std::fs::write(path, svg).map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// The distinct reasons why operands of `result` have unknown indexing, in

@@ -43,7 +43,7 @@ fn collision_svg(path: &std::path::Path, map: &IndexMap, shape: &[Expr]) {
         return;
     };
     let written = picture::collision_picture(map, &dims, &c)
-        .and_then(|d| crate::svg_output::write_svg(path, &d.svg));
+        .and_then(|d| crate::output_file::write_output("the picture", path, &d.svg));
     if let Err(e) = written {
         eprintln!("error: {e}");
     }
@@ -183,8 +183,8 @@ pub fn run(args: LayoutArgs) -> ExitCode {
         }
     }
     if let Some(path) = &args.svg {
-        let written =
-            picture::layout_picture(&l).and_then(|d| crate::svg_output::write_svg(path, &d.svg));
+        let written = picture::layout_picture(&l)
+            .and_then(|d| crate::output_file::write_output("the picture", path, &d.svg));
         if let Err(e) = written {
             return diagnostics::fail(e);
         }

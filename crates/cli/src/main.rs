@@ -8,8 +8,8 @@ mod hlo_cmd;
 mod input;
 mod layout_cmd;
 mod map_cmd;
+mod output_file;
 mod simplify_cmd;
-mod svg_output;
 mod tc_cmd;
 mod te_cmd;
 

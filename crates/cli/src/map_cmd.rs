@@ -48,7 +48,7 @@ pub fn run(args: MapArgs) -> ExitCode {
             Ok(d) => d,
             Err(e) => return crate::diagnostics::fail(e),
         };
-        if let Err(e) = crate::hlo_cmd::write_svg(path, &drawing.svg) {
+        if let Err(e) = crate::output_file::write_output("the picture", path, &drawing.svg) {
             return crate::diagnostics::fail(e);
         }
         if path.as_os_str() == "-" {

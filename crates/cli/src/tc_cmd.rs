@@ -105,7 +105,7 @@ pub fn run(args: TcArgs) -> ExitCode {
     }
     if let Some(path) = &args.svg {
         let drawing = picture::tc_picture(&source, &report.analysis, &options.sizes);
-        if let Err(e) = crate::svg_output::write_svg(path, &drawing.svg) {
+        if let Err(e) = crate::output_file::write_output("the picture", path, &drawing.svg) {
             return crate::diagnostics::fail(e);
         }
     }

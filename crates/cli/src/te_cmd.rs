@@ -1,5 +1,6 @@
 //! `rangefinder te FILE.py [--json] [--run] [--seed N] [--max-steps N]
-//! [--print legacy|tvmscript] [--html OUT.html]`.
+//! [--print legacy|tvmscript] [--html OUT.html] [--svg OUT.svg]
+//! [--at NAME=VALUE]...`.
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -33,6 +34,33 @@ pub struct TeArgs {
     /// the work per stage (with `--run`) and the lowered program.
     #[arg(long, value_name = "OUT.html")]
     pub html: Option<PathBuf>,
+    /// Also write the region pictures to this file (`-` for stdout): each
+    /// stage computed at a loop, at an iteration of its attach loops, its
+    /// elements coloured computed-and-read, computed-never-read, untouched.
+    #[arg(long, value_name = "OUT.svg")]
+    pub svg: Option<PathBuf>,
+    /// The iteration the pictures show: an attach loop and its value (the
+    /// loop counts from 0, as the lowered program prints it); repeat for
+    /// several loops. Loops left out are at their first iteration; without
+    /// any, the first and a middle iteration of the outermost loop.
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_at)]
+    pub at: Vec<(String, i64)>,
+}
+
+/// Parses `--at NAME=VALUE`.
+fn parse_at(text: &str) -> Result<(String, i64), String> {
+    let (name, value) = text
+        .rsplit_once('=')
+        .ok_or_else(|| format!("`{text}` is not NAME=VALUE (e.g. `i.outer=3`)"))?;
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!("`{text}` names no loop (e.g. `i.outer=3`)"));
+    }
+    let value = value
+        .trim()
+        .parse::<i64>()
+        .map_err(|_| format!("the value in `{text}` is not an integer"))?;
+    Ok((name.to_string(), value))
 }
 
 /// The values of `--print`.
@@ -49,6 +77,11 @@ pub enum PrintArg {
 /// (`tir::stack`), so the analysis runs on the main thread.
 pub fn run(args: TeArgs) -> ExitCode {
     let name = args.file.display().to_string();
+    if args.json && args.svg.as_ref().is_some_and(|p| p.as_os_str() == "-") {
+        return crate::diagnostics::fail(
+            "`--svg -` would mix the picture into the JSON on stdout: write it to a file (`--svg OUT.svg`)",
+        );
+    }
     let source = match crate::input::read_text(&args.file) {
         Ok(s) => s,
         Err(e) => return crate::diagnostics::fail(e),
@@ -113,31 +146,59 @@ pub fn run(args: TeArgs) -> ExitCode {
             Err(e) => return crate::diagnostics::report(&name, &source, &e.message, None),
         }
     }
+    let limits = te::RunLimits {
+        max_steps: args.max_steps,
+        interrupt: None,
+    };
+    if args.svg.is_none() && args.html.is_none() && !args.at.is_empty() {
+        return crate::diagnostics::fail(
+            "`--at` chooses the iteration of the pictures: give `--svg OUT.svg` or `--html OUT.html` too",
+        );
+    }
+    let draw_error = |e: te::TeError| {
+        crate::diagnostics::report(
+            &name,
+            &source,
+            &format!("cannot draw the regions: {}", e.message),
+            None,
+        )
+    };
     if let Some(path) = &args.html {
+        let regions = match picture::region_drawings(
+            &target.schedule,
+            &target.args,
+            &report,
+            &args.at,
+            &limits,
+        ) {
+            Ok(r) => r,
+            Err(e) => return draw_error(e),
+        };
         let title = format!("rangefinder te {name}");
-        let page = picture::te_page(&title, &target.schedule, &report, &[]).finish();
-        if let Err(e) = write_output(path, &page) {
-            return crate::diagnostics::fail(format!(
-                "cannot write the HTML report to {}: {e}",
-                path.display()
-            ));
+        let page = picture::te_page(&title, &target.schedule, &report, &regions).finish();
+        if let Err(e) = crate::output_file::write_output("the HTML report", path, &page) {
+            return crate::diagnostics::fail(e);
+        }
+    }
+    if let Some(path) = &args.svg {
+        let drawing = match picture::te_regions_svg(
+            &target.schedule,
+            &target.args,
+            &report,
+            &args.at,
+            &limits,
+        ) {
+            Ok(d) => d,
+            Err(e) => return draw_error(e),
+        };
+        if let Err(e) = crate::output_file::write_output("the picture", path, &drawing.svg) {
+            return crate::diagnostics::fail(e);
         }
     }
     if report.is_clean() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    }
-}
-
-/// Writes `text` to `path`, or to stdout when `path` is `-`.
-fn write_output(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    if path.as_os_str() == "-" {
-        // A closed pipe is not a failure of the analysis.
-        let _ = std::io::stdout().write_all(text.as_bytes());
-        Ok(())
-    } else {
-        std::fs::write(path, text)
     }
 }
 

@@ -112,7 +112,10 @@ fn a_bad_element_or_path_is_a_diagnostic() {
     }
     let (code, _, err) = run(&["hlo", &gather, "--svg", "/nonexistent-dir/x.svg"]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("cannot write /nonexistent-dir/x.svg"), "{err}");
+    assert!(
+        err.contains("cannot write the picture to /nonexistent-dir/x.svg"),
+        "{err}"
+    );
     let (code, _, err) = run(&["hlo", &gather, "--at", "d0=1"]);
     assert_eq!(code, Some(2), "--at needs --svg: {err}");
     let (code, _, err) = run(&["hlo", &gather, "--svg", out, "--input-to-output"]);

@@ -86,5 +86,8 @@ fn an_unwritable_path_is_a_diagnostic() {
         "/nonexistent-dir/x.svg",
     ]);
     assert_eq!(code, Some(2));
-    assert!(err.starts_with("error: --svg: cannot write"), "{err}");
+    assert!(
+        err.starts_with("error: cannot write the picture to"),
+        "{err}"
+    );
 }

@@ -33,8 +33,9 @@ mod palette;
 mod panel;
 mod stage_graph;
 mod svg;
-mod te_page;
 mod tc_ranges;
+mod te_page;
+mod te_regions;
 
 pub use graph::{Edge, Graph, Node};
 pub use grid::{
@@ -58,5 +59,6 @@ pub use stage_graph::{
     OUTPUT_FILL,
 };
 pub use svg::{escape, num, Anchor, Drawing, Stroke, Svg, TextStyle};
-pub use te_page::{te_page, te_pictures, work_picture};
 pub use tc_ranges::tc_picture;
+pub use te_page::{te_page, te_pictures, work_picture};
+pub use te_regions::{region_drawings, region_panels, te_regions_svg};

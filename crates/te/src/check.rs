@@ -165,59 +165,7 @@ pub fn check_limited(
             not_evaluable,
         });
     }
-    let mut rng = XorShift::new(seed);
-    let empty = HashMap::new();
-    let shapes_ref = Reference::new(&empty, sizes);
-    let index_bounds = index_input_bounds(s, &shapes_ref);
-    let mut inputs_by_op: HashMap<OpId, tir::Tensor> = HashMap::new();
-    let mut inputs = HashMap::new();
-    for (t, buf) in args.iter().zip(&func.params) {
-        if !matches!(t.op().kind(), OpKind::Placeholder) {
-            continue;
-        }
-        let shape: Vec<usize> = shapes_ref
-            .shape(t.op())?
-            .iter()
-            .map(|&d| d.max(0) as usize)
-            .collect();
-        let elements = shape
-            .iter()
-            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
-            .filter(|&n| n <= RUN_ELEMENT_LIMIT);
-        if elements.is_none() {
-            return Err(TeError::lowering(format!(
-                "cannot run the program: input `{}` of shape {shape:?} has more than {} elements, \
-                 the limit for running; its bounds are still inferred without running",
-                t.name(),
-                RUN_ELEMENT_LIMIT
-            )));
-        }
-        let dtype = t.dtype();
-        let index_bound = index_bounds.get(&t.op().id()).copied();
-        let data = tir::Tensor::from_fn(&shape, |_| {
-            if matches!(dtype, tir::DataType::Float32 | tir::DataType::Float16) {
-                // Exactly representable, so both sides start from the same values.
-                dtype.round(rng.uniform(-1.0, 1.0))
-            } else if dtype.is_float() {
-                rng.uniform(-1.0, 1.0)
-            } else if let Some(n) = index_bound {
-                // Index data: in range, as real index data is.
-                rng.int_in(0, n - 1) as f64
-            } else {
-                // Small values, within the type's range (unsigned and
-                // boolean inputs are never negative).
-                let (lo, hi) = dtype.int_range().unwrap_or((-8, 8));
-                rng.int_in(lo.max(-8), hi.min(8)) as f64
-            }
-        });
-        inputs_by_op.insert(t.op().id(), data.clone());
-        let logical: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-        let layout = crate::layout::concrete(s, t, &logical, sizes)?;
-        inputs.insert(
-            buf.clone(),
-            crate::layout::physical_data(layout.as_ref(), data)?,
-        );
-    }
+    let (inputs_by_op, inputs) = run_inputs(s, args, &func.params, sizes, seed)?;
     let mut interpreter = tir::Interpreter::new()
         .keep_going(true)
         .max_steps(limits.max_steps)
@@ -302,6 +250,77 @@ pub fn check_limited(
         stages,
         not_evaluable: Vec::new(),
     })
+}
+
+/// The inputs of a run of `s` with `args` as the parameters `params` of its
+/// lowered program: random values from `seed` for every placeholder, by
+/// operation (logical, for the definitions) and by buffer (in the tensor's
+/// physical layout, for the program).
+#[allow(clippy::type_complexity)]
+pub(crate) fn run_inputs(
+    s: &Schedule,
+    args: &[Tensor],
+    params: &[tir::Buffer],
+    sizes: &HashMap<Var, i64>,
+    seed: u64,
+) -> Result<(
+    HashMap<OpId, tir::Tensor>,
+    HashMap<tir::Buffer, tir::Tensor>,
+)> {
+    let mut rng = XorShift::new(seed);
+    let empty = HashMap::new();
+    let shapes_ref = Reference::new(&empty, sizes);
+    let index_bounds = index_input_bounds(s, &shapes_ref);
+    let mut inputs_by_op: HashMap<OpId, tir::Tensor> = HashMap::new();
+    let mut inputs = HashMap::new();
+    for (t, buf) in args.iter().zip(params) {
+        if !matches!(t.op().kind(), OpKind::Placeholder) {
+            continue;
+        }
+        let shape: Vec<usize> = shapes_ref
+            .shape(t.op())?
+            .iter()
+            .map(|&d| d.max(0) as usize)
+            .collect();
+        let elements = shape
+            .iter()
+            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
+            .filter(|&n| n <= RUN_ELEMENT_LIMIT);
+        if elements.is_none() {
+            return Err(TeError::lowering(format!(
+                "cannot run the program: input `{}` of shape {shape:?} has more than {} elements, \
+                 the limit for running; its bounds are still inferred without running",
+                t.name(),
+                RUN_ELEMENT_LIMIT
+            )));
+        }
+        let dtype = t.dtype();
+        let index_bound = index_bounds.get(&t.op().id()).copied();
+        let data = tir::Tensor::from_fn(&shape, |_| {
+            if matches!(dtype, tir::DataType::Float32 | tir::DataType::Float16) {
+                // Exactly representable, so both sides start from the same values.
+                dtype.round(rng.uniform(-1.0, 1.0))
+            } else if dtype.is_float() {
+                rng.uniform(-1.0, 1.0)
+            } else if let Some(n) = index_bound {
+                // Index data: in range, as real index data is.
+                rng.int_in(0, n - 1) as f64
+            } else {
+                // Small values, within the type's range (unsigned and
+                // boolean inputs are never negative).
+                let (lo, hi) = dtype.int_range().unwrap_or((-8, 8));
+                rng.int_in(lo.max(-8), hi.min(8)) as f64
+            }
+        });
+        inputs_by_op.insert(t.op().id(), data.clone());
+        let logical: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        let layout = crate::layout::concrete(s, t, &logical, sizes)?;
+        inputs.insert(
+            buf.clone(),
+            crate::layout::physical_data(layout.as_ref(), data)?,
+        );
+    }
+    Ok((inputs_by_op, inputs))
 }
 
 /// For each integer input read directly as an index of a data-dependent

@@ -285,7 +285,7 @@ pub(crate) struct RunLayout {
 
 impl RunLayout {
     /// The transformed point of the logical point `idx`.
-    fn transformed(&self, idx: &[i64]) -> Result<Vec<i64>> {
+    pub(crate) fn transformed(&self, idx: &[i64]) -> Result<Vec<i64>> {
         let mut point = idx.to_vec();
         for map in &self.maps {
             let mut env: Vec<(&Var, i64)> = map
@@ -306,8 +306,13 @@ impl RunLayout {
         Ok(point)
     }
 
-    /// The axes of each physical axis.
-    fn groups(&self) -> Vec<std::ops::Range<usize>> {
+    /// The transformed extents.
+    pub(crate) fn extents(&self) -> &[i64] {
+        &self.extents
+    }
+
+    /// The axes of each physical axis (between separators).
+    pub(crate) fn groups(&self) -> Vec<std::ops::Range<usize>> {
         let mut out = Vec::new();
         let mut start = 0;
         for s in self.separators.iter().copied().chain([self.extents.len()]) {
@@ -318,7 +323,7 @@ impl RunLayout {
     }
 
     /// The physical shape: the product of the extents of each group.
-    fn physical_shape(&self) -> Vec<usize> {
+    pub(crate) fn physical_shape(&self) -> Vec<usize> {
         self.groups()
             .into_iter()
             .map(|g| self.extents[g].iter().map(|&e| e as usize).product())

@@ -58,6 +58,7 @@ mod graph;
 mod group;
 mod inline;
 mod iter_var;
+mod iteration_regions;
 mod layout;
 mod loop_index;
 mod lower;
@@ -89,6 +90,10 @@ pub use error::{ErrorKind, Result, TeError};
 pub use extern_op::{decl_buffer, extern_of, extern_op, ExternOp};
 pub use group::Group;
 pub use iter_var::{IterKind, IterVar};
+pub use iteration_regions::{
+    attach_loops, default_iterations, every_attach_loops, every_iteration_region,
+    iteration_regions, AttachLoop, IterationRegions, PhysicalRegions, RegionQuery,
+};
 pub use lower::{lower, schedule_ops, tvmscript, Lowering, PrintForm, StorageStyle};
 pub use operation::{
     compute, compute_named, placeholder, reduce_axis, try_compute_multi, try_compute_multi_tagged,

@@ -64,6 +64,17 @@ impl<'a> Reference<'a> {
         self.memo.get(&op.id()).map_or(multi, |m| m.len() as u64)
     }
 
+    /// The distinct elements of `op` needed so far, in no order.
+    pub fn needed_elements(&self, op: &Operation) -> Vec<Vec<i64>> {
+        match self.memo.get(&op.id()) {
+            Some(m) => m.keys().cloned().collect(),
+            None => self
+                .memo_outputs
+                .get(&op.id())
+                .map_or_else(Vec::new, |m| m.keys().cloned().collect()),
+        }
+    }
+
     /// The element of tensor `t` (any output of its operation) at `idx`.
     pub fn element_of(&mut self, t: &Tensor, idx: &[i64]) -> Result<f64> {
         if t.op().num_outputs() == 1 {

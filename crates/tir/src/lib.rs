@@ -65,8 +65,8 @@ pub use dtype::{DataType, UnknownDataType};
 pub use flatten::{flatten, FlattenError, Flattened};
 pub use hoist::hoist_allocations;
 pub use interp::{
-    run, AccessKind, AccessViolation, Interpreter, Interrupt, Problem, RunError, RunResult,
-    INTERRUPT_INTERVAL,
+    run, AccessKind, AccessViolation, Interpreter, Interrupt, LoopState, ObservedAccess, Observer,
+    Problem, RunError, RunResult, INTERRUPT_INTERVAL,
 };
 pub use intrinsic::Intrinsic;
 pub use layout::{apply_layout_transforms, physical_buffer, LayoutTransformError};

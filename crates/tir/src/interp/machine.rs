@@ -113,6 +113,36 @@ pub(crate) struct Machine<'c, 'a> {
     limits: Limits,
     /// Scratch space for evaluating compiled indices.
     index_stack: std::cell::RefCell<arith::Stack>,
+    /// The observer of an observed run ([`super::Interpreter::run_observed`]);
+    /// `None` (the default) costs one test per access and loop.
+    observing: Option<Observing<'c, 'a>>,
+}
+
+/// The state of an observed run: the observer, which buffer slots it
+/// watches, the loops open now and the stage whose store is running.
+struct Observing<'c, 'a> {
+    observer: &'c mut dyn super::Observer,
+    watched: Vec<bool>,
+    /// Open loops, outermost first: slot, first value, the loop.
+    loops: Vec<(u32, i64, &'a Stmt)>,
+    /// The stage of the store being evaluated.
+    stage: Option<u32>,
+}
+
+impl<'a> Observing<'_, 'a> {
+    fn loop_states(&self, slots: &[i64]) -> Vec<super::LoopState<'a>> {
+        self.loops
+            .iter()
+            .map(|&(slot, first, src)| super::LoopState {
+                var: match src {
+                    Stmt::For { var, .. } => var,
+                    _ => unreachable!("only loops are pushed"),
+                },
+                first,
+                value: slots[slot as usize],
+            })
+            .collect()
+    }
 }
 
 fn header(s: &Stmt) -> String {
@@ -250,7 +280,45 @@ impl<'c, 'a> Machine<'c, 'a> {
             steps: 0,
             limits,
             index_stack: Default::default(),
+            observing: None,
         }
+    }
+
+    /// Reports the accesses and regions of the buffers `observer` watches.
+    pub fn observe(&mut self, observer: &'c mut dyn super::Observer) {
+        let watched = self
+            .program
+            .buffers
+            .iter()
+            .map(|info| observer.watches(&info.buffer))
+            .collect();
+        self.observing = Some(Observing {
+            observer,
+            watched,
+            loops: Vec::new(),
+            stage: None,
+        });
+    }
+
+    /// Tells the observer about an access, if it watches the buffer.
+    fn report_access(&mut self, buf: u32, kind: AccessKind, indices: &[i64]) {
+        let Some(o) = self.observing.as_mut() else {
+            return;
+        };
+        if !o.watched[buf as usize] {
+            return;
+        }
+        let program = self.program;
+        let stage = o.stage.map(|k| program.stages[k as usize].as_str());
+        let loops = o.loop_states(&self.slots);
+        let buffer = &program.buffers[buf as usize].buffer;
+        o.observer.access(&super::ObservedAccess {
+            kind,
+            buffer,
+            indices,
+            stage,
+            loops: &loops,
+        });
     }
 
     fn step(&mut self) -> Result<(), RunError> {
@@ -296,6 +364,9 @@ impl<'c, 'a> Machine<'c, 'a> {
         let mut ix = Axes::new();
         for e in &a.indices {
             ix.push(self.index(e, src)?);
+        }
+        if self.observing.is_some() {
+            self.report_access(a.buf, kind, &ix);
         }
         let info = &self.program.buffers[a.buf as usize];
         let st = &self.storage[a.buf as usize];
@@ -456,10 +527,16 @@ impl<'c, 'a> Machine<'c, 'a> {
                 let n = self.index(extent, src)?;
                 let hi = num::add(lo, n.max(0)).map_err(|e| index_error(e.message, src))?;
                 let saved = self.slots[*slot as usize];
+                if let Some(o) = self.observing.as_mut() {
+                    o.loops.push((*slot, lo, src));
+                }
                 for i in lo..hi {
                     self.step()?;
                     self.slots[*slot as usize] = i;
                     self.run(body)?;
+                }
+                if let Some(o) = self.observing.as_mut() {
+                    o.loops.pop();
                 }
                 self.slots[*slot as usize] = saved;
             }
@@ -490,6 +567,10 @@ impl<'c, 'a> Machine<'c, 'a> {
             } => {
                 self.step()?;
                 self.stage_runs[*stage as usize] += 1;
+                if let Some(o) = self.observing.as_mut() {
+                    o.stage = Some(*stage);
+                }
+                // (An error ends the run, so the stage need not be reset.)
                 let x = self.value(value, src)?;
                 let t = self.program.buffers[access.buf as usize].buffer.dtype();
                 let stored = match x {
@@ -506,7 +587,11 @@ impl<'c, 'a> Machine<'c, 'a> {
                     }
                     Scalar::Float(v) => v,
                 };
-                if let Some(off) = self.locate(access, AccessKind::Store, src)? {
+                let located = self.locate(access, AccessKind::Store, src)?;
+                if let Some(o) = self.observing.as_mut() {
+                    o.stage = None;
+                }
+                if let Some(off) = located {
                     let st = &mut self.storage[access.buf as usize];
                     st.data[off] = stored;
                     if let Element::Pending(earlier) = st.elements[off] {
@@ -551,7 +636,8 @@ impl<'c, 'a> Machine<'c, 'a> {
         body: &Code<'a>,
         src: &Stmt,
     ) -> Result<(), RunError> {
-        let info = &self.program.buffers[buf as usize];
+        let program = self.program;
+        let info = &program.buffers[buf as usize];
         let name = || info.buffer.name().to_string();
         let mut mins = Axes::new();
         let mut exts = Axes::new();
@@ -583,6 +669,39 @@ impl<'c, 'a> Machine<'c, 'a> {
         }
         let largest = &mut self.largest_region[buf as usize];
         *largest = Some(largest.map_or(elements, |l| l.max(elements)));
+        let observed = match self.observing.as_mut() {
+            Some(o) if o.watched[buf as usize] => {
+                let loops = o.loop_states(&self.slots);
+                o.observer.enter_region(&info.buffer, &mins, &exts, &loops);
+                true
+            }
+            _ => false,
+        };
+        self.region_body(buf, shape, mins, exts, body, src)?;
+        if observed {
+            if let Some(o) = self.observing.as_mut() {
+                o.observer.leave_region(&info.buffer);
+            }
+        }
+        Ok(())
+    }
+
+    /// The storage of [`Self::region`] around `body`.
+    fn region_body(
+        &mut self,
+        buf: u32,
+        shape: &[IndexCode],
+        mins: Axes,
+        exts: Axes,
+        body: &Code<'a>,
+        src: &Stmt,
+    ) -> Result<(), RunError> {
+        let program = self.program;
+        let info = &program.buffers[buf as usize];
+        let name = || info.buffer.name().to_string();
+        let elements = exts
+            .iter()
+            .fold(1u64, |acc, &e| acc.saturating_mul(e as u64));
         if info.is_param {
             let st = &mut self.storage[buf as usize];
             let saved_min = std::mem::replace(&mut st.region_min, mins);

@@ -58,6 +58,62 @@ pub fn run(
     Interpreter::new().run(func, inputs, sizes)
 }
 
+/// A loop open at an observed access: its variable, its first value and
+/// the value it has now.
+#[derive(Clone, Copy, Debug)]
+pub struct LoopState<'a> {
+    /// The loop variable.
+    pub var: &'a Var,
+    /// The value of its first iteration (the loop's `min` as evaluated when
+    /// the loop started).
+    pub first: i64,
+    /// Its value now.
+    pub value: i64,
+}
+
+/// One access an observed run reports.
+#[derive(Clone, Copy, Debug)]
+pub struct ObservedAccess<'a> {
+    /// Load or store.
+    pub kind: AccessKind,
+    /// The buffer accessed.
+    pub buffer: &'a Buffer,
+    /// The evaluated indices (before any check: they may be invalid).
+    pub indices: &'a [i64],
+    /// The stage of the store making the access (the one it stores, or
+    /// whose value reads it); `None` for a load outside any store (a
+    /// condition).
+    pub stage: Option<&'a str>,
+    /// The loops open now, outermost first.
+    pub loops: &'a [LoopState<'a>],
+}
+
+/// What [`Interpreter::run_observed`] reports to: the regions (`realize`,
+/// `allocate`) and accesses of the buffers it watches. Every method but
+/// [`Observer::watches`] does nothing unless overridden.
+pub trait Observer {
+    /// Whether the run reports the regions and accesses of `buffer` (asked
+    /// once per buffer, before the run).
+    fn watches(&mut self, buffer: &Buffer) -> bool;
+
+    /// `buffer` is given the region `[min, min + extent)` per axis inside
+    /// the open `loops` (outermost first).
+    fn enter_region(
+        &mut self,
+        _buffer: &Buffer,
+        _min: &[i64],
+        _extent: &[i64],
+        _loops: &[LoopState<'_>],
+    ) {
+    }
+
+    /// The region of `buffer` entered last is released.
+    fn leave_region(&mut self, _buffer: &Buffer) {}
+
+    /// An access of a watched buffer.
+    fn access(&mut self, _access: &ObservedAccess<'_>) {}
+}
+
 /// How many steps a run takes between two calls of its [`Interrupt`] hook.
 pub const INTERRUPT_INTERVAL: u64 = 1 << 16;
 
@@ -179,6 +235,51 @@ impl Interpreter {
         inputs: &HashMap<Buffer, Tensor>,
         sizes: &HashMap<Var, i64>,
     ) -> Result<RunResult, RunError> {
+        self.run_inner(func, inputs, sizes, None)
+    }
+
+    /// [`Interpreter::run`], telling `observer` about every region and
+    /// access of the buffers it watches, with the loops open at the time
+    /// (what a stage computes and reads in one iteration of a loop).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use arith::Var;
+    /// use tir::{AccessKind, Buffer, DataType, Interpreter, ObservedAccess, Observer, PrimFunc, Stmt, Value};
+    /// // for (i, 0, 3) B[i] = 1
+    /// let b = Buffer::new("B", DataType::Int32, [3i64]);
+    /// let i = Var::new("i");
+    /// let f = PrimFunc::new("f", vec![b.clone()],
+    ///     Stmt::for_range(&i, 0, 3, Stmt::store(&b, [i.expr()], Value::i32(1))));
+    /// struct Stores(Vec<(i64, Vec<i64>)>);
+    /// impl Observer for Stores {
+    ///     fn watches(&mut self, b: &Buffer) -> bool { b.name() == "B" }
+    ///     fn access(&mut self, a: &ObservedAccess<'_>) {
+    ///         assert_eq!((a.kind, a.stage), (AccessKind::Store, Some("B")));
+    ///         self.0.push((a.loops[0].value, a.indices.to_vec()));
+    ///     }
+    /// }
+    /// let mut seen = Stores(Vec::new());
+    /// Interpreter::new().run_observed(&f, &HashMap::new(), &HashMap::new(), &mut seen).unwrap();
+    /// assert_eq!(seen.0, [(0, vec![0]), (1, vec![1]), (2, vec![2])]);
+    /// ```
+    pub fn run_observed(
+        &self,
+        func: &PrimFunc,
+        inputs: &HashMap<Buffer, Tensor>,
+        sizes: &HashMap<Var, i64>,
+        observer: &mut dyn Observer,
+    ) -> Result<RunResult, RunError> {
+        self.run_inner(func, inputs, sizes, Some(observer))
+    }
+
+    fn run_inner(
+        &self,
+        func: &PrimFunc,
+        inputs: &HashMap<Buffer, Tensor>,
+        sizes: &HashMap<Var, i64>,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<RunResult, RunError> {
         if let Some(limit) = self.limits.max_steps {
             if let Some(steps) = count::step_bound(&func.body, sizes) {
                 if steps > limit {
@@ -206,6 +307,9 @@ impl Interpreter {
             )?);
         }
         let mut m = Machine::new(&program, storage, self.limits);
+        if let Some(o) = observer {
+            m.observe(o);
+        }
         m.run(&program.body)?;
 
         let outputs = func
