@@ -173,6 +173,9 @@ impl<'a> Interp<'a> {
         if inst.opcode == Opcode::Reduce || inst.opcode == Opcode::ReduceWindow {
             return self.reduce_like(inst, ops);
         }
+        if inst.opcode == Opcode::Scatter {
+            return scatter(inst, ops);
+        }
         let out = array_shape(&inst.shape);
         let dims = out.dims.clone();
         let types = self.operand_types(inst);
@@ -572,6 +575,98 @@ impl<'a> Interp<'a> {
     }
 }
 
+/// `scatter` on concrete indices: output `k` at `o` reads operand `k` at
+/// `o` and every index vector of its batch (the scatter looks at each to
+/// decide what lands there); where an update window lands, it also reads
+/// every operand at `o` and every update landing there (the combiner takes
+/// them all). A window whose start falls outside the operand is dropped.
+fn scatter(inst: &hlo::Instruction, ops: &[Value]) -> Value {
+    let a = &inst.attrs;
+    let n = (ops.len() - 1) / 2;
+    let (od, _) = ops[0].array();
+    let (id, _) = ops[n].array();
+    let (ud, _) = ops[n + 1].array();
+    let uwd = a.ints("update_window_dims").unwrap();
+    let iwd = a.ints("inserted_window_dims").unwrap();
+    let sdod = a.ints("scatter_dims_to_operand_dims").unwrap();
+    let ivd = a.int("index_vector_dim").unwrap() as usize;
+    let ib = a.ints("input_batching_dims").unwrap_or(&[]);
+    let sib = a.ints("scatter_indices_batching_dims").unwrap_or(&[]);
+    let has = |l: &[i64], x: usize| l.contains(&(x as i64));
+    let scatter_of_indices: Vec<usize> = (0..id.len()).filter(|&i| i != ivd).collect();
+    let update_scatter: Vec<usize> = (0..ud.len()).filter(|&d| !has(uwd, d)).collect();
+    let windowed: Vec<usize> = (0..od.len())
+        .filter(|&j| !has(iwd, j) && !has(ib, j))
+        .collect();
+    // landed[o] = the update indices landing at operand index o.
+    let mut landed: BTreeMap<Index, Vec<Index>> = BTreeMap::new();
+    for u in all_indices(ud) {
+        let batch: Vec<i64> = update_scatter.iter().map(|&d| u[d]).collect();
+        let at_indices = |k: i64| -> Index {
+            let mut b = batch.iter();
+            (0..id.len())
+                .map(|i| if i == ivd { k } else { *b.next().unwrap() })
+                .collect()
+        };
+        let mut idx = vec![0i64; od.len()];
+        let mut inside = true;
+        for (k, &j) in sdod.iter().enumerate() {
+            let j = j as usize;
+            let start = ops[n].at(&at_indices(k as i64)).value.unwrap();
+            let w = windowed
+                .iter()
+                .position(|&x| x == j)
+                .map_or(1, |p| ud[uwd[p] as usize]);
+            inside &= start >= 0 && start + w <= od[j];
+            idx[j] = start;
+        }
+        for (p, &j) in windowed.iter().enumerate() {
+            idx[j] += u[uwd[p] as usize];
+        }
+        for (&j, &i) in ib.iter().zip(sib) {
+            let pos = scatter_of_indices.iter().position(|&x| x == i as usize).unwrap();
+            idx[j as usize] = batch[pos];
+        }
+        if inside {
+            landed.entry(idx).or_default().push(u);
+        }
+    }
+    let outputs: Vec<Value> = (0..n)
+        .map(|k| {
+            let data = all_indices(od)
+                .into_iter()
+                .map(|o| {
+                    let mut parts: Vec<&Elem> = vec![ops[k].at(&o)];
+                    for x in all_indices(id) {
+                        let matches = ib.iter().zip(sib).all(|(&j, &i)| {
+                            x[i as usize] == o[j as usize]
+                        });
+                        if matches {
+                            parts.push(ops[n].at(&x));
+                        }
+                    }
+                    if let Some(us) = landed.get(&o) {
+                        for v in &ops[..n] {
+                            parts.push(v.at(&o));
+                        }
+                        for u in us {
+                            for v in &ops[n + 1..] {
+                                parts.push(v.at(u));
+                            }
+                        }
+                    }
+                    union(&parts)
+                })
+                .collect();
+            Value::Array(od.to_vec(), data)
+        })
+        .collect();
+    match &inst.shape {
+        Shape::Tuple(_) => Value::Tuple(outputs),
+        _ => outputs.into_iter().next().unwrap(),
+    }
+}
+
 /// `v` as a value of `shape`'s element type: wrapped to an integer type's
 /// width and signedness (XLA's two's-complement integers), kept as it is for
 /// a floating-point type (whose values here are small integers).
@@ -795,14 +890,36 @@ fn in_bounds(idx: &[i64], dims: &[i64]) -> bool {
     idx.len() == dims.len() && idx.iter().zip(dims).all(|(&i, &d)| 0 <= i && i < d)
 }
 
+/// Checks the relation `got` of `maps` against the reads `want` in `mode`;
+/// every map that says it is exact must also, on its own, give only
+/// elements read (a conservative map beside it may give more).
+#[allow(clippy::too_many_arguments)]
 fn compare(
     what: &str,
     domain: &[i64],
     target: &[i64],
     want: &BTreeMap<Index, BTreeSet<Index>>,
+    (mode, maps): &(Mode, &[hlo::OperandMap]),
     got: &BTreeMap<Index, BTreeSet<Index>>,
-    mode: Mode,
+    args: &[Value],
+    named: &HashMap<String, Value>,
 ) {
+    let mode = *mode;
+    {
+        for m in maps.iter().filter(|m| m.is_exact()) {
+            let alone = relation(std::slice::from_ref(m), args, named);
+            for (d, xs) in &alone {
+                let w = want.get(d).cloned().unwrap_or_default();
+                let xs: BTreeSet<Index> =
+                    xs.iter().filter(|x| in_bounds(x, target)).cloned().collect();
+                assert!(
+                    xs.is_subset(&w),
+                    "{what}: at {d:?} an exact map gives {xs:?}, reads are {w:?}:\n{}",
+                    m.map
+                );
+            }
+        }
+    }
     for d in all_indices(domain) {
         let w = want.get(&d).cloned().unwrap_or_default();
         let mut g = got.get(&d).cloned().unwrap_or_default();
@@ -908,14 +1025,17 @@ fn check_both_ways(
         };
         for p in 0..args.len() {
             let what = format!("{} output {j} parameter {p}", root.name);
-            let got = relation(operand_maps(&o2i, p, &what), &args, &named);
+            let maps = operand_maps(&o2i, p, &what);
+            let got = relation(maps, &args, &named);
             compare(
                 &format!("{what} (output-to-input)"),
                 odims,
                 &param_dims[p],
                 &reads[p],
+                &flagged(maps, mode(p)),
                 &got,
-                mode(p),
+                &args,
+                &named,
             );
             // The inverse relation, from the reads.
             let mut inverse: BTreeMap<Index, BTreeSet<Index>> = BTreeMap::new();
@@ -925,46 +1045,38 @@ fn check_both_ways(
                 }
             }
             let Some(r) = i2o(p) else { continue };
-            match &r.operands[0].indexing {
-                // Only the gathered operand has no input-to-output map: which
-                // outputs it reaches depends on the indices' values.
-                OperandIndexing::Unsupported(why) => {
-                    // Taken as a whole, a computation has none for each
-                    // parameter that reaches a gathered operand.
-                    let gathered_inside = whole_computation
-                        && module.computations.iter().any(|c| {
-                            c.instructions.iter().any(|i| {
-                                i.opcode == Opcode::Gather
-                                    && why.instruction.as_deref() == Some(i.name.as_str())
-                            })
-                        });
-                    assert!(
-                        (root.opcode == Opcode::Gather && p == 0) || gathered_inside,
-                        "{what}: no input-to-output map: {why}"
-                    );
-                    continue;
-                }
-                OperandIndexing::Maps(m) => {
-                    let got = relation(m, &args, &named);
-                    let inv_mode = inverse_modes.iter().find(|m| m.0 == p).map_or(
-                        if mode(p) == Mode::Exact {
-                            Mode::Exact
-                        } else {
-                            Mode::Superset
-                        },
-                        |m| m.1,
-                    );
-                    compare(
-                        &format!("{what} (input-to-output)"),
-                        &param_dims[p],
-                        odims,
-                        &inverse,
-                        &got,
-                        inv_mode,
-                    );
-                }
-            }
+            let m = operand_maps(&r, 0, &what);
+            let got = relation(m, &args, &named);
+            let inv_mode = inverse_modes.iter().find(|m| m.0 == p).map_or(
+                if mode(p) == Mode::Exact {
+                    Mode::Exact
+                } else {
+                    Mode::Superset
+                },
+                |m| m.1,
+            );
+            compare(
+                &format!("{what} (input-to-output)"),
+                &param_dims[p],
+                odims,
+                &inverse,
+                &flagged(m, inv_mode),
+                &got,
+                &args,
+                &named,
+            );
         }
+    }
+}
+
+/// The mode a set of maps is checked in: `mode`, or [`Mode::Superset`]
+/// when a map says it over-approximates; then the maps come along, so that
+/// [`compare`] checks each one that says it is exact on its own.
+fn flagged(maps: &[hlo::OperandMap], mode: Mode) -> (Mode, &[hlo::OperandMap]) {
+    if maps.iter().all(hlo::OperandMap::is_exact) {
+        (mode, &[])
+    } else {
+        (Mode::Superset, maps)
     }
 }
 
@@ -1199,6 +1311,70 @@ fn gathers_and_dynamic_slices() {
             false,
         );
     }
+}
+
+/// `scatter` on concrete indices, with windows in and out of range and
+/// repeated indices: the operand and indices maps are exact, the updates'
+/// maps (output to input: every update an index could place; input to
+/// output: through the indices as runtime variables, with out-of-range
+/// windows placed at the clamped start) contain the interpreter's sets.
+#[test]
+fn scatters() {
+    let add = "add {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n";
+    for idx in [vec![0, 4, 2, 7], vec![1, 1, 3, -1], vec![0, 1, 2, 3]] {
+        check(
+            &format!("{add}ENTRY e {{\n p0 = f32[5,3] parameter(0)\n p1 = s32[4] parameter(1)\n p2 = f32[4,3] parameter(2)\n ROOT s = f32[5,3] scatter(p0, p1, p2), update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=add\n}}"),
+            &[(1, idx)],
+            &[],
+            false,
+        );
+    }
+    // Two-dimensional windows at two-dimensional starts.
+    for idx in [vec![0, 0, 2, 3, 1, 2], vec![3, 0, 0, 4, 2, 1]] {
+        check(
+            &format!("{add}ENTRY e {{\n p0 = f32[4,5] parameter(0)\n p1 = s32[3,2] parameter(1)\n p2 = f32[3,2,2] parameter(2)\n ROOT s = f32[4,5] scatter(p0, p1, p2), update_window_dims={{1,2}}, inserted_window_dims={{}}, scatter_dims_to_operand_dims={{0,1}}, index_vector_dim=1, to_apply=add\n}}"),
+            &[(1, idx)],
+            &[],
+            false,
+        );
+    }
+    // Starts in reversed dimension order, the index vector first.
+    check(
+        &format!("{add}ENTRY e {{\n p0 = f32[4,5] parameter(0)\n p1 = s32[2,3] parameter(1)\n p2 = f32[3,2] parameter(2)\n ROOT s = f32[4,5] scatter(p0, p1, p2), update_window_dims={{1}}, inserted_window_dims={{1}}, scatter_dims_to_operand_dims={{1,0}}, index_vector_dim=0, to_apply=add\n}}"),
+        &[(1, vec![4, 0, 2, 1, 3, 2])],
+        &[],
+        false,
+    );
+    // A window dimension without a start index: the start is 0 there.
+    check(
+        &format!("{add}ENTRY e {{\n p0 = f32[4,3] parameter(0)\n p1 = s32[2,1] parameter(1)\n p2 = f32[2,2] parameter(2)\n ROOT s = f32[4,3] scatter(p0, p1, p2), update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=add\n}}"),
+        &[(1, vec![3, 1])],
+        &[],
+        false,
+    );
+    // Explicit batching dimensions (a scatter under vmap).
+    check(
+        &format!("{add}ENTRY e {{\n p0 = f32[3,5] parameter(0)\n p1 = s32[3,2,1] parameter(1)\n p2 = f32[3,2] parameter(2)\n ROOT s = f32[3,5] scatter(p0, p1, p2), update_window_dims={{}}, inserted_window_dims={{1}}, input_batching_dims={{0}}, scatter_indices_batching_dims={{0}}, scatter_dims_to_operand_dims={{1}}, index_vector_dim=2, to_apply=add\n}}"),
+        &[(1, vec![4, 0, 2, 2, 9, 1])],
+        &[],
+        false,
+    );
+    // Two operands and two updates: each output reads the other operand
+    // and both updates where an update lands.
+    let add2 = "add2 {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n c = f32[] parameter(2)\n d = f32[] parameter(3)\n x = f32[] add(a, c)\n y = f32[] multiply(b, d)\n ROOT t = (f32[], f32[]) tuple(x, y)\n}\n";
+    check(
+        &format!("{add2}ENTRY e {{\n p0 = f32[4] parameter(0)\n p1 = f32[4] parameter(1)\n p2 = s32[3,1] parameter(2)\n p3 = f32[3] parameter(3)\n p4 = f32[3] parameter(4)\n ROOT s = (f32[4], f32[4]) scatter(p0, p1, p2, p3, p4), update_window_dims={{}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=add2\n}}"),
+        &[(2, vec![3, 0, 3])],
+        &[],
+        false,
+    );
+    // Inside a computation taken as one fusion, behind a transpose.
+    check(
+        &format!("{add}ENTRY e {{\n p0 = f32[3,5] parameter(0)\n p1 = s32[4] parameter(1)\n p2 = f32[4,3] parameter(2)\n t = f32[5,3] transpose(p0), dimensions={{1,0}}\n ROOT s = f32[5,3] scatter(t, p1, p2), update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=add\n}}"),
+        &[(1, vec![4, 0, 4, 2])],
+        &[],
+        true,
+    );
 }
 
 #[test]

@@ -201,12 +201,18 @@ pub(crate) fn output_to_input(op: &Op) -> OpMaps {
 }
 
 /// An element of the indices tensor reaches every output element of its
-/// batch position; which operand elements reach an output depends on the
-/// indices' values, so the operand has no input-to-output map.
+/// batch position. An operand element reaches every output position that
+/// can read it: see [`operand_to_output`].
 pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
     let g = signature(op)?;
+    if input == 0 {
+        return Ok(vec![OperandIndexing::Maps(vec![operand_to_output(&g)?])]);
+    }
     if input != 1 {
-        return Err(AnalysisError::unsupported(format!("input-to-output indexing of the gathered operand of `{}` depends on the indices' values", op.instr.name)));
+        return Err(AnalysisError::invalid(format!(
+            "gather `{}` has no operand {input}",
+            op.instr.name
+        )));
     }
     let mut b = MapBuilder::over(g.indices);
     let batch_of_indices: Vec<usize> = (0..g.indices.len())
@@ -220,4 +226,52 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
         results[o] = b.symbol(g.out[o]);
     }
     Ok(vec![OperandIndexing::single(b.build(results)?)])
+}
+
+/// Operand element `x` is read by every output whose window, at some
+/// start, covers it: any batch position (along an explicit batching
+/// dimension, `x`'s own), and along a kept dimension `j` of slice size `S`
+/// an offset `s` with `x_j - s` a valid (clamped) start in `[0, n_j - S]`;
+/// where dimension `j` has no start index the start is 0, so the offset is
+/// `x_j` and only `x_j < S` is read. Which of these positions read `x`
+/// depends on the start indices' values, so the map is conservative unless
+/// no dimension is indexed (every batch position then reads the same
+/// window: exact).
+fn operand_to_output(g: &Gather) -> Result<OperandMap, Unsupported> {
+    let mut b = MapBuilder::over(g.operand);
+    let mut results = vec![Expr::int(0); g.out.len()];
+    for &o in &g.batch_dims {
+        results[o] = match g.explicit_batch.iter().find(|&&(_, bo)| bo == o) {
+            Some(&(j, _)) => b.dim(j),
+            None => b.symbol(g.out[o]),
+        };
+    }
+    let kept: Vec<usize> = (0..g.operand.len())
+        .filter(|j| !g.collapsed.contains(j) && !g.explicit_batch.iter().any(|&(b, _)| b == *j))
+        .collect();
+    for (&j, &o) in kept.iter().zip(&g.offset_dims) {
+        let size = g.slice_sizes[j];
+        if g.start_index_map.contains(&j) {
+            let off = b.symbol(size);
+            b.constrain(b.dim(j) - off.clone(), Interval::new(0, g.operand[j] - size));
+            results[o] = off;
+        } else {
+            b.restrict_dim(j, Interval::of_size(size));
+            results[o] = b.dim(j);
+        }
+    }
+    for &j in &g.collapsed {
+        if !g.start_index_map.contains(&j) {
+            b.restrict_dim(j, Interval::new(0, 0));
+        }
+    }
+    let map = b.build(results)?;
+    Ok(if g.start_index_map.is_empty() {
+        OperandMap::plain(map)
+    } else {
+        OperandMap::conservative(
+            map,
+            "which outputs read an operand element depends on the start indices' values: every output some start could make read it",
+        )
+    })
 }

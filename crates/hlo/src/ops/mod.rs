@@ -19,6 +19,7 @@ mod pad;
 mod permute;
 mod reduce;
 mod reshape;
+mod scatter;
 mod slice;
 mod window;
 
@@ -133,6 +134,7 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
         Opcode::ReduceWindow => window::reduce_window_output_to_input(op, output),
         Opcode::Convolution => convolution::output_to_input(op),
         Opcode::Gather => gather::output_to_input(op),
+        Opcode::Scatter => scatter::output_to_input(op, output),
         Opcode::DynamicSlice => dynamic_slice::slice_output_to_input(op),
         Opcode::DynamicUpdateSlice => dynamic_slice::update_output_to_input(op),
         Opcode::AllGather => all_gather::output_to_input(op),
@@ -182,6 +184,7 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
         Opcode::DynamicSlice => dynamic_slice::slice_input_to_output(op, input),
         Opcode::DynamicUpdateSlice => dynamic_slice::update_input_to_output(op, input),
         Opcode::Gather => gather::input_to_output(op, input),
+        Opcode::Scatter => scatter::input_to_output(op, input),
         Opcode::AllGather => all_gather::input_to_output(op),
         Opcode::Tuple => elementwise::tuple_input_to_output(op, input),
         Opcode::GetTupleElement => elementwise::get_tuple_element_input_to_output(op),
