@@ -176,6 +176,12 @@ impl<'a> Interp<'a> {
         if inst.opcode == Opcode::Scatter {
             return scatter(inst, ops);
         }
+        if inst.opcode == Opcode::While {
+            return self.while_loop(inst, ops);
+        }
+        if inst.opcode == Opcode::Conditional {
+            return self.conditional(inst, ops);
+        }
         let out = array_shape(&inst.shape);
         let dims = out.dims.clone();
         let types = self.operand_types(inst);
@@ -391,6 +397,51 @@ impl<'a> Interp<'a> {
                 e
             }
         }
+    }
+
+    /// The computation attribute `attr` of `inst` names.
+    fn called_named(&self, inst: &hlo::Instruction, attr: &str, k: usize) -> usize {
+        let name = &inst.attrs.computations(attr).unwrap()[k];
+        self.module.computation(name).unwrap()
+    }
+
+    /// A `while` run on concrete values: the condition decides each trip;
+    /// every output element reads what the condition read on the way.
+    fn while_loop(&self, inst: &hlo::Instruction, ops: &[Value]) -> Value {
+        let cond = self.called_named(inst, "condition", 0);
+        let body = self.called_named(inst, "body", 0);
+        let mut state = ops[0].clone();
+        let mut read = Elem::default();
+        for _ in 0..1000 {
+            let c = self.run(cond, std::slice::from_ref(&state));
+            let e = c.at(&[]).clone();
+            read = union(&[&read, &e]);
+            if e.value.expect("a concrete loop condition") == 0 {
+                return with_tags(state, &read);
+            }
+            state = self.run(body, std::slice::from_ref(&state));
+        }
+        panic!("loop `{}` runs over 1000 trips", inst.name)
+    }
+
+    /// A `conditional` on a concrete selector: the branch it picks (the
+    /// last for an index out of range); every element reads the selector.
+    fn conditional(&self, inst: &hlo::Instruction, ops: &[Value]) -> Value {
+        let sel = ops[0].at(&[]).clone();
+        let v = sel.value.expect("a concrete selector");
+        let (comp, b) = match inst.attrs.computations("branch_computations") {
+            Some(names) => {
+                let b = usize::try_from(v)
+                    .ok()
+                    .filter(|&b| b < names.len())
+                    .unwrap_or(names.len() - 1);
+                (self.called_named(inst, "branch_computations", b), b)
+            }
+            None if v != 0 => (self.called_named(inst, "true_computation", 0), 0),
+            None => (self.called_named(inst, "false_computation", 0), 1),
+        };
+        let out = self.run(comp, std::slice::from_ref(&ops[b + 1]));
+        with_tags(out, &sel)
     }
 
     fn operand_shape(&self, inst: &hlo::Instruction, k: usize) -> &ArrayShape {
@@ -664,6 +715,23 @@ fn scatter(inst: &hlo::Instruction, ops: &[Value]) -> Value {
     match &inst.shape {
         Shape::Tuple(_) => Value::Tuple(outputs),
         _ => outputs.into_iter().next().unwrap(),
+    }
+}
+
+/// `v` with `extra`'s tags added to every element (of every tuple element).
+fn with_tags(v: Value, extra: &Elem) -> Value {
+    match v {
+        Value::Array(d, es) => Value::Array(
+            d,
+            es.into_iter()
+                .map(|e| {
+                    let mut u = union(&[&e, extra]);
+                    u.value = e.value;
+                    u
+                })
+                .collect(),
+        ),
+        Value::Tuple(t) => Value::Tuple(t.into_iter().map(|x| with_tags(x, extra)).collect()),
     }
 }
 
@@ -1375,6 +1443,102 @@ fn scatters() {
         &[],
         true,
     );
+}
+
+/// `while` run with concrete trip counts (zero included): maps through
+/// a passed-through value and a counter are exact, an accumulator's are
+/// exact for its own previous value and contain the rest; a value read
+/// at run time inside the body is a range; a rotation that keeps growing
+/// is widened, soundly.
+#[test]
+fn while_loops() {
+    let counted = |body: &str, state: &str, entry: &str| {
+        format!(
+            "cond {{\n p = {state} parameter(0)\n i = s32[] get-tuple-element(p), index=0\n n = s32[] constant(3)\n ROOT c = pred[] compare(i, n), direction=LT\n}}\nbody {{\n p = {state} parameter(0)\n i = s32[] get-tuple-element(p), index=0\n one = s32[] constant(1)\n i1 = s32[] add(i, one)\n{body}}}\nENTRY e {{\n{entry} ROOT w = {state} while(t), condition=cond, body=body\n}}"
+        )
+    };
+    let accumulate = counted(
+        " acc = f32[4] get-tuple-element(p), index=1\n x = f32[4] get-tuple-element(p), index=2\n r = f32[4] reverse(x), dimensions={0}\n a1 = f32[4] add(acc, r)\n ROOT t = (s32[], f32[4], f32[4]) tuple(i1, a1, x)\n",
+        "(s32[], f32[4], f32[4])",
+        " p0 = s32[] parameter(0)\n p1 = f32[4] parameter(1)\n p2 = f32[4] parameter(2)\n t = (s32[], f32[4], f32[4]) tuple(p0, p1, p2)\n",
+    );
+    let rows = counted(
+        " acc = f32[3] get-tuple-element(p), index=1\n x = f32[4,3] get-tuple-element(p), index=2\n z = s32[] constant(0)\n d = f32[1,3] dynamic-slice(x, i, z), dynamic_slice_sizes={1,3}\n r = f32[3] reshape(d)\n a1 = f32[3] add(acc, r)\n ROOT t = (s32[], f32[3], f32[4,3]) tuple(i1, a1, x)\n",
+        "(s32[], f32[3], f32[4,3])",
+        " p0 = s32[] parameter(0)\n p1 = f32[3] parameter(1)\n p2 = f32[4,3] parameter(2)\n t = (s32[], f32[3], f32[4,3]) tuple(p0, p1, p2)\n",
+    );
+    let rotate = counted(
+        " x = f32[4] get-tuple-element(p), index=1\n a = f32[3] slice(x), slice={[1:4]}\n b = f32[1] slice(x), slice={[0:1]}\n x1 = f32[4] concatenate(a, b), dimensions={0}\n ROOT t = (s32[], f32[4]) tuple(i1, x1)\n",
+        "(s32[], f32[4])",
+        " p0 = s32[] parameter(0)\n p1 = f32[4] parameter(1)\n t = (s32[], f32[4]) tuple(p0, p1)\n",
+    );
+    for start in [0, 2, 3, 5, -3] {
+        for text in [&accumulate, &rows, &rotate] {
+            check(text, &[(0, vec![start])], &[], true);
+        }
+    }
+    // What is exact: the counter, the passed-through value, the
+    // accumulator's own previous value, and the condition's reads of the
+    // initial counter.
+    let m = hlo::parse_module(&accumulate).unwrap();
+    let exact_of = |output: usize| -> Vec<(usize, bool)> {
+        let r = hlo::to_parameters(&m, m.entry, output).unwrap();
+        r.operands
+            .iter()
+            .flat_map(|e| {
+                e.indexing
+                    .maps()
+                    .unwrap()
+                    .iter()
+                    .map(move |x| (e.index, x.is_exact()))
+            })
+            .collect()
+    };
+    assert_eq!(exact_of(0), vec![(0, true)]);
+    assert_eq!(exact_of(1), vec![(0, true), (1, true), (2, false)]);
+    assert_eq!(exact_of(2), vec![(0, true), (2, true)]);
+}
+
+/// `conditional` on every selector value (out of range included), by
+/// index and by predicate: each branch's maps carry the selector as a
+/// runtime variable and contain the reads; a constant selector leaves
+/// only the branch taken, exact.
+#[test]
+fn conditionals() {
+    let branches = "b0 {\n p = f32[4] parameter(0)\n ROOT n = f32[4] negate(p)\n}\nb1 {\n p = f32[4] parameter(0)\n ROOT r = f32[4] reverse(p), dimensions={0}\n}\nb2 {\n p = f32[2,4] parameter(0)\n ROOT s = f32[4] reduce-window-free-slice(p)\n}\n";
+    let branches = branches.replace(
+        "ROOT s = f32[4] reduce-window-free-slice(p)",
+        "s = f32[1,4] slice(p), slice={[1:2], [0:4]}\n ROOT r = f32[4] reshape(s)",
+    );
+    for sel in [0, 1, 2, 7, -1] {
+        check(
+            &format!("{branches}ENTRY e {{\n p0 = s32[] parameter(0)\n p1 = f32[4] parameter(1)\n p2 = f32[4] parameter(2)\n p3 = f32[2,4] parameter(3)\n ROOT c = f32[4] conditional(p0, p1, p2, p3), branch_computations={{b0, b1, b2}}\n}}"),
+            &[(0, vec![sel])],
+            &[],
+            false,
+        );
+    }
+    for pred in [0, 1] {
+        check(
+            &format!("{branches}ENTRY e {{\n p0 = pred[] parameter(0)\n p1 = f32[4] parameter(1)\n p2 = f32[4] parameter(2)\n ROOT c = f32[4] conditional(p0, p1, p2), true_computation=b0, false_computation=b1\n}}"),
+            &[(0, vec![pred])],
+            &[],
+            false,
+        );
+    }
+    let constant = format!("{branches}ENTRY e {{\n k = s32[] constant(1)\n p0 = f32[4] parameter(0)\n p1 = f32[4] parameter(1)\n p2 = f32[2,4] parameter(2)\n ROOT c = f32[4] conditional(k, p0, p1, p2), branch_computations={{b0, b1, b2}}\n}}");
+    check(&constant, &[], &[], true);
+    let m = hlo::parse_module(&constant).unwrap();
+    let r = hlo::to_parameters(&m, m.entry, 0).unwrap();
+    let counts: Vec<(usize, bool)> = r
+        .operands
+        .iter()
+        .map(|e| {
+            let maps = e.indexing.maps().unwrap();
+            (maps.len(), maps.iter().all(hlo::OperandMap::is_exact))
+        })
+        .collect();
+    assert_eq!(counts, vec![(0, true), (1, true), (0, true)]);
 }
 
 #[test]

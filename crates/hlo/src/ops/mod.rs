@@ -9,6 +9,7 @@ mod all_gather;
 pub(crate) mod bitcast_convert;
 pub(crate) mod builder;
 mod concatenate;
+mod control_flow;
 mod convolution;
 mod dot;
 mod dynamic_slice;
@@ -24,6 +25,10 @@ mod slice;
 mod window;
 
 pub(crate) use builder::Unsupported;
+pub(crate) use control_flow::{
+    conditional_input_to_output, conditional_output_to_input, while_input_to_output,
+    while_output_to_input,
+};
 pub(crate) use dynamic_slice::runtime_source_name;
 pub(crate) use elementwise::is_elementwise;
 pub(crate) use layout::{logical_to_physical, physical_to_logical};

@@ -1,0 +1,635 @@
+//! `while` and `conditional`: maps through the computations they call.
+//!
+//! A `while` runs its body an unknown number of times (zero included), so
+//! its maps are a fixpoint: the maps from the state after `n` iterations
+//! to the initial state are the body's maps composed `n` times, and the
+//! loop's are their union over every `n`. The union is built round by
+//! round; a pair of state elements still growing after
+//! [`WIDEN_AFTER_ROUNDS`] rounds (or holding more than [`MAX_MAPS`] maps) is
+//! widened to every element of its target, which no further iteration can
+//! grow: the result is sound for any trip count. A map is exact when it
+//! holds after every number of iterations (the identity of a value the
+//! body passes through unchanged, or an accumulator's own previous value);
+//! every other map is marked conservative. The condition reads the state
+//! before every iteration: its reads count as reads of every output
+//! element, exact for what it reads of the initial state itself.
+//!
+//! A `conditional` runs one branch, chosen at run time by its first
+//! operand: each branch's maps hold only when it is taken. They carry the
+//! selector as a runtime variable whose range is the branch's value (the
+//! index, an out-of-range index running the last branch; the predicate,
+//! 1 for the true branch), and are conservative unless the selector is a
+//! constant, when only the branch taken has maps and they are exact.
+
+use super::builder::MapBuilder;
+use super::runtime_source_name;
+use crate::error::AnalysisError;
+use crate::fusion::{
+    compose_operand, input_to_output_through, map_key, output_to_input_groups,
+    parameter_indexing, runtime_sources_in_caller,
+};
+use crate::module::{CompId, InstrId, Instruction, Module};
+use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
+use crate::ops::Unsupported;
+use crate::shape::Shape;
+use indexing::{IndexingMap, Interval, Variable};
+use std::collections::HashSet;
+
+/// Rounds of the fixpoint before a still-growing pair is widened.
+pub(crate) const WIDEN_AFTER_ROUNDS: usize = 4;
+
+/// The most maps kept for one pair of state elements before widening.
+pub(crate) const MAX_MAPS: usize = 8;
+
+/// Why a map through a loop over-approximates.
+const TRIP_COUNT: &str =
+    "the loop's trip count is unknown: the union of the maps over every number of iterations";
+/// Why a widened map through a loop over-approximates.
+const WIDENED_LOOP: &str =
+    "the maps through the loop kept growing: widened to every element of the carried value";
+/// Why a value read at run time inside a loop becomes a range.
+const LOOP_RUNTIME: &str =
+    "a value read at run time inside the loop changes from one iteration to the next: it ranges over every value it can take";
+/// Why a branch's maps over-approximate.
+const BRANCH_TAKEN: &str =
+    "the branch taken is chosen at run time: this branch's maps hold when the selector has the runtime variable's value";
+
+/// The array shapes of a (possibly tuple-shaped) loop state, or why not.
+fn elements<'s>(inst: &Instruction, shape: &'s Shape) -> Result<Vec<&'s [i64]>, Unsupported> {
+    match shape {
+        Shape::Array(a) => Ok(vec![&a.dims]),
+        Shape::Tuple(t) => t
+            .iter()
+            .map(|s| match s {
+                Shape::Array(a) => Ok(&a.dims[..]),
+                Shape::Tuple(_) => Err(AnalysisError::unsupported(format!(
+                    "`{}` carries a nested tuple; nested tuple elements are not supported",
+                    inst.name
+                ))),
+            })
+            .collect(),
+    }
+}
+
+/// The computation named by attribute `attr` of `inst`.
+fn called(module: &Module, inst: &Instruction, attr: &str) -> Result<CompId, Unsupported> {
+    inst.attrs
+        .computations(attr)
+        .and_then(|names| names.first())
+        .and_then(|n| module.computation(n))
+        .ok_or_else(|| {
+            AnalysisError::invalid(format!("`{}` has no `{attr}=` computation", inst.name))
+        })
+}
+
+/// The maps of `indexing` split by tuple element (`count` elements), with
+/// runtime variables turned into ranges (conservative).
+fn by_element(
+    indexing: OperandIndexing,
+    count: usize,
+) -> Result<Vec<Vec<OperandMap>>, Unsupported> {
+    let maps = match indexing {
+        OperandIndexing::Maps(m) => m,
+        OperandIndexing::Unsupported(reason) => return Err(reason),
+    };
+    let mut out = vec![Vec::new(); count];
+    for mut m in maps {
+        let e = m.element.take().unwrap_or(0);
+        if !m.runtime.is_empty() {
+            m = runtime_as_range(m)?;
+        }
+        if let Some(slot) = out.get_mut(e) {
+            slot.push(m);
+        }
+    }
+    Ok(out)
+}
+
+/// `m` with every runtime variable a range variable over its bounds.
+fn runtime_as_range(m: OperandMap) -> Result<OperandMap, Unsupported> {
+    if m.map.is_known_empty() {
+        return Ok(OperandMap { runtime: Vec::new(), ..m });
+    }
+    let mut symbols = m.map.symbols().to_vec();
+    symbols.extend(m.map.rt_vars().iter().cloned());
+    let mut map = IndexingMap::new(
+        m.map.dims().to_vec(),
+        symbols,
+        Vec::new(),
+        m.map.results().to_vec(),
+    )
+    .map_err(|e| AnalysisError::composition(format!("internal error: {e}")))?;
+    for c in m.map.constraints() {
+        map.add_constraint(c.expr.clone(), c.interval)
+            .map_err(|e| AnalysisError::composition(format!("internal error: {e}")))?;
+    }
+    map.simplify();
+    Ok(OperandMap {
+        map,
+        runtime: Vec::new(),
+        conservative: m.conservative.or_else(|| Some(LOOP_RUNTIME.to_string())),
+        ..m
+    })
+}
+
+/// `(d over from) -> (s over to)`: every element of `to`.
+fn everything(from: &[i64], to: &[i64], reason: &str) -> Result<OperandMap, Unsupported> {
+    let mut b = MapBuilder::over(from);
+    let results = to.iter().map(|&n| b.symbol(n)).collect();
+    let mut map = b.build(results)?;
+    map.simplify();
+    Ok(OperandMap::conservative(map, reason))
+}
+
+/// A de-duplicated list of maps (by [`map_key`]); the first map of a key
+/// stays.
+#[derive(Clone, Default)]
+struct Maps {
+    maps: Vec<OperandMap>,
+    keys: HashSet<String>,
+}
+
+impl Maps {
+    fn insert(&mut self, m: OperandMap) -> bool {
+        let fresh = self.keys.insert(map_key(&m));
+        if fresh {
+            self.maps.push(m);
+        }
+        fresh
+    }
+}
+
+/// The union over every number of iterations of `step` composed with
+/// itself: `step[a][b]` maps element `a`'s indices to element `b`'s
+/// (`shapes`), the result `[a][c]` element `a`'s to element `c`'s.
+fn fixpoint(
+    shapes: &[&[i64]],
+    step: &[Vec<Vec<OperandMap>>],
+) -> Result<Vec<Vec<Vec<OperandMap>>>, Unsupported> {
+    let n = shapes.len();
+    let mut reach: Vec<Vec<Maps>> = vec![vec![Maps::default(); n]; n];
+    for (a, dims) in shapes.iter().enumerate() {
+        let mut id = IndexingMap::identity(dims);
+        id.simplify();
+        reach[a][a].insert(OperandMap::plain(id));
+    }
+    let mut union = reach.clone();
+    // Keys present after every number of iterations seen so far.
+    let mut always: Vec<Vec<HashSet<String>>> = reach
+        .iter()
+        .map(|row| row.iter().map(|m| m.keys.clone()).collect())
+        .collect();
+    let mut full = vec![vec![false; n]; n];
+    let mut stable = false;
+    let max_rounds = WIDEN_AFTER_ROUNDS + n * n + 2;
+    for round in 0..max_rounds {
+        let mut next: Vec<Vec<Maps>> = vec![vec![Maps::default(); n]; n];
+        for a in 0..n {
+            for c in 0..n {
+                if full[a][c] {
+                    next[a][c] = union[a][c].clone();
+                    continue;
+                }
+                for b in 0..n {
+                    for s in &step[a][b] {
+                        for r in &reach[b][c].maps {
+                            next[a][c].insert(compose_operand(s, r)?);
+                        }
+                    }
+                }
+            }
+        }
+        let mut grew = vec![vec![false; n]; n];
+        let mut any_grew = false;
+        let mut reach_same = true;
+        for a in 0..n {
+            for c in 0..n {
+                reach_same &= next[a][c].keys == reach[a][c].keys;
+                always[a][c].retain(|k| next[a][c].keys.contains(k));
+                for m in &next[a][c].maps {
+                    if union[a][c].insert(m.clone()) {
+                        grew[a][c] = true;
+                        any_grew = true;
+                    }
+                }
+            }
+        }
+        reach = next;
+        if reach_same && !any_grew {
+            stable = true;
+            break;
+        }
+        for a in 0..n {
+            for c in 0..n {
+                let widen = union[a][c].maps.len() > MAX_MAPS
+                    || (grew[a][c] && round + 1 >= WIDEN_AFTER_ROUNDS);
+                if widen && !full[a][c] {
+                    full[a][c] = true;
+                    let mut all = Maps::default();
+                    all.insert(everything(shapes[a], shapes[c], WIDENED_LOOP)?);
+                    union[a][c] = all.clone();
+                    reach[a][c] = all;
+                }
+            }
+        }
+    }
+    Ok(union
+        .into_iter()
+        .enumerate()
+        .map(|(a, row)| {
+            row.into_iter()
+                .enumerate()
+                .map(|(c, maps)| {
+                    maps.maps
+                        .into_iter()
+                        .map(|mut m| {
+                            let holds_always =
+                                stable && !full[a][c] && always[a][c].contains(&map_key(&m));
+                            if !holds_always && m.conservative.is_none() {
+                                m.conservative = Some(TRIP_COUNT.to_string());
+                            }
+                            m
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+        .collect())
+}
+
+/// Output-to-input maps of `while` output `output`: one entry (the
+/// initial state), each map tagged with the state element it reads.
+pub(crate) fn while_output_to_input(
+    module: &Module,
+    comp: CompId,
+    instr: InstrId,
+    output: usize,
+    depth: usize,
+) -> Result<Vec<OperandIndexing>, Unsupported> {
+    let inst = &module.computations[comp].instructions[instr];
+    let shapes = elements(inst, &inst.shape)?;
+    let n = shapes.len();
+    let body_id = called(module, inst, "body")?;
+    let cond_id = called(module, inst, "condition")?;
+    let (body, cond) = (&module.computations[body_id], &module.computations[cond_id]);
+    if body.parameters.len() != 1 || cond.parameters.len() != 1 {
+        return Err(AnalysisError::invalid(format!(
+            "the body and condition of `{}` must each have one parameter",
+            inst.name
+        )));
+    }
+    let mut step = Vec::with_capacity(n);
+    for k in 0..n {
+        let groups = output_to_input_groups(module, body_id, body.root, k, depth + 1)?;
+        let param = parameter_indexing(body, groups).swap_remove(0);
+        step.push(by_element(param, n)?);
+    }
+    let through = fixpoint(&shapes, &step)?;
+    let groups = output_to_input_groups(module, cond_id, cond.root, 0, depth + 1)?;
+    let cond_reads = by_element(parameter_indexing(cond, groups).swap_remove(0), n)?;
+    let out_dims = *shapes.get(output).ok_or_else(|| {
+        AnalysisError::invalid(format!("`{}` has no output {output}", inst.name))
+    })?;
+    let scalar = OperandMap::plain(MapBuilder::over(out_dims).to_scalar()?);
+    let tuple = matches!(inst.shape, Shape::Tuple(_));
+    let mut maps = Vec::new();
+    for c in 0..n {
+        let mut set = Maps::default();
+        for m in &through[output][c] {
+            set.insert(m.clone());
+        }
+        // The condition reads the initial state itself before any
+        // iteration (exact), and the state after each iteration (through
+        // the loop's maps, conservative).
+        let mut reads = Maps::default();
+        for m in &cond_reads[c] {
+            reads.insert(m.clone());
+        }
+        for (b, cm) in cond_reads.iter().enumerate() {
+            for m in cm {
+                for t in &through[b][c] {
+                    let mut composed = compose_operand(m, t)?;
+                    if composed.conservative.is_none() {
+                        composed.conservative = Some(TRIP_COUNT.to_string());
+                    }
+                    reads.insert(composed);
+                }
+            }
+        }
+        for m in &reads.maps {
+            set.insert(compose_operand(&scalar, m)?);
+        }
+        for mut m in set.maps {
+            m.element = tuple.then_some(c);
+            maps.push(m);
+        }
+    }
+    Ok(vec![OperandIndexing::Maps(maps)])
+}
+
+/// Input-to-output maps of a `while` from element `element` of its initial
+/// state: one entry per output.
+pub(crate) fn while_input_to_output(
+    module: &Module,
+    comp: CompId,
+    instr: InstrId,
+    element: Option<usize>,
+    depth: usize,
+) -> Result<Vec<OperandIndexing>, Unsupported> {
+    let inst = &module.computations[comp].instructions[instr];
+    let shapes = elements(inst, &inst.shape)?;
+    let n = shapes.len();
+    let body_id = called(module, inst, "body")?;
+    let cond_id = called(module, inst, "condition")?;
+    let (body, cond) = (&module.computations[body_id], &module.computations[cond_id]);
+    let (&[body_param], &[cond_param]) = (&body.parameters[..], &cond.parameters[..]) else {
+        return Err(AnalysisError::invalid(format!(
+            "the body and condition of `{}` must each have one parameter",
+            inst.name
+        )));
+    };
+    let tuple = matches!(inst.shape, Shape::Tuple(_));
+    let tag = |a: usize| tuple.then_some(a);
+    let mut step = Vec::with_capacity(n);
+    let mut cond_step = Vec::with_capacity(n);
+    for a in 0..n {
+        let per_output = input_to_output_through(module, body_id, body_param, tag(a), depth + 1)?;
+        let mut row = Vec::with_capacity(n);
+        for ix in per_output {
+            row.push(by_element(ix, 1)?.swap_remove(0));
+        }
+        row.resize(n, Vec::new());
+        step.push(row);
+        let reads = input_to_output_through(module, cond_id, cond_param, tag(a), depth + 1)?;
+        cond_step.push(match reads.into_iter().next() {
+            Some(ix) => by_element(ix, 1)?.swap_remove(0),
+            None => Vec::new(),
+        });
+    }
+    let through = fixpoint(&shapes, &step)?;
+    let e = element.unwrap_or(0);
+    if e >= n {
+        return Err(AnalysisError::invalid(format!(
+            "`{}` has no state element {e}",
+            inst.name
+        )));
+    }
+    // Which elements of `e` the condition reads, before any iteration
+    // (exact) or after some (through the loop, conservative).
+    let mut reads = Maps::default();
+    for m in &cond_step[e] {
+        reads.insert(m.clone());
+    }
+    for (b, cm) in cond_step.iter().enumerate() {
+        for t in &through[e][b] {
+            for m in cm {
+                let mut composed = compose_operand(t, m)?;
+                if composed.conservative.is_none() {
+                    composed.conservative = Some(TRIP_COUNT.to_string());
+                }
+                reads.insert(composed);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(n);
+    for (k, dims) in shapes.iter().enumerate() {
+        let mut set = Maps::default();
+        for m in &through[e][k] {
+            set.insert(m.clone());
+        }
+        let mut b = MapBuilder::over(&[]);
+        let results = dims.iter().map(|&d| b.symbol(d)).collect();
+        let mut all = b.build(results)?;
+        all.simplify();
+        let all = OperandMap::plain(all);
+        for m in &reads.maps {
+            set.insert(compose_operand(m, &all)?);
+        }
+        out.push(OperandIndexing::Maps(set.maps));
+    }
+    Ok(out)
+}
+
+/// The branches of a `conditional` and, when its selector is a constant,
+/// the branch it takes.
+fn branches(module: &Module, comp: CompId, inst: &Instruction) -> Result<(Vec<CompId>, Option<usize>), Unsupported> {
+    let names: Vec<&str> = match inst.attrs.computations("branch_computations") {
+        Some(names) => names.iter().map(String::as_str).collect(),
+        None => ["true_computation", "false_computation"]
+            .iter()
+            .filter_map(|a| inst.attrs.computations(a).and_then(|n| n.first()))
+            .map(String::as_str)
+            .collect(),
+    };
+    let ids: Vec<CompId> = names
+        .iter()
+        .filter_map(|n| module.computation(n))
+        .collect();
+    if ids.is_empty() || ids.len() != names.len() || inst.operands.len() != ids.len() + 1 {
+        return Err(AnalysisError::invalid(format!(
+            "`{}` needs one operand per branch after its selector",
+            inst.name
+        )));
+    }
+    let selector = &module.computations[comp].instructions[inst.operands[0]];
+    let taken = (selector.opcode == crate::opcode::Opcode::Constant)
+        .then(|| selector.literal.as_deref())
+        .flatten()
+        .and_then(|l| match l.trim() {
+            "true" => Some(1),
+            "false" => Some(0),
+            v => v.parse::<i64>().ok(),
+        })
+        .map(|v| branch_of(v, is_predicate(inst), ids.len()));
+    Ok((ids, taken))
+}
+
+/// Whether the selector is a predicate (true and false branches).
+fn is_predicate(inst: &Instruction) -> bool {
+    inst.attrs.computations("branch_computations").is_none()
+}
+
+/// The branch a selector value runs.
+fn branch_of(value: i64, predicate: bool, count: usize) -> usize {
+    if predicate {
+        usize::from(value == 0)
+    } else {
+        usize::try_from(value)
+            .ok()
+            .filter(|&b| b < count)
+            .unwrap_or(count - 1)
+    }
+}
+
+/// `m` taking branch `branch` only: a new runtime variable, the selector
+/// read once, whose range is the selector's value for that branch.
+fn when_taken(
+    m: OperandMap,
+    selector: &RuntimeVar,
+    branch: usize,
+    predicate: bool,
+) -> Result<OperandMap, Unsupported> {
+    if m.map.is_known_empty() {
+        return Ok(m);
+    }
+    let value = match (predicate, branch) {
+        (true, 0) => Interval::new(1, 1),
+        (true, _) => Interval::new(0, 0),
+        (false, b) => Interval::new(b as i64, b as i64),
+    };
+    let mut rt_vars = m.map.rt_vars().to_vec();
+    rt_vars.push(Variable::new(value));
+    let mut map = IndexingMap::new(
+        m.map.dims().to_vec(),
+        m.map.symbols().to_vec(),
+        rt_vars,
+        m.map.results().to_vec(),
+    )
+    .map_err(|e| AnalysisError::composition(format!("internal error: {e}")))?;
+    for c in m.map.constraints() {
+        map.add_constraint(c.expr.clone(), c.interval)
+            .map_err(|e| AnalysisError::composition(format!("internal error: {e}")))?;
+    }
+    let mut runtime = m.runtime;
+    // The selector is a scalar, read at `()` from the map's own dimensions.
+    let read = IndexingMap::new(m.map.dims().to_vec(), Vec::new(), Vec::new(), Vec::new())
+        .map_err(|e| AnalysisError::composition(format!("internal error: {e}")))?;
+    runtime.push(RuntimeVar {
+        map: read,
+        ..selector.clone()
+    });
+    Ok(OperandMap {
+        map,
+        runtime,
+        conservative: m.conservative.or_else(|| Some(BRANCH_TAKEN.to_string())),
+        ..m
+    })
+}
+
+/// The selector of `inst` as a runtime variable.
+fn selector_var(module: &Module, comp: CompId, inst: &Instruction) -> RuntimeVar {
+    let id = inst.operands[0];
+    let src = &module.computations[comp].instructions[id];
+    let mut rt = RuntimeVar::new(runtime_source_name(src), Some(id));
+    rt.operand = Some(0);
+    rt
+}
+
+/// Output-to-input maps of `conditional` output `output`: the selector is
+/// read by every element (exact); operand `b + 1` through branch `b`.
+pub(crate) fn conditional_output_to_input(
+    module: &Module,
+    comp: CompId,
+    instr: InstrId,
+    output: usize,
+    depth: usize,
+) -> Result<Vec<OperandIndexing>, Unsupported> {
+    let caller = &module.computations[comp];
+    let inst = &caller.instructions[instr];
+    let (ids, taken) = branches(module, comp, inst)?;
+    let out_dims = inst
+        .shape
+        .output(output)
+        .and_then(Shape::as_array)
+        .ok_or_else(|| AnalysisError::invalid(format!("`{}` has no array output {output}", inst.name)))?;
+    let mut result = vec![OperandIndexing::single(
+        MapBuilder::over(&out_dims.dims).to_scalar()?,
+    )];
+    let selector = selector_var(module, comp, inst);
+    let predicate = is_predicate(inst);
+    for (b, &branch) in ids.iter().enumerate() {
+        if taken.is_some_and(|t| t != b) {
+            result.push(OperandIndexing::Maps(Vec::new()));
+            continue;
+        }
+        let called = &module.computations[branch];
+        if called.parameters.len() != 1 {
+            return Err(AnalysisError::invalid(format!(
+                "branch `{}` of `{}` must have one parameter",
+                called.name, inst.name
+            )));
+        }
+        let groups = output_to_input_groups(module, branch, called.root, output, depth + 1)?;
+        let param = parameter_indexing(called, groups).swap_remove(0);
+        let param = runtime_sources_in_caller(caller, &branch_call(inst, b), called, param);
+        result.push(match (param, taken) {
+            (OperandIndexing::Maps(maps), None) => OperandIndexing::Maps(
+                maps.into_iter()
+                    .map(|m| when_taken(m, &selector, b, predicate))
+                    .collect::<Result<_, _>>()?,
+            ),
+            (other, _) => other,
+        });
+    }
+    Ok(result)
+}
+
+/// Input-to-output maps of `conditional` operand `input` (element
+/// `element` of a tuple operand): one entry per output.
+pub(crate) fn conditional_input_to_output(
+    module: &Module,
+    comp: CompId,
+    instr: InstrId,
+    input: usize,
+    element: Option<usize>,
+    depth: usize,
+) -> Result<Vec<OperandIndexing>, Unsupported> {
+    let caller = &module.computations[comp];
+    let inst = &caller.instructions[instr];
+    let (ids, taken) = branches(module, comp, inst)?;
+    let outputs = inst.shape.output_count();
+    if input == 0 {
+        let operand = caller.instructions[inst.operands[0]]
+            .shape
+            .as_array()
+            .ok_or_else(|| AnalysisError::invalid(format!("the selector of `{}` is a tuple", inst.name)))?;
+        return (0..outputs)
+            .map(|k| {
+                let dims = &inst.shape.output(k).and_then(Shape::as_array).ok_or_else(|| {
+                    AnalysisError::unsupported(format!("`{}` has a nested tuple output", inst.name))
+                })?.dims;
+                let mut b = MapBuilder::over(&operand.dims);
+                let results = dims.iter().map(|&d| b.symbol(d)).collect();
+                Ok(OperandIndexing::single(b.build(results)?))
+            })
+            .collect();
+    }
+    let b = input - 1;
+    let &branch = ids.get(b).ok_or_else(|| {
+        AnalysisError::invalid(format!("`{}` has no operand {input}", inst.name))
+    })?;
+    if taken.is_some_and(|t| t != b) {
+        return Ok((0..outputs).map(|_| OperandIndexing::Maps(Vec::new())).collect());
+    }
+    let called = &module.computations[branch];
+    let &[param] = &called.parameters[..] else {
+        return Err(AnalysisError::invalid(format!(
+            "branch `{}` of `{}` must have one parameter",
+            called.name, inst.name
+        )));
+    };
+    let selector = selector_var(module, comp, inst);
+    let predicate = is_predicate(inst);
+    let call = branch_call(inst, b);
+    input_to_output_through(module, branch, param, element, depth + 1)?
+        .into_iter()
+        .map(|ix| match (runtime_sources_in_caller(caller, &call, called, ix), taken) {
+            (OperandIndexing::Maps(maps), None) => Ok(OperandIndexing::Maps(
+                maps.into_iter()
+                    .map(|m| when_taken(m, &selector, b, predicate))
+                    .collect::<Result<_, _>>()?,
+            )),
+            (other, _) => Ok(other),
+        })
+        .collect()
+}
+
+/// Branch `b` of a conditional seen as a call: its one parameter is the
+/// conditional's operand `b + 1` (so runtime values read from it are named
+/// in the caller).
+fn branch_call(inst: &Instruction, b: usize) -> Instruction {
+    Instruction {
+        operands: vec![inst.operands[b + 1]],
+        ..inst.clone()
+    }
+}
