@@ -238,8 +238,13 @@ pub(crate) fn attr_kind(name: &str) -> AttrKind {
         "padding" => AttrKind::Padding,
         "window" => AttrKind::Window,
         "dim_labels" => AttrKind::DimLabels,
-        "to_apply" | "calls" | "condition" | "body" | "branch_computations"
-        | "true_computation" | "false_computation" => AttrKind::Computations,
+        "to_apply"
+        | "calls"
+        | "condition"
+        | "body"
+        | "branch_computations"
+        | "true_computation"
+        | "false_computation" => AttrKind::Computations,
         _ => AttrKind::Raw,
     }
 }

@@ -25,8 +25,8 @@ use super::builder::MapBuilder;
 use super::runtime_source_name;
 use crate::error::AnalysisError;
 use crate::fusion::{
-    compose_operand, input_to_output_through, map_key, output_to_input_groups,
-    parameter_indexing, runtime_sources_in_caller,
+    compose_operand, input_to_output_through, map_key, output_to_input_groups, parameter_indexing,
+    runtime_sources_in_caller,
 };
 use crate::module::{CompId, InstrId, Instruction, Module};
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
@@ -108,7 +108,10 @@ fn by_element(
 /// `m` with every runtime variable a range variable over its bounds.
 fn runtime_as_range(m: OperandMap) -> Result<OperandMap, Unsupported> {
     if m.map.is_known_empty() {
-        return Ok(OperandMap { runtime: Vec::new(), ..m });
+        return Ok(OperandMap {
+            runtime: Vec::new(),
+            ..m
+        });
     }
     let mut symbols = m.map.symbols().to_vec();
     symbols.extend(m.map.rt_vars().iter().cloned());
@@ -287,9 +290,9 @@ pub(crate) fn while_output_to_input(
     let through = fixpoint(&shapes, &step)?;
     let groups = output_to_input_groups(module, cond_id, cond.root, 0, depth + 1)?;
     let cond_reads = by_element(parameter_indexing(cond, groups).swap_remove(0), n)?;
-    let out_dims = *shapes.get(output).ok_or_else(|| {
-        AnalysisError::invalid(format!("`{}` has no output {output}", inst.name))
-    })?;
+    let out_dims = *shapes
+        .get(output)
+        .ok_or_else(|| AnalysisError::invalid(format!("`{}` has no output {output}", inst.name)))?;
     let scalar = OperandMap::plain(MapBuilder::over(out_dims).to_scalar()?);
     let tuple = matches!(inst.shape, Shape::Tuple(_));
     let mut maps = Vec::new();
@@ -412,7 +415,11 @@ pub(crate) fn while_input_to_output(
 
 /// The branches of a `conditional` and, when its selector is a constant,
 /// the branch it takes.
-fn branches(module: &Module, comp: CompId, inst: &Instruction) -> Result<(Vec<CompId>, Option<usize>), Unsupported> {
+fn branches(
+    module: &Module,
+    comp: CompId,
+    inst: &Instruction,
+) -> Result<(Vec<CompId>, Option<usize>), Unsupported> {
     let names: Vec<&str> = match inst.attrs.computations("branch_computations") {
         Some(names) => names.iter().map(String::as_str).collect(),
         None => ["true_computation", "false_computation"]
@@ -421,10 +428,7 @@ fn branches(module: &Module, comp: CompId, inst: &Instruction) -> Result<(Vec<Co
             .map(String::as_str)
             .collect(),
     };
-    let ids: Vec<CompId> = names
-        .iter()
-        .filter_map(|n| module.computation(n))
-        .collect();
+    let ids: Vec<CompId> = names.iter().filter_map(|n| module.computation(n)).collect();
     if ids.is_empty() || ids.len() != names.len() || inst.operands.len() != ids.len() + 1 {
         return Err(AnalysisError::invalid(format!(
             "`{}` needs one operand per branch after its selector",
@@ -433,7 +437,7 @@ fn branches(module: &Module, comp: CompId, inst: &Instruction) -> Result<(Vec<Co
     }
     let selector = &module.computations[comp].instructions[inst.operands[0]];
     let taken = (selector.opcode == crate::opcode::Opcode::Constant)
-        .then(|| selector.literal.as_deref())
+        .then_some(selector.literal.as_deref())
         .flatten()
         .and_then(|l| match l.trim() {
             "true" => Some(1),
@@ -531,7 +535,9 @@ pub(crate) fn conditional_output_to_input(
         .shape
         .output(output)
         .and_then(Shape::as_array)
-        .ok_or_else(|| AnalysisError::invalid(format!("`{}` has no array output {output}", inst.name)))?;
+        .ok_or_else(|| {
+            AnalysisError::invalid(format!("`{}` has no array output {output}", inst.name))
+        })?;
     let mut result = vec![OperandIndexing::single(
         MapBuilder::over(&out_dims.dims).to_scalar()?,
     )];
@@ -582,12 +588,22 @@ pub(crate) fn conditional_input_to_output(
         let operand = caller.instructions[inst.operands[0]]
             .shape
             .as_array()
-            .ok_or_else(|| AnalysisError::invalid(format!("the selector of `{}` is a tuple", inst.name)))?;
+            .ok_or_else(|| {
+                AnalysisError::invalid(format!("the selector of `{}` is a tuple", inst.name))
+            })?;
         return (0..outputs)
             .map(|k| {
-                let dims = &inst.shape.output(k).and_then(Shape::as_array).ok_or_else(|| {
-                    AnalysisError::unsupported(format!("`{}` has a nested tuple output", inst.name))
-                })?.dims;
+                let dims = &inst
+                    .shape
+                    .output(k)
+                    .and_then(Shape::as_array)
+                    .ok_or_else(|| {
+                        AnalysisError::unsupported(format!(
+                            "`{}` has a nested tuple output",
+                            inst.name
+                        ))
+                    })?
+                    .dims;
                 let mut b = MapBuilder::over(&operand.dims);
                 let results = dims.iter().map(|&d| b.symbol(d)).collect();
                 Ok(OperandIndexing::single(b.build(results)?))
@@ -595,11 +611,13 @@ pub(crate) fn conditional_input_to_output(
             .collect();
     }
     let b = input - 1;
-    let &branch = ids.get(b).ok_or_else(|| {
-        AnalysisError::invalid(format!("`{}` has no operand {input}", inst.name))
-    })?;
+    let &branch = ids
+        .get(b)
+        .ok_or_else(|| AnalysisError::invalid(format!("`{}` has no operand {input}", inst.name)))?;
     if taken.is_some_and(|t| t != b) {
-        return Ok((0..outputs).map(|_| OperandIndexing::Maps(Vec::new())).collect());
+        return Ok((0..outputs)
+            .map(|_| OperandIndexing::Maps(Vec::new()))
+            .collect());
     }
     let called = &module.computations[branch];
     let &[param] = &called.parameters[..] else {
@@ -613,14 +631,16 @@ pub(crate) fn conditional_input_to_output(
     let call = branch_call(inst, b);
     input_to_output_through(module, branch, param, element, depth + 1)?
         .into_iter()
-        .map(|ix| match (runtime_sources_in_caller(caller, &call, called, ix), taken) {
-            (OperandIndexing::Maps(maps), None) => Ok(OperandIndexing::Maps(
-                maps.into_iter()
-                    .map(|m| when_taken(m, &selector, b, predicate))
-                    .collect::<Result<_, _>>()?,
-            )),
-            (other, _) => Ok(other),
-        })
+        .map(
+            |ix| match (runtime_sources_in_caller(caller, &call, called, ix), taken) {
+                (OperandIndexing::Maps(maps), None) => Ok(OperandIndexing::Maps(
+                    maps.into_iter()
+                        .map(|m| when_taken(m, &selector, b, predicate))
+                        .collect::<Result<_, _>>()?,
+                )),
+                (other, _) => Ok(other),
+            },
+        )
         .collect()
 }
 

@@ -253,7 +253,10 @@ fn operand_to_output(g: &Gather) -> Result<OperandMap, Unsupported> {
         let size = g.slice_sizes[j];
         if g.start_index_map.contains(&j) {
             let off = b.symbol(size);
-            b.constrain(b.dim(j) - off.clone(), Interval::new(0, g.operand[j] - size));
+            b.constrain(
+                b.dim(j) - off.clone(),
+                Interval::new(0, g.operand[j] - size),
+            );
             results[o] = off;
         } else {
             b.restrict_dim(j, Interval::of_size(size));
