@@ -162,102 +162,133 @@ impl Maps {
     }
 }
 
-/// The union over every number of iterations of `step` composed with
-/// itself: `step[a][b]` maps element `a`'s indices to element `b`'s
-/// (`shapes`), the result `[a][c]` element `a`'s to element `c`'s.
+/// Which maps of a fixpoint are exact.
+#[derive(Clone, Copy, PartialEq)]
+enum Exact {
+    /// Those that hold after every number of iterations (the state's maps:
+    /// the output is the state after the last one).
+    Always,
+    /// Those that hold before the first iteration (the condition's reads:
+    /// it reads the initial state whatever the trip count, later states
+    /// only if the loop gets there).
+    Initially,
+}
+
+/// The union over every number of iterations `n` of `start` followed by
+/// `n` steps: `start[b]` maps indices of `from` to element `b`'s,
+/// `step[b][c]` element `b`'s to element `c`'s (`shapes`); the result `[c]`
+/// maps `from` to element `c`. Since `start . step^(n+1)` is
+/// `(start . step^n) . step`, one row is iterated on its own.
 fn fixpoint(
+    from: &[i64],
     shapes: &[&[i64]],
+    start: Vec<Vec<OperandMap>>,
     step: &[Vec<Vec<OperandMap>>],
-) -> Result<Vec<Vec<Vec<OperandMap>>>, Unsupported> {
+    exact: Exact,
+) -> Result<Vec<Vec<OperandMap>>, Unsupported> {
     let n = shapes.len();
-    let mut reach: Vec<Vec<Maps>> = vec![vec![Maps::default(); n]; n];
-    for (a, dims) in shapes.iter().enumerate() {
-        let mut id = IndexingMap::identity(dims);
-        id.simplify();
-        reach[a][a].insert(OperandMap::plain(id));
+    let mut reach: Vec<Maps> = vec![Maps::default(); n];
+    for (c, maps) in start.into_iter().enumerate() {
+        for m in maps {
+            reach[c].insert(m);
+        }
     }
     let mut union = reach.clone();
+    let initially: Vec<HashSet<String>> = reach.iter().map(|m| m.keys.clone()).collect();
     // Keys present after every number of iterations seen so far.
-    let mut always: Vec<Vec<HashSet<String>>> = reach
-        .iter()
-        .map(|row| row.iter().map(|m| m.keys.clone()).collect())
-        .collect();
-    let mut full = vec![vec![false; n]; n];
+    let mut always = initially.clone();
+    let mut full = vec![false; n];
     let mut stable = false;
-    let max_rounds = WIDEN_AFTER_ROUNDS + n * n + 2;
-    for round in 0..max_rounds {
-        let mut next: Vec<Vec<Maps>> = vec![vec![Maps::default(); n]; n];
-        for a in 0..n {
-            for c in 0..n {
-                if full[a][c] {
-                    next[a][c] = union[a][c].clone();
-                    continue;
-                }
-                for b in 0..n {
-                    for s in &step[a][b] {
-                        for r in &reach[b][c].maps {
-                            next[a][c].insert(compose_operand(s, r)?);
-                        }
+    for round in 0..WIDEN_AFTER_ROUNDS + n + 2 {
+        let mut next: Vec<Maps> = vec![Maps::default(); n];
+        for c in 0..n {
+            if full[c] {
+                next[c] = union[c].clone();
+                continue;
+            }
+            for (b, row) in reach.iter().enumerate() {
+                for r in &row.maps {
+                    for s in &step[b][c] {
+                        next[c].insert(compose_operand(r, s)?);
                     }
                 }
             }
         }
-        let mut grew = vec![vec![false; n]; n];
-        let mut any_grew = false;
-        let mut reach_same = true;
-        for a in 0..n {
-            for c in 0..n {
-                reach_same &= next[a][c].keys == reach[a][c].keys;
-                always[a][c].retain(|k| next[a][c].keys.contains(k));
-                for m in &next[a][c].maps {
-                    if union[a][c].insert(m.clone()) {
-                        grew[a][c] = true;
-                        any_grew = true;
-                    }
-                }
+        let mut grew = vec![false; n];
+        let mut same = true;
+        for c in 0..n {
+            same &= next[c].keys == reach[c].keys;
+            always[c].retain(|k| next[c].keys.contains(k));
+            for m in &next[c].maps {
+                grew[c] |= union[c].insert(m.clone());
             }
         }
         reach = next;
-        if reach_same && !any_grew {
+        if same && !grew.contains(&true) {
             stable = true;
             break;
         }
-        for a in 0..n {
-            for c in 0..n {
-                let widen = union[a][c].maps.len() > MAX_MAPS
-                    || (grew[a][c] && round + 1 >= WIDEN_AFTER_ROUNDS);
-                if widen && !full[a][c] {
-                    full[a][c] = true;
-                    let mut all = Maps::default();
-                    all.insert(everything(shapes[a], shapes[c], WIDENED_LOOP)?);
-                    union[a][c] = all.clone();
-                    reach[a][c] = all;
-                }
+        for c in 0..n {
+            let widen =
+                union[c].maps.len() > MAX_MAPS || (grew[c] && round + 1 >= WIDEN_AFTER_ROUNDS);
+            if widen && !full[c] {
+                full[c] = true;
+                let mut all = Maps::default();
+                all.insert(everything(from, shapes[c], WIDENED_LOOP)?);
+                union[c] = all.clone();
+                reach[c] = all;
             }
         }
     }
     Ok(union
         .into_iter()
         .enumerate()
-        .map(|(a, row)| {
-            row.into_iter()
-                .enumerate()
-                .map(|(c, maps)| {
-                    maps.maps
-                        .into_iter()
-                        .map(|mut m| {
-                            let holds_always =
-                                stable && !full[a][c] && always[a][c].contains(&map_key(&m));
-                            if !holds_always && m.conservative.is_none() {
-                                m.conservative = Some(TRIP_COUNT.to_string());
-                            }
-                            m
-                        })
-                        .collect()
+        .map(|(c, maps)| {
+            maps.maps
+                .into_iter()
+                .map(|mut m| {
+                    let key = map_key(&m);
+                    let holds = !full[c]
+                        && match exact {
+                            Exact::Always => stable && always[c].contains(&key),
+                            Exact::Initially => initially[c].contains(&key),
+                        };
+                    if !holds && m.conservative.is_none() {
+                        m.conservative = Some(TRIP_COUNT.to_string());
+                    }
+                    m
                 })
                 .collect()
         })
         .collect())
+}
+
+/// The identity of element `k` as a row: `start` for [`fixpoint`].
+fn identity_row(shapes: &[&[i64]], k: usize) -> Vec<Vec<OperandMap>> {
+    let mut row = vec![Vec::new(); shapes.len()];
+    let mut id = IndexingMap::identity(shapes[k]);
+    id.simplify();
+    row[k].push(OperandMap::plain(id));
+    row
+}
+
+/// The body and condition of a `while`, with their one parameter each.
+fn loop_parts(
+    module: &Module,
+    inst: &Instruction,
+) -> Result<(CompId, InstrId, CompId, InstrId), Unsupported> {
+    let body = called(module, inst, "body")?;
+    let cond = called(module, inst, "condition")?;
+    match (
+        &module.computations[body].parameters[..],
+        &module.computations[cond].parameters[..],
+    ) {
+        (&[bp], &[cp]) => Ok((body, bp, cond, cp)),
+        _ => Err(AnalysisError::invalid(format!(
+            "the body and condition of `{}` must each have one parameter",
+            inst.name
+        ))),
+    }
 }
 
 /// Output-to-input maps of `while` output `output`: one entry (the
@@ -272,54 +303,36 @@ pub(crate) fn while_output_to_input(
     let inst = &module.computations[comp].instructions[instr];
     let shapes = elements(inst, &inst.shape)?;
     let n = shapes.len();
-    let body_id = called(module, inst, "body")?;
-    let cond_id = called(module, inst, "condition")?;
-    let (body, cond) = (&module.computations[body_id], &module.computations[cond_id]);
-    if body.parameters.len() != 1 || cond.parameters.len() != 1 {
+    if output >= n {
         return Err(AnalysisError::invalid(format!(
-            "the body and condition of `{}` must each have one parameter",
+            "`{}` has no output {output}",
             inst.name
         )));
     }
+    let (body_id, _, cond_id, _) = loop_parts(module, inst)?;
+    let (body, cond) = (&module.computations[body_id], &module.computations[cond_id]);
+    // step[b][c]: body output b to body parameter element c.
     let mut step = Vec::with_capacity(n);
-    for k in 0..n {
-        let groups = output_to_input_groups(module, body_id, body.root, k, depth + 1)?;
+    for b in 0..n {
+        let groups = output_to_input_groups(module, body_id, body.root, b, depth + 1)?;
         let param = parameter_indexing(body, groups).swap_remove(0);
         step.push(by_element(param, n)?);
     }
-    let through = fixpoint(&shapes, &step)?;
+    let out_dims = shapes[output];
+    let state = fixpoint(out_dims, &shapes, identity_row(&shapes, output), &step, Exact::Always)?;
+    // The condition reads the state before every trip: as a row from `()`.
     let groups = output_to_input_groups(module, cond_id, cond.root, 0, depth + 1)?;
     let cond_reads = by_element(parameter_indexing(cond, groups).swap_remove(0), n)?;
-    let out_dims = *shapes
-        .get(output)
-        .ok_or_else(|| AnalysisError::invalid(format!("`{}` has no output {output}", inst.name)))?;
+    let reads = fixpoint(&[], &shapes, cond_reads, &step, Exact::Initially)?;
     let scalar = OperandMap::plain(MapBuilder::over(out_dims).to_scalar()?);
     let tuple = matches!(inst.shape, Shape::Tuple(_));
     let mut maps = Vec::new();
-    for c in 0..n {
+    for (c, (through, read)) in state.into_iter().zip(reads).enumerate() {
         let mut set = Maps::default();
-        for m in &through[output][c] {
-            set.insert(m.clone());
+        for m in through {
+            set.insert(m);
         }
-        // The condition reads the initial state itself before any
-        // iteration (exact), and the state after each iteration (through
-        // the loop's maps, conservative).
-        let mut reads = Maps::default();
-        for m in &cond_reads[c] {
-            reads.insert(m.clone());
-        }
-        for (b, cm) in cond_reads.iter().enumerate() {
-            for m in cm {
-                for t in &through[b][c] {
-                    let mut composed = compose_operand(m, t)?;
-                    if composed.conservative.is_none() {
-                        composed.conservative = Some(TRIP_COUNT.to_string());
-                    }
-                    reads.insert(composed);
-                }
-            }
-        }
-        for m in &reads.maps {
+        for m in &read {
             set.insert(compose_operand(&scalar, m)?);
         }
         for mut m in set.maps {
@@ -342,17 +355,18 @@ pub(crate) fn while_input_to_output(
     let inst = &module.computations[comp].instructions[instr];
     let shapes = elements(inst, &inst.shape)?;
     let n = shapes.len();
-    let body_id = called(module, inst, "body")?;
-    let cond_id = called(module, inst, "condition")?;
-    let (body, cond) = (&module.computations[body_id], &module.computations[cond_id]);
-    let (&[body_param], &[cond_param]) = (&body.parameters[..], &cond.parameters[..]) else {
+    let e = element.unwrap_or(0);
+    if e >= n {
         return Err(AnalysisError::invalid(format!(
-            "the body and condition of `{}` must each have one parameter",
+            "`{}` has no state element {e}",
             inst.name
         )));
-    };
+    }
+    let (body_id, body_param, cond_id, cond_param) = loop_parts(module, inst)?;
     let tuple = matches!(inst.shape, Shape::Tuple(_));
     let tag = |a: usize| tuple.then_some(a);
+    // step[a][k]: body parameter element a to body output k; cond_step[a]:
+    // parameter element a to the condition's value.
     let mut step = Vec::with_capacity(n);
     let mut cond_step = Vec::with_capacity(n);
     for a in 0..n {
@@ -369,22 +383,15 @@ pub(crate) fn while_input_to_output(
             None => Vec::new(),
         });
     }
-    let through = fixpoint(&shapes, &step)?;
-    let e = element.unwrap_or(0);
-    if e >= n {
-        return Err(AnalysisError::invalid(format!(
-            "`{}` has no state element {e}",
-            inst.name
-        )));
-    }
-    // Which elements of `e` the condition reads, before any iteration
-    // (exact) or after some (through the loop, conservative).
+    let through = fixpoint(shapes[e], &shapes, identity_row(&shapes, e), &step, Exact::Always)?;
+    // Which elements of `e` the condition reads: before the first trip
+    // (exact: the identity then the condition's own map), or after some.
     let mut reads = Maps::default();
     for m in &cond_step[e] {
         reads.insert(m.clone());
     }
     for (b, cm) in cond_step.iter().enumerate() {
-        for t in &through[e][b] {
+        for t in &through[b] {
             for m in cm {
                 let mut composed = compose_operand(t, m)?;
                 if composed.conservative.is_none() {
@@ -395,10 +402,10 @@ pub(crate) fn while_input_to_output(
         }
     }
     let mut out = Vec::with_capacity(n);
-    for (k, dims) in shapes.iter().enumerate() {
+    for (dims, maps) in shapes.iter().zip(through) {
         let mut set = Maps::default();
-        for m in &through[e][k] {
-            set.insert(m.clone());
+        for m in maps {
+            set.insert(m);
         }
         let mut b = MapBuilder::over(&[]);
         let results = dims.iter().map(|&d| b.symbol(d)).collect();
