@@ -319,7 +319,13 @@ pub(crate) fn while_output_to_input(
         step.push(by_element(param, n)?);
     }
     let out_dims = shapes[output];
-    let state = fixpoint(out_dims, &shapes, identity_row(&shapes, output), &step, Exact::Always)?;
+    let state = fixpoint(
+        out_dims,
+        &shapes,
+        identity_row(&shapes, output),
+        &step,
+        Exact::Always,
+    )?;
     // The condition reads the state before every trip: as a row from `()`.
     let groups = output_to_input_groups(module, cond_id, cond.root, 0, depth + 1)?;
     let cond_reads = by_element(parameter_indexing(cond, groups).swap_remove(0), n)?;
@@ -383,7 +389,13 @@ pub(crate) fn while_input_to_output(
             None => Vec::new(),
         });
     }
-    let through = fixpoint(shapes[e], &shapes, identity_row(&shapes, e), &step, Exact::Always)?;
+    let through = fixpoint(
+        shapes[e],
+        &shapes,
+        identity_row(&shapes, e),
+        &step,
+        Exact::Always,
+    )?;
     // Which elements of `e` the condition reads: before the first trip
     // (exact: the identity then the condition's own map), or after some.
     let mut reads = Maps::default();

@@ -150,7 +150,8 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
 }
 
 /// Why `opcode` has no maps: XLA's indexing analysis has none for it
-/// (`scatter`, `sort`, `select-and-scatter`, `while`, ...).
+/// (`sort`, `select-and-scatter`, ...). (`while` and `conditional` are
+/// composed through their computations in [`crate::fusion`].)
 fn unsupported_op(opcode: Opcode) -> Unsupported {
     let message = match opcode {
         Opcode::Scan => "unsupported op `scan`: its maps are not implemented here".to_string(),
