@@ -533,9 +533,7 @@ fn when_taken(
 fn selector_var(module: &Module, comp: CompId, inst: &Instruction) -> RuntimeVar {
     let id = inst.operands[0];
     let src = &module.computations[comp].instructions[id];
-    let mut rt = RuntimeVar::new(runtime_source_name(src), Some(id));
-    rt.operand = Some(0);
-    rt
+    RuntimeVar::new(runtime_source_name(src), Some(id))
 }
 
 /// Output-to-input maps of `conditional` output `output`: the selector is
