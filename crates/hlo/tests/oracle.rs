@@ -1485,6 +1485,11 @@ fn while_loops() {
             check(text, &[(0, vec![start])], &[], true);
         }
     }
+    // An array state, its condition read from the state itself.
+    let array = "cond {\n p = f32[3] parameter(0)\n s = f32[1] slice(p), slice={[2:3]}\n r = f32[] reshape(s)\n n = f32[] constant(4)\n ROOT c = pred[] compare(r, n), direction=LT\n}\nbody {\n p = f32[3] parameter(0)\n one = f32[] constant(1)\n b = f32[3] broadcast(one), dimensions={}\n r = f32[3] reverse(p), dimensions={0}\n ROOT a = f32[3] add(r, b)\n}\nENTRY e {\n p0 = f32[3] parameter(0)\n ROOT w = f32[3] while(p0), condition=cond, body=body\n}";
+    for values in [vec![0, 1, 2], vec![3, 1, 9], vec![1, 2, 3]] {
+        check(array, &[(0, values)], &[], false);
+    }
     // What is exact: the counter, the passed-through value, the
     // accumulator's own previous value, and the condition's reads of the
     // initial counter.
