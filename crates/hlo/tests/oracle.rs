@@ -207,6 +207,15 @@ impl<'a> Interp<'a> {
                 value: inst.literal.as_deref().and_then(|l| match l {
                     "true" => Some(1),
                     "false" => Some(0),
+                    _ if l.starts_with('{') => {
+                        // An array literal: its values in row-major order.
+                        let dims = &array_shape(&inst.shape).dims;
+                        let v = l
+                            .split(|c: char| c == '{' || c == '}' || c == ',' || c.is_whitespace())
+                            .filter(|t| !t.is_empty())
+                            .nth(flat(dims, o))?;
+                        typed(&inst.shape, v.parse().ok()?)
+                    }
                     _ => typed(&inst.shape, l.parse().ok()?),
                 }),
             },
@@ -1058,7 +1067,21 @@ fn check_both_ways(
         }
     }
     let args = arguments(&module, module.entry, &values);
-    let named = Interp::new(&module).run_named(module.entry, &args);
+    let mut named = Interp::new(&module).run_named(module.entry, &args);
+    // XLA names a runtime value read from an array constant `constant`:
+    // with one such constant, that is its value.
+    let arrays: Vec<&hlo::Instruction> = entry
+        .instructions
+        .iter()
+        .filter(|i| {
+            i.opcode == Opcode::Constant && i.shape.as_array().is_some_and(|a| !a.dims.is_empty())
+        })
+        .collect();
+    if let [only] = arrays[..] {
+        if let Some(v) = named.get(&only.name).cloned() {
+            named.insert("constant".to_string(), v);
+        }
+    }
     let result = named[&root.name].clone();
     let outputs: Vec<Value> = match (&root.shape, &result) {
         (Shape::Tuple(_), Value::Tuple(t)) => t.clone(),
@@ -1369,6 +1392,26 @@ fn gathers_and_dynamic_slices() {
         &[(1, vec![2, 7, 0])],
         &[],
         false,
+    );
+    // At constant starts (clamped), the operand's input-to-output maps are
+    // one exact map per batch position.
+    for (literal, starts) in [
+        ("{ {0, 0}, {4, 1}, {9, -2} }", "s32[3,2]"),
+        ("{ {1, 3}, {1, 3}, {0, 5} }", "s32[3,2]"),
+    ] {
+        let text = format!("ENTRY e {{\n p0 = f32[5,6] parameter(0)\n c = {starts} constant({literal})\n ROOT g = f32[3,2,3] gather(p0, c), offset_dims={{1,2}}, collapsed_slice_dims={{}}, start_index_map={{0,1}}, index_vector_dim=1, slice_sizes={{2,3}}\n}}");
+        check(&text, &[], &[], true);
+        let m = hlo::parse_module(&text).unwrap();
+        let r = hlo::parameters_to_output(&m, m.entry, 0).unwrap();
+        let maps = r.operands[0].indexing.maps().unwrap();
+        assert_eq!(maps.len(), 3);
+        assert!(maps.iter().all(hlo::OperandMap::is_exact));
+    }
+    check(
+        "ENTRY e {\n p0 = f32[4,5] parameter(0)\n c = s32[3] constant({2, 7, 0})\n ROOT g = f32[3,4] gather(p0, c), offset_dims={1}, collapsed_slice_dims={1}, start_index_map={1}, index_vector_dim=1, slice_sizes={4,1}\n}",
+        &[],
+        &[],
+        true,
     );
     for offsets in [(1, 5), (0, 0), (-2, 2)] {
         check(
