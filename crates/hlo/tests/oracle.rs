@@ -1523,8 +1523,15 @@ fn while_loops() {
         "(s32[], f32[4])",
         " p0 = s32[] parameter(0)\n p1 = f32[4] parameter(1)\n t = (s32[], f32[4]) tuple(p0, p1)\n",
     );
+    // A shift: a new map every trip until the value is gone (widened
+    // after a few rounds).
+    let shift = counted(
+        " x = f32[8] get-tuple-element(p), index=1\n a = f32[7] slice(x), slice={[1:8]}\n z = f32[] constant(0)\n b = f32[1] broadcast(z), dimensions={}\n x1 = f32[8] concatenate(a, b), dimensions={0}\n ROOT t = (s32[], f32[8]) tuple(i1, x1)\n",
+        "(s32[], f32[8])",
+        " p0 = s32[] parameter(0)\n p1 = f32[8] parameter(1)\n t = (s32[], f32[8]) tuple(p0, p1)\n",
+    );
     for start in [0, 2, 3, 5, -3] {
-        for text in [&accumulate, &rows, &rotate] {
+        for text in [&accumulate, &rows, &rotate, &shift] {
             check(text, &[(0, vec![start])], &[], true);
         }
     }

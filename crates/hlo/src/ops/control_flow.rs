@@ -3,10 +3,11 @@
 //! A `while` runs its body an unknown number of times (zero included), so
 //! its maps are a fixpoint: the maps from the state after `n` iterations
 //! to the initial state are the body's maps composed `n` times, and the
-//! loop's are their union over every `n`. The union is built round by
-//! round; a pair of state elements still growing after
-//! [`WIDEN_AFTER_ROUNDS`] rounds (or holding more than [`MAX_MAPS`] maps) is
-//! widened to every element of its target, which no further iteration can
+//! loop's are their union over every `n`. Values a body reads at run time
+//! (a dynamic-slice offset) change from trip to trip: they become ranges.
+//! The union is built round by round; the maps to a state element still
+//! growing after [`WIDEN_AFTER_ROUNDS`] rounds (or more than [`MAX_MAPS`]
+//! of them) are widened to every element of it, which no further trip can
 //! grow: the result is sound for any trip count. A map is exact when it
 //! holds after every number of iterations (the identity of a value the
 //! body passes through unchanged, or an accumulator's own previous value);
@@ -35,10 +36,10 @@ use crate::shape::Shape;
 use indexing::{IndexingMap, Interval, Variable};
 use std::collections::HashSet;
 
-/// Rounds of the fixpoint before a still-growing pair is widened.
+/// Rounds of the fixpoint before maps still growing are widened.
 pub(crate) const WIDEN_AFTER_ROUNDS: usize = 4;
 
-/// The most maps kept for one pair of state elements before widening.
+/// The most maps kept to one state element before widening.
 pub(crate) const MAX_MAPS: usize = 8;
 
 /// Why a map through a loop over-approximates.
@@ -238,6 +239,31 @@ fn fixpoint(
                 union[c] = all.clone();
                 reach[c] = all;
             }
+        }
+    }
+    if !stable {
+        // Sound for every trip count only if the union is closed under one
+        // more step (then every later state's maps are in it): widen each
+        // element it is not closed at, until it is.
+        loop {
+            let mut open = None;
+            'find: for c in (0..n).filter(|&c| !full[c]) {
+                for (b, row) in union.iter().enumerate() {
+                    for r in &row.maps {
+                        for s in &step[b][c] {
+                            if !union[c].keys.contains(&map_key(&compose_operand(r, s)?)) {
+                                open = Some(c);
+                                break 'find;
+                            }
+                        }
+                    }
+                }
+            }
+            let Some(c) = open else { break };
+            full[c] = true;
+            let mut all = Maps::default();
+            all.insert(everything(from, shapes[c], WIDENED_LOOP)?);
+            union[c] = all;
         }
     }
     Ok(union
