@@ -227,13 +227,24 @@ pub(crate) fn attr_kind(name: &str) -> AttrKind {
         | "slice_sizes"
         | "dynamic_slice_sizes"
         | "operand_batching_dims"
-        | "start_indices_batching_dims" => AttrKind::Ints,
+        | "start_indices_batching_dims"
+        | "update_window_dims"
+        | "inserted_window_dims"
+        | "scatter_dims_to_operand_dims"
+        | "input_batching_dims"
+        | "scatter_indices_batching_dims" => AttrKind::Ints,
         "replica_groups" => AttrKind::IntLists,
         "slice" => AttrKind::Slice,
         "padding" => AttrKind::Padding,
         "window" => AttrKind::Window,
         "dim_labels" => AttrKind::DimLabels,
-        "to_apply" | "calls" | "condition" | "body" => AttrKind::Computations,
+        "to_apply"
+        | "calls"
+        | "condition"
+        | "body"
+        | "branch_computations"
+        | "true_computation"
+        | "false_computation" => AttrKind::Computations,
         _ => AttrKind::Raw,
     }
 }

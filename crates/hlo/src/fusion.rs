@@ -132,7 +132,7 @@ fn add_composed_by_element(
 
 /// The text that identifies a map for de-duplication: the map and the
 /// sources of its runtime variables.
-fn map_key(m: &OperandMap) -> String {
+pub(crate) fn map_key(m: &OperandMap) -> String {
     let mut key = m.map.to_string();
     for rt in &m.runtime {
         key.push('|');
@@ -264,8 +264,20 @@ fn called_computation<'m>(
     Ok((callee, &module.computations[callee]))
 }
 
-/// Per-op output-to-input maps of one instruction, descending into fusions
-/// and calls.
+/// Refuses a loop or branch nested deeper than [`MAX_CALL_DEPTH`] calls.
+fn check_depth(inst: &Instruction, depth: usize) -> Result<(), Unsupported> {
+    if depth >= MAX_CALL_DEPTH {
+        return Err(AnalysisError::call(format!(
+            "calls nest deeper than {MAX_CALL_DEPTH} at `{}`",
+            inst.name
+        ))
+        .at_instruction(inst));
+    }
+    Ok(())
+}
+
+/// Per-op output-to-input maps of one instruction, descending into fusions,
+/// calls, loops and branches.
 pub(crate) fn instruction_output_to_input(
     module: &Module,
     comp: CompId,
@@ -293,6 +305,16 @@ pub(crate) fn instruction_output_to_input(
                 .into_iter()
                 .map(|ix| runtime_sources_in_caller(computation, inst, called, ix))
                 .collect())
+        }
+        Opcode::While => {
+            check_depth(inst, depth)?;
+            ops::while_output_to_input(module, comp, instr, output, depth)
+                .map_err(|e| e.at_instruction(inst))
+        }
+        Opcode::Conditional => {
+            check_depth(inst, depth)?;
+            ops::conditional_output_to_input(module, comp, instr, output, depth)
+                .map_err(|e| e.at_instruction(inst))
         }
         _ => {
             let per_operand = ops::output_to_input(
@@ -379,7 +401,7 @@ pub(crate) fn parameter_indexing(comp: &Computation, mut groups: Groups) -> Vec<
 /// caller's operand `N`, and is folded when the caller fixes it (a
 /// constant, an iota); one computed inside the callee is named by the
 /// callee's instruction and can no longer be folded.
-fn runtime_sources_in_caller(
+pub(crate) fn runtime_sources_in_caller(
     caller: &Computation,
     call: &Instruction,
     callee: &Computation,
@@ -508,6 +530,16 @@ pub(crate) fn instruction_input_to_output(
                     .map(|ix| runtime_sources_in_caller(computation, inst, called, ix))
                     .collect(),
             )
+        }
+        Opcode::While => {
+            check_depth(inst, depth)?;
+            ops::while_input_to_output(module, comp, instr, element, depth)
+                .map_err(|e| e.at_instruction(inst))
+        }
+        Opcode::Conditional => {
+            check_depth(inst, depth)?;
+            ops::conditional_input_to_output(module, comp, instr, input, element, depth)
+                .map_err(|e| e.at_instruction(inst))
         }
         // A get-tuple-element passes on its element and nothing of the others.
         Opcode::GetTupleElement if element.is_some() => {

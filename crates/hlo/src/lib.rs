@@ -12,11 +12,18 @@
 //! `compare`, `convert`, `copy`, `map`), `broadcast`, `transpose`,
 //! `reverse`, variadic `reduce`, `slice`, `reshape`, `bitcast` (through
 //! layouts), `bitcast-convert` (also between widths), `concatenate`, `dot`, `scaled-dot`, `pad`, `reduce-window`,
-//! `convolution`, `gather`, `dynamic-slice`, `dynamic-update-slice`,
-//! `all-gather` (with a replica map), `tuple`, `get-tuple-element`, `call`
-//! and `fusion`; `parameter`, `constant` and `iota` have no operands. Any
-//! other op gives [`OperandIndexing::Unsupported`] ("unknown indexing").
-//! Gathers may have explicit batching dimensions (`operand_batching_dims`).
+//! `convolution`, `gather`, `scatter` (variadic), `dynamic-slice`,
+//! `dynamic-update-slice`, `all-gather` (with a replica map), `tuple`,
+//! `get-tuple-element`, `call`, `fusion`, `while` and `conditional`;
+//! `parameter`, `constant` and `iota` have no operands. Any other op gives
+//! [`OperandIndexing::Unsupported`] ("unknown indexing"). Gathers and
+//! scatters may have explicit batching dimensions.
+//!
+//! Beyond XLA's analysis: scatters, gathers read backwards (operand to
+//! output), loops (a fixpoint over the body's maps, sound for any trip
+//! count) and branches (the selector a runtime variable) are mapped; where
+//! which elements are read depends on data, a map holds every element that
+//! can be read and says so ([`OperandMap::conservative`]).
 //!
 //! Parsing ends with a verifier: an instruction that breaks its
 //! [`Opcode`]'s rules is a [`ParseError`] of kind [`ErrorKind::Invalid`].

@@ -86,6 +86,10 @@ fn strip_ws(s: &str) -> String {
 }
 
 thread_local! {
+    /// Operands XLA gives no map ("unknown indexing") and this crate maps:
+    /// beyond XLA, not a mismatch (each map is checked for soundness by
+    /// the oracle tests).
+    static BEYOND_XLA: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
     /// (maps compared, maps whose text is XLA's exactly, whitespace removed).
     static TEXT: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
     /// Maps that denote the same relation as XLA's but print differently.
@@ -142,6 +146,10 @@ fn same_set(expected: &[Expected], actual: &OperandIndexing) -> Result<(), Strin
                 return Ok(());
             }
             return Err(format!("unsupported ({reason}), expected {names:?}"));
+        }
+        OperandIndexing::Maps(_) if expected.iter().all(|e| e.map == "UNDEFINED") => {
+            BEYOND_XLA.with(|b| b.set(b.get() + 1));
+            return Ok(());
         }
         OperandIndexing::Maps(m) => m.iter().collect(),
     };
@@ -468,6 +476,10 @@ fn xla_indexing_conformance() {
     out.push_str(&format!(
         "records whose ops are supported: {}/{}\n\n",
         supported.pass, supported.total
+    ));
+    out.push_str(&format!(
+        "operands XLA leaves as unknown indexing that have maps here (beyond XLA): {}\n\n",
+        BEYOND_XLA.with(|b| b.get())
     ));
     let (n, k) = TEXT.with(|t| t.get());
     out.push_str(&format!(

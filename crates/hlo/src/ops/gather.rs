@@ -201,12 +201,21 @@ pub(crate) fn output_to_input(op: &Op) -> OpMaps {
 }
 
 /// An element of the indices tensor reaches every output element of its
-/// batch position; which operand elements reach an output depends on the
-/// indices' values, so the operand has no input-to-output map.
+/// batch position. An operand element reaches every output position that
+/// can read it: see [`operand_to_output`].
 pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
     let g = signature(op)?;
+    if input == 0 {
+        if let Some(maps) = operand_to_output_at_constant_starts(op, &g)? {
+            return Ok(vec![OperandIndexing::Maps(maps)]);
+        }
+        return Ok(vec![OperandIndexing::Maps(vec![operand_to_output(&g)?])]);
+    }
     if input != 1 {
-        return Err(AnalysisError::unsupported(format!("input-to-output indexing of the gathered operand of `{}` depends on the indices' values", op.instr.name)));
+        return Err(AnalysisError::invalid(format!(
+            "gather `{}` has no operand {input}",
+            op.instr.name
+        )));
     }
     let mut b = MapBuilder::over(g.indices);
     let batch_of_indices: Vec<usize> = (0..g.indices.len())
@@ -220,4 +229,145 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
         results[o] = b.symbol(g.out[o]);
     }
     Ok(vec![OperandIndexing::single(b.build(results)?)])
+}
+
+/// Operand element `x` is read by every output whose window, at some
+/// start, covers it: any batch position (along an explicit batching
+/// dimension, `x`'s own), and along a kept dimension `j` of slice size `S`
+/// an offset `s` with `x_j - s` a valid (clamped) start in `[0, n_j - S]`;
+/// where dimension `j` has no start index the start is 0, so the offset is
+/// `x_j` and only `x_j < S` is read. Which of these positions read `x`
+/// depends on the start indices' values, so the map is conservative unless
+/// no dimension is indexed (every batch position then reads the same
+/// window: exact).
+fn operand_to_output(g: &Gather) -> Result<OperandMap, Unsupported> {
+    let mut b = MapBuilder::over(g.operand);
+    let mut results = vec![Expr::int(0); g.out.len()];
+    for &o in &g.batch_dims {
+        results[o] = match g.explicit_batch.iter().find(|&&(_, bo)| bo == o) {
+            Some(&(j, _)) => b.dim(j),
+            None => b.symbol(g.out[o]),
+        };
+    }
+    let kept: Vec<usize> = (0..g.operand.len())
+        .filter(|j| !g.collapsed.contains(j) && !g.explicit_batch.iter().any(|&(b, _)| b == *j))
+        .collect();
+    for (&j, &o) in kept.iter().zip(&g.offset_dims) {
+        let size = g.slice_sizes[j];
+        if g.start_index_map.contains(&j) {
+            let off = b.symbol(size);
+            b.constrain(
+                b.dim(j) - off.clone(),
+                Interval::new(0, g.operand[j] - size),
+            );
+            results[o] = off;
+        } else {
+            b.restrict_dim(j, Interval::of_size(size));
+            results[o] = b.dim(j);
+        }
+    }
+    for &j in &g.collapsed {
+        if !g.start_index_map.contains(&j) {
+            b.restrict_dim(j, Interval::new(0, 0));
+        }
+    }
+    let map = b.build(results)?;
+    Ok(if g.start_index_map.is_empty() {
+        OperandMap::plain(map)
+    } else {
+        OperandMap::conservative(
+            map,
+            "which outputs read an operand element depends on the start indices' values: every output some start could make read it",
+        )
+    })
+}
+
+/// The most batch positions of a gather at constant start indices mapped
+/// one by one (beyond, the conservative map of [`operand_to_output`]).
+const MAX_CONSTANT_STARTS: usize = 64;
+
+/// The integer values of a `constant` instruction's literal, in row-major
+/// order, when it holds exactly `count` of them.
+fn literal_values(instr: &crate::module::Instruction, count: usize) -> Option<Vec<i64>> {
+    if instr.opcode != crate::opcode::Opcode::Constant {
+        return None;
+    }
+    let text = instr.literal.as_deref()?;
+    let values: Vec<i64> = text
+        .split(|c: char| c == '{' || c == '}' || c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .map(|t| t.parse().ok())
+        .collect::<Option<_>>()?;
+    (values.len() == count).then_some(values)
+}
+
+/// Input-to-output of the operand when the start indices are a constant:
+/// one exact map per batch position, from the operand elements its
+/// (clamped) window covers to the output positions reading them.
+fn operand_to_output_at_constant_starts(
+    op: &Op,
+    g: &Gather,
+) -> Result<Option<Vec<OperandMap>>, Unsupported> {
+    let count: i64 = g.indices.iter().product();
+    let Some(values) = usize::try_from(count)
+        .ok()
+        .and_then(|c| literal_values(op.operand(1), c))
+    else {
+        return Ok(None);
+    };
+    let batch_of_indices: Vec<usize> = (0..g.indices.len())
+        .filter(|&i| i != g.index_vector_dim)
+        .collect();
+    let batch_sizes: Vec<i64> = batch_of_indices.iter().map(|&i| g.indices[i]).collect();
+    let positions: i64 = batch_sizes.iter().product();
+    if usize::try_from(positions).map_or(true, |p| p > MAX_CONSTANT_STARTS) {
+        return Ok(None);
+    }
+    let kept: Vec<usize> = (0..g.operand.len())
+        .filter(|j| !g.collapsed.contains(j) && !g.explicit_batch.iter().any(|&(b, _)| b == *j))
+        .collect();
+    let mut maps = Vec::with_capacity(positions as usize);
+    for flat in 0..positions {
+        // The batch position's coordinates, row-major.
+        let mut coords = vec![0i64; batch_sizes.len()];
+        let mut rest = flat;
+        for k in (0..batch_sizes.len()).rev() {
+            coords[k] = rest % batch_sizes[k];
+            rest /= batch_sizes[k];
+        }
+        let mut start = vec![0i64; g.operand.len()];
+        for (k, &j) in g.start_index_map.iter().enumerate() {
+            let idx = indices_index(
+                g,
+                &coords.iter().map(|&c| Expr::int(c)).collect::<Vec<_>>(),
+                Expr::int(k as i64),
+            );
+            let at = idx
+                .iter()
+                .zip(g.indices)
+                .try_fold(0i64, |acc, (e, &n)| Some(acc * n + e.as_int()?));
+            let Some(v) = at.and_then(|f| values.get(usize::try_from(f).ok()?)) else {
+                return Ok(None);
+            };
+            start[j] = (*v).clamp(0, g.operand[j] - g.slice_sizes[j]);
+        }
+        let mut b = MapBuilder::over(g.operand);
+        let mut results = vec![Expr::int(0); g.out.len()];
+        for (pos, &o) in g.batch_dims.iter().enumerate() {
+            results[o] = Expr::int(coords[pos]);
+        }
+        for &(j, o) in &g.explicit_batch {
+            let pos = g.batch_dims.iter().position(|&x| x == o).unwrap_or(0);
+            b.restrict_dim(j, Interval::new(coords[pos], coords[pos]));
+        }
+        for &j in &g.collapsed {
+            b.restrict_dim(j, Interval::new(start[j], start[j]));
+        }
+        for (&j, &o) in kept.iter().zip(&g.offset_dims) {
+            b.restrict_dim(j, Interval::new(start[j], start[j] + g.slice_sizes[j] - 1));
+            results[o] = b.dim(j) - Expr::int(start[j]);
+        }
+        maps.push(OperandMap::plain(b.build(results)?));
+    }
+    Ok(Some(maps))
 }

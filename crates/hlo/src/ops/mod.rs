@@ -9,6 +9,7 @@ mod all_gather;
 pub(crate) mod bitcast_convert;
 pub(crate) mod builder;
 mod concatenate;
+mod control_flow;
 mod convolution;
 mod dot;
 mod dynamic_slice;
@@ -19,10 +20,15 @@ mod pad;
 mod permute;
 mod reduce;
 mod reshape;
+mod scatter;
 mod slice;
 mod window;
 
 pub(crate) use builder::Unsupported;
+pub(crate) use control_flow::{
+    conditional_input_to_output, conditional_output_to_input, while_input_to_output,
+    while_output_to_input,
+};
 pub(crate) use dynamic_slice::runtime_source_name;
 pub(crate) use elementwise::is_elementwise;
 pub(crate) use layout::{logical_to_physical, physical_to_logical};
@@ -133,6 +139,7 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
         Opcode::ReduceWindow => window::reduce_window_output_to_input(op, output),
         Opcode::Convolution => convolution::output_to_input(op),
         Opcode::Gather => gather::output_to_input(op),
+        Opcode::Scatter => scatter::output_to_input(op, output),
         Opcode::DynamicSlice => dynamic_slice::slice_output_to_input(op),
         Opcode::DynamicUpdateSlice => dynamic_slice::update_output_to_input(op),
         Opcode::AllGather => all_gather::output_to_input(op),
@@ -143,7 +150,8 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
 }
 
 /// Why `opcode` has no maps: XLA's indexing analysis has none for it
-/// (`scatter`, `sort`, `select-and-scatter`, `while`, ...).
+/// (`sort`, `select-and-scatter`, ...). (`while` and `conditional` are
+/// composed through their computations in [`crate::fusion`].)
 fn unsupported_op(opcode: Opcode) -> Unsupported {
     let message = match opcode {
         Opcode::Scan => "unsupported op `scan`: its maps are not implemented here".to_string(),
@@ -182,6 +190,7 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
         Opcode::DynamicSlice => dynamic_slice::slice_input_to_output(op, input),
         Opcode::DynamicUpdateSlice => dynamic_slice::update_input_to_output(op, input),
         Opcode::Gather => gather::input_to_output(op, input),
+        Opcode::Scatter => scatter::input_to_output(op, input),
         Opcode::AllGather => all_gather::input_to_output(op),
         Opcode::Tuple => elementwise::tuple_input_to_output(op, input),
         Opcode::GetTupleElement => elementwise::get_tuple_element_input_to_output(op),
