@@ -80,4 +80,4 @@ pub use operand_indexing::{
     Direction, InstructionIndexing, OperandEntry, OperandIndexing, OperandMap, RuntimeVar,
 };
 pub use parser::{parse_module, MAX_SHAPE_NESTING};
-pub use shape::{ArrayShape, Shape};
+pub use shape::{ArrayShape, LayoutAnnotation, Shape, Tile, TileDim};
