@@ -236,10 +236,11 @@ impl Parser<'_> {
                 annotations.push(make(n));
                 continue;
             }
-            let named = letter.is_ascii_alphabetic() || letter == b'#' || letter == b'*';
+            // XLA names annotations with capitals (or `#`, `*`).
+            let named = letter.is_ascii_uppercase() || letter == b'#' || letter == b'*';
             if named {
                 self.pos += 1;
-                while matches!(self.peek(), Some(c) if c.is_ascii_alphabetic()) {
+                while matches!(self.peek(), Some(c) if c.is_ascii_uppercase()) {
                     self.pos += 1;
                 }
                 if self.peek() == Some(b'(') {
