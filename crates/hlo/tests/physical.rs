@@ -78,7 +78,7 @@ fn layouts_whose_positions_are_unknown_are_refused() {
     assert!(sparse.physical_dims().unwrap_err().message.contains("`D(D,C)`"));
     let combined = parameter_shape("f32[8,4]{1,0:T(2,*)}");
     let e = combined.logical_to_physical().unwrap_err();
-    assert!(e.message.contains("combines dimensions"), "{}", e.message);
+    assert!(e.message.contains("most minor tile dimension"), "{}", e.message);
 }
 
 /// The linear position of `p` in a row-major buffer of shape `dims`.
@@ -109,6 +109,16 @@ fn tiled_positions_match_the_worked_examples_of_xla_tiled_layouts() {
     assert_eq!(logical_linear(&s, &[0, 1]), 2);
     assert_eq!(logical_linear(&s, &[2, 0]), 256);
     assert_eq!(logical_linear(&s, &[8, 0]), 2 * 8 * 128);
+    // `*` combines a dimension with the next more minor one: [2,7,8,11,10]
+    // by (*,*,2,*,3) tiles [112, 110] by (2,3).
+    let s = parameter_shape("f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}");
+    assert_eq!(s.physical_dims().unwrap(), vec![56, 37, 2, 3]);
+    let index = [1, 6, 5, 10, 9];
+    let (row, col) = ((7 + 6) * 8 + 5, 10 * 10 + 9); // ((1 * 7 + 6) * 8 + 5, 10 * 10 + 9)
+    assert_eq!(
+        s.logical_to_physical().unwrap().evaluate(&index).unwrap(),
+        vec![row / 2, col / 3, row % 2, col % 3]
+    );
     // Column-major with tiles: the tile applies to physical dimensions.
     let s = parameter_shape("f32[5,20]{0,1:T(8,4)}");
     assert_eq!(s.physical_dims().unwrap(), vec![3, 2, 8, 4]);
@@ -175,6 +185,9 @@ fn common_tiled_layouts_are_bijections_onto_the_non_padding_positions() {
         "f32[]{:T(128)}",
         "f32[3]{0:T(2,4)}",
         "f32[6,6]{1,0:T(4,4)(3,2)}",
+        "f32[2,3,2,5]{3,2,1,0:T(*,*,2,*,3)}",
+        "f32[3,4,5]{0,2,1:T(*,2,4)(2,1)}",
+        "f32[3,5]{1,0:T(2,4)(*,2,2)}",
     ] {
         check_tiling(&parameter_shape(text));
     }
@@ -187,7 +200,7 @@ fn random_shape() -> impl Strategy<Value = ArrayShape> {
                 proptest::collection::vec(1i64..6, rank),
                 Just((0..rank).collect::<Vec<usize>>()).prop_shuffle(),
                 proptest::collection::vec(
-                    (1usize..rank + 2).prop_flat_map(|k| proptest::collection::vec(1i64..5, k)),
+                    (1usize..rank + 2).prop_flat_map(|k| proptest::collection::vec(0i64..5, k)),
                     0..3,
                 ),
             )
@@ -199,7 +212,11 @@ fn random_shape() -> impl Strategy<Value = ArrayShape> {
             tiles: tiles
                 .into_iter()
                 .map(|t| Tile {
-                    dims: t.into_iter().map(TileDim::Size).collect(),
+                    // 0 stands for `*`.
+                    dims: t
+                        .into_iter()
+                        .map(|n| if n == 0 { TileDim::Combine } else { TileDim::Size(n) })
+                        .collect(),
                 })
                 .collect(),
             annotations: Vec::new(),
@@ -209,11 +226,18 @@ fn random_shape() -> impl Strategy<Value = ArrayShape> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// Any layout with up to two levels of tiles of any rank is a bijection
+    /// Any layout with up to two levels of tiles of any rank, with `*`
+    /// entries, is a bijection
     /// between logical indices and the non-padding physical positions.
     #[test]
     fn random_tiled_layouts_are_bijections(shape in random_shape()) {
-        check_tiling(&shape);
+        // A `*` as a tile's most minor entry has nothing to combine with.
+        let last_star = shape.tiles.iter().any(|t| t.dims.last() == Some(&TileDim::Combine));
+        if last_star {
+            prop_assert!(shape.physical_dims().is_err());
+        } else {
+            check_tiling(&shape);
+        }
     }
 }
 
@@ -429,7 +453,9 @@ fn refused_layouts_give_unknown_indexing_not_a_wrong_map() {
     )
     .unwrap();
     match &r.operands[0].indexing {
-        OperandIndexing::Unsupported(e) => assert!(e.message.contains("combines dimensions")),
+        OperandIndexing::Unsupported(e) => {
+            assert!(e.message.contains("most minor tile dimension"), "{}", e.message)
+        }
         OperandIndexing::Maps(m) => panic!("a map for an unknown layout: {}", m[0].map),
     }
     // Logical maps do not need the layout.

@@ -10,7 +10,9 @@
 //! `[125, 3, 8, 128]` and element `(i, j)` is at
 //! `(i floordiv 8, j floordiv 128, i mod 8, j mod 128)`. A tile of higher
 //! rank than the shape first pads it with leading dimensions of size 1
-//! (a scalar `{:T(128)}` is `[1, 128]`). Positions past the end of a
+//! (a scalar `{:T(128)}` is `[1, 128]`); a `*` in a tile combines its
+//! dimension with the next more minor one before tiling (`T(*,2,128)` on
+//! `[a,b,c]` tiles `[a*b, c]` by `(2,128)`). Positions past the end of a
 //! dimension that is not a multiple of its tile hold no element: the map
 //! from physical positions to logical indices excludes them by constraints.
 
@@ -34,34 +36,28 @@ pub(crate) fn logical_of_physical(order: &[usize], physical: Vec<Expr>) -> Vec<E
     logical
 }
 
-/// One application of a tile: the sizes of the shape it applies to (after
-/// padding with leading 1s to the tile's rank) and the tile.
+/// One application of a tile: the shape it applies to (after padding with
+/// leading 1s to the tile's rank), the dimensions its `*` entries combine,
+/// and its sizes.
 struct TileStep {
     /// How many leading size-1 dimensions were added before tiling.
     padded: usize,
-    /// The shape the tile applies to, after padding.
+    /// Each `*` in turn: dimension `j` of the current shape absorbs the
+    /// next more minor one, of size `minor` (index `e_j * minor + e_j+1`).
+    merges: Vec<(usize, i64)>,
+    /// The shape the tile's sizes split, after padding and combining.
     sizes: Vec<i64>,
-    /// The tile's sizes.
+    /// The tile's sizes, without its `*` entries.
     tile: Vec<i64>,
 }
 
 /// Why `shape`'s physical positions cannot be given, if they cannot: an
-/// annotation that may move elements, or a tile that combines dimensions.
+/// annotation that may move elements.
 fn check_supported(shape: &ArrayShape) -> Result<(), AnalysisError> {
     if let Some(a) = shape.annotations.iter().find(|a| !a.keeps_positions()) {
         return Err(AnalysisError::unsupported(format!(
             "the layout of `{shape}` has annotation `{a}`, which may move elements; \
              physical positions are known only for dense layouts"
-        )));
-    }
-    if shape
-        .tiles
-        .iter()
-        .any(|t| t.dims.contains(&TileDim::Combine))
-    {
-        return Err(AnalysisError::unsupported(format!(
-            "the layout of `{shape}` combines dimensions in a tile (`*`); \
-             physical positions are known only for tiles of sizes"
         )));
     }
     Ok(())
@@ -76,27 +72,50 @@ fn tile_steps(shape: &ArrayShape) -> Result<(Vec<TileStep>, Vec<i64>), AnalysisE
         .collect();
     let mut steps = Vec::with_capacity(shape.tiles.len());
     for t in &shape.tiles {
-        let tile: Vec<i64> = t
+        let mut tile: Vec<Option<i64>> = t
             .dims
             .iter()
             .map(|d| match d {
-                TileDim::Size(n) => *n,
-                TileDim::Combine => 1,
+                TileDim::Size(n) => Some(*n),
+                TileDim::Combine => None,
             })
             .collect();
-        let k = tile.len();
-        let padded = k.saturating_sub(sizes.len());
-        let mut padded_sizes = vec![1; padded];
-        padded_sizes.extend_from_slice(&sizes);
-        let m = padded_sizes.len();
-        let mut next: Vec<i64> = padded_sizes[..m - k].to_vec();
+        let padded = tile.len().saturating_sub(sizes.len());
+        let mut current = vec![1; padded];
+        current.extend_from_slice(&sizes);
+        let base = current.len() - tile.len();
+        // A `*` combines its dimension with the next more minor one,
+        // leftmost first (so `(*,*,2)` on `[a,b,c,d]` tiles `[a*b*c, d]`).
+        let mut merges = Vec::new();
+        while let Some(i) = tile.iter().position(Option::is_none) {
+            if i + 1 == tile.len() {
+                return Err(AnalysisError::unsupported(format!(
+                    "the layout of `{shape}` has `*` as its most minor tile dimension: \
+                     there is no dimension to combine it with"
+                )));
+            }
+            let j = base + i;
+            let minor = current[j + 1];
+            current[j] = current[j].checked_mul(minor).ok_or_else(|| {
+                AnalysisError::unsupported(format!(
+                    "combining dimensions of `{shape}` overflows 64 bits"
+                ))
+            })?;
+            current.remove(j + 1);
+            tile.remove(i);
+            merges.push((j, minor));
+        }
+        let tile: Vec<i64> = tile.into_iter().flatten().collect();
+        let (m, k) = (current.len(), tile.len());
+        let mut next: Vec<i64> = current[..m - k].to_vec();
         for (i, &t) in tile.iter().enumerate() {
-            next.push(ceil_div(padded_sizes[m - k + i], t));
+            next.push(ceil_div(current[m - k + i], t));
         }
         next.extend_from_slice(&tile);
         steps.push(TileStep {
             padded,
-            sizes: padded_sizes,
+            merges,
+            sizes: current,
             tile,
         });
         sizes = next;
@@ -124,6 +143,10 @@ pub(crate) fn logical_to_physical(shape: &ArrayShape) -> Result<IndexingMap, Ana
         for step in &steps {
             let mut padded = vec![Expr::int(0); step.padded];
             padded.append(&mut index);
+            for &(j, minor) in &step.merges {
+                let absorbed = padded.remove(j + 1);
+                padded[j] = build::add(build::mul(padded[j].clone(), Expr::int(minor)), absorbed);
+            }
             let (m, k) = (padded.len(), step.tile.len());
             let mut next: Vec<Expr> = padded[..m - k].to_vec();
             let within: Vec<Expr> = (0..k)
@@ -164,6 +187,11 @@ pub(crate) fn physical_to_logical(shape: &ArrayShape) -> Result<IndexingMap, Ana
                     constraints.push((e.clone(), Interval::of_size(n)));
                 }
                 before.push(e);
+            }
+            for &(j, minor) in step.merges.iter().rev() {
+                let combined = before[j].clone();
+                before[j] = build::floor_div(combined.clone(), Expr::int(minor));
+                before.insert(j + 1, build::modulo(combined, Expr::int(minor)));
             }
             index = before.split_off(step.padded);
         }
