@@ -312,7 +312,8 @@ fn physical_maps_of_packed_bf16_tiles() {
 
 #[test]
 fn layouts_without_known_positions_are_unknown_indexing_with_physical() {
-    let text = "ENTRY e {\n p = f32[8,4]{1,0:T(2,*)} parameter(0)\n ROOT n = f32[8,4] negate(p)\n}\n";
+    let text =
+        "ENTRY e {\n p = f32[8,4]{1,0:T(2,*)} parameter(0)\n ROOT n = f32[8,4] negate(p)\n}\n";
     let (code, out, err) = hlo(text, &["--physical", "--json"]);
     assert_eq!(code, Some(0), "{err}");
     assert!(err.contains("most minor tile dimension"), "{err}");

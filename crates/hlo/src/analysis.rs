@@ -94,10 +94,8 @@ fn analyze_at(
             let output = root.shape.output(query.output);
             for entry in &mut result.operands {
                 let param = &c.instructions[c.parameters[entry.index]].shape;
-                let indexing = std::mem::replace(
-                    &mut entry.indexing,
-                    OperandIndexing::Maps(Vec::new()),
-                );
+                let indexing =
+                    std::mem::replace(&mut entry.indexing, OperandIndexing::Maps(Vec::new()));
                 entry.indexing = if query.input_to_output {
                     in_physical_layout(root, indexing, Some(param), output.unwrap_or(&root.shape))
                 } else {

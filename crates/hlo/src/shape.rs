@@ -218,9 +218,10 @@ impl fmt::Display for ArrayShape {
             if annotated {
                 f.write_str(":")?;
                 // XLA prints dimension level types before the tiles.
-                let (levels, rest): (Vec<_>, Vec<_>) = self.annotations.iter().partition(
-                    |a| matches!(a, LayoutAnnotation::Other(t) if t.starts_with("D(")),
-                );
+                let (levels, rest): (Vec<_>, Vec<_>) = self
+                    .annotations
+                    .iter()
+                    .partition(|a| matches!(a, LayoutAnnotation::Other(t) if t.starts_with("D(")));
                 for a in levels {
                     write!(f, "{a}")?;
                 }

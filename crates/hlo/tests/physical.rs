@@ -36,7 +36,10 @@ fn sizes(tile: &Tile) -> Vec<i64> {
 fn tiled_layouts_parse_as_xla_prints_them() {
     let s = parameter_shape("f32[1024,512]{1,0:T(8,128)}");
     assert_eq!(s.layout, Some(vec![1, 0]));
-    assert_eq!(s.tiles.iter().map(sizes).collect::<Vec<_>>(), vec![vec![8, 128]]);
+    assert_eq!(
+        s.tiles.iter().map(sizes).collect::<Vec<_>>(),
+        vec![vec![8, 128]]
+    );
     assert_eq!(s.to_string(), "f32[1024,512]{1,0:T(8,128)}");
 
     let s = parameter_shape("bf16[16,256]{1,0:T(8,128)(2,1)}");
@@ -48,7 +51,10 @@ fn tiled_layouts_parse_as_xla_prints_them() {
     let s = parameter_shape("s4[4,256]{1,0:T(8,128)(4,1)E(4)S(1)}");
     assert_eq!(
         s.annotations,
-        vec![LayoutAnnotation::ElementSizeInBits(4), LayoutAnnotation::MemorySpace(1)]
+        vec![
+            LayoutAnnotation::ElementSizeInBits(4),
+            LayoutAnnotation::MemorySpace(1)
+        ]
     );
     assert_eq!(s.to_string(), "s4[4,256]{1,0:T(8,128)(4,1)E(4)S(1)}");
 
@@ -60,7 +66,10 @@ fn tiled_layouts_parse_as_xla_prints_them() {
     assert_eq!(s.tiles.len(), 1);
     assert_eq!(s.tiles[0].dims, vec![TileDim::Size(2), TileDim::Combine]);
     assert_eq!(s.annotations.len(), 6);
-    assert_eq!(s.to_string(), "f32[8,4]{0,1:D(D,D)T(2,*)L(2)#(s32)*(s64)SC(0:4)M(16)}");
+    assert_eq!(
+        s.to_string(),
+        "f32[8,4]{0,1:D(D,D)T(2,*)L(2)#(s32)*(s64)SC(0:4)M(16)}"
+    );
 }
 
 #[test]
@@ -75,10 +84,18 @@ fn malformed_tiles_are_errors_that_say_why() {
 #[test]
 fn layouts_whose_positions_are_unknown_are_refused() {
     let sparse = parameter_shape("f32[8,4]{1,0:D(D,C)}");
-    assert!(sparse.physical_dims().unwrap_err().message.contains("`D(D,C)`"));
+    assert!(sparse
+        .physical_dims()
+        .unwrap_err()
+        .message
+        .contains("`D(D,C)`"));
     let combined = parameter_shape("f32[8,4]{1,0:T(2,*)}");
     let e = combined.logical_to_physical().unwrap_err();
-    assert!(e.message.contains("most minor tile dimension"), "{}", e.message);
+    assert!(
+        e.message.contains("most minor tile dimension"),
+        "{}",
+        e.message
+    );
 }
 
 /// The linear position of `p` in a row-major buffer of shape `dims`.
@@ -88,7 +105,11 @@ fn linear(p: &[i64], dims: &[i64]) -> i64 {
 
 fn logical_linear(shape: &ArrayShape, index: &[i64]) -> i64 {
     let dims = shape.physical_dims().unwrap();
-    let p = shape.logical_to_physical().unwrap().evaluate(index).unwrap();
+    let p = shape
+        .logical_to_physical()
+        .unwrap()
+        .evaluate(index)
+        .unwrap();
     linear(&p, &dims)
 }
 
@@ -160,9 +181,19 @@ fn check_tiling(shape: &ArrayShape) {
             p.iter().zip(&dims).all(|(x, d)| (0..*d).contains(x)),
             "{shape}: {index:?} goes to {p:?}, outside {dims:?}"
         );
-        assert!(from.contains(&p).unwrap(), "{shape}: {p:?} of {index:?} is padding");
-        assert_eq!(from.evaluate(&p).unwrap(), index, "{shape}: inverse at {p:?}");
-        assert!(reached.insert(p.clone(), index).is_none(), "{shape}: {p:?} twice");
+        assert!(
+            from.contains(&p).unwrap(),
+            "{shape}: {p:?} of {index:?} is padding"
+        );
+        assert_eq!(
+            from.evaluate(&p).unwrap(),
+            index,
+            "{shape}: inverse at {p:?}"
+        );
+        assert!(
+            reached.insert(p.clone(), index).is_none(),
+            "{shape}: {p:?} twice"
+        );
     }
     for p in all_points(&dims) {
         assert_eq!(
@@ -215,7 +246,13 @@ fn random_shape() -> impl Strategy<Value = ArrayShape> {
                     // 0 stands for `*`.
                     dims: t
                         .into_iter()
-                        .map(|n| if n == 0 { TileDim::Combine } else { TileDim::Size(n) })
+                        .map(|n| {
+                            if n == 0 {
+                                TileDim::Combine
+                            } else {
+                                TileDim::Size(n)
+                            }
+                        })
                         .collect(),
                 })
                 .collect(),
@@ -248,7 +285,9 @@ fn image(map: &IndexingMap) -> BTreeMap<Vec<i64>, BTreeSet<Vec<i64>>> {
     let mut out: BTreeMap<Vec<i64>, BTreeSet<Vec<i64>>> = BTreeMap::new();
     for point in map.domain_points(1 << 20).unwrap() {
         let r = map.evaluate(&point).unwrap();
-        out.entry(point[..map.num_dims()].to_vec()).or_default().insert(r);
+        out.entry(point[..map.num_dims()].to_vec())
+            .or_default()
+            .insert(r);
     }
     out
 }
@@ -406,7 +445,13 @@ fn whole_computation_maps_are_physical_too() {
         .map(|&p| c.instructions[p].shape.as_array().unwrap().clone())
         .collect();
     for output in 0..4 {
-        let from = root.shape.output(output).unwrap().as_array().unwrap().clone();
+        let from = root
+            .shape
+            .output(output)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone();
         let query = Query {
             to_parameters: true,
             output,
@@ -454,7 +499,11 @@ fn refused_layouts_give_unknown_indexing_not_a_wrong_map() {
     .unwrap();
     match &r.operands[0].indexing {
         OperandIndexing::Unsupported(e) => {
-            assert!(e.message.contains("most minor tile dimension"), "{}", e.message)
+            assert!(
+                e.message.contains("most minor tile dimension"),
+                "{}",
+                e.message
+            )
         }
         OperandIndexing::Maps(m) => panic!("a map for an unknown layout: {}", m[0].map),
     }
@@ -470,7 +519,10 @@ fn bitcasts_between_different_tilings_are_refused() {
     )
     .unwrap();
     let r = hlo::analyze(&module, &Query::default()).unwrap();
-    assert!(matches!(r.operands[0].indexing, OperandIndexing::Unsupported(_)));
+    assert!(matches!(
+        r.operands[0].indexing,
+        OperandIndexing::Unsupported(_)
+    ));
     // Same tiles of the same physical shape: the identity on positions.
     let module = hlo::parse_module(
         "ENTRY e {\n p = f32[16,128]{1,0:T(8,128)} parameter(0)\n ROOT b = f32[128,16]{0,1:T(8,128)} bitcast(p)\n}",

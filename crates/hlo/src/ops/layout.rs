@@ -153,7 +153,8 @@ pub(crate) fn logical_to_physical(shape: &ArrayShape) -> Result<IndexingMap, Ana
                 .map(|i| build::modulo(padded[m - k + i].clone(), Expr::int(step.tile[i])))
                 .collect();
             next.extend(
-                (0..k).map(|i| build::floor_div(padded[m - k + i].clone(), Expr::int(step.tile[i]))),
+                (0..k)
+                    .map(|i| build::floor_div(padded[m - k + i].clone(), Expr::int(step.tile[i]))),
             );
             next.extend(within);
             index = next;

@@ -202,7 +202,9 @@ impl Parser<'_> {
                 while self.peek() == Some(b'(') {
                     self.balanced(b'(', b')')?;
                 }
-                annotations.push(LayoutAnnotation::Other(self.src[start..self.pos].to_string()));
+                annotations.push(LayoutAnnotation::Other(
+                    self.src[start..self.pos].to_string(),
+                ));
                 continue;
             }
             let Some(letter) = self.peek() else {
@@ -230,7 +232,9 @@ impl Parser<'_> {
                 self.skip_trivia();
                 let (n, span) = self.int("a number in the layout annotation")?;
                 if n < 0 {
-                    return Err(self.error(span, "a layout annotation's number must not be negative"));
+                    return Err(
+                        self.error(span, "a layout annotation's number must not be negative")
+                    );
                 }
                 self.expect(b')', "`)` after the layout annotation's number")?;
                 annotations.push(make(n));
@@ -245,7 +249,9 @@ impl Parser<'_> {
                 }
                 if self.peek() == Some(b'(') {
                     self.balanced(b'(', b')')?;
-                    annotations.push(LayoutAnnotation::Other(self.src[start..self.pos].to_string()));
+                    annotations.push(LayoutAnnotation::Other(
+                        self.src[start..self.pos].to_string(),
+                    ));
                     continue;
                 }
                 self.pos = start;
