@@ -323,3 +323,25 @@ fn layouts_without_known_positions_are_unknown_indexing_with_physical() {
         .unwrap()
         .contains("most minor tile dimension"));
 }
+
+#[test]
+fn physical_maps_of_a_tuple_element_keep_the_element() {
+    let text = "ENTRY e {\n p = (f32[4,6]{0,1}, f32[3]{0:T(2)}) parameter(0)\n ROOT g = f32[4,6]{1,0:T(2,4)} get-tuple-element(p), index=0\n}\n";
+    for flags in [
+        &["--physical", "--json"][..],
+        &["--physical", "--to-parameters", "--json"][..],
+    ] {
+        let (code, out, err) = hlo(text, flags);
+        assert_eq!(code, Some(0), "{err}");
+        let v = json(&out);
+        let detail = &v["operands"][0]["details"][0];
+        assert_eq!(detail["tuple_element"], 0, "{flags:?}");
+        // Output position (d0, d1, d2, d3) is logical (d0 * 2 + d2, d1 * 4 + d3),
+        // stored column-major in element 0 of the tuple.
+        assert_eq!(
+            detail["map"],
+            "(d0, d1, d2, d3) -> (d1 * 4 + d3, d0 * 2 + d2), domain: d0 in [0, 1], d1 in [0, 1], \
+             d2 in [0, 1], d3 in [0, 3], d1 * 4 + d3 in [0, 5]"
+        );
+    }
+}

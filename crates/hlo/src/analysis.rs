@@ -426,7 +426,10 @@ fn in_physical_layout_one(
 ) -> Result<OperandMap, crate::error::AnalysisError> {
     let before = OperandMap::plain(physical_to_logical(element_array(from, m.element)?)?);
     let after = OperandMap::plain(logical_to_physical(element_array(Some(to), m.element)?)?);
-    compose_operand(&before, m).and_then(|m| compose_operand(&m, &after))
+    let mut physical = compose_operand(&before, m).and_then(|m| compose_operand(&m, &after))?;
+    // The tuple element is the operand's, whichever step composed last.
+    physical.element = m.element;
+    Ok(physical)
 }
 
 /// `shape` itself when it is an array, else its tuple element `element`.
