@@ -442,7 +442,8 @@ fn element_array(
         Some(Shape::Tuple(elems)) => match element.and_then(|k| elems.get(k)) {
             Some(Shape::Array(a)) => Ok(a),
             _ => Err(crate::error::AnalysisError::unsupported(
-                "physical positions are known for arrays only, not for a nested tuple",
+                "physical positions are known for arrays only: the map's side is a tuple \
+                 and the map names no array element of it",
             )),
         },
         None => Err(crate::error::AnalysisError::invalid("no such output")),
