@@ -90,6 +90,7 @@ def hlo_analyze(
     output: int = 0,
     input_to_output: bool = False,
     to_parameters: bool = False,
+    physical: bool = False,
 ) -> dict[str, Any]: ...
 
 class Object:

@@ -8,13 +8,17 @@ from ._native import hlo_analyze as _analyze
 __all__ = ["analyze"]
 
 
-def analyze(text_or_path, instruction=None, output=0, input_to_output=False, to_parameters=False):
+def analyze(text_or_path, instruction=None, output=0, input_to_output=False, to_parameters=False, physical=False):
     """The indexing maps of one instruction of an HLO module.
 
     ``text_or_path`` is the module's text or a path to it. ``instruction``
     names the instruction (``NAME`` or ``COMPUTATION/NAME``; default: the
     entry computation's ROOT); ``input_to_output`` asks for input-to-output
-    maps; ``to_parameters`` maps the whole computation to its parameters.
+    maps; ``to_parameters`` maps the whole computation to its parameters;
+    ``physical`` maps physical positions instead of logical indices: each
+    shape's dimensions in its layout's major-to-minor order, split by its
+    tiles (``f32[1000,300]{1,0:T(8,128)}`` has positions ``[125, 3, 8, 128]``),
+    with tile padding outside every map's domain.
     Returns what ``rangefinder hlo --json`` prints (``instruction``,
     ``direction``, ``warnings``, ``operands``), with each operand's ``maps``
     as :class:`rangefinder.IndexingMap` objects; ``details`` keeps their
@@ -24,7 +28,7 @@ def analyze(text_or_path, instruction=None, output=0, input_to_output=False, to_
     ``rangefinder hlo --svg`` does.
     """
     text = _read(text_or_path)
-    report, maps = _analyze(text, instruction, output, input_to_output, to_parameters)
+    report, maps = _analyze(text, instruction, output, input_to_output, to_parameters, physical)
     result = json.loads(report)
     for operand, objects in zip(result["operands"], maps):
         operand["maps"] = objects

@@ -11,9 +11,10 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 
 /// The maps of `instruction` (default: the entry computation's ROOT) of the
 /// HLO module `text`: the JSON text `rangefinder hlo --json` prints, and
-/// per operand its maps as `IndexingMap` objects.
+/// per operand its maps as `IndexingMap` objects. `physical` maps physical
+/// positions (layout order and tiles), as `--physical` does.
 #[pyfunction]
-#[pyo3(signature = (text, instruction=None, output=0, input_to_output=false, to_parameters=false))]
+#[pyo3(signature = (text, instruction=None, output=0, input_to_output=false, to_parameters=false, physical=false))]
 fn hlo_analyze(
     py: Python<'_>,
     text: &str,
@@ -21,6 +22,7 @@ fn hlo_analyze(
     output: usize,
     input_to_output: bool,
     to_parameters: bool,
+    physical: bool,
 ) -> PyResult<(String, Vec<Vec<IndexingMap>>)> {
     let module = hlo::parse_module(text)
         .map_err(|e| error_at(py, text, &e.message, Some(e.span.clone())))?;
@@ -29,7 +31,7 @@ fn hlo_analyze(
         output,
         input_to_output,
         to_parameters,
-        physical_layout: false,
+        physical_layout: physical,
     };
     let result =
         hlo::analyze(&module, &query).map_err(|e| error_at(py, text, &e.to_string(), e.span()))?;

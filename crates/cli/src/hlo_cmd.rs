@@ -24,6 +24,11 @@ pub struct HloArgs {
     /// Treat the whole computation as one fusion and map its ROOT to its parameters.
     #[arg(long)]
     pub to_parameters: bool,
+    /// Maps between physical positions: each shape's dimensions in its
+    /// layout's major-to-minor order, split by its tiles (`{1,0:T(8,128)}`);
+    /// tile padding is outside every map's domain.
+    #[arg(long)]
+    pub physical: bool,
     /// JSON output.
     #[arg(long)]
     pub json: bool,
@@ -59,7 +64,7 @@ pub fn run(args: HloArgs) -> ExitCode {
         output: args.output,
         input_to_output: args.input_to_output,
         to_parameters: args.to_parameters,
-        physical_layout: false,
+        physical_layout: args.physical,
     };
     let result = match hlo::analyze(&module, &query) {
         Ok(r) => r,

@@ -39,6 +39,7 @@ fn every_hlo_example_gives_maps() {
             &[][..],
             &["--input-to-output"][..],
             &["--to-parameters", "--json"][..],
+            &["--physical", "--to-parameters"][..],
         ] {
             let mut args = vec!["hlo", path];
             args.extend_from_slice(extra);

@@ -242,3 +242,106 @@ fn analysis_errors_of_a_query_point_into_the_module() {
         "the error points at `r` on line 5: {err}"
     );
 }
+
+fn example(name: &str) -> String {
+    format!("{}/../../examples/hlo/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn physical_maps_of_plain_layouts_follow_minor_to_major() {
+    // A column-major operand: physical position (d0, d1) of the row-major
+    // output is logical (d0, d1), stored in the operand at (d1, d0).
+    let text = "ENTRY e {\n p = f32[3,5]{0,1} parameter(0)\n ROOT n = f32[3,5]{1,0} negate(p)\n}\n";
+    let (code, out, err) = hlo(text, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out,
+        "operand id = 0\n(d0, d1) -> (d0, d1), domain: d0 in [0, 2], d1 in [0, 4]\n"
+    );
+    let (code, out, err) = hlo(text, &["--physical"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out,
+        "operand id = 0\n(d0, d1) -> (d1, d0), domain: d0 in [0, 2], d1 in [0, 4]\n"
+    );
+}
+
+#[test]
+fn physical_maps_of_a_tiled_transpose_are_the_identity_on_positions() {
+    // p and the copy store the same tiled bytes: the transpose and the
+    // layout change cancel, so physical positions map to themselves, and
+    // the constraints leave out the tile padding (rows 100..103, columns
+    // 300..383 of the last tiles).
+    let path = example("tiled_transpose.hlo");
+    let (code, out, err) = run(&["hlo", &path, "--to-parameters", "--physical"]);
+    assert_eq!(code, Some(0), "{err}");
+    let map = "(d0, d1, d2, d3) -> (d0, d1, d2, d3), domain: d0 in [0, 12], d1 in [0, 2], \
+               d2 in [0, 7], d3 in [0, 127], d0 * 8 + d2 in [0, 99], d1 * 128 + d3 in [0, 299]";
+    assert_eq!(out, format!("operand id = 0\n{map}\n"));
+    let (code, out, err) = run(&["hlo", &path, "--to-parameters", "--physical", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v = json(&out);
+    assert_eq!(v["operands"][0]["maps"][0], map);
+    assert_eq!(v["operands"][0]["details"][0]["exact"], true);
+    // Without --physical the same module maps logical indices: a transpose.
+    let (_, out, _) = run(&["hlo", &path, "--to-parameters"]);
+    assert_eq!(
+        out,
+        "operand id = 0\n(d0, d1) -> (d1, d0), domain: d0 in [0, 299], d1 in [0, 99]\n"
+    );
+}
+
+#[test]
+fn physical_maps_of_packed_bf16_tiles() {
+    // bf16 (8,128)(2,1): the second tile pairs rows 2k and 2k+1 of a column.
+    let path = example("tpu_tiled_dense.hlo");
+    let (code, out, err) = run(&["hlo", &path, "--to-parameters", "--physical", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v = json(&out);
+    assert_eq!(
+        v["operands"][0]["maps"][0],
+        "(d0, d1, d2, d3)[s0] -> (d0, s0 / 128, d2 / 2, s0 mod 128, d2 mod 2, 0), \
+         domain: d0 in [0, 31], d1 in [0, 7], d2 in [0, 7], d3 in [0, 127], s0 in [0, 511]"
+    );
+    assert_eq!(
+        v["operands"][2]["maps"][0],
+        "(d0, d1, d2, d3) -> (0, d1 * 128 + d3), \
+         domain: d0 in [0, 31], d1 in [0, 7], d2 in [0, 7], d3 in [0, 127]"
+    );
+}
+
+#[test]
+fn layouts_without_known_positions_are_unknown_indexing_with_physical() {
+    let text =
+        "ENTRY e {\n p = f32[8,4]{1,0:T(2,*)} parameter(0)\n ROOT n = f32[8,4] negate(p)\n}\n";
+    let (code, out, err) = hlo(text, &["--physical", "--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("most minor tile dimension"), "{err}");
+    let v = json(&out);
+    assert!(v["operands"][0]["unsupported"]
+        .as_str()
+        .unwrap()
+        .contains("most minor tile dimension"));
+}
+
+#[test]
+fn physical_maps_of_a_tuple_element_keep_the_element() {
+    let text = "ENTRY e {\n p = (f32[4,6]{0,1}, f32[3]{0:T(2)}) parameter(0)\n ROOT g = f32[4,6]{1,0:T(2,4)} get-tuple-element(p), index=0\n}\n";
+    for flags in [
+        &["--physical", "--json"][..],
+        &["--physical", "--to-parameters", "--json"][..],
+    ] {
+        let (code, out, err) = hlo(text, flags);
+        assert_eq!(code, Some(0), "{err}");
+        let v = json(&out);
+        let detail = &v["operands"][0]["details"][0];
+        assert_eq!(detail["tuple_element"], 0, "{flags:?}");
+        // Output position (d0, d1, d2, d3) is logical (d0 * 2 + d2, d1 * 4 + d3),
+        // stored column-major in element 0 of the tuple.
+        assert_eq!(
+            detail["map"],
+            "(d0, d1, d2, d3) -> (d1 * 4 + d3, d0 * 2 + d2), domain: d0 in [0, 1], d1 in [0, 1], \
+             d2 in [0, 1], d3 in [0, 3], d1 * 4 + d3 in [0, 5]"
+        );
+    }
+}

@@ -32,7 +32,10 @@ pub struct Query {
     /// Treat the computation (the entry, or the fusion named by
     /// `instruction`) as one fusion and map its ROOT to its parameters.
     pub to_parameters: bool,
-    /// Express indices in the physical (layout) order of each shape.
+    /// Express indices as physical positions: each shape's dimensions in
+    /// its layout's major-to-minor order, then split by the layout's tiles
+    /// (see [`ArrayShape::physical_dims`](crate::ArrayShape::physical_dims));
+    /// positions of tile padding are outside every map's domain.
     pub physical_layout: bool,
 }
 
@@ -162,11 +165,27 @@ fn analyze_at(
                 }
             }
         };
-        return if query.input_to_output {
-            parameters_to_output(module, target, query.output)
+        let mut result = if query.input_to_output {
+            parameters_to_output(module, target, query.output)?
         } else {
-            to_parameters(module, target, query.output)
+            to_parameters(module, target, query.output)?
         };
+        if query.physical_layout {
+            let c = &module.computations[target];
+            let root = c.root_instruction();
+            let output = root.shape.output(query.output);
+            for entry in &mut result.operands {
+                let param = &c.instructions[c.parameters[entry.index]].shape;
+                let indexing =
+                    std::mem::replace(&mut entry.indexing, OperandIndexing::Maps(Vec::new()));
+                entry.indexing = if query.input_to_output {
+                    in_physical_layout(root, indexing, Some(param), output.unwrap_or(&root.shape))
+                } else {
+                    in_physical_layout(root, indexing, output, param)
+                };
+            }
+        }
+        return Ok(result);
     }
     if query.input_to_output {
         let c = &module.computations[comp];
@@ -459,28 +478,56 @@ fn simplified(inst: &crate::module::Instruction, indexing: OperandIndexing) -> O
 }
 
 /// Re-expresses logical maps between shapes `from` (dimensions) and `to`
-/// (results) in their physical orders; a failure is blamed on `inst`, the
-/// analysed instruction.
+/// (results) in their physical positions (major-to-minor order, tiled when
+/// the layout has tiles). A tuple side is the tuple element each map
+/// names. A failure is blamed on `inst`, the analysed instruction.
 fn in_physical_layout(
     inst: &crate::module::Instruction,
     indexing: OperandIndexing,
     from: Option<&Shape>,
     to: &Shape,
 ) -> OperandIndexing {
-    let (Some(Shape::Array(from)), Shape::Array(to)) = (from, to) else {
-        return indexing;
-    };
     let OperandIndexing::Maps(maps) = indexing else {
         return indexing;
     };
-    let before = OperandMap::plain(physical_to_logical(from));
-    let after = OperandMap::plain(logical_to_physical(to));
     let mut out = Vec::with_capacity(maps.len());
     for m in &maps {
-        match compose_operand(&before, m).and_then(|m| compose_operand(&m, &after)) {
+        match in_physical_layout_one(m, from, to) {
             Ok(m) => out.push(m),
             Err(reason) => return OperandIndexing::Unsupported(reason.at_instruction(inst)),
         }
     }
     OperandIndexing::Maps(out)
+}
+
+/// One map of [`in_physical_layout`].
+fn in_physical_layout_one(
+    m: &OperandMap,
+    from: Option<&Shape>,
+    to: &Shape,
+) -> Result<OperandMap, crate::error::AnalysisError> {
+    let before = OperandMap::plain(physical_to_logical(element_array(from, m.element)?)?);
+    let after = OperandMap::plain(logical_to_physical(element_array(Some(to), m.element)?)?);
+    let mut physical = compose_operand(&before, m).and_then(|m| compose_operand(&m, &after))?;
+    // The tuple element is the operand's, whichever step composed last.
+    physical.element = m.element;
+    Ok(physical)
+}
+
+/// `shape` itself when it is an array, else its tuple element `element`.
+fn element_array(
+    shape: Option<&Shape>,
+    element: Option<usize>,
+) -> Result<&crate::shape::ArrayShape, crate::error::AnalysisError> {
+    match shape {
+        Some(Shape::Array(a)) => Ok(a),
+        Some(Shape::Tuple(elems)) => match element.and_then(|k| elems.get(k)) {
+            Some(Shape::Array(a)) => Ok(a),
+            _ => Err(crate::error::AnalysisError::unsupported(
+                "physical positions are known for arrays only: the map's side is a tuple \
+                 and the map names no array element of it",
+            )),
+        },
+        None => Err(crate::error::AnalysisError::invalid("no such output")),
+    }
 }

@@ -39,7 +39,10 @@
 //! XLA on purpose: a gather or dynamic-slice start taken from an `iota`
 //! inside a fusion is clamped to the valid start range, as at run time.
 //! Folded iotas and constants take the value their [`ElementType`] holds
-//! (an `s8` iota is -106 at 150).
+//! (an `s8` iota is -106 at 150). Physical maps ([`Query::physical_layout`])
+//! of tiled layouts (`{1,0:T(8,128)}`) go to and from tiled positions
+//! ([`ArrayShape::physical_dims`]), as XLA's tiled layouts place elements;
+//! XLA's indexing analysis permutes by `minor_to_major` and ignores tiles.
 //!
 //! ```
 //! let module = hlo::parse_module(r#"
@@ -88,4 +91,4 @@ pub use operand_indexing::{
     Direction, InstructionIndexing, OperandEntry, OperandIndexing, OperandMap, RuntimeVar,
 };
 pub use parser::{parse_module, MAX_SHAPE_NESTING};
-pub use shape::{ArrayShape, Shape};
+pub use shape::{ArrayShape, LayoutAnnotation, Shape, Tile, TileDim};

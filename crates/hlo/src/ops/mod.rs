@@ -31,7 +31,7 @@ pub(crate) use control_flow::{
 };
 pub(crate) use dynamic_slice::runtime_source_name;
 pub(crate) use elementwise::is_elementwise;
-pub(crate) use layout::{logical_to_physical, physical_to_logical};
+pub(crate) use layout::{logical_to_physical, physical_dims, physical_to_logical};
 
 use crate::error::{AnalysisError, AnalysisErrorKind};
 use crate::module::{Computation, Instruction};

@@ -154,6 +154,15 @@ fn bitcast_map(
     let to_order = physical_order(to);
     let from_physical_dims: Vec<i64> = from_order.iter().map(|&l| from.dims[l]).collect();
     let to_physical_dims: Vec<i64> = to_order.iter().map(|&l| to.dims[l]).collect();
+    // Tiles move elements: the untiled reshape below is right only when
+    // both sides tile the same physical shape the same way.
+    let tiled = !from.tiles.is_empty() || !to.tiles.is_empty();
+    if tiled && (from.tiles != to.tiles || from_physical_dims != to_physical_dims) {
+        return Err(AnalysisError::unsupported(format!(
+            "bitcast `{name}` between tiled layouts `{from}` and `{to}` that tile \
+             different physical shapes"
+        )));
+    }
     let physical_index: Vec<Expr> = from_order.iter().map(|&l| b.dim(l)).collect();
     let to_physical = reshape_index(&from_physical_dims, &to_physical_dims, &physical_index)?;
     let results = logical_of_physical(&to_order, to_physical);

@@ -1,7 +1,17 @@
 //! Shapes and layouts: `f32[10,20]{1,0}`, `(f32[], s32[4])`.
 
 use super::{PResult, Parser};
-use crate::shape::{ArrayShape, Shape};
+use crate::shape::{ArrayShape, LayoutAnnotation, Shape, Tile, TileDim};
+
+/// A layout as written: `{1,0:T(8,128)(2,1)S(1)}`.
+pub(super) struct Layout {
+    /// The `minor_to_major` list (`None` when empty on a non-scalar).
+    pub order: Option<Vec<usize>>,
+    /// The tiles after `T`.
+    pub tiles: Vec<Tile>,
+    /// The other annotations after the `:`.
+    pub annotations: Vec<LayoutAnnotation>,
+}
 
 impl Parser<'_> {
     pub(super) fn shape(&mut self) -> PResult<Shape> {
@@ -79,14 +89,20 @@ impl Parser<'_> {
             }
         }
         let layout = self.layout(dims.len())?;
+        let (layout, tiles, annotations) = match layout {
+            Some(l) => (l.order, l.tiles, l.annotations),
+            None => (None, Vec::new(), Vec::new()),
+        };
         Ok(Shape::Array(ArrayShape {
             element_type,
             dims,
             layout,
+            tiles,
+            annotations,
         }))
     }
 
-    pub(super) fn layout(&mut self, rank: usize) -> PResult<Option<Vec<usize>>> {
+    pub(super) fn layout(&mut self, rank: usize) -> PResult<Option<Layout>> {
         let save = self.pos;
         self.skip_trivia();
         if self.peek() != Some(b'{') {
@@ -109,6 +125,7 @@ impl Parser<'_> {
         let open = self.pos;
         self.pos += 1;
         let mut order = Vec::new();
+        let (mut tiles, mut annotations) = (Vec::new(), Vec::new());
         loop {
             self.skip_trivia();
             match self.peek() {
@@ -117,9 +134,8 @@ impl Parser<'_> {
                     break;
                 }
                 Some(b':') => {
-                    // Tiling and memory-space annotations: not needed for indexing.
-                    self.pos = open;
-                    self.balanced(b'{', b'}')?;
+                    self.pos += 1;
+                    self.layout_annotations(&mut tiles, &mut annotations)?;
                     break;
                 }
                 _ => {}
@@ -155,10 +171,123 @@ impl Parser<'_> {
                 ));
             }
         }
-        Ok(if order.is_empty() && rank > 0 {
-            None
-        } else {
-            Some(order)
-        })
+        Ok(Some(Layout {
+            order: if order.is_empty() && rank > 0 {
+                None
+            } else {
+                Some(order)
+            },
+            tiles,
+            annotations,
+        }))
+    }
+
+    /// The annotations after a layout's `:`, up to and including its `}`,
+    /// as XLA's layout printer writes them: `D(...)`, `T(...)(...)`,
+    /// `L(n)`, `#(type)`, `*(type)`, `E(n)`, `S(n)`, `SC(...)...`,
+    /// `P(shape)`, `M(n)`.
+    fn layout_annotations(
+        &mut self,
+        tiles: &mut Vec<Tile>,
+        annotations: &mut Vec<LayoutAnnotation>,
+    ) -> PResult<()> {
+        loop {
+            self.skip_trivia();
+            let start = self.pos;
+            if self.eat(b'}') {
+                return Ok(());
+            }
+            if self.eat_str("SC") {
+                // Split configurations: one `(dim:index,...)` group per split.
+                while self.peek() == Some(b'(') {
+                    self.balanced(b'(', b')')?;
+                }
+                annotations.push(LayoutAnnotation::Other(
+                    self.src[start..self.pos].to_string(),
+                ));
+                continue;
+            }
+            let Some(letter) = self.peek() else {
+                return Err(self.error_here("the layout is never closed; expected `}`"));
+            };
+            if letter == b'T' && self.bytes.get(self.pos + 1) == Some(&b'(') {
+                self.pos += 1;
+                if !tiles.is_empty() {
+                    return Err(self.error(start..self.pos, "the layout has two tile lists `T`"));
+                }
+                while self.peek() == Some(b'(') {
+                    tiles.push(self.tile()?);
+                }
+                continue;
+            }
+            let counted = match letter {
+                b'E' => Some(LayoutAnnotation::ElementSizeInBits as fn(i64) -> LayoutAnnotation),
+                b'S' => Some(LayoutAnnotation::MemorySpace as fn(i64) -> LayoutAnnotation),
+                b'L' => Some(LayoutAnnotation::TailPadding as fn(i64) -> LayoutAnnotation),
+                b'M' => Some(LayoutAnnotation::MetadataPrefixBytes as fn(i64) -> LayoutAnnotation),
+                _ => None,
+            };
+            if let (Some(make), Some(b'(')) = (counted, self.bytes.get(self.pos + 1).copied()) {
+                self.pos += 2;
+                self.skip_trivia();
+                let (n, span) = self.int("a number in the layout annotation")?;
+                if n < 0 {
+                    return Err(
+                        self.error(span, "a layout annotation's number must not be negative")
+                    );
+                }
+                self.expect(b')', "`)` after the layout annotation's number")?;
+                annotations.push(make(n));
+                continue;
+            }
+            // XLA names annotations with capitals (or `#`, `*`).
+            let named = letter.is_ascii_uppercase() || letter == b'#' || letter == b'*';
+            if named {
+                self.pos += 1;
+                while matches!(self.peek(), Some(c) if c.is_ascii_uppercase()) {
+                    self.pos += 1;
+                }
+                if self.peek() == Some(b'(') {
+                    self.balanced(b'(', b')')?;
+                    annotations.push(LayoutAnnotation::Other(
+                        self.src[start..self.pos].to_string(),
+                    ));
+                    continue;
+                }
+                self.pos = start;
+            }
+            return Err(self.error_here(format!(
+                "expected a layout annotation such as `T(8,128)` or `S(1)`, or `}}`{}",
+                self.found()
+            )));
+        }
+    }
+
+    /// One tile `(8,128)`: positive sizes or `*`; the cursor is at its `(`.
+    fn tile(&mut self) -> PResult<Tile> {
+        let open = self.pos;
+        self.pos += 1;
+        let mut dims = Vec::new();
+        loop {
+            self.skip_trivia();
+            if self.eat(b'*') {
+                dims.push(TileDim::Combine);
+            } else {
+                let (n, span) = self.int("a tile size or `*`")?;
+                if n <= 0 {
+                    return Err(self.error(span, format!("a tile size must be positive, not {n}")));
+                }
+                dims.push(TileDim::Size(n));
+            }
+            self.skip_trivia();
+            if self.eat(b')') {
+                break;
+            }
+            self.expect(b',', "`,` or `)` in the tile")?;
+        }
+        if dims.is_empty() {
+            return Err(self.error(open..self.pos, "a tile needs at least one size"));
+        }
+        Ok(Tile { dims })
     }
 }
