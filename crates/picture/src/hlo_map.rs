@@ -238,12 +238,15 @@ pub fn hlo_scene(
             .map(|m| DrawnMap {
                 map: m.map.clone(),
                 text: m.to_string(),
-                conservative: m.widened.then(|| {
-                    format!(
-                        "conservative: an expression outgrew {} nodes and was widened",
-                        indexing::EXPRESSION_BUDGET
-                    )
-                }),
+                conservative: match &m.conservative {
+                    Some(reason) => Some(format!("conservative: {reason}")),
+                    None => m.widened.then(|| {
+                        format!(
+                            "conservative: an expression outgrew {} nodes and was widened",
+                            indexing::EXPRESSION_BUDGET
+                        )
+                    }),
+                },
                 runtime: m
                     .runtime
                     .iter()
