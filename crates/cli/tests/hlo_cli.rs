@@ -243,7 +243,10 @@ fn maps_beyond_xla_say_whether_they_are_exact() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let map = &v["operands"][0]["details"][0];
     assert_eq!(map["exact"], false, "{out}");
-    assert!(map["conservative"].as_str().unwrap().starts_with("sort: "), "{out}");
+    assert!(
+        map["conservative"].as_str().unwrap().starts_with("sort: "),
+        "{out}"
+    );
 
     let fft = "HloModule m\nENTRY e {\n  x = c64[3,4] parameter(0)\n  ROOT f = c64[3,4] fft(x), fft_type=FFT, fft_length={4}\n}\n";
     let (code, out, err) = hlo(fft, &[]);
@@ -252,7 +255,10 @@ fn maps_beyond_xla_say_whether_they_are_exact() {
     let (_, out, _) = hlo(fft, &["--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["operands"][0]["details"][0]["exact"], true, "{out}");
-    assert!(v["operands"][0]["details"][0]["conservative"].is_null(), "{out}");
+    assert!(
+        v["operands"][0]["details"][0]["conservative"].is_null(),
+        "{out}"
+    );
 
     let call = "HloModule m\nENTRY e {\n  x = f32[3] parameter(0)\n  ROOT c = f32[2] custom-call(x), custom_call_target=\"my_kernel\"\n}\n";
     let (code, out, err) = hlo(call, &["--json"]);
@@ -260,7 +266,13 @@ fn maps_beyond_xla_say_whether_they_are_exact() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let map = &v["operands"][0]["details"][0];
     assert_eq!(map["exact"], false, "{out}");
-    assert!(map["conservative"].as_str().unwrap().contains("`my_kernel`"), "{out}");
+    assert!(
+        map["conservative"]
+            .as_str()
+            .unwrap()
+            .contains("`my_kernel`"),
+        "{out}"
+    );
 }
 
 /// A query that fails inside the module (here: `--to-parameters` from a

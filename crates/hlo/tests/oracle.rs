@@ -577,7 +577,10 @@ impl<'a> Interp<'a> {
 
 /// An array of `dims` whose element at `o` is `f(o)`.
 fn array_of(dims: &[i64], f: impl Fn(&[i64]) -> Elem) -> Value {
-    Value::Array(dims.to_vec(), all_indices(dims).iter().map(|o| f(o)).collect())
+    Value::Array(
+        dims.to_vec(),
+        all_indices(dims).iter().map(|o| f(o)).collect(),
+    )
 }
 
 /// The size of the replica groups of a collective (`None` when it lists none).
@@ -2005,7 +2008,12 @@ fn scrambled_values(text: &str) -> Vec<(usize, Vec<i64>)> {
         .enumerate()
         .map(|(p, &i)| {
             let n = count(&array_shape(&entry.instructions[i].shape).dims) as i64;
-            (p, (0..n).map(|f| (f * 11 + 5 * p as i64 + 3) % 29 - 14).collect())
+            (
+                p,
+                (0..n)
+                    .map(|f| (f * 11 + 5 * p as i64 + 3) % 29 - 14)
+                    .collect(),
+            )
         })
         .collect()
 }
@@ -2112,7 +2120,8 @@ fn ffts_read_whole_transformed_dimensions() {
 /// the group reads.
 #[test]
 fn collectives_on_one_device_and_on_groups() {
-    let add = "ad {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n";
+    let add =
+        "ad {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n";
     for (body, is_exact) in [
         ("ROOT r = f32[4,3] all-reduce(p0), replica_groups={{0}}, to_apply=ad", true),
         ("ROOT r = f32[4,3] all-reduce(p0), replica_groups={{0,1}}, to_apply=ad", true),
@@ -2136,7 +2145,12 @@ fn collectives_on_one_device_and_on_groups() {
     let variadic = format!("{add}ENTRY e {{\n p0 = f32[4,3] parameter(0)\n p1 = f32[2] parameter(1)\n ROOT r = (f32[4,3], f32[2]) all-reduce(p0, p1), replica_groups={{{{0,1}}}}, to_apply=ad\n}}");
     exact(&variadic);
     let tuple_a2a = "ENTRY e {\n p0 = f32[1,6] parameter(0)\n p1 = f32[1,6] parameter(1)\n ROOT r = (f32[1,6], f32[1,6]) all-to-all(p0, p1), replica_groups={{0,1}}\n}";
-    check(tuple_a2a, &[], &[(0, Mode::Superset), (1, Mode::Superset)], false);
+    check(
+        tuple_a2a,
+        &[],
+        &[(0, Mode::Superset), (1, Mode::Superset)],
+        false,
+    );
     assert_flags(tuple_a2a, false);
 }
 
@@ -2147,14 +2161,21 @@ fn collectives_on_one_device_and_on_groups() {
 fn barriers_and_dynamic_sizes() {
     let barrier = "ENTRY e {\n p0 = f32[2,3] parameter(0)\n p1 = f32[4] parameter(1)\n t = (f32[2,3], f32[4]) tuple(p0, p1)\n b = (f32[2,3], f32[4]) opt-barrier(t)\n g0 = f32[2,3] get-tuple-element(b), index=0\n g1 = f32[4] get-tuple-element(b), index=1\n n = f32[2,3] negate(g0)\n ROOT r = (f32[4], f32[2,3]) tuple(g1, n)\n}";
     check(barrier, &[], &[], true);
-    let array_barrier = "ENTRY e {\n p0 = f32[2,3] parameter(0)\n ROOT b = f32[2,3] opt-barrier(p0)\n}";
+    let array_barrier =
+        "ENTRY e {\n p0 = f32[2,3] parameter(0)\n ROOT b = f32[2,3] opt-barrier(p0)\n}";
     exact(array_barrier);
     assert_flags(array_barrier, true);
     let get = "ENTRY e {\n p0 = f32[4,3] parameter(0)\n ROOT g = s32[] get-dimension-size(p0), dimensions={1}\n}";
     exact(get);
     let module = hlo::parse_module(get).unwrap();
-    let r = hlo::output_to_input(&module, module.entry, module.entry_computation().root, 0, false)
-        .unwrap();
+    let r = hlo::output_to_input(
+        &module,
+        module.entry,
+        module.entry_computation().root,
+        0,
+        false,
+    )
+    .unwrap();
     assert!(operand_maps(&r, 0, "get-dimension-size").is_empty());
     // The size steers a dynamic slice: the slice reads the size, not p0.
     let get_steers = "ENTRY e {\n p0 = f32[4,3] parameter(0)\n p1 = f32[6] parameter(1)\n g = s32[] get-dimension-size(p0), dimensions={1}\n ROOT d = f32[2] dynamic-slice(p1, g), dynamic_slice_sizes={2}\n}";
@@ -2179,11 +2200,22 @@ fn rng_bit_generator_reads_its_state() {
 #[test]
 fn custom_calls_as_the_op_they_stand_for() {
     let unknown = "ENTRY e {\n p0 = f32[2,3] parameter(0)\n p1 = f32[4] parameter(1)\n ROOT c = (f32[3], s8[2]) custom-call(p0, p1), custom_call_target=\"my_kernel\"\n}";
-    check(unknown, &[], &[(0, Mode::Superset), (1, Mode::Superset)], false);
+    check(
+        unknown,
+        &[],
+        &[(0, Mode::Superset), (1, Mode::Superset)],
+        false,
+    );
     assert_flags(unknown, false);
     let module = hlo::parse_module(unknown).unwrap();
-    let r = hlo::output_to_input(&module, module.entry, module.entry_computation().root, 0, false)
-        .unwrap();
+    let r = hlo::output_to_input(
+        &module,
+        module.entry,
+        module.entry_computation().root,
+        0,
+        false,
+    )
+    .unwrap();
     assert!(r.to_string().contains("custom call to `my_kernel`"), "{r}");
 
     // The same maps, as text, for a custom call and its stand-in.
@@ -2194,17 +2226,28 @@ fn custom_calls_as_the_op_they_stand_for() {
         let x = hlo::output_to_input(&a, a.entry, ra, 0, false).unwrap();
         let y = hlo::output_to_input(&b, b.entry, rb, 0, false).unwrap();
         for k in 0..2 {
-            assert_eq!(x.operands[k].indexing.maps().unwrap()[0].to_string(), y.operands[k].indexing.maps().unwrap()[0].to_string());
+            assert_eq!(
+                x.operands[k].indexing.maps().unwrap()[0].to_string(),
+                y.operands[k].indexing.maps().unwrap()[0].to_string()
+            );
             let x = hlo::input_to_output(&a, a.entry, ra, k, false).unwrap();
             let y = hlo::input_to_output(&b, b.entry, rb, k, false).unwrap();
-            assert_eq!(x.operands[0].indexing.maps().unwrap()[0].to_string(), y.operands[0].indexing.maps().unwrap()[0].to_string());
+            assert_eq!(
+                x.operands[0].indexing.maps().unwrap()[0].to_string(),
+                y.operands[0].indexing.maps().unwrap()[0].to_string()
+            );
         }
         // Operands and outputs the stand-in does not cover: everything.
         for k in 2..operands {
-            assert!(x.operands[k].indexing.maps().unwrap()[0].conservative.is_some());
+            assert!(x.operands[k].indexing.maps().unwrap()[0]
+                .conservative
+                .is_some());
         }
         let scratch = hlo::output_to_input(&a, a.entry, ra, 1, false).unwrap();
-        assert!(scratch.operands.iter().all(|e| e.indexing.maps().unwrap()[0].conservative.is_some()));
+        assert!(scratch
+            .operands
+            .iter()
+            .all(|e| e.indexing.maps().unwrap()[0].conservative.is_some()));
     };
     let conv_attrs = "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f";
     let plain_conv = format!("ENTRY e {{\n p0 = f32[1,5,5,2] parameter(0)\n p1 = f32[3,3,2,4] parameter(1)\n ROOT c = f32[1,5,5,4] convolution(p0, p1), {conv_attrs}\n}}");
@@ -2220,7 +2263,12 @@ fn custom_calls_as_the_op_they_stand_for() {
     same_maps(&gemm.replace("__cublas$gemm", "__cublas$lt$matmul"), dot, 2);
     // Without dimension numbers, a GEMM is conservative.
     let bare = "ENTRY e {\n p0 = f32[4,3] parameter(0)\n p1 = f32[3,5] parameter(1)\n ROOT c = f32[4,5] custom-call(p0, p1), custom_call_target=\"__cublas$gemm\"\n}";
-    check(bare, &[], &[(0, Mode::Superset), (1, Mode::Superset)], false);
+    check(
+        bare,
+        &[],
+        &[(0, Mode::Superset), (1, Mode::Superset)],
+        false,
+    );
     assert_flags(bare, false);
 }
 
@@ -2255,8 +2303,8 @@ fn jax_printed_data_dependent_modules_match_the_oracle() {
                 continue;
             }
             let file = format!("jax_{name}.{suffix}");
-            let text = std::fs::read_to_string(dir.join(&file))
-                .unwrap_or_else(|e| panic!("{file}: {e}"));
+            let text =
+                std::fs::read_to_string(dir.join(&file)).unwrap_or_else(|e| panic!("{file}: {e}"));
             let modes = if data_dependent {
                 superset_for_every_parameter(&text)
             } else {

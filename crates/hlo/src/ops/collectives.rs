@@ -112,7 +112,11 @@ fn reduce_scatter_signature(op: &Op) -> Result<(usize, i64, i64), Unsupported> {
         )));
     }
     let inp = op.operand_dims(0)?;
-    let dims = check_dims(op.attr_ints("dimensions")?, inp.len(), "reduce-scatter dimensions")?;
+    let dims = check_dims(
+        op.attr_ints("dimensions")?,
+        inp.len(),
+        "reduce-scatter dimensions",
+    )?;
     let &[dim] = dims.as_slice() else {
         return Err(AnalysisError::invalid(format!(
             "reduce-scatter `{name}` needs one scattered dimension"

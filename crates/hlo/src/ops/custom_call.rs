@@ -126,7 +126,7 @@ fn everything(from: &[i64], to: &[i64], reason: &str) -> Result<OperandIndexing,
 
 /// The dimensions of a shape that may be a tuple (a tuple-shaped operand
 /// has no array to index: reported as unsupported).
-fn dims_of<'a>(shape: &'a Shape, what: impl FnOnce() -> String) -> Result<&'a [i64], Unsupported> {
+fn dims_of(shape: &Shape, what: impl FnOnce() -> String) -> Result<&[i64], Unsupported> {
     shape.as_array().map(|a| a.dims.as_slice()).ok_or_else(|| {
         crate::error::AnalysisError::unsupported(format!(
             "{} is a tuple; custom calls with tuple operands are not supported",
@@ -174,7 +174,9 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
             Some(ix) => Ok(ix.clone()),
             None => everything(
                 out,
-                dims_of(&op.operand(k).shape, || format!("operand {k} of `{}`", op.instr.name))?,
+                dims_of(&op.operand(k).shape, || {
+                    format!("operand {k} of `{}`", op.instr.name)
+                })?,
                 &why,
             ),
         })

@@ -71,9 +71,7 @@ pub(crate) fn sort_output_to_input(op: &Op, output: usize) -> OpMaps {
     }
     let map = whole_dimension(dims, dim, dims[dim])?;
     Ok((0..op.num_operands())
-        .map(|_| {
-            OperandIndexing::Maps(vec![OperandMap::conservative(map.clone(), SORT_REASON)])
-        })
+        .map(|_| OperandIndexing::Maps(vec![OperandMap::conservative(map.clone(), SORT_REASON)]))
         .collect())
 }
 
@@ -83,9 +81,7 @@ pub(crate) fn sort_input_to_output(op: &Op) -> OpMaps {
     let (dim, dims) = sort_signature(op)?;
     let map = whole_dimension(dims, dim, dims[dim])?;
     Ok((0..op.num_operands())
-        .map(|_| {
-            OperandIndexing::Maps(vec![OperandMap::conservative(map.clone(), SORT_REASON)])
-        })
+        .map(|_| OperandIndexing::Maps(vec![OperandMap::conservative(map.clone(), SORT_REASON)]))
         .collect())
 }
 
