@@ -650,7 +650,7 @@ impl Interp<'_> {
                         .enumerate()
                         .map(|(k, v)| {
                             let od = out(k);
-                            let g = v.array().0[d] / od[d];
+                            let g = v.array().0[d] / od[d].max(1);
                             array_of(&od, |o| {
                                 let parts: Vec<&Elem> = (0..g)
                                     .map(|p| {
@@ -670,7 +670,7 @@ impl Interp<'_> {
                     let d = dims[0] as usize;
                     let od = out(0);
                     let g = replica_group_size(inst).unwrap();
-                    let chunk = od[d] / g;
+                    let chunk = (od[d] / g).max(1);
                     array_of(&od, |o| {
                         let parts: Vec<&Elem> = (0..g)
                             .map(|p| {
@@ -2144,6 +2144,15 @@ fn collectives_on_one_device_and_on_groups() {
     // Variadic forms: output j reads operand j only.
     let variadic = format!("{add}ENTRY e {{\n p0 = f32[4,3] parameter(0)\n p1 = f32[2] parameter(1)\n ROOT r = (f32[4,3], f32[2]) all-reduce(p0, p1), replica_groups={{{{0,1}}}}, to_apply=ad\n}}");
     exact(&variadic);
+    // Zero-size scattered and split dimensions: no element, no map.
+    for body in [
+        "ROOT r = f32[0,3] reduce-scatter(p0), replica_groups={{0,1}}, dimensions={0}, to_apply=ad",
+        "ROOT r = f32[0,3] all-to-all(p0), replica_groups={{0,1}}, dimensions={0}",
+    ] {
+        exact(&format!(
+            "{add}ENTRY e {{\n p0 = f32[0,3] parameter(0)\n {body}\n}}"
+        ));
+    }
     let tuple_a2a = "ENTRY e {\n p0 = f32[1,6] parameter(0)\n p1 = f32[1,6] parameter(1)\n ROOT r = (f32[1,6], f32[1,6]) all-to-all(p0, p1), replica_groups={{0,1}}\n}";
     check(
         tuple_a2a,

@@ -124,11 +124,13 @@ fn reduce_scatter_signature(op: &Op) -> Result<(usize, i64, i64), Unsupported> {
     };
     let out = op.output_dims(0)?;
     let block = out.get(dim).copied().unwrap_or(0);
+    // A zero-size scattered dimension holds no element: any group size
+    // fits, and the maps (of tensors without elements) are identities.
+    let empty = block == 0 && inp.get(dim) == Some(&0);
     let shapes_agree = out.len() == inp.len()
-        && block > 0
-        && inp[dim] % block == 0
+        && (block > 0 && inp[dim] % block == 0 || empty)
         && (0..inp.len()).all(|i| i == dim || inp[i] == out[i]);
-    let g = if block > 0 { inp[dim] / block } else { 0 };
+    let g = if block > 0 { inp[dim] / block } else { 1 };
     let mut ok = shapes_agree;
     for k in 1..n {
         ok &= op.operand_dims(k)? == inp && op.output_dims(k)? == out;
@@ -139,7 +141,7 @@ fn reduce_scatter_signature(op: &Op) -> Result<(usize, i64, i64), Unsupported> {
         )));
     }
     if let Some(listed) = group_size(op)? {
-        if listed != g {
+        if listed != g && !empty {
             return Err(AnalysisError::invalid(format!(
                 "reduce-scatter `{name}`: replica groups of {g} replicas are needed for {out:?}"
             )));
@@ -225,6 +227,8 @@ fn all_to_all_signature(op: &Op) -> Result<AllToAll, Unsupported> {
                     inp[dim]
                 )));
             }
+            // A zero-size split dimension holds no element: an identity.
+            let g = if inp[dim] == 0 { 1 } else { g };
             Ok(AllToAll::Array {
                 dim,
                 chunk: inp[dim] / g,
