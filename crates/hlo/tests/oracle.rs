@@ -615,6 +615,42 @@ impl Interp<'_> {
             Opcode::CustomCall if target == Some("TopK") => {
                 self.top_k(ops, out(0)[out(0).len() - 1])
             }
+            Opcode::CustomCall
+                if matches!(
+                    target,
+                    Some("xla.sdy.GlobalToLocalShape" | "xla.sdy.LocalToGlobalShape")
+                ) =>
+            {
+                // A local element is global `s * L + l` on the device at
+                // position `s`: the union over positions, to global; the
+                // global index modulo the local size, to local.
+                tuple_or_array(
+                    ops.iter()
+                        .enumerate()
+                        .map(|(k, v)| {
+                            let (from, to) = (v.array().0.to_vec(), out(k));
+                            array_of(&to, |o| {
+                                if target == Some("xla.sdy.LocalToGlobalShape") {
+                                    let idx: Index =
+                                        o.iter().zip(&from).map(|(&x, &l)| x % l).collect();
+                                    return v.at(&idx).clone();
+                                }
+                                let ratios: Vec<i64> =
+                                    from.iter().zip(&to).map(|(&g, &l)| g / l).collect();
+                                let parts: Vec<&Elem> = all_indices(&ratios)
+                                    .into_iter()
+                                    .map(|s| {
+                                        let idx: Index =
+                                            (0..o.len()).map(|d| s[d] * to[d] + o[d]).collect();
+                                        v.at(&idx)
+                                    })
+                                    .collect();
+                                union(&parts)
+                            })
+                        })
+                        .collect(),
+                )
+            }
             Opcode::CustomCall => {
                 // Unknown code: every element of every operand.
                 let all: Vec<&Elem> = ops.iter().flat_map(|v| v.array().1).collect();
@@ -2270,6 +2306,44 @@ fn custom_calls_as_the_op_they_stand_for() {
     let dot = "ENTRY e {\n p0 = f32[2,4,3] parameter(0)\n p1 = f32[2,5,3] parameter(1)\n ROOT c = f32[2,4,5] dot(p0, p1), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}\n}";
     same_maps(gemm, dot, 2);
     same_maps(&gemm.replace("__cublas$gemm", "__cublas$lt$matmul"), dot, 2);
+    // Shardy's shape conversions at the borders of a shard_map body.
+    for (call, is_exact) in [
+        (
+            "ROOT c = f32[2,3] custom-call(p0), custom_call_target=\"xla.sdy.GlobalToLocalShape\"",
+            false,
+        ),
+        (
+            "ROOT c = f32[8,6] custom-call(p0), custom_call_target=\"xla.sdy.LocalToGlobalShape\"",
+            true,
+        ),
+        (
+            "ROOT c = f32[4,3] custom-call(p0), custom_call_target=\"xla.sdy.LocalToGlobalShape\"",
+            true,
+        ),
+    ] {
+        let text = format!("ENTRY e {{\n p0 = f32[4,3] parameter(0)\n {call}\n}}");
+        let mode = if is_exact {
+            Mode::Exact
+        } else {
+            Mode::Superset
+        };
+        // Local to global is exact one way (a global index is one local
+        // index), global to local the other.
+        check_both_ways(
+            &text,
+            &[],
+            &[(0, mode)],
+            &[(
+                0,
+                if is_exact {
+                    Mode::Superset
+                } else {
+                    Mode::Exact
+                },
+            )],
+            false,
+        );
+    }
     // Without dimension numbers, a GEMM is conservative.
     let bare = "ENTRY e {\n p0 = f32[4,3] parameter(0)\n p1 = f32[3,5] parameter(1)\n ROOT c = f32[4,5] custom-call(p0, p1), custom_call_target=\"__cublas$gemm\"\n}";
     check(

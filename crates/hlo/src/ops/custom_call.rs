@@ -12,6 +12,13 @@
 //!   first two operands, with the dimension numbers of their
 //!   `backend_config` (`dot_dimension_numbers`).
 //!
+//! - Shardy's `xla.sdy.GlobalToLocalShape` and `xla.sdy.LocalToGlobalShape`
+//!   (the borders of a `shard_map` body in lowered JAX modules) as the
+//!   slicing of a global value into equal per-device blocks: a local index
+//!   `l` is global `s * L + l` on the device at position `s` along each
+//!   sharded dimension (a range variable: conservative), a global index
+//!   `g` is local `g mod L` (exact).
+//!
 //! Everything else, and whatever the stand-in does not cover (a bias or
 //! scale operand, a scratch output, a GEMM without dimension numbers),
 //! reads every element of every operand: sound for any code, and marked
@@ -41,6 +48,11 @@ const GEMMS: &[&str] = &[
     "__cublas$lt$matmul$f8",
     "__onednn$matmul",
 ];
+
+/// Shardy's conversions between a global shape and the per-device (local)
+/// shape of a `shard_map` body, which JAX prints in lowered modules.
+const GLOBAL_TO_LOCAL: &str = "xla.sdy.GlobalToLocalShape";
+const LOCAL_TO_GLOBAL: &str = "xla.sdy.LocalToGlobalShape";
 
 /// The `custom_call_target`, without its quotes.
 fn target<'a>(op: &Op<'a>) -> &'a str {
@@ -142,11 +154,95 @@ fn reason(op: &Op, part: &str) -> String {
     )
 }
 
+/// The global and local shapes of value `k` of a Shardy shape conversion
+/// (operand `k` and output `k`), checked: every global dimension is a
+/// whole number of local ones (the devices sharing it).
+fn sharded_shapes<'a>(op: &Op<'a>, k: usize) -> Result<(&'a [i64], &'a [i64]), Unsupported> {
+    let (a, b) = (op.operand_dims(k)?, op.output_dims(k)?);
+    let (global, local) = if target(op) == GLOBAL_TO_LOCAL {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let fits = global.len() == local.len()
+        && op.num_operands() == op.instr.shape.output_count()
+        && global
+            .iter()
+            .zip(local)
+            .all(|(&g, &l)| l > 0 && g % l == 0 || g == 0 && l == 0);
+    if !fits {
+        return Err(crate::error::AnalysisError::invalid(format!(
+            "`{}` ({}): {global:?} is not a whole number of {local:?} per dimension",
+            op.instr.name,
+            target(op)
+        )));
+    }
+    Ok((global, local))
+}
+
+/// From local index `l` to the global indices `s * L + l` of every device
+/// position `s` along each sharded dimension (conservative when a
+/// dimension is sharded), or from global index `g` to the local index
+/// `g mod L` (exact: the device holding it is `g / L`).
+fn shard_maps(op: &Op, k: usize, local_to_global: bool) -> Result<OperandMap, Unsupported> {
+    let (global, local) = sharded_shapes(op, k)?;
+    if local_to_global {
+        let mut b = MapBuilder::over(local);
+        let mut results = b.dims();
+        let mut sharded = false;
+        for (d, r) in results.iter_mut().enumerate() {
+            if global[d] > local[d] {
+                sharded = true;
+                let position = b.symbol(global[d] / local[d]);
+                *r = position * local[d] + r.clone();
+            }
+        }
+        let map = b.build(results)?;
+        Ok(if sharded {
+            OperandMap::conservative(
+                map,
+                format!(
+                    "`{}`: the block of the global value a device holds depends on its position in the mesh; every block",
+                    target(op)
+                ),
+            )
+        } else {
+            OperandMap::plain(map)
+        })
+    } else {
+        let b = MapBuilder::over(global);
+        let results = b
+            .dims()
+            .into_iter()
+            .enumerate()
+            .map(|(d, e)| {
+                if global[d] > local[d] {
+                    arith::Expr::floor_mod(e, arith::Expr::int(local[d]))
+                } else {
+                    e
+                }
+            })
+            .collect();
+        Ok(OperandMap::plain(b.build(results)?))
+    }
+}
+
+/// Value `k` of a Shardy shape conversion maps to value `k` only.
+fn shard_conversion(op: &Op, k: usize, local_to_global: bool) -> OpMaps {
+    let map = shard_maps(op, k, local_to_global)?;
+    let mut maps = vec![OperandIndexing::Maps(Vec::new()); op.num_operands()];
+    maps[k] = OperandIndexing::Maps(vec![map]);
+    Ok(maps)
+}
+
 /// Output `output` of the custom call: the stand-in's maps where it has
 /// them, every element of every other operand otherwise.
 pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
-    if target(op) == "TopK" {
-        return super::sort::topk_output_to_input(op, output);
+    match target(op) {
+        "TopK" => return super::sort::topk_output_to_input(op, output),
+        GLOBAL_TO_LOCAL => return shard_conversion(op, output, true),
+        LOCAL_TO_GLOBAL => return shard_conversion(op, output, false),
+        _ => {}
     }
     let out = dims_of(
         op.instr.shape.output(output).unwrap_or(&op.instr.shape),
@@ -186,8 +282,11 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
 /// Operand `input` of the custom call: the stand-in's maps to the first
 /// output where it has them, every element of every output otherwise.
 pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
-    if target(op) == "TopK" {
-        return super::sort::topk_input_to_output(op);
+    match target(op) {
+        "TopK" => return super::sort::topk_input_to_output(op),
+        GLOBAL_TO_LOCAL => return shard_conversion(op, input, false),
+        LOCAL_TO_GLOBAL => return shard_conversion(op, input, true),
+        _ => {}
     }
     let inp = dims_of(&op.operand(input).shape, || {
         format!("operand {input} of `{}`", op.instr.name)
