@@ -215,18 +215,64 @@ fn a_reader_closing_the_pipe_early_is_not_a_crash() {
 /// standard output stay XLA's `unknown indexing`.
 #[test]
 fn unknown_indexing_points_at_the_instruction_without_maps() {
-    let text = "HloModule m\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\nf {\n  p = f32[8] parameter(0)\n  ROOT s = f32[8] sort(p), dimensions={0}, to_apply=cmp\n}\nENTRY e {\n  x = f32[8] parameter(0)\n  ROOT fu = f32[8] fusion(x), kind=kLoop, calls=f\n}\n";
+    let text = "HloModule m\nf {\n  p = f32[2,2] parameter(0)\n  ROOT s = f32[2,2] cholesky(p), lower=true\n}\nENTRY e {\n  x = f32[2,2] parameter(0)\n  ROOT fu = f32[2,2] fusion(x), kind=kLoop, calls=f\n}\n";
     let (code, out, err) = hlo(text, &[]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(out, "operand id = 0 unknown indexing\n");
-    assert!(err.contains("unsupported op `sort`"), "{err}");
+    assert!(err.contains("unsupported op `cholesky`"), "{err}");
     assert!(
-        err.contains(":9:8"),
-        "the warning points at `s` on line 9: {err}"
+        err.contains(":4:8"),
+        "the warning points at `s` on line 4: {err}"
     );
     let (code, _, err) = hlo(text, &["--json"]);
     assert_eq!(code, Some(0), "{err}");
-    assert!(err.contains(":9:8"), "{err}");
+    assert!(err.contains(":4:8"), "{err}");
+}
+
+/// Ops XLA gives no map have one here, flagged: a sort's map is marked
+/// conservative (text `conservative: ...`, JSON `exact: false`), an FFT's
+/// is exact, a custom call to an unknown target names it.
+#[test]
+fn maps_beyond_xla_say_whether_they_are_exact() {
+    let sort = "HloModule m\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\nENTRY e {\n  x = f32[4,8] parameter(0)\n  ROOT s = f32[4,8] sort(x), dimensions={1}, to_apply=cmp\n}\n";
+    let (code, out, err) = hlo(sort, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out, "operand id = 0\n(d0, d1)[s0] -> (d0, s0), domain: d0 in [0, 3], d1 in [0, 7], s0 in [0, 7]\nconservative: sort: where an element lands in the sorted dimension depends on the values compared; every position of that dimension\n");
+    let (code, out, err) = hlo(sort, &["--json", "--input-to-output"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let map = &v["operands"][0]["details"][0];
+    assert_eq!(map["exact"], false, "{out}");
+    assert!(
+        map["conservative"].as_str().unwrap().starts_with("sort: "),
+        "{out}"
+    );
+
+    let fft = "HloModule m\nENTRY e {\n  x = c64[3,4] parameter(0)\n  ROOT f = c64[3,4] fft(x), fft_type=FFT, fft_length={4}\n}\n";
+    let (code, out, err) = hlo(fft, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out, "operand id = 0\n(d0, d1)[s0] -> (d0, s0), domain: d0 in [0, 2], d1 in [0, 3], s0 in [0, 3]\n");
+    let (_, out, _) = hlo(fft, &["--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["operands"][0]["details"][0]["exact"], true, "{out}");
+    assert!(
+        v["operands"][0]["details"][0]["conservative"].is_null(),
+        "{out}"
+    );
+
+    let call = "HloModule m\nENTRY e {\n  x = f32[3] parameter(0)\n  ROOT c = f32[2] custom-call(x), custom_call_target=\"my_kernel\"\n}\n";
+    let (code, out, err) = hlo(call, &["--json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let map = &v["operands"][0]["details"][0];
+    assert_eq!(map["exact"], false, "{out}");
+    assert!(
+        map["conservative"]
+            .as_str()
+            .unwrap()
+            .contains("`my_kernel`"),
+        "{out}"
+    );
 }
 
 /// A query that fails inside the module (here: `--to-parameters` from a

@@ -555,6 +555,17 @@ pub(crate) fn instruction_input_to_output(
             )
             .map_err(|e| e.at_instruction(inst))
         }
+        // An opt-barrier passes each element through to the same output.
+        Opcode::OptimizationBarrier if element.is_some() => {
+            ops::opt_barrier::element_input_to_output(
+                &Op {
+                    comp: computation,
+                    instr: inst,
+                },
+                element.unwrap_or(0),
+            )
+            .map_err(|e| e.at_instruction(inst))
+        }
         _ if element.is_some() => Err(AnalysisError::unsupported(format!(
             "`{}` ({}) reads a tuple operand; only calls and fusions map tuple elements",
             inst.name, inst.opcode

@@ -75,9 +75,11 @@ pub struct OperandMap {
     pub map: IndexingMap,
     /// One entry per runtime variable of `map`.
     pub runtime: Vec<RuntimeVar>,
-    /// For data gathered from other replicas (`all-gather`): from the same
-    /// dimensions to the index, within the replica group, of the replica
-    /// holding the element that `map` indexes.
+    /// For data on other replicas (`all-gather` and the other
+    /// collectives): from the same dimensions to the index, within the
+    /// replica group, of the replica holding the element that `map`
+    /// indexes (an operand element output-to-input, an output element
+    /// input-to-output).
     pub replica: Option<IndexingMap>,
     /// For a tuple-shaped operand: the element of the tuple that `map`
     /// indexes (`None` for an array operand).

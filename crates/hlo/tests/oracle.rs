@@ -182,6 +182,9 @@ impl<'a> Interp<'a> {
         if inst.opcode == Opcode::Conditional {
             return self.conditional(inst, ops);
         }
+        if let Some(v) = self.data_dependent_op(inst, ops) {
+            return v;
+        }
         let out = array_shape(&inst.shape);
         let dims = out.dims.clone();
         let types = self.operand_types(inst);
@@ -745,6 +748,275 @@ fn with_tags(v: Value, extra: &Elem) -> Value {
                 .collect(),
         ),
         Value::Tuple(t) => Value::Tuple(t.into_iter().map(|x| with_tags(x, extra)).collect()),
+/// An array of `dims` whose element at `o` is `f(o)`.
+fn array_of(dims: &[i64], f: impl Fn(&[i64]) -> Elem) -> Value {
+    Value::Array(
+        dims.to_vec(),
+        all_indices(dims).iter().map(|o| f(o)).collect(),
+    )
+}
+
+/// The size of the replica groups of a collective (`None` when it lists none).
+fn replica_group_size(inst: &hlo::Instruction) -> Option<i64> {
+    match inst.attrs.get("replica_groups") {
+        Some(hlo::attrs::AttrValue::IntLists(g)) if !g.is_empty() => Some(g[0].len() as i64),
+        _ => None,
+    }
+}
+
+/// The ops XLA's indexing analysis gives no map: sorts and top-k (which
+/// follow the data: each output element carries the element it moved, so
+/// the permutation is the real one), FFTs, collectives (a collective's
+/// element carries what every replica of its group, taken as the executing
+/// one, reads of its own operand), opt-barrier, the random bit generator,
+/// dynamic sizes and custom calls (an unknown target reads everything).
+impl Interp<'_> {
+    fn data_dependent_op(&self, inst: &hlo::Instruction, ops: &[Value]) -> Option<Value> {
+        let attrs = &inst.attrs;
+        let out = |k: usize| array_shape(inst.shape.output(k).unwrap()).dims.clone();
+        let tuple_or_array = |mut v: Vec<Value>| {
+            if matches!(inst.shape, Shape::Tuple(_)) {
+                Value::Tuple(v)
+            } else {
+                v.remove(0)
+            }
+        };
+        let target = attrs.raw("custom_call_target").map(|t| t.trim_matches('"'));
+        Some(match inst.opcode {
+            Opcode::Sort => tuple_or_array(self.sort(inst, ops)),
+            Opcode::TopK => self.top_k(ops, out(0)[out(0).len() - 1]),
+            Opcode::CustomCall if target == Some("TopK") => {
+                self.top_k(ops, out(0)[out(0).len() - 1])
+            }
+            Opcode::CustomCall
+                if matches!(
+                    target,
+                    Some("xla.sdy.GlobalToLocalShape" | "xla.sdy.LocalToGlobalShape")
+                ) =>
+            {
+                // A local element is global `s * L + l` on the device at
+                // position `s`: the union over positions, to global; the
+                // global index modulo the local size, to local.
+                tuple_or_array(
+                    ops.iter()
+                        .enumerate()
+                        .map(|(k, v)| {
+                            let (from, to) = (v.array().0.to_vec(), out(k));
+                            array_of(&to, |o| {
+                                if target == Some("xla.sdy.LocalToGlobalShape") {
+                                    let idx: Index =
+                                        o.iter().zip(&from).map(|(&x, &l)| x % l).collect();
+                                    return v.at(&idx).clone();
+                                }
+                                let ratios: Vec<i64> =
+                                    from.iter().zip(&to).map(|(&g, &l)| g / l).collect();
+                                let parts: Vec<&Elem> = all_indices(&ratios)
+                                    .into_iter()
+                                    .map(|s| {
+                                        let idx: Index =
+                                            (0..o.len()).map(|d| s[d] * to[d] + o[d]).collect();
+                                        v.at(&idx)
+                                    })
+                                    .collect();
+                                union(&parts)
+                            })
+                        })
+                        .collect(),
+                )
+            }
+            Opcode::CustomCall => {
+                // Unknown code: every element of every operand.
+                let all: Vec<&Elem> = ops.iter().flat_map(|v| v.array().1).collect();
+                let e = union(&all);
+                tuple_or_array(
+                    (0..inst.shape.output_count())
+                        .map(|k| array_of(&out(k), |_| e.clone()))
+                        .collect(),
+                )
+            }
+            Opcode::Fft => {
+                let lengths = attrs.raw("fft_length").unwrap();
+                let t = lengths.split(',').count();
+                let (d, _) = ops[0].array();
+                let batch = d.len() - t;
+                let transformed = d[batch..].to_vec();
+                array_of(&out(0), |o| {
+                    let parts: Vec<Elem> = all_indices(&transformed)
+                        .into_iter()
+                        .map(|x| {
+                            let idx: Index = o[..batch].iter().copied().chain(x).collect();
+                            ops[0].at(&idx).clone()
+                        })
+                        .collect();
+                    union(&parts.iter().collect::<Vec<_>>())
+                })
+            }
+            Opcode::AllReduce | Opcode::CollectivePermute => tuple_or_array(ops.to_vec()),
+            Opcode::ReduceScatter => {
+                let d = attrs.ints("dimensions").unwrap()[0] as usize;
+                tuple_or_array(
+                    ops.iter()
+                        .enumerate()
+                        .map(|(k, v)| {
+                            let od = out(k);
+                            let g = v.array().0[d] / od[d].max(1);
+                            array_of(&od, |o| {
+                                let parts: Vec<&Elem> = (0..g)
+                                    .map(|p| {
+                                        let mut idx = o.to_vec();
+                                        idx[d] += p * od[d];
+                                        v.at(&idx)
+                                    })
+                                    .collect();
+                                union(&parts)
+                            })
+                        })
+                        .collect(),
+                )
+            }
+            Opcode::AllToAll => match attrs.ints("dimensions") {
+                Some(dims) => {
+                    let d = dims[0] as usize;
+                    let od = out(0);
+                    let g = replica_group_size(inst).unwrap();
+                    let chunk = (od[d] / g).max(1);
+                    array_of(&od, |o| {
+                        let parts: Vec<&Elem> = (0..g)
+                            .map(|p| {
+                                let mut idx = o.to_vec();
+                                idx[d] = p * chunk + o[d] % chunk;
+                                ops[0].at(&idx)
+                            })
+                            .collect();
+                        union(&parts)
+                    })
+                }
+                None => tuple_or_array(
+                    (0..ops.len())
+                        .map(|k| {
+                            array_of(&out(k), |o| {
+                                union(&ops.iter().map(|v| v.at(o)).collect::<Vec<_>>())
+                            })
+                        })
+                        .collect(),
+                ),
+            },
+            Opcode::OptimizationBarrier => ops[0].clone(),
+            Opcode::RngBitGenerator => {
+                let e = union(&ops[0].array().1.iter().collect::<Vec<_>>());
+                Value::Tuple((0..2).map(|k| array_of(&out(k), |_| e.clone())).collect())
+            }
+            Opcode::GetDimensionSize => {
+                let d = attrs.ints("dimensions").unwrap()[0] as usize;
+                let size = ops[0].array().0[d];
+                array_of(&[], |_| Elem {
+                    tags: BTreeSet::new(),
+                    value: Some(size),
+                })
+            }
+            Opcode::SetDimensionSize => array_of(&out(0), |o| {
+                let mut e = union(&[ops[0].at(o), ops[1].at(&[])]);
+                e.value = ops[0].at(o).value;
+                e
+            }),
+            _ => return None,
+        })
+    }
+
+    /// `sort`: each row along the sorted dimension ordered by running the
+    /// comparator on the operands' values (stably); every output moves
+    /// its operand's elements by that permutation.
+    fn sort(&self, inst: &hlo::Instruction, ops: &[Value]) -> Vec<Value> {
+        let d = inst.attrs.ints("dimensions").unwrap()[0] as usize;
+        let dims = ops[0].array().0.to_vec();
+        let n = dims[d];
+        let scalar = |e: &Elem| Value::Array(Vec::new(), vec![e.clone()]);
+        let less = |row: &[i64], a: i64, b: i64| -> bool {
+            let mut args = Vec::new();
+            for v in ops {
+                let (mut x, mut y) = (row.to_vec(), row.to_vec());
+                x[d] = a;
+                y[d] = b;
+                args.push(scalar(v.at(&x)));
+                args.push(scalar(v.at(&y)));
+            }
+            match self.run(inst.called[0], &args).at(&[]).value {
+                Some(v) => v != 0,
+                // A comparator on the bits of floats (XLA's total order
+                // after optimisation) has no value here, where floats are
+                // numbers: order by the operands' values, ascending, as
+                // JAX's comparators do.
+                None => {
+                    let key = |i: i64| -> Vec<Option<i64>> {
+                        let mut x = row.to_vec();
+                        x[d] = i;
+                        ops.iter().map(|v| v.at(&x).value).collect()
+                    };
+                    key(a) < key(b)
+                }
+            }
+        };
+        // perm[row start] = the positions, in sorted order.
+        let mut perms: HashMap<Index, Vec<i64>> = HashMap::new();
+        for o in all_indices(&dims) {
+            if o[d] != 0 {
+                continue;
+            }
+            let mut order: Vec<i64> = (0..n).collect();
+            order.sort_by(|&a, &b| {
+                if less(&o, a, b) {
+                    std::cmp::Ordering::Less
+                } else if less(&o, b, a) {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            });
+            perms.insert(o, order);
+        }
+        ops.iter()
+            .map(|v| {
+                array_of(&dims, |o| {
+                    let mut row = o.to_vec();
+                    row[d] = 0;
+                    let mut from = o.to_vec();
+                    from[d] = perms[&row][o[d] as usize];
+                    v.at(&from).clone()
+                })
+            })
+            .collect()
+    }
+
+    /// `topk` (and the `TopK` custom call, largest first): the `k` largest
+    /// elements of each row of the last dimension, ties to the lower
+    /// position, and their positions (an index carries the element it
+    /// names).
+    fn top_k(&self, ops: &[Value], k: i64) -> Value {
+        let (dims, _) = ops[0].array();
+        let last = dims.len() - 1;
+        let mut out_dims = dims.to_vec();
+        out_dims[last] = k;
+        let pick = |o: &[i64]| -> Index {
+            let mut order: Vec<i64> = (0..dims[last]).collect();
+            let value = |i: i64| {
+                let mut idx = o.to_vec();
+                idx[last] = i;
+                ops[0].at(&idx).value.expect("top-k needs values")
+            };
+            order.sort_by_key(|&i| std::cmp::Reverse(value(i)));
+            let mut idx = o.to_vec();
+            idx[last] = order[o[last] as usize];
+            idx
+        };
+        let values = array_of(&out_dims, |o| ops[0].at(&pick(o)).clone());
+        let indices = array_of(&out_dims, |o| {
+            let idx = pick(o);
+            Elem {
+                tags: ops[0].at(&idx).tags.clone(),
+                value: Some(idx[last]),
+            }
+        });
+        Value::Tuple(vec![values, indices])
     }
 }
 
@@ -2329,4 +2601,412 @@ proptest::proptest! {
         let (text, n) = random_scatter(&dims, &kinds, &sizes, count, vector_first, batch);
         check(&text, &[(1, values[..n].to_vec())], &[], false);
     }
+}
+/// Distinct values for every element of every parameter of the entry
+/// computation (a multiplier coprime to 29 makes each parameter a
+/// non-trivial permutation of up to 29 values), so sorts and top-k move
+/// elements.
+fn scrambled_values(text: &str) -> Vec<(usize, Vec<i64>)> {
+    let module = hlo::parse_module(text).unwrap();
+    let entry = module.entry_computation();
+    entry
+        .parameters
+        .iter()
+        .enumerate()
+        .map(|(p, &i)| {
+            let n = count(&array_shape(&entry.instructions[i].shape).dims) as i64;
+            (
+                p,
+                (0..n)
+                    .map(|f| (f * 11 + 5 * p as i64 + 3) % 29 - 14)
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// Every parameter of `text`'s entry checked as a superset (the maps of
+/// data-dependent ops hold every element read, and maybe more).
+fn superset_for_every_parameter(text: &str) -> Vec<(usize, Mode)> {
+    let module = hlo::parse_module(text).unwrap();
+    (0..module.entry_computation().parameters.len())
+        .map(|p| (p, Mode::Superset))
+        .collect()
+}
+
+/// Every map of the entry ROOT (both ways) is exact, or every one is
+/// marked conservative, as `exact` says.
+fn assert_flags(text: &str, exact: bool) {
+    let module = hlo::parse_module(text).unwrap();
+    let entry = module.entry_computation();
+    let n_out = entry.root_instruction().shape.output_count();
+    let mut seen = 0;
+    let mut results = Vec::new();
+    for j in 0..n_out {
+        results.push(hlo::output_to_input(&module, module.entry, entry.root, j, false).unwrap());
+    }
+    for k in 0..entry.root_instruction().operands.len() {
+        results.push(hlo::input_to_output(&module, module.entry, entry.root, k, false).unwrap());
+    }
+    for r in &results {
+        for e in &r.operands {
+            for m in operand_maps(r, e.index, "flags") {
+                seen += 1;
+                assert_eq!(m.is_exact(), exact, "{m}");
+                assert_eq!(m.to_string().contains("\nconservative: "), !exact, "{m}");
+                let json = serde_json::to_value(hlo::MapReport::of(m)).unwrap();
+                assert_eq!(json["exact"], exact, "{json}");
+                assert_eq!(json["conservative"].is_string(), !exact, "{json}");
+            }
+        }
+    }
+    assert!(seen > 0, "no maps in {text}");
+}
+
+const LESS: &str = "lt {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n c = f32[] parameter(2)\n d = f32[] parameter(3)\n ROOT l = pred[] compare(a, b), direction=LT\n}\n";
+
+/// `sort`, one and several operands, along every dimension: each output
+/// element carries the element the real permutation moved there, and the
+/// (conservative) maps hold it.
+#[test]
+fn sorts_follow_the_data() {
+    let one = "lt {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT l = pred[] compare(a, b), direction=GT\n}\nENTRY e {\n p0 = f32[3,4] parameter(0)\n ROOT s = f32[3,4] sort(p0), dimensions={1}, is_stable=true, to_apply=lt\n}";
+    for text in [
+        one.to_string(),
+        one.replace("dimensions={1}", "dimensions={0}"),
+        format!("{LESS}ENTRY e {{\n p0 = f32[4,3] parameter(0)\n p1 = s32[4,3] parameter(1)\n ROOT s = (f32[4,3], s32[4,3]) sort(p0, p1), dimensions={{0}}, to_apply=lt\n}}"),
+        format!("{LESS}ENTRY e {{\n p0 = f32[2,5] parameter(0)\n p1 = f32[2,5] parameter(1)\n ROOT s = (f32[2,5], f32[2,5]) sort(p0, p1), dimensions={{1}}, to_apply=lt\n}}"),
+    ] {
+        let values = scrambled_values(&text);
+        check(&text, &values, &superset_for_every_parameter(&text), false);
+        assert_flags(&text, false);
+    }
+    // The interpreter really permutes: the first row's first element
+    // (largest first) is the row's largest value.
+    let module = hlo::parse_module(one).unwrap();
+    let values: HashMap<usize, Vec<i64>> = scrambled_values(one).into_iter().collect();
+    let args = arguments(&module, module.entry, &values);
+    let out = Interp::new(&module).run(module.entry, &args);
+    let first = out.at(&[0, 0]).value.unwrap();
+    assert_eq!(first, *values[&0][..4].iter().max().unwrap());
+    assert_ne!(out.at(&[0, 0]).tags, args[0].at(&[0, 0]).tags);
+}
+
+/// `topk` and the `TopK` custom call: values and positions of the largest
+/// elements of each row; conservative maps over the whole row.
+#[test]
+fn top_k_follows_the_data() {
+    for text in [
+        "ENTRY e {\n p0 = f32[3,5] parameter(0)\n ROOT t = (f32[3,2], s32[3,2]) topk(p0), k=2, largest=true\n}",
+        "gt {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT l = pred[] compare(a, b), direction=GT\n}\nENTRY e {\n p0 = f32[2,6] parameter(0)\n ROOT t = (f32[2,3], s32[2,3]) custom-call(p0), custom_call_target=\"TopK\", called_computations={gt}\n}",
+        "ENTRY e {\n p0 = f32[7] parameter(0)\n ROOT t = (f32[3], s32[3]) topk(p0), k=3, largest=true\n}",
+    ] {
+        check(text, &scrambled_values(text), &[(0, Mode::Superset)], false);
+        assert_flags(text, false);
+    }
+}
+
+/// `fft` of every type: every element of the transformed dimensions with
+/// the same batch index (exact).
+#[test]
+fn ffts_read_whole_transformed_dimensions() {
+    for text in [
+        "ENTRY e {\n p0 = c64[2,3,4] parameter(0)\n ROOT f = c64[2,3,4] fft(p0), fft_type=FFT, fft_length={3,4}\n}",
+        "ENTRY e {\n p0 = c64[3,4] parameter(0)\n ROOT f = c64[3,4] fft(p0), fft_type=IFFT, fft_length={4}\n}",
+        "ENTRY e {\n p0 = f32[2,8] parameter(0)\n ROOT f = c64[2,5] fft(p0), fft_type=RFFT, fft_length={8}\n}",
+        "ENTRY e {\n p0 = c64[2,5] parameter(0)\n ROOT f = f32[2,8] fft(p0), fft_type=IRFFT, fft_length={8}\n}",
+        "ENTRY e {\n p0 = c64[2,2,3] parameter(0)\n ROOT f = c64[2,2,3] fft(p0), fft_type=FFT, fft_length={2,2,3}\n}",
+    ] {
+        exact(text);
+        assert_flags(text, true);
+    }
+}
+
+/// Collectives: over one replica each reads its own operand (exact
+/// identities); over groups of two, the maps hold what every position in
+/// the group reads.
+#[test]
+fn collectives_on_one_device_and_on_groups() {
+    let add =
+        "ad {\n a = f32[] parameter(0)\n b = f32[] parameter(1)\n ROOT s = f32[] add(a, b)\n}\n";
+    for (body, is_exact) in [
+        ("ROOT r = f32[4,3] all-reduce(p0), replica_groups={{0}}, to_apply=ad", true),
+        ("ROOT r = f32[4,3] all-reduce(p0), replica_groups={{0,1}}, to_apply=ad", true),
+        ("ROOT r = f32[4,3] all-reduce(p0), to_apply=ad", true),
+        ("ROOT r = f32[4,3] reduce-scatter(p0), replica_groups={{0}}, dimensions={0}, to_apply=ad", true),
+        ("ROOT r = f32[4,3] collective-permute(p0), source_target_pairs={{0,0}}", true),
+        ("ROOT r = f32[4,3] collective-permute(p0), source_target_pairs={{0,1},{1,0}}", false),
+        ("ROOT r = f32[4,3] all-to-all(p0), replica_groups={{0}}, dimensions={1}", true),
+        ("ROOT r = f32[4,3] all-to-all(p0), replica_groups={{0,1}}, dimensions={0}", false),
+    ] {
+        let text = format!("{add}ENTRY e {{\n p0 = f32[4,3] parameter(0)\n {body}\n}}");
+        let mode = if is_exact { Mode::Exact } else { Mode::Superset };
+        check(&text, &[], &[(0, mode)], false);
+        assert_flags(&text, is_exact);
+    }
+    // Reduce-scatter over two replicas: output (i, j) on position p reads
+    // (2p + i, j); an operand element lands at (i mod 2, j), exactly.
+    let rs = format!("{add}ENTRY e {{\n p0 = f32[4,3] parameter(0)\n ROOT r = f32[2,3] reduce-scatter(p0), replica_groups={{{{0,1}}}}, dimensions={{0}}, to_apply=ad\n}}");
+    check_both_ways(&rs, &[], &[(0, Mode::Superset)], &[(0, Mode::Exact)], false);
+    // Variadic forms: output j reads operand j only.
+    let variadic = format!("{add}ENTRY e {{\n p0 = f32[4,3] parameter(0)\n p1 = f32[2] parameter(1)\n ROOT r = (f32[4,3], f32[2]) all-reduce(p0, p1), replica_groups={{{{0,1}}}}, to_apply=ad\n}}");
+    exact(&variadic);
+    // Zero-size scattered and split dimensions: no element, no map.
+    for body in [
+        "ROOT r = f32[0,3] reduce-scatter(p0), replica_groups={{0,1}}, dimensions={0}, to_apply=ad",
+        "ROOT r = f32[0,3] all-to-all(p0), replica_groups={{0,1}}, dimensions={0}",
+    ] {
+        exact(&format!(
+            "{add}ENTRY e {{\n p0 = f32[0,3] parameter(0)\n {body}\n}}"
+        ));
+    }
+    let tuple_a2a = "ENTRY e {\n p0 = f32[1,6] parameter(0)\n p1 = f32[1,6] parameter(1)\n ROOT r = (f32[1,6], f32[1,6]) all-to-all(p0, p1), replica_groups={{0,1}}\n}";
+    check(
+        tuple_a2a,
+        &[],
+        &[(0, Mode::Superset), (1, Mode::Superset)],
+        false,
+    );
+    assert_flags(tuple_a2a, false);
+}
+
+/// `opt-barrier` passes each tuple element through (exact, through the
+/// whole computation both ways); `get-dimension-size` reads no element;
+/// `set-dimension-size` is an identity that reads its size.
+#[test]
+fn barriers_and_dynamic_sizes() {
+    let barrier = "ENTRY e {\n p0 = f32[2,3] parameter(0)\n p1 = f32[4] parameter(1)\n t = (f32[2,3], f32[4]) tuple(p0, p1)\n b = (f32[2,3], f32[4]) opt-barrier(t)\n g0 = f32[2,3] get-tuple-element(b), index=0\n g1 = f32[4] get-tuple-element(b), index=1\n n = f32[2,3] negate(g0)\n ROOT r = (f32[4], f32[2,3]) tuple(g1, n)\n}";
+    check(barrier, &[], &[], true);
+    let array_barrier =
+        "ENTRY e {\n p0 = f32[2,3] parameter(0)\n ROOT b = f32[2,3] opt-barrier(p0)\n}";
+    exact(array_barrier);
+    assert_flags(array_barrier, true);
+    let get = "ENTRY e {\n p0 = f32[4,3] parameter(0)\n ROOT g = s32[] get-dimension-size(p0), dimensions={1}\n}";
+    exact(get);
+    let module = hlo::parse_module(get).unwrap();
+    let r = hlo::output_to_input(
+        &module,
+        module.entry,
+        module.entry_computation().root,
+        0,
+        false,
+    )
+    .unwrap();
+    assert!(operand_maps(&r, 0, "get-dimension-size").is_empty());
+    // The size steers a dynamic slice: the slice reads the size, not p0.
+    let get_steers = "ENTRY e {\n p0 = f32[4,3] parameter(0)\n p1 = f32[6] parameter(1)\n g = s32[] get-dimension-size(p0), dimensions={1}\n ROOT d = f32[2] dynamic-slice(p1, g), dynamic_slice_sizes={2}\n}";
+    check(get_steers, &[], &[], true);
+    let set = "ENTRY e {\n p0 = f32[4,3] parameter(0)\n p1 = s32[] parameter(1)\n ROOT s = f32[4,<=3] set-dimension-size(p0, p1), dimensions={1}\n}";
+    check(set, &[(1, vec![2])], &[], false);
+    assert_flags(set, true);
+}
+
+/// `rng-bit-generator`: every output element reads the whole state
+/// (conservative).
+#[test]
+fn rng_bit_generator_reads_its_state() {
+    let text = "ENTRY e {\n p0 = u64[2] parameter(0)\n ROOT r = (u64[2], u32[3,4]) rng-bit-generator(p0), algorithm=rng_default\n}";
+    check(text, &[], &[(0, Mode::Superset)], false);
+    assert_flags(text, false);
+}
+
+/// Custom calls: an unknown target reads every element of every operand
+/// (conservative, named); cuDNN and oneDNN convolutions and cuBLAS GEMMs
+/// get the maps of the convolution or dot they stand for.
+#[test]
+fn custom_calls_as_the_op_they_stand_for() {
+    let unknown = "ENTRY e {\n p0 = f32[2,3] parameter(0)\n p1 = f32[4] parameter(1)\n ROOT c = (f32[3], s8[2]) custom-call(p0, p1), custom_call_target=\"my_kernel\"\n}";
+    check(
+        unknown,
+        &[],
+        &[(0, Mode::Superset), (1, Mode::Superset)],
+        false,
+    );
+    assert_flags(unknown, false);
+    let module = hlo::parse_module(unknown).unwrap();
+    let r = hlo::output_to_input(
+        &module,
+        module.entry,
+        module.entry_computation().root,
+        0,
+        false,
+    )
+    .unwrap();
+    assert!(r.to_string().contains("custom call to `my_kernel`"), "{r}");
+
+    // The same maps, as text, for a custom call and its stand-in.
+    let same_maps = |call: &str, plain: &str, operands: usize| {
+        let a = hlo::parse_module(call).unwrap();
+        let b = hlo::parse_module(plain).unwrap();
+        let (ra, rb) = (a.entry_computation().root, b.entry_computation().root);
+        let x = hlo::output_to_input(&a, a.entry, ra, 0, false).unwrap();
+        let y = hlo::output_to_input(&b, b.entry, rb, 0, false).unwrap();
+        for k in 0..2 {
+            assert_eq!(
+                x.operands[k].indexing.maps().unwrap()[0].to_string(),
+                y.operands[k].indexing.maps().unwrap()[0].to_string()
+            );
+            let x = hlo::input_to_output(&a, a.entry, ra, k, false).unwrap();
+            let y = hlo::input_to_output(&b, b.entry, rb, k, false).unwrap();
+            assert_eq!(
+                x.operands[0].indexing.maps().unwrap()[0].to_string(),
+                y.operands[0].indexing.maps().unwrap()[0].to_string()
+            );
+        }
+        // Operands and outputs the stand-in does not cover: everything.
+        for k in 2..operands {
+            assert!(x.operands[k].indexing.maps().unwrap()[0]
+                .conservative
+                .is_some());
+        }
+        let scratch = hlo::output_to_input(&a, a.entry, ra, 1, false).unwrap();
+        assert!(scratch
+            .operands
+            .iter()
+            .all(|e| e.indexing.maps().unwrap()[0].conservative.is_some()));
+    };
+    let conv_attrs = "window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f";
+    let plain_conv = format!("ENTRY e {{\n p0 = f32[1,5,5,2] parameter(0)\n p1 = f32[3,3,2,4] parameter(1)\n ROOT c = f32[1,5,5,4] convolution(p0, p1), {conv_attrs}\n}}");
+    for target in ["__cudnn$convForward", "__onednn$convolution"] {
+        let call = format!("ENTRY e {{\n p0 = f32[1,5,5,2] parameter(0)\n p1 = f32[3,3,2,4] parameter(1)\n ROOT c = (f32[1,5,5,4], u8[0]) custom-call(p0, p1), {conv_attrs}, custom_call_target=\"{target}\", backend_config={{\"cudnn_conv_backend_config\":{{\"activation_mode\":\"kNone\"}}}}\n}}");
+        same_maps(&call, &plain_conv, 2);
+    }
+    let bias = format!("ENTRY e {{\n p0 = f32[1,5,5,2] parameter(0)\n p1 = f32[3,3,2,4] parameter(1)\n p2 = f32[4] parameter(2)\n ROOT c = (f32[1,5,5,4], u8[0]) custom-call(p0, p1, p2), {conv_attrs}, custom_call_target=\"__cudnn$convBiasActivationForward\"\n}}");
+    same_maps(&bias, &plain_conv, 3);
+    let gemm = "ENTRY e {\n p0 = f32[2,4,3] parameter(0)\n p1 = f32[2,5,3] parameter(1)\n ROOT c = (f32[2,4,5], s8[64]) custom-call(p0, p1), custom_call_target=\"__cublas$gemm\", backend_config={\"gemm_backend_config\":{\"alpha_real\":1,\"beta\":0,\"dot_dimension_numbers\":{\"lhs_contracting_dimensions\":[\"2\"],\"rhs_contracting_dimensions\":[\"2\"],\"lhs_batch_dimensions\":[\"0\"],\"rhs_batch_dimensions\":[\"0\"]},\"precision_config\":{}}}\n}";
+    let dot = "ENTRY e {\n p0 = f32[2,4,3] parameter(0)\n p1 = f32[2,5,3] parameter(1)\n ROOT c = f32[2,4,5] dot(p0, p1), lhs_batch_dims={0}, rhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_contracting_dims={2}\n}";
+    same_maps(gemm, dot, 2);
+    same_maps(&gemm.replace("__cublas$gemm", "__cublas$lt$matmul"), dot, 2);
+    // Shardy's shape conversions at the borders of a shard_map body.
+    for (call, is_exact) in [
+        (
+            "ROOT c = f32[2,3] custom-call(p0), custom_call_target=\"xla.sdy.GlobalToLocalShape\"",
+            false,
+        ),
+        (
+            "ROOT c = f32[8,6] custom-call(p0), custom_call_target=\"xla.sdy.LocalToGlobalShape\"",
+            true,
+        ),
+        (
+            "ROOT c = f32[4,3] custom-call(p0), custom_call_target=\"xla.sdy.LocalToGlobalShape\"",
+            true,
+        ),
+    ] {
+        let text = format!("ENTRY e {{\n p0 = f32[4,3] parameter(0)\n {call}\n}}");
+        let mode = if is_exact {
+            Mode::Exact
+        } else {
+            Mode::Superset
+        };
+        // Local to global is exact one way (a global index is one local
+        // index), global to local the other.
+        check_both_ways(
+            &text,
+            &[],
+            &[(0, mode)],
+            &[(
+                0,
+                if is_exact {
+                    Mode::Superset
+                } else {
+                    Mode::Exact
+                },
+            )],
+            false,
+        );
+    }
+    // Without dimension numbers, a GEMM is conservative.
+    let bare = "ENTRY e {\n p0 = f32[4,3] parameter(0)\n p1 = f32[3,5] parameter(1)\n ROOT c = f32[4,5] custom-call(p0, p1), custom_call_target=\"__cublas$gemm\"\n}";
+    check(
+        bare,
+        &[],
+        &[(0, Mode::Superset), (1, Mode::Superset)],
+        false,
+    );
+    assert_flags(bare, false);
+}
+
+/// The JAX programs of generate_ops.py (sort, argsort, top-k, FFTs,
+/// collectives under shard_map, opt-barrier), lowered and compiled, run
+/// through the interpreter with scrambled values, whole computation.
+#[test]
+fn jax_printed_data_dependent_modules_match_the_oracle() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/hlo");
+    let mut seen = 0;
+    for (name, data_dependent) in [
+        ("ops_sort_one", true),
+        ("ops_sort_several", true),
+        ("ops_argsort", true),
+        ("ops_top_k", true),
+        ("ops_fft", false),
+        ("ops_psum", false),
+        ("ops_psum_scatter", false),
+        ("ops_psum_scatter_2", true),
+        ("ops_all_to_all_2", true),
+        ("ops_ppermute", false),
+        ("ops_ppermute_2", true),
+        ("ops_opt_barrier", false),
+        ("sort", true),
+        ("sort_multi", true),
+        ("cumulative", true),
+        ("complex_fft", false),
+        ("top_k", true),
+    ] {
+        for suffix in ["hlo", "compiled.hlo"] {
+            if !dir.join(format!("jax_{name}.{suffix}")).exists() {
+                continue;
+            }
+            let file = format!("jax_{name}.{suffix}");
+            let text =
+                std::fs::read_to_string(dir.join(&file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+            let modes = if data_dependent {
+                superset_for_every_parameter(&text)
+            } else {
+                Vec::new()
+            };
+            check(&text, &scrambled_values(&text), &modes, true);
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 33);
+}
+
+/// The `rbg` random bits of JAX (`jax_default_prng_impl = 'rbg'`): each
+/// `rng-bit-generator` reads its whole state for every element of both
+/// outputs; what the modules leave unknown is only their `while` loops.
+#[test]
+fn jax_rbg_modules_read_the_whole_state() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/hlo");
+    let mut generators = 0;
+    for file in ["jax_ops_rbg.hlo", "jax_ops_rbg.compiled.hlo"] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let module = hlo::parse_module(&text).unwrap();
+        for (c, comp) in module.computations.iter().enumerate() {
+            for (i, inst) in comp.instructions.iter().enumerate() {
+                if inst.opcode != Opcode::RngBitGenerator {
+                    continue;
+                }
+                generators += 1;
+                let state = &array_shape(&comp.instructions[inst.operands[0]].shape).dims;
+                for j in 0..2 {
+                    let out = &array_shape(inst.shape.output(j).unwrap()).dims;
+                    let r = hlo::output_to_input(&module, c, i, j, false).unwrap();
+                    let maps = operand_maps(&r, 0, file);
+                    assert!(maps.iter().all(|m| !m.is_exact()));
+                    let got = relation(maps, &[], &HashMap::new());
+                    for o in all_indices(out) {
+                        let want: BTreeSet<Index> = all_indices(state).into_iter().collect();
+                        assert_eq!(got[&o], want, "{file} {} output {j} at {o:?}", inst.name);
+                    }
+                }
+            }
+        }
+        let whole = hlo::to_parameters(&module, module.entry, 0).unwrap();
+        for e in &whole.operands {
+            if let OperandIndexing::Unsupported(why) = &e.indexing {
+                assert!(why.to_string().contains("`while`"), "{file}: {why}");
+            }
+        }
+    }
+    assert!(generators >= 2, "{generators} rng-bit-generators");
 }

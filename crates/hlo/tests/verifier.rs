@@ -146,13 +146,13 @@ fn pads_dots_and_updates_follow_their_shapes() {
 
 #[test]
 fn ops_without_maps_say_why() {
-    let text = "HloModule m\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\nENTRY e {\n  x = f32[4,8] parameter(0)\n  ROOT s = f32[4,8] sort(x), dimensions={1}, to_apply=cmp\n}\n";
+    let text = "HloModule m\nENTRY e {\n  x = f32[4,4] parameter(0)\n  ROOT s = f32[4,4] cholesky(x), lower=true\n}\n";
     let m = hlo::parse_module(text).unwrap();
     let r = hlo::analyze(&m, &hlo::Query::default()).unwrap();
     match &r.operands[0].indexing {
         hlo::OperandIndexing::Unsupported(why) => {
             assert!(
-                why.message.contains("`sort`") && why.message.contains("XLA"),
+                why.message.contains("`cholesky`") && why.message.contains("XLA"),
                 "{why}"
             );
             assert_eq!(why.kind, hlo::AnalysisErrorKind::UnsupportedOp);
@@ -164,7 +164,7 @@ fn ops_without_maps_say_why() {
             assert_eq!(&text[span.clone()], "s");
             assert!(text[..span.start].ends_with("ROOT "));
         }
-        other => panic!("sort has no map in XLA: {other:?}"),
+        other => panic!("cholesky has no map in XLA: {other:?}"),
     }
 }
 
@@ -172,11 +172,11 @@ fn ops_without_maps_say_why() {
 /// computation that has none, not at the fusion.
 #[test]
 fn unknown_maps_in_fusions_point_at_the_inner_instruction() {
-    let text = "HloModule m\nf {\n  p = f32[8] parameter(0)\n  ROOT s = f32[8] sort(p), dimensions={0}, to_apply=cmp\n}\ncmp {\n  a = f32[] parameter(0)\n  b = f32[] parameter(1)\n  ROOT lt = pred[] compare(a, b), direction=LT\n}\nENTRY e {\n  x = f32[8] parameter(0)\n  ROOT fu = f32[8] fusion(x), kind=kLoop, calls=f\n}\n";
+    let text = "HloModule m\nf {\n  p = f32[2,2] parameter(0)\n  ROOT s = f32[2,2] cholesky(p), lower=true\n}\nENTRY e {\n  x = f32[2,2] parameter(0)\n  ROOT fu = f32[2,2] fusion(x), kind=kLoop, calls=f\n}\n";
     let m = hlo::parse_module(text).unwrap();
     let r = hlo::analyze(&m, &hlo::Query::default()).unwrap();
     let hlo::OperandIndexing::Unsupported(why) = &r.operands[0].indexing else {
-        panic!("sort has no map in XLA: {:?}", r.operands[0].indexing)
+        panic!("cholesky has no map in XLA: {:?}", r.operands[0].indexing)
     };
     assert_eq!(why.kind, hlo::AnalysisErrorKind::UnsupportedOp);
     assert_eq!(why.instruction.as_deref(), Some("s"));

@@ -8,20 +8,27 @@
 mod all_gather;
 pub(crate) mod bitcast_convert;
 pub(crate) mod builder;
+mod collectives;
 mod concatenate;
 mod control_flow;
 mod convolution;
+mod custom_call;
+mod dimension_size;
 mod dot;
 mod dynamic_slice;
 mod elementwise;
+mod fft;
 mod gather;
 mod layout;
+pub(crate) mod opt_barrier;
 mod pad;
 mod permute;
 mod reduce;
 mod reshape;
+mod rng_bit_generator;
 mod scatter;
 mod slice;
+mod sort;
 mod window;
 
 pub(crate) use builder::Unsupported;
@@ -143,6 +150,18 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
         Opcode::DynamicSlice => dynamic_slice::slice_output_to_input(op),
         Opcode::DynamicUpdateSlice => dynamic_slice::update_output_to_input(op),
         Opcode::AllGather => all_gather::output_to_input(op),
+        Opcode::AllReduce => collectives::all_reduce_output_to_input(op, output),
+        Opcode::ReduceScatter => collectives::reduce_scatter_output_to_input(op, output),
+        Opcode::AllToAll => collectives::all_to_all_output_to_input(op, output),
+        Opcode::CollectivePermute => collectives::collective_permute_output_to_input(op, output),
+        Opcode::Sort => sort::sort_output_to_input(op, output),
+        Opcode::TopK => sort::topk_output_to_input(op, output),
+        Opcode::Fft => fft::output_to_input(op),
+        Opcode::CustomCall => custom_call::output_to_input(op, output),
+        Opcode::OptimizationBarrier => opt_barrier::output_to_input(op, output),
+        Opcode::RngBitGenerator => rng_bit_generator::output_to_input(op, output),
+        Opcode::GetDimensionSize => dimension_size::get_output_to_input(op),
+        Opcode::SetDimensionSize => dimension_size::set_output_to_input(op),
         Opcode::Tuple => elementwise::tuple_output_to_input(op, output),
         Opcode::GetTupleElement => elementwise::get_tuple_element_output_to_input(op),
         _ => Err(unsupported_op(opcode)),
@@ -150,7 +169,7 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
 }
 
 /// Why `opcode` has no maps: XLA's indexing analysis has none for it
-/// (`sort`, `select-and-scatter`, ...). (`while` and `conditional` are
+/// (`select-and-scatter`, ...). (`while` and `conditional` are
 /// composed through their computations in [`crate::fusion`].)
 fn unsupported_op(opcode: Opcode) -> Unsupported {
     let message = match opcode {
@@ -192,6 +211,18 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
         Opcode::Gather => gather::input_to_output(op, input),
         Opcode::Scatter => scatter::input_to_output(op, input),
         Opcode::AllGather => all_gather::input_to_output(op),
+        Opcode::AllReduce => collectives::all_reduce_input_to_output(op, input),
+        Opcode::ReduceScatter => collectives::reduce_scatter_input_to_output(op, input),
+        Opcode::AllToAll => collectives::all_to_all_input_to_output(op, input),
+        Opcode::CollectivePermute => collectives::collective_permute_input_to_output(op, input),
+        Opcode::Sort => sort::sort_input_to_output(op),
+        Opcode::TopK => sort::topk_input_to_output(op),
+        Opcode::Fft => fft::input_to_output(op),
+        Opcode::CustomCall => custom_call::input_to_output(op, input),
+        Opcode::OptimizationBarrier => opt_barrier::input_to_output(op),
+        Opcode::RngBitGenerator => rng_bit_generator::input_to_output(op),
+        Opcode::GetDimensionSize => dimension_size::get_input_to_output(op),
+        Opcode::SetDimensionSize => dimension_size::set_input_to_output(op, input),
         Opcode::Tuple => elementwise::tuple_input_to_output(op, input),
         Opcode::GetTupleElement => elementwise::get_tuple_element_input_to_output(op),
         _ => Err(unsupported_op(opcode)),
