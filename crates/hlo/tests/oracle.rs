@@ -748,6 +748,9 @@ fn with_tags(v: Value, extra: &Elem) -> Value {
                 .collect(),
         ),
         Value::Tuple(t) => Value::Tuple(t.into_iter().map(|x| with_tags(x, extra)).collect()),
+    }
+}
+
 /// An array of `dims` whose element at `o` is `f(o)`.
 fn array_of(dims: &[i64], f: impl Fn(&[i64]) -> Elem) -> Value {
     Value::Array(
@@ -2602,6 +2605,7 @@ proptest::proptest! {
         check(&text, &[(1, values[..n].to_vec())], &[], false);
     }
 }
+
 /// Distinct values for every element of every parameter of the entry
 /// computation (a multiplier coprime to 29 makes each parameter a
 /// non-trivial permutation of up to 29 values), so sorts and top-k move
