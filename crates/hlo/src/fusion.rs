@@ -8,9 +8,13 @@
 //! set is complete before it is pushed further, and sets are de-duplicated
 //! by their simplified text: a chain of N ops costs N compositions, and a
 //! diamond does not multiply paths. Input-to-output runs the same way
-//! forwards from one parameter.
+//! forwards from one parameter. When a set is complete it is kept within
+//! the budgets of [`crate::hull`] (too many maps, or a map with too many
+//! range variables, become a conservative hull), so that deep modules, whose
+//! paths multiply, cost time near-linear in their size.
 
 use crate::error::AnalysisError;
+use crate::hull::{map_hull, range_variables, MAP_BUDGET, RANGE_VARIABLE_BUDGET};
 use crate::module::{CompId, Computation, InstrId, Instruction, Module};
 use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
@@ -85,6 +89,59 @@ impl MapSet {
                 }
             }
         }
+    }
+
+    /// Keeps the complete set within the budgets of [`crate::hull`]: a map
+    /// with more than [`RANGE_VARIABLE_BUDGET`] range variables becomes its
+    /// own hull, and more than [`MAP_BUDGET`] maps become the hull of the
+    /// maps of each tuple element (maps with a replica map are kept as they
+    /// are). `dims` is the shape of the value the maps index. Below the
+    /// budgets nothing changes.
+    fn bound(&mut self, dims: Option<&[i64]>) {
+        for m in &mut self.maps {
+            let n = range_variables(m);
+            if n <= RANGE_VARIABLE_BUDGET {
+                continue;
+            }
+            let reason = format!(
+                "the hull of a map with {n} range variables (more than {RANGE_VARIABLE_BUDGET})"
+            );
+            if let Some(hull) = map_hull(std::slice::from_ref(m), dims, reason) {
+                *m = hull;
+            }
+        }
+        if self.maps.len() <= MAP_BUDGET {
+            return;
+        }
+        let count = self.maps.len();
+        // Maps of one element in order of first appearance, so the result
+        // does not depend on anything but the order maps arrived in.
+        let mut groups: Vec<(Option<usize>, Vec<OperandMap>)> = Vec::new();
+        let mut kept = Vec::new();
+        for m in std::mem::take(&mut self.maps) {
+            if m.replica.is_some() {
+                kept.push(m);
+                continue;
+            }
+            match groups.iter_mut().find(|(e, _)| *e == m.element) {
+                Some((_, g)) => g.push(m),
+                None => groups.push((m.element, vec![m])),
+            }
+        }
+        for (_, group) in groups {
+            let reason = format!(
+                "the hull of {} maps (more than {MAP_BUDGET} distinct maps of {count} reached this value)",
+                group.len()
+            );
+            match (group.len() > 1)
+                .then(|| map_hull(&group, dims, reason))
+                .flatten()
+            {
+                Some(hull) => self.maps.push(hull),
+                None => self.maps.extend(group),
+            }
+        }
+        self.maps.extend(kept);
     }
 
     /// The set as an operand entry.
@@ -216,6 +273,15 @@ pub(crate) fn compose_operand(
             .clone()
             .or_else(|| producer.conservative.clone()),
     })
+}
+
+/// The dimensions of output `output` of a value of shape `shape` (its
+/// element, for a tuple), when that is an array.
+fn array_dims(shape: &Shape, output: usize) -> Option<&[i64]> {
+    shape
+        .output(output)
+        .and_then(Shape::as_array)
+        .map(|a| a.dims.as_slice())
 }
 
 /// The instructions reachable from `root`, operands before users.
@@ -449,7 +515,8 @@ pub(crate) fn output_to_input_groups(
         let outputs: Vec<usize> = groups[instr].keys().copied().collect();
         for out in outputs {
             let (maps, taint) = {
-                let set = &groups[instr][&out];
+                let set = groups[instr].get_mut(&out).expect("a key of the map");
+                set.bound(array_dims(&inst.shape, out));
                 (set.maps.clone(), set.unsupported.clone())
             };
             if inst.opcode == Opcode::Parameter {
@@ -592,7 +659,8 @@ pub(crate) fn input_to_output_through(
             let keys: Vec<usize> = groups[operand].keys().copied().collect();
             for out in keys {
                 let (maps, taint) = {
-                    let set = &groups[operand][&out];
+                    let set = groups[operand].get_mut(&out).expect("a key of the map");
+                    set.bound(array_dims(&computation.instructions[operand].shape, out));
                     (set.maps.clone(), set.unsupported.clone())
                 };
                 // A get-tuple-element takes one element of a tuple-shaped value.
@@ -638,7 +706,10 @@ pub(crate) fn input_to_output_through(
         .map(|j| {
             groups[root]
                 .remove(&j)
-                .map(MapSet::into_indexing)
+                .map(|mut set| {
+                    set.bound(array_dims(&computation.root_instruction().shape, j));
+                    set.into_indexing()
+                })
                 .unwrap_or(OperandIndexing::Maps(Vec::new()))
         })
         .collect())
