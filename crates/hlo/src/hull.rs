@@ -36,7 +36,7 @@ pub const RANGE_VARIABLE_BUDGET: usize = 16;
 /// `None` when the maps cannot share one map: none, different numbers of
 /// dimensions or results, different tuple elements, a replica map, an
 /// undefined map, or a result whose values have no finite range. Known
-/// empty maps add nothing; when all are, the first is the hull.
+/// empty maps add nothing; when all are, the first is the hull (exact).
 ///
 /// ```
 /// use hlo::{map_hull, OperandMap};

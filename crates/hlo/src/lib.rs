@@ -72,9 +72,9 @@ pub use analysis::{
     analyze, epilogue_input_to_output, grouped_output_to_input, input_to_output, output_to_input,
     parameters_to_output, to_parameters, Query,
 };
-pub use hull::{map_hull, MAP_BUDGET, RANGE_VARIABLE_BUDGET};
 pub use element_type::{ElementKind, ElementType};
 pub use error::{AnalysisError, AnalysisErrorKind, ErrorKind, ParseError, QueryError};
+pub use hull::{map_hull, MAP_BUDGET, RANGE_VARIABLE_BUDGET};
 pub use json::{JsonReport, MapReport, OperandReport, RuntimeReport};
 pub use module::{CompId, Computation, InstrId, Instruction, Module};
 pub use opcode::{Arity, Opcode};
