@@ -28,6 +28,9 @@ use std::collections::{BTreeMap, HashSet};
 /// `groups[instr][output]`.
 pub(crate) type Groups = Vec<BTreeMap<usize, MapSet>>;
 
+/// Told how far a long analysis has got: `(done, total)`.
+pub(crate) type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
 /// How deep calls may nest (guards against a computation calling itself).
 const MAX_CALL_DEPTH: usize = 64;
 
@@ -354,7 +357,8 @@ pub(crate) fn instruction_output_to_input(
                 ))
                 .at_instruction(inst));
             }
-            let groups = output_to_input_groups(module, callee, called.root, output, depth + 1)?;
+            let groups =
+                output_to_input_groups(module, callee, called.root, output, depth + 1, &|_, _| {})?;
             Ok(parameter_indexing(called, groups)
                 .into_iter()
                 .map(|ix| runtime_sources_in_caller(computation, inst, called, ix))
@@ -481,12 +485,15 @@ fn runtime_sources_in_caller(
 /// For every (instruction, output) of `comp` reachable from `start`'s output
 /// `output`: the de-duplicated maps from that output to it (XLA's grouped
 /// output-to-input indexing).
+///
+/// `progress(done, total)` is told after each instruction of the walk.
 pub(crate) fn output_to_input_groups(
     module: &Module,
     comp: CompId,
     start: InstrId,
     output: usize,
     depth: usize,
+    progress: Progress,
 ) -> Result<Groups, Unsupported> {
     let computation = &module.computations[comp];
     let start_shape = computation.instructions[start]
@@ -510,7 +517,9 @@ pub(crate) fn output_to_input_groups(
         .or_default()
         .insert(OperandMap::plain(identity));
 
-    for &instr in topological_order(computation, start).iter().rev() {
+    let order = topological_order(computation, start);
+    for (done, &instr) in order.iter().rev().enumerate() {
+        progress(done, order.len());
         let inst = &computation.instructions[instr];
         let outputs: Vec<usize> = groups[instr].keys().copied().collect();
         for out in outputs {

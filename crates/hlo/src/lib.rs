@@ -63,14 +63,15 @@ mod module;
 mod opcode;
 mod operand_indexing;
 mod ops;
+mod parallel;
 mod parser;
 mod runtime_fold;
 mod shape;
 mod verify;
 
 pub use analysis::{
-    analyze, epilogue_input_to_output, grouped_output_to_input, input_to_output, output_to_input,
-    parameters_to_output, to_parameters, Query,
+    analyze, analyze_with_progress, epilogue_input_to_output, grouped_output_to_input,
+    input_to_output, output_to_input, parameters_to_output, to_parameters, Query,
 };
 pub use element_type::{ElementKind, ElementType};
 pub use error::{AnalysisError, AnalysisErrorKind, ErrorKind, ParseError, QueryError};
