@@ -6,7 +6,7 @@ use crate::error::QueryError;
 use crate::fusion::{
     compose_operand, input_to_output_through, instruction_input_to_output,
     instruction_output_to_input, output_to_input_groups, parameter_indexing,
-    tuple_elements_to_output, Progress,
+    tuple_elements_to_output, OpMapCache, Progress,
 };
 use crate::module::{CompId, InstrId, Module};
 use crate::opcode::Opcode;
@@ -311,11 +311,12 @@ fn parameters_to_output_reporting(
         });
     }
     let total = c.parameters.len();
+    let cache = OpMapCache::default();
     let per_param = map_in_order(
         &c.parameters,
         |&p| {
             tuple_elements_to_output(&c.instructions[p].shape, outputs, |element| {
-                input_to_output_through(module, comp, p, element, 0)
+                input_to_output_through(module, comp, p, element, 0, Some(&cache))
             })
             .into_iter()
             .nth(output)
@@ -372,7 +373,7 @@ pub fn epilogue_input_to_output(
     comp: CompId,
     hero: InstrId,
 ) -> Result<Vec<OperandIndexing>, QueryError> {
-    Ok(input_to_output_through(module, comp, hero, None, 0)?)
+    Ok(input_to_output_through(module, comp, hero, None, 0, None)?)
 }
 
 /// Says, for every runtime variable of `indexing`, which of `candidates`

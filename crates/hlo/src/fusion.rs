@@ -22,7 +22,8 @@ use crate::ops::{self, Op, Unsupported};
 use crate::runtime_fold::fold_runtime_vars;
 use crate::shape::Shape;
 use indexing::{compose, IndexingMap, EXPRESSION_BUDGET};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Mutex;
 
 /// Maps reaching each instruction, per output of the instruction:
 /// `groups[instr][output]`.
@@ -30,6 +31,34 @@ pub(crate) type Groups = Vec<BTreeMap<usize, MapSet>>;
 
 /// Told how far a long analysis has got: `(done, total)`.
 pub(crate) type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// The per-op input-to-output maps of instructions of one computation,
+/// keyed by (instruction, operand, tuple element), shared by the walks of
+/// several threads.
+#[derive(Default)]
+pub(crate) struct OpMapCache {
+    maps: Mutex<HashMap<OpMapKey, Result<Vec<OperandIndexing>, Unsupported>>>,
+}
+
+type OpMapKey = (InstrId, usize, Option<usize>);
+
+impl OpMapCache {
+    /// The maps for `key`, computed by `compute` the first time (outside
+    /// the lock: two threads may both compute a key, with equal results).
+    fn get_or_compute(
+        &self,
+        key: OpMapKey,
+        compute: impl FnOnce() -> Result<Vec<OperandIndexing>, Unsupported>,
+    ) -> Result<Vec<OperandIndexing>, Unsupported> {
+        let lock = || self.maps.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = lock().get(&key) {
+            return found.clone();
+        }
+        let computed = compute();
+        lock().insert(key, computed.clone());
+        computed
+    }
+}
 
 /// How deep calls may nest (guards against a computation calling itself).
 const MAX_CALL_DEPTH: usize = 64;
@@ -579,7 +608,7 @@ pub(crate) fn instruction_input_to_output(
             // Runtime values read inside the callee are named in the
             // caller, as the output-to-input direction names them.
             Ok(
-                input_to_output_through(module, callee, param, element, depth + 1)?
+                input_to_output_through(module, callee, param, element, depth + 1, None)?
                     .into_iter()
                     .map(|ix| runtime_sources_in_caller(computation, inst, called, ix))
                     .collect(),
@@ -627,12 +656,17 @@ pub(crate) fn instruction_input_to_output(
 ///
 /// For a tuple-shaped start, `element` says which element the maps start
 /// from.
+///
+/// `cache` keeps the per-op maps of the computation's instructions for
+/// other walks through it (one per parameter), so that a fusion's body is
+/// composed once, not once per parameter.
 pub(crate) fn input_to_output_through(
     module: &Module,
     comp: CompId,
     start: InstrId,
     element: Option<usize>,
     depth: usize,
+    cache: Option<&OpMapCache>,
 ) -> Result<Vec<OperandIndexing>, Unsupported> {
     let computation = &module.computations[comp];
     let start_instr = &computation.instructions[start];
@@ -695,7 +729,13 @@ pub(crate) fn input_to_output_through(
                     let element =
                         matches!(computation.instructions[operand].shape, Shape::Tuple(_))
                             .then_some(out);
-                    match instruction_input_to_output(module, comp, user, k, element, depth) {
+                    let per_op = match cache {
+                        Some(cache) => cache.get_or_compute((user, k, element), || {
+                            instruction_input_to_output(module, comp, user, k, element, depth)
+                        }),
+                        None => instruction_input_to_output(module, comp, user, k, element, depth),
+                    };
+                    match per_op {
                         Ok(v) => v,
                         Err(reason) => {
                             vec![OperandIndexing::Unsupported(reason); inst.shape.output_count()]
