@@ -2,9 +2,13 @@
 //! module, in XLA's text form or as JSON.
 
 use hlo::{JsonReport, Query};
-use std::io::Write;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// Arguments of `rangefinder hlo`.
 #[derive(clap::Args)]
@@ -66,7 +70,11 @@ pub fn run(args: HloArgs) -> ExitCode {
         to_parameters: args.to_parameters,
         physical_layout: args.physical,
     };
-    let result = match hlo::analyze(&module, &query) {
+    let progress = Progress::new(query.to_parameters && std::io::stderr().is_terminal());
+    let result =
+        hlo::analyze_with_progress(&module, &query, &|done, total| progress.report(done, total));
+    progress.finish();
+    let result = match result {
         Ok(r) => r,
         Err(e) => return crate::diagnostics::report(&name, &source, &e.to_string(), e.span()),
     };
@@ -146,4 +154,54 @@ fn unknown_indexing_reasons(result: &hlo::InstructionIndexing) -> Vec<&hlo::Anal
 /// (`| head`) is not an error.
 pub(crate) fn emit(text: &str) {
     let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// A progress bar on standard error for whole-module queries that run a
+/// while: drawn only when standard error is a terminal (never into pipes,
+/// files or tests), and only after [`Progress::DELAY`], so quick runs
+/// print nothing.
+struct Progress {
+    enabled: bool,
+    start: Instant,
+    /// The furthest point reported (parameters finish out of order).
+    furthest: AtomicUsize,
+    bar: OnceLock<ProgressBar>,
+}
+
+impl Progress {
+    /// How long a run goes before the bar appears.
+    const DELAY: Duration = Duration::from_millis(500);
+
+    fn new(enabled: bool) -> Progress {
+        Progress {
+            enabled,
+            start: Instant::now(),
+            furthest: AtomicUsize::new(0),
+            bar: OnceLock::new(),
+        }
+    }
+
+    fn report(&self, done: usize, total: usize) {
+        if !self.enabled || (self.bar.get().is_none() && self.start.elapsed() < Self::DELAY) {
+            return;
+        }
+        let bar = self.bar.get_or_init(|| {
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            if let Ok(style) =
+                ProgressStyle::with_template("mapping {pos}/{len} {wide_bar} {elapsed}")
+            {
+                bar.set_style(style);
+            }
+            bar
+        });
+        let furthest = self.furthest.fetch_max(done, Ordering::Relaxed).max(done);
+        bar.set_position(furthest as u64);
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = self.bar.get() {
+            bar.finish_and_clear();
+        }
+    }
 }

@@ -6,7 +6,7 @@ use crate::error::QueryError;
 use crate::fusion::{
     compose_operand, input_to_output_through, instruction_input_to_output,
     instruction_output_to_input, output_to_input_groups, parameter_indexing,
-    tuple_elements_to_output,
+    tuple_elements_to_output, OpMapCache, Progress,
 };
 use crate::module::{CompId, InstrId, Module};
 use crate::opcode::Opcode;
@@ -14,6 +14,7 @@ use crate::operand_indexing::{
     Direction, InstructionIndexing, OperandEntry, OperandIndexing, OperandMap,
 };
 use crate::ops::{logical_to_physical, physical_to_logical};
+use crate::parallel::map_in_order;
 use crate::shape::Shape;
 
 /// Which analysis to run, by instruction name.
@@ -52,11 +53,23 @@ pub struct Query {
 /// );
 /// ```
 pub fn analyze(module: &Module, query: &Query) -> Result<InstructionIndexing, QueryError> {
+    analyze_with_progress(module, query, &|_, _| {})
+}
+
+/// [`analyze`], telling `progress(done, total)` how far a whole-module
+/// query (`to_parameters`) has got: instructions of the computation
+/// walked, or parameters mapped (input-to-output). It may be called from
+/// several threads; `done` only grows.
+pub fn analyze_with_progress(
+    module: &Module,
+    query: &Query,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<InstructionIndexing, QueryError> {
     let (comp, instr, warning) = match &query.instruction {
         None => (module.entry, module.entry_computation().root, None),
         Some(spec) => module.resolve_instruction(spec)?,
     };
-    let mut result = analyze_at(module, query, comp, instr)?;
+    let mut result = analyze_at(module, query, comp, instr, progress)?;
     result.warnings.extend(warning);
     Ok(result)
 }
@@ -149,6 +162,7 @@ fn analyze_at(
     query: &Query,
     comp: CompId,
     instr: InstrId,
+    progress: Progress,
 ) -> Result<InstructionIndexing, QueryError> {
     if query.to_parameters {
         let target = if query.instruction.is_none() {
@@ -166,9 +180,9 @@ fn analyze_at(
             }
         };
         let mut result = if query.input_to_output {
-            parameters_to_output(module, target, query.output)?
+            parameters_to_output_reporting(module, target, query.output, progress)?
         } else {
-            to_parameters(module, target, query.output)?
+            to_parameters_reporting(module, target, query.output, progress)?
         };
         if query.physical_layout {
             let c = &module.computations[target];
@@ -335,8 +349,18 @@ pub fn to_parameters(
     comp: CompId,
     output: usize,
 ) -> Result<InstructionIndexing, QueryError> {
+    to_parameters_reporting(module, comp, output, &|_, _| {})
+}
+
+/// [`to_parameters`], telling `progress` after each instruction.
+fn to_parameters_reporting(
+    module: &Module,
+    comp: CompId,
+    output: usize,
+    progress: Progress,
+) -> Result<InstructionIndexing, QueryError> {
     let c = &module.computations[comp];
-    let groups = output_to_input_groups(module, comp, c.root, output, 0)?;
+    let groups = output_to_input_groups(module, comp, c.root, output, 0, progress)?;
     let per_param = parameter_indexing(c, groups);
     Ok(InstructionIndexing {
         warnings: Vec::new(),
@@ -365,30 +389,52 @@ pub fn parameters_to_output(
     comp: CompId,
     output: usize,
 ) -> Result<InstructionIndexing, QueryError> {
+    parameters_to_output_reporting(module, comp, output, &|_, _| {})
+}
+
+/// [`parameters_to_output`], telling `progress` after each parameter. The
+/// parameters are mapped in parallel (each is a walk of its own through
+/// the computation); the result is in parameter order.
+fn parameters_to_output_reporting(
+    module: &Module,
+    comp: CompId,
+    output: usize,
+    progress: Progress,
+) -> Result<InstructionIndexing, QueryError> {
     let c = &module.computations[comp];
-    let mut operands = Vec::with_capacity(c.parameters.len());
-    for (n, &p) in c.parameters.iter().enumerate() {
-        let outputs = c.root_instruction().shape.output_count();
-        if output >= outputs {
-            return Err(QueryError::NoOutput {
-                instruction: c.root_instruction().name.clone(),
-                outputs,
-                output,
-            });
-        }
-        let per_output = tuple_elements_to_output(&c.instructions[p].shape, outputs, |element| {
-            input_to_output_through(module, comp, p, element, 0)
+    let outputs = c.root_instruction().shape.output_count();
+    // Without parameters there is nothing to map, whatever the output.
+    if output >= outputs && !c.parameters.is_empty() {
+        return Err(QueryError::NoOutput {
+            instruction: c.root_instruction().name.clone(),
+            outputs,
+            output,
         });
-        let indexing = per_output
+    }
+    let total = c.parameters.len();
+    let cache = OpMapCache::default();
+    let per_param = map_in_order(
+        &c.parameters,
+        |&p| {
+            tuple_elements_to_output(&c.instructions[p].shape, outputs, |element| {
+                input_to_output_through(module, comp, p, element, 0, Some(&cache))
+            })
             .into_iter()
             .nth(output)
-            .expect("one entry per output");
-        operands.push(OperandEntry {
+            .expect("one entry per output")
+        },
+        &|done| progress(done, total),
+    );
+    let operands = per_param
+        .into_iter()
+        .zip(&c.parameters)
+        .enumerate()
+        .map(|(n, (indexing, &p))| OperandEntry {
             index: n,
             name: c.instructions[p].name.clone(),
             indexing,
-        });
-    }
+        })
+        .collect();
     Ok(InstructionIndexing {
         warnings: Vec::new(),
         instruction: c.root_instruction().name.clone(),
@@ -407,7 +453,7 @@ pub fn grouped_output_to_input(
     output: usize,
 ) -> Result<Vec<OperandEntry>, QueryError> {
     let c = &module.computations[comp];
-    let mut groups = output_to_input_groups(module, comp, start, output, 0)?;
+    let mut groups = output_to_input_groups(module, comp, start, output, 0, &|_, _| {})?;
     let mut entries = Vec::new();
     for &i in crate::fusion::topological_order(c, start).iter().rev() {
         for (_, set) in std::mem::take(&mut groups[i]) {
@@ -428,7 +474,7 @@ pub fn epilogue_input_to_output(
     comp: CompId,
     hero: InstrId,
 ) -> Result<Vec<OperandIndexing>, QueryError> {
-    Ok(input_to_output_through(module, comp, hero, None, 0)?)
+    Ok(input_to_output_through(module, comp, hero, None, 0, None)?)
 }
 
 /// Says, for every runtime variable of `indexing`, which of `candidates`

@@ -8,9 +8,13 @@
 //! set is complete before it is pushed further, and sets are de-duplicated
 //! by their simplified text: a chain of N ops costs N compositions, and a
 //! diamond does not multiply paths. Input-to-output runs the same way
-//! forwards from one parameter.
+//! forwards from one parameter. When a set is complete it is kept within
+//! the budgets of [`crate::hull`] (too many maps, or a map with too many
+//! range variables, become a conservative hull), so that deep modules, whose
+//! paths multiply, cost time near-linear in their size.
 
 use crate::error::AnalysisError;
+use crate::hull::{map_hull, range_variables, MAP_BUDGET, RANGE_VARIABLE_BUDGET};
 use crate::module::{CompId, Computation, InstrId, Instruction, Module};
 use crate::opcode::Opcode;
 use crate::operand_indexing::{OperandIndexing, OperandMap, RuntimeVar};
@@ -18,11 +22,43 @@ use crate::ops::{self, Op, Unsupported};
 use crate::runtime_fold::fold_runtime_vars;
 use crate::shape::Shape;
 use indexing::{compose, IndexingMap, EXPRESSION_BUDGET};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Mutex;
 
 /// Maps reaching each instruction, per output of the instruction:
 /// `groups[instr][output]`.
 pub(crate) type Groups = Vec<BTreeMap<usize, MapSet>>;
+
+/// Told how far a long analysis has got: `(done, total)`.
+pub(crate) type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
+
+/// The per-op input-to-output maps of instructions of one computation,
+/// keyed by (instruction, operand, tuple element), shared by the walks of
+/// several threads.
+#[derive(Default)]
+pub(crate) struct OpMapCache {
+    maps: Mutex<HashMap<OpMapKey, Result<Vec<OperandIndexing>, Unsupported>>>,
+}
+
+type OpMapKey = (InstrId, usize, Option<usize>);
+
+impl OpMapCache {
+    /// The maps for `key`, computed by `compute` the first time (outside
+    /// the lock: two threads may both compute a key, with equal results).
+    fn get_or_compute(
+        &self,
+        key: OpMapKey,
+        compute: impl FnOnce() -> Result<Vec<OperandIndexing>, Unsupported>,
+    ) -> Result<Vec<OperandIndexing>, Unsupported> {
+        let lock = || self.maps.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = lock().get(&key) {
+            return found.clone();
+        }
+        let computed = compute();
+        lock().insert(key, computed.clone());
+        computed
+    }
+}
 
 /// How deep calls may nest (guards against a computation calling itself).
 const MAX_CALL_DEPTH: usize = 64;
@@ -85,6 +121,59 @@ impl MapSet {
                 }
             }
         }
+    }
+
+    /// Keeps the complete set within the budgets of [`crate::hull`]: a map
+    /// with more than [`RANGE_VARIABLE_BUDGET`] range variables becomes its
+    /// own hull, and more than [`MAP_BUDGET`] maps become the hull of the
+    /// maps of each tuple element (maps with a replica map are kept as they
+    /// are). `dims` is the shape of the value the maps index. Below the
+    /// budgets nothing changes.
+    fn bound(&mut self, dims: Option<&[i64]>) {
+        for m in &mut self.maps {
+            let n = range_variables(m);
+            if n <= RANGE_VARIABLE_BUDGET {
+                continue;
+            }
+            let reason = format!(
+                "the hull of a map with {n} range variables (more than {RANGE_VARIABLE_BUDGET})"
+            );
+            if let Some(hull) = map_hull(std::slice::from_ref(m), dims, reason) {
+                *m = hull;
+            }
+        }
+        if self.maps.len() <= MAP_BUDGET {
+            return;
+        }
+        let count = self.maps.len();
+        // Maps of one element in order of first appearance, so the result
+        // does not depend on anything but the order maps arrived in.
+        let mut groups: Vec<(Option<usize>, Vec<OperandMap>)> = Vec::new();
+        let mut kept = Vec::new();
+        for m in std::mem::take(&mut self.maps) {
+            if m.replica.is_some() {
+                kept.push(m);
+                continue;
+            }
+            match groups.iter_mut().find(|(e, _)| *e == m.element) {
+                Some((_, g)) => g.push(m),
+                None => groups.push((m.element, vec![m])),
+            }
+        }
+        for (_, group) in groups {
+            let reason = format!(
+                "the hull of {} maps (more than {MAP_BUDGET} distinct maps of {count} reached this value)",
+                group.len()
+            );
+            match (group.len() > 1)
+                .then(|| map_hull(&group, dims, reason))
+                .flatten()
+            {
+                Some(hull) => self.maps.push(hull),
+                None => self.maps.extend(group),
+            }
+        }
+        self.maps.extend(kept);
     }
 
     /// The set as an operand entry.
@@ -218,6 +307,15 @@ pub(crate) fn compose_operand(
     })
 }
 
+/// The dimensions of output `output` of a value of shape `shape` (its
+/// element, for a tuple), when that is an array.
+fn array_dims(shape: &Shape, output: usize) -> Option<&[i64]> {
+    shape
+        .output(output)
+        .and_then(Shape::as_array)
+        .map(|a| a.dims.as_slice())
+}
+
 /// The instructions reachable from `root`, operands before users.
 pub(crate) fn topological_order(comp: &Computation, root: InstrId) -> Vec<InstrId> {
     let mut order = Vec::new();
@@ -300,7 +398,8 @@ pub(crate) fn instruction_output_to_input(
                 ))
                 .at_instruction(inst));
             }
-            let groups = output_to_input_groups(module, callee, called.root, output, depth + 1)?;
+            let groups =
+                output_to_input_groups(module, callee, called.root, output, depth + 1, &|_, _| {})?;
             Ok(parameter_indexing(called, groups)
                 .into_iter()
                 .map(|ix| runtime_sources_in_caller(computation, inst, called, ix))
@@ -437,12 +536,15 @@ pub(crate) fn runtime_sources_in_caller(
 /// For every (instruction, output) of `comp` reachable from `start`'s output
 /// `output`: the de-duplicated maps from that output to it (XLA's grouped
 /// output-to-input indexing).
+///
+/// `progress(done, total)` is told after each instruction of the walk.
 pub(crate) fn output_to_input_groups(
     module: &Module,
     comp: CompId,
     start: InstrId,
     output: usize,
     depth: usize,
+    progress: Progress,
 ) -> Result<Groups, Unsupported> {
     let computation = &module.computations[comp];
     let start_shape = computation.instructions[start]
@@ -466,12 +568,15 @@ pub(crate) fn output_to_input_groups(
         .or_default()
         .insert(OperandMap::plain(identity));
 
-    for &instr in topological_order(computation, start).iter().rev() {
+    let order = topological_order(computation, start);
+    for (done, &instr) in order.iter().rev().enumerate() {
+        progress(done, order.len());
         let inst = &computation.instructions[instr];
         let outputs: Vec<usize> = groups[instr].keys().copied().collect();
         for out in outputs {
             let (maps, taint) = {
-                let set = &groups[instr][&out];
+                let set = groups[instr].get_mut(&out).expect("a key of the map");
+                set.bound(array_dims(&inst.shape, out));
                 (set.maps.clone(), set.unsupported.clone())
             };
             if inst.opcode == Opcode::Parameter {
@@ -525,7 +630,7 @@ pub(crate) fn instruction_input_to_output(
             // Runtime values read inside the callee are named in the
             // caller, as the output-to-input direction names them.
             Ok(
-                input_to_output_through(module, callee, param, element, depth + 1)?
+                input_to_output_through(module, callee, param, element, depth + 1, None)?
                     .into_iter()
                     .map(|ix| runtime_sources_in_caller(computation, inst, called, ix))
                     .collect(),
@@ -594,12 +699,17 @@ pub(crate) fn instruction_input_to_output(
 ///
 /// For a tuple-shaped start, `element` says which element the maps start
 /// from.
+///
+/// `cache` keeps the per-op maps of the computation's instructions for
+/// other walks through it (one per parameter), so that a fusion's body is
+/// composed once, not once per parameter.
 pub(crate) fn input_to_output_through(
     module: &Module,
     comp: CompId,
     start: InstrId,
     element: Option<usize>,
     depth: usize,
+    cache: Option<&OpMapCache>,
 ) -> Result<Vec<OperandIndexing>, Unsupported> {
     let computation = &module.computations[comp];
     let start_instr = &computation.instructions[start];
@@ -635,7 +745,8 @@ pub(crate) fn input_to_output_through(
             let keys: Vec<usize> = groups[operand].keys().copied().collect();
             for out in keys {
                 let (maps, taint) = {
-                    let set = &groups[operand][&out];
+                    let set = groups[operand].get_mut(&out).expect("a key of the map");
+                    set.bound(array_dims(&computation.instructions[operand].shape, out));
                     (set.maps.clone(), set.unsupported.clone())
                 };
                 // A get-tuple-element takes one element of a tuple-shaped value.
@@ -661,7 +772,13 @@ pub(crate) fn input_to_output_through(
                     let element =
                         matches!(computation.instructions[operand].shape, Shape::Tuple(_))
                             .then_some(out);
-                    match instruction_input_to_output(module, comp, user, k, element, depth) {
+                    let per_op = match cache {
+                        Some(cache) => cache.get_or_compute((user, k, element), || {
+                            instruction_input_to_output(module, comp, user, k, element, depth)
+                        }),
+                        None => instruction_input_to_output(module, comp, user, k, element, depth),
+                    };
+                    match per_op {
                         Ok(v) => v,
                         Err(reason) => {
                             vec![OperandIndexing::Unsupported(reason); inst.shape.output_count()]
@@ -681,7 +798,10 @@ pub(crate) fn input_to_output_through(
         .map(|j| {
             groups[root]
                 .remove(&j)
-                .map(MapSet::into_indexing)
+                .map(|mut set| {
+                    set.bound(array_dims(&computation.root_instruction().shape, j));
+                    set.into_indexing()
+                })
                 .unwrap_or(OperandIndexing::Maps(Vec::new()))
         })
         .collect())

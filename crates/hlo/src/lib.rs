@@ -68,22 +68,26 @@ pub mod attrs;
 mod element_type;
 mod error;
 mod fusion;
+mod hull;
 mod json;
 mod module;
 mod opcode;
 mod operand_indexing;
 mod ops;
+mod parallel;
 mod parser;
 mod runtime_fold;
 mod shape;
 mod verify;
 
 pub use analysis::{
-    analyze, epilogue_input_to_output, grouped_output_to_input, input_to_output, map_shapes,
-    output_to_input, parameters_to_output, to_parameters, EntryShapes, Query,
+    analyze, analyze_with_progress, epilogue_input_to_output, grouped_output_to_input,
+    input_to_output, map_shapes, output_to_input, parameters_to_output, to_parameters, EntryShapes,
+    Query,
 };
 pub use element_type::{ElementKind, ElementType};
 pub use error::{AnalysisError, AnalysisErrorKind, ErrorKind, ParseError, QueryError};
+pub use hull::{map_hull, MAP_BUDGET, RANGE_VARIABLE_BUDGET};
 pub use json::{JsonReport, MapReport, OperandReport, RuntimeReport};
 pub use module::{CompId, Computation, InstrId, Instruction, Module};
 pub use opcode::{Arity, Opcode};

@@ -1380,9 +1380,12 @@ fn check_both_ways(
         } else {
             hlo::output_to_input(&module, module.entry, entry.root, j, false).unwrap()
         };
+        // Every parameter's maps at once, computed once per output.
+        let whole_i2o =
+            whole_computation.then(|| hlo::parameters_to_output(&module, module.entry, j).unwrap());
         let i2o = |p: usize| -> Option<InstructionIndexing> {
-            if whole_computation {
-                let r = hlo::parameters_to_output(&module, module.entry, j).unwrap();
+            if let Some(r) = &whole_i2o {
+                let r = r.clone();
                 Some(InstructionIndexing {
                     operands: vec![r.operands[p].clone()],
                     ..r
@@ -3013,4 +3016,31 @@ fn jax_rbg_modules_read_the_whole_state() {
         }
     }
     assert!(generators >= 2, "{generators} rng-bit-generators");
+}
+
+/// The gradient of a 10-layer 1-d CNN as JAX prints it: more distinct maps
+/// reach a value than `hlo::MAP_BUDGET`, and composed maps collect more
+/// range variables than `hlo::RANGE_VARIABLE_BUDGET`, so whole-module maps
+/// are merged into hulls. Each must still cover every element read, both
+/// ways, and say it is conservative.
+#[test]
+fn deep_gradients_merged_into_hulls_cover_every_read() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/hlo");
+    let text = std::fs::read_to_string(dir.join("jax_deep_cnn_grad.hlo")).unwrap();
+    let module = hlo::parse_module(&text).unwrap();
+    let params = module.entry_computation().parameters.len();
+    let superset: Vec<(usize, Mode)> = (0..params).map(|p| (p, Mode::Superset)).collect();
+    check(&text, &[], &superset, true);
+    let r = hlo::to_parameters(&module, module.entry, 0).unwrap();
+    let hulls = r
+        .operands
+        .iter()
+        .flat_map(|e| e.indexing.maps().unwrap_or_default())
+        .filter(|m| {
+            m.conservative
+                .as_deref()
+                .is_some_and(|c| c.contains("hull"))
+        })
+        .count();
+    assert!(hulls > 0, "the budgets were not reached:\n{r}");
 }

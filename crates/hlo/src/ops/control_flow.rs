@@ -340,7 +340,7 @@ pub(crate) fn while_output_to_input(
     // step[b][c]: body output b to body parameter element c.
     let mut step = Vec::with_capacity(n);
     for b in 0..n {
-        let groups = output_to_input_groups(module, body_id, body.root, b, depth + 1)?;
+        let groups = output_to_input_groups(module, body_id, body.root, b, depth + 1, &|_, _| {})?;
         let param = parameter_indexing(body, groups).swap_remove(0);
         step.push(by_element(param, n)?);
     }
@@ -353,7 +353,7 @@ pub(crate) fn while_output_to_input(
         Exact::Always,
     )?;
     // The condition reads the state before every trip: as a row from `()`.
-    let groups = output_to_input_groups(module, cond_id, cond.root, 0, depth + 1)?;
+    let groups = output_to_input_groups(module, cond_id, cond.root, 0, depth + 1, &|_, _| {})?;
     let cond_reads = by_element(parameter_indexing(cond, groups).swap_remove(0), n)?;
     let reads = fixpoint(&[], &shapes, cond_reads, &step, Exact::Initially)?;
     let scalar = OperandMap::plain(MapBuilder::over(out_dims).to_scalar()?);
@@ -402,14 +402,15 @@ pub(crate) fn while_input_to_output(
     let mut step = Vec::with_capacity(n);
     let mut cond_step = Vec::with_capacity(n);
     for a in 0..n {
-        let per_output = input_to_output_through(module, body_id, body_param, tag(a), depth + 1)?;
+        let per_output =
+            input_to_output_through(module, body_id, body_param, tag(a), depth + 1, None)?;
         let mut row = Vec::with_capacity(n);
         for ix in per_output {
             row.push(by_element(ix, 1)?.swap_remove(0));
         }
         row.resize(n, Vec::new());
         step.push(row);
-        let reads = input_to_output_through(module, cond_id, cond_param, tag(a), depth + 1)?;
+        let reads = input_to_output_through(module, cond_id, cond_param, tag(a), depth + 1, None)?;
         cond_step.push(match reads.into_iter().next() {
             Some(ix) => by_element(ix, 1)?.swap_remove(0),
             None => Vec::new(),
@@ -598,7 +599,8 @@ pub(crate) fn conditional_output_to_input(
                 called.name, inst.name
             )));
         }
-        let groups = output_to_input_groups(module, branch, called.root, output, depth + 1)?;
+        let groups =
+            output_to_input_groups(module, branch, called.root, output, depth + 1, &|_, _| {})?;
         let param = parameter_indexing(called, groups).swap_remove(0);
         let param = runtime_sources_in_caller(caller, &branch_call(inst, b), called, param);
         result.push(match (param, taken) {
@@ -672,7 +674,7 @@ pub(crate) fn conditional_input_to_output(
     let selector = selector_var(module, comp, inst);
     let predicate = is_predicate(inst);
     let call = branch_call(inst, b);
-    input_to_output_through(module, branch, param, element, depth + 1)?
+    input_to_output_through(module, branch, param, element, depth + 1, None)?
         .into_iter()
         .map(
             |ix| match (runtime_sources_in_caller(caller, &call, called, ix), taken) {
