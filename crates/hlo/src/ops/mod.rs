@@ -21,6 +21,7 @@ mod permute;
 mod reduce;
 mod reshape;
 mod scatter;
+mod select_and_scatter;
 mod slice;
 mod window;
 
@@ -140,6 +141,7 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
         Opcode::Convolution => convolution::output_to_input(op),
         Opcode::Gather => gather::output_to_input(op),
         Opcode::Scatter => scatter::output_to_input(op, output),
+        Opcode::SelectAndScatter => select_and_scatter::output_to_input(op),
         Opcode::DynamicSlice => dynamic_slice::slice_output_to_input(op),
         Opcode::DynamicUpdateSlice => dynamic_slice::update_output_to_input(op),
         Opcode::AllGather => all_gather::output_to_input(op),
@@ -150,7 +152,7 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
 }
 
 /// Why `opcode` has no maps: XLA's indexing analysis has none for it
-/// (`sort`, `select-and-scatter`, ...). (`while` and `conditional` are
+/// (`sort`, ...). (`while` and `conditional` are
 /// composed through their computations in [`crate::fusion`].)
 fn unsupported_op(opcode: Opcode) -> Unsupported {
     let message = match opcode {
@@ -191,6 +193,7 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
         Opcode::DynamicUpdateSlice => dynamic_slice::update_input_to_output(op, input),
         Opcode::Gather => gather::input_to_output(op, input),
         Opcode::Scatter => scatter::input_to_output(op, input),
+        Opcode::SelectAndScatter => select_and_scatter::input_to_output(op, input),
         Opcode::AllGather => all_gather::input_to_output(op),
         Opcode::Tuple => elementwise::tuple_input_to_output(op, input),
         Opcode::GetTupleElement => elementwise::get_tuple_element_input_to_output(op),
