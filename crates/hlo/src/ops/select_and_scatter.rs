@@ -101,7 +101,7 @@ fn shared_windows(ss: &SelectAndScatter) -> Result<IndexingMap, Unsupported> {
     let mut b = MapBuilder::over(ss.operand);
     let windows = containing_windows(&mut b, ss);
     let elements = window_elements(&mut b, ss, windows)?;
-    Ok(b.build(elements)?)
+    b.build(elements)
 }
 
 /// Output element to operand (exact), source (conservative) and init.
