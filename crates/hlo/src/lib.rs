@@ -12,7 +12,7 @@
 //! `compare`, `convert`, `copy`, `map`), `broadcast`, `transpose`,
 //! `reverse`, variadic `reduce`, `slice`, `reshape`, `bitcast` (through
 //! layouts), `bitcast-convert` (also between widths), `concatenate`, `dot`, `scaled-dot`, `pad`, `reduce-window`,
-//! `convolution`, `gather`, `scatter` (variadic), `dynamic-slice`,
+//! `select-and-scatter`, `convolution`, `gather`, `scatter` (variadic), `dynamic-slice`,
 //! `dynamic-update-slice`, `all-gather` (with a replica map), `tuple`,
 //! `get-tuple-element`, `call`, `fusion`, `while` and `conditional`;
 //! `parameter`, `constant` and `iota` have no operands. Any other op gives

@@ -27,6 +27,7 @@ mod reduce;
 mod reshape;
 mod rng_bit_generator;
 mod scatter;
+mod select_and_scatter;
 mod slice;
 mod sort;
 mod window;
@@ -147,6 +148,7 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
         Opcode::Convolution => convolution::output_to_input(op),
         Opcode::Gather => gather::output_to_input(op),
         Opcode::Scatter => scatter::output_to_input(op, output),
+        Opcode::SelectAndScatter => select_and_scatter::output_to_input(op),
         Opcode::DynamicSlice => dynamic_slice::slice_output_to_input(op),
         Opcode::DynamicUpdateSlice => dynamic_slice::update_output_to_input(op),
         Opcode::AllGather => all_gather::output_to_input(op),
@@ -169,7 +171,7 @@ pub(crate) fn output_to_input(op: &Op, output: usize) -> OpMaps {
 }
 
 /// Why `opcode` has no maps: XLA's indexing analysis has none for it
-/// (`select-and-scatter`, ...). (`while` and `conditional` are
+/// (`triangular-solve`, ...). (`while` and `conditional` are
 /// composed through their computations in [`crate::fusion`].)
 fn unsupported_op(opcode: Opcode) -> Unsupported {
     let message = match opcode {
@@ -210,6 +212,7 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
         Opcode::DynamicUpdateSlice => dynamic_slice::update_input_to_output(op, input),
         Opcode::Gather => gather::input_to_output(op, input),
         Opcode::Scatter => scatter::input_to_output(op, input),
+        Opcode::SelectAndScatter => select_and_scatter::input_to_output(op, input),
         Opcode::AllGather => all_gather::input_to_output(op),
         Opcode::AllReduce => collectives::all_reduce_input_to_output(op, input),
         Opcode::ReduceScatter => collectives::reduce_scatter_input_to_output(op, input),
