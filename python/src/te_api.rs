@@ -251,7 +251,11 @@ impl Report {
     /// `rangefinder te --at` takes it; by default the first and a middle
     /// iteration of the outermost attach loop).
     #[pyo3(signature = (at=None))]
-    fn svg(&self, py: Python<'_>, at: Option<std::collections::BTreeMap<String, i64>>) -> PyResult<String> {
+    fn svg(
+        &self,
+        py: Python<'_>,
+        at: Option<std::collections::BTreeMap<String, i64>>,
+    ) -> PyResult<String> {
         let regions = self.regions(py, at)?;
         Ok(picture::te_pictures(&self.schedule, &self.report.report, &regions).svg)
     }
