@@ -107,20 +107,7 @@ pub fn map_shapes(module: &Module, query: &Query) -> Result<Vec<EntryShapes>, Qu
         }
     };
     let (comp, instr, sources) = if query.to_parameters {
-        let target = if query.instruction.is_none() {
-            comp
-        } else {
-            let inst = &module.computations[comp].instructions[instr];
-            match (inst.opcode, inst.called.as_slice()) {
-                (Opcode::Fusion | Opcode::Call, &[callee]) => callee,
-                _ => {
-                    return Err(QueryError::NotACall {
-                        instruction: inst.name.clone(),
-                        opcode: inst.opcode,
-                    })
-                }
-            }
-        };
+        let target = whole_computation(module, query, comp, instr)?;
         let c = &module.computations[target];
         (target, c.root, c.parameters.clone())
     } else {
@@ -156,6 +143,28 @@ pub fn map_shapes(module: &Module, query: &Query) -> Result<Vec<EntryShapes>, Qu
         .collect())
 }
 
+/// The computation a `to_parameters` query analyses whole: the entry (or
+/// the instruction's computation) when no instruction is named, else the
+/// computation the named fusion or call calls.
+fn whole_computation(
+    module: &Module,
+    query: &Query,
+    comp: CompId,
+    instr: InstrId,
+) -> Result<CompId, QueryError> {
+    if query.instruction.is_none() {
+        return Ok(comp);
+    }
+    let inst = &module.computations[comp].instructions[instr];
+    match (inst.opcode, inst.called.as_slice()) {
+        (Opcode::Fusion | Opcode::Call, &[callee]) => Ok(callee),
+        _ => Err(QueryError::NotACall {
+            instruction: inst.name.clone(),
+            opcode: inst.opcode,
+        }),
+    }
+}
+
 /// [`analyze`] for the instruction `instr` of computation `comp`.
 fn analyze_at(
     module: &Module,
@@ -165,20 +174,7 @@ fn analyze_at(
     progress: Progress,
 ) -> Result<InstructionIndexing, QueryError> {
     if query.to_parameters {
-        let target = if query.instruction.is_none() {
-            comp
-        } else {
-            let inst = &module.computations[comp].instructions[instr];
-            match (inst.opcode, inst.called.as_slice()) {
-                (Opcode::Fusion | Opcode::Call, &[callee]) => callee,
-                _ => {
-                    return Err(QueryError::NotACall {
-                        instruction: inst.name.clone(),
-                        opcode: inst.opcode,
-                    })
-                }
-            }
-        };
+        let target = whole_computation(module, query, comp, instr)?;
         let mut result = if query.input_to_output {
             parameters_to_output_reporting(module, target, query.output, progress)?
         } else {
