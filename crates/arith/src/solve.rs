@@ -222,7 +222,12 @@ impl Analyzer {
                 "only conjunctions (`and`) of comparisons can be solved",
             ));
         };
-        let Some((k, rest)) = self.linear_in(&a, &b, v, var, part)? else {
+        // `a - b` as a linear form, simplified once for both readings.
+        let d = Sum::of(&self.simplify(&Expr::sub(a, b))?)?;
+        if let Some(forms) = floor_div_forms(op, &d, v)? {
+            return Ok(forms);
+        }
+        let Some((k, rest)) = linear_in(&d, v, var, part)? else {
             return Ok(Conjunct::Free);
         };
         let le = |k: i64, rest: Sum| LinearLe { k, rest };
@@ -246,39 +251,6 @@ impl Analyzer {
             CmpOp::Ne => return Ok(Conjunct::NotEqual(Box::new(le(k, rest)))),
         };
         Ok(Conjunct::Linear(forms))
-    }
-
-    /// `a - b` as `k*v + rest` with a constant `k`, or `None` when `v`
-    /// cancels out.
-    fn linear_in(
-        &self,
-        a: &Expr,
-        b: &Expr,
-        v: &Var,
-        var: &Var,
-        part: &Expr,
-    ) -> Result<Option<(i64, Sum)>> {
-        let d = self.simplify(&Expr::sub(a.clone(), b.clone()))?;
-        let sum = Sum::of(&d)?;
-        let mut k = 0;
-        let mut rest = Sum::constant(sum.konst);
-        for t in &sum.terms {
-            if t.atom.as_var() == Some(v) {
-                k = t.coeff;
-            } else if t.atom.uses_var(v) {
-                return Err(not_solvable(
-                    var,
-                    part,
-                    &format!(
-                        "`{var}` occurs inside `{}`, which is not linear in it",
-                        t.atom
-                    ),
-                ));
-            } else {
-                rest.add_atom(&t.atom, t.coeff)?;
-            }
-        }
-        Ok((k != 0).then_some((k, rest)))
     }
 
     /// The tightest of several bounds (the largest lower or smallest upper
@@ -410,6 +382,123 @@ fn conjuncts(cond: &Expr) -> Vec<Expr> {
     let mut out = Vec::new();
     walk(cond, &mut out);
     out
+}
+
+/// The simplified `a - b` as `k*v + rest` with a constant `k`, or `None` when `v`
+/// cancels out.
+fn linear_in(sum: &Sum, v: &Var, var: &Var, part: &Expr) -> Result<Option<(i64, Sum)>> {
+    let mut k = 0;
+    let mut rest = Sum::constant(sum.konst);
+    for t in &sum.terms {
+        if t.atom.as_var() == Some(v) {
+            k = t.coeff;
+        } else if t.atom.uses_var(v) {
+            return Err(not_solvable(
+                var,
+                part,
+                &format!(
+                    "`{var}` occurs inside `{}`, which is not linear in it",
+                    t.atom
+                ),
+            ));
+        } else {
+            rest.add_atom(&t.atom, t.coeff)?;
+        }
+    }
+    Ok((k != 0).then_some((k, rest)))
+}
+
+/// A comparison in which `v` occurs only in one floor division by a
+/// positive constant, `±(L // c) + R  op  0` with `L` linear in `v`
+/// (the simplifier merges `i - 4 <= n * 2 <= i - 3` into
+/// `n == (i - 3) // 2`), as linear forms: exactly, since for `c > 0`
+/// `L // c <= B` is `L <= B * c + c - 1` and `L // c >= B` is
+/// `L >= B * c`. `None` for any other comparison.
+fn floor_div_forms(op: CmpOp, sum: &Sum, v: &Var) -> Result<Option<Conjunct>> {
+    let mut uses = sum
+        .terms
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.atom.uses_var(v));
+    let (Some((at, t)), None) = (uses.next(), uses.next()) else {
+        return Ok(None);
+    };
+    let ExprKind::FloorDiv(l, c) = t.atom.kind() else {
+        return Ok(None);
+    };
+    let (Some(c), m) = (c.as_int().filter(|&c| c > 0), t.coeff) else {
+        return Ok(None);
+    };
+    if m != 1 && m != -1 {
+        return Ok(None);
+    }
+    // L = kl * v + l_rest, linear in v.
+    let l = Sum::of(l)?;
+    let mut kl = 0;
+    let mut l_rest = Sum::constant(l.konst);
+    for u in &l.terms {
+        if u.atom.as_var() == Some(v) {
+            kl = u.coeff;
+        } else if u.atom.uses_var(v) {
+            return Ok(None);
+        } else {
+            l_rest.add_atom(&u.atom, u.coeff)?;
+        }
+    }
+    if kl == 0 {
+        return Ok(None);
+    }
+    // R: the comparison without the division.
+    let mut r = Sum::constant(sum.konst);
+    for (j, u) in sum.terms.iter().enumerate() {
+        if j != at {
+            r.add_atom(&u.atom, u.coeff)?;
+        }
+    }
+    // `s * q + T <= 0` over `q = L // c`, as `op` asks (`x < 0` is
+    // `x + 1 <= 0`).
+    let shifted = |mut t: Sum, by: i64| -> Result<Sum> {
+        t.konst = num::add(t.konst, by)?;
+        Ok(t)
+    };
+    let negated = |t: &Sum| -> Result<Sum> {
+        let mut n = t.clone();
+        n.scale(-1)?;
+        Ok(n)
+    };
+    let on_q: Vec<(i64, Sum)> = match op {
+        CmpOp::Le => vec![(m, r)],
+        CmpOp::Lt => vec![(m, shifted(r, 1)?)],
+        CmpOp::Ge => vec![(-m, negated(&r)?)],
+        CmpOp::Gt => vec![(-m, shifted(negated(&r)?, 1)?)],
+        CmpOp::Eq => vec![(-m, negated(&r)?), (m, r)],
+        CmpOp::Ne => return Ok(None),
+    };
+    let mut forms = Vec::with_capacity(on_q.len());
+    for (s, t) in on_q {
+        // T * c, shared by both directions.
+        let mut tc = t;
+        tc.scale(c)?;
+        let form = if s == 1 {
+            // q <= -T  <=>  L <= -T*c + c - 1  <=>  L + T*c - c + 1 <= 0
+            let mut rest = l_rest.clone();
+            rest.add_sum(&tc, 1)?;
+            LinearLe {
+                k: kl,
+                rest: shifted(rest, num::sub(1, c)?)?,
+            }
+        } else {
+            // q >= T  <=>  L >= T*c  <=>  T*c - L <= 0
+            let mut rest = tc;
+            rest.add_sum(&l_rest, -1)?;
+            LinearLe {
+                k: num::neg(kl)?,
+                rest,
+            }
+        };
+        forms.push(form);
+    }
+    Ok(Some(Conjunct::Linear(forms)))
 }
 
 /// `(op, a, b)` for `a op b` or `not (a op' b)` over integers.

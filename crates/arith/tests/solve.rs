@@ -400,3 +400,68 @@ proptest! {
         }
     }
 }
+
+/// Two bounds the simplifier merges into one comparison with a floor
+/// division (`i - 4 <= n * 2 <= i - 3` is `n == (i - 3) // 2`) are solved
+/// exactly, not refused as non-linear.
+#[test]
+fn bounds_merged_into_a_floor_division_are_solved() {
+    let mut p = Problem::new("i * -2 + n * 3 + 4 >= n * -1 - 4 and i * 2 + n * 2 + 3 < i * 4 + n * -2 - 1");
+    let (i, n) = (p.var("i"), p.var("n"));
+    let set = p.an.solve_for_inner_interval(&p.cond, &i).unwrap();
+    assert_eq!(set.to_string(), "[n * 2 + 3, n * 2 + 4]");
+    for nv in -5..=5 {
+        for iv in -30..=30 {
+            let holds = p.cond.eval_with(&[(&i, iv), (&n, nv)]).unwrap() == 1;
+            assert_eq!(holds, (2 * nv + 3..=2 * nv + 4).contains(&iv), "n = {nv}, i = {iv}");
+        }
+    }
+}
+
+fn any_comparison() -> impl Strategy<Value = CmpOp> {
+    prop_oneof![
+        Just(CmpOp::Lt),
+        Just(CmpOp::Le),
+        Just(CmpOp::Gt),
+        Just(CmpOp::Ge),
+        Just(CmpOp::Eq)
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// `s * ((a*i + b) // c) op d*n + e`: the variable inside a floor
+    /// division by a constant is solved exactly (checked by enumeration).
+    #[test]
+    fn comparisons_with_a_floor_division_are_solved_exactly(
+        a in prop_oneof![-3i64..0, 1i64..4],
+        b in -5i64..6,
+        c in 1i64..5,
+        s in prop_oneof![Just(1i64), Just(-1i64)],
+        d in -2i64..3,
+        e in -4i64..5,
+        op in any_comparison(),
+    ) {
+        let (i, n) = (Var::new("i"), Var::new("n"));
+        let q = Expr::floor_div(
+            Expr::add(Expr::mul(Expr::int(a), i.expr()), Expr::int(b)),
+            Expr::int(c),
+        );
+        let lhs = Expr::mul(Expr::int(s), q);
+        let rhs = Expr::add(Expr::mul(Expr::int(d), n.expr()), Expr::int(e));
+        let cond = Expr::cmp(op, lhs, rhs);
+        let set = Analyzer::new().solve_for_inner_interval(&cond, &i).unwrap();
+        for nv in -4..=4 {
+            let at = |x: Option<&Expr>| x.map(|x| x.eval_with(&[(&n, nv)]).unwrap());
+            let (lo, hi) = (at(set.min()), at(set.max()));
+            for iv in -60..=60 {
+                let holds = cond.eval_with(&[(&i, iv), (&n, nv)]).unwrap() == 1;
+                let inside = !set.is_nothing()
+                    && lo.is_none_or(|l| l <= iv)
+                    && hi.is_none_or(|h| iv <= h);
+                prop_assert_eq!(holds, inside, "{} at n = {}, i = {}: solved {}", cond, nv, iv, set);
+            }
+        }
+    }
+}

@@ -54,7 +54,11 @@ impl Simplifier<'_> {
         // matches, so they go before the comparison of the operands.
         if let Some(r) = super::rules::apply_to(
             super::rules::min_max_rules(),
-            if is_min { "min" } else { "max" },
+            if is_min {
+                super::rules::PatOp::Min
+            } else {
+                super::rules::PatOp::Max
+            },
             &[&a, &b],
             || make(is_min, a.clone(), b.clone()),
         ) {

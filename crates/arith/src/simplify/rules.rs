@@ -7,12 +7,15 @@
 //! min_of_divisions:   min(div(x, c0), div(y, c0)) => div(min(x, y), c0) if c0 > 0;
 //! ```
 //!
-//! In patterns, `x`, `y`, `z`, `w` match any expression (the same name
-//! matches equal expressions), `c0`, `c1` match integer constants, and
-//! `min`, `max`, `div` (floor division), `select` match their operators;
-//! `min` and `max` also match with their operands swapped. A rule fires on
-//! an already simplified node; its result is built from the bindings and
-//! simplified again.
+//! Patterns are typed: every name a table may use is declared once, in
+//! [`wild!`], as an expression wildcard ([`Wild::Expr`]: `x`, `y`, `z`,
+//! `w`, `v`; the same name matches equal expressions) or a constant
+//! wildcard ([`Wild::Const`]: `c0`-`c3`, integer constants only), and
+//! every operator in [`op!`] as a [`PatOp`]; a name or operator not
+//! declared there does not compile. `min` and `max` also match with their
+//! operands swapped. Side conditions read the constants as `i128` values
+//! (`if c0 > 0`). A rule fires on an already simplified node; its result
+//! is built from the bindings (any operator) and simplified again.
 //!
 //! **Termination.** Every rule's result has strictly fewer nodes than the
 //! smallest tree its pattern matches (checked for every rule by
@@ -55,19 +58,115 @@ use super::sum::Sum;
 use super::{Info, Simplifier};
 use crate::bound::ConstBound;
 use crate::error::Result;
-use crate::expr::{Expr, ExprKind};
+use crate::expr::{CmpOp, Expr, ExprKind};
 use crate::modular::Modular;
 #[cfg(debug_assertions)]
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
+/// A wildcard of a pattern: which binding it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Wild {
+    /// Any expression (`x`, `y`, `z`, `w`, `v`: slots 0-4).
+    Expr(u8),
+    /// An integer constant (`c0`-`c3`: slots 0-3).
+    Const(u8),
+}
+
+/// The expression wildcards a pattern may use.
+const EXPR_SLOTS: usize = 5;
+/// The constant wildcards a pattern may use.
+const CONST_SLOTS: usize = 4;
+
+/// An operator a pattern matches or a result builds: every operator of
+/// [`ExprKind`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PatOp {
+    Add,
+    Sub,
+    Mul,
+    /// Floor division.
+    Div,
+    /// Floor modulo.
+    Mod,
+    CeilDiv,
+    Min,
+    Max,
+    Select,
+    Cmp(CmpOp),
+    And,
+    Or,
+    Not,
+}
+
+impl PatOp {
+    /// The operator of `e` and its operands; `None` for a leaf.
+    fn of(e: &Expr) -> Option<(PatOp, smallvec::SmallVec<[&Expr; 3]>)> {
+        use ExprKind as K;
+        let op = match e.kind() {
+            K::Int(_) | K::Bool(_) | K::Var(_) => return None,
+            K::Add(..) => PatOp::Add,
+            K::Sub(..) => PatOp::Sub,
+            K::Mul(..) => PatOp::Mul,
+            K::FloorDiv(..) => PatOp::Div,
+            K::FloorMod(..) => PatOp::Mod,
+            K::CeilDiv(..) => PatOp::CeilDiv,
+            K::Min(..) => PatOp::Min,
+            K::Max(..) => PatOp::Max,
+            K::Select(..) => PatOp::Select,
+            K::Cmp(op, ..) => PatOp::Cmp(*op),
+            K::And(..) => PatOp::And,
+            K::Or(..) => PatOp::Or,
+            K::Not(..) => PatOp::Not,
+        };
+        Some((op, e.children()))
+    }
+
+    /// Whether `op(a, b)` is `op(b, a)`.
+    fn commutes(self) -> bool {
+        matches!(self, PatOp::Min | PatOp::Max)
+    }
+
+    /// `op(args)`, or `None` for the wrong number of operands.
+    fn build(self, args: &[Expr]) -> Option<Expr> {
+        let two = |f: fn(Expr, Expr) -> Expr| match args {
+            [a, b] => Some(f(a.clone(), b.clone())),
+            _ => None,
+        };
+        match self {
+            PatOp::Add => two(Expr::add),
+            PatOp::Sub => two(Expr::sub),
+            PatOp::Mul => two(Expr::mul),
+            PatOp::Div => two(Expr::floor_div),
+            PatOp::Mod => two(Expr::floor_mod),
+            PatOp::CeilDiv => two(Expr::ceil_div),
+            PatOp::Min => two(Expr::min),
+            PatOp::Max => two(Expr::max),
+            PatOp::And => two(Expr::and),
+            PatOp::Or => two(Expr::or),
+            PatOp::Cmp(op) => match args {
+                [a, b] => Some(Expr::cmp(op, a.clone(), b.clone())),
+                _ => None,
+            },
+            PatOp::Not => match args {
+                [a] => Some(Expr::not(a.clone())),
+                _ => None,
+            },
+            PatOp::Select => match args {
+                [c, a, b] => Some(Expr::select(c.clone(), a.clone(), b.clone())),
+                _ => None,
+            },
+        }
+    }
+}
+
 /// A pattern or result template.
 #[derive(Debug)]
 pub(crate) enum Pat {
-    /// `x`, `y`, ...: any expression; `c0`, `c1`: an integer constant.
-    Name(&'static str),
+    /// A wildcard.
+    Wild(Wild),
     /// An operator over sub-patterns.
-    Op(&'static str, Vec<Pat>),
+    Op(PatOp, Vec<Pat>),
 }
 
 /// A side condition over the constant bindings.
@@ -88,30 +187,152 @@ pub(crate) struct Rule {
     hits: AtomicU64,
 }
 
-/// What a pattern's names matched.
+/// What a pattern's wildcards matched, by slot.
 #[derive(Default, Debug)]
 pub(crate) struct Bindings {
-    exprs: smallvec::SmallVec<[(&'static str, Expr); 4]>,
+    exprs: [Option<Expr>; EXPR_SLOTS],
+    consts: [Option<i64>; CONST_SLOTS],
 }
 
 impl Bindings {
-    /// The constant bound to `name` (`c0`, `c1`).
-    pub(crate) fn c(&self, name: &str) -> i64 {
-        self.get(name).and_then(Expr::as_int).unwrap_or(0)
+    /// The constants `c0`-`c3` (0 when unbound), widened so that side
+    /// conditions cannot overflow.
+    pub(crate) fn consts(&self) -> [i128; CONST_SLOTS] {
+        self.consts.map(|c| i128::from(c.unwrap_or(0)))
     }
 
-    fn get(&self, name: &str) -> Option<&Expr> {
-        self.exprs.iter().find(|(n, _)| *n == name).map(|(_, e)| e)
+    /// What `w` is bound to, as an expression.
+    fn get(&self, w: Wild) -> Option<Expr> {
+        match w {
+            Wild::Expr(i) => self.exprs[usize::from(i)].clone(),
+            Wild::Const(i) => self.consts[usize::from(i)].map(Expr::int),
+        }
     }
+
+    /// Which slots are bound, one bit each (expressions, then constants),
+    /// to undo a failed alternative.
+    fn mark(&self) -> u16 {
+        let mut m = 0;
+        for (i, e) in self.exprs.iter().enumerate() {
+            m |= u16::from(e.is_some()) << i;
+        }
+        for (i, c) in self.consts.iter().enumerate() {
+            m |= u16::from(c.is_some()) << (EXPR_SLOTS + i);
+        }
+        m
+    }
+
+    /// Unbinds every slot bound since `mark`.
+    fn undo(&mut self, mark: u16) {
+        for i in 0..EXPR_SLOTS {
+            if mark & (1 << i) == 0 {
+                self.exprs[i] = None;
+            }
+        }
+        for i in 0..CONST_SLOTS {
+            if mark & (1 << (EXPR_SLOTS + i)) == 0 {
+                self.consts[i] = None;
+            }
+        }
+    }
+}
+
+/// The wildcards a rule table may use, each declared once with its kind.
+macro_rules! wild {
+    (x) => {
+        Wild::Expr(0)
+    };
+    (y) => {
+        Wild::Expr(1)
+    };
+    (z) => {
+        Wild::Expr(2)
+    };
+    (w) => {
+        Wild::Expr(3)
+    };
+    (v) => {
+        Wild::Expr(4)
+    };
+    (c0) => {
+        Wild::Const(0)
+    };
+    (c1) => {
+        Wild::Const(1)
+    };
+    (c2) => {
+        Wild::Const(2)
+    };
+    (c3) => {
+        Wild::Const(3)
+    };
+}
+
+/// The operators a rule table may use, by their names in the tables.
+macro_rules! op {
+    (add) => {
+        PatOp::Add
+    };
+    (sub) => {
+        PatOp::Sub
+    };
+    (mul) => {
+        PatOp::Mul
+    };
+    (div) => {
+        PatOp::Div
+    };
+    (mod) => {
+        PatOp::Mod
+    };
+    (ceildiv) => {
+        PatOp::CeilDiv
+    };
+    (min) => {
+        PatOp::Min
+    };
+    (max) => {
+        PatOp::Max
+    };
+    (select) => {
+        PatOp::Select
+    };
+    (eq) => {
+        PatOp::Cmp(CmpOp::Eq)
+    };
+    (ne) => {
+        PatOp::Cmp(CmpOp::Ne)
+    };
+    (lt) => {
+        PatOp::Cmp(CmpOp::Lt)
+    };
+    (le) => {
+        PatOp::Cmp(CmpOp::Le)
+    };
+    (gt) => {
+        PatOp::Cmp(CmpOp::Gt)
+    };
+    (ge) => {
+        PatOp::Cmp(CmpOp::Ge)
+    };
+    (and) => {
+        PatOp::And
+    };
+    (or) => {
+        PatOp::Or
+    };
+    (not) => {
+        PatOp::Not
+    };
 }
 
 /// Builds a [`Pat`] from `op(a, b, ...)` notation.
 macro_rules! pat {
     ($f:ident ( $($args:tt)* )) => {
-        Pat::Op(stringify!($f), pat!(@args [] $($args)*))
+        Pat::Op(op!($f), pat!(@args [] $($args)*))
     };
     ($f:ident) => {
-        Pat::Name(stringify!($f))
+        Pat::Wild(wild!($f))
     };
     // Comma-separated arguments, each a name or a call.
     (@args [$($done:expr),*]) => { vec![$($done),*] };
@@ -123,15 +344,20 @@ macro_rules! pat {
     };
 }
 
-/// The rule table: `name: pattern => result [if |b| condition], "example";`.
+/// The rule table: `name: pattern => result [if condition], "example";`.
+/// The leading `[c0, c1, c2, c3];` names the constants conditions read.
 macro_rules! rules {
-    ($( $name:ident : $($p:ident)? ( $($pat:tt)* ) => $r:ident $(( $($res:tt)* ))?
+    ($consts:tt ; $( $name:ident : $($p:ident)? ( $($pat:tt)* ) => $r:ident $(( $($res:tt)* ))?
         $(if $cond:expr)? , $example:literal ; )*) => {
         vec![$(Rule {
             name: stringify!($name),
             pattern: pat!($($p)? ( $($pat)* )),
             result: pat!($r $(( $($res)* ))?),
-            cond: None $(.or(Some($cond as Cond)))?,
+            cond: None $(.or(Some((|b: &Bindings| {
+                #[allow(unused_variables)]
+                let $consts = b.consts();
+                $cond
+            }) as Cond)))?,
             example: $example,
             #[cfg(debug_assertions)]
             hits: AtomicU64::new(0),
@@ -143,21 +369,21 @@ macro_rules! rules {
 pub(crate) fn min_max_rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
-        rules! {
+        rules! { [c0, c1, c2, c3];
             min_of_max_absorbs: min(x, max(x, y)) => x, "min(x, max(x, y))";
             max_of_min_absorbs: max(x, min(x, y)) => x, "max(min(y, x), x)";
             min_of_maxes_with_common_operand: min(max(x, y), max(x, z)) => max(x, min(y, z)),
                 "min(max(y, x), max(z, x))";
             max_of_mins_with_common_operand: max(min(x, y), min(x, z)) => min(x, max(y, z)),
                 "max(min(x, y), min(z, x))";
-            min_of_divisions: min(div(x, c0), div(y, c0)) => div(min(x, y), c0) if |b| b.c("c0") > 0,
+            min_of_divisions: min(div(x, c0), div(y, c0)) => div(min(x, y), c0) if c0 > 0,
                 "min(x // 4, y // 4)";
             min_of_divisions_by_negative: min(div(x, c0), div(y, c0)) => div(max(x, y), c0)
-                if |b| b.c("c0") < 0, "min(x // -4, y // -4)";
-            max_of_divisions: max(div(x, c0), div(y, c0)) => div(max(x, y), c0) if |b| b.c("c0") > 0,
+                if c0 < 0, "min(x // -4, y // -4)";
+            max_of_divisions: max(div(x, c0), div(y, c0)) => div(max(x, y), c0) if c0 > 0,
                 "max(x // 4, y // 4)";
             max_of_divisions_by_negative: max(div(x, c0), div(y, c0)) => div(min(x, y), c0)
-                if |b| b.c("c0") < 0, "max(x // -4, y // -4)";
+                if c0 < 0, "max(x // -4, y // -4)";
             min_of_selects: min(select(w, x, y), select(w, z, v)) => select(w, min(x, z), min(y, v)),
                 "min(select(z < 0, x, y), select(z < 0, y + 1, x - 1))";
             max_of_selects: max(select(w, x, y), select(w, z, v)) => select(w, max(x, z), max(y, v)),
@@ -186,7 +412,7 @@ pub(crate) fn apply(rules: &'static [Rule], e: &Expr) -> Option<Expr> {
 /// building one to find that out costs an allocation.
 pub(crate) fn apply_to(
     rules: &'static [Rule],
-    root: &'static str,
+    root: PatOp,
     kids: &[&Expr],
     node: impl FnOnce() -> Expr,
 ) -> Option<Expr> {
@@ -198,74 +424,64 @@ pub(crate) fn apply_to(
 }
 
 /// Whether `p` may match `root(kids)`, judging by operators alone.
-fn shape_fits(p: &Pat, root: &str, kids: &[&Expr]) -> bool {
-    let Pat::Op(name, args) = p else {
+fn shape_fits(p: &Pat, root: PatOp, kids: &[&Expr]) -> bool {
+    let Pat::Op(op, args) = p else {
         return true;
     };
     let fits = |p: &Pat, e: &Expr| match p {
-        Pat::Op(n, _) => op_name(e) == Some(*n),
-        Pat::Name(c) if c.starts_with('c') => e.as_int().is_some(),
-        Pat::Name(_) => true,
+        Pat::Op(op, _) => PatOp::of(e).is_some_and(|(o, _)| o == *op),
+        Pat::Wild(Wild::Const(_)) => e.as_int().is_some(),
+        Pat::Wild(Wild::Expr(_)) => true,
     };
-    if *name != root || args.len() != kids.len() {
+    if *op != root || args.len() != kids.len() {
         return false;
     }
     let in_order = args.iter().zip(kids).all(|(p, e)| fits(p, e));
     in_order
-        || (matches!(root, "min" | "max")
+        || (root.commutes()
             && kids.len() == 2
             && fits(&args[0], kids[1])
             && fits(&args[1], kids[0]))
 }
 
-fn op_name(e: &Expr) -> Option<&'static str> {
-    Some(match e.kind() {
-        ExprKind::Min(..) => "min",
-        ExprKind::Max(..) => "max",
-        ExprKind::FloorDiv(..) => "div",
-        ExprKind::FloorMod(..) => "mod",
-        ExprKind::Select(..) => "select",
-        _ => return None,
-    })
-}
-
-fn op_of(e: &Expr) -> Option<(&'static str, smallvec::SmallVec<[&Expr; 3]>)> {
-    Some((op_name(e)?, e.children()))
-}
-
 fn matches(p: &Pat, e: &Expr, b: &mut Bindings) -> bool {
     match p {
-        Pat::Name(n) => {
-            let constant = n.starts_with('c');
-            if constant && e.as_int().is_none() {
-                return false;
+        Pat::Wild(Wild::Expr(i)) => match &b.exprs[usize::from(*i)] {
+            Some(bound) => bound == e,
+            None => {
+                b.exprs[usize::from(*i)] = Some(e.clone());
+                true
             }
-            match b.get(n) {
-                Some(bound) => bound == e,
+        },
+        Pat::Wild(Wild::Const(i)) => {
+            let Some(v) = e.as_int() else {
+                return false;
+            };
+            match b.consts[usize::from(*i)] {
+                Some(bound) => bound == v,
                 None => {
-                    b.exprs.push((n, e.clone()));
+                    b.consts[usize::from(*i)] = Some(v);
                     true
                 }
             }
         }
-        Pat::Op(name, args) => {
-            let Some((op, kids)) = op_of(e) else {
+        Pat::Op(op, args) => {
+            let Some((o, kids)) = PatOp::of(e) else {
                 return false;
             };
-            if op != *name || kids.len() != args.len() {
+            if o != *op || kids.len() != args.len() {
                 return false;
             }
-            let mark = b.exprs.len();
+            let mark = b.mark();
             if args.iter().zip(&kids).all(|(p, k)| matches(p, k, b)) {
                 return true;
             }
-            b.exprs.truncate(mark);
-            // `min` and `max` commute.
-            if matches!(*name, "min" | "max") {
+            b.undo(mark);
+            if op.commutes() {
                 if matches(&args[0], kids[1], b) && matches(&args[1], kids[0], b) {
                     return true;
                 }
-                b.exprs.truncate(mark);
+                b.undo(mark);
             }
             false
         }
@@ -273,20 +489,14 @@ fn matches(p: &Pat, e: &Expr, b: &mut Bindings) -> bool {
 }
 
 fn build(p: &Pat, b: &Bindings) -> Option<Expr> {
-    Some(match p {
-        Pat::Name(n) => b.get(n)?.clone(),
-        Pat::Op(name, args) => {
-            let a: Option<Vec<Expr>> = args.iter().map(|p| build(p, b)).collect();
-            let a = a?;
-            match (*name, a.as_slice()) {
-                ("min", [x, y]) => Expr::min(x.clone(), y.clone()),
-                ("max", [x, y]) => Expr::max(x.clone(), y.clone()),
-                ("div", [x, y]) => Expr::floor_div(x.clone(), y.clone()),
-                ("select", [c, x, y]) => Expr::select(c.clone(), x.clone(), y.clone()),
-                _ => return None,
-            }
+    match p {
+        Pat::Wild(w) => b.get(*w),
+        Pat::Op(op, args) => {
+            let a: Option<smallvec::SmallVec<[Expr; 3]>> =
+                args.iter().map(|p| build(p, b)).collect();
+            op.build(&a?)
         }
-    })
+    }
 }
 
 // ------------------------------------------------------------ division rules
@@ -307,14 +517,14 @@ pub(crate) enum DivOp {
 #[derive(Debug)]
 pub(crate) enum Num {
     /// `x`: the whole numerator.
-    Whole(&'static str),
+    Whole(Wild),
     /// `x + c0`: the terms (at least one) and the constant (which may be 0).
-    Offset(&'static str, &'static str),
+    Offset(Wild, Wild),
     /// `A * c0 + y`: any one term whose atom matches `A`, its coefficient,
     /// and the rest of the sum (possibly the constant alone). With a
     /// constant name in place of `y` (`A * c0 + c2`) the term must be the
     /// only one and the name binds the constant (which may be 0).
-    Term(Pat, &'static str, &'static str),
+    Term(Pat, Wild, Wild),
 }
 
 /// A side condition or result of a division rule, over a candidate match.
@@ -329,8 +539,8 @@ pub(crate) struct LinearRule {
     #[cfg_attr(not(test), allow(dead_code))]
     pub op: DivOp,
     pub num: Num,
-    /// The constant name the divisor binds.
-    pub divisor: &'static str,
+    /// The constant wildcard the divisor binds.
+    pub divisor: Wild,
     pub cond: Option<LinearFn<bool>>,
     pub result: LinearFn<Res>,
     /// An input on which the rule fires (its test).
@@ -381,10 +591,13 @@ impl<'s> Env<'s> {
         }
     }
 
-    /// Binds the constant `name` to `v`; false when it is bound to another
-    /// value.
-    fn bind_const(&mut self, name: &str, v: i64) -> bool {
-        let i = const_index(name);
+    /// Binds the constant wildcard `w` to `v`; false when it is bound to
+    /// another value (or `w` is not a constant wildcard).
+    fn bind_const(&mut self, w: Wild, v: i64) -> bool {
+        let Wild::Const(i) = w else {
+            return false;
+        };
+        let i = usize::from(i);
         if self.bound & (1 << i) != 0 {
             return self.consts[i] == v;
         }
@@ -393,8 +606,16 @@ impl<'s> Env<'s> {
         true
     }
 
-    fn bind(&mut self, name: &str, slot: Slot) {
-        self.slots[expr_index(name)] = slot;
+    /// Binds the expression wildcard `w` (`x`, `y` or `z`) to `slot`;
+    /// false for any other wildcard.
+    fn bind(&mut self, w: Wild, slot: Slot) -> bool {
+        match w {
+            Wild::Expr(i) if usize::from(i) < self.slots.len() => {
+                self.slots[usize::from(i)] = slot;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The linear form of slot `i`.
@@ -423,23 +644,6 @@ impl<'s> Env<'s> {
             }
             Slot::Unbound => return Err(overflow()),
         })
-    }
-}
-
-fn const_index(name: &str) -> usize {
-    match name {
-        "c0" => 0,
-        "c1" => 1,
-        "c2" => 2,
-        _ => 3,
-    }
-}
-
-fn expr_index(name: &str) -> usize {
-    match name {
-        "x" => 0,
-        "y" => 1,
-        _ => 2,
     }
 }
 
@@ -717,22 +921,16 @@ pub(crate) fn gcd(a: i128, b: i128) -> i128 {
 /// `x, c1` / `x + c0, c1` / `A * c0 + y, c1`.
 macro_rules! linear_num {
     ($x:ident , $d:ident) => {
-        (Num::Whole(stringify!($x)), stringify!($d))
+        (Num::Whole(wild!($x)), wild!($d))
     };
     ($x:ident + $k:ident , $d:ident) => {
-        (Num::Offset(stringify!($x), stringify!($k)), stringify!($d))
+        (Num::Offset(wild!($x), wild!($k)), wild!($d))
     };
     ($x:ident * $k:ident + $y:ident , $d:ident) => {
-        (
-            Num::Term(Pat::Name(stringify!($x)), stringify!($k), stringify!($y)),
-            stringify!($d),
-        )
+        (Num::Term(Pat::Wild(wild!($x)), wild!($k), wild!($y)), wild!($d))
     };
     ($f:ident ( $($a:tt)* ) * $k:ident + $y:ident , $d:ident) => {
-        (
-            Num::Term(pat!($f($($a)*)), stringify!($k), stringify!($y)),
-            stringify!($d),
-        )
+        (Num::Term(pat!($f($($a)*)), wild!($k), wild!($y)), wild!($d))
     };
 }
 
@@ -981,18 +1179,20 @@ impl Simplifier<'_> {
         };
         match &r.num {
             Num::Whole(x) => {
-                env.bind(x, Slot::Whole);
+                if !env.bind(*x, Slot::Whole) {
+                    return None;
+                }
                 check(&env).map(|res| (res, env))
             }
             Num::Offset(x, k) => {
-                if s.terms.is_empty() || !env.bind_const(k, s.konst) {
+                if s.terms.is_empty() || !env.bind_const(*k, s.konst) || !env.bind(*x, Slot::Offset)
+                {
                     return None;
                 }
-                env.bind(x, Slot::Offset);
                 check(&env).map(|res| (res, env))
             }
             Num::Term(atom, k, rest) => {
-                let rest_is_const = rest.starts_with('c');
+                let rest_is_const = matches!(rest, Wild::Const(_));
                 if rest_is_const && s.terms.len() != 1 {
                     return None;
                 }
@@ -1003,34 +1203,40 @@ impl Simplifier<'_> {
                     env.bound = bound;
                     env.slots = [Slot::Unbound, Slot::Unbound, Slot::Unbound];
                     env.term = i;
-                    if let Pat::Name(x) = atom {
-                        env.bind(x, Slot::Atom);
+                    if let Pat::Wild(x) = atom {
+                        if !env.bind(*x, Slot::Atom) {
+                            continue;
+                        }
                     } else {
                         let mut b = Bindings::default();
                         if !matches(atom, &t.atom, &mut b) {
                             continue;
                         }
                         let mut ok = true;
-                        for (n, e) in b.exprs {
-                            if n.starts_with('c') {
-                                ok &= e.as_int().is_some_and(|v| env.bind_const(n, v));
-                            } else {
-                                env.bind(n, Slot::Expr(e));
+                        for (i, e) in b.exprs.into_iter().enumerate() {
+                            if let Some(e) = e {
+                                ok &= env.bind(Wild::Expr(i as u8), Slot::Expr(e));
+                            }
+                        }
+                        for (i, c) in b.consts.into_iter().enumerate() {
+                            if let Some(v) = c {
+                                ok &= env.bind_const(Wild::Const(i as u8), v);
                             }
                         }
                         if !ok {
                             continue;
                         }
                     }
-                    if !env.bind_const(k, t.coeff) {
+                    if !env.bind_const(*k, t.coeff) {
                         continue;
                     }
-                    if rest_is_const {
-                        if !env.bind_const(rest, s.konst) {
-                            continue;
-                        }
+                    let bound_rest = if rest_is_const {
+                        env.bind_const(*rest, s.konst)
                     } else {
-                        env.bind(rest, Slot::Rest);
+                        env.bind(*rest, Slot::Rest)
+                    };
+                    if !bound_rest {
+                        continue;
                     }
                     if let Some(res) = check(&env) {
                         return Some((res, env));
@@ -1187,7 +1393,7 @@ mod tests {
     /// The smallest number of nodes a pattern matches.
     fn min_nodes(p: &Pat) -> usize {
         match p {
-            Pat::Name(_) => 1,
+            Pat::Wild(_) => 1,
             Pat::Op(_, args) => 1 + args.iter().map(min_nodes).sum::<usize>(),
         }
     }
@@ -1197,9 +1403,9 @@ mod tests {
     /// size minus the pattern's, counting names as one node each. Negative
     /// means every firing shrinks the tree.
     fn growth(r: &Rule) -> isize {
-        fn names<'a>(p: &'a Pat, out: &mut Vec<&'a str>) {
+        fn names(p: &Pat, out: &mut Vec<Wild>) {
             match p {
-                Pat::Name(n) => out.push(n),
+                Pat::Wild(n) => out.push(*n),
                 Pat::Op(_, a) => a.iter().for_each(|p| names(p, out)),
             }
         }
@@ -1255,8 +1461,8 @@ mod tests {
         for text in inputs {
             let e = crate::parse::parse(&text).unwrap();
             let root = match e.kind() {
-                ExprKind::Min(..) => "min",
-                ExprKind::Max(..) => "max",
+                ExprKind::Min(..) => PatOp::Min,
+                ExprKind::Max(..) => PatOp::Max,
                 _ => unreachable!("{text}"),
             };
             let kids = e.children();
@@ -1356,7 +1562,7 @@ mod tests {
         ] {
             for r in rules {
                 assert_eq!(r.op, op, "{}", r.name);
-                assert!(r.divisor.starts_with('c'), "{}", r.name);
+                assert!(matches!(r.divisor, Wild::Const(_)), "{}", r.name);
             }
         }
     }
