@@ -406,14 +406,19 @@ proptest! {
 /// exactly, not refused as non-linear.
 #[test]
 fn bounds_merged_into_a_floor_division_are_solved() {
-    let mut p = Problem::new("i * -2 + n * 3 + 4 >= n * -1 - 4 and i * 2 + n * 2 + 3 < i * 4 + n * -2 - 1");
+    let mut p =
+        Problem::new("i * -2 + n * 3 + 4 >= n * -1 - 4 and i * 2 + n * 2 + 3 < i * 4 + n * -2 - 1");
     let (i, n) = (p.var("i"), p.var("n"));
     let set = p.an.solve_for_inner_interval(&p.cond, &i).unwrap();
     assert_eq!(set.to_string(), "[n * 2 + 3, n * 2 + 4]");
     for nv in -5..=5 {
         for iv in -30..=30 {
             let holds = p.cond.eval_with(&[(&i, iv), (&n, nv)]).unwrap() == 1;
-            assert_eq!(holds, (2 * nv + 3..=2 * nv + 4).contains(&iv), "n = {nv}, i = {iv}");
+            assert_eq!(
+                holds,
+                (2 * nv + 3..=2 * nv + 4).contains(&iv),
+                "n = {nv}, i = {iv}"
+            );
         }
     }
 }

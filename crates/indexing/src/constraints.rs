@@ -13,14 +13,16 @@ use crate::variable::VarKind;
 use arith::LinearForm;
 use arith::{Analyzer, Expr, ExprKind, Var};
 
-/// More rounds than any map in XLA's tests needs; each round either changes
-/// something or ends the loop, so this only guards against oscillation.
-const MAX_ROUNDS: usize = 32;
+/// The work budget of the constraint fixed points, in rounds. Every round
+/// is an exact rewrite (the constraints hold at the same points after it),
+/// so stopping at the budget leaves a correct map, only less simplified;
+/// the budget bounds the work when two rules would undo each other.
+const ROUND_BUDGET: usize = 32;
 
 impl IndexingMap {
     /// Runs the constraint rules to a fixed point.
     pub(crate) fn simplify_constraints(&mut self) {
-        for _ in 0..MAX_ROUNDS {
+        for _ in 0..ROUND_BUDGET {
             let merged = self.merge_mod_constraints();
             let rewritten = self.rewrite_constraints();
             if self.state != State::Defined || !(merged || rewritten) {
@@ -213,7 +215,7 @@ fn normalize(
     mut iv: Interval,
     rank: &dyn Fn(&Var) -> usize,
 ) -> (Expr, Interval) {
-    for _ in 0..MAX_ROUNDS {
+    for _ in 0..ROUND_BUDGET {
         match peel(an, &e, iv) {
             Some((ne, niv)) => {
                 e = to_xla_order(&ne, rank);

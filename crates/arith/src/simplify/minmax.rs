@@ -16,7 +16,10 @@ fn make(is_min: bool, a: Expr, b: Expr) -> Expr {
     }
 }
 
-/// How many `min`/`max` terms one comparison may split on.
+/// The work budget of deciding one comparison by splitting on its `min`
+/// and `max` terms: each split doubles the cases, so the budget counts
+/// splits over the whole decision, not per level. Past it the comparison
+/// is left undecided (sound: the `min` or `max` stays in the result).
 const SIGN_BRANCH_BUDGET: u32 = 16;
 
 fn split(e: &Expr, is_min: bool) -> Option<(&Expr, &Expr)> {

@@ -94,9 +94,20 @@ pub(crate) struct Simplifier<'a> {
 /// than it saves; sharing that matters makes nodes large quickly.
 const MEMO_MIN_NODES: usize = 32;
 
-/// Sums with more terms than this are only canonicalised: the sum-level
-/// rules compare terms in pairs.
+/// The work budget of the rules that compare terms in pairs (sum-level
+/// rules, `min`/`max` operand pruning): at most this many terms, so at most
+/// its square of comparisons per node, which keeps a simplification linear
+/// in the size of its input however long a sum grows. A longer sum is still
+/// canonicalised (collected, ordered, constants folded) but not rewritten
+/// pair by pair: the result is sound, only less simplified. 64 terms hold
+/// any index expression of a real program many times over.
 pub(crate) const MAX_PAIR_RULE_TERMS: usize = 64;
+
+/// The work budget of [`Simplifier::merge_mod_pair`]: how many remainders
+/// it may try for one pair of modulo terms. Past it the pair is kept as
+/// written (the rewrite is optional, so sound, only less simplified) and
+/// the work per pair stays constant, whatever the modulus.
+const REMAINDER_BUDGET: i64 = 64;
 
 pub(crate) type Out = Result<(Expr, Info)>;
 
@@ -893,10 +904,10 @@ impl<'a> Simplifier<'a> {
 
     /// `k * (X % c) + k * ((X + d) % c)` is a constant when it takes one
     /// value for every remainder `X % c` can have (by its bounds, at most
-    /// 64 of them): `x % 2 + (x + 1) % 2` is `1`. A rewrite to a smaller
-    /// sum (two terms become part of the constant).
+    /// [`REMAINDER_BUDGET`] of them): `x % 2 + (x + 1) % 2` is `1`. A
+    /// rewrite to a smaller sum (two terms become part of the constant).
     fn merge_mod_pair(&mut self, s: &mut Sum) -> Result<()> {
-        let is_mod = |t: &sum::Term| matches!(t.atom.kind(), ExprKind::FloorMod(_, c) if c.as_int().is_some_and(|c| (2..=64).contains(&c)));
+        let is_mod = |t: &sum::Term| matches!(t.atom.kind(), ExprKind::FloorMod(_, c) if c.as_int().is_some_and(|c| c >= 2));
         if s.terms.iter().filter(|t| is_mod(t)).count() < 2 {
             return Ok(());
         }
@@ -904,7 +915,7 @@ impl<'a> Simplifier<'a> {
             let ExprKind::FloorMod(a, c) = s.terms[i].atom.kind() else {
                 continue;
             };
-            let Some(cv) = c.as_int().filter(|c| (2..=64).contains(c)) else {
+            let Some(cv) = c.as_int().filter(|&c| c >= 2) else {
                 continue;
             };
             for j in i + 1..s.terms.len() {
@@ -926,10 +937,19 @@ impl<'a> Simplifier<'a> {
                 };
                 let r = t.info.unwrap_or_else(|| self.info(&t.atom)).bound;
                 let (lo, hi) = (r.min.max(0), r.max.min(cv - 1));
+                if i128::from(hi) - i128::from(lo) >= i128::from(REMAINDER_BUDGET) {
+                    continue;
+                }
                 let mut value = None;
                 let mut one_value = lo <= hi;
                 for rv in lo..=hi {
-                    let v = rv + (rv + dv.rem_euclid(cv)).rem_euclid(cv);
+                    // In i128: `rv + (d mod c)` may pass i64 for a modulus
+                    // near its end; `v` is below `2c`.
+                    let (rw, cw) = (i128::from(rv), i128::from(cv));
+                    let Ok(v) = i64::try_from(rw + (rw + i128::from(dv)).rem_euclid(cw)) else {
+                        one_value = false;
+                        break;
+                    };
                     one_value &= value.is_none_or(|w| w == v);
                     value = Some(v);
                 }
