@@ -78,6 +78,12 @@ pub enum Function {
     GetConstInt,
     /// `tvm.topi.utils.traverse_inline`.
     TraverseInline,
+    /// `tvm.topi.utils.equal_const_int(expr, value)`.
+    EqualConstInt,
+    /// `tvm.topi.utils.is_empty_shape(shape)`.
+    IsEmptyShape,
+    /// `tvm.topi.utils.simplify(expr)`.
+    TopiSimplify,
     /// `tvm.topi.tag.is_injective`.
     IsInjective,
     /// `tvm.topi.tag.is_broadcast`.
@@ -98,6 +104,9 @@ pub enum Function {
     Device(&'static str),
     /// `tvm.testing.assert_allclose`.
     AssertAllclose,
+    /// `tvm.testing.requires_gpu`, `uses_gpu`, ...: a mark that leaves the
+    /// test unchanged.
+    Requirement,
     /// `tvm.tir.stmt_functor.post_order_visit`.
     PostOrderVisit,
     // Stages, dataflow and operations that are not computes.
@@ -172,6 +181,10 @@ impl Function {
             Function::GetConstTuple => "tvm.topi.utils.get_const_tuple",
             Function::GetConstInt => "tvm.topi.utils.get_const_int",
             Function::TraverseInline => "tvm.topi.utils.traverse_inline",
+            Function::Requirement => "tvm.testing.requires_*",
+            Function::EqualConstInt => "tvm.topi.utils.equal_const_int",
+            Function::IsEmptyShape => "tvm.topi.utils.is_empty_shape",
+            Function::TopiSimplify => "tvm.topi.utils.simplify",
             Function::IsInjective => "tvm.topi.tag.is_injective",
             Function::IsBroadcast => "tvm.topi.tag.is_broadcast",
             Function::TargetCurrent => "tvm.target.Target.current",

@@ -143,6 +143,10 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::GetConstTuple => crate::topi::get_const_tuple(args),
         Function::GetConstInt => crate::topi::get_const_int(args),
         Function::TraverseInline => crate::topi::traverse_inline(host, args),
+        Function::Requirement => crate::test_marks::requirement(args),
+        Function::EqualConstInt => crate::topi::equal_const_int(args),
+        Function::IsEmptyShape => crate::topi::is_empty_shape(args),
+        Function::TopiSimplify => crate::topi::simplify(args),
         Function::IsInjective => crate::topi::tag_test(args, true),
         Function::IsBroadcast => crate::topi::tag_test(args, false),
         Function::TargetCurrent => {
@@ -706,7 +710,15 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     crate::dataflow::refuse_cooperative_fetch(&s.borrow())?;
     let tensors = s.borrow().program_args(tensors);
     let lowering = te::Lowering::new(&s.borrow(), &tensors).map_err(|e| te_error(&a.place(), e))?;
+    let name = match a.get("name") {
+        Some(g) => match &g.value {
+            Value::Str(n) => n.to_string(),
+            _ => return Err(type_error(g.place(), "`lower` needs `name` as a string")),
+        },
+        None => "main".to_string(),
+    };
     let module = crate::lowered::LoweredModule {
+        name,
         text: lowering.program().to_string(),
         func: lowering.program().clone(),
     };

@@ -100,6 +100,7 @@ mod schedule;
 mod session;
 mod tags;
 mod target;
+mod test_marks;
 pub mod text;
 mod topi;
 mod value;
@@ -116,6 +117,7 @@ pub use operators::{as_index, as_int};
 pub use reducer::ReducerDef;
 pub use session::{Lowered, Session};
 pub use target::Target;
+pub use test_marks::{pytest_mark, Mark, MarkedTest};
 pub use value::{HostValue, Value};
 
 use std::rc::Rc;
@@ -227,6 +229,8 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             }
         }
         Value::Object(Object::Tagged(tag, f)) => tags::call_tagged(host, tag, f, args),
+        Value::Object(Object::Mark(m)) => test_marks::call_mark(m, args),
+        Value::Object(Object::MarkedTest(t)) => test_marks::call_marked(host, t, args),
         Value::Object(Object::Built(f)) => build::call_built(f, args),
         Value::Object(Object::Class(class)) => Err(ApiError::type_error(format!(
             "`{}` cannot be called",

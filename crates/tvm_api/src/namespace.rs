@@ -33,6 +33,8 @@ const MODULES: &[&str] = &[
     "tvm.nd",
     "tvm.tir.stmt",
     "tvm.tir.ir_builder",
+    "tvm.driver",
+    "tvm.driver.build_module",
 ];
 
 /// The module called `path`, if scripts may use it.
@@ -89,6 +91,13 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "all" if tir_level => Function::All,
         "any" if tir_level => Function::Any,
         "assert_prim_expr_equal" if module_path == "tvm.testing" => Function::AssertPrimExprEqual,
+        _ if module_path == "tvm.testing"
+            && (name.starts_with("requires_")
+                || name == "uses_gpu"
+                || name == "skip_if_wheel_test") =>
+        {
+            Function::Requirement
+        }
         "substitute" if module_path == "tvm.tir.stmt_functor" => Function::Substitute,
         "tag_scope" if te_level => Function::TagScope,
         "Select" if module_path == "tvm.tir" => Function::Select,
@@ -99,6 +108,16 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "get_const_tuple" if module_path == "tvm.topi.utils" => Function::GetConstTuple,
         "get_const_int" if module_path == "tvm.topi.utils" => Function::GetConstInt,
         "traverse_inline" if module_path == "tvm.topi.utils" => Function::TraverseInline,
+        "equal_const_int" if module_path == "tvm.topi.utils" => Function::EqualConstInt,
+        "is_empty_shape" if module_path == "tvm.topi.utils" => Function::IsEmptyShape,
+        "simplify" if module_path == "tvm.topi.utils" => Function::TopiSimplify,
+        "schedule_to_module" | "lower" if module_path == "tvm.driver.build_module" => {
+            Function::Lower
+        }
+        "lower" if module_path == "tvm.driver" => Function::Lower,
+        "build" if matches!(module_path, "tvm.driver" | "tvm.driver.build_module") => {
+            Function::Build
+        }
         "is_injective" if module_path == "tvm.topi.tag" => Function::IsInjective,
         "is_broadcast" if module_path == "tvm.topi.tag" => Function::IsBroadcast,
         "build" if module_path == "tvm" => Function::Build,

@@ -222,6 +222,8 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
                     | Object::TagScope(_)
                     | Object::Tagged(..)
                     | Object::PartialLoad(..)
+                    | Object::Mark(_)
+                    | Object::MarkedTest(_)
             ),
             _ => false,
         },
@@ -521,6 +523,8 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 | Object::PartialLoad(..)
                 | Object::TagScope(_)
                 | Object::Tagged(..)
+                | Object::Mark(_)
+                | Object::MarkedTest(_)
                 | Object::TargetKind(_)
                 | Object::Device(..)
                 | Object::Built(_)

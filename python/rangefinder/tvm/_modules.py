@@ -16,6 +16,8 @@ LAYER_MODULES = (
     "tvm.topi",
     "tvm.topi.utils",
     "tvm.topi.tag",
+    "tvm.driver",
+    "tvm.driver.build_module",
 )
 
 
