@@ -35,6 +35,18 @@ const MODULES: &[&str] = &[
     "tvm.tir.ir_builder",
     "tvm.driver",
     "tvm.driver.build_module",
+    // Modules TVM's operator library and tests import at their top but use
+    // only on paths a TE program does not take (`relay` in type hints,
+    // `auto_scheduler` for rewritten layouts, `cudnn` when asked for): they
+    // import, and a use of any of their names says it is not supported.
+    "tvm.relay",
+    "tvm.auto_scheduler",
+    "tvm.autotvm",
+    "tvm.contrib",
+    "tvm.contrib.cudnn",
+    "tvm.contrib.cublas",
+    "tvm.contrib.utils",
+    "tvm.contrib.nvcc",
 ];
 
 /// The module called `path`, if scripts may use it.

@@ -18,6 +18,14 @@ LAYER_MODULES = (
     "tvm.topi.tag",
     "tvm.driver",
     "tvm.driver.build_module",
+    "tvm.relay",
+    "tvm.auto_scheduler",
+    "tvm.autotvm",
+    "tvm.contrib",
+    "tvm.contrib.cudnn",
+    "tvm.contrib.cublas",
+    "tvm.contrib.utils",
+    "tvm.contrib.nvcc",
 )
 
 
