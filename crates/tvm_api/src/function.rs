@@ -104,6 +104,20 @@ pub enum Function {
     Device(&'static str),
     /// `tvm.testing.assert_allclose`.
     AssertAllclose,
+    /// `tvm.device(kind, dev_id)`: a device named by its target kind.
+    DeviceOf,
+    /// `tvm.target.generic_func`: the decorated function itself (a program
+    /// lowers for one target, so there is nothing to dispatch).
+    GenericFunc,
+    /// `tvm.tir.vscale()`: the multiplier of scalable vectors, an unknown
+    /// positive size.
+    VScale,
+    /// `tvm.topi.utils.prod(x)`: the product of a sequence's items.
+    Prod,
+    /// `autotvm.register_topi_compute(name)` and its kind: a decorator whose
+    /// function needs a tuning configuration, so that the function defines
+    /// but its use is refused.
+    DeferringDecorator,
     /// `tvm.testing.requires_gpu`, `uses_gpu`, ...: a mark that leaves the
     /// test unchanged.
     Requirement,
@@ -182,6 +196,11 @@ impl Function {
             Function::GetConstInt => "tvm.topi.utils.get_const_int",
             Function::TraverseInline => "tvm.topi.utils.traverse_inline",
             Function::Requirement => "tvm.testing.requires_*",
+            Function::DeviceOf => "tvm.device",
+            Function::GenericFunc => "tvm.target.generic_func",
+            Function::VScale => "tvm.tir.vscale",
+            Function::Prod => "tvm.topi.utils.prod",
+            Function::DeferringDecorator => "tvm.autotvm.register_topi_compute",
             Function::EqualConstInt => "tvm.topi.utils.equal_const_int",
             Function::IsEmptyShape => "tvm.topi.utils.is_empty_shape",
             Function::TopiSimplify => "tvm.topi.utils.simplify",
@@ -260,6 +279,8 @@ pub enum Class {
     Object,
     /// `tvm.target.Target`: calling it makes a target.
     Target,
+    /// `tvm.arith.Analyzer`: calling it makes an analyzer.
+    Analyzer,
     /// A statement class of `tvm.tir` (`For`, `BufferStore`, `Stmt`...).
     Stmt(&'static str),
     /// An exception class (`tvm.error.TVMError`; front ends also use it for
@@ -291,6 +312,7 @@ impl Class {
             Class::Range => "tvm.ir.Range",
             Class::Object => "tvm.runtime.Object",
             Class::Target => "tvm.target.Target",
+            Class::Analyzer => "tvm.arith.Analyzer",
             Class::Stmt(name) => name,
             Class::Error(e) => e.name(),
         }

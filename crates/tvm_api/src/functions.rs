@@ -144,6 +144,58 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::GetConstInt => crate::topi::get_const_int(args),
         Function::TraverseInline => crate::topi::traverse_inline(host, args),
         Function::Requirement => crate::test_marks::requirement(args),
+        Function::DeviceOf => {
+            let a = args.bind("device", &["dev_type", "dev_id"])?;
+            let t = a.required("dev_type")?;
+            let kind = match &t.value {
+                Value::Str(s) => match s.split_whitespace().next().unwrap_or("") {
+                    "llvm" | "cpu" | "c" => "cpu",
+                    "cuda" | "nvptx" | "gpu" => "cuda",
+                    "rocm" => "rocm",
+                    "opencl" | "cl" => "opencl",
+                    "vulkan" => "vulkan",
+                    "metal" => "metal",
+                    other => {
+                        return Err(type_error(
+                            t.place(),
+                            format!("unknown device type `{other}`: use \"llvm\", \"cpu\", \"cuda\", \"rocm\", \"opencl\", \"vulkan\" or \"metal\""),
+                        ))
+                    }
+                },
+                Value::Object(Object::Target(target)) => {
+                    if target.kind == "cuda" { "cuda" } else { "cpu" }
+                }
+                other => {
+                    return Err(type_error(
+                        t.place(),
+                        format!("`tvm.device` needs a device type string, found a {}", other.type_name()),
+                    ))
+                }
+            };
+            let id = match a.get("dev_id") {
+                None => 0,
+                Some(g) => as_int(&g.value)
+                    .ok_or_else(|| type_error(g.place(), "a device number is an integer"))?,
+            };
+            Ok(Value::Object(Object::Device(kind, id)))
+        }
+        Function::GenericFunc => {
+            let a = args.bind("generic_func", &["fdefault"])?;
+            Ok(a.required("fdefault")?.value.clone())
+        }
+        Function::VScale => {
+            args.bind("vscale", &[])?;
+            Ok(Value::Index(Var::new("vscale").expr()))
+        }
+        Function::Prod => crate::topi::prod(args),
+        Function::DeferringDecorator => match args.positional.as_slice() {
+            // The decorator applied: the function, as a name whose use is refused.
+            [Value::Host(_)] => Ok(Value::Object(Object::Unsupported(Rc::from(
+                "a function registered with autotvm (it needs a tuning configuration)",
+            )))),
+            // `register_topi_compute("name")`: the decorator.
+            _ => Ok(Value::Function(Function::DeferringDecorator)),
+        },
         Function::EqualConstInt => crate::topi::equal_const_int(args),
         Function::IsEmptyShape => crate::topi::is_empty_shape(args),
         Function::TopiSimplify => crate::topi::simplify(args),

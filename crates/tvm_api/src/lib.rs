@@ -208,6 +208,10 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             class.name()
         ))),
         Value::Object(Object::Class(Class::Target)) => target_new(args),
+        Value::Object(Object::Class(Class::Analyzer)) => {
+            args.bind("Analyzer", &[])?;
+            Ok(Value::Object(Object::Analyzer))
+        }
         // `tvm.ir.Range(begin, end)`: the class is also its constructor.
         Value::Object(Object::Class(Class::Range)) => {
             call(host, &Value::Function(Function::Range), args)
@@ -230,6 +234,9 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
         }
         Value::Object(Object::Tagged(tag, f)) => tags::call_tagged(host, tag, f, args),
         Value::Object(Object::Mark(m)) => test_marks::call_mark(m, args),
+        Value::Object(Object::Unsupported(path)) => Err(ApiError::not_supported(format!(
+            "`{path}` is not supported by rangefinder"
+        ))),
         Value::Object(Object::MarkedTest(t)) => test_marks::call_marked(host, t, args),
         Value::Object(Object::Built(f)) => build::call_built(f, args),
         Value::Object(Object::Class(class)) => Err(ApiError::type_error(format!(

@@ -34,19 +34,54 @@ const MODULES: &[&str] = &[
     "tvm.tir.stmt",
     "tvm.tir.ir_builder",
     "tvm.driver",
+    "tvm.arith",
     "tvm.driver.build_module",
-    // Modules TVM's operator library and tests import at their top but use
-    // only on paths a TE program does not take (`relay` in type hints,
-    // `auto_scheduler` for rewritten layouts, `cudnn` when asked for): they
-    // import, and a use of any of their names says it is not supported.
     "tvm.relay",
     "tvm.auto_scheduler",
     "tvm.autotvm",
     "tvm.contrib",
     "tvm.contrib.cudnn",
     "tvm.contrib.cublas",
+    "tvm.contrib.cblas",
+    "tvm.contrib.mkl",
+    "tvm.contrib.dnnl",
+    "tvm.contrib.clang",
     "tvm.contrib.utils",
     "tvm.contrib.nvcc",
+    "tvm.topi.nn",
+    "tvm.topi.nn.winograd_util",
+    "tvm.topi.nn.utils",
+    "tvm.topi.testing",
+    "tvm.topi.generic",
+    "tvm.topi.cpp",
+    "tvm.meta_schedule",
+];
+
+/// Modules TVM's operator library and tests import at their top but use
+/// only on paths a TE program does not take (`relay` in type hints,
+/// `auto_scheduler` for rewritten layouts, `cudnn` when asked for, numpy
+/// references in `topi.testing`): they import, and each of their names
+/// imports too, as a value whose first use says it is not supported.
+const IMPORT_ONLY: &[&str] = &[
+    "tvm.relay",
+    "tvm.auto_scheduler",
+    "tvm.autotvm",
+    "tvm.contrib",
+    "tvm.contrib.cudnn",
+    "tvm.contrib.cublas",
+    "tvm.contrib.cblas",
+    "tvm.contrib.mkl",
+    "tvm.contrib.dnnl",
+    "tvm.contrib.clang",
+    "tvm.contrib.utils",
+    "tvm.contrib.nvcc",
+    "tvm.topi.nn",
+    "tvm.topi.nn.winograd_util",
+    "tvm.topi.nn.utils",
+    "tvm.topi.testing",
+    "tvm.topi.generic",
+    "tvm.topi.cpp",
+    "tvm.meta_schedule",
 ];
 
 /// The module called `path`, if scripts may use it.
@@ -57,8 +92,32 @@ pub(crate) fn module(path: &str) -> Option<Value> {
         .map(|m| Value::Object(Object::Module(m)))
 }
 
-/// `module.name`: a submodule or a function, in any of TVM's spellings.
+/// `module.name`: a submodule or a function, in any of TVM's spellings; in
+/// a module of [`IMPORT_ONLY`], a name rangefinder does not provide is an
+/// [`Object::Unsupported`].
 pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
+    if module_path == "tvm.autotvm"
+        && matches!(
+            name,
+            "register_topi_compute"
+                | "register_topi_schedule"
+                | "template"
+                | "register_customized_task"
+        )
+    {
+        return Some(Value::Function(Function::DeferringDecorator));
+    }
+    known_module_attr(module_path, name).or_else(|| {
+        (IMPORT_ONLY.contains(&module_path) && !name.starts_with("__")).then(|| {
+            Value::Object(Object::Unsupported(std::rc::Rc::from(format!(
+                "{module_path}.{name}"
+            ))))
+        })
+    })
+}
+
+/// `module.name` for the names rangefinder provides.
+fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
     let full = format!("{module_path}.{name}");
     if let Some(m) = module(&full) {
         return Some(m);
@@ -136,6 +195,14 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "array" if module_path == "tvm.nd" => Function::NdArray,
         "empty" if module_path == "tvm.nd" => Function::NdEmpty,
         "cpu" if module_path == "tvm" => Function::Device("cpu"),
+        "device" if module_path == "tvm" => Function::DeviceOf,
+        "generic_func" if module_path == "tvm.target" => Function::GenericFunc,
+        "vscale" if module_path == "tvm.tir" => Function::VScale,
+        "prod" if module_path == "tvm.topi.utils" => Function::Prod,
+        // `topi/utils.py` imports `tag`, and programs take it from there.
+        "tag" if module_path == "tvm.topi.utils" => {
+            return Some(Value::Object(Object::Module("tvm.topi.tag")))
+        }
         "cuda" if module_path == "tvm" => Function::Device("cuda"),
         "gpu" if module_path == "tvm" => Function::Device("cuda"),
         "assert_allclose" if module_path == "tvm.testing" => Function::AssertAllclose,
@@ -202,6 +269,7 @@ fn class(module_path: &str, name: &str) -> Option<Class> {
             Class::Object
         }
         "Target" if module_path == "tvm.target" => Class::Target,
+        "Analyzer" if module_path == "tvm.arith" => Class::Analyzer,
         _ if module_path == "tvm.tir" || module_path == "tvm.tir.stmt" => {
             return crate::lowered::class(name)
         }

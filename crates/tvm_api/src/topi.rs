@@ -114,6 +114,36 @@ pub(crate) fn simplify(args: Args) -> ApiResult<Value> {
     })
 }
 
+/// `prod(x)`: the product of `x`'s items (integers, or an expression when
+/// one is symbolic); 1 for an empty sequence.
+pub(crate) fn prod(args: Args) -> ApiResult<Value> {
+    let a = args.bind("prod", &["x"])?;
+    let t = a.required("x")?;
+    let items = t.value.sequence().ok_or_else(|| {
+        type_error(
+            t.place(),
+            format!(
+                "`prod` needs a tuple or list, found a {}",
+                t.value.type_name()
+            ),
+        )
+    })?;
+    let mut product = Value::Int(1);
+    for v in items {
+        product = match (&product, promote(&v)) {
+            (Value::Int(a), Value::Int(b)) => Value::Int(a.checked_mul(b).ok_or_else(|| {
+                ApiError::new(
+                    ErrorClass::OverflowError,
+                    "`prod`: the product overflows a 64-bit integer",
+                )
+                .at(t.at.clone())
+            })?),
+            (_, item) => crate::binary(crate::BinaryOp::Mul, &product, &item)?,
+        };
+    }
+    Ok(product)
+}
+
 /// The constant integer `g` is, `None` when it is symbolic; an error when
 /// it is no integer expression at all.
 fn const_int(g: &Given) -> ApiResult<Option<i64>> {
