@@ -114,6 +114,12 @@ pub enum Function {
     VScale,
     /// `tvm.topi.utils.prod(x)`: the product of a sequence's items.
     Prod,
+    /// `tvm.topi.nn.pool2d`.
+    Pool2d,
+    /// `tvm.topi.sum`.
+    TopiSum,
+    /// `tvm.topi.add`.
+    TopiAdd,
     /// `autotvm.register_topi_compute(name)` and its kind: a decorator whose
     /// function needs a tuning configuration, so that the function defines
     /// but its use is refused.
@@ -200,6 +206,9 @@ impl Function {
             Function::GenericFunc => "tvm.target.generic_func",
             Function::VScale => "tvm.tir.vscale",
             Function::Prod => "tvm.topi.utils.prod",
+            Function::Pool2d => "tvm.topi.nn.pool2d",
+            Function::TopiSum => "tvm.topi.sum",
+            Function::TopiAdd => "tvm.topi.add",
             Function::DeferringDecorator => "tvm.autotvm.register_topi_compute",
             Function::EqualConstInt => "tvm.topi.utils.equal_const_int",
             Function::IsEmptyShape => "tvm.topi.utils.is_empty_shape",

@@ -188,6 +188,9 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
             Ok(Value::Index(Var::new("vscale").expr()))
         }
         Function::Prod => crate::topi::prod(args),
+        Function::Pool2d => crate::topi_ops::pool2d(host, args),
+        Function::TopiSum => crate::topi_ops::sum(host, args),
+        Function::TopiAdd => crate::topi_ops::add(args),
         Function::DeferringDecorator => match args.positional.as_slice() {
             // The decorator applied: the function, as a name whose use is refused.
             [Value::Host(_)] => Ok(Value::Object(Object::Unsupported(Rc::from(

@@ -103,6 +103,7 @@ mod target;
 mod test_marks;
 pub mod text;
 mod topi;
+mod topi_ops;
 mod value;
 
 pub use args::{Args, Bound, Given};

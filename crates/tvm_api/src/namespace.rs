@@ -55,6 +55,7 @@ const MODULES: &[&str] = &[
     "tvm.topi.generic",
     "tvm.topi.cpp",
     "tvm.meta_schedule",
+    "tvm.topi.nn.pooling",
 ];
 
 /// Modules TVM's operator library and tests import at their top but use
@@ -199,6 +200,11 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "generic_func" if module_path == "tvm.target" => Function::GenericFunc,
         "vscale" if module_path == "tvm.tir" => Function::VScale,
         "prod" if module_path == "tvm.topi.utils" => Function::Prod,
+        "pool2d" if matches!(module_path, "tvm.topi.nn" | "tvm.topi.nn.pooling") => {
+            Function::Pool2d
+        }
+        "sum" if module_path == "tvm.topi" => Function::TopiSum,
+        "add" if module_path == "tvm.topi" => Function::TopiAdd,
         // `topi/utils.py` imports `tag`, and programs take it from there.
         "tag" if module_path == "tvm.topi.utils" => {
             return Some(Value::Object(Object::Module("tvm.topi.tag")))

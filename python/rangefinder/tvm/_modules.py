@@ -34,6 +34,7 @@ LAYER_MODULES = (
     "tvm.contrib.nvcc",
     "tvm.topi.nn",
     "tvm.topi.nn.winograd_util",
+    "tvm.topi.nn.pooling",
     "tvm.topi.nn.utils",
     "tvm.topi.testing",
     "tvm.topi.generic",
