@@ -118,8 +118,8 @@ pub enum Function {
     Pool2d,
     /// `tvm.topi.sum`.
     TopiSum,
-    /// `tvm.topi.add`.
-    TopiAdd,
+    /// `tvm.topi.add`, `subtract`, `multiply`, `divide`, `floor_divide`.
+    TopiBroadcast(crate::BinaryOp),
     /// `autotvm.register_topi_compute(name)` and its kind: a decorator whose
     /// function needs a tuning configuration, so that the function defines
     /// but its use is refused.
@@ -208,7 +208,7 @@ impl Function {
             Function::Prod => "tvm.topi.utils.prod",
             Function::Pool2d => "tvm.topi.nn.pool2d",
             Function::TopiSum => "tvm.topi.sum",
-            Function::TopiAdd => "tvm.topi.add",
+            Function::TopiBroadcast(_) => "tvm.topi.add",
             Function::DeferringDecorator => "tvm.autotvm.register_topi_compute",
             Function::EqualConstInt => "tvm.topi.utils.equal_const_int",
             Function::IsEmptyShape => "tvm.topi.utils.is_empty_shape",

@@ -190,7 +190,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::Prod => crate::topi::prod(args),
         Function::Pool2d => crate::topi_ops::pool2d(host, args),
         Function::TopiSum => crate::topi_ops::sum(host, args),
-        Function::TopiAdd => crate::topi_ops::add(args),
+        Function::TopiBroadcast(op) => crate::topi_ops::broadcast_function(op, args),
         Function::DeferringDecorator => match args.positional.as_slice() {
             // The decorator applied: the function, as a name whose use is refused.
             [Value::Host(_)] => Ok(Value::Object(Object::Unsupported(Rc::from(
@@ -449,12 +449,14 @@ fn thread_axis(args: Args) -> ApiResult<Value> {
     let tag = match (a.get("dom"), a.get("tag")) {
         (Some(d), None) if matches!(d.value, Value::Str(_)) => d,
         (None, Some(t)) => t,
-        (Some(d), _) if !matches!(d.value, Value::None) => return Err(not_supported(
-            d.place(),
-            "`thread_axis` with a domain is not supported: give only the tag, the bound loop's \
-                 extent is the number of threads",
-        )),
-        (_, Some(t)) => t,
+        (Some(d), Some(t)) => {
+            // TVM lowers a bound loop over its own range, whatever domain
+            // the thread axis declares (InferBound gives the thread the
+            // loop's range): the domain is checked for its form and kept
+            // out of the model.
+            thread_domain(d)?;
+            t
+        }
         _ => {
             return Err(type_error(
                 a.place(),
@@ -463,15 +465,49 @@ fn thread_axis(args: Args) -> ApiResult<Value> {
         }
     };
     let text = string(tag)?;
+    let name = match a.get("name") {
+        Some(n) if !matches!(n.value, Value::None) => string(n)?,
+        _ => text.clone(),
+    };
     // TVM accepts any tag here; rangefinder knows only the GPU ones, so an
     // unknown tag is a limit of rangefinder, not a `TVMError` to catch.
-    let axis = te::IterVar::thread_axis(&text).map_err(|e| {
+    let axis = te::IterVar::thread_axis_named(&text, &name).map_err(|e| {
         not_supported(
             tag.place(),
             format!("this thread axis is not supported: {}", e.message),
         )
     })?;
     Ok(Value::Object(Object::ThreadAxis(axis)))
+}
+
+/// The domain of a thread axis, `(min, extent_end)` or a `Range`: it must
+/// start at 0, as TVM requires of threads.
+fn thread_domain(d: &Given) -> ApiResult<()> {
+    if matches!(d.value, Value::None) {
+        return Ok(());
+    }
+    let min = match &d.value {
+        Value::Object(Object::Range(r)) => Some(r.min.clone()),
+        v => v
+            .sequence()
+            .filter(|items| items.len() == 2)
+            .map(|items| to_index(&d.item(items[0].clone())))
+            .transpose()?,
+    };
+    match min {
+        Some(m) if crate::objects::constant_value(&m) == Some(0) => Ok(()),
+        Some(m) => Err(type_error(
+            d.place(),
+            format!("a thread axis starts at 0, not at {m}"),
+        )),
+        None => Err(type_error(
+            d.place(),
+            format!(
+                "`thread_axis` needs its domain as `(0, extent)` or a `Range`, found a {}",
+                d.value.type_name()
+            ),
+        )),
+    }
 }
 
 /// `tvm.ir.Range(begin, end)`: `[begin, end)`; with one argument

@@ -124,7 +124,7 @@ pub use value::{HostValue, Value};
 use std::rc::Rc;
 
 /// A binary arithmetic operator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
     /// `+`.
     Add,

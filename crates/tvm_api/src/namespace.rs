@@ -56,6 +56,7 @@ const MODULES: &[&str] = &[
     "tvm.topi.cpp",
     "tvm.meta_schedule",
     "tvm.topi.nn.pooling",
+    "tvm.script",
 ];
 
 /// Modules TVM's operator library and tests import at their top but use
@@ -83,6 +84,7 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.topi.generic",
     "tvm.topi.cpp",
     "tvm.meta_schedule",
+    "tvm.script",
 ];
 
 /// The module called `path`, if scripts may use it.
@@ -204,7 +206,13 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
             Function::Pool2d
         }
         "sum" if module_path == "tvm.topi" => Function::TopiSum,
-        "add" if module_path == "tvm.topi" => Function::TopiAdd,
+        "add" if module_path == "tvm.topi" => Function::TopiBroadcast(crate::BinaryOp::Add),
+        "subtract" if module_path == "tvm.topi" => Function::TopiBroadcast(crate::BinaryOp::Sub),
+        "multiply" if module_path == "tvm.topi" => Function::TopiBroadcast(crate::BinaryOp::Mul),
+        "divide" if module_path == "tvm.topi" => Function::TopiBroadcast(crate::BinaryOp::Div),
+        "floor_divide" if module_path == "tvm.topi" => {
+            Function::TopiBroadcast(crate::BinaryOp::FloorDiv)
+        }
         // `topi/utils.py` imports `tag`, and programs take it from there.
         "tag" if module_path == "tvm.topi.utils" => {
             return Some(Value::Object(Object::Module("tvm.topi.tag")))

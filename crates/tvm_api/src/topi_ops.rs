@@ -9,8 +9,9 @@
 //!   elements in the window (padding counted or not, `count_include_pad`);
 //! - `topi.sum`: one reduction `<input>_red` (tag `comm_reduce`) over the
 //!   given axes, kept as size-1 dimensions with `keepdims`;
-//! - `topi.add`: an element-wise sum with broadcasting, `T_add` (tag
-//!   `broadcast`).
+//! - `topi.add`, `subtract`, `multiply`, `divide`, `floor_divide`, and
+//!   the operators of tensors (`A + B`, `A * 2`): element-wise with
+//!   broadcasting, `T_add`... (tag `broadcast`, `elemwise` with a scalar).
 
 use crate::args::{Args, Given};
 use crate::error::{te_error, type_error, ApiError, ApiResult, ErrorClass};
@@ -431,21 +432,96 @@ pub(crate) fn sum(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     Ok(Value::Object(Object::Tensor(out)))
 }
 
-/// `topi.add(lhs, rhs)`: tensors (or a tensor and a number) added with
-/// NumPy's broadcasting.
-pub(crate) fn add(args: Args) -> ApiResult<Value> {
-    let a = args.bind("add", &["lhs", "rhs"])?;
+/// `topi.add(lhs, rhs)` (and `subtract`, `multiply`, `divide`,
+/// `floor_divide`): called from a program.
+pub(crate) fn broadcast_function(op: crate::BinaryOp, args: Args) -> ApiResult<Value> {
+    let a = args.bind(broadcast_name(op), &["lhs", "rhs"])?;
     let (l, r) = (a.required("lhs")?, a.required("rhs")?);
-    let tensor = |g: &Given| match &g.value {
-        Value::Object(Object::Tensor(t)) => Some(t.clone()),
-        _ => None,
-    };
-    let (lt, rt) = (tensor(l), tensor(r));
-    let shape_of = |t: &Option<te::Tensor>| t.as_ref().map_or(Vec::new(), |t| t.shape().to_vec());
-    let (ls, rs) = (shape_of(&lt), shape_of(&rt));
-    if lt.is_none() && rt.is_none() {
-        return crate::binary(crate::BinaryOp::Add, &l.value, &r.value);
+    broadcast(op, &l.value, &r.value)
+}
+
+fn broadcast_name(op: crate::BinaryOp) -> &'static str {
+    match op {
+        crate::BinaryOp::Add => "add",
+        crate::BinaryOp::Sub => "subtract",
+        crate::BinaryOp::Mul => "multiply",
+        crate::BinaryOp::Div => "divide",
+        crate::BinaryOp::FloorDiv => "floor_divide",
+        _ => "broadcast",
     }
+}
+
+/// One side of a broadcast operation: a tensor, or a value the same at
+/// every element.
+enum Operand {
+    Tensor(te::Tensor),
+    Scalar(te::Value),
+}
+
+impl Operand {
+    fn shape(&self) -> &[Expr] {
+        match self {
+            Operand::Tensor(t) => t.shape(),
+            Operand::Scalar(_) => &[],
+        }
+    }
+
+    /// The operand at the output's indices `o` (of `n` dimensions): a
+    /// dimension of size 1 is read at 0, as NumPy broadcasts.
+    fn at(&self, o: &[Expr]) -> te::Value {
+        match self {
+            Operand::Scalar(v) => v.clone(),
+            Operand::Tensor(t) => {
+                let s = t.shape();
+                let skip = o.len() - s.len();
+                t.at(s.iter().enumerate().map(|(i, dim)| {
+                    if constant_value(dim) == Some(1) {
+                        Expr::int(0)
+                    } else {
+                        o[skip + i].clone()
+                    }
+                }))
+            }
+        }
+    }
+}
+
+/// `lhs op rhs` where a side is a tensor, as TVM's `Tensor` operators and
+/// `topi.add` build it: one compute `T_add` (`T_subtract`, `T_multiply`,
+/// `T_divide`, `T_floor_divide`) over the broadcast shape, tagged
+/// `broadcast` when both sides are tensors and `elemwise` when one is a
+/// scalar.
+pub(crate) fn broadcast(op: crate::BinaryOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
+    let operand = |v: &Value| match v {
+        Value::Object(Object::Tensor(t)) => Ok(Operand::Tensor(t.clone())),
+        other => crate::objects::to_element(other, None).map(Operand::Scalar),
+    };
+    let (l, r) = (operand(lhs)?, operand(rhs)?);
+    let both = matches!((&l, &r), (Operand::Tensor(_), Operand::Tensor(_)));
+    let dtype = |o: &Operand| match o {
+        Operand::Tensor(t) => t.dtype(),
+        Operand::Scalar(v) => v.dtype(),
+    };
+    let integer = dtype(&l).is_int() && dtype(&r).is_int();
+    let te_op = match op {
+        crate::BinaryOp::Add => te::BinaryOp::Add,
+        crate::BinaryOp::Sub => te::BinaryOp::Sub,
+        crate::BinaryOp::Mul => te::BinaryOp::Mul,
+        crate::BinaryOp::Div if !integer => te::BinaryOp::Div,
+        crate::BinaryOp::FloorDiv if integer => te::BinaryOp::Div,
+        _ => {
+            return Err(ApiError::not_supported(format!(
+                "`{}` on tensors is not supported{}; use + - * and / (float) or // (int)",
+                op.symbol(),
+                if integer {
+                    " on integers"
+                } else {
+                    " on floats"
+                }
+            )))
+        }
+    };
+    let (ls, rs) = (l.shape().to_vec(), r.shape().to_vec());
     let n = ls.len().max(rs.len());
     let mut out_shape = Vec::with_capacity(n);
     for d in 0..n {
@@ -457,7 +533,10 @@ pub(crate) fn add(args: Args) -> ApiResult<Value> {
                 (Some(x), Some(y)) if x != y => {
                     return Err(ApiError::new(
                         ErrorClass::ValueError,
-                        format!("cannot broadcast shapes: dimension {d} is {x} on one side and {y} on the other"),
+                        format!(
+                            "cannot broadcast shapes: dimension {d} is {x} on one side and {y} \
+                             on the other"
+                        ),
                     ))
                 }
                 _ => a,
@@ -466,42 +545,14 @@ pub(crate) fn add(args: Args) -> ApiResult<Value> {
             (None, None) => Expr::int(1),
         });
     }
-    let scalar = |g: &Given, t: &Option<te::Tensor>| match t {
-        Some(_) => Ok(None),
-        None => crate::objects::to_element(&g.value, g.place()).map(Some),
-    };
-    let (lv, rv) = (scalar(l, &lt)?, scalar(r, &rt)?);
-    let operand = |v: &Option<te::Value>, t: &Option<te::Tensor>, s: &[Expr], o: &[Expr]| match t {
-        Some(t) => {
-            let idx: Vec<Expr> = s
-                .iter()
-                .enumerate()
-                .map(|(i, dim)| {
-                    if constant_value(dim) == Some(1) {
-                        Expr::int(0)
-                    } else {
-                        o[n - s.len() + i].clone()
-                    }
-                })
-                .collect();
-            t.at(idx)
-        }
-        None => v.clone().expect("a scalar operand"),
-    };
     let names: Vec<String> = (0..n).map(|d| format!("ax{d}")).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let out = te::try_compute_tagged(
         out_shape,
         &names,
-        |o| {
-            Ok::<_, te::TeError>(te::Value::binary(
-                te::BinaryOp::Add,
-                operand(&lv, &lt, &ls, o),
-                operand(&rv, &rt, &rs, o),
-            ))
-        },
-        "T_add",
-        "broadcast",
+        |o| Ok::<_, te::TeError>(te::Value::binary(te_op, l.at(o), r.at(o))),
+        &format!("T_{}", broadcast_name(op)),
+        if both { "broadcast" } else { "elemwise" },
         Attrs::new(),
     )
     .map_err(|e| te_error(&None, e))?;

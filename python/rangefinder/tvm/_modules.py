@@ -40,6 +40,7 @@ LAYER_MODULES = (
     "tvm.topi.generic",
     "tvm.topi.cpp",
     "tvm.meta_schedule",
+    "tvm.script",
 )
 
 
