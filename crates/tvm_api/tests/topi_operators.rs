@@ -125,7 +125,7 @@ fn pool_case() -> impl Strategy<Value = PoolCase> {
         .prop_filter(
             "the window fits in the padded input",
             |((h, w), ((kh, kw), _, (dh, dw)), pad, _)| {
-                (kh - 1) * dh + 1 <= h + pad[0] + pad[2] && (kw - 1) * dw + 1 <= w + pad[1] + pad[3]
+                (kh - 1) * dh < h + pad[0] + pad[2] && (kw - 1) * dw < w + pad[1] + pad[3]
             },
         )
         .prop_map(
