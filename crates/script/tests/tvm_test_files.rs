@@ -179,10 +179,11 @@ print(schedule([1]), tag.ELEMWISE, equal_const_int(n - n + 3, 3), equal_const_in
 print(is_empty_shape((2, 0)), is_empty_shape((2, n)), prod((2, 3, 4)), prod((2, n)))
 print(ana.simplify(n + 2 - n), simplify(n * 1), ana.can_prove(n + 1 > n))
 print(tvm.device("llvm", 0), tvm.device("cuda"), tvm.tir.vscale() * 4)
+print(tvm.testing.device_enabled("llvm"), tvm.testing.device_enabled("cuda"))
 "#);
     assert_eq!(
         r.printed,
-        "default elemwise True False\nTrue False 24 2 * n\n2 n True\ncpu(0) cuda(0) vscale * 4\n"
+        "default elemwise True False\nTrue False 24 2 * n\n2 n True\ncpu(0) cuda(0) vscale * 4\nTrue False\n"
     );
     let e = error(
         r#"

@@ -114,6 +114,9 @@ pub enum Function {
     VScale,
     /// `tvm.topi.utils.prod(x)`: the product of a sequence's items.
     Prod,
+    /// `tvm.testing.device_enabled(target)`: whether programs for this
+    /// target run here (the host's, `llvm` and `c`; no GPU).
+    DeviceEnabled,
     /// `tvm.topi.nn.pool2d`.
     Pool2d,
     /// `tvm.topi.sum`.
@@ -207,6 +210,7 @@ impl Function {
             Function::VScale => "tvm.tir.vscale",
             Function::Prod => "tvm.topi.utils.prod",
             Function::Pool2d => "tvm.topi.nn.pool2d",
+            Function::DeviceEnabled => "tvm.testing.device_enabled",
             Function::TopiSum => "tvm.topi.sum",
             Function::TopiBroadcast(_) => "tvm.topi.add",
             Function::DeferringDecorator => "tvm.autotvm.register_topi_compute",

@@ -189,6 +189,24 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         }
         Function::Prod => crate::topi::prod(args),
         Function::Pool2d => crate::topi_ops::pool2d(host, args),
+        Function::DeviceEnabled => {
+            let a = args.bind("device_enabled", &["target"])?;
+            let t = a.required("target")?;
+            let kind = match &t.value {
+                Value::Str(s) => s.split_whitespace().next().unwrap_or("").to_string(),
+                Value::Object(Object::Target(target)) => target.kind.clone(),
+                other => {
+                    return Err(type_error(
+                        t.place(),
+                        format!(
+                            "`device_enabled` needs a target, found a {}",
+                            other.type_name()
+                        ),
+                    ))
+                }
+            };
+            Ok(Value::Bool(matches!(kind.as_str(), "llvm" | "c")))
+        }
         Function::TopiSum => crate::topi_ops::sum(host, args),
         Function::TopiBroadcast(op) => crate::topi_ops::broadcast_function(op, args),
         Function::DeferringDecorator => match args.positional.as_slice() {

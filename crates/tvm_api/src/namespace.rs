@@ -165,6 +165,7 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "all" if tir_level => Function::All,
         "any" if tir_level => Function::Any,
         "assert_prim_expr_equal" if module_path == "tvm.testing" => Function::AssertPrimExprEqual,
+        "device_enabled" if module_path == "tvm.testing" => Function::DeviceEnabled,
         _ if module_path == "tvm.testing"
             && (name.starts_with("requires_")
                 || name == "uses_gpu"
