@@ -180,10 +180,12 @@ print(is_empty_shape((2, 0)), is_empty_shape((2, n)), prod((2, 3, 4)), prod((2, 
 print(ana.simplify(n + 2 - n), simplify(n * 1), ana.can_prove(n + 1 > n))
 print(tvm.device("llvm", 0), tvm.device("cuda"), tvm.tir.vscale() * 4)
 print(tvm.testing.device_enabled("llvm"), tvm.testing.device_enabled("cuda"))
+b = tvm.tir.decl_buffer((4,), "float32", name="b")
+print(isinstance(b, tvm.te.schedule.Buffer), isinstance(n, tvm.tir.Buffer), tvm.te.schedule.IterVar.Unrolled == tvm.te.IterVar.Unrolled)
 "#);
     assert_eq!(
         r.printed,
-        "default elemwise True False\nTrue False 24 2 * n\n2 n True\ncpu(0) cuda(0) vscale * 4\nTrue False\n"
+        "default elemwise True False\nTrue False 24 2 * n\n2 n True\ncpu(0) cuda(0) vscale * 4\nTrue False\nTrue False True\n"
     );
     let e = error(
         r#"

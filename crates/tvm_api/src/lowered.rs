@@ -94,11 +94,12 @@ pub(crate) const STMT_CLASSES: &[&str] = &[
     "PrimFunc",
 ];
 
-/// `isinstance(v, tvm.tir.<class>)` for statements, and for the lowered
-/// function (`mod["main"]`, a `tvm.tir.PrimFunc`).
+/// `isinstance(v, tvm.tir.<class>)` for statements, for the lowered
+/// function (`mod["main"]`, a `tvm.tir.PrimFunc`) and for buffers.
 pub(crate) fn is_stmt(v: &Value, class: &str) -> bool {
     match v {
         Value::Object(Object::Lowered(_)) => class == "PrimFunc",
+        Value::Object(Object::Buffer(_) | Object::DeclBuffer(..)) => class == "Buffer",
         Value::Object(Object::Stmt(s)) => class == "Stmt" || stmt_class(s.stmt()) == class,
         _ => false,
     }

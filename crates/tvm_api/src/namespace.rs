@@ -240,7 +240,7 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "call_packed" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallPacked,
         "call_extern" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallExtern,
         "create" if module_path == "tvm.tir.ir_builder" => Function::IrBuilder,
-        "IterVar" if module_path == "tvm.te" => {
+        "IterVar" if matches!(module_path, "tvm.te" | "tvm.te.schedule" | "tvm.schedule") => {
             return Some(Value::Object(Object::Class(Class::IterVar)))
         }
         "TVMError" if module_path == "tvm.error" => {
@@ -284,6 +284,9 @@ fn class(module_path: &str, name: &str) -> Option<Class> {
             Class::Object
         }
         "Target" if module_path == "tvm.target" => Class::Target,
+        // A buffer of an intrinsic's or an extern's function, or of a
+        // lowered program; `te.schedule` re-exports TVM's `Buffer`.
+        "Buffer" if schedule || module_path == "tvm.tir" => Class::Stmt("Buffer"),
         "Analyzer" if module_path == "tvm.arith" => Class::Analyzer,
         _ if module_path == "tvm.tir" || module_path == "tvm.tir.stmt" => {
             return crate::lowered::class(name)
