@@ -512,6 +512,15 @@ pub(crate) enum Builtin {
     /// `tvm.testing.main()` / `pytest.main(...)`: runs the module's test
     /// functions, as pytest collects them.
     TestMain,
+    /// `collections.namedtuple(name, fields)`: declares the type; making a
+    /// value of it needs CPython (TOPI's modules declare workload types at
+    /// their top and use them only on paths TE programs do not take).
+    NamedTuple,
+    /// `logging.getLogger(name)`: a logger.
+    GetLogger,
+    /// A logger's `debug`, `info`, `warning`, `error`, `setLevel`...: the
+    /// interpreter keeps no log, so they do nothing.
+    LogCall,
 }
 
 /// The functions of Python's `math` module the interpreter computes.
@@ -563,6 +572,9 @@ impl Builtin {
             Builtin::Reduce => "functools.reduce",
             Builtin::Product => "itertools.product",
             Builtin::TestMain => "tvm.testing.main",
+            Builtin::NamedTuple => "collections.namedtuple",
+            Builtin::GetLogger => "logging.getLogger",
+            Builtin::LogCall => "logging.log",
             Builtin::Math(f) => match f {
                 MathFunction::Ceil => "math.ceil",
                 MathFunction::Floor => "math.floor",
@@ -617,6 +629,13 @@ impl Builtin {
         Some(match (module, name) {
             ("functools", "reduce") => Builtin::Reduce,
             ("itertools", "product") => Builtin::Product,
+            ("collections", "namedtuple") => Builtin::NamedTuple,
+            ("logging", "getLogger") => Builtin::GetLogger,
+            (
+                "logging",
+                "debug" | "info" | "warning" | "warn" | "error" | "critical" | "exception"
+                | "setLevel" | "basicConfig" | "addHandler" | "disable" | "log",
+            ) => Builtin::LogCall,
             ("math", _) => Builtin::Math(match name {
                 "ceil" => M::Ceil,
                 "floor" => M::Floor,
@@ -980,6 +999,18 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
         Builtin::Math(f) => crate::pymodules::math(f, args),
         Builtin::Reduce => crate::pymodules::reduce(interp, args),
         Builtin::Product => crate::pymodules::product(args),
+        Builtin::NamedTuple => {
+            args.bind(
+                "namedtuple",
+                &["typename", "field_names", "rename", "defaults", "module"],
+            )?;
+            Ok(Value::host(ScriptValue::Module(
+                crate::pymodules::DEFERRED_COLLECTIONS,
+            )))
+        }
+        // A logger is the `logging` module itself: its functions log alike.
+        Builtin::GetLogger => Ok(Value::host(ScriptValue::Module("logging"))),
+        Builtin::LogCall => Ok(Value::None),
         Builtin::TestMain => {
             // pytest's command-line arguments (`[__file__]`) select nothing
             // here: every test of the module runs.

@@ -117,11 +117,14 @@ pub(crate) fn module_attr(path: &str, name: &str) -> Option<Value> {
         return builtin(Native::Builtin(crate::builtins::Builtin::TestMain));
     }
     if path == "pytest" {
-        return if name == "raises" {
-            builtin(Native::PytestRaises)
-        } else {
-            None
+        return match name {
+            "raises" => builtin(Native::PytestRaises),
+            "mark" => Some(Value::Host(Rc::new(ScriptValue::Module("pytest.mark")))),
+            _ => None,
         };
+    }
+    if path == "pytest.mark" {
+        return Some(tvm_api::pytest_mark(name));
     }
     if tvm_api::module(path).is_none() {
         return crate::pymodules::attribute(path, name);

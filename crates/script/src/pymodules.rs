@@ -15,8 +15,13 @@ use crate::value::{ScriptValue, Value};
 use std::ops::Range;
 use tvm_api::ErrorClass;
 
-/// Modules whose functions are computed here.
-const COMPUTED: &[&str] = &["math", "functools", "itertools"];
+/// Modules whose functions are computed here (`collections` and `logging`
+/// in part: see [`attribute`]).
+const COMPUTED: &[&str] = &["math", "functools", "itertools", "collections", "logging"];
+
+/// What `collections`' names other than `namedtuple` are, and what
+/// `namedtuple(...)` gives: a value whose first use needs CPython.
+pub(crate) const DEFERRED_COLLECTIONS: &str = "collections.cpython";
 
 /// Modules that import but need CPython on first use.
 const NEED_CPYTHON: &[&str] = &[
@@ -29,9 +34,8 @@ const NEED_CPYTHON: &[&str] = &[
     "scipy",
     "random",
     "time",
-    "logging",
     "typing",
-    "collections",
+    DEFERRED_COLLECTIONS,
     "json",
     "pickle",
     "tempfile",
@@ -80,6 +84,13 @@ pub(crate) fn attribute(path: &str, name: &str) -> Option<Value> {
         ("math", "e") => Some(Value::Float(std::f64::consts::E)),
         ("math", "inf") => Some(Value::Float(f64::INFINITY)),
         ("math", "nan") => Some(Value::Float(f64::NAN)),
+        ("logging", "DEBUG") => Some(Value::Int(10)),
+        ("logging", "INFO") => Some(Value::Int(20)),
+        ("logging", "WARNING") => Some(Value::Int(30)),
+        ("logging", "ERROR") => Some(Value::Int(40)),
+        ("collections", n) if n != "namedtuple" && !n.starts_with("__") => {
+            Some(Value::host(ScriptValue::Module(DEFERRED_COLLECTIONS)))
+        }
         _ => Builtin::in_module(path, name)
             .map(|b| Value::host(ScriptValue::Builtin(Native::Builtin(b)))),
     }

@@ -71,9 +71,15 @@ impl IterVar {
     /// assert!(te::IterVar::thread_axis("threadIdx.w").is_err());
     /// ```
     pub fn thread_axis(tag: &str) -> crate::Result<IterVar> {
+        IterVar::thread_axis_named(tag, tag)
+    }
+
+    /// A thread axis whose variable is called `name` (two virtual thread
+    /// axes `vx`, `vy` of the tag `vthread`).
+    pub fn thread_axis_named(tag: &str, name: &str) -> crate::Result<IterVar> {
         let thread = ThreadTag::parse(tag)?;
         Ok(IterVar(Arc::new(IterVarData {
-            var: Var::new(tag),
+            var: Var::new(name),
             dom: None,
             kind: IterKind::DataPar,
             thread: Some(thread),

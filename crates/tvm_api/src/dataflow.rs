@@ -343,7 +343,55 @@ pub(crate) fn read_graph_item(graph: &te::ReadGraph, index: &Given) -> ApiResult
 /// after another, so the stage would be sized per thread and read before
 /// the other threads wrote it.
 pub(crate) fn cooperative_fetch(s: &te::Schedule) -> Option<String> {
-    s.stages().iter().find_map(|st| cooperative_stage(s, st))
+    s.stages().iter().find_map(|st| {
+        cooperative_stage(s, st).or_else(|| reduction_across_enclosing_threads(s, st))
+    })
+}
+
+/// A stage computed inside a loop bound to a thread that binds one of its
+/// own reduction loops to the same thread: TVM combines the threads'
+/// partial results (an all-reduce across the threads already running), and
+/// rangefinder, which runs each thread's iteration alone, would keep one
+/// thread's part. Such a schedule is refused, not given a wrong value.
+fn reduction_across_enclosing_threads(s: &te::Schedule, st: &te::Stage) -> Option<String> {
+    let own: Vec<(te::IterVar, te::ThreadTag)> = st
+        .leaf_iter_vars()
+        .iter()
+        .filter(|iv| iv.kind() == te::IterKind::Reduce)
+        .filter_map(|iv| st.thread_tag(iv).map(|t| (iv.clone(), t)))
+        .collect();
+    if own.is_empty() {
+        return None;
+    }
+    let mut child = st;
+    for _ in 0..s.stages().len() {
+        let te::Attach::At { parent, axis } = child.attach() else {
+            return None;
+        };
+        let outer = s.stage(parent).ok()?;
+        let leaves = outer.leaf_iter_vars();
+        let end = leaves.iter().position(|iv| iv == axis)?;
+        for iv in &leaves[..=end] {
+            if let Some(tag) = outer.thread_tag(iv) {
+                if let Some((red, _)) = own.iter().find(|(_, t)| *t == tag) {
+                    return Some(format!(
+                        "`{}` reduces over `{}` bound to `{tag}` inside the loop `{}` of `{}`, \
+                         bound to the same threads: that is a reduction across running threads, \
+                         which rangefinder does not support; compute `{}` at a loop outside \
+                         `{}`, or bind its reduction to another thread axis",
+                        st.name(),
+                        red.name(),
+                        iv.name(),
+                        outer.name(),
+                        st.name(),
+                        iv.name()
+                    ));
+                }
+            }
+        }
+        child = outer;
+    }
+    None
 }
 
 /// [`cooperative_fetch`] for the stage `st`.

@@ -78,6 +78,12 @@ pub enum Function {
     GetConstInt,
     /// `tvm.topi.utils.traverse_inline`.
     TraverseInline,
+    /// `tvm.topi.utils.equal_const_int(expr, value)`.
+    EqualConstInt,
+    /// `tvm.topi.utils.is_empty_shape(shape)`.
+    IsEmptyShape,
+    /// `tvm.topi.utils.simplify(expr)`.
+    TopiSimplify,
     /// `tvm.topi.tag.is_injective`.
     IsInjective,
     /// `tvm.topi.tag.is_broadcast`.
@@ -98,6 +104,32 @@ pub enum Function {
     Device(&'static str),
     /// `tvm.testing.assert_allclose`.
     AssertAllclose,
+    /// `tvm.device(kind, dev_id)`: a device named by its target kind.
+    DeviceOf,
+    /// `tvm.target.generic_func`: the decorated function itself (a program
+    /// lowers for one target, so there is nothing to dispatch).
+    GenericFunc,
+    /// `tvm.tir.vscale()`: the multiplier of scalable vectors, an unknown
+    /// positive size.
+    VScale,
+    /// `tvm.topi.utils.prod(x)`: the product of a sequence's items.
+    Prod,
+    /// `tvm.testing.device_enabled(target)`: whether programs for this
+    /// target run here (the host's, `llvm` and `c`; no GPU).
+    DeviceEnabled,
+    /// `tvm.topi.nn.pool2d`.
+    Pool2d,
+    /// `tvm.topi.sum`.
+    TopiSum,
+    /// `tvm.topi.add`, `subtract`, `multiply`, `divide`, `floor_divide`.
+    TopiBroadcast(crate::BinaryOp),
+    /// `autotvm.register_topi_compute(name)` and its kind: a decorator whose
+    /// function needs a tuning configuration, so that the function defines
+    /// but its use is refused.
+    DeferringDecorator,
+    /// `tvm.testing.requires_gpu`, `uses_gpu`, ...: a mark that leaves the
+    /// test unchanged.
+    Requirement,
     /// `tvm.tir.stmt_functor.post_order_visit`.
     PostOrderVisit,
     // Stages, dataflow and operations that are not computes.
@@ -172,6 +204,19 @@ impl Function {
             Function::GetConstTuple => "tvm.topi.utils.get_const_tuple",
             Function::GetConstInt => "tvm.topi.utils.get_const_int",
             Function::TraverseInline => "tvm.topi.utils.traverse_inline",
+            Function::Requirement => "tvm.testing.requires_*",
+            Function::DeviceOf => "tvm.device",
+            Function::GenericFunc => "tvm.target.generic_func",
+            Function::VScale => "tvm.tir.vscale",
+            Function::Prod => "tvm.topi.utils.prod",
+            Function::Pool2d => "tvm.topi.nn.pool2d",
+            Function::DeviceEnabled => "tvm.testing.device_enabled",
+            Function::TopiSum => "tvm.topi.sum",
+            Function::TopiBroadcast(_) => "tvm.topi.add",
+            Function::DeferringDecorator => "tvm.autotvm.register_topi_compute",
+            Function::EqualConstInt => "tvm.topi.utils.equal_const_int",
+            Function::IsEmptyShape => "tvm.topi.utils.is_empty_shape",
+            Function::TopiSimplify => "tvm.topi.utils.simplify",
             Function::IsInjective => "tvm.topi.tag.is_injective",
             Function::IsBroadcast => "tvm.topi.tag.is_broadcast",
             Function::TargetCurrent => "tvm.target.Target.current",
@@ -247,6 +292,8 @@ pub enum Class {
     Object,
     /// `tvm.target.Target`: calling it makes a target.
     Target,
+    /// `tvm.arith.Analyzer`: calling it makes an analyzer.
+    Analyzer,
     /// A statement class of `tvm.tir` (`For`, `BufferStore`, `Stmt`...).
     Stmt(&'static str),
     /// An exception class (`tvm.error.TVMError`; front ends also use it for
@@ -278,6 +325,7 @@ impl Class {
             Class::Range => "tvm.ir.Range",
             Class::Object => "tvm.runtime.Object",
             Class::Target => "tvm.target.Target",
+            Class::Analyzer => "tvm.arith.Analyzer",
             Class::Stmt(name) => name,
             Class::Error(e) => e.name(),
         }

@@ -143,6 +143,83 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::GetConstTuple => crate::topi::get_const_tuple(args),
         Function::GetConstInt => crate::topi::get_const_int(args),
         Function::TraverseInline => crate::topi::traverse_inline(host, args),
+        Function::Requirement => crate::test_marks::requirement(args),
+        Function::DeviceOf => {
+            let a = args.bind("device", &["dev_type", "dev_id"])?;
+            let t = a.required("dev_type")?;
+            let kind = match &t.value {
+                Value::Str(s) => match s.split_whitespace().next().unwrap_or("") {
+                    "llvm" | "cpu" | "c" => "cpu",
+                    "cuda" | "nvptx" | "gpu" => "cuda",
+                    "rocm" => "rocm",
+                    "opencl" | "cl" => "opencl",
+                    "vulkan" => "vulkan",
+                    "metal" => "metal",
+                    other => {
+                        return Err(type_error(
+                            t.place(),
+                            format!("unknown device type `{other}`: use \"llvm\", \"cpu\", \"cuda\", \"rocm\", \"opencl\", \"vulkan\" or \"metal\""),
+                        ))
+                    }
+                },
+                Value::Object(Object::Target(target)) => {
+                    if target.kind == "cuda" { "cuda" } else { "cpu" }
+                }
+                other => {
+                    return Err(type_error(
+                        t.place(),
+                        format!("`tvm.device` needs a device type string, found a {}", other.type_name()),
+                    ))
+                }
+            };
+            let id = match a.get("dev_id") {
+                None => 0,
+                Some(g) => as_int(&g.value)
+                    .ok_or_else(|| type_error(g.place(), "a device number is an integer"))?,
+            };
+            Ok(Value::Object(Object::Device(kind, id)))
+        }
+        Function::GenericFunc => {
+            let a = args.bind("generic_func", &["fdefault"])?;
+            Ok(a.required("fdefault")?.value.clone())
+        }
+        Function::VScale => {
+            args.bind("vscale", &[])?;
+            Ok(Value::Index(Var::new("vscale").expr()))
+        }
+        Function::Prod => crate::topi::prod(args),
+        Function::Pool2d => crate::topi_ops::pool2d(host, args),
+        Function::DeviceEnabled => {
+            let a = args.bind("device_enabled", &["target"])?;
+            let t = a.required("target")?;
+            let kind = match &t.value {
+                Value::Str(s) => s.split_whitespace().next().unwrap_or("").to_string(),
+                Value::Object(Object::Target(target)) => target.kind.clone(),
+                other => {
+                    return Err(type_error(
+                        t.place(),
+                        format!(
+                            "`device_enabled` needs a target, found a {}",
+                            other.type_name()
+                        ),
+                    ))
+                }
+            };
+            Ok(Value::Bool(matches!(kind.as_str(), "llvm" | "c")))
+        }
+        Function::TopiSum => crate::topi_ops::sum(host, args),
+        Function::TopiBroadcast(op) => crate::topi_ops::broadcast_function(op, args),
+        Function::DeferringDecorator => match args.positional.as_slice() {
+            // The decorator applied: the function, as a name whose use is refused.
+            [Value::Host(_)] => Ok(Value::Object(Object::Unsupported(Rc::from(
+                "a function registered with autotvm (it needs a tuning configuration)",
+            )))),
+            // `register_topi_compute("name")`: the decorator.
+            _ => Ok(Value::Function(Function::DeferringDecorator)),
+        },
+        Function::EqualConstInt => crate::topi::equal_const_int(args),
+        Function::IsEmptyShape => crate::topi::is_empty_shape(args),
+        Function::TopiSimplify => crate::topi::simplify(args),
         Function::IsInjective => crate::topi::tag_test(args, true),
         Function::IsBroadcast => crate::topi::tag_test(args, false),
         Function::TargetCurrent => {
@@ -390,12 +467,14 @@ fn thread_axis(args: Args) -> ApiResult<Value> {
     let tag = match (a.get("dom"), a.get("tag")) {
         (Some(d), None) if matches!(d.value, Value::Str(_)) => d,
         (None, Some(t)) => t,
-        (Some(d), _) if !matches!(d.value, Value::None) => return Err(not_supported(
-            d.place(),
-            "`thread_axis` with a domain is not supported: give only the tag, the bound loop's \
-                 extent is the number of threads",
-        )),
-        (_, Some(t)) => t,
+        (Some(d), Some(t)) => {
+            // TVM lowers a bound loop over its own range, whatever domain
+            // the thread axis declares (InferBound gives the thread the
+            // loop's range): the domain is checked for its form and kept
+            // out of the model.
+            thread_domain(d)?;
+            t
+        }
         _ => {
             return Err(type_error(
                 a.place(),
@@ -404,15 +483,49 @@ fn thread_axis(args: Args) -> ApiResult<Value> {
         }
     };
     let text = string(tag)?;
+    let name = match a.get("name") {
+        Some(n) if !matches!(n.value, Value::None) => string(n)?,
+        _ => text.clone(),
+    };
     // TVM accepts any tag here; rangefinder knows only the GPU ones, so an
     // unknown tag is a limit of rangefinder, not a `TVMError` to catch.
-    let axis = te::IterVar::thread_axis(&text).map_err(|e| {
+    let axis = te::IterVar::thread_axis_named(&text, &name).map_err(|e| {
         not_supported(
             tag.place(),
             format!("this thread axis is not supported: {}", e.message),
         )
     })?;
     Ok(Value::Object(Object::ThreadAxis(axis)))
+}
+
+/// The domain of a thread axis, `(min, extent_end)` or a `Range`: it must
+/// start at 0, as TVM requires of threads.
+fn thread_domain(d: &Given) -> ApiResult<()> {
+    if matches!(d.value, Value::None) {
+        return Ok(());
+    }
+    let min = match &d.value {
+        Value::Object(Object::Range(r)) => Some(r.min.clone()),
+        v => v
+            .sequence()
+            .filter(|items| items.len() == 2)
+            .map(|items| to_index(&d.item(items[0].clone())))
+            .transpose()?,
+    };
+    match min {
+        Some(m) if crate::objects::constant_value(&m) == Some(0) => Ok(()),
+        Some(m) => Err(type_error(
+            d.place(),
+            format!("a thread axis starts at 0, not at {m}"),
+        )),
+        None => Err(type_error(
+            d.place(),
+            format!(
+                "`thread_axis` needs its domain as `(0, extent)` or a `Range`, found a {}",
+                d.value.type_name()
+            ),
+        )),
+    }
 }
 
 /// `tvm.ir.Range(begin, end)`: `[begin, end)`; with one argument
@@ -706,7 +819,15 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     crate::dataflow::refuse_cooperative_fetch(&s.borrow())?;
     let tensors = s.borrow().program_args(tensors);
     let lowering = te::Lowering::new(&s.borrow(), &tensors).map_err(|e| te_error(&a.place(), e))?;
+    let name = match a.get("name") {
+        Some(g) => match &g.value {
+            Value::Str(n) => n.to_string(),
+            _ => return Err(type_error(g.place(), "`lower` needs `name` as a string")),
+        },
+        None => "main".to_string(),
+    };
     let module = crate::lowered::LoweredModule {
+        name,
         text: lowering.program().to_string(),
         func: lowering.program().clone(),
     };

@@ -100,8 +100,10 @@ mod schedule;
 mod session;
 mod tags;
 mod target;
+mod test_marks;
 pub mod text;
 mod topi;
+mod topi_ops;
 mod value;
 
 pub use args::{Args, Bound, Given};
@@ -116,12 +118,13 @@ pub use operators::{as_index, as_int};
 pub use reducer::ReducerDef;
 pub use session::{Lowered, Session};
 pub use target::Target;
+pub use test_marks::{pytest_mark, Mark, MarkedTest};
 pub use value::{HostValue, Value};
 
 use std::rc::Rc;
 
 /// A binary arithmetic operator.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BinaryOp {
     /// `+`.
     Add,
@@ -206,6 +209,10 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             class.name()
         ))),
         Value::Object(Object::Class(Class::Target)) => target_new(args),
+        Value::Object(Object::Class(Class::Analyzer)) => {
+            args.bind("Analyzer", &[])?;
+            Ok(Value::Object(Object::Analyzer))
+        }
         // `tvm.ir.Range(begin, end)`: the class is also its constructor.
         Value::Object(Object::Class(Class::Range)) => {
             call(host, &Value::Function(Function::Range), args)
@@ -227,6 +234,11 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             }
         }
         Value::Object(Object::Tagged(tag, f)) => tags::call_tagged(host, tag, f, args),
+        Value::Object(Object::Mark(m)) => test_marks::call_mark(m, args),
+        Value::Object(Object::Unsupported(path)) => Err(ApiError::not_supported(format!(
+            "`{path}` is not supported by rangefinder"
+        ))),
+        Value::Object(Object::MarkedTest(t)) => test_marks::call_marked(host, t, args),
         Value::Object(Object::Built(f)) => build::call_built(f, args),
         Value::Object(Object::Class(class)) => Err(ApiError::type_error(format!(
             "`{}` cannot be called",

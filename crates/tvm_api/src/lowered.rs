@@ -18,6 +18,9 @@ pub struct LoweredModule {
     pub func: tir::PrimFunc,
     /// What `print` shows.
     pub text: String,
+    /// The name `tvm.lower(..., name=...)` gave the function (`"main"` by
+    /// default), under which `mod[name]` finds it.
+    pub name: String,
 }
 
 /// A statement of a lowered program: the program and the path to the
@@ -88,11 +91,15 @@ pub(crate) const STMT_CLASSES: &[&str] = &[
     "IfThenElse",
     "SeqStmt",
     "Evaluate",
+    "PrimFunc",
 ];
 
-/// `isinstance(v, tvm.tir.<class>)` for statements.
+/// `isinstance(v, tvm.tir.<class>)` for statements, for the lowered
+/// function (`mod["main"]`, a `tvm.tir.PrimFunc`) and for buffers.
 pub(crate) fn is_stmt(v: &Value, class: &str) -> bool {
     match v {
+        Value::Object(Object::Lowered(_)) => class == "PrimFunc",
+        Value::Object(Object::Buffer(_) | Object::DeclBuffer(..)) => class == "Buffer",
         Value::Object(Object::Stmt(s)) => class == "Stmt" || stmt_class(s.stmt()) == class,
         _ => false,
     }
@@ -145,14 +152,14 @@ pub(crate) fn stmt_attribute(s: &StmtRef, name: &str) -> Option<Value> {
 /// `"main"`.
 pub(crate) fn function(module: &Rc<LoweredModule>, key: &Value) -> ApiResult<Value> {
     match key {
-        Value::Str(k) if &**k == "main" || **k == *module.func.name => {
+        Value::Str(k) if **k == *module.name || **k == *module.func.name => {
             Ok(Value::Object(Object::Lowered(module.clone())))
         }
         other => Err(ApiError::new(
             crate::ErrorClass::IndexError,
             format!(
-                "the lowered program has one function, `main` (`{}`), not {}",
-                module.func.name,
+                "the lowered program has one function, `{}`, not {}",
+                module.name,
                 crate::repr(other)
             ),
         )),

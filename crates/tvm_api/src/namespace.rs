@@ -33,6 +33,58 @@ const MODULES: &[&str] = &[
     "tvm.nd",
     "tvm.tir.stmt",
     "tvm.tir.ir_builder",
+    "tvm.driver",
+    "tvm.arith",
+    "tvm.driver.build_module",
+    "tvm.relay",
+    "tvm.auto_scheduler",
+    "tvm.autotvm",
+    "tvm.contrib",
+    "tvm.contrib.cudnn",
+    "tvm.contrib.cublas",
+    "tvm.contrib.cblas",
+    "tvm.contrib.mkl",
+    "tvm.contrib.dnnl",
+    "tvm.contrib.clang",
+    "tvm.contrib.utils",
+    "tvm.contrib.nvcc",
+    "tvm.topi.nn",
+    "tvm.topi.nn.winograd_util",
+    "tvm.topi.nn.utils",
+    "tvm.topi.testing",
+    "tvm.topi.generic",
+    "tvm.topi.cpp",
+    "tvm.meta_schedule",
+    "tvm.topi.nn.pooling",
+    "tvm.script",
+];
+
+/// Modules TVM's operator library and tests import at their top but use
+/// only on paths a TE program does not take (`relay` in type hints,
+/// `auto_scheduler` for rewritten layouts, `cudnn` when asked for, numpy
+/// references in `topi.testing`): they import, and each of their names
+/// imports too, as a value whose first use says it is not supported.
+const IMPORT_ONLY: &[&str] = &[
+    "tvm.relay",
+    "tvm.auto_scheduler",
+    "tvm.autotvm",
+    "tvm.contrib",
+    "tvm.contrib.cudnn",
+    "tvm.contrib.cublas",
+    "tvm.contrib.cblas",
+    "tvm.contrib.mkl",
+    "tvm.contrib.dnnl",
+    "tvm.contrib.clang",
+    "tvm.contrib.utils",
+    "tvm.contrib.nvcc",
+    "tvm.topi.nn",
+    "tvm.topi.nn.winograd_util",
+    "tvm.topi.nn.utils",
+    "tvm.topi.testing",
+    "tvm.topi.generic",
+    "tvm.topi.cpp",
+    "tvm.meta_schedule",
+    "tvm.script",
 ];
 
 /// The module called `path`, if scripts may use it.
@@ -43,8 +95,32 @@ pub(crate) fn module(path: &str) -> Option<Value> {
         .map(|m| Value::Object(Object::Module(m)))
 }
 
-/// `module.name`: a submodule or a function, in any of TVM's spellings.
+/// `module.name`: a submodule or a function, in any of TVM's spellings; in
+/// a module of [`IMPORT_ONLY`], a name rangefinder does not provide is an
+/// [`Object::Unsupported`].
 pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
+    if module_path == "tvm.autotvm"
+        && matches!(
+            name,
+            "register_topi_compute"
+                | "register_topi_schedule"
+                | "template"
+                | "register_customized_task"
+        )
+    {
+        return Some(Value::Function(Function::DeferringDecorator));
+    }
+    known_module_attr(module_path, name).or_else(|| {
+        (IMPORT_ONLY.contains(&module_path) && !name.starts_with("__")).then(|| {
+            Value::Object(Object::Unsupported(std::rc::Rc::from(format!(
+                "{module_path}.{name}"
+            ))))
+        })
+    })
+}
+
+/// `module.name` for the names rangefinder provides.
+fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
     let full = format!("{module_path}.{name}");
     if let Some(m) = module(&full) {
         return Some(m);
@@ -89,6 +165,14 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "all" if tir_level => Function::All,
         "any" if tir_level => Function::Any,
         "assert_prim_expr_equal" if module_path == "tvm.testing" => Function::AssertPrimExprEqual,
+        "device_enabled" if module_path == "tvm.testing" => Function::DeviceEnabled,
+        _ if module_path == "tvm.testing"
+            && (name.starts_with("requires_")
+                || name == "uses_gpu"
+                || name == "skip_if_wheel_test") =>
+        {
+            Function::Requirement
+        }
         "substitute" if module_path == "tvm.tir.stmt_functor" => Function::Substitute,
         "tag_scope" if te_level => Function::TagScope,
         "Select" if module_path == "tvm.tir" => Function::Select,
@@ -99,12 +183,41 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "get_const_tuple" if module_path == "tvm.topi.utils" => Function::GetConstTuple,
         "get_const_int" if module_path == "tvm.topi.utils" => Function::GetConstInt,
         "traverse_inline" if module_path == "tvm.topi.utils" => Function::TraverseInline,
+        "equal_const_int" if module_path == "tvm.topi.utils" => Function::EqualConstInt,
+        "is_empty_shape" if module_path == "tvm.topi.utils" => Function::IsEmptyShape,
+        "simplify" if module_path == "tvm.topi.utils" => Function::TopiSimplify,
+        "schedule_to_module" | "lower" if module_path == "tvm.driver.build_module" => {
+            Function::Lower
+        }
+        "lower" if module_path == "tvm.driver" => Function::Lower,
+        "build" if matches!(module_path, "tvm.driver" | "tvm.driver.build_module") => {
+            Function::Build
+        }
         "is_injective" if module_path == "tvm.topi.tag" => Function::IsInjective,
         "is_broadcast" if module_path == "tvm.topi.tag" => Function::IsBroadcast,
         "build" if module_path == "tvm" => Function::Build,
         "array" if module_path == "tvm.nd" => Function::NdArray,
         "empty" if module_path == "tvm.nd" => Function::NdEmpty,
         "cpu" if module_path == "tvm" => Function::Device("cpu"),
+        "device" if module_path == "tvm" => Function::DeviceOf,
+        "generic_func" if module_path == "tvm.target" => Function::GenericFunc,
+        "vscale" if module_path == "tvm.tir" => Function::VScale,
+        "prod" if module_path == "tvm.topi.utils" => Function::Prod,
+        "pool2d" if matches!(module_path, "tvm.topi.nn" | "tvm.topi.nn.pooling") => {
+            Function::Pool2d
+        }
+        "sum" if module_path == "tvm.topi" => Function::TopiSum,
+        "add" if module_path == "tvm.topi" => Function::TopiBroadcast(crate::BinaryOp::Add),
+        "subtract" if module_path == "tvm.topi" => Function::TopiBroadcast(crate::BinaryOp::Sub),
+        "multiply" if module_path == "tvm.topi" => Function::TopiBroadcast(crate::BinaryOp::Mul),
+        "divide" if module_path == "tvm.topi" => Function::TopiBroadcast(crate::BinaryOp::Div),
+        "floor_divide" if module_path == "tvm.topi" => {
+            Function::TopiBroadcast(crate::BinaryOp::FloorDiv)
+        }
+        // `topi/utils.py` imports `tag`, and programs take it from there.
+        "tag" if module_path == "tvm.topi.utils" => {
+            return Some(Value::Object(Object::Module("tvm.topi.tag")))
+        }
         "cuda" if module_path == "tvm" => Function::Device("cuda"),
         "gpu" if module_path == "tvm" => Function::Device("cuda"),
         "assert_allclose" if module_path == "tvm.testing" => Function::AssertAllclose,
@@ -127,7 +240,7 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
         "call_packed" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallPacked,
         "call_extern" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallExtern,
         "create" if module_path == "tvm.tir.ir_builder" => Function::IrBuilder,
-        "IterVar" if module_path == "tvm.te" => {
+        "IterVar" if matches!(module_path, "tvm.te" | "tvm.te.schedule" | "tvm.schedule") => {
             return Some(Value::Object(Object::Class(Class::IterVar)))
         }
         "TVMError" if module_path == "tvm.error" => {
@@ -171,6 +284,10 @@ fn class(module_path: &str, name: &str) -> Option<Class> {
             Class::Object
         }
         "Target" if module_path == "tvm.target" => Class::Target,
+        // A buffer of an intrinsic's or an extern's function, or of a
+        // lowered program; `te.schedule` re-exports TVM's `Buffer`.
+        "Buffer" if schedule || module_path == "tvm.tir" => Class::Stmt("Buffer"),
+        "Analyzer" if module_path == "tvm.arith" => Class::Analyzer,
         _ if module_path == "tvm.tir" || module_path == "tvm.tir.stmt" => {
             return crate::lowered::class(name)
         }

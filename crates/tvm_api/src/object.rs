@@ -84,6 +84,16 @@ pub enum Object {
     Reducer(Rc<crate::ReducerDef>),
     /// `te.decl_tensor_intrin(...)`: what `s[C].tensorize` takes.
     TensorIntrin(te::TensorIntrin),
+    /// A name of a module TVM programs import but rangefinder does not
+    /// provide (`tvm.contrib.cudnn.softmax`), by its dotted path: importing
+    /// it succeeds, using it is an error.
+    Unsupported(Rc<str>),
+    /// `tvm.arith.Analyzer()`: `.simplify(e)`, `.can_prove(cond)`.
+    Analyzer,
+    /// `pytest.mark.<name>`, with or without its arguments.
+    Mark(Rc<crate::test_marks::Mark>),
+    /// A test function decorated with pytest's marks.
+    MarkedTest(Rc<crate::test_marks::MarkedTest>),
 }
 
 impl Object {
@@ -123,6 +133,10 @@ impl Object {
             Object::IrBuilder(_) => "IRBuilder",
             Object::Reducer(_) => "function",
             Object::TensorIntrin(_) => "TensorIntrin",
+            Object::Mark(_) => "MarkDecorator",
+            Object::Analyzer => "Analyzer",
+            Object::Unsupported(_) => "unsupported TVM name",
+            Object::MarkedTest(_) => "function",
         }
     }
 
@@ -152,6 +166,9 @@ impl Object {
             (Object::Group(s, a), Object::Group(t, b)) => Rc::ptr_eq(s, t) && a == b,
             (Object::DeclBuffer(a, _), Object::DeclBuffer(b, _)) => a.id() == b.id(),
             (Object::Reducer(a), Object::Reducer(b)) => Rc::ptr_eq(a, b),
+            (Object::Mark(a), Object::Mark(b)) => Rc::ptr_eq(a, b),
+            (Object::Unsupported(a), Object::Unsupported(b)) => a == b,
+            (Object::MarkedTest(a), Object::MarkedTest(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -216,6 +233,10 @@ impl fmt::Display for Object {
             Object::IrBuilder(_) => f.write_str("IRBuilder"),
             Object::Reducer(r) => write!(f, "<function {}>", r.name()),
             Object::TensorIntrin(t) => write!(f, "TensorIntrin({})", t.name()),
+            Object::Mark(m) => write!(f, "MarkDecorator(name={:?})", m.name),
+            Object::Analyzer => f.write_str("Analyzer"),
+            Object::Unsupported(path) => write!(f, "<{path}: not supported by rangefinder>"),
+            Object::MarkedTest(_) => f.write_str("<function marked for pytest>"),
         }
     }
 }

@@ -213,6 +213,7 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
         Class::Schedule => matches!(v, Value::Object(Object::Schedule(_))),
         Class::Range => matches!(v, Value::Object(Object::Range(_))),
         Class::Target => matches!(v, Value::Object(Object::Target(_))),
+        Class::Analyzer => matches!(v, Value::Object(Object::Analyzer)),
         Class::Object => match v {
             Value::Index(_) => true,
             Value::Object(o) => !matches!(
@@ -222,6 +223,8 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
                     | Object::TagScope(_)
                     | Object::Tagged(..)
                     | Object::PartialLoad(..)
+                    | Object::Mark(_)
+                    | Object::MarkedTest(_)
             ),
             _ => false,
         },
@@ -290,6 +293,9 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             )),
         },
         Value::Object(obj) => match (obj, name) {
+            (Object::Unsupported(path), _) => Err(crate::ApiError::not_supported(format!(
+                "`{path}.{name}` is not supported by rangefinder"
+            ))),
             (Object::Tensor(t), "op") => Ok(Value::Object(Object::Op(t.op().clone()))),
             (Object::Tensor(t), "shape") => Ok(shape_value(t.shape())),
             (Object::Tensor(t), "dtype") => Ok(Value::str(t.dtype().name())),
@@ -314,6 +320,16 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                     .collect(),
             )),
             (Object::Op(_), "output") => method("output"),
+            (Object::Analyzer, "simplify" | "rewrite_simplify" | "canonical_simplify") => {
+                method("simplify")
+            }
+            (Object::Analyzer, "can_prove") => method("can_prove"),
+            (Object::Op(op), "body") if op.as_compute().is_some() => Ok(Value::list(
+                op.bodies()
+                    .into_iter()
+                    .map(|b| Value::Object(Object::Element(b.clone())))
+                    .collect(),
+            )),
             (Object::Op(op), "num_outputs") => Ok(Value::Int(op.num_outputs() as i64)),
             (Object::Op(op), "scan_axis") if te::scan_op(op).is_some() => Ok(Value::Object(
                 Object::IterVar(te::scan_op(op).expect("a scan").scan_axis.clone()),
@@ -521,6 +537,9 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 | Object::PartialLoad(..)
                 | Object::TagScope(_)
                 | Object::Tagged(..)
+                | Object::Mark(_)
+                | Object::MarkedTest(_)
+                | Object::Analyzer
                 | Object::TargetKind(_)
                 | Object::Device(..)
                 | Object::Built(_)
@@ -830,6 +849,31 @@ pub(crate) fn call_method(
     args: Args,
 ) -> ApiResult<Value> {
     match receiver {
+        Value::Object(Object::Analyzer) if name == "simplify" => {
+            let a = args.bind("simplify", &["expr", "steps"])?;
+            let e = a.required("expr")?;
+            Ok(match promote(&e.value) {
+                Value::Index(x) => Value::Index(Analyzer::new().simplify(&x).unwrap_or(x)),
+                other => other,
+            })
+        }
+        Value::Object(Object::Analyzer) if name == "can_prove" => {
+            let a = args.bind("can_prove", &["cond", "strength"])?;
+            let c = a.required("cond")?;
+            Ok(Value::Bool(match promote(&c.value) {
+                Value::Bool(b) => b,
+                Value::Index(x) => Analyzer::new().decide(&x) == Some(true),
+                other => {
+                    return Err(type_error(
+                        c.place(),
+                        format!(
+                            "`can_prove` needs a condition, found a {}",
+                            other.type_name()
+                        ),
+                    ))
+                }
+            }))
+        }
         Value::Object(Object::Stage(s, op)) if name == "transform_layout" => {
             crate::layout::transform_layout(host, s, op, args)
         }

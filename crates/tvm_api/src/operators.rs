@@ -21,6 +21,9 @@ pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value) -> ApiResult<Value>
             let (a, b) = (as_index(lhs).expect("index"), as_index(rhs).expect("index"));
             index_binary(op, a, b)
         }
+        (Value::Object(Object::Tensor(_)), _) | (_, Value::Object(Object::Tensor(_))) => {
+            crate::topi_ops::broadcast(op, lhs, rhs)
+        }
         _ if is_element(lhs) || is_element(rhs) => element_binary(op, lhs, rhs, None),
         _ => Err(unsupported(op.symbol(), lhs, rhs)),
     }

@@ -213,8 +213,19 @@ fn decl_tensor_intrin(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     )?;
     for p in ["scalar_params", "default_buffer_params"] {
         if let Some(g) = a.get(p).filter(|g| !matches!(g.value, Value::None)) {
-            let empty = matches!(&g.value, Value::Dict(d) if d.is_empty())
-                || g.value.sequence().is_some_and(|s| s.is_empty());
+            // How the intrinsic's buffers are aligned and offset changes
+            // neither the regions nor the values: those parameters are kept
+            // out of the model; any other is refused.
+            let layout_only = |k: &Value| matches!(k, Value::Str(s) if matches!(&**s, "offset_factor" | "data_alignment"));
+            let keys: Option<Vec<Value>> = match &g.value {
+                Value::Dict(d) => Some(d.iter().map(|(k, _)| k.clone()).collect()),
+                Value::MutableDict(d) => Some(d.borrow().iter().map(|(k, _)| k.clone()).collect()),
+                _ => None,
+            };
+            let empty = keys.is_some_and(|keys| {
+                keys.iter()
+                    .all(|k| p == "default_buffer_params" && layout_only(k))
+            }) || g.value.sequence().is_some_and(|s| s.is_empty());
             if !empty {
                 return Err(not_supported(
                     g.place(),

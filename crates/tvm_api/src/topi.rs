@@ -67,6 +67,83 @@ pub(crate) fn get_const_int(args: Args) -> ApiResult<Value> {
     })
 }
 
+/// `equal_const_int(expr, value)`: whether `expr` is, once simplified, the
+/// constant `value` (false when it is symbolic).
+pub(crate) fn equal_const_int(args: Args) -> ApiResult<Value> {
+    let a = args.bind("equal_const_int", &["expr", "value"])?;
+    let e = const_int(a.required("expr")?)?;
+    let v = a.required("value")?;
+    let Some(value) = const_int(v)? else {
+        return Err(type_error(
+            v.place(),
+            "`equal_const_int` needs a constant integer `value`",
+        ));
+    };
+    Ok(Value::Bool(e == Some(value)))
+}
+
+/// `is_empty_shape(shape)`: whether a size of `shape` is the constant 0.
+pub(crate) fn is_empty_shape(args: Args) -> ApiResult<Value> {
+    let a = args.bind("is_empty_shape", &["shape"])?;
+    let t = a.required("shape")?;
+    let items = t.value.sequence().ok_or_else(|| {
+        type_error(
+            t.place(),
+            format!(
+                "`is_empty_shape` needs a tuple or list, found a {}",
+                t.value.type_name()
+            ),
+        )
+    })?;
+    for v in items {
+        if const_int(&t.item(v))? == Some(0) {
+            return Ok(Value::Bool(true));
+        }
+    }
+    Ok(Value::Bool(false))
+}
+
+/// `simplify(expr)`: a Python integer stays one; an index expression comes
+/// back simplified (unchanged when the simplifier cannot prove it smaller).
+pub(crate) fn simplify(args: Args) -> ApiResult<Value> {
+    let a = args.bind("simplify", &["expr"])?;
+    let e = a.required("expr")?;
+    Ok(match promote(&e.value) {
+        Value::Index(x) => Value::Index(arith::Analyzer::new().simplify(&x).unwrap_or(x)),
+        other => other,
+    })
+}
+
+/// `prod(x)`: the product of `x`'s items (integers, or an expression when
+/// one is symbolic); 1 for an empty sequence.
+pub(crate) fn prod(args: Args) -> ApiResult<Value> {
+    let a = args.bind("prod", &["x"])?;
+    let t = a.required("x")?;
+    let items = t.value.sequence().ok_or_else(|| {
+        type_error(
+            t.place(),
+            format!(
+                "`prod` needs a tuple or list, found a {}",
+                t.value.type_name()
+            ),
+        )
+    })?;
+    let mut product = Value::Int(1);
+    for v in items {
+        product = match (&product, promote(&v)) {
+            (Value::Int(a), Value::Int(b)) => Value::Int(a.checked_mul(b).ok_or_else(|| {
+                ApiError::new(
+                    ErrorClass::OverflowError,
+                    "`prod`: the product overflows a 64-bit integer",
+                )
+                .at(t.at.clone())
+            })?),
+            (_, item) => crate::binary(crate::BinaryOp::Mul, &product, &item)?,
+        };
+    }
+    Ok(product)
+}
+
 /// The constant integer `g` is, `None` when it is symbolic; an error when
 /// it is no integer expression at all.
 fn const_int(g: &Given) -> ApiResult<Option<i64>> {

@@ -79,6 +79,8 @@ _lower = _object.api("tvm.lower")
 # the layer's.
 for _path in LAYER_MODULES:
     layer_module(_path, _sys.modules[__name__])
+# `topi/utils.py` imports `tag`, and programs take it from there.
+topi.utils.tag = topi.tag
 
 #: Names this module does not define (`tvm.build`, `tvm.cpu`) are the layer's.
 __getattr__ = _object.layer_getattr("tvm")

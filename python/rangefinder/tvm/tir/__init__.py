@@ -38,12 +38,10 @@ min = api("tvm.tir.min")
 max = api("tvm.tir.max")
 
 
-class PrimFunc(str):
-    """What ``tvm.lower`` returns: ``str()`` of it is the lowered program."""
-
-    def script(self):
-        """The lowered program as text (``mod.script()`` in TVM)."""
-        return str(self)
+PrimFunc = tvm_class(
+    "tvm.tir.PrimFunc",
+    doc="A lowered function: ``tvm.lower(...)[\"main\"]``, ``schedule_to_module(...)[name]``.",
+)
 
 
 IntImm = tvm_class(

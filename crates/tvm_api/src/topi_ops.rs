@@ -1,0 +1,560 @@
+//! Operators of TVM's operator library (`tvm.topi`) that TE programs and
+//! TVM's own tests call, built as TOPI builds them: the same stages, names,
+//! tags and shapes, so that a schedule written against TOPI's output finds
+//! what it expects.
+//!
+//! - `topi.nn.pool2d` (also `topi.nn.pooling.pool2d`): a `pad_temp` stage
+//!   when any padding is not zero, then `pool_max` (tag `pool_max`), or
+//!   `pool_sum` and `pool_avg` (tag `elemwise`) dividing by the number of
+//!   elements in the window (padding counted or not, `count_include_pad`);
+//! - `topi.sum`: one reduction `<input>_red` (tag `comm_reduce`) over the
+//!   given axes, kept as size-1 dimensions with `keepdims`;
+//! - `topi.add`, `subtract`, `multiply`, `divide`, `floor_divide`, and
+//!   the operators of tensors (`A + B`, `A * 2`): element-wise with
+//!   broadcasting, `T_add`... (tag `broadcast`, `elemwise` with a scalar).
+
+use crate::args::{Args, Given};
+use crate::error::{te_error, type_error, ApiError, ApiResult, ErrorClass};
+use crate::object::Object;
+use crate::objects::{constant_value, promote, to_index};
+use crate::value::Value;
+use crate::Host;
+use arith::{Analyzer, Expr};
+use te::{AttrValue, Attrs};
+
+fn tensor_arg(g: &Given, what: &str) -> ApiResult<te::Tensor> {
+    match &g.value {
+        Value::Object(Object::Tensor(t)) => Ok(t.clone()),
+        other => Err(type_error(
+            g.place(),
+            format!("`{what}` needs a tensor, found a {}", other.type_name()),
+        )),
+    }
+}
+
+/// A sequence argument of `n` index expressions (an integer stands for all
+/// of them when `n` allows it).
+fn index_list(g: &Given, what: &str, n: usize) -> ApiResult<Vec<Expr>> {
+    let items = match promote(&g.value) {
+        v @ (Value::Int(_) | Value::Index(_)) => vec![v; n],
+        v => v.sequence().ok_or_else(|| {
+            type_error(
+                g.place(),
+                format!(
+                    "`{what}` needs a list of {n} sizes, found a {}",
+                    v.type_name()
+                ),
+            )
+        })?,
+    };
+    if items.len() != n {
+        return Err(ApiError::new(
+            ErrorClass::ValueError,
+            format!("`{what}` needs {n} values, found {}", items.len()),
+        )
+        .at(g.at.clone()));
+    }
+    items.into_iter().map(|v| to_index(&g.item(v))).collect()
+}
+
+fn string_arg(g: Option<&Given>, default: &str) -> ApiResult<String> {
+    match g {
+        None => Ok(default.to_string()),
+        Some(g) => match &g.value {
+            Value::Str(s) => Ok(s.to_string()),
+            other => Err(type_error(
+                g.place(),
+                format!("expected a string, found a {}", other.type_name()),
+            )),
+        },
+    }
+}
+
+fn bool_arg(g: Option<&Given>, default: bool) -> ApiResult<bool> {
+    g.map_or(Ok(default), |g| crate::truth(&g.value))
+}
+
+fn simplify(e: Expr) -> Expr {
+    Analyzer::new().simplify(&e).unwrap_or(e)
+}
+
+/// Registers the reduction axes with the session, as `te.reduce_axis` does.
+fn note_reduce_axes(host: &mut dyn Host, axes: &[te::IterVar]) {
+    for iv in axes {
+        host.session().reduce_vars.insert(iv.var().clone());
+    }
+}
+
+/// `pool2d(data, kernel, stride, dilation, padding, pool_type,
+/// ceil_mode=False, layout="NCHW", count_include_pad=True)`.
+pub(crate) fn pool2d(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
+    let a = args.bind(
+        "pool2d",
+        &[
+            "data",
+            "kernel",
+            "stride",
+            "dilation",
+            "padding",
+            "pool_type",
+            "ceil_mode",
+            "layout",
+            "count_include_pad",
+        ],
+    )?;
+    let data_arg = a.required("data")?;
+    let x = tensor_arg(data_arg, "pool2d")?;
+    let kernel = index_list(a.required("kernel")?, "kernel", 2)?;
+    let stride = index_list(a.required("stride")?, "stride", 2)?;
+    let dilation = match a.get("dilation") {
+        Some(d) => index_list(d, "dilation", 2)?,
+        None => vec![Expr::int(1), Expr::int(1)],
+    };
+    let padding = index_list(a.required("padding")?, "padding", 4)?;
+    let pool_type_arg = a.required("pool_type")?;
+    let pool_type = string_arg(Some(pool_type_arg), "")?;
+    if pool_type != "max" && pool_type != "avg" {
+        return Err(ApiError::new(
+            ErrorClass::ValueError,
+            format!("unknown pool_type `{pool_type}`: use \"max\" or \"avg\""),
+        )
+        .at(pool_type_arg.at.clone()));
+    }
+    let ceil_mode = bool_arg(a.get("ceil_mode"), false)?;
+    let layout = string_arg(a.get("layout"), "NCHW")?;
+    let count_include_pad = bool_arg(a.get("count_include_pad"), true)?;
+    let axis_of = |c: char| layout.find(c).filter(|&i| i < x.ndim());
+    let (Some(h), Some(w)) = (axis_of('H'), axis_of('W')) else {
+        return Err(ApiError::new(
+            ErrorClass::ValueError,
+            format!(
+                "layout `{layout}` of a {}-dimensional tensor has no `H` and `W` axes",
+                x.ndim()
+            ),
+        )
+        .at(crate::ArgRef::Keyword("layout".into())));
+    };
+    let axes = [h, w];
+    pool(
+        host,
+        &x,
+        &axes,
+        Pool {
+            kernel,
+            stride,
+            dilation,
+            padding,
+            max: pool_type == "max",
+            ceil_mode,
+            count_include_pad,
+        },
+    )
+    .map_err(|e| e.at(data_arg.at.clone()))
+}
+
+/// A pooling window over some axes of a tensor.
+struct Pool {
+    kernel: Vec<Expr>,
+    stride: Vec<Expr>,
+    dilation: Vec<Expr>,
+    /// The padding before each pooled axis, then after each.
+    padding: Vec<Expr>,
+    max: bool,
+    ceil_mode: bool,
+    count_include_pad: bool,
+}
+
+fn pool(host: &mut dyn Host, x: &te::Tensor, axes: &[usize], p: Pool) -> ApiResult<Value> {
+    let k = axes.len();
+    let dtype = x.dtype();
+    let shape = x.shape().to_vec();
+    let mut pad_before = vec![Expr::int(0); shape.len()];
+    let mut pad_after = vec![Expr::int(0); shape.len()];
+    let mut out_shape = shape.clone();
+    let mut offset = vec![Expr::int(0); k];
+    let mut do_pad = false;
+    let mut window = Vec::with_capacity(k);
+    for (i, &ii) in axes.iter().enumerate() {
+        let head = p.padding[i].clone();
+        let mut tail = p.padding[i + k].clone();
+        if p.ceil_mode {
+            // One stride less one more at the end rounds the division up.
+            offset[i] = p.stride[i].clone() - 1;
+            tail = tail + offset[i].clone();
+        }
+        let nonzero = |e: &Expr| constant_value(e) != Some(0);
+        do_pad = do_pad || nonzero(&head) || nonzero(&tail);
+        window.push(te::reduce_axis(
+            (Expr::int(0), p.kernel[i].clone()),
+            &format!("rv{i}"),
+        ));
+        pad_before[ii] = head.clone();
+        pad_after[ii] = tail.clone();
+        let numerator =
+            shape[ii].clone() - (p.kernel[i].clone() - 1) * p.dilation[i].clone() - 1 + head + tail;
+        out_shape[ii] = simplify(Expr::floor_div(numerator, p.stride[i].clone()) + 1);
+    }
+    note_reduce_axes(host, &window);
+    let pad_value = if p.max {
+        crate::casts::limit(dtype, false)
+    } else {
+        Value::Int(0)
+    };
+    let temp = if do_pad {
+        pad(x, &pad_before, &pad_after, &pad_value, "pad_temp")?
+    } else {
+        x.clone()
+    };
+    let names: Vec<String> = (0..out_shape.len()).map(|d| format!("ax{d}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let window_indices = |out: &[Expr]| {
+        let mut idx = out.to_vec();
+        for (i, &ii) in axes.iter().enumerate() {
+            idx[ii] =
+                out[ii].clone() * p.stride[i].clone() + window[i].expr() * p.dilation[i].clone();
+        }
+        idx
+    };
+    let attrs = |rule: &str| {
+        let mut attrs = Attrs::new();
+        attrs.insert(
+            "schedule_rule".to_string(),
+            AttrValue::Str(format!("meta_schedule.{rule}")),
+        );
+        attrs
+    };
+    if p.max {
+        let out = te::try_compute_tagged(
+            out_shape,
+            &names,
+            |o| Ok::<_, te::TeError>(te::max(temp.at(window_indices(o)), &window)),
+            "pool_max",
+            "pool_max",
+            attrs("pool_max"),
+        )
+        .map_err(|e| te_error(&None, e))?;
+        return Ok(Value::Object(Object::Tensor(out)));
+    }
+    let pool_sum = te::try_compute_tagged(
+        out_shape.clone(),
+        &names,
+        |o| Ok::<_, te::TeError>(te::sum(temp.at(window_indices(o)), &window)),
+        "pool_sum",
+        "pool_sum",
+        Attrs::new(),
+    )
+    .map_err(|e| te_error(&None, e))?;
+    let out = te::try_compute_tagged(
+        out_shape,
+        &names,
+        |o| {
+            let mut num_el = Expr::int(1);
+            for (i, &ii) in axes.iter().enumerate() {
+                let start = o[ii].clone() * p.stride[i].clone() - p.padding[i].clone();
+                let end = start.clone() + (p.kernel[i].clone() - 1) * p.dilation[i].clone();
+                let count = if p.count_include_pad {
+                    let end = Expr::min(
+                        end,
+                        shape[ii].clone() + pad_after[ii].clone() - 1 - offset[i].clone(),
+                    );
+                    Expr::floor_div(end - start, p.dilation[i].clone()) + 1
+                } else {
+                    // Steps along the dilated window to the first element
+                    // that is not padding.
+                    let jumps = Expr::max(
+                        Expr::floor_div(
+                            p.dilation[i].clone() - 1 - start.clone(),
+                            p.dilation[i].clone(),
+                        ),
+                        Expr::int(0),
+                    );
+                    let end = Expr::min(end, shape[ii].clone() - 1);
+                    Expr::floor_div(
+                        end - (start + p.dilation[i].clone() * jumps),
+                        p.dilation[i].clone(),
+                    ) + 1
+                };
+                num_el = num_el * count;
+            }
+            if !p.count_include_pad {
+                num_el = Expr::max(num_el, Expr::int(1));
+            }
+            let divisor = te::Value::cast(dtype, te::Value::index(simplify(num_el)));
+            Ok::<_, te::TeError>(te::Value::binary(
+                te::BinaryOp::Div,
+                pool_sum.at(o.to_vec()),
+                divisor,
+            ))
+        },
+        "pool_avg",
+        "elemwise",
+        attrs("pool_avg"),
+    )
+    .map_err(|e| te_error(&None, e))?;
+    Ok(Value::Object(Object::Tensor(out)))
+}
+
+/// TOPI's constant padding (`T_pad` by default, tag `elemwise`): the input
+/// where the index is inside it, else `pad_value`.
+fn pad(
+    x: &te::Tensor,
+    before: &[Expr],
+    after: &[Expr],
+    pad_value: &Value,
+    name: &str,
+) -> ApiResult<te::Tensor> {
+    let shape: Vec<Expr> = x
+        .shape()
+        .iter()
+        .enumerate()
+        .map(|(i, s)| simplify(s.clone() + before[i].clone() + after[i].clone()))
+        .collect();
+    let names: Vec<String> = (0..shape.len()).map(|d| format!("ax{d}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let fill = crate::objects::to_element(pad_value, None)?;
+    let fill = te::Value::cast(x.dtype(), fill);
+    te::try_compute_tagged(
+        shape,
+        &names,
+        |o| {
+            let mut conds: Vec<Expr> = Vec::new();
+            let mut idx = Vec::with_capacity(o.len());
+            for (i, v) in o.iter().enumerate() {
+                if constant_value(&before[i]) != Some(0) {
+                    conds.push(Expr::ge(v.clone(), before[i].clone()));
+                    idx.push(v.clone() - before[i].clone());
+                } else {
+                    idx.push(v.clone());
+                }
+                if constant_value(&after[i]) != Some(0) {
+                    conds.push(Expr::lt(
+                        v.clone(),
+                        before[i].clone() + x.shape()[i].clone(),
+                    ));
+                }
+            }
+            let load = x.at(idx);
+            Ok::<_, te::TeError>(match conds.into_iter().reduce(Expr::and) {
+                Some(cond) => te::Value::select(cond, load, fill.clone()),
+                None => load,
+            })
+        },
+        name,
+        "elemwise",
+        Attrs::new(),
+    )
+    .map_err(|e| te_error(&None, e))
+}
+
+/// `topi.sum(data, axis=None, keepdims=False)`.
+pub(crate) fn sum(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
+    let a = args.bind("sum", &["data", "axis", "keepdims"])?;
+    let data_arg = a.required("data")?;
+    let x = tensor_arg(data_arg, "topi.sum")?;
+    let ndim = x.ndim();
+    let mut reduced: Vec<usize> = match a.get("axis").map(|g| (g, promote(&g.value))) {
+        None | Some((_, Value::None)) => (0..ndim).collect(),
+        Some((g, v)) => {
+            let items = match v {
+                Value::Int(_) => vec![v],
+                other => other.sequence().ok_or_else(|| {
+                    type_error(
+                        g.place(),
+                        format!(
+                            "`axis` needs an integer or a list of them, found a {}",
+                            other.type_name()
+                        ),
+                    )
+                })?,
+            };
+            let mut out = Vec::new();
+            for item in items {
+                let i = crate::operators::as_int(&item)
+                    .ok_or_else(|| type_error(g.place(), "`axis` needs integers"))?;
+                let d = if i < 0 { i + ndim as i64 } else { i };
+                if d < 0 || d >= ndim as i64 {
+                    return Err(ApiError::new(
+                        ErrorClass::ValueError,
+                        format!("axis {i} is out of range for a {ndim}-dimensional tensor"),
+                    )
+                    .at(g.at.clone()));
+                }
+                out.push(d as usize);
+            }
+            out
+        }
+    };
+    reduced.sort_unstable();
+    reduced.dedup();
+    let keepdims = bool_arg(a.get("keepdims"), false)?;
+    let raxes: Vec<te::IterVar> = reduced
+        .iter()
+        .map(|&d| te::reduce_axis((Expr::int(0), x.shape()[d].clone()), &format!("k{d}")))
+        .collect();
+    note_reduce_axes(host, &raxes);
+    let mut out_shape = Vec::new();
+    for d in 0..ndim {
+        if !reduced.contains(&d) {
+            out_shape.push(x.shape()[d].clone());
+        } else if keepdims {
+            out_shape.push(Expr::int(1));
+        }
+    }
+    let names: Vec<String> = (0..out_shape.len()).map(|d| format!("ax{d}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let out = te::try_compute_tagged(
+        out_shape,
+        &names,
+        |o| {
+            let mut idx = Vec::with_capacity(ndim);
+            let mut next = 0;
+            for d in 0..ndim {
+                match reduced.iter().position(|&r| r == d) {
+                    Some(r) => {
+                        idx.push(raxes[r].expr());
+                        if keepdims {
+                            next += 1;
+                        }
+                    }
+                    None => {
+                        idx.push(o[next].clone());
+                        next += 1;
+                    }
+                }
+            }
+            Ok::<_, te::TeError>(te::sum(x.at(idx), &raxes))
+        },
+        &format!("{}_red", x.op().name()),
+        "comm_reduce",
+        Attrs::new(),
+    )
+    .map_err(|e| te_error(&None, e))?;
+    Ok(Value::Object(Object::Tensor(out)))
+}
+
+/// `topi.add(lhs, rhs)` (and `subtract`, `multiply`, `divide`,
+/// `floor_divide`): called from a program.
+pub(crate) fn broadcast_function(op: crate::BinaryOp, args: Args) -> ApiResult<Value> {
+    let a = args.bind(broadcast_name(op), &["lhs", "rhs"])?;
+    let (l, r) = (a.required("lhs")?, a.required("rhs")?);
+    broadcast(op, &l.value, &r.value)
+}
+
+fn broadcast_name(op: crate::BinaryOp) -> &'static str {
+    match op {
+        crate::BinaryOp::Add => "add",
+        crate::BinaryOp::Sub => "subtract",
+        crate::BinaryOp::Mul => "multiply",
+        crate::BinaryOp::Div => "divide",
+        crate::BinaryOp::FloorDiv => "floor_divide",
+        _ => "broadcast",
+    }
+}
+
+/// One side of a broadcast operation: a tensor, or a value the same at
+/// every element.
+enum Operand {
+    Tensor(te::Tensor),
+    Scalar(te::Value),
+}
+
+impl Operand {
+    fn shape(&self) -> &[Expr] {
+        match self {
+            Operand::Tensor(t) => t.shape(),
+            Operand::Scalar(_) => &[],
+        }
+    }
+
+    /// The operand at the output's indices `o` (of `n` dimensions): a
+    /// dimension of size 1 is read at 0, as NumPy broadcasts.
+    fn at(&self, o: &[Expr]) -> te::Value {
+        match self {
+            Operand::Scalar(v) => v.clone(),
+            Operand::Tensor(t) => {
+                let s = t.shape();
+                let skip = o.len() - s.len();
+                t.at(s.iter().enumerate().map(|(i, dim)| {
+                    if constant_value(dim) == Some(1) {
+                        Expr::int(0)
+                    } else {
+                        o[skip + i].clone()
+                    }
+                }))
+            }
+        }
+    }
+}
+
+/// `lhs op rhs` where a side is a tensor, as TVM's `Tensor` operators and
+/// `topi.add` build it: one compute `T_add` (`T_subtract`, `T_multiply`,
+/// `T_divide`, `T_floor_divide`) over the broadcast shape, tagged
+/// `broadcast` when both sides are tensors and `elemwise` when one is a
+/// scalar.
+pub(crate) fn broadcast(op: crate::BinaryOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
+    let operand = |v: &Value| match v {
+        Value::Object(Object::Tensor(t)) => Ok(Operand::Tensor(t.clone())),
+        other => crate::objects::to_element(other, None).map(Operand::Scalar),
+    };
+    let (l, r) = (operand(lhs)?, operand(rhs)?);
+    let both = matches!((&l, &r), (Operand::Tensor(_), Operand::Tensor(_)));
+    let dtype = |o: &Operand| match o {
+        Operand::Tensor(t) => t.dtype(),
+        Operand::Scalar(v) => v.dtype(),
+    };
+    let integer = dtype(&l).is_int() && dtype(&r).is_int();
+    let te_op = match op {
+        crate::BinaryOp::Add => te::BinaryOp::Add,
+        crate::BinaryOp::Sub => te::BinaryOp::Sub,
+        crate::BinaryOp::Mul => te::BinaryOp::Mul,
+        crate::BinaryOp::Div if !integer => te::BinaryOp::Div,
+        crate::BinaryOp::FloorDiv if integer => te::BinaryOp::Div,
+        _ => {
+            return Err(ApiError::not_supported(format!(
+                "`{}` on tensors is not supported{}; use + - * and / (float) or // (int)",
+                op.symbol(),
+                if integer {
+                    " on integers"
+                } else {
+                    " on floats"
+                }
+            )))
+        }
+    };
+    let (ls, rs) = (l.shape().to_vec(), r.shape().to_vec());
+    let n = ls.len().max(rs.len());
+    let mut out_shape = Vec::with_capacity(n);
+    for d in 0..n {
+        let dim = |s: &[Expr]| (d + s.len()).checked_sub(n).map(|i| s[i].clone());
+        out_shape.push(match (dim(&ls), dim(&rs)) {
+            (Some(a), Some(b)) => match (constant_value(&a), constant_value(&b)) {
+                (Some(1), _) => b,
+                (_, Some(1)) => a,
+                (Some(x), Some(y)) if x != y => {
+                    return Err(ApiError::new(
+                        ErrorClass::ValueError,
+                        format!(
+                            "cannot broadcast shapes: dimension {d} is {x} on one side and {y} \
+                             on the other"
+                        ),
+                    ))
+                }
+                _ => a,
+            },
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => Expr::int(1),
+        });
+    }
+    let names: Vec<String> = (0..n).map(|d| format!("ax{d}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let out = te::try_compute_tagged(
+        out_shape,
+        &names,
+        |o| Ok::<_, te::TeError>(te::Value::binary(te_op, l.at(o), r.at(o))),
+        &format!("T_{}", broadcast_name(op)),
+        if both { "broadcast" } else { "elemwise" },
+        Attrs::new(),
+    )
+    .map_err(|e| te_error(&None, e))?;
+    Ok(Value::Object(Object::Tensor(out)))
+}

@@ -1,0 +1,377 @@
+//! TOPI's operators that TVM's tests and TOPI-built programs call
+//! (`topi.nn.pool2d`, `topi.sum`, `topi.add`): their stages are TOPI's
+//! (names, tags, shapes), and the built programs compute, on random
+//! inputs, what a direct evaluation of the operator's meaning gives.
+
+use proptest::prelude::*;
+use tvm_api::{ApiError, Args, Host, Object, Parameters, Session, Value};
+
+/// A host for programs that pass no functions of their own.
+struct NoFunctions(Session);
+
+impl Host for NoFunctions {
+    fn call(&mut self, _f: &Value, _args: Vec<Value>) -> Result<Value, ApiError> {
+        unreachable!("these programs pass no functions")
+    }
+    fn parameters(&self, _f: &Value) -> Option<Parameters> {
+        None
+    }
+    fn session(&mut self) -> &mut Session {
+        &mut self.0
+    }
+}
+
+fn host() -> NoFunctions {
+    NoFunctions(Session::default())
+}
+
+fn call(h: &mut dyn Host, path: &str, pos: Vec<Value>, kw: &[(&str, Value)]) -> Value {
+    let f = tvm_api::resolve(path).unwrap_or_else(|| panic!("{path} resolves"));
+    let args = Args {
+        positional: pos,
+        keywords: kw
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), v.clone()))
+            .collect(),
+    };
+    tvm_api::call(h, &f, args).unwrap_or_else(|e| panic!("{path}: {}", e.message))
+}
+
+fn attr(v: &Value, name: &str) -> Value {
+    tvm_api::get_attr(v, name).unwrap_or_else(|e| panic!(".{name}: {}", e.message))
+}
+
+fn ints(items: &[i64]) -> Value {
+    Value::tuple(items.iter().map(|&i| Value::Int(i)).collect())
+}
+
+fn placeholder(h: &mut dyn Host, shape: &[i64], name: &str) -> Value {
+    call(
+        h,
+        "te.placeholder",
+        vec![ints(shape)],
+        &[("name", Value::str(name))],
+    )
+}
+
+/// Builds `out` from `inputs` and runs it on `data` (one flat array per
+/// input, float32), returning the output's elements.
+fn run(h: &mut dyn Host, inputs: &[(&Value, &[f64])], out: &Value) -> Vec<f64> {
+    let s = call(h, "te.create_schedule", vec![attr(out, "op")], &[]);
+    let mut args: Vec<Value> = inputs.iter().map(|(t, _)| (*t).clone()).collect();
+    args.push(out.clone());
+    let f = call(
+        h,
+        "tvm.build",
+        vec![s, Value::list(args)],
+        &[("target", Value::str("llvm"))],
+    );
+    let dev = call(h, "tvm.cpu", vec![Value::Int(0)], &[]);
+    let mut arrays = Vec::new();
+    for (t, data) in inputs {
+        let flat = Value::list(data.iter().map(|&x| Value::Float(x)).collect());
+        let shape = attr(t, "shape");
+        let reshaped = call(
+            h,
+            "tvm.nd.empty",
+            vec![shape, Value::str("float32"), dev.clone()],
+            &[],
+        );
+        let Value::Object(Object::NDArray(a)) = &reshaped else {
+            panic!("an array")
+        };
+        let flat =
+            tvm_api::NDArray::from_value(&flat, Some(tir::DataType::Float32)).expect("numbers");
+        a.borrow_mut().data = flat.data;
+        arrays.push(reshaped);
+    }
+    let out_arr = call(
+        h,
+        "tvm.nd.empty",
+        vec![attr(out, "shape"), Value::str("float32"), dev],
+        &[],
+    );
+    arrays.push(out_arr.clone());
+    tvm_api::call(h, &f, Args::positional(arrays)).unwrap_or_else(|e| panic!("run: {}", e.message));
+    let Value::Object(Object::NDArray(o)) = &out_arr else {
+        panic!("an array")
+    };
+    let data = o.borrow().data.clone();
+    data
+}
+
+/// One pooling case on an NCHW input of one image and one channel.
+#[derive(Debug, Clone)]
+struct PoolCase {
+    h: i64,
+    w: i64,
+    kernel: (i64, i64),
+    stride: (i64, i64),
+    dilation: (i64, i64),
+    /// top, left, bottom, right
+    pad: [i64; 4],
+    max: bool,
+    ceil_mode: bool,
+    count_include_pad: bool,
+}
+
+fn pool_case() -> impl Strategy<Value = PoolCase> {
+    (
+        (3i64..8, 3i64..8),
+        ((1i64..4, 1i64..4), (1i64..3, 1i64..3), (1i64..3, 1i64..3)),
+        prop::array::uniform4(0i64..2),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
+    )
+        .prop_filter(
+            "the window fits in the padded input",
+            |((h, w), ((kh, kw), _, (dh, dw)), pad, _)| {
+                (kh - 1) * dh < h + pad[0] + pad[2] && (kw - 1) * dw < w + pad[1] + pad[3]
+            },
+        )
+        .prop_map(
+            |((h, w), (kernel, stride, dilation), pad, (max, ceil_mode, count_include_pad))| {
+                PoolCase {
+                    h,
+                    w,
+                    kernel,
+                    stride,
+                    dilation,
+                    pad,
+                    max,
+                    ceil_mode,
+                    count_include_pad,
+                }
+            },
+        )
+}
+
+/// Pooling evaluated from its meaning: the window of each output element
+/// over the input, padding outside it (the lowest float for max, zero for
+/// average); an average divides by the window's elements, padding counted
+/// when `count_include_pad` (only the padding declared, not the extra rows
+/// `ceil_mode` adds), else by the input elements it covers. An average
+/// window that `ceil_mode` places wholly beyond the declared padding
+/// divides by zero (in TVM as well): its element is `None`, not compared.
+fn pool_reference(c: &PoolCase, x: &[f64]) -> (Vec<i64>, Vec<Option<f64>>) {
+    let out_dim = |n: i64, k: i64, s: i64, d: i64, before: i64, after: i64| {
+        let extra = if c.ceil_mode { s - 1 } else { 0 };
+        (n + before + after + extra - (k - 1) * d - 1).div_euclid(s) + 1
+    };
+    let oh = out_dim(
+        c.h,
+        c.kernel.0,
+        c.stride.0,
+        c.dilation.0,
+        c.pad[0],
+        c.pad[2],
+    );
+    let ow = out_dim(
+        c.w,
+        c.kernel.1,
+        c.stride.1,
+        c.dilation.1,
+        c.pad[1],
+        c.pad[3],
+    );
+    let mut out = Vec::new();
+    for i in 0..oh {
+        for j in 0..ow {
+            let mut acc = if c.max { f32::MIN as f64 } else { 0.0 };
+            let mut inside = 0i64;
+            let mut counted = 0i64;
+            for a in 0..c.kernel.0 {
+                for b in 0..c.kernel.1 {
+                    let y = i * c.stride.0 + a * c.dilation.0 - c.pad[0];
+                    let z = j * c.stride.1 + b * c.dilation.1 - c.pad[1];
+                    let in_input = (0..c.h).contains(&y) && (0..c.w).contains(&z);
+                    let in_declared = (-c.pad[0]..c.h + c.pad[2]).contains(&y)
+                        && (-c.pad[1]..c.w + c.pad[3]).contains(&z);
+                    let v = if in_input {
+                        x[(y * c.w + z) as usize]
+                    } else if c.max {
+                        f32::MIN as f64
+                    } else {
+                        0.0
+                    };
+                    if c.max {
+                        acc = acc.max(v);
+                    } else {
+                        acc += v;
+                    }
+                    inside += i64::from(in_input);
+                    counted += i64::from(in_declared);
+                }
+            }
+            if !c.max {
+                let n = if c.count_include_pad {
+                    counted
+                } else {
+                    inside.max(1)
+                };
+                if n == 0 {
+                    out.push(None);
+                    continue;
+                }
+                acc /= n as f64;
+            }
+            out.push(Some(acc));
+        }
+    }
+    (vec![1, 1, oh, ow], out)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// `topi.nn.pool2d` computes max and average pooling, padded, strided,
+    /// dilated, rounded up or down, as pooling is defined.
+    #[test]
+    fn pool2d_pools_as_defined(c in pool_case(), seed in 0u64..1000) {
+        let h = &mut host();
+        let a = placeholder(h, &[1, 1, c.h, c.w], "A");
+        let p = call(h, "tvm.topi.nn.pool2d", vec![
+            a.clone(),
+            ints(&[c.kernel.0, c.kernel.1]),
+            ints(&[c.stride.0, c.stride.1]),
+            ints(&[c.dilation.0, c.dilation.1]),
+            ints(&c.pad),
+            Value::str(if c.max { "max" } else { "avg" }),
+        ], &[
+            ("ceil_mode", Value::Bool(c.ceil_mode)),
+            ("count_include_pad", Value::Bool(c.count_include_pad)),
+        ]);
+        let x: Vec<f64> = (0..c.h * c.w)
+            .map(|k| (((k as u64 * 7919 + seed * 104729) % 2000) as f64 - 1000.0) / 8.0)
+            .collect();
+        let (shape, expected) = pool_reference(&c, &x);
+        prop_assert_eq!(tvm_api::repr(&attr(&p, "shape")), tvm_api::repr(&ints(&shape)));
+        let got = run(h, &[(&a, &x)], &p);
+        prop_assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(&expected) {
+            if let Some(e) = e {
+                prop_assert!((g - e).abs() <= 1e-4 * e.abs().max(1.0), "{} vs {}", g, e);
+            }
+        }
+    }
+}
+
+#[test]
+fn pool2d_builds_topis_stages() {
+    let h = &mut host();
+    let a = placeholder(h, &[1, 64, 112, 112], "A");
+    let max = call(
+        h,
+        "tvm.topi.nn.pooling.pool2d",
+        vec![
+            a.clone(),
+            ints(&[3, 3]),
+            ints(&[2, 2]),
+            ints(&[1, 1]),
+            ints(&[1, 1, 1, 1]),
+            Value::str("max"),
+        ],
+        &[],
+    );
+    let op = attr(&max, "op");
+    assert_eq!(tvm_api::str(&attr(&op, "name")), "pool_max");
+    assert_eq!(tvm_api::str(&attr(&op, "tag")), "pool_max");
+    assert_eq!(tvm_api::repr(&attr(&max, "shape")), "(1, 64, 56, 56)");
+    let input = tvm_api::iter(&attr(&op, "input_tensors")).unwrap()[0].clone();
+    assert_eq!(tvm_api::str(&attr(&attr(&input, "op"), "name")), "pad_temp");
+    // No padding: no pad stage. An average is a sum then a division.
+    let avg = call(
+        h,
+        "tvm.topi.nn.pool2d",
+        vec![
+            a.clone(),
+            ints(&[2, 2]),
+            ints(&[2, 2]),
+            ints(&[1, 1]),
+            ints(&[0, 0, 0, 0]),
+            Value::str("avg"),
+        ],
+        &[],
+    );
+    let op = attr(&avg, "op");
+    assert_eq!(tvm_api::str(&attr(&op, "name")), "pool_avg");
+    assert_eq!(tvm_api::str(&attr(&op, "tag")), "elemwise");
+    let sum = tvm_api::iter(&attr(&op, "input_tensors")).unwrap()[0].clone();
+    assert_eq!(tvm_api::str(&attr(&attr(&sum, "op"), "name")), "pool_sum");
+    let read = tvm_api::iter(&attr(&attr(&sum, "op"), "input_tensors")).unwrap()[0].clone();
+    assert_eq!(tvm_api::str(&attr(&attr(&read, "op"), "name")), "A");
+    // NHWC pools its middle axes.
+    let b = placeholder(h, &[1, 35, 35, 192], "B");
+    let nhwc = call(
+        h,
+        "tvm.topi.nn.pool2d",
+        vec![
+            b,
+            ints(&[3, 3]),
+            ints(&[1, 1]),
+            ints(&[1, 1]),
+            ints(&[1, 1, 1, 1]),
+            Value::str("avg"),
+        ],
+        &[("layout", Value::str("NHWC"))],
+    );
+    assert_eq!(tvm_api::repr(&attr(&nhwc, "shape")), "(1, 35, 35, 192)");
+    let f = tvm_api::resolve("tvm.topi.nn.pool2d").unwrap();
+    let bad = tvm_api::call(
+        h,
+        &f,
+        Args::positional(vec![
+            a,
+            ints(&[3, 3]),
+            ints(&[1, 1]),
+            ints(&[1, 1]),
+            ints(&[0, 0, 0, 0]),
+            Value::str("median"),
+        ]),
+    )
+    .unwrap_err();
+    assert_eq!(
+        bad.message,
+        "unknown pool_type `median`: use \"max\" or \"avg\""
+    );
+}
+
+#[test]
+fn sum_and_add_reduce_and_broadcast_as_numpy_does() {
+    let h = &mut host();
+    let a = placeholder(h, &[2, 3, 4], "A");
+    let s = call(
+        h,
+        "tvm.topi.sum",
+        vec![a.clone()],
+        &[("axis", ints(&[0, 2])), ("keepdims", Value::Bool(true))],
+    );
+    assert_eq!(tvm_api::repr(&attr(&s, "shape")), "(1, 3, 1)");
+    assert_eq!(tvm_api::str(&attr(&attr(&s, "op"), "name")), "A_red");
+    assert_eq!(tvm_api::str(&attr(&attr(&s, "op"), "tag")), "comm_reduce");
+    let x: Vec<f64> = (0..24).map(|k| k as f64 * 0.5 - 3.0).collect();
+    let got = run(h, &[(&a, &x)], &s);
+    let expected: Vec<f64> = (0..3)
+        .map(|j| {
+            (0..2)
+                .flat_map(|i| (0..4).map(move |k| (i, k)))
+                .map(|(i, k)| x[i * 12 + j * 4 + k])
+                .sum()
+        })
+        .collect();
+    assert_eq!(got, expected);
+    let all = call(h, "tvm.topi.sum", vec![a.clone()], &[]);
+    assert_eq!(tvm_api::repr(&attr(&all, "shape")), "()");
+
+    let b = placeholder(h, &[3, 1], "B");
+    let c = call(h, "tvm.topi.add", vec![a.clone(), b.clone()], &[]);
+    assert_eq!(tvm_api::repr(&attr(&c, "shape")), "(2, 3, 4)");
+    assert_eq!(tvm_api::str(&attr(&attr(&c, "op"), "name")), "T_add");
+    assert_eq!(tvm_api::str(&attr(&attr(&c, "op"), "tag")), "broadcast");
+    let y = [10.0, 20.0, 30.0];
+    let got = run(h, &[(&a, &x), (&b, &y)], &c);
+    let expected: Vec<f64> = (0..24).map(|k| x[k] + y[(k / 4) % 3]).collect();
+    assert_eq!(got, expected);
+    let d = placeholder(h, &[5], "D");
+    let f = tvm_api::resolve("tvm.topi.add").unwrap();
+    let bad = tvm_api::call(h, &f, Args::positional(vec![a, d])).unwrap_err();
+    assert!(bad.message.contains("cannot broadcast"), "{}", bad.message);
+}

@@ -1,0 +1,110 @@
+"""What TVM's own test files and TOPI's modules need beyond TE, under
+CPython: `schedule_to_module`, modules imported at the top but used only on
+other paths (their names import, their use is refused), TOPI's pooling,
+sum and broadcast operators (checked by value against numpy), tensors'
+arithmetic operators, thread axes with domains, and a reduction across
+running threads refused rather than miscomputed."""
+
+import numpy as np
+import pytest
+
+import rangefinder.tvm as tvm
+from rangefinder.tvm import te, topi
+
+tvm.install()
+
+
+def test_schedule_to_module_gives_a_named_prim_func():
+    from tvm.driver.build_module import schedule_to_module
+
+    A = te.placeholder((16,), name="A")
+    B = te.compute((16,), lambda i: A[i] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    mod = schedule_to_module(s, [A, B], "f")
+    assert isinstance(mod["f"], tvm.tir.PrimFunc)
+    assert not isinstance(mod["f"].body, tvm.tir.PrimFunc)
+    with pytest.raises(IndexError, match="one function, `f`"):
+        mod["main"]
+
+
+def test_modules_imported_for_other_paths_import_and_are_refused_where_used():
+    from tvm import relay
+    from tvm.contrib import cudnn
+    from tvm.topi.nn.winograd_util import winograd_transform_matrices
+    from tvm.topi.utils import tag
+
+    assert tag.ELEMWISE == "elemwise"
+    with pytest.raises(NotImplementedError, match="`tvm.relay.var` is not supported"):
+        relay.var("x")
+    with pytest.raises(NotImplementedError, match="cudnn.softmax"):
+        cudnn.softmax(1)
+    with pytest.raises(NotImplementedError, match="winograd_transform_matrices"):
+        winograd_transform_matrices(2, 3, "float32")
+
+
+def _run(out, inputs, arrays):
+    s = te.create_schedule(out.op)
+    f = tvm.build(s, list(inputs) + [out], "llvm")
+    dev = tvm.cpu(0)
+    nd_in = [tvm.nd.array(a.astype("float32"), dev) for a in arrays]
+    shape = tuple(int(d) for d in out.shape)
+    nd_out = tvm.nd.empty(shape, "float32", dev)
+    f(*nd_in, nd_out)
+    return nd_out.numpy()
+
+
+def test_pool2d_computes_max_and_average_pooling_as_numpy_does():
+    x = np.random.default_rng(3).uniform(-4, 4, size=(1, 2, 7, 7)).astype("float32")
+    A = te.placeholder(x.shape, name="A")
+    pmax = topi.nn.pool2d(A, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "max")
+    assert (pmax.op.name, pmax.op.tag) == ("pool_max", "pool_max")
+    padded = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    want = np.array(
+        [[[[padded[0, c, 2 * i : 2 * i + 3, 2 * j : 2 * j + 3].max() for j in range(4)] for i in range(4)] for c in range(2)]]
+    )
+    np.testing.assert_allclose(_run(pmax, [A], [x]), want, rtol=1e-6)
+
+    pavg = topi.nn.pool2d(A, (2, 2), (1, 1), (1, 1), (0, 0, 1, 1), "avg", count_include_pad=False)
+    assert pavg.op.tag == "elemwise"
+    want = np.zeros((1, 2, 7, 7))
+    for c in range(2):
+        for i in range(7):
+            for j in range(7):
+                window = x[0, c, i : i + 2, j : j + 2]
+                want[0, c, i, j] = window.mean()
+    np.testing.assert_allclose(_run(pavg, [A], [x]), want, rtol=1e-5)
+
+
+def test_sum_and_tensor_operators_broadcast_as_numpy_does():
+    x = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    y = np.array([[1.0], [2.0], [3.0]], dtype="float32")
+    A = te.placeholder(x.shape, name="A")
+    B = te.placeholder(y.shape, name="B")
+    S = topi.sum(A, axis=(0, 2), keepdims=True)
+    assert (S.op.name, S.op.tag, tuple(S.shape)) == ("A_red", "comm_reduce", (1, 3, 1))
+    np.testing.assert_allclose(_run(S, [A], [x]), x.sum(axis=(0, 2), keepdims=True))
+    C = A * B - 2.0
+    assert (C.op.name, C.op.tag) == ("T_subtract", "elemwise")
+    assert (A * B).op.tag == "broadcast"
+    np.testing.assert_allclose(_run(C, [A, B], [x, y]), x * y - 2.0)
+
+
+def test_thread_axes_with_domains_bind_and_a_reduction_across_running_threads_is_refused():
+    n, m = 4, 64
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), name="k")
+    S = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="S")
+    O = te.compute((n, m), lambda i, j: A[i, j] / S[i], name="O")
+    s = te.create_schedule(O.op)
+    tx = te.thread_axis((0, 32), "threadIdx.x")
+    xo, xi = s[O].split(O.op.axis[1], nparts=32)
+    s[O].bind(xo, tx)
+    ko, ki = s[S].split(S.op.reduce_axis[0], nparts=32)
+    s[S].bind(ko, tx)
+    s[S].compute_at(s[O], xo)
+    with pytest.raises(NotImplementedError, match="reduction across running threads"):
+        tvm.lower(s, [A, O])
+    vx = te.thread_axis((0, 2), "vthread", name="vx")
+    assert vx.var.name == "vx"
+    with pytest.raises(TypeError, match="starts at 0"):
+        te.thread_axis((1, 2), "threadIdx.x")
