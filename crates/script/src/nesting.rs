@@ -110,6 +110,11 @@ struct Frame {
 }
 
 impl Frame {
+    /// Whether the scan is at a lambda's parameters (not in a default value).
+    fn in_parameters(&self) -> bool {
+        self.lambdas.last() == Some(&self.open.len())
+    }
+
     fn new(kind: Kind) -> Frame {
         Frame {
             kind,
@@ -144,11 +149,12 @@ impl Scan {
     }
 
     /// An infix operator binding with `strength`: the constructs it ends
-    /// are closed.
+    /// are closed (in a lambda's default value, only those it opened).
     fn infix(&mut self, strength: u8) {
         let frame = self.top();
         let before = frame.open.len();
-        while frame.open.last().is_some_and(|&c| c > strength) {
+        let floor = frame.lambdas.last().copied().unwrap_or(0);
+        while frame.open.len() > floor && frame.open.last().is_some_and(|&c| c > strength) {
             frame.open.pop();
         }
         let closed = before - frame.open.len();
@@ -427,10 +433,18 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                         scan.infix(POWER);
                         scan.push(UNARY)
                     }
+                    // `*args` and `**kwargs` in a lambda's parameters.
+                    Action::Prefix(AT_DELIMITER) if scan.top().in_parameters() => Ok(()),
                     Action::Prefix(closes) => scan.push(closes),
                     Action::Separator => {
-                        // In a lambda's parameters, `,` and `=` belong to it.
-                        if scan.top().lambdas.is_empty() {
+                        // In a lambda's parameters, `,` and `=` end a default
+                        // value, not the lambda.
+                        let frame = scan.top();
+                        if let Some(&open) = frame.lambdas.last() {
+                            let closed = frame.open.len().saturating_sub(open);
+                            frame.open.truncate(open);
+                            scan.depth -= closed;
+                        } else {
                             scan.infix(DELIMITER);
                         }
                         Ok(())
@@ -440,7 +454,7 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                         if let Some(open) = frame.lambdas.pop() {
                             // A lambda's body: what its defaults opened is
                             // closed, the body is open to the next delimiter.
-                            let closed = frame.open.len() - open;
+                            let closed = frame.open.len().saturating_sub(open);
                             frame.open.truncate(open);
                             scan.depth -= closed;
                             scan.push(AT_DELIMITER)
