@@ -161,6 +161,18 @@ impl Scan {
         self.depth -= closed;
     }
 
+    /// A binary operator of `strength`, after an operand when `infix`. One
+    /// without a left operand is an error the parser recovers from by
+    /// parsing a right operand inside it: a construct that stays open.
+    fn binary(&mut self, strength: u8, infix: bool) -> Result<(), ()> {
+        if infix {
+            self.infix(strength);
+            Ok(())
+        } else {
+            self.push(AT_DELIMITER)
+        }
+    }
+
     /// Opens a frame; `Err` past the limit.
     fn enter(&mut self, kind: Kind) -> Result<(), ()> {
         self.frames.push(Frame::new(kind));
@@ -334,7 +346,9 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
             b')' | b']' | b'}' => {
                 i += 1;
                 match scan.top().kind {
-                    Kind::Bracket(_) => scan.leave(),
+                    // A closer of another kind leaves the bracket open, as
+                    // the parser may.
+                    Kind::Bracket(close) if close == c => scan.leave(),
                     // The end of a replacement field.
                     Kind::Field if c == b'}' => {
                         scan.leave();
@@ -371,47 +385,38 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                         Ok(())
                     }
                     b"not" => scan.push(NOT),
-                    b"and" => {
-                        scan.infix(AND);
-                        Ok(())
-                    }
-                    b"or" => {
-                        scan.infix(OR);
-                        Ok(())
-                    }
-                    b"if" if operand_before => {
-                        scan.infix(CONDITIONAL);
+                    b"and" => scan.binary(AND, operand_before),
+                    b"or" => scan.binary(OR, operand_before),
+                    // A conditional expression's `else` part is open to the
+                    // next delimiter; a statement's `if` is open to its `:`
+                    // (`if if if ...` nests in the parser's recovery).
+                    b"if" => {
+                        if operand_before {
+                            scan.infix(CONDITIONAL);
+                        }
                         scan.push(AT_DELIMITER)
                     }
-                    b"else" => {
-                        scan.infix(CONDITIONAL);
-                        Ok(())
-                    }
-                    b"in" => {
-                        scan.infix(COMPARISON);
-                        Ok(())
-                    }
+                    b"else" => scan.binary(CONDITIONAL, operand_before),
+                    b"in" => scan.binary(COMPARISON, operand_before),
                     b"is" => {
-                        scan.infix(COMPARISON);
                         scan.top().after_is = true;
-                        Ok(())
+                        scan.binary(COMPARISON, operand_before)
                     }
-                    b"lambda" => {
+                    // The lambda is open from here (its parameters are
+                    // parsed inside it) to the delimiter after its body.
+                    b"lambda" => scan.push(AT_DELIMITER).map(|()| {
                         let frame = scan.top();
                         let open = frame.open.len();
                         frame.lambdas.push(open);
-                        Ok(())
-                    }
+                    }),
                     b"await" => scan.push(UNARY),
                     b"yield" => scan.push(AT_DELIMITER),
+                    // Other keywords close nothing: in its recovery from an
+                    // error the parser may go on inside what is open.
                     b"for" | b"async" | b"return" | b"del" | b"assert" | b"raise" | b"global"
                     | b"nonlocal" | b"import" | b"as" | b"with" | b"while" | b"elif" | b"def"
                     | b"class" | b"try" | b"except" | b"finally" | b"pass" | b"break"
-                    | b"continue" | b"if" => {
-                        scan.infix(DELIMITER);
-                        Ok(())
-                    }
-                    b"from" => Ok(()),
+                    | b"continue" | b"from" => Ok(()),
                     _ => {
                         operand = true;
                         Ok(())
@@ -425,10 +430,7 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                 let (len, action) = operator(&bytes[i..], operand_before);
                 i += len;
                 let result = match action {
-                    Action::Infix(strength) => {
-                        scan.infix(strength);
-                        Ok(())
-                    }
+                    Action::Infix(strength) => scan.binary(strength, operand_before),
                     Action::Power => {
                         scan.infix(POWER);
                         scan.push(UNARY)
@@ -453,11 +455,11 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                         let frame = scan.top();
                         if let Some(open) = frame.lambdas.pop() {
                             // A lambda's body: what its defaults opened is
-                            // closed, the body is open to the next delimiter.
+                            // closed, the lambda stays open.
                             let closed = frame.open.len().saturating_sub(open);
                             frame.open.truncate(open);
                             scan.depth -= closed;
-                            scan.push(AT_DELIMITER)
+                            Ok(())
                         } else if frame.kind == Kind::Field {
                             let closed = frame.open.len();
                             frame.open.clear();
@@ -639,19 +641,33 @@ fn skip_word(bytes: &[u8], start: usize) -> usize {
     i
 }
 
-/// The index just past the number starting at `start` (digits, letters for
-/// radixes, suffixes and exponents, `_` and `.`, and an exponent's sign).
+/// The index just past the number starting at `start`: digits, `_` and
+/// `.`, a radix prefix with its digits, an exponent with its sign, an
+/// imaginary `j`. A letter after it starts the next token (`1if` is `1 if`).
 fn skip_number(bytes: &[u8], start: usize) -> usize {
+    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
     let mut i = start;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' {
+    if at(i) == b'0' && matches!(at(i + 1) | 0x20, b'x' | b'o' | b'b') {
+        i += 2;
+        while at(i).is_ascii_hexdigit() || at(i) == b'_' {
             i += 1;
-        } else if matches!(c, b'+' | b'-') && matches!(bytes[i - 1], b'e' | b'E') {
-            i += 1;
-        } else {
-            break;
         }
+        return i;
+    }
+    while at(i).is_ascii_digit() || matches!(at(i), b'_' | b'.') {
+        i += 1;
+    }
+    if matches!(at(i) | 0x20, b'e') {
+        let sign = usize::from(matches!(at(i + 1), b'+' | b'-'));
+        if at(i + 1 + sign).is_ascii_digit() {
+            i += 1 + sign;
+            while at(i).is_ascii_digit() || at(i) == b'_' {
+                i += 1;
+            }
+        }
+    }
+    if matches!(at(i) | 0x20, b'j') {
+        i += 1;
     }
     i
 }
