@@ -126,9 +126,9 @@ impl Target {
 impl Script {
     /// Parses `source`; a syntax error points at its line and column.
     pub fn parse(source: &str) -> Result<Script, ScriptError> {
-        if let Some(deep) = nesting::too_deep(source) {
-            let message = deep.message();
-            return Err(ScriptError::new(source, deep.at, message));
+        if let Some(refused) = nesting::refused(source) {
+            let message = refused.message();
+            return Err(ScriptError::new(source, refused.at, message));
         }
         // The scan bounds the parser's recursion (a few kilobytes per
         // level), which the room `grow` leaves covers.

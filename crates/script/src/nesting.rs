@@ -30,27 +30,56 @@ pub const MAX_NESTING: usize = 200;
 /// indentation.
 pub const MAX_INDENTATION: usize = 99;
 
-/// Where a script nests past a limit, and which.
-pub(crate) struct TooDeep {
-    /// The token that opened one construct too many.
+/// Where a script nests past a limit, or has a bracket or lambda the
+/// parser would recover from by nesting on.
+pub(crate) struct Refused {
+    /// The token at fault.
     pub at: Range<usize>,
-    indentation: bool,
+    why: Why,
 }
 
-impl TooDeep {
+/// Why the scan refuses a script.
+enum Why {
+    Nesting,
+    Indentation,
+    /// A closing bracket with no bracket open.
+    Unmatched(u8),
+    /// A closing bracket that does not match the open one.
+    Mismatched {
+        close: u8,
+        open: u8,
+    },
+    /// A lambda with no `:` before its bracket or line ends.
+    LambdaColon,
+}
+
+impl Refused {
     /// What is wrong and what to do about it.
     pub fn message(&self) -> String {
-        if self.indentation {
-            format!(
+        let name = |c: u8| match c {
+            b')' | b'(' => "parenthesis",
+            b']' | b'[' => "bracket",
+            _ => "brace",
+        };
+        match self.why {
+            Why::Unmatched(c) => format!("syntax error: unmatched '{}'", c as char),
+            Why::Mismatched { close, open } => format!(
+                "syntax error: closing {} '{}' does not match opening {} '{}'",
+                name(close),
+                close as char,
+                name(open),
+                open as char
+            ),
+            Why::LambdaColon => "syntax error: expected ':' after the lambda's parameters".into(),
+            Why::Indentation => format!(
                 "more than {MAX_INDENTATION} nested indented blocks (CPython refuses 100 levels \
                  of indentation): move the inner blocks into functions"
-            )
-        } else {
-            format!(
+            ),
+            Why::Nesting => format!(
                 "nesting deeper than {MAX_NESTING} levels (brackets, f-strings, prefix operators, \
                  `not`, `**` chains, conditional expressions, lambdas, `await`, `yield` and \
                  starred forms count): split the expression into named parts"
-            )
+            ),
         }
     }
 }
@@ -58,27 +87,33 @@ impl TooDeep {
 /// An open construct closes at an infix operator binding more loosely than
 /// this (or at a delimiter).
 type Closes = u8;
+/// Closes only at the end of a statement (or of its bracket): `yield`,
+/// whose value may be a tuple (`yield a, b`).
+const AT_STATEMENT: Closes = 1;
 /// Closes only at a delimiter (or the end of its bracket): a lambda or
-/// conditional body, `yield`, `:=`, a `*` or `**` form.
-const AT_DELIMITER: Closes = 1;
-/// Binding strengths of infix operators, loosest first.
-const DELIMITER: u8 = 0;
-const CONDITIONAL: u8 = 1;
-const OR: u8 = 2;
-const AND: u8 = 3;
+/// conditional body, `:=`, a `*` or `**` form.
+const AT_DELIMITER: Closes = 2;
+/// Binding strengths of infix operators and delimiters, loosest first.
+/// The end of a logical line, `;`, `=` and augmented assignments.
+const STATEMENT: u8 = 0;
+/// `,` and `:`.
+const DELIMITER: u8 = 1;
+const CONDITIONAL: u8 = 2;
+const OR: u8 = 3;
+const AND: u8 = 4;
 /// `not x` ends at `and`, `or` and looser.
-const NOT: Closes = 4;
-const COMPARISON: u8 = 5;
-const BIT_OR: u8 = 6;
-const BIT_XOR: u8 = 7;
-const BIT_AND: u8 = 8;
-const SHIFT: u8 = 9;
-const SUM: u8 = 10;
-const PRODUCT: u8 = 11;
+const NOT: Closes = 5;
+const COMPARISON: u8 = 6;
+const BIT_OR: u8 = 7;
+const BIT_XOR: u8 = 8;
+const BIT_AND: u8 = 9;
+const SHIFT: u8 = 10;
+const SUM: u8 = 11;
+const PRODUCT: u8 = 12;
 /// A prefix `-`, `+`, `~`, `await` or the right operand of `**` ends at any
 /// binary operator but `**`.
-const UNARY: Closes = 12;
-const POWER: u8 = 13;
+const UNARY: Closes = 13;
+const POWER: u8 = 14;
 
 /// What the scan is inside of.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -195,8 +230,10 @@ impl Scan {
 }
 
 /// The first place `source` nests past [`MAX_NESTING`] or
-/// [`MAX_INDENTATION`], if any.
-pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
+/// [`MAX_INDENTATION`], if any, or has a closing bracket that matches none
+/// or a lambda without `:` (syntax errors whose recovery in the parser
+/// nests on).
+pub(crate) fn refused(source: &str) -> Option<Refused> {
     let bytes = source.as_bytes();
     let mut scan = Scan {
         frames: vec![Frame::new(Kind::Module)],
@@ -206,9 +243,15 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
     let mut line_start = true;
     let mut i = 0;
     let expression = |at: Range<usize>| {
-        Some(TooDeep {
+        Some(Refused {
             at,
-            indentation: false,
+            why: Why::Nesting,
+        })
+    };
+    let no_colon = |at: usize| {
+        Some(Refused {
+            at: at..at + 1,
+            why: Why::LambdaColon,
         })
     };
     while i < bytes.len() {
@@ -228,6 +271,8 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                     }
                 }
                 b'}' => scan.leave(),
+                // An escape or a line continuation.
+                b'\\' => i += 1,
                 b'\n' | b'\r' | b'\'' | b'"' => {
                     // An unterminated spec: the f-string ends here too.
                     scan.leave();
@@ -262,9 +307,9 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                     if indents.last().copied().unwrap_or(0) < column {
                         indents.push(column);
                         if indents.len() > MAX_INDENTATION {
-                            return Some(TooDeep {
+                            return Some(Refused {
                                 at: j..j + char_len(bytes, j),
-                                indentation: true,
+                                why: Why::Indentation,
                             });
                         }
                     }
@@ -296,9 +341,12 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                 continue;
             }
             b'\n' => {
+                if scan.frames.len() == 1 && !scan.top().lambdas.is_empty() {
+                    return no_colon(i);
+                }
                 i += 1;
                 if scan.frames.len() == 1 {
-                    scan.infix(DELIMITER);
+                    scan.infix(STATEMENT);
                     scan.top().lambdas.clear();
                     line_start = true;
                 }
@@ -344,17 +392,31 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                 continue;
             }
             b')' | b']' | b'}' => {
+                if !scan.top().lambdas.is_empty() {
+                    return no_colon(i);
+                }
+                let at = i..i + 1;
                 i += 1;
                 match scan.top().kind {
-                    // A closer of another kind leaves the bracket open, as
-                    // the parser may.
                     Kind::Bracket(close) if close == c => scan.leave(),
+                    Kind::Bracket(close) => {
+                        let open = match close {
+                            b')' => b'(',
+                            b']' => b'[',
+                            _ => b'{',
+                        };
+                        let why = Why::Mismatched { close: c, open };
+                        return Some(Refused { at, why });
+                    }
                     // The end of a replacement field.
                     Kind::Field if c == b'}' => {
                         scan.leave();
                         continue;
                     }
-                    _ => {}
+                    _ => {
+                        let why = Why::Unmatched(c);
+                        return Some(Refused { at, why });
+                    }
                 }
                 scan.top().operand = true;
                 continue;
@@ -410,7 +472,7 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                         frame.lambdas.push(open);
                     }),
                     b"await" => scan.push(UNARY),
-                    b"yield" => scan.push(AT_DELIMITER),
+                    b"yield" => scan.push(AT_STATEMENT),
                     // Other keywords close nothing: in its recovery from an
                     // error the parser may go on inside what is open.
                     b"for" | b"async" | b"return" | b"del" | b"assert" | b"raise" | b"global"
@@ -438,7 +500,7 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                     // `*args` and `**kwargs` in a lambda's parameters.
                     Action::Prefix(AT_DELIMITER) if scan.top().in_parameters() => Ok(()),
                     Action::Prefix(closes) => scan.push(closes),
-                    Action::Separator => {
+                    Action::Separator(strength) => {
                         // In a lambda's parameters, `,` and `=` end a default
                         // value, not the lambda.
                         let frame = scan.top();
@@ -447,7 +509,7 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                             frame.open.truncate(open);
                             scan.depth -= closed;
                         } else {
-                            scan.infix(DELIMITER);
+                            scan.infix(strength);
                         }
                         Ok(())
                     }
@@ -472,7 +534,10 @@ pub(crate) fn too_deep(source: &str) -> Option<TooDeep> {
                         }
                     }
                     Action::Statement => {
-                        scan.infix(DELIMITER);
+                        if !scan.top().lambdas.is_empty() {
+                            return no_colon(start);
+                        }
+                        scan.infix(STATEMENT);
                         scan.top().lambdas.clear();
                         Ok(())
                     }
@@ -497,8 +562,8 @@ enum Action {
     Power,
     /// A prefix form opening a construct that closes like this.
     Prefix(Closes),
-    /// `,` or `=`.
-    Separator,
+    /// `,` (a delimiter) or `=` (the end of a statement's part).
+    Separator(u8),
     /// `:`.
     Colon,
     /// `;`, `->` and augmented assignments: everything closes.
@@ -566,7 +631,8 @@ fn operator(rest: &[u8], infix: bool) -> (usize, Action) {
         b'+' | b'-' | b'~' => Action::Prefix(UNARY),
         b'*' | b'/' | b'%' | b'@' if infix => Action::Infix(PRODUCT),
         b'*' => Action::Prefix(AT_DELIMITER),
-        b',' | b'=' => Action::Separator,
+        b',' => Action::Separator(DELIMITER),
+        b'=' => Action::Separator(STATEMENT),
         b':' => Action::Colon,
         b';' => Action::Statement,
         _ => Action::Nothing,

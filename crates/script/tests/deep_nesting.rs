@@ -321,3 +321,37 @@ proptest! {
         });
     }
 }
+
+#[test]
+fn brackets_that_match_nothing_and_lambdas_without_colons_are_syntax_errors() {
+    // The parser would recover from these by nesting on, so they are
+    // refused first, at the token at fault.
+    for (source, message, column) in [
+        (
+            "x = (1]\n",
+            "syntax error: closing bracket ']' does not match opening parenthesis '('",
+            7,
+        ),
+        ("x = 1)\n", "syntax error: unmatched ')'", 6),
+        ("x = f'{a)}'\n", "syntax error: unmatched ')'", 9),
+        (
+            "x = lambda a\ny = 1\n",
+            "syntax error: expected ':' after the lambda's parameters",
+            13,
+        ),
+        (
+            "f(lambda a)\n",
+            "syntax error: expected ':' after the lambda's parameters",
+            11,
+        ),
+    ] {
+        let e = Script::parse(source).err().expect(source);
+        assert_eq!(
+            (e.message.as_str(), e.line, e.column),
+            (message, 1, column),
+            "{source:?}"
+        );
+    }
+    // Brackets and lambdas that match still parse, across lines too.
+    Script::parse("x = [(1, {2: f'{(3)}'})]\ny = f(lambda a,\n  b=(1): a)\n").expect("parses");
+}
