@@ -265,8 +265,10 @@ pub(crate) fn refused(source: &str) -> Option<Refused> {
         }
         if kind == Kind::Spec {
             match bytes[i] {
+                // A replacement field nested in the spec.
                 b'{' => {
-                    if scan.enter(Kind::Field).is_err() {
+                    let entered = scan.enter(Kind::Field);
+                    if entered.is_err() {
                         return expression(i..i + 1);
                     }
                 }
