@@ -170,7 +170,7 @@ impl<'a> Check<'a> {
                 self.same_dims(a, "the operand")
             }
             Opcode::ReduceWindow => {
-                if n % 2 != 0 {
+                if !n.is_multiple_of(2) {
                     return Err(self.error(format!(
                         "a reduce-window takes inputs and as many initial values; {n} operands given"
                     )));
@@ -285,7 +285,7 @@ impl<'a> Check<'a> {
 
     fn reduce(&self) -> VResult<()> {
         let n = self.inst.operands.len();
-        if n % 2 != 0 {
+        if !n.is_multiple_of(2) {
             return Err(self.error(format!(
                 "a reduce takes inputs and as many initial values; {n} operands given"
             )));

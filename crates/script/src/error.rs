@@ -1,9 +1,9 @@
 //! Script errors: a message, the byte span it points at, and its line and
 //! column.
 
-use rustpython_parser::text_size::TextRange;
 use std::fmt;
 use std::ops::Range;
+use text_size::TextRange;
 use tvm_api::ErrorClass;
 
 /// What went wrong while parsing or running a script, and where.

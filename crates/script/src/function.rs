@@ -2,7 +2,7 @@
 
 use crate::scope::Scope;
 use crate::value::Value;
-use rustpython_parser::ast;
+use python_ast as ast;
 use std::rc::Rc;
 
 /// A user function: its parameters, its body and the scope it closes over.

@@ -6,7 +6,8 @@
 //! are, what `s[C].split` checks and says) is [`tvm_api`]'s, whose
 //! [`tvm_api::Value`] is the interpreter's value type.
 //!
-//! A script is parsed by a real Python parser (`rustpython-parser`), then
+//! A script is parsed by a real Python parser (ruff's, as RustPython
+//! releases it), then
 //! interpreted: `import tvm` / `from tvm import te`, `te.placeholder`,
 //! `te.compute` with lambdas, `te.reduce_axis` and `te.sum`/`max`/`min`,
 //! `te.create_schedule`, `s[C].split/fuse/reorder/tile/compute_at/
@@ -55,7 +56,7 @@
 //! ```
 #![warn(missing_docs)]
 
-pub use nesting::{MAX_NESTING, MAX_TREE_DEPTH};
+pub use nesting::{MAX_INDENTATION, MAX_NESTING};
 
 mod args;
 mod builtins;
@@ -77,7 +78,6 @@ mod value;
 pub use error::ScriptError;
 
 use interp::Interpreter;
-use rustpython_parser::{ast, Parse};
 use scope::Scope;
 use std::rc::Rc;
 use tree::Program;
@@ -126,17 +126,18 @@ impl Target {
 impl Script {
     /// Parses `source`; a syntax error points at its line and column.
     pub fn parse(source: &str) -> Result<Script, ScriptError> {
-        if let Some(at) = nesting::too_deep(source) {
-            return Err(ScriptError::new(source, at, nesting::too_deep_message()));
+        if let Some(refused) = nesting::refused(source) {
+            let message = refused.message();
+            return Err(ScriptError::new(source, refused.at, message));
         }
-        let body = ast::Suite::parse(source, "<script>").map_err(|e| {
-            let at = usize::from(e.offset);
+        // The scan bounds the parser's recursion (a few kilobytes per
+        // level), which the room `grow` leaves covers.
+        let parsed = tir::stack::grow(|| python_parser::parse_module(source));
+        let module = parsed.map_err(|e| {
+            let at = usize::from(e.location.start());
             ScriptError::new(source, at..at + 1, format!("syntax error: {}", e.error))
         })?;
-        let program = Program::new(body).map_err(|at| {
-            let at = usize::from(at.start());
-            ScriptError::new(source, at..at + 1, nesting::too_deep_message())
-        })?;
+        let program = Program::new(module.into_suite());
         Ok(Script {
             source: source.to_owned(),
             program: Rc::new(program),
@@ -180,8 +181,8 @@ impl Script {
 }
 
 /// Parses and runs `source`. Long flat chains need no deep stack: the
-/// parser is table driven, the tree is walked and dropped with work lists
-/// and chains are evaluated along their spine.
+/// parser builds them in loops, the tree is walked and dropped with work
+/// lists and evaluation continues on a fresh stack segment when it runs low.
 pub fn run(source: &str) -> Result<ScriptRun, ScriptError> {
     Script::parse(source)?.run()
 }

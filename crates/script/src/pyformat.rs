@@ -366,7 +366,7 @@ fn group(digits: &str, sep: Option<char>, every: usize) -> String {
     let chars: Vec<char> = digits.chars().collect();
     let mut out = String::new();
     for (i, ch) in chars.iter().enumerate() {
-        if i > 0 && (chars.len() - i) % every == 0 {
+        if i > 0 && (chars.len() - i).is_multiple_of(every) {
             out.push(sep);
         }
         out.push(*ch);

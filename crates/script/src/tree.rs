@@ -1,17 +1,17 @@
 //! The parsed script as the interpreter holds it, and walks over the parser's
 //! tree that never recurse on its depth.
 //!
-//! A long flat chain (`1 + 1 + ...`, `A[i] + A[i] + ...`) is a left-deep
-//! tree as deep as the chain is long. The tree's derived `Clone` and `Drop`
-//! recurse once per level, so the tree is never cloned (function and lambda
-//! bodies are moved out once, into shared bodies the interpreter looks up)
-//! and is dropped through an explicit work list.
+//! A long flat chain (`1 + 1 + ...`, `A[i] + A[i] + ...`, `a.b.c...`,
+//! `f(x)(x)...`) is a left-deep tree as deep as the chain is long. The
+//! tree's derived `Clone` and `Drop` recurse once per level, so the tree is
+//! never cloned (function and lambda bodies are moved out once, into shared
+//! bodies the interpreter looks up) and is dropped through an explicit work
+//! list.
 
-use crate::nesting::MAX_TREE_DEPTH;
-use rustpython_parser::ast::{self, Ranged};
-use rustpython_parser::text_size::TextRange;
+use python_ast as ast;
 use std::collections::HashMap;
 use std::rc::Rc;
+use text_size::TextRange;
 
 /// A script's statements, with the body of every `lambda` and `def` moved
 /// out into shared bodies (keyed by the range of the lambda or the def), so
@@ -27,53 +27,39 @@ fn key(range: TextRange) -> (u32, u32) {
     (range.start().into(), range.end().into())
 }
 
-/// What fills a moved-out expression: a constant with no children.
+/// What fills a moved-out expression: a literal with no children.
 fn hole() -> ast::Expr {
-    ast::Expr::Constant(ast::ExprConstant {
-        range: TextRange::default(),
-        value: ast::Constant::None,
-        kind: None,
-    })
+    ast::Expr::NoneLiteral(ast::ExprNoneLiteral::default())
 }
 
 impl Program {
     /// Takes the parser's statements and moves every function body out.
-    /// A tree nested deeper than [`MAX_TREE_DEPTH`] (not counting the left
-    /// operands of binary operators, along which flat chains grow) gives
-    /// the range of its first node past the limit.
-    pub fn new(mut body: Vec<ast::Stmt>) -> Result<Program, TextRange> {
+    /// The parser's input was bounded in depth before parsing
+    /// ([`crate::nesting`]), so the tree is deep only along flat chains,
+    /// which no walk here recurses on.
+    pub fn new(mut body: Vec<ast::Stmt>) -> Program {
         let mut lambdas = HashMap::new();
         let mut defs = HashMap::new();
         let mut moved = Moved::default();
-        let walked = move_bodies(Root::Stmts(&mut body, 0), &mut moved);
+        move_bodies(Root::Stmts(&mut body), &mut moved);
         // A moved body's own lambdas and defs are moved in turn, before the
         // body is shared.
-        let walked = walked.and_then(|()| loop {
-            if let Some((k, mut e, depth)) = moved.lambdas.pop() {
-                let walked = move_bodies(Root::Expr(&mut e, depth), &mut moved);
+        loop {
+            if let Some((k, mut e)) = moved.lambdas.pop() {
+                move_bodies(Root::Expr(&mut e), &mut moved);
                 lambdas.insert(k, Rc::new(e));
-                walked?;
-            } else if let Some((k, mut b, depth)) = moved.defs.pop() {
-                let walked = move_bodies(Root::Stmts(&mut b, depth), &mut moved);
+            } else if let Some((k, mut b)) = moved.defs.pop() {
+                move_bodies(Root::Stmts(&mut b), &mut moved);
                 defs.insert(k, Rc::new(b));
-                walked?;
             } else {
-                break Ok(());
+                break;
             }
-        });
-        let program = Program {
+        }
+        Program {
             body,
             lambdas,
             defs,
-        };
-        if let Err(at) = walked {
-            // Whatever was not moved into the program is dropped flat too.
-            let exprs = moved.lambdas.into_iter().map(|(_, e, _)| e).collect();
-            let stmts = moved.defs.into_iter().flat_map(|(_, b, _)| b).collect();
-            drop_flat(exprs, stmts);
-            return Err(at);
         }
-        Ok(program)
     }
 
     /// The body of the lambda at `range`.
@@ -109,14 +95,12 @@ impl Drop for Program {
 /// replaced by a childless hole before its parent is dropped.
 pub(crate) fn drop_flat(mut exprs: Vec<ast::Expr>, mut stmts: Vec<ast::Stmt>) {
     loop {
+        let mut children = Vec::new();
+        let mut bodies = Vec::new();
         if let Some(mut e) = exprs.pop() {
-            let mut children = Vec::new();
-            let mut bodies = Vec::new();
             children_of(Node::Expr(&mut e), &mut children, &mut bodies);
             exprs.extend(children.into_iter().map(|c| std::mem::replace(c, hole())));
         } else if let Some(mut s) = stmts.pop() {
-            let mut children = Vec::new();
-            let mut bodies = Vec::new();
             children_of(Node::Stmt(&mut s), &mut children, &mut bodies);
             exprs.extend(children.into_iter().map(|c| std::mem::replace(c, hole())));
             for b in bodies {
@@ -134,71 +118,51 @@ enum Node<'a> {
     Stmt(&'a mut ast::Stmt),
 }
 
-/// Where a walk moving bodies out starts, and at what nesting depth.
+/// Where a walk moving bodies out starts.
 enum Root<'a> {
-    Expr(&'a mut ast::Expr, usize),
-    Stmts(&'a mut Vec<ast::Stmt>, usize),
+    Expr(&'a mut ast::Expr),
+    Stmts(&'a mut Vec<ast::Stmt>),
 }
 
-/// Bodies moved out of the tree, each with the depth it sits at.
+/// Bodies moved out of the tree.
 #[derive(Default)]
 struct Moved {
-    lambdas: Vec<((u32, u32), ast::Expr, usize)>,
-    defs: Vec<((u32, u32), Vec<ast::Stmt>, usize)>,
+    lambdas: Vec<((u32, u32), ast::Expr)>,
+    defs: Vec<((u32, u32), Vec<ast::Stmt>)>,
 }
 
 /// Moves every lambda and def body under `root` out into `moved`, walking
-/// with a work list; stops at the first node nested deeper than
-/// [`MAX_TREE_DEPTH`].
-fn move_bodies(root: Root<'_>, moved: &mut Moved) -> Result<(), TextRange> {
-    let mut exprs: Vec<(&mut ast::Expr, usize)> = Vec::new();
-    let mut bodies: Vec<(&mut Vec<ast::Stmt>, usize)> = Vec::new();
+/// with a work list.
+fn move_bodies(root: Root<'_>, moved: &mut Moved) {
+    let mut exprs: Vec<&mut ast::Expr> = Vec::new();
+    let mut bodies: Vec<&mut Vec<ast::Stmt>> = Vec::new();
     match root {
-        Root::Expr(e, depth) => exprs.push((e, depth)),
-        Root::Stmts(b, depth) => bodies.push((b, depth)),
+        Root::Expr(e) => exprs.push(e),
+        Root::Stmts(b) => bodies.push(b),
     }
-    let mut children = Vec::new();
-    let mut blocks = Vec::new();
     loop {
-        let depth;
-        if let Some((e, d)) = exprs.pop() {
-            depth = d;
-            if depth > MAX_TREE_DEPTH {
-                return Err(e.range());
+        if let Some(e) = exprs.pop() {
+            if let ast::Expr::Lambda(l) = e {
+                let body = std::mem::replace(&mut *l.body, hole());
+                moved.lambdas.push((key(l.range), body));
             }
-            match e {
-                ast::Expr::Lambda(l) => {
-                    let body = std::mem::replace(&mut *l.body, hole());
-                    moved.lambdas.push((key(l.range), body, depth + 1));
-                }
-                // The left operand continues the chain at the same depth.
-                ast::Expr::BinOp(b) => {
-                    exprs.push((&mut b.left, depth));
-                    exprs.push((&mut b.right, depth + 1));
-                    continue;
-                }
-                _ => {}
-            }
-            children_of(Node::Expr(e), &mut children, &mut blocks);
-        } else if let Some((b, d)) = bodies.pop() {
-            depth = d;
+            children_of(Node::Expr(e), &mut exprs, &mut bodies);
+        } else if let Some(b) = bodies.pop() {
             for s in b.iter_mut() {
                 if let ast::Stmt::FunctionDef(d) = s {
                     let body = std::mem::take(&mut d.body);
-                    moved.defs.push((key(d.range), body, depth + 1));
+                    moved.defs.push((key(d.range), body));
                 }
-                children_of(Node::Stmt(s), &mut children, &mut blocks);
+                children_of(Node::Stmt(s), &mut exprs, &mut bodies);
             }
         } else {
-            return Ok(());
+            return;
         }
-        exprs.extend(children.drain(..).map(|c| (c, depth + 1)));
-        bodies.extend(blocks.drain(..).map(|b| (b, depth + 1)));
     }
 }
 
 /// Pushes the direct child expressions and statement blocks of `node`.
-/// Statement kinds the interpreter refuses (classes, imports, ...) are
+/// Statement kinds the interpreter refuses (classes, `match`, ...) are
 /// shallow in any script that reaches it and keep their derived drop.
 fn children_of<'a>(
     node: Node<'a>,
@@ -212,9 +176,17 @@ fn children_of<'a>(
             match s {
                 S::FunctionDef(d) => {
                     bodies.push(&mut d.body);
-                    exprs.extend(d.decorator_list.iter_mut());
+                    exprs.extend(d.decorator_list.iter_mut().map(|d| &mut d.expression));
                     exprs.extend(d.returns.as_deref_mut());
-                    arguments(&mut d.args, exprs);
+                    parameters(&mut d.parameters, exprs);
+                }
+                S::ClassDef(c) => {
+                    bodies.push(&mut c.body);
+                    exprs.extend(c.decorator_list.iter_mut().map(|d| &mut d.expression));
+                    if let Some(a) = c.arguments.as_deref_mut() {
+                        exprs.extend(a.args.iter_mut());
+                        exprs.extend(a.keywords.iter_mut().map(|k| &mut k.value));
+                    }
                 }
                 S::Return(r) => exprs.extend(r.value.as_deref_mut()),
                 S::Delete(d) => exprs.extend(d.targets.iter_mut()),
@@ -245,7 +217,10 @@ fn children_of<'a>(
                 S::If(i) => {
                     exprs.push(&mut i.test);
                     bodies.push(&mut i.body);
-                    bodies.push(&mut i.orelse);
+                    for clause in &mut i.elif_else_clauses {
+                        exprs.extend(clause.test.as_mut());
+                        bodies.push(&mut clause.body);
+                    }
                 }
                 S::With(w) => {
                     for item in &mut w.items {
@@ -281,7 +256,7 @@ fn children_of<'a>(
     };
     match e {
         E::BoolOp(b) => exprs.extend(b.values.iter_mut()),
-        E::NamedExpr(n) => {
+        E::Named(n) => {
             exprs.push(&mut n.target);
             exprs.push(&mut n.value);
         }
@@ -292,16 +267,20 @@ fn children_of<'a>(
         E::UnaryOp(u) => exprs.push(&mut u.operand),
         E::Lambda(l) => {
             exprs.push(&mut l.body);
-            arguments(&mut l.args, exprs);
+            if let Some(p) = l.parameters.as_deref_mut() {
+                parameters(p, exprs);
+            }
         }
-        E::IfExp(i) => {
+        E::If(i) => {
             exprs.push(&mut i.test);
             exprs.push(&mut i.body);
             exprs.push(&mut i.orelse);
         }
         E::Dict(d) => {
-            exprs.extend(d.keys.iter_mut().flatten());
-            exprs.extend(d.values.iter_mut());
+            for item in &mut d.items {
+                exprs.extend(item.key.as_mut());
+                exprs.push(&mut item.value);
+            }
         }
         E::Set(s) => exprs.extend(s.elts.iter_mut()),
         E::ListComp(c) => {
@@ -317,7 +296,7 @@ fn children_of<'a>(
             exprs.push(&mut c.value);
             comprehensions(&mut c.generators, exprs);
         }
-        E::GeneratorExp(c) => {
+        E::Generator(c) => {
             exprs.push(&mut c.elt);
             comprehensions(&mut c.generators, exprs);
         }
@@ -330,14 +309,16 @@ fn children_of<'a>(
         }
         E::Call(c) => {
             exprs.push(&mut c.func);
-            exprs.extend(c.args.iter_mut());
-            exprs.extend(c.keywords.iter_mut().map(|k| &mut k.value));
+            exprs.extend(c.arguments.args.iter_mut());
+            exprs.extend(c.arguments.keywords.iter_mut().map(|k| &mut k.value));
         }
-        E::FormattedValue(f) => {
-            exprs.push(&mut f.value);
-            exprs.extend(f.format_spec.as_deref_mut());
+        E::FString(f) => {
+            for part in f.value.iter_mut() {
+                if let ast::FStringPart::FString(f) = part {
+                    interpolations(&mut f.elements, exprs);
+                }
+            }
         }
-        E::JoinedStr(j) => exprs.extend(j.values.iter_mut()),
         E::Attribute(a) => exprs.push(&mut a.value),
         E::Subscript(s) => {
             exprs.push(&mut s.value);
@@ -351,23 +332,59 @@ fn children_of<'a>(
             exprs.extend(s.upper.as_deref_mut());
             exprs.extend(s.step.as_deref_mut());
         }
-        E::Constant(_) | E::Name(_) => {}
+        // Template strings are refused by the interpreter; their fields are
+        // as shallow as the parser's input was.
+        E::TString(_)
+        | E::StringLiteral(_)
+        | E::BytesLiteral(_)
+        | E::NumberLiteral(_)
+        | E::BooleanLiteral(_)
+        | E::NoneLiteral(_)
+        | E::EllipsisLiteral(_)
+        | E::Name(_)
+        | E::IpyEscapeCommand(_) => {}
     }
 }
 
-fn arguments<'a>(args: &'a mut ast::Arguments, exprs: &mut Vec<&'a mut ast::Expr>) {
-    let ast::Arguments {
+/// The expressions of an f-string's replacement fields, with those of their
+/// format specs.
+fn interpolations<'a>(
+    elements: &'a mut ast::InterpolatedStringElements,
+    exprs: &mut Vec<&'a mut ast::Expr>,
+) {
+    let mut work = vec![elements];
+    while let Some(elements) = work.pop() {
+        for element in elements.iter_mut() {
+            if let ast::InterpolatedStringElement::Interpolation(i) = element {
+                exprs.push(&mut i.expression);
+                if let Some(spec) = i.format_spec.as_deref_mut() {
+                    work.push(&mut spec.elements);
+                }
+            }
+        }
+    }
+}
+
+/// The defaults and annotations of a parameter list.
+fn parameters<'a>(params: &'a mut ast::Parameters, exprs: &mut Vec<&'a mut ast::Expr>) {
+    let ast::Parameters {
         posonlyargs,
         args,
+        vararg,
         kwonlyargs,
+        kwarg,
         ..
-    } = args;
+    } = params;
     for a in posonlyargs
         .iter_mut()
         .chain(args.iter_mut())
         .chain(kwonlyargs.iter_mut())
     {
         exprs.extend(a.default.as_deref_mut());
+        exprs.extend(a.parameter.annotation.as_deref_mut());
+    }
+    for p in vararg.iter_mut().chain(kwarg.iter_mut()) {
+        exprs.extend(p.annotation.as_deref_mut());
     }
 }
 

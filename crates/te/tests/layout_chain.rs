@@ -90,7 +90,7 @@ fn simple_map(kind: u8, n: usize, axis: usize, factor: i64) -> String {
 
 /// The rank a simple map gives.
 fn rank_after(kind: u8, n: usize) -> usize {
-    if kind % 3 == 0 {
+    if kind.is_multiple_of(3) {
         n
     } else {
         n + 1

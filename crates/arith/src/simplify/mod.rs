@@ -155,7 +155,7 @@ impl<'a> Simplifier<'a> {
         // per level. Every 16th level checks the room left on the stack
         // (a level takes a few kilobytes, far less than the red zone).
         self.depth += 1;
-        let visited = if self.depth % 16 == 0 {
+        let visited = if self.depth.is_multiple_of(16) {
             crate::stack::grow(|| self.visit_node(e))
         } else {
             self.visit_node(e)

@@ -341,7 +341,7 @@ fn permutes_in_place(op: &Op) -> Result<bool, Unsupported> {
         .split(|c: char| !c.is_ascii_digit())
         .filter(|s| !s.is_empty())
         .collect();
-    if numbers.len() % 2 != 0 {
+    if !numbers.len().is_multiple_of(2) {
         return Err(AnalysisError::invalid(format!(
             "collective-permute `{name}`: `source_target_pairs={pairs}` is not a list of pairs"
         )));

@@ -57,7 +57,7 @@ pub(crate) fn input_to_output(op: &Op, input: usize) -> OpMaps {
 /// (number of inputs, reduced dimensions, input shape), checked.
 fn reduce_signature<'a>(op: &Op<'a>) -> Result<(usize, Vec<usize>, &'a [i64]), Unsupported> {
     let total = op.num_operands();
-    if total == 0 || total % 2 != 0 {
+    if total == 0 || !total.is_multiple_of(2) {
         return Err(AnalysisError::invalid(format!(
             "reduce `{}` needs as many inits as inputs",
             op.instr.name

@@ -74,7 +74,7 @@ enum Placement {
 fn signature<'a>(op: &Op<'a>) -> Result<Scatter<'a>, Unsupported> {
     let name = &op.instr.name;
     let total = op.num_operands();
-    if total < 3 || total % 2 == 0 {
+    if total < 3 || total.is_multiple_of(2) {
         return Err(AnalysisError::invalid(format!(
             "scatter `{name}` needs N operands, the indices and N updates"
         )));

@@ -129,7 +129,7 @@ struct ReduceWindow<'a> {
 
 fn signature<'a>(op: &Op<'a>) -> Result<ReduceWindow<'a>, Unsupported> {
     let total = op.num_operands();
-    if total == 0 || total % 2 != 0 {
+    if total == 0 || !total.is_multiple_of(2) {
         return Err(AnalysisError::invalid(format!(
             "reduce-window `{}` needs as many inits as inputs",
             op.instr.name

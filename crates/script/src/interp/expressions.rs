@@ -12,9 +12,10 @@ use crate::operators::{self, BinaryOp};
 use crate::scope::Scope;
 use crate::value::{script_value, ScriptValue, Value};
 use crate::{pyformat, pymethods, pymodules};
-use rustpython_parser::ast::{self, Ranged};
+use python_ast as ast;
 use std::ops::Range;
 use std::rc::Rc;
+use text_size::Ranged;
 use tvm_api::ErrorClass;
 
 const SUPPORTED_EXPRESSIONS: &str = "supported expressions are: numbers, strings, f-strings, \
@@ -32,7 +33,14 @@ impl Interpreter {
     fn eval_step(&mut self, e: &ast::Expr, scope: &Rc<Scope>) -> Eval<Value> {
         let span = span_of(e.range());
         match e {
-            ast::Expr::Constant(c) => constant(&c.value, span),
+            ast::Expr::NumberLiteral(n) => number(&n.value, span),
+            ast::Expr::StringLiteral(s) => Ok(Value::str(s.value.to_str())),
+            ast::Expr::BooleanLiteral(b) => Ok(Value::Bool(b.value)),
+            ast::Expr::NoneLiteral(_) => Ok(Value::None),
+            ast::Expr::BytesLiteral(_) | ast::Expr::EllipsisLiteral(_) => Err(Raised::at(
+                span,
+                "only int, float, str, bool and None literals are supported",
+            )),
             ast::Expr::Name(n) => self.lookup(n.id.as_str(), span, scope),
             ast::Expr::Attribute(a) => {
                 let value = self.eval(&a.value, scope)?;
@@ -46,7 +54,7 @@ impl Interpreter {
             ast::Expr::Call(c) => {
                 let callee = self.eval(&c.func, scope)?;
                 let mut positional = Vec::new();
-                for a in &c.args {
+                for a in &c.arguments.args {
                     if let ast::Expr::Starred(st) = a {
                         let v = self.eval(&st.value, scope)?;
                         let items = collections::iterate(&v).ok_or_else(|| {
@@ -69,7 +77,7 @@ impl Interpreter {
                     }
                 }
                 let mut keywords = Vec::new();
-                for k in &c.keywords {
+                for k in &c.arguments.keywords {
                     let value = self.eval(&k.value, scope)?;
                     let Some(name) = &k.arg else {
                         // `**mapping`: its string keys become keywords.
@@ -102,7 +110,7 @@ impl Interpreter {
                         continue;
                     };
                     keywords.push((
-                        name.to_string(),
+                        name.as_str().to_owned(),
                         Spanned {
                             value,
                             span: span_of(k.range),
@@ -124,7 +132,7 @@ impl Interpreter {
                     vararg,
                     kwonly,
                     kwarg,
-                } = self.parameters(&l.args, scope)?;
+                } = self.parameters(l.parameters.as_deref(), scope)?;
                 Ok(crate::value::function(Function {
                     name: "<lambda>".to_owned(),
                     params,
@@ -177,7 +185,7 @@ impl Interpreter {
                 }
                 Ok(last)
             }
-            ast::Expr::IfExp(i) => {
+            ast::Expr::If(i) => {
                 let test = self.eval(&i.test, scope)?;
                 if self.truthy(&test, span_of(i.test.range()))? {
                     self.eval(&i.body, scope)
@@ -192,7 +200,7 @@ impl Interpreter {
             )?)),
             // A generator is consumed at once: scripts only pass them to
             // `any`, `all`, `tuple`, `sum` and friends.
-            ast::Expr::GeneratorExp(g) => Ok(Value::list(self.eval_comprehension(
+            ast::Expr::Generator(g) => Ok(Value::list(self.eval_comprehension(
                 &g.elt,
                 &g.generators,
                 scope,
@@ -219,8 +227,8 @@ impl Interpreter {
             ast::Expr::List(l) => Ok(Value::list(self.eval_items(&l.elts, scope)?)),
             ast::Expr::Dict(d) => {
                 let mut pairs = Vec::new();
-                for (k, v) in d.keys.iter().zip(&d.values) {
-                    match k {
+                for ast::DictItem { key, value: v } in &d.items {
+                    match key {
                         Some(k) => pairs.push((self.eval(k, scope)?, self.eval(v, scope)?)),
                         None => {
                             // `{**other}`: the other dict's pairs.
@@ -238,8 +246,7 @@ impl Interpreter {
                 }
                 collections::new_dict(pairs, span)
             }
-            ast::Expr::JoinedStr(j) => Ok(Value::str(&self.joined_str(j, scope)?)),
-            ast::Expr::FormattedValue(f) => Ok(Value::str(&self.formatted_value(f, scope)?)),
+            ast::Expr::FString(f) => Ok(Value::str(&self.f_string(f, scope)?)),
             other => Err(Raised::at(
                 span,
                 format!(
@@ -327,42 +334,66 @@ impl Interpreter {
         Ok(())
     }
 
-    /// An f-string: its literal parts and formatted values, joined.
-    fn joined_str(&mut self, j: &ast::ExprJoinedStr, scope: &Rc<Scope>) -> Eval<String> {
+    /// An f-string (with the plain strings implicitly concatenated to it):
+    /// its literal parts and formatted values, joined.
+    fn f_string(&mut self, f: &ast::ExprFString, scope: &Rc<Scope>) -> Eval<String> {
         let mut out = String::new();
-        for part in &j.values {
+        for part in f.value.iter() {
             match part {
-                ast::Expr::Constant(ast::ExprConstant {
-                    value: ast::Constant::Str(text),
-                    ..
-                }) => out.push_str(text),
-                ast::Expr::FormattedValue(f) => out.push_str(&self.formatted_value(f, scope)?),
-                other => {
-                    let v = self.eval(other, scope)?;
-                    out.push_str(&v.to_string());
+                ast::FStringPart::Literal(text) => out.push_str(&text.value),
+                ast::FStringPart::FString(f) => {
+                    out.push_str(&self.interpolated(&f.elements, scope)?);
                 }
             }
         }
         Ok(out)
     }
 
-    /// `{value!conversion:spec}` in an f-string.
-    fn formatted_value(&mut self, f: &ast::ExprFormattedValue, scope: &Rc<Scope>) -> Eval<String> {
-        let value = self.eval(&f.value, scope)?;
+    /// The text of an f-string's elements (or of a format spec's).
+    fn interpolated(
+        &mut self,
+        elements: &ast::InterpolatedStringElements,
+        scope: &Rc<Scope>,
+    ) -> Eval<String> {
+        let mut out = String::new();
+        for element in elements.iter() {
+            match element {
+                ast::InterpolatedStringElement::Literal(text) => out.push_str(&text.value),
+                ast::InterpolatedStringElement::Interpolation(i) => {
+                    out.push_str(&self.formatted_value(i, scope)?);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `{value!conversion:spec}` in an f-string; `{value=}` shows the
+    /// expression's text before its repr, as Python does.
+    fn formatted_value(&mut self, f: &ast::InterpolatedElement, scope: &Rc<Scope>) -> Eval<String> {
+        let value = self.eval(&f.expression, scope)?;
         let spec = match &f.format_spec {
-            Some(spec) => match &**spec {
-                ast::Expr::JoinedStr(j) => self.joined_str(j, scope)?,
-                other => self.eval(other, scope)?.to_string(),
-            },
+            Some(spec) => self.interpolated(&spec.elements, scope)?,
             None => String::new(),
         };
         let conversion = match f.conversion {
+            ast::ConversionFlag::None if f.debug_text.is_some() && f.format_spec.is_none() => {
+                Some('r')
+            }
             ast::ConversionFlag::None => None,
             ast::ConversionFlag::Str => Some('s'),
             ast::ConversionFlag::Repr => Some('r'),
             ast::ConversionFlag::Ascii => Some('a'),
         };
-        pyformat::convert_and_format(&value, conversion, &spec, span_of(f.range))
+        let formatted = pyformat::convert_and_format(&value, conversion, &spec, span_of(f.range))?;
+        Ok(match &f.debug_text {
+            Some(debug) => format!(
+                "{}{}{}{formatted}",
+                debug.leading,
+                self.text(&span_of(f.expression.range())),
+                debug.trailing
+            ),
+            None => formatted,
+        })
     }
 
     fn eval_items(&mut self, elts: &[ast::Expr], scope: &Rc<Scope>) -> Eval<Vec<Value>> {
@@ -719,18 +750,14 @@ pub(crate) fn apply_binary(
     }))
 }
 
-fn constant(c: &ast::Constant, span: Range<usize>) -> Eval<Value> {
-    match c {
-        ast::Constant::None => Ok(Value::None),
-        ast::Constant::Bool(b) => Ok(Value::Bool(*b)),
-        ast::Constant::Int(i) => i
-            .to_string()
-            .parse::<i64>()
+fn number(n: &ast::Number, span: Range<usize>) -> Eval<Value> {
+    match n {
+        ast::Number::Int(i) => i
+            .as_i64()
             .map(Value::Int)
-            .map_err(|_| Raised::at(span, "integer literal does not fit in 64 bits")),
-        ast::Constant::Float(f) => Ok(Value::Float(*f)),
-        ast::Constant::Str(s) => Ok(Value::str(s)),
-        _ => Err(Raised::at(
+            .ok_or_else(|| Raised::at(span, "integer literal does not fit in 64 bits")),
+        ast::Number::Float(f) => Ok(Value::Float(*f)),
+        ast::Number::Complex { .. } => Err(Raised::at(
             span,
             "only int, float, str, bool and None literals are supported",
         )),
@@ -773,8 +800,8 @@ fn expression_kind(e: &ast::Expr) -> &'static str {
     match e {
         ast::Expr::SetComp(_) | ast::Expr::DictComp(_) => "a set or dict comprehension",
         ast::Expr::Set(_) => "a set",
-        ast::Expr::JoinedStr(_) | ast::Expr::FormattedValue(_) => "an f-string",
-        ast::Expr::NamedExpr(_) => "`:=`",
+        ast::Expr::TString(_) => "a template string",
+        ast::Expr::Named(_) => "`:=`",
         ast::Expr::Await(_) | ast::Expr::Yield(_) | ast::Expr::YieldFrom(_) => "`await`/`yield`",
         ast::Expr::Starred(_) => "`*` outside a call, tuple or list",
         ast::Expr::Slice(_) => "a slice",

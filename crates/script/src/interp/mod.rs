@@ -15,7 +15,7 @@ use crate::scope::Scope;
 use crate::tree::Program;
 use crate::value::{script_value, ScriptValue, Value};
 use crate::{pymethods, pymodules};
-use rustpython_parser::ast;
+use python_ast as ast;
 use std::ops::Range;
 use std::rc::Rc;
 use tvm_api::{ApiError, ErrorClass, Parameters, Session};

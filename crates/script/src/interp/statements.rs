@@ -11,9 +11,10 @@ use crate::operators;
 use crate::pymodules;
 use crate::scope::Scope;
 use crate::value::{expected_error, ScriptValue, Value};
-use rustpython_parser::ast::{self, Ranged};
+use python_ast as ast;
 use std::ops::Range;
 use std::rc::Rc;
+use text_size::Ranged;
 use tvm_api::{Class, ErrorClass, Object};
 
 const SUPPORTED_STATEMENTS: &str = "supported statements are: import, assignment (to names, \
@@ -82,11 +83,12 @@ impl Interpreter {
                     }
                 }
             }
-            ast::Stmt::FunctionDef(def) => {
+            ast::Stmt::FunctionDef(def) if !def.is_async => {
                 // Decorators are evaluated first, then applied innermost
                 // first: `@a @b def f` is `f = a(b(f))`.
                 let mut decorators = Vec::with_capacity(def.decorator_list.len());
                 for d in &def.decorator_list {
+                    let d = &d.expression;
                     decorators.push((self.eval(d, scope)?, span_of(d.range())));
                 }
                 let mut f = crate::value::function(self.function_def(def, scope)?);
@@ -107,14 +109,22 @@ impl Interpreter {
             }
             ast::Stmt::If(s) => {
                 let test = self.eval(&s.test, scope)?;
-                let branch = if self.truthy(&test, span_of(s.test.range()))? {
-                    &s.body
-                } else {
-                    &s.orelse
-                };
-                return self.exec_block(branch, scope);
+                if self.truthy(&test, span_of(s.test.range()))? {
+                    return self.exec_block(&s.body, scope);
+                }
+                // `elif` and `else` clauses, in order: the first whose test
+                // holds (an `else` has none) runs.
+                for clause in &s.elif_else_clauses {
+                    if let Some(test) = &clause.test {
+                        let value = self.eval(test, scope)?;
+                        if !self.truthy(&value, span_of(test.range()))? {
+                            continue;
+                        }
+                    }
+                    return self.exec_block(&clause.body, scope);
+                }
             }
-            ast::Stmt::For(s) => return self.exec_for(s, scope),
+            ast::Stmt::For(s) if !s.is_async => return self.exec_for(s, scope),
             ast::Stmt::Break(_) | ast::Stmt::Continue(_) if self.loop_depth_is_zero() => {
                 return Err(Raised::at(span, "`break` and `continue` need a loop"));
             }
@@ -124,8 +134,8 @@ impl Interpreter {
             ast::Stmt::Import(s) => self.exec_import(s, scope)?,
             ast::Stmt::ImportFrom(s) => self.exec_import_from(s, scope)?,
             ast::Stmt::Pass(_) => {}
-            ast::Stmt::Try(s) => return self.exec_try(s, scope),
-            ast::Stmt::With(s) => return self.exec_with(s, scope),
+            ast::Stmt::Try(s) if !s.is_star => return self.exec_try(s, scope),
+            ast::Stmt::With(s) if !s.is_async => return self.exec_with(s, scope),
             other => {
                 return Err(Raised::at(
                     span,
@@ -419,7 +429,7 @@ impl Interpreter {
     fn exec_import_from(&mut self, s: &ast::StmtImportFrom, scope: &Rc<Scope>) -> Eval<()> {
         let span = span_of(s.range);
         let path = s.module.as_ref().map(|m| m.as_str()).unwrap_or("");
-        if path == "__future__" && s.level.is_none_or(|l| l.to_u32() == 0) {
+        if path == "__future__" && s.level == 0 {
             // Future features (annotations, division, print_function) change
             // nothing in the subset this interpreter runs.
             return Ok(());
@@ -467,9 +477,9 @@ impl Interpreter {
             vararg,
             kwonly,
             kwarg,
-        } = self.parameters(&def.args, scope)?;
+        } = self.parameters(Some(&def.parameters), scope)?;
         Ok(Function {
-            name: def.name.to_string(),
+            name: def.name.as_str().to_owned(),
             params,
             vararg,
             kwonly,
@@ -481,13 +491,23 @@ impl Interpreter {
         })
     }
 
+    /// The parameters of a `def` or a lambda (`None`: a lambda without
+    /// any), with their defaults evaluated in `scope`.
     pub(super) fn parameters(
         &mut self,
-        args: &ast::Arguments,
+        args: Option<&ast::Parameters>,
         scope: &Rc<Scope>,
     ) -> Eval<Parameters> {
         let mut params = Vec::new();
         let mut kwonly = Vec::new();
+        let Some(args) = args else {
+            return Ok(Parameters {
+                params,
+                vararg: None,
+                kwonly,
+                kwarg: None,
+            });
+        };
         for (a, keyword_only) in args
             .posonlyargs
             .iter()
@@ -500,7 +520,7 @@ impl Interpreter {
                 None => None,
             };
             let param = Param {
-                name: a.def.arg.to_string(),
+                name: a.parameter.name.as_str().to_owned(),
                 default,
             };
             if keyword_only {
@@ -511,9 +531,9 @@ impl Interpreter {
         }
         Ok(Parameters {
             params,
-            vararg: args.vararg.as_ref().map(|v| v.arg.to_string()),
+            vararg: args.vararg.as_ref().map(|v| v.name.as_str().to_owned()),
             kwonly,
-            kwarg: args.kwarg.as_ref().map(|v| v.arg.to_string()),
+            kwarg: args.kwarg.as_ref().map(|v| v.name.as_str().to_owned()),
         })
     }
 
@@ -840,14 +860,15 @@ fn statement_kind(s: &ast::Stmt) -> &'static str {
     match s {
         ast::Stmt::While(_) => "a `while` loop",
         ast::Stmt::ClassDef(_) => "a class definition",
-        ast::Stmt::AsyncWith(_) => "`async with`",
-        ast::Stmt::TryStar(_) => "`try`/`except*`",
+        ast::Stmt::With(w) if w.is_async => "`async with`",
+        ast::Stmt::Try(t) if t.is_star => "`try`/`except*`",
         ast::Stmt::Raise(_) => "`raise`",
         ast::Stmt::Delete(_) => "`del`",
         ast::Stmt::Global(_) | ast::Stmt::Nonlocal(_) => "`global`/`nonlocal`",
         ast::Stmt::AnnAssign(_) => "an annotated assignment",
         ast::Stmt::Match(_) => "a `match` statement",
-        ast::Stmt::AsyncFunctionDef(_) | ast::Stmt::AsyncFor(_) => "async code",
+        ast::Stmt::FunctionDef(d) if d.is_async => "async code",
+        ast::Stmt::For(f) if f.is_async => "async code",
         _ => "this statement",
     }
 }

@@ -323,7 +323,7 @@ impl<'c, 'a> Machine<'c, 'a> {
 
     fn step(&mut self) -> Result<(), RunError> {
         self.steps += 1;
-        if self.steps % super::INTERRUPT_INTERVAL == 0 {
+        if self.steps.is_multiple_of(super::INTERRUPT_INTERVAL) {
             if let Some(hook) = self.limits.interrupt {
                 if hook.requested() {
                     return Err(RunError::Interrupted { steps: self.steps });
