@@ -423,6 +423,31 @@ fn bounds_merged_into_a_floor_division_are_solved() {
     }
 }
 
+/// Conjunctions the property test found refused as non-linear (their
+/// simplified forms have `i` inside one floor division), checked against
+/// enumeration.
+#[test]
+fn conjunctions_simplified_into_floor_divisions_are_solved_exactly() {
+    for text in [
+        "i * -3 + n * -3 + 9 < i * -1 + n - 7 and n * 3 - 1 <= i * -1 + n + 9",
+        "i * -2 + n * 3 + 4 >= n * -1 - 4 and i * 2 + n * 2 + 3 < i * 4 + n * -2 - 1",
+    ] {
+        let mut p = Problem::new(text);
+        let (i, n) = (p.var("i"), p.var("n"));
+        let set = p.an.solve_for_inner_interval(&p.cond, &i).unwrap();
+        for nv in -6..=6 {
+            let at = |e: Option<&Expr>| e.map(|e| e.eval_with(&[(&n, nv)]).unwrap());
+            let (lo, hi) = (at(set.min()), at(set.max()));
+            for iv in -100..=100 {
+                let holds = p.cond.eval_with(&[(&i, iv), (&n, nv)]).unwrap() == 1;
+                let inside =
+                    !set.is_nothing() && lo.is_none_or(|l| l <= iv) && hi.is_none_or(|h| iv <= h);
+                assert_eq!(holds, inside, "{text} at n = {nv}, i = {iv}: solved {set}");
+            }
+        }
+    }
+}
+
 fn any_comparison() -> impl Strategy<Value = CmpOp> {
     prop_oneof![
         Just(CmpOp::Lt),
