@@ -207,7 +207,13 @@ pub fn run(args: TeArgs) -> ExitCode {
     // The process ends here: freeing the parsed script, the schedule and
     // the report node by node would cost a tenth of the whole run, and the
     // operating system takes the memory back at once.
-    std::mem::forget((script, outcome.schedules, target.schedule, target.args, report));
+    std::mem::forget((
+        script,
+        outcome.schedules,
+        target.schedule,
+        target.args,
+        report,
+    ));
     code
 }
 
