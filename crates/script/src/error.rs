@@ -70,6 +70,10 @@ pub(crate) enum RaisedKind {
     /// A Python exception: one the script raises (`raise ValueError(...)`)
     /// or one Python raises for it (`KeyError` of a missing dict key).
     Python(ErrorClass),
+    /// An exception TVM's API raises for a value it refuses (a
+    /// `ValueError` of nested tag scopes, an `IndexError` of an axis):
+    /// caught as that class, reported in the API's own words.
+    Api(ErrorClass),
 }
 
 impl RaisedKind {
@@ -78,6 +82,14 @@ impl RaisedKind {
         match class {
             ErrorClass::TVMError => RaisedKind::Tvm,
             ErrorClass::AssertionError => RaisedKind::Assertion,
+            // What a valid TVM program may meet and catch. Type, attribute
+            // and name errors stay uncatchable: they are as often a limit
+            // of rangefinder's model as a mistake of the script.
+            ErrorClass::ValueError
+            | ErrorClass::IndexError
+            | ErrorClass::KeyError
+            | ErrorClass::ZeroDivisionError
+            | ErrorClass::OverflowError => RaisedKind::Api(class),
             _ => RaisedKind::Script,
         }
     }
@@ -88,7 +100,7 @@ impl RaisedKind {
             RaisedKind::Tvm => ErrorClass::TVMError,
             RaisedKind::Assertion => ErrorClass::AssertionError,
             RaisedKind::Script => ErrorClass::TypeError,
-            RaisedKind::Python(class) => class,
+            RaisedKind::Python(class) | RaisedKind::Api(class) => class,
         }
     }
 }

@@ -223,3 +223,42 @@ tvm.lower(s, [data, bias, out])
     );
     check_values(&r);
 }
+
+/// A `ValueError` or `IndexError` the API raises, as TVM does, is caught by
+/// `except` and `pytest.raises` with that class (TVM's tests check them);
+/// a `TypeError` of a script mistake or an unsupported feature is not.
+#[test]
+fn value_errors_the_api_raises_are_caught_as_in_tvm() {
+    let r = run(r#"
+import pytest
+from tvm import te
+
+caught = []
+try:
+    with te.tag_scope(tag="x"):
+        with te.tag_scope(tag="y"):
+            pass
+except ValueError as e:
+    caught.append(str(e))
+with pytest.raises(ValueError):
+    with te.tag_scope(tag="x"):
+        with te.tag_scope(tag="y"):
+            pass
+# The scopes the errors left were exited: a new one opens.
+with te.tag_scope(tag="z"):
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
+print(len(caught), "nested" in caught[0], B.op.tag)
+"#);
+    assert_eq!(r.printed, "1 True z\n");
+    let e = error(
+        r#"
+from tvm import te
+try:
+    te.placeholder("not a shape")
+except ValueError:
+    pass
+"#,
+    );
+    assert!(!e.contains("ValueError"), "{e}");
+}

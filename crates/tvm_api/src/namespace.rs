@@ -10,7 +10,8 @@ use crate::function::{Class, Function};
 use crate::object::Object;
 use crate::value::Value;
 
-/// The modules a script may import, by dotted path.
+/// The modules a script may import, by dotted path (with those of
+/// [`IMPORT_ONLY`]).
 const MODULES: &[&str] = &[
     "tvm",
     "tvm.te",
@@ -36,27 +37,7 @@ const MODULES: &[&str] = &[
     "tvm.driver",
     "tvm.arith",
     "tvm.driver.build_module",
-    "tvm.relay",
-    "tvm.auto_scheduler",
-    "tvm.autotvm",
-    "tvm.contrib",
-    "tvm.contrib.cudnn",
-    "tvm.contrib.cublas",
-    "tvm.contrib.cblas",
-    "tvm.contrib.mkl",
-    "tvm.contrib.dnnl",
-    "tvm.contrib.clang",
-    "tvm.contrib.utils",
-    "tvm.contrib.nvcc",
-    "tvm.topi.nn",
-    "tvm.topi.nn.winograd_util",
-    "tvm.topi.nn.utils",
-    "tvm.topi.testing",
-    "tvm.topi.generic",
-    "tvm.topi.cpp",
-    "tvm.meta_schedule",
     "tvm.topi.nn.pooling",
-    "tvm.script",
 ];
 
 /// Modules TVM's operator library and tests import at their top but use
@@ -91,6 +72,7 @@ const IMPORT_ONLY: &[&str] = &[
 pub(crate) fn module(path: &str) -> Option<Value> {
     MODULES
         .iter()
+        .chain(IMPORT_ONLY)
         .find(|m| **m == path)
         .map(|m| Value::Object(Object::Module(m)))
 }

@@ -287,7 +287,7 @@ impl Interpreter {
             if classes.iter().any(|c| c.catches(raised.kind)) {
                 if let Some(name) = &h.name {
                     let value = match (raised.kind, &self.assert_text) {
-                        (RaisedKind::Python(class), _) => {
+                        (RaisedKind::Python(class) | RaisedKind::Api(class), _) => {
                             Value::Exception(class, Rc::from(raised.message.as_str()))
                         }
                         (RaisedKind::Assertion, Some((at, text))) if *at == raised.span => {
