@@ -503,6 +503,23 @@ s[AA].compute_at(s[CC], s[CC].op.reduce_axis[0])
         "{schedule}s[AA].bind(s[AA].op.axis[0], ty)\ntvm.te.schedule.InferBound(s)\n"
     ));
     assert!(message.contains("fetched cooperatively"), "{message}");
+    // A script that never lowers the schedule runs, and whatever analyses
+    // it afterwards (the report of `rangefinder te`, `--run`, a picture)
+    // is refused by InferBound itself.
+    let run = script::run(&format!(
+        "{PRELUDE}{schedule}s[AA].bind(s[AA].op.axis[0], ty)\n"
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let target = run.target.expect("a schedule");
+    let Err(e) = te::infer_bound(&target.schedule) else {
+        panic!("InferBound accepted a cooperative fetch");
+    };
+    assert_eq!(e.kind, te::ErrorKind::Unsupported, "{}", e.message);
+    assert!(e.message.contains("fetched cooperatively"), "{}", e.message);
+    let Err(e) = te::Lowering::new(&target.schedule, &target.args) else {
+        panic!("the lowering accepted a cooperative fetch");
+    };
+    assert_eq!(e.kind, te::ErrorKind::Unsupported, "{}", e.message);
 }
 
 /// The outputs of an operation with several, passed to `tvm.lower` as

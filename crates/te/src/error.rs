@@ -16,6 +16,9 @@ pub enum ErrorKind {
     Arith(arith::ErrorKind),
     /// The lowered program could not be built or run.
     Lowering,
+    /// Valid TVM that rangefinder does not model (threads that share work
+    /// as they run together): refused rather than answered wrongly.
+    Unsupported,
 }
 
 impl ErrorKind {
@@ -28,6 +31,7 @@ impl ErrorKind {
             ErrorKind::InvalidDefinition => "invalid_definition",
             ErrorKind::InvalidSchedule => "invalid_schedule",
             ErrorKind::Lowering => "lowering",
+            ErrorKind::Unsupported => "unsupported",
             ErrorKind::Arith(k) => match k {
                 arith::ErrorKind::Syntax => "syntax",
                 arith::ErrorKind::UnknownName => "unknown_name",

@@ -75,6 +75,7 @@ mod schedule;
 mod simp;
 mod tensorize;
 mod thread;
+mod thread_sharing;
 mod value;
 
 pub use annotate::LoopAnnotation;

@@ -154,9 +154,13 @@ impl ApiError {
 
     /// The `TVMError` of an error of `te`, with its category.
     pub fn te(e: te::TeError) -> ApiError {
+        let class = match e.kind {
+            te::ErrorKind::Unsupported => ErrorClass::NotSupported,
+            _ => ErrorClass::TVMError,
+        };
         ApiError {
             kind: Some(e.kind.name()),
-            ..ApiError::tvm(e.message)
+            ..ApiError::new(class, e.message)
         }
     }
 

@@ -113,7 +113,6 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::InferBound => {
             let a = args.bind("InferBound", &["sch"])?;
             let s = schedule_arg(a.required("sch")?)?;
-            crate::dataflow::refuse_cooperative_fetch(&s.borrow())?;
             let bounds = te::infer_bound(&s.borrow()).map_err(|e| te_error(&a.place(), e))?;
             Ok(Value::Object(Object::Bounds(Rc::new(bounds))))
         }
@@ -816,7 +815,6 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
         }
         None => default_args(&s.borrow()),
     };
-    crate::dataflow::refuse_cooperative_fetch(&s.borrow())?;
     let tensors = s.borrow().program_args(tensors);
     let lowering = te::Lowering::new(&s.borrow(), &tensors).map_err(|e| te_error(&a.place(), e))?;
     let name = match a.get("name") {
