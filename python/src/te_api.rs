@@ -19,6 +19,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
     m.add_function(wrap_pyfunction!(instance_of, m)?)?;
     m.add_function(wrap_pyfunction!(intrinsic_names, m)?)?;
+    m.add_function(wrap_pyfunction!(import_only_modules, m)?)?;
     m.add_function(wrap_pyfunction!(structural_equal, m)?)?;
     m.add_function(wrap_pyfunction!(truncating_division, m)?)?;
     m.add_function(wrap_pyfunction!(session_target, m)?)?;
@@ -51,6 +52,13 @@ fn instance_of(obj: &Bound<'_, PyAny>, path: &str, type_names: Vec<String>) -> P
         return Ok(is);
     }
     Ok(type_names.iter().any(|n| n == value.type_name()))
+}
+
+/// The modules TVM programs import but use only on paths a TE program
+/// does not take (`tvm.relay`, `tvm.contrib.*`...), parents first.
+#[pyfunction]
+fn import_only_modules() -> Vec<&'static str> {
+    tvm_api::import_only_modules().to_vec()
 }
 
 /// The names of the math functions, as `tvm.tir` spells them.

@@ -113,6 +113,7 @@ pub use error::{ApiError, ApiResult, ArgRef, ErrorClass};
 pub use function::{Class, Function};
 pub use host::{Host, Parameters};
 pub use lowered::{LoweredModule, StmtRef};
+pub use namespace::import_only_modules;
 pub use object::{Object, ScheduleRef};
 pub use operators::{as_index, as_int};
 pub use reducer::ReducerDef;

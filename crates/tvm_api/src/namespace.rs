@@ -68,6 +68,13 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.script",
 ];
 
+/// The modules TVM programs import at their top but use only on paths a
+/// TE program does not take, parents first: front ends that register
+/// modules by name (the Python package) take the list from here.
+pub fn import_only_modules() -> &'static [&'static str] {
+    IMPORT_ONLY
+}
+
 /// The module called `path`, if scripts may use it.
 pub(crate) fn module(path: &str) -> Option<Value> {
     MODULES

@@ -4,6 +4,7 @@
 import sys as _sys
 import types as _types
 
+from .. import _native
 from ._object import layer_getattr
 
 #: The modules whose names all come from the layer, parents first.
@@ -20,28 +21,8 @@ LAYER_MODULES = (
     "tvm.driver.build_module",
     # Imported at the top of TOPI's modules and TVM's tests, used only on
     # paths TE programs do not take: their names import, their use fails.
-    "tvm.relay",
-    "tvm.auto_scheduler",
-    "tvm.autotvm",
-    "tvm.contrib",
-    "tvm.contrib.cudnn",
-    "tvm.contrib.cublas",
-    "tvm.contrib.cblas",
-    "tvm.contrib.mkl",
-    "tvm.contrib.dnnl",
-    "tvm.contrib.clang",
-    "tvm.contrib.utils",
-    "tvm.contrib.nvcc",
-    "tvm.topi.nn",
-    "tvm.topi.nn.winograd_util",
-    "tvm.topi.nn.pooling",
-    "tvm.topi.nn.utils",
-    "tvm.topi.testing",
-    "tvm.topi.generic",
-    "tvm.topi.cpp",
-    "tvm.meta_schedule",
-    "tvm.script",
-)
+    # The layer keeps the list.
+) + tuple(_native.import_only_modules()) + ("tvm.topi.nn.pooling",)
 
 
 def layer_module(path, package):
