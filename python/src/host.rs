@@ -88,7 +88,7 @@ impl Host for PyHost<'_> {
         let names: Vec<String> = code.getattr("co_varnames").ok()?.extract().ok()?;
         Some(Parameters {
             names: names.into_iter().take(argcount).collect(),
-            varargs: argcount == 0 && flags & CO_VARARGS != 0,
+            varargs: flags & CO_VARARGS != 0,
         })
     }
 

@@ -35,7 +35,7 @@ def test_functions_are_the_layers():
 def test_sizes_with_index_are_integers():
     n = Int64(8)
     A = te.placeholder((n, Int64(4)), name="A")
-    assert A.shape == (8, 4)
+    assert A.shape == [8, 4]
     B = te.compute((n, 4), lambda i, j: A[i, j] * 2.0, name="B")
     s = te.create_schedule(B.op)
     xo, xi = s[B].split(B.op.axis[0], factor=Int64(3))
@@ -80,8 +80,8 @@ def test_relations_have_tvms_attributes():
 
 def test_errors_keep_the_layers_class_and_message():
     A = te.placeholder((4, 4), name="A")
-    with pytest.raises(ValueError, match="the shape has 2 dimensions but the function takes 1"):
-        te.compute((4, 4), lambda i: A[i, i])
+    with pytest.raises(ValueError, match="the shape has 2 dimensions but the function takes 3"):
+        te.compute((4, 4), lambda i, j, k: A[i, i])
     with pytest.raises(IndexError, match="has 2 dimensions but 3 indices"):
         te.compute((4,), lambda i: A[i, i, i])
     with pytest.raises(TypeError, match="`compute` needs a lambda or function, found a int"):

@@ -22,7 +22,9 @@ def test_schedule_errors_are_tvm_errors():
 
 def test_wrong_arity_lambda():
     with pytest.raises(ValueError):
-        te.compute((4, 4), lambda i: i)
+        te.compute((4, 4), lambda i, j, k: i)
+    # Fewer indices than dimensions: the leading dimensions, as in TVM.
+    assert te.compute((4, 5), lambda i: i).shape == [4]
 
 
 def test_exceptions_inside_fcompute_propagate():

@@ -200,8 +200,8 @@ def test_shape_sizes_are_intimm_in_both_front_ends(cli, tmp_path):
     assert not isinstance(8, tvm.tir.IntImm)
     assert (h.value, h.dtype, str(h.astype("float32"))) == (8, "int32", "float32(8)")
     # Still the int it is: printing, comparing, arithmetic, sizes.
-    assert A.shape == (2, 8) and repr(A.shape) == "(2, 8)" and h * 2 == 16
-    assert te.compute(A.shape, lambda i, j: A[i, j]).shape == (2, 8)
+    assert A.shape == [2, 8] and repr(A.shape) == "[2, 8]" and h * 2 == 16
+    assert te.compute(A.shape, lambda i, j: A[i, j]).shape == [2, 8]
 
     path = tmp_path / "shape.py"
     path.write_text(SHAPE_SCRIPT)
@@ -213,4 +213,4 @@ def test_shape_sizes_are_intimm_in_both_front_ends(cli, tmp_path):
     )
     assert py.returncode == 0, py.stderr
     assert py.stdout.splitlines() == te_out
-    assert te_out == ["(2, 3, 8, 6) 8 8 int32 float32(8)", "True True"]
+    assert te_out == ["[2, 3, 8, 6] 8 8 int32 float32(8)", "True True"]

@@ -64,8 +64,8 @@ fn api_errors_point_at_the_argument_positional_or_keyword() {
     assert!(message.contains("found a Tensor"), "{message}");
     // The lambda given for a shape of the wrong rank: about `fcompute`.
     let (line, column, message) = error_of(&format!(
-        "{PRELUDE}C = te.compute((4, 4), fcompute=lambda i: i, name=\"C\")\n"
+        "{PRELUDE}C = te.compute((4, 4), fcompute=lambda i, j, k: i, name=\"C\")\n"
     ));
     assert_eq!((line, column), (4, 24), "{message}");
-    assert!(message.contains("takes 1 indices"), "{message}");
+    assert!(message.contains("takes 3 indices"), "{message}");
 }

@@ -263,13 +263,13 @@ fn te_errors_point_at_the_call() {
     assert_error(&src, 7, 1, "only adjacent loops can be fused");
     let src = format!(
         "{PRELUDE}A = te.placeholder((4, 4), name=\"A\")\n\
-         B = te.compute((4, 4), lambda i: A[i, i], name=\"B\")\n"
+         B = te.compute((4, 4), lambda i, j, k: A[i, i], name=\"B\")\n"
     );
     assert_error(
         &src,
         4,
         24,
-        "the shape has 2 dimensions but the function takes 1",
+        "the shape has 2 dimensions but the function takes 3",
     );
     let src = format!(
         "{PRELUDE}A = te.placeholder((4, 4), name=\"A\")\n\

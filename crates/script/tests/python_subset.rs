@@ -64,7 +64,7 @@ fn every_import_spelling_reaches_te() {
              B = te.compute((4,), lambda i: A[i] + 1, name=\"B\")\n\
              print(B.op.axis[0].var, B.shape, B.dtype)\n"
         );
-        assert_eq!(printed(&src), "i (4,) float32\n", "{header}");
+        assert_eq!(printed(&src), "i [4] float32\n", "{header}");
     }
 }
 

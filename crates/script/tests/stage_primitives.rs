@@ -96,7 +96,7 @@ s[BF].compute_at(s[B], s[B].op.axis[0])
 print(tvm.lower(s, [A, B], simple_mode=True))
 ",
     );
-    assert!(printed.starts_with("B.rf (16, 8) k.inner.v\n"), "{printed}");
+    assert!(printed.starts_with("B.rf [16, 8] k.inner.v\n"), "{printed}");
     // factor_axis places the factored axis.
     let printed = run_checked(
         "\
@@ -109,7 +109,7 @@ BF = s.rfactor(B, ki, factor_axis=1)
 print(BF.shape)
 ",
     );
-    assert_eq!(printed, "(8, 16)\n");
+    assert_eq!(printed, "[8, 16]\n");
 }
 
 const BLOCK: &str = "\
@@ -222,7 +222,7 @@ s = te.create_schedule(res.op)
 print(tvm.lower(s, [X, res], simple_mode=True))
 ",
     );
-    assert!(printed.starts_with("cumsum (6, 4)\nagain\n"), "{printed}");
+    assert!(printed.starts_with("cumsum [6, 4]\nagain\n"), "{printed}");
     assert!(printed.contains("for (cumsum.idx, 0, 5)"), "{printed}");
 }
 
@@ -241,7 +241,7 @@ print(tvm.lower(s, [A, D], simple_mode=True))
     );
     let run = script::run(&src).unwrap_or_else(|e| panic!("{e}"));
     assert!(
-        run.printed.starts_with("Ab (8, 4) float32 []\n"),
+        run.printed.starts_with("Ab [8, 4] float32 []\n"),
         "{}",
         run.printed
     );

@@ -60,11 +60,11 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     // fetches its part, which rangefinder does not model (it would size
     // them per thread, 8 rows, and run the threads one after another).
     ("test_gemm_bound", "is fetched cooperatively by the threads"),
-    // A compute whose body is a call of a tensor intrinsic
-    // (`intrin(A[i, 0:m], ...)`) over a smaller shape.
+    // A compute whose body is a call of a tensor intrinsic on a slice of
+    // a tensor (`intrin(B[i:10, 0:20])`, a `TensorComputeOp`).
     (
         "test_bound_tensor_compute_op",
-        "the shape has 2 dimensions but the function takes 1 indices",
+        "slices inside a multi-dimensional index are not supported",
     ),
     // Padded shared storage (`storage_align`), which changes strides, not
     // bounds, and is not modelled.

@@ -219,7 +219,7 @@ tvm.lower(s, [data, bias, out])
 "#);
     assert_eq!(
         r.printed,
-        "pool_max (1, 16, 14, 14) pool_avg elemwise (1, 16, 8, 8) pool_avg_red (1, 16) broadcast\n"
+        "pool_max [1, 16, 14, 14] pool_avg elemwise [1, 16, 8, 8] pool_avg_red [1, 16] broadcast\n"
     );
     check_values(&r);
 }

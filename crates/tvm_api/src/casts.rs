@@ -75,11 +75,27 @@ pub(crate) fn cast_function(args: Args) -> ApiResult<Value> {
     cast(&v.value, dt, v.place())
 }
 
-/// `x.astype(dtype)`.
+/// `x.astype(dtype)`; of a tensor, TOPI's element-wise cast (TOPI binds
+/// `Tensor.astype` to `topi.cast`).
 pub(crate) fn astype(receiver: &Value, args: Args) -> ApiResult<Value> {
     let a = args.bind("astype", &["dtype", "span"])?;
     let dt = dtype_arg(a.required("dtype")?)?;
-    cast(receiver, dt, None)
+    match receiver {
+        Value::Object(crate::object::Object::Tensor(t)) => crate::topi_ops::cast_tensor(t, dt),
+        _ => cast(receiver, dt, None),
+    }
+}
+
+/// `topi.cast(x, dtype)`: a tensor cast element by element, or an
+/// expression cast.
+pub(crate) fn topi_cast(args: Args) -> ApiResult<Value> {
+    let a = args.bind("cast", &["x", "dtype", "span"])?;
+    let dt = dtype_arg(a.required("dtype")?)?;
+    let x = a.required("x")?;
+    match &x.value {
+        Value::Object(crate::object::Object::Tensor(t)) => crate::topi_ops::cast_tensor(t, dt),
+        other => cast(other, dt, x.place()),
+    }
 }
 
 /// The smallest (`max == false`) or largest value of `dt`: TVM's

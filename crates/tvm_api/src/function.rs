@@ -123,6 +123,12 @@ pub enum Function {
     TopiSum,
     /// `tvm.topi.add`, `subtract`, `multiply`, `divide`, `floor_divide`.
     TopiBroadcast(crate::BinaryOp),
+    /// `tvm.topi.reshape`.
+    TopiReshape,
+    /// `tvm.topi.cast` (also in `tvm.topi.math`).
+    TopiCast,
+    /// `tvm.topi.exp`, `sqrt`, ... (also in `tvm.topi.math`).
+    TopiMath(crate::topi_ops::ElementwiseMath),
     /// `autotvm.register_topi_compute(name)` and its kind: a decorator whose
     /// function needs a tuning configuration, so that the function defines
     /// but its use is refused.
@@ -213,6 +219,9 @@ impl Function {
             Function::DeviceEnabled => "tvm.testing.device_enabled",
             Function::TopiSum => "tvm.topi.sum",
             Function::TopiBroadcast(_) => "tvm.topi.add",
+            Function::TopiReshape => "tvm.topi.reshape",
+            Function::TopiCast => "tvm.topi.cast",
+            Function::TopiMath(_) => "tvm.topi.math",
             Function::DeferringDecorator => "tvm.autotvm.register_topi_compute",
             Function::EqualConstInt => "tvm.topi.utils.equal_const_int",
             Function::IsEmptyShape => "tvm.topi.utils.is_empty_shape",

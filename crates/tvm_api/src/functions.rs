@@ -208,6 +208,9 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         }
         Function::TopiSum => crate::topi_ops::sum(host, args),
         Function::TopiBroadcast(op) => crate::topi_ops::broadcast_function(op, args),
+        Function::TopiReshape => crate::topi_ops::reshape(args),
+        Function::TopiCast => crate::casts::topi_cast(args),
+        Function::TopiMath(op) => crate::topi_ops::elementwise_math(op, args),
         Function::DeferringDecorator => match args.positional.as_slice() {
             // The decorator applied: the function, as a name whose use is refused.
             [Value::Host(_)] => Ok(Value::Object(Object::Unsupported(Rc::from(
@@ -349,8 +352,11 @@ impl From<te::TeError> for BuildFailure {
 }
 
 fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
-    let a = args.bind("compute", &["shape", "fcompute", "name", "tag", "attrs"])?;
-    let dims = shape(a.required("shape")?)?;
+    let a = args.bind(
+        "compute",
+        &["shape", "fcompute", "name", "tag", "attrs", "varargs_names"],
+    )?;
+    let mut dims = shape(a.required("shape")?)?;
     let tag = crate::tags::compute_tag(host, a.get("tag"))?;
     let attrs = crate::tags::attrs(a.get("attrs"))?;
     let f = a.required("fcompute")?;
@@ -359,35 +365,36 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
         .map(string)
         .transpose()?
         .unwrap_or_else(|| "compute".to_owned());
-    // The axes take the names of the lambda's parameters, as in TVM
-    // (`lambda *i` gives `i0, i1, ...`).
-    let axis_names: Vec<String> = match host.parameters(&f.value) {
-        Some(params) if !params.varargs => {
-            if params.names.len() != dims.len() {
-                // TVM raises a ValueError here.
-                return Err(error(
-                    ErrorClass::ValueError,
-                    f.place(),
+    let Some(params) = host.parameters(&f.value) else {
+        return Err(type_error(
+            f.place(),
+            format!(
+                "`compute` needs a lambda or function, found a {}",
+                f.value.type_name()
+            ),
+        ));
+    };
+    let varargs_names = match a.get("varargs_names") {
+        None => None,
+        Some(g) if matches!(g.value, Value::None) => None,
+        Some(g) => {
+            let items = g.value.sequence().ok_or_else(|| {
+                type_error(
+                    g.place(),
                     format!(
-                        "the shape has {} dimensions but the function takes {} indices",
-                        dims.len(),
-                        params.names.len()
+                        "`varargs_names` needs a list of names, found a {}",
+                        g.value.type_name()
                     ),
-                ));
-            }
-            params.names
-        }
-        Some(_) => (0..dims.len()).map(|d| format!("i{d}")).collect(),
-        None => {
-            return Err(type_error(
-                f.place(),
-                format!(
-                    "`compute` needs a lambda or function, found a {}",
-                    f.value.type_name()
-                ),
-            ))
+                )
+            })?;
+            let names = items
+                .into_iter()
+                .map(|v| string(&g.item(v)))
+                .collect::<ApiResult<Vec<_>>>()?;
+            Some((names, g.place()))
         }
     };
+    let axis_names = compute_axis_names(params, &mut dims, varargs_names, f.place())?;
     let names: Vec<&str> = axis_names.iter().map(String::as_str).collect();
     let fcompute = f.value.clone();
     let fspan = f.at.clone();
@@ -438,6 +445,66 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
         Err(BuildFailure::Host(r)) => Err(r),
         Err(BuildFailure::Te(e)) => Err(te_error(&a.place(), e)),
     }
+}
+
+/// The names of a compute's axes, as TVM's `te.compute` takes them from
+/// the function's parameters: positional names first, then, for `*args`,
+/// the `varargs_names` given or `i0, i1, ...` for the remaining
+/// dimensions (`lambda n, *i` over four dimensions gives `n, i0, i1, i2`).
+/// A function with fewer positional parameters than the shape has
+/// dimensions makes a tensor of the leading dimensions only (`dims` is cut
+/// to them), as TVM does.
+fn compute_axis_names(
+    params: crate::host::Parameters,
+    dims: &mut Vec<Expr>,
+    varargs_names: Option<(Vec<String>, At)>,
+    at: At,
+) -> ApiResult<Vec<String>> {
+    let positional = params.names.len();
+    if params.varargs {
+        let Some(remaining) = dims.len().checked_sub(positional) else {
+            return Err(error(
+                ErrorClass::ValueError,
+                at,
+                format!(
+                    "the shape has {} dimensions but the function takes {positional} indices \
+                     before `*args`",
+                    dims.len()
+                ),
+            ));
+        };
+        let rest = match varargs_names {
+            Some((names, names_at)) if names.len() != remaining => {
+                // TVM raises a RuntimeError here.
+                return Err(error(
+                    ErrorClass::RuntimeError,
+                    names_at,
+                    format!(
+                        "`*args` takes the {remaining} remaining dimensions, but \
+                         `varargs_names` gives {} names",
+                        names.len()
+                    ),
+                ));
+            }
+            Some((names, _)) => names,
+            None => (0..remaining).map(|d| format!("i{d}")).collect(),
+        };
+        return Ok(params.names.into_iter().chain(rest).collect());
+    }
+    if positional > dims.len() || (positional == 0 && !dims.is_empty()) {
+        // TVM raises a ValueError (no parameters) or a TypeError from the
+        // call (too many); both are a mismatch of shape and function.
+        return Err(error(
+            ErrorClass::ValueError,
+            at,
+            format!(
+                "the shape has {} dimensions but the function takes {positional} indices",
+                dims.len()
+            ),
+        ));
+    }
+    dims.truncate(positional);
+    Ok(params.names)
 }
 
 /// The name of a reduction axis (one of `reduce_vars`) that the body of

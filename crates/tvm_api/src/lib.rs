@@ -70,7 +70,7 @@
 //! }).unwrap();
 //! assert_eq!(tvm_api::str(&b), "Tensor(shape=[8], op.name=B)");
 //! let shape = tvm_api::get_attr(&b, "shape").unwrap();
-//! assert_eq!(tvm_api::repr(&shape), "(8,)");
+//! assert_eq!(tvm_api::repr(&shape), "[8]");
 //!
 //! // Errors name the argument they are about.
 //! let err = tvm_api::call(&mut host, &compute, Args::positional(vec![Value::Int(8), Value::Int(1)]))

@@ -38,6 +38,8 @@ const MODULES: &[&str] = &[
     "tvm.arith",
     "tvm.driver.build_module",
     "tvm.topi.nn.pooling",
+    "tvm.topi.math",
+    "tvm.topi.transform",
 ];
 
 /// Modules TVM's operator library and tests import at their top but use
@@ -196,6 +198,15 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
             Function::Pool2d
         }
         "sum" if module_path == "tvm.topi" => Function::TopiSum,
+        "cast" if matches!(module_path, "tvm.topi" | "tvm.topi.math") => Function::TopiCast,
+        "reshape" if matches!(module_path, "tvm.topi" | "tvm.topi.transform") => {
+            Function::TopiReshape
+        }
+        _ if matches!(module_path, "tvm.topi" | "tvm.topi.math")
+            && crate::topi_ops::ElementwiseMath::from_topi_name(name).is_some() =>
+        {
+            Function::TopiMath(crate::topi_ops::ElementwiseMath::from_topi_name(name)?)
+        }
         "add" if module_path == "tvm.topi" => Function::TopiBroadcast(crate::BinaryOp::Add),
         "subtract" if module_path == "tvm.topi" => Function::TopiBroadcast(crate::BinaryOp::Sub),
         "multiply" if module_path == "tvm.topi" => Function::TopiBroadcast(crate::BinaryOp::Mul),

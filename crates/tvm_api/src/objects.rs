@@ -302,11 +302,12 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::Tensor(t), "name") => Ok(Value::str(t.name())),
             (Object::Tensor(t), "ndim") => Ok(Value::Int(t.ndim() as i64)),
             (Object::Tensor(t), "value_index") => Ok(Value::Int(t.value_index() as i64)),
+            (Object::Tensor(_), "astype") => method("astype"),
             (Object::Tensor(_), _) => Err(no_attribute(
                 value,
                 name,
                 span,
-                "it has .op, .shape, .dtype, .name and .ndim",
+                "it has .op, .shape, .dtype, .name, .ndim and .astype",
             )),
             (Object::Op(op), "axis") => Ok(iter_var_list(op.axis())),
             (Object::Op(op), "reduce_axis") => Ok(iter_var_list(op.reduce_axis())),
@@ -658,9 +659,11 @@ fn iter_var_list(ivs: &[te::IterVar]) -> Value {
     )
 }
 
-/// A shape as Python sees it: a tuple of integers and expressions.
+/// A shape as Python sees it: a list of integers and expressions (TVM's
+/// `Array`, which a slice turns into a Python list: `[1] * k +
+/// A.shape[:-2]` works).
 pub(crate) fn shape_value(dims: &[Expr]) -> Value {
-    Value::tuple(
+    Value::list(
         dims.iter()
             .map(|d| {
                 d.as_int()

@@ -14,6 +14,7 @@
 //!   broadcasting, `T_add`... (tag `broadcast`, `elemwise` with a scalar).
 
 use crate::args::{Args, Given};
+use crate::functions::BuildFailure;
 use crate::error::{te_error, type_error, ApiError, ApiResult, ErrorClass};
 use crate::object::Object;
 use crate::objects::{constant_value, promote, to_index};
@@ -556,5 +557,178 @@ pub(crate) fn broadcast(op: crate::BinaryOp, lhs: &Value, rhs: &Value) -> ApiRes
         Attrs::new(),
     )
     .map_err(|e| te_error(&None, e))?;
+    Ok(Value::Object(Object::Tensor(out)))
+}
+
+/// `topi.reshape(a, newshape)`: one compute `T_reshape` (tag `injective`)
+/// over the new shape whose element is the input's at the same position in
+/// row-major order, with the index flattened and unflattened as TVM's
+/// `RavelIndex` and `UnravelIndex` write it (floor division and modulo by
+/// each dimension). An empty shape on either side gives zeros.
+pub(crate) fn reshape(args: Args) -> ApiResult<Value> {
+    let a = args.bind("reshape", &["a", "newshape"])?;
+    let data_arg = a.required("a")?;
+    let x = tensor_arg(data_arg, "topi.reshape")?;
+    let shape_arg = a.required("newshape")?;
+    let items = match promote(&shape_arg.value) {
+        v @ (Value::Int(_) | Value::Index(_)) => vec![v],
+        v => v.sequence().ok_or_else(|| {
+            type_error(
+                shape_arg.place(),
+                format!(
+                    "`newshape` needs a list of sizes, found a {}",
+                    v.type_name()
+                ),
+            )
+        })?,
+    };
+    let target: Vec<Expr> = items
+        .into_iter()
+        .map(|v| to_index(&shape_arg.item(v)))
+        .collect::<ApiResult<_>>()?;
+    let elements = |dims: &[Expr]| -> Option<i64> {
+        dims.iter()
+            .try_fold(1i64, |n, d| n.checked_mul(constant_value(d)?))
+    };
+    if let Some(bad) = target.iter().find(|d| constant_value(d).is_some_and(|v| v < 0)) {
+        return Err(ApiError::new(
+            ErrorClass::ValueError,
+            format!("`newshape` has the negative size {bad}: give every size explicitly"),
+        )
+        .at(shape_arg.at.clone()));
+    }
+    if let (Some(from), Some(to)) = (elements(x.shape()), elements(&target)) {
+        if from != to {
+            return Err(ApiError::new(
+                ErrorClass::ValueError,
+                format!(
+                    "cannot reshape `{}` of {from} elements into a shape of {to} elements",
+                    x.op().name()
+                ),
+            )
+            .at(shape_arg.at.clone()));
+        }
+    }
+    let empty = |dims: &[Expr]| dims.iter().any(|d| constant_value(d) == Some(0));
+    let zeros = empty(&target) || empty(x.shape());
+    let names: Vec<String> = (0..target.len()).map(|d| format!("ax{d}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let source_shape = x.shape().to_vec();
+    let out = te::try_compute_tagged(
+        target.clone(),
+        &names,
+        |o| {
+            if zeros {
+                return Ok::<_, te::TeError>(te::Value::cast(x.dtype(), te::Value::int(0)));
+            }
+            let flat = o
+                .iter()
+                .zip(&target)
+                .skip(1)
+                .fold(o.first().cloned().unwrap_or_else(|| Expr::int(0)), |idx, (i, d)| {
+                    Expr::add(Expr::mul(idx, d.clone()), i.clone())
+                });
+            let mut idx = Vec::with_capacity(source_shape.len());
+            let mut rest = flat;
+            for d in source_shape.iter().rev() {
+                idx.push(Expr::floor_mod(rest.clone(), d.clone()));
+                rest = Expr::floor_div(rest, d.clone());
+            }
+            idx.reverse();
+            Ok(x.at(idx))
+        },
+        "T_reshape",
+        "injective",
+        Attrs::new(),
+    )
+    .map_err(|e| te_error(&None, e))?;
+    Ok(Value::Object(Object::Tensor(out)))
+}
+
+/// The element-wise operators of `topi.math` (`topi.exp(x)`,
+/// `topi.math.sqrt(x)`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElementwiseMath {
+    /// `topi.identity`: the element itself.
+    Identity,
+    /// `topi.negative`: minus the element.
+    Negative,
+    /// An intrinsic applied to the element (`exp`, `sqrt`, `erf`, ...).
+    Intrinsic(tir::Intrinsic),
+}
+
+impl ElementwiseMath {
+    /// The operator `topi.NAME` (and `topi.math.NAME`) stands for.
+    pub(crate) fn from_topi_name(name: &str) -> Option<ElementwiseMath> {
+        match name {
+            "identity" => Some(ElementwiseMath::Identity),
+            "negative" => Some(ElementwiseMath::Negative),
+            "exp" | "erf" | "tanh" | "tan" | "cos" | "cosh" | "sin" | "sinh" | "acos"
+            | "acosh" | "asin" | "asinh" | "atan" | "atanh" | "floor" | "ceil" | "trunc"
+            | "abs" | "round" | "log" | "log2" | "log10" | "sqrt" | "rsqrt" | "sigmoid" => {
+                tir::Intrinsic::from_tvm_name(name).map(ElementwiseMath::Intrinsic)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// `topi.exp(x)` and the other operators of [`ElementwiseMath`]: as TOPI
+/// writes them, `te.compute(x.shape, lambda *i: te.exp(x(*i)))` under the
+/// tag `elemwise`, so one compute called `compute` over axes `i0, i1, ...`.
+pub(crate) fn elementwise_math(op: ElementwiseMath, args: Args) -> ApiResult<Value> {
+    let a = args.bind("elementwise", &["x"])?;
+    let x = tensor_arg(a.required("x")?, "topi.math")?;
+    let names: Vec<String> = (0..x.ndim()).map(|d| format!("i{d}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let out = te::try_compute_tagged::<BuildFailure>(
+        x.shape().to_vec(),
+        &names,
+        |i| {
+            let v = x.at(i.to_vec());
+            Ok(match op {
+                ElementwiseMath::Identity => v,
+                ElementwiseMath::Negative => {
+                    // As `-x(*i)` in a program: the API's own negation.
+                    crate::operators::unary(crate::UnaryOp::Neg, &crate::objects::element(v))
+                        .and_then(|n| crate::objects::to_element(&n, None))
+                        .map_err(BuildFailure::Host)?
+                }
+                ElementwiseMath::Intrinsic(f) => te::Value::call(f, vec![v]),
+            })
+        },
+        "compute",
+        "elemwise",
+        Attrs::new(),
+    )
+    .map_err(|e| match e {
+        BuildFailure::Host(e) => e,
+        BuildFailure::Te(e) => te_error(&None, e),
+    })?;
+    Ok(Value::Object(Object::Tensor(out)))
+}
+
+/// `topi.cast(x, dtype)` of a tensor (also `x.astype(dtype)`): as TOPI
+/// writes it, `te.compute(x.shape, lambda *i: x(*i).astype(dtype))`
+/// under the tag `elemwise`.
+pub(crate) fn cast_tensor(x: &te::Tensor, dtype: tir::DataType) -> ApiResult<Value> {
+    let names: Vec<String> = (0..x.ndim()).map(|d| format!("i{d}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let out = te::try_compute_tagged::<BuildFailure>(
+        x.shape().to_vec(),
+        &names,
+        |i| {
+            crate::casts::cast(&crate::objects::element(x.at(i.to_vec())), dtype, None)
+                .and_then(|v| crate::objects::to_element(&v, None))
+                .map_err(BuildFailure::Host)
+        },
+        "compute",
+        "elemwise",
+        Attrs::new(),
+    )
+    .map_err(|e| match e {
+        BuildFailure::Host(e) => e,
+        BuildFailure::Te(e) => te_error(&None, e),
+    })?;
     Ok(Value::Object(Object::Tensor(out)))
 }

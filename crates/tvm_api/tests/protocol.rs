@@ -44,6 +44,18 @@ fn closure(
     })
 }
 
+/// A function of `params` then `*args`.
+fn varargs_closure(
+    params: &[&'static str],
+    body: impl Fn(&[Value]) -> Result<Value, ApiError> + 'static,
+) -> Value {
+    Value::host(Closure {
+        params: params.to_vec(),
+        varargs: true,
+        body: Box::new(body),
+    })
+}
+
 impl Host for ClosureHost {
     fn call(&mut self, f: &Value, args: Vec<Value>) -> Result<Value, ApiError> {
         let c = f.as_host::<Closure>().expect("a closure");
@@ -174,16 +186,21 @@ fn a_schedule_is_split_bounded_and_lowered_through_methods() {
 fn errors_name_the_argument_they_are_about() {
     let mut h = host();
     let (_, b) = pipeline(&mut h);
-    // A function of one index for a 2-d shape: about `fcompute`.
-    let one = closure(&["i"], |ix| Ok(ix[0].clone()));
-    let e = call(&mut h, "te.compute", vec![shape(&[8, 8]), one], &[]).unwrap_err();
+    // A function of three indices for a 2-d shape: about `fcompute`.
+    let three = closure(&["i", "j", "k"], |ix| Ok(ix[0].clone()));
+    let e = call(&mut h, "te.compute", vec![shape(&[8, 8]), three], &[]).unwrap_err();
     assert_eq!(e.arg, Some(ArgRef::Positional(1)));
     assert_eq!(
         e.message,
-        "the shape has 2 dimensions but the function takes 1 indices"
+        "the shape has 2 dimensions but the function takes 3 indices"
     );
-    // By keyword, the same error names the keyword.
+    // A function of fewer indices makes a tensor of the leading
+    // dimensions, as in TVM.
     let one = closure(&["i"], |ix| Ok(ix[0].clone()));
+    let t = call(&mut h, "te.compute", vec![shape(&[8, 4]), one], &[]).unwrap();
+    assert_eq!(tvm_api::repr(&attr(&t, "shape")), "[8]");
+    // By keyword, an error names the keyword.
+    let one = closure(&["i", "j", "k"], |ix| Ok(ix[0].clone()));
     let e = call(
         &mut h,
         "te.compute",
@@ -440,4 +457,45 @@ fn python_values_print_as_cpython_and_exception_classes_follow_its_hierarchy() {
         ErrorClass::named("NotImplementedError"),
         Some(ErrorClass::NotSupported)
     );
+}
+
+#[test]
+fn varargs_axes_take_tvms_names() {
+    let mut h = host();
+    let axis_names = |h: &mut ClosureHost, t: &Value| -> Vec<String> {
+        let axes = attr(&attr(t, "op"), "axis");
+        let _ = h;
+        tvm_api::iter(&axes)
+            .unwrap()
+            .iter()
+            .map(|iv| tvm_api::str(&attr(iv, "var")))
+            .collect()
+    };
+    // `lambda n, *i` over three dimensions: `n`, then `i0, i1`.
+    let f = varargs_closure(&["n"], |ix| Ok(ix[0].clone()));
+    let t = call(&mut h, "te.compute", vec![shape(&[2, 3, 4]), f], &[]).unwrap();
+    assert_eq!(axis_names(&mut h, &t), ["n", "i0", "i1"]);
+    // `varargs_names` names the rest.
+    let names = Value::list(vec![Value::str("yy"), Value::str("xx")]);
+    let f = varargs_closure(&["n"], |ix| Ok(ix[0].clone()));
+    let t = call(
+        &mut h,
+        "te.compute",
+        vec![shape(&[2, 3, 4]), f],
+        &[("varargs_names", names)],
+    )
+    .unwrap();
+    assert_eq!(axis_names(&mut h, &t), ["n", "yy", "xx"]);
+    // As many names as remaining dimensions, or TVM's RuntimeError.
+    let f = varargs_closure(&[], |ix| Ok(ix[0].clone()));
+    let e = call(
+        &mut h,
+        "te.compute",
+        vec![shape(&[2, 3, 4]), f],
+        &[("varargs_names", Value::list(vec![Value::str("a")]))],
+    )
+    .unwrap_err();
+    assert_eq!(e.class, tvm_api::ErrorClass::RuntimeError);
+    assert_eq!(e.arg, Some(ArgRef::Keyword("varargs_names".into())));
+    assert!(e.message.contains("3 remaining dimensions"), "{}", e.message);
 }

@@ -243,7 +243,7 @@ proptest! {
             .map(|k| (((k as u64 * 7919 + seed * 104729) % 2000) as f64 - 1000.0) / 8.0)
             .collect();
         let (shape, expected) = pool_reference(&c, &x);
-        prop_assert_eq!(tvm_api::repr(&attr(&p, "shape")), tvm_api::repr(&ints(&shape)));
+        prop_assert_eq!(tvm_api::repr(&attr(&p, "shape")), tvm_api::repr(&Value::list(shape.iter().map(|&i| Value::Int(i)).collect())));
         let got = run(h, &[(&a, &x)], &p);
         prop_assert_eq!(got.len(), expected.len());
         for (g, e) in got.iter().zip(&expected) {
@@ -274,7 +274,7 @@ fn pool2d_builds_topis_stages() {
     let op = attr(&max, "op");
     assert_eq!(tvm_api::str(&attr(&op, "name")), "pool_max");
     assert_eq!(tvm_api::str(&attr(&op, "tag")), "pool_max");
-    assert_eq!(tvm_api::repr(&attr(&max, "shape")), "(1, 64, 56, 56)");
+    assert_eq!(tvm_api::repr(&attr(&max, "shape")), "[1, 64, 56, 56]");
     let input = tvm_api::iter(&attr(&op, "input_tensors")).unwrap()[0].clone();
     assert_eq!(tvm_api::str(&attr(&attr(&input, "op"), "name")), "pad_temp");
     // No padding: no pad stage. An average is a sum then a division.
@@ -313,7 +313,7 @@ fn pool2d_builds_topis_stages() {
         ],
         &[("layout", Value::str("NHWC"))],
     );
-    assert_eq!(tvm_api::repr(&attr(&nhwc, "shape")), "(1, 35, 35, 192)");
+    assert_eq!(tvm_api::repr(&attr(&nhwc, "shape")), "[1, 35, 35, 192]");
     let f = tvm_api::resolve("tvm.topi.nn.pool2d").unwrap();
     let bad = tvm_api::call(
         h,
@@ -344,7 +344,7 @@ fn sum_and_add_reduce_and_broadcast_as_numpy_does() {
         vec![a.clone()],
         &[("axis", ints(&[0, 2])), ("keepdims", Value::Bool(true))],
     );
-    assert_eq!(tvm_api::repr(&attr(&s, "shape")), "(1, 3, 1)");
+    assert_eq!(tvm_api::repr(&attr(&s, "shape")), "[1, 3, 1]");
     assert_eq!(tvm_api::str(&attr(&attr(&s, "op"), "name")), "A_red");
     assert_eq!(tvm_api::str(&attr(&attr(&s, "op"), "tag")), "comm_reduce");
     let x: Vec<f64> = (0..24).map(|k| k as f64 * 0.5 - 3.0).collect();
@@ -359,11 +359,11 @@ fn sum_and_add_reduce_and_broadcast_as_numpy_does() {
         .collect();
     assert_eq!(got, expected);
     let all = call(h, "tvm.topi.sum", vec![a.clone()], &[]);
-    assert_eq!(tvm_api::repr(&attr(&all, "shape")), "()");
+    assert_eq!(tvm_api::repr(&attr(&all, "shape")), "[]");
 
     let b = placeholder(h, &[3, 1], "B");
     let c = call(h, "tvm.topi.add", vec![a.clone(), b.clone()], &[]);
-    assert_eq!(tvm_api::repr(&attr(&c, "shape")), "(2, 3, 4)");
+    assert_eq!(tvm_api::repr(&attr(&c, "shape")), "[2, 3, 4]");
     assert_eq!(tvm_api::str(&attr(&attr(&c, "op"), "name")), "T_add");
     assert_eq!(tvm_api::str(&attr(&attr(&c, "op"), "tag")), "broadcast");
     let y = [10.0, 20.0, 30.0];
@@ -374,4 +374,89 @@ fn sum_and_add_reduce_and_broadcast_as_numpy_does() {
     let f = tvm_api::resolve("tvm.topi.add").unwrap();
     let bad = tvm_api::call(h, &f, Args::positional(vec![a, d])).unwrap_err();
     assert!(bad.message.contains("cannot broadcast"), "{}", bad.message);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// `topi.reshape` reads the input in row-major order, whatever the two
+    /// shapes: the output's flat elements are the input's.
+    #[test]
+    fn reshape_keeps_row_major_order(
+        dims in prop::collection::vec(1i64..4, 1..4),
+        split in prop::collection::vec(1i64..4, 1..4),
+    ) {
+        let h = &mut host();
+        let n: i64 = dims.iter().product();
+        // A target shape of the same size: `split`'s factors of `n` where
+        // they divide, the rest in a last dimension.
+        let mut target = Vec::new();
+        let mut left = n;
+        for f in split {
+            if left % f == 0 {
+                target.push(f);
+                left /= f;
+            }
+        }
+        target.push(left);
+        let a = placeholder(h, &dims, "A");
+        let r = call(h, "tvm.topi.reshape", vec![a.clone(), ints(&target)], &[]);
+        prop_assert_eq!(tvm_api::str(&attr(&attr(&r, "op"), "name")), "T_reshape");
+        prop_assert_eq!(tvm_api::str(&attr(&attr(&r, "op"), "tag")), "injective");
+        let x: Vec<f64> = (0..n).map(|k| k as f64 * 1.5 - 4.0).collect();
+        prop_assert_eq!(run(h, &[(&a, &x)], &r), x);
+    }
+}
+
+#[test]
+fn reshape_refuses_a_different_number_of_elements() {
+    let h = &mut host();
+    let a = placeholder(h, &[2, 3], "A");
+    let f = tvm_api::resolve("tvm.topi.reshape").unwrap();
+    let bad = tvm_api::call(h, &f, Args::positional(vec![a.clone(), ints(&[4, 2])])).unwrap_err();
+    assert!(bad.message.contains("6 elements into a shape of 8"), "{}", bad.message);
+    let bad = tvm_api::call(h, &f, Args::positional(vec![a, ints(&[-1, 2])])).unwrap_err();
+    assert!(bad.message.contains("negative size -1"), "{}", bad.message);
+}
+
+#[test]
+fn math_operators_and_casts_apply_element_by_element() {
+    let h = &mut host();
+    let a = placeholder(h, &[2, 3], "A");
+    let x: Vec<f64> = (0..6).map(|k| k as f64 * 0.25 + 0.5).collect();
+    let cases: [(&str, fn(f64) -> f64); 5] = [
+        ("tvm.topi.sqrt", f64::sqrt),
+        ("tvm.topi.math.exp", f64::exp),
+        ("tvm.topi.negative", |v| -v),
+        ("tvm.topi.identity", |v| v),
+        ("tvm.topi.erf", |v| libm_erf(v)),
+    ];
+    for (path, f) in cases {
+        let y = call(h, path, vec![a.clone()], &[]);
+        assert_eq!(tvm_api::str(&attr(&attr(&y, "op"), "name")), "compute");
+        assert_eq!(tvm_api::str(&attr(&attr(&y, "op"), "tag")), "elemwise");
+        let got = run(h, &[(&a, &x)], &y);
+        for (g, v) in got.iter().zip(&x) {
+            let want = f(*v) as f32 as f64;
+            assert!((g - want).abs() <= 1e-6 * want.abs().max(1.0), "{path}({v}) = {g}, not {want}");
+        }
+    }
+    // `Tensor.astype` is TOPI's cast, as TOPI binds it.
+    let astype = attr(&a, "astype");
+    let c = tvm_api::call(h, &astype, Args::positional(vec![Value::str("float16")]));
+    let c = c.unwrap_or_else(|e| panic!("astype: {}", e.message));
+    assert_eq!(tvm_api::str(&attr(&c, "dtype")), "float16");
+    assert_eq!(tvm_api::str(&attr(&attr(&c, "op"), "tag")), "elemwise");
+}
+
+/// `erf` to double precision (Abramowitz and Stegun 7.1.26 is too coarse
+/// for a float32 check; this is the series, exact enough below 2).
+fn libm_erf(x: f64) -> f64 {
+    let mut term = x;
+    let mut sum = x;
+    for n in 1..60 {
+        term *= -x * x / n as f64;
+        sum += term / (2 * n + 1) as f64;
+    }
+    sum * 2.0 / std::f64::consts::PI.sqrt()
 }

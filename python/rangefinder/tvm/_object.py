@@ -94,5 +94,6 @@ class ShapeDim(int):
 
 
 def shape_of(shape):
-    """``tensor.shape`` with its constant sizes as :class:`ShapeDim`."""
-    return tuple(ShapeDim(d) if type(d) is int else d for d in shape)
+    """``tensor.shape`` with its constant sizes as :class:`ShapeDim`: a list,
+    as TVM's ``Array`` prints and slices (``A.shape[:-2]`` is a list)."""
+    return [ShapeDim(d) if type(d) is int else d for d in shape]
