@@ -22,7 +22,11 @@ LAYER_MODULES = (
     # Imported at the top of TOPI's modules and TVM's tests, used only on
     # paths TE programs do not take: their names import, their use fails.
     # The layer keeps the list.
-) + tuple(_native.import_only_modules()) + ("tvm.topi.nn.pooling",)
+) + tuple(_native.import_only_modules()) + (
+    "tvm.topi.nn.pooling",
+    "tvm.topi.math",
+    "tvm.topi.transform",
+)
 
 
 def layer_module(path, package):
