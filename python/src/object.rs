@@ -489,15 +489,7 @@ impl Object {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         match &self.value {
             Value::Index(e) => return e.structural_hash(),
-            Value::Object(o) => match o {
-                tvm_api::Object::Tensor(t) => t.op().id().0.hash(&mut h),
-                tvm_api::Object::Op(op) | tvm_api::Object::Stage(_, op) => op.id().0.hash(&mut h),
-                tvm_api::Object::IterVar(iv) | tvm_api::Object::ThreadAxis(iv) => {
-                    iv.var().id().hash(&mut h)
-                }
-                tvm_api::Object::Schedule(s) => (std::rc::Rc::as_ptr(s) as usize).hash(&mut h),
-                other => other.type_name().hash(&mut h),
-            },
+            Value::Object(o) => return o.identity_hash(),
             other => other.type_name().hash(&mut h),
         }
         h.finish()

@@ -3,6 +3,7 @@ managers (`te.tag_scope`, `tvm.target.Target`), keywords reaching decorated
 Python functions, the modules `tvm.topi`/`tvm.target`/`tvm.nd`/... resolved
 from the layer, `tvm.lower`'s module object, and numpy arrays in and out."""
 
+import pathlib
 import subprocess
 import sys
 import textwrap
@@ -214,3 +215,21 @@ def test_shape_sizes_are_intimm_in_both_front_ends(cli, tmp_path):
     assert py.returncode == 0, py.stderr
     assert py.stdout.splitlines() == te_out
     assert te_out == ["[2, 3, 8, 6] 8 8 int32 float32(8)", "True True"]
+
+
+STAGE_RECORDS = pathlib.Path(__file__).parents[2] / "crates/script/tests/programs/stage_records.py"
+
+
+def test_stage_records_print_the_same_in_both_front_ends(cli):
+    # What TVM's tests read back from schedules and expressions: loop
+    # records, attachments, hashes, reducers, post_order_visit on an
+    # expression, a built function with a scalar parameter.
+    te_out = cli("te", STAGE_RECORDS).stdout.split("# ranges")[0]
+    py = subprocess.run(
+        [sys.executable, "-m", "rangefinder.tvm", str(STAGE_RECORDS)],
+        capture_output=True,
+        text=True,
+    )
+    assert py.returncode == 0, py.stderr
+    assert py.stdout.split("# ranges")[0] == te_out
+    assert te_out.splitlines()[-1] == "[0, 5, 10, 15]"

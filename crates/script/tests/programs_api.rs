@@ -211,3 +211,22 @@ print(mod)
     let text = target.lowering.as_ref().unwrap().program().to_string();
     assert_eq!(r.printed, format!("{}\n{text}\n", lines[0]));
 }
+
+/// What TVM's own tests read back from schedules and expressions
+/// (`tests/programs/stage_records.py`): the same text under CPython is
+/// checked by `python/tests/test_programs_api.py`.
+const STAGE_RECORDS_PRINTED: &str = "float32 True True\n\
+auto_unroll_max_step 16 False\n\
+1 True\n\
+True True 4 1\n\
+True 1\n\
+m + n m + n + 3\n\
+['k'] n 1\n\
+['load', 'call', 'load']\n\
+[0, 5, 10, 15]\n";
+
+#[test]
+fn stage_records_reducers_and_scalar_parameters_read_as_in_tvm() {
+    let r = run(include_str!("programs/stage_records.py"));
+    assert_eq!(r.printed, STAGE_RECORDS_PRINTED);
+}

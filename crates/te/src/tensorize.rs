@@ -56,6 +56,14 @@ struct IntrinData {
 #[derive(Clone)]
 pub struct TensorIntrin(Arc<IntrinData>);
 
+impl PartialEq for TensorIntrin {
+    /// The same intrinsic: one `decl_tensor_intrin` call made both.
+    fn eq(&self, other: &TensorIntrin) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+impl Eq for TensorIntrin {}
+
 impl TensorIntrin {
     /// The name (`decl_tensor_intrin(..., name=)`).
     pub fn name(&self) -> &str {

@@ -179,7 +179,15 @@ impl std::error::Error for UnknownDataType {}
 impl FromStr for DataType {
     type Err = UnknownDataType;
 
+    /// A type's name, or TVM's short names: `int`, `uint` and `float`
+    /// without a width are 32 bits.
     fn from_str(s: &str) -> Result<DataType, UnknownDataType> {
+        match s {
+            "int" => return Ok(DataType::Int32),
+            "uint" => return Ok(DataType::UInt32),
+            "float" => return Ok(DataType::Float32),
+            _ => {}
+        }
         DataType::ALL
             .into_iter()
             .find(|t| t.name() == s)
@@ -190,6 +198,14 @@ impl FromStr for DataType {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_names_are_32_bits_as_in_tvm() {
+        assert_eq!("float".parse(), Ok(DataType::Float32));
+        assert_eq!("int".parse(), Ok(DataType::Int32));
+        assert_eq!("uint".parse(), Ok(DataType::UInt32));
+        assert!("float7".parse::<DataType>().is_err());
+    }
 
     #[test]
     fn half_precision_rounds_as_ieee_binary16() {

@@ -38,7 +38,20 @@ pub type NDArrayRef = Rc<RefCell<NDArray>>;
 pub struct Built {
     schedule: ScheduleRef,
     args: Vec<te::Tensor>,
+    /// The parameters in the order the function takes them: a tensor (its
+    /// position in `args`) or a scalar variable given a value per call.
+    params: Vec<BuiltParam>,
     name: String,
+}
+
+/// One parameter of a built function.
+#[derive(Clone)]
+pub(crate) enum BuiltParam {
+    /// An array for the next tensor of [`Built::args`].
+    Tensor,
+    /// An integer for a variable of the program (`tvm.build(s, [A, B,
+    /// n])`).
+    Scalar(arith::Var),
 }
 
 impl NDArray {
@@ -220,10 +233,7 @@ pub(crate) fn build(args: Args) -> ApiResult<Value> {
             "`build` needs its arguments as a list of tensors",
         )
     })?;
-    let tensors = items
-        .into_iter()
-        .map(|v| crate::objects::to_arg_tensor(&list.item(v)))
-        .collect::<ApiResult<Vec<_>>>()?;
+    let (tensors, params) = program_params(items, list)?;
     if let Some(t) = a.get("target") {
         match &t.value {
             Value::Str(text) => {
@@ -251,27 +261,72 @@ pub(crate) fn build(args: Args) -> ApiResult<Value> {
     Ok(Value::Object(Object::Built(Rc::new(Built {
         schedule: schedule.clone(),
         args,
+        params,
         name,
     }))))
+}
+
+/// The tensors of a program's argument list, and the order of all its
+/// parameters: tensors, and variables of the program that the function
+/// takes as integers (TVM's scalar parameters).
+pub(crate) fn program_params(
+    items: Vec<Value>,
+    list: &Given,
+) -> ApiResult<(Vec<te::Tensor>, Vec<BuiltParam>)> {
+    let mut tensors = Vec::new();
+    let mut params = Vec::new();
+    for v in items {
+        match &v {
+            Value::Index(e) if e.as_var().is_some() => {
+                params.push(BuiltParam::Scalar(e.as_var().expect("a variable").clone()));
+            }
+            _ => {
+                params.push(BuiltParam::Tensor);
+                tensors.push(crate::objects::to_arg_tensor(&list.item(v))?);
+            }
+        }
+    }
+    Ok((tensors, params))
 }
 
 /// `f(a, b, c)` for a built function: runs the program on the arrays and
 /// writes every parameter's final values back into its array.
 pub(crate) fn call_built(f: &Built, args: Args) -> ApiResult<Value> {
     let given = args.positional_only(&f.name)?;
-    if given.len() != f.args.len() {
+    if given.len() != f.params.len() {
         return Err(ApiError::type_error(format!(
-            "`{}` takes {} arrays, {} given",
+            "`{}` takes {} arguments, {} given",
             f.name,
-            f.args.len(),
+            f.params.len(),
             given.len()
         )));
     }
+    let mut sizes: HashMap<arith::Var, i64> = HashMap::new();
+    let mut arrays_given = Vec::with_capacity(f.args.len());
+    for (g, p) in given.into_iter().zip(&f.params) {
+        match p {
+            BuiltParam::Tensor => arrays_given.push(g),
+            BuiltParam::Scalar(v) => {
+                let n = crate::operators::as_int(&g.value).ok_or_else(|| {
+                    type_error(
+                        g.place(),
+                        format!(
+                            "`{}` takes an integer for `{}`, found a {}",
+                            f.name,
+                            v.name(),
+                            g.value.type_name()
+                        ),
+                    )
+                })?;
+                sizes.insert(v.clone(), n);
+            }
+        }
+    }
+    let given = arrays_given;
     let lowering =
         te::Lowering::new(&f.schedule.borrow(), &f.args).map_err(|e| ApiError::tvm(e.message))?;
     let func = lowering.program();
     let mut arrays = Vec::with_capacity(given.len());
-    let mut sizes: HashMap<arith::Var, i64> = HashMap::new();
     let mut inputs = HashMap::new();
     for (g, b) in given.iter().zip(&func.params) {
         let Value::Object(Object::NDArray(x)) = &g.value else {

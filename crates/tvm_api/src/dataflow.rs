@@ -227,12 +227,28 @@ pub(crate) fn group_attribute(value: &Value, name: &str, span: At) -> ApiResult<
             .group_parent(*g)
             .map_or(Value::None, |p| Value::Object(Object::Group(s.clone(), p)))),
         "num_child_stages" => Ok(Value::Int(s.borrow().group_child_count(*g) as i64)),
+        "attach_type" | "attach_stage" | "attach_ivar" => {
+            let sched = s.borrow();
+            Ok(match (sched.group_attach(*g), name) {
+                (Some(te::Attach::Root) | None, "attach_type") => Value::Int(1),
+                (Some(te::Attach::Inline), "attach_type") => Value::Int(2),
+                (Some(te::Attach::At { .. }), "attach_type") => Value::Int(4),
+                (Some(te::Attach::At { parent, .. }), "attach_stage") => {
+                    Value::Object(Object::Stage(s.clone(), parent.clone()))
+                }
+                (Some(te::Attach::At { axis, .. }), "attach_ivar") => {
+                    Value::Object(Object::IterVar(axis.clone()))
+                }
+                _ => Value::None,
+            })
+        }
         _ => Err(crate::error::error(
             crate::ErrorClass::AttributeError,
             span,
             format!(
                 "a group stage has no attribute `{name}` that rangefinder supports (it has \
-                 .compute_at, .compute_root, .group and .num_child_stages)"
+                 .compute_at, .compute_root, .group, .num_child_stages, .attach_type, \
+                 .attach_stage and .attach_ivar)"
             ),
         )),
     }

@@ -870,15 +870,9 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
                     "`lower` needs its arguments as a list of tensors",
                 )
             })?;
-            items
-                .into_iter()
-                .map(|v| {
-                    crate::objects::to_arg_tensor(&Given {
-                        value: v,
-                        at: list.at.clone(),
-                    })
-                })
-                .collect::<ApiResult<Vec<_>>>()?
+            // Variables among the arguments are the function's scalar
+            // parameters; the loop nest is the tensors'.
+            crate::build::program_params(items, list)?.0
         }
         None => default_args(&s.borrow()),
     };

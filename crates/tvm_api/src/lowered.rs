@@ -92,12 +92,22 @@ pub(crate) const STMT_CLASSES: &[&str] = &[
     "SeqStmt",
     "Evaluate",
     "PrimFunc",
+    "Call",
+    "ProducerLoad",
 ];
 
 /// `isinstance(v, tvm.tir.<class>)` for statements, for the lowered
-/// function (`mod["main"]`, a `tvm.tir.PrimFunc`) and for buffers.
+/// function (`mod["main"]`, a `tvm.tir.PrimFunc`), for buffers, and for
+/// the calls and tensor reads of expressions (`tvm.tir.Call`,
+/// `tvm.tir.ProducerLoad`).
 pub(crate) fn is_stmt(v: &Value, class: &str) -> bool {
     match v {
+        Value::Object(Object::Call(_)) => class == "Call",
+        Value::Object(Object::Element(e)) => match e.kind() {
+            te::ValueKind::Call(..) => class == "Call",
+            te::ValueKind::Load(..) | te::ValueKind::Gather(..) => class == "ProducerLoad",
+            _ => false,
+        },
         Value::Object(Object::Lowered(_)) => class == "PrimFunc",
         Value::Object(Object::Buffer(_) | Object::DeclBuffer(..)) => class == "Buffer",
         Value::Object(Object::Stmt(s)) => class == "Stmt" || stmt_class(s.stmt()) == class,
@@ -174,6 +184,14 @@ pub(crate) fn post_order_visit(host: &mut dyn Host, args: Args) -> ApiResult<Val
     let root = match &s.value {
         Value::Object(Object::Stmt(r)) => r.clone(),
         Value::Object(Object::Lowered(m)) => StmtRef::body(m),
+        Value::Object(Object::Element(e)) => {
+            // An expression (a compute's body): its nodes, children first.
+            let f = a.required("fvisit")?;
+            for node in expression_nodes_post_order(e) {
+                call_back(host, &f.value, vec![node], &f.at)?;
+            }
+            return Ok(Value::None);
+        }
         other => {
             return Err(type_error(
                 s.place(),
@@ -205,6 +223,44 @@ pub(crate) fn post_order_visit(host: &mut dyn Host, args: Args) -> ApiResult<Val
         }
     }
     Ok(Value::None)
+}
+
+/// The nodes of a tensor element expression, each after its children, as
+/// TVM's `post_order_visit` meets them: element values, and the nodes of
+/// the index expressions of loads and conditions. Iterative: bodies chain
+/// as deep as a program nests its operators.
+fn expression_nodes_post_order(root: &te::Value) -> Vec<Value> {
+    enum Node<'a> {
+        Element(&'a te::Value),
+        Index(&'a arith::Expr),
+    }
+    let mut out = Vec::new();
+    let mut pending = vec![(Node::Element(root), false)];
+    while let Some((node, expanded)) = pending.pop() {
+        match node {
+            Node::Index(e) if expanded => out.push(Value::Index(e.clone())),
+            Node::Element(v) if expanded => out.push(Value::Object(Object::Element(v.clone()))),
+            Node::Index(e) => {
+                pending.push((Node::Index(e), true));
+                for c in e.children().into_iter().rev() {
+                    pending.push((Node::Index(c), false));
+                }
+            }
+            Node::Element(v) => {
+                pending.push((Node::Element(v), true));
+                let mut children = Vec::new();
+                match v.kind() {
+                    te::ValueKind::Load(_, idx) => children.extend(idx.iter().map(Node::Index)),
+                    te::ValueKind::Index(e) => children.push(Node::Index(e)),
+                    te::ValueKind::Select(c, ..) => children.push(Node::Index(c)),
+                    _ => {}
+                }
+                v.for_each_operand(|o| children.push(Node::Element(o)));
+                pending.extend(children.into_iter().rev().map(|c| (c, false)));
+            }
+        }
+    }
+    out
 }
 
 /// The statement classes, for `tvm.tir.For` and the others.

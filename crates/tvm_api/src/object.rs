@@ -94,6 +94,27 @@ pub enum Object {
     Mark(Rc<crate::test_marks::Mark>),
     /// A test function decorated with pytest's marks.
     MarkedTest(Rc<crate::test_marks::MarkedTest>),
+    /// A `tvm.tir.StringImm` (a pragma's key): `.value`, `.dtype`.
+    StringImm(Rc<str>),
+    /// What a stage records about one of its loops
+    /// (`s[T].iter_var_attrs[iv]`).
+    IterVarAttr(Rc<IterVarAttr>),
+}
+
+/// TVM's `IterVarAttr`: how a loop of a stage runs, its pragmas, its
+/// thread and its tensor intrinsic.
+#[derive(Debug)]
+pub struct IterVarAttr {
+    /// TVM's `IterVarType` as an integer (`IterVar.Vectorized`, ...).
+    pub iter_type: i64,
+    /// The thread the loop is bound to.
+    pub bind_thread: Option<te::IterVar>,
+    /// The keys of its pragmas, in order.
+    pub pragma_keys: Vec<Rc<str>>,
+    /// Their values.
+    pub pragma_values: Vec<crate::Value>,
+    /// The tensor intrinsic the loop is tensorized with.
+    pub tensor_intrin: Option<te::TensorIntrin>,
 }
 
 impl Object {
@@ -137,7 +158,27 @@ impl Object {
             Object::Analyzer => "Analyzer",
             Object::Unsupported(_) => "unsupported TVM name",
             Object::MarkedTest(_) => "function",
+            Object::StringImm(_) => "StringImm",
+            Object::IterVarAttr(_) => "IterVarAttr",
         }
+    }
+
+    /// Python's `hash()` of the object, consistent with
+    /// [`Object::same_as`]: a tensor, operation or stage by its operation,
+    /// an iteration variable by its variable, a schedule by identity (other
+    /// objects hash by kind).
+    pub fn identity_hash(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        match self {
+            Object::Tensor(t) => t.op().id().0.hash(&mut h),
+            Object::Op(op) | Object::Stage(_, op) => op.id().0.hash(&mut h),
+            Object::IterVar(iv) | Object::ThreadAxis(iv) => iv.var().id().hash(&mut h),
+            Object::Schedule(s) => (Rc::as_ptr(s) as usize).hash(&mut h),
+            Object::StringImm(s) => s.hash(&mut h),
+            other => other.type_name().hash(&mut h),
+        }
+        h.finish()
     }
 
     /// Python `is` / `==` on TVM objects: the same object.
@@ -169,6 +210,9 @@ impl Object {
             (Object::Mark(a), Object::Mark(b)) => Rc::ptr_eq(a, b),
             (Object::Unsupported(a), Object::Unsupported(b)) => a == b,
             (Object::MarkedTest(a), Object::MarkedTest(b)) => Rc::ptr_eq(a, b),
+            (Object::StringImm(a), Object::StringImm(b)) => a == b,
+            (Object::TensorIntrin(a), Object::TensorIntrin(b)) => a == b,
+            (Object::IterVarAttr(a), Object::IterVarAttr(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
     }
@@ -237,6 +281,8 @@ impl fmt::Display for Object {
             Object::Analyzer => f.write_str("Analyzer"),
             Object::Unsupported(path) => write!(f, "<{path}: not supported by rangefinder>"),
             Object::MarkedTest(_) => f.write_str("<function marked for pytest>"),
+            Object::StringImm(s) => write!(f, "{s:?}"),
+            Object::IterVarAttr(a) => write!(f, "IterVarAttr(iter_type={})", a.iter_type),
         }
     }
 }

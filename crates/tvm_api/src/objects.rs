@@ -186,8 +186,9 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
             Value::Object(Object::Relation(te::Relation::Fuse { .. }))
         ),
         Class::Var => matches!(v, Value::Index(e) if e.as_var().is_some()),
+        Class::StringImm => matches!(v, Value::Object(Object::StringImm(_))),
         // Variables do not record whether `te.size_var` made them.
-        Class::SizeVar | Class::AnyDim | Class::StringImm => false,
+        Class::SizeVar | Class::AnyDim => false,
         Class::IntImm => match v {
             Value::Int(_) => true,
             Value::Index(e) => e.ty() != arith::Type::Bool && e.as_int().is_some(),
@@ -249,6 +250,9 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
     let method = |n: &'static str| Ok(Value::Method(Rc::new(value.clone()), n));
     if name == "same_as" && matches!(value, Value::Index(_) | Value::Object(_)) {
         return method("same_as");
+    }
+    if name == "__hash__" && matches!(value, Value::Object(_)) {
+        return method("__hash__");
     }
     match value {
         Value::Index(e) => match name {
@@ -385,6 +389,13 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                         .collect(),
                 ))
             }
+            (Object::Schedule(s), "groups") => Ok(Value::list(
+                s.borrow()
+                    .groups()
+                    .into_iter()
+                    .map(|g| Value::Object(Object::Group(s.clone(), g)))
+                    .collect(),
+            )),
             (Object::Schedule(s), "outputs") => Ok(Value::list(
                 s.borrow()
                     .outputs()
@@ -443,6 +454,20 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 };
                 Ok(iter_var_list(ivs))
             }
+            (Object::Stage(s, op), "iter_var_attrs") => {
+                let sched = s.borrow();
+                let stage = sched
+                    .stage(op)
+                    .map_err(|e| tvm_error(span.clone(), e.message))?;
+                Ok(iter_var_attrs(stage))
+            }
+            (Object::Stage(s, op), "attach_type" | "attach_stage" | "attach_ivar") => {
+                let sched = s.borrow();
+                let stage = sched
+                    .stage(op)
+                    .map_err(|e| tvm_error(span.clone(), e.message))?;
+                Ok(attach_attribute(s, stage, name))
+            }
             (Object::Stage(s, op), "relations") => {
                 let sched = s.borrow();
                 let stage = sched
@@ -465,6 +490,22 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                     )
                 }),
             (Object::Element(e), "dtype") => Ok(Value::str(e.dtype().name())),
+            // A reduction's parts, as TVM's `tir.Reduce` has them.
+            (Object::Element(e), "axis") if e.as_reduce().is_some() => {
+                let r = e.as_reduce().expect("a reduction");
+                Ok(iter_var_list(&r.axes))
+            }
+            (Object::Element(e), "source") if e.as_reduce().is_some() => {
+                let r = e.as_reduce().expect("a reduction");
+                Ok(Value::list(vec![element(r.source.clone())]))
+            }
+            (Object::Element(e), "condition") if e.as_reduce().is_some() => {
+                let r = e.as_reduce().expect("a reduction");
+                Ok(Value::Index(
+                    r.condition.clone().unwrap_or_else(|| Expr::bool(true)),
+                ))
+            }
+            (Object::Element(e), "value_index") if e.as_reduce().is_some() => Ok(Value::Int(0)),
             (Object::Element(_), "astype" | "equal") => {
                 method(if name == "astype" { "astype" } else { "equal" })
             }
@@ -524,6 +565,18 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::Class(Class::IterVar), _) if iter_type_constant(name).is_some() => {
                 Ok(Value::Int(iter_type_constant(name).unwrap_or_default()))
             }
+            (Object::StringImm(s), "value") => Ok(Value::Str(s.clone())),
+            (Object::StringImm(_), "dtype") => Ok(Value::str("handle")),
+            (Object::StringImm(_), _) => Err(no_attribute(value, name, span, "it has .value")),
+            (Object::IterVarAttr(a), _) => iter_var_attr_attribute(a, name).ok_or_else(|| {
+                no_attribute(
+                    value,
+                    name,
+                    span,
+                    "it has .iter_type, .bind_thread, .pragma_keys, .pragma_values \
+                     and .tensor_intrin",
+                )
+            }),
             (Object::Relation(r), _) => relation_attribute(r, name).ok_or_else(|| {
                 let has = match r {
                     te::Relation::Split { .. } => {
@@ -574,6 +627,95 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             span,
             format!("a {} has no attribute `{name}`", value.type_name()),
         )),
+    }
+}
+
+/// `s[T].iter_var_attrs`: a map from each loop with something recorded
+/// (a way to run, a pragma, a thread, a tensor intrinsic) to TVM's
+/// `IterVarAttr` for it.
+fn iter_var_attrs(stage: &te::Stage) -> Value {
+    let tensorized = stage.tensorized();
+    let mut entries = Vec::new();
+    for iv in stage.all_iter_vars() {
+        let annotation = stage.annotation(iv);
+        let thread = stage.bound_thread(iv).cloned();
+        let intrin = tensorized
+            .filter(|(t, _)| *t == iv)
+            .map(|(_, intrin)| intrin.clone());
+        if annotation.is_none() && thread.is_none() && intrin.is_none() {
+            continue;
+        }
+        let kind = match annotation.map(|a| &a.kind) {
+            Some(tir::ForKind::Unrolled) => "Unrolled",
+            Some(tir::ForKind::Vectorized) => "Vectorized",
+            Some(tir::ForKind::Parallel) => "Parallelized",
+            _ if intrin.is_some() => "Tensorized",
+            _ if thread.is_some() => "ThreadIndex",
+            _ if iv.kind() == te::IterKind::Reduce => "CommReduce",
+            _ => "DataPar",
+        };
+        let pragmas = annotation.map(|a| a.pragmas.as_slice()).unwrap_or_default();
+        let attr = crate::object::IterVarAttr {
+            iter_type: iter_type_constant(kind).unwrap_or_default(),
+            bind_thread: thread,
+            pragma_keys: pragmas.iter().map(|(k, _)| Rc::from(k.as_str())).collect(),
+            pragma_values: pragmas
+                .iter()
+                .map(|(_, v)| match v {
+                    tir::PragmaValue::Int(i) => Value::Int(*i),
+                    tir::PragmaValue::Str(s) => {
+                        Value::Object(Object::StringImm(Rc::from(s.as_str())))
+                    }
+                })
+                .collect(),
+            tensor_intrin: intrin,
+        };
+        entries.push((
+            Value::Object(Object::IterVar(iv.clone())),
+            Value::Object(Object::IterVarAttr(Rc::new(attr))),
+        ));
+    }
+    Value::Dict(entries.into())
+}
+
+/// An attribute of an `IterVarAttr`.
+fn iter_var_attr_attribute(a: &crate::object::IterVarAttr, name: &str) -> Option<Value> {
+    Some(match name {
+        "iter_type" => Value::Int(a.iter_type),
+        "bind_thread" => a
+            .bind_thread
+            .clone()
+            .map_or(Value::None, |iv| Value::Object(Object::IterVar(iv))),
+        "pragma_keys" => Value::list(
+            a.pragma_keys
+                .iter()
+                .map(|k| Value::Object(Object::StringImm(k.clone())))
+                .collect(),
+        ),
+        "pragma_values" => Value::list(a.pragma_values.clone()),
+        "tensor_intrin" => a
+            .tensor_intrin
+            .clone()
+            .map_or(Value::None, |t| Value::Object(Object::TensorIntrin(t))),
+        _ => return None,
+    })
+}
+
+/// `s[T].attach_type` (TVM's `AttachType`: 1 at the root, 2 inlined, 4
+/// inside another stage's loop), `attach_stage` and `attach_ivar` (the
+/// stage and loop it is computed in, or `None`).
+fn attach_attribute(s: &crate::ScheduleRef, stage: &te::Stage, name: &str) -> Value {
+    match (stage.attach(), name) {
+        (te::Attach::Root, "attach_type") => Value::Int(1),
+        (te::Attach::Inline, "attach_type") => Value::Int(2),
+        (te::Attach::At { .. }, "attach_type") => Value::Int(4),
+        (te::Attach::At { parent, .. }, "attach_stage") => {
+            Value::Object(Object::Stage(s.clone(), parent.clone()))
+        }
+        (te::Attach::At { axis, .. }, "attach_ivar") => {
+            Value::Object(Object::IterVar(axis.clone()))
+        }
+        _ => Value::None,
     }
 }
 
@@ -915,6 +1057,11 @@ pub(crate) fn call_method(
             Ok(a.borrow().to_value())
         }
         _ if name == "astype" => crate::casts::astype(&promote(receiver), args),
+        Value::Object(o) if name == "__hash__" => {
+            args.bind("__hash__", &[])?;
+            // Python's hashes are machine integers: keep the value an int.
+            Ok(Value::Int((o.identity_hash() >> 1) as i64))
+        }
         _ if name == "same_as" => {
             let a = args.bind("same_as", &["other"])?;
             let other = &a.required("other")?.value;

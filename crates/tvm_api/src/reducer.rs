@@ -92,9 +92,6 @@ fn returned(v: &Value, n: usize, what: &str, at: &ArgRef) -> ApiResult<Vec<te::V
 /// outputs.
 pub(crate) fn reduce(host: &mut dyn Host, r: &ReducerDef, args: Args) -> ApiResult<Value> {
     let a = args.bind(&r.name, &["expr", "axis", "where", "init"])?;
-    if let Some(init) = a.get("init").filter(|g| !matches!(g.value, Value::None)) {
-        return Err(not_supported(init.place(), "`init=` is not supported"));
-    }
     let expr = a.required("expr")?;
     let Some(axis) = a.get("axis") else {
         return Err(not_supported(
@@ -106,6 +103,24 @@ pub(crate) fn reduce(host: &mut dyn Host, r: &ReducerDef, args: Args) -> ApiResu
             ),
         ));
     };
+    if !is_axis(&axis.value) {
+        // `mysum(a, b)` (and more values): the values combined directly,
+        // left to right, as TVM's reducer does when `axis` is not an axis.
+        let mut values = vec![expr.value.clone(), axis.value.clone()];
+        for extra in ["where", "init"] {
+            if let Some(g) = a.get(extra).filter(|g| !matches!(g.value, Value::None)) {
+                values.push(g.value.clone());
+            }
+        }
+        let mut acc = values[0].clone();
+        for v in &values[1..] {
+            acc = call_back(host, &r.fcombine, vec![acc, v.clone()], &expr.at)?;
+        }
+        return Ok(acc);
+    }
+    if let Some(init) = a.get("init").filter(|g| !matches!(g.value, Value::None)) {
+        return Err(not_supported(init.place(), "`init=` is not supported"));
+    }
     let axes = match axis.value.sequence() {
         Some(items) => items
             .into_iter()
@@ -172,6 +187,15 @@ pub(crate) fn reduce(host: &mut dyn Host, r: &ReducerDef, args: Args) -> ApiResu
         Some(_) => Value::tuple(reductions.into_iter().map(element).collect()),
         None => element(reductions.into_iter().next().expect("one source")),
     })
+}
+
+/// Whether `v` names reduction axes (an axis, or a list or tuple of
+/// them) rather than a value to combine.
+fn is_axis(v: &Value) -> bool {
+    matches!(
+        v,
+        Value::Object(Object::IterVar(_)) | Value::Tuple(_) | Value::List(_)
+    )
 }
 
 /// The name of the first opaque call of what an intrinsic's function

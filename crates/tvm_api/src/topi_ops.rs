@@ -14,8 +14,8 @@
 //!   broadcasting, `T_add`... (tag `broadcast`, `elemwise` with a scalar).
 
 use crate::args::{Args, Given};
-use crate::functions::BuildFailure;
 use crate::error::{te_error, type_error, ApiError, ApiResult, ErrorClass};
+use crate::functions::BuildFailure;
 use crate::object::Object;
 use crate::objects::{constant_value, promote, to_index};
 use crate::value::Value;
@@ -590,7 +590,10 @@ pub(crate) fn reshape(args: Args) -> ApiResult<Value> {
         dims.iter()
             .try_fold(1i64, |n, d| n.checked_mul(constant_value(d)?))
     };
-    if let Some(bad) = target.iter().find(|d| constant_value(d).is_some_and(|v| v < 0)) {
+    if let Some(bad) = target
+        .iter()
+        .find(|d| constant_value(d).is_some_and(|v| v < 0))
+    {
         return Err(ApiError::new(
             ErrorClass::ValueError,
             format!("`newshape` has the negative size {bad}: give every size explicitly"),
@@ -621,13 +624,10 @@ pub(crate) fn reshape(args: Args) -> ApiResult<Value> {
             if zeros {
                 return Ok::<_, te::TeError>(te::Value::cast(x.dtype(), te::Value::int(0)));
             }
-            let flat = o
-                .iter()
-                .zip(&target)
-                .skip(1)
-                .fold(o.first().cloned().unwrap_or_else(|| Expr::int(0)), |idx, (i, d)| {
-                    Expr::add(Expr::mul(idx, d.clone()), i.clone())
-                });
+            let flat = o.iter().zip(&target).skip(1).fold(
+                o.first().cloned().unwrap_or_else(|| Expr::int(0)),
+                |idx, (i, d)| Expr::add(Expr::mul(idx, d.clone()), i.clone()),
+            );
             let mut idx = Vec::with_capacity(source_shape.len());
             let mut rest = flat;
             for d in source_shape.iter().rev() {
@@ -663,9 +663,9 @@ impl ElementwiseMath {
         match name {
             "identity" => Some(ElementwiseMath::Identity),
             "negative" => Some(ElementwiseMath::Negative),
-            "exp" | "erf" | "tanh" | "tan" | "cos" | "cosh" | "sin" | "sinh" | "acos"
-            | "acosh" | "asin" | "asinh" | "atan" | "atanh" | "floor" | "ceil" | "trunc"
-            | "abs" | "round" | "log" | "log2" | "log10" | "sqrt" | "rsqrt" | "sigmoid" => {
+            "exp" | "erf" | "tanh" | "tan" | "cos" | "cosh" | "sin" | "sinh" | "acos" | "acosh"
+            | "asin" | "asinh" | "atan" | "atanh" | "floor" | "ceil" | "trunc" | "abs"
+            | "round" | "log" | "log2" | "log10" | "sqrt" | "rsqrt" | "sigmoid" => {
                 tir::Intrinsic::from_tvm_name(name).map(ElementwiseMath::Intrinsic)
             }
             _ => None,

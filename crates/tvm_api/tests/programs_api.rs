@@ -731,7 +731,7 @@ fn built_functions_check_their_arrays_and_assert_allclose_fails_as_numpy_does() 
     let e = tvm_api::call(h, &f, Args::positional(vec![a.clone()])).unwrap_err();
     assert_eq!(
         e.message,
-        "`myadd` takes 3 arrays, 1 given".replace("myadd", "default_function")
+        "`myadd` takes 3 arguments, 1 given".replace("myadd", "default_function")
     );
 
     let actual = Value::list(vec![

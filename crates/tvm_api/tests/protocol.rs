@@ -497,5 +497,9 @@ fn varargs_axes_take_tvms_names() {
     .unwrap_err();
     assert_eq!(e.class, tvm_api::ErrorClass::RuntimeError);
     assert_eq!(e.arg, Some(ArgRef::Keyword("varargs_names".into())));
-    assert!(e.message.contains("3 remaining dimensions"), "{}", e.message);
+    assert!(
+        e.message.contains("3 remaining dimensions"),
+        "{}",
+        e.message
+    );
 }

@@ -414,7 +414,11 @@ fn reshape_refuses_a_different_number_of_elements() {
     let a = placeholder(h, &[2, 3], "A");
     let f = tvm_api::resolve("tvm.topi.reshape").unwrap();
     let bad = tvm_api::call(h, &f, Args::positional(vec![a.clone(), ints(&[4, 2])])).unwrap_err();
-    assert!(bad.message.contains("6 elements into a shape of 8"), "{}", bad.message);
+    assert!(
+        bad.message.contains("6 elements into a shape of 8"),
+        "{}",
+        bad.message
+    );
     let bad = tvm_api::call(h, &f, Args::positional(vec![a, ints(&[-1, 2])])).unwrap_err();
     assert!(bad.message.contains("negative size -1"), "{}", bad.message);
 }
@@ -424,7 +428,8 @@ fn math_operators_and_casts_apply_element_by_element() {
     let h = &mut host();
     let a = placeholder(h, &[2, 3], "A");
     let x: Vec<f64> = (0..6).map(|k| k as f64 * 0.25 + 0.5).collect();
-    let cases: [(&str, fn(f64) -> f64); 5] = [
+    type Reference = fn(f64) -> f64;
+    let cases: [(&str, Reference); 5] = [
         ("tvm.topi.sqrt", f64::sqrt),
         ("tvm.topi.math.exp", f64::exp),
         ("tvm.topi.negative", |v| -v),
@@ -438,7 +443,10 @@ fn math_operators_and_casts_apply_element_by_element() {
         let got = run(h, &[(&a, &x)], &y);
         for (g, v) in got.iter().zip(&x) {
             let want = f(*v) as f32 as f64;
-            assert!((g - want).abs() <= 1e-6 * want.abs().max(1.0), "{path}({v}) = {g}, not {want}");
+            assert!(
+                (g - want).abs() <= 1e-6 * want.abs().max(1.0),
+                "{path}({v}) = {g}, not {want}"
+            );
         }
     }
     // `Tensor.astype` is TOPI's cast, as TOPI binds it.
