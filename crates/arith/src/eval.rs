@@ -4,6 +4,7 @@
 use crate::error::{ArithError, ErrorKind, Result};
 use crate::expr::{Expr, ExprKind, Var};
 use crate::num;
+use smallvec::SmallVec;
 
 impl Expr {
     /// Evaluates the expression with variable values from `env`. Booleans
@@ -17,10 +18,17 @@ impl Expr {
     /// assert_eq!(e.eval(&|v| (v == &x).then_some(-7)).unwrap(), -28 + -3);
     /// ```
     pub fn eval<F: Fn(&Var) -> Option<i64> + ?Sized>(&self, env: &F) -> Result<i64> {
+        // Leaves, the most common index expressions, need no work list.
+        match self.kind() {
+            ExprKind::Int(v) => return Ok(*v),
+            ExprKind::Var(v) => return lookup(v, env),
+            _ => {}
+        }
         // An explicit work list instead of recursion, so that a sum of
-        // 100,000 terms (a left-deep chain) evaluates in constant stack.
-        let mut steps: Vec<Step<'_>> = vec![Step::Visit(self)];
-        let mut values: Vec<i64> = Vec::new();
+        // 100,000 terms (a left-deep chain) evaluates in constant stack;
+        // the lists of small expressions stay on the stack.
+        let mut steps: Steps<'_> = smallvec::smallvec![Step::Visit(self)];
+        let mut values: SmallVec<[i64; 16]> = SmallVec::new();
         // Values of large nodes by identity: a node shared many times (a
         // graph of `e + e`) is evaluated once.
         let mut shared: Option<crate::IdMap<usize, i64>> = None;
@@ -84,6 +92,15 @@ impl Expr {
     }
 }
 
+/// The pending steps of an evaluation.
+type Steps<'a> = SmallVec<[Step<'a>; 24]>;
+
+/// The value of `v` in `env`, or an error naming it.
+fn lookup<F: Fn(&Var) -> Option<i64> + ?Sized>(v: &Var, env: &F) -> Result<i64> {
+    env(v)
+        .ok_or_else(|| ArithError::new(ErrorKind::Unbound, format!("no value for variable `{v}`")))
+}
+
 /// One step of evaluation.
 enum Step<'a> {
     /// Evaluate this expression and push its value.
@@ -108,16 +125,14 @@ enum Step<'a> {
 fn visit<'a, F: Fn(&Var) -> Option<i64> + ?Sized>(
     e: &'a Expr,
     env: &F,
-    steps: &mut Vec<Step<'a>>,
-    values: &mut Vec<i64>,
+    steps: &mut Steps<'a>,
+    values: &mut SmallVec<[i64; 16]>,
 ) -> Result<()> {
     use ExprKind::*;
     match e.kind() {
         Int(v) => values.push(*v),
         Bool(v) => values.push(*v as i64),
-        Var(v) => values.push(env(v).ok_or_else(|| {
-            ArithError::new(ErrorKind::Unbound, format!("no value for variable `{v}`"))
-        })?),
+        Var(v) => values.push(lookup(v, env)?),
         // Only the chosen branch is evaluated: `select(x != 0, y // x, 0)`
         // is defined everywhere.
         Select(c, x, y) => steps.extend([Step::Choose(x, y), Step::Visit(c)]),

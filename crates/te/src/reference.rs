@@ -11,15 +11,164 @@ use crate::extern_op::ExternOp;
 use crate::operation::{OpId, OpKind, Operation, Tensor};
 use crate::scan::ScanOp;
 use crate::value::{Value, ValueKind};
-use arith::Var;
+use arith::{IdMap, Var};
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use tir::DataType;
+
+/// The values of the variables while one element is evaluated: its axes
+/// and reduction axes, searched latest first (an element binds a handful),
+/// then the program's sizes. Kept on the stack, so evaluating an element
+/// allocates nothing for its variables.
+struct Env<'s> {
+    bound: SmallVec<[(u64, i64); 12]>,
+    sizes: &'s HashMap<Var, i64>,
+}
+
+impl<'s> Env<'s> {
+    fn new(sizes: &'s HashMap<Var, i64>) -> Env<'s> {
+        Env {
+            bound: SmallVec::new(),
+            sizes,
+        }
+    }
+
+    fn set(&mut self, v: &Var, x: i64) {
+        let id = v.id();
+        match self.bound.iter_mut().rev().find(|(k, _)| *k == id) {
+            Some(slot) => slot.1 = x,
+            None => self.bound.push((id, x)),
+        }
+    }
+
+    fn get(&self, v: &Var) -> Option<i64> {
+        let id = v.id();
+        match self.bound.iter().rev().find(|(k, _)| *k == id) {
+            Some((_, x)) => Some(*x),
+            None => self.sizes.get(v).copied(),
+        }
+    }
+}
+
+/// The elements of one operation evaluated so far. A tensor of up to
+/// [`DENSE_ELEMENTS`] elements keeps them in an array by row-major
+/// position; a larger one (which no run can fill) in a map by index.
+enum Memo {
+    Dense {
+        shape: Vec<i64>,
+        values: Vec<f64>,
+        known: Vec<bool>,
+        count: u64,
+    },
+    Sparse(HashMap<Vec<i64>, f64>),
+}
+
+/// The largest tensor whose evaluated elements are kept in an array.
+const DENSE_ELEMENTS: i64 = 1 << 22;
+
+impl Memo {
+    fn for_shape(shape: &[i64]) -> Memo {
+        let total = shape
+            .iter()
+            .try_fold(1i64, |n, &d| n.checked_mul(d.max(0)))
+            .filter(|&n| n <= DENSE_ELEMENTS);
+        match total {
+            Some(n) => Memo::Dense {
+                shape: shape.to_vec(),
+                values: vec![0.0; n as usize],
+                known: vec![false; n as usize],
+                count: 0,
+            },
+            None => Memo::Sparse(HashMap::new()),
+        }
+    }
+
+    /// The row-major position of `idx`, inside the shape.
+    fn position(shape: &[i64], idx: &[i64]) -> Option<usize> {
+        if idx.len() != shape.len() {
+            return None;
+        }
+        let mut at: i64 = 0;
+        for (&i, &n) in idx.iter().zip(shape) {
+            if i < 0 || i >= n {
+                return None;
+            }
+            at = at * n + i;
+        }
+        Some(at as usize)
+    }
+
+    fn get(&self, idx: &[i64]) -> Option<f64> {
+        match self {
+            Memo::Dense {
+                shape,
+                values,
+                known,
+                ..
+            } => Memo::position(shape, idx).and_then(|p| known[p].then(|| values[p])),
+            Memo::Sparse(m) => m.get(idx).copied(),
+        }
+    }
+
+    fn insert(&mut self, idx: &[i64], v: f64) {
+        match self {
+            Memo::Dense {
+                shape,
+                values,
+                known,
+                count,
+            } => {
+                if let Some(p) = Memo::position(shape, idx) {
+                    if !known[p] {
+                        known[p] = true;
+                        *count += 1;
+                    }
+                    values[p] = v;
+                }
+            }
+            Memo::Sparse(m) => {
+                m.insert(idx.to_vec(), v);
+            }
+        }
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            Memo::Dense { count, .. } => *count,
+            Memo::Sparse(m) => m.len() as u64,
+        }
+    }
+
+    fn keys(&self) -> Vec<Vec<i64>> {
+        match self {
+            Memo::Dense { shape, known, .. } => known
+                .iter()
+                .enumerate()
+                .filter(|(_, k)| **k)
+                .map(|(p, _)| {
+                    let mut rest = p as i64;
+                    let mut idx = vec![0; shape.len()];
+                    for d in (0..shape.len()).rev() {
+                        idx[d] = rest % shape[d];
+                        rest /= shape[d];
+                    }
+                    idx
+                })
+                .collect(),
+            Memo::Sparse(m) => m.keys().cloned().collect(),
+        }
+    }
+}
 
 /// Evaluates tensors element by element from their definitions.
 pub struct Reference<'a> {
     inputs: &'a HashMap<OpId, tir::Tensor>,
     sizes: &'a HashMap<Var, i64>,
-    memo: HashMap<OpId, HashMap<Vec<i64>, f64>>,
+    memo: IdMap<OpId, Memo>,
+    /// The concrete shape of each operation met, evaluated once.
+    shapes: IdMap<OpId, Vec<i64>>,
+    /// How deeply `value` is nested, to check the stack every few levels.
+    depth: u32,
     /// State placeholders of scans, read as their scan.
     aliases: HashMap<OpId, Operation>,
     /// The scan elements being evaluated: a step that reads its own row
@@ -47,7 +196,9 @@ impl<'a> Reference<'a> {
         Reference {
             inputs,
             sizes,
-            memo: HashMap::new(),
+            memo: IdMap::default(),
+            shapes: IdMap::default(),
+            depth: 0,
             aliases: HashMap::new(),
             pending: Default::default(),
             memo_outputs: HashMap::new(),
@@ -61,13 +212,13 @@ impl<'a> Reference<'a> {
             .memo_outputs
             .get(&op.id())
             .map_or(0, |m| m.len() as u64);
-        self.memo.get(&op.id()).map_or(multi, |m| m.len() as u64)
+        self.memo.get(&op.id()).map_or(multi, Memo::len)
     }
 
     /// The distinct elements of `op` needed so far, in no order.
     pub fn needed_elements(&self, op: &Operation) -> Vec<Vec<i64>> {
         match self.memo.get(&op.id()) {
-            Some(m) => m.keys().cloned().collect(),
+            Some(m) => m.keys(),
             None => self
                 .memo_outputs
                 .get(&op.id())
@@ -80,15 +231,15 @@ impl<'a> Reference<'a> {
         if t.op().num_outputs() == 1 {
             return self.element(t.op(), idx);
         }
-        self.check_index(t.op(), idx)?;
+        self.check_in_shape(t.op(), idx)?;
         let op = t.op();
         if let Some(v) = self.memo_outputs.get(&op.id()).and_then(|m| m.get(idx)) {
             return Ok(v[t.value_index()]);
         }
         let c = op.as_compute().expect("only computes have several outputs");
-        let mut env: HashMap<Var, i64> = self.sizes.clone();
+        let mut env = Env::new(self.sizes);
         for (a, &i) in c.axis.iter().zip(idx) {
-            env.insert(a.var().clone(), i);
+            env.set(a.var(), i);
         }
         let values = match c.body.kind() {
             // One reduction gives every output.
@@ -111,9 +262,17 @@ impl<'a> Reference<'a> {
         Ok(v)
     }
 
-    fn check_index(&self, op: &Operation, idx: &[i64]) -> Result<()> {
-        let shape = self.shape(op)?;
-        if idx.len() != shape.len() || idx.iter().zip(&shape).any(|(&i, &n)| i < 0 || i >= n) {
+    /// An error unless `idx` is inside the shape of `op` (evaluated once
+    /// per operation).
+    fn check_in_shape(&mut self, op: &Operation, idx: &[i64]) -> Result<()> {
+        let shape = match self.shapes.get(&op.id()) {
+            Some(shape) => shape,
+            None => {
+                let shape = self.shape(op)?;
+                self.shapes.entry(op.id()).or_insert(shape)
+            }
+        };
+        if idx.len() != shape.len() || idx.iter().zip(shape).any(|(&i, &n)| i < 0 || i >= n) {
             return Err(TeError::definition(format!(
                 "the definitions read `{}` at {idx:?}, outside its shape {shape:?}",
                 op.name()
@@ -125,7 +284,7 @@ impl<'a> Reference<'a> {
     /// Every value of the reduction `r` at the point `env`: the combiner
     /// folds the tuple of sources of each point of the axes into the
     /// accumulated tuple, all positions at once.
-    fn comm_reduce(&mut self, r: &CommReduce, env: &mut HashMap<Var, i64>) -> Result<Vec<f64>> {
+    fn comm_reduce(&mut self, r: &CommReduce, env: &mut Env<'_>) -> Result<Vec<f64>> {
         let combiner = r.combiner().clone();
         let dtypes = combiner.dtypes();
         let mut acc = Vec::with_capacity(dtypes.len());
@@ -143,7 +302,7 @@ impl<'a> Reference<'a> {
         let mut point: Vec<i64> = ranges.iter().map(|r| r.0).collect();
         loop {
             for (a, &x) in r.axes().iter().zip(&point) {
-                env.insert(a.var().clone(), x);
+                env.set(a.var(), x);
             }
             let take = match r.condition() {
                 Some(c) => self.index(c, env)? != 0,
@@ -193,13 +352,7 @@ impl<'a> Reference<'a> {
         if op.num_outputs() > 1 {
             return self.element_of(&op.output(), idx);
         }
-        let shape = self.shape(op)?;
-        if idx.len() != shape.len() || idx.iter().zip(&shape).any(|(&i, &n)| i < 0 || i >= n) {
-            return Err(TeError::definition(format!(
-                "the definitions read `{}` at {idx:?}, outside its shape {shape:?}",
-                op.name()
-            )));
-        }
+        self.check_in_shape(op, idx)?;
         match op.kind() {
             OpKind::Scan(scan) => return self.scan_element(op, scan, idx),
             OpKind::Extern(e) => return self.extern_element(op, e, idx),
@@ -209,31 +362,42 @@ impl<'a> Reference<'a> {
             let t = self.inputs.get(&op.id()).ok_or_else(|| {
                 TeError::definition(format!("no input values for placeholder `{}`", op.name()))
             })?;
-            let at: Vec<usize> = idx.iter().map(|&i| i as usize).collect();
+            let at: SmallVec<[usize; 8]> = idx.iter().map(|&i| i as usize).collect();
             return Ok(t.get(&at).unwrap_or(0.0));
         };
-        if let Some(v) = self.memo.get(&op.id()).and_then(|m| m.get(idx)) {
-            return Ok(*v);
+        if let Some(v) = self.recalled(op, idx) {
+            return Ok(v);
         }
-        let mut env: HashMap<Var, i64> = self.sizes.clone();
+        let mut env = Env::new(self.sizes);
         for (a, &i) in c.axis.iter().zip(idx) {
-            env.insert(a.var().clone(), i);
+            env.set(a.var(), i);
         }
         let body = c.body.clone();
         let v = round(self.value(&body, &mut env)?, op.dtype());
+        self.remember(op, idx, v);
+        Ok(v)
+    }
+
+    /// The element of `op` at `idx`, if it was evaluated before.
+    fn recalled(&self, op: &Operation, idx: &[i64]) -> Option<f64> {
+        self.memo.get(&op.id()).and_then(|m| m.get(idx))
+    }
+
+    /// Keeps the element of `op` at `idx` (inside its shape, checked).
+    fn remember(&mut self, op: &Operation, idx: &[i64], v: f64) {
+        let shapes = &self.shapes;
         self.memo
             .entry(op.id())
-            .or_default()
-            .insert(idx.to_vec(), v);
-        Ok(v)
+            .or_insert_with(|| Memo::for_shape(shapes.get(&op.id()).map_or(&[], Vec::as_slice)))
+            .insert(idx, v);
     }
 
     /// Row `idx[0]` of a scan: from its init for the first rows, else from
     /// its update at that step, whose reads of the state are reads of the
     /// scan (earlier rows, evaluated in turn).
     fn scan_element(&mut self, op: &Operation, scan: &ScanOp, idx: &[i64]) -> Result<f64> {
-        if let Some(v) = self.memo.get(&op.id()).and_then(|m| m.get(idx)) {
-            return Ok(*v);
+        if let Some(v) = self.recalled(op, idx) {
+            return Ok(v);
         }
         let init_rows = self.shape(scan.init.op())?[0];
         let key = (op.id(), idx.to_vec());
@@ -254,10 +418,7 @@ impl<'a> Reference<'a> {
         };
         self.pending.remove(&key);
         let v = v?;
-        self.memo
-            .entry(op.id())
-            .or_default()
-            .insert(idx.to_vec(), v);
+        self.remember(op, idx, v);
         Ok(v)
     }
 
@@ -265,8 +426,8 @@ impl<'a> Reference<'a> {
     /// on its inputs, evaluated whole (once; every element is kept). A body
     /// that calls a function the program cannot look into has no value.
     fn extern_element(&mut self, op: &Operation, e: &ExternOp, idx: &[i64]) -> Result<f64> {
-        if let Some(v) = self.memo.get(&op.id()).and_then(|m| m.get(idx)) {
-            return Ok(*v);
+        if let Some(v) = self.recalled(op, idx) {
+            return Ok(v);
         }
         if let Some(func) = e.opaque_call() {
             return Err(TeError::definition(format!(
@@ -305,14 +466,14 @@ impl<'a> Reference<'a> {
             .tensor(&e.output_buffer)
             .ok_or_else(|| TeError::definition(format!("`{}` has no output", op.name())))?;
         let shape = self.shape(op)?;
-        let memo = self.memo.entry(op.id()).or_default();
+        let memo = self
+            .memo
+            .entry(op.id())
+            .or_insert_with(|| Memo::for_shape(&shape));
         let mut at = vec![0i64; shape.len()];
         for _ in 0..shape.iter().product::<i64>().max(0) {
             let pos: Vec<usize> = at.iter().map(|&x| x as usize).collect();
-            memo.insert(
-                at.clone(),
-                round(out.get(&pos).unwrap_or(f64::NAN), op.dtype()),
-            );
+            memo.insert(&at, round(out.get(&pos).unwrap_or(f64::NAN), op.dtype()));
             for k in (0..at.len()).rev() {
                 at[k] += 1;
                 if at[k] < shape[k] {
@@ -321,7 +482,7 @@ impl<'a> Reference<'a> {
                 at[k] = 0;
             }
         }
-        Ok(memo.get(idx).copied().unwrap_or(f64::NAN))
+        Ok(memo.get(idx).unwrap_or(f64::NAN))
     }
 
     /// The concrete shape of `op`.
@@ -340,16 +501,26 @@ impl<'a> Reference<'a> {
             .collect()
     }
 
-    fn index(&self, e: &arith::Expr, env: &HashMap<Var, i64>) -> Result<i64> {
-        Ok(e.eval(&|v: &Var| env.get(v).copied())?)
+    fn index(&self, e: &arith::Expr, env: &Env<'_>) -> Result<i64> {
+        Ok(e.eval(&|v: &Var| env.get(v))?)
     }
 
-    fn value(&mut self, v: &Value, env: &mut HashMap<Var, i64>) -> Result<f64> {
-        tir::stack::grow(|| self.value_step(v, env))
+    /// The value of `v`. Every 16th level of nesting checks the room left
+    /// on the stack (a level takes far less than the red zone), rather than
+    /// every level.
+    fn value(&mut self, v: &Value, env: &mut Env<'_>) -> Result<f64> {
+        self.depth += 1;
+        let r = if self.depth.is_multiple_of(16) {
+            tir::stack::grow(|| self.value_step(v, env))
+        } else {
+            self.value_step(v, env)
+        };
+        self.depth -= 1;
+        r
     }
 
-    /// One level of [`Self::value`], on the stack [`tir::stack::grow`] left room on.
-    fn value_step(&mut self, v: &Value, env: &mut HashMap<Var, i64>) -> Result<f64> {
+    /// One level of [`Self::value`].
+    fn value_step(&mut self, v: &Value, env: &mut Env<'_>) -> Result<f64> {
         let dtype = v.dtype();
         Ok(match v.kind() {
             ValueKind::Float(x) => *x,
@@ -358,10 +529,10 @@ impl<'a> Reference<'a> {
                 self.operands[&t.op().id()]
             }
             ValueKind::Load(t, idx) => {
-                let at = idx
-                    .iter()
-                    .map(|e| self.index(e, env))
-                    .collect::<Result<Vec<i64>>>()?;
+                let mut at: SmallVec<[i64; 8]> = SmallVec::new();
+                for e in idx {
+                    at.push(self.index(e, env)?);
+                }
                 self.element_of(t, &at)?
             }
             ValueKind::Neg(a) => -self.value(a, env)?,
@@ -449,7 +620,7 @@ impl<'a> Reference<'a> {
                 if ranges.iter().all(|r| r.1 > 0) {
                     loop {
                         for (a, &x) in r.axes.iter().zip(&point) {
-                            env.insert(a.var().clone(), x);
+                            env.set(a.var(), x);
                         }
                         let take = match &r.condition {
                             Some(c) => self.index(c, env)? != 0,

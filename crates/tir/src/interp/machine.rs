@@ -113,6 +113,8 @@ pub(crate) struct Machine<'c, 'a> {
     limits: Limits,
     /// Scratch space for evaluating compiled indices.
     index_stack: std::cell::RefCell<arith::Stack>,
+    /// How deeply `value` is nested now.
+    value_depth: u32,
     /// The observer of an observed run ([`super::Interpreter::run_observed`]);
     /// `None` (the default) costs one test per access and loop.
     observing: Option<Observing<'c, 'a>>,
@@ -280,6 +282,7 @@ impl<'c, 'a> Machine<'c, 'a> {
             steps: 0,
             limits,
             index_stack: Default::default(),
+            value_depth: 0,
             observing: None,
         }
     }
@@ -396,6 +399,7 @@ impl<'c, 'a> Machine<'c, 'a> {
             match (kind, st.elements[off]) {
                 (AccessKind::Store, _) => return Ok(Some(off)),
                 (AccessKind::Load, Element::Unwritten) => Problem::Uninitialized,
+                (AccessKind::Load, Element::Settled) => return Ok(Some(off)),
                 (AccessKind::Load, _) => {
                     self.storage[a.buf as usize].elements[off] = Element::Settled;
                     return Ok(Some(off));
@@ -413,8 +417,18 @@ impl<'c, 'a> Machine<'c, 'a> {
         Ok(None)
     }
 
+    /// The value of `v`. Every 16th level of nesting checks the room left
+    /// on the stack (a level takes far less than the red zone), rather
+    /// than every level.
     fn value(&mut self, v: &ValueCode, src: &Stmt) -> Result<Scalar, RunError> {
-        crate::stack::grow(|| self.value_step(v, src))
+        self.value_depth += 1;
+        let r = if self.value_depth.is_multiple_of(16) {
+            crate::stack::grow(|| self.value_step(v, src))
+        } else {
+            self.value_step(v, src)
+        };
+        self.value_depth -= 1;
+        r
     }
 
     /// One level of [`Self::value`], on the stack [`crate::stack::grow`] left room on.
