@@ -169,6 +169,42 @@ impl CommReducer {
     /// Whether two handles are the same reducer.
     pub fn same(&self, other: &CommReducer) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
+            || (self.0.name == other.0.name
+                && self.0.lhs == other.0.lhs
+                && self.0.rhs == other.0.rhs
+                && same_values(&self.0.result, &other.0.result)
+                && same_values(&self.0.identity, &other.0.identity))
+    }
+
+    /// The reducer with the index expressions of its combiner and identity
+    /// rewritten by `f`: a combiner may use the variables of the compute
+    /// around it (`max(x + y, float32(n))` over the axis `n`), which a
+    /// schedule renames (`cache_write`'s `n.c`). The same reducer when
+    /// nothing changes.
+    pub(crate) fn rewrite_indices(&self, f: &mut impl FnMut(&Expr) -> Expr) -> CommReducer {
+        let mut keep = |_: &Tensor, _: &[Expr]| None;
+        let result: Vec<Value> = self
+            .0
+            .result
+            .iter()
+            .map(|v| v.rewrite(f, &mut keep))
+            .collect();
+        let identity: Vec<Value> = self
+            .0
+            .identity
+            .iter()
+            .map(|v| v.rewrite(f, &mut keep))
+            .collect();
+        if same_values(&result, &self.0.result) && same_values(&identity, &self.0.identity) {
+            return self.clone();
+        }
+        CommReducer(Arc::new(ReducerData {
+            name: self.0.name.clone(),
+            lhs: self.0.lhs.clone(),
+            rhs: self.0.rhs.clone(),
+            result,
+            identity,
+        }))
     }
 
     /// `reducer(sources, axis=axes, where=condition)`: one value per
@@ -343,7 +379,51 @@ impl CommReduce {
     }
 }
 
+/// Whether two lists of values print the same (values have no structural
+/// equality of their own; their text names every node and variable).
+fn same_values(a: &[Value], b: &[Value]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_string() == y.to_string())
+}
+
 impl CommReduce {
+    /// The same output of a reduction with its combiner replaced.
+    pub(crate) fn with_combiner(&self, combiner: CommReducer) -> CommReduce {
+        if combiner.same(&self.data.combiner) && Arc::ptr_eq(&combiner.0, &self.data.combiner.0) {
+            return self.clone();
+        }
+        CommReduce {
+            data: Arc::new(ReduceData {
+                combiner,
+                sources: self.data.sources.clone(),
+                axes: self.data.axes.clone(),
+                condition: self.data.condition.clone(),
+            }),
+            value_index: self.value_index,
+        }
+    }
+
+    /// The same output of a reduction over `axes` (the same variables,
+    /// perhaps over other ranges).
+    pub(crate) fn with_axes(&self, axes: Vec<IterVar>) -> CommReduce {
+        let same = axes.len() == self.data.axes.len()
+            && axes
+                .iter()
+                .zip(&self.data.axes)
+                .all(|(a, b)| a.dom() == b.dom());
+        if same {
+            return self.clone();
+        }
+        CommReduce {
+            data: Arc::new(ReduceData {
+                combiner: self.data.combiner.clone(),
+                sources: self.data.sources.clone(),
+                axes,
+                condition: self.data.condition.clone(),
+            }),
+            value_index: self.value_index,
+        }
+    }
+
     /// The same output of a reduction with its condition replaced.
     pub(crate) fn with_condition(&self, condition: Option<Expr>) -> CommReduce {
         CommReduce {

@@ -397,7 +397,12 @@ impl Operation {
             .iter()
             .map(|a| a.dom().map_or_else(|| Expr::int(0), |d| d.extent.clone()))
             .collect();
-        let reduce_axis = body.as_reduce().map(|r| r.axes.clone()).unwrap_or_default();
+        // The axes of the body's reduction, built-in (`te.sum`) or a
+        // program's reducer (`te.comm_reducer`).
+        let reduce_axis = match body.kind() {
+            ValueKind::CommReduce(r) => r.axes().to_vec(),
+            _ => body.as_reduce().map(|r| r.axes.clone()).unwrap_or_default(),
+        };
         let dtype = body.dtype();
         new_op(
             name,

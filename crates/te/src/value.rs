@@ -494,7 +494,7 @@ impl Value {
             ValueKind::Reduce(r) => Value::new(ValueKind::Reduce(Reduce {
                 reducer: r.reducer,
                 source: r.source.rewrite_reads(f, load, gather),
-                axes: r.axes.clone(),
+                axes: r.axes.iter().map(|a| rewrite_domain(a, f)).collect(),
                 condition: r.condition.as_ref().map(&mut *f),
             })),
             ValueKind::Call(op, args) => Value::call(
@@ -532,8 +532,14 @@ impl Value {
             }
             ValueKind::CommReduce(r) => {
                 let condition = r.condition().map(&mut *f);
+                let combiner = r.combiner().rewrite_indices(f);
+                let axes: Vec<IterVar> = r.axes().iter().map(|a| rewrite_domain(a, f)).collect();
                 let r = r.map_sources(&mut |s| s.rewrite_reads(f, load, gather));
-                Value::new(ValueKind::CommReduce(r.with_condition(condition)))
+                Value::new(ValueKind::CommReduce(
+                    r.with_condition(condition)
+                        .with_combiner(combiner)
+                        .with_axes(axes),
+                ))
             }
         })
     }
@@ -636,6 +642,26 @@ impl Value {
     pub fn substitute(&self, map: &mut impl FnMut(&Var) -> Option<Expr>) -> Value {
         self.rewrite(&mut |e| e.substitute(map), &mut |_, _| None)
     }
+}
+
+/// The reduction axis `iv` with its domain rewritten by `f`: the same
+/// variable (so the axis is the same axis), over the new range. A
+/// reduction whose extent depends on the compute's axes
+/// (`te.reduce_axis((0, n))` inside `lambda n: ...`) follows a renaming of
+/// those axes (`cache_write`'s `n.c`).
+fn rewrite_domain(iv: &IterVar, f: &mut impl FnMut(&Expr) -> Expr) -> IterVar {
+    let Some(d) = iv.dom() else {
+        return iv.clone();
+    };
+    let (min, extent) = (f(&d.min), f(&d.extent));
+    if min == d.min && extent == d.extent {
+        return iv.clone();
+    }
+    IterVar::with_var(
+        iv.var().clone(),
+        Some(arith::Range::new(min, extent)),
+        iv.kind(),
+    )
 }
 
 /// The index expression `e` as an integer value, with the variables of

@@ -380,3 +380,46 @@ fn cache_write_keeps_the_binding_of_an_axis_of_the_copy() {
     let r = check(&s, &[a, w, c], &Default::default(), 3).unwrap();
     assert!(r.is_clean(1e-6), "{r:?}");
 }
+
+/// A reduction by a program's reducer (`te.comm_reducer`) whose extent,
+/// combiner and identity use the compute's own axis `n`, as TVM's
+/// `test_loop_dep_reduce_cache_write` writes it: `cache_write` keeps the
+/// reduction loop (over `n.c`) and renames `n` everywhere, and the program
+/// computes what the definition says.
+#[test]
+fn cache_write_of_a_loop_dependent_program_reducer_keeps_its_loop() {
+    let x = placeholder([10], "x", DataType::Float32).unwrap();
+    let y = te::try_compute_tagged::<te::TeError>(
+        [10],
+        &["n"],
+        |i| {
+            let n = i[0].clone();
+            let rv = reduce_axis((arith::Expr::int(0), n.clone()), "rv");
+            let f32 = DataType::Float32;
+            let lhs = te::CommReducer::operands("a", &[f32]);
+            let rhs = te::CommReducer::operands("b", &[f32]);
+            let as_float = te::Value::cast(f32, te::Value::index(n.clone()));
+            let combined = te::Value::max(lhs[0].clone() + rhs[0].clone(), as_float.clone());
+            let identity = te::Value::select(
+                arith::Expr::gt(n.clone(), arith::Expr::int(1)),
+                te::Value::float(0.0),
+                as_float,
+            );
+            let reducer = te::CommReducer::new("sum", &lhs, &rhs, vec![combined], vec![identity])?;
+            let mut out = reducer.reduce(vec![x.at([rv.expr()])], &[rv], None)?;
+            Ok(out.remove(0))
+        },
+        "y",
+        "",
+        Default::default(),
+    )
+    .unwrap();
+    let mut s = create_schedule(&[y.clone()]);
+    s.cache_write(&y, "local").unwrap();
+    let text = lower(&s, &[x.clone(), y.clone()]).unwrap().to_string();
+    assert!(text.contains("for (rv, 0, n.c) {"), "{text}");
+    assert!(text.contains("float32(n.c)"), "{text}");
+    assert!(!text.contains("float32(n))"), "{text}");
+    let report = check(&s, &[x, y], &Default::default(), 3).unwrap();
+    assert!(report.is_clean(0.0), "{report:?}");
+}
