@@ -103,7 +103,7 @@ def report(s, args=None, run=False, seed=0, max_steps=None):
     ``args`` are the program's tensors (default: the inputs, then the
     outputs); ``run=True`` also runs the lowered program on random inputs
     (seeded by ``seed``) and checks it, as ``--run`` does, within
-    ``max_steps`` loop iterations and stores (default 300,000,000; a program
+    ``max_steps`` loop iterations and stores (default 100,000,000; a program
     whose loops take more is refused before it runs). Ctrl-C stops a run.
     The result is a :class:`Report`: a ``dict`` that also draws itself.
     """

@@ -66,7 +66,7 @@ impl CheckReport {
 
 /// How many loop iterations and stores a check may run unless told
 /// otherwise ([`RunLimits::max_steps`]).
-pub const DEFAULT_MAX_STEPS: u64 = 300_000_000;
+pub const DEFAULT_MAX_STEPS: u64 = 100_000_000;
 
 /// The limits of the run a check makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
