@@ -127,6 +127,8 @@ pub enum Function {
     TopiReshape,
     /// `tvm.topi.cast` (also in `tvm.topi.math`).
     TopiCast,
+    /// `tvm.topi.elemwise_sum`.
+    TopiElemwiseSum,
     /// `tvm.topi.exp`, `sqrt`, ... (also in `tvm.topi.math`).
     TopiMath(crate::topi_ops::ElementwiseMath),
     /// `autotvm.register_topi_compute(name)` and its kind: a decorator whose
@@ -221,6 +223,7 @@ impl Function {
             Function::TopiBroadcast(_) => "tvm.topi.add",
             Function::TopiReshape => "tvm.topi.reshape",
             Function::TopiCast => "tvm.topi.cast",
+            Function::TopiElemwiseSum => "tvm.topi.elemwise_sum",
             Function::TopiMath(_) => "tvm.topi.math",
             Function::DeferringDecorator => "tvm.autotvm.register_topi_compute",
             Function::EqualConstInt => "tvm.topi.utils.equal_const_int",

@@ -210,6 +210,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::TopiBroadcast(op) => crate::topi_ops::broadcast_function(op, args),
         Function::TopiReshape => crate::topi_ops::reshape(args),
         Function::TopiCast => crate::casts::topi_cast(args),
+        Function::TopiElemwiseSum => crate::topi_ops::elemwise_sum(args),
         Function::TopiMath(op) => crate::topi_ops::elementwise_math(op, args),
         Function::DeferringDecorator => match args.positional.as_slice() {
             // The decorator applied: the function, as a name whose use is refused.

@@ -199,6 +199,10 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         }
         "sum" if module_path == "tvm.topi" => Function::TopiSum,
         "cast" if matches!(module_path, "tvm.topi" | "tvm.topi.math") => Function::TopiCast,
+        "elemwise_sum" if module_path == "tvm.topi" => Function::TopiElemwiseSum,
+        "relu" if matches!(module_path, "tvm.topi.nn" | "tvm.topi.nn.elemwise") => {
+            Function::TopiMath(crate::topi_ops::ElementwiseMath::Relu)
+        }
         "reshape" if matches!(module_path, "tvm.topi" | "tvm.topi.transform") => {
             Function::TopiReshape
         }

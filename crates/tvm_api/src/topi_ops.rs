@@ -655,6 +655,8 @@ pub enum ElementwiseMath {
     Negative,
     /// An intrinsic applied to the element (`exp`, `sqrt`, `erf`, ...).
     Intrinsic(tir::Intrinsic),
+    /// `topi.nn.relu`: the larger of the element and zero.
+    Relu,
 }
 
 impl ElementwiseMath {
@@ -695,6 +697,13 @@ pub(crate) fn elementwise_math(op: ElementwiseMath, args: Args) -> ApiResult<Val
                         .map_err(BuildFailure::Host)?
                 }
                 ElementwiseMath::Intrinsic(f) => te::Value::call(f, vec![v]),
+                ElementwiseMath::Relu => {
+                    // `tvm.tir.const(0, x.dtype)`.
+                    let zero = crate::casts::cast(&Value::Int(0), x.dtype(), None)
+                        .and_then(|z| crate::objects::to_element(&z, None))
+                        .map_err(BuildFailure::Host)?;
+                    te::Value::max(v, zero)
+                }
             })
         },
         "compute",
@@ -730,5 +739,61 @@ pub(crate) fn cast_tensor(x: &te::Tensor, dtype: tir::DataType) -> ApiResult<Val
         BuildFailure::Host(e) => e,
         BuildFailure::Te(e) => te_error(&None, e),
     })?;
+    Ok(Value::Object(Object::Tensor(out)))
+}
+
+/// `topi.elemwise_sum(xs)`: one compute `T_elemwise_sum` (tag `elemwise`)
+/// adding the tensors' elements at each point, as TOPI's C++ writes it.
+pub(crate) fn elemwise_sum(args: Args) -> ApiResult<Value> {
+    let a = args.bind("elemwise_sum", &["xs"])?;
+    let xs_arg = a.required("xs")?;
+    let items = xs_arg.value.sequence().ok_or_else(|| {
+        type_error(
+            xs_arg.place(),
+            format!(
+                "`elemwise_sum` needs a list of tensors, found a {}",
+                xs_arg.value.type_name()
+            ),
+        )
+    })?;
+    let xs = items
+        .into_iter()
+        .map(|v| tensor_arg(&xs_arg.item(v), "topi.elemwise_sum"))
+        .collect::<ApiResult<Vec<_>>>()?;
+    let Some(first) = xs.first() else {
+        return Err(ApiError::new(
+            ErrorClass::ValueError,
+            "`elemwise_sum` needs at least one tensor",
+        )
+        .at(xs_arg.at.clone()));
+    };
+    if let Some(other) = xs.iter().find(|t| t.shape() != first.shape()) {
+        return Err(ApiError::new(
+            ErrorClass::ValueError,
+            format!(
+                "`elemwise_sum` adds tensors of one shape: `{}` and `{}` differ",
+                first.name(),
+                other.name()
+            ),
+        )
+        .at(xs_arg.at.clone()));
+    }
+    let names: Vec<String> = (0..first.ndim()).map(|d| format!("ax{d}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let out = te::try_compute_tagged(
+        first.shape().to_vec(),
+        &names,
+        |i| {
+            let mut total = xs[0].at(i.to_vec());
+            for x in &xs[1..] {
+                total = te::Value::binary(te::BinaryOp::Add, total, x.at(i.to_vec()));
+            }
+            Ok::<_, te::TeError>(total)
+        },
+        "T_elemwise_sum",
+        "elemwise",
+        Attrs::new(),
+    )
+    .map_err(|e| te_error(&None, e))?;
     Ok(Value::Object(Object::Tensor(out)))
 }

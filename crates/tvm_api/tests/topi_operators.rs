@@ -468,3 +468,33 @@ fn libm_erf(x: f64) -> f64 {
     }
     sum * 2.0 / std::f64::consts::PI.sqrt()
 }
+
+#[test]
+fn relu_and_elemwise_sum_compute_as_topi_defines_them() {
+    let h = &mut host();
+    let a = placeholder(h, &[2, 3], "A");
+    let b = placeholder(h, &[2, 3], "B");
+    let x: Vec<f64> = (0..6).map(|k| k as f64 - 2.5).collect();
+    let y: Vec<f64> = (0..6).map(|k| (k * k) as f64 * 0.5).collect();
+    let r = call(h, "tvm.topi.nn.relu", vec![a.clone()], &[]);
+    assert_eq!(tvm_api::str(&attr(&attr(&r, "op"), "tag")), "elemwise");
+    let got = run(h, &[(&a, &x)], &r);
+    assert_eq!(got, x.iter().map(|v| v.max(0.0)).collect::<Vec<_>>());
+    let s = call(
+        h,
+        "tvm.topi.elemwise_sum",
+        vec![Value::list(vec![a.clone(), b.clone(), a.clone()])],
+        &[],
+    );
+    assert_eq!(
+        tvm_api::str(&attr(&attr(&s, "op"), "name")),
+        "T_elemwise_sum"
+    );
+    let got = run(h, &[(&a, &x), (&b, &y)], &s);
+    let want: Vec<f64> = x.iter().zip(&y).map(|(p, q)| p + q + p).collect();
+    assert_eq!(got, want);
+    let c = placeholder(h, &[3, 2], "C");
+    let f = tvm_api::resolve("tvm.topi.elemwise_sum").unwrap();
+    let bad = tvm_api::call(h, &f, Args::positional(vec![Value::list(vec![a, c])])).unwrap_err();
+    assert!(bad.message.contains("of one shape"), "{}", bad.message);
+}
