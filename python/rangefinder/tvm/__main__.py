@@ -28,7 +28,7 @@ def main(argv=None):
         type=int,
         default=None,
         metavar="N",
-        help="the most loop iterations and stores the run may take (default 50,000,000)",
+        help="the most loop iterations and stores the run may take (default 100,000,000)",
     )
     args = parser.parse_args(argv)
 
