@@ -5,6 +5,8 @@ sum and broadcast operators (checked by value against numpy), tensors'
 arithmetic operators, thread axes with domains, and a reduction across
 running threads refused rather than miscomputed."""
 
+import subprocess
+import sys
 import numpy as np
 import pytest
 
@@ -108,3 +110,57 @@ def test_thread_axes_with_domains_bind_and_a_reduction_across_running_threads_is
     assert vx.var.name == "vx"
     with pytest.raises(TypeError, match="starts at 0"):
         te.thread_axis((1, 2), "threadIdx.x")
+
+
+PYTEST_FIXTURES_TEST = '''
+import tvm
+import tvm.testing
+from tvm import te
+
+size = tvm.testing.parameter(4, 8)
+dtype = tvm.testing.parameter(by_dict={"f32": "float32", "i32": "int32"})
+rows, cols = tvm.testing.parameters((2, 3), (5, 7))
+
+
+@tvm.testing.fixture
+def tensor(size, dtype):
+    return te.placeholder((size,), dtype=dtype, name="A")
+
+
+def test_every_combination(tensor, size, dtype):
+    assert [int(d) for d in tensor.shape] == [size] and tensor.dtype == dtype
+
+
+def test_correlated(rows, cols):
+    assert (rows, cols) in [(2, 3), (5, 7)]
+
+
+@tvm.testing.parametrize_targets("llvm", "c")
+def test_targets(target):
+    assert target in ("llvm", "c")
+
+
+def test_default_target(target, dev):
+    assert target == "llvm" and dev is not None
+
+
+if __name__ == "__main__":
+    tvm.testing.main()
+'''
+
+
+def test_tvm_testing_main_runs_the_file_under_pytest_with_tvms_fixtures(tmp_path):
+    # `tvm.testing.parameter`, `parameters` (values taken together),
+    # `fixture`, `parametrize_targets` and the `target`/`dev` fixtures, as
+    # TVM's own test files use them; `tvm.testing.main()` runs pytest.
+    pytest.importorskip("pytest")
+    path = tmp_path / "test_fixtures.py"
+    path.write_text(PYTEST_FIXTURES_TEST)
+    run = subprocess.run(
+        [sys.executable, "-m", "rangefinder.tvm", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "9 passed" in run.stdout, run.stdout
