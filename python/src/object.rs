@@ -313,7 +313,11 @@ impl Object {
         let v = tvm_api::get_attr(&slf.borrow().value, &text).map_err(|e| api_error(py, e))?;
         let sized = matches!(
             slf.borrow().value,
-            Value::Object(tvm_api::Object::Tensor(_) | tvm_api::Object::Buffer(_))
+            Value::Object(
+                tvm_api::Object::Tensor(_)
+                    | tvm_api::Object::Buffer(_)
+                    | tvm_api::Object::DeclBuffer(..)
+            )
         );
         if sized && text == "shape" {
             // Constant sizes are TVM's `IntImm`s (`.value`, `.astype`) that

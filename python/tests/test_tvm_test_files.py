@@ -164,3 +164,10 @@ def test_tvm_testing_main_runs_the_file_under_pytest_with_tvms_fixtures(tmp_path
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "9 passed" in run.stdout, run.stdout
+
+
+def test_declared_buffer_sizes_are_intimm():
+    # `ins[0].shape[0].value` in a tensor intrinsic's function, as TVM's
+    # tests read it.
+    buf = tvm.tir.decl_buffer((16, 4), "float32", name="b")
+    assert buf.shape[0].value == 16 and buf.shape == [16, 4]

@@ -543,3 +543,31 @@ fn every_output_of_a_tuple_reduction_is_its_own_argument() {
     );
     assert!(printed.contains("['X', 'T.v0', 'T.v1']"), "{printed}");
 }
+
+/// `split(..., disable_predication=True)` is accepted: rangefinder's loops
+/// already run exactly the iterations that exist, so the program is the
+/// same as without the flag (and stays inside the tensor).
+#[test]
+fn split_without_predication_lowers_the_exact_loops() {
+    let program = |flag: &str| {
+        format!(
+            "import tvm\nfrom tvm import te\n\
+             A = te.placeholder((43,), name=\"A\")\n\
+             B = te.compute(A.shape, lambda i: A[i] + 2, name=\"B\")\n\
+             s = te.create_schedule(B.op)\n\
+             s[B].split(B.op.axis[0], factor=4{flag})\n\
+             print(tvm.lower(s, [A, B], simple_mode=True))\n"
+        )
+    };
+    let plain = script::run(&program("")).unwrap_or_else(|e| panic!("{e}"));
+    let flagged =
+        script::run(&program(", disable_predication=True")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(plain.printed, flagged.printed);
+    assert!(
+        flagged
+            .printed
+            .contains("for (i.inner, 0, min((43 - (i.outer*4)), 4)) {"),
+        "{}",
+        flagged.printed
+    );
+}

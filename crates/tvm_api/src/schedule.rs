@@ -78,7 +78,17 @@ pub(crate) fn call_stage_method(
     let span = None;
     match name {
         "split" => {
-            let a = args.bind("split", &["parent", "factor", "nparts"])?;
+            let a = args.bind(
+                "split",
+                &["parent", "factor", "nparts", "disable_predication"],
+            )?;
+            // TVM's `disable_predication` drops the guard of a split that
+            // does not divide; rangefinder's loops run exactly the
+            // iterations that exist (`min(factor, extent - outer * factor)`),
+            // so there is no guard to drop and the flag changes nothing.
+            if let Some(flag) = a.get("disable_predication") {
+                crate::truth(&flag.value)?;
+            }
             let parent = to_iter_var(a.required("parent")?)?;
             let result = match (a.get("factor"), a.get("nparts")) {
                 (Some(f), None) => s.borrow_mut().split(op, &parent, to_index(f)?),
