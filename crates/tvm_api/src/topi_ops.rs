@@ -677,60 +677,52 @@ impl ElementwiseMath {
 
 /// `topi.exp(x)` and the other operators of [`ElementwiseMath`]: as TOPI
 /// writes them, `te.compute(x.shape, lambda *i: te.exp(x(*i)))` under the
-/// tag `elemwise`, so one compute called `compute` over axes `i0, i1, ...`.
+/// tag `elemwise`.
 pub(crate) fn elementwise_math(op: ElementwiseMath, args: Args) -> ApiResult<Value> {
     let a = args.bind("elementwise", &["x"])?;
     let x = tensor_arg(a.required("x")?, "topi.math")?;
-    let names: Vec<String> = (0..x.ndim()).map(|d| format!("i{d}")).collect();
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let out = te::try_compute_tagged::<BuildFailure>(
-        x.shape().to_vec(),
-        &names,
-        |i| {
-            let v = x.at(i.to_vec());
-            Ok(match op {
-                ElementwiseMath::Identity => v,
-                ElementwiseMath::Negative => {
-                    // As `-x(*i)` in a program: the API's own negation.
-                    crate::operators::unary(crate::UnaryOp::Neg, &crate::objects::element(v))
-                        .and_then(|n| crate::objects::to_element(&n, None))
-                        .map_err(BuildFailure::Host)?
-                }
-                ElementwiseMath::Intrinsic(f) => te::Value::call(f, vec![v]),
-                ElementwiseMath::Relu => {
-                    // `tvm.tir.const(0, x.dtype)`.
-                    let zero = crate::casts::cast(&Value::Int(0), x.dtype(), None)
-                        .and_then(|z| crate::objects::to_element(&z, None))
-                        .map_err(BuildFailure::Host)?;
-                    te::Value::max(v, zero)
-                }
-            })
-        },
-        "compute",
-        "elemwise",
-        Attrs::new(),
-    )
-    .map_err(|e| match e {
-        BuildFailure::Host(e) => e,
-        BuildFailure::Te(e) => te_error(&None, e),
-    })?;
-    Ok(Value::Object(Object::Tensor(out)))
+    elementwise(&x, |v| {
+        Ok(match op {
+            ElementwiseMath::Identity => v,
+            // As `-x(*i)` in a program: the API's own negation.
+            ElementwiseMath::Negative => crate::objects::to_element(
+                &crate::operators::unary(crate::UnaryOp::Neg, &crate::objects::element(v))?,
+                None,
+            )?,
+            ElementwiseMath::Intrinsic(f) => te::Value::call(f, vec![v]),
+            // `max(x, tvm.tir.const(0, x.dtype))`.
+            ElementwiseMath::Relu => {
+                let zero = crate::casts::cast(&Value::Int(0), x.dtype(), None)?;
+                te::Value::max(v, crate::objects::to_element(&zero, None)?)
+            }
+        })
+    })
 }
 
 /// `topi.cast(x, dtype)` of a tensor (also `x.astype(dtype)`): as TOPI
 /// writes it, `te.compute(x.shape, lambda *i: x(*i).astype(dtype))`
 /// under the tag `elemwise`.
 pub(crate) fn cast_tensor(x: &te::Tensor, dtype: tir::DataType) -> ApiResult<Value> {
+    elementwise(x, |v| {
+        let cast = crate::casts::cast(&crate::objects::element(v), dtype, None)?;
+        crate::objects::to_element(&cast, None)
+    })
+}
+
+/// TOPI's element-wise operators: one compute called `compute` (tag
+/// `elemwise`) over the axes `i0, i1, ...` of `x`'s shape, whose element
+/// is `f` of `x`'s element there (`te.compute(x.shape, lambda *i:
+/// f(x(*i)))`).
+fn elementwise(
+    x: &te::Tensor,
+    mut f: impl FnMut(te::Value) -> ApiResult<te::Value>,
+) -> ApiResult<Value> {
     let names: Vec<String> = (0..x.ndim()).map(|d| format!("i{d}")).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let out = te::try_compute_tagged::<BuildFailure>(
         x.shape().to_vec(),
         &names,
-        |i| {
-            crate::casts::cast(&crate::objects::element(x.at(i.to_vec())), dtype, None)
-                .and_then(|v| crate::objects::to_element(&v, None))
-                .map_err(BuildFailure::Host)
-        },
+        |i| f(x.at(i.to_vec())).map_err(BuildFailure::Host),
         "compute",
         "elemwise",
         Attrs::new(),
