@@ -52,7 +52,9 @@ impl<'s> Env<'s> {
 
 /// The elements of one operation evaluated so far. A tensor of up to
 /// [`DENSE_ELEMENTS`] elements keeps them in an array by row-major
-/// position; a larger one (which no run can fill) in a map by index.
+/// position (9 bytes an element, allocated at its first element); a
+/// larger one in a map by index, which costs memory only for the elements
+/// a run needs.
 enum Memo {
     Dense {
         shape: Vec<i64>,
