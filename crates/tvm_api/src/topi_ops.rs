@@ -600,6 +600,14 @@ pub(crate) fn reshape(args: Args) -> ApiResult<Value> {
         )
         .at(shape_arg.at.clone()));
     }
+    let constant = |dims: &[Expr]| dims.iter().all(|d| constant_value(d).is_some());
+    if constant(&target) && elements(&target).is_none() {
+        return Err(ApiError::new(
+            ErrorClass::ValueError,
+            "`newshape` has more elements than a 64-bit index can count".to_string(),
+        )
+        .at(shape_arg.at.clone()));
+    }
     if let (Some(from), Some(to)) = (elements(x.shape()), elements(&target)) {
         if from != to {
             return Err(ApiError::new(

@@ -419,8 +419,15 @@ fn reshape_refuses_a_different_number_of_elements() {
         "{}",
         bad.message
     );
-    let bad = tvm_api::call(h, &f, Args::positional(vec![a, ints(&[-1, 2])])).unwrap_err();
+    let bad = tvm_api::call(h, &f, Args::positional(vec![a.clone(), ints(&[-1, 2])])).unwrap_err();
     assert!(bad.message.contains("negative size -1"), "{}", bad.message);
+    let huge = ints(&[1 << 40, 1 << 40]);
+    let bad = tvm_api::call(h, &f, Args::positional(vec![a, huge])).unwrap_err();
+    assert!(
+        bad.message.contains("more elements than"),
+        "{}",
+        bad.message
+    );
 }
 
 #[test]
