@@ -743,15 +743,20 @@ fn constant(args: Args) -> ApiResult<Value> {
         DataType::Int32
     };
     let dt = dtype(a.get("dtype"), default)?;
-    let typed = match (&v.value, dt.is_float()) {
+    typed_constant(&v.value, dt, v.place())
+}
+
+/// `tvm.tir.const(value, dt)`: the number as a constant of type `dt`.
+pub(crate) fn typed_constant(value: &Value, dt: DataType, at: At) -> ApiResult<Value> {
+    let typed = match (value, dt.is_float()) {
         (Value::Float(f), true) => Value::Float(*f),
         (value, true) => as_int(value)
             .map(|i| Value::Float(i as f64))
-            .ok_or_else(|| type_error(v.place(), "`const` needs a number"))?,
+            .ok_or_else(|| type_error(at.clone(), "`const` needs a number"))?,
         (value, false) => as_int(value)
             .map(|i| Value::Index(Expr::int(i)))
             .ok_or_else(|| {
-                type_error(v.place(), format!("`const` of type {dt} needs an integer"))
+                type_error(at.clone(), format!("`const` of type {dt} needs an integer"))
             })?,
     };
     // int32, int64 and float32 constants are the plain values; other
@@ -759,7 +764,7 @@ fn constant(args: Args) -> ApiResult<Value> {
     if matches!(dt, DataType::Int32 | DataType::Int64 | DataType::Float32) {
         return Ok(typed);
     }
-    crate::casts::cast(&typed, dt, v.place())
+    crate::casts::cast(&typed, dt, at)
 }
 
 /// A condition argument: a Python bool or a symbolic condition.

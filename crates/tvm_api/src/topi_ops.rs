@@ -700,7 +700,7 @@ pub(crate) fn elementwise_math(op: ElementwiseMath, args: Args) -> ApiResult<Val
             ElementwiseMath::Intrinsic(f) => te::Value::call(f, vec![v]),
             // `max(x, tvm.tir.const(0, x.dtype))`.
             ElementwiseMath::Relu => {
-                let zero = crate::casts::cast(&Value::Int(0), x.dtype(), None)?;
+                let zero = crate::functions::typed_constant(&Value::Int(0), x.dtype(), None)?;
                 te::Value::max(v, crate::objects::to_element(&zero, None)?)
             }
         })
