@@ -182,6 +182,15 @@ impl CommReducer {
     /// schedule renames (`cache_write`'s `n.c`). The same reducer when
     /// nothing changes.
     pub(crate) fn rewrite_indices(&self, f: &mut impl FnMut(&Expr) -> Expr) -> CommReducer {
+        // Most combiners use no variable (`x + y`, identity 0): nothing
+        // to rewrite, and nothing to build or compare.
+        let mut uses_vars = false;
+        for v in self.0.result.iter().chain(&self.0.identity) {
+            v.for_each_index(&mut |e| e.for_each_var(&mut |_| uses_vars = true));
+        }
+        if !uses_vars {
+            return self.clone();
+        }
         let mut keep = |_: &Tensor, _: &[Expr]| None;
         let result: Vec<Value> = self
             .0
@@ -388,7 +397,7 @@ fn same_values(a: &[Value], b: &[Value]) -> bool {
 impl CommReduce {
     /// The same output of a reduction with its combiner replaced.
     pub(crate) fn with_combiner(&self, combiner: CommReducer) -> CommReduce {
-        if combiner.same(&self.data.combiner) && Arc::ptr_eq(&combiner.0, &self.data.combiner.0) {
+        if Arc::ptr_eq(&combiner.0, &self.data.combiner.0) {
             return self.clone();
         }
         CommReduce {
