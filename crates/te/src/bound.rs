@@ -400,16 +400,65 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
     let mut raw: Vec<Vec<IntSet>> = vec![Vec::new(); ndim];
     for &c in &consumers {
         let cst = &s.stages()[c];
-        // Phase 1: sets of the consumer's loops, innermost first; loops
-        // inside the attach point are relaxed to their ranges.
-        let mut found = false;
-        let mut up: IdMap<IterVar, UpState> = IdMap::default();
-        let mut relax_leaves = Vec::new();
-        for iv in cst.leaf_iter_vars().iter().rev() {
+        let leaves = cst.leaf_iter_vars();
+        let attach_leaf = stage_attach
+            .as_ref()
+            .and_then(|a| leaves.iter().position(|iv| iv == a));
+        // The consumer's own enclosing loops (TVM's `NeedRelax`): relaxed
+        // up to the attach point, and beyond it the loops bound to threads
+        // that share this stage's storage (a block's threads fetching a
+        // shared tile for a consumer computed inside their loops).
+        let mut found = attach_leaf.is_some();
+        let mut relax_path = Vec::new();
+        let mut path_points = Vec::new();
+        for iv in b.graph.attach_path(c) {
             if stage_attach.as_ref() == Some(iv) {
                 found = true;
+            } else if !found || b.thread_tags.get(iv).is_some_and(|t| scope.relaxes(*t)) {
+                relax_path.push(iv.clone());
+            } else {
+                path_points.push(iv.clone());
             }
-            let r = b.ranges[iv].clone();
+        }
+        if !found && stage_attach.is_some() {
+            return Err(TeError::schedule(format!(
+                "`{}` is computed at `{}`, which does not enclose its consumer `{}`: attach it to a \
+                 loop around every stage that reads it",
+                op.name(),
+                stage_attach.as_ref().map(IterVar::name).unwrap_or(""),
+                cst.op().name()
+            )));
+        }
+        // A loop kept at one point stands for its own index, which moves
+        // with the loops its range starts at: when one of those is relaxed
+        // (a thread loop around a stage computed inside it), the point is
+        // relaxed too, or the union over the threads would keep only the
+        // current thread's index. Outermost first, so relaxing cascades.
+        let mut relaxed: Vec<Var> = relax_path.iter().map(|iv| iv.var().clone()).collect();
+        for iv in path_points.iter().rev() {
+            if moves_with(b, iv, &relaxed) {
+                relaxed.push(iv.var().clone());
+                relax_path.push(iv.clone());
+            }
+        }
+        // Phase 1: sets of the consumer's loops; loops inside the attach
+        // point are relaxed to their ranges. Decided outermost first (for
+        // the cascade above), recorded innermost first.
+        let mut kept = vec![false; leaves.len()];
+        for (k, iv) in leaves.iter().enumerate() {
+            let at_or_outside = attach_leaf.is_some_and(|a| k <= a);
+            kept[k] = b.ranges[iv].extent.is_int(1)
+                || (!cst.thread_tag(iv).is_some_and(|t| scope.relaxes(t))
+                    && (at_or_outside || b.unified.get(iv).is_some_and(|e| on_path(b, i, e)))
+                    && !moves_with(b, iv, &relaxed));
+            if !kept[k] {
+                relaxed.push(iv.var().clone());
+            }
+        }
+        let mut up: IdMap<IterVar, UpState> = IdMap::default();
+        let mut relax_leaves = Vec::new();
+        for (iv, &kept) in leaves.iter().zip(&kept).rev() {
+            let r = &b.ranges[iv];
             if r.extent.is_int(1) {
                 let p = b.to_loop_vars(&r.min);
                 up.insert(
@@ -420,9 +469,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
                         widened: false,
                     },
                 );
-            } else if !cst.thread_tag(iv).is_some_and(|t| scope.relaxes(t))
-                && (found || b.unified.get(iv).is_some_and(|e| on_path(b, i, e)))
-            {
+            } else if kept {
                 // One point: the current iteration, or, for a loop sharing
                 // the index of a loop around this stage, that loop's index.
                 up.insert(
@@ -436,26 +483,6 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
             } else {
                 relax_leaves.push(iv.clone());
             }
-        }
-        // The consumer's own enclosing loops: relaxed up to the attach point.
-        let mut relax_path = Vec::new();
-        if !found {
-            for iv in b.graph.attach_path(c) {
-                if stage_attach.as_ref() == Some(iv) {
-                    found = true;
-                    break;
-                }
-                relax_path.push(iv.clone());
-            }
-        }
-        if !found && stage_attach.is_some() {
-            return Err(TeError::schedule(format!(
-                "`{}` is computed at `{}`, which does not enclose its consumer `{}`: attach it to a \
-                 loop around every stage that reads it",
-                op.name(),
-                stage_attach.as_ref().map(IterVar::name).unwrap_or(""),
-                cst.op().name()
-            )));
         }
         let relax_widened = Cell::new(false);
         let leaf_dom = relax_vars(&relax_leaves, b, i, &relax_widened);
@@ -811,6 +838,15 @@ fn within_budget(set: IntSet, widened: &mut bool) -> IntSet {
 }
 
 /// Whether the loop `iv` encloses stage `i`.
+/// Whether the range of `iv` starts at a value that uses one of `relaxed`.
+fn moves_with(b: &Bounds, iv: &IterVar, relaxed: &[Var]) -> bool {
+    if relaxed.is_empty() {
+        return false;
+    }
+    let min = b.to_loop_vars(&b.ranges[iv].min);
+    relaxed.iter().any(|v| min.uses_var(v))
+}
+
 fn on_path(b: &Bounds, i: usize, iv: &IterVar) -> bool {
     b.graph.attach_path(i).any(|p| p == iv)
 }

@@ -466,6 +466,12 @@ impl ThreadLaunch {
         self.tag == "vthread" || self.tag == "cthread"
     }
 
+    /// Whether the tag names a thread of a block (`threadIdx.x`, `.y`,
+    /// `.z`): the threads that share a block's `shared` memory.
+    pub fn is_thread_index(&self) -> bool {
+        self.tag.starts_with("threadIdx")
+    }
+
     /// The attribute TVM writes for the launch: `thread_extent` or
     /// `virtual_thread`.
     pub fn attr_key(&self) -> &'static str {

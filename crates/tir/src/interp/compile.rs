@@ -22,10 +22,12 @@ pub(crate) enum IndexCode {
     Compiled(arith::Compiled),
 }
 
-/// A read or write of one element of the buffer in slot `buf`.
+/// A read or write of one element of the buffer in slot `buf`, or, for a
+/// buffer each thread of a block has its own copy of, in slot `buf + copy`.
 pub(crate) struct Access {
     pub buf: u32,
     pub indices: Vec<IndexCode>,
+    pub copy: Option<IndexCode>,
 }
 
 /// Value arithmetic whose operand types have been made equal by inserted
@@ -123,6 +125,40 @@ pub(crate) enum Code<'a> {
     },
     Seq(Vec<Code<'a>>),
     Eval(ValueCode, &'a Stmt),
+    /// `body` once for every thread of a block, the first thread first:
+    /// one statement of a block whose threads run together
+    /// ([`super::lockstep`]). Its iterations are not steps: the statements
+    /// inside count.
+    EachThread {
+        threads: Vec<ThreadLoop<'a>>,
+        body: Box<Code<'a>>,
+    },
+    /// The storage of a per-thread buffer begins, in slot `buf + copy`: a
+    /// region split in two because the threads of a block run the
+    /// statements inside it together.
+    Enter {
+        buf: u32,
+        copy: IndexCode,
+        shape: Vec<IndexCode>,
+        min: Vec<IndexCode>,
+        extent: Vec<IndexCode>,
+        src: &'a Stmt,
+    },
+    /// The storage an [`Code::Enter`] began ends.
+    Leave {
+        buf: u32,
+        copy: IndexCode,
+        src: &'a Stmt,
+    },
+}
+
+/// One thread index of a block whose threads run together: its slot and
+/// range, and the launch that declared it.
+pub(crate) struct ThreadLoop<'a> {
+    pub slot: u32,
+    pub min: IndexCode,
+    pub extent: IndexCode,
+    pub src: &'a Stmt,
 }
 
 /// Dropped through a work list: statements nest as deep as a pipeline is
@@ -131,7 +167,10 @@ impl Drop for Code<'_> {
     fn drop(&mut self) {
         fn take<'a>(c: &mut Code<'a>, out: &mut Vec<Code<'a>>) {
             match c {
-                Code::For { body, .. } | Code::Let { body, .. } | Code::Region { body, .. } => {
+                Code::For { body, .. }
+                | Code::Let { body, .. }
+                | Code::Region { body, .. }
+                | Code::EachThread { body, .. } => {
                     out.push(std::mem::replace(&mut **body, Code::Seq(Vec::new())));
                 }
                 Code::If {
@@ -145,7 +184,7 @@ impl Drop for Code<'_> {
                     }
                 }
                 Code::Seq(v) => out.append(v),
-                Code::Store { .. } | Code::Eval(..) => {}
+                Code::Store { .. } | Code::Eval(..) | Code::Enter { .. } | Code::Leave { .. } => {}
             }
         }
         let mut pending = Vec::new();
@@ -176,18 +215,24 @@ pub(crate) struct Compiled<'a> {
     pub stages: Vec<String>,
 }
 
-struct Compiler<'a> {
-    sizes: &'a HashMap<Var, i64>,
+pub(super) struct Compiler<'a> {
+    pub(super) sizes: &'a HashMap<Var, i64>,
     var_slots: HashMap<Var, u32>,
     /// How many enclosing loops or lets bind each slot.
-    bound_depth: Vec<u32>,
+    pub(super) bound_depth: Vec<u32>,
     size_slots: Vec<(u32, i64)>,
-    buffer_slots: HashMap<BufferId, u32>,
-    buffers: Vec<BufferInfo>,
+    pub(super) buffer_slots: HashMap<BufferId, u32>,
+    pub(super) buffers: Vec<BufferInfo>,
     /// How many enclosing realizes or allocates each buffer slot has.
-    live_depth: Vec<u32>,
+    pub(super) live_depth: Vec<u32>,
     stage_ids: HashMap<String, u32>,
     stages: Vec<String>,
+    /// The block whose threads run together that is being compiled, if
+    /// any ([`super::lockstep`]).
+    pub(super) lockstep: Option<super::lockstep::LockStep<'a>>,
+    /// For each buffer slot with a copy per thread, the copy a thread uses
+    /// (an expression of the thread indices).
+    pub(super) copies: HashMap<u32, Expr>,
 }
 
 fn header(s: &Stmt) -> String {
@@ -209,6 +254,8 @@ pub(crate) fn compile<'a>(
         live_depth: Vec::new(),
         stage_ids: HashMap::new(),
         stages: Vec::new(),
+        lockstep: None,
+        copies: HashMap::new(),
     };
     for (k, p) in func.params.iter().enumerate() {
         // Parameters take the first slots, in order; the interpreter relies
@@ -232,7 +279,7 @@ pub(crate) fn compile<'a>(
 }
 
 impl<'a> Compiler<'a> {
-    fn buffer_slot(&mut self, b: &Buffer, is_param: bool) -> Result<u32, RunError> {
+    pub(super) fn buffer_slot(&mut self, b: &Buffer, is_param: bool) -> Result<u32, RunError> {
         if let Some(&s) = self.buffer_slots.get(&b.id()) {
             return Ok(s);
         }
@@ -274,7 +321,11 @@ impl<'a> Compiler<'a> {
     /// The shape of an intermediate buffer, compiled where `src` gives it
     /// storage (it may use the loop variables around); nothing for a
     /// parameter.
-    fn realized_shape(&mut self, b: &Buffer, src: &Stmt) -> Result<Vec<IndexCode>, RunError> {
+    pub(super) fn realized_shape(
+        &mut self,
+        b: &Buffer,
+        src: &Stmt,
+    ) -> Result<Vec<IndexCode>, RunError> {
         let slot = self.buffer_slot(b, false)?;
         if self.buffers[slot as usize].is_param {
             return Ok(Vec::new());
@@ -283,7 +334,12 @@ impl<'a> Compiler<'a> {
     }
 
     /// The slot of a buffer that `src` accesses with `n` indices.
-    fn accessed_buffer(&mut self, b: &Buffer, n: usize, src: &Stmt) -> Result<u32, RunError> {
+    pub(super) fn accessed_buffer(
+        &mut self,
+        b: &Buffer,
+        n: usize,
+        src: &Stmt,
+    ) -> Result<u32, RunError> {
         let slot = self.buffer_slot(b, false)?;
         let info = &self.buffers[slot as usize];
         if !info.is_param && self.live_depth[slot as usize] == 0 {
@@ -303,7 +359,22 @@ impl<'a> Compiler<'a> {
         Ok(slot)
     }
 
-    fn var_slot(&mut self, v: &Var) -> u32 {
+    /// An access of buffer slot `buf`, of the copy the current thread
+    /// uses when each thread has its own.
+    fn access(
+        &mut self,
+        buf: u32,
+        indices: Vec<IndexCode>,
+        src: &Stmt,
+    ) -> Result<Access, RunError> {
+        let copy = match self.copies.get(&buf).cloned() {
+            Some(e) => Some(self.index(&e, src)?),
+            None => None,
+        };
+        Ok(Access { buf, indices, copy })
+    }
+
+    pub(super) fn var_slot(&mut self, v: &Var) -> u32 {
         if let Some(&s) = self.var_slots.get(v) {
             return s;
         }
@@ -314,7 +385,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// The slot holding `v` where `src` uses it.
-    fn use_var(&mut self, v: &Var, src: &Stmt) -> Result<u32, RunError> {
+    pub(super) fn use_var(&mut self, v: &Var, src: &Stmt) -> Result<u32, RunError> {
         let s = self.var_slot(v);
         if self.bound_depth[s as usize] > 0 {
             return Ok(s);
@@ -333,7 +404,7 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn index(&mut self, e: &Expr, src: &Stmt) -> Result<IndexCode, RunError> {
+    pub(super) fn index(&mut self, e: &Expr, src: &Stmt) -> Result<IndexCode, RunError> {
         match e.kind() {
             ExprKind::Int(v) => return Ok(IndexCode::Const(*v)),
             ExprKind::Bool(b) => return Ok(IndexCode::Const(*b as i64)),
@@ -359,17 +430,26 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    fn indices(&mut self, es: &[Expr], src: &Stmt) -> Result<Vec<IndexCode>, RunError> {
+    pub(super) fn indices(&mut self, es: &[Expr], src: &Stmt) -> Result<Vec<IndexCode>, RunError> {
         es.iter().map(|e| self.index(e, src)).collect()
     }
 
     /// Compiles `v` and converts the result to `to`.
-    fn value_as(&mut self, v: &Value, to: DataType, src: &Stmt) -> Result<ValueCode, RunError> {
+    pub(super) fn value_as(
+        &mut self,
+        v: &Value,
+        to: DataType,
+        src: &Stmt,
+    ) -> Result<ValueCode, RunError> {
         let (code, from) = self.value(v, src)?;
         Ok(convert(code, from, to))
     }
 
-    fn value(&mut self, v: &Value, src: &Stmt) -> Result<(ValueCode, DataType), RunError> {
+    pub(super) fn value(
+        &mut self,
+        v: &Value,
+        src: &Stmt,
+    ) -> Result<(ValueCode, DataType), RunError> {
         crate::stack::grow(|| self.value_step(v, src))
     }
 
@@ -405,7 +485,7 @@ impl<'a> Compiler<'a> {
                 let buf = self.accessed_buffer(&l.buffer, l.indices.len(), src)?;
                 let indices = self.indices(&l.indices, src)?;
                 (
-                    ValueCode::Load(Access { buf, indices }, l.buffer.dtype()),
+                    ValueCode::Load(self.access(buf, indices, src)?, l.buffer.dtype()),
                     l.buffer.dtype(),
                 )
             }
@@ -476,7 +556,7 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    fn stage(&mut self, name: &str) -> u32 {
+    pub(super) fn stage(&mut self, name: &str) -> u32 {
         if let Some(&s) = self.stage_ids.get(name) {
             return s;
         }
@@ -487,7 +567,7 @@ impl<'a> Compiler<'a> {
     }
 
     /// Compiles `body` with `var` bound.
-    fn bound(&mut self, var: &Var, body: &'a Stmt) -> Result<(u32, Code<'a>), RunError> {
+    pub(super) fn bound(&mut self, var: &Var, body: &'a Stmt) -> Result<(u32, Code<'a>), RunError> {
         let slot = self.var_slot(var);
         self.bound_depth[slot as usize] += 1;
         let body = self.stmt(body);
@@ -495,21 +575,24 @@ impl<'a> Compiler<'a> {
         Ok((slot, body?))
     }
 
-    /// A `realize` or `allocate` of `buffer` over `min`/`extent`, with
-    /// `body` compiled while the buffer has storage.
-    fn region(
-        &mut self,
-        buffer: &Buffer,
-        min: Vec<IndexCode>,
-        extent: Vec<IndexCode>,
-        body: &'a Stmt,
-        s: &'a Stmt,
-    ) -> Result<Code<'a>, RunError> {
-        let shape = self.realized_shape(buffer, s)?;
-        let (buf, body) = self.live(buffer, body)?;
-        Ok(Code::Region {
-            buf,
-            shape,
+    /// The loop `s` (a `Stmt::For`), run one iteration after another.
+    pub(super) fn serial_loop(&mut self, s: &'a Stmt) -> Result<Code<'a>, RunError> {
+        let Stmt::For {
+            var,
+            min,
+            extent,
+            body,
+            ..
+        } = s
+        else {
+            unreachable!("called on loops")
+        };
+        // The bounds are outside the loop's own scope.
+        let min = self.index(min, s)?;
+        let extent = self.index(extent, s)?;
+        let (slot, body) = self.bound(var, body)?;
+        Ok(Code::For {
+            slot,
             min,
             extent,
             body: Box::new(body),
@@ -517,16 +600,44 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    /// Compiles `body` with `buffer` given storage.
-    fn live(&mut self, buffer: &Buffer, body: &'a Stmt) -> Result<(u32, Code<'a>), RunError> {
-        let slot = self.buffer_slot(buffer, false)?;
-        self.live_depth[slot as usize] += 1;
-        let body = self.stmt(body);
-        self.live_depth[slot as usize] -= 1;
-        Ok((slot, body?))
+    /// A `realize` or `allocate` of `buffer` over `min`/`extent`, with
+    /// `body` compiled while the buffer has storage.
+    pub(super) fn region(
+        &mut self,
+        buffer: &Buffer,
+        min: Vec<IndexCode>,
+        extent: Vec<IndexCode>,
+        body: &'a Stmt,
+        s: &'a Stmt,
+    ) -> Result<Code<'a>, RunError> {
+        self.region_with(buffer, min, extent, s, |c| c.stmt(body))
     }
 
-    fn arity(&self, buffer: &Buffer, got: usize, src: &Stmt) -> Result<(), RunError> {
+    /// [`Self::region`] with the body compiled by `body`.
+    pub(super) fn region_with(
+        &mut self,
+        buffer: &Buffer,
+        min: Vec<IndexCode>,
+        extent: Vec<IndexCode>,
+        s: &'a Stmt,
+        body: impl FnOnce(&mut Self) -> Result<Code<'a>, RunError>,
+    ) -> Result<Code<'a>, RunError> {
+        let shape = self.realized_shape(buffer, s)?;
+        let buf = self.buffer_slot(buffer, false)?;
+        self.live_depth[buf as usize] += 1;
+        let body = body(self);
+        self.live_depth[buf as usize] -= 1;
+        Ok(Code::Region {
+            buf,
+            shape,
+            min,
+            extent,
+            body: Box::new(body?),
+            src: s,
+        })
+    }
+
+    pub(super) fn arity(&self, buffer: &Buffer, got: usize, src: &Stmt) -> Result<(), RunError> {
         if got == buffer.ndim() {
             return Ok(());
         }
@@ -538,7 +649,7 @@ impl<'a> Compiler<'a> {
         })
     }
 
-    fn stmt(&mut self, s: &'a Stmt) -> Result<Code<'a>, RunError> {
+    pub(super) fn stmt(&mut self, s: &'a Stmt) -> Result<Code<'a>, RunError> {
         // Statements nest as deep as a pipeline is long (one region per
         // stage).
         crate::stack::grow(|| self.stmt_step(s))
@@ -548,24 +659,10 @@ impl<'a> Compiler<'a> {
     fn stmt_step(&mut self, s: &'a Stmt) -> Result<Code<'a>, RunError> {
         Ok(match s {
             Stmt::For {
-                var,
-                min,
-                extent,
-                body,
+                kind: crate::stmt::ForKind::Thread(launch),
                 ..
-            } => {
-                // The bounds are outside the loop's own scope.
-                let min = self.index(min, s)?;
-                let extent = self.index(extent, s)?;
-                let (slot, body) = self.bound(var, body)?;
-                Code::For {
-                    slot,
-                    min,
-                    extent,
-                    body: Box::new(body),
-                    src: s,
-                }
-            }
+            } if launch.is_thread_index() => self.thread_launch(s)?,
+            Stmt::For { .. } => self.serial_loop(s)?,
             Stmt::Let { var, value, body } => {
                 let value = self.index(value, s)?;
                 let (slot, body) = self.bound(var, body)?;
@@ -614,7 +711,7 @@ impl<'a> Compiler<'a> {
                 let indices = self.indices(indices, s)?;
                 let stage = self.stage(stage);
                 Code::Store {
-                    access: Access { buf, indices },
+                    access: self.access(buf, indices, s)?,
                     value,
                     stage,
                     src: s,

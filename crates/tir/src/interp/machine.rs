@@ -1,6 +1,8 @@
 //! Execution of compiled programs.
 
-use super::compile::{check_int, round_float, Access, Code, Compiled, IndexCode, ValueCode};
+use super::compile::{
+    check_int, round_float, Access, Code, Compiled, IndexCode, ThreadLoop, ValueCode,
+};
 use super::error::{AccessKind, AccessViolation, Problem, RunError};
 use crate::dtype::DataType;
 use crate::print::Printer;
@@ -118,6 +120,16 @@ pub(crate) struct Machine<'c, 'a> {
     /// The observer of an observed run ([`super::Interpreter::run_observed`]);
     /// `None` (the default) costs one test per access and loop.
     observing: Option<Observing<'c, 'a>>,
+    /// Per buffer slot, what the regions begun by [`Code::Enter`] shadow.
+    shadowed: Vec<Vec<Shadowed>>,
+}
+
+/// What a region of a buffer slot replaced, restored when it ends.
+struct Shadowed {
+    /// The storage of an intermediate buffer, or the window of a parameter.
+    storage: Storage,
+    /// Whether the observer was told the region began.
+    observed: bool,
 }
 
 /// The state of an observed run: the observer, which buffer slots it
@@ -284,6 +296,7 @@ impl<'c, 'a> Machine<'c, 'a> {
             index_stack: Default::default(),
             value_depth: 0,
             observing: None,
+            shadowed: Vec::new(),
         }
     }
 
@@ -363,16 +376,22 @@ impl<'c, 'a> Machine<'c, 'a> {
         a: &Access,
         kind: AccessKind,
         src: &Stmt,
-    ) -> Result<Option<usize>, RunError> {
+    ) -> Result<Option<(usize, usize)>, RunError> {
         let mut ix = Axes::new();
         for e in &a.indices {
             ix.push(self.index(e, src)?);
         }
+        let buf = match &a.copy {
+            // The copy is a thread's position in its block, below the
+            // block's size by construction.
+            Some(c) => a.buf as usize + self.index(c, src)? as usize,
+            None => a.buf as usize,
+        };
         if self.observing.is_some() {
-            self.report_access(a.buf, kind, &ix);
+            self.report_access(buf as u32, kind, &ix);
         }
-        let info = &self.program.buffers[a.buf as usize];
-        let st = &self.storage[a.buf as usize];
+        let info = &self.program.buffers[buf];
+        let st = &self.storage[buf];
         let outside_shape = ix.iter().zip(&st.shape).any(|(&i, &n)| i < 0 || i >= n);
         let problem = if outside_shape {
             Problem::OutsideShape {
@@ -397,12 +416,12 @@ impl<'c, 'a> Machine<'c, 'a> {
             }
             let off = off as usize;
             match (kind, st.elements[off]) {
-                (AccessKind::Store, _) => return Ok(Some(off)),
+                (AccessKind::Store, _) => return Ok(Some((buf, off))),
                 (AccessKind::Load, Element::Unwritten) => Problem::Uninitialized,
-                (AccessKind::Load, Element::Settled) => return Ok(Some(off)),
+                (AccessKind::Load, Element::Settled) => return Ok(Some((buf, off))),
                 (AccessKind::Load, _) => {
-                    self.storage[a.buf as usize].elements[off] = Element::Settled;
-                    return Ok(Some(off));
+                    self.storage[buf].elements[off] = Element::Settled;
+                    return Ok(Some((buf, off)));
                 }
             }
         };
@@ -442,8 +461,8 @@ impl<'c, 'a> Machine<'c, 'a> {
                 Scalar::Int(x)
             }
             ValueCode::Load(a, t) => match self.locate(a, AccessKind::Load, src)? {
-                Some(off) => {
-                    let x = self.storage[a.buf as usize].data[off];
+                Some((buf, off)) => {
+                    let x = self.storage[buf].data[off];
                     if t.is_float() {
                         Scalar::Float(x)
                     } else {
@@ -605,8 +624,8 @@ impl<'c, 'a> Machine<'c, 'a> {
                 if let Some(o) = self.observing.as_mut() {
                     o.stage = None;
                 }
-                if let Some(off) = located {
-                    let st = &mut self.storage[access.buf as usize];
+                if let Some((buf, off)) = located {
+                    let st = &mut self.storage[buf];
                     st.data[off] = stored;
                     if let Element::Pending(earlier) = st.elements[off] {
                         self.unused_stores[earlier as usize] += 1;
@@ -634,7 +653,54 @@ impl<'c, 'a> Machine<'c, 'a> {
             Code::Eval(v, src) => {
                 self.value(v, src)?;
             }
+            Code::EachThread { threads, body } => self.each_thread(threads, body)?,
+            Code::Enter {
+                buf,
+                copy,
+                shape,
+                min,
+                extent,
+                src,
+            } => {
+                let slot = *buf + self.index(copy, src)? as u32;
+                let shadowed = self.enter_region(slot, shape, min, extent, src)?;
+                if self.shadowed.len() <= slot as usize {
+                    self.shadowed.resize_with(slot as usize + 1, Vec::new);
+                }
+                self.shadowed[slot as usize].push(shadowed);
+            }
+            Code::Leave { buf, copy, src } => {
+                let slot = *buf + self.index(copy, src)? as u32;
+                let shadowed = self.shadowed[slot as usize]
+                    .pop()
+                    .expect("a region ends after it begins");
+                self.leave_region(slot, shadowed);
+            }
         }
+        Ok(())
+    }
+
+    /// Runs `body` for every combination of the thread indices, the first
+    /// thread varying slowest.
+    fn each_thread(&mut self, threads: &[ThreadLoop<'a>], body: &Code<'a>) -> Result<(), RunError> {
+        let Some((t, rest)) = threads.split_first() else {
+            return self.run(body);
+        };
+        let lo = self.index(&t.min, t.src)?;
+        let n = self.index(&t.extent, t.src)?;
+        let hi = num::add(lo, n.max(0)).map_err(|e| index_error(e.message, t.src))?;
+        let saved = self.slots[t.slot as usize];
+        if let Some(o) = self.observing.as_mut() {
+            o.loops.push((t.slot, lo, t.src));
+        }
+        for i in lo..hi {
+            self.slots[t.slot as usize] = i;
+            self.each_thread(rest, body)?;
+        }
+        if let Some(o) = self.observing.as_mut() {
+            o.loops.pop();
+        }
+        self.slots[t.slot as usize] = saved;
         Ok(())
     }
 
@@ -650,6 +716,22 @@ impl<'c, 'a> Machine<'c, 'a> {
         body: &Code<'a>,
         src: &Stmt,
     ) -> Result<(), RunError> {
+        let shadowed = self.enter_region(buf, shape, min, extent, src)?;
+        self.run(body)?;
+        self.leave_region(buf, shadowed);
+        Ok(())
+    }
+
+    /// Gives buffer slot `buf` the region `min`/`extent` (a realize nested
+    /// in another of the same buffer shadows it); returns what it replaced.
+    fn enter_region(
+        &mut self,
+        buf: u32,
+        shape: &[IndexCode],
+        min: &[IndexCode],
+        extent: &[IndexCode],
+        src: &Stmt,
+    ) -> Result<Shadowed, RunError> {
         let program = self.program;
         let info = &program.buffers[buf as usize];
         let name = || info.buffer.name().to_string();
@@ -691,39 +773,18 @@ impl<'c, 'a> Machine<'c, 'a> {
             }
             _ => false,
         };
-        self.region_body(buf, shape, mins, exts, body, src)?;
-        if observed {
-            if let Some(o) = self.observing.as_mut() {
-                o.observer.leave_region(&info.buffer);
+        let storage = if info.is_param {
+            let st = &mut self.storage[buf as usize];
+            // A window: only the region matters.
+            Storage {
+                data: Vec::new(),
+                elements: Vec::new(),
+                shape: Axes::new(),
+                layout_min: Axes::new(),
+                layout_extent: Axes::new(),
+                region_min: std::mem::replace(&mut st.region_min, mins),
+                region_extent: std::mem::replace(&mut st.region_extent, exts),
             }
-        }
-        Ok(())
-    }
-
-    /// The storage of [`Self::region`] around `body`.
-    fn region_body(
-        &mut self,
-        buf: u32,
-        shape: &[IndexCode],
-        mins: Axes,
-        exts: Axes,
-        body: &Code<'a>,
-        src: &Stmt,
-    ) -> Result<(), RunError> {
-        let program = self.program;
-        let info = &program.buffers[buf as usize];
-        let name = || info.buffer.name().to_string();
-        let elements = exts
-            .iter()
-            .fold(1u64, |acc, &e| acc.saturating_mul(e as u64));
-        if info.is_param {
-            let st = &mut self.storage[buf as usize];
-            let saved_min = std::mem::replace(&mut st.region_min, mins);
-            let saved_ext = std::mem::replace(&mut st.region_extent, exts);
-            self.run(body)?;
-            let st = &mut self.storage[buf as usize];
-            st.region_min = saved_min;
-            st.region_extent = saved_ext;
         } else {
             let mut sizes = Axes::new();
             for e in shape {
@@ -749,16 +810,32 @@ impl<'c, 'a> Machine<'c, 'a> {
                 region_min: mins,
                 region_extent: exts,
             };
-            // A realize nested in another of the same buffer shadows it.
-            let saved = std::mem::replace(&mut self.storage[buf as usize], fresh);
-            self.run(body)?;
-            let released = std::mem::replace(&mut self.storage[buf as usize], saved);
+            std::mem::replace(&mut self.storage[buf as usize], fresh)
+        };
+        Ok(Shadowed { storage, observed })
+    }
+
+    /// Ends the region [`Self::enter_region`] began: a parameter gets its
+    /// window back, an intermediate buffer's storage is released (counting
+    /// the stores nothing read).
+    fn leave_region(&mut self, buf: u32, shadowed: Shadowed) {
+        let info = &self.program.buffers[buf as usize];
+        let st = &mut self.storage[buf as usize];
+        if info.is_param {
+            st.region_min = shadowed.storage.region_min;
+            st.region_extent = shadowed.storage.region_extent;
+        } else {
+            let released = std::mem::replace(st, shadowed.storage);
             for e in released.elements {
                 if let Element::Pending(stage) = e {
                     self.unused_stores[stage as usize] += 1;
                 }
             }
         }
-        Ok(())
+        if shadowed.observed {
+            if let Some(o) = self.observing.as_mut() {
+                o.observer.leave_region(&info.buffer);
+            }
+        }
     }
 }

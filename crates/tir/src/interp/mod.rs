@@ -12,6 +12,7 @@
 mod compile;
 mod count;
 mod error;
+mod lockstep;
 mod machine;
 
 pub use error::{AccessKind, AccessViolation, Problem, RunError};
@@ -340,12 +341,16 @@ impl Interpreter {
         };
         let stage_runs = per_stage(&m.stage_runs);
         let unused_stores = per_stage(&m.unused_stores);
-        let largest_region = program
-            .buffers
-            .iter()
-            .zip(&m.largest_region)
-            .filter_map(|(info, l)| l.map(|l| (info.buffer.clone(), l)))
-            .collect();
+        // A buffer with a copy per thread has a slot per copy: one entry,
+        // the largest of its copies.
+        let mut largest_region: Vec<(Buffer, u64)> = Vec::new();
+        for (info, l) in program.buffers.iter().zip(&m.largest_region) {
+            let Some(l) = *l else { continue };
+            match largest_region.iter_mut().find(|(b, _)| *b == info.buffer) {
+                Some((_, n)) => *n = (*n).max(l),
+                None => largest_region.push((info.buffer.clone(), l)),
+            }
+        }
         Ok(RunResult {
             outputs,
             stage_runs,
