@@ -521,35 +521,84 @@ print(tvm.lower(s, [A, B, C], simple_mode=True))
     );
 }
 
-/// A reduction bound to the threads that already run it (an all-reduce
-/// across running threads) is refused by InferBound itself, whichever
-/// path asks, rather than given one thread's partial sum.
+/// TVM's reduction tutorial: the reduction split, its inner part factored
+/// out with `rfactor`, the remaining reduction bound to `threadIdx.x` and
+/// only thread 0 storing (`set_store_predicate`). Each thread's part goes
+/// to a shared buffer, thread 0 combines them and stores: the run matches
+/// the definition.
 #[test]
-fn a_reduction_across_running_threads_is_refused_not_miscomputed() {
-    let schedule = format!(
-        "{MATMUL}\
+fn a_reduction_across_threads_combines_every_threads_part() {
+    let printed = run_checked(
+        "A = te.placeholder((8, 64), name=\"A\")
+k = te.reduce_axis((0, 64), name=\"k\")
+B = te.compute((8,), lambda i: te.sum(A[i, k], axis=k), name=\"B\")
+s = te.create_schedule(B.op)
+ko, ki = s[B].split(B.op.reduce_axis[0], factor=16)
+BF = s.rfactor(B, ki)
+xo, xi = s[B].split(s[B].op.axis[0], factor=4)
+s[B].bind(xo, te.thread_axis(\"blockIdx.x\"))
+s[B].bind(xi, te.thread_axis(\"threadIdx.y\"))
 tx = te.thread_axis(\"threadIdx.x\")
-CC = s.cache_write(C, \"local\")
-s[C].bind(C.op.axis[1], tx)
-s[CC].compute_at(s[C], C.op.axis[1])
-s[CC].bind(CC.op.reduce_axis[0], tx)
-"
+s[B].bind(s[B].op.reduce_axis[0], tx)
+s[BF].compute_at(s[B], s[B].op.reduce_axis[0])
+s[B].set_store_predicate(tx.var.equal(0))
+print(tvm.lower(s, [A, B], simple_mode=True))
+",
     );
-    let run = script::run(&format!("{PRELUDE}{schedule}")).unwrap_or_else(|e| panic!("{e}"));
-    let target = run.target.expect("a schedule");
-    let Err(e) = te::infer_bound(&target.schedule) else {
-        panic!("InferBound accepted a reduction across running threads");
-    };
-    assert_eq!(e.kind, te::ErrorKind::Unsupported, "{}", e.message);
-    assert!(
-        e.message.contains("reduction across running threads"),
-        "{}",
-        e.message
+    for line in [
+        "allocate red_buf0[float32 * 4 * 16]",
+        "red_buf0[threadIdx.y, threadIdx.x] = B.rf[0, 0]",
+        "red_buf0[threadIdx.y, 0] = (red_buf0[threadIdx.y, 0] + red_buf0[threadIdx.y, red.k0])",
+        "B[((blockIdx.x*4) + threadIdx.y)] = red_buf0[threadIdx.y, 0]",
+    ] {
+        assert!(printed.contains(line), "{line}\n{printed}");
+    }
+}
+
+/// A reduction bound to the thread that the loops around its stage already
+/// bind (TOPI's CUDA softmax: a row's maximum reduced by the warp that
+/// then reads it): every thread stores the combined value in its own copy,
+/// and each reads it.
+#[test]
+fn a_reduction_across_running_threads_leaves_the_result_in_every_thread() {
+    run_checked(
+        "A = te.placeholder((4, 64), name=\"A\")
+k = te.reduce_axis((0, 64), name=\"k\")
+M = te.compute((4,), lambda i: te.max(A[i, k], axis=k), name=\"M\")
+E = te.compute((4, 64), lambda i, j: A[i, j] - M[i], name=\"E\")
+s = te.create_schedule(E.op)
+tx = te.thread_axis((0, 16), \"threadIdx.x\")
+s[E].bind(E.op.axis[0], te.thread_axis(\"blockIdx.x\"))
+jo, ji = s[E].split(E.op.axis[1], nparts=16)
+s[E].bind(jo, tx)
+ko, ki = s[M].split(M.op.reduce_axis[0], nparts=16)
+s[M].bind(ko, tx)
+s[M].compute_at(s[E], jo)
+print(tvm.lower(s, [A, E], simple_mode=True))
+",
     );
-    let Err(e) = te::Lowering::new(&target.schedule, &target.args) else {
-        panic!("the lowering accepted a reduction across running threads");
-    };
-    assert_eq!(e.kind, te::ErrorKind::Unsupported, "{}", e.message);
+}
+
+/// A reduction across threads with a reducer of several values is refused
+/// when lowered, not given one thread's part.
+#[test]
+fn a_tuple_reduction_across_threads_is_refused() {
+    let (_, _, message) = error_of(
+        "def fcombine(x, y):
+    left = x[1] >= y[1]
+    return tvm.tir.Select(left, x[0], y[0]), tvm.tir.Select(left, x[1], y[1])
+def fidentity(t0, t1):
+    return tvm.tir.const(-1, t0), te.min_value(t1)
+argmax = te.comm_reducer(fcombine, fidentity, name=\"argmax\")
+X = te.placeholder((4, 16), name=\"X\")
+k = te.reduce_axis((0, 16), name=\"k\")
+I, V = te.compute((4,), lambda i: argmax((k.var, X[i, k]), axis=k), name=\"T\")
+s = te.create_schedule(I.op)
+s[I].bind(s[I].op.reduce_axis[0], te.thread_axis(\"threadIdx.x\"))
+tvm.lower(s, [X, I, V], simple_mode=True)
+",
+    );
+    assert!(message.contains("reduces across threads"), "{message}");
 }
 
 /// The outputs of an operation with several, passed to `tvm.lower` as

@@ -193,9 +193,6 @@ impl Bounds {
 /// attachments, or integer overflow while simplifying.
 pub fn infer_bound(s: &Schedule) -> Result<Bounds> {
     let graph = Graph::new(s)?;
-    if let Some(why) = crate::thread_sharing::unsupported_thread_sharing(s) {
-        return Err(TeError::new(crate::ErrorKind::Unsupported, why));
-    }
     let mut b = Bounds {
         ranges: IdMap::default(),
         nominal: IdMap::default(),

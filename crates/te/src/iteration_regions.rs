@@ -144,7 +144,7 @@ impl IterationRegions {
 /// ```
 pub fn attach_loops(s: &Schedule, stage: &str) -> Result<Vec<AttachLoop>> {
     let b = infer_bound(s)?;
-    Ok(loops_in(&b, stage_position(s, stage)?))
+    Ok(loops_in(s, &b, stage_position(s, stage)?))
 }
 
 /// [`attach_loops`] of every computed stage, in schedule order, from one
@@ -165,22 +165,37 @@ pub fn every_attach_loops(s: &Schedule) -> Result<Vec<(String, Vec<AttachLoop>)>
         .iter()
         .enumerate()
         .filter(|(_, st)| !st.is_placeholder())
-        .map(|(i, st)| (st.name().to_string(), loops_in(&b, i)))
+        .map(|(i, st)| (st.name().to_string(), loops_in(s, &b, i)))
         .collect())
 }
 
-/// The attach loops of stage `i` under bounds `b`.
-fn loops_in(b: &crate::bound::Bounds, i: usize) -> Vec<AttachLoop> {
+/// The attach loops of stage `i` under bounds `b`, named as the lowered
+/// program names them: a loop bound to a thread by the thread. A loop
+/// sharing the index of an enclosing thread loop is no loop of its own,
+/// and a thread loop whose threads share the stage's storage (a `shared`
+/// stage under `threadIdx`) is one region for all its threads: neither
+/// names an iteration.
+fn loops_in(s: &Schedule, b: &crate::bound::Bounds, i: usize) -> Vec<AttachLoop> {
+    let scope = crate::bound::storage_scope(s, i, b);
     let mut path = b.attach_path(i);
     path.reverse();
     path.iter()
         .filter_map(|iv| {
+            if b.unified_with(iv).is_some() {
+                return None;
+            }
+            let bound = s.stages().iter().find_map(|st| {
+                let thread = st.bound_thread(iv)?;
+                Some((thread, st.thread_tag(iv)?))
+            });
+            let name = match bound {
+                Some((_, tag)) if scope.relaxes(tag) => return None,
+                Some((thread, _)) => thread.name().to_string(),
+                None => iv.name().to_string(),
+            };
             let r = b.range(iv)?;
             let extent = simp(&b.analyzer, r.extent.clone());
-            (!extent.is_int(1)).then(|| AttachLoop {
-                name: iv.name().to_string(),
-                extent,
-            })
+            (!extent.is_int(1)).then_some(AttachLoop { name, extent })
         })
         .collect()
 }
@@ -244,7 +259,7 @@ pub fn iteration_regions(
     let sizes = run_sizes(s);
     let mut watches = Vec::with_capacity(queries.len());
     for q in queries {
-        let loops = loops_in(&b, stage_position(s, &q.stage)?);
+        let loops = loops_in(s, &b, stage_position(s, &q.stage)?);
         for (name, value) in &q.at {
             let Some(l) = loops.iter().find(|l| &l.name == name) else {
                 return Err(no_iteration(
@@ -276,7 +291,7 @@ pub fn iteration_regions(
             match w.instances.pop() {
                 Some(r) => Ok(r),
                 None => {
-                    let loops = loops_in(&b, stage_position(s, &q.stage)?);
+                    let loops = loops_in(s, &b, stage_position(s, &q.stage)?);
                     let at: Vec<String> = q.at.iter().map(|(n, v)| format!("{n} = {v}")).collect();
                     Err(no_iteration(
                         s,

@@ -52,6 +52,7 @@ mod bound;
 mod cache;
 mod check;
 mod comm_reducer;
+mod cross_thread;
 mod error;
 mod extern_op;
 mod graph;
@@ -75,7 +76,6 @@ mod schedule;
 mod simp;
 mod tensorize;
 mod thread;
-mod thread_sharing;
 mod value;
 
 pub use annotate::LoopAnnotation;

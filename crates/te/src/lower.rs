@@ -788,11 +788,27 @@ impl<'a> Lowerer<'a> {
             .collect();
         let stmt = match body.as_reduce() {
             _ if st.tensorized().is_some() => self.tensorized_nest(i, &loops, &placed)?,
+            Some(r) if crate::cross_thread::is_cross_thread(st) => {
+                let r = r.clone();
+                self.cross_thread_nest(i, loops, &placed, &r, out_access)?
+            }
+            _ if crate::cross_thread::is_cross_thread(st) => {
+                return Err(TeError::new(
+                    crate::ErrorKind::Unsupported,
+                    format!(
+                        "`{name}` reduces across threads with a reducer of several values or \
+                         its own combiner (`te.comm_reducer`): rangefinder combines threads' \
+                         parts only for te.sum, te.max, te.min and products; bind its reduction \
+                         loops to no thread"
+                    ),
+                ))
+            }
             _ if matches!(body.kind(), ValueKind::CommReduce(_)) => {
                 let ValueKind::CommReduce(r) = body.kind() else {
                     unreachable!("matched above")
                 };
                 let (init, update) = self.comm_reduce_stores(i, r, &out_access)?;
+                let update = self.store_predicated(i, update);
                 self.reduction_nest(i, &loops, &placed, init, update)?
             }
             None => {
@@ -804,6 +820,7 @@ impl<'a> Lowerer<'a> {
                     let v = self.value(b)?;
                     store = Stmt::seq([store, Stmt::store(&out, out_access.clone(), v)]);
                 }
+                let store = self.store_predicated(i, store);
                 self.nest(&loops, store, &placed, 0)?
             }
             Some(r) => {
@@ -824,6 +841,7 @@ impl<'a> Lowerer<'a> {
                     let c = self.expr(c);
                     update = Stmt::if_then(Value::index(c), update);
                 }
+                let update = self.store_predicated(i, update);
                 self.reduction_nest(i, &loops, &placed, init, update)?
             }
         };
@@ -832,6 +850,43 @@ impl<'a> Lowerer<'a> {
             return Ok(wrap(stmt, &outside));
         }
         Ok(Stmt::produce(&name, wrap(stmt, &outside)))
+    }
+
+    /// `store` under stage `i`'s store predicate, if it has one (TVM puts
+    /// it among the predicates of the main statement, not the
+    /// initialisation).
+    fn store_predicated(&self, i: usize, store: Stmt) -> Stmt {
+        match self.s.stages()[i].store_predicate() {
+            Some(p) => Stmt::if_then(Value::index(self.thread_condition(i, p)), store),
+            None => store,
+        }
+    }
+
+    /// A condition of stage `i` in loop variables, where it may name the
+    /// variables of thread axes (`tx.var.equal(0)`): each thread axis bound
+    /// by the stage or around it stands for its thread's index.
+    pub(crate) fn thread_condition(&self, i: usize, cond: &Expr) -> Expr {
+        let st = &self.s.stages()[i];
+        let mut index: IdMap<Var, Expr> = IdMap::default();
+        let around = self.b.graph.attach_path(i).filter_map(|iv| {
+            let owner = self
+                .s
+                .stages()
+                .iter()
+                .find(|o| o.bound_thread(iv).is_some())?;
+            Some((iv, owner.bound_thread(iv)?))
+        });
+        let own = st
+            .leaf_iter_vars()
+            .iter()
+            .filter_map(|iv| Some((iv, st.bound_thread(iv)?)));
+        for (iv, thread) in around.chain(own) {
+            if let Some(r) = self.b.range(iv) {
+                let position = Expr::sub(iv.expr(), r.min.clone());
+                index.insert(thread.var().clone(), self.unsimplified(&position));
+            }
+        }
+        self.expr(&cond.substitute(&mut |v| index.get(v).cloned()))
     }
 
     /// The `produce` block of extern stage `i`: its body over the buffers

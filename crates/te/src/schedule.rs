@@ -80,6 +80,8 @@ pub struct Stage {
     threads: HashMap<IterVar, IterVar>,
     /// The loop given to `tensorize` and its intrinsic.
     tensorized: Option<(IterVar, TensorIntrin)>,
+    /// The condition its stores are made under (`set_store_predicate`).
+    store_predicate: Option<Expr>,
     /// Loop kinds and pragmas of leaf loops (see `annotate.rs`).
     pub(crate) annotations: HashMap<IterVar, crate::annotate::LoopAnnotation>,
 }
@@ -103,6 +105,7 @@ impl Stage {
             scope: None,
             threads: HashMap::new(),
             tensorized: None,
+            store_predicate: None,
             annotations: HashMap::new(),
         }
     }
@@ -193,6 +196,13 @@ impl Stage {
     /// inferred from the threads the stage is nested in).
     pub fn scope(&self) -> Option<StorageScope> {
         self.scope
+    }
+
+    /// The condition the stage stores under, if `set_store_predicate` gave
+    /// one: it guards every store of the stage, or, for a reduction across
+    /// threads, the store of the combined result (TVM's rule).
+    pub fn store_predicate(&self) -> Option<&Expr> {
+        self.store_predicate.as_ref()
     }
 
     /// The thread axis the loop `iv` is bound to, if any.
@@ -810,6 +820,20 @@ impl Schedule {
         self.touch();
         let scope = StorageScope::parse(scope)?;
         self.compute_stage_mut(t.as_ref(), "set_scope")?.scope = Some(scope);
+        Ok(())
+    }
+
+    /// `s[t].set_store_predicate(cond)`: the stage stores only where the
+    /// index condition `cond` holds (see [`Stage::store_predicate`]).
+    pub fn set_store_predicate(&mut self, t: &impl AsRef<Operation>, cond: Expr) -> Result<()> {
+        self.touch();
+        if cond.ty() != arith::Type::Bool {
+            return Err(TeError::schedule(format!(
+                "`set_store_predicate` needs a condition, such as `tx.var.equal(0)`, found `{cond}`"
+            )));
+        }
+        self.compute_stage_mut(t.as_ref(), "set_store_predicate")?
+            .store_predicate = Some(cond);
         Ok(())
     }
 

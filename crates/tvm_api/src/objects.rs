@@ -24,7 +24,8 @@ pub(crate) fn is_element(v: &Value) -> bool {
 /// as in TVM; other values are unchanged.
 pub(crate) fn promote(v: &Value) -> Value {
     match v {
-        Value::Object(Object::IterVar(iv)) => Value::Index(iv.expr()),
+        // TVM's IterVar is an expression of its variable (`ExprOp`).
+        Value::Object(Object::IterVar(iv) | Object::ThreadAxis(iv)) => Value::Index(iv.expr()),
         other => other.clone(),
     }
 }
@@ -353,6 +354,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::IterVar(iv) | Object::ThreadAxis(iv), "iter_type") => Ok(Value::Int(
                 iter_type(iv, matches!(obj, Object::ThreadAxis(_))),
             )),
+            (Object::IterVar(_) | Object::ThreadAxis(_), "equal") => method("equal"),
             (Object::IterVar(iv), "thread_tag") => Ok(Value::str(
                 &iv.thread_tag().map(|t| t.to_string()).unwrap_or_default(),
             )),
@@ -360,7 +362,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 value,
                 name,
                 span,
-                "it has .var, .dom, .iter_type and .thread_tag",
+                "it has .var, .dom, .iter_type, .thread_tag and .equal",
             )),
             (Object::ThreadAxis(iv), "thread_tag") => Ok(Value::str(iv.name())),
             (Object::ThreadAxis(iv), "var") => Ok(Value::Index(iv.expr())),
@@ -368,7 +370,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 value,
                 name,
                 span,
-                "it has .thread_tag, .var and .iter_type; pass it to `s[T].bind`",
+                "it has .thread_tag, .var, .iter_type and .equal; pass it to `s[T].bind`",
             )),
             (Object::Range(r), "min") => Ok(Value::Index(r.min.clone())),
             (Object::Range(r), "extent") => Ok(Value::Index(r.extent.clone())),

@@ -1,6 +1,6 @@
 //! Schedule and stage methods: `s.normalize()`, `s[C].split(...)`,
 //! `fuse`, `reorder`, `tile`, `compute_at`, `compute_inline`,
-//! `compute_root`, `bind`, `set_scope`.
+//! `compute_root`, `bind`, `set_scope`, `set_store_predicate`.
 
 use crate::args::{Args, Given};
 use crate::error::te_error;
@@ -8,6 +8,7 @@ use crate::error::{not_supported, type_error, ApiResult, At};
 use crate::object::{Object, ScheduleRef};
 use crate::objects::{to_index, to_iter_var, to_op};
 use crate::value::Value;
+use arith::Expr;
 
 const STAGE_METHODS: &[&str] = &[
     "split",
@@ -21,6 +22,7 @@ const STAGE_METHODS: &[&str] = &[
     "set_scope",
     "transform_layout",
     "tensorize",
+    "set_store_predicate",
     "parallel",
     "vectorize",
     "unroll",
@@ -47,7 +49,7 @@ pub(crate) fn unsupported_stage_method(name: &str) -> String {
             "storage layout and buffering are not modelled (they do not change bounds)"
         }
         "rfactor" => "`rfactor` is a method of the schedule: `s.rfactor(tensor, axis)`",
-        "set_store_predicate" | "env_threads" => "this primitive is not supported",
+        "env_threads" => "this primitive is not supported",
         _ => "unknown stage method",
     };
     format!(
@@ -270,6 +272,18 @@ pub(crate) fn call_stage_method(
             s.borrow_mut()
                 .tensorize(op, &iv, t)
                 .map_err(|e| te_error(&span, e))?;
+            Ok(Value::None)
+        }
+        "set_store_predicate" => {
+            let a = args.bind("set_store_predicate", &["predicate"])?;
+            let given = a.required("predicate")?;
+            let cond = match &given.value {
+                Value::Bool(b) => Expr::bool(*b),
+                _ => to_index(given)?,
+            };
+            s.borrow_mut()
+                .set_store_predicate(op, cond)
+                .map_err(|e| type_error(given.place(), e.message))?;
             Ok(Value::None)
         }
         _ => Err(type_error(span, unsupported_stage_method(name))),

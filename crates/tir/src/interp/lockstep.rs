@@ -71,9 +71,10 @@ enum Private<'a> {
     },
 }
 
-/// Whether `b` is one storage for all the threads of a block.
+/// Whether `b` is one storage for the threads of a block: `shared`, or
+/// `warp` (shared by the threads of a warp; a block here is at most one).
 fn is_shared(b: &Buffer) -> bool {
-    b.scope().starts_with("shared")
+    b.scope().starts_with("shared") || b.scope() == "warp"
 }
 
 /// Whether `s` gives a buffer `shared` storage anywhere inside it.
