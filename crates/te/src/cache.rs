@@ -80,7 +80,13 @@ impl Schedule {
                 )));
             };
             let body = redirect_reads(&c.body, tensor, &cache);
-            if body.is_none() {
+            // The other outputs of the reader, computed in the same nest,
+            // read through the cache as well.
+            let more: Vec<Option<Value>> = op.bodies()[1..]
+                .iter()
+                .map(|b| redirect_reads(b, tensor, &cache))
+                .collect();
+            if body.is_none() && more.iter().all(Option::is_none) {
                 return Err(TeError::schedule(format!(
                     "cache_read of `{}`: `{}` does not read it; pass the operations that read `{}` as readers",
                     tensor.name(),
@@ -89,11 +95,11 @@ impl Schedule {
                 )));
             }
             let c = c.clone();
-            rewritten.push((r, op, c, body));
+            rewritten.push((r, op, c, body, more));
         }
-        for (r, op, c, body) in rewritten {
-            let body = body.expect("checked above");
-            let replaced = op.replaced(ComputeOp { body, ..c });
+        for (r, op, c, body, more) in rewritten {
+            let body = body.unwrap_or_else(|| c.body.clone());
+            let replaced = op.replaced_all(ComputeOp { body, ..c }, more);
             self.replace_op(r, replaced, false);
         }
         let at = self.insert_stage(source + 1, cache_op.clone());

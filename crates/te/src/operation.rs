@@ -42,6 +42,7 @@ pub enum OpKind {
     Extern(crate::extern_op::ExternOp),
 }
 
+#[derive(Clone)]
 struct OpData {
     id: OpId,
     name: String,
@@ -424,6 +425,20 @@ impl Operation {
     /// that the tensor the user holds still names the stage and its
     /// buffer, as TVM writes a replaced stage's results to the tensor of
     /// its original operation.
+    /// [`Operation::replaced`], with the bodies of the other outputs
+    /// replaced too (`None` keeps one as it is).
+    pub(crate) fn replaced_all(&self, compute: ComputeOp, more: Vec<Option<Value>>) -> Operation {
+        let op = self.replaced(compute);
+        let mut data = (*op.0).clone();
+        for (m, body) in data.more.iter_mut().zip(more) {
+            if let Some(body) = body {
+                m.dtype = body.dtype();
+                m.body = body;
+            }
+        }
+        Operation(Arc::new(data))
+    }
+
     pub(crate) fn replaced(&self, compute: ComputeOp) -> Operation {
         Operation(Arc::new(OpData {
             id: self.0.id,

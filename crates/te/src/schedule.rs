@@ -471,8 +471,9 @@ impl Schedule {
     }
 
     /// The symbolic sizes the program depends on (`te.var`s in shapes,
-    /// reduction domains and split factors), each once, in order of first
-    /// appearance.
+    /// reduction domains and split factors), then the scalar parameters its
+    /// computations read (`A + x` for a `te.var` `x`, which `tvm.build`
+    /// takes as an argument), each once, in order of first appearance.
     pub fn symbolic_sizes(&self) -> Vec<arith::Var> {
         let mut found: Vec<arith::Var> = Vec::new();
         let mut seen = HashSet::new();
@@ -499,6 +500,24 @@ impl Schedule {
                 {
                     note(e);
                 }
+            }
+        }
+        for stage in &self.stages {
+            let op = stage.op();
+            let axes: HashSet<&arith::Var> = op
+                .axis()
+                .iter()
+                .chain(op.reduce_axis().iter())
+                .map(IterVar::var)
+                .collect();
+            for body in op.bodies() {
+                body.for_each_index(&mut |e| {
+                    e.for_each_var(&mut |v| {
+                        if !axes.contains(v) && seen.insert(v.clone()) {
+                            found.push(v.clone());
+                        }
+                    })
+                });
             }
         }
         found

@@ -508,3 +508,27 @@ fn argmax_of_an_inlined_producer_reads_its_definition() {
     let r = check(&s, &args, &Default::default(), 17).unwrap();
     assert!(r.is_clean(0.0), "{r:?}");
 }
+
+/// `cache_read` with a reader of several outputs that reads the tensor
+/// only in its second output (`F, E = C, C * B`): the reader is accepted,
+/// and each output reads through the cache where it read the tensor.
+#[test]
+fn cache_read_redirects_every_output_of_a_reader() {
+    let a = placeholder([4, 6], "A", DataType::Float32).unwrap();
+    let b = placeholder([4, 6], "B", DataType::Float32).unwrap();
+    let f = try_compute_multi(
+        [4, 6],
+        &["i", "j"],
+        |i| Ok::<_, TeError>(vec![at(&a, i) + 1.0, at(&a, i) * at(&b, i)]),
+        "F",
+    )
+    .unwrap();
+    let mut s = create_schedule(&f);
+    let bl = s.cache_read(&b, "local", &[f[0].op().clone()]).unwrap();
+    let args = [a, b, f[0].clone(), f[1].clone()];
+    let text = lower(&s, &args).unwrap().to_string();
+    assert!(text.contains("(A[i, j]*B.local[i, j])"), "{text}");
+    assert_eq!(bl.name(), "B.local");
+    let report = check(&s, &args, &Default::default(), 3).unwrap();
+    assert!(report.is_clean(1e-6), "{report:?}");
+}

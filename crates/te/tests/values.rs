@@ -293,3 +293,27 @@ fn inlining_binds_value_indices_inside_index_arithmetic_and_conditions() {
     let f = lower(&s, &[a, idx, c]).unwrap();
     assert!(!f.to_string().contains("B["), "{f}");
 }
+
+/// A scalar parameter a computation reads (`A + x` for a `te.var` `x`, an
+/// argument of `tvm.build`) gets a value in the run, as symbolic sizes do:
+/// the run and the definitions see the same `x`.
+#[test]
+fn a_scalar_parameter_of_the_computation_gets_a_value_in_the_run() {
+    let x = arith::Var::new("x");
+    let a = placeholder([4, 3], "A", DataType::Float32).unwrap();
+    let b = compute_named(
+        [4, 3],
+        &["i", "j"],
+        |i| a.at([&i[0], &i[1]]) + Value::index(x.expr()),
+        "B",
+    )
+    .unwrap();
+    let s = create_schedule(&[b.clone()]);
+    assert_eq!(s.symbolic_sizes(), vec![x]);
+    let options = te::ReportOptions {
+        run: true,
+        ..Default::default()
+    };
+    let report = te::run_report(&s, &[a, b], &options).unwrap();
+    assert!(report.is_clean(), "{}", report.to_text());
+}
