@@ -119,8 +119,7 @@ impl Schedule {
     /// call transposes the cache, a split of `i` gives it axes
     /// `i.outer.c, i.inner.c` (with a condition when the split does not
     /// divide). Loops that run reduction axes must not have been split or
-    /// fused. Operations with several
-    /// outputs do not exist in this crate yet; see
+    /// fused. An operation with several outputs is cached whole, through
     /// [`Schedule::cache_write_outputs`].
     ///
     /// ```
@@ -136,6 +135,29 @@ impl Schedule {
     /// assert!(s.stage(&c).unwrap().op().reduce_axis().is_empty());
     /// ```
     pub fn cache_write(&mut self, tensor: &Tensor, scope: &str) -> Result<Tensor> {
+        let op = tensor.op();
+        if op.num_outputs() > 1 {
+            return Err(TeError::schedule(format!(
+                "cache_write of `{}`, one output of `{}`, which has {}: pass every output of the \
+                 operation as a list, in order",
+                tensor.name(),
+                op.name(),
+                op.num_outputs()
+            )));
+        }
+        let mut outputs = self.cache_write_all(tensor, scope, false)?;
+        Ok(outputs.swap_remove(0))
+    }
+
+    /// [`Schedule::cache_write`] of `tensor`'s operation; with `every`, of
+    /// each of its outputs (the cache has as many, returned in order),
+    /// else of its first.
+    fn cache_write_all(
+        &mut self,
+        tensor: &Tensor,
+        scope: &str,
+        every: bool,
+    ) -> Result<Vec<Tensor>> {
         let parsed = StorageScope::parse(scope)?;
         let i = self.stage_index(tensor.op())?;
         let st = &self.stages()[i];
@@ -194,39 +216,57 @@ impl Schedule {
             leaf_an.bind(n.var(), n.dom().cloned().expect("given above"));
         }
         let (conditions, subst) = bound_conditions(&c.axis, &value, &leaf_an);
-        let body = c.body.substitute(&mut |v| subst.get(v).cloned());
-        let body = guarded(body, conditions);
+        let relaid = |b: &Value| {
+            guarded(
+                b.substitute(&mut |v| subst.get(v).cloned()),
+                conditions.clone(),
+            )
+        };
+        let body = relaid(&c.body);
+        let more: Vec<Value> = if every {
+            op.bodies()[1..].iter().map(|b| relaid(b)).collect()
+        } else {
+            Vec::new()
+        };
         // The copy reads the cache at the loops' values of its axes.
         let mut at: HashMap<IterVar, Expr> = c.axis.iter().map(|a| (a.clone(), a.expr())).collect();
         pass_down_index(st, &dom, &mut at);
         let args: Vec<Expr> = loops.iter().map(|l| simp(&an, at[l].clone())).collect();
         let name = format!("{}.{scope}", op.name());
-        let cache_op = Operation::new_compute(&name, op.tag(), op.attrs().clone(), new_axis, body);
-        let cache = cache_op.output();
-        let copy = cache.at(args);
-        let replaced = op.replaced(ComputeOp {
-            axis: c.axis.clone(),
-            reduce_axis: Vec::new(),
-            body: copy,
-        });
+        let cache_op = Operation::new_compute(&name, op.tag(), op.attrs().clone(), new_axis, body)
+            .with_more_outputs(more);
+        let caches = cache_op.outputs();
+        let copies: Vec<Option<Value>> = caches[1..]
+            .iter()
+            .map(|t| Some(t.at(args.clone())))
+            .collect();
+        let replaced = op.replaced_all(
+            ComputeOp {
+                axis: c.axis.clone(),
+                reduce_axis: Vec::new(),
+                body: caches[0].at(args),
+            },
+            copies,
+        );
         self.replace_op(i, replaced, true);
         let at = self.insert_stage(i, cache_op.clone());
         self.set_stage_scope(at, parsed);
         self.join_group_of(tensor.op(), &cache_op);
-        Ok(cache)
+        Ok(caches)
     }
 
     /// `s.cache_write([t0, t1, ...], scope)`: the list form, for the
-    /// outputs of one operation. Every operation here has one output, so
-    /// the list must be exactly that output; several outputs are refused
-    /// with a message until operations with several outputs exist.
+    /// outputs of one operation: one output alone, or every output of the
+    /// operation in order, which the cache computes in one nest (its
+    /// outputs `<name>.<scope>.v0`, ... returned in order).
     pub fn cache_write_outputs(&mut self, tensors: &[Tensor], scope: &str) -> Result<Vec<Tensor>> {
         match tensors {
-            [t] => Ok(vec![self.cache_write(t, scope)?]),
+            [t] if t.op().num_outputs() == 1 => Ok(vec![self.cache_write(t, scope)?]),
             [] => Err(TeError::schedule(
                 "cache_write of an empty list: pass the outputs of one operation".to_string(),
             )),
             [first, rest @ ..] => {
+                // (One tensor of an operation of several: refused below.)
                 if let Some(other) = rest.iter().find(|t| t.op() != first.op()) {
                     return Err(TeError::schedule(format!(
                         "cache_write of a list: `{}` and `{}` are not outputs of one operation",
@@ -234,11 +274,22 @@ impl Schedule {
                         other.name()
                     )));
                 }
-                Err(TeError::schedule(format!(
-                    "cache_write of {} tensors of `{}`: it has one output; pass it alone",
-                    tensors.len(),
-                    first.name()
-                )))
+                let op = first.op();
+                let in_order = tensors.len() == op.num_outputs()
+                    && tensors
+                        .iter()
+                        .enumerate()
+                        .all(|(k, t)| t.value_index() == k);
+                if !in_order {
+                    return Err(TeError::schedule(format!(
+                        "cache_write of {} tensors of `{}`: pass every output of the operation \
+                         ({}), in order",
+                        tensors.len(),
+                        op.name(),
+                        op.num_outputs()
+                    )));
+                }
+                self.cache_write_all(first, scope, true)
             }
         }
     }

@@ -425,6 +425,27 @@ impl Operation {
     /// that the tensor the user holds still names the stage and its
     /// buffer, as TVM writes a replaced stage's results to the tensor of
     /// its original operation.
+    /// This compute with `more` as the bodies of its outputs after the
+    /// first, named `<name>.v0`, `<name>.v1`, ... as `te.compute` names
+    /// several outputs (nothing changes when `more` is empty).
+    pub(crate) fn with_more_outputs(self, more: Vec<Value>) -> Operation {
+        if more.is_empty() {
+            return self;
+        }
+        let mut data = (*self.0).clone();
+        data.output_names = (0..=more.len())
+            .map(|k| format!("{}.v{k}", data.name))
+            .collect();
+        data.more = more
+            .into_iter()
+            .map(|body| MoreOutput {
+                dtype: body.dtype(),
+                body,
+            })
+            .collect();
+        Operation(Arc::new(data))
+    }
+
     /// [`Operation::replaced`], with the bodies of the other outputs
     /// replaced too (`None` keeps one as it is).
     pub(crate) fn replaced_all(&self, compute: ComputeOp, more: Vec<Option<Value>>) -> Operation {

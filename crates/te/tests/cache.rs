@@ -190,7 +190,12 @@ fn cache_write_of_a_placeholder_or_a_split_reduction_is_an_error() {
     let e = s
         .cache_write_outputs(&[c.clone(), c.clone()], "local")
         .unwrap_err();
-    assert!(e.message.contains("it has one output"), "{}", e.message);
+    assert!(
+        e.message
+            .contains("pass every output of the operation (1), in order"),
+        "{}",
+        e.message
+    );
     assert_eq!(s.stages().len(), 3);
 }
 

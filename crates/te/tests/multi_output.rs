@@ -532,3 +532,21 @@ fn cache_read_redirects_every_output_of_a_reader() {
     let report = check(&s, &args, &Default::default(), 3).unwrap();
     assert!(report.is_clean(1e-6), "{report:?}");
 }
+
+/// `cache_write([v0, v1], "local")` of an operation of two outputs: the
+/// cache computes both in one nest, the outputs copy them, and the program
+/// matches the definitions. A partial list is refused.
+#[test]
+fn cache_write_of_every_output_caches_them_in_one_nest() {
+    let (a, b, c) = two_outputs(4, 6);
+    let mut s = create_schedule(&c);
+    assert!(s.cache_write_outputs(&c[1..], "local").is_err());
+    let cached = s.cache_write_outputs(&c, "local").unwrap();
+    let names: Vec<&str> = cached.iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["C.local.v0", "C.local.v1"]);
+    let args = [a, b, c[0].clone(), c[1].clone()];
+    let text = lower(&s, &args).unwrap().to_string();
+    assert!(text.contains("C.v1[i, j] = C.local.v1["), "{text}");
+    let report = check(&s, &args, &Default::default(), 3).unwrap();
+    assert!(report.is_clean(1e-6), "{report:?}");
+}
