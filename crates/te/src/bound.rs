@@ -859,6 +859,9 @@ fn unify_threads(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         let Some(thread) = st.bound_thread(iv) else {
             continue;
         };
+        if let Some(tag) = b.thread_tags.get(iv).copied() {
+            check_launch_fits(s, i, b, iv, tag)?;
+        }
         let enclosing = b
             .graph
             .attach_path(i)
@@ -870,6 +873,35 @@ fn unify_threads(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         let (Some(r), Some(er)) = (b.ranges.get(iv).cloned(), b.ranges.get(&e).cloned()) else {
             continue;
         };
+        // A stage whose storage the enclosing threads do not share (a
+        // `local` stage) holds one thread's region: a data loop of it bound
+        // to the thread again is no loop (TVM takes its start), and only a
+        // loop of one iteration can be. (A reduction loop bound so is a
+        // reduction across the threads.)
+        let tag = b.thread_tags.get(iv).copied();
+        if iv.kind() == crate::iter_var::IterKind::DataPar
+            && tag.is_some_and(|t| !storage_scope(s, i, b).relaxes(t))
+        {
+            if !b
+                .analyzer
+                .can_prove(&Expr::eq(r.extent.clone(), Expr::int(1)))
+            {
+                return Err(TeError::schedule(format!(
+                    "`{}` of `{}` is bound to `{}` inside `{}`, bound to the same thread, but the \
+                     stage's storage ({}) is per thread, so the loop runs inside one thread: \
+                     bind it to no thread, or give the stage storage the threads share",
+                    iv.name(),
+                    st.op().name(),
+                    thread.name(),
+                    e.name(),
+                    storage_scope(s, i, b)
+                )));
+            }
+            let value = b.to_loop_vars(&r.min);
+            b.index.insert(iv.var().clone(), value);
+            b.unified.insert(iv.clone(), e);
+            continue;
+        }
         let outer_ext = b.to_loop_vars(&b.nominal_extent(&e).expect("has a range"));
         let inner_ext = b.to_loop_vars(&b.nominal_extent(iv).expect("has a range"));
         if !b
@@ -894,6 +926,48 @@ fn unify_threads(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         b.unified.insert(iv.clone(), e);
     }
     Ok(())
+}
+
+/// Checks that the loop `iv` of stage `i`, bound to a thread `tag` that a
+/// loop around the stage binds through another thread axis, has no more
+/// iterations than that loop: both launch the same hardware index (TVM
+/// launches a kernel's threads once per tag), so iterations past the
+/// enclosing extent would never run.
+fn check_launch_fits(
+    s: &Schedule,
+    i: usize,
+    b: &Bounds,
+    iv: &IterVar,
+    tag: ThreadTag,
+) -> Result<()> {
+    if !matches!(tag, ThreadTag::ThreadIdx(_) | ThreadTag::BlockIdx(_)) {
+        return Ok(());
+    }
+    let Some(e) = b
+        .graph
+        .attach_path(i)
+        .find(|e| b.thread_tags.get(*e) == Some(&tag))
+        .cloned()
+    else {
+        return Ok(());
+    };
+    let (Some(outer), Some(inner)) = (b.nominal_extent(&e), b.nominal_extent(iv)) else {
+        return Ok(());
+    };
+    let (outer, inner) = (b.to_loop_vars(&outer), b.to_loop_vars(&inner));
+    if b.analyzer
+        .can_prove(&Expr::le(inner.clone(), outer.clone()))
+    {
+        return Ok(());
+    }
+    Err(TeError::schedule(format!(
+        "`{}` of `{}` is bound to `{tag}` inside `{}`, bound to `{tag}` too, but its extent \
+         `{inner}` may exceed that loop's `{outer}`: both are the same thread index, so make the \
+         extents match",
+        iv.name(),
+        s.stages()[i].op().name(),
+        e.name()
+    )))
 }
 
 /// The scope of stage `i`: as set, or inferred from the threads of its

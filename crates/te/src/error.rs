@@ -16,8 +16,8 @@ pub enum ErrorKind {
     Arith(arith::ErrorKind),
     /// The lowered program could not be built or run.
     Lowering,
-    /// Valid TVM that rangefinder does not model (threads that share work
-    /// as they run together): refused rather than answered wrongly.
+    /// Valid TVM that rangefinder does not model (a reduction of several
+    /// values across threads): refused rather than answered wrongly.
     Unsupported,
 }
 

@@ -18,6 +18,7 @@ use crate::iter_var::{IterKind, IterVar};
 use crate::operation::{OpId, Tensor};
 use crate::schedule::{Attach, Schedule};
 use crate::simp::simp;
+use crate::thread::ThreadTag;
 use crate::value::{BinaryOp, Value as TeValue, ValueKind};
 use arith::{Expr, IdMap, Range, Var};
 use std::cell::RefCell;
@@ -780,6 +781,7 @@ impl<'a> Lowerer<'a> {
                 )
             })
             .collect();
+        self.check_guards_spare_shared_stages(i, &loops, &placed)?;
         let wrap = guarded;
         let outside: Vec<&Expr> = placed
             .iter()
@@ -850,6 +852,77 @@ impl<'a> Lowerer<'a> {
             return Ok(wrap(stmt, &outside));
         }
         Ok(Stmt::produce(&name, wrap(stmt, &outside)))
+    }
+
+    /// Refuses a tail guard of stage `i` on a thread loop that would keep
+    /// some threads of a block out of a stage attached inside it whose
+    /// storage those threads share and whose loops they divide among
+    /// themselves: the other threads would read the elements the guarded
+    /// ones were to fetch. (TVM runs such fetches in
+    /// every thread and reads past the tensor in the threads beyond the
+    /// tail; rangefinder keeps its guards where every read stays inside.)
+    fn check_guards_spare_shared_stages(
+        &self,
+        i: usize,
+        loops: &[Loop],
+        placed: &[(Option<usize>, Expr)],
+    ) -> Result<()> {
+        let st = &self.s.stages()[i];
+        for (p, g) in placed {
+            let Some(p) = *p else { continue };
+            let threads: Vec<(&Loop, ThreadTag)> = loops[..=p]
+                .iter()
+                .filter(|l| !l.trivial && g.uses_var(&l.var))
+                .filter_map(|l| Some((l, st.thread_tag(&l.iv)?)))
+                .filter(|(_, t)| matches!(t, ThreadTag::ThreadIdx(_)))
+                .collect();
+            if threads.is_empty() {
+                continue;
+            }
+            // The stages attached inside the guard, and theirs.
+            let mut pending: Vec<usize> = loops[p..]
+                .iter()
+                .filter_map(|l| self.attached.get(&l.iv))
+                .flatten()
+                .copied()
+                .collect();
+            while let Some(c) = pending.pop() {
+                let scope = crate::bound::storage_scope(self.s, c, self.b);
+                // Only a stage whose own loops the threads divide among
+                // themselves needs each of them; one every thread computes
+                // whole loses nothing when some skip it.
+                let divided =
+                    |tag: ThreadTag| self.s.stages()[c].thread_bindings().any(|(_, t)| t == tag);
+                if let Some((l, tag)) = threads
+                    .iter()
+                    .find(|(_, t)| scope.relaxes(*t) && divided(*t))
+                {
+                    return Err(TeError::new(
+                        crate::ErrorKind::Unsupported,
+                        format!(
+                            "`{}` is fetched by the threads `{tag}` of `{}` together ({scope}), \
+                             but the split of `{}` does not divide its extent, and the threads \
+                             past the end would skip their part: make the split divide the \
+                             extent, or compute `{}` outside `{}`",
+                            self.s.stages()[c].name(),
+                            st.name(),
+                            l.iv.name(),
+                            self.s.stages()[c].name(),
+                            l.iv.name()
+                        ),
+                    ));
+                }
+                pending.extend(
+                    self.s.stages()[c]
+                        .leaf_iter_vars()
+                        .iter()
+                        .filter_map(|iv| self.attached.get(iv))
+                        .flatten()
+                        .copied(),
+                );
+            }
+        }
+        Ok(())
     }
 
     /// `store` under stage `i`'s store predicate, if it has one (TVM puts
