@@ -195,3 +195,27 @@ fn a_shared_region_that_depends_on_the_thread_is_an_error() {
     let text = err.to_string();
     assert!(text.contains("one storage for all the threads"), "{text}");
 }
+
+/// A block too large for a copy per thread of its local buffers is an
+/// error, not a run that exhausts memory.
+#[test]
+fn a_block_of_too_many_threads_for_local_copies_is_an_error() {
+    let b = Buffer::new("B", DataType::Float32, [4i64]);
+    let s = Buffer::new("S", DataType::Float32, [1i64]).with_scope("shared");
+    let l = Buffer::new("L", DataType::Float32, [1i64]).with_scope("local");
+    let tx = Var::new("tx");
+    let body = Stmt::allocate(
+        &s,
+        vec![Expr::int(1)],
+        Stmt::allocate(
+            &l,
+            vec![Expr::int(1)],
+            Stmt::store(&l, [0i64], Value::f32(1.0)),
+        ),
+    );
+    let f = PrimFunc::new("f", vec![b], launch(&tx, "threadIdx.x", 1 << 40, body));
+    let text = tir::run(&f, &HashMap::new(), &HashMap::new())
+        .unwrap_err()
+        .to_string();
+    assert!(text.contains("a GPU block has at most 1024"), "{text}");
+}

@@ -127,8 +127,7 @@ pub(crate) enum Code<'a> {
     Eval(ValueCode, &'a Stmt),
     /// `body` once for every thread of a block, the first thread first:
     /// one statement of a block whose threads run together
-    /// ([`super::lockstep`]). Its iterations are not steps: the statements
-    /// inside count.
+    /// ([`super::lockstep`]). Each thread's turn is a step.
     EachThread {
         threads: Vec<ThreadLoop<'a>>,
         body: Box<Code<'a>>,

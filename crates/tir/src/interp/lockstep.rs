@@ -35,6 +35,11 @@ use crate::stmt::{ForKind, Stmt};
 use crate::value::Value;
 use arith::{Expr, Var};
 
+/// The most threads a block whose buffers need a copy per thread may have:
+/// far above any GPU's (1024), low enough that the copies' bookkeeping
+/// stays small for a hostile launch.
+const MAX_BLOCK_THREADS: i64 = 1 << 16;
+
 /// The block being compiled: its threads, and what each thread evaluates
 /// for itself.
 #[derive(Default)]
@@ -426,11 +431,13 @@ impl<'a> Compiler<'a> {
         let copies = threads
             .iter()
             .try_fold(1i64, |acc, t| acc.checked_mul(t.size))
-            .filter(|&n| n <= u32::MAX as i64)
+            .filter(|&n| n <= MAX_BLOCK_THREADS)
             .ok_or_else(|| RunError::Allocation {
                 buffer: buffer.name().to_string(),
-                message: "the block has more threads than a copy per thread can be made for"
-                    .to_string(),
+                message: format!(
+                    "it needs a copy per thread, and the block has more than {MAX_BLOCK_THREADS} \
+                     threads (a GPU block has at most 1024)"
+                ),
                 stmt: header(s),
             })?;
         let copy = threads.iter().fold(Expr::int(0), |acc, t| {

@@ -694,6 +694,11 @@ impl<'c, 'a> Machine<'c, 'a> {
             o.loops.push((t.slot, lo, t.src));
         }
         for i in lo..hi {
+            // A step per thread and statement, as a thread loop run one
+            // thread after another counts its iterations: a block of many
+            // threads whose statements store nothing still meets the limit
+            // and the interrupt.
+            self.step()?;
             self.slots[t.slot as usize] = i;
             self.each_thread(rest, body)?;
         }
