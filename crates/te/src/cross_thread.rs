@@ -119,15 +119,21 @@ impl Lowerer<'_> {
             .filter(|l| l.iv.kind() == IterKind::Reduce)
             .map(|l| l.var.clone())
             .collect();
-        let (reduce_guards, data_guards): (Vec<_>, Vec<_>) = placed
-            .iter()
-            .cloned()
-            .partition(|(_, g)| reduce_vars.iter().any(|v| g.uses_var(v)));
-        let data_guards: Vec<(Option<usize>, Expr)> = data_guards
-            .into_iter()
-            .map(|(p, g)| (p.and_then(|p| common_position[p]), g))
-            .collect();
-        let mut part_conds: Vec<Expr> = reduce_guards.into_iter().map(|(_, g)| g).collect();
+        // Guards on the reduction (or placed at a loop of a thread's own
+        // part) decide what a thread contributes; the others stay at their
+        // loops. (Guards placed outside every loop are applied around the
+        // whole statement by the caller.)
+        let mut part_conds: Vec<Expr> = Vec::new();
+        let mut data_guards: Vec<(Option<usize>, Expr)> = Vec::new();
+        for (p, g) in placed {
+            let Some(p) = *p else { continue };
+            match common_position[p] {
+                Some(q) if !reduce_vars.iter().any(|v| g.uses_var(v)) => {
+                    data_guards.push((Some(q), g.clone()))
+                }
+                _ => part_conds.push(g.clone()),
+            }
+        }
         if let Some(c) = &r.condition {
             part_conds.push(self.expr(c));
         }
