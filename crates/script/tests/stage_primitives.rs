@@ -650,3 +650,74 @@ fn split_without_predication_lowers_the_exact_loops() {
         flagged.printed
     );
 }
+
+/// A thread loop launched with its split's factor whose tail is checked
+/// inside a loop nested in it (the block loop reordered inside): a stage
+/// computed at the thread loop runs for every launched thread, so
+/// InferBound sizes its producers for all of them (a fuzzing finding: the
+/// producer was sized for the valid threads only, and the run read past
+/// it).
+#[test]
+fn a_stage_at_a_launched_thread_loop_is_bounded_for_every_launched_thread() {
+    let src = format!(
+        "{PRELUDE}{}",
+        "n = te.var(\"n\")
+A = te.placeholder((n, n), name=\"A\")
+S0 = te.compute((n - 2, n - 2), lambda i, j: A[i + 1, j + 2] * 1.0, name=\"S0\")
+S1 = te.compute((n - 3, n - 3), lambda i, j: S0[i + 1, j + 1] + S0[i // 2, j] + S0[i + 1, j], name=\"S1\")
+S2 = te.compute((n - 5, n - 5), lambda i, j: S1[i, j] + S1[i + 1, j] * 2.0, name=\"S2\")
+s = te.create_schedule(S2.op)
+xo, xi = s[S2].split(S2.op.axis[0], factor=5)
+s[S2].reorder(xi, xo, S2.op.axis[1])
+s[S2].bind(xo, te.thread_axis(\"blockIdx.x\"))
+s[S2].bind(xi, te.thread_axis(\"threadIdx.x\"))
+po, pi = s[S1].split(S1.op.axis[0], factor=2)
+s[S1].compute_at(s[S2], xi)
+print(tvm.lower(s, [A, S2], simple_mode=True))
+"
+    );
+    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}"));
+    let target = run.target.expect("a schedule");
+    let sizes: HashMap<arith::Var, i64> = target
+        .schedule
+        .symbolic_sizes()
+        .into_iter()
+        .map(|v| (v, 7))
+        .collect();
+    let report = te::check(&target.schedule, &target.args, &sizes, 0).unwrap();
+    assert!(report.is_clean(1e-5), "{report:?}");
+}
+
+/// A reduction loop fused with a data loop and bound to threads would
+/// combine the parts of different elements: refused, as is a reduction
+/// bound to blocks.
+#[test]
+fn threads_combining_parts_of_different_elements_are_refused() {
+    let (_, _, message) = error_of(
+        "A = te.placeholder((6, 6), name=\"A\")
+k = te.reduce_axis((0, 6), name=\"k\")
+R = te.compute((6,), lambda i: te.sum(A[i, k], axis=k), name=\"R\")
+s = te.create_schedule(R.op)
+f = s[R].fuse(R.op.axis[0], k)
+xo, xi = s[R].split(f, nparts=1)
+s[R].bind(xi, te.thread_axis(\"threadIdx.x\"))
+tvm.lower(s, [A, R], simple_mode=True)
+",
+    );
+    assert!(
+        message.contains("runs data axes fused with its reduction"),
+        "{message}"
+    );
+    let (_, _, message) = error_of(
+        "A = te.placeholder((6, 8), name=\"A\")
+k = te.reduce_axis((0, 8), name=\"k\")
+R = te.compute((6,), lambda i: te.sum(A[i, k], axis=k), name=\"R\")
+s = te.create_schedule(R.op)
+ko, ki = s[R].split(k, factor=4)
+s[R].bind(ko, te.thread_axis(\"blockIdx.x\"))
+s[R].bind(ki, te.thread_axis(\"threadIdx.x\"))
+tvm.lower(s, [A, R], simple_mode=True)
+",
+    );
+    assert!(message.contains("not of blocks"), "{message}");
+}

@@ -409,9 +409,12 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         let mut relax_path = Vec::new();
         let mut path_points = Vec::new();
         for iv in b.graph.attach_path(c) {
+            // The attach point itself too, when its threads share the
+            // storage (TVM sets `found_attach` before asking `NeedRelax`).
             if stage_attach.as_ref() == Some(iv) {
                 found = true;
-            } else if !found || b.thread_tags.get(iv).is_some_and(|t| scope.relaxes(*t)) {
+            }
+            if !found || b.thread_tags.get(iv).is_some_and(|t| scope.relaxes(*t)) {
                 relax_path.push(iv.clone());
             } else {
                 path_points.push(iv.clone());
@@ -1065,7 +1068,27 @@ fn relax_vars(ivs: &[IterVar], b: &Bounds, producer: usize, widened: &Cell<bool>
                 k += 1;
                 continue;
             }
-            let mut set = range_set(min, ext, &dom, &b.analyzer, widened);
+            // A loop bound to a thread whose split leaves a tail launches
+            // its nominal extent (the tail guarded inside), so its relaxed
+            // set is every thread it launches: a stage computed at it runs
+            // for each of them.
+            let launched = b.thread_tags.contains_key(iv) && b.has_tail(iv);
+            let mut set = if launched {
+                // The launch extent: the split's factor (at least the
+                // nominal extent).
+                match b.factors.get(iv) {
+                    Some(f) => IntSet::interval(
+                        min.clone(),
+                        simp(
+                            &b.analyzer,
+                            Expr::sub(Expr::add(min.clone(), f.clone()), Expr::int(1)),
+                        ),
+                    ),
+                    None => nominal_interval(iv, min, b),
+                }
+            } else {
+                range_set(min, ext, &dom, &b.analyzer, widened)
+            };
             if !is_bounded(&set) || out_of_scope(&set, &dom, b, producer) {
                 set = nominal_interval(iv, min, b);
                 if out_of_scope(&set, &dom, b, producer) {

@@ -93,6 +93,31 @@ impl Lowerer<'_> {
                 d.iv.name()
             )));
         }
+        let data = st.data_loops();
+        for l in loops.iter().filter(|l| l.iv.kind() == IterKind::Reduce) {
+            let Some(bound) = st.thread_tag(&l.iv) else {
+                continue;
+            };
+            if data.contains(&l.iv) {
+                return Err(TeError::schedule(format!(
+                    "`{}` of `{name}` is bound to `{bound}` and runs data axes fused with its \
+                     reduction: threads that combine their parts must all compute the same \
+                     element; bind a loop of the reduction alone",
+                    l.iv.name()
+                )));
+            }
+            if matches!(bound, ThreadTag::BlockIdx(_) | ThreadTag::VThread) {
+                return Err(TeError::new(
+                    crate::ErrorKind::Unsupported,
+                    format!(
+                        "`{}` of `{name}`'s reduction is bound to `{bound}`: a reduction \
+                         combines the parts of the threads of one block, not of blocks or \
+                         virtual threads; bind it to `threadIdx` or to nothing",
+                        l.iv.name()
+                    ),
+                ));
+            }
+        }
         // The loops every thread runs (data loops, and the reduction loops
         // bound to threads) and those of each thread's own part.
         let is_normal = |l: &Loop| l.iv.kind() == IterKind::Reduce && !is_thread(l);

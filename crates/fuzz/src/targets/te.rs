@@ -1,7 +1,9 @@
 //! `te`: TE scripts with random pipelines (one- or two-dimensional stencil
 //! stages with offsets, reversals and strided reads, an optional
 //! reduction) and random schedules (split by factor or parts, fuse,
-//! reorder, compute_at, compute_inline, the input's `transform_layout`),
+//! reorder, compute_at, compute_inline, the input's `transform_layout`,
+//! loops bound to GPU blocks and threads with producers fetched into
+//! shared memory by the threads together, a reduction across threads),
 //! run through the `script` front
 //! end, bound inference, lowering and the checked run, as
 //! `rangefinder te --run` does.
@@ -29,6 +31,8 @@ const TOLERANCE: f64 = 1e-4;
 
 const TOKENS: &[&str] = &[
     "s[B].compute_inline()\n",
+    "te.thread_axis(\"threadIdx.x\")",
+    "\"shared\"",
     "n",
     " - 1",
     "(",
@@ -203,6 +207,23 @@ fn generate_script(rng: &mut Rng) -> String {
     } else {
         leaves.push(outer[0].clone());
     }
+    // As a GPU kernel: the split output loops bound to blocks and threads,
+    // or (for a reduction whose loops are not fused) the reduction bound to
+    // threads; producers computed inside may be fetched into shared memory
+    // by the threads together.
+    let gpu = leaves.len() == 2 && rng.chance(30);
+    if gpu {
+        let _ = writeln!(
+            out,
+            "tx = te.thread_axis(\"threadIdx.x\")\ns[{out_name}].bind(xo, te.thread_axis(\"blockIdx.x\"))\ns[{out_name}].bind(xi, tx)"
+        );
+    } else if out_name == "R" && outer[0] != "f" && rng.chance(30) {
+        let _ = writeln!(
+            out,
+            "ko, ki = s[R].split(k, factor={})\ns[R].bind(ki, te.thread_axis(\"threadIdx.x\"))",
+            rng.range(1, 5)
+        );
+    }
     for p in names.iter().filter(|n| **n != out_name).rev() {
         match rng.below(4) {
             0 => {
@@ -221,7 +242,8 @@ fn generate_script(rng: &mut Rng) -> String {
                 }
             }
             _ => {
-                if rng.chance(40) {
+                let split = rng.chance(40);
+                if split {
                     let by = rng.range(2, 4);
                     let _ = writeln!(
                         out,
@@ -230,6 +252,26 @@ fn generate_script(rng: &mut Rng) -> String {
                 }
                 let at = rng.pick(&leaves).clone();
                 let _ = writeln!(out, "s[{p}].compute_at(s[{out_name}], {at})");
+                if gpu && rng.chance(60) {
+                    let _ = writeln!(out, "s[{p}].set_scope(\"shared\")");
+                    let axis = if split {
+                        format!("pi_{p}")
+                    } else {
+                        format!("{p}.op.axis[0]")
+                    };
+                    match rng.below(3) {
+                        0 => {
+                            let _ = writeln!(out, "s[{p}].bind({axis}, tx)");
+                        }
+                        1 => {
+                            let _ = writeln!(
+                                out,
+                                "s[{p}].bind({axis}, te.thread_axis(\"threadIdx.x\"))"
+                            );
+                        }
+                        _ => {}
+                    }
+                }
             }
         }
     }
