@@ -782,13 +782,9 @@ impl<'c, 'a> Machine<'c, 'a> {
             let st = &mut self.storage[buf as usize];
             // A window: only the region matters.
             Storage {
-                data: Vec::new(),
-                elements: Vec::new(),
-                shape: Axes::new(),
-                layout_min: Axes::new(),
-                layout_extent: Axes::new(),
                 region_min: std::mem::replace(&mut st.region_min, mins),
                 region_extent: std::mem::replace(&mut st.region_extent, exts),
+                ..Storage::dead()
             }
         } else {
             let mut sizes = Axes::new();
