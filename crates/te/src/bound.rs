@@ -837,7 +837,6 @@ fn within_budget(set: IntSet, widened: &mut bool) -> IntSet {
     IntSet::interval(keep(set.min()), keep(set.max()))
 }
 
-/// Whether the loop `iv` encloses stage `i`.
 /// Whether the range of `iv` starts at a value that uses one of `relaxed`.
 fn moves_with(b: &Bounds, iv: &IterVar, relaxed: &[Var]) -> bool {
     if relaxed.is_empty() {
@@ -847,6 +846,7 @@ fn moves_with(b: &Bounds, iv: &IterVar, relaxed: &[Var]) -> bool {
     relaxed.iter().any(|v| min.uses_var(v))
 }
 
+/// Whether the loop `iv` encloses stage `i`.
 fn on_path(b: &Bounds, i: usize, iv: &IterVar) -> bool {
     b.graph.attach_path(i).any(|p| p == iv)
 }
