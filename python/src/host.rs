@@ -96,6 +96,43 @@ impl Host for PyHost<'_> {
         &mut self.session
     }
 
+    /// The source of a Python function, as `inspect.getsource` reads it
+    /// (dedented), starting on the function's first line.
+    fn hybrid_source(&mut self, f: &Value) -> Result<tvm_api::HybridSource, ApiError> {
+        let not_found = |why: String| {
+            ApiError::type_error(format!("the source of a hybrid function is not available: {why}"))
+        };
+        let func = f
+            .as_host::<PyValue>()
+            .ok_or_else(|| not_found(format!("a {} is not a Python function", f.type_name())))?;
+        let obj = func.obj.bind(self.py);
+        let read = || -> PyResult<(String, usize)> {
+            let inspect = self.py.import("inspect")?;
+            let textwrap = self.py.import("textwrap")?;
+            let text = inspect.call_method1("getsource", (obj,))?;
+            let text: String = textwrap.call_method1("dedent", (text,))?.extract()?;
+            let first: usize = obj.getattr("__code__")?.getattr("co_firstlineno")?.extract()?;
+            Ok((text, first.saturating_sub(1)))
+        };
+        let (text, line_base) = read().map_err(|e| not_found(e.to_string()))?;
+        tvm_api::HybridSource::parse(&text, line_base)
+    }
+
+    /// A name a Python function closes over, or one of its globals.
+    fn free_variable(&mut self, f: &Value, name: &str) -> Option<Value> {
+        let func = f.as_host::<PyValue>()?;
+        let obj = func.obj.bind(self.py);
+        let code = obj.getattr("__code__").ok()?;
+        let freevars: Vec<String> = code.getattr("co_freevars").ok()?.extract().ok()?;
+        if let Some(k) = freevars.iter().position(|v| v == name) {
+            let cell = obj.getattr("__closure__").ok()?.get_item(k).ok()?;
+            return to_value(&cell.getattr("cell_contents").ok()?).ok();
+        }
+        let globals = obj.getattr("__globals__").ok()?;
+        let v = globals.get_item(name).ok()?;
+        to_value(&v).ok()
+    }
+
     fn index_map(&self, v: &Value) -> Option<layout::IndexMap> {
         let obj = v.as_host::<PyValue>()?;
         obj.obj

@@ -10,7 +10,7 @@
 //! inputs.
 
 use crate::error::{Result, TeError};
-use crate::operation::{check_shape, new_op, OpKind, Operation, Tensor};
+use crate::operation::{check_shape, new_multi_output_op, OpKind, Operation, Tensor};
 use crate::simp::simp;
 use arith::{Analyzer, Expr};
 use std::collections::HashMap;
@@ -24,10 +24,13 @@ pub struct ExternOp {
     pub inputs: Vec<Tensor>,
     /// The buffer each input is passed as in `body`.
     pub input_buffers: Vec<Buffer>,
-    /// The buffer `body` writes the output through.
-    pub output_buffer: Buffer,
+    /// The buffer `body` writes each output through, in order.
+    pub output_buffers: Vec<Buffer>,
     /// What the operation does, over those buffers.
     pub body: Stmt,
+    /// Whether the operation is a hybrid script's (TVM's `HybridOp`):
+    /// the same rules, another name.
+    pub hybrid: bool,
 }
 
 impl ExternOp {
@@ -83,13 +86,40 @@ pub fn extern_op<E: From<TeError>>(
     out_buffer: Option<Buffer>,
 ) -> std::result::Result<Tensor, E> {
     let shape: Vec<Expr> = shape.into_iter().map(Into::into).collect();
-    check_shape(&shape, name)?;
-    let fail = |what: String| TeError::definition(format!("te.extern `{name}`: {what}"));
     let dtype = match (dtype, inputs.first()) {
         (Some(d), _) => d,
         (None, Some(t)) => t.dtype(),
         (None, None) => DataType::Float32,
     };
+    extern_op_outputs(
+        &[(shape, dtype)],
+        inputs,
+        fcompute,
+        name,
+        in_buffers,
+        out_buffer.map(|b| vec![b]),
+    )
+}
+
+/// `te.extern` with one output per `(shape, dtype)` of `outputs`: as
+/// [`extern_op`], `fcompute` receiving one output buffer per output
+/// (`out_buffers`, or one named `name` for a single output and
+/// `name.v0`, `name.v1`, ... for several).
+pub fn extern_op_outputs<E: From<TeError>>(
+    outputs: &[(Vec<Expr>, DataType)],
+    inputs: &[Tensor],
+    fcompute: impl FnOnce(&[Buffer], &[Buffer]) -> std::result::Result<Stmt, E>,
+    name: &str,
+    in_buffers: Option<Vec<Buffer>>,
+    out_buffers: Option<Vec<Buffer>>,
+) -> std::result::Result<Tensor, E> {
+    let fail = |what: String| TeError::definition(format!("te.extern `{name}`: {what}"));
+    if outputs.is_empty() {
+        return Err(fail("no outputs: give at least one shape".into()).into());
+    }
+    for (shape, _) in outputs {
+        check_shape(shape, name)?;
+    }
     let in_buffers = match in_buffers {
         Some(b) => b,
         None => inputs
@@ -126,31 +156,106 @@ pub fn extern_op<E: From<TeError>>(
             .into());
         }
     }
-    let out_buffer = match out_buffer {
-        Some(b) => {
-            if b.dtype() != dtype || !same_shape(b.shape(), &shape) {
+    let out_buffers = match out_buffers {
+        Some(list) => {
+            if list.len() != outputs.len() {
                 return Err(fail(format!(
-                    "output buffer `{}` ({} of shape {}) does not match the output ({dtype} of \
-                     shape {})",
-                    b.name(),
-                    b.dtype(),
-                    shape_text(b.shape()),
-                    shape_text(&shape)
+                    "{} output buffers for {} outputs: give one buffer per output",
+                    list.len(),
+                    outputs.len()
                 ))
                 .into());
             }
-            b
+            for (b, (shape, dtype)) in list.iter().zip(outputs) {
+                if b.dtype() != *dtype || !same_shape(b.shape(), shape) {
+                    return Err(fail(format!(
+                        "output buffer `{}` ({} of shape {}) does not match the output ({dtype} \
+                         of shape {})",
+                        b.name(),
+                        b.dtype(),
+                        shape_text(b.shape()),
+                        shape_text(shape)
+                    ))
+                    .into());
+                }
+            }
+            list
         }
-        None => Buffer::new(name, dtype, shape.clone()),
+        None if outputs.len() == 1 => {
+            vec![Buffer::new(name, outputs[0].1, outputs[0].0.clone())]
+        }
+        None => outputs
+            .iter()
+            .enumerate()
+            .map(|(k, (shape, dtype))| Buffer::new(format!("{name}.v{k}"), *dtype, shape.clone()))
+            .collect(),
     };
-    let body = fcompute(&in_buffers, std::slice::from_ref(&out_buffer))?;
+    let body = fcompute(&in_buffers, &out_buffers)?;
+    let named = out_buffers
+        .iter()
+        .zip(outputs)
+        .enumerate()
+        .map(|(k, (_, (shape, dtype)))| {
+            let n = if outputs.len() == 1 {
+                name.to_string()
+            } else {
+                format!("{name}.v{k}")
+            };
+            (n, shape.clone(), *dtype)
+        })
+        .collect();
     let op = ExternOp {
         inputs: inputs.to_vec(),
         input_buffers: in_buffers,
-        output_buffer: out_buffer,
+        output_buffers: out_buffers,
         body,
+        hybrid: false,
     };
-    Ok(new_op(name, shape, dtype, OpKind::Extern(op)).output())
+    Ok(new_multi_output_op(name, named, OpKind::Extern(op)).output())
+}
+
+/// A hybrid script's operation (TVM's `HybridOp`): `body` reads each of
+/// `inputs` whole through its buffer of `input_buffers` and writes each
+/// output whole through its buffer of `output_buffers`; output `k` is
+/// shaped and typed as its buffer, and named as TVM names the outputs
+/// of an operation (`name`, or `name.v0`, `name.v1`, ...).
+pub fn hybrid_op(
+    name: &str,
+    inputs: Vec<Tensor>,
+    input_buffers: Vec<Buffer>,
+    output_buffers: Vec<Buffer>,
+    body: Stmt,
+) -> Result<Operation> {
+    if output_buffers.is_empty() {
+        return Err(TeError::definition(format!(
+            "hybrid function `{name}` returns no tensor: return the tensors of its \
+             `output_tensor` calls"
+        )));
+    }
+    for b in &output_buffers {
+        check_shape(b.shape(), b.name())?;
+    }
+    let several = output_buffers.len() > 1;
+    let named = output_buffers
+        .iter()
+        .enumerate()
+        .map(|(k, b)| {
+            let n = if several {
+                format!("{name}.v{k}")
+            } else {
+                name.to_string()
+            };
+            (n, b.shape().to_vec(), b.dtype())
+        })
+        .collect();
+    let op = ExternOp {
+        inputs,
+        input_buffers,
+        output_buffers,
+        body,
+        hybrid: true,
+    };
+    Ok(new_multi_output_op(name, named, OpKind::Extern(op)))
 }
 
 fn shape_text(shape: &[Expr]) -> String {
@@ -210,4 +315,87 @@ pub(crate) fn bind_buffers(e: &ExternOp, buffers: &HashMap<BufferId, Buffer>) ->
         Ok(s) => s,
         Err(never) => match never {},
     }
+}
+
+/// An element value over tensors as a value of a statement over buffers:
+/// each tensor read becomes a load of the buffer `buffer_of` gives it, as
+/// lowering turns a compute's body into its stores. A hybrid script's body
+/// is built with it. Reductions have no such form and are refused.
+pub fn element_to_buffers(
+    v: &crate::value::Value,
+    buffer_of: &dyn Fn(&Tensor) -> Option<Buffer>,
+) -> Result<tir::Value> {
+    use crate::value::ValueKind;
+    use tir::Value as T;
+    let buffer = |t: &Tensor| {
+        buffer_of(t).ok_or_else(|| {
+            TeError::definition(format!("`{}` has no buffer in this statement", t.name()))
+        })
+    };
+    // An integer literal next to a float is a float literal, as TVM
+    // converts Python constants (`A[i] + 2` is `+ 2f`).
+    let operand = |x: &crate::value::Value, dtype: DataType| -> Result<T> {
+        match x.kind() {
+            ValueKind::Index(e) if dtype.is_float() => match e.as_int() {
+                Some(c) => Ok(T::constant(c as f64, dtype)),
+                None => element_to_buffers(x, buffer_of),
+            },
+            ValueKind::Float(f) => Ok(T::constant(*f, dtype)),
+            _ => element_to_buffers(x, buffer_of),
+        }
+    };
+    let go = |x: &crate::value::Value| element_to_buffers(x, buffer_of);
+    tir::stack::grow(|| {
+        Ok(match v.kind() {
+            ValueKind::Float(x) => T::f32(*x),
+            ValueKind::Index(e) => T::index(e.clone()),
+            ValueKind::Load(t, indices) => T::load(&buffer(t)?, indices.iter().cloned()),
+            ValueKind::Neg(a) => -go(a)?,
+            ValueKind::Binary(op, a, b) => {
+                let dtype = v.dtype();
+                T::binary(
+                    crate::lower::binop(*op, dtype.is_int()),
+                    operand(a, dtype)?,
+                    operand(b, dtype)?,
+                )
+            }
+            ValueKind::Select(c, a, b) => T::if_then_else(T::index(c.clone()), go(a)?, go(b)?),
+            ValueKind::Reduce(_) | ValueKind::CommReduce(_) => {
+                return Err(TeError::definition(
+                    "a reduction (`te.sum`, ...) belongs in `te.compute`, not in a statement",
+                ))
+            }
+            ValueKind::Call(f, args) => T::call(*f, args.iter().map(go).collect::<Result<_>>()?),
+            ValueKind::Cmp(op, a, b) => {
+                let dtype = a.dtype().promote(b.dtype());
+                T::cmp(*op, operand(a, dtype)?, operand(b, dtype)?)
+            }
+            ValueKind::And(a, b) => T::and(go(a)?, go(b)?),
+            ValueKind::Or(a, b) => T::or(go(a)?, go(b)?),
+            ValueKind::Not(a) => !go(a)?,
+            ValueKind::Cast(t, a) => T::cast(*t, go(a)?),
+            ValueKind::SelectValue(c, a, b) => T::if_then_else(go(c)?, go(a)?, go(b)?),
+            ValueKind::Gather(t, indices) => {
+                let buf = buffer(t)?;
+                let mut bound = Vec::new();
+                let mut logical = Vec::with_capacity(indices.len());
+                for x in indices {
+                    match x.kind() {
+                        ValueKind::Index(e) => logical.push(e.clone()),
+                        _ => {
+                            let var =
+                                arith::Var::new(format!("{}_index{}", t.name(), logical.len()));
+                            logical.push(var.expr());
+                            bound.push((var, go(x)?));
+                        }
+                    }
+                }
+                let load = T::load(&buf, logical);
+                bound
+                    .into_iter()
+                    .rev()
+                    .fold(load, |body, (var, x)| T::let_in(&var, x, body))
+            }
+        })
+    })
 }

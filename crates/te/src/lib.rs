@@ -88,7 +88,9 @@ pub use check::{
 };
 pub use comm_reducer::{CommReduce, CommReducer};
 pub use error::{ErrorKind, Result, TeError};
-pub use extern_op::{decl_buffer, extern_of, extern_op, ExternOp};
+pub use extern_op::{
+    decl_buffer, element_to_buffers, extern_of, extern_op, extern_op_outputs, hybrid_op, ExternOp,
+};
 pub use group::Group;
 pub use iter_var::{IterKind, IterVar};
 pub use iteration_regions::{

@@ -546,6 +546,19 @@ impl<'a> Lowerer<'a> {
                 continue;
             }
             body = match self.style {
+                // An extern operation's outputs after the first are
+                // realized whole, each of its own shape.
+                StorageStyle::Realize
+                    if k > 0 && matches!(op.kind(), crate::operation::OpKind::Extern(_)) =>
+                {
+                    let region = buf
+                        .shape()
+                        .iter()
+                        .cloned()
+                        .map(Range::from_extent)
+                        .collect();
+                    Stmt::realize(buf, region, body)
+                }
                 StorageStyle::Realize => {
                     let region: Vec<Range> = self
                         .b
@@ -968,7 +981,7 @@ impl<'a> Lowerer<'a> {
         let mut map = HashMap::new();
         for (t, declared) in e.inputs.iter().zip(&e.input_buffers) {
             let p = self.s.stage_index(t.op())?;
-            let buf = self.buffers[p].clone().ok_or_else(|| {
+            let buf = self.buffer_of(p, t.value_index()).ok_or_else(|| {
                 TeError::schedule(format!(
                     "`{}` is inlined, but extern operation `{}` reads it whole through a buffer: \
                      compute it at the root instead",
@@ -981,7 +994,10 @@ impl<'a> Lowerer<'a> {
         let out = self.buffers[i]
             .clone()
             .expect("computed stages have buffers");
-        map.insert(e.output_buffer.id(), out);
+        let outs = std::iter::once(out).chain(self.more_buffers[i].iter().cloned());
+        for (declared, out) in e.output_buffers.iter().zip(outs) {
+            map.insert(declared.id(), out);
+        }
         let body = crate::extern_op::bind_buffers(e, &map);
         Ok(Stmt::produce(self.s.stages()[i].name(), body))
     }
@@ -1603,7 +1619,15 @@ fn more_output_buffers(s: &Schedule, buffers: &[Option<Buffer>]) -> Result<Vec<V
             Ok((1..op.num_outputs())
                 .map(|k| {
                     let dtype = op.output_dtype(k).expect("one type per output");
-                    Buffer::new(buffer_name(st, k), dtype, first.shape().to_vec())
+                    // An extern operation's outputs are stored whole, each
+                    // of its own shape.
+                    let shape = match op.kind() {
+                        crate::operation::OpKind::Extern(_) => {
+                            op.output_shape(k).expect("one shape per output").to_vec()
+                        }
+                        _ => first.shape().to_vec(),
+                    };
+                    Buffer::new(buffer_name(st, k), dtype, shape)
                         .with_scope(first.scope().to_string())
                 })
                 .collect())

@@ -62,7 +62,11 @@ struct OpData {
 #[derive(Clone)]
 struct MoreOutput {
     dtype: DataType,
-    body: Value,
+    /// The shape: the first output's for a compute; an extern or hybrid
+    /// operation's outputs each have their own.
+    shape: Vec<Expr>,
+    /// The element value, for a compute (an extern output has none).
+    body: Option<Value>,
 }
 
 /// An operation: a shared handle with identity. A placeholder has one
@@ -108,9 +112,18 @@ impl Operation {
         }
     }
 
-    /// The output shape.
+    /// The shape of the (first) output.
     pub fn shape(&self) -> &[Expr] {
         &self.0.shape
+    }
+
+    /// The shape of output `k` (`None` past the last output); only an
+    /// extern or hybrid operation's outputs can differ from the first's.
+    pub fn output_shape(&self, k: usize) -> Option<&[Expr]> {
+        match k {
+            0 => Some(&self.0.shape),
+            _ => self.0.more.get(k - 1).map(|m| m.shape.as_slice()),
+        }
     }
 
     /// The output element type.
@@ -162,7 +175,7 @@ impl Operation {
         let c = self.as_compute()?;
         match k {
             0 => Some(&c.body),
-            _ => self.0.more.get(k - 1).map(|m| &m.body),
+            _ => self.0.more.get(k - 1).and_then(|m| m.body.as_ref()),
         }
     }
 
@@ -269,12 +282,14 @@ impl Tensor {
 
     /// The shape.
     pub fn shape(&self) -> &[Expr] {
-        self.op.shape()
+        self.op
+            .output_shape(self.value_index)
+            .unwrap_or(self.op.shape())
     }
 
     /// The number of dimensions.
     pub fn ndim(&self) -> usize {
-        self.op.shape().len()
+        self.shape().len()
     }
 
     /// The element type.
@@ -440,7 +455,8 @@ impl Operation {
             .into_iter()
             .map(|body| MoreOutput {
                 dtype: body.dtype(),
-                body,
+                shape: self.0.shape.clone(),
+                body: Some(body),
             })
             .collect();
         Operation(Arc::new(data))
@@ -454,7 +470,7 @@ impl Operation {
         for (m, body) in data.more.iter_mut().zip(more) {
             if let Some(body) = body {
                 m.dtype = body.dtype();
-                m.body = body;
+                m.body = Some(body);
             }
         }
         Operation(Arc::new(data))
@@ -662,7 +678,6 @@ fn build_compute<E: From<TeError>>(
         name: name.to_string(),
         tag: tag.to_string(),
         attrs,
-        shape,
         dtype,
         kind: OpKind::Compute(ComputeOp {
             axis,
@@ -673,11 +688,51 @@ fn build_compute<E: From<TeError>>(
             .into_iter()
             .map(|body| MoreOutput {
                 dtype: body.dtype(),
-                body,
+                shape: shape.clone(),
+                body: Some(body),
             })
             .collect(),
+        shape,
         output_names,
     })))
+}
+
+/// A new operation of `kind` with one output per `(name, shape, dtype)`
+/// of `outputs` (an extern or hybrid operation), the operation named
+/// `name`. Outputs after the first may have shapes of their own.
+pub(crate) fn new_multi_output_op(
+    name: &str,
+    outputs: Vec<(String, Vec<Expr>, DataType)>,
+    kind: OpKind,
+) -> Operation {
+    let mut outputs = outputs.into_iter();
+    let (first_name, shape, dtype) = outputs
+        .next()
+        .unwrap_or_else(|| (name.to_string(), Vec::new(), DataType::Float32));
+    let mut output_names = vec![first_name];
+    let mut more = Vec::new();
+    for (n, shape, dtype) in outputs {
+        output_names.push(n);
+        more.push(MoreOutput {
+            dtype,
+            shape,
+            body: None,
+        });
+    }
+    if more.is_empty() && output_names[0] == name {
+        output_names.clear();
+    }
+    Operation(Arc::new(OpData {
+        id: OpId(NEXT_OP_ID.fetch_add(1, Ordering::Relaxed)),
+        name: name.to_string(),
+        tag: String::new(),
+        attrs: Attrs::new(),
+        shape,
+        dtype,
+        kind,
+        more,
+        output_names,
+    }))
 }
 
 /// A value of an operation attribute (`te.compute(..., attrs={...})`).

@@ -182,6 +182,9 @@ pub struct Reference<'a> {
     /// The values of the operands of a reducer's combiner while it is
     /// evaluated, by the operand's placeholder.
     operands: HashMap<OpId, f64>,
+    /// The outputs of each extern or hybrid operation with several
+    /// outputs, run once.
+    extern_runs: HashMap<OpId, Vec<tir::Tensor>>,
 }
 
 /// Rounds to the precision of `dtype`, as the interpreter stores values.
@@ -205,6 +208,7 @@ impl<'a> Reference<'a> {
             pending: Default::default(),
             memo_outputs: HashMap::new(),
             operands: HashMap::new(),
+            extern_runs: HashMap::new(),
         }
     }
 
@@ -232,6 +236,9 @@ impl<'a> Reference<'a> {
     pub fn element_of(&mut self, t: &Tensor, idx: &[i64]) -> Result<f64> {
         if t.op().num_outputs() == 1 {
             return self.element(t.op(), idx);
+        }
+        if let OpKind::Extern(e) = t.op().kind() {
+            return self.extern_output_element(t, e, idx);
         }
         self.check_in_shape(t.op(), idx)?;
         let op = t.op();
@@ -431,42 +438,8 @@ impl<'a> Reference<'a> {
         if let Some(v) = self.recalled(op, idx) {
             return Ok(v);
         }
-        if let Some(func) = e.opaque_call() {
-            return Err(TeError::definition(format!(
-                "`{}` calls `{func}`, which cannot be evaluated",
-                op.name()
-            )));
-        }
-        let mut inputs = HashMap::new();
-        for (t, buf) in e.inputs.iter().zip(&e.input_buffers) {
-            let shape = self.shape(t.op())?;
-            let mut data = Vec::new();
-            let total: i64 = shape.iter().product();
-            let mut at = vec![0i64; shape.len()];
-            for _ in 0..total.max(0) {
-                data.push(self.element(t.op(), &at)?);
-                for k in (0..at.len()).rev() {
-                    at[k] += 1;
-                    if at[k] < shape[k] {
-                        break;
-                    }
-                    at[k] = 0;
-                }
-            }
-            let dims: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
-            let tensor = tir::Tensor::new(dims, data)
-                .map_err(|m| TeError::definition(format!("input `{}`: {m:?}", t.name())))?;
-            inputs.insert(buf.clone(), tensor);
-        }
-        let mut params = e.input_buffers.clone();
-        params.push(e.output_buffer.clone());
-        let func = tir::PrimFunc::new(op.name(), params, e.body.clone());
-        let run = tir::run(&func, &inputs, self.sizes).map_err(|err| {
-            TeError::definition(format!("running the body of `{}` failed: {err}", op.name()))
-        })?;
-        let out = run
-            .tensor(&e.output_buffer)
-            .ok_or_else(|| TeError::definition(format!("`{}` has no output", op.name())))?;
+        let mut outputs = self.run_extern(op, e)?;
+        let out = outputs.swap_remove(0);
         let shape = self.shape(op)?;
         let memo = self
             .memo
@@ -485,6 +458,118 @@ impl<'a> Reference<'a> {
             }
         }
         Ok(memo.get(idx).unwrap_or(f64::NAN))
+    }
+
+    /// Output `t` at `idx` of an extern or hybrid operation with several
+    /// outputs, each of its own shape.
+    fn extern_output_element(&mut self, t: &Tensor, e: &ExternOp, idx: &[i64]) -> Result<f64> {
+        let op = t.op();
+        if !self.extern_runs.contains_key(&op.id()) {
+            let outputs = self.run_extern(op, e)?;
+            self.extern_runs.insert(op.id(), outputs);
+        }
+        let out = &self.extern_runs[&op.id()][t.value_index()];
+        let dims = out.shape();
+        if idx.len() != dims.len()
+            || idx
+                .iter()
+                .zip(dims)
+                .any(|(&i, &n)| i < 0 || i as usize >= n)
+        {
+            return Err(TeError::definition(format!(
+                "the definitions read `{}` at {idx:?}, outside its shape {dims:?}",
+                t.name()
+            )));
+        }
+        let pos: Vec<usize> = idx.iter().map(|&x| x as usize).collect();
+        Ok(round(out.get(&pos).unwrap_or(f64::NAN), t.dtype()))
+    }
+
+    /// Runs the body of extern operation `op` on the evaluated inputs:
+    /// its outputs, in order.
+    fn run_extern(&mut self, op: &Operation, e: &ExternOp) -> Result<Vec<tir::Tensor>> {
+        if let Some(func) = e.opaque_call() {
+            return Err(TeError::definition(format!(
+                "`{}` calls `{func}`, which cannot be evaluated",
+                op.name()
+            )));
+        }
+        let mut inputs = HashMap::new();
+        for (t, buf) in e.inputs.iter().zip(&e.input_buffers) {
+            let shape = self.tensor_shape(t)?;
+            let mut data = Vec::new();
+            let total: i64 = shape.iter().product();
+            let mut at = vec![0i64; shape.len()];
+            for _ in 0..total.max(0) {
+                data.push(self.element_of(t, &at)?);
+                for k in (0..at.len()).rev() {
+                    at[k] += 1;
+                    if at[k] < shape[k] {
+                        break;
+                    }
+                    at[k] = 0;
+                }
+            }
+            let dims: Vec<usize> = shape.iter().map(|&d| d.max(0) as usize).collect();
+            let tensor = tir::Tensor::new(dims, data)
+                .map_err(|m| TeError::definition(format!("input `{}`: {m:?}", t.name())))?;
+            inputs.insert(buf.clone(), tensor);
+        }
+        // A hybrid script's outputs start as zeros, as `output_tensor` is
+        // in the script run as Python (numpy's `zeros`).
+        if e.hybrid {
+            for b in &e.output_buffers {
+                let dims = b
+                    .shape()
+                    .iter()
+                    .map(|d| {
+                        d.eval(&|v: &Var| self.sizes.get(v).copied())
+                            .map(|n| n.max(0) as usize)
+                            .map_err(|err| {
+                                TeError::definition(format!(
+                                    "size of `{}`: {}",
+                                    b.name(),
+                                    err.message
+                                ))
+                            })
+                    })
+                    .collect::<Result<Vec<usize>>>()?;
+                let zeros = vec![0.0; dims.iter().product()];
+                let tensor = tir::Tensor::new(dims, zeros)
+                    .map_err(|m| TeError::definition(format!("output `{}`: {m:?}", b.name())))?;
+                inputs.insert(b.clone(), tensor);
+            }
+        }
+        let mut params = e.input_buffers.clone();
+        params.extend(e.output_buffers.iter().cloned());
+        let func = tir::PrimFunc::new(op.name(), params, e.body.clone());
+        let run = tir::run(&func, &inputs, self.sizes).map_err(|err| {
+            TeError::definition(format!("running the body of `{}` failed: {err}", op.name()))
+        })?;
+        e.output_buffers
+            .iter()
+            .map(|b| {
+                run.tensor(b).cloned().ok_or_else(|| {
+                    TeError::definition(format!("`{}` has no output `{}`", op.name(), b.name()))
+                })
+            })
+            .collect()
+    }
+
+    /// The concrete shape of tensor `t` (any output of its operation).
+    fn tensor_shape(&self, t: &Tensor) -> Result<Vec<i64>> {
+        t.shape()
+            .iter()
+            .map(|d| {
+                d.eval(&|v: &Var| self.sizes.get(v).copied()).map_err(|e| {
+                    TeError::definition(format!(
+                        "size of `{}`: {} (give every size a value)",
+                        t.name(),
+                        e.message
+                    ))
+                })
+            })
+            .collect()
     }
 
     /// The concrete shape of `op`.

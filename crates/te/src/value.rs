@@ -271,6 +271,16 @@ impl Value {
         Value::new(ValueKind::Cmp(op, a, b))
     }
 
+    /// `a && b` of conditions.
+    pub fn and(a: Value, b: Value) -> Value {
+        Value::new(ValueKind::And(a, b))
+    }
+
+    /// `a || b` of conditions.
+    pub fn or(a: Value, b: Value) -> Value {
+        Value::new(ValueKind::Or(a, b))
+    }
+
     /// `dtype(a)`.
     pub fn cast(dtype: DataType, a: Value) -> Value {
         Value::new(ValueKind::Cast(dtype, a))

@@ -165,6 +165,12 @@ pub enum Function {
     CallExtern,
     /// `tvm.tir.ir_builder.create`.
     IrBuilder,
+    /// `te.hybrid.script`: a decorator.
+    HybridScript,
+    /// `te.hybrid.build(sch, inputs, outputs, name)`.
+    HybridBuild,
+    /// `te.hybrid.HybridModule(src, name)`.
+    HybridModule,
     /// `te.comm_reducer`.
     CommReducer,
     /// `te.decl_tensor_intrin`.
@@ -251,6 +257,9 @@ impl Function {
             Function::CallPacked => "tvm.tir.call_packed",
             Function::CallExtern => "tvm.tir.call_extern",
             Function::IrBuilder => "tvm.tir.ir_builder.create",
+            Function::HybridScript => "tvm.te.hybrid.script",
+            Function::HybridBuild => "tvm.te.hybrid.build",
+            Function::HybridModule => "tvm.te.hybrid.HybridModule",
             Function::CommReducer => "te.comm_reducer",
             Function::DeclTensorIntrin => "te.decl_tensor_intrin",
             Function::Range => "tvm.ir.Range",
@@ -306,6 +315,11 @@ pub enum Class {
     Target,
     /// `tvm.arith.Analyzer`: calling it makes an analyzer.
     Analyzer,
+    /// `tvm.tir.ForKind`: its constants (`ForKind.PARALLEL`) are what a
+    /// loop's `.kind` gives.
+    ForKind,
+    /// `te.ExternOp`, or `te.HybridOp` (`true`).
+    ExternOp(bool),
     /// A statement class of `tvm.tir` (`For`, `BufferStore`, `Stmt`...).
     Stmt(&'static str),
     /// An exception class (`tvm.error.TVMError`; front ends also use it for
@@ -320,6 +334,9 @@ impl Class {
             Class::Map => "tvm.container.Map",
             Class::Var => "tvm.tir.Var",
             Class::IterVar => "tvm.tir.IterVar",
+            Class::ForKind => "tvm.tir.ForKind",
+            Class::ExternOp(false) => "te.ExternOp",
+            Class::ExternOp(true) => "te.HybridOp",
             Class::Tensor => "te.Tensor",
             Class::Split => "tvm.te.schedule.Split",
             Class::Fuse => "tvm.te.schedule.Fuse",

@@ -266,6 +266,24 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         | Function::CallPacked
         | Function::CallExtern
         | Function::IrBuilder => crate::extern_api::call(host, native, args),
+        Function::HybridBuild => crate::hybrid::build(args),
+        Function::HybridModule => crate::hybrid::module_new(args),
+        Function::HybridScript => {
+            let a = args.bind("script", &["pyfunc"])?;
+            let f = a.required("pyfunc")?;
+            match &f.value {
+                Value::Host(_) => Ok(Value::Object(Object::HybridFunction(Rc::new(
+                    f.value.clone(),
+                )))),
+                other => Err(crate::error::type_error(
+                    f.place(),
+                    format!(
+                        "`te.hybrid.script` decorates a function, not a {}",
+                        other.type_name()
+                    ),
+                )),
+            }
+        }
         Function::CommReducer | Function::DeclTensorIntrin => {
             crate::reducer::call(host, native, args)
         }

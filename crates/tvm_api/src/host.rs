@@ -51,4 +51,19 @@ pub trait Host {
     fn index_map(&self, _v: &Value) -> Option<layout::IndexMap> {
         None
     }
+
+    /// The definition of front-end function `f`, for a hybrid script
+    /// (`@te.hybrid.script`). By default hybrid scripts are refused.
+    fn hybrid_source(&mut self, _f: &Value) -> Result<crate::HybridSource, ApiError> {
+        Err(ApiError::not_supported(
+            "hybrid scripts are not supported by this front end",
+        ))
+    }
+
+    /// The value of `name` where front-end function `f` was defined (a
+    /// global or a variable it closes over), if it has one: what a hybrid
+    /// script reads without defining.
+    fn free_variable(&mut self, _f: &Value, _name: &str) -> Option<Value> {
+        None
+    }
 }

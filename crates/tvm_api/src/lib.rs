@@ -89,6 +89,8 @@ mod extern_api;
 mod function;
 mod functions;
 mod host;
+mod hybrid;
+mod hybrid_dump;
 mod layout;
 mod lowered;
 mod namespace;
@@ -112,6 +114,7 @@ pub use build::{NDArray, NDArrayRef};
 pub use error::{ApiError, ApiResult, ArgRef, ErrorClass};
 pub use function::{Class, Function};
 pub use host::{Host, Parameters};
+pub use hybrid::{HybridModule, HybridSource};
 pub use lowered::{LoweredModule, StmtRef};
 pub use namespace::import_only_modules;
 pub use object::{Object, ScheduleRef};
@@ -235,6 +238,14 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             }
         }
         Value::Object(Object::Tagged(tag, f)) => tags::call_tagged(host, tag, f, args),
+        Value::Object(Object::HybridModule(m)) => {
+            let positional = args.positional_only("a hybrid module")?;
+            hybrid::call_module(host, m, positional.into_iter().map(|g| g.value).collect())
+        }
+        Value::Object(Object::HybridFunction(f)) => {
+            let positional = args.positional_only("a hybrid function")?;
+            hybrid::call(host, f, positional.into_iter().map(|g| g.value).collect())
+        }
         Value::Object(Object::Mark(m)) => test_marks::call_mark(m, args),
         Value::Object(Object::Unsupported(path)) => Err(ApiError::not_supported(format!(
             "`{path}` is not supported by rangefinder"

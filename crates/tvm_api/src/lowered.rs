@@ -123,6 +123,7 @@ pub(crate) fn stmt_attribute(s: &StmtRef, name: &str) -> Option<Value> {
         (tir::Stmt::For { var, .. }, "loop_var") => Value::Index(var.expr()),
         (tir::Stmt::For { min, .. }, "min") => Value::Index(min.clone()),
         (tir::Stmt::For { extent, .. }, "extent") => Value::Index(extent.clone()),
+        (tir::Stmt::For { kind, .. }, "kind") => Value::Int(crate::objects::for_kind_value(kind)),
         (tir::Stmt::Let { var, .. }, "var") => Value::Index(var.expr()),
         (tir::Stmt::Let { value, .. }, "value") => Value::Index(value.clone()),
         (

@@ -40,6 +40,7 @@ const MODULES: &[&str] = &[
     "tvm.topi.nn.pooling",
     "tvm.topi.math",
     "tvm.topi.transform",
+    "tvm.te.hybrid",
 ];
 
 /// Modules TVM's operator library and tests import at their top but use
@@ -244,6 +245,9 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "call_packed" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallPacked,
         "call_extern" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallExtern,
         "create" if module_path == "tvm.tir.ir_builder" => Function::IrBuilder,
+        "script" if module_path == "tvm.te.hybrid" => Function::HybridScript,
+        "build" if module_path == "tvm.te.hybrid" => Function::HybridBuild,
+        "HybridModule" if module_path == "tvm.te.hybrid" => Function::HybridModule,
         "IterVar" if matches!(module_path, "tvm.te" | "tvm.te.schedule" | "tvm.schedule") => {
             return Some(Value::Object(Object::Class(Class::IterVar)))
         }
@@ -270,6 +274,9 @@ fn class(module_path: &str, name: &str) -> Option<Class> {
         "Var" if tir => Class::Var,
         "SizeVar" if tir => Class::SizeVar,
         "IterVar" if tir => Class::IterVar,
+        "ForKind" if module_path == "tvm.tir" => Class::ForKind,
+        "ExternOp" if te => Class::ExternOp(false),
+        "HybridOp" if te => Class::ExternOp(true),
         "IntImm" if tir => Class::IntImm,
         "FloatImm" if tir => Class::FloatImm,
         "StringImm" if tir => Class::StringImm,

@@ -49,6 +49,11 @@ pub enum Object {
     /// A function decorated with `@te.tag_scope(tag)`: each call runs in
     /// the scope.
     Tagged(Rc<str>, Rc<crate::Value>),
+    /// A function decorated with `@te.hybrid.script`: a call parses it
+    /// into an operation.
+    HybridFunction(Rc<crate::Value>),
+    /// What `te.hybrid.build` returns: a hybrid function's source.
+    HybridModule(Rc<crate::HybridModule>),
     /// A `tvm.target.Target`.
     Target(Rc<crate::target::Target>),
     /// `target.kind`: its `.name`.
@@ -137,7 +142,8 @@ impl Object {
             Object::Module(_) => "module",
             Object::Class(_) => "builtin function",
             Object::TagScope(_) => "TagScope",
-            Object::Tagged(..) => "function",
+            Object::Tagged(..) | Object::HybridFunction(_) => "function",
+            Object::HybridModule(_) => "HybridModule",
             Object::Target(_) => "Target",
             Object::TargetKind(_) => "TargetKind",
             Object::NDArray(_) => "NDArray",
@@ -196,6 +202,8 @@ impl Object {
             (Object::Class(a), Object::Class(b)) => a == b,
             (Object::TagScope(a), Object::TagScope(b)) => Rc::ptr_eq(a, b),
             (Object::Tagged(_, a), Object::Tagged(_, b)) => Rc::ptr_eq(a, b),
+            (Object::HybridFunction(a), Object::HybridFunction(b)) => Rc::ptr_eq(a, b),
+            (Object::HybridModule(a), Object::HybridModule(b)) => Rc::ptr_eq(a, b),
             (Object::Target(a), Object::Target(b)) => Rc::ptr_eq(a, b),
             (Object::TargetKind(a), Object::TargetKind(b)) => a == b,
             (Object::NDArray(a), Object::NDArray(b)) => Rc::ptr_eq(a, b),
@@ -259,6 +267,8 @@ impl fmt::Display for Object {
             Object::Class(c) => write!(f, "<class '{}'>", c.name()),
             Object::TagScope(tag) => write!(f, "TagScope({tag:?})"),
             Object::Tagged(tag, func) => write!(f, "<function {func} tagged {tag:?}>"),
+            Object::HybridFunction(func) => write!(f, "<hybrid function {func}>"),
+            Object::HybridModule(m) => write!(f, "<HybridModule {}>", m.name),
             Object::Target(t) => write!(f, "{t}"),
             Object::TargetKind(name) => f.write_str(name),
             Object::NDArray(a) => write!(f, "{}", a.borrow().to_value()),

@@ -211,6 +211,10 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
         Class::PlaceholderOp => {
             op(v).is_some_and(|op| matches!(op.kind(), te::OpKind::Placeholder))
         }
+        Class::ExternOp(hybrid) => {
+            op(v).is_some_and(|op| te::extern_of(&op).is_some_and(|e| e.hybrid == hybrid))
+        }
+        Class::ForKind => false,
         Class::Stage => matches!(v, Value::Object(Object::Stage(..))),
         Class::Schedule => matches!(v, Value::Object(Object::Schedule(_))),
         Class::Range => matches!(v, Value::Object(Object::Range(_))),
@@ -224,6 +228,7 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
                     | Object::Class(_)
                     | Object::TagScope(_)
                     | Object::Tagged(..)
+                    | Object::HybridFunction(_)
                     | Object::PartialLoad(..)
                     | Object::Mark(_)
                     | Object::MarkedTest(_)
@@ -326,6 +331,31 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                     .collect(),
             )),
             (Object::Op(_), "output") => method("output"),
+            (Object::HybridModule(m), "name") => Ok(Value::str(&m.name)),
+            (Object::HybridModule(m), "source") => Ok(Value::str(&m.source)),
+            // An extern or hybrid operation's tensors read whole, and its
+            // statement.
+            (Object::Op(op), "inputs") if te::extern_of(op).is_some() => Ok(Value::list(
+                te::extern_of(op)
+                    .expect("an extern operation")
+                    .inputs
+                    .iter()
+                    .map(|t| Value::Object(Object::Tensor(t.clone())))
+                    .collect(),
+            )),
+            (Object::Op(op), "body") if te::extern_of(op).is_some() => {
+                let e = te::extern_of(op).expect("an extern operation");
+                let mut params = e.input_buffers.clone();
+                params.extend(e.output_buffers.iter().cloned());
+                let module = crate::lowered::LoweredModule {
+                    name: op.name().to_string(),
+                    text: e.body.to_string(),
+                    func: tir::PrimFunc::new(op.name(), params, e.body.clone()),
+                };
+                Ok(Value::Object(Object::Stmt(crate::lowered::StmtRef::body(
+                    &Rc::new(module),
+                ))))
+            }
             (Object::Analyzer, "simplify" | "rewrite_simplify" | "canonical_simplify") => {
                 method("simplify")
             }
@@ -564,6 +594,9 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 "values" => "values",
                 _ => "items",
             }),
+            (Object::Class(Class::ForKind), _) if for_kind_constant(name).is_some() => {
+                Ok(Value::Int(for_kind_constant(name).unwrap_or_default()))
+            }
             (Object::Class(Class::IterVar), _) if iter_type_constant(name).is_some() => {
                 Ok(Value::Int(iter_type_constant(name).unwrap_or_default()))
             }
@@ -593,6 +626,8 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 | Object::PartialLoad(..)
                 | Object::TagScope(_)
                 | Object::Tagged(..)
+                | Object::HybridFunction(_)
+                | Object::HybridModule(_)
                 | Object::Mark(_)
                 | Object::MarkedTest(_)
                 | Object::Analyzer
@@ -851,6 +886,27 @@ pub(crate) fn subscript(
             Ok(load(t, all, span)?)
         }
         Value::Object(Object::Lowered(m)) => crate::lowered::function(m, index),
+        // `seq[k]` of a `SeqStmt`.
+        Value::Object(Object::Stmt(s)) if matches!(s.stmt(), tir::Stmt::Seq(_)) => {
+            let items = crate::lowered::stmt_attribute(s, "seq")
+                .and_then(|v| v.sequence())
+                .unwrap_or_default();
+            let k = crate::operators::as_int(index).ok_or_else(|| {
+                type_error(index_span.clone(), "a SeqStmt is indexed by an integer")
+            })?;
+            let n = items.len() as i64;
+            let k = if k < 0 { k + n } else { k };
+            usize::try_from(k)
+                .ok()
+                .and_then(|k| items.get(k).cloned())
+                .ok_or_else(|| {
+                    crate::error::error(
+                        crate::ErrorClass::IndexError,
+                        index_span,
+                        "SeqStmt index out of range",
+                    )
+                })
+        }
         // `op.attrs["k"]`, `target.attrs["mcpu"]`: TVM's maps are dicts here.
         Value::Dict(pairs) => pairs
             .iter()
@@ -1097,5 +1153,28 @@ pub(crate) fn call_method(
             None,
             format!("a {} has no method `{name}`", other.type_name()),
         )),
+    }
+}
+
+/// TVM's `tvm.tir.ForKind` constants.
+fn for_kind_constant(name: &str) -> Option<i64> {
+    Some(match name {
+        "SERIAL" => 0,
+        "PARALLEL" => 1,
+        "VECTORIZED" => 2,
+        "UNROLLED" => 3,
+        "THREAD_BINDING" => 4,
+        _ => return None,
+    })
+}
+
+/// The `tvm.tir.ForKind` constant of a loop kind.
+pub(crate) fn for_kind_value(kind: &tir::ForKind) -> i64 {
+    match kind {
+        tir::ForKind::Serial => 0,
+        tir::ForKind::Parallel => 1,
+        tir::ForKind::Vectorized => 2,
+        tir::ForKind::Unrolled => 3,
+        tir::ForKind::Thread(_) => 4,
     }
 }

@@ -103,6 +103,8 @@ MODULES = (
     "runtime",
     "te",
     "te.schedule",
+    "te.hybrid",
+    "te.hybrid.runtime",
     "testing",
     "tir",
     "tir.stmt_functor",

@@ -400,4 +400,32 @@ impl tvm_api::Host for Interpreter {
     fn session(&mut self) -> &mut Session {
         &mut self.session
     }
+
+    fn hybrid_source(&mut self, f: &Value) -> Result<tvm_api::HybridSource, ApiError> {
+        match script_value(f) {
+            Some(ScriptValue::Function(func)) => match &func.body {
+                crate::function::Body::Block(body) => Ok(tvm_api::HybridSource {
+                    name: func.name.clone(),
+                    params: func.params.iter().map(|p| p.name.clone()).collect(),
+                    body: body.clone(),
+                    text: self.source.clone(),
+                    line_base: 0,
+                }),
+                crate::function::Body::Lambda(_) => Err(ApiError::type_error(
+                    "a hybrid script must be a `def`, not a lambda",
+                )),
+            },
+            _ => Err(ApiError::type_error(format!(
+                "`te.hybrid.script` needs a function of the script, found a {}",
+                f.type_name()
+            ))),
+        }
+    }
+
+    fn free_variable(&mut self, f: &Value, name: &str) -> Option<Value> {
+        match script_value(f) {
+            Some(ScriptValue::Function(func)) => func.closure.get(name),
+            _ => None,
+        }
+    }
 }

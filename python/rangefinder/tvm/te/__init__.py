@@ -6,6 +6,7 @@ from ..._native import IndexMap
 from .._object import api, tvm_class, layer_getattr
 from .._session import session
 from . import schedule
+from . import hybrid
 from ..tir import PrimExpr, IterVar
 from .. import tir as _tir
 

@@ -22,6 +22,8 @@ for _kind in ("DataPar", "ThreadIndex", "CommReduce", "Ordered", "Opaque", "Unro
 del _kind
 Var = tvm_class("tvm.tir.Var", construct=lambda name, dtype="int32", span=None: var(name, dtype),
                 doc="A symbolic integer.")
+#: TVM's loop kinds, as a loop's ``.kind`` gives them.
+ForKind = api("tvm.tir.ForKind")
 var = api("tvm.tir.var")
 const = api("tvm.tir.const")
 floordiv = api("tvm.tir.floordiv")
