@@ -124,13 +124,20 @@ impl Host for PyHost<'_> {
         let obj = func.obj.bind(self.py);
         let code = obj.getattr("__code__").ok()?;
         let freevars: Vec<String> = code.getattr("co_freevars").ok()?.extract().ok()?;
-        if let Some(k) = freevars.iter().position(|v| v == name) {
-            let cell = obj.getattr("__closure__").ok()?.get_item(k).ok()?;
-            return to_value(&cell.getattr("cell_contents").ok()?).ok();
-        }
-        let globals = obj.getattr("__globals__").ok()?;
-        let v = globals.get_item(name).ok()?;
-        to_value(&v).ok()
+        let found = match freevars.iter().position(|v| v == name) {
+            Some(k) => obj
+                .getattr("__closure__")
+                .ok()?
+                .get_item(k)
+                .ok()?
+                .getattr("cell_contents")
+                .ok()?,
+            None => obj.getattr("__globals__").ok()?.get_item(name).ok()?,
+        };
+        // A hybrid function (or module) of the package stands for the
+        // API's, which a hybrid script calling it inlines.
+        let found = found.getattr("__rangefinder_hybrid__").unwrap_or(found);
+        to_value(&found).ok()
     }
 
     fn index_map(&self, v: &Value) -> Option<layout::IndexMap> {

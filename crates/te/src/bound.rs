@@ -41,7 +41,7 @@ pub struct Bounds {
     /// stage, where they differ from the exact extent (split tails).
     nominal: IdMap<IterVar, Expr>,
     /// The factor of each split, by its inner axis.
-    factors: IdMap<IterVar, Expr>,
+    pub(crate) factors: IdMap<IterVar, Expr>,
     /// Each non-loop variable as an expression of loop variables, except
     /// the variables of axes several stages share (see `own_index`).
     index: IdMap<Var, Expr>,
@@ -613,8 +613,15 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
             }
             return Ok(());
         }
-        // An extern operation computes its whole output (it has no axes).
-        OpKind::Extern(_) => return Ok(()),
+        // An extern operation computes its whole output; a hybrid one's
+        // loops run over the ranges its script gives them.
+        OpKind::Extern(e) => {
+            for iv in &e.axis {
+                let dom = iv.dom().cloned().expect("hybrid loops have ranges");
+                bind(b, iv, dom);
+            }
+            return Ok(());
+        }
         _ => {}
     }
     // Whether a request itself was widened (as opposed to the union).

@@ -31,6 +31,10 @@ pub struct ExternOp {
     /// Whether the operation is a hybrid script's (TVM's `HybridOp`):
     /// the same rules, another name.
     pub hybrid: bool,
+    /// A hybrid operation's loops, outermost first (TVM's `HybridOp.axis`):
+    /// a schedule splits, fuses, reorders and annotates them. Empty for
+    /// `te.extern`.
+    pub axis: Vec<crate::iter_var::IterVar>,
 }
 
 impl ExternOp {
@@ -210,6 +214,7 @@ pub fn extern_op_outputs<E: From<TeError>>(
         output_buffers: out_buffers,
         body,
         hybrid: false,
+        axis: Vec::new(),
     };
     Ok(new_multi_output_op(name, named, OpKind::Extern(op)).output())
 }
@@ -248,12 +253,14 @@ pub fn hybrid_op(
             (n, b.shape().to_vec(), b.dtype())
         })
         .collect();
+    let axis = loops_of(&body);
     let op = ExternOp {
         inputs,
         input_buffers,
         output_buffers,
         body,
         hybrid: true,
+        axis,
     };
     Ok(new_multi_output_op(name, named, OpKind::Extern(op)))
 }
@@ -315,6 +322,23 @@ pub(crate) fn bind_buffers(e: &ExternOp, buffers: &HashMap<BufferId, Buffer>) ->
         Ok(s) => s,
         Err(never) => match never {},
     }
+}
+
+/// The loops of `body`, outermost first (in the order they open), as
+/// data-parallel axes over their ranges.
+fn loops_of(body: &Stmt) -> Vec<crate::iter_var::IterVar> {
+    use crate::iter_var::{IterKind, IterVar};
+    let mut axis = Vec::new();
+    body.visit(&mut |s| {
+        if let Stmt::For {
+            var, min, extent, ..
+        } = s
+        {
+            let dom = arith::Range::new(min.clone(), extent.clone());
+            axis.push(IterVar::with_var(var.clone(), Some(dom), IterKind::DataPar));
+        }
+    });
+    axis
 }
 
 /// An element value over tensors as a value of a statement over buffers:

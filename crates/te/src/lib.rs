@@ -57,6 +57,7 @@ mod error;
 mod extern_op;
 mod graph;
 mod group;
+mod hybrid_schedule;
 mod inline;
 mod iter_var;
 mod iteration_regions;

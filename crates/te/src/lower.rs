@@ -998,6 +998,25 @@ impl<'a> Lowerer<'a> {
         for (declared, out) in e.output_buffers.iter().zip(outs) {
             map.insert(declared.id(), out);
         }
+        let st = &self.s.stages()[i];
+        if let Some(iv) = st
+            .leaf_iter_vars()
+            .iter()
+            .find(|iv| self.attached.contains_key(*iv))
+        {
+            return Err(TeError::schedule(format!(
+                "a stage is computed at loop `{}` of hybrid operation `{}`, whose loops are its \
+                 script's: compute it at the root or at another stage's loop",
+                iv.name(),
+                st.name()
+            )));
+        }
+        let body = if e.hybrid {
+            crate::hybrid_schedule::apply(st, self.b, &e.body)?
+        } else {
+            e.body.clone()
+        };
+        let e = &crate::extern_op::ExternOp { body, ..e.clone() };
         let body = crate::extern_op::bind_buffers(e, &map);
         Ok(Stmt::produce(self.s.stages()[i].name(), body))
     }
@@ -1334,7 +1353,10 @@ fn split_parent<'s>(st: &'s crate::schedule::Stage, iv: &IterVar) -> Option<&'s 
 /// launch when it is bound (without pragmas, as TVM's `MakeLoopNest`
 /// drops them there), else what `parallel`, `vectorize`, `unroll` and
 /// `pragma` gave it.
-fn loop_kind(st: &crate::schedule::Stage, iv: &IterVar) -> (tir::ForKind, Vec<tir::Pragma>) {
+pub(crate) fn loop_kind(
+    st: &crate::schedule::Stage,
+    iv: &IterVar,
+) -> (tir::ForKind, Vec<tir::Pragma>) {
     if let (Some(thread), Some(tag)) = (st.bound_thread(iv), st.thread_tag(iv)) {
         let launch = tir::ThreadLaunch {
             tag: tag.to_string(),

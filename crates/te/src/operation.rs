@@ -187,9 +187,14 @@ impl Operation {
             .collect()
     }
 
-    /// The data-parallel axes (empty for placeholders).
+    /// The data-parallel axes (empty for placeholders); a hybrid
+    /// operation's loops.
     pub fn axis(&self) -> &[IterVar] {
-        self.as_compute().map(|c| c.axis.as_slice()).unwrap_or(&[])
+        match &self.0.kind {
+            OpKind::Compute(c) => &c.axis,
+            OpKind::Extern(e) => &e.axis,
+            _ => &[],
+        }
     }
 
     /// The reduction axes (empty for placeholders and element-wise computes).

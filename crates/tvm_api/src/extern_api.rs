@@ -293,66 +293,65 @@ fn extern_op(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     )?;
     only_default(&a, &["tag", "attrs"], "extern")?;
     let shape_arg = a.required("shape")?;
-    let mut items = shape_arg
+    let items = shape_arg
         .value
         .sequence()
         .unwrap_or_else(|| vec![shape_arg.value.clone()]);
-    // A list of shapes is one per output: one output is supported.
-    if items.first().is_some_and(|v| v.sequence().is_some()) {
-        if items.len() != 1 {
-            return Err(not_supported(
-                shape_arg.place(),
-                format!(
-                    "`extern` with {} outputs is not supported: give one shape",
-                    items.len()
-                ),
-            ));
-        }
-        items = items[0].sequence().unwrap_or_default();
-    }
-    let shape = items
+    // A list of shapes is one per output.
+    let several = items.first().is_some_and(|v| v.sequence().is_some());
+    let shapes: Vec<Vec<Value>> = if several {
+        items
+            .iter()
+            .map(|v| v.sequence().unwrap_or_default())
+            .collect()
+    } else {
+        vec![items]
+    };
+    let shapes = shapes
         .into_iter()
-        .map(|v| to_index(&shape_arg.item(v)))
-        .collect::<ApiResult<Vec<Expr>>>()?;
+        .map(|dims| {
+            dims.into_iter()
+                .map(|v| to_index(&shape_arg.item(v)))
+                .collect::<ApiResult<Vec<Expr>>>()
+        })
+        .collect::<ApiResult<Vec<_>>>()?;
     let inputs = crate::dataflow::tensor_list(a.required("inputs")?)?;
     let f = a.required("fcompute")?;
     let name = name_or(&a, "extern")?;
-    let dtype = match a.get("dtype") {
-        Some(d) if !matches!(d.value, Value::None) => {
-            let d = match d.value.sequence() {
-                Some(list) if list.len() == 1 => d.item(list[0].clone()),
-                _ => d.clone(),
-            };
-            Some(dtype_of(&d)?)
-        }
-        _ => None,
+    let default_dtype = inputs.first().map_or(DataType::Float32, |t| t.dtype());
+    let dtypes = match a.get("dtype") {
+        Some(d) if !matches!(d.value, Value::None) => match d.value.sequence() {
+            Some(list) => list
+                .into_iter()
+                .map(|v| dtype_of(&d.item(v)))
+                .collect::<ApiResult<Vec<_>>>()?,
+            None => vec![dtype_of(d)?; shapes.len()],
+        },
+        _ => vec![default_dtype; shapes.len()],
     };
+    if dtypes.len() != shapes.len() {
+        return Err(type_error(
+            shape_arg.place(),
+            format!(
+                "`extern` has {} outputs but {} dtypes: give one per output",
+                shapes.len(),
+                dtypes.len()
+            ),
+        ));
+    }
     let in_buffers = match a.get("in_buffers") {
         Some(g) if !matches!(g.value, Value::None) => Some(buffer_list(g)?),
         _ => None,
     };
-    let out_buffer = match a.get("out_buffers") {
-        Some(g) if !matches!(g.value, Value::None) => {
-            let list = buffer_list(g)?;
-            match <[tir::Buffer; 1]>::try_from(list) {
-                Ok([b]) => Some(b),
-                Err(list) => {
-                    return Err(not_supported(
-                        g.place(),
-                        format!(
-                            "`extern` with {} output buffers is not supported: give one",
-                            list.len()
-                        ),
-                    ))
-                }
-            }
-        }
+    let out_buffers = match a.get("out_buffers") {
+        Some(g) if !matches!(g.value, Value::None) => Some(buffer_list(g)?),
         _ => None,
     };
+    let outputs: Vec<(Vec<Expr>, DataType)> = shapes.into_iter().zip(dtypes).collect();
     let fcompute = f.value.clone();
     let at = f.at.clone();
-    let built = te::extern_op(
-        shape,
+    let built = te::extern_op_outputs(
+        &outputs,
         &inputs,
         |ins, outs| {
             let ins = Value::list(ins.iter().cloned().map(buffer_value).collect());
@@ -362,11 +361,19 @@ fn extern_op(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
             to_stmt(&body, Some(at.clone()), true).map_err(BuildFailure::Host)
         },
         &name,
-        dtype,
         in_buffers,
-        out_buffer,
+        out_buffers,
     );
     match built {
+        // Several outputs are a list, as TVM returns them (one is the
+        // tensor).
+        Ok(t) if several && t.op().num_outputs() > 1 => Ok(Value::list(
+            t.op()
+                .outputs()
+                .into_iter()
+                .map(|t| Value::Object(Object::Tensor(t)))
+                .collect(),
+        )),
         Ok(t) => Ok(Value::Object(Object::Tensor(t))),
         Err(BuildFailure::Host(e)) => Err(e),
         Err(BuildFailure::Te(e)) => Err(te_error(&a.place(), e)),

@@ -340,9 +340,9 @@ impl<'h, 's> Parser<'h, 's> {
         match v {
             Value::Object(Object::Tensor(t)) => {
                 let key = (t.op().id(), t.value_index());
-                if !self.buffers.contains_key(&key) {
+                if let std::collections::hash_map::Entry::Vacant(slot) = self.buffers.entry(key) {
                     let b = Buffer::new(t.name(), t.dtype(), t.shape().to_vec());
-                    self.buffers.insert(key, b.clone());
+                    slot.insert(b.clone());
                     self.inputs.push((t.clone(), b));
                 }
             }
@@ -396,25 +396,7 @@ impl<'h, 's> Parser<'h, 's> {
 
     fn block(&mut self, body: &[ast::Stmt]) -> ApiResult<Stmt> {
         let id = block_id(body);
-        let mut stmts = Vec::new();
-        let mut k = 0;
-        while k < body.len() {
-            let s = &body[k];
-            k += 1;
-            // `x = allocate(...)` holds for the rest of the block.
-            if let Some((name, buffer)) = self.allocation(s)? {
-                let t = self.new_tensor(&buffer)?;
-                self.bind(&name, Sym::Value(Value::Object(Object::Tensor(t))));
-                let rest = self.block_from(&body[k..], id)?;
-                stmts.push(Stmt::allocate(&buffer, buffer.shape().to_vec(), rest));
-                break;
-            }
-            self.stmt(s, &mut stmts)?;
-            if self.returned.is_some() {
-                break;
-            }
-        }
-        let mut out = Stmt::seq(stmts);
+        let mut out = self.statements(body)?;
         // The block's variables end with it (a block parsed again, as a
         // `const_range` body is, gets new ones).
         for (name, b) in self
@@ -430,18 +412,29 @@ impl<'h, 's> Parser<'h, 's> {
         Ok(out)
     }
 
-    /// The statements after an allocation, in the allocation's block.
-    fn block_from(&mut self, rest: &[ast::Stmt], id: usize) -> ApiResult<Stmt> {
+    /// The statements of a block from `body` on: an allocation, or the
+    /// outputs of another hybrid function called here, hold for the rest
+    /// of the block.
+    fn statements(&mut self, body: &[ast::Stmt]) -> ApiResult<Stmt> {
         let mut stmts = Vec::new();
         let mut k = 0;
-        while k < rest.len() {
-            let s = &rest[k];
+        while k < body.len() {
+            let s = &body[k];
             k += 1;
             if let Some((name, buffer)) = self.allocation(s)? {
                 let t = self.new_tensor(&buffer)?;
                 self.bind(&name, Sym::Value(Value::Object(Object::Tensor(t))));
-                let inner = self.block_from(&rest[k..], id)?;
-                stmts.push(Stmt::allocate(&buffer, buffer.shape().to_vec(), inner));
+                let rest = self.statements(&body[k..])?;
+                stmts.push(Stmt::allocate(&buffer, buffer.shape().to_vec(), rest));
+                break;
+            }
+            if let Some((outputs, call)) = self.inline_call(s)? {
+                let rest = self.statements(&body[k..])?;
+                let mut inner = Stmt::seq(vec![call, rest]);
+                for b in outputs.iter().rev() {
+                    inner = Stmt::allocate(b, b.shape().to_vec(), inner);
+                }
+                stmts.push(inner);
                 break;
             }
             self.stmt(s, &mut stmts)?;
@@ -450,6 +443,102 @@ impl<'h, 's> Parser<'h, 's> {
             }
         }
         Ok(Stmt::seq(stmts))
+    }
+
+    /// `x = f(args)` (or `x, y = f(args)`) where `f` is another hybrid
+    /// function: its body, inlined (TVM's hybrid parser inlines such
+    /// calls), and its outputs, which the caller allocates.
+    fn inline_call(&mut self, s: &ast::Stmt) -> ApiResult<Option<(Vec<Buffer>, Stmt)>> {
+        let ast::Stmt::Assign(a) = s else {
+            return Ok(None);
+        };
+        let ast::Expr::Call(call) = &*a.value else {
+            return Ok(None);
+        };
+        let ast::Expr::Name(fname) = &*call.func else {
+            return Ok(None);
+        };
+        if self.syms.contains_key(fname.id.as_str()) {
+            return Ok(None);
+        }
+        let Some(callee) = self
+            .func
+            .and_then(|f| self.host.free_variable(f, fname.id.as_str()))
+        else {
+            return Ok(None);
+        };
+        let (source, callee_func) = match &callee {
+            Value::Object(Object::HybridFunction(f)) => {
+                (self.host.hybrid_source(f)?, Some((**f).clone()))
+            }
+            Value::Object(Object::HybridModule(m)) => (m.parsed.clone(), None),
+            _ => return Ok(None),
+        };
+        let mut args = Vec::new();
+        for x in call.arguments.args.iter() {
+            args.push(self.expr(x)?);
+        }
+        if args.len() != source.params.len() || !call.arguments.keywords.is_empty() {
+            return Err(self.error(
+                call,
+                ErrorClass::TypeError,
+                format!(
+                    "hybrid function `{}` takes {} arguments",
+                    source.name,
+                    source.params.len()
+                ),
+            ));
+        }
+        let mut sub = Parser::new(&mut *self.host, callee_func.as_ref(), &source);
+        sub.buffers = self.buffers.clone();
+        for (name, value) in source.params.iter().zip(args) {
+            sub.add_inputs(&value);
+            sub.bind(name, Sym::Value(value));
+        }
+        let body = sub.block(&source.body);
+        let returned = sub.returned.take().unwrap_or_default();
+        let (outputs, inputs, buffers) = (sub.outputs, sub.inputs, sub.buffers);
+        let body = body.map_err(|e| self.located(call, e))?;
+        self.buffers = buffers;
+        for (t, b) in inputs {
+            if !self
+                .inputs
+                .iter()
+                .any(|(u, _)| u.op().id() == t.op().id() && u.value_index() == t.value_index())
+            {
+                self.inputs.push((t, b));
+            }
+        }
+        let values: Vec<Value> = returned
+            .iter()
+            .map(|t| Value::Object(Object::Tensor(t.clone())))
+            .collect();
+        match &a.targets[..] {
+            [ast::Expr::Name(n)] if values.len() == 1 => {
+                self.bind(n.id.as_str(), Sym::Value(values[0].clone()))
+            }
+            [ast::Expr::Name(n)] => self.bind(n.id.as_str(), Sym::Value(Value::list(values))),
+            [ast::Expr::Tuple(t)] if t.elts.len() == values.len() => {
+                for (e, v) in t.elts.iter().zip(values) {
+                    let ast::Expr::Name(n) = e else {
+                        return Err(self.error(
+                            e,
+                            ErrorClass::NotSupported,
+                            "unpack into names only",
+                        ));
+                    };
+                    self.bind(n.id.as_str(), Sym::Value(v));
+                }
+            }
+            _ => {
+                return Err(self.error(
+                    a,
+                    ErrorClass::NotSupported,
+                    "assign the outputs of a hybrid call to names",
+                ))
+            }
+        }
+        Ok(Some((outputs.into_iter().map(|(_, b)| b).collect(), body)))
     }
 
     /// `name = allocate(shape, dtype="float32", scope="global")`: the name
@@ -678,7 +767,7 @@ impl<'h, 's> Parser<'h, 's> {
             }
             _ => {}
         }
-        let c = self.condition(*test, &cond)?;
+        let c = self.condition(test, &cond)?;
         let then_case = self.block(body)?;
         let else_case = self.if_chain(rest)?;
         Ok(Some(Stmt::IfThenElse {
@@ -1009,12 +1098,19 @@ impl<'h, 's> Parser<'h, 's> {
                 }),
                 _ => ForKind::Serial,
             };
+            // Loops count from 0, the body reading `var + lo`, as TVM's
+            // hybrid parser writes them.
             let var = Var::new(&var_name);
-            self.bind(name, Sym::Value(Value::Index(var.expr())));
+            let value = if lo.is_int(0) {
+                var.expr()
+            } else {
+                Expr::add(var.expr(), lo.clone())
+            };
+            self.bind(name, Sym::Value(Value::Index(value)));
             let body = self.block(&f.body)?;
-            let raw = Expr::sub(hi, lo.clone());
+            let raw = Expr::sub(hi, lo);
             let extent = arith::Analyzer::new().simplify(&raw).unwrap_or(raw);
-            out.push(Stmt::for_kind(&var, lo, extent, for_kind, Vec::new(), body));
+            out.push(Stmt::for_kind(&var, 0, extent, for_kind, Vec::new(), body));
         }
         match saved {
             Some(s) => self.bind(name, s),
@@ -1578,7 +1674,7 @@ pub struct HybridModule {
     pub name: String,
     /// Its source.
     pub source: String,
-    parsed: HybridSource,
+    pub(crate) parsed: HybridSource,
 }
 
 impl HybridModule {

@@ -76,6 +76,8 @@ pub(crate) fn stmt_class(s: &tir::Stmt) -> &'static str {
         tir::Stmt::IfThenElse { .. } => "IfThenElse",
         tir::Stmt::Seq(_) => "SeqStmt",
         tir::Stmt::Evaluate(_) => "Evaluate",
+        // TVM marks a stage's statements with an attribute statement.
+        tir::Stmt::Produce { .. } => "AttrStmt",
         _ => "Stmt",
     }
 }
@@ -91,6 +93,7 @@ pub(crate) const STMT_CLASSES: &[&str] = &[
     "IfThenElse",
     "SeqStmt",
     "Evaluate",
+    "AttrStmt",
     "PrimFunc",
     "Call",
     "ProducerLoad",

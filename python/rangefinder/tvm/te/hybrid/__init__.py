@@ -44,6 +44,8 @@ def script(pyfunc):
         with runtime.hybrid_runtime(pyfunc):
             return pyfunc(*args, **kwargs)
 
+    # What a hybrid script that calls this one inlines.
+    wrapped.__rangefinder_hybrid__ = parsed
     return wrapped
 
 
@@ -62,6 +64,7 @@ class HybridModule:
 
     def _set(self, src):
         self._native = _module(src, None)
+        self.__rangefinder_hybrid__ = self._native
         self.src_ = src
         self.name = self._native.name
         namespace = {}
