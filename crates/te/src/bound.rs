@@ -101,12 +101,25 @@ impl Bounds {
     /// The region of `op` computed per iteration of its attach point: the
     /// ranges of its data-parallel axes.
     pub fn region(&self, op: &Operation) -> Option<Vec<Range>> {
+        self.output_region(op, 0)
+    }
+
+    /// The region of output `k` of `op` (see [`Bounds::region`]): the
+    /// same for every output of a compute; an extern operation's outputs
+    /// and a scan's states each have their own.
+    pub fn output_region(&self, op: &Operation, k: usize) -> Option<Vec<Range>> {
         match op.kind() {
             OpKind::Scan(scan) => {
-                return crate::scan::region(scan, |iv| self.ranges.get(iv).cloned(), &self.analyzer)
+                return crate::scan::region(
+                    scan,
+                    k,
+                    |iv| self.ranges.get(iv).cloned(),
+                    &self.analyzer,
+                )
             }
             OpKind::Extern(_) => {
-                return Some(op.shape().iter().cloned().map(Range::from_extent).collect())
+                let shape = op.output_shape(k)?;
+                return Some(shape.iter().cloned().map(Range::from_extent).collect());
             }
             _ => {}
         }
@@ -375,7 +388,10 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
     let st = &s.stages()[i];
     let op = st.op();
     let consumers = b.graph.consumers[i].clone();
-    if st.is_output() || st.is_placeholder() || consumers.is_empty() {
+    // An extern operation computes its whole outputs, whatever is read of
+    // them (its outputs may differ in shape): a hybrid one's loops run
+    // over the ranges its script gives them.
+    if st.is_output() || st.is_placeholder() || consumers.is_empty() || op.is_extern() {
         for iv in op.root_iter_vars() {
             bind(b, &iv, declared(&iv)?);
         }
@@ -566,7 +582,9 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
             if t.op() != op {
                 return;
             }
-            for (d, e) in idx.iter().enumerate() {
+            // Requests are per dimension of the first output; a scan's
+            // other states are computed whole along their spatial axes.
+            for (d, e) in idx.iter().enumerate().take(ndim) {
                 if asked[d].contains(e) {
                     continue;
                 }
@@ -613,15 +631,7 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
             }
             return Ok(());
         }
-        // An extern operation computes its whole output; a hybrid one's
-        // loops run over the ranges its script gives them.
-        OpKind::Extern(e) => {
-            for iv in &e.axis {
-                let dom = iv.dom().cloned().expect("hybrid loops have ranges");
-                bind(b, iv, dom);
-            }
-            return Ok(());
-        }
+        OpKind::Extern(_) => unreachable!("extern operations are bound whole above"),
         _ => {}
     }
     // Whether a request itself was widened (as opposed to the union).

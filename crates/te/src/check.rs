@@ -192,7 +192,7 @@ pub fn check_limited(
             continue;
         }
         let got = run.tensor(buf).expect("parameters have results");
-        let shape = reference.shape(t.op())?;
+        let shape = reference.tensor_shape(t)?;
         let layout = crate::layout::concrete(s, t, &shape, sizes)?;
         let total: i64 = shape.iter().product();
         let mut idx = vec![0i64; shape.len()];

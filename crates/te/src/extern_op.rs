@@ -280,9 +280,10 @@ pub fn extern_of(op: &Operation) -> Option<&ExternOp> {
 
 /// The body of `e` with each declared buffer replaced by the buffer
 /// `buffers` gives it (by the declared buffer's identity): the storage of
-/// the tensors in the lowered program.
-pub(crate) fn bind_buffers(e: &ExternOp, buffers: &HashMap<BufferId, Buffer>) -> Stmt {
-    struct Rebind<'a>(&'a HashMap<BufferId, Buffer>);
+/// the tensors in the lowered program. Stores into them count as stores
+/// of stage `stage`.
+pub(crate) fn bind_buffers(e: &ExternOp, buffers: &HashMap<BufferId, Buffer>, stage: &str) -> Stmt {
+    struct Rebind<'a>(&'a HashMap<BufferId, Buffer>, &'a str);
     impl Mutator for Rebind<'_> {
         type Error = std::convert::Infallible;
         fn stmt(&mut self, s: &Stmt) -> std::result::Result<Stmt, Self::Error> {
@@ -294,15 +295,11 @@ pub(crate) fn bind_buffers(e: &ExternOp, buffers: &HashMap<BufferId, Buffer>) ->
                 _ => {
                     let mut out = tir::mutate::walk_stmt(self, s)?;
                     // Stores count under their tensor's stage.
-                    if let (
-                        Stmt::BufferStore { buffer, .. },
-                        Stmt::BufferStore {
-                            stage, buffer: b, ..
-                        },
-                    ) = (s, &mut out)
+                    if let (Stmt::BufferStore { buffer, .. }, Stmt::BufferStore { stage, .. }) =
+                        (s, &mut out)
                     {
                         if self.0.contains_key(&buffer.id()) {
-                            *stage = b.name().to_string();
+                            *stage = self.1.to_string();
                         }
                     }
                     Ok(out)
@@ -318,7 +315,7 @@ pub(crate) fn bind_buffers(e: &ExternOp, buffers: &HashMap<BufferId, Buffer>) ->
             Ok((b.clone(), indices))
         }
     }
-    match Rebind(buffers).stmt(&e.body) {
+    match Rebind(buffers, stage).stmt(&e.body) {
         Ok(s) => s,
         Err(never) => match never {},
     }

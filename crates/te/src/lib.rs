@@ -111,7 +111,7 @@ pub use rng::XorShift;
 pub use run_report::{
     run_report, run_report_reusing, ReportOptions, RunReport, RUN_SIZE, TOLERANCE,
 };
-pub use scan::{scan, scan_op, ScanOp};
+pub use scan::{scan, scan_op, scan_states, ScanOp};
 pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
 pub use tensorize::{decl_tensor_intrin, IntrinCalls, TensorIntrin};
 pub use thread::{StorageScope, ThreadTag};

@@ -358,7 +358,7 @@ pub(crate) struct Lowerer<'a> {
     unused: HashMap<OpId, Buffer>,
     /// The init, body and state stages of each scan, by the position of
     /// their scan: they store into and read the scan's buffer.
-    scan_parts: HashMap<usize, usize>,
+    scan_parts: HashMap<usize, (usize, usize)>,
     /// The init stage of each scan, by its position (a subset of
     /// `scan_parts`): placed by the scan before its loop.
     scan_inits: HashMap<usize, usize>,
@@ -464,10 +464,14 @@ impl<'a> Lowerer<'a> {
             .into_iter()
             .map(|b| b.transpose())
             .collect::<Result<Vec<_>>>()?;
-        for (&part, &scan) in &scan_parts {
-            buffers[part] = buffers[scan].clone();
-        }
         let more_buffers = more_output_buffers(s, &buffers)?;
+        // A part of a scan is stored in the scan's buffer of its state.
+        for (&part, &(scan, k)) in &scan_parts {
+            buffers[part] = match k {
+                0 => buffers[scan].clone(),
+                _ => more_buffers[scan].get(k - 1).cloned(),
+            };
+        }
         let built = (0..s.stages().len()).map(|_| None).collect();
         Ok(Lowerer {
             s,
@@ -559,10 +563,11 @@ impl<'a> Lowerer<'a> {
                         .collect();
                     Stmt::realize(buf, region, body)
                 }
+                // Each state of a scan has its own region.
                 StorageStyle::Realize => {
                     let region: Vec<Range> = self
                         .b
-                        .region(op)
+                        .output_region(op, k)
                         .ok_or_else(|| TeError::lowering(format!("no bounds for `{}`", op.name())))?
                         .iter()
                         .map(|r| Range::new(self.expr(&r.min), self.expr(&r.extent)))
@@ -592,7 +597,7 @@ impl<'a> Lowerer<'a> {
     /// together with the region offset it may get).
     pub(crate) fn access(&self, p: usize, idx: Vec<Expr>) -> Vec<Expr> {
         // A scan's parts are stored in the scan's buffer.
-        let p = self.scan_parts.get(&p).copied().unwrap_or(p);
+        let p = self.scan_parts.get(&p).map_or(p, |&(scan, _)| scan);
         if let Some(starts) = &self.transformed[p] {
             let map = self
                 .s
@@ -613,6 +618,12 @@ impl<'a> Lowerer<'a> {
             || self.params.contains(&p)
             || self.s.stages()[p].is_placeholder()
             || self.s.layout(self.s.stages()[p].op()).is_some()
+            // Extern outputs are stored whole, each of its own shape; so
+            // are the states of a scan of several, along their spatial
+            // axes, and their rows start at 0.
+            || self.s.stages()[p].op().is_extern()
+            || (crate::scan::scan_op(self.s.stages()[p].op()).is_some()
+                && self.s.stages()[p].op().num_outputs() > 1)
         {
             return idx.into_iter().map(|e| simp(&self.an, e)).collect();
         }
@@ -1017,7 +1028,7 @@ impl<'a> Lowerer<'a> {
             e.body.clone()
         };
         let e = &crate::extern_op::ExternOp { body, ..e.clone() };
-        let body = crate::extern_op::bind_buffers(e, &map);
+        let body = crate::extern_op::bind_buffers(e, &map, self.s.stages()[i].name());
         Ok(Stmt::produce(self.s.stages()[i].name(), body))
     }
 
@@ -1025,19 +1036,22 @@ impl<'a> Lowerer<'a> {
     /// its scan axis with the body's stages inside (TVM's scan init and
     /// update scopes).
     fn scan_nest(&mut self, i: usize, loops: &[Loop]) -> Result<Stmt> {
-        let init = self
-            .scan_inits
-            .iter()
-            .find(|(_, &sc)| sc == i)
-            .map(|(&k, _)| k)
-            .and_then(|k| self.built[k].take())
-            .ok_or_else(|| {
+        // The inits in the order of the states.
+        let scan = crate::scan::scan_op(self.s.stages()[i].op()).expect("a scan stage");
+        let mut inits = Vec::new();
+        for t in &scan.init {
+            let k = self.s.stage_index(t.op())?;
+            let built = self.built[k].take().ok_or_else(|| {
                 TeError::lowering(format!(
-                    "the init of scan `{}` was not built before the scan",
+                    "the init `{}` of scan `{}` was not built before the scan",
+                    t.name(),
                     self.s.stages()[i].name()
                 ))
             })?;
+            inits.push(built);
+        }
         let steps = self.nest(loops, Stmt::no_op(), &[], 0)?;
+        let init = inits.into_iter().reduce(seq).unwrap_or_else(Stmt::no_op);
         Ok(Stmt::produce(self.s.stages()[i].name(), seq(init, steps)))
     }
 
@@ -1288,9 +1302,10 @@ impl<'a> Lowerer<'a> {
 }
 
 /// The parts of every scan, by stage position, with the position of their
-/// scan: its init, its update and its state, which all stand for the
-/// scan's buffer; and its init alone.
-type ScanParts = (HashMap<usize, usize>, HashMap<usize, usize>);
+/// scan and the output they stand for: each state's init, update and
+/// placeholder, which all stand for the scan's buffer of that state; and
+/// the inits alone, with their scan.
+type ScanParts = (HashMap<usize, (usize, usize)>, HashMap<usize, usize>);
 
 fn scan_parts(s: &Schedule) -> Result<ScanParts> {
     let mut parts = HashMap::new();
@@ -1299,18 +1314,32 @@ fn scan_parts(s: &Schedule) -> Result<ScanParts> {
         let Some(scan) = crate::scan::scan_op(st.op()) else {
             continue;
         };
-        let init = s.stage_index(scan.init.op())?;
-        if inits.insert(init, i).is_some() {
-            return Err(TeError::schedule(format!(
-                "`{}` is the init of two scans: give each scan its own init",
-                scan.init.name()
-            )));
-        }
-        parts.insert(init, i);
-        parts.insert(s.stage_index(scan.update.op())?, i);
-        // A state the update never reads is not part of the schedule.
-        if let Ok(state) = s.stage_index(scan.state.op()) {
-            parts.insert(state, i);
+        for (k, ((init, update), state)) in scan
+            .init
+            .iter()
+            .zip(&scan.update)
+            .zip(&scan.state)
+            .enumerate()
+        {
+            let init_stage = s.stage_index(init.op())?;
+            if inits.insert(init_stage, i).is_some() {
+                return Err(TeError::schedule(format!(
+                    "`{}` is the init of two states: give each state its own init",
+                    init.name()
+                )));
+            }
+            let update_stage = s.stage_index(update.op())?;
+            if parts.insert(update_stage, (i, k)).is_some() {
+                return Err(TeError::schedule(format!(
+                    "`{}` is the update of two states: give each state its own update",
+                    update.name()
+                )));
+            }
+            parts.insert(init_stage, (i, k));
+            // A state no update reads is not part of the schedule.
+            if let Ok(state_stage) = s.stage_index(state.op()) {
+                parts.insert(state_stage, (i, k));
+            }
         }
     }
     Ok((parts, inits))
@@ -1646,6 +1675,14 @@ fn more_output_buffers(s: &Schedule, buffers: &[Option<Buffer>]) -> Result<Vec<V
                     let shape = match op.kind() {
                         crate::operation::OpKind::Extern(_) => {
                             op.output_shape(k).expect("one shape per output").to_vec()
+                        }
+                        // The rows of the first state; the other states are
+                        // stored whole along their spatial axes.
+                        crate::operation::OpKind::Scan(_) => {
+                            let mut shape = vec![first.shape()[0].clone()];
+                            let own = op.output_shape(k).expect("one shape per output");
+                            shape.extend(own[1..].iter().cloned());
+                            shape
                         }
                         _ => first.shape().to_vec(),
                     };

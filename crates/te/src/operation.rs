@@ -104,6 +104,11 @@ impl Operation {
         &self.0.kind
     }
 
+    /// Whether this is an extern or hybrid operation.
+    pub fn is_extern(&self) -> bool {
+        matches!(self.0.kind, OpKind::Extern(_))
+    }
+
     /// The compute definition, when this is a compute.
     pub fn as_compute(&self) -> Option<&ComputeOp> {
         match &self.0.kind {
@@ -218,7 +223,9 @@ impl Operation {
     /// The tensors the body reads, each once, in order of first use.
     pub fn input_tensors(&self) -> Vec<Tensor> {
         match self.kind() {
-            OpKind::Scan(scan) => return vec![scan.init.clone(), scan.update.clone()],
+            OpKind::Scan(scan) => {
+                return scan.init.iter().chain(&scan.update).cloned().collect();
+            }
             OpKind::Extern(e) => return e.inputs.clone(),
             _ => {}
         }

@@ -171,8 +171,8 @@ pub struct Reference<'a> {
     shapes: IdMap<OpId, Vec<i64>>,
     /// How deeply `value` is nested, to check the stack every few levels.
     depth: u32,
-    /// State placeholders of scans, read as their scan.
-    aliases: HashMap<OpId, Operation>,
+    /// State placeholders of scans, read as their scan's output.
+    aliases: HashMap<OpId, Tensor>,
     /// The scan elements being evaluated: a step that reads its own row
     /// (or a later one that reads back) would never finish.
     pending: std::collections::HashSet<(OpId, Vec<i64>)>,
@@ -185,6 +185,8 @@ pub struct Reference<'a> {
     /// The outputs of each extern or hybrid operation with several
     /// outputs, run once.
     extern_runs: HashMap<OpId, Vec<tir::Tensor>>,
+    /// The elements of scans with several states, by scan and state.
+    scan_memo: HashMap<(OpId, usize), HashMap<Vec<i64>, f64>>,
 }
 
 /// Rounds to the precision of `dtype`, as the interpreter stores values.
@@ -209,6 +211,7 @@ impl<'a> Reference<'a> {
             memo_outputs: HashMap::new(),
             operands: HashMap::new(),
             extern_runs: HashMap::new(),
+            scan_memo: HashMap::new(),
         }
     }
 
@@ -217,7 +220,18 @@ impl<'a> Reference<'a> {
         let multi = self
             .memo_outputs
             .get(&op.id())
-            .map_or(0, |m| m.len() as u64);
+            .map_or(0, |m| m.len() as u64)
+            .max(
+                self.scan_memo
+                    .get(&(op.id(), 0))
+                    .map_or(0, |m| m.len() as u64),
+            )
+            // An extern operation's outputs are computed whole.
+            .max(self.extern_runs.get(&op.id()).map_or(0, |outs| {
+                outs.iter()
+                    .map(|t| t.shape().iter().product::<usize>() as u64)
+                    .sum()
+            }));
         self.memo.get(&op.id()).map_or(multi, Memo::len)
     }
 
@@ -239,6 +253,17 @@ impl<'a> Reference<'a> {
         }
         if let OpKind::Extern(e) = t.op().kind() {
             return self.extern_output_element(t, e, idx);
+        }
+        if let OpKind::Scan(scan) = t.op().kind() {
+            // Each state has its own shape.
+            let shape = self.tensor_shape(t)?;
+            if idx.len() != shape.len() || idx.iter().zip(&shape).any(|(&i, &n)| i < 0 || i >= n) {
+                return Err(TeError::definition(format!(
+                    "the definitions read `{}` at {idx:?}, outside its shape {shape:?}",
+                    t.name()
+                )));
+            }
+            return self.scan_element(t, scan, idx);
         }
         self.check_in_shape(t.op(), idx)?;
         let op = t.op();
@@ -356,14 +381,14 @@ impl<'a> Reference<'a> {
     /// The element of `op` at `idx`.
     pub fn element(&mut self, op: &Operation, idx: &[i64]) -> Result<f64> {
         if let Some(scan) = self.aliases.get(&op.id()).cloned() {
-            return self.element(&scan, idx);
+            return self.element_of(&scan, idx);
         }
         if op.num_outputs() > 1 {
             return self.element_of(&op.output(), idx);
         }
         self.check_in_shape(op, idx)?;
         match op.kind() {
-            OpKind::Scan(scan) => return self.scan_element(op, scan, idx),
+            OpKind::Scan(scan) => return self.scan_element(&op.output(), scan, idx),
             OpKind::Extern(e) => return self.extern_element(op, e, idx),
             _ => {}
         }
@@ -404,30 +429,53 @@ impl<'a> Reference<'a> {
     /// Row `idx[0]` of a scan: from its init for the first rows, else from
     /// its update at that step, whose reads of the state are reads of the
     /// scan (earlier rows, evaluated in turn).
-    fn scan_element(&mut self, op: &Operation, scan: &ScanOp, idx: &[i64]) -> Result<f64> {
-        if let Some(v) = self.recalled(op, idx) {
+    fn scan_element(&mut self, t: &Tensor, scan: &ScanOp, idx: &[i64]) -> Result<f64> {
+        let op = t.op();
+        let k = t.value_index();
+        let several = op.num_outputs() > 1;
+        let recalled = if several {
+            self.scan_memo
+                .get(&(op.id(), k))
+                .and_then(|m| m.get(idx))
+                .copied()
+        } else {
+            self.recalled(op, idx)
+        };
+        if let Some(v) = recalled {
             return Ok(v);
         }
-        let init_rows = self.shape(scan.init.op())?[0];
-        let key = (op.id(), idx.to_vec());
+        let init_rows = self.tensor_shape(&scan.init[k])?[0];
+        let mut key_idx = idx.to_vec();
+        key_idx.push(k as i64);
+        let key = (op.id(), key_idx);
         if !self.pending.insert(key.clone()) {
             return Err(TeError::definition(format!(
                 "step {} of scan `{}` reads its own row {idx:?} of the state `{}`: a step may \
                  only read earlier rows (`t - 1`, ...)",
                 idx[0],
                 op.name(),
-                scan.state.name()
+                scan.state[k].name()
             )));
         }
         let v = if idx[0] < init_rows {
-            self.element(scan.init.op(), idx)
+            self.element_of(&scan.init[k], idx)
         } else {
-            self.aliases.insert(scan.state.op().id(), op.clone());
-            self.element(scan.update.op(), idx)
+            for (j, state) in scan.state.iter().enumerate() {
+                let out = op.output_at(j).expect("one output per state");
+                self.aliases.insert(state.op().id(), out);
+            }
+            self.element_of(&scan.update[k], idx)
         };
         self.pending.remove(&key);
         let v = v?;
-        self.remember(op, idx, v);
+        if several {
+            self.scan_memo
+                .entry((op.id(), k))
+                .or_default()
+                .insert(idx.to_vec(), v);
+        } else {
+            self.remember(op, idx, v);
+        }
         Ok(v)
     }
 
@@ -557,7 +605,7 @@ impl<'a> Reference<'a> {
     }
 
     /// The concrete shape of tensor `t` (any output of its operation).
-    fn tensor_shape(&self, t: &Tensor) -> Result<Vec<i64>> {
+    pub fn tensor_shape(&self, t: &Tensor) -> Result<Vec<i64>> {
         t.shape()
             .iter()
             .map(|d| {

@@ -19,7 +19,7 @@
 
 use crate::error::{Result, TeError};
 use crate::iter_var::{IterKind, IterVar};
-use crate::operation::{check_shape, new_op, OpId, OpKind, Operation, Tensor};
+use crate::operation::{check_shape, new_multi_output_op, OpId, OpKind, Operation, Tensor};
 use crate::simp::simp;
 use arith::int_set::IntSet;
 use arith::{Analyzer, Expr, Range, Var};
@@ -30,15 +30,17 @@ use std::collections::{HashMap, HashSet};
 pub struct ScanOp {
     /// The step axis, `{name}.idx`, over `[init rows, rows)`.
     pub scan_axis: IterVar,
-    /// One axis per dimension after the first, `{name}.out0.i{k}`, over
-    /// the whole dimension; not loops of the scan's stage.
+    /// One axis per dimension after the first of each state, state `k`'s
+    /// `{name}.out{k}.i{d}` over its whole dimension `d` (TVM's
+    /// `spatial_axis_`, state after state); not loops of the scan's stage.
     pub spatial_axis: Vec<IterVar>,
-    /// The first rows of the state.
-    pub init: Tensor,
-    /// One step: row `t` of the state from rows before it.
-    pub update: Tensor,
-    /// The placeholder `update` reads the state through.
-    pub state: Tensor,
+    /// The first rows of each state.
+    pub init: Vec<Tensor>,
+    /// One step of each state: row `t` from rows before it.
+    pub update: Vec<Tensor>,
+    /// The placeholders the updates read the states through; output `k`
+    /// of the scan is state `k`.
+    pub state: Vec<Tensor>,
     /// Further inputs of the body (`inputs=`), which bound the body.
     pub inputs: Vec<Tensor>,
 }
@@ -56,6 +58,13 @@ pub(crate) enum Role {
 }
 
 impl ScanOp {
+    /// The spatial axes of state `k`.
+    pub fn spatial_of(&self, k: usize) -> &[IterVar] {
+        let start: usize = self.state[..k].iter().map(|t| t.ndim() - 1).sum();
+        let n = self.state.get(k).map_or(0, |t| t.ndim() - 1);
+        &self.spatial_axis[start..start + n]
+    }
+
     /// The scan axis, then the spatial axes.
     pub fn root_iter_vars(&self) -> Vec<IterVar> {
         let mut v = vec![self.scan_axis.clone()];
@@ -63,18 +72,25 @@ impl ScanOp {
         v
     }
 
-    /// The operations of the body, producers first: those `update` reads,
-    /// directly or not, that lead to the state placeholder or one of
-    /// `inputs` (TVM's `ScanGetBody`), `update` last.
+    /// The operations of the body, producers first: those the updates
+    /// read, directly or not, that lead to a state placeholder or one of
+    /// `inputs` (TVM's `ScanGetBody`), the updates last.
     pub fn body_ops(&self) -> Vec<Operation> {
-        let boundary: HashSet<OpId> = std::iter::once(&self.state)
+        let boundary: HashSet<OpId> = self
+            .state
+            .iter()
             .chain(&self.inputs)
             .map(|t| t.op().id())
             .collect();
         // Iterative post order; `reaches[op]` once all inputs are done.
         let mut reaches: HashMap<OpId, bool> = HashMap::new();
         let mut order = Vec::new();
-        let mut stack: Vec<(Operation, bool)> = vec![(self.update.op().clone(), false)];
+        let mut stack: Vec<(Operation, bool)> = self
+            .update
+            .iter()
+            .rev()
+            .map(|u| (u.op().clone(), false))
+            .collect();
         while let Some((op, expanded)) = stack.pop() {
             if expanded {
                 let reach = op
@@ -112,11 +128,15 @@ impl ScanOp {
     /// `update` and to no other position. Only then may a consumer's
     /// region of that axis be computed alone.
     pub fn fix_points(&self) -> Vec<bool> {
+        // Several states are computed whole along their spatial axes.
+        if self.state.len() > 1 {
+            return vec![false; self.spatial_axis.len()];
+        }
         type Key = (OpId, usize);
         let mut exact: HashMap<Key, usize> = HashMap::new();
         let mut failed: HashSet<usize> = HashSet::new();
-        for k in 1..self.state.ndim() {
-            exact.insert((self.state.op().id(), k), k - 1);
+        for k in 1..self.state[0].ndim() {
+            exact.insert((self.state[0].op().id(), k), k - 1);
         }
         let merge =
             |exact: &mut HashMap<Key, usize>, failed: &mut HashSet<usize>, dst: Key, src: Key| {
@@ -155,19 +175,21 @@ impl ScanOp {
                     });
                 }
                 OpKind::Scan(inner) => {
-                    for k in 1..inner.update.ndim() {
-                        let dst = (op.id(), k);
-                        merge(&mut exact, &mut failed, dst, (inner.update.op().id(), k));
-                        merge(&mut exact, &mut failed, dst, (inner.init.op().id(), k));
+                    for (update, init) in inner.update.iter().zip(&inner.init) {
+                        for k in 1..update.ndim() {
+                            let dst = (op.id(), k);
+                            merge(&mut exact, &mut failed, dst, (update.op().id(), k));
+                            merge(&mut exact, &mut failed, dst, (init.op().id(), k));
+                        }
                     }
                 }
                 OpKind::Placeholder | OpKind::Extern(_) => {}
             }
         }
-        (1..self.update.ndim())
+        (1..self.state[0].ndim())
             .map(|k| {
                 !failed.contains(&(k - 1))
-                    && exact.get(&(self.update.op().id(), k)) == Some(&(k - 1))
+                    && exact.get(&(self.update[0].op().id(), k)) == Some(&(k - 1))
             })
             .collect()
     }
@@ -200,64 +222,125 @@ pub fn scan(
     inputs: &[Tensor],
     name: &str,
 ) -> Result<Tensor> {
+    scan_states(
+        std::slice::from_ref(init),
+        std::slice::from_ref(update),
+        std::slice::from_ref(state),
+        inputs,
+        name,
+    )
+    .map(|op| op.output())
+}
+
+/// `te.scan([init...], [update...], [state...], inputs, name)`: a scan of
+/// several states stepped together (an LSTM's cell and hidden state);
+/// output `k` is state `k`, of state `k`'s shape. The states have the same
+/// number of rows, and the inits the same number of first rows.
+pub fn scan_states(
+    init: &[Tensor],
+    update: &[Tensor],
+    state: &[Tensor],
+    inputs: &[Tensor],
+    name: &str,
+) -> Result<Operation> {
     let fail = |what: String| Err(TeError::definition(format!("te.scan `{name}`: {what}")));
-    if !matches!(state.op().kind(), OpKind::Placeholder) {
+    if state.is_empty() || init.len() != state.len() || update.len() != state.len() {
         return fail(format!(
-            "the state `{}` must be a placeholder (`te.placeholder`) that `update` reads",
-            state.name()
+            "{} inits, {} updates and {} states: give one init and one update per state",
+            init.len(),
+            update.len(),
+            state.len()
         ));
     }
-    for (what, t) in [("init", init), ("update", update)] {
-        if !matches!(t.op().kind(), OpKind::Compute(_)) {
-            return fail(format!("`{what}` (`{}`) must be a `te.compute`", t.name()));
-        }
-    }
-    let ndim = state.ndim();
-    if ndim == 0 {
-        return fail("the state must have at least one dimension, the scan axis".into());
-    }
-    for (what, t) in [("init", init), ("update", update)] {
-        if t.ndim() != ndim {
-            return fail(format!(
-                "`{what}` (`{}`) has {} dimensions but the state `{}` has {ndim}",
-                t.name(),
-                t.ndim(),
-                state.name()
-            ));
-        }
-        if t.dtype() != state.dtype() {
-            return fail(format!(
-                "`{what}` (`{}`) is {} but the state `{}` is {}",
-                t.name(),
-                t.dtype(),
-                state.name(),
-                state.dtype()
-            ));
+    for (what, list) in [("init", init), ("update", update), ("state", state)] {
+        for (k, t) in list.iter().enumerate() {
+            if let Some(j) = list[..k].iter().position(|u| u.op() == t.op()) {
+                return fail(format!(
+                    "`{}` is {what} {j} and {what} {k}: give each state its own {}",
+                    t.name(),
+                    if what == "state" { "placeholder" } else { what }
+                ));
+            }
         }
     }
     let an = Analyzer::new();
     let equal = |a: &Expr, b: &Expr| simp(&an, Expr::sub(a.clone(), b.clone())).is_int(0);
-    for k in 0..ndim {
-        if !equal(&update.shape()[k], &state.shape()[k]) {
+    let first_state = &state[0];
+    for (k, ((init, update), state)) in init.iter().zip(update).zip(state).enumerate() {
+        let ndim = state.ndim();
+        if ndim == 0 {
+            return fail("the state must have at least one dimension, the scan axis".into());
+        }
+        if !matches!(state.op().kind(), OpKind::Placeholder) {
             return fail(format!(
-                "dimension {k} of `update` (`{}`) is `{}` but that of the state is `{}`: they must be equal",
-                update.name(),
-                update.shape()[k],
-                state.shape()[k]
+                "the state `{}` must be a placeholder (`te.placeholder`) that `update` reads",
+                state.name()
             ));
         }
-        if k > 0 && !equal(&init.shape()[k], &state.shape()[k]) {
+        for (what, t) in [("init", init), ("update", update)] {
+            if !matches!(t.op().kind(), OpKind::Compute(_)) {
+                return fail(format!("`{what}` (`{}`) must be a `te.compute`", t.name()));
+            }
+        }
+        if !equal(&state.shape()[0], &first_state.shape()[0]) {
             return fail(format!(
-                "dimension {k} of `init` (`{}`) is `{}` but that of the state is `{}`: they must be equal",
-                init.name(),
-                init.shape()[k],
-                state.shape()[k]
+                "state {k} (`{}`) has {} rows but state 0 (`{}`) has {}: the states of a scan \
+                 step together",
+                state.name(),
+                state.shape()[0],
+                first_state.name(),
+                first_state.shape()[0],
             ));
+        }
+        for (what, t) in [("init", init), ("update", update)] {
+            if t.ndim() != ndim {
+                return fail(format!(
+                    "`{what}` (`{}`) has {} dimensions but the state `{}` has {ndim}",
+                    t.name(),
+                    t.ndim(),
+                    state.name()
+                ));
+            }
+            if t.dtype() != state.dtype() {
+                return fail(format!(
+                    "`{what}` (`{}`) is {} but the state `{}` is {}",
+                    t.name(),
+                    t.dtype(),
+                    state.name(),
+                    state.dtype()
+                ));
+            }
+        }
+        for d in 0..ndim {
+            if !equal(&update.shape()[d], &state.shape()[d]) {
+                return fail(format!(
+                    "dimension {d} of `update` (`{}`) is `{}` but that of the state is `{}`: they must be equal",
+                    update.name(),
+                    update.shape()[d],
+                    state.shape()[d]
+                ));
+            }
+            if d > 0 && !equal(&init.shape()[d], &state.shape()[d]) {
+                return fail(format!(
+                    "dimension {d} of `init` (`{}`) is `{}` but that of the state is `{}`: they must be equal",
+                    init.name(),
+                    init.shape()[d],
+                    state.shape()[d]
+                ));
+            }
         }
     }
-    let rows = &state.shape()[0];
-    let first = init.shape()[0].clone();
-    let extent = simp(&an, Expr::sub(update.shape()[0].clone(), first.clone()));
+    let first = init[0].shape()[0].clone();
+    if let Some(t) = init.iter().find(|t| !equal(&t.shape()[0], &first)) {
+        return fail(format!(
+            "init `{}` has {} rows but `{}` has {first}: every init gives the same first rows",
+            t.name(),
+            t.shape()[0],
+            init[0].name()
+        ));
+    }
+    let rows = &state[0].shape()[0];
+    let extent = simp(&an, Expr::sub(update[0].shape()[0].clone(), first.clone()));
     if let (Some(f), Some(r)) = (first.as_int(), rows.as_int()) {
         if f > r {
             return fail(format!(
@@ -265,31 +348,49 @@ pub fn scan(
             ));
         }
     }
-    let shape = state.shape().to_vec();
-    check_shape(&shape, name)?;
+    for t in state {
+        check_shape(t.shape(), name)?;
+    }
     let scan_axis = IterVar::new(
         format!("{name}.idx"),
         Some(Range::new(first, extent)),
         IterKind::DataPar,
     );
-    let spatial_axis = (1..ndim)
-        .map(|k| {
-            IterVar::new(
-                format!("{name}.out0.i{k}"),
-                Some(Range::from_extent(shape[k].clone())),
-                IterKind::DataPar,
-            )
+    let spatial_axis = state
+        .iter()
+        .enumerate()
+        .flat_map(|(k, t)| {
+            (1..t.ndim()).map(move |d| {
+                IterVar::new(
+                    format!("{name}.out{k}.i{d}"),
+                    Some(Range::from_extent(t.shape()[d].clone())),
+                    IterKind::DataPar,
+                )
+            })
         })
         .collect();
     let op = ScanOp {
         scan_axis,
         spatial_axis,
-        init: init.clone(),
-        update: update.clone(),
-        state: state.clone(),
+        init: init.to_vec(),
+        update: update.to_vec(),
+        state: state.to_vec(),
         inputs: inputs.to_vec(),
     };
-    Ok(new_op(name, shape, update.dtype(), OpKind::Scan(op)).output())
+    let several = state.len() > 1;
+    let outputs = state
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            let n = if several {
+                format!("{name}.v{k}")
+            } else {
+                name.to_string()
+            };
+            (n, t.shape().to_vec(), t.dtype())
+        })
+        .collect();
+    Ok(new_multi_output_op(name, outputs, OpKind::Scan(op)))
 }
 
 /// The scan definition of `op`, when it is a scan.
@@ -313,7 +414,14 @@ pub(crate) fn requests(
     root_dom: &HashMap<Var, IntSet>,
     range: impl Fn(&IterVar) -> Option<Range>,
 ) -> Vec<IntSet> {
-    let spatial = scan.spatial_axis.iter().map(|iv| match range(iv) {
+    // The state `producer` is the init or the update of.
+    let k = scan
+        .init
+        .iter()
+        .zip(&scan.update)
+        .position(|(i, u)| i.op() == producer || u.op() == producer)
+        .unwrap_or(0);
+    let spatial = scan.spatial_of(k).iter().map(|iv| match range(iv) {
         Some(r) => IntSet::interval(
             r.min.clone(),
             Expr::sub(Expr::add(r.min, r.extent), Expr::int(1)),
@@ -323,10 +431,10 @@ pub(crate) fn requests(
             .cloned()
             .unwrap_or_else(IntSet::everything),
     });
-    let first = if producer == scan.init.op() {
+    let first = if let Some(init) = scan.init.iter().find(|t| t.op() == producer) {
         IntSet::interval(
             Expr::int(0),
-            Expr::sub(scan.init.shape()[0].clone(), Expr::int(1)),
+            Expr::sub(init.shape()[0].clone(), Expr::int(1)),
         )
     } else {
         root_dom
@@ -373,13 +481,11 @@ pub(crate) fn gather_bound(
         None => sdom,
     };
     out.push((scan.scan_axis.clone(), time));
-    for ((iv, fixed), sets) in scan
-        .spatial_axis
-        .iter()
-        .zip(scan.fix_points())
-        .zip(&requests[1..])
-    {
-        let r = match union(sets) {
+    let fixed_points = scan.fix_points();
+    for (j, iv) in scan.spatial_axis.iter().enumerate() {
+        let fixed = fixed_points.get(j).copied().unwrap_or(false);
+        let asked = requests.get(j + 1).and_then(|sets| union(sets));
+        let r = match asked {
             Some((lo, hi)) if fixed => {
                 let ext = simp(an, Expr::add(Expr::sub(hi, lo.clone()), Expr::int(1)));
                 Range::new(lo, ext)
@@ -391,18 +497,19 @@ pub(crate) fn gather_bound(
     out
 }
 
-/// The region of the scan's buffer: every row up to the last step,
-/// `[0, first step + steps)`, and the ranges of the spatial axes (TVM's
-/// `ScanOp::BuildRealize`).
+/// The region of the scan's buffer of state `k`: every row up to the
+/// last step, `[0, first step + steps)`, and the ranges of the state's
+/// spatial axes (TVM's `ScanOp::BuildRealize`).
 pub(crate) fn region(
     scan: &ScanOp,
+    k: usize,
     range: impl Fn(&IterVar) -> Option<Range>,
     an: &Analyzer,
 ) -> Option<Vec<Range>> {
     let t = range(&scan.scan_axis)?;
     let rows = simp(an, Expr::add(t.min, t.extent));
     let mut out = vec![Range::from_extent(rows)];
-    for iv in &scan.spatial_axis {
+    for iv in scan.spatial_of(k) {
         out.push(range(iv)?);
     }
     Some(out)

@@ -353,8 +353,12 @@ impl Schedule {
                     parent: op.clone(),
                     axis: scan.scan_axis.clone(),
                 };
-                scan_roles.insert(scan.init.op().id(), (op.clone(), Role::Init));
-                scan_roles.insert(scan.state.op().id(), (op.clone(), Role::State));
+                for init in &scan.init {
+                    scan_roles.insert(init.op().id(), (op.clone(), Role::Init));
+                }
+                for state in &scan.state {
+                    scan_roles.insert(state.op().id(), (op.clone(), Role::State));
+                }
                 for body in scan.body_ops() {
                     scan_roles.insert(body.id(), (op.clone(), Role::Body));
                     if let Some(&j) = index.get(&body.id()) {
@@ -432,7 +436,7 @@ impl Schedule {
         self.stages
             .iter()
             .filter_map(|st| crate::scan::scan_op(st.op()))
-            .map(|scan| scan.state.op().id())
+            .flat_map(|scan| scan.state.iter().map(|t| t.op().id()))
             .collect()
     }
 
@@ -449,7 +453,8 @@ impl Schedule {
         let step = match &role {
             Some((scan, crate::scan::Role::Init)) => Some(("init", scan)),
             Some((scan, crate::scan::Role::Body))
-                if crate::scan::scan_op(scan).is_some_and(|s| s.update.op() == op) =>
+                if crate::scan::scan_op(scan)
+                    .is_some_and(|s| s.update.iter().any(|u| u.op() == op)) =>
             {
                 Some(("update", scan))
             }

@@ -56,22 +56,6 @@ fn only_default(a: &Bound, params: &[&str], function: &str) -> ApiResult<()> {
     Ok(())
 }
 
-/// One tensor, or the only tensor of a list of one (TVM's scan and extern
-/// take lists for several states or outputs).
-fn single_tensor(a: &Given, what: &str) -> ApiResult<te::Tensor> {
-    let items = crate::dataflow::tensor_list(a)?;
-    match <[te::Tensor; 1]>::try_from(items) {
-        Ok([t]) => Ok(t),
-        Err(items) => Err(not_supported(
-            a.place(),
-            format!(
-                "{what} with {} tensors is not supported: give one",
-                items.len()
-            ),
-        )),
-    }
-}
-
 fn buffer_value(b: tir::Buffer) -> Value {
     Value::Object(Object::DeclBuffer(b, Rc::from(Vec::new())))
 }
@@ -206,7 +190,8 @@ fn decl_buffer(args: Args) -> ApiResult<Value> {
 }
 
 /// `te.scan(init, update, state_placeholder, inputs=None, name="scan",
-/// tag="", attrs=None)` with one state.
+/// tag="", attrs=None)`: one state, or lists of them (a list of several
+/// gives a list of outputs, one per state).
 fn scan(args: Args) -> ApiResult<Value> {
     let a = args.bind(
         "scan",
@@ -221,17 +206,26 @@ fn scan(args: Args) -> ApiResult<Value> {
         ],
     )?;
     only_default(&a, &["tag", "attrs"], "scan")?;
-    let init = single_tensor(a.required("init")?, "a scan")?;
-    let update = single_tensor(a.required("update")?, "a scan")?;
-    let state = single_tensor(a.required("state_placeholder")?, "a scan")?;
+    let init = crate::dataflow::tensor_list(a.required("init")?)?;
+    let update = crate::dataflow::tensor_list(a.required("update")?)?;
+    let state = crate::dataflow::tensor_list(a.required("state_placeholder")?)?;
     let inputs = match a.get("inputs") {
         Some(g) if !matches!(g.value, Value::None) => crate::dataflow::tensor_list(g)?,
         _ => Vec::new(),
     };
     let name = name_or(&a, "scan")?;
-    let t =
-        te::scan(&init, &update, &state, &inputs, &name).map_err(|e| te_error(&a.place(), e))?;
-    Ok(Value::Object(Object::Tensor(t)))
+    let op = te::scan_states(&init, &update, &state, &inputs, &name)
+        .map_err(|e| te_error(&a.place(), e))?;
+    // Several states give a list of outputs, as TVM returns them.
+    Ok(match op.num_outputs() {
+        1 => Value::Object(Object::Tensor(op.output())),
+        _ => Value::list(
+            op.outputs()
+                .into_iter()
+                .map(|t| Value::Object(Object::Tensor(t)))
+                .collect(),
+        ),
+    })
 }
 
 /// Buffers given as a buffer or a list of them.
