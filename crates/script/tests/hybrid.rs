@@ -415,3 +415,27 @@ h(a)
         "{msg}"
     );
 }
+
+#[test]
+fn a_script_that_accumulates_into_its_output_starts_from_zeros() {
+    // As `output_tensor` is when the script runs as Python (TVM's tests
+    // pass arrays of zeros to the built function).
+    run_checked(
+        "\
+@te.hybrid.script
+def sum_array(inputs):
+    out = output_tensor((10,), inputs[0].dtype)
+    n = len(inputs)
+    for i in range(10):
+        for j in const_range(n):
+            out[i] += inputs[j][i]
+    return out
+
+inputs = [te.placeholder((10,), name=\"t%s\" % i) for i in range(3)]
+out = sum_array(inputs)
+assert len(out.op.inputs) == 3
+s = te.create_schedule(out.op)
+tvm.lower(s, inputs + [out])
+",
+    );
+}

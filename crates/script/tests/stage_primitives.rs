@@ -257,6 +257,31 @@ print(tvm.lower(s, [X, s_scan1, s_scan2], simple_mode=True))
 }
 
 #[test]
+fn the_body_and_fix_points_of_a_scan_are_readable() {
+    let printed = run_checked(
+        "\
+m, n, l = 4, 5, 6
+x = te.placeholder((l, m, n), name=\"x\")
+s_state = te.placeholder((l, m, n))
+s_init = te.compute((1, m, n), lambda _, i, j: x[0, i, j], name=\"s_init\")
+s_h1 = te.compute((l, n, m), lambda t, j, i: s_state[t - 1, i, j], name=\"h1\")
+s_h2 = te.compute((l, m, n), lambda t, i, j: s_state[t - 1, i, 3] * 2, name=\"h2\")
+s_update = te.compute((l, m, n), lambda t, i, j: s_h1[t, j, i] + s_h2[t, i, j], name=\"update\")
+s_scan = tvm.te.scan(s_init, s_update, s_state)
+print([op.name for op in tvm.te.schedule.ScanGetBody(s_scan.op)])
+fxpt = tvm.te.schedule.ScanFixPointAnalysis(s_scan.op)
+print([fxpt[iv].value for iv in s_scan.op.spatial_axis_])
+s = te.create_schedule(s_scan.op)
+tvm.lower(s, [x, s_scan])
+",
+    );
+    assert!(
+        printed.starts_with("['h1', 'h2', 'update']\n[1, 0]\n"),
+        "{printed}"
+    );
+}
+
+#[test]
 fn a_stage_of_a_two_state_scan_body_inlines() {
     run_checked(
         "\

@@ -122,21 +122,30 @@ impl ScanOp {
         order
     }
 
-    /// Per spatial axis, whether it is a fix point of the body (TVM's
-    /// `ScanFixPointAnalysis`): position `k` of the state flows, through
+    /// Per spatial axis (of every state, in [`ScanOp::spatial_axis`]
+    /// order), whether it is a fix point of the body (TVM's
+    /// `ScanFixPointAnalysis`): position `k` of its state flows, through
     /// indices that are exactly an axis of each stage, to position `k` of
-    /// `update` and to no other position. Only then may a consumer's
-    /// region of that axis be computed alone.
+    /// that state's update and to no other position. Only then may a
+    /// consumer's region of that axis be computed alone.
     pub fn fix_points(&self) -> Vec<bool> {
-        // Several states are computed whole along their spatial axes.
-        if self.state.len() > 1 {
-            return vec![false; self.spatial_axis.len()];
-        }
         type Key = (OpId, usize);
         let mut exact: HashMap<Key, usize> = HashMap::new();
         let mut failed: HashSet<usize> = HashSet::new();
-        for k in 1..self.state[0].ndim() {
-            exact.insert((self.state[0].op().id(), k), k - 1);
+        // Position `d` of state `k` is spatial axis `offset(k) + d - 1`.
+        let offsets: Vec<usize> = self
+            .state
+            .iter()
+            .scan(0, |acc, t| {
+                let start = *acc;
+                *acc += t.ndim() - 1;
+                Some(start)
+            })
+            .collect();
+        for (state, &offset) in self.state.iter().zip(&offsets) {
+            for d in 1..state.ndim() {
+                exact.insert((state.op().id(), d), offset + d - 1);
+            }
         }
         let merge =
             |exact: &mut HashMap<Key, usize>, failed: &mut HashSet<usize>, dst: Key, src: Key| {
@@ -186,10 +195,15 @@ impl ScanOp {
                 OpKind::Placeholder | OpKind::Extern(_) => {}
             }
         }
-        (1..self.state[0].ndim())
-            .map(|k| {
-                !failed.contains(&(k - 1))
-                    && exact.get(&(self.update[0].op().id(), k)) == Some(&(k - 1))
+        self.update
+            .iter()
+            .zip(&offsets)
+            .flat_map(|(update, &offset)| {
+                let (exact, failed) = (&exact, &failed);
+                (1..update.ndim()).map(move |d| {
+                    let g = offset + d - 1;
+                    !failed.contains(&g) && exact.get(&(update.op().id(), d)) == Some(&g)
+                })
             })
             .collect()
     }
@@ -481,9 +495,12 @@ pub(crate) fn gather_bound(
         None => sdom,
     };
     out.push((scan.scan_axis.clone(), time));
+    // The requests are per dimension of the first output: with several
+    // states the spatial axes are computed whole.
     let fixed_points = scan.fix_points();
+    let several = scan.state.len() > 1;
     for (j, iv) in scan.spatial_axis.iter().enumerate() {
-        let fixed = fixed_points.get(j).copied().unwrap_or(false);
+        let fixed = !several && fixed_points.get(j).copied().unwrap_or(false);
         let asked = requests.get(j + 1).and_then(|sets| union(sets));
         let r = match asked {
             Some((lo, hi)) if fixed => {

@@ -167,6 +167,10 @@ pub enum Function {
     IrBuilder,
     /// `te.hybrid.script`: a decorator.
     HybridScript,
+    /// `te.schedule.ScanGetBody(scan_op)`.
+    ScanGetBody,
+    /// `te.schedule.ScanFixPointAnalysis(scan_op)`.
+    ScanFixPointAnalysis,
     /// `te.hybrid.build(sch, inputs, outputs, name)`.
     HybridBuild,
     /// `te.hybrid.HybridModule(src, name)`.
@@ -258,6 +262,8 @@ impl Function {
             Function::CallExtern => "tvm.tir.call_extern",
             Function::IrBuilder => "tvm.tir.ir_builder.create",
             Function::HybridScript => "tvm.te.hybrid.script",
+            Function::ScanGetBody => "tvm.te.schedule.ScanGetBody",
+            Function::ScanFixPointAnalysis => "tvm.te.schedule.ScanFixPointAnalysis",
             Function::HybridBuild => "tvm.te.hybrid.build",
             Function::HybridModule => "tvm.te.hybrid.HybridModule",
             Function::CommReducer => "te.comm_reducer",

@@ -266,6 +266,40 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         | Function::CallPacked
         | Function::CallExtern
         | Function::IrBuilder => crate::extern_api::call(host, native, args),
+        Function::ScanGetBody | Function::ScanFixPointAnalysis => {
+            let a = args.bind(
+                native.name().rsplit('.').next().unwrap_or("scan"),
+                &["scan_op"],
+            )?;
+            let g = a.required("scan_op")?;
+            let op = objects::to_op(g)?;
+            let Some(scan) = te::scan_op(&op) else {
+                return Err(type_error(
+                    g.place(),
+                    format!("`{}` is not a scan", op.name()),
+                ));
+            };
+            Ok(match native {
+                Function::ScanGetBody => Value::list(
+                    scan.body_ops()
+                        .into_iter()
+                        .map(|op| Value::Object(Object::Op(op)))
+                        .collect(),
+                ),
+                _ => Value::Dict(Rc::from(
+                    scan.spatial_axis
+                        .iter()
+                        .zip(scan.fix_points())
+                        .map(|(iv, fixed)| {
+                            (
+                                Value::Object(Object::IterVar(iv.clone())),
+                                Value::Int(i64::from(fixed)),
+                            )
+                        })
+                        .collect::<Vec<_>>(),
+                )),
+            })
+        }
         Function::HybridBuild => crate::hybrid::build(args),
         Function::HybridModule => crate::hybrid::module_new(args),
         Function::HybridScript => {

@@ -236,6 +236,8 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "AutoInlineBroadcast" if schedule_level => Function::AutoInlineBroadcast,
         "CreateReadGraph" if schedule_level => Function::CreateReadGraph,
         "PostDFSOrder" if schedule_level => Function::PostDfsOrder,
+        "ScanGetBody" if schedule_level => Function::ScanGetBody,
+        "ScanFixPointAnalysis" if schedule_level => Function::ScanFixPointAnalysis,
         "ScheduleOps" if schedule_level => Function::ScheduleOps,
         "scan" if te_level => Function::Scan,
         "extern" if te_level => Function::Extern,

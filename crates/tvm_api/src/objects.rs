@@ -367,6 +367,9 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                     .collect(),
             )),
             (Object::Op(op), "num_outputs") => Ok(Value::Int(op.num_outputs() as i64)),
+            (Object::Op(op), "spatial_axis_") if te::scan_op(op).is_some() => Ok(iter_var_list(
+                &te::scan_op(op).expect("a scan").spatial_axis,
+            )),
             (Object::Op(op), "scan_axis") if te::scan_op(op).is_some() => Ok(Value::Object(
                 Object::IterVar(te::scan_op(op).expect("a scan").scan_axis.clone()),
             )),
