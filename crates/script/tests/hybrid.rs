@@ -439,3 +439,29 @@ tvm.lower(s, inputs + [out])
 ",
     );
 }
+
+#[test]
+fn a_scatter_store_is_refused_with_what_is_supported() {
+    let (_, _, msg) = error_of(
+        "\
+@te.hybrid.script
+def invert_permutation(data):
+    result = output_tensor(data.shape, data.dtype)
+    for ind in range(data.shape[0]):
+        r_ind = data[ind]
+        result[r_ind] = ind
+    return result
+
+data = te.placeholder((5,), \"int32\", name=\"data\")
+invert_permutation(data)
+",
+    );
+    assert!(
+        msg.contains("a store at an index computed from tensor values"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("(line 8, hybrid function `invert_permutation`)"),
+        "{msg}"
+    );
+}

@@ -936,16 +936,28 @@ impl<'h, 's> Parser<'h, 's> {
                     other => vec![other.clone()],
                 };
                 for v in items {
-                    idx.push(index_of(&v).ok_or_else(|| {
-                        self.error(
+                    let Some(e) = index_of(&v) else {
+                        // A store at an index read from a tensor or a variable
+                        // of the body (a scatter, `out[count] = i`).
+                        if matches!(v, Value::Object(Object::Element(_))) {
+                            return Err(self.error(
+                                &*sub.slice,
+                                ErrorClass::NotSupported,
+                                "a store at an index computed from tensor values or from a \
+                                 variable of the body (a scatter) is not supported: index \
+                                 stores with loop variables and sizes",
+                            ));
+                        }
+                        return Err(self.error(
                             &*sub.slice,
                             ErrorClass::TypeError,
                             format!(
                                 "an index must be an integer expression, found a {}",
                                 v.type_name()
                             ),
-                        )
-                    })?);
+                        ));
+                    };
+                    idx.push(e);
                 }
                 if idx.len() != t.ndim() {
                     return Err(self.error(
