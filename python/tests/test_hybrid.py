@@ -105,3 +105,20 @@ def test_scheduled_hybrid_loops_compute_what_the_script_does():
     out = tvm.nd.array(np.zeros((30, 30), "float32"))
     f(tvm.nd.array(x), out)
     np.testing.assert_allclose(out.numpy(), blur(x), rtol=1e-5)
+
+
+def test_a_scatter_runs_as_in_python():
+    @script
+    def invert_permutation(data):
+        result = output_tensor(data.shape, data.dtype)  # noqa: F821
+        for ind in range(data.shape[0]):
+            r_ind = data[ind]
+            result[r_ind] = ind
+        return result
+
+    data = te.placeholder((5,), "int32", name="data")
+    r = invert_permutation(data)
+    perm = np.array([3, 4, 0, 2, 1], "int32")
+    (got,) = _build_and_run([r], [data], [perm])
+    np.testing.assert_array_equal(got, invert_permutation(perm))
+    np.testing.assert_array_equal(got, [2, 4, 3, 0, 1])

@@ -441,8 +441,9 @@ tvm.lower(s, inputs + [out])
 }
 
 #[test]
-fn a_scatter_store_is_refused_with_what_is_supported() {
-    let (_, _, msg) = error_of(
+fn a_store_at_an_index_read_at_run_time_scatters() {
+    // TOPI's `invert_permutation` and `argwhere` hybrid scripts.
+    let printed = run_checked(
         "\
 @te.hybrid.script
 def invert_permutation(data):
@@ -452,16 +453,52 @@ def invert_permutation(data):
         result[r_ind] = ind
     return result
 
+@te.hybrid.script
+def argwhere_2d(output_shape, condition):
+    a = output_tensor(output_shape, \"int32\")
+    valid_index = 0
+    for i1 in range(condition.shape[0]):
+        for i2 in range(condition.shape[1]):
+            if condition[i1, i2] != 0:
+                a[valid_index, 0] = i1
+                a[valid_index, 1] = i2
+                valid_index += 1
+    return a
+
 data = te.placeholder((5,), \"int32\", name=\"data\")
-invert_permutation(data)
+r = invert_permutation(data)
+s = te.create_schedule(r.op)
+print(tvm.lower(s, [data, r], simple_mode=True))
+cond = te.placeholder((3, 4), \"int32\", name=\"cond\")
+out = argwhere_2d((12, 2), cond)
+s = te.create_schedule(out.op)
+print(tvm.lower(s, [cond, out], simple_mode=True))
+",
+    );
+    // The check runs the last program (random inputs are no permutation).
+    assert!(
+        printed.contains("let result_index0 = r_ind[0]\n"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("let a_index0 = valid_index[0]\n"),
+        "{printed}"
+    );
+    let (_, _, msg) = error_of(
+        "\
+@te.hybrid.script
+def f(data):
+    result = output_tensor(data.shape, data.dtype)
+    for ind in range(data.shape[0]):
+        result[data[ind]] = 1.0
+    return result
+
+data = te.placeholder((5,), \"float32\", name=\"data\")
+f(data)
 ",
     );
     assert!(
-        msg.contains("a store at an index computed from tensor values"),
-        "{msg}"
-    );
-    assert!(
-        msg.contains("(line 8, hybrid function `invert_permutation`)"),
+        msg.contains("an index must be an integer, found a float32 value"),
         "{msg}"
     );
 }

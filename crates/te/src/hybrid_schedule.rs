@@ -103,6 +103,15 @@ fn rewrite(
                 value,
                 body,
             } => Stmt::let_stmt(v, value.clone(), rewrite(body, var, found, f)?),
+            Stmt::LetValue {
+                var: v,
+                value,
+                body,
+            } => Stmt::LetValue {
+                var: v.clone(),
+                value: value.clone(),
+                body: Box::new(rewrite(body, var, found, f)?),
+            },
             Stmt::Realize {
                 buffer,
                 region,

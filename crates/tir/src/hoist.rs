@@ -99,6 +99,11 @@ impl Mutator for Hoister {
                 value: value.clone(),
                 body: Box::new(self.bound_in(var, body)?),
             }),
+            Stmt::LetValue { var, value, body } => Ok(Stmt::LetValue {
+                var: var.clone(),
+                value: value.clone(),
+                body: Box::new(self.bound_in(var, body)?),
+            }),
             Stmt::Allocate {
                 buffer,
                 extents,

@@ -95,6 +95,11 @@ pub fn walk_stmt<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Result<Stmt, M::Er
                 value: m.expr(value)?,
                 body: Box::new(m.stmt(body)?),
             },
+            Stmt::LetValue { var, value, body } => Stmt::LetValue {
+                var: var.clone(),
+                value: m.value(value)?,
+                body: Box::new(m.stmt(body)?),
+            },
             Stmt::Realize {
                 buffer,
                 region,

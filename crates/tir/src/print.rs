@@ -245,6 +245,7 @@ impl Printer {
                 write!(f, "{word} ({var}, {}, {})", index(min), index(extent))
             }
             Stmt::Let { var, value, .. } => write!(f, "let {var} = {}", index(value)),
+            Stmt::LetValue { var, value, .. } => write!(f, "let {var} = {}", self.value(value)),
             Stmt::Realize { buffer, region, .. } => {
                 write!(f, "realize {buffer}(")?;
                 for (k, r) in region.iter().enumerate() {
@@ -377,7 +378,7 @@ impl Printer {
             // TVM prints lets and allocations as a line above their body,
             // without a block of their own; like TVM's text, this does not
             // show where the body ends when statements follow it.
-            Stmt::Let { body, .. } => {
+            Stmt::Let { body, .. } | Stmt::LetValue { body, .. } => {
                 pad(f, depth)?;
                 self.write_header(f, s)?;
                 f.write_char('\n')?;

@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet};
 pub fn rename_shadowing(s: Stmt) -> Stmt {
     let mut taken: HashSet<String> = HashSet::new();
     s.visit(&mut |st| {
-        if let Stmt::For { var, .. } | Stmt::Let { var, .. } = st {
+        if let Stmt::For { var, .. } | Stmt::Let { var, .. } | Stmt::LetValue { var, .. } = st {
             taken.insert(var.name().to_owned());
         }
     });
@@ -59,7 +59,10 @@ fn find_shadowing_step(
     taken: &mut HashSet<String>,
     renamed: &mut HashMap<Var, Var>,
 ) {
-    if let Stmt::For { var, body, .. } | Stmt::Let { var, body, .. } = s {
+    if let Stmt::For { var, body, .. }
+    | Stmt::Let { var, body, .. }
+    | Stmt::LetValue { var, body, .. } = s
+    {
         let name = match renamed.get(var) {
             Some(r) => r.name().to_owned(),
             None if scope.iter().any(|n| n == var.name()) => {
@@ -101,7 +104,8 @@ impl Mutator for Binders<'_> {
     fn stmt(&mut self, s: &Stmt) -> Result<Stmt, Self::Error> {
         let rename = |v: &Var| self.renamed.get(v).cloned().unwrap_or_else(|| v.clone());
         let mut out = walk_stmt(self, s)?;
-        if let Stmt::For { var, .. } | Stmt::Let { var, .. } = &mut out {
+        if let Stmt::For { var, .. } | Stmt::Let { var, .. } | Stmt::LetValue { var, .. } = &mut out
+        {
             *var = rename(var);
         }
         Ok(out)

@@ -61,6 +61,17 @@ pub enum Stmt {
         /// Where the binding holds.
         body: Box<Stmt>,
     },
+    /// `let var = value` over `body` for an index read at run time (a
+    /// scatter's destination, `out[data[i]] = i`): `value`, an integer
+    /// value that may load, is evaluated once on entry.
+    LetValue {
+        /// The bound variable.
+        var: Var,
+        /// Its value, converted to an integer.
+        value: Value,
+        /// Where the binding holds.
+        body: Box<Stmt>,
+    },
     /// `realize B(region) { body }`: `buffer` holds values on `region`
     /// (one `[min, extent]` per axis, evaluated on entry) inside `body`.
     Realize {
@@ -317,6 +328,7 @@ impl Stmt {
         match self {
             Stmt::For { body, .. }
             | Stmt::Let { body, .. }
+            | Stmt::LetValue { body, .. }
             | Stmt::Realize { body, .. }
             | Stmt::Allocate { body, .. }
             | Stmt::Produce { body, .. }
@@ -398,6 +410,7 @@ impl Drop for Stmt {
             match s {
                 Stmt::For { body, .. }
                 | Stmt::Let { body, .. }
+                | Stmt::LetValue { body, .. }
                 | Stmt::Realize { body, .. }
                 | Stmt::Allocate { body, .. }
                 | Stmt::Produce { body, .. }

@@ -161,6 +161,10 @@ impl FrameFinder {
                 self.scoped(inner, path);
                 path.truncate(path.len() - pragmas.len());
             }
+            Stmt::LetValue { value, body, .. } => {
+                self.value(value, path);
+                self.scoped(body, path)
+            }
             Stmt::Let { body, .. } | Stmt::Allocate { body, .. } | Stmt::Realize { body, .. } => {
                 self.scoped(body, path)
             }
@@ -531,6 +535,25 @@ impl ScriptPrinter {
             }
             Stmt::Let { var, value, body } => {
                 let rhs = self.expr(value);
+                let name = self.define_var(var);
+                let text = if last {
+                    let mut out = format!("{}{name}: T.int32 = {rhs}\n", pad(depth));
+                    out.push_str(&self.scope(body, depth));
+                    out
+                } else {
+                    self.scoped(
+                        Some(&name),
+                        &format!("T.LetStmt({rhs})"),
+                        body,
+                        depth,
+                        false,
+                    )
+                };
+                self.release_var(var);
+                text
+            }
+            Stmt::LetValue { var, value, body } => {
+                let rhs = self.value(value, Prec::Or);
                 let name = self.define_var(var);
                 let text = if last {
                     let mut out = format!("{}{name}: T.int32 = {rhs}\n", pad(depth));

@@ -101,6 +101,13 @@ pub fn verify_bound_vars(
                 work.push(Work::Unbind);
                 work.push(Work::Stmt(body));
             }
+            Stmt::LetValue { var, value, body } => {
+                scope.check_value(value, &at)?;
+                scope.bind(var);
+                binders.push(var);
+                work.push(Work::Unbind);
+                work.push(Work::Stmt(body));
+            }
             Stmt::Let { var, value, body } => {
                 scope.check_expr(value, &at)?;
                 scope.bind(var);

@@ -107,3 +107,48 @@ fn flattening_keeps_the_bound_index() {
         flat.func
     );
 }
+
+/// `B[P[i]] = i`: a scatter, the destination bound by a `let` of a value
+/// read at run time.
+fn scatter() -> (Buffer, Buffer, PrimFunc) {
+    let p = Buffer::new("P", DataType::Int32, [4i64]);
+    let b = Buffer::new("B", DataType::Int32, [4i64]);
+    let (i, dst) = (Var::new("i"), Var::new("dst"));
+    let body = Stmt::for_range(
+        &i,
+        0,
+        4,
+        Stmt::LetValue {
+            var: dst.clone(),
+            value: Value::load(&p, [i.expr()]),
+            body: Box::new(Stmt::store(&b, [dst.expr()], Value::index(i.expr()))),
+        },
+    );
+    let f = PrimFunc::new("invert", vec![p.clone(), b.clone()], body);
+    (p, b, f)
+}
+
+#[test]
+fn a_let_of_a_value_read_at_run_time_indexes_a_scatter() {
+    let (p, b, f) = scatter();
+    assert_eq!(
+        f.body.to_string(),
+        "for (i, 0, 4) {\n  let dst = P[i]\n  B[dst] = i\n}\n"
+    );
+    let inputs = HashMap::from([(p, Tensor::new(vec![4], vec![2.0, 0.0, 3.0, 1.0]).unwrap())]);
+    let out = tir::run(&f, &inputs, &HashMap::new()).unwrap();
+    assert_eq!(out.tensor(&b).unwrap().data(), &[1.0, 3.0, 0.0, 2.0]);
+    assert!(tir::verify_bound_vars(&f, &|_| false).is_ok());
+}
+
+#[test]
+fn a_scatter_outside_its_buffer_is_caught_at_run_time() {
+    let (p, _, f) = scatter();
+    let inputs = HashMap::from([(p, Tensor::new(vec![4], vec![2.0, 0.0, 7.0, 1.0]).unwrap())]);
+    let err = tir::run(&f, &inputs, &HashMap::new()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("store to B[7] is outside the buffer's shape [4]"),
+        "{err}"
+    );
+}

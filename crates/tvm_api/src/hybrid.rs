@@ -903,6 +903,7 @@ impl<'h, 's> Parser<'h, 's> {
 
     /// `target = value` for a variable of the body or an element.
     fn store(&mut self, target: &ast::Expr, value: Value, out: &mut Vec<Stmt>) -> ApiResult<()> {
+        let mut scatter: Vec<(Var, tir::Value)> = Vec::new();
         let (tensor, indices) = match target {
             ast::Expr::Name(n) => match self.syms.get(n.id.as_str()) {
                 Some(Sym::Local(t)) => (t.clone(), vec![Expr::int(0)]),
@@ -936,18 +937,14 @@ impl<'h, 's> Parser<'h, 's> {
                     other => vec![other.clone()],
                 };
                 for v in items {
-                    let Some(e) = index_of(&v) else {
-                        // A store at an index read from a tensor or a variable
-                        // of the body (a scatter, `out[count] = i`).
-                        if matches!(v, Value::Object(Object::Element(_))) {
-                            return Err(self.error(
-                                &*sub.slice,
-                                ErrorClass::NotSupported,
-                                "a store at an index computed from tensor values or from a \
-                                 variable of the body (a scatter) is not supported: index \
-                                 stores with loop variables and sizes",
-                            ));
-                        }
+                    if let Some(e) = index_of(&v) {
+                        idx.push(e);
+                        continue;
+                    }
+                    // A store at an index read at run time (a scatter,
+                    // `out[count] = i`): the index is bound to a variable
+                    // around the store.
+                    let Value::Object(Object::Element(el)) = &v else {
                         return Err(self.error(
                             &*sub.slice,
                             ErrorClass::TypeError,
@@ -957,7 +954,16 @@ impl<'h, 's> Parser<'h, 's> {
                             ),
                         ));
                     };
-                    idx.push(e);
+                    if el.dtype().is_float() {
+                        return Err(self.error(
+                            &*sub.slice,
+                            ErrorClass::TypeError,
+                            format!("an index must be an integer, found a {} value", el.dtype()),
+                        ));
+                    }
+                    let var = Var::new(format!("{}_index{}", t.name(), idx.len()));
+                    scatter.push((var.clone(), self.to_tir(&*sub.slice, el)?));
+                    idx.push(var.expr());
                 }
                 if idx.len() != t.ndim() {
                     return Err(self.error(
@@ -1007,12 +1013,22 @@ impl<'h, 's> Parser<'h, 's> {
             }
         };
         let stage = buffer.name().to_string();
-        out.push(Stmt::BufferStore {
+        let store = Stmt::BufferStore {
             buffer,
             indices,
             value: v,
             stage,
-        });
+        };
+        out.push(
+            scatter
+                .into_iter()
+                .rev()
+                .fold(store, |body, (var, value)| Stmt::LetValue {
+                    var,
+                    value,
+                    body: Box::new(body),
+                }),
+        );
         Ok(())
     }
 

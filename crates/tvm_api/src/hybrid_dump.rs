@@ -178,6 +178,12 @@ impl Writer {
                 self.line(depth, &format!("{v} = {e}"));
                 self.stmt_step(body, depth)
             }
+            Stmt::LetValue { var, value, body } => {
+                let v = self.var_name(var);
+                let e = self.value(value)?;
+                self.line(depth, &format!("{v} = {e}"));
+                self.stmt_step(body, depth)
+            }
             Stmt::Realize {
                 buffer,
                 region,

@@ -69,7 +69,7 @@ impl StmtRef {
 pub(crate) fn stmt_class(s: &tir::Stmt) -> &'static str {
     match s {
         tir::Stmt::For { .. } => "For",
-        tir::Stmt::Let { .. } => "LetStmt",
+        tir::Stmt::Let { .. } | tir::Stmt::LetValue { .. } => "LetStmt",
         tir::Stmt::Realize { .. } => "BufferRealize",
         tir::Stmt::Allocate { .. } => "Allocate",
         tir::Stmt::BufferStore { .. } => "BufferStore",
@@ -127,11 +127,14 @@ pub(crate) fn stmt_attribute(s: &StmtRef, name: &str) -> Option<Value> {
         (tir::Stmt::For { min, .. }, "min") => Value::Index(min.clone()),
         (tir::Stmt::For { extent, .. }, "extent") => Value::Index(extent.clone()),
         (tir::Stmt::For { kind, .. }, "kind") => Value::Int(crate::objects::for_kind_value(kind)),
-        (tir::Stmt::Let { var, .. }, "var") => Value::Index(var.expr()),
+        (tir::Stmt::Let { var, .. } | tir::Stmt::LetValue { var, .. }, "var") => {
+            Value::Index(var.expr())
+        }
         (tir::Stmt::Let { value, .. }, "value") => Value::Index(value.clone()),
         (
             tir::Stmt::For { .. }
             | tir::Stmt::Let { .. }
+            | tir::Stmt::LetValue { .. }
             | tir::Stmt::Realize { .. }
             | tir::Stmt::Allocate { .. }
             | tir::Stmt::Produce { .. },

@@ -101,6 +101,13 @@ pub(crate) enum Code<'a> {
         body: Box<Code<'a>>,
         src: &'a Stmt,
     },
+    /// A `let` of an integer value read at run time.
+    LetValue {
+        slot: u32,
+        value: ValueCode,
+        body: Box<Code<'a>>,
+        src: &'a Stmt,
+    },
     /// A realize (or an allocate, with zero minimums). `shape` is the
     /// buffer's shape for an intermediate buffer, empty for a parameter.
     Region {
@@ -168,6 +175,7 @@ impl Drop for Code<'_> {
             match c {
                 Code::For { body, .. }
                 | Code::Let { body, .. }
+                | Code::LetValue { body, .. }
                 | Code::Region { body, .. }
                 | Code::EachThread { body, .. } => {
                     out.push(std::mem::replace(&mut **body, Code::Seq(Vec::new())));
@@ -666,6 +674,16 @@ impl<'a> Compiler<'a> {
                 let value = self.index(value, s)?;
                 let (slot, body) = self.bound(var, body)?;
                 Code::Let {
+                    slot,
+                    value,
+                    body: Box::new(body),
+                    src: s,
+                }
+            }
+            Stmt::LetValue { var, value, body } => {
+                let value = self.value_as(value, DataType::Int64, s)?;
+                let (slot, body) = self.bound(var, body)?;
+                Code::LetValue {
                     slot,
                     value,
                     body: Box::new(body),

@@ -61,6 +61,11 @@ fn steps_step(s: &Stmt, an: &mut Analyzer) -> Option<u64> {
             an.unbind(var);
             inner?
         }
+        // A value read at run time: any integer.
+        Stmt::LetValue { var, body, .. } => {
+            an.unbind(var);
+            steps(body, an)?
+        }
         Stmt::Realize { body, .. }
         | Stmt::Allocate { body, .. }
         | Stmt::Produce { body, .. }

@@ -95,6 +95,7 @@ fn shares_memory(s: &Stmt) -> bool {
             }
             Stmt::For { body, .. }
             | Stmt::Let { body, .. }
+            | Stmt::LetValue { body, .. }
             | Stmt::Produce { body, .. }
             | Stmt::TensorCall { body, .. } => pending.push(body),
             Stmt::IfThenElse {
@@ -320,6 +321,8 @@ impl<'a> Compiler<'a> {
                 };
                 self.with_private(p, |c| c.with_varying(var, |c| c.lockstep_stmt(body)))
             }
+            // A value read from memory: each thread runs it whole in turn.
+            Stmt::LetValue { .. } => self.leaf(s),
             Stmt::IfThenElse {
                 cond,
                 then_case,

@@ -584,6 +584,20 @@ impl<'c, 'a> Machine<'c, 'a> {
                 self.run(body)?;
                 self.slots[*slot as usize] = saved;
             }
+            Code::LetValue {
+                slot,
+                value,
+                body,
+                src,
+            } => {
+                let v = match self.value(value, src)? {
+                    Scalar::Int(x) => x,
+                    Scalar::Float(x) => x as i64,
+                };
+                let saved = std::mem::replace(&mut self.slots[*slot as usize], v);
+                self.run(body)?;
+                self.slots[*slot as usize] = saved;
+            }
             Code::Region {
                 buf,
                 shape,
