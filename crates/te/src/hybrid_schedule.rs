@@ -70,80 +70,32 @@ fn rewrite(
     found: &mut usize,
     f: &mut dyn FnMut(&Expr, &Expr, &ForKind, &Stmt) -> Result<Stmt>,
 ) -> Result<Stmt> {
-    tir::stack::grow(|| {
-        Ok(match s {
-            Stmt::For {
-                var: v,
-                min,
-                extent,
-                kind,
-                body,
-                ..
-            } if v == var => {
-                *found += 1;
-                f(min, extent, kind, body)?
-            }
-            Stmt::For {
-                var: v,
-                min,
-                extent,
-                kind,
-                pragmas,
-                body,
-            } => Stmt::For {
-                var: v.clone(),
-                min: min.clone(),
-                extent: extent.clone(),
-                kind: kind.clone(),
-                pragmas: pragmas.clone(),
-                body: Box::new(rewrite(body, var, found, f)?),
-            },
-            Stmt::Let {
-                var: v,
-                value,
-                body,
-            } => Stmt::let_stmt(v, value.clone(), rewrite(body, var, found, f)?),
-            Stmt::LetValue {
-                var: v,
-                value,
-                body,
-            } => Stmt::LetValue {
-                var: v.clone(),
-                value: value.clone(),
-                body: Box::new(rewrite(body, var, found, f)?),
-            },
-            Stmt::Realize {
-                buffer,
-                region,
-                body,
-            } => Stmt::realize(buffer, region.clone(), rewrite(body, var, found, f)?),
-            Stmt::Allocate {
-                buffer,
-                extents,
-                body,
-            } => Stmt::allocate(buffer, extents.clone(), rewrite(body, var, found, f)?),
-            Stmt::Produce { name, body } => Stmt::produce(name, rewrite(body, var, found, f)?),
-            Stmt::IfThenElse {
-                cond,
-                then_case,
-                else_case,
-            } => Stmt::IfThenElse {
-                cond: cond.clone(),
-                then_case: Box::new(rewrite(then_case, var, found, f)?),
-                else_case: match else_case {
-                    Some(e) => Some(Box::new(rewrite(e, var, found, f)?)),
-                    None => None,
-                },
-            },
-            Stmt::Seq(items) => Stmt::Seq(
-                items
-                    .iter()
-                    .map(|x| rewrite(x, var, found, f))
-                    .collect::<Result<_>>()?,
-            ),
-            other => other.clone(),
-        })
-    })
+    /// Rewrites the loops over `var`, every other statement walked.
+    struct Loop<'a, 'f> {
+        var: &'a Var,
+        found: &'a mut usize,
+        f: &'a mut (dyn FnMut(&Expr, &Expr, &ForKind, &Stmt) -> Result<Stmt> + 'f),
+    }
+    impl tir::mutate::Mutator for Loop<'_, '_> {
+        type Error = TeError;
+        fn stmt(&mut self, s: &Stmt) -> Result<Stmt> {
+            tir::stack::grow(|| match s {
+                Stmt::For {
+                    var,
+                    min,
+                    extent,
+                    kind,
+                    body,
+                    ..
+                } if var == self.var => {
+                    *self.found += 1;
+                    (self.f)(min, extent, kind, body)
+                }
+                _ => tir::mutate::walk_stmt(self, s),
+            })
+        }
+    }
+    tir::mutate::Mutator::stmt(&mut Loop { var, found, f }, s)
 }
 
 /// `s` with variables replaced (`f` gives the new value, or `None`), each

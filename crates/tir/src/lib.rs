@@ -76,6 +76,6 @@ pub use rename::rename_shadowing;
 pub use simplify::simplify;
 pub use stmt::{ForKind, Pragma, PragmaValue, PrimFunc, Stmt, ThreadLaunch};
 pub use tensor::{ShapeMismatch, Tensor};
-pub use tvmscript::tvmscript;
+pub use tvmscript::{python_identifier, tvmscript};
 pub use value::{call_dtype, BinOp, BufferLoad, Value};
 pub use verify::{verify_bound_vars, UnboundVariable};

@@ -282,23 +282,36 @@ enum Prec {
     Atom,
 }
 
+/// `hint` as a Python identifier: characters that cannot be in one become
+/// `_`, and a name that would start with a digit (or be empty) gets a `_`
+/// in front.
+///
+/// ```
+/// assert_eq!(tir::python_identifier("i.outer"), "i_outer");
+/// assert_eq!(tir::python_identifier("0x"), "_0x");
+/// ```
+pub fn python_identifier(hint: &str) -> String {
+    let mut base: String = hint
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+        base.insert(0, '_');
+    }
+    base
+}
+
 impl ScriptPrinter {
     /// A fresh Python name for `hint`: non-identifier characters become
     /// `_`, and a name in use gets the first free `_k` suffix.
     fn define(&mut self, hint: &str) -> String {
-        let mut base: String = hint
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
-            base.insert(0, '_');
-        }
+        let base = python_identifier(hint);
         let mut name = base.clone();
         let mut k = 0;
         while self.names.contains(&name) {
@@ -533,27 +546,12 @@ impl ScriptPrinter {
                 }
                 format!("{}{header}{text}", pad(depth))
             }
-            Stmt::Let { var, value, body } => {
-                let rhs = self.expr(value);
-                let name = self.define_var(var);
-                let text = if last {
-                    let mut out = format!("{}{name}: T.int32 = {rhs}\n", pad(depth));
-                    out.push_str(&self.scope(body, depth));
-                    out
-                } else {
-                    self.scoped(
-                        Some(&name),
-                        &format!("T.LetStmt({rhs})"),
-                        body,
-                        depth,
-                        false,
-                    )
+            Stmt::Let { var, body, .. } | Stmt::LetValue { var, body, .. } => {
+                let rhs = match s {
+                    Stmt::LetValue { value, .. } => self.value(value, Prec::Or),
+                    Stmt::Let { value, .. } => self.expr(value),
+                    _ => unreachable!("a let"),
                 };
-                self.release_var(var);
-                text
-            }
-            Stmt::LetValue { var, value, body } => {
-                let rhs = self.value(value, Prec::Or);
                 let name = self.define_var(var);
                 let text = if last {
                     let mut out = format!("{}{name}: T.int32 = {rhs}\n", pad(depth));

@@ -654,7 +654,7 @@ impl<'h, 's> Parser<'h, 's> {
             ast::Stmt::Pass(_) => Ok(()),
             ast::Stmt::Assign(a) => self.assign(a, out),
             ast::Stmt::AugAssign(a) => {
-                let op = binary_op(a.op).ok_or_else(|| {
+                let op = BinaryOp::from_python(a.op).ok_or_else(|| {
                     self.error(
                         a,
                         ErrorClass::NotSupported,
@@ -1281,7 +1281,7 @@ impl<'h, 's> Parser<'h, 's> {
                 crate::subscript(&base, &index).map_err(|err| self.located(e, err))
             }
             ast::Expr::BinOp(b) => {
-                let op = binary_op(b.op).ok_or_else(|| {
+                let op = BinaryOp::from_python(b.op).ok_or_else(|| {
                     self.error(
                         e,
                         ErrorClass::NotSupported,
@@ -1338,7 +1338,7 @@ impl<'h, 's> Parser<'h, 's> {
                 let mut acc: Option<Value> = None;
                 for (op, right) in c.ops.iter().zip(c.comparators.iter()) {
                     let r = self.expr(right)?;
-                    let op = compare_op(*op).ok_or_else(|| {
+                    let op = crate::compare_from_python(*op).ok_or_else(|| {
                         self.error(
                             e,
                             ErrorClass::NotSupported,
@@ -1580,31 +1580,6 @@ impl<'h, 's> Parser<'h, 's> {
         };
         Ok(Value::Object(Object::Element(te::Value::binary(op, x, y))))
     }
-}
-
-fn binary_op(op: ast::Operator) -> Option<BinaryOp> {
-    Some(match op {
-        ast::Operator::Add => BinaryOp::Add,
-        ast::Operator::Sub => BinaryOp::Sub,
-        ast::Operator::Mult => BinaryOp::Mul,
-        ast::Operator::Div => BinaryOp::Div,
-        ast::Operator::FloorDiv => BinaryOp::FloorDiv,
-        ast::Operator::Mod => BinaryOp::Mod,
-        ast::Operator::Pow => BinaryOp::Pow,
-        _ => return None,
-    })
-}
-
-fn compare_op(op: ast::CmpOp) -> Option<CmpOp> {
-    Some(match op {
-        ast::CmpOp::Eq => CmpOp::Eq,
-        ast::CmpOp::NotEq => CmpOp::Ne,
-        ast::CmpOp::Lt => CmpOp::Lt,
-        ast::CmpOp::LtE => CmpOp::Le,
-        ast::CmpOp::Gt => CmpOp::Gt,
-        ast::CmpOp::GtE => CmpOp::Ge,
-        _ => return None,
-    })
 }
 
 fn as_f64(v: &Value) -> Option<f64> {

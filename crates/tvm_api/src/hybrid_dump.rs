@@ -68,19 +68,7 @@ fn unsupported(what: &str) -> ApiError {
 impl Writer {
     /// A Python name from `name` (`i.outer` is `i_outer`), unused so far.
     fn fresh(&mut self, name: &str) -> String {
-        let mut base: String = name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
-            base.insert(0, '_');
-        }
+        let base = tir::python_identifier(name);
         let mut candidate = base.clone();
         let mut k = 1;
         while self.used.contains(&candidate) || is_reserved(&candidate) {

@@ -147,6 +147,22 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
+    /// The operator of Python's `a op b`, if it is one of these (not `@`
+    /// or a bitwise operator).
+    pub fn from_python(op: python_ast::Operator) -> Option<BinaryOp> {
+        use python_ast::Operator as O;
+        Some(match op {
+            O::Add => BinaryOp::Add,
+            O::Sub => BinaryOp::Sub,
+            O::Mult => BinaryOp::Mul,
+            O::Div => BinaryOp::Div,
+            O::FloorDiv => BinaryOp::FloorDiv,
+            O::Mod => BinaryOp::Mod,
+            O::Pow => BinaryOp::Pow,
+            _ => return None,
+        })
+    }
+
     /// The operator as Python writes it.
     pub fn symbol(self) -> &'static str {
         match self {
@@ -170,6 +186,21 @@ pub enum UnaryOp {
     Pos,
     /// `~cond`: logical not of a condition.
     Not,
+}
+
+/// The comparison of Python's `a op b`, if it is an ordering or an
+/// equality (not `is` or `in`).
+pub fn compare_from_python(op: python_ast::CmpOp) -> Option<CmpOp> {
+    use python_ast::CmpOp as C;
+    Some(match op {
+        C::Eq => CmpOp::Eq,
+        C::NotEq => CmpOp::Ne,
+        C::Lt => CmpOp::Lt,
+        C::LtE => CmpOp::Le,
+        C::Gt => CmpOp::Gt,
+        C::GtE => CmpOp::Ge,
+        _ => return None,
+    })
 }
 
 /// The namespace at dotted `path` (`tvm`, `tvm.te`, `tvm.tir`, ...), if

@@ -765,16 +765,8 @@ fn number(n: &ast::Number, span: Range<usize>) -> Eval<Value> {
 }
 
 fn binary_op(op: &ast::Operator, span: Range<usize>) -> Eval<BinaryOp> {
-    Ok(match op {
-        ast::Operator::Add => BinaryOp::Add,
-        ast::Operator::Sub => BinaryOp::Sub,
-        ast::Operator::Mult => BinaryOp::Mul,
-        ast::Operator::Div => BinaryOp::Div,
-        ast::Operator::FloorDiv => BinaryOp::FloorDiv,
-        ast::Operator::Mod => BinaryOp::Mod,
-        ast::Operator::Pow => BinaryOp::Pow,
-        _ => return Err(Raised::at(span, "the matrix operator `@` is not supported")),
-    })
+    BinaryOp::from_python(*op)
+        .ok_or_else(|| Raised::at(span, "the matrix operator `@` is not supported"))
 }
 
 pub(super) fn is_membership(op: &ast::CmpOp) -> bool {
@@ -785,15 +777,8 @@ pub(super) fn is_membership(op: &ast::CmpOp) -> bool {
 }
 
 pub(super) fn cmp_op(op: &ast::CmpOp) -> arith::CmpOp {
-    match op {
-        ast::CmpOp::Eq => arith::CmpOp::Eq,
-        ast::CmpOp::NotEq => arith::CmpOp::Ne,
-        ast::CmpOp::Lt => arith::CmpOp::Lt,
-        ast::CmpOp::LtE => arith::CmpOp::Le,
-        ast::CmpOp::Gt => arith::CmpOp::Gt,
-        // `is`, `in` and their negations are handled by the caller.
-        _ => arith::CmpOp::Ge,
-    }
+    // `is`, `in` and their negations are handled by the caller.
+    tvm_api::compare_from_python(*op).unwrap_or(arith::CmpOp::Ge)
 }
 
 fn expression_kind(e: &ast::Expr) -> &'static str {
