@@ -176,3 +176,14 @@ def test_declared_buffer_sizes_are_intimm():
     # tests read it.
     buf = tvm.tir.decl_buffer((16, 4), "float32", name="b")
     assert buf.shape[0].value == 16 and buf.shape == [16, 4]
+
+
+def test_scan_fix_points_are_intimms_by_spatial_axis():
+    m, n = 4, 5
+    state = te.placeholder((m, n), name="state")
+    init = te.compute((1, n), lambda _, i: state[0, i] * 0.0, name="init")
+    update = te.compute((m, n), lambda t, i: state[t - 1, i] + 1.0, name="update")
+    res = te.scan(init, update, state)
+    fxpt = tvm.te.schedule.ScanFixPointAnalysis(res.op)
+    assert [fxpt[iv].value for iv in res.op.spatial_axis_] == [1]
+    assert [op.name for op in tvm.te.schedule.ScanGetBody(res.op)] == ["update"]

@@ -290,10 +290,11 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
                     scan.spatial_axis
                         .iter()
                         .zip(scan.fix_points())
+                        // IntImms, as TVM gives them (`.value`).
                         .map(|(iv, fixed)| {
                             (
                                 Value::Object(Object::IterVar(iv.clone())),
-                                Value::Int(i64::from(fixed)),
+                                Value::Index(arith::Expr::int(i64::from(fixed))),
                             )
                         })
                         .collect::<Vec<_>>(),
