@@ -195,19 +195,6 @@ pub fn extern_op_outputs<E: From<TeError>>(
             .collect(),
     };
     let body = fcompute(&in_buffers, &out_buffers)?;
-    let named = out_buffers
-        .iter()
-        .zip(outputs)
-        .enumerate()
-        .map(|(k, (_, (shape, dtype)))| {
-            let n = if outputs.len() == 1 {
-                name.to_string()
-            } else {
-                format!("{name}.v{k}")
-            };
-            (n, shape.clone(), *dtype)
-        })
-        .collect();
     let op = ExternOp {
         inputs: inputs.to_vec(),
         input_buffers: in_buffers,
@@ -216,7 +203,7 @@ pub fn extern_op_outputs<E: From<TeError>>(
         hybrid: false,
         axis: Vec::new(),
     };
-    Ok(new_multi_output_op(name, named, OpKind::Extern(op)).output())
+    Ok(new_multi_output_op(name, outputs.to_vec(), OpKind::Extern(op)).output())
 }
 
 /// A hybrid script's operation (TVM's `HybridOp`): `body` reads each of
@@ -240,18 +227,9 @@ pub fn hybrid_op(
     for b in &output_buffers {
         check_shape(b.shape(), b.name())?;
     }
-    let several = output_buffers.len() > 1;
-    let named = output_buffers
+    let outputs = output_buffers
         .iter()
-        .enumerate()
-        .map(|(k, b)| {
-            let n = if several {
-                format!("{name}.v{k}")
-            } else {
-                name.to_string()
-            };
-            (n, b.shape().to_vec(), b.dtype())
-        })
+        .map(|b| (b.shape().to_vec(), b.dtype()))
         .collect();
     let axis = loops_of(&body);
     let op = ExternOp {
@@ -262,7 +240,7 @@ pub fn hybrid_op(
         hybrid: true,
         axis,
     };
-    Ok(new_multi_output_op(name, named, OpKind::Extern(op)))
+    Ok(new_multi_output_op(name, outputs, OpKind::Extern(op)))
 }
 
 fn shape_text(shape: &[Expr]) -> String {

@@ -709,31 +709,31 @@ fn build_compute<E: From<TeError>>(
     })))
 }
 
-/// A new operation of `kind` with one output per `(name, shape, dtype)`
-/// of `outputs` (an extern or hybrid operation), the operation named
-/// `name`. Outputs after the first may have shapes of their own.
+/// A new operation of `kind` with one output per `(shape, dtype)` of
+/// `outputs` (an extern, hybrid or scan operation), named `name`; its
+/// outputs are named as TVM names them (`name`, or `name.v0`, `name.v1`,
+/// ... for several) and may have shapes of their own.
 pub(crate) fn new_multi_output_op(
     name: &str,
-    outputs: Vec<(String, Vec<Expr>, DataType)>,
+    outputs: Vec<(Vec<Expr>, DataType)>,
     kind: OpKind,
 ) -> Operation {
+    let output_names = if outputs.len() > 1 {
+        (0..outputs.len()).map(|k| format!("{name}.v{k}")).collect()
+    } else {
+        Vec::new()
+    };
     let mut outputs = outputs.into_iter();
-    let (first_name, shape, dtype) = outputs
+    let (shape, dtype) = outputs
         .next()
-        .unwrap_or_else(|| (name.to_string(), Vec::new(), DataType::Float32));
-    let mut output_names = vec![first_name];
-    let mut more = Vec::new();
-    for (n, shape, dtype) in outputs {
-        output_names.push(n);
-        more.push(MoreOutput {
+        .unwrap_or_else(|| (Vec::new(), DataType::Float32));
+    let more = outputs
+        .map(|(shape, dtype)| MoreOutput {
             dtype,
             shape,
             body: None,
-        });
-    }
-    if more.is_empty() && output_names[0] == name {
-        output_names.clear();
-    }
+        })
+        .collect();
     Operation(Arc::new(OpData {
         id: OpId(NEXT_OP_ID.fetch_add(1, Ordering::Relaxed)),
         name: name.to_string(),

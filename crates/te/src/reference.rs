@@ -182,8 +182,7 @@ pub struct Reference<'a> {
     /// The values of the operands of a reducer's combiner while it is
     /// evaluated, by the operand's placeholder.
     operands: HashMap<OpId, f64>,
-    /// The outputs of each extern or hybrid operation with several
-    /// outputs, run once.
+    /// The outputs of each extern or hybrid operation, run once.
     extern_runs: HashMap<OpId, Vec<tir::Tensor>>,
     /// The elements of scans with several states, by scan and state.
     scan_memo: HashMap<(OpId, usize), HashMap<Vec<i64>, f64>>,
@@ -239,10 +238,29 @@ impl<'a> Reference<'a> {
     pub fn needed_elements(&self, op: &Operation) -> Vec<Vec<i64>> {
         match self.memo.get(&op.id()) {
             Some(m) => m.keys(),
-            None => self
-                .memo_outputs
-                .get(&op.id())
-                .map_or_else(Vec::new, |m| m.keys().cloned().collect()),
+            None => match self.extern_runs.get(&op.id()) {
+                // An extern operation computes its (first) output whole.
+                Some(outs) => {
+                    let dims: Vec<i64> = outs[0].shape().iter().map(|&d| d as i64).collect();
+                    let mut all = Vec::new();
+                    let mut at = vec![0i64; dims.len()];
+                    for _ in 0..dims.iter().product::<i64>() {
+                        all.push(at.clone());
+                        for k in (0..at.len()).rev() {
+                            at[k] += 1;
+                            if at[k] < dims[k] {
+                                break;
+                            }
+                            at[k] = 0;
+                        }
+                    }
+                    all
+                }
+                None => self
+                    .memo_outputs
+                    .get(&op.id())
+                    .map_or_else(Vec::new, |m| m.keys().cloned().collect()),
+            },
         }
     }
 
@@ -389,7 +407,7 @@ impl<'a> Reference<'a> {
         self.check_in_shape(op, idx)?;
         match op.kind() {
             OpKind::Scan(scan) => return self.scan_element(&op.output(), scan, idx),
-            OpKind::Extern(e) => return self.extern_element(op, e, idx),
+            OpKind::Extern(e) => return self.extern_output_element(&op.output(), e, idx),
             _ => {}
         }
         let Some(c) = op.as_compute() else {
@@ -479,37 +497,10 @@ impl<'a> Reference<'a> {
         Ok(v)
     }
 
-    /// An element of an extern operation: its body run by the interpreter
-    /// on its inputs, evaluated whole (once; every element is kept). A body
-    /// that calls a function the program cannot look into has no value.
-    fn extern_element(&mut self, op: &Operation, e: &ExternOp, idx: &[i64]) -> Result<f64> {
-        if let Some(v) = self.recalled(op, idx) {
-            return Ok(v);
-        }
-        let mut outputs = self.run_extern(op, e)?;
-        let out = outputs.swap_remove(0);
-        let shape = self.shape(op)?;
-        let memo = self
-            .memo
-            .entry(op.id())
-            .or_insert_with(|| Memo::for_shape(&shape));
-        let mut at = vec![0i64; shape.len()];
-        for _ in 0..shape.iter().product::<i64>().max(0) {
-            let pos: Vec<usize> = at.iter().map(|&x| x as usize).collect();
-            memo.insert(&at, round(out.get(&pos).unwrap_or(f64::NAN), op.dtype()));
-            for k in (0..at.len()).rev() {
-                at[k] += 1;
-                if at[k] < shape[k] {
-                    break;
-                }
-                at[k] = 0;
-            }
-        }
-        Ok(memo.get(idx).unwrap_or(f64::NAN))
-    }
-
-    /// Output `t` at `idx` of an extern or hybrid operation with several
-    /// outputs, each of its own shape.
+    /// Output `t` at `idx` of an extern or hybrid operation: its body run
+    /// by the interpreter on its inputs, once for all its outputs (each of
+    /// its own shape). A body that calls a function the program cannot
+    /// look into has no value.
     fn extern_output_element(&mut self, t: &Tensor, e: &ExternOp, idx: &[i64]) -> Result<f64> {
         let op = t.op();
         if !self.extern_runs.contains_key(&op.id()) {

@@ -391,18 +391,9 @@ pub fn scan_states(
         state: state.to_vec(),
         inputs: inputs.to_vec(),
     };
-    let several = state.len() > 1;
     let outputs = state
         .iter()
-        .enumerate()
-        .map(|(k, t)| {
-            let n = if several {
-                format!("{name}.v{k}")
-            } else {
-                name.to_string()
-            };
-            (n, t.shape().to_vec(), t.dtype())
-        })
+        .map(|t| (t.shape().to_vec(), t.dtype()))
         .collect();
     Ok(new_multi_output_op(name, outputs, OpKind::Scan(op)))
 }
