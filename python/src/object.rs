@@ -12,7 +12,7 @@ use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PySlice, PyString, PyTuple};
 use std::any::Any;
 use std::fmt;
 use tvm_api::{Args, BinaryOp, CmpOp, HostValue, UnaryOp, Value};
@@ -106,6 +106,12 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         return Ok(Value::list(
             l.iter().map(|x| to_value(&x)).collect::<PyResult<_>>()?,
         ));
+    }
+    if obj.is_instance_of::<PySlice>() {
+        // A region of a tensor (`A[i, 0:16]`).
+        let bound = |name: &str| obj.getattr(name).and_then(|b| to_value(&b));
+        return tvm_api::slice(bound("start")?, bound("stop")?, bound("step")?)
+            .map_err(|e| crate::error::api_error(obj.py(), e));
     }
     if let Ok(d) = obj.cast::<PyDict>() {
         let pairs = d

@@ -88,6 +88,7 @@ fn kind_text(kind: &OpKind) -> &'static str {
         OpKind::Compute(_) => "compute",
         OpKind::Scan(_) => "scan",
         OpKind::Extern(_) => "extern",
+        OpKind::TensorCompute(_) => "tensor compute",
     }
 }
 

@@ -636,7 +636,13 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
     }
     // Whether a request itself was widened (as opposed to the union).
     let requests_widened = widened.clone();
+    // The axes a tensor intrinsic computes whole, whatever is read.
+    let whole_from = crate::tensor_compute_of(op).map_or(usize::MAX, |tc| tc.schedulable_ndim);
     for (d, iv) in op.axis().iter().enumerate() {
+        if d >= whole_from {
+            bind(b, iv, declared(iv)?);
+            continue;
+        }
         let mut acc: Option<IntSet> = None;
         for r in &requests[d] {
             acc = Some(match acc {
@@ -708,10 +714,11 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
     Ok(())
 }
 
-/// What `consumer`, a scan or an extern operation, reads of `producer`
-/// per dimension (`None` for computes, which read through their bodies):
-/// a scan by its rules ([`crate::scan::requests`]), an extern operation
-/// every element (TVM's `ExternOp::PropBoundToInputs`).
+/// What `consumer`, a scan, extern or tensor compute operation, reads of
+/// `producer` per dimension (`None` for computes, which read through their
+/// bodies): a scan by its rules ([`crate::scan::requests`]), an extern
+/// operation every element (TVM's `ExternOp::PropBoundToInputs`), a tensor
+/// compute the regions it passes.
 fn opaque_requests(
     consumer: &Operation,
     producer: &Operation,
@@ -723,6 +730,7 @@ fn opaque_requests(
             b.ranges.get(iv).cloned()
         })),
         OpKind::Extern(_) => Some(vec![IntSet::everything(); producer.shape().len()]),
+        OpKind::TensorCompute(tc) => Some(tc.requests(producer, root_dom, &b.analyzer)),
         _ => None,
     }
 }

@@ -69,9 +69,34 @@ impl Schedule {
         let copy_body = tensor.at(axis.iter().map(IterVar::expr));
         let cache_op = Operation::new_compute(&name, "", Attrs::new(), axis, copy_body);
         let cache = cache_op.output();
+        let mut calls_rewritten = Vec::new();
         for reader in readers {
             let r = self.stage_index(reader.as_ref())?;
             let op = self.stages()[r].op().clone();
+            if let Some(tc) = crate::tensor_compute_of(&op) {
+                // A tensor intrinsic's call passes the cache's region.
+                if !tc.inputs.contains(tensor) {
+                    return Err(TeError::schedule(format!(
+                        "cache_read of `{}`: `{}` does not pass it to its intrinsic; pass the \
+                         operations that read `{}` as readers",
+                        tensor.name(),
+                        op.name(),
+                        tensor.name()
+                    )));
+                }
+                let mut tc = tc.clone();
+                for x in tc.inputs.iter_mut().filter(|x| *x == tensor) {
+                    *x = cache.clone();
+                }
+                for b in &mut tc.equivalent {
+                    if let Some(v) = redirect_reads(b, tensor, &cache) {
+                        *b = v;
+                    }
+                }
+                calls_rewritten
+                    .push((r, op.with_kind(crate::operation::OpKind::TensorCompute(tc))));
+                continue;
+            }
             let Some(c) = op.as_compute() else {
                 return Err(TeError::schedule(format!(
                     "cache_read of `{}`: reader `{}` is a placeholder and reads nothing",
@@ -100,6 +125,9 @@ impl Schedule {
         for (r, op, c, body, more) in rewritten {
             let body = body.unwrap_or_else(|| c.body.clone());
             let replaced = op.replaced_all(ComputeOp { body, ..c }, more);
+            self.replace_op(r, replaced, false);
+        }
+        for (r, replaced) in calls_rewritten {
             self.replace_op(r, replaced, false);
         }
         let at = self.insert_stage(source + 1, cache_op.clone());
@@ -162,6 +190,9 @@ impl Schedule {
         let i = self.stage_index(tensor.op())?;
         let st = &self.stages()[i];
         let op = st.op().clone();
+        if crate::tensor_compute_of(&op).is_some() {
+            return self.cache_write_calls(i, parsed, scope);
+        }
         let Some(c) = op.as_compute() else {
             return Err(TeError::schedule(format!(
                 "cache_write of `{}`: it is a placeholder; cache_write applies to computed tensors (use cache_read for inputs)",
@@ -331,6 +362,89 @@ fn guarded(body: Value, conditions: Vec<Expr>) -> Value {
 
 /// `body` with every read of `from` (load or gather) reading `to` at the
 /// same indices; `None` when `body` does not read `from`.
+impl Schedule {
+    /// `cache_write` of tensor compute stage `i`: the calls move to a new
+    /// tensor compute stage `<name>.<scope>` (axes `i.c`, the intrinsic's
+    /// axes kept), and stage `i` copies from it over every axis, as TVM's
+    /// `CacheWriteWithReLayoutTensor` does. The stage's loops must not have
+    /// been transformed yet.
+    fn cache_write_calls(
+        &mut self,
+        i: usize,
+        parsed: StorageScope,
+        scope: &str,
+    ) -> Result<Vec<Tensor>> {
+        let st = &self.stages()[i];
+        let op = st.op().clone();
+        let tc = crate::tensor_compute_of(&op).expect("a tensor compute stage");
+        if !st.relations().is_empty() {
+            return Err(TeError::schedule(format!(
+                "cache_write of `{}`: its loops were split, fused or reordered already; call \
+                 cache_write first",
+                op.name()
+            )));
+        }
+        let axis: Vec<IterVar> = tc
+            .axis
+            .iter()
+            .enumerate()
+            .map(|(d, a)| {
+                let name = if d < tc.schedulable_ndim {
+                    format!("{}.c", a.name())
+                } else {
+                    a.name().to_string()
+                };
+                IterVar::new(name, a.dom().cloned(), IterKind::DataPar)
+            })
+            .collect();
+        let map: HashMap<arith::Var, Expr> = tc
+            .axis
+            .iter()
+            .zip(&axis)
+            .map(|(a, b)| (a.var().clone(), b.expr()))
+            .collect();
+        let sub = |e: &Expr| e.substitute(&mut |v| map.get(v).cloned());
+        let mut cached = tc.clone();
+        cached.axis = axis;
+        cached.regions = tc
+            .regions
+            .iter()
+            .map(|reg| {
+                reg.iter()
+                    .map(|r| Range::new(sub(&r.min), sub(&r.extent)))
+                    .collect()
+            })
+            .collect();
+        cached.scalar_inputs = tc.scalar_inputs.iter().map(sub).collect();
+        cached.binding = tc
+            .binding
+            .iter()
+            .map(|(v, e)| (v.clone(), sub(e)))
+            .collect();
+        cached.equivalent = tc
+            .equivalent
+            .iter()
+            .map(|b| b.substitute(&mut |v| map.get(v).cloned()))
+            .collect();
+        let cache_op = crate::operation::new_multi_output_op(
+            &format!("{}.{scope}", op.name()),
+            vec![(op.shape().to_vec(), op.dtype())],
+            crate::operation::OpKind::TensorCompute(cached),
+        );
+        let cache = cache_op.output();
+        let copy = ComputeOp {
+            axis: tc.axis.clone(),
+            reduce_axis: Vec::new(),
+            body: cache.at(tc.axis.iter().map(IterVar::expr)),
+        };
+        self.replace_op(i, op.replaced(copy), true);
+        let at = self.insert_stage(i, cache_op.clone());
+        self.set_stage_scope(at, parsed);
+        self.join_group_of(&op, &cache_op);
+        Ok(vec![cache])
+    }
+}
+
 fn redirect_reads(body: &Value, from: &Tensor, to: &Tensor) -> Option<Value> {
     let found = std::cell::Cell::new(false);
     let v = body.rewrite_reads(

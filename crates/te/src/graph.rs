@@ -87,9 +87,25 @@ impl Graph {
                         b.for_each_access(&mut |t, _| add(t));
                     }
                 }
-                // Scans and extern operations read their inputs whole or
-                // by their own rules, not through a body.
-                None => st.op().input_tensors().iter().for_each(add),
+                // Scans, extern and tensor compute operations read their
+                // inputs whole or by their own rules, not through a body.
+                None => {
+                    let inputs = st.op().input_tensors();
+                    if let Some(t) = inputs.iter().find(|t| {
+                        stages[index[&t.op().id()]].attach() == &Attach::Inline
+                            && crate::tensor_compute_of(st.op()).is_some()
+                    }) {
+                        return Err(TeError::schedule(format!(
+                            "`{}` is inlined, but `{}` passes it to a tensor intrinsic, which \
+                             needs it stored: compute `{}` at the root or at a loop of `{}`",
+                            t.name(),
+                            st.name(),
+                            t.name(),
+                            st.name()
+                        )));
+                    }
+                    inputs.iter().for_each(add)
+                }
             }
         }
         let attach = attach_links(s, &index)?;

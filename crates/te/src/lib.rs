@@ -75,6 +75,7 @@ mod run_report;
 mod scan;
 mod schedule;
 mod simp;
+mod tensor_compute;
 mod tensorize;
 mod thread;
 mod value;
@@ -113,6 +114,9 @@ pub use run_report::{
 };
 pub use scan::{scan, scan_op, scan_states, ScanOp};
 pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
+pub use tensor_compute::{
+    tensor_compute_of, try_compute_or_intrinsic, ComputeBody, IntrinCall, TensorComputeOp,
+};
 pub use tensorize::{decl_tensor_intrin, IntrinCalls, TensorIntrin};
 pub use thread::{StorageScope, ThreadTag};
 pub use value::{max, min, prod, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

@@ -780,6 +780,17 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+        if crate::tensor_compute_of(&op).is_some() {
+            let placed = place_guards(guards, &loops);
+            self.check_guards_spare_shared_stages(i, &loops, &placed)?;
+            let stmt = self.tensor_compute_nest(i, &loops, &placed)?;
+            let outside: Vec<&Expr> = placed
+                .iter()
+                .filter(|(p, _)| p.is_none())
+                .map(|(_, g)| g)
+                .collect();
+            return Ok(Stmt::produce(&name, guarded(stmt, &outside)));
+        }
         let buf = self.buffers[i]
             .clone()
             .expect("computed stages have buffers");
@@ -794,17 +805,7 @@ impl<'a> Lowerer<'a> {
         let body = self.b.graph.bodies[i]
             .clone()
             .expect("computes have bodies");
-        // Each guard goes just inside the innermost loop it mentions, so that
-        // stages attached further in only run for valid iterations.
-        let placed: Vec<(Option<usize>, Expr)> = guards
-            .into_iter()
-            .map(|g| {
-                (
-                    loops.iter().rposition(|l| !l.trivial && g.uses_var(&l.var)),
-                    g,
-                )
-            })
-            .collect();
+        let placed = place_guards(guards, &loops);
         self.check_guards_spare_shared_stages(i, &loops, &placed)?;
         let wrap = guarded;
         let outside: Vec<&Expr> = placed
@@ -1690,6 +1691,21 @@ fn more_output_buffers(s: &Schedule, buffers: &[Option<Buffer>]) -> Result<Vec<V
                         .with_scope(first.scope().to_string())
                 })
                 .collect())
+        })
+        .collect()
+}
+
+/// Each guard with the position of the innermost loop it mentions (`None`
+/// when it mentions none): it goes just inside that loop, so that stages
+/// attached further in only run for valid iterations.
+fn place_guards(guards: Vec<Expr>, loops: &[Loop]) -> Vec<(Option<usize>, Expr)> {
+    guards
+        .into_iter()
+        .map(|g| {
+            (
+                loops.iter().rposition(|l| !l.trivial && g.uses_var(&l.var)),
+                g,
+            )
         })
         .collect()
 }

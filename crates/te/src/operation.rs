@@ -40,6 +40,9 @@ pub enum OpKind {
     Scan(crate::scan::ScanOp),
     /// A tensor written by an opaque call (`te.extern`).
     Extern(crate::extern_op::ExternOp),
+    /// A tensor computed by calls of a tensor intrinsic on regions of its
+    /// inputs (`te.compute` whose lambda returns `intrin(A[i, 0:16])`).
+    TensorCompute(crate::tensor_compute::TensorComputeOp),
 }
 
 #[derive(Clone)]
@@ -198,15 +201,18 @@ impl Operation {
         match &self.0.kind {
             OpKind::Compute(c) => &c.axis,
             OpKind::Extern(e) => &e.axis,
+            OpKind::TensorCompute(t) => &t.axis,
             _ => &[],
         }
     }
 
     /// The reduction axes (empty for placeholders and element-wise computes).
     pub fn reduce_axis(&self) -> &[IterVar] {
-        self.as_compute()
-            .map(|c| c.reduce_axis.as_slice())
-            .unwrap_or(&[])
+        match &self.0.kind {
+            OpKind::Compute(c) => &c.reduce_axis,
+            OpKind::TensorCompute(t) => &t.reduce_axis,
+            _ => &[],
+        }
     }
 
     /// The root iteration variables: `axis` then `reduce_axis` (a scan's
@@ -227,6 +233,15 @@ impl Operation {
                 return scan.init.iter().chain(&scan.update).cloned().collect();
             }
             OpKind::Extern(e) => return e.inputs.clone(),
+            OpKind::TensorCompute(t) => {
+                let mut out: Vec<Tensor> = Vec::new();
+                for x in &t.inputs {
+                    if !out.contains(x) {
+                        out.push(x.clone());
+                    }
+                }
+                return out;
+            }
             _ => {}
         }
         let mut out: Vec<Tensor> = Vec::new();
@@ -389,7 +404,7 @@ pub(crate) fn new_op(name: &str, shape: Vec<Expr>, dtype: DataType, kind: OpKind
 impl Operation {
     /// This operation with the tag and attributes given (same identity
     /// otherwise unchanged: used while the operation is being built).
-    fn with_tag(self, tag: &str, attrs: Attrs) -> Operation {
+    pub(crate) fn with_tag_attrs(self, tag: &str, attrs: Attrs) -> Operation {
         match Arc::try_unwrap(self.0) {
             Ok(mut d) => {
                 d.tag = tag.to_string();
@@ -442,7 +457,7 @@ impl Operation {
                 body,
             }),
         )
-        .with_tag(tag, attrs)
+        .with_tag_attrs(tag, attrs)
     }
 
     /// The operation that replaces this one in its stage when a schedule
@@ -485,6 +500,14 @@ impl Operation {
                 m.body = Some(body);
             }
         }
+        Operation(Arc::new(data))
+    }
+
+    /// This operation (same identity, name and outputs) with its
+    /// definition replaced by `kind`.
+    pub(crate) fn with_kind(&self, kind: OpKind) -> Operation {
+        let mut data = (*self.0).clone();
+        data.kind = kind;
         Operation(Arc::new(data))
     }
 
@@ -666,12 +689,39 @@ fn build_compute<E: From<TeError>>(
         .map(|(s, n)| IterVar::new(*n, Some(Range::from_extent(s.clone())), IterKind::DataPar))
         .collect();
     let vars: Vec<Expr> = axis.iter().map(IterVar::expr).collect();
-    let mut bodies = fcompute(&vars)?.into_iter();
+    let bodies = fcompute(&vars)?;
+    Ok(compute_op_on_axes(axis, bodies, name, tag, attrs)?)
+}
+
+/// The compute operation over `axis` (data-parallel, with domains) whose
+/// outputs have the `bodies` given, one per output.
+pub(crate) fn compute_on_axes(
+    axis: Vec<IterVar>,
+    bodies: Vec<Value>,
+    name: &str,
+    tag: &str,
+    attrs: Attrs,
+) -> Result<Vec<Tensor>> {
+    Ok(compute_op_on_axes(axis, bodies, name, tag, attrs)?.outputs())
+}
+
+fn compute_op_on_axes(
+    axis: Vec<IterVar>,
+    bodies: Vec<Value>,
+    name: &str,
+    tag: &str,
+    attrs: Attrs,
+) -> Result<Operation> {
+    let shape: Vec<Expr> = axis
+        .iter()
+        .map(|a| a.dom().expect("compute axes have domains").extent.clone())
+        .collect();
+    check_shape(&shape, name)?;
+    let mut bodies = bodies.into_iter();
     let Some(body) = bodies.next() else {
         return Err(TeError::definition(format!(
             "the lambda of `{name}` returns no value: return one value, or a tuple of them"
-        ))
-        .into());
+        )));
     };
     let more: Vec<Value> = bodies.collect();
     let reduce_axis = check_body(&body, name)?;

@@ -410,6 +410,20 @@ impl<'a> Reference<'a> {
             OpKind::Extern(e) => return self.extern_output_element(&op.output(), e, idx),
             _ => {}
         }
+        if let Some(tc) = crate::tensor_compute_of(op) {
+            // The intrinsic's computation, moved to the regions passed.
+            if let Some(v) = self.recalled(op, idx) {
+                return Ok(v);
+            }
+            let mut env = Env::new(self.sizes);
+            for (a, &i) in tc.axis.iter().zip(idx) {
+                env.set(a.var(), i);
+            }
+            let body = tc.equivalent[0].clone();
+            let v = round(self.value(&body, &mut env)?, op.dtype());
+            self.remember(op, idx, v);
+            return Ok(v);
+        }
         let Some(c) = op.as_compute() else {
             let t = self.inputs.get(&op.id()).ok_or_else(|| {
                 TeError::definition(format!("no input values for placeholder `{}`", op.name()))

@@ -192,7 +192,7 @@ impl ScanOp {
                         }
                     }
                 }
-                OpKind::Placeholder | OpKind::Extern(_) => {}
+                OpKind::Placeholder | OpKind::Extern(_) | OpKind::TensorCompute(_) => {}
             }
         }
         self.update

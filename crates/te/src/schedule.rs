@@ -90,9 +90,17 @@ impl Stage {
     fn new(op: Operation, name: String, is_output: bool) -> Stage {
         let roots = op.root_iter_vars();
         // A scan's spatial axes are no loops (TVM's opaque axes).
-        let leaves = match crate::scan::scan_op(&op) {
-            Some(scan) => vec![scan.scan_axis.clone()],
-            None => roots.clone(),
+        // So are the axes a tensor intrinsic computes whole (TVM removes
+        // opaque axes from the leaves).
+        let leaves = match (crate::scan::scan_op(&op), crate::tensor_compute_of(&op)) {
+            (Some(scan), _) => vec![scan.scan_axis.clone()],
+            (_, Some(tc)) => tc
+                .schedulable_axis()
+                .iter()
+                .chain(&tc.reduce_axis)
+                .cloned()
+                .collect(),
+            _ => roots.clone(),
         };
         Stage {
             op,

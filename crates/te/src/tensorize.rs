@@ -49,6 +49,8 @@ struct IntrinData {
     op: Operation,
     inputs: Vec<Tensor>,
     calls: IntrinCalls,
+    scalar_params: Vec<Var>,
+    buffers: Vec<Buffer>,
 }
 
 /// A tensor intrinsic (TVM's `TensorIntrin`): a computation over its own
@@ -84,6 +86,31 @@ impl TensorIntrin {
     /// The calls that perform the computation.
     pub fn calls(&self) -> &IntrinCalls {
         &self.0.calls
+    }
+
+    /// The variables of the computation a call passes values for
+    /// (`decl_tensor_intrin(..., scalar_params=[v, w])`).
+    pub fn scalar_params(&self) -> &[Var] {
+        &self.0.scalar_params
+    }
+
+    /// The buffers its calls receive, inputs then outputs (empty when
+    /// none were declared).
+    pub fn buffers(&self) -> &[Buffer] {
+        &self.0.buffers
+    }
+
+    /// This intrinsic with `params` as its scalar parameters and
+    /// `buffers` as the buffers its calls receive.
+    pub fn with_params(self, params: Vec<Var>, buffers: Vec<Buffer>) -> TensorIntrin {
+        TensorIntrin(Arc::new(IntrinData {
+            name: self.0.name.clone(),
+            op: self.0.op.clone(),
+            inputs: self.0.inputs.clone(),
+            calls: self.0.calls.clone(),
+            scalar_params: params,
+            buffers,
+        }))
     }
 }
 
@@ -133,6 +160,8 @@ pub fn decl_tensor_intrin(op: &Operation, name: &str, calls: IntrinCalls) -> Res
         op: op.clone(),
         inputs,
         calls,
+        scalar_params: Vec::new(),
+        buffers: Vec::new(),
     })))
 }
 
@@ -146,6 +175,12 @@ struct Region {
     /// Each tensor the stage reads, in order of first read, with the
     /// region of it the nest reads.
     inputs: Vec<(Tensor, Vec<Range>)>,
+    /// The intrinsic's sizes and scalar parameters bound to values (a
+    /// tensor compute's `m1 = 10 - i`); empty for tensorize, which checks
+    /// the sizes instead.
+    sizes: HashMap<Var, Expr>,
+    /// The scalar values the calls pass after the regions.
+    scalars: Vec<Expr>,
 }
 
 fn mismatch(intrin: &TensorIntrin, what: String) -> TeError {
@@ -284,6 +319,8 @@ impl Lowerer<'_> {
             tloc,
             out_dom,
             inputs,
+            sizes: HashMap::new(),
+            scalars: Vec::new(),
         })
     }
 
@@ -498,47 +535,104 @@ impl Lowerer<'_> {
             an.bind(a.var(), a.dom().expect("compute axes have domains").clone());
         }
         self.verify_tensorize(i, &region, &intrin, &an)?;
+        self.intrinsic_nest(i, loops, placed, &intrin, &region, iv.name())
+    }
+
+    /// The nest of tensor compute stage `i` (TVM's
+    /// `TensorComputeOpNode::BuildProvide`): every loop of the stage
+    /// around calls of its intrinsic on the regions it passes.
+    pub(crate) fn tensor_compute_nest(
+        &mut self,
+        i: usize,
+        loops: &[Loop],
+        placed: &[(Option<usize>, Expr)],
+    ) -> Result<Stmt> {
+        let op = self.s.stages()[i].op().clone();
+        let tc = crate::tensor_compute_of(&op).expect("a tensor compute stage");
+        let out_dom = tc
+            .axis
+            .iter()
+            .enumerate()
+            .map(|(d, a)| {
+                if d < tc.schedulable_ndim {
+                    Range::new(a.expr(), Expr::int(1))
+                } else {
+                    a.dom().expect("tensor compute axes have domains").clone()
+                }
+            })
+            .chain(
+                tc.reduce_axis
+                    .iter()
+                    .map(|r| Range::new(r.expr(), Expr::int(1))),
+            )
+            .collect();
+        let region = Region {
+            tloc: loops.len(),
+            out_dom,
+            inputs: tc.inputs.iter().cloned().zip(tc.regions.clone()).collect(),
+            sizes: tc.binding.clone(),
+            scalars: tc.scalar_inputs.clone(),
+        };
+        let name = loops
+            .last()
+            .map_or_else(|| op.name().to_string(), |l| l.iv.name().to_string());
+        self.intrinsic_nest(i, loops, placed, &tc.intrin, &region, &name)
+    }
+
+    /// The loops of stage `i` outside `region.tloc` around calls of
+    /// `intrin` on `region`, the calls accumulating over the reduction
+    /// loops among them; `at` names the innermost loop the calls replace.
+    fn intrinsic_nest(
+        &mut self,
+        i: usize,
+        loops: &[Loop],
+        placed: &[(Option<usize>, Expr)],
+        intrin: &TensorIntrin,
+        region: &Region,
+        at: &str,
+    ) -> Result<Stmt> {
+        let st = &self.s.stages()[i];
+        let ic = intrin.op().as_compute().expect("intrinsics are computes");
         let tloc = region.tloc;
         if let Some((_, g)) = placed.iter().find(|(p, _)| p.is_some_and(|p| p >= tloc)) {
             return Err(mismatch(
-                &intrin,
+                intrin,
                 format!(
-                    "the split condition `{g}` relies on a loop inside the tensorized loop `{}` \
-                     (a split that does not divide): split by a factor that divides",
-                    iv.name()
+                    "the split condition `{g}` relies on a loop inside the tensorized loop `{at}` \
+                     (a split that does not divide): split by a factor that divides"
                 ),
             ));
         }
         for l in &loops[tloc..] {
             if let Some(c) = self.attached.get(&l.iv).and_then(|c| c.first()) {
                 return Err(mismatch(
-                    &intrin,
+                    intrin,
                     format!(
-                        "`{}` is computed at `{}`, inside the tensorized loop `{}`: compute it \
+                        "`{}` is computed at `{}`, inside the tensorized loop `{at}`: compute it \
                          outside",
                         self.s.stages()[*c].name(),
                         l.iv.name(),
-                        iv.name()
                     ),
                 ));
             }
         }
-        let args = self.call_args(i, &region)?;
+        let args = self.call_args(i, region)?;
+        let scalars: Vec<Expr> = region.scalars.iter().map(|e| self.expr(e)).collect();
         let call = |this: &mut Self, name: &Option<String>, what: &str, part: Part| {
             let name = name.clone().ok_or_else(|| {
                 mismatch(
-                    &intrin,
+                    intrin,
                     format!("the intrinsic has no {what} (its function returned none)"),
                 )
             })?;
-            let body = this.intrinsic_part(i, &region, &intrin, part)?;
+            let body = this.intrinsic_part(i, region, intrin, part)?;
             // A reset only writes the outputs, and is passed only them (TVM
             // binds no inputs for it).
             let args = match part {
                 Part::Reset => args[region.inputs.len()..].to_vec(),
                 _ => args.clone(),
             };
-            Ok::<Stmt, TeError>(Stmt::tensor_call(name, args, body))
+            Ok::<Stmt, TeError>(Stmt::tensor_call(name, args, scalars.clone(), body))
         };
         let calls = intrin.calls().clone();
         let first_reduce = loops
@@ -624,17 +718,21 @@ impl Lowerer<'_> {
         let op = st.op().clone();
         let name = st.name().to_string();
         let ic = intrin.op().as_compute().expect("intrinsics are computes");
-        // Fresh loop variables for the intrinsic's axes.
-        let mut fresh: HashMap<Var, Expr> = HashMap::new();
+        // Fresh loop variables for the intrinsic's axes; its sizes and
+        // scalar parameters at their values.
+        let mut fresh: HashMap<Var, Expr> = region.sizes.clone();
+        let sized = |e: &Expr| e.substitute(&mut |v| region.sizes.get(v).cloned());
         let mut axis_loops = Vec::new();
         let mut reduce_loops = Vec::new();
         for (k, a) in ic.axis.iter().chain(&ic.reduce_axis).enumerate() {
             let dom = a.dom().expect("compute axes have domains");
+            let (min, extent) = (sized(&dom.min), sized(&dom.extent));
+            let extent = self.expr(&extent);
             let v = Var::new(a.name());
-            self.an.bind(&v, Range::from_extent(dom.extent.clone()));
+            self.an.bind(&v, Range::from_extent(extent.clone()));
             self.rebased.push(v.clone());
-            fresh.insert(a.var().clone(), Expr::add(v.expr(), dom.min.clone()));
-            let l = (v, dom.extent.clone());
+            fresh.insert(a.var().clone(), Expr::add(v.expr(), min));
+            let l = (v, extent);
             if k < ic.axis.len() {
                 axis_loops.push(l);
             } else {

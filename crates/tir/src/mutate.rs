@@ -173,8 +173,17 @@ pub fn walk_stmt<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Result<Stmt, M::Er
                     extern_scope: *extern_scope,
                 }
             }
-            Stmt::TensorCall { name, args, body } => Stmt::TensorCall {
+            Stmt::TensorCall {
+                name,
+                args,
+                scalars,
+                body,
+            } => Stmt::TensorCall {
                 name: name.clone(),
+                scalars: scalars
+                    .iter()
+                    .map(|e| m.expr(e))
+                    .collect::<Result<_, _>>()?,
                 args: args
                     .iter()
                     .map(|(b, region)| {

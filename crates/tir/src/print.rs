@@ -288,7 +288,12 @@ impl Printer {
             Stmt::Seq(v) => write!(f, "<{} statements>", v.len()),
             Stmt::Evaluate(v) => self.write_value(f, v),
             Stmt::Opaque { call, .. } => write!(f, "{call}"),
-            Stmt::TensorCall { name, args, .. } => {
+            Stmt::TensorCall {
+                name,
+                args,
+                scalars,
+                ..
+            } => {
                 write!(f, "{name}(")?;
                 for (k, (buffer, region)) in args.iter().enumerate() {
                     if k > 0 {
@@ -302,6 +307,9 @@ impl Printer {
                         write!(f, "[{}, {}]", index(&r.min), index(&r.extent))?;
                     }
                     f.write_char(')')?;
+                }
+                for e in scalars {
+                    write!(f, ", {}", index(e))?;
                 }
                 f.write_char(')')
             }

@@ -144,6 +144,8 @@ pub enum Stmt {
         /// The regions passed, inputs then outputs: one `[min, extent]`
         /// per axis of each buffer.
         args: Vec<(Buffer, Vec<Range>)>,
+        /// The scalar values passed after the regions.
+        scalars: Vec<Expr>,
         /// What the call computes.
         body: Box<Stmt>,
     },
@@ -277,7 +279,7 @@ impl Stmt {
     /// let i = Var::new("i");
     /// let copy = Stmt::for_range(&i, 0, 4, Stmt::store(&b, [i.expr()], Value::load(&a, [i.expr()])));
     /// let whole = vec![Range::from_extent(arith::Expr::int(4))];
-    /// let call = Stmt::tensor_call("vcopy", vec![(a.clone(), whole.clone()), (b.clone(), whole)], copy);
+    /// let call = Stmt::tensor_call("vcopy", vec![(a.clone(), whole.clone()), (b.clone(), whole)], vec![], copy);
     /// assert_eq!(call.to_string(), "vcopy(A([0, 4]), B([0, 4]))\n");
     /// let f = PrimFunc::new("f", vec![a.clone(), b.clone()], call);
     /// let inputs = HashMap::from([(a, Tensor::new(vec![4], vec![1.0, 2.0, 3.0, 4.0]).unwrap())]);
@@ -287,11 +289,13 @@ impl Stmt {
     pub fn tensor_call(
         name: impl Into<String>,
         args: Vec<(Buffer, Vec<Range>)>,
+        scalars: Vec<Expr>,
         body: Stmt,
     ) -> Stmt {
         Stmt::TensorCall {
             name: name.into(),
             args,
+            scalars,
             body: Box::new(body),
         }
     }

@@ -129,10 +129,18 @@ pub fn verify_bound_vars(
                 work.push(Work::Stmt(body));
             }
             Stmt::Produce { body, .. } => work.push(Work::Stmt(body)),
-            Stmt::TensorCall { args, body, .. } => {
+            Stmt::TensorCall {
+                args,
+                scalars,
+                body,
+                ..
+            } => {
                 for r in args.iter().flat_map(|(_, region)| region) {
                     scope.check_expr(&r.min, &at)?;
                     scope.check_expr(&r.extent, &at)?;
+                }
+                for e in scalars {
+                    scope.check_expr(e, &at)?;
                 }
                 work.push(Work::Stmt(body));
             }

@@ -436,7 +436,14 @@ pub(crate) fn call_method(receiver: &Value, name: &str, args: Args) -> ApiResult
                     ))
                 }
             }
-            only_default(&a, &["offset", "extent"], "access_ptr")?;
+            // An offset or extent into it changes no bound either: an
+            // extern operation's buffers are whole, and a tensor
+            // intrinsic's call runs the intrinsic's own computation.
+            for p in ["offset", "extent"] {
+                if let Some(g) = a.get(p).filter(|g| !matches!(g.value, Value::None)) {
+                    crate::objects::to_index(g)?;
+                }
+            }
             Ok(receiver.clone())
         }
         (Value::Object(Object::IrBuilder(stmts)), "emit") => {

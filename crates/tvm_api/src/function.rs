@@ -91,6 +91,8 @@ pub enum Function {
     // Targets.
     /// `tvm.target.Target.current(allow_none=True)`.
     TargetCurrent,
+    /// `tvm.transform.PassContext.current()`.
+    PassContextCurrent,
     /// `tvm.target.cuda()`, `tvm.target.arm_cpu()`...: a target of one kind.
     TargetOf(&'static str),
     // Running programs.
@@ -242,6 +244,7 @@ impl Function {
             Function::IsInjective => "tvm.topi.tag.is_injective",
             Function::IsBroadcast => "tvm.topi.tag.is_broadcast",
             Function::TargetCurrent => "tvm.target.Target.current",
+            Function::PassContextCurrent => "tvm.transform.PassContext.current",
             Function::TargetOf(kind) => kind,
             Function::Build => "tvm.build",
             Function::NdArray => "tvm.nd.array",
@@ -319,6 +322,8 @@ pub enum Class {
     Object,
     /// `tvm.target.Target`: calling it makes a target.
     Target,
+    /// `tvm.transform.PassContext`: calling it makes a pass context.
+    PassContext,
     /// `tvm.arith.Analyzer`: calling it makes an analyzer.
     Analyzer,
     /// `tvm.tir.ForKind`: its constants (`ForKind.PARALLEL`) are what a
@@ -326,6 +331,14 @@ pub enum Class {
     ForKind,
     /// `te.ExternOp`, or `te.HybridOp` (`true`).
     ExternOp(bool),
+    /// `te.TensorComputeOp`: a compute by calls of a tensor intrinsic.
+    TensorComputeOp,
+    /// `te.TensorSlice` (`A[i, 0:16]`).
+    TensorSlice,
+    /// `te.TensorIntrin`.
+    TensorIntrin,
+    /// `te.TensorIntrinCall` (`intrin(A[i, 0:16])`).
+    TensorIntrinCall,
     /// A statement class of `tvm.tir` (`For`, `BufferStore`, `Stmt`...).
     Stmt(&'static str),
     /// An exception class (`tvm.error.TVMError`; front ends also use it for
@@ -343,6 +356,10 @@ impl Class {
             Class::ForKind => "tvm.tir.ForKind",
             Class::ExternOp(false) => "te.ExternOp",
             Class::ExternOp(true) => "te.HybridOp",
+            Class::TensorComputeOp => "te.TensorComputeOp",
+            Class::TensorSlice => "te.TensorSlice",
+            Class::TensorIntrin => "te.TensorIntrin",
+            Class::TensorIntrinCall => "te.TensorIntrinCall",
             Class::Tensor => "te.Tensor",
             Class::Split => "tvm.te.schedule.Split",
             Class::Fuse => "tvm.te.schedule.Fuse",
@@ -360,6 +377,7 @@ impl Class {
             Class::Range => "tvm.ir.Range",
             Class::Object => "tvm.runtime.Object",
             Class::Target => "tvm.target.Target",
+            Class::PassContext => "tvm.transform.PassContext",
             Class::Analyzer => "tvm.arith.Analyzer",
             Class::Stmt(name) => name,
             Class::Error(e) => e.name(),

@@ -240,6 +240,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
             }
         }
         Function::TargetOf(kind) => target_of(kind, args),
+        Function::PassContextCurrent => crate::pass_context::current(host, args),
         Function::Build => crate::build::build(args),
         Function::NdArray => crate::build::nd_array(args),
         Function::NdEmpty => crate::build::nd_empty(args),
@@ -448,6 +449,9 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
             Some((names, g.place()))
         }
     };
+    // A lambda of fewer parameters than dimensions that returns a call of
+    // a tensor intrinsic leaves the other dimensions to the intrinsic.
+    let all_dims = dims.clone();
     let axis_names = compute_axis_names(params, &mut dims, varargs_names, f.place())?;
     let names: Vec<&str> = axis_names.iter().map(String::as_str).collect();
     let fcompute = f.value.clone();
@@ -455,12 +459,15 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     // A lambda returning a tuple makes one operation with an output per
     // value (`C, D = te.compute(...)`), as in TVM.
     let mut several = false;
-    let built = te::try_compute_multi_tagged(
-        dims,
+    let built = te::try_compute_or_intrinsic(
+        all_dims,
         &names,
         |vars| {
             let indices = vars.iter().map(|v| Value::Index(v.clone())).collect();
             let body = call_back(host, &fcompute, indices, &fspan).map_err(BuildFailure::Host)?;
+            if let Value::Object(Object::IntrinCall(call)) = &body {
+                return Ok(te::ComputeBody::Intrinsic((**call).clone()));
+            }
             let values = match &body {
                 Value::Tuple(_) | Value::List(_) => {
                     several = true;
@@ -472,6 +479,7 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
                 .iter()
                 .map(|v| to_element(v, Some(fspan.clone())))
                 .collect::<ApiResult<Vec<_>>>()
+                .map(te::ComputeBody::Values)
                 .map_err(BuildFailure::Host)
         },
         &name,
@@ -947,7 +955,7 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     let module = crate::lowered::LoweredModule {
         name,
         text: lowering.program().to_string(),
-        func: lowering.program().clone(),
+        func: crate::lowered::without_produce(lowering.program()),
     };
     host.session().lowered.push(Lowered {
         schedule: s.clone(),

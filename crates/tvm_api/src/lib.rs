@@ -97,11 +97,13 @@ mod namespace;
 mod object;
 mod objects;
 mod operators;
+mod pass_context;
 mod reducer;
 mod schedule;
 mod session;
 mod tags;
 mod target;
+mod tensor_slices;
 mod test_marks;
 pub mod text;
 mod topi;
@@ -244,6 +246,7 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             class.name()
         ))),
         Value::Object(Object::Class(Class::Target)) => target_new(args),
+        Value::Object(Object::Class(Class::PassContext)) => pass_context::new(args),
         Value::Object(Object::Class(Class::Analyzer)) => {
             args.bind("Analyzer", &[])?;
             Ok(Value::Object(Object::Analyzer))
@@ -288,6 +291,7 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             class.name()
         ))),
         Value::Object(Object::Reducer(r)) => reducer::reduce(host, r, args),
+        Value::Object(Object::TensorIntrin(t)) => tensor_slices::call_intrin(t, args),
         Value::Host(_) => {
             let positional = args.positional_only("function")?;
             host.call(callee, positional.into_iter().map(|g| g.value).collect())
@@ -327,6 +331,10 @@ pub fn enter(host: &mut dyn Host, value: &Value) -> Option<ApiResult<Value>> {
             host.session().targets.push(t.clone());
             Some(Ok(value.clone()))
         }
+        Value::Object(Object::PassContext(c)) => {
+            host.session().pass_contexts.push(c.clone());
+            Some(Ok(value.clone()))
+        }
         _ => None,
     }
 }
@@ -338,6 +346,9 @@ pub fn exit(host: &mut dyn Host, value: &Value) {
         Value::Object(Object::TagScope(_)) => tags::exit(host),
         Value::Object(Object::Target(_)) => {
             host.session().targets.pop();
+        }
+        Value::Object(Object::PassContext(_)) => {
+            host.session().pass_contexts.pop();
         }
         _ => {}
     }
@@ -417,6 +428,8 @@ pub fn equal(lhs: &Value, rhs: &Value) -> bool {
 pub fn subscript(value: &Value, index: &Value) -> ApiResult<Value> {
     objects::subscript(value, index, Some(ArgRef::Positional(0)), None)
 }
+
+pub use tensor_slices::slice;
 
 /// `isinstance(value, class)` for the API's classes ([`Class`]); `None`
 /// when `class` is not one of them (a front end's own type).

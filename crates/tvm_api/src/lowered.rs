@@ -65,6 +65,24 @@ impl StmtRef {
     }
 }
 
+/// `func` as TVM's lowering leaves it to a program that walks it: the
+/// stages' `produce` markers are gone (TVM's `tvm.lower` keeps none), so
+/// that `mod["main"].body` is the outermost loop.
+pub(crate) fn without_produce(func: &tir::PrimFunc) -> tir::PrimFunc {
+    struct Strip;
+    impl tir::mutate::Mutator for Strip {
+        type Error = std::convert::Infallible;
+        fn stmt(&mut self, s: &tir::Stmt) -> Result<tir::Stmt, Self::Error> {
+            match s {
+                tir::Stmt::Produce { body, .. } => self.stmt(body),
+                other => tir::mutate::walk_stmt(self, other),
+            }
+        }
+    }
+    let Ok(body) = tir::mutate::Mutator::stmt(&mut Strip, &func.body);
+    tir::PrimFunc::new(func.name.clone(), func.params.clone(), body)
+}
+
 /// The class of a statement (`For`, `BufferStore`...), as TVM names it.
 pub(crate) fn stmt_class(s: &tir::Stmt) -> &'static str {
     match s {
@@ -75,7 +93,8 @@ pub(crate) fn stmt_class(s: &tir::Stmt) -> &'static str {
         tir::Stmt::BufferStore { .. } => "BufferStore",
         tir::Stmt::IfThenElse { .. } => "IfThenElse",
         tir::Stmt::Seq(_) => "SeqStmt",
-        tir::Stmt::Evaluate(_) => "Evaluate",
+        // A tensor intrinsic's call is an evaluated call in TVM's program.
+        tir::Stmt::Evaluate(_) | tir::Stmt::TensorCall { .. } => "Evaluate",
         // TVM marks a stage's statements with an attribute statement.
         tir::Stmt::Produce { .. } => "AttrStmt",
         _ => "Stmt",

@@ -41,6 +41,8 @@ const MODULES: &[&str] = &[
     "tvm.topi.math",
     "tvm.topi.transform",
     "tvm.te.hybrid",
+    "tvm.transform",
+    "tvm.ir.transform",
 ];
 
 /// Modules TVM's operator library and tests import at their top but use
@@ -279,6 +281,10 @@ fn class(module_path: &str, name: &str) -> Option<Class> {
         "ForKind" if module_path == "tvm.tir" => Class::ForKind,
         "ExternOp" if te => Class::ExternOp(false),
         "HybridOp" if te => Class::ExternOp(true),
+        "TensorComputeOp" if te => Class::TensorComputeOp,
+        "TensorSlice" if te => Class::TensorSlice,
+        "TensorIntrinCall" if te => Class::TensorIntrinCall,
+        "TensorIntrin" if te || module_path == "tvm.te.tensor_intrin" => Class::TensorIntrin,
         "IntImm" if tir => Class::IntImm,
         "FloatImm" if tir => Class::FloatImm,
         "StringImm" if tir => Class::StringImm,
@@ -297,6 +303,9 @@ fn class(module_path: &str, name: &str) -> Option<Class> {
             Class::Object
         }
         "Target" if module_path == "tvm.target" => Class::Target,
+        "PassContext" if matches!(module_path, "tvm.transform" | "tvm.ir.transform") => {
+            Class::PassContext
+        }
         // A buffer of an intrinsic's or an extern's function, or of a
         // lowered program; `te.schedule` re-exports TVM's `Buffer`.
         "Buffer" if schedule || module_path == "tvm.tir" => Class::Stmt("Buffer"),

@@ -89,6 +89,17 @@ pub enum Object {
     Reducer(Rc<crate::ReducerDef>),
     /// `te.decl_tensor_intrin(...)`: what `s[C].tensorize` takes.
     TensorIntrin(te::TensorIntrin),
+    /// `tvm.transform.PassContext(...)`: lowering options, a context
+    /// manager.
+    PassContext(Rc<crate::pass_context::PassContext>),
+    /// A Python slice `start:stop` inside a tensor subscript.
+    Slice(Option<Expr>, Option<Expr>),
+    /// `A[i, 0:16]`: a region of a tensor, one range per dimension (TVM's
+    /// `TensorSlice`).
+    TensorSlice(te::Tensor, Rc<[arith::Range]>),
+    /// `intrin(A[i, 0:16], ...)`: what a compute's lambda returns to make a
+    /// tensor compute operation (TVM's `TensorIntrinCall`).
+    IntrinCall(Rc<te::IntrinCall>),
     /// A name of a module TVM programs import but rangefinder does not
     /// provide (`tvm.contrib.cudnn.softmax`), by its dotted path: importing
     /// it succeeds, using it is an error.
@@ -160,6 +171,10 @@ impl Object {
             Object::IrBuilder(_) => "IRBuilder",
             Object::Reducer(_) => "function",
             Object::TensorIntrin(_) => "TensorIntrin",
+            Object::Slice(..) => "slice",
+            Object::PassContext(_) => "PassContext",
+            Object::TensorSlice(..) => "TensorSlice",
+            Object::IntrinCall(_) => "TensorIntrinCall",
             Object::Mark(_) => "MarkDecorator",
             Object::Analyzer => "Analyzer",
             Object::Unsupported(_) => "unsupported TVM name",
@@ -220,6 +235,7 @@ impl Object {
             (Object::MarkedTest(a), Object::MarkedTest(b)) => Rc::ptr_eq(a, b),
             (Object::StringImm(a), Object::StringImm(b)) => a == b,
             (Object::TensorIntrin(a), Object::TensorIntrin(b)) => a == b,
+            (Object::PassContext(a), Object::PassContext(b)) => Rc::ptr_eq(a, b),
             (Object::IterVarAttr(a), Object::IterVarAttr(b)) => Rc::ptr_eq(a, b),
             _ => false,
         }
@@ -287,6 +303,23 @@ impl fmt::Display for Object {
             Object::IrBuilder(_) => f.write_str("IRBuilder"),
             Object::Reducer(r) => write!(f, "<function {}>", r.name()),
             Object::TensorIntrin(t) => write!(f, "TensorIntrin({})", t.name()),
+            Object::PassContext(c) => write!(f, "PassContext(opt_level={})", c.opt_level),
+            Object::Slice(start, stop) => {
+                let text =
+                    |e: &Option<Expr>| e.as_ref().map_or("None".to_string(), Expr::to_string);
+                write!(f, "slice({}, {}, None)", text(start), text(stop))
+            }
+            Object::TensorSlice(t, region) => {
+                let dims: Vec<String> = region
+                    .iter()
+                    .map(|r| match r.extent.as_int() {
+                        Some(1) => r.min.to_string(),
+                        _ => format!("{}:{}", r.min, Expr::add(r.min.clone(), r.extent.clone())),
+                    })
+                    .collect();
+                write!(f, "{}[{}]", t.name(), dims.join(", "))
+            }
+            Object::IntrinCall(c) => write!(f, "{}(...)", c.intrin.name()),
             Object::Mark(m) => write!(f, "MarkDecorator(name={:?})", m.name),
             Object::Analyzer => f.write_str("Analyzer"),
             Object::Unsupported(path) => write!(f, "<{path}: not supported by rangefinder>"),

@@ -214,11 +214,16 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
         Class::ExternOp(hybrid) => {
             op(v).is_some_and(|op| te::extern_of(&op).is_some_and(|e| e.hybrid == hybrid))
         }
+        Class::TensorComputeOp => op(v).is_some_and(|op| te::tensor_compute_of(&op).is_some()),
+        Class::TensorSlice => matches!(v, Value::Object(Object::TensorSlice(..))),
+        Class::TensorIntrin => matches!(v, Value::Object(Object::TensorIntrin(_))),
+        Class::TensorIntrinCall => matches!(v, Value::Object(Object::IntrinCall(_))),
         Class::ForKind => false,
         Class::Stage => matches!(v, Value::Object(Object::Stage(..))),
         Class::Schedule => matches!(v, Value::Object(Object::Schedule(_))),
         Class::Range => matches!(v, Value::Object(Object::Range(_))),
         Class::Target => matches!(v, Value::Object(Object::Target(_))),
+        Class::PassContext => matches!(v, Value::Object(Object::PassContext(_))),
         Class::Analyzer => matches!(v, Value::Object(Object::Analyzer)),
         Class::Object => match v {
             Value::Index(_) => true,
@@ -367,6 +372,14 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                     .collect(),
             )),
             (Object::Op(op), "num_outputs") => Ok(Value::Int(op.num_outputs() as i64)),
+            (Object::Op(op), _)
+                if te::tensor_compute_of(op).is_some_and(|tc| {
+                    crate::tensor_slices::tensor_compute_attribute(tc, name).is_some()
+                }) =>
+            {
+                let tc = te::tensor_compute_of(op).expect("a tensor compute");
+                Ok(crate::tensor_slices::tensor_compute_attribute(tc, name).expect("checked"))
+            }
             (Object::Op(op), "spatial_axis_") if te::scan_op(op).is_some() => Ok(iter_var_list(
                 &te::scan_op(op).expect("a scan").spatial_axis,
             )),
@@ -559,6 +572,19 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::Class(crate::Class::Target), "current") => {
                 Ok(Value::Function(crate::Function::TargetCurrent))
             }
+            (Object::Class(crate::Class::PassContext), "current") => {
+                Ok(Value::Function(crate::Function::PassContextCurrent))
+            }
+            (Object::PassContext(c), _) => {
+                crate::pass_context::attribute(c, name).ok_or_else(|| {
+                    no_attribute(
+                        value,
+                        name,
+                        span,
+                        "it has .opt_level, .config, .required_pass and .disabled_pass",
+                    )
+                })
+            }
             (Object::TagScope(t), "tag") => Ok(Value::Str(t.clone())),
             (Object::Lowered(m), "body") => Ok(Value::Object(Object::Stmt(
                 crate::lowered::StmtRef::body(m),
@@ -647,12 +673,28 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::DeclBuffer(..) | Object::IrBuilder(_), _) => {
                 crate::extern_api::attribute(value, name, span)
             }
+            (Object::TensorIntrin(t), _) => crate::tensor_slices::intrin_attribute(t, name)
+                .ok_or_else(|| {
+                    no_attribute(
+                        value,
+                        name,
+                        span,
+                        "it has .name, .op, .inputs, .buffers, .scalar_params, .body, \
+                         .reduce_init and .reduce_update",
+                    )
+                }),
+            (Object::TensorSlice(t, region), _) => {
+                crate::tensor_slices::slice_attribute(t, region, name).ok_or_else(|| {
+                    no_attribute(value, name, span, "it has .tensor, .shape and .dtype")
+                })
+            }
             (
                 Object::ReadGraph(_)
                 | Object::IrStmt(_)
                 | Object::Call(_)
                 | Object::Reducer(_)
-                | Object::TensorIntrin(_),
+                | Object::Slice(..)
+                | Object::IntrinCall(_),
                 _,
             ) => Err(no_attribute(value, name, span, "it has no attributes")),
             (Object::Module(_) | Object::Class(_), _) => Err(ApiError::attribute_error(format!(
@@ -878,6 +920,12 @@ pub(crate) fn subscript(
             .collect()
     };
     match value {
+        Value::Object(Object::Tensor(t)) if crate::tensor_slices::has_slice(index) => {
+            crate::tensor_slices::tensor_slice(t, &[], index)
+        }
+        Value::Object(Object::PartialLoad(t, first)) if crate::tensor_slices::has_slice(index) => {
+            crate::tensor_slices::tensor_slice(t, first, index)
+        }
         Value::Object(Object::Tensor(t)) => match element_indices(index) {
             // `B[A[i]]`: indices computed from tensor elements.
             Some(values) => gather(t, values, index_span, span),

@@ -235,7 +235,35 @@ fn decl_tensor_intrin(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
             "default_buffer_params",
         ],
     )?;
-    for p in ["scalar_params", "default_buffer_params"] {
+    let scalar_params: Vec<arith::Var> = match a.get("scalar_params") {
+        Some(g) if !matches!(g.value, Value::None) => {
+            let items = g.value.sequence().ok_or_else(|| {
+                type_error(
+                    g.place(),
+                    format!(
+                        "`scalar_params` takes a list of variables, found a {}",
+                        g.value.type_name()
+                    ),
+                )
+            })?;
+            items
+                .into_iter()
+                .map(|v| match &v {
+                    Value::Index(e) => e.as_var().cloned().ok_or(()),
+                    _ => Err(()),
+                })
+                .collect::<Result<_, ()>>()
+                .map_err(|()| {
+                    type_error(
+                        g.place(),
+                        "`scalar_params` takes the variables (`te.var`) the intrinsic's compute \
+                         uses",
+                    )
+                })?
+        }
+        _ => Vec::new(),
+    };
+    for p in ["default_buffer_params"] {
         if let Some(g) = a.get(p).filter(|g| !matches!(g.value, Value::None)) {
             // How the intrinsic's buffers are aligned and offset changes
             // neither the regions nor the values: those parameters are kept
@@ -305,7 +333,26 @@ fn decl_tensor_intrin(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     };
     let ins = Value::list(op.input_tensors().iter().map(buffer_for).collect());
     let outs = Value::list(op.outputs().iter().map(buffer_for).collect());
-    let body = call_back(host, &f.value, vec![ins, outs], &f.at)?;
+    let buffers: Vec<tir::Buffer> = ins
+        .sequence()
+        .unwrap_or_default()
+        .into_iter()
+        .chain(outs.sequence().unwrap_or_default())
+        .filter_map(|b| match b {
+            Value::Object(Object::DeclBuffer(b, _)) => Some(b),
+            _ => None,
+        })
+        .collect();
+    let mut fargs = vec![ins, outs];
+    if !scalar_params.is_empty() {
+        fargs.push(Value::list(
+            scalar_params
+                .iter()
+                .map(|v| Value::Index(v.expr()))
+                .collect(),
+        ));
+    }
+    let body = call_back(host, &f.value, fargs, &f.at)?;
     let calls = match body.sequence() {
         Some(parts) if parts.len() == 3 => te::IntrinCalls {
             body: call_name(&parts[0], &f.at)?,
@@ -327,6 +374,8 @@ fn decl_tensor_intrin(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
             ..Default::default()
         },
     };
-    let intrin = te::decl_tensor_intrin(&op, &name, calls).map_err(|e| te_error(&a.place(), e))?;
+    let intrin = te::decl_tensor_intrin(&op, &name, calls)
+        .map_err(|e| te_error(&a.place(), e))?
+        .with_params(scalar_params, buffers);
     Ok(Value::Object(Object::TensorIntrin(intrin)))
 }

@@ -32,4 +32,7 @@ pub struct Session {
     /// The targets entered with `with target:`, innermost last
     /// (`Target.current()`).
     pub targets: Vec<std::rc::Rc<crate::target::Target>>,
+    /// The pass contexts entered with `with tvm.transform.PassContext():`,
+    /// innermost last.
+    pub pass_contexts: Vec<std::rc::Rc<crate::pass_context::PassContext>>,
 }

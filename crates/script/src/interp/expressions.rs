@@ -530,37 +530,65 @@ impl Interpreter {
     pub(super) fn index_value(&mut self, slice: &ast::Expr, scope: &Rc<Scope>) -> Eval<Index> {
         Ok(match slice {
             ast::Expr::Slice(sl) => {
+                let values = self.slice_bounds(sl, scope)?;
                 let mut bounds = [None; 3];
-                for (bound, e) in bounds.iter_mut().zip([&sl.lower, &sl.upper, &sl.step]) {
-                    let Some(e) = e else { continue };
-                    *bound = match self.eval(e, scope)? {
+                for (k, v) in values.iter().enumerate() {
+                    bounds[k] = match v {
                         Value::None => None,
-                        v => Some(operators::as_int(&v).ok_or_else(|| {
-                            Raised::python(
-                                ErrorClass::TypeError,
-                                span_of(e.range()),
-                                format!(
-                                    "slice indices must be integers or None, not {}",
-                                    v.type_name()
-                                ),
-                            )
-                        })?),
+                        v => match operators::as_int(v) {
+                            Some(i) => Some(i),
+                            // A symbolic bound: a region of a tensor
+                            // (`A[i * 16:(i + 1) * 16]`).
+                            None if matches!(v, Value::Index(_)) => {
+                                let [a, b, c] = values;
+                                return Ok(Index::Value(
+                                    tvm_api::slice(a, b, c)
+                                        .map_err(|e| Raised::api(span_of(sl.range()), e))?,
+                                ));
+                            }
+                            None => {
+                                return Err(Raised::python(
+                                    ErrorClass::TypeError,
+                                    span_of(sl.range()),
+                                    format!(
+                                        "slice indices must be integers or None, not {}",
+                                        v.type_name()
+                                    ),
+                                ))
+                            }
+                        },
                     };
                 }
                 Index::Slice(bounds)
             }
             ast::Expr::Tuple(t) => {
-                if let Some(sl) = t.elts.iter().find(|e| matches!(e, ast::Expr::Slice(_))) {
-                    return Err(Raised::at(
-                        span_of(sl.range()),
-                        "slices inside a multi-dimensional index are not supported; index \
-                         with integers or expressions",
-                    ));
+                let mut items = Vec::with_capacity(t.elts.len());
+                for e in &t.elts {
+                    items.push(match e {
+                        // A region of a tensor (`A[i, 0:16]`).
+                        ast::Expr::Slice(sl) => {
+                            let [a, b, c] = self.slice_bounds(sl, scope)?;
+                            tvm_api::slice(a, b, c)
+                                .map_err(|err| Raised::api(span_of(sl.range()), err))?
+                        }
+                        e => self.eval(e, scope)?,
+                    });
                 }
-                Index::Value(Value::tuple(self.eval_items(&t.elts, scope)?))
+                Index::Value(Value::tuple(items))
             }
             other => Index::Value(self.eval(other, scope)?),
         })
+    }
+
+    /// The start, stop and step of a slice (`None` where not written).
+    fn slice_bounds(&mut self, sl: &ast::ExprSlice, scope: &Rc<Scope>) -> Eval<[Value; 3]> {
+        let mut out = [Value::None, Value::None, Value::None];
+        for (bound, e) in out.iter_mut().zip([&sl.lower, &sl.upper, &sl.step]) {
+            if let Some(e) = e {
+                *bound = self.eval(e, scope)?;
+            }
+        }
+        Ok(out)
     }
 
     /// `value[index]` for an evaluated index.
@@ -576,6 +604,13 @@ impl Interpreter {
             Index::Slice(bounds) => match value {
                 Value::Tuple(_) | Value::List(_) | Value::Str(_) => {
                     collections::slice(value, *bounds, index_span)
+                }
+                Value::Object(tvm_api::Object::Tensor(_) | tvm_api::Object::PartialLoad(..)) => {
+                    let bound = |b: Option<i64>| b.map_or(Value::None, Value::Int);
+                    let slice =
+                        tvm_api::slice(bound(bounds[0]), bound(bounds[1]), bound(bounds[2]))
+                            .map_err(|e| Raised::api(index_span.clone(), e))?;
+                    self.subscript(value, &slice, index_span, span)
                 }
                 other => Err(Raised::at(
                     index_span,
