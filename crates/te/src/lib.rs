@@ -118,5 +118,5 @@ pub use tensor_compute::{
     tensor_compute_of, try_compute_or_intrinsic, ComputeBody, IntrinCall, TensorComputeOp,
 };
 pub use tensorize::{decl_tensor_intrin, IntrinCalls, TensorIntrin};
-pub use thread::{StorageScope, ThreadTag};
+pub use thread::{StorageScope, ThreadTag, WmmaFragment};
 pub use value::{max, min, prod, reduce_where, sum, BinaryOp, Reduce, Reducer, Value, ValueKind};

@@ -183,7 +183,7 @@ pub enum ComputeBody {
 /// let vadd = te::decl_tensor_intrin(z.op(), "vadd", calls).unwrap();
 /// let a = te::placeholder([64, 16], "A", DataType::Float32).unwrap();
 /// let b = te::placeholder([64, 16], "B", DataType::Float32).unwrap();
-/// let c = te::try_compute_or_intrinsic([64.into(), 16.into()], &["i"], |i| {
+/// let c = te::try_compute_or_intrinsic(vec![64.into(), 16.into()], &["i"], |i| {
 ///     let row = |t: &te::Tensor| (t.clone(), vec![arith::Range::new(i[0].clone(), 1.into()),
 ///                                                   arith::Range::from_extent(16.into())]);
 ///     Ok::<_, te::TeError>(ComputeBody::Intrinsic(IntrinCall::new(&vadd, vec![row(&a), row(&b)],

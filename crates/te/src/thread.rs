@@ -81,31 +81,55 @@ pub enum StorageScope {
     Warp,
     /// Private to a thread: rank 3.
     Local,
+    /// A tensor core fragment (`wmma.matrix_a`, `wmma.matrix_b`,
+    /// `wmma.accumulator`): ranks 4 to 6, relaxed over no thread, as TVM
+    /// bounds them.
+    Wmma(WmmaFragment),
+}
+
+/// Which operand of a tensor core multiply a fragment holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WmmaFragment {
+    /// `wmma.matrix_a`.
+    MatrixA,
+    /// `wmma.matrix_b`.
+    MatrixB,
+    /// `wmma.accumulator`.
+    Accumulator,
 }
 
 impl StorageScope {
-    /// Parses `global`, `shared`, `warp` or `local`.
+    /// Parses `global`, `shared`, `warp`, `local` or a tensor core
+    /// fragment's scope (`wmma.matrix_a`).
     pub fn parse(scope: &str) -> Result<StorageScope> {
         Ok(match scope {
             "global" => StorageScope::Global,
             "shared" => StorageScope::Shared,
             "warp" => StorageScope::Warp,
             "local" => StorageScope::Local,
+            "wmma.matrix_a" => StorageScope::Wmma(WmmaFragment::MatrixA),
+            "wmma.matrix_b" => StorageScope::Wmma(WmmaFragment::MatrixB),
+            "wmma.accumulator" => StorageScope::Wmma(WmmaFragment::Accumulator),
             _ => {
                 return Err(TeError::schedule(format!(
-                    "unknown storage scope `{scope}`: use global, shared, warp or local"
+                    "unknown storage scope `{scope}`: use global, shared, warp, local, \
+                     wmma.matrix_a, wmma.matrix_b or wmma.accumulator"
                 )))
             }
         })
     }
 
-    /// TVM's storage rank: global 0, shared 1, warp 2, local 3.
+    /// TVM's storage rank: global 0, shared 1, warp 2, local 3, the
+    /// tensor core fragments 4 to 6.
     pub fn rank(self) -> u8 {
         match self {
             StorageScope::Global => 0,
             StorageScope::Shared => 1,
             StorageScope::Warp => 2,
             StorageScope::Local => 3,
+            StorageScope::Wmma(WmmaFragment::MatrixA) => 4,
+            StorageScope::Wmma(WmmaFragment::MatrixB) => 5,
+            StorageScope::Wmma(WmmaFragment::Accumulator) => 6,
         }
     }
 
@@ -131,6 +155,10 @@ impl StorageScope {
     /// assert!(!StorageScope::Local.relaxes(ThreadTag::ThreadIdx(0)));
     /// assert!(StorageScope::Warp.relaxes(ThreadTag::ThreadIdx(0)));
     /// assert!(!StorageScope::Warp.relaxes(ThreadTag::ThreadIdx(1)));
+    /// // A tensor core fragment is bounded per thread, as local storage is.
+    /// let fragment = StorageScope::parse("wmma.accumulator").unwrap();
+    /// assert_eq!((fragment.rank(), fragment.to_string().as_str()), (6, "wmma.accumulator"));
+    /// assert!(!fragment.relaxes(ThreadTag::ThreadIdx(0)));
     /// ```
     pub fn relaxes(self, tag: ThreadTag) -> bool {
         if self == StorageScope::Warp && tag == ThreadTag::ThreadIdx(0) {
@@ -147,6 +175,9 @@ impl fmt::Display for StorageScope {
             StorageScope::Shared => "shared",
             StorageScope::Warp => "warp",
             StorageScope::Local => "local",
+            StorageScope::Wmma(WmmaFragment::MatrixA) => "wmma.matrix_a",
+            StorageScope::Wmma(WmmaFragment::MatrixB) => "wmma.matrix_b",
+            StorageScope::Wmma(WmmaFragment::Accumulator) => "wmma.accumulator",
         })
     }
 }

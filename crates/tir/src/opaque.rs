@@ -15,6 +15,9 @@ pub enum CallConvention {
     Packed,
     /// `tvm.tir.call_extern(dtype, name, ...)`: a C function of that name.
     Extern(DataType),
+    /// `tvm.tir.call_intrin(dtype, "tir.name", ...)`: one of TVM's
+    /// builtins (`tvm_mma_sync`), which the code generator expands.
+    Intrin,
 }
 
 /// An argument of an opaque call.
@@ -68,6 +71,23 @@ impl OpaqueCall {
         }
     }
 
+    /// `tvm.tir.call_intrin(dtype, op, *args)`: TVM's builtin `op`
+    /// (`tir.tvm_mma_sync` is named `tvm_mma_sync`).
+    ///
+    /// ```
+    /// use tir::{Buffer, CallArg, DataType, OpaqueCall};
+    /// let c = Buffer::new("C", DataType::Float32, [16i64, 16]);
+    /// let fill = OpaqueCall::intrinsic("tir.tvm_fill_fragment", vec![CallArg::Buffer(c)]);
+    /// assert_eq!(fill.to_string(), "tvm_fill_fragment(C)");
+    /// ```
+    pub fn intrinsic(op: &str, args: Vec<CallArg>) -> OpaqueCall {
+        OpaqueCall {
+            convention: CallConvention::Intrin,
+            func: op.strip_prefix("tir.").unwrap_or(op).to_string(),
+            args,
+        }
+    }
+
     /// The buffers passed, in order.
     pub fn buffers(&self) -> impl Iterator<Item = &Buffer> {
         self.args.iter().filter_map(|a| match a {
@@ -107,7 +127,7 @@ impl fmt::Display for OpaqueCall {
                 write!(f, "tvm_call_packed({:?}", self.func)?;
                 first = false;
             }
-            CallConvention::Extern(_) => write!(f, "{}(", self.func)?,
+            CallConvention::Extern(_) | CallConvention::Intrin => write!(f, "{}(", self.func)?,
         }
         for a in &self.args {
             if !first {
@@ -130,7 +150,9 @@ impl fmt::Display for OpaqueCall {
                     let zero = Value::constant(0.0, b.dtype());
                     write!(f, "), 0, {}, {}, 0)", b.ndim(), printer.value(&zero))?;
                 }
-                (CallArg::Buffer(b), CallConvention::Extern(_)) => f.write_str(b.name())?,
+                (CallArg::Buffer(b), CallConvention::Extern(_) | CallConvention::Intrin) => {
+                    f.write_str(b.name())?
+                }
                 (CallArg::Value(v), _) => f.write_str(&printer.value(v))?,
                 (CallArg::Str(s), _) => write!(f, "{s:?}")?,
             }

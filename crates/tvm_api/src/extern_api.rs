@@ -95,6 +95,20 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
                 dt, name, args,
             )))))
         }
+        Function::CallIntrin => {
+            let pos = args.positional_only("call_intrin")?;
+            let [_dtype, op, rest @ ..] = &pos[..] else {
+                return Err(type_error(
+                    None,
+                    "`call_intrin` needs a result type and the name of the builtin to call",
+                ));
+            };
+            let name = string(op)?;
+            let args = rest.iter().map(call_arg).collect::<ApiResult<Vec<_>>>()?;
+            Ok(Value::Object(Object::Call(Rc::new(OpaqueCall::intrinsic(
+                &name, args,
+            )))))
+        }
         Function::IrBuilder => {
             args.bind("create", &[])?;
             Ok(Value::Object(Object::IrBuilder(Rc::new(RefCell::new(
@@ -388,6 +402,12 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
         }
         (Value::Object(Object::DeclBuffer(..)), "access_ptr") => method("access_ptr"),
         (Value::Object(Object::DeclBuffer(..)), "data") => Ok(value.clone()),
+        // Where the buffer starts in its storage: a variable, as TVM
+        // declares it for a buffer bound to a region. Only opaque calls
+        // read it, which no bound depends on.
+        (Value::Object(Object::DeclBuffer(b, _)), "elem_offset") => Ok(Value::Index(
+            arith::Var::new(format!("{}_elem_offset", b.name())).expr(),
+        )),
         (Value::Object(Object::IrBuilder(_)), "emit") => method("emit"),
         (Value::Object(Object::IrBuilder(_)), "get") => method("get"),
         _ => Err(crate::error::error(
@@ -399,7 +419,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 match value {
                     Value::Object(Object::IrBuilder(_)) =>
                         "it has .emit(call) and .get(): other statements are not supported",
-                    _ => "it has .shape, .dtype, .name, .strides, .data and .access_ptr(mode)",
+                    _ => "it has .shape, .dtype, .name, .strides, .data, .elem_offset and .access_ptr(mode)",
                 }
             ),
         )),

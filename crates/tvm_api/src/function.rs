@@ -165,6 +165,8 @@ pub enum Function {
     CallPacked,
     /// `tvm.tir.call_extern`.
     CallExtern,
+    /// `tvm.tir.call_intrin(dtype, op, *args)`.
+    CallIntrin,
     /// `tvm.tir.ir_builder.create`.
     IrBuilder,
     /// `te.hybrid.script`: a decorator.
@@ -263,6 +265,7 @@ impl Function {
             Function::DeclBuffer => "tvm.tir.decl_buffer",
             Function::CallPacked => "tvm.tir.call_packed",
             Function::CallExtern => "tvm.tir.call_extern",
+            Function::CallIntrin => "tvm.tir.call_intrin",
             Function::IrBuilder => "tvm.tir.ir_builder.create",
             Function::HybridScript => "tvm.te.hybrid.script",
             Function::ScanGetBody => "tvm.te.schedule.ScanGetBody",

@@ -266,6 +266,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         | Function::DeclBuffer
         | Function::CallPacked
         | Function::CallExtern
+        | Function::CallIntrin
         | Function::IrBuilder => crate::extern_api::call(host, native, args),
         Function::ScanGetBody | Function::ScanFixPointAnalysis => {
             let a = args.bind(
@@ -955,7 +956,15 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     let module = crate::lowered::LoweredModule {
         name,
         text: lowering.program().to_string(),
-        func: crate::lowered::without_produce(lowering.program()),
+        func: crate::lowered::without_produce(
+            lowering.program(),
+            &s.borrow()
+                .stages()
+                .iter()
+                .filter(|st| st.op().is_extern())
+                .map(|st| st.name().to_string())
+                .collect(),
+        ),
     };
     host.session().lowered.push(Lowered {
         schedule: s.clone(),

@@ -67,19 +67,24 @@ impl StmtRef {
 
 /// `func` as TVM's lowering leaves it to a program that walks it: the
 /// stages' `produce` markers are gone (TVM's `tvm.lower` keeps none), so
-/// that `mod["main"].body` is the outermost loop.
-pub(crate) fn without_produce(func: &tir::PrimFunc) -> tir::PrimFunc {
-    struct Strip;
-    impl tir::mutate::Mutator for Strip {
+/// that `mod["main"].body` is the outermost loop, except around the stages
+/// named in `extern_stages`, which TVM marks with an `extern_scope`
+/// attribute statement.
+pub(crate) fn without_produce(
+    func: &tir::PrimFunc,
+    extern_stages: &std::collections::HashSet<String>,
+) -> tir::PrimFunc {
+    struct Strip<'a>(&'a std::collections::HashSet<String>);
+    impl tir::mutate::Mutator for Strip<'_> {
         type Error = std::convert::Infallible;
         fn stmt(&mut self, s: &tir::Stmt) -> Result<tir::Stmt, Self::Error> {
             match s {
-                tir::Stmt::Produce { body, .. } => self.stmt(body),
+                tir::Stmt::Produce { name, body } if !self.0.contains(name) => self.stmt(body),
                 other => tir::mutate::walk_stmt(self, other),
             }
         }
     }
-    let Ok(body) = tir::mutate::Mutator::stmt(&mut Strip, &func.body);
+    let Ok(body) = tir::mutate::Mutator::stmt(&mut Strip(extern_stages), &func.body);
     tir::PrimFunc::new(func.name.clone(), func.params.clone(), body)
 }
 

@@ -248,6 +248,7 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "decl_buffer" if matches!(module_path, "tvm" | "tvm.tir") => Function::DeclBuffer,
         "call_packed" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallPacked,
         "call_extern" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallExtern,
+        "call_intrin" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallIntrin,
         "create" if module_path == "tvm.tir.ir_builder" => Function::IrBuilder,
         "script" if module_path == "tvm.te.hybrid" => Function::HybridScript,
         "build" if module_path == "tvm.te.hybrid" => Function::HybridBuild,

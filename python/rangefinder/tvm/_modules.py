@@ -19,6 +19,8 @@ LAYER_MODULES = (
     "tvm.topi.tag",
     "tvm.driver",
     "tvm.driver.build_module",
+    "tvm.transform",
+    "tvm.ir.transform",
     # Imported at the top of TOPI's modules and TVM's tests, used only on
     # paths TE programs do not take: their names import, their use fails.
     # The layer keeps the list.
