@@ -288,8 +288,10 @@ fn te_errors_point_at_the_call() {
     let src = format!("{schedule}s[B].set_scope(\"texture\")\n");
     assert_error(&src, 6, 16, "unknown storage scope `texture`");
     // The method is looked up before its arguments are evaluated, as in Python.
-    let src = format!("{schedule}s[B].storage_align(B.op.axis[0], 4, 0)\n");
-    assert_error(&src, 6, 1, "`storage_align`: storage layout");
+    let src = format!("{schedule}s[B].cache_stage(B.op.axis[0])\n");
+    assert_error(&src, 6, 1, "`cache_stage`: unknown stage method");
+    let src = format!("{schedule}s[B].storage_align(B.op.axis[0], 0, 1)\n");
+    assert_error(&src, 6, 1, "the factor must be positive");
 }
 
 #[test]

@@ -113,7 +113,7 @@ pub use run_report::{
     run_report, run_report_reusing, ReportOptions, RunReport, RUN_SIZE, TOLERANCE,
 };
 pub use scan::{scan, scan_op, scan_states, ScanOp};
-pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage};
+pub use schedule::{create_schedule, Attach, Relation, Schedule, SplitBy, Stage, StorageRequests};
 pub use tensor_compute::{
     tensor_compute_of, try_compute_or_intrinsic, ComputeBody, IntrinCall, TensorComputeOp,
 };

@@ -436,7 +436,8 @@ impl<'a> Lowerer<'a> {
             if let Some((shape, starts)) = local {
                 transformed[i] = Some(starts);
                 let buf = Buffer::new(buffer_name(st, 0), op.dtype(), shape)
-                    .with_scope(storage_scope(s, i, b).to_string());
+                    .with_scope(storage_scope(s, i, b).to_string())
+                    .with_attrs(st.storage_requests().attrs());
                 buffers.push(Some(Ok(buf)));
                 continue;
             }
@@ -457,6 +458,7 @@ impl<'a> Lowerer<'a> {
                     buf
                 } else {
                     buf.with_scope(storage_scope(s, i, b).to_string())
+                        .with_attrs(st.storage_requests().attrs())
                 })
             }));
         }

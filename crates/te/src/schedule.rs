@@ -63,6 +63,41 @@ pub enum Attach {
     },
 }
 
+/// How a stage's storage is laid out (`storage_align`, `double_buffer`):
+/// what TVM's printer shows as attributes of the buffer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StorageRequests {
+    /// `(axis position, factor, offset)`: the stride of that root axis is
+    /// a multiple of `factor` plus `offset`.
+    pub dim_align: Vec<(usize, i64, i64)>,
+    /// Whether the storage is double-buffered.
+    pub double_buffer: bool,
+}
+
+impl StorageRequests {
+    /// The buffer attributes, as TVM prints them (`buffer_dim_align =
+    /// tvm_tuple(2, 32, 1)`, `double_buffer_scope = 1`).
+    pub fn attrs(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        if self.double_buffer {
+            out.push(("double_buffer_scope".to_string(), "1".to_string()));
+        }
+        if !self.dim_align.is_empty() {
+            let mut items: Vec<_> = self.dim_align.clone();
+            items.sort_unstable();
+            let parts: Vec<String> = items
+                .iter()
+                .map(|(p, f, o)| format!("{p}, {f}, {o}"))
+                .collect();
+            out.push((
+                "buffer_dim_align".to_string(),
+                format!("tvm_tuple({})", parts.join(", ")),
+            ));
+        }
+        out
+    }
+}
+
 /// The schedule of one operation (TVM's `Stage`).
 #[derive(Clone, Debug)]
 pub struct Stage {
@@ -82,6 +117,10 @@ pub struct Stage {
     tensorized: Option<(IterVar, TensorIntrin)>,
     /// The condition its stores are made under (`set_store_predicate`).
     store_predicate: Option<Expr>,
+    /// Storage layout requests: per axis (`storage_align`), the factor
+    /// and offset its stride is padded to; and whether the storage is
+    /// double-buffered (`double_buffer`).
+    storage: StorageRequests,
     /// Loop kinds and pragmas of leaf loops (see `annotate.rs`).
     pub(crate) annotations: HashMap<IterVar, crate::annotate::LoopAnnotation>,
 }
@@ -114,6 +153,7 @@ impl Stage {
             threads: HashMap::new(),
             tensorized: None,
             store_predicate: None,
+            storage: StorageRequests::default(),
             annotations: HashMap::new(),
         }
     }
@@ -211,6 +251,12 @@ impl Stage {
     /// threads, the store of the combined result (TVM's rule).
     pub fn store_predicate(&self) -> Option<&Expr> {
         self.store_predicate.as_ref()
+    }
+
+    /// The stage's storage layout requests (`storage_align`,
+    /// `double_buffer`).
+    pub fn storage_requests(&self) -> &StorageRequests {
+        &self.storage
     }
 
     /// The thread axis the loop `iv` is bound to, if any.
@@ -852,6 +898,51 @@ impl Schedule {
         self.touch();
         let scope = StorageScope::parse(scope)?;
         self.compute_stage_mut(t.as_ref(), "set_scope")?.scope = Some(scope);
+        Ok(())
+    }
+
+    /// `s[t].storage_align(axis, factor, offset)`: the stride of root axis
+    /// `axis` of `t`'s storage is padded to `k * factor + offset` (against
+    /// shared memory bank conflicts). It changes the storage's layout, not
+    /// which elements are computed or read: it is kept and printed as TVM
+    /// prints it (`buffer_dim_align`).
+    pub fn storage_align(
+        &mut self,
+        t: &impl AsRef<Operation>,
+        axis: &IterVar,
+        factor: i64,
+        offset: i64,
+    ) -> Result<()> {
+        self.touch();
+        let op = t.as_ref();
+        let Some(position) = op.root_iter_vars().iter().position(|r| r == axis) else {
+            return Err(TeError::schedule(format!(
+                "`storage_align` of `{}`: `{}` is not one of its axes (`op.axis`)",
+                op.name(),
+                axis.name()
+            )));
+        };
+        if factor <= 0 {
+            return Err(TeError::schedule(format!(
+                "`storage_align` of `{}`: the factor must be positive, found {factor}",
+                op.name()
+            )));
+        }
+        let st = self.compute_stage_mut(op, "storage_align")?;
+        st.storage.dim_align.retain(|(p, _, _)| *p != position);
+        st.storage.dim_align.push((position, factor, offset));
+        Ok(())
+    }
+
+    /// `s[t].double_buffer()`: `t`'s storage is doubled so that the next
+    /// iteration's fetch overlaps this one's use. Values and bounds are
+    /// unchanged; it is kept and printed as TVM prints it
+    /// (`double_buffer_scope`).
+    pub fn double_buffer(&mut self, t: &impl AsRef<Operation>) -> Result<()> {
+        self.touch();
+        self.compute_stage_mut(t.as_ref(), "double_buffer")?
+            .storage
+            .double_buffer = true;
         Ok(())
     }
 

@@ -372,3 +372,37 @@ class Module:
         )
     );
 }
+
+#[test]
+fn storage_layout_requests_are_printed_and_change_no_value() {
+    // `C` reads `B`, staged per row of `C`, padded and double-buffered.
+    let (a, b) = scaled();
+    let c = compute_named([8, 10], &["x", "y"], |i| b.at([&i[0], &i[1]]) + 1.0, "C").unwrap();
+    let mut s = create_schedule(&[c.clone()]);
+    let x = c.op().axis()[0].clone();
+    s.compute_at(&b, &c, &x).unwrap();
+    let bj = b.op().axis()[1].clone();
+    s.storage_align(&b, &bj, 16, 1).unwrap();
+    s.double_buffer(&b).unwrap();
+    let text = lower(&s, &[a.clone(), c.clone()]).unwrap().body.to_string();
+    assert!(
+        text.contains(
+            "// attr [B] double_buffer_scope = 1\n    // attr [B] buffer_dim_align = tvm_tuple(1, 16, 1)\n    allocate B[float32 * 1 * 10]"
+        ),
+        "{text}"
+    );
+    clean(&s, &[a, c.clone()]);
+    // Only the operation's own axes can be aligned, by a positive factor.
+    let e = s.storage_align(&b, &x, 16, 1).unwrap_err();
+    assert!(
+        e.message.contains("`x` is not one of its axes"),
+        "{}",
+        e.message
+    );
+    let e = s.storage_align(&b, &bj, 0, 1).unwrap_err();
+    assert!(
+        e.message.contains("factor must be positive"),
+        "{}",
+        e.message
+    );
+}

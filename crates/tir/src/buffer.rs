@@ -37,6 +37,7 @@ struct BufferData {
     shape: Vec<Expr>,
     axis_separators: Vec<usize>,
     scope: String,
+    attrs: Vec<(String, String)>,
 }
 
 impl Buffer {
@@ -54,6 +55,7 @@ impl Buffer {
             shape: shape.into_iter().map(Into::into).collect(),
             axis_separators: Vec::new(),
             scope: "global".to_string(),
+            attrs: Vec::new(),
         }))
     }
 
@@ -73,6 +75,20 @@ impl Buffer {
         let mut data = (*self.0).clone();
         data.scope = scope.into();
         Buffer(Arc::new(data))
+    }
+
+    /// The same buffer (same identity) with layout attributes printed
+    /// above its allocation (`// attr [B] buffer_dim_align = ...`): what
+    /// a schedule asked of its storage's layout, which changes no index.
+    pub fn with_attrs(self, attrs: Vec<(String, String)>) -> Buffer {
+        let mut data = (*self.0).clone();
+        data.attrs = attrs;
+        Buffer(Arc::new(data))
+    }
+
+    /// The layout attributes (see [`Buffer::with_attrs`]).
+    pub fn attrs(&self) -> &[(String, String)] {
+        &self.0.attrs
     }
 
     /// The identity.

@@ -378,7 +378,16 @@ impl Printer {
                     block(f, body)
                 }
             }
-            Stmt::Realize { body, .. } | Stmt::Produce { body, .. } => {
+            Stmt::Realize { buffer, body, .. } => {
+                for (key, value) in buffer.attrs() {
+                    pad(f, depth)?;
+                    writeln!(f, "// attr [{buffer}] {key} = {value}")?;
+                }
+                pad(f, depth)?;
+                self.write_header(f, s)?;
+                block(f, body)
+            }
+            Stmt::Produce { body, .. } => {
                 pad(f, depth)?;
                 self.write_header(f, s)?;
                 block(f, body)
@@ -399,6 +408,10 @@ impl Printer {
                     "// attr [{buffer}] storage_scope = \"{}\"",
                     buffer.scope()
                 )?;
+                for (key, value) in buffer.attrs() {
+                    pad(f, depth)?;
+                    writeln!(f, "// attr [{buffer}] {key} = {value}")?;
+                }
                 pad(f, depth)?;
                 self.write_header(f, s)?;
                 f.write_char('\n')?;

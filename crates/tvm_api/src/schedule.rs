@@ -27,6 +27,8 @@ const STAGE_METHODS: &[&str] = &[
     "vectorize",
     "unroll",
     "pragma",
+    "storage_align",
+    "double_buffer",
 ];
 
 /// The stage method called `name`, if supported.
@@ -45,9 +47,6 @@ pub(crate) fn schedule_method(name: &str) -> Option<&'static str> {
 /// Why a stage method is not available, and what is.
 pub(crate) fn unsupported_stage_method(name: &str) -> String {
     let why = match name {
-        "storage_align" | "double_buffer" => {
-            "storage layout and buffering are not modelled (they do not change bounds)"
-        }
         "rfactor" => "`rfactor` is a method of the schedule: `s.rfactor(tensor, axis)`",
         "env_threads" => "this primitive is not supported",
         _ => "unknown stage method",
@@ -192,6 +191,31 @@ pub(crate) fn call_stage_method(
             s.borrow_mut()
                 .bind(op, &iv, axis)
                 .map_err(|e| te_error(&span, e))?;
+            Ok(Value::None)
+        }
+        "storage_align" => {
+            let a = args.bind("storage_align", &["axis", "factor", "offset"])?;
+            let axis = crate::objects::to_iter_var(a.required("axis")?)?;
+            let int = |name: &str| -> ApiResult<i64> {
+                let g = a.required(name)?;
+                crate::operators::as_int(&g.value).ok_or_else(|| {
+                    type_error(
+                        g.place(),
+                        format!("`storage_align` needs `{name}` as an integer"),
+                    )
+                })
+            };
+            let (factor, offset) = (int("factor")?, int("offset")?);
+            s.borrow_mut()
+                .storage_align(op, &axis, factor, offset)
+                .map_err(|e| te_error(&a.place(), e))?;
+            Ok(Value::None)
+        }
+        "double_buffer" => {
+            args.bind("double_buffer", &[])?;
+            s.borrow_mut()
+                .double_buffer(op)
+                .map_err(|e| te_error(&None, e))?;
             Ok(Value::None)
         }
         "set_scope" => {

@@ -239,10 +239,11 @@ fn errors_name_the_argument_they_are_about() {
     assert_eq!(e.class, ErrorClass::TVMError);
     // A method rangefinder does not model is missing as an attribute (so
     // that `hasattr` answers), and says why.
-    let e = tvm_api::get_attr(&stage, "storage_align").unwrap_err();
+    let e = tvm_api::get_attr(&stage, "env_threads").unwrap_err();
     assert_eq!(e.class, ErrorClass::AttributeError);
     assert!(
-        e.message.starts_with("`storage_align`: storage layout"),
+        e.message
+            .starts_with("`env_threads`: this primitive is not supported"),
         "{}",
         e.message
     );
