@@ -233,3 +233,25 @@ def test_stage_records_print_the_same_in_both_front_ends(cli):
     assert py.returncode == 0, py.stderr
     assert py.stdout.split("# ranges")[0] == te_out
     assert te_out.splitlines()[-1] == "[0, 5, 10, 15]"
+
+
+def test_time_evaluator_times_the_interpreted_runs():
+    """``f.time_evaluator`` runs the built function as timed (in the
+    interpreter) and leaves the results of the last run in the arrays."""
+    import numpy as np
+
+    import rangefinder.tvm as tvm
+    from rangefinder.tvm import te
+
+    a = te.placeholder((64,), name="A")
+    b = te.compute((64,), lambda i: a[i] * 2, name="B")
+    s = te.create_schedule(b.op)
+    f = tvm.build(s, [a, b])
+    x = tvm.nd.array(np.arange(64, dtype="float32"))
+    y = tvm.nd.array(np.zeros(64, dtype="float32"))
+    timer = f.time_evaluator(f.entry_name, tvm.cpu(0), number=3, repeat=2)
+    result = timer(x, y)
+    assert len(result.results) == 2
+    assert result.min <= result.mean <= result.max
+    assert result.mean > 0
+    np.testing.assert_allclose(y.numpy(), np.arange(64) * 2)

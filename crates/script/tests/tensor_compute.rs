@@ -100,3 +100,35 @@ fn a_slice_with_a_step_is_refused_at_the_slice() {
     assert_eq!((e.line, e.column), (12, 10), "{}", e.message);
     assert!(e.message.contains("takes no step"), "{}", e.message);
 }
+
+#[test]
+fn a_call_holds_what_the_intrinsic_wrote_with_this_site_buffers_and_values() {
+    // TVM's test of scalar parameters: the call passes `A`, `C` and the
+    // scalar values, as `intrin_func` wrote it over its own buffers.
+    let printed = run_checked(
+        "\
+n = te.size_var('n')
+x = te.placeholder((n,), name='x')
+v = te.size_var('v')
+w = te.size_var('w')
+z = te.compute((n,), lambda i: x[i] * v + w, name='z')
+def intrin_func(ins, outs, sp):
+    assert sp[0] == v and sp[1] == w
+    return tvm.tir.call_packed('hw_func', ins[0].data, outs[0].data, sp[0], sp[1])
+intrin = te.decl_tensor_intrin(z.op, intrin_func, scalar_params=[v, w])
+assert tuple(intrin.scalar_params) == (v, w)
+A = te.placeholder((10, 10), name='A')
+C = te.compute((10, 10), lambda i, j: intrin(i * i, A[i, j], i + j), name='C')
+s = te.create_schedule(C.op)
+stmt = tvm.lower(s, [A, C])['main'].body
+call = stmt.body.body.value
+assert isinstance(stmt.body.body, tvm.tir.Evaluate)
+assert [str(a) for a in call.args] == ['\"hw_func\"', 'A', 'C', 'i * i', 'i + j']
+print(tvm.lower(s, [A, C], simple_mode=True))
+",
+    );
+    assert!(
+        printed.contains("hw_func(A([i, 1], [j, 1]), C([i, 1], [j, 1]), (i*i), (i + j))"),
+        "{printed}"
+    );
+}

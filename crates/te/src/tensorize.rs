@@ -34,7 +34,7 @@ use tir::{Buffer, Stmt, Value};
 /// computation, and for reductions the reset of the outputs and the
 /// update that accumulates into them. TVM's fcompute returns either one
 /// statement (`body`) or the triple `(body, reset, update)`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct IntrinCalls {
     /// The call that computes the outputs from nothing.
     pub body: Option<String>,
@@ -42,6 +42,11 @@ pub struct IntrinCalls {
     pub reset: Option<String>,
     /// The call that folds one more part of the reduction into the outputs.
     pub update: Option<String>,
+    /// The calls as the function wrote them (body, reset, update), over
+    /// the intrinsic's own buffers ([`TensorIntrin::buffers`]) and scalar
+    /// parameters; each lowered call passes the stage's buffers and
+    /// values in their place. Empty when only the names are known.
+    pub written: [Option<tir::OpaqueCall>; 3],
 }
 
 struct IntrinData {
@@ -626,13 +631,20 @@ impl Lowerer<'_> {
                 )
             })?;
             let body = this.intrinsic_part(i, region, intrin, part)?;
+            let written = intrin.calls().written[part as usize]
+                .as_ref()
+                .map(|c| this.instantiate(c, intrin, &args, region));
             // A reset only writes the outputs, and is passed only them (TVM
             // binds no inputs for it).
             let args = match part {
                 Part::Reset => args[region.inputs.len()..].to_vec(),
                 _ => args.clone(),
             };
-            Ok::<Stmt, TeError>(Stmt::tensor_call(name, args, scalars.clone(), body))
+            let mut call = Stmt::tensor_call(name, args, scalars.clone(), body);
+            if let (Stmt::TensorCall { written: w, .. }, Some(c)) = (&mut call, written) {
+                *w = Some(Box::new(c));
+            }
+            Ok::<Stmt, TeError>(call)
         };
         let calls = intrin.calls().clone();
         let first_reduce = loops
@@ -845,7 +857,54 @@ impl Lowerer<'_> {
     }
 }
 
-/// Which part of an intrinsic's computation a call performs.
+impl Lowerer<'_> {
+    /// The call `template` (written over `intrin`'s buffers and scalar
+    /// parameters) as this call site makes it: each of the intrinsic's
+    /// buffers is the stage's buffer passed in its place, each scalar
+    /// parameter its value.
+    fn instantiate(
+        &self,
+        template: &tir::OpaqueCall,
+        intrin: &TensorIntrin,
+        args: &[(Buffer, Vec<Range>)],
+        region: &Region,
+    ) -> tir::OpaqueCall {
+        let values: HashMap<Var, Expr> = intrin
+            .scalar_params()
+            .iter()
+            .cloned()
+            .zip(region.scalars.iter().map(|e| self.expr(e)))
+            .collect();
+        struct Scalars<'a>(&'a HashMap<Var, Expr>);
+        impl tir::mutate::Mutator for Scalars<'_> {
+            type Error = std::convert::Infallible;
+            fn expr(&mut self, e: &Expr) -> std::result::Result<Expr, Self::Error> {
+                Ok(e.substitute(&mut |v| self.0.get(v).cloned()))
+            }
+        }
+        let mut call = template.clone();
+        for a in &mut call.args {
+            match a {
+                tir::CallArg::Buffer(b) => {
+                    if let Some(k) = intrin.buffers().iter().position(|x| x == b) {
+                        if let Some((own, _)) = args.get(k) {
+                            *b = own.clone();
+                        }
+                    }
+                }
+                tir::CallArg::Value(v) => {
+                    let Ok(x) = tir::mutate::Mutator::value(&mut Scalars(&values), v);
+                    *v = x;
+                }
+                tir::CallArg::Str(_) => {}
+            }
+        }
+        call
+    }
+}
+
+/// Which part of an intrinsic's computation a call performs, in the
+/// order of [`IntrinCalls::written`].
 #[derive(Clone, Copy)]
 enum Part {
     /// The outputs from nothing.

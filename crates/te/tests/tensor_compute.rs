@@ -18,6 +18,7 @@ fn calls(body: Option<&str>, reset: Option<&str>, update: Option<&str>) -> Intri
         body: body.map(String::from),
         reset: reset.map(String::from),
         update: update.map(String::from),
+        ..Default::default()
     }
 }
 

@@ -177,9 +177,22 @@ pub fn walk_stmt<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Result<Stmt, M::Er
                 name,
                 args,
                 scalars,
+                written,
                 body,
             } => Stmt::TensorCall {
                 name: name.clone(),
+                written: match written {
+                    Some(call) => {
+                        let mut call = call.clone();
+                        for a in &mut call.args {
+                            if let crate::opaque::CallArg::Value(v) = a {
+                                *v = m.value(v)?;
+                            }
+                        }
+                        Some(call)
+                    }
+                    None => None,
+                },
                 scalars: scalars
                     .iter()
                     .map(|e| m.expr(e))

@@ -146,6 +146,10 @@ pub enum Stmt {
         args: Vec<(Buffer, Vec<Range>)>,
         /// The scalar values passed after the regions.
         scalars: Vec<Expr>,
+        /// The call as the intrinsic's function wrote it, with this call
+        /// site's buffers and values (what TVM's program holds); `None`
+        /// when only the name is known.
+        written: Option<Box<crate::opaque::OpaqueCall>>,
         /// What the call computes.
         body: Box<Stmt>,
     },
@@ -296,6 +300,7 @@ impl Stmt {
             name: name.into(),
             args,
             scalars,
+            written: None,
             body: Box::new(body),
         }
     }

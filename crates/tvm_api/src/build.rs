@@ -44,6 +44,13 @@ pub struct Built {
     name: String,
 }
 
+impl Built {
+    /// The function's name (`f.entry_name`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 /// One parameter of a built function.
 #[derive(Clone)]
 pub(crate) enum BuiltParam {
@@ -487,4 +494,121 @@ fn py_float(x: f64) -> String {
 fn format_percent(p: f64) -> String {
     let text = format!("{p:.3}");
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// What `f.time_evaluator(name, dev, number=10, repeat=1)` returns: called
+/// with `f`'s arguments, it runs `f` `number` times per repeat and gives
+/// the mean time of a run per repeat. The times are the interpreter's: a
+/// built function here runs in rangefinder's interpreter, not on the
+/// device.
+pub struct TimeEvaluator {
+    built: Rc<Built>,
+    number: usize,
+    repeat: usize,
+}
+
+/// What a time evaluator gives (TVM's `ProfileResult`): seconds per run,
+/// one mean per repeat.
+#[derive(Debug)]
+pub struct TimeResult {
+    /// The mean time of a run, in seconds, per repeat.
+    pub results: Vec<f64>,
+}
+
+/// `f.time_evaluator(func_name, dev, number=10, repeat=1, ...)`.
+pub(crate) fn time_evaluator(f: &Rc<Built>, args: Args) -> ApiResult<Value> {
+    let a = args.bind(
+        "time_evaluator",
+        &[
+            "func_name",
+            "dev",
+            "number",
+            "repeat",
+            "min_repeat_ms",
+            "limit_zero_time_iterations",
+            "cooldown_interval_ms",
+            "repeats_to_cooldown",
+            "cache_flush_bytes",
+            "f_preproc",
+        ],
+    )?;
+    let name = a.required("func_name")?;
+    if !matches!(&name.value, Value::Str(n) if **n == *f.name) {
+        return Err(type_error(
+            name.place(),
+            format!(
+                "the built module has one function, `{}`; time it by that name (`f.entry_name`)",
+                f.name
+            ),
+        ));
+    }
+    let count = |param: &str, default: i64| -> ApiResult<usize> {
+        let Some(g) = a.get(param) else {
+            return Ok(default as usize);
+        };
+        crate::operators::as_int(&g.value)
+            .filter(|&n| n >= 1)
+            .map(|n| n as usize)
+            .ok_or_else(|| {
+                type_error(
+                    g.place(),
+                    format!(
+                        "`{param}` takes a positive integer, found {}",
+                        crate::repr(&g.value)
+                    ),
+                )
+            })
+    };
+    let (number, repeat) = (count("number", 10)?, count("repeat", 1)?);
+    Ok(Value::Object(Object::TimeEvaluator(Rc::new(
+        TimeEvaluator {
+            built: f.clone(),
+            number,
+            repeat,
+        },
+    ))))
+}
+
+/// Calls a time evaluator: runs the function as timed.
+pub(crate) fn call_time_evaluator(t: &TimeEvaluator, args: Args) -> ApiResult<Value> {
+    let mut results = Vec::with_capacity(t.repeat);
+    for _ in 0..t.repeat {
+        let start = std::time::Instant::now();
+        for _ in 0..t.number {
+            call_built(&t.built, args.clone())?;
+        }
+        results.push(start.elapsed().as_secs_f64() / t.number as f64);
+    }
+    Ok(Value::Object(Object::TimeResult(Rc::new(TimeResult {
+        results,
+    }))))
+}
+
+/// An attribute of a profile result: `.mean`, `.median`, `.min`, `.max`,
+/// `.std` (seconds) and `.results` (one mean per repeat).
+pub(crate) fn time_result_attribute(r: &TimeResult, name: &str) -> Option<Value> {
+    let n = r.results.len() as f64;
+    let mean = r.results.iter().sum::<f64>() / n;
+    let mut sorted = r.results.clone();
+    sorted.sort_by(f64::total_cmp);
+    Some(Value::Float(match name {
+        "mean" => mean,
+        "median" => {
+            let k = sorted.len() / 2;
+            if sorted.len() % 2 == 1 {
+                sorted[k]
+            } else {
+                (sorted[k - 1] + sorted[k]) / 2.0
+            }
+        }
+        "min" => sorted[0],
+        "max" => sorted[sorted.len() - 1],
+        "std" => (r.results.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n).sqrt(),
+        "results" => {
+            return Some(Value::tuple(
+                r.results.iter().map(|&x| Value::Float(x)).collect(),
+            ))
+        }
+        _ => return None,
+    }))
 }

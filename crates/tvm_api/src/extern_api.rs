@@ -488,3 +488,34 @@ pub(crate) fn call_method(receiver: &Value, name: &str, args: Args) -> ApiResult
         )),
     }
 }
+
+/// An attribute of an opaque call (TVM's `Call`): `.args`, the function's
+/// name first for a packed or extern call (a `StringImm`, as TVM passes
+/// it), then the buffers and values; `.op`, the called function's name.
+pub(crate) fn call_attribute(c: &OpaqueCall, name: &str) -> Option<Value> {
+    Some(match name {
+        "args" => {
+            let mut out = Vec::new();
+            if !matches!(c.convention, tir::CallConvention::Intrin) {
+                out.push(Value::Object(Object::StringImm(Rc::from(c.func.as_str()))));
+            }
+            for a in &c.args {
+                out.push(match a {
+                    CallArg::Buffer(b) => Value::Object(Object::Buffer(b.clone())),
+                    CallArg::Str(s) => Value::Object(Object::StringImm(Rc::from(s.as_str()))),
+                    CallArg::Value(tir::Value::Index(e)) => Value::Index(e.clone()),
+                    CallArg::Value(tir::Value::Int(i, _)) => Value::Int(*i),
+                    CallArg::Value(tir::Value::Float(f, _)) => Value::Float(*f),
+                    CallArg::Value(other) => Value::str(&other.to_string()),
+                });
+            }
+            Value::list(out)
+        }
+        "op" => Value::str(match c.convention {
+            tir::CallConvention::Packed => "tir.tvm_call_packed",
+            tir::CallConvention::Extern(_) => "tir.call_extern",
+            tir::CallConvention::Intrin => c.func.as_str(),
+        }),
+        _ => return None,
+    })
+}

@@ -286,6 +286,7 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
         ))),
         Value::Object(Object::MarkedTest(t)) => test_marks::call_marked(host, t, args),
         Value::Object(Object::Built(f)) => build::call_built(f, args),
+        Value::Object(Object::TimeEvaluator(t)) => build::call_time_evaluator(t, args),
         Value::Object(Object::Class(class)) => Err(ApiError::type_error(format!(
             "`{}` cannot be called",
             class.name()

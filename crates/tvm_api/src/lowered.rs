@@ -155,6 +155,13 @@ pub(crate) fn stmt_attribute(s: &StmtRef, name: &str) -> Option<Value> {
             Value::Index(var.expr())
         }
         (tir::Stmt::Let { value, .. }, "value") => Value::Index(value.clone()),
+        // A tensor intrinsic's call, as the intrinsic's function wrote it.
+        (
+            tir::Stmt::TensorCall {
+                written: Some(c), ..
+            },
+            "value",
+        ) => Value::Object(Object::Call(Rc::new((**c).clone()))),
         (
             tir::Stmt::For { .. }
             | tir::Stmt::Let { .. }

@@ -64,6 +64,10 @@ pub enum Object {
     Device(&'static str, i64),
     /// What `tvm.build` returns: callable on arrays.
     Built(Rc<crate::build::Built>),
+    /// `f.time_evaluator(...)`: callable like `f`, it times its runs.
+    TimeEvaluator(Rc<crate::build::TimeEvaluator>),
+    /// What a time evaluator gives: `.mean` and the other statistics.
+    TimeResult(Rc<crate::build::TimeResult>),
     /// What `tvm.lower` returns; `mod["main"]` is the same program.
     Lowered(Rc<crate::lowered::LoweredModule>),
     /// A statement of a lowered program.
@@ -160,6 +164,8 @@ impl Object {
             Object::NDArray(_) => "NDArray",
             Object::Device(..) => "Device",
             Object::Built(_) => "Module",
+            Object::TimeEvaluator(_) => "function",
+            Object::TimeResult(_) => "ProfileResult",
             Object::Lowered(_) => "IRModule",
             Object::Stmt(s) => crate::lowered::stmt_class(s.stmt()),
             Object::Buffer(_) => "Buffer",
@@ -290,6 +296,8 @@ impl fmt::Display for Object {
             Object::NDArray(a) => write!(f, "{}", a.borrow().to_value()),
             Object::Device(kind, id) => write!(f, "{kind}({id})"),
             Object::Built(_) => f.write_str("Module(llvm)"),
+            Object::TimeEvaluator(_) => f.write_str("<time evaluator>"),
+            Object::TimeResult(r) => write!(f, "ProfileResult(results={:?})", r.results),
             Object::Lowered(m) => f.write_str(&m.text),
             Object::Stmt(s) => write!(f, "{}", s.stmt()),
             Object::Buffer(b) => f.write_str(b.name()),

@@ -662,7 +662,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 | Object::Analyzer
                 | Object::TargetKind(_)
                 | Object::Device(..)
-                | Object::Built(_)
+                | Object::TimeEvaluator(_)
                 | Object::Lowered(_)
                 | Object::Buffer(_)
                 | Object::Bounds(_)
@@ -688,10 +688,29 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                     no_attribute(value, name, span, "it has .tensor, .shape and .dtype")
                 })
             }
+            (Object::Built(f), "entry_name") => Ok(Value::str(f.name())),
+            (Object::Built(_), "time_evaluator") => method("time_evaluator"),
+            (Object::Built(_), _) => Err(no_attribute(
+                value,
+                name,
+                span,
+                "it has .entry_name and .time_evaluator",
+            )),
+            (Object::TimeResult(r), _) => {
+                crate::build::time_result_attribute(r, name).ok_or_else(|| {
+                    no_attribute(
+                        value,
+                        name,
+                        span,
+                        "it has .mean, .median, .min, .max, .std and .results",
+                    )
+                })
+            }
+            (Object::Call(c), _) => crate::extern_api::call_attribute(c, name)
+                .ok_or_else(|| no_attribute(value, name, span, "it has .op and .args")),
             (
                 Object::ReadGraph(_)
                 | Object::IrStmt(_)
-                | Object::Call(_)
                 | Object::Reducer(_)
                 | Object::Slice(..)
                 | Object::IntrinCall(_),
@@ -1154,6 +1173,9 @@ pub(crate) fn call_method(
                 )
             })?;
             Ok(Value::Object(Object::Tensor(out)))
+        }
+        Value::Object(Object::Built(f)) if name == "time_evaluator" => {
+            crate::build::time_evaluator(f, args)
         }
         Value::Object(Object::Lowered(m)) if name == "script" => {
             args.bind("script", &[])?;

@@ -200,7 +200,9 @@ fn is_axis(v: &Value) -> bool {
 
 /// The name of the first opaque call of what an intrinsic's function
 /// returned (`None` for Python's `None`).
-fn call_name(v: &Value, at: &ArgRef) -> ApiResult<Option<String>> {
+/// The first call a part of an intrinsic's function emits (`None` for a
+/// part it does not give).
+fn written_call(v: &Value, at: &ArgRef) -> ApiResult<Option<tir::OpaqueCall>> {
     if matches!(v, Value::None) {
         return Ok(None);
     }
@@ -208,7 +210,7 @@ fn call_name(v: &Value, at: &ArgRef) -> ApiResult<Option<String>> {
     let mut found = None;
     stmt.visit(&mut |s| {
         if let (None, tir::Stmt::Opaque { call, .. }) = (&found, s) {
-            found = Some(call.func.clone());
+            found = Some(call.clone());
         }
     });
     found.map(Some).ok_or_else(|| {
@@ -217,6 +219,17 @@ fn call_name(v: &Value, at: &ArgRef) -> ApiResult<Option<String>> {
             "the intrinsic's function must emit a call such as `tvm.tir.call_extern(...)`",
         )
     })
+}
+
+/// The calls of an intrinsic's function, by name and as written.
+fn intrin_calls(parts: [Option<tir::OpaqueCall>; 3]) -> te::IntrinCalls {
+    let name = |c: &Option<tir::OpaqueCall>| c.as_ref().map(|c| c.func.clone());
+    te::IntrinCalls {
+        body: name(&parts[0]),
+        reset: name(&parts[1]),
+        update: name(&parts[2]),
+        written: parts,
+    }
 }
 
 /// `te.decl_tensor_intrin(op, fcompute, name="tensor_intrin", binds=None,
@@ -354,11 +367,11 @@ fn decl_tensor_intrin(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     }
     let body = call_back(host, &f.value, fargs, &f.at)?;
     let calls = match body.sequence() {
-        Some(parts) if parts.len() == 3 => te::IntrinCalls {
-            body: call_name(&parts[0], &f.at)?,
-            reset: call_name(&parts[1], &f.at)?,
-            update: call_name(&parts[2], &f.at)?,
-        },
+        Some(parts) if parts.len() == 3 => intrin_calls([
+            written_call(&parts[0], &f.at)?,
+            written_call(&parts[1], &f.at)?,
+            written_call(&parts[2], &f.at)?,
+        ]),
         Some(parts) => {
             return Err(type_error(
                 f.place(),
@@ -369,10 +382,7 @@ fn decl_tensor_intrin(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
                 ),
             ))
         }
-        None => te::IntrinCalls {
-            body: call_name(&body, &f.at)?,
-            ..Default::default()
-        },
+        None => intrin_calls([written_call(&body, &f.at)?, None, None]),
     };
     let intrin = te::decl_tensor_intrin(&op, &name, calls)
         .map_err(|e| te_error(&a.place(), e))?
