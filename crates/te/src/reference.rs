@@ -186,6 +186,49 @@ pub struct Reference<'a> {
     extern_runs: HashMap<OpId, Vec<tir::Tensor>>,
     /// The elements of scans with several states, by scan and state.
     scan_memo: HashMap<(OpId, usize), HashMap<Vec<i64>, f64>>,
+    /// While an element of a tensor compute operation is evaluated: the
+    /// regions its call passes (tensor, `[min, end)` per dimension), which
+    /// its intrinsic's reads must stay in.
+    call_regions: Option<CallRegions>,
+}
+
+/// The regions one call of a tensor intrinsic passes, at one point.
+struct CallRegions {
+    /// The operation calling.
+    op: String,
+    /// The intrinsic.
+    intrin: String,
+    /// Each tensor passed and its region, `[min, end)` per dimension.
+    regions: Vec<(Tensor, Vec<(i64, i64)>)>,
+}
+
+impl CallRegions {
+    /// Errors when the read of `t` at `at` is in none of the regions of
+    /// `t` the call passes.
+    fn check(&self, t: &Tensor, at: &[i64]) -> Result<()> {
+        let mut passed = self.regions.iter().filter(|(x, _)| x == t).peekable();
+        if passed.peek().is_none() {
+            return Ok(());
+        }
+        let inside =
+            |b: &Vec<(i64, i64)>| b.iter().zip(at).all(|(&(lo, hi), &i)| lo <= i && i < hi);
+        if passed.clone().any(|(_, b)| inside(b)) {
+            return Ok(());
+        }
+        let text = |b: &Vec<(i64, i64)>| {
+            let dims: Vec<String> = b.iter().map(|(lo, hi)| format!("{lo}:{hi}")).collect();
+            format!("{}[{}]", t.name(), dims.join(", "))
+        };
+        let given: Vec<String> = passed.map(|(_, b)| text(b)).collect();
+        Err(TeError::definition(format!(
+            "`{}` calls the intrinsic `{}` with {}, but the intrinsic's compute reads `{}` at \
+             {at:?}, outside it: the intrinsic reads beyond the buffer bound to that region",
+            self.op,
+            self.intrin,
+            given.join(" and "),
+            t.name()
+        )))
+    }
 }
 
 /// Rounds to the precision of `dtype`, as the interpreter stores values.
@@ -211,6 +254,7 @@ impl<'a> Reference<'a> {
             operands: HashMap::new(),
             extern_runs: HashMap::new(),
             scan_memo: HashMap::new(),
+            call_regions: None,
         }
     }
 
@@ -419,8 +463,30 @@ impl<'a> Reference<'a> {
             for (a, &i) in tc.axis.iter().zip(idx) {
                 env.set(a.var(), i);
             }
+            // The regions at this point; reads outside them are the
+            // intrinsic reading beyond the buffers bound to it. (With a
+            // reduction outside the calls, the regions move with it: they
+            // are checked at its whole range.)
+            let mut regions = Vec::new();
+            if tc.reduce_axis.is_empty() {
+                for (t, region) in tc.inputs.iter().zip(&tc.regions) {
+                    let mut box_ = Vec::with_capacity(region.len());
+                    for r in region {
+                        let min = self.index(&r.min, &env)?;
+                        box_.push((min, min + self.index(&r.extent, &env)?));
+                    }
+                    regions.push((t.clone(), box_));
+                }
+            }
+            let outer = self.call_regions.replace(CallRegions {
+                op: op.name().to_string(),
+                intrin: tc.intrin.name().to_string(),
+                regions,
+            });
             let body = tc.equivalent[0].clone();
-            let v = round(self.value(&body, &mut env)?, op.dtype());
+            let v = self.value(&body, &mut env);
+            self.call_regions = outer;
+            let v = round(v?, op.dtype());
             self.remember(op, idx, v);
             return Ok(v);
         }
@@ -673,7 +739,14 @@ impl<'a> Reference<'a> {
                 for e in idx {
                     at.push(self.index(e, env)?);
                 }
-                self.element_of(t, &at)?
+                if let Some(c) = &self.call_regions {
+                    c.check(t, &at)?;
+                }
+                // The tensor read is evaluated by its own definition.
+                let regions = self.call_regions.take();
+                let v = self.element_of(t, &at);
+                self.call_regions = regions;
+                v?
             }
             ValueKind::Neg(a) => -self.value(a, env)?,
             ValueKind::Binary(op, a, b) => {

@@ -335,3 +335,53 @@ fn cache_read_and_cache_write_move_the_calls() {
     assert_eq!(report.max_abs_error, 0.0);
     assert_eq!(report.out_of_bounds, 0);
 }
+
+#[test]
+fn an_intrinsic_that_reads_beyond_its_region_is_an_error_of_the_definition() {
+    // TVM's `test_bound_tensor_compute_op` in small: the intrinsic sums
+    // three rows of `x: (m1, n1)`, called on `B[i:4, 0:6]`, which has
+    // fewer rows from `i = 2`.
+    let (m1, n1) = (Var::new("m1"), Var::new("n1"));
+    let x = placeholder([m1.expr(), n1.expr()], "x", DataType::Float32).unwrap();
+    let z = compute_named(
+        [n1.expr()],
+        &["j"],
+        |j| {
+            x.at([Expr::int(0), j[0].clone()])
+                + x.at([Expr::int(1), j[0].clone()])
+                + x.at([Expr::int(2), j[0].clone()])
+        },
+        "z",
+    )
+    .unwrap();
+    let intrin = decl_tensor_intrin(z.op(), "rows3", calls(Some("rows3"), None, None)).unwrap();
+    let b = placeholder([4, 6], "B", DataType::Float32).unwrap();
+    let c = try_compute_or_intrinsic(
+        vec![Expr::int(4), Expr::int(6)],
+        &["i"],
+        |i| {
+            let rows = Range::new(i[0].clone(), Expr::sub(Expr::int(4), i[0].clone()));
+            Ok::<_, TeError>(ComputeBody::Intrinsic(IntrinCall::new(
+                &intrin,
+                vec![(b.clone(), vec![rows, whole(6)])],
+                vec![],
+                vec![],
+            )?))
+        },
+        "C",
+        "",
+        Attrs::new(),
+    )
+    .unwrap()
+    .remove(0);
+    // InferBound follows the regions passed, as TVM does: rows 0..3.
+    let s = create_schedule(&[c.clone()]);
+    let e = check(&s, &[b, c], &Default::default(), 1).unwrap_err();
+    assert!(
+        e.message
+            .contains("calls the intrinsic `rows3` with B[2:4, 0:6]")
+            && e.message.contains("reads `B` at [4, 0], outside it"),
+        "{}",
+        e.message
+    );
+}
