@@ -282,13 +282,8 @@ fn tensor_compute_op(
         }
         Ok(lead)
     };
-    let mut leads = Vec::new();
     for ((t, region), it) in call.tensors.iter().zip(&call.regions).zip(intrin.inputs()) {
-        leads.push(bind_shape(
-            &format!("the region of `{t}`"),
-            it.shape(),
-            region,
-        )?);
+        bind_shape(&format!("the region of `{t}`"), it.shape(), region)?;
     }
     let out_region: Vec<Range> = axis
         .iter()
@@ -329,19 +324,8 @@ fn tensor_compute_op(
     let body = iop.body(0).expect("intrinsics are computes");
     let moved = body.rewrite(&mut |e| sub(e), &mut |t, idx| {
         let p = intrin.inputs().iter().position(|x| x == t)?;
-        let (own, region, lead) = (&call.tensors[p], &call.regions[p], leads[p]);
-        let at = region
-            .iter()
-            .enumerate()
-            .map(|(d, r)| {
-                if d < lead {
-                    r.min.clone()
-                } else {
-                    crate::simp::simp(&an, Expr::add(r.min.clone(), idx[d - lead].clone()))
-                }
-            })
-            .collect::<Vec<_>>();
-        Some(own.at(at))
+        let at = crate::tensorize::index_in_region(&call.regions[p], idx);
+        Some(call.tensors[p].at(at.into_iter().map(|e| crate::simp::simp(&an, e))))
     });
     let equivalent = match (moved.kind(), call.reduce_axis.is_empty()) {
         (_, true) if !matches!(moved.kind(), ValueKind::CommReduce(_)) => moved,

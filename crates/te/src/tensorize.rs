@@ -776,19 +776,7 @@ impl Lowerer<'_> {
                 &mut |t, idx| {
                     let p = intrin.inputs().iter().position(|x| x == t)?;
                     let (own, reg) = &region.inputs[p];
-                    let lead = reg.len() - t.ndim();
-                    let at: Vec<Expr> = reg
-                        .iter()
-                        .enumerate()
-                        .map(|(d, r)| {
-                            if d < lead {
-                                r.min.clone()
-                            } else {
-                                Expr::add(r.min.clone(), idx[d - lead].clone())
-                            }
-                        })
-                        .collect();
-                    Some(own.at(at))
+                    Some(own.at(index_in_region(reg, idx)))
                 },
             )
         };
@@ -901,6 +889,24 @@ impl Lowerer<'_> {
         }
         call
     }
+}
+
+/// The index into a tensor of an intrinsic's read at `idx` of the buffer
+/// bound to `region` of it: the region's start plus `idx`, the leading
+/// dimensions the buffer does not have (of extent 1) at their start.
+pub(crate) fn index_in_region(region: &[Range], idx: &[Expr]) -> Vec<Expr> {
+    let lead = region.len().saturating_sub(idx.len());
+    region
+        .iter()
+        .enumerate()
+        .map(|(d, r)| {
+            if d < lead {
+                r.min.clone()
+            } else {
+                Expr::add(r.min.clone(), idx[d - lead].clone())
+            }
+        })
+        .collect()
 }
 
 /// Which part of an intrinsic's computation a call performs, in the

@@ -59,27 +59,33 @@ fn whole(n: i64) -> Range {
     Range::from_extent(Expr::int(n))
 }
 
-/// `C[i, 0:n] = vadd(A[i, 0:n], B[i, 0:n])` over `rows` rows.
-fn vadd_rows(a: &Tensor, b: &Tensor, rows: i64, n: i64) -> Tensor {
-    let intrin = intrin_vadd(n);
-    try_compute_or_intrinsic(
-        vec![Expr::int(rows), Expr::int(n)],
-        &["i"],
-        |i| {
-            let row = |t: &Tensor| (t.clone(), vec![point(i[0].clone()), whole(n)]);
-            Ok::<_, TeError>(ComputeBody::Intrinsic(IntrinCall::new(
-                &intrin,
-                vec![row(a), row(b)],
-                vec![],
-                vec![],
-            )?))
-        },
+/// `te.compute(shape, lambda <names>: call)`, named `C`, whose lambda
+/// returns the intrinsic call `call` builds from the axes.
+fn intrinsic_compute(
+    shape: &[i64],
+    names: &[&str],
+    call: impl FnOnce(&[Expr]) -> Result<IntrinCall, TeError>,
+) -> Result<Tensor, TeError> {
+    let shape = shape.iter().map(|&d| Expr::int(d)).collect();
+    let mut out = try_compute_or_intrinsic(
+        shape,
+        names,
+        |i| Ok::<_, TeError>(ComputeBody::Intrinsic(call(i)?)),
         "C",
         "",
         Attrs::new(),
-    )
+    )?;
+    Ok(out.remove(0))
+}
+
+/// `C[i, 0:n] = vadd(A[i, 0:n], B[i, 0:n])` over `rows` rows.
+fn vadd_rows(a: &Tensor, b: &Tensor, rows: i64, n: i64) -> Tensor {
+    let intrin = intrin_vadd(n);
+    intrinsic_compute(&[rows, n], &["i"], |i| {
+        let row = |t: &Tensor| (t.clone(), vec![point(i[0].clone()), whole(n)]);
+        IntrinCall::new(&intrin, vec![row(a), row(b)], vec![], vec![])
+    })
     .unwrap()
-    .remove(0)
 }
 
 #[test]
@@ -144,29 +150,19 @@ fn a_reduction_outside_the_calls_resets_then_updates() {
     ] {
         let with_reset = c.reset.is_some();
         let intrin = intrin_block_gemm(blk, c);
-        let out = try_compute_or_intrinsic(
-            vec![Expr::int(tb), Expr::int(ob), Expr::int(blk), Expr::int(blk)],
-            &["i", "j"],
-            |i| {
-                let block = |t: &Tensor, x: &Expr| {
-                    (
-                        t.clone(),
-                        vec![point(x.clone()), point(ko.expr()), whole(blk), whole(blk)],
-                    )
-                };
-                Ok::<_, TeError>(ComputeBody::Intrinsic(IntrinCall::new(
-                    &intrin,
-                    vec![block(&a, &i[0]), block(&w, &i[1])],
-                    vec![ko.clone()],
-                    vec![],
-                )?))
-            },
-            "C",
-            "",
-            Attrs::new(),
-        )
-        .unwrap()
-        .remove(0);
+        let out = intrinsic_compute(&[tb, ob, blk, blk], &["i", "j"], |i| {
+            let block = |t: &Tensor, x: &Expr| {
+                let region = vec![point(x.clone()), point(ko.expr()), whole(blk), whole(blk)];
+                (t.clone(), region)
+            };
+            IntrinCall::new(
+                &intrin,
+                vec![block(&a, &i[0]), block(&w, &i[1])],
+                vec![ko.clone()],
+                vec![],
+            )
+        })
+        .unwrap();
         let s = create_schedule(&[out.clone()]);
         let text = lower(&s, &[a.clone(), w.clone(), out.clone()])
             .unwrap()
@@ -203,24 +199,16 @@ fn symbolic_sizes_take_the_extents_of_their_regions() {
     .unwrap();
     let intrin = decl_tensor_intrin(z.op(), "colsum", calls(Some("colsum"), None, None)).unwrap();
     let b = placeholder([9, 6], "B", DataType::Float32).unwrap();
-    let c = try_compute_or_intrinsic(
-        vec![Expr::int(8), Expr::int(6)],
-        &["i"],
-        |i| {
-            let rows = Range::new(i[0].clone(), Expr::int(2));
-            Ok::<_, TeError>(ComputeBody::Intrinsic(IntrinCall::new(
-                &intrin,
-                vec![(b.clone(), vec![rows, whole(6)])],
-                vec![],
-                vec![],
-            )?))
-        },
-        "C",
-        "",
-        Attrs::new(),
-    )
-    .unwrap()
-    .remove(0);
+    let c = intrinsic_compute(&[8, 6], &["i"], |i| {
+        let rows = Range::new(i[0].clone(), Expr::int(2));
+        IntrinCall::new(
+            &intrin,
+            vec![(b.clone(), vec![rows, whole(6)])],
+            vec![],
+            vec![],
+        )
+    })
+    .unwrap();
     let tc = tensor_compute_of(c.op()).unwrap();
     assert_eq!(tc.binding[&m1].to_string(), "2");
     assert_eq!(tc.binding[&n1].to_string(), "6");
@@ -256,15 +244,7 @@ fn calls_that_do_not_fit_the_intrinsic_are_refused() {
         vec![],
     )
     .unwrap();
-    let e = try_compute_or_intrinsic(
-        vec![Expr::int(8), Expr::int(16)],
-        &["i"],
-        |_| Ok::<_, TeError>(ComputeBody::Intrinsic(call)),
-        "C",
-        "",
-        Attrs::new(),
-    )
-    .unwrap_err();
+    let e = intrinsic_compute(&[8, 16], &["i"], |_| Ok(call)).unwrap_err();
     assert!(
         e.message
             .contains("has extent 8 where the intrinsic `vadd` takes 16"),
@@ -281,15 +261,7 @@ fn calls_that_do_not_fit_the_intrinsic_are_refused() {
         vec![],
     )
     .unwrap();
-    let e = try_compute_or_intrinsic(
-        vec![Expr::int(8), Expr::int(16)],
-        &["i"],
-        |_| Ok::<_, TeError>(ComputeBody::Intrinsic(call)),
-        "C",
-        "",
-        Attrs::new(),
-    )
-    .unwrap_err();
+    let e = intrinsic_compute(&[8, 16], &["i"], |_| Ok(call)).unwrap_err();
     assert!(e.message.contains("computes no reduction"), "{}", e.message);
 }
 
@@ -356,24 +328,16 @@ fn an_intrinsic_that_reads_beyond_its_region_is_an_error_of_the_definition() {
     .unwrap();
     let intrin = decl_tensor_intrin(z.op(), "rows3", calls(Some("rows3"), None, None)).unwrap();
     let b = placeholder([4, 6], "B", DataType::Float32).unwrap();
-    let c = try_compute_or_intrinsic(
-        vec![Expr::int(4), Expr::int(6)],
-        &["i"],
-        |i| {
-            let rows = Range::new(i[0].clone(), Expr::sub(Expr::int(4), i[0].clone()));
-            Ok::<_, TeError>(ComputeBody::Intrinsic(IntrinCall::new(
-                &intrin,
-                vec![(b.clone(), vec![rows, whole(6)])],
-                vec![],
-                vec![],
-            )?))
-        },
-        "C",
-        "",
-        Attrs::new(),
-    )
-    .unwrap()
-    .remove(0);
+    let c = intrinsic_compute(&[4, 6], &["i"], |i| {
+        let rows = Range::new(i[0].clone(), Expr::sub(Expr::int(4), i[0].clone()));
+        IntrinCall::new(
+            &intrin,
+            vec![(b.clone(), vec![rows, whole(6)])],
+            vec![],
+            vec![],
+        )
+    })
+    .unwrap();
     // InferBound follows the regions passed, as TVM does: rows 0..3.
     let s = create_schedule(&[c.clone()]);
     let e = check(&s, &[b, c], &Default::default(), 1).unwrap_err();
