@@ -361,6 +361,7 @@ fn tensor_compute_op(
                 .clone()
         })
         .collect();
+    crate::operation::check_shape(&shape, name)?;
     let op = TensorComputeOp {
         axis,
         schedulable_ndim,
