@@ -5,35 +5,19 @@
 //! definitions (`te::check`), the hybrid body itself run unscheduled as
 //! the reference.
 
-use std::collections::HashMap;
+mod common;
 
 const PRELUDE: &str = "import tvm\nfrom tvm import te\n";
 
 /// Runs `body` and checks the program it lowered last against the
 /// definitions; returns what it printed.
 fn run_checked(body: &str) -> String {
-    let src = format!("{PRELUDE}{body}");
-    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
-    let target = run.target.expect("a schedule");
-    let sizes = target
-        .schedule
-        .symbolic_sizes()
-        .into_iter()
-        .map(|v| (v, 7))
-        .collect::<HashMap<_, _>>();
-    let report =
-        te::check(&target.schedule, &target.args, &sizes, 3).unwrap_or_else(|e| panic!("{e:?}"));
-    assert!(report.is_clean(1e-5), "{report:?}\n{}", run.printed);
-    assert!(report.not_evaluable.is_empty(), "{report:?}");
-    run.printed
+    common::run_checked(&format!("{PRELUDE}{body}"), 7, 3, 1e-5)
 }
 
 /// The error `body` stops with: line, column and message.
 fn error_of(body: &str) -> (usize, usize, String) {
-    match script::run(&format!("{PRELUDE}{body}")) {
-        Ok(_) => panic!("expected an error for:\n{body}"),
-        Err(e) => (e.line, e.column, e.message),
-    }
+    common::error_of(&format!("{PRELUDE}{body}"))
 }
 
 const OUTER_PRODUCT: &str = "\

@@ -7,6 +7,8 @@
 //! (`te::check`). Wrong arguments are errors of the class TVM raises, at
 //! the argument.
 
+mod common;
+
 use std::collections::HashMap;
 
 const PRELUDE: &str = "import tvm\nfrom tvm import te\n";
@@ -14,22 +16,12 @@ const PRELUDE: &str = "import tvm\nfrom tvm import te\n";
 /// Runs `body` and checks the program it lowered last against the
 /// definitions; returns what it printed.
 fn run_checked(body: &str) -> String {
-    let src = format!("{PRELUDE}{body}");
-    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
-    let target = run.target.expect("a schedule");
-    let report = te::check(&target.schedule, &target.args, &HashMap::new(), 5)
-        .unwrap_or_else(|e| panic!("{e:?}"));
-    assert!(report.is_clean(1e-5), "{report:?}\n{}", run.printed);
-    assert!(report.not_evaluable.is_empty(), "{report:?}");
-    run.printed
+    common::run_checked(&format!("{PRELUDE}{body}"), 7, 5, 1e-5)
 }
 
 /// The error `body` stops with: line, column and message.
 fn error_of(body: &str) -> (usize, usize, String) {
-    match script::run(&format!("{PRELUDE}{body}")) {
-        Ok(_) => panic!("expected an error for:\n{body}"),
-        Err(e) => (e.line, e.column, e.message),
-    }
+    common::error_of(&format!("{PRELUDE}{body}"))
 }
 
 const MATMUL: &str = "\

@@ -3,7 +3,7 @@
 //! them inside `te.compute`, and the program checked against the
 //! intrinsic's computation (`te::check`).
 
-use std::collections::HashMap;
+mod common;
 
 const PRELUDE: &str = "\
 import tvm
@@ -21,19 +21,7 @@ def intrin_vadd(n):
 /// Runs `body` and checks the program it lowered last; returns what it
 /// printed.
 fn run_checked(body: &str) -> String {
-    let src = format!("{PRELUDE}{body}");
-    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
-    let target = run.target.expect("a schedule");
-    let sizes = target
-        .schedule
-        .symbolic_sizes()
-        .into_iter()
-        .map(|v| (v, 7))
-        .collect::<HashMap<_, _>>();
-    let report =
-        te::check(&target.schedule, &target.args, &sizes, 3).unwrap_or_else(|e| panic!("{e:?}"));
-    assert!(report.is_clean(1e-6), "{report:?}\n{}", run.printed);
-    run.printed
+    common::run_checked(&format!("{PRELUDE}{body}"), 7, 3, 1e-6)
 }
 
 #[test]

@@ -49,6 +49,24 @@ pub struct IntrinCalls {
     pub written: [Option<tir::OpaqueCall>; 3],
 }
 
+impl IntrinCalls {
+    /// The calls known by their names only (no call as written).
+    ///
+    /// ```
+    /// let c = te::IntrinCalls::named(Some("gemv"), Some("fill_zero"), Some("gemv_add"));
+    /// assert_eq!(c.reset.as_deref(), Some("fill_zero"));
+    /// assert!(c.written.iter().all(Option::is_none));
+    /// ```
+    pub fn named(body: Option<&str>, reset: Option<&str>, update: Option<&str>) -> IntrinCalls {
+        IntrinCalls {
+            body: body.map(String::from),
+            reset: reset.map(String::from),
+            update: update.map(String::from),
+            written: Default::default(),
+        }
+    }
+}
+
 struct IntrinData {
     name: String,
     op: Operation,

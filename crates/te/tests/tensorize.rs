@@ -14,21 +14,11 @@ fn at(t: &Tensor, i: &[Expr]) -> Value {
     t.at(i.iter().cloned())
 }
 
-fn calls(body: Option<&str>, reset: Option<&str>, update: Option<&str>) -> IntrinCalls {
-    IntrinCalls {
-        body: body.map(String::from),
-        reset: reset.map(String::from),
-        update: update.map(String::from),
-        ..Default::default()
-    }
-}
+mod common;
+use common::intrin_vadd;
 
-/// `z[i] = vx[i] + vy[i]` over `n` elements, called as `vadd`.
-fn intrin_vadd(n: i64) -> TensorIntrin {
-    let x = placeholder([n], "vx", DataType::Float32).unwrap();
-    let y = placeholder([n], "vy", DataType::Float32).unwrap();
-    let z = compute_named([n], &["i"], |i| at(&x, i) + at(&y, i), "z").unwrap();
-    decl_tensor_intrin(z.op(), "vadd", calls(Some("vadd"), None, None)).unwrap()
+fn calls(body: Option<&str>, reset: Option<&str>, update: Option<&str>) -> IntrinCalls {
+    IntrinCalls::named(body, reset, update)
 }
 
 /// `z[i] = sum(w[i, k] * x[k])` for `i < m`, `k < n`.

@@ -80,34 +80,27 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
                 name, args,
             )))))
         }
-        Function::CallExtern => {
-            let pos = args.positional_only("call_extern")?;
+        // `call_extern(dtype, name, ...)` calls a C function, `call_intrin(dtype,
+        // op, ...)` one of TVM's builtins; the result type changes no bound.
+        Function::CallExtern | Function::CallIntrin => {
+            let (what, callee) = match native {
+                Function::CallExtern => ("call_extern", "function"),
+                _ => ("call_intrin", "builtin"),
+            };
+            let pos = args.positional_only(what)?;
             let [dtype, func, rest @ ..] = &pos[..] else {
                 return Err(type_error(
                     None,
-                    "`call_extern` needs a result type and the name of the function to call",
+                    format!("`{what}` needs a result type and the name of the {callee} to call"),
                 ));
             };
-            let dt = dtype_of(dtype)?;
             let name = string(func)?;
             let args = rest.iter().map(call_arg).collect::<ApiResult<Vec<_>>>()?;
-            Ok(Value::Object(Object::Call(Rc::new(OpaqueCall::external(
-                dt, name, args,
-            )))))
-        }
-        Function::CallIntrin => {
-            let pos = args.positional_only("call_intrin")?;
-            let [_dtype, op, rest @ ..] = &pos[..] else {
-                return Err(type_error(
-                    None,
-                    "`call_intrin` needs a result type and the name of the builtin to call",
-                ));
+            let call = match native {
+                Function::CallExtern => OpaqueCall::external(dtype_of(dtype)?, name, args),
+                _ => OpaqueCall::intrinsic(&name, args),
             };
-            let name = string(op)?;
-            let args = rest.iter().map(call_arg).collect::<ApiResult<Vec<_>>>()?;
-            Ok(Value::Object(Object::Call(Rc::new(OpaqueCall::intrinsic(
-                &name, args,
-            )))))
+            Ok(Value::Object(Object::Call(Rc::new(call))))
         }
         Function::IrBuilder => {
             args.bind("create", &[])?;
