@@ -739,14 +739,17 @@ impl<'a> Reference<'a> {
                 for e in idx {
                     at.push(self.index(e, env)?);
                 }
-                if let Some(c) = &self.call_regions {
-                    c.check(t, &at)?;
+                match self.call_regions.take() {
+                    None => self.element_of(t, &at)?,
+                    Some(c) => {
+                        c.check(t, &at)?;
+                        // The tensor read is evaluated by its own
+                        // definition, outside the call's regions.
+                        let v = self.element_of(t, &at);
+                        self.call_regions = Some(c);
+                        v?
+                    }
                 }
-                // The tensor read is evaluated by its own definition.
-                let regions = self.call_regions.take();
-                let v = self.element_of(t, &at);
-                self.call_regions = regions;
-                v?
             }
             ValueKind::Neg(a) => -self.value(a, env)?,
             ValueKind::Binary(op, a, b) => {
