@@ -41,6 +41,10 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod block;
+mod block_equal;
+mod block_lower;
+mod block_script;
 mod buffer;
 mod dtype;
 mod flatten;
