@@ -118,6 +118,20 @@ impl Host for PyHost<'_> {
         tvm_api::HybridSource::parse(&text, line_base)
     }
 
+    /// A module of the package (`rangefinder.tvm.script.tir`) by its TVM
+    /// path.
+    fn module_path(&mut self, v: &Value) -> Option<String> {
+        if let Value::Object(tvm_api::Object::Module(path)) = v {
+            return Some(path.to_string());
+        }
+        let obj = v.as_host::<PyValue>()?.obj.bind(self.py);
+        if !obj.is_instance_of::<pyo3::types::PyModule>() {
+            return None;
+        }
+        let name: String = obj.getattr("__name__").ok()?.extract().ok()?;
+        name.strip_prefix("rangefinder.").map(str::to_string)
+    }
+
     /// A name a Python function closes over, or one of its globals.
     fn free_variable(&mut self, f: &Value, name: &str) -> Option<Value> {
         let func = f.as_host::<PyValue>()?;

@@ -20,7 +20,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(instance_of, m)?)?;
     m.add_function(wrap_pyfunction!(intrinsic_names, m)?)?;
     m.add_function(wrap_pyfunction!(import_only_modules, m)?)?;
-    m.add_function(wrap_pyfunction!(structural_equal, m)?)?;
     m.add_function(wrap_pyfunction!(truncating_division, m)?)?;
     m.add_function(wrap_pyfunction!(session_target, m)?)?;
     m.add_function(wrap_pyfunction!(session_reset, m)?)?;
@@ -85,35 +84,6 @@ pub fn index_arg(obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
             v.type_name()
         ))
     })
-}
-
-/// Structural equality (`tvm.ir.structural_equal`) of expressions, ranges
-/// and sequences of them.
-#[pyfunction]
-fn structural_equal(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<bool> {
-    Ok(same_structure(&to_value(a)?, &to_value(b)?))
-}
-
-fn same_structure(a: &Value, b: &Value) -> bool {
-    use tvm_api::Object as O;
-    match (a, b) {
-        (Value::Index(x), Value::Index(y)) => x == y,
-        (Value::Index(x), Value::Int(_)) | (Value::Int(_), Value::Index(x)) => {
-            x.as_int() == tvm_api::as_int(if matches!(a, Value::Int(_)) { a } else { b })
-        }
-        (Value::Object(O::Range(x)), Value::Object(O::Range(y))) => {
-            x.min == y.min && x.extent == y.extent
-        }
-        (Value::Object(O::Element(x)), Value::Object(O::Element(y))) => {
-            x.to_string() == y.to_string()
-        }
-        _ => match (a.sequence(), b.sequence()) {
-            (Some(xs), Some(ys)) => {
-                xs.len() == ys.len() && xs.iter().zip(&ys).all(|(x, y)| same_structure(x, y))
-            }
-            _ => tvm_api::equal(a, b) || matches!((a, b), (Value::Int(x), Value::Int(y)) if x == y),
-        },
-    }
 }
 
 /// `truncdiv(a, b)` (`remainder` false) or `truncmod(a, b)`: C's integer

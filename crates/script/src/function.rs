@@ -34,6 +34,8 @@ pub(crate) struct Parameters {
 pub(crate) struct Param {
     pub name: String,
     pub default: Option<Value>,
+    /// The annotation as written (`a: T.handle`); not evaluated.
+    pub annotation: Option<ast::Expr>,
 }
 
 /// What a function runs.

@@ -66,6 +66,7 @@ mod loop_index;
 mod lower;
 mod normalize;
 mod operation;
+mod prim_func;
 mod read_graph;
 mod reference;
 mod report;
@@ -105,6 +106,7 @@ pub use operation::{
     try_compute_named, try_compute_tagged, var, AttrValue, Attrs, ComputeOp, OpId, OpKind,
     Operation, Tensor, MAX_BODY_NODES,
 };
+pub use prim_func::create_prim_func;
 pub use read_graph::{create_read_graph, post_order_dfs, ReadGraph};
 pub use reference::Reference;
 pub use report::{report, report_lowered, IterVarReport, Placement, Report, StageReport};

@@ -475,10 +475,7 @@ impl AccessDetector<'_> {
                                     let lo_set = self.an.int_set(&lo, &self.dom);
                                     let last = Expr::sub(Expr::add(lo, ext), Expr::int(1));
                                     let hi_set = self.an.int_set(&last, &self.dom);
-                                    IntSet::interval(
-                                        lo_set.min().cloned(),
-                                        hi_set.max().cloned(),
-                                    )
+                                    IntSet::interval(lo_set.min().cloned(), hi_set.max().cloned())
                                 })
                                 .collect();
                             (br.buffer.clone(), sets)

@@ -111,7 +111,11 @@ impl Matcher {
         if same {
             Ok(())
         } else {
-            Err(format!("{at}: buffer `{}` is `{}` on the other side", a.name(), b.name()))
+            Err(format!(
+                "{at}: buffer `{}` is `{}` on the other side",
+                a.name(),
+                b.name()
+            ))
         }
     }
 
@@ -162,7 +166,12 @@ impl Matcher {
         Ok(())
     }
 
-    fn iter_vars(&mut self, a: &[BlockIterVar], b: &[BlockIterVar], at: &str) -> Result<(), String> {
+    fn iter_vars(
+        &mut self,
+        a: &[BlockIterVar],
+        b: &[BlockIterVar],
+        at: &str,
+    ) -> Result<(), String> {
         if a.len() != b.len() {
             return Err(format!(
                 "{at} has {} iteration variables on one side and {} on the other",

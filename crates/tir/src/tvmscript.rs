@@ -250,17 +250,17 @@ fn grid(s: &Stmt) -> (Vec<&Stmt>, &Stmt) {
 }
 
 #[derive(Default)]
-struct ScriptPrinter {
+pub(crate) struct ScriptPrinter {
     /// Names in use, with the scopes that defined them (released when the
     /// scope closes).
-    names: HashSet<String>,
-    vars: HashMap<Var, String>,
+    pub(crate) names: HashSet<String>,
+    pub(crate) vars: HashMap<Var, String>,
     /// What each buffer's storage is: `A.data` for parameters, the
     /// allocation's variable for allocated buffers.
     sources: HashMap<BufferId, String>,
     /// The printed name of each declared buffer view, and the scope it
     /// was declared in.
-    buffers: HashMap<BufferId, (String, usize)>,
+    pub(crate) buffers: HashMap<BufferId, (String, usize)>,
     /// The scope path holding all uses of each buffer.
     home: HashMap<BufferId, Vec<usize>>,
     /// The open scopes, innermost last, with the declarations waiting to
@@ -271,7 +271,7 @@ struct ScriptPrinter {
 
 /// Python's binding strength of an operator, weakest first.
 #[derive(Clone, Copy, PartialEq, PartialOrd)]
-enum Prec {
+pub(crate) enum Prec {
     Or,
     And,
     Not,
@@ -310,7 +310,7 @@ pub fn python_identifier(hint: &str) -> String {
 impl ScriptPrinter {
     /// A fresh Python name for `hint`: non-identifier characters become
     /// `_`, and a name in use gets the first free `_k` suffix.
-    fn define(&mut self, hint: &str) -> String {
+    pub(crate) fn define(&mut self, hint: &str) -> String {
         let base = python_identifier(hint);
         let mut name = base.clone();
         let mut k = 0;
@@ -328,7 +328,7 @@ impl ScriptPrinter {
         name
     }
 
-    fn release_var(&mut self, v: &Var) {
+    pub(crate) fn release_var(&mut self, v: &Var) {
         if let Some(name) = self.vars.remove(v) {
             self.names.remove(&name);
         }
@@ -648,12 +648,12 @@ impl ScriptPrinter {
 
     /// An access index, simplified as TVM simplifies flattened offsets
     /// (`(i * 4 + j) * 10 + k` is `i * 40 + j * 10 + k`, `0 + j` is `j`).
-    fn index(&self, e: &Expr) -> String {
+    pub(crate) fn index(&self, e: &Expr) -> String {
         let simple = arith::Analyzer::new().simplify(e);
         self.expr(simple.as_ref().unwrap_or(e))
     }
 
-    fn expr(&self, e: &Expr) -> String {
+    pub(crate) fn expr(&self, e: &Expr) -> String {
         self.expr_in(e, Prec::Or)
     }
 
@@ -708,7 +708,7 @@ impl ScriptPrinter {
         }
     }
 
-    fn value(&mut self, v: &Value, ctx: Prec) -> String {
+    pub(crate) fn value(&mut self, v: &Value, ctx: Prec) -> String {
         crate::stack::grow(|| {
             let (text, prec) = self.value_step(v);
             wrap(text, prec, ctx)

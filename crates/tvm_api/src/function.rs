@@ -171,6 +171,16 @@ pub enum Function {
     IrBuilder,
     /// `te.hybrid.script`: a decorator.
     HybridScript,
+    /// `te.create_prim_func(tensors)`.
+    CreatePrimFunc,
+    /// `@T.prim_func` (`tvm.script.tir.prim_func`): a decorator.
+    PrimFuncScript,
+    /// `tvm.tir.Schedule(func)`.
+    TirSchedule,
+    /// `tvm.ir.structural_equal(a, b)`.
+    StructuralEqual,
+    /// `tvm.ir.assert_structural_equal(a, b)`.
+    AssertStructuralEqual,
     /// `te.schedule.ScanGetBody(scan_op)`.
     ScanGetBody,
     /// `te.schedule.ScanFixPointAnalysis(scan_op)`.
@@ -268,6 +278,11 @@ impl Function {
             Function::CallIntrin => "tvm.tir.call_intrin",
             Function::IrBuilder => "tvm.tir.ir_builder.create",
             Function::HybridScript => "tvm.te.hybrid.script",
+            Function::CreatePrimFunc => "tvm.te.create_prim_func",
+            Function::PrimFuncScript => "tvm.script.tir.prim_func",
+            Function::TirSchedule => "tvm.tir.Schedule",
+            Function::StructuralEqual => "tvm.ir.structural_equal",
+            Function::AssertStructuralEqual => "tvm.ir.assert_structural_equal",
             Function::ScanGetBody => "tvm.te.schedule.ScanGetBody",
             Function::ScanFixPointAnalysis => "tvm.te.schedule.ScanFixPointAnalysis",
             Function::HybridBuild => "tvm.te.hybrid.build",

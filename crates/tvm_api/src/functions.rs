@@ -304,6 +304,12 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
             })
         }
         Function::HybridBuild => crate::hybrid::build(args),
+        Function::CreatePrimFunc => crate::tensor_ir::create_prim_func(args),
+        Function::PrimFuncScript => crate::tensor_ir::prim_func(host, args),
+        Function::TirSchedule => crate::tensor_ir::schedule(args),
+        Function::StructuralEqual | Function::AssertStructuralEqual => {
+            crate::structural::call(native, args)
+        }
         Function::HybridModule => crate::hybrid::module_new(args),
         Function::HybridScript => {
             let a = args.bind("script", &["pyfunc"])?;

@@ -52,6 +52,15 @@ pub trait Host {
         None
     }
 
+    /// The dotted path of the TVM module `v` is (`"tvm.script.tir"`),
+    /// when it is one: how a script's `T` is recognised.
+    fn module_path(&mut self, v: &Value) -> Option<String> {
+        match v {
+            Value::Object(crate::Object::Module(path)) => Some(path.to_string()),
+            _ => None,
+        }
+    }
+
     /// The definition of front-end function `f`, for a hybrid script
     /// (`@te.hybrid.script`). By default hybrid scripts are refused.
     fn hybrid_source(&mut self, _f: &Value) -> Result<crate::HybridSource, ApiError> {

@@ -52,6 +52,8 @@ pub struct HybridSource {
     /// The line of the file on which `text` starts, less one (0 when
     /// `text` is the whole file).
     pub line_base: usize,
+    /// Each positional parameter's annotation (`a: T.handle`), if any.
+    pub annotations: Vec<Option<ast::Expr>>,
 }
 
 impl HybridSource {
@@ -83,16 +85,24 @@ impl HybridSource {
             .chain(&def.parameters.args)
             .map(|p| p.parameter.name.to_string())
             .collect();
+        let annotations = def
+            .parameters
+            .posonlyargs
+            .iter()
+            .chain(&def.parameters.args)
+            .map(|p| p.parameter.annotation.as_deref().cloned())
+            .collect();
         Ok(HybridSource {
             name: def.name.to_string(),
             params,
+            annotations,
             body: Rc::new(def.body),
             text: Rc::from(text),
             line_base,
         })
     }
 
-    fn line(&self, offset: usize) -> usize {
+    pub(crate) fn line(&self, offset: usize) -> usize {
         let end = offset.min(self.text.len());
         self.line_base
             + 1
@@ -169,7 +179,7 @@ pub(crate) fn call_source(
 
 /// What a name stands for while parsing.
 #[derive(Clone)]
-enum Sym {
+pub(crate) enum Sym {
     /// A value known while parsing: a number, a size, a tensor, a list,
     /// a loop variable.
     Value(Value),
@@ -188,14 +198,14 @@ struct Usage {
     blocks: Option<Vec<usize>>,
 }
 
-struct Parser<'h, 's> {
-    host: &'h mut dyn Host,
-    func: Option<&'s Value>,
-    source: &'s HybridSource,
-    syms: HashMap<String, Sym>,
+pub(crate) struct Parser<'h, 's> {
+    pub(crate) host: &'h mut dyn Host,
+    pub(crate) func: Option<&'s Value>,
+    pub(crate) source: &'s HybridSource,
+    pub(crate) syms: HashMap<String, Sym>,
     usage: HashMap<String, Usage>,
     /// Every tensor the body reads or writes, with its buffer.
-    buffers: HashMap<(te::OpId, usize), Buffer>,
+    pub(crate) buffers: HashMap<(te::OpId, usize), Buffer>,
     /// The tensor arguments, each once, with their buffers.
     inputs: Vec<(te::Tensor, Buffer)>,
     /// The `output_tensor`s, in order of declaration.
@@ -203,6 +213,8 @@ struct Parser<'h, 's> {
     /// Per block, the variables of the body it holds, by name.
     locals: HashMap<usize, Vec<(String, Buffer)>>,
     returned: Option<Vec<te::Tensor>>,
+    /// The range of each loop of a TVMScript function parsed so far.
+    pub(crate) loop_ranges: HashMap<Var, arith::Range>,
 }
 
 fn block_id(body: &[ast::Stmt]) -> usize {
@@ -303,7 +315,7 @@ fn names_in_expr(e: &ast::Expr, out: &mut Vec<String>) {
 }
 
 /// A number or a symbolic integer as an index expression.
-fn index_of(v: &Value) -> Option<Expr> {
+pub(crate) fn index_of(v: &Value) -> Option<Expr> {
     match promote(v) {
         Value::Int(i) => Some(Expr::int(i)),
         Value::Bool(b) => Some(Expr::int(i64::from(b))),
@@ -313,7 +325,11 @@ fn index_of(v: &Value) -> Option<Expr> {
 }
 
 impl<'h, 's> Parser<'h, 's> {
-    fn new(host: &'h mut dyn Host, func: Option<&'s Value>, source: &'s HybridSource) -> Self {
+    pub(crate) fn new(
+        host: &'h mut dyn Host,
+        func: Option<&'s Value>,
+        source: &'s HybridSource,
+    ) -> Self {
         let mut usage = HashMap::new();
         collect_usage(&source.body, &mut Vec::new(), &mut usage);
         Parser {
@@ -327,10 +343,11 @@ impl<'h, 's> Parser<'h, 's> {
             outputs: Vec::new(),
             locals: HashMap::new(),
             returned: None,
+            loop_ranges: HashMap::new(),
         }
     }
 
-    fn bind(&mut self, name: &str, sym: Sym) {
+    pub(crate) fn bind(&mut self, name: &str, sym: Sym) {
         self.syms.insert(name.to_string(), sym);
     }
 
@@ -355,7 +372,7 @@ impl<'h, 's> Parser<'h, 's> {
         }
     }
 
-    fn error(
+    pub(crate) fn error(
         &self,
         node: &impl Ranged,
         class: ErrorClass,
@@ -371,7 +388,7 @@ impl<'h, 's> Parser<'h, 's> {
         )
     }
 
-    fn located(&self, node: &impl Ranged, e: ApiError) -> ApiError {
+    pub(crate) fn located(&self, node: &impl Ranged, e: ApiError) -> ApiError {
         if e.class == ErrorClass::Host {
             return e;
         }
@@ -387,7 +404,7 @@ impl<'h, 's> Parser<'h, 's> {
 
     /// A fresh tensor standing for a buffer of the body: reads of it are
     /// element loads, and it is stored through `buffer`.
-    fn new_tensor(&mut self, buffer: &Buffer) -> ApiResult<te::Tensor> {
+    pub(crate) fn new_tensor(&mut self, buffer: &Buffer) -> ApiResult<te::Tensor> {
         let t = te::placeholder(buffer.shape().to_vec(), buffer.name(), buffer.dtype())
             .map_err(ApiError::te)?;
         self.buffers.insert((t.op().id(), 0), buffer.clone());
@@ -778,7 +795,7 @@ impl<'h, 's> Parser<'h, 's> {
     }
 
     /// A condition as a statement value.
-    fn condition(&self, node: &ast::Expr, v: &Value) -> ApiResult<tir::Value> {
+    pub(crate) fn condition(&self, node: &ast::Expr, v: &Value) -> ApiResult<tir::Value> {
         match v {
             Value::Index(e) => Ok(tir::Value::index(e.clone())),
             Value::Object(Object::Element(e)) => self.to_tir(node, e),
@@ -790,7 +807,7 @@ impl<'h, 's> Parser<'h, 's> {
         }
     }
 
-    fn to_tir(&self, node: &impl Ranged, v: &te::Value) -> ApiResult<tir::Value> {
+    pub(crate) fn to_tir(&self, node: &impl Ranged, v: &te::Value) -> ApiResult<tir::Value> {
         te::element_to_buffers(v, &|t| {
             self.buffers.get(&(t.op().id(), t.value_index())).cloned()
         })
@@ -902,7 +919,12 @@ impl<'h, 's> Parser<'h, 's> {
     }
 
     /// `target = value` for a variable of the body or an element.
-    fn store(&mut self, target: &ast::Expr, value: Value, out: &mut Vec<Stmt>) -> ApiResult<()> {
+    pub(crate) fn store(
+        &mut self,
+        target: &ast::Expr,
+        value: Value,
+        out: &mut Vec<Stmt>,
+    ) -> ApiResult<()> {
         let mut scatter: Vec<(Var, tir::Value)> = Vec::new();
         let (tensor, indices) = match target {
             ast::Expr::Name(n) => match self.syms.get(n.id.as_str()) {
@@ -1149,7 +1171,7 @@ impl<'h, 's> Parser<'h, 's> {
         Ok(())
     }
 
-    fn index(&self, node: &impl Ranged, v: &Value) -> ApiResult<Expr> {
+    pub(crate) fn index(&self, node: &impl Ranged, v: &Value) -> ApiResult<Expr> {
         index_of(v).ok_or_else(|| {
             self.error(
                 node,
@@ -1159,7 +1181,7 @@ impl<'h, 's> Parser<'h, 's> {
         })
     }
 
-    fn lookup(&mut self, n: &ast::ExprName) -> ApiResult<Value> {
+    pub(crate) fn lookup(&mut self, n: &ast::ExprName) -> ApiResult<Value> {
         let name = n.id.as_str();
         match self.syms.get(name) {
             Some(Sym::Value(v)) => return Ok(v.clone()),
@@ -1170,6 +1192,14 @@ impl<'h, 's> Parser<'h, 's> {
             None => {}
         }
         if let Some(v) = self.func.and_then(|f| self.host.free_variable(f, name)) {
+            // A module of the package stands for the API's.
+            if let Some(m) = self
+                .host
+                .module_path(&v)
+                .and_then(|p| crate::namespace::module(&p))
+            {
+                return Ok(m);
+            }
             return Ok(v);
         }
         Err(self.error(
@@ -1179,7 +1209,13 @@ impl<'h, 's> Parser<'h, 's> {
         ))
     }
 
-    fn binary(&self, node: &impl Ranged, op: BinaryOp, a: &Value, b: &Value) -> ApiResult<Value> {
+    pub(crate) fn binary(
+        &self,
+        node: &impl Ranged,
+        op: BinaryOp,
+        a: &Value,
+        b: &Value,
+    ) -> ApiResult<Value> {
         if let Some(v) = python_arith(op, a, b) {
             return v.map_err(|e| self.located(node, e));
         }
@@ -1202,12 +1238,17 @@ impl<'h, 's> Parser<'h, 's> {
         crate::binary(op, a, b).map_err(|e| self.located(node, e))
     }
 
-    fn call_api(&mut self, node: &impl Ranged, path: &str, args: Vec<Value>) -> ApiResult<Value> {
+    pub(crate) fn call_api(
+        &mut self,
+        node: &impl Ranged,
+        path: &str,
+        args: Vec<Value>,
+    ) -> ApiResult<Value> {
         let f = crate::resolve(path).expect("an API function");
         crate::call(self.host, &f, crate::Args::positional(args)).map_err(|e| self.located(node, e))
     }
 
-    fn expr(&mut self, e: &ast::Expr) -> ApiResult<Value> {
+    pub(crate) fn expr(&mut self, e: &ast::Expr) -> ApiResult<Value> {
         tir::stack::grow(|| self.expr_step(e))
     }
 
@@ -1408,6 +1449,9 @@ impl<'h, 's> Parser<'h, 's> {
     }
 
     fn call(&mut self, c: &ast::ExprCall) -> ApiResult<Value> {
+        if let Some(path) = self.script_path(&c.func) {
+            return self.script_expr_call(c, &path);
+        }
         let mut args = Vec::new();
         for a in c.arguments.args.iter() {
             args.push(self.expr(a)?);
@@ -1582,7 +1626,7 @@ impl<'h, 's> Parser<'h, 's> {
     }
 }
 
-fn as_f64(v: &Value) -> Option<f64> {
+pub(crate) fn as_f64(v: &Value) -> Option<f64> {
     match v {
         Value::Int(i) => Some(*i as f64),
         Value::Float(f) => Some(*f),

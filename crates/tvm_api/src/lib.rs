@@ -101,8 +101,11 @@ mod pass_context;
 mod reducer;
 mod schedule;
 mod session;
+mod structural;
 mod tags;
 mod target;
+mod tensor_ir;
+mod tensor_ir_parse;
 mod tensor_slices;
 mod test_marks;
 pub mod text;
@@ -287,12 +290,27 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
         Value::Object(Object::MarkedTest(t)) => test_marks::call_marked(host, t, args),
         Value::Object(Object::Built(f)) => build::call_built(f, args),
         Value::Object(Object::TimeEvaluator(t)) => build::call_time_evaluator(t, args),
+        Value::Object(Object::Class(Class::IntImm)) => {
+            // `tvm.tir.IntImm("int64", 2)`: indices are integers of any width.
+            let a = args.bind("IntImm", &["dtype", "value", "span"])?;
+            let v = a.required("value")?;
+            match objects::promote(&v.value) {
+                Value::Int(i) => Ok(Value::Index(arith::Expr::int(i))),
+                other => Err(crate::error::type_error(
+                    v.place(),
+                    format!("`IntImm` takes an integer, found a {}", other.type_name()),
+                )),
+            }
+        }
         Value::Object(Object::Class(class)) => Err(ApiError::type_error(format!(
             "`{}` cannot be called",
             class.name()
         ))),
         Value::Object(Object::Reducer(r)) => reducer::reduce(host, r, args),
         Value::Object(Object::TensorIntrin(t)) => tensor_slices::call_intrin(t, args),
+        Value::Object(Object::TensorIr(tensor_ir::TirObject::ScriptName(path))) => {
+            Ok(tensor_ir::call_script_name(path))
+        }
         Value::Host(_) => {
             let positional = args.positional_only("function")?;
             host.call(callee, positional.into_iter().map(|g| g.value).collect())

@@ -121,6 +121,8 @@ pub(crate) const STMT_CLASSES: &[&str] = &[
     "PrimFunc",
     "Call",
     "ProducerLoad",
+    "StmtSRef",
+    "BlockRV",
 ];
 
 /// `isinstance(v, tvm.tir.<class>)` for statements, for the lowered
@@ -136,6 +138,7 @@ pub(crate) fn is_stmt(v: &Value, class: &str) -> bool {
             _ => false,
         },
         Value::Object(Object::Lowered(_)) => class == "PrimFunc",
+        Value::Object(Object::TensorIr(o)) => o.type_name() == class,
         Value::Object(Object::Buffer(_) | Object::DeclBuffer(..)) => class == "Buffer",
         Value::Object(Object::Stmt(s)) => class == "Stmt" || stmt_class(s.stmt()) == class,
         _ => false,

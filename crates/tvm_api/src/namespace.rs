@@ -24,6 +24,9 @@ const MODULES: &[&str] = &[
     "tvm.tir.stmt_functor",
     "tvm.error",
     "tvm.ir",
+    "tvm.script",
+    "tvm.script.tir",
+    "tvm.tir.schedule",
     "tvm.tir.expr",
     "tvm.te.tensor",
     "tvm.te.operation",
@@ -70,7 +73,6 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.topi.generic",
     "tvm.topi.cpp",
     "tvm.meta_schedule",
-    "tvm.script",
 ];
 
 /// The modules TVM programs import at their top but use only on paths a
@@ -134,8 +136,25 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
     if let Some(class) = class(module_path, name) {
         return Some(Value::Object(Object::Class(class)));
     }
+    if module_path == "tvm.script.tir" {
+        return Some(match name {
+            "prim_func" => Value::Function(Function::PrimFuncScript),
+            _ if name.starts_with("__") => return None,
+            // Names only a TVMScript function's parser reads: in Python
+            // they evaluate (as annotations do) to inert names.
+            _ => Value::Object(Object::TensorIr(crate::tensor_ir::TirObject::ScriptName(
+                std::rc::Rc::from(name),
+            ))),
+        });
+    }
     let function = match name {
         "placeholder" if te_level => Function::Placeholder,
+        "create_prim_func" if module_path == "tvm.te" => Function::CreatePrimFunc,
+        "Schedule" if module_path == "tvm.tir" || module_path == "tvm.tir.schedule" => {
+            Function::TirSchedule
+        }
+        "structural_equal" if module_path == "tvm.ir" => Function::StructuralEqual,
+        "assert_structural_equal" if module_path == "tvm.ir" => Function::AssertStructuralEqual,
         "compute" if te_level => Function::Compute,
         "var" if te_level || module_path == "tvm.tir" => Function::Var,
         "size_var" if te_level || module_path == "tvm.tir" => Function::SizeVar,
@@ -311,6 +330,8 @@ fn class(module_path: &str, name: &str) -> Option<Class> {
         // lowered program; `te.schedule` re-exports TVM's `Buffer`.
         "Buffer" if schedule || module_path == "tvm.tir" => Class::Stmt("Buffer"),
         "Analyzer" if module_path == "tvm.arith" => Class::Analyzer,
+        "StmtSRef" if module_path == "tvm.tir.schedule" => Class::Stmt("StmtSRef"),
+        "BlockRV" if module_path == "tvm.tir.schedule" => Class::Stmt("BlockRV"),
         _ if module_path == "tvm.tir" || module_path == "tvm.tir.stmt" => {
             return crate::lowered::class(name)
         }

@@ -119,6 +119,8 @@ pub enum Object {
     /// What a stage records about one of its loops
     /// (`s[T].iter_var_attrs[iv]`).
     IterVarAttr(Rc<IterVarAttr>),
+    /// A TensorIR function in block form, or an object of its schedule.
+    TensorIr(crate::tensor_ir::TirObject),
 }
 
 /// TVM's `IterVarAttr`: how a loop of a stage runs, its pragmas, its
@@ -167,6 +169,7 @@ impl Object {
             Object::TimeEvaluator(_) => "function",
             Object::TimeResult(_) => "ProfileResult",
             Object::Lowered(_) => "IRModule",
+            Object::TensorIr(o) => o.type_name(),
             Object::Stmt(s) => crate::lowered::stmt_class(s.stmt()),
             Object::Buffer(_) => "Buffer",
             Object::Group(..) => "Stage",
@@ -231,6 +234,7 @@ impl Object {
             (Object::Device(a, i), Object::Device(b, j)) => a == b && i == j,
             (Object::Built(a), Object::Built(b)) => Rc::ptr_eq(a, b),
             (Object::Lowered(a), Object::Lowered(b)) => Rc::ptr_eq(a, b),
+            (Object::TensorIr(a), Object::TensorIr(b)) => a.same_as(b),
             (Object::Stmt(a), Object::Stmt(b)) => a.same_as(b),
             (Object::Buffer(a), Object::Buffer(b)) => a == b,
             (Object::Group(s, a), Object::Group(t, b)) => Rc::ptr_eq(s, t) && a == b,
@@ -299,6 +303,7 @@ impl fmt::Display for Object {
             Object::TimeEvaluator(_) => f.write_str("<time evaluator>"),
             Object::TimeResult(r) => write!(f, "ProfileResult(results={:?})", r.results),
             Object::Lowered(m) => f.write_str(&m.text),
+            Object::TensorIr(o) => write!(f, "{o}"),
             Object::Stmt(s) => write!(f, "{}", s.stmt()),
             Object::Buffer(b) => f.write_str(b.name()),
             Object::Group(..) => f.write_str("stage(group)"),

@@ -586,6 +586,17 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 })
             }
             (Object::TagScope(t), "tag") => Ok(Value::Str(t.clone())),
+            (Object::TensorIr(o), _) => match crate::tensor_ir::method_name(o, name) {
+                Some(m) => method(m),
+                None => crate::tensor_ir::attribute(o, name).ok_or_else(|| {
+                    no_attribute(
+                        value,
+                        name,
+                        span,
+                        "see the README for what TensorIR objects have",
+                    )
+                }),
+            },
             (Object::Lowered(m), "body") => Ok(Value::Object(Object::Stmt(
                 crate::lowered::StmtRef::body(m),
             ))),
@@ -1176,6 +1187,11 @@ pub(crate) fn call_method(
         }
         Value::Object(Object::Built(f)) if name == "time_evaluator" => {
             crate::build::time_evaluator(f, args)
+        }
+        Value::Object(Object::TensorIr(o))
+            if !matches!(o, crate::tensor_ir::TirObject::PrimFunc(_)) || name == "script" =>
+        {
+            crate::tensor_ir::call_method(o, name, args)
         }
         Value::Object(Object::Lowered(m)) if name == "script" => {
             args.bind("script", &[])?;

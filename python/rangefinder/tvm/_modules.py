@@ -21,6 +21,9 @@ LAYER_MODULES = (
     "tvm.driver.build_module",
     "tvm.transform",
     "tvm.ir.transform",
+    "tvm.script",
+    "tvm.script.tir",
+    "tvm.tir.schedule",
     # Imported at the top of TOPI's modules and TVM's tests, used only on
     # paths TE programs do not take: their names import, their use fails.
     # The layer keeps the list.

@@ -14,17 +14,8 @@ Range.from_min_extent = staticmethod(api("tvm.ir.Range").from_min_extent)
 __all__ = ["Range", "assert_structural_equal", "structural_equal"]
 
 
-def structural_equal(lhs, rhs, map_free_vars=False):
-    """Whether ``lhs`` and ``rhs`` are the same expression (or range, or
-    list of them), node for node."""
-    return _native.structural_equal(lhs, rhs)
-
-
-def assert_structural_equal(lhs, rhs, map_free_vars=False):
-    """Raises ``ValueError`` unless ``lhs`` and ``rhs`` are structurally
-    equal, as TVM does."""
-    if not _native.structural_equal(lhs, rhs):
-        raise ValueError(f"StructuralEqual check failed: {lhs} != {rhs}")
+structural_equal = api("tvm.ir.structural_equal")
+assert_structural_equal = api("tvm.ir.assert_structural_equal")
 
 #: Names this module does not define are the layer's.
 __getattr__ = layer_getattr("tvm.ir")

@@ -407,6 +407,7 @@ impl tvm_api::Host for Interpreter {
                 crate::function::Body::Block(body) => Ok(tvm_api::HybridSource {
                     name: func.name.clone(),
                     params: func.params.iter().map(|p| p.name.clone()).collect(),
+                    annotations: func.params.iter().map(|p| p.annotation.clone()).collect(),
                     body: body.clone(),
                     text: self.source.clone(),
                     line_base: 0,

@@ -522,6 +522,7 @@ impl Interpreter {
             let param = Param {
                 name: a.parameter.name.as_str().to_owned(),
                 default,
+                annotation: a.parameter.annotation.as_deref().cloned(),
             };
             if keyword_only {
                 kwonly.push(param);

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 /// Runs `src` and checks the program it lowered last against the
 /// definitions, every symbolic size at `size` and the inputs drawn with
 /// `seed`, to within `tolerance`; returns what the script printed.
+#[allow(dead_code)]
 pub fn run_checked(src: &str, size: i64, seed: u64, tolerance: f64) -> String {
     let run = script::run(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
     let target = run.target.expect("a schedule");

@@ -1,0 +1,320 @@
+//! `te.create_prim_func`: a TE program as a function in TensorIR's block
+//! form, as TVM's `CreatePrimFunc` builds it.
+//!
+//! Each compute becomes one loop nest over its axes, then its reduction
+//! axes, around one block per output: the block's iteration variables
+//! (`v_i`, spatial or reduction) are bound to the loops, the block stores
+//! its element and, for a reduction, starts from the reducer's identity in
+//! its init. Each block's reads and writes are the regions its body
+//! touches ([`tir::block::complete_regions`]). Tensors among the arguments
+//! are the parameters, in order; the others are buffers of the root block.
+
+use crate::error::{ErrorKind, Result, TeError};
+use crate::lower::binop;
+use crate::operation::{OpKind, Operation, Tensor};
+use crate::read_graph::{create_read_graph, post_order_dfs};
+use crate::value::{Value as TeValue, ValueKind};
+use crate::IterKind as TeIterKind;
+use arith::{Analyzer, Expr, Range, Var};
+use std::collections::HashMap;
+use tir::block::{Block, BlockFunc, BlockIterVar, BlockStmt, IterKind};
+use tir::{Buffer, DataType, Value};
+
+/// The block form of the program that computes `args`' outputs from its
+/// inputs; `args` lists every input and output, in the function's
+/// parameter order.
+///
+/// ```
+/// let a = te::placeholder([16, 16], "A", tir::DataType::Float32).unwrap();
+/// let b = te::compute([16, 16], |i| a.at([&i[0], &i[1]]) * 2.0, "B").unwrap();
+/// let f = te::create_prim_func(&[a, b]).unwrap();
+/// let block = f.blocks()[0];
+/// assert_eq!(block.name, "B");
+/// assert_eq!(block.reads[0].to_string(), "A[v_i0, v_i1]");
+/// ```
+pub fn create_prim_func(args: &[Tensor]) -> Result<BlockFunc> {
+    let roots: Vec<Operation> = args.iter().map(|t| t.op().clone()).collect();
+    let order = post_order_dfs(&roots, &create_read_graph(&roots))?;
+    let mut b = Builder {
+        args,
+        buffers: HashMap::new(),
+        root_alloc: Vec::new(),
+        names: HashMap::new(),
+        an: Analyzer::new(),
+    };
+    let mut stmts = Vec::new();
+    for op in &order {
+        match op.kind() {
+            OpKind::Scan(_) => return Err(unsupported("ScanOp")),
+            OpKind::Extern(_) => return Err(unsupported("ExternOp")),
+            OpKind::TensorCompute(_) => return Err(unsupported("TensorComputeOp")),
+            OpKind::Placeholder | OpKind::Compute(_) => {}
+        }
+    }
+    for op in &order {
+        match op.kind() {
+            OpKind::Placeholder => {
+                let t = op.output();
+                if !b.is_arg(&t) {
+                    return Err(TeError::definition(format!(
+                        "the placeholder `{}` is read but is not among the function's \
+                         arguments: pass it to `create_prim_func`",
+                        t.name()
+                    )));
+                }
+                b.buffer_of(&t);
+            }
+            OpKind::Compute(_) => stmts.push(b.compute(op)?),
+            // Refused above.
+            OpKind::Scan(_) | OpKind::Extern(_) | OpKind::TensorCompute(_) => {}
+        }
+    }
+    let params = args.iter().map(|t| b.buffer_of(t)).collect();
+    let func = BlockFunc::new("main", params, b.root_alloc, BlockStmt::seq(stmts));
+    Ok(func.completed())
+}
+
+/// TVM's message for an operation `create_prim_func` does not take.
+fn unsupported(kind: &str) -> TeError {
+    TeError::new(
+        ErrorKind::Unsupported,
+        format!(
+            "Unsupported Operation: {kind}. Only te.placeholder and te.compute are allowed for now."
+        ),
+    )
+}
+
+struct Builder<'a> {
+    args: &'a [Tensor],
+    buffers: HashMap<(crate::operation::OpId, usize), Buffer>,
+    root_alloc: Vec<Buffer>,
+    names: HashMap<String, usize>,
+    an: Analyzer,
+}
+
+impl Builder<'_> {
+    fn is_arg(&self, t: &Tensor) -> bool {
+        self.args
+            .iter()
+            .any(|a| a.op().id() == t.op().id() && a.value_index() == t.value_index())
+    }
+
+    /// The buffer of `t`, declared on first use; a tensor that is not an
+    /// argument is allocated by the root block.
+    fn buffer_of(&mut self, t: &Tensor) -> Buffer {
+        let key = (t.op().id(), t.value_index());
+        if let Some(b) = self.buffers.get(&key) {
+            return b.clone();
+        }
+        let b = Buffer::new(t.name(), t.dtype(), t.shape().to_vec());
+        if !self.is_arg(t) {
+            self.root_alloc.push(b.clone());
+        }
+        self.buffers.insert(key, b.clone());
+        b
+    }
+
+    /// `name`, or `name_1`, `name_2`... when taken (TVM's `NameSupply`).
+    fn fresh_name(&mut self, name: &str) -> String {
+        let n = self.names.entry(name.to_string()).or_insert(0);
+        let fresh = if *n == 0 {
+            name.to_string()
+        } else {
+            format!("{name}_{n}")
+        };
+        *n += 1;
+        fresh
+    }
+
+    fn compute(&mut self, op: &Operation) -> Result<BlockStmt> {
+        let c = op.as_compute().expect("a compute");
+        let axes: Vec<_> = c.axis.iter().chain(&c.reduce_axis).collect();
+        let axis_vars: Vec<&Var> = axes.iter().map(|a| a.var()).collect();
+        let mut loops = Vec::new();
+        let mut iter_vars = Vec::new();
+        let mut remap: HashMap<Var, Expr> = HashMap::new();
+        let mut store_indices = Vec::new();
+        for axis in &axes {
+            let dom = axis.dom().cloned().ok_or_else(|| {
+                TeError::definition(format!("the axis `{}` has no range", axis.name()))
+            })?;
+            if dom
+                .min
+                .vars()
+                .iter()
+                .chain(dom.extent.vars().iter())
+                .any(|v| axis_vars.contains(&v))
+            {
+                return Err(TeError::new(
+                    ErrorKind::Unsupported,
+                    format!(
+                        "the range of `{}` depends on another axis of `{}`: nested blocks \
+                         for such axes are not supported",
+                        axis.name(),
+                        op.name()
+                    ),
+                ));
+            }
+            let dom = Range::new(self.simplify(&dom.min), self.simplify(&dom.extent));
+            let loop_var = Var::new(axis.name());
+            let block_var = Var::new(format!("v_{}", axis.name()));
+            let kind = match axis.kind() {
+                TeIterKind::Reduce => IterKind::Reduce,
+                _ => IterKind::Spatial,
+            };
+            if kind == IterKind::Spatial {
+                store_indices.push(block_var.expr());
+            }
+            remap.insert(axis.var().clone(), block_var.expr());
+            iter_vars.push(BlockIterVar::new(&block_var, dom.clone(), kind));
+            loops.push((loop_var, dom));
+        }
+        let mut bindings: Vec<Expr> = loops.iter().map(|(v, _)| v.expr()).collect();
+        if iter_vars.is_empty() {
+            // A block has at least one iteration variable (TVM's `vi`).
+            let vi = Var::new("vi");
+            iter_vars.push(BlockIterVar::new(
+                &vi,
+                Range::from_extent(Expr::int(1)),
+                IterKind::Spatial,
+            ));
+            bindings.push(Expr::int(0));
+        }
+        let outputs: Vec<Tensor> = op.outputs();
+        let buffers: Vec<Buffer> = outputs.iter().map(|t| self.buffer_of(t)).collect();
+        let mut blocks = Vec::new();
+        let reduce = c.body.as_reduce().cloned();
+        if let Some(r) = reduce {
+            if r.condition.is_some() {
+                return Err(TeError::new(
+                    ErrorKind::Unsupported,
+                    format!("the reduction of `{}` has a `where=` condition", op.name()),
+                ));
+            }
+            let buffer = &buffers[0];
+            let dtype = buffer.dtype();
+            let lhs = Value::load(buffer, store_indices.clone());
+            let rhs = operand(self.value(&r.source, &remap)?, dtype);
+            let combined = Value::binary(binop(r.reducer.combiner(), dtype.is_int()), lhs, rhs);
+            let init = BlockStmt::store(
+                buffer,
+                store_indices.clone(),
+                Value::constant(r.reducer.identity(dtype), dtype),
+            );
+            let body = BlockStmt::store(buffer, store_indices.clone(), combined);
+            let name = self.fresh_name(op.name());
+            blocks.push(BlockStmt::realize(
+                bindings,
+                Block::new(name, iter_vars, body).with_init(init),
+            ));
+        } else {
+            if matches!(c.body.kind(), ValueKind::CommReduce(_)) {
+                return Err(TeError::new(
+                    ErrorKind::Unsupported,
+                    format!("`{}` reduces tuples (a comm_reducer)", op.name()),
+                ));
+            }
+            for (k, buffer) in buffers.iter().enumerate() {
+                let body = op.body(k).expect("one body per output");
+                let (iv, remap_k) = if k == 0 {
+                    (iter_vars.clone(), remap.clone())
+                } else {
+                    renew(&iter_vars, &axes, &remap)
+                };
+                let indices: Vec<Expr> = iv
+                    .iter()
+                    .zip(&axes)
+                    .filter(|(v, _)| v.kind == IterKind::Spatial)
+                    .map(|(v, _)| v.var.expr())
+                    .collect();
+                let value = operand(self.value(body, &remap_k)?, buffer.dtype());
+                let name = self.fresh_name(buffer.name());
+                blocks.push(BlockStmt::realize(
+                    bindings.clone(),
+                    Block::new(name, iv, BlockStmt::store(buffer, indices, value)),
+                ));
+            }
+        }
+        let mut stmt = BlockStmt::seq(blocks);
+        for (var, dom) in loops.into_iter().rev() {
+            stmt = BlockStmt::For {
+                var,
+                min: dom.min,
+                extent: dom.extent,
+                kind: tir::ForKind::Serial,
+                body: Box::new(stmt),
+            };
+        }
+        Ok(stmt)
+    }
+
+    fn simplify(&self, e: &Expr) -> Expr {
+        crate::simp::simp(&self.an, e.clone())
+    }
+
+    /// `v` over the block's variables, its indices simplified as TVM's
+    /// `CreatePrimFunc` simplifies the body.
+    fn value(&mut self, v: &TeValue, remap: &HashMap<Var, Expr>) -> Result<Value> {
+        if let Some(t) = gathered(v) {
+            return Err(TeError::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "`{t}` is read at indices computed from values: such reads are not \
+                     supported by create_prim_func"
+                ),
+            ));
+        }
+        let v = v.substitute(&mut |x: &Var| remap.get(x).cloned());
+        let buffers = &self.buffers;
+        let converted = crate::extern_op::element_to_buffers(&v, &|t: &Tensor| {
+            buffers.get(&(t.op().id(), t.value_index())).cloned()
+        })?;
+        Ok(converted.map_indices(&mut |e: &Expr| self.simplify(e)))
+    }
+}
+
+/// The name of a tensor `v` reads at indices computed from values.
+fn gathered(v: &TeValue) -> Option<String> {
+    if let ValueKind::Gather(t, _) = v.kind() {
+        return Some(t.name().to_string());
+    }
+    let mut found = None;
+    v.for_each_operand(|x| {
+        if found.is_none() {
+            found = gathered(x);
+        }
+    });
+    found
+}
+
+/// An integer constant stored to or combined with a float is a float
+/// constant, as TVM converts Python numbers.
+fn operand(v: Value, dtype: DataType) -> Value {
+    match &v {
+        Value::Index(e) if dtype.is_float() => match e.as_int() {
+            Some(c) => Value::constant(c as f64, dtype),
+            None => v,
+        },
+        _ => v,
+    }
+}
+
+/// Fresh block variables for the block of a later output, so that each
+/// block defines its own (TVM's `Renew`).
+fn renew(
+    iter_vars: &[BlockIterVar],
+    axes: &[&crate::IterVar],
+    remap: &HashMap<Var, Expr>,
+) -> (Vec<BlockIterVar>, HashMap<Var, Expr>) {
+    let mut remap = remap.clone();
+    let fresh: Vec<BlockIterVar> = iter_vars
+        .iter()
+        .zip(axes)
+        .map(|(iv, axis)| {
+            let v = Var::new(iv.var.name());
+            remap.insert(axis.var().clone(), v.expr());
+            BlockIterVar::new(&v, iv.dom.clone(), iv.kind)
+        })
+        .collect();
+    (fresh, remap)
+}
