@@ -2,7 +2,7 @@
 //! by dotted path (`resolve("tvm.te.compute")`), so every function,
 //! method and object of the layer is in Python without code here; what
 //! stays is the session a script builds, rangefinder's `report`, and the
-//! few Python-only helpers (structural equality, C's
+//! few Python-only helpers (C's
 //! truncating division by any divisor).
 
 use crate::error::{api_error, error, te_error};
