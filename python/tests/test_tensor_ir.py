@@ -34,3 +34,33 @@ def test_blocks_and_regions():
     assert not tvm.ir.structural_equal(f, other)
     with pytest.raises(ValueError, match="StructuralEqual check failed"):
         tvm.ir.assert_structural_equal(f, other)
+
+
+def test_built_block_form_runs_reads_at_computed_indices():
+    import numpy as np
+
+    A = te.placeholder((10,), name="A")
+    B = te.placeholder((10,), name="B", dtype="int32")
+    C = te.compute((10,), lambda i: A[B[i]] * 2.0, name="C")
+    f = te.create_prim_func([C, A, B])
+    # The block reads B at its own point and A anywhere.
+    assert "T.reads(B[v_i], A[0:10])" in f.script()
+    run = tvm.build(f)
+    a = np.arange(10, dtype="float32") + 0.5
+    b = np.array([9, 0, 3, 3, 1, 8, 2, 7, 5, 4], dtype="int32")
+    c = tvm.nd.array(np.zeros(10, dtype="float32"))
+    run(c, tvm.nd.array(a), tvm.nd.array(b))
+    np.testing.assert_allclose(c.numpy(), a[b] * 2.0)
+
+
+def test_built_reduction_starts_from_its_init():
+    import numpy as np
+
+    X = te.placeholder((6, 5), name="X")
+    r = te.reduce_axis((0, 5), name="r")
+    M = te.compute((6,), lambda p: te.max(X[p, r], axis=r), name="M")
+    run = tvm.build(te.create_prim_func([X, M]))
+    x = np.random.default_rng(3).uniform(-4, -1, size=(6, 5)).astype("float32")
+    m = tvm.nd.array(np.zeros(6, dtype="float32"))
+    run(tvm.nd.array(x), m)
+    np.testing.assert_allclose(m.numpy(), x.max(axis=1))

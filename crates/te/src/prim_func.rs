@@ -255,15 +255,6 @@ impl Builder<'_> {
     /// `v` over the block's variables, its indices simplified as TVM's
     /// `CreatePrimFunc` simplifies the body.
     fn value(&mut self, v: &TeValue, remap: &HashMap<Var, Expr>) -> Result<Value> {
-        if let Some(t) = gathered(v) {
-            return Err(TeError::new(
-                ErrorKind::Unsupported,
-                format!(
-                    "`{t}` is read at indices computed from values: such reads are not \
-                     supported by create_prim_func"
-                ),
-            ));
-        }
         let v = v.substitute(&mut |x: &Var| remap.get(x).cloned());
         let buffers = &self.buffers;
         let converted = crate::extern_op::element_to_buffers(&v, &|t: &Tensor| {
@@ -271,20 +262,6 @@ impl Builder<'_> {
         })?;
         Ok(converted.map_indices(&mut |e: &Expr| self.simplify(e)))
     }
-}
-
-/// The name of a tensor `v` reads at indices computed from values.
-fn gathered(v: &TeValue) -> Option<String> {
-    if let ValueKind::Gather(t, _) = v.kind() {
-        return Some(t.name().to_string());
-    }
-    let mut found = None;
-    v.for_each_operand(|x| {
-        if found.is_none() {
-            found = gathered(x);
-        }
-    });
-    found
 }
 
 /// An integer constant stored to or combined with a float is a float

@@ -33,11 +33,11 @@ pub struct NDArray {
 /// A shared array: `f(a, b, c)` writes its outputs into the arrays given.
 pub type NDArrayRef = Rc<RefCell<NDArray>>;
 
-/// What `tvm.build(s, args)` returns: the schedule and its parameters.
+/// What `tvm.build(s, args)` returns: the schedule and its parameters;
+/// or, for `tvm.build(func)` of a function in block form, the function.
 #[derive(Clone)]
 pub struct Built {
-    schedule: ScheduleRef,
-    args: Vec<te::Tensor>,
+    program: BuiltProgram,
     /// The parameters in the order the function takes them: a tensor (its
     /// position in `args`) or a scalar variable given a value per call.
     params: Vec<BuiltParam>,
@@ -49,6 +49,15 @@ impl Built {
     pub fn name(&self) -> &str {
         &self.name
     }
+}
+
+/// What a built function runs.
+#[derive(Clone)]
+enum BuiltProgram {
+    /// A schedule lowered for these argument tensors on each call.
+    Schedule(ScheduleRef, Vec<te::Tensor>),
+    /// A function in block form, as a program of the loop IR.
+    Blocks(Rc<tir::PrimFunc>),
 }
 
 /// One parameter of a built function.
@@ -227,13 +236,26 @@ pub(crate) fn build(args: Args) -> ApiResult<Value> {
         ],
     )?;
     let s = a.required("inputs")?;
+    if let Value::Object(Object::TensorIr(crate::tensor_ir::TirObject::PrimFunc(f))) = &s.value {
+        let func = tir::block::to_loop_ir(f);
+        return Ok(Value::Object(Object::Built(Rc::new(Built {
+            params: vec![BuiltParam::Tensor; func.params.len()],
+            program: BuiltProgram::Blocks(Rc::new(func)),
+            name: "main".to_owned(),
+        }))));
+    }
     let Value::Object(Object::Schedule(schedule)) = &s.value else {
         return Err(type_error(
             s.place(),
             format!("`build` needs a schedule, found a {}", s.value.type_name()),
         ));
     };
-    let list = a.required("args")?;
+    let list = a.required("args").map_err(|_| {
+        type_error(
+            s.place(),
+            "`build` of a schedule needs its arguments (`tvm.build(s, [A, B, C])`)",
+        )
+    })?;
     let items = list.value.sequence().ok_or_else(|| {
         type_error(
             list.place(),
@@ -266,8 +288,7 @@ pub(crate) fn build(args: Args) -> ApiResult<Value> {
     // Lowering now reports an invalid schedule where TVM does, at build.
     te::Lowering::new(&schedule.borrow(), &args).map_err(|e| ApiError::tvm(e.message))?;
     Ok(Value::Object(Object::Built(Rc::new(Built {
-        schedule: schedule.clone(),
-        args,
+        program: BuiltProgram::Schedule(schedule.clone(), args),
         params,
         name,
     }))))
@@ -309,7 +330,7 @@ pub(crate) fn call_built(f: &Built, args: Args) -> ApiResult<Value> {
         )));
     }
     let mut sizes: HashMap<arith::Var, i64> = HashMap::new();
-    let mut arrays_given = Vec::with_capacity(f.args.len());
+    let mut arrays_given = Vec::with_capacity(f.params.len());
     for (g, p) in given.into_iter().zip(&f.params) {
         match p {
             BuiltParam::Tensor => arrays_given.push(g),
@@ -330,9 +351,15 @@ pub(crate) fn call_built(f: &Built, args: Args) -> ApiResult<Value> {
         }
     }
     let given = arrays_given;
-    let lowering =
-        te::Lowering::new(&f.schedule.borrow(), &f.args).map_err(|e| ApiError::tvm(e.message))?;
-    let func = lowering.program();
+    let lowered;
+    let func = match &f.program {
+        BuiltProgram::Schedule(schedule, args) => {
+            lowered = te::Lowering::new(&schedule.borrow(), args)
+                .map_err(|e| ApiError::tvm(e.message))?;
+            lowered.program()
+        }
+        BuiltProgram::Blocks(func) => func,
+    };
     let mut arrays = Vec::with_capacity(given.len());
     let mut inputs = HashMap::new();
     for (g, b) in given.iter().zip(&func.params) {

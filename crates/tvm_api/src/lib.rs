@@ -302,6 +302,17 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
                 )),
             }
         }
+        Value::Object(Object::Class(Class::Stmt("ProducerLoad"))) => {
+            // `ProducerLoad(T, indices)`: `T[indices]`, also for a tensor
+            // of no dimensions.
+            let a = args.bind("ProducerLoad", &["producer", "indices", "span"])?;
+            let t = &a.required("producer")?.value;
+            let indices = a.required("indices")?;
+            let items = indices.value.sequence().ok_or_else(|| {
+                crate::error::type_error(indices.place(), "`ProducerLoad` takes a list of indices")
+            })?;
+            subscript(t, &Value::tuple(items))
+        }
         Value::Object(Object::Class(class)) => Err(ApiError::type_error(format!(
             "`{}` cannot be called",
             class.name()

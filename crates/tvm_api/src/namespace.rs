@@ -332,6 +332,7 @@ fn class(module_path: &str, name: &str) -> Option<Class> {
         "Analyzer" if module_path == "tvm.arith" => Class::Analyzer,
         "StmtSRef" if module_path == "tvm.tir.schedule" => Class::Stmt("StmtSRef"),
         "BlockRV" if module_path == "tvm.tir.schedule" => Class::Stmt("BlockRV"),
+        "ProducerLoad" if module_path == "tvm.tir.expr" => Class::Stmt("ProducerLoad"),
         _ if module_path == "tvm.tir" || module_path == "tvm.tir.stmt" => {
             return crate::lowered::class(name)
         }
