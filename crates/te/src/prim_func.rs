@@ -11,7 +11,7 @@
 
 use crate::error::{ErrorKind, Result, TeError};
 use crate::lower::binop;
-use crate::operation::{OpKind, Operation, Tensor};
+use crate::operation::{AttrValue, OpKind, Operation, Tensor};
 use crate::read_graph::{create_read_graph, post_order_dfs};
 use crate::value::{Value as TeValue, ValueKind};
 use crate::IterKind as TeIterKind;
@@ -41,6 +41,7 @@ pub fn create_prim_func(args: &[Tensor]) -> Result<BlockFunc> {
         root_alloc: Vec::new(),
         names: HashMap::new(),
         an: Analyzer::new(),
+        layout_free: std::collections::BTreeSet::new(),
     };
     let mut stmts = Vec::new();
     for op in &order {
@@ -70,7 +71,14 @@ pub fn create_prim_func(args: &[Tensor]) -> Result<BlockFunc> {
         }
     }
     let params = args.iter().map(|t| b.buffer_of(t)).collect();
-    let func = BlockFunc::new("main", params, b.root_alloc, BlockStmt::seq(stmts));
+    let mut func = BlockFunc::new("main", params, b.root_alloc, BlockStmt::seq(stmts));
+    if !b.layout_free.is_empty() {
+        let indices: Vec<String> = b.layout_free.iter().map(ToString::to_string).collect();
+        func.attrs.push((
+            "layout_free_buffers".into(),
+            format!("[{}]", indices.join(", ")),
+        ));
+    }
     Ok(func.completed())
 }
 
@@ -90,7 +98,16 @@ struct Builder<'a> {
     root_alloc: Vec<Buffer>,
     names: HashMap<String, usize>,
     an: Analyzer,
+    /// Parameters some compute declares layout free (by position).
+    layout_free: std::collections::BTreeSet<usize>,
 }
+
+/// Operation attributes TVM's `CreatePrimFunc` does not keep on blocks.
+const DROPPED_ATTRS: &[&str] = &[
+    "const_matrix",
+    "auto_scheduler_simplify_const_tensor_indices",
+    "workload",
+];
 
 impl Builder<'_> {
     fn is_arg(&self, t: &Tensor) -> bool {
@@ -124,6 +141,63 @@ impl Builder<'_> {
         };
         *n += 1;
         fresh
+    }
+
+    /// The block annotations of `op`'s attributes, as TVM keeps them:
+    /// tensors are their buffers, and a parameter declared layout free
+    /// (`layout_free_placeholders`) moves to the function's
+    /// `layout_free_buffers`.
+    fn annotations(&mut self, op: &Operation) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (key, value) in op.attrs() {
+            if DROPPED_ATTRS.contains(&key.as_str()) {
+                continue;
+            }
+            let value = match (key.as_str(), value) {
+                ("layout_free_placeholders", AttrValue::List(items)) => {
+                    let mut kept = Vec::new();
+                    for item in items {
+                        let param = match item {
+                            AttrValue::Tensor(t) => self.args.iter().position(|a| {
+                                a.op().id() == t.op().id() && a.value_index() == t.value_index()
+                            }),
+                            _ => None,
+                        };
+                        match param {
+                            Some(k) => {
+                                self.layout_free.insert(k);
+                            }
+                            None => kept.push(item.clone()),
+                        }
+                    }
+                    if kept.is_empty() {
+                        continue;
+                    }
+                    AttrValue::List(kept)
+                }
+                _ => value.clone(),
+            };
+            out.push((key.clone(), self.annotation_text(&value)));
+        }
+        out
+    }
+
+    /// An attribute value as TVMScript writes it.
+    fn annotation_text(&self, v: &AttrValue) -> String {
+        match v {
+            AttrValue::Int(i) => i.to_string(),
+            AttrValue::Float(x) => format!("{x:?}"),
+            AttrValue::Str(s) => format!("\"{s}\""),
+            AttrValue::Expr(e) => e.to_string(),
+            AttrValue::Tensor(t) => self
+                .buffers
+                .get(&(t.op().id(), t.value_index()))
+                .map_or_else(|| t.name().to_string(), |b| b.name().to_string()),
+            AttrValue::List(items) => {
+                let items: Vec<String> = items.iter().map(|x| self.annotation_text(x)).collect();
+                format!("[{}]", items.join(", "))
+            }
+        }
     }
 
     fn compute(&mut self, op: &Operation) -> Result<BlockStmt> {
@@ -180,6 +254,7 @@ impl Builder<'_> {
             ));
             bindings.push(Expr::int(0));
         }
+        let annotations = self.annotations(op);
         let outputs: Vec<Tensor> = op.outputs();
         let buffers: Vec<Buffer> = outputs.iter().map(|t| self.buffer_of(t)).collect();
         let mut blocks = Vec::new();
@@ -203,10 +278,9 @@ impl Builder<'_> {
             );
             let body = BlockStmt::store(buffer, store_indices.clone(), combined);
             let name = self.fresh_name(op.name());
-            blocks.push(BlockStmt::realize(
-                bindings,
-                Block::new(name, iter_vars, body).with_init(init),
-            ));
+            let mut block = Block::new(name, iter_vars, body).with_init(init);
+            block.annotations = annotations;
+            blocks.push(BlockStmt::realize(bindings, block));
         } else {
             if matches!(c.body.kind(), ValueKind::CommReduce(_)) {
                 return Err(TeError::new(
@@ -229,10 +303,9 @@ impl Builder<'_> {
                     .collect();
                 let value = operand(self.value(body, &remap_k)?, buffer.dtype());
                 let name = self.fresh_name(buffer.name());
-                blocks.push(BlockStmt::realize(
-                    bindings.clone(),
-                    Block::new(name, iv, BlockStmt::store(buffer, indices, value)),
-                ));
+                let mut block = Block::new(name, iv, BlockStmt::store(buffer, indices, value));
+                block.annotations = annotations.clone();
+                blocks.push(BlockStmt::realize(bindings.clone(), block));
             }
         }
         let mut stmt = BlockStmt::seq(blocks);
@@ -260,7 +333,36 @@ impl Builder<'_> {
         let converted = crate::extern_op::element_to_buffers(&v, &|t: &Tensor| {
             buffers.get(&(t.op().id(), t.value_index())).cloned()
         })?;
-        Ok(converted.map_indices(&mut |e: &Expr| self.simplify(e)))
+        let mut simplify = BodySimplifier { an: &self.an };
+        let Ok(simplified) = tir::mutate::Mutator::value(&mut simplify, &converted);
+        Ok(simplified)
+    }
+}
+
+/// What TVM's `CreatePrimFunc` simplifies in a body: index expressions,
+/// and casts of constants to a float type (`float32(-3.4e38)` is the
+/// constant).
+struct BodySimplifier<'a> {
+    an: &'a Analyzer,
+}
+
+impl tir::mutate::Mutator for BodySimplifier<'_> {
+    type Error = std::convert::Infallible;
+
+    fn value(&mut self, v: &Value) -> std::result::Result<Value, Self::Error> {
+        let v = tir::mutate::walk_value(self, v)?;
+        Ok(match &v {
+            Value::Cast(t, a) if t.is_float() => match &**a {
+                Value::Float(x, _) => Value::constant(*x, *t),
+                Value::Int(x, _) => Value::constant(*x as f64, *t),
+                _ => v,
+            },
+            _ => v,
+        })
+    }
+
+    fn expr(&mut self, e: &Expr) -> std::result::Result<Expr, Self::Error> {
+        Ok(crate::simp::simp(self.an, e.clone()))
     }
 }
 

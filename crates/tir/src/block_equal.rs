@@ -47,6 +47,18 @@ pub fn structural_diff(a: &BlockFunc, b: &BlockFunc) -> Result<(), String> {
     for (x, y) in a.params.iter().zip(&b.params) {
         eq.define_buffer(x, y)?;
     }
+    let sorted = |attrs: &[(String, String)]| {
+        let mut v = attrs.to_vec();
+        v.sort();
+        v
+    };
+    if sorted(&a.attrs) != sorted(&b.attrs) {
+        return Err(format!(
+            "the function attributes differ: {:?} against {:?}",
+            sorted(&a.attrs),
+            sorted(&b.attrs)
+        ));
+    }
     eq.buffers_defined(&a.alloc_buffers, &b.alloc_buffers, "the root block")?;
     eq.stmt(&a.body, &b.body)
 }

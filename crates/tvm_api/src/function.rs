@@ -177,6 +177,8 @@ pub enum Function {
     PrimFuncScript,
     /// `tvm.tir.Schedule(func)`.
     TirSchedule,
+    /// `tvm.script.from_source(text)`.
+    ScriptFromSource,
     /// `tvm.ir.structural_equal(a, b)`.
     StructuralEqual,
     /// `tvm.ir.assert_structural_equal(a, b)`.
@@ -281,6 +283,7 @@ impl Function {
             Function::CreatePrimFunc => "tvm.te.create_prim_func",
             Function::PrimFuncScript => "tvm.script.tir.prim_func",
             Function::TirSchedule => "tvm.tir.Schedule",
+            Function::ScriptFromSource => "tvm.script.from_source",
             Function::StructuralEqual => "tvm.ir.structural_equal",
             Function::AssertStructuralEqual => "tvm.ir.assert_structural_equal",
             Function::ScanGetBody => "tvm.te.schedule.ScanGetBody",

@@ -307,6 +307,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::CreatePrimFunc => crate::tensor_ir::create_prim_func(args),
         Function::PrimFuncScript => crate::tensor_ir::prim_func(host, args),
         Function::TirSchedule => crate::tensor_ir::schedule(args),
+        Function::ScriptFromSource => crate::tensor_ir::from_source(host, args),
         Function::StructuralEqual | Function::AssertStructuralEqual => {
             crate::structural::call(native, args)
         }

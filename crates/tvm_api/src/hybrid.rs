@@ -215,6 +215,9 @@ pub(crate) struct Parser<'h, 's> {
     returned: Option<Vec<te::Tensor>>,
     /// The range of each loop of a TVMScript function parsed so far.
     pub(crate) loop_ranges: HashMap<Var, arith::Range>,
+    /// What the source is, for messages: "hybrid function" or "TVMScript
+    /// function".
+    pub(crate) what: &'static str,
 }
 
 fn block_id(body: &[ast::Stmt]) -> usize {
@@ -344,6 +347,7 @@ impl<'h, 's> Parser<'h, 's> {
             locals: HashMap::new(),
             returned: None,
             loop_ranges: HashMap::new(),
+            what: "hybrid function",
         }
     }
 
@@ -382,8 +386,8 @@ impl<'h, 's> Parser<'h, 's> {
         ApiError::new(
             class,
             format!(
-                "{message} (line {line}, hybrid function `{}`)",
-                self.source.name
+                "{message} (line {line}, {} `{}`)",
+                self.what, self.source.name
             ),
         )
     }
@@ -395,8 +399,8 @@ impl<'h, 's> Parser<'h, 's> {
         let line = self.source.line(node.range().start().to_usize());
         ApiError {
             message: format!(
-                "{} (line {line}, hybrid function `{}`)",
-                e.message, self.source.name
+                "{} (line {line}, {} `{}`)",
+                e.message, self.what, self.source.name
             ),
             ..e
         }
@@ -1418,10 +1422,19 @@ impl<'h, 's> Parser<'h, 's> {
                 }
             }
             ast::Expr::Call(c) => self.call(c),
+            // `A[i, 0:16]`: a region of a tensor.
+            ast::Expr::Slice(s) => {
+                let mut bound = |b: &Option<Box<ast::Expr>>| match b {
+                    Some(x) => self.expr(x),
+                    None => Ok(Value::None),
+                };
+                let (lower, upper, step) = (bound(&s.lower)?, bound(&s.upper)?, bound(&s.step)?);
+                crate::slice(lower, upper, step).map_err(|err| self.located(e, err))
+            }
             other => Err(self.error(
                 other,
                 ErrorClass::NotSupported,
-                "this expression is not supported in a hybrid script",
+                format!("this expression is not supported in a {}", self.what),
             )),
         }
     }

@@ -150,6 +150,7 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
     let function = match name {
         "placeholder" if te_level => Function::Placeholder,
         "create_prim_func" if module_path == "tvm.te" => Function::CreatePrimFunc,
+        "from_source" if module_path == "tvm.script" => Function::ScriptFromSource,
         "Schedule" if module_path == "tvm.tir" || module_path == "tvm.tir.schedule" => {
             Function::TirSchedule
         }

@@ -123,6 +123,25 @@ pub(crate) fn prim_func(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     }
 }
 
+/// `tvm.script.from_source(text)`: the function TVMScript `text` defines
+/// (what `func.script()` prints reads back as `func`).
+pub(crate) fn from_source(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
+    let a = args.bind("from_source", &["input_func", "tir_prefix"])?;
+    let given = a.required("input_func")?;
+    let Value::Str(text) = &given.value else {
+        return Err(crate::error::type_error(
+            given.place(),
+            format!(
+                "`from_source` takes TVMScript text, found a {}",
+                given.value.type_name()
+            ),
+        ));
+    };
+    let source = crate::HybridSource::parse(text, 0)?;
+    let func = crate::tensor_ir_parse::parse_prim_func(host, None, &source)?;
+    Ok(object(TirObject::PrimFunc(Rc::new(func))))
+}
+
 /// `tir.Schedule(func, debug_mask=...)`.
 pub(crate) fn schedule(args: Args) -> ApiResult<Value> {
     let a = args.bind(

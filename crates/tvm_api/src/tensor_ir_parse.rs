@@ -59,6 +59,14 @@ pub(crate) fn parse_prim_func(
     source: &HybridSource,
 ) -> ApiResult<BlockFunc> {
     let mut p = Parser::new(host, f, source);
+    p.what = "TVMScript function";
+    if f.is_none() {
+        // Text on its own (`tvm.script.from_source`) uses `T` as printed.
+        p.bind(
+            "T",
+            Sym::Value(Value::Object(Object::Module(SCRIPT_MODULE))),
+        );
+    }
     let mut params: Vec<ParamSlot> = Vec::new();
     for (k, name) in source.params.iter().enumerate() {
         let annotation = source.annotations.get(k).and_then(Option::as_ref);
@@ -109,10 +117,13 @@ pub(crate) fn parse_prim_func(
         }
     }
     let mut func = BlockFunc::new(source.name.clone(), params, alloc, body);
-    // TVM's parser names the function by its own name.
-    func.attrs = scope
-        .attrs
-        .unwrap_or_else(|| vec![("global_symbol".into(), format!("\"{}\"", source.name))]);
+    // TVM's parser names the function by its own name unless its
+    // attributes do.
+    func.attrs = scope.attrs.unwrap_or_default();
+    if !func.attrs.iter().any(|(k, _)| k == "global_symbol") {
+        func.attrs
+            .push(("global_symbol".into(), format!("\"{}\"", source.name)));
+    }
     Ok(func.completed())
 }
 
@@ -135,12 +146,16 @@ impl Parser<'_, '_> {
         let ast::Expr::Name(root) = at else {
             return None;
         };
-        if parts.is_empty() || self.syms.contains_key(root.id.as_str()) {
+        if parts.is_empty() {
             return None;
         }
-        let value = self
-            .func
-            .and_then(|f| self.host.free_variable(f, root.id.as_str()))?;
+        let value = match self.syms.get(root.id.as_str()) {
+            Some(Sym::Value(v)) => v.clone(),
+            Some(_) => return None,
+            None => self
+                .func
+                .and_then(|f| self.host.free_variable(f, root.id.as_str()))?,
+        };
         if self.host.module_path(&value).as_deref() != Some(SCRIPT_MODULE) {
             return None;
         }

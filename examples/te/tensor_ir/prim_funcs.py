@@ -19,6 +19,7 @@ def te_row_max():
 
 @T.prim_func
 def tir_row_max(x: T.handle, m: T.handle) -> None:
+    T.func_attr({"global_symbol": "main", "tir.noalias": True})
     X = T.match_buffer(x, (49, 1024))
     M = T.match_buffer(m, (49,))
     for p, r in T.grid(49, 1024):
@@ -48,6 +49,7 @@ def te_pad_stencil():
 
 @T.prim_func
 def tir_pad_stencil(A: T.Buffer((56, 56), "float32"), S: T.Buffer((56, 56), "float32")) -> None:
+    T.func_attr({"global_symbol": "main", "tir.noalias": True})
     P = T.alloc_buffer((56, 58))
     for i, j in T.grid(56, 58):
         with T.block("P"):
@@ -67,6 +69,9 @@ stencil = te.create_prim_func(te_pad_stencil())
 tvm.ir.assert_structural_equal(stencil, tir_pad_stencil)
 s = tir.Schedule(stencil)
 assert isinstance(s.get_sref(s.get_block("S")), tir.schedule.StmtSRef)
+
+# What a function prints reads back as the same function.
+tvm.ir.assert_structural_equal(tvm.script.from_source(stencil.script()), stencil)
 
 # The stencil's block reads three columns of P around its own.
 print(stencil.script())
