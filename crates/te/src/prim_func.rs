@@ -202,121 +202,141 @@ impl Builder<'_> {
 
     fn compute(&mut self, op: &Operation) -> Result<BlockStmt> {
         let c = op.as_compute().expect("a compute");
-        let axes: Vec<_> = c.axis.iter().chain(&c.reduce_axis).collect();
-        let axis_vars: Vec<&Var> = axes.iter().map(|a| a.var()).collect();
-        let mut loops = Vec::new();
-        let mut iter_vars = Vec::new();
-        let mut remap: HashMap<Var, Expr> = HashMap::new();
-        let mut store_indices = Vec::new();
-        for axis in &axes {
-            let dom = axis.dom().cloned().ok_or_else(|| {
-                TeError::definition(format!("the axis `{}` has no range", axis.name()))
-            })?;
-            if dom
-                .min
-                .vars()
-                .iter()
-                .chain(dom.extent.vars().iter())
-                .any(|v| axis_vars.contains(&v))
-            {
-                return Err(TeError::new(
-                    ErrorKind::Unsupported,
-                    format!(
-                        "the range of `{}` depends on another axis of `{}`: nested blocks \
-                         for such axes are not supported",
-                        axis.name(),
-                        op.name()
-                    ),
-                ));
+        let axes: Vec<&crate::IterVar> = c.axis.iter().chain(&c.reduce_axis).collect();
+        let levels = nested_levels(op, &axes)?;
+        let kind_of = |axis: &crate::IterVar| match axis.kind() {
+            TeIterKind::Reduce => IterKind::Reduce,
+            _ => IterKind::Spatial,
+        };
+        // One scope per level: the loops of the axes first defined there,
+        // and a block variable for every axis defined so far (TVM's
+        // `NestedScopeInfo`).
+        let mut scopes: Vec<Scope> = Vec::with_capacity(levels.len());
+        for (i, level) in levels.iter().enumerate() {
+            let mut cur = Scope::default();
+            for (j, axis) in axes.iter().enumerate() {
+                let block_var = Var::new(format!("v_{}", axis.name()));
+                if level.contains(&j) {
+                    let dom = axis.dom().cloned().ok_or_else(|| {
+                        TeError::definition(format!("the axis `{}` has no range", axis.name()))
+                    })?;
+                    let (min, extent) = match scopes.last() {
+                        Some(prev) => (prev.substitute(&dom.min), prev.substitute(&dom.extent)),
+                        None => (dom.min.clone(), dom.extent.clone()),
+                    };
+                    let dom = Range::new(self.simplify(&min), self.simplify(&extent));
+                    let loop_var = Var::new(axis.name());
+                    cur.loops.push((loop_var.clone(), dom.clone()));
+                    cur.add(
+                        Some(axis),
+                        BlockIterVar::new(&block_var, dom, kind_of(axis)),
+                        loop_var.expr(),
+                    );
+                } else if let Some(prev) = scopes.last().and_then(|p| p.remap.get(axis.var())) {
+                    let prev = prev.clone();
+                    let dom = Range::new(prev.clone(), Expr::int(1));
+                    cur.add(
+                        Some(axis),
+                        BlockIterVar::new(&block_var, dom, kind_of(axis)),
+                        prev,
+                    );
+                }
             }
-            let dom = Range::new(self.simplify(&dom.min), self.simplify(&dom.extent));
-            let loop_var = Var::new(axis.name());
-            let block_var = Var::new(format!("v_{}", axis.name()));
-            let kind = match axis.kind() {
-                TeIterKind::Reduce => IterKind::Reduce,
-                _ => IterKind::Spatial,
-            };
-            if kind == IterKind::Spatial {
-                store_indices.push(block_var.expr());
+            if i + 1 == levels.len() && cur.iter_vars.is_empty() {
+                // A block has at least one iteration variable (TVM's `vi`).
+                let vi = Var::new("vi");
+                let dom = Range::from_extent(Expr::int(1));
+                cur.add(
+                    None,
+                    BlockIterVar::new(&vi, dom, IterKind::Spatial),
+                    Expr::int(0),
+                );
             }
-            remap.insert(axis.var().clone(), block_var.expr());
-            iter_vars.push(BlockIterVar::new(&block_var, dom.clone(), kind));
-            loops.push((loop_var, dom));
-        }
-        let mut bindings: Vec<Expr> = loops.iter().map(|(v, _)| v.expr()).collect();
-        if iter_vars.is_empty() {
-            // A block has at least one iteration variable (TVM's `vi`).
-            let vi = Var::new("vi");
-            iter_vars.push(BlockIterVar::new(
-                &vi,
-                Range::from_extent(Expr::int(1)),
-                IterKind::Spatial,
-            ));
-            bindings.push(Expr::int(0));
+            scopes.push(cur);
         }
         let annotations = self.annotations(op);
         let outputs: Vec<Tensor> = op.outputs();
         let buffers: Vec<Buffer> = outputs.iter().map(|t| self.buffer_of(t)).collect();
-        let mut blocks = Vec::new();
         let reduce = c.body.as_reduce().cloned();
-        if let Some(r) = reduce {
-            if r.condition.is_some() {
-                return Err(TeError::new(
-                    ErrorKind::Unsupported,
-                    format!("the reduction of `{}` has a `where=` condition", op.name()),
-                ));
-            }
+        if matches!(c.body.kind(), ValueKind::CommReduce(_)) {
+            return Err(TeError::new(
+                ErrorKind::Unsupported,
+                format!("`{}` reduces tuples (a comm_reducer)", op.name()),
+            ));
+        }
+        let leaf = scopes.last().expect("at least one level");
+        let mut blocks = Vec::new();
+        if let Some(r) = &reduce {
             let buffer = &buffers[0];
             let dtype = buffer.dtype();
-            let lhs = Value::load(buffer, store_indices.clone());
-            let rhs = operand(self.value(&r.source, &remap)?, dtype);
+            let lhs = Value::load(buffer, leaf.store_indices.clone());
+            let rhs = operand(self.value(&r.source, &leaf.remap)?, dtype);
             let combined = Value::binary(binop(r.reducer.combiner(), dtype.is_int()), lhs, rhs);
-            let init = BlockStmt::store(
-                buffer,
-                store_indices.clone(),
-                Value::constant(r.reducer.identity(dtype), dtype),
-            );
-            let body = BlockStmt::store(buffer, store_indices.clone(), combined);
-            let name = self.fresh_name(op.name());
-            let mut block = Block::new(name, iter_vars, body).with_init(init);
-            block.annotations = annotations;
-            blocks.push(BlockStmt::realize(bindings, block));
-        } else {
-            if matches!(c.body.kind(), ValueKind::CommReduce(_)) {
-                return Err(TeError::new(
-                    ErrorKind::Unsupported,
-                    format!("`{}` reduces tuples (a comm_reducer)", op.name()),
-                ));
+            let mut body = BlockStmt::store(buffer, leaf.store_indices.clone(), combined);
+            if let Some(cond) = &r.condition {
+                // `where=`: only the points where it holds are combined.
+                let cond = self.simplify(&leaf.substitute(cond));
+                body = BlockStmt::If {
+                    cond: Value::index(cond),
+                    then_case: Box::new(body),
+                    else_case: None,
+                };
             }
+            let name = self.fresh_name(op.name());
+            let mut block = Block::new(name, leaf.iter_vars.clone(), body).with_init(init_store(
+                buffer,
+                &leaf.store_indices,
+                r.reducer.identity(dtype),
+            ));
+            block.annotations = annotations.clone();
+            blocks.push(BlockStmt::realize(leaf.bindings.clone(), block));
+        } else {
             for (k, buffer) in buffers.iter().enumerate() {
                 let body = op.body(k).expect("one body per output");
-                let (iv, remap_k) = if k == 0 {
-                    (iter_vars.clone(), remap.clone())
+                let leaf_k = if k == 0 {
+                    leaf.clone()
                 } else {
-                    renew(&iter_vars, &axes, &remap)
+                    leaf.renewed(&axes)
                 };
-                let indices: Vec<Expr> = iv
-                    .iter()
-                    .zip(&axes)
-                    .filter(|(v, _)| v.kind == IterKind::Spatial)
-                    .map(|(v, _)| v.var.expr())
-                    .collect();
-                let value = operand(self.value(body, &remap_k)?, buffer.dtype());
+                let value = operand(self.value(body, &leaf_k.remap)?, buffer.dtype());
                 let name = self.fresh_name(buffer.name());
-                let mut block = Block::new(name, iv, BlockStmt::store(buffer, indices, value));
+                let store = BlockStmt::store(buffer, leaf_k.store_indices.clone(), value);
+                let mut block = Block::new(name, leaf_k.iter_vars.clone(), store);
                 block.annotations = annotations.clone();
-                blocks.push(BlockStmt::realize(bindings.clone(), block));
+                blocks.push(BlockStmt::realize(leaf_k.bindings.clone(), block));
             }
         }
         let mut stmt = BlockStmt::seq(blocks);
-        for (var, dom) in loops.into_iter().rev() {
-            stmt = BlockStmt::For {
-                var,
-                min: dom.min,
-                extent: dom.extent,
-                kind: tir::ForKind::Serial,
-                body: Box::new(stmt),
-            };
+        for i in (0..scopes.len()).rev() {
+            let cur = &scopes[i];
+            if i + 1 < scopes.len() {
+                let name = self.fresh_name(&format!("{}_l{}", op.name(), i + 1));
+                let mut block = Block::new(name, cur.iter_vars.clone(), stmt);
+                if let Some(r) = &reduce {
+                    if cur.iter_vars.iter().any(|v| v.kind == IterKind::Reduce) {
+                        // A reduction axis defined here makes this block a
+                        // reduction too: it starts from the identity.
+                        let buffer = &buffers[0];
+                        let init = init_store(
+                            buffer,
+                            &cur.store_indices,
+                            r.reducer.identity(buffer.dtype()),
+                        );
+                        block = block.with_init(init);
+                    }
+                }
+                block.annotations = annotations.clone();
+                stmt = BlockStmt::realize(cur.bindings.clone(), block);
+            }
+            for (var, dom) in cur.loops.iter().rev() {
+                stmt = BlockStmt::For {
+                    var: var.clone(),
+                    min: dom.min.clone(),
+                    extent: dom.extent.clone(),
+                    kind: tir::ForKind::Serial,
+                    body: Box::new(stmt),
+                };
+            }
         }
         Ok(stmt)
     }
@@ -378,22 +398,99 @@ fn operand(v: Value, dtype: DataType) -> Value {
     }
 }
 
-/// Fresh block variables for the block of a later output, so that each
-/// block defines its own (TVM's `Renew`).
-fn renew(
-    iter_vars: &[BlockIterVar],
-    axes: &[&crate::IterVar],
-    remap: &HashMap<Var, Expr>,
-) -> (Vec<BlockIterVar>, HashMap<Var, Expr>) {
-    let mut remap = remap.clone();
-    let fresh: Vec<BlockIterVar> = iter_vars
-        .iter()
-        .zip(axes)
-        .map(|(iv, axis)| {
-            let v = Var::new(iv.var.name());
-            remap.insert(axis.var().clone(), v.expr());
-            BlockIterVar::new(&v, iv.dom.clone(), iv.kind)
-        })
-        .collect();
-    (fresh, remap)
+/// The iteration levels of an operation's axes (TVM's
+/// `GenerateNestedIterLevels`): an axis whose range uses other axes is one
+/// level below the deepest of them; each level is the positions of its
+/// axes in order.
+fn nested_levels(op: &Operation, axes: &[&crate::IterVar]) -> Result<Vec<Vec<usize>>> {
+    let position: HashMap<&Var, usize> =
+        axes.iter().enumerate().map(|(k, a)| (a.var(), k)).collect();
+    let mut depth: Vec<Option<usize>> = vec![None; axes.len()];
+    // Axes are met in order and a range may only use axes defined before
+    // it, so one pass in order finds every depth.
+    for (k, axis) in axes.iter().enumerate() {
+        let dom = axis.dom().ok_or_else(|| {
+            TeError::definition(format!("the axis `{}` has no range", axis.name()))
+        })?;
+        let mut d = 0;
+        for v in dom.min.vars().iter().chain(dom.extent.vars().iter()) {
+            if let Some(&j) = position.get(v) {
+                let dj = depth[j].ok_or_else(|| {
+                    TeError::definition(format!(
+                        "the range of `{}` in `{}` uses `{}`, which is defined after it",
+                        axis.name(),
+                        op.name(),
+                        axes[j].name()
+                    ))
+                })?;
+                d = d.max(dj + 1);
+            }
+        }
+        depth[k] = Some(d);
+    }
+    let levels = depth.iter().flatten().copied().max().unwrap_or(0) + 1;
+    let mut out = vec![Vec::new(); levels];
+    for (k, d) in depth.iter().enumerate() {
+        out[d.unwrap_or(0)].push(k);
+    }
+    Ok(out)
+}
+
+/// `buffer[indices] = identity`: a reduction's init.
+fn init_store(buffer: &Buffer, indices: &[Expr], identity: f64) -> BlockStmt {
+    BlockStmt::store(
+        buffer,
+        indices.to_vec(),
+        Value::constant(identity, buffer.dtype()),
+    )
+}
+
+/// One level of a compute's loop nest and the block variables it binds.
+#[derive(Clone, Default)]
+struct Scope {
+    /// The loops of the axes first defined at this level.
+    loops: Vec<(Var, Range)>,
+    iter_vars: Vec<BlockIterVar>,
+    bindings: Vec<Expr>,
+    /// The block variables of the spatial axes: where the block stores.
+    store_indices: Vec<Expr>,
+    /// Each axis of the compute as this level's block variable.
+    remap: HashMap<Var, Expr>,
+}
+
+impl Scope {
+    fn add(&mut self, axis: Option<&crate::IterVar>, iv: BlockIterVar, binding: Expr) {
+        if let Some(axis) = axis {
+            if iv.kind != IterKind::Reduce {
+                self.store_indices.push(iv.var.expr());
+            }
+            self.remap.insert(axis.var().clone(), iv.var.expr());
+        }
+        self.iter_vars.push(iv);
+        self.bindings.push(binding);
+    }
+
+    fn substitute(&self, e: &Expr) -> Expr {
+        e.substitute(&mut |v: &Var| self.remap.get(v).cloned())
+    }
+
+    /// The same level with fresh block variables, so that the block of a
+    /// later output defines its own (TVM's `Renew`).
+    fn renewed(&self, axes: &[&crate::IterVar]) -> Scope {
+        let mut out = self.clone();
+        out.store_indices.clear();
+        out.remap.clear();
+        out.iter_vars = self
+            .iter_vars
+            .iter()
+            .map(|iv| BlockIterVar::new(&Var::new(iv.var.name()), iv.dom.clone(), iv.kind))
+            .collect();
+        for (iv, axis) in out.iter_vars.iter().zip(axes) {
+            if iv.kind != IterKind::Reduce {
+                out.store_indices.push(iv.var.expr());
+            }
+            out.remap.insert(axis.var().clone(), iv.var.expr());
+        }
+        out
+    }
 }

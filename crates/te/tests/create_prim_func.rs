@@ -179,3 +179,83 @@ fn regions_contain_every_access() {
     }
     let _: &BlockFunc = &f;
 }
+
+/// Runs the block form of `args` (inputs first, the output last) on
+/// `inputs` and returns the output's values.
+fn run_blocks(args: &[te::Tensor], inputs: Vec<Vec<f64>>) -> Vec<f64> {
+    let f = create_prim_func(args).unwrap();
+    let program = tir::block::to_loop_ir(&f);
+    let given: HashMap<tir::Buffer, tir::Tensor> = program
+        .params
+        .iter()
+        .zip(inputs)
+        .map(|(b, data)| {
+            let shape = b
+                .shape()
+                .iter()
+                .map(|d| d.as_int().unwrap() as usize)
+                .collect();
+            (b.clone(), tir::Tensor::new(shape, data).unwrap())
+        })
+        .collect();
+    let out = tir::run(&program, &given, &HashMap::new()).unwrap();
+    out.tensor(program.params.last().unwrap())
+        .unwrap()
+        .data()
+        .to_vec()
+}
+
+#[test]
+fn an_axis_whose_range_uses_another_is_a_nested_block() {
+    // B[i] = sum of A[i, 0..i): the reduction's range depends on `i`.
+    let a = f32(&[5, 5], "A");
+    let b = compute(
+        [5],
+        |i| {
+            let rv = reduce_axis((Expr::int(0), i[0].clone()), "rv");
+            sum(a.at([i[0].clone(), rv.expr()]), std::slice::from_ref(&rv))
+        },
+        "B",
+    )
+    .unwrap();
+    let f = create_prim_func(&[a.clone(), b.clone()]).unwrap();
+    let blocks = f.blocks();
+    // The outer block binds `i`; the inner one, under a loop of `i`
+    // iterations, reduces.
+    assert_eq!(blocks.len(), 2);
+    assert!(blocks[0].init.is_none());
+    assert_eq!(blocks[0].reads[0].to_string(), "A[v_i0, 0:v_i0]");
+    assert_eq!(blocks[1].iter_vars[1].dom.extent.to_string(), "v_i0");
+    let values: Vec<f64> = (0..25).map(f64::from).collect();
+    let got = run_blocks(&[a, b], vec![values.clone(), vec![0.0; 5]]);
+    for (i, g) in got.iter().enumerate() {
+        let want: f64 = (0..i).map(|k| values[i * 5 + k]).sum();
+        assert_eq!(*g, want, "B[{i}]");
+    }
+}
+
+#[test]
+fn a_reduction_where_condition_guards_the_update() {
+    // B[i] = sum of A[i, k] over k <= i: `where=` keeps the lower triangle.
+    let a = f32(&[4, 4], "A");
+    let k = reduce_axis((0, 4), "k");
+    let b = compute(
+        [4],
+        |i| {
+            te::reduce_where(
+                te::Reducer::Sum,
+                a.at([i[0].clone(), k.expr()]),
+                std::slice::from_ref(&k),
+                Expr::le(k.expr(), i[0].clone()),
+            )
+        },
+        "B",
+    )
+    .unwrap();
+    let values: Vec<f64> = (0..16).map(|x| f64::from(x) * 0.5).collect();
+    let got = run_blocks(&[a, b], vec![values.clone(), vec![0.0; 4]]);
+    for (i, g) in got.iter().enumerate() {
+        let want: f64 = (0..=i).map(|k| values[i * 4 + k]).sum();
+        assert_eq!(*g, want, "B[{i}]");
+    }
+}
