@@ -257,6 +257,63 @@ pub fn check_limited(
 /// operation (logical, for the definitions) and by buffer (in the tensor's
 /// physical layout, for the program).
 #[allow(clippy::type_complexity)]
+/// Runs the block form of the program that computes `args`
+/// ([`crate::create_prim_func`]) on the inputs [`check`] draws with `seed`,
+/// and returns the largest difference of its outputs from the
+/// definitions: the oracle of the block form, as [`check`] is of a
+/// schedule's lowering. `s` is the schedule the inputs are drawn for (its
+/// index inputs keep to the ranges its reads need).
+pub fn check_block_form(
+    s: &Schedule,
+    args: &[Tensor],
+    sizes: &HashMap<Var, i64>,
+    seed: u64,
+) -> Result<f64> {
+    let program = tir::block::to_loop_ir(&crate::create_prim_func(args)?);
+    let (inputs_by_op, _) = run_inputs(s, args, &program.params, sizes, seed)?;
+    // The same values in their logical layout: the block form has no
+    // schedule, so no layout transform.
+    let inputs: HashMap<tir::Buffer, tir::Tensor> = args
+        .iter()
+        .zip(&program.params)
+        .filter_map(|(t, b)| Some((b.clone(), inputs_by_op.get(&t.op().id())?.clone())))
+        .collect();
+    let run = tir::Interpreter::new()
+        .max_steps(DEFAULT_MAX_STEPS)
+        .max_elements(RUN_ELEMENT_LIMIT)
+        .run(&program, &inputs, sizes)
+        .map_err(|e| TeError::lowering(format!("running the block form failed: {e}")))?;
+    let mut reference = Reference::new(&inputs_by_op, sizes);
+    let mut worst: f64 = 0.0;
+    for (t, buf) in args.iter().zip(&program.params) {
+        if matches!(t.op().kind(), OpKind::Placeholder) {
+            continue;
+        }
+        let got = run.tensor(buf).expect("parameters have results");
+        let shape = reference.tensor_shape(t)?;
+        let mut idx = vec![0i64; shape.len()];
+        for have in got.data() {
+            let want = reference.element_of(t, &idx)?;
+            if !(want == *have || (want.is_nan() && have.is_nan())) {
+                let err = (want - have).abs();
+                worst = if err.is_nan() {
+                    f64::INFINITY
+                } else {
+                    worst.max(err)
+                };
+            }
+            for k in (0..idx.len()).rev() {
+                idx[k] += 1;
+                if idx[k] < shape[k] {
+                    break;
+                }
+                idx[k] = 0;
+            }
+        }
+    }
+    Ok(worst)
+}
+
 pub(crate) fn run_inputs(
     s: &Schedule,
     args: &[Tensor],

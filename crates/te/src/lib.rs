@@ -87,7 +87,8 @@ pub use auto_inline::{
 };
 pub use bound::{infer_bound, Bounds, BOUND_BUDGET};
 pub use check::{
-    check, check_limited, CheckReport, RunLimits, StageCheck, DEFAULT_MAX_STEPS, RUN_ELEMENT_LIMIT,
+    check, check_block_form, check_limited, CheckReport, RunLimits, StageCheck, DEFAULT_MAX_STEPS,
+    RUN_ELEMENT_LIMIT,
 };
 pub use comm_reducer::{CommReduce, CommReducer};
 pub use error::{ErrorKind, Result, TeError};

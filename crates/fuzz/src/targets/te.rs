@@ -282,6 +282,24 @@ fn generate_script(rng: &mut Rng) -> String {
     out
 }
 
+/// The block form of a program whose lowering was clean
+/// (`te::create_prim_func`) computes the same values; operations it does
+/// not take are skipped.
+fn check_block_form(
+    target: &script::Target,
+    sizes: &HashMap<arith::Var, i64>,
+) -> Result<bool, Failure> {
+    match te::check_block_form(&target.schedule, &target.args, sizes, 0) {
+        Ok(err) if err <= TOLERANCE => Ok(true),
+        Ok(err) => Err(Failure::new(
+            "block-form-mismatch",
+            format!("the block form differs from the definitions by {err}"),
+        )),
+        Err(e) if e.kind == te::ErrorKind::Unsupported => Ok(true),
+        Err(e) => Err(Failure::new("block-form-error", e.message)),
+    }
+}
+
 impl Target for TeTarget {
     fn name(&self) -> &'static str {
         "te"
@@ -322,7 +340,7 @@ impl Target for TeTarget {
             return Ok(checked.is_ok());
         }
         match checked {
-            Ok(c) if c.is_clean(TOLERANCE) => Ok(true),
+            Ok(c) if c.is_clean(TOLERANCE) => check_block_form(&target, &sizes),
             Ok(c) if c.out_of_bounds > 0 => Err(Failure::new(
                 "out-of-bounds",
                 format!(
