@@ -33,7 +33,7 @@ use crate::block::{Block, BlockFunc, BlockRealize, BlockStmt, BufferRegion, Iter
 use crate::buffer::{Buffer, BufferId};
 use crate::dtype::DataType;
 use crate::stmt::ForKind;
-use crate::tvmscript::{Prec, ScriptPrinter};
+use crate::tvmscript::{grid, GridLoop, Prec, ScriptPrinter};
 use crate::value::Value;
 use arith::{Expr, Range, Var};
 use std::collections::{HashMap, HashSet};
@@ -91,34 +91,20 @@ struct BlockPrinter {
     next: usize,
 }
 
-/// The loops of `s` that print as one `T.grid` (serial, from 0, directly
-/// nested, extents independent of the others' variables), and the body
-/// inside them; a single loop when no grid forms.
-fn grid(s: &BlockStmt) -> (Vec<&BlockStmt>, &BlockStmt) {
-    let plain = |s: &BlockStmt| matches!(s, BlockStmt::For { kind: ForKind::Serial, min, .. } if min.is_int(0));
-    let BlockStmt::For { body, .. } = s else {
-        return (vec![s], s);
-    };
-    let mut loops = vec![s];
-    let mut inner: &BlockStmt = body;
-    if !plain(s) {
-        return (loops, inner);
-    }
-    while let BlockStmt::For {
-        extent, body: next, ..
-    } = inner
-    {
-        let depends = loops.iter().any(|l| match l {
-            BlockStmt::For { var, .. } => extent.uses_var(var),
-            _ => false,
-        });
-        if !plain(inner) || depends {
-            break;
+/// A loop of the block form prints in a `T.grid` when it is serial from 0.
+impl GridLoop for BlockStmt {
+    fn as_loop(&self) -> Option<(&Var, &Expr, &BlockStmt, bool)> {
+        match self {
+            BlockStmt::For {
+                var,
+                min,
+                extent,
+                kind,
+                body,
+            } => Some((var, extent, body, *kind == ForKind::Serial && min.is_int(0))),
+            _ => None,
         }
-        loops.push(inner);
-        inner = next;
     }
-    (loops, inner)
 }
 
 /// The statements of a body, nested sequences opened.

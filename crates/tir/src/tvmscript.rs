@@ -222,31 +222,54 @@ fn flat_seq(s: &Stmt) -> Vec<&Stmt> {
 /// The loops of `s` that print as one `T.grid` (serial, from 0, no
 /// pragmas, directly nested, extents independent of the others), and the
 /// body inside them. A single loop when no grid forms.
-fn grid(s: &Stmt) -> (Vec<&Stmt>, &Stmt) {
-    let mut loops: Vec<&Stmt> = vec![s];
-    let Stmt::For { body, .. } = s else {
+pub(crate) fn grid<S: GridLoop>(s: &S) -> (Vec<&S>, &S) {
+    let mut loops: Vec<&S> = vec![s];
+    let Some((_, _, body, plain)) = s.as_loop() else {
         return (loops, s);
     };
-    let mut inner: &Stmt = body;
-    let plain = |s: &Stmt| matches!(s, Stmt::For { kind: ForKind::Serial, min, pragmas, .. } if min.is_int(0) && pragmas.is_empty());
-    if !plain(s) {
+    let mut inner: &S = body;
+    if !plain {
         return (loops, inner);
     }
-    while let Stmt::For {
-        extent, body: next, ..
-    } = inner
-    {
-        let depends = loops.iter().any(|l| match l {
-            Stmt::For { var, .. } => extent.uses_var(var),
-            _ => false,
-        });
-        if !plain(inner) || depends {
+    while let Some((_, extent, next, plain)) = inner.as_loop() {
+        let depends = loops
+            .iter()
+            .any(|l| l.as_loop().is_some_and(|(var, ..)| extent.uses_var(var)));
+        if !plain || depends {
             break;
         }
         loops.push(inner);
         inner = next;
     }
     (loops, inner)
+}
+
+/// A statement that may be a loop, for [`grid`].
+pub(crate) trait GridLoop {
+    /// `(variable, extent, body, plain)` of a loop, `plain` when it is a
+    /// serial loop from 0 with nothing attached, which a grid may hold.
+    fn as_loop(&self) -> Option<(&Var, &Expr, &Self, bool)>;
+}
+
+impl GridLoop for Stmt {
+    fn as_loop(&self) -> Option<(&Var, &Expr, &Stmt, bool)> {
+        match self {
+            Stmt::For {
+                var,
+                min,
+                extent,
+                kind,
+                pragmas,
+                body,
+            } => Some((
+                var,
+                extent,
+                body,
+                *kind == ForKind::Serial && min.is_int(0) && pragmas.is_empty(),
+            )),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Default)]
