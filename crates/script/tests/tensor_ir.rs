@@ -134,3 +134,43 @@ print('ok')
     let run = script::run(src).unwrap_or_else(|e| panic!("{e}"));
     assert!(run.printed.ends_with("ok\n"), "{}", run.printed);
 }
+
+/// Malformed TVMScript and misuse of the TensorIR objects end in an error
+/// that says what is wrong, never a panic.
+#[test]
+fn malformed_functions_are_errors() {
+    let head = "import tvm\nfrom tvm import te, tir\nfrom tvm.script import tir as T\n";
+    let cases: &[(&str, &str)] = &[
+        (
+            "@T.prim_func\ndef f(a: T.handle):\n    A = T.match_buffer(a, (4,))\n    for i in range(4):\n        with T.block('x'):\n            v, w = T.axis.remap('SS', [i])\n            A[v] = 0.0\nprint(f.script())\n",
+            "one kind and one loop variable per block variable",
+        ),
+        (
+            "@T.prim_func\ndef f(a: T.handle):\n    A = T.match_buffer(a, (4,))\n    with T.block('x'):\n        v = T.axis.remap('S', [3])\n        A[v] = 0.0\nprint(f.script())\n",
+            "is not a loop variable",
+        ),
+        (
+            "@T.prim_func\ndef f(A: T.Buffer((4, 4), 'float32')):\n    for i in range(4):\n        A[i] = 1.0\nprint(f.script())\n",
+            "2 dimensions but 1 indices",
+        ),
+        (
+            "@T.prim_func\ndef f(a: T.handle):\n    A = T.match_buffer(a, (-4,))\nprint(f.script())\n",
+            "negative size",
+        ),
+        (
+            "@T.prim_func\ndef f(a: T.handle):\n    A = T.match_buffer(a, (4,))\n    with T.init():\n        A[0] = 0.0\nprint(f.script())\n",
+            "belongs in a block",
+        ),
+        ("tvm.script.from_source('def (:')\n", "does not parse"),
+        ("tvm.script.from_source('x = 1')\n", "no function"),
+        (
+            "A = te.placeholder((4,), name='A')\nB = te.compute((4,), lambda i: A[i] + 1.0, name='B')\ns = tir.Schedule(te.create_prim_func([A, B]))\ns.split(None, [2, 2])\n",
+            "transforms nothing",
+        ),
+        ("te.create_prim_func([1, 'a'])\n", "takes tensors"),
+    ];
+    for (body, expected) in cases {
+        let (_, _, message) = common::error_of(&format!("{head}{body}"));
+        assert!(message.contains(expected), "{body}\n{message}");
+    }
+}

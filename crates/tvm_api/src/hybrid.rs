@@ -64,7 +64,7 @@ impl HybridSource {
         let module = python_parser::parse_module(text).map_err(|e| {
             ApiError::new(
                 ErrorClass::NotSupported,
-                format!("the source of a hybrid function does not parse: {e}"),
+                format!("the source of the function does not parse: {e}"),
             )
         })?;
         let def = module
@@ -76,7 +76,10 @@ impl HybridSource {
                 _ => None,
             })
             .ok_or_else(|| {
-                ApiError::new(ErrorClass::NotSupported, "a hybrid script must be a `def`")
+                ApiError::new(
+                    ErrorClass::NotSupported,
+                    "the source holds no function (`def`)",
+                )
             })?;
         let params = def
             .parameters

@@ -588,13 +588,13 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::TagScope(t), "tag") => Ok(Value::Str(t.clone())),
             (Object::TensorIr(o), _) => match crate::tensor_ir::method_name(o, name) {
                 Some(m) => method(m),
-                None => crate::tensor_ir::attribute(o, name).ok_or_else(|| {
-                    no_attribute(
+                None => crate::tensor_ir::attribute(o, name).unwrap_or_else(|| {
+                    Err(no_attribute(
                         value,
                         name,
                         span,
                         "see the README for what TensorIR objects have",
-                    )
+                    ))
                 }),
             },
             (Object::Lowered(m), "body") => Ok(Value::Object(Object::Stmt(

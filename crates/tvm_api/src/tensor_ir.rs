@@ -165,8 +165,21 @@ pub(crate) fn schedule(args: Args) -> ApiResult<Value> {
     }
 }
 
-/// `x.name` of a TensorIR object.
-pub(crate) fn attribute(o: &TirObject, name: &str) -> Option<Value> {
+/// `x.name` of a TensorIR object: `None` when it has no such attribute.
+pub(crate) fn attribute(o: &TirObject, name: &str) -> Option<ApiResult<Value>> {
+    match (o, name) {
+        (TirObject::Unparsed(e), _) => Some(Err((**e).clone())),
+        (TirObject::Schedule(_), _) if name != "mod" && !name.starts_with("__") => {
+            Some(Err(ApiError::not_supported(format!(
+                "`Schedule.{name}` is not supported: a TensorIR schedule here looks blocks up \
+                 (`get_block`, `get_sref`, `mod`) and transforms nothing"
+            ))))
+        }
+        _ => attribute_value(o, name).map(Ok),
+    }
+}
+
+fn attribute_value(o: &TirObject, name: &str) -> Option<Value> {
     match (o, name) {
         (TirObject::ScriptName(path), _) => Some(object(TirObject::ScriptName(Rc::from(format!(
             "{path}.{name}"
