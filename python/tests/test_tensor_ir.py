@@ -64,3 +64,17 @@ def test_built_reduction_starts_from_its_init():
     m = tvm.nd.array(np.zeros(6, dtype="float32"))
     run(tvm.nd.array(x), m)
     np.testing.assert_allclose(m.numpy(), x.max(axis=1))
+
+
+def test_scalar_parameter_is_passed_as_a_number():
+    import numpy as np
+
+    rows = te.var("rows")
+    src = te.placeholder((rows + 3, 4), name="src")
+    out = te.compute((rows, 4), lambda i, j: src[i + 2, j] * 2.0, name="out")
+    f = te.create_prim_func([src, rows, out])
+    assert "rows: T.int32" in f.script()
+    x = np.arange(24, dtype="float32").reshape(6, 4)
+    y = tvm.nd.array(np.zeros((3, 4), dtype="float32"))
+    tvm.build(f)(tvm.nd.array(x), 3, y)
+    np.testing.assert_allclose(y.numpy(), x[2:5] * 2.0)

@@ -129,6 +129,12 @@ rhs = te.placeholder((b, 32, 48), name='rhs')
 kk = te.reduce_axis((0, 32), name='kk')
 bmm = te.compute((b, 64, 48), lambda z, i, j: te.sum(lhs[z, i, kk] * rhs[z, kk, j], axis=kk), name='bmm')
 roundtrip([lhs, rhs, bmm])
+
+# A size passed as a scalar parameter: the rows of a slice.
+rows = te.var('rows')
+src = te.placeholder((rows + 3, 16), name='src')
+sl = te.compute((rows, 16), lambda i, j: src[i + 2, j] * 2.0, name='sl')
+roundtrip([src, rows, sl])
 print('ok')
 ";
     let run = script::run(src).unwrap_or_else(|e| panic!("{e}"));

@@ -33,6 +33,30 @@ use tir::{Buffer, DataType, Value};
 /// assert_eq!(block.reads[0].to_string(), "A[v_i0, v_i1]");
 /// ```
 pub fn create_prim_func(args: &[Tensor]) -> Result<BlockFunc> {
+    let all: Vec<PrimFuncArg> = args.iter().cloned().map(PrimFuncArg::Tensor).collect();
+    create_prim_func_with_scalars(&all)
+}
+
+/// A parameter of [`create_prim_func_with_scalars`].
+#[derive(Clone, Debug)]
+pub enum PrimFuncArg {
+    /// A tensor: a buffer parameter.
+    Tensor(Tensor),
+    /// A variable of the program passed as a number (`n: T.int32`).
+    Scalar(Var),
+}
+
+/// [`create_prim_func`] with scalar parameters among the tensors, in
+/// order (TVM's `te.create_prim_func([A, n, B])`).
+pub fn create_prim_func_with_scalars(all: &[PrimFuncArg]) -> Result<BlockFunc> {
+    let args: Vec<Tensor> = all
+        .iter()
+        .filter_map(|a| match a {
+            PrimFuncArg::Tensor(t) => Some(t.clone()),
+            PrimFuncArg::Scalar(_) => None,
+        })
+        .collect();
+    let args = args.as_slice();
     let roots: Vec<Operation> = args.iter().map(|t| t.op().clone()).collect();
     let order = post_order_dfs(&roots, &create_read_graph(&roots))?;
     let mut b = Builder {
@@ -72,6 +96,14 @@ pub fn create_prim_func(args: &[Tensor]) -> Result<BlockFunc> {
     }
     let params = args.iter().map(|t| b.buffer_of(t)).collect();
     let mut func = BlockFunc::new("main", params, b.root_alloc, BlockStmt::seq(stmts));
+    func.scalar_params = all
+        .iter()
+        .enumerate()
+        .filter_map(|(k, a)| match a {
+            PrimFuncArg::Scalar(v) => Some((k, v.clone())),
+            PrimFuncArg::Tensor(_) => None,
+        })
+        .collect();
     if !b.layout_free.is_empty() {
         let indices: Vec<String> = b.layout_free.iter().map(ToString::to_string).collect();
         func.attrs.push((

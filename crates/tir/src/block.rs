@@ -311,6 +311,9 @@ pub struct BlockFunc {
     pub name: String,
     /// The buffer parameters, in order.
     pub params: Vec<Buffer>,
+    /// The scalar parameters (`n: T.int32`), each with its position among
+    /// all parameters (buffers and scalars).
+    pub scalar_params: Vec<(usize, Var)>,
     /// `T.func_attr({...})`, each value as TVMScript writes it.
     pub attrs: Vec<(String, String)>,
     /// Buffers of the root block (`T.alloc_buffer` at the top).
@@ -330,6 +333,7 @@ impl BlockFunc {
         BlockFunc {
             name: name.into(),
             params,
+            scalar_params: Vec::new(),
             attrs: vec![
                 ("global_symbol".into(), format!("\"{}\"", "main")),
                 ("tir.noalias".into(), "True".into()),
@@ -350,6 +354,20 @@ impl BlockFunc {
             .collect();
         complete_stmt(&mut self.body, &known);
         self
+    }
+
+    /// The parameters in order: each a buffer or a scalar variable.
+    pub fn all_params(&self) -> Vec<Result<&Buffer, &Var>> {
+        let total = self.params.len() + self.scalar_params.len();
+        let mut buffers = self.params.iter();
+        (0..total)
+            .filter_map(
+                |pos| match self.scalar_params.iter().find(|(p, _)| *p == pos) {
+                    Some((_, v)) => Some(Err(v)),
+                    None => buffers.next().map(Ok),
+                },
+            )
+            .collect()
     }
 
     /// The blocks of the function, outer ones first.

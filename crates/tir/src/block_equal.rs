@@ -37,15 +37,28 @@ use std::collections::HashMap;
 /// ```
 pub fn structural_diff(a: &BlockFunc, b: &BlockFunc) -> Result<(), String> {
     let mut eq = Matcher::default();
-    if a.params.len() != b.params.len() {
+    let (pa, pb) = (a.all_params(), b.all_params());
+    if pa.len() != pb.len() {
         return Err(format!(
             "the functions take {} and {} parameters",
-            a.params.len(),
-            b.params.len()
+            pa.len(),
+            pb.len()
         ));
     }
-    for (x, y) in a.params.iter().zip(&b.params) {
-        eq.define_buffer(x, y)?;
+    // Scalars first: buffer shapes may use them.
+    for (x, y) in pa.iter().zip(&pb) {
+        match (x, y) {
+            (Err(u), Err(v)) => eq.define_var(u, v),
+            (Ok(_), Ok(_)) => {}
+            _ => {
+                return Err("a parameter is a buffer on one side and a scalar on the other".into())
+            }
+        }
+    }
+    for (x, y) in pa.iter().zip(&pb) {
+        if let (Ok(x), Ok(y)) = (x, y) {
+            eq.define_buffer(x, y)?;
+        }
     }
     let sorted = |attrs: &[(String, String)]| {
         let mut v = attrs.to_vec();

@@ -384,7 +384,7 @@ impl FreeVars {
 impl BlockPrinter {
     fn new(func: &BlockFunc) -> BlockPrinter {
         // The sizes of the parameters are defined with them.
-        let mut bound = HashSet::new();
+        let mut bound: HashSet<Var> = func.scalar_params.iter().map(|(_, v)| v.clone()).collect();
         for b in &func.params {
             for e in b.shape() {
                 e.for_each_var(&mut |v| {
@@ -676,7 +676,15 @@ impl BlockPrinter {
         // Parameters: inline buffers, or handles matched in the body.
         let mut params = Vec::new();
         let mut handles = Vec::new();
-        for b in &func.params {
+        for param in func.all_params() {
+            let b = match param {
+                Ok(b) => b,
+                Err(v) => {
+                    let name = self.define_var(v);
+                    params.push(format!("{name}: T.int32"));
+                    continue;
+                }
+            };
             if is_simple(b) {
                 let name = self.define_buffer(b);
                 let args = self.buffer_args(b, true);

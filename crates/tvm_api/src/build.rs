@@ -238,8 +238,16 @@ pub(crate) fn build(args: Args) -> ApiResult<Value> {
     let s = a.required("inputs")?;
     if let Value::Object(Object::TensorIr(crate::tensor_ir::TirObject::PrimFunc(f))) = &s.value {
         let func = tir::block::to_loop_ir(f);
+        let params = f
+            .all_params()
+            .into_iter()
+            .map(|p| match p {
+                Ok(_) => BuiltParam::Tensor,
+                Err(v) => BuiltParam::Scalar(v.clone()),
+            })
+            .collect();
         return Ok(Value::Object(Object::Built(Rc::new(Built {
-            params: vec![BuiltParam::Tensor; func.params.len()],
+            params,
             program: BuiltProgram::Blocks(Rc::new(func)),
             name: "main".to_owned(),
         }))));

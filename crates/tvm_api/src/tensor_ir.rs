@@ -86,22 +86,25 @@ pub(crate) fn create_prim_func(args: Args) -> ApiResult<Value> {
         .value
         .sequence()
         .unwrap_or_else(|| vec![given.value.clone()]);
-    let mut tensors = Vec::new();
+    let mut all = Vec::new();
     for item in &items {
-        match item {
-            Value::Object(Object::Tensor(t)) => tensors.push(t.clone()),
+        match crate::objects::promote(item) {
+            Value::Object(Object::Tensor(t)) => all.push(te::PrimFuncArg::Tensor(t)),
+            Value::Index(e) if e.as_var().is_some() => all.push(te::PrimFuncArg::Scalar(
+                e.as_var().expect("a variable").clone(),
+            )),
             other => {
                 return Err(crate::error::type_error(
                     given.place(),
                     format!(
-                        "`create_prim_func` takes tensors (scalar variables are not supported), found a {}",
+                        "`create_prim_func` takes tensors and size variables, found a {}",
                         other.type_name()
                     ),
                 ))
             }
         }
     }
-    let func = te::create_prim_func(&tensors).map_err(|e| {
+    let func = te::create_prim_func_with_scalars(&all).map_err(|e| {
         if e.message.starts_with("Unsupported Operation") {
             ApiError::new(ErrorClass::TypeError, e.message)
         } else {

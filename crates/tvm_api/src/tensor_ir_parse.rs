@@ -73,6 +73,11 @@ pub(crate) fn parse_prim_func(
         let slot = match annotation {
             Some(a) => match p.script_path(a).as_deref() {
                 Some("handle") => ParamSlot::Handle(name.clone(), None),
+                Some(t) if t.parse::<DataType>().is_ok_and(|t| t.is_int()) => {
+                    let v = Var::new(name);
+                    p.bind(name, Sym::Value(Value::Index(v.expr())));
+                    ParamSlot::Scalar(v)
+                }
                 _ => match a {
                     ast::Expr::Call(c) if p.script_path(&c.func).as_deref() == Some("Buffer") => {
                         let buffer = p.buffer_decl(c, name, 0)?;
@@ -93,18 +98,28 @@ pub(crate) fn parse_prim_func(
     }
     let mut scope = Scope::default();
     let body = p.script_statements(&source.body, &mut scope, &mut params)?;
+    let scalar_params: Vec<(usize, Var)> = params
+        .iter()
+        .enumerate()
+        .filter_map(|(k, slot)| match slot {
+            ParamSlot::Scalar(v) => Some((k, v.clone())),
+            _ => None,
+        })
+        .collect();
     let params = params
         .into_iter()
-        .map(|slot| match slot {
-            ParamSlot::Buffer(b) | ParamSlot::Handle(_, Some(b)) => Ok(b),
-            ParamSlot::Handle(name, None) => Err(ApiError::new(
-                ErrorClass::NotSupported,
+        .filter_map(|slot| match slot {
+            ParamSlot::Scalar(_) => None,
+            ParamSlot::Buffer(b) | ParamSlot::Handle(_, Some(b)) => Some(Ok(b)),
+            ParamSlot::Handle(name, None) => Some(Err(ApiError::new(
+                ErrorClass::TypeError,
                 format!(
-                    "parameter `{name}` of TVMScript function `{}` is not matched to a buffer \
-                     (`T.match_buffer`): scalar parameters are not supported",
+                    "parameter `{name}` of TVMScript function `{}` is a handle not matched to \
+                     a buffer: match it (`T.match_buffer({name}, shape)`), or declare a \
+                     scalar as `{name}: T.int32`",
                     source.name
                 ),
-            )),
+            ))),
         })
         .collect::<ApiResult<Vec<_>>>()?;
     let (mut alloc, mut body) = (scope.alloc, body);
@@ -117,6 +132,7 @@ pub(crate) fn parse_prim_func(
         }
     }
     let mut func = BlockFunc::new(source.name.clone(), params, alloc, body);
+    func.scalar_params = scalar_params;
     // TVM's parser names the function by its own name unless its
     // attributes do.
     func.attrs = scope.attrs.unwrap_or_default();
@@ -127,9 +143,11 @@ pub(crate) fn parse_prim_func(
     Ok(func.completed())
 }
 
-/// A parameter: a buffer, or a handle and the buffer matched to it.
+/// A parameter: a buffer, a scalar, or a handle and the buffer matched to
+/// it.
 enum ParamSlot {
     Buffer(Buffer),
+    Scalar(Var),
     Handle(String, Option<Buffer>),
 }
 
@@ -568,6 +586,25 @@ impl Parser<'_, '_> {
             let v = self.expr(&a.value)?;
             return self.script_store(target, v, out);
         }
+        // `m, n = T.int32(), T.int32()`: size variables.
+        if let (ast::Expr::Tuple(names), ast::Expr::Tuple(values)) = (target, &*a.value) {
+            if names.elts.len() == values.elts.len()
+                && values.elts.iter().all(|v| self.is_size_declaration(v))
+            {
+                for name in names.elts.iter() {
+                    let ast::Expr::Name(n) = name else {
+                        return Err(self.error(
+                            name,
+                            ErrorClass::TypeError,
+                            "assign a size variable to a name",
+                        ));
+                    };
+                    let v = Var::new(n.id.as_str());
+                    self.bind(n.id.as_str(), Sym::Value(Value::Index(v.expr())));
+                }
+                return Ok(());
+            }
+        }
         let call = match &*a.value {
             ast::Expr::Call(c) => self.script_path(&c.func).map(|p| (c, p)),
             _ => None,
@@ -695,6 +732,17 @@ impl Parser<'_, '_> {
                     )),
                 }
             }
+        }
+    }
+
+    /// Whether `e` is `T.int32()` (or another integer type): a size
+    /// variable's declaration.
+    fn is_size_declaration(&mut self, e: &ast::Expr) -> bool {
+        match e {
+            ast::Expr::Call(c) if c.arguments.args.is_empty() => self
+                .script_path(&c.func)
+                .is_some_and(|p| p.parse::<DataType>().is_ok_and(|t| t.is_int())),
+            _ => false,
         }
     }
 
