@@ -335,7 +335,7 @@ impl BlockFunc {
             params,
             scalar_params: Vec::new(),
             attrs: vec![
-                ("global_symbol".into(), format!("\"{}\"", "main")),
+                ("global_symbol".into(), "\"main\"".into()),
                 ("tir.noalias".into(), "True".into()),
             ],
             alloc_buffers,
