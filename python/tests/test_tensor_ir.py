@@ -78,3 +78,12 @@ def test_scalar_parameter_is_passed_as_a_number():
     y = tvm.nd.array(np.zeros((3, 4), dtype="float32"))
     tvm.build(f)(tvm.nd.array(x), 3, y)
     np.testing.assert_allclose(y.numpy(), x[2:5] * 2.0)
+
+
+def test_lower_gives_the_loop_program_with_the_init_as_a_condition():
+    A = te.placeholder((4, 3), name="A")
+    k = te.reduce_axis((0, 3), name="k")
+    B = te.compute((4,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    text = str(tvm.lower(te.create_prim_func([A, B])))
+    assert "if ((k == 0))" in text
+    assert "B[i] = (B[i] + A[i, k])" in text

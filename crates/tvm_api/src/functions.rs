@@ -936,6 +936,20 @@ fn target_of(kind: &'static str, args: Args) -> ApiResult<Value> {
 
 fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     let a = args.bind("lower", &["inp", "args", "name", "binds", "simple_mode"])?;
+    if let Value::Object(Object::TensorIr(crate::tensor_ir::TirObject::PrimFunc(f))) =
+        &a.required("inp")?.value
+    {
+        // A function in block form lowers on its own: its blocks become
+        // the loop IR's `let`s, `if`s and allocations.
+        let func = tir::block::to_loop_ir(f);
+        return Ok(Value::Object(Object::Lowered(Rc::new(
+            crate::lowered::LoweredModule {
+                name: "main".to_string(),
+                text: func.to_string(),
+                func,
+            },
+        ))));
+    }
     let s = schedule_arg(a.required("inp")?)?;
     let tensors = match a.get("args") {
         Some(list) => {
