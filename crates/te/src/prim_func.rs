@@ -142,10 +142,15 @@ const DROPPED_ATTRS: &[&str] = &[
 ];
 
 impl Builder<'_> {
-    fn is_arg(&self, t: &Tensor) -> bool {
+    /// The position of `t` among the tensor arguments.
+    fn arg_position(&self, t: &Tensor) -> Option<usize> {
         self.args
             .iter()
-            .any(|a| a.op().id() == t.op().id() && a.value_index() == t.value_index())
+            .position(|a| a.op().id() == t.op().id() && a.value_index() == t.value_index())
+    }
+
+    fn is_arg(&self, t: &Tensor) -> bool {
+        self.arg_position(t).is_some()
     }
 
     /// The buffer of `t`, declared on first use; a tensor that is not an
@@ -190,9 +195,7 @@ impl Builder<'_> {
                     let mut kept = Vec::new();
                     for item in items {
                         let param = match item {
-                            AttrValue::Tensor(t) => self.args.iter().position(|a| {
-                                a.op().id() == t.op().id() && a.value_index() == t.value_index()
-                            }),
+                            AttrValue::Tensor(t) => self.arg_position(t),
                             _ => None,
                         };
                         match param {
@@ -379,7 +382,7 @@ impl Builder<'_> {
 
     /// `v` over the block's variables, its indices simplified as TVM's
     /// `CreatePrimFunc` simplifies the body.
-    fn value(&mut self, v: &TeValue, remap: &HashMap<Var, Expr>) -> Result<Value> {
+    fn value(&self, v: &TeValue, remap: &HashMap<Var, Expr>) -> Result<Value> {
         let v = v.substitute(&mut |x: &Var| remap.get(x).cloned());
         let buffers = &self.buffers;
         let converted = crate::extern_op::element_to_buffers(&v, &|t: &Tensor| {

@@ -461,8 +461,7 @@ impl AccessDetector<'_> {
                 body,
                 ..
             } => {
-                self.value(&Value::index(min.clone()));
-                self.value(&Value::index(extent.clone()));
+                // Index expressions hold no loads: only the loop's range counts.
                 let set = IntSet::from_range(&Range::new(min.clone(), extent.clone()));
                 let before = self.dom.insert(var.clone(), set);
                 self.stmt(body);
@@ -515,9 +514,6 @@ impl AccessDetector<'_> {
                 value,
             } => {
                 self.value(value);
-                for i in indices {
-                    self.value(&Value::index(i.clone()));
-                }
                 let sets = indices
                     .iter()
                     .map(|i| self.an.int_set(i, &self.dom))
@@ -541,7 +537,8 @@ impl AccessDetector<'_> {
     }
 
     /// The loads of `v`, in the order TVM's visitor meets them (operands
-    /// left to right, a load's own indices after the load).
+    /// left to right). Indices are index expressions, which hold no loads;
+    /// a value read as an index is bound by a [`Value::Let`].
     fn value(&mut self, v: &Value) {
         crate::stack::grow(|| match v {
             Value::Load(l) => {
