@@ -94,7 +94,7 @@ pub fn api_error(py: Python<'_>, e: ApiError) -> PyErr {
         }
         ErrorClass::RuntimeError => PyRuntimeError::new_err(message),
         ErrorClass::ValueError | ErrorClass::OverflowError => error(message),
-        ErrorClass::TypeError => PyTypeError::new_err(message),
+        ErrorClass::TypeError | ErrorClass::TvmTypeError => PyTypeError::new_err(message),
         ErrorClass::IndexError => PyIndexError::new_err(message),
         ErrorClass::KeyError => PyKeyError::new_err(message),
         ErrorClass::LookupError => PyLookupError::new_err(message),

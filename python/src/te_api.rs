@@ -153,9 +153,11 @@ fn trunc_by_expr(a: Expr, b: Expr, remainder: bool) -> Expr {
 /// (with `args` None); None when the script created none.
 #[pyfunction]
 fn session_target(py: Python<'_>) -> PyResult<Option<(Py<PyAny>, Py<PyAny>)>> {
-    let target = with_session(|s| match s.lowered.last() {
-        Some(l) => Some((l.schedule.clone(), Some(l.args.clone()))),
-        None => s.schedules.last().map(|sch| (sch.clone(), None)),
+    let target = with_session(|s| {
+        s.report_target().map(|t| match t {
+            tvm_api::ReportTarget::Lowered(l) => (l.schedule.clone(), Some(l.args.clone())),
+            tvm_api::ReportTarget::Schedule(sch) => (sch.clone(), None),
+        })
     });
     let Some((schedule, args)) = target else {
         return Ok(None);
@@ -182,6 +184,7 @@ fn session_reset() {
     with_session(|s| {
         s.schedules.clear();
         s.lowered.clear();
+        s.failed_lowering = None;
     });
 }
 

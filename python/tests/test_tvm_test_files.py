@@ -187,3 +187,48 @@ def test_scan_fix_points_are_intimms_by_spatial_axis():
     fxpt = tvm.te.schedule.ScanFixPointAnalysis(res.op)
     assert [fxpt[iv].value for iv in res.op.spatial_axis_] == [1]
     assert [op.name for op in tvm.te.schedule.ScanGetBody(res.op)] == ["update"]
+
+
+def test_fuse_of_no_axes_and_the_schedule_record():
+    A = te.placeholder((), name="A")
+    T = te.compute((), lambda: A() + 1.0, name="T")
+    s = te.create_schedule(T.op)
+    fused = s[T].fuse()
+    assert any(isinstance(x, tvm.te.schedule.Singleton) for x in s[T].relations)
+    assert tuple(s[T].leaf_iter_vars) == (fused,)
+    assert "for" not in str(tvm.lower(s, [A, T], simple_mode=True))
+
+    assert len(te.create_schedule(T.op).schedule_record) == 0
+    with tvm.transform.PassContext(config={"te.keep_schedule_record": True}):
+        B = te.placeholder((64, 64), name="B")
+        C = te.compute((64, 64), lambda i, j: B[i, j] * 2.0, name="C")
+        s = te.create_schedule(C.op)
+        s[C].tile(C.op.axis[0], C.op.axis[1], 8, 8)
+        s[C].vectorize(s[C].leaf_iter_vars[-1])
+    assert list(s.primitive_record) == ["vanilla", "split", "split", "reorder", "vectorize"]
+    assert len(s.schedule_record[0][C].leaf_iter_vars) == 2
+
+
+CAUGHT_LOWERING_ERROR = '''
+import tvm
+from tvm import te
+
+A = te.compute((16,), lambda i: 1.0, name="A")
+C = te.compute((16,), lambda i: A[i] + 1.0, name="C")
+s = te.create_schedule(C.op)
+s[C].compute_at(s[C], C.op.axis[0])
+try:
+    tvm.lower(s, [A, C])
+except RuntimeError:
+    print("invalid, as expected")
+'''
+
+
+def test_a_schedule_whose_lowering_error_the_script_caught_is_not_reported_again(tmp_path):
+    path = tmp_path / "caught.py"
+    path.write_text(CAUGHT_LOWERING_ERROR)
+    run = subprocess.run(
+        [sys.executable, "-m", "rangefinder.tvm", str(path)], capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "invalid, as expected" in run.stdout

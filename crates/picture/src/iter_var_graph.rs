@@ -35,6 +35,7 @@ fn relation_text(r: &Relation) -> String {
             ..
         } => format!("split nparts={p}"),
         Relation::Fuse { .. } => "fuse".to_string(),
+        Relation::Singleton { .. } => "singleton".to_string(),
     }
 }
 
@@ -135,6 +136,7 @@ fn graph_of(
                 inner,
                 fused,
             } => (vec![outer, inner], vec![(fused, "fused")]),
+            Relation::Singleton { iter } => (vec![], vec![(iter, "iter")]),
         };
         for v in ins.into_iter().filter_map(at) {
             edges.push(Edge {

@@ -512,6 +512,12 @@ pub(crate) enum Builtin {
     /// `tvm.testing.main()` / `pytest.main(...)`: runs the module's test
     /// functions, as pytest collects them.
     TestMain,
+    /// `tvm.testing.parameter(*values, ids=None, by_dict=None)`: the values
+    /// a test taking the parameter runs with.
+    TestParameter,
+    /// `tvm.testing.parameters(*value_sets, ids=None)`: parameters that
+    /// take their values together, one set per run.
+    TestParameters,
     /// `collections.namedtuple(name, fields)`: declares the type; making a
     /// value of it needs CPython (TOPI's modules declare workload types at
     /// their top and use them only on paths TE programs do not take).
@@ -572,6 +578,8 @@ impl Builtin {
             Builtin::Reduce => "functools.reduce",
             Builtin::Product => "itertools.product",
             Builtin::TestMain => "tvm.testing.main",
+            Builtin::TestParameter => "tvm.testing.parameter",
+            Builtin::TestParameters => "tvm.testing.parameters",
             Builtin::NamedTuple => "collections.namedtuple",
             Builtin::GetLogger => "logging.getLogger",
             Builtin::LogCall => "logging.log",
@@ -1017,6 +1025,8 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
             interp.run_test_functions(args.span)?;
             Ok(Value::Int(0))
         }
+        Builtin::TestParameter => test_parameter(args),
+        Builtin::TestParameters => test_parameters(interp, args),
     }
 }
 
@@ -1222,4 +1232,94 @@ fn class_of(v: &Value) -> Option<AnyClass> {
             _ => None,
         },
     }
+}
+
+/// `tvm.testing.parameter(*values, ids=None, by_dict=None)`.
+fn test_parameter(args: Args) -> Eval<Value> {
+    let span = args.span.clone();
+    let mut values: Vec<Value> = args.positional.into_iter().map(|a| a.value).collect();
+    for (name, arg) in args.keywords {
+        match name.as_str() {
+            "ids" => {}
+            "by_dict" => {
+                if !values.is_empty() {
+                    return Err(Raised::python(
+                        ErrorClass::RuntimeError,
+                        arg.span,
+                        "Use of the by_dict parameter cannot be used alongside positional arguments",
+                    ));
+                }
+                values = collections::dict_pairs(&arg.value)
+                    .ok_or_else(|| {
+                        type_error(arg.span.clone(), "`by_dict` needs a dict of id: value")
+                    })?
+                    .into_iter()
+                    .map(|(_, v)| v)
+                    .collect();
+            }
+            other => {
+                return Err(type_error(
+                    arg.span,
+                    format!("tvm.testing.parameter() got an unexpected keyword argument '{other}'"),
+                ))
+            }
+        }
+    }
+    if values.is_empty() {
+        return Err(type_error(
+            span,
+            "`tvm.testing.parameter` needs at least one value",
+        ));
+    }
+    Ok(Value::host(ScriptValue::Parameter(
+        crate::value::Parameter {
+            values,
+            group: None,
+        },
+    )))
+}
+
+/// `a, b = tvm.testing.parameters((1, 2), (3, 4))`: one parameter per
+/// position of the sets, all of one group.
+fn test_parameters(interp: &mut Interpreter, args: Args) -> Eval<Value> {
+    let span = args.span.clone();
+    if let Some((name, arg)) = args.keywords.iter().find(|(n, _)| n != "ids") {
+        return Err(type_error(
+            arg.span.clone(),
+            format!("tvm.testing.parameters() got an unexpected keyword argument '{name}'"),
+        ));
+    }
+    let mut sets = Vec::new();
+    for a in args.positional {
+        let items = a.value.sequence().ok_or_else(|| {
+            type_error(
+                a.span.clone(),
+                "each set of `tvm.testing.parameters` is a tuple of values",
+            )
+        })?;
+        sets.push((items, a.span));
+    }
+    let width = sets.first().map_or(0, |(items, _)| items.len());
+    if let Some((_, at)) = sets.iter().find(|(items, _)| items.len() != width) {
+        return Err(type_error(
+            at.clone(),
+            "every set of `tvm.testing.parameters` has the same number of values",
+        ));
+    }
+    if sets.is_empty() || width == 0 {
+        return Err(type_error(
+            span,
+            "`tvm.testing.parameters` needs at least one set of values",
+        ));
+    }
+    let group = interp.next_parameter_group();
+    let params = (0..width)
+        .map(|k| {
+            Value::host(ScriptValue::Parameter(crate::value::Parameter {
+                values: sets.iter().map(|(items, _)| items[k].clone()).collect(),
+                group: Some(group),
+            }))
+        })
+        .collect();
+    Ok(Value::tuple(params))
 }

@@ -89,7 +89,8 @@ impl RaisedKind {
             | ErrorClass::IndexError
             | ErrorClass::KeyError
             | ErrorClass::ZeroDivisionError
-            | ErrorClass::OverflowError => RaisedKind::Api(class),
+            | ErrorClass::OverflowError
+            | ErrorClass::TvmTypeError => RaisedKind::Api(class),
             _ => RaisedKind::Script,
         }
     }

@@ -151,13 +151,13 @@ impl Script {
             .run_module(&self.program.body, &Scope::global())
             .map_err(|r| r.into_script_error(&self.source))?;
         let session = &interp.session;
-        let target = match session.lowered.last() {
-            Some(lowered) => Some(Target {
+        let target = session.report_target().map(|t| match t {
+            tvm_api::ReportTarget::Lowered(lowered) => Target {
                 schedule: lowered.schedule.borrow().clone(),
                 args: lowered.args.clone(),
                 lowering: Some(lowered.lowering.clone()),
-            }),
-            None => session.schedules.last().map(|s| {
+            },
+            tvm_api::ReportTarget::Schedule(s) => {
                 let schedule = s.borrow().clone();
                 let args = schedule.default_args();
                 Target {
@@ -165,8 +165,8 @@ impl Script {
                     args,
                     lowering: None,
                 }
-            }),
-        };
+            }
+        });
         let schedules = session
             .schedules
             .iter()

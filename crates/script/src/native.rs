@@ -116,6 +116,17 @@ pub(crate) fn module_attr(path: &str, name: &str) -> Option<Value> {
     if name == "main" && matches!(path, "pytest" | "tvm.testing") {
         return builtin(Native::Builtin(crate::builtins::Builtin::TestMain));
     }
+    if path == "tvm.testing" {
+        match name {
+            "parameter" => {
+                return builtin(Native::Builtin(crate::builtins::Builtin::TestParameter))
+            }
+            "parameters" => {
+                return builtin(Native::Builtin(crate::builtins::Builtin::TestParameters))
+            }
+            _ => {}
+        }
+    }
     if path == "pytest" {
         return match name {
             "raises" => builtin(Native::PytestRaises),

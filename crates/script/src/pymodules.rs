@@ -40,6 +40,10 @@ const NEED_CPYTHON: &[&str] = &[
     "pickle",
     "tempfile",
     "timeit",
+    "inspect",
+    "traceback",
+    "types",
+    "copy",
 ];
 
 /// The Python module `path`, if scripts may import it.

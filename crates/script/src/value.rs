@@ -20,6 +20,19 @@ pub(crate) enum ScriptValue {
     Module(&'static str),
     /// `pytest.raises(E)`: a `with` context that expects the error `E`.
     ExpectError(ErrorClass),
+    /// `size = tvm.testing.parameter(1, 10)`: the values a test taking
+    /// `size` runs with (see `Interpreter::run_test_functions`).
+    Parameter(Parameter),
+}
+
+/// A test parameter of `tvm.testing.parameter` or `tvm.testing.parameters`.
+pub(crate) struct Parameter {
+    /// Its values, one per run.
+    pub values: Vec<Value>,
+    /// The `tvm.testing.parameters` call it came from, if any: parameters of
+    /// one call take their values together (the `k`th run of each), not in
+    /// every combination.
+    pub group: Option<usize>,
 }
 
 impl HostValue for ScriptValue {
@@ -29,6 +42,7 @@ impl HostValue for ScriptValue {
             ScriptValue::Builtin(_) => "builtin function",
             ScriptValue::Module(_) => "module",
             ScriptValue::ExpectError(_) => "pytest.raises context",
+            ScriptValue::Parameter(_) => "pytest fixture",
         }
     }
 
@@ -41,6 +55,9 @@ impl HostValue for ScriptValue {
             },
             ScriptValue::Module(path) => write!(f, "<module '{path}'>"),
             ScriptValue::ExpectError(class) => write!(f, "<pytest.raises({})>", class.name()),
+            ScriptValue::Parameter(p) => {
+                write!(f, "<tvm.testing.parameter of {} values>", p.values.len())
+            }
         }
     }
 

@@ -823,3 +823,37 @@ tvm.lower(s, [A, R], simple_mode=True)
     );
     assert!(message.contains("not of blocks"), "{message}");
 }
+
+#[test]
+fn fuse_of_no_axes_adds_a_singleton_loop_and_the_schedule_record_lists_each_primitive() {
+    let r = script::run(
+        r#"
+import tvm
+from tvm import te
+
+A = te.placeholder((), name="A")
+T = te.compute((), lambda: A() + 1.0, name="T")
+s = te.create_schedule(T.op)
+fused = s[T].fuse()
+print(any(isinstance(x, tvm.te.schedule.Singleton) for x in s[T].relations))
+print(tuple(s[T].leaf_iter_vars) == (fused,), fused.var.name, fused.dom.extent)
+
+with tvm.transform.PassContext(config={"te.keep_schedule_record": True}):
+    B = te.placeholder((64, 64), name="B")
+    C = te.compute((64, 64), lambda i, j: B[i, j] * 2.0, name="C")
+    s2 = te.create_schedule(C.op)
+    xo, yo, xi, yi = s2[C].tile(C.op.axis[0], C.op.axis[1], 8, 8)
+    f = s2[C].fuse(xo, yo)
+    s2[C].parallel(f)
+    print(s2.primitive_record, len(s2.schedule_record))
+    print(len(s2.schedule_record[3][C].leaf_iter_vars))
+print(len(te.create_schedule(C.op).schedule_record))
+"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        r.printed,
+        "True\nTrue singleton 1\n\
+         ['vanilla', 'split', 'split', 'reorder', 'fuse', 'fuse', 'parallel'] 7\n4\n0\n"
+    );
+}

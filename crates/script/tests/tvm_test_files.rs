@@ -262,3 +262,80 @@ except ValueError:
     );
     assert!(!e.contains("ValueError"), "{e}");
 }
+
+#[test]
+fn tvm_testing_parameters_run_each_combination_under_tvm_testing_main() {
+    let r = run(r#"
+import tvm
+import tvm.testing
+
+size = tvm.testing.parameter(8, 16)
+dtype = tvm.testing.parameter(by_dict={"f": "float32", "i": "int32"})
+rows, cols = tvm.testing.parameters((1, 2), (3, 4))
+seen = []
+
+def test_combinations(size, dtype):
+    seen.append((size, dtype))
+
+def test_together(rows, cols, extra=0):
+    seen.append((rows, cols, extra))
+
+if __name__ == "__main__":
+    tvm.testing.main()
+    print(seen)
+"#);
+    assert_eq!(
+        r.printed,
+        "[(8, 'float32'), (8, 'int32'), (16, 'float32'), (16, 'int32'), (1, 2, 0), (3, 4, 0)]\n"
+    );
+    let e = error(
+        r#"
+import tvm
+import tvm.testing
+
+def test_fixture(target):
+    pass
+
+tvm.testing.main()
+"#,
+    );
+    assert!(
+        e.contains("`test_fixture` takes `target`, which is not a `tvm.testing.parameter`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_type_error_tvm_raises_is_caught_and_a_caught_lowering_error_is_not_reported() {
+    let r = run(r#"
+import tvm
+from tvm import te
+
+m = te.var("m")
+X = te.placeholder((m, 4), name="X")
+state = te.placeholder((m, 4))
+init = te.compute((1, 4), lambda _, i: X[0, i])
+update = te.compute((m, 4), lambda t, i: state[t - 1, i] + X[t, i])
+res = tvm.te.scan(init, update, state, inputs=[X])
+try:
+    te.create_prim_func([X, res])
+except TypeError as e:
+    print("TypeError:", str(e).split(".")[0])
+
+A = te.compute((16,), lambda i: 1.0, name="A")
+C = te.compute((16,), lambda i: A[i] + 1.0, name="C")
+s = te.create_schedule(C.op)
+s[C].compute_at(s[C], C.op.axis[0])
+try:
+    tvm.lower(s, [A, C])
+except RuntimeError:
+    print("invalid")
+"#);
+    assert_eq!(
+        r.printed,
+        "TypeError: Unsupported Operation: ScanOp\ninvalid\n"
+    );
+    // The script showed its last schedule invalid and caught the error:
+    // there is nothing to report, rather than the same error again.
+    assert!(r.target.is_none());
+}

@@ -1263,6 +1263,8 @@ fn pass_up_domain(st: &Stage, b: &Bounds, leaf_dom: &DomMap, up: &mut IdMap<Iter
                     up.insert(iv.clone(), state(set, false, &w, fs.widened));
                 }
             }
+            // No axis is made from it.
+            Relation::Singleton { .. } => {}
         }
     }
 }
@@ -1367,6 +1369,7 @@ fn pass_down_domain(st: &Stage, b: &mut Bounds) -> Result<()> {
                 let ext = simp(&b.analyzer, Expr::mul(no, ni));
                 bind(b, fused, Range::from_extent(ext));
             }
+            Relation::Singleton { iter } => bind(b, iter, Range::from_extent(Expr::int(1))),
         }
     }
     Ok(())
@@ -1415,6 +1418,8 @@ fn pass_up_index(st: &Stage, b: &mut Bounds) {
                 local.insert(outer.var().clone(), simp(&b.analyzer, oe));
                 local.insert(inner.var().clone(), simp(&b.analyzer, ie));
             }
+            // No axis is made from it.
+            Relation::Singleton { .. } => {}
         }
     }
     b.index.extend(local);

@@ -31,6 +31,12 @@ pub(crate) fn apply(st: &Stage, b: &Bounds, body: &Stmt) -> Result<Stmt> {
                 inner,
                 fused,
             } => fuse(st, b, &stmt, outer, inner, fused)?,
+            Relation::Singleton { .. } => {
+                return Err(refuse(
+                    st,
+                    "`fuse()` of no axes is not supported on a hybrid operation",
+                ))
+            }
         };
     }
     let stmt = reorder(st, &stmt)?;

@@ -43,6 +43,9 @@ pub(crate) fn pass_down_domain(st: &Stage, dom: &mut HashMap<IterVar, Range>, an
                 let e = simp(an, Expr::mul(o.extent.clone(), i.extent.clone()));
                 dom.insert(fused.clone(), Range::from_extent(e));
             }
+            Relation::Singleton { iter } => {
+                dom.insert(iter.clone(), Range::from_extent(Expr::int(1)));
+            }
         }
     }
 }
@@ -93,6 +96,8 @@ pub(crate) fn pass_up_index(
                 );
                 value.insert(inner.clone(), shifted(Expr::floor_mod(f, n), inner));
             }
+            // No axis is made from it.
+            Relation::Singleton { .. } => {}
         }
     }
 }
@@ -130,6 +135,9 @@ pub(crate) fn pass_down_index(
                 let factor = dom[inner].extent.clone();
                 let v = Expr::add(Expr::mul(o.clone(), factor), i.clone());
                 value.insert(fused.clone(), v);
+            }
+            Relation::Singleton { iter } => {
+                value.insert(iter.clone(), Expr::int(0));
             }
         }
     }

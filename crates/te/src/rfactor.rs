@@ -254,6 +254,7 @@ fn touched_by(st: &Stage, axis: &IterVar) -> HashSet<IterVar> {
                     t.insert(inner.clone());
                 }
             }
+            Relation::Singleton { .. } => {}
         }
     }
     for r in st.relations() {
@@ -278,6 +279,7 @@ fn touched_by(st: &Stage, axis: &IterVar) -> HashSet<IterVar> {
                     t.insert(fused.clone());
                 }
             }
+            Relation::Singleton { .. } => {}
         }
     }
     t

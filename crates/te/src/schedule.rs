@@ -45,6 +45,12 @@ pub enum Relation {
         /// The fused axis (`outer.inner.fused`).
         fused: IterVar,
     },
+    /// A loop of one iteration (`singleton`, always 0) that `fuse()` of no
+    /// axes adds as the outermost loop; no other axis depends on it.
+    Singleton {
+        /// The new axis.
+        iter: IterVar,
+    },
 }
 
 /// Where a stage's computation is placed.
@@ -219,6 +225,8 @@ impl Stage {
                         data.insert(fused);
                     }
                 }
+                // Its one iteration repeats nothing: not a data loop.
+                Relation::Singleton { .. } => {}
             }
         }
         data
@@ -341,6 +349,9 @@ pub struct Schedule {
     revision: u64,
     /// The groups made by `create_group`, in creation order.
     pub(crate) groups: crate::group::Groups,
+    /// The schedule after each primitive, when kept (see
+    /// [`Schedule::keep_record`]).
+    record: Option<Vec<(&'static str, Schedule)>>,
 }
 
 /// The source of [`Schedule::revision`]s: one counter for the process, so
@@ -364,6 +375,36 @@ pub fn create_schedule(outputs: &[Tensor]) -> Schedule {
 }
 
 impl Schedule {
+    /// Starts keeping TVM's schedule record (the pass option
+    /// `te.keep_schedule_record`): the schedule as it is now, as
+    /// `"vanilla"`, then a copy after each primitive that
+    /// [`Schedule::record_step`] reports.
+    pub fn keep_record(&mut self) {
+        self.record = Some(Vec::new());
+        self.record_step("vanilla");
+    }
+
+    /// Adds a copy of the schedule as it is after the primitive `name`,
+    /// when the record is kept; TVM records every primitive (`split`,
+    /// `reorder`, ...) this way, and `tile` as the splits and the reorder
+    /// it is made of.
+    pub fn record_step(&mut self, name: &'static str) {
+        if self.record.is_none() {
+            return;
+        }
+        let mut copy = self.clone();
+        copy.record = None;
+        if let Some(r) = &mut self.record {
+            r.push((name, copy));
+        }
+    }
+
+    /// The schedule record: each primitive's name and the schedule after
+    /// it; empty when none is kept.
+    pub fn record(&self) -> &[(&'static str, Schedule)] {
+        self.record.as_deref().unwrap_or(&[])
+    }
+
     /// The schedule of `outputs` and everything they read, with every stage
     /// computed at the root.
     pub fn new(outputs: &[Operation]) -> Schedule {
@@ -429,6 +470,7 @@ impl Schedule {
             layouts: Vec::new(),
             revision: fresh_revision(),
             groups: Default::default(),
+            record: None,
         }
     }
 
@@ -766,6 +808,20 @@ impl Schedule {
         });
         self.move_attachments(t.as_ref(), &[outer, inner], &fused);
         Ok(fused)
+    }
+
+    /// `s[t].fuse()` of no axes: a new outermost loop of one iteration,
+    /// named `singleton`, as TVM adds it.
+    pub fn fuse_none(&mut self, t: &impl AsRef<Operation>) -> Result<IterVar> {
+        self.touch();
+        let st = self.compute_stage_mut(t.as_ref(), "fuse")?;
+        let one = arith::Range::new(Expr::int(0), Expr::int(1));
+        let iter = IterVar::new("singleton", Some(one), IterKind::DataPar);
+        st.leaf_iter_vars.insert(0, iter.clone());
+        st.all_iter_vars.push(iter.clone());
+        st.relations
+            .push(Relation::Singleton { iter: iter.clone() });
+        Ok(iter)
     }
 
     /// Stages computed at a loop of `op` that a split or fuse just replaced

@@ -124,3 +124,27 @@ fn loops_that_are_not_adjacent_are_still_refused() {
         "{e}"
     );
 }
+
+/// `fuse()` of no axes (TVM's `Singleton` relation): a new outermost loop
+/// of one iteration; a producer computed at it is computed once, whole,
+/// and the reduction below is unchanged.
+#[test]
+fn fusing_no_axes_adds_an_outermost_loop_of_one_iteration() {
+    let (a, c) = row_sum();
+    let b2 = compute_named([4], &["i"], |i| c.at([i[0].clone()]) * 2.0, "B").unwrap();
+    let mut s = create_schedule(&[b2.clone()]);
+    let one = s.fuse_none(&b2).unwrap();
+    assert_eq!(one.name(), "singleton");
+    assert_eq!(s.stage(&b2).unwrap().leaf_iter_vars()[0], one);
+    assert!(s
+        .stage(&b2)
+        .unwrap()
+        .relations()
+        .iter()
+        .any(|r| matches!(r, te::Relation::Singleton { .. })));
+    s.compute_at(&c, &b2, &one).unwrap();
+    let b = infer_bound(&s).unwrap();
+    assert_eq!(b.range(&one).unwrap().to_string(), "[0, 1)");
+    assert_eq!(b.range(&c.op().axis()[0]).unwrap().to_string(), "[0, 4)");
+    assert_runs_as_defined(&s, &[a, b2]);
+}

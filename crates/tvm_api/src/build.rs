@@ -222,7 +222,7 @@ pub(crate) fn nd_empty(args: Args) -> ApiResult<Value> {
 }
 
 /// `tvm.build(s, args, target=None, name="default_function")`.
-pub(crate) fn build(args: Args) -> ApiResult<Value> {
+pub(crate) fn build(host: &mut dyn crate::Host, args: Args) -> ApiResult<Value> {
     let a = args.bind(
         "build",
         &[
@@ -294,7 +294,10 @@ pub(crate) fn build(args: Args) -> ApiResult<Value> {
     };
     let args = schedule.borrow().program_args(tensors);
     // Lowering now reports an invalid schedule where TVM does, at build.
-    te::Lowering::new(&schedule.borrow(), &args).map_err(|e| ApiError::tvm(e.message))?;
+    if let Err(e) = te::Lowering::new(&schedule.borrow(), &args) {
+        host.session().failed_lowering = Some(schedule.clone());
+        return Err(ApiError::tvm(e.message));
+    }
     Ok(Value::Object(Object::Built(Rc::new(Built {
         program: BuiltProgram::Schedule(schedule.clone(), args),
         params,

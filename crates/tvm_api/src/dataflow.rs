@@ -160,6 +160,7 @@ pub(crate) fn call_schedule_method(
             // TVM's normalize returns a new schedule; the program's
             // schedule is the one it goes on with.
             let normal = Rc::new(RefCell::new(s.borrow().normalize()));
+            host.session().failed_lowering = None;
             host.session().schedules.push(normal.clone());
             Ok(Value::Object(Object::Schedule(normal)))
         }

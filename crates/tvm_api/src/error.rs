@@ -39,6 +39,11 @@ pub enum ErrorClass {
     AssertionError,
     /// A value of the wrong type for an argument or an operator.
     TypeError,
+    /// A `TypeError` that TVM itself raises for a valid call, as part of
+    /// its documented behaviour (`te.create_prim_func` of a scan): a script
+    /// may catch it, unlike [`ErrorClass::TypeError`], which may stand for
+    /// a limit of rangefinder's model.
+    TvmTypeError,
     /// A value of the right type that is not acceptable.
     ValueError,
     /// An index out of range.
@@ -72,7 +77,7 @@ impl ErrorClass {
             ErrorClass::RuntimeError => "RuntimeError",
             ErrorClass::TVMError => "tvm.error.TVMError",
             ErrorClass::AssertionError => "AssertionError",
-            ErrorClass::TypeError => "TypeError",
+            ErrorClass::TypeError | ErrorClass::TvmTypeError => "TypeError",
             ErrorClass::ValueError => "ValueError",
             ErrorClass::IndexError => "IndexError",
             ErrorClass::KeyError => "KeyError",
@@ -119,6 +124,9 @@ impl ErrorClass {
                 raised,
                 ErrorClass::LookupError | ErrorClass::IndexError | ErrorClass::KeyError
             ),
+            ErrorClass::TypeError => {
+                matches!(raised, ErrorClass::TypeError | ErrorClass::TvmTypeError)
+            }
             other => other == raised,
         }
     }

@@ -313,6 +313,12 @@ pub enum Class {
     Split,
     /// `tvm.te.schedule.Fuse`.
     Fuse,
+    /// `tvm.te.schedule.Singleton`.
+    Singleton,
+    /// `tvm.DataType` (`tvm.runtime.DataType`): a type name; calling it
+    /// checks and canonicalises the name (`tvm.DataType("float")` is
+    /// `"float32"`), which stays a string, as TVM's API takes one.
+    DataType,
     /// `tvm.tir.IntImm`: an integer constant (Python ints stand for the
     /// constant sizes of shapes, so they are IntImms too).
     IntImm,
@@ -384,6 +390,8 @@ impl Class {
             Class::Tensor => "te.Tensor",
             Class::Split => "tvm.te.schedule.Split",
             Class::Fuse => "tvm.te.schedule.Fuse",
+            Class::Singleton => "tvm.te.schedule.Singleton",
+            Class::DataType => "tvm.DataType",
             Class::IntImm => "tvm.tir.IntImm",
             Class::FloatImm => "tvm.tir.FloatImm",
             Class::StringImm => "tvm.tir.StringImm",

@@ -106,7 +106,12 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
                     .map(|op| op.output())
                 })
                 .collect::<ApiResult<Vec<_>>>()?;
-            let s = Rc::new(RefCell::new(te::create_schedule(&tensors)));
+            let mut schedule = te::create_schedule(&tensors);
+            if crate::pass_context::option_set(host, "te.keep_schedule_record") {
+                schedule.keep_record();
+            }
+            let s = Rc::new(RefCell::new(schedule));
+            host.session().failed_lowering = None;
             host.session().schedules.push(s.clone());
             Ok(Value::Object(Object::Schedule(s)))
         }
@@ -241,7 +246,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         }
         Function::TargetOf(kind) => target_of(kind, args),
         Function::PassContextCurrent => crate::pass_context::current(host, args),
-        Function::Build => crate::build::build(args),
+        Function::Build => crate::build::build(host, args),
         Function::NdArray => crate::build::nd_array(args),
         Function::NdEmpty => crate::build::nd_empty(args),
         Function::Device(kind) => {
@@ -966,7 +971,13 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
         None => default_args(&s.borrow()),
     };
     let tensors = s.borrow().program_args(tensors);
-    let lowering = te::Lowering::new(&s.borrow(), &tensors).map_err(|e| te_error(&a.place(), e))?;
+    let lowering = match te::Lowering::new(&s.borrow(), &tensors) {
+        Ok(l) => l,
+        Err(e) => {
+            host.session().failed_lowering = Some(s.clone());
+            return Err(te_error(&a.place(), e));
+        }
+    };
     let name = match a.get("name") {
         Some(g) => match &g.value {
             Value::Str(n) => n.to_string(),
@@ -987,6 +998,7 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
                 .collect(),
         ),
     };
+    host.session().failed_lowering = None;
     host.session().lowered.push(Lowered {
         schedule: s.clone(),
         args: tensors,

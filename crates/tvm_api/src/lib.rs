@@ -125,7 +125,7 @@ pub use namespace::import_only_modules;
 pub use object::{Object, ScheduleRef};
 pub use operators::{as_index, as_int};
 pub use reducer::ReducerDef;
-pub use session::{Lowered, Session};
+pub use session::{Lowered, ReportTarget, Session};
 pub use target::Target;
 pub use test_marks::{pytest_mark, Mark, MarkedTest};
 pub use value::{HostValue, Value};
@@ -301,6 +301,11 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
                     format!("`IntImm` takes an integer, found a {}", other.type_name()),
                 )),
             }
+        }
+        Value::Object(Object::Class(Class::DataType)) => {
+            let a = args.bind("DataType", &["dtype"])?;
+            let dtype = casts::dtype_arg(a.required("dtype")?)?;
+            Ok(Value::str(&dtype.to_string()))
         }
         Value::Object(Object::Class(Class::Stmt("ProducerLoad"))) => {
             // `ProducerLoad(T, indices)`: `T[indices]`, also for a tensor

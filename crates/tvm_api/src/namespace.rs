@@ -320,6 +320,8 @@ fn class(module_path: &str, name: &str) -> Option<Class> {
         "Schedule" if schedule => Class::Schedule,
         "Split" if module_path == "tvm.te.schedule" => Class::Split,
         "Fuse" if module_path == "tvm.te.schedule" => Class::Fuse,
+        "Singleton" if module_path == "tvm.te.schedule" => Class::Singleton,
+        "DataType" if matches!(module_path, "tvm" | "tvm.runtime") => Class::DataType,
         "Object" | "ObjectRef" if matches!(module_path, "tvm.runtime" | "tvm" | "tvm.ir") => {
             Class::Object
         }

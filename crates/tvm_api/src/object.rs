@@ -155,6 +155,7 @@ impl Object {
             Object::Bounds(_) => "Map",
             Object::Relation(te::Relation::Split { .. }) => "Split",
             Object::Relation(te::Relation::Fuse { .. }) => "Fuse",
+            Object::Relation(te::Relation::Singleton { .. }) => "Singleton",
             Object::AxisSeparator => "AXIS_SEPARATOR",
             Object::Module(_) => "module",
             Object::Class(_) => "builtin function",
@@ -288,6 +289,7 @@ impl fmt::Display for Object {
             }) => {
                 write!(f, "fuse({outer}, {inner}, {fused})")
             }
+            Object::Relation(te::Relation::Singleton { iter }) => write!(f, "singleton({iter})"),
             Object::AxisSeparator => f.write_str("AXIS_SEPARATOR"),
             Object::Module(path) => write!(f, "<module '{path}'>"),
             Object::Class(c) => write!(f, "<class '{}'>", c.name()),

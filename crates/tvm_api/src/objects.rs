@@ -186,6 +186,12 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
             v,
             Value::Object(Object::Relation(te::Relation::Fuse { .. }))
         ),
+        // Type names are strings here, not objects of their own.
+        Class::DataType => false,
+        Class::Singleton => matches!(
+            v,
+            Value::Object(Object::Relation(te::Relation::Singleton { .. }))
+        ),
         Class::Var => matches!(v, Value::Index(e) if e.as_var().is_some()),
         Class::StringImm => matches!(v, Value::Object(Object::StringImm(_))),
         // Variables do not record whether `te.size_var` made them.
@@ -423,6 +429,24 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::Range(_), _) => {
                 Err(no_attribute(value, name, span, "it has .min and .extent"))
             }
+            (Object::Schedule(s), "schedule_record") => Ok(Value::list(
+                s.borrow()
+                    .record()
+                    .iter()
+                    .map(|(_, copy)| {
+                        Value::Object(Object::Schedule(Rc::new(std::cell::RefCell::new(
+                            copy.clone(),
+                        ))))
+                    })
+                    .collect(),
+            )),
+            (Object::Schedule(s), "primitive_record") => Ok(Value::list(
+                s.borrow()
+                    .record()
+                    .iter()
+                    .map(|(name, _)| Value::str(name))
+                    .collect(),
+            )),
             (Object::Schedule(s), "stages") => {
                 let stages = s
                     .borrow()
@@ -658,6 +682,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                         "it has .parent, .outer, .inner, .factor and .nparts"
                     }
                     te::Relation::Fuse { .. } => "it has .outer, .inner and .fused",
+                    te::Relation::Singleton { .. } => "it has .iter",
                 };
                 no_attribute(value, name, span, has)
             }),
@@ -901,6 +926,7 @@ fn relation_attribute(r: &te::Relation, name: &str) -> Option<Value> {
         (te::Relation::Fuse { outer, .. }, "outer") => Some(iv(outer)),
         (te::Relation::Fuse { inner, .. }, "inner") => Some(iv(inner)),
         (te::Relation::Fuse { fused, .. }, "fused") => Some(iv(fused)),
+        (te::Relation::Singleton { iter }, "iter") => Some(iv(iter)),
         _ => None,
     }
 }
@@ -1236,7 +1262,13 @@ pub(crate) fn call_method(
             Ok(bounds_entries(b, name))
         }
         Value::Object(Object::Stage(s, op)) => {
-            crate::schedule::call_stage_method(s, op, name, args)
+            let steps = crate::schedule::recorded_steps(name, &args);
+            let out = crate::schedule::call_stage_method(s, op, name, args)?;
+            let mut schedule = s.borrow_mut();
+            for step in steps {
+                schedule.record_step(step);
+            }
+            Ok(out)
         }
         other => Err(type_error(
             None,

@@ -109,3 +109,19 @@ pub(crate) fn attribute(c: &PassContext, name: &str) -> Option<Value> {
         _ => return None,
     })
 }
+
+/// Whether the innermost pass context entered sets the option `key` to a
+/// true value (`config={"te.keep_schedule_record": True}`).
+pub(crate) fn option_set(host: &mut dyn Host, key: &str) -> bool {
+    let Some(c) = host.session().pass_contexts.last().cloned() else {
+        return false;
+    };
+    let pairs: Vec<(Value, Value)> = match &c.config {
+        Value::Dict(pairs) => pairs.to_vec(),
+        Value::MutableDict(pairs) => pairs.borrow().clone(),
+        _ => return false,
+    };
+    pairs
+        .iter()
+        .any(|(k, v)| matches!(k, Value::Str(s) if &**s == key) && crate::truth(v).unwrap_or(false))
+}

@@ -69,6 +69,20 @@ fn iter_var(iv: te::IterVar) -> Value {
     Value::Object(Object::IterVar(iv))
 }
 
+/// The primitives TVM's schedule record lists for the stage method `name`
+/// called with `args` (when the pass option `te.keep_schedule_record` is
+/// set): each primitive of TVM's `Stage` records itself, so `tile` is its
+/// two splits and its reorder, and `fuse` of `k` axes is its `k - 1`
+/// pairwise fuses and itself.
+pub(crate) fn recorded_steps(name: &str, args: &Args) -> Vec<&'static str> {
+    match name {
+        "split" if args.keywords.iter().any(|(k, _)| k == "nparts") => vec!["split_by_nparts"],
+        "fuse" => vec!["fuse"; args.positional.len().max(1)],
+        "tile" => vec!["split", "split", "reorder"],
+        other => stage_method(other).into_iter().collect(),
+    }
+}
+
 /// `s[op].name(args)`.
 pub(crate) fn call_stage_method(
     s: &ScheduleRef,
@@ -107,10 +121,12 @@ pub(crate) fn call_stage_method(
             let span: At = None;
             let ivs = pos.iter().map(to_iter_var).collect::<ApiResult<Vec<_>>>()?;
             let Some((first, rest)) = ivs.split_first() else {
-                return Err(not_supported(
-                    span,
-                    "`fuse` needs at least one axis (fusing no axes is not supported)",
-                ));
+                // TVM's special case: a new outermost loop of one iteration.
+                let singleton = s
+                    .borrow_mut()
+                    .fuse_none(op)
+                    .map_err(|e| te_error(&span, e))?;
+                return Ok(iter_var(singleton));
             };
             // `fuse(a, b, c)` is `fuse(fuse(a, b), c)`, as in TVM.
             let mut fused = first.clone();

@@ -23,6 +23,11 @@ pub struct Session {
     pub schedules: Vec<ScheduleRef>,
     /// Every `tvm.lower(s, args)`, in order.
     pub lowered: Vec<Lowered>,
+    /// The last schedule whose `tvm.lower` or `tvm.build` raised, if no
+    /// schedule was created or lowered since: a test that expects the
+    /// error (`pytest.raises`) has shown the schedule to be invalid, and
+    /// there is nothing more to report about it.
+    pub failed_lowering: Option<ScheduleRef>,
     /// The variables of every `te.reduce_axis`, to reject bodies that use
     /// one outside its reduction.
     pub reduce_vars: HashSet<arith::Var>,
@@ -35,4 +40,29 @@ pub struct Session {
     /// The pass contexts entered with `with tvm.transform.PassContext():`,
     /// innermost last.
     pub pass_contexts: Vec<std::rc::Rc<crate::pass_context::PassContext>>,
+}
+
+/// What a report of a program is about: its last lowering, else its last
+/// schedule (see [`Session::report_target`]).
+pub enum ReportTarget<'a> {
+    /// The last `tvm.lower(s, args)`.
+    Lowered(&'a Lowered),
+    /// The last schedule created, never lowered.
+    Schedule(&'a ScheduleRef),
+}
+
+impl Session {
+    /// What `rangefinder te` and `python -m rangefinder.tvm` report on: the
+    /// last `tvm.lower(s, args)`, else the last schedule created; `None`
+    /// when the program created none, or when the last thing it did with
+    /// a schedule was a lowering that raised (and that it caught).
+    pub fn report_target(&self) -> Option<ReportTarget<'_>> {
+        if self.failed_lowering.is_some() {
+            return None;
+        }
+        match self.lowered.last() {
+            Some(l) => Some(ReportTarget::Lowered(l)),
+            None => self.schedules.last().map(ReportTarget::Schedule),
+        }
+    }
 }

@@ -106,7 +106,7 @@ pub(crate) fn create_prim_func(args: Args) -> ApiResult<Value> {
     }
     let func = te::create_prim_func_with_scalars(&all).map_err(|e| {
         if e.message.starts_with("Unsupported Operation") {
-            ApiError::new(ErrorClass::TypeError, e.message)
+            ApiError::new(ErrorClass::TvmTypeError, e.message)
         } else {
             ApiError::te(e)
         }

@@ -77,6 +77,9 @@ pub(crate) struct Interpreter {
     /// An error raised in a script function that [`tvm_api`] called, kept
     /// while the API hands back [`ErrorClass::Host`] in its place.
     host_error: Option<Raised>,
+    /// How many `tvm.testing.parameters` calls have run, to tell their
+    /// groups apart.
+    parameter_groups: usize,
 }
 
 impl Interpreter {
@@ -93,6 +96,7 @@ impl Interpreter {
             assert_text: None,
             globals: None,
             host_error: None,
+            parameter_groups: 0,
         }
     }
 
@@ -109,11 +113,20 @@ impl Interpreter {
         self.exec_block(body, scope).map(|_| ())
     }
 
+    /// A new group of `tvm.testing.parameters`.
+    pub fn next_parameter_group(&mut self) -> usize {
+        self.parameter_groups += 1;
+        self.parameter_groups
+    }
+
     /// What `tvm.testing.main()` and `pytest.main(...)` do: call every
     /// module-level function whose name starts with `test`, in the order
-    /// of the file, as pytest collects them. A test that needs arguments
-    /// (pytest fixtures, `parametrize`) is an error: rangefinder has no
-    /// fixtures to give it.
+    /// of the file, as pytest collects them. A test that takes arguments
+    /// runs once per combination of the `tvm.testing.parameter` values of
+    /// the module variables its parameters are named after (the values of
+    /// one `tvm.testing.parameters` call go together), as TVM's pytest
+    /// plugin runs it; other arguments (pytest's own fixtures) are an
+    /// error: rangefinder has no fixtures to give.
     pub fn run_test_functions(&mut self, span: Range<usize>) -> Eval<()> {
         let Some(globals) = self.globals.clone() else {
             return Ok(());
@@ -130,18 +143,24 @@ impl Interpreter {
             let Some(test) = globals.get(name) else {
                 continue;
             };
-            if let Some(ScriptValue::Function(f)) = script_value(&test) {
-                if f.arity().0 > 0 {
-                    return Err(Raised::at(
-                        span,
-                        format!(
-                            "`{name}` takes arguments (pytest fixtures or parametrize), which \
-                             rangefinder cannot give; call the test with its arguments instead"
-                        ),
-                    ));
-                }
+            let runs = match script_value(&test) {
+                Some(ScriptValue::Function(f)) if f.arity().0 > 0 => test_runs(f, &globals)
+                    .map_err(|missing| {
+                        Raised::at(
+                            span.clone(),
+                            format!(
+                                "`{name}` takes `{missing}`, which is not a \
+                                 `tvm.testing.parameter` of the module (a pytest fixture or \
+                                 parametrize rangefinder cannot give); call the test with its \
+                                 arguments instead"
+                            ),
+                        )
+                    })?,
+                _ => vec![Vec::new()],
+            };
+            for values in runs {
+                self.call_with(&test, values, span.clone())?;
             }
-            self.call_with(&test, Vec::new(), span.clone())?;
         }
         Ok(())
     }
@@ -429,4 +448,58 @@ impl tvm_api::Host for Interpreter {
             _ => None,
         }
     }
+}
+
+/// The argument lists a test function taking parameters runs with: the
+/// product of its parameters' values, where the parameters of one
+/// `tvm.testing.parameters` group advance together. `Err` names a
+/// required parameter that is not a module-level test parameter.
+fn test_runs(f: &Function, globals: &Scope) -> Result<Vec<Vec<Value>>, String> {
+    let mut found: Vec<Value> = Vec::new();
+    for p in f.params.iter().filter(|p| p.default.is_none()) {
+        match globals.get(&p.name) {
+            Some(v) if matches!(script_value(&v), Some(ScriptValue::Parameter(_))) => found.push(v),
+            _ => return Err(p.name.clone()),
+        }
+    }
+    let params: Vec<&crate::value::Parameter> = found
+        .iter()
+        .filter_map(|v| match script_value(v) {
+            Some(ScriptValue::Parameter(p)) => Some(p),
+            _ => None,
+        })
+        .collect();
+    // The axes of the product: which parameters each sets, and how many
+    // values it has.
+    let mut axes: Vec<(Vec<usize>, usize)> = Vec::new();
+    let mut group_axis: Vec<(usize, usize)> = Vec::new();
+    for (k, p) in params.iter().enumerate() {
+        match p
+            .group
+            .and_then(|g| group_axis.iter().find(|(grp, _)| *grp == g))
+        {
+            Some(&(_, axis)) => axes[axis].0.push(k),
+            None => {
+                if let Some(g) = p.group {
+                    group_axis.push((g, axes.len()));
+                }
+                axes.push((vec![k], p.values.len()));
+            }
+        }
+    }
+    let mut runs: Vec<Vec<Value>> = vec![vec![Value::None; params.len()]];
+    for (members, count) in &axes {
+        let mut next = Vec::with_capacity(runs.len() * count);
+        for run in &runs {
+            for i in 0..*count {
+                let mut r = run.clone();
+                for &k in members {
+                    r[k] = params[k].values[i].clone();
+                }
+                next.push(r);
+            }
+        }
+        runs = next;
+    }
+    Ok(runs)
 }
