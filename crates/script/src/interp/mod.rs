@@ -150,8 +150,8 @@ impl Interpreter {
                             span.clone(),
                             format!(
                                 "`{name}` takes `{missing}`, which is not a \
-                                 `tvm.testing.parameter` of the module (a pytest fixture or \
-                                 parametrize rangefinder cannot give); call the test with its \
+                                 `tvm.testing.parameter` of the module, and rangefinder has no \
+                                 other pytest fixtures to give; call the test with its \
                                  arguments instead"
                             ),
                         )
