@@ -259,3 +259,222 @@ fn a_reduction_where_condition_guards_the_update() {
         assert_eq!(*g, want, "B[{i}]");
     }
 }
+
+/// TVM's argmax over `(index, value)` pairs (`te_argmax_idx_val` of TVM's
+/// `test_te_create_primfunc.py`), or over `(value, index)` pairs
+/// (`te_argmax_val_idx`) when `val_first`: the combined index and value
+/// both keep the accumulated pair where its value is at least the new
+/// one, so a tie keeps the earlier index. Identity `(-1, lowest float32)`.
+fn argmax(val_first: bool) -> te::CommReducer {
+    let (vi, vv) = if val_first { (1, 0) } else { (0, 1) };
+    let mut dtypes = [DataType::Int32, DataType::Float32];
+    if val_first {
+        dtypes.swap(0, 1);
+    }
+    let x = te::CommReducer::operands("x", &dtypes);
+    let y = te::CommReducer::operands("y", &dtypes);
+    let keep = || te::Value::cmp(arith::CmpOp::Ge, x[vv].clone(), y[vv].clone());
+    let mut result = vec![
+        te::Value::select_value(keep(), x[vi].clone(), y[vi].clone()),
+        te::Value::select_value(keep(), x[vv].clone(), y[vv].clone()),
+    ];
+    let mut identity = vec![te::Value::int(-1), te::Value::float(f64::from(f32::MIN))];
+    if val_first {
+        result.swap(0, 1);
+        identity.swap(0, 1);
+    }
+    te::CommReducer::new("argmax", &x, &y, result, identity).unwrap()
+}
+
+/// `argmax_v0[i], argmax_v1[i] = argmax((idx[i, k], val[i, k]), axis=k)`
+/// over `[rows, cols]` (`(val, idx)` when `val_first`): the arguments
+/// `[idx, val, argmax_v0, argmax_v1]` (`[val, idx, ...]`).
+fn row_argmax(rows: impl Into<Expr>, cols: impl Into<Expr>, val_first: bool) -> Vec<te::Tensor> {
+    let (rows, cols) = (rows.into(), cols.into());
+    let idx = placeholder([rows.clone(), cols.clone()], "idx", DataType::Int32).unwrap();
+    let val = placeholder([rows.clone(), cols.clone()], "val", DataType::Float32).unwrap();
+    let mut inputs = vec![idx, val];
+    if val_first {
+        inputs.swap(0, 1);
+    }
+    let k = reduce_axis((Expr::int(0), cols), "k");
+    let r = argmax(val_first);
+    let out = te::try_compute_multi(
+        [rows],
+        &["i"],
+        |i| {
+            let sources = inputs.iter().map(|t| t.at([i[0].clone(), k.expr()])).collect();
+            r.reduce(sources, std::slice::from_ref(&k), None)
+        },
+        "argmax",
+    )
+    .unwrap();
+    inputs.extend(out);
+    inputs
+}
+
+/// Runs the block form of `args` on `inputs` (one per input, in order)
+/// and returns every output's values, in order.
+fn run_outputs(args: &[te::Tensor], inputs: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
+    let f = create_prim_func(args).unwrap();
+    let program = tir::block::to_loop_ir(&f);
+    let n_inputs = inputs.len();
+    let tensor = |b: &tir::Buffer, data: Vec<f64>| {
+        let shape = b
+            .shape()
+            .iter()
+            .map(|d| d.as_int().unwrap() as usize)
+            .collect();
+        tir::Tensor::new(shape, data).unwrap()
+    };
+    let given: HashMap<tir::Buffer, tir::Tensor> = program
+        .params
+        .iter()
+        .zip(inputs)
+        .map(|(b, data)| (b.clone(), tensor(b, data)))
+        .collect();
+    let out = tir::run(&program, &given, &HashMap::new()).unwrap();
+    program.params[n_inputs..]
+        .iter()
+        .map(|b| out.tensor(b).unwrap().data().to_vec())
+        .collect()
+}
+
+#[test]
+fn an_argmax_is_one_block_that_binds_both_values_before_storing_them() {
+    let args = row_argmax(3, 4, false);
+    let f = create_prim_func(&args).unwrap();
+    let blocks = f.blocks();
+    assert_eq!(blocks.len(), 1);
+    let block = blocks[0];
+    let text =
+        |r: &[tir::block::BufferRegion]| r.iter().map(ToString::to_string).collect::<Vec<_>>();
+    // The first combined value reads `val` before `idx`; the outputs are
+    // written, so with an init they are not reads.
+    assert_eq!(text(&block.reads), ["val[v_i, v_k]", "idx[v_i, v_k]"]);
+    assert_eq!(text(&block.writes), ["argmax.v0[v_i]", "argmax.v1[v_i]"]);
+    let BlockStmt::Seq(init) = &**block.init.as_ref().unwrap() else {
+        panic!("one init store per output: {:?}", block.init)
+    };
+    assert_eq!(init.len(), 2);
+    // let v0 = ...; let v1 = ...; store both.
+    let BlockStmt::Let { dtype: t0, body, .. } = &*block.body else {
+        panic!("{:?}", block.body)
+    };
+    let BlockStmt::Let { dtype: t1, body, .. } = &**body else {
+        panic!("{body:?}")
+    };
+    assert_eq!((*t0, *t1), (DataType::Int32, DataType::Float32));
+    assert!(matches!(&**body, BlockStmt::Seq(v) if v.len() == 2));
+}
+
+/// Both orders of TVM's argmax give the index and value of each row's
+/// first maximum. With `(value, index)` pairs the index is computed from
+/// the accumulated value, so a store of the value before the index is
+/// computed would lose it: the `let`s keep both computed from the old
+/// pair.
+#[test]
+fn argmax_values_are_the_first_maximum_of_each_row() {
+    // Rows with ties (the first index wins), negative values only, the
+    // lowest float32 among others, and the lowest float32 only: it ties
+    // with the identity, which is kept, so the index is -1.
+    let lowest = f64::from(f32::MIN);
+    let val = vec![
+        1.0, 5.0, 5.0, -2.0, //
+        -3.5, -1.25, -7.0, -1.25, //
+        lowest, -9.0, lowest, -9.0, //
+        lowest, lowest, lowest, lowest,
+    ];
+    let idx: Vec<f64> = (0..16).map(|k| f64::from(10 * k)).collect();
+    let want_idx = [10.0, 50.0, 90.0, -1.0];
+    let want_val = [5.0, -1.25, -9.0, lowest];
+    let got = run_outputs(&row_argmax(4, 4, false), vec![idx.clone(), val.clone()]);
+    assert_eq!((got[0].as_slice(), got[1].as_slice()), (&want_idx[..], &want_val[..]));
+    let got = run_outputs(&row_argmax(4, 4, true), vec![val, idx]);
+    assert_eq!((got[1].as_slice(), got[0].as_slice()), (&want_idx[..], &want_val[..]));
+
+    // The same against the definitions on random inputs.
+    for val_first in [false, true] {
+        let args = row_argmax(5, 7, val_first);
+        let s = te::create_schedule(&args[2..]);
+        for seed in 0..3 {
+            let err = te::check_block_form(&s, &args, &HashMap::new(), seed).unwrap();
+            assert_eq!(err, 0.0, "seed {seed}, val_first {val_first}");
+        }
+    }
+}
+
+/// A single-value `comm_reducer` stores its combined value directly, as
+/// TVM does for one buffer: no `let`.
+#[test]
+fn a_reducer_of_one_value_stores_without_a_let() {
+    let a = f32(&[4, 6], "A");
+    let x = te::CommReducer::operands("x", &[DataType::Float32]);
+    let y = te::CommReducer::operands("y", &[DataType::Float32]);
+    // The sum of squares folded in: x + y * y.
+    let r = te::CommReducer::new(
+        "sumsq",
+        &x,
+        &y,
+        vec![x[0].clone() + y[0].clone() * y[0].clone()],
+        vec![te::Value::float(0.0)],
+    )
+    .unwrap();
+    let k = reduce_axis((0, 6), "k");
+    let b = te::try_compute_multi(
+        [4],
+        &["i"],
+        |i| r.reduce(vec![a.at([i[0].clone(), k.expr()])], std::slice::from_ref(&k), None),
+        "B",
+    )
+    .unwrap();
+    let args = vec![a, b[0].clone()];
+    let f = create_prim_func(&args).unwrap();
+    let block = f.blocks()[0];
+    assert!(matches!(&*block.body, BlockStmt::Store { .. }), "{:?}", block.body);
+    let values: Vec<f64> = (0..24).map(|k| f64::from(k % 7) - 3.0).collect();
+    let got = run_outputs(&args, vec![values.clone()]);
+    for (i, g) in got[0].iter().enumerate() {
+        let want: f64 = values[i * 6..i * 6 + 6].iter().map(|v| v * v).sum();
+        assert_eq!(*g, want, "B[{i}]");
+    }
+}
+
+/// The text TVM v0.19 prints for its own `te_argmax_idx_val`
+/// (`test_te_create_primfunc.py`): the blocks, regions, init and the two
+/// `let`s in TVM's names and order. Where it differs from TVM's: TVM
+/// prints the combiner's `tvm.tir.Select` as `T.Select`; te does not keep
+/// which of `Select` and `if_then_else` a program wrote (both choose by an
+/// element condition), and writes `T.if_then_else`.
+#[test]
+fn an_argmax_prints_as_tvm_prints_it() {
+    let (m, n) = (Var::new("m"), Var::new("n"));
+    let f = create_prim_func(&row_argmax(m.expr(), n.expr(), false)).unwrap();
+    assert_eq!(
+        tir::block::block_tvmscript(&f),
+        r#"# from tvm.script import tir as T
+
+@T.prim_func
+def main(var_idx: T.handle, var_val: T.handle, var_argmax_v0: T.handle, var_argmax_v1: T.handle):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    m, n = T.int32(), T.int32()
+    idx = T.match_buffer(var_idx, (m, n), "int32")
+    val = T.match_buffer(var_val, (m, n))
+    argmax_v0 = T.match_buffer(var_argmax_v0, (m,), "int32")
+    argmax_v1 = T.match_buffer(var_argmax_v1, (m,))
+    # with T.block("root"):
+    for i, k in T.grid(m, n):
+        with T.block("argmax"):
+            v_i, v_k = T.axis.remap("SR", [i, k])
+            T.reads(val[v_i, v_k], idx[v_i, v_k])
+            T.writes(argmax_v0[v_i], argmax_v1[v_i])
+            with T.init():
+                argmax_v0[v_i] = -1
+                argmax_v1[v_i] = T.float32(-340282346638528859811704183484516925440.0)
+            v_argmax_v0: T.int32 = T.if_then_else(argmax_v1[v_i] >= val[v_i, v_k], argmax_v0[v_i], idx[v_i, v_k])
+            v_argmax_v1: T.float32 = T.if_then_else(argmax_v1[v_i] >= val[v_i, v_k], argmax_v1[v_i], val[v_i, v_k])
+            argmax_v0[v_i] = v_argmax_v0
+            argmax_v1[v_i] = v_argmax_v1
+"#
+    );
+}
