@@ -478,3 +478,200 @@ def main(var_idx: T.handle, var_val: T.handle, var_argmax_v0: T.handle, var_argm
 "#
     );
 }
+
+/// A reducer whose identity reads a tensor at the compute's axis (TVM's
+/// `test_loop_aware_initial_value`): the init stores that element, and
+/// the block reads the tensor, first, since the init is visited first.
+#[test]
+fn an_identity_read_from_a_tensor_is_the_init() {
+    let a = f32(&[5, 5], "a");
+    let b = f32(&[5], "b");
+    let ax = reduce_axis((0, 5), "ax");
+    let t = te::try_compute_multi(
+        [5],
+        &["i"],
+        |i| {
+            let x = te::CommReducer::operands("x", &[DataType::Float32]);
+            let y = te::CommReducer::operands("y", &[DataType::Float32]);
+            let identity = vec![b.at([i[0].clone()])];
+            let r = te::CommReducer::new("reduce", &x, &y, vec![x[0].clone() + y[0].clone()], identity)?;
+            r.reduce(vec![a.at([i[0].clone(), ax.expr()])], std::slice::from_ref(&ax), None)
+        },
+        "sum_red",
+    )
+    .unwrap();
+    let args = vec![a, b, t[0].clone()];
+    let f = create_prim_func(&args).unwrap();
+    let text = tir::block::block_tvmscript(&f);
+    assert!(
+        text.contains(
+            "            T.reads(b[v_i], a[v_i, v_ax])
+            T.writes(sum_red[v_i])
+            with T.init():
+                sum_red[v_i] = b[v_i]
+            sum_red[v_i] = sum_red[v_i] + a[v_i, v_ax]
+"
+        ),
+        "{text}"
+    );
+    let s = te::create_schedule(&t);
+    for seed in 0..3 {
+        assert_eq!(te::check_block_form(&s, &args, &HashMap::new(), seed).unwrap(), 0.0);
+    }
+}
+
+/// A combiner whose second value reads the first accumulated one
+/// (`(x0 + y0, x1 + x0)`): te's loop lowering stores the values one after
+/// another as TVM's `MakeReduction` does, and refuses it; the block
+/// form's `let`s compute both from the old pair, so it runs right.
+#[test]
+fn a_combiner_reading_another_accumulated_value_runs_right_in_block_form() {
+    let dtypes = [DataType::Float32, DataType::Float32];
+    let x = te::CommReducer::operands("x", &dtypes);
+    let y = te::CommReducer::operands("y", &dtypes);
+    let result = vec![x[0].clone() + y[0].clone(), x[1].clone() + x[0].clone()];
+    let zero = || te::Value::float(0.0);
+    let r = te::CommReducer::new("r", &x, &y, result, vec![zero(), zero()]).unwrap();
+    let a = f32(&[3, 4], "A");
+    let k = reduce_axis((0, 4), "k");
+    let t = te::try_compute_multi(
+        [3],
+        &["i"],
+        |i| {
+            let v = a.at([i[0].clone(), k.expr()]);
+            r.reduce(vec![v.clone(), v], std::slice::from_ref(&k), None)
+        },
+        "T",
+    )
+    .unwrap();
+    let args = vec![a, t[0].clone(), t[1].clone()];
+    let values: Vec<f64> = (0..12).map(|v| f64::from(v) - 4.5).collect();
+    let got = run_outputs(&args, vec![values.clone()]);
+    for row in 0..3 {
+        // x1 gains the running sum before each new value is added.
+        let (mut s0, mut s1) = (0.0, 0.0);
+        for k in 0..4 {
+            (s0, s1) = (s0 + values[row * 4 + k], s1 + s0);
+        }
+        assert_eq!((got[0][row], got[1][row]), (s0, s1), "row {row}");
+    }
+    let s = te::create_schedule(&t);
+    assert_eq!(te::check_block_form(&s, &args, &HashMap::new(), 1).unwrap(), 0.0);
+}
+
+/// A combiner that uses the reduction axis (the index of the value folded
+/// in, rather than a source): the block's update reads it as its block
+/// variable `v_k`.
+#[test]
+fn a_combiner_may_use_the_reduction_axis() {
+    let a = f32(&[3, 5], "A");
+    let k = reduce_axis((0, 5), "k");
+    let dtypes = [DataType::Int32, DataType::Float32];
+    let x = te::CommReducer::operands("x", &dtypes);
+    let y = te::CommReducer::operands("y", &dtypes);
+    let keep = || te::Value::cmp(arith::CmpOp::Ge, x[1].clone(), y[1].clone());
+    let result = vec![
+        te::Value::select_value(keep(), x[0].clone(), te::Value::index(k.expr())),
+        te::Value::select_value(keep(), x[1].clone(), y[1].clone()),
+    ];
+    let identity = vec![te::Value::int(-1), te::Value::float(f64::from(f32::MIN))];
+    let r = te::CommReducer::new("argmax", &x, &y, result, identity).unwrap();
+    let t = te::try_compute_multi(
+        [3],
+        &["i"],
+        |i| {
+            let sources = vec![te::Value::int(0), a.at([i[0].clone(), k.expr()])];
+            r.reduce(sources, std::slice::from_ref(&k), None)
+        },
+        "T",
+    )
+    .unwrap();
+    let args = vec![a, t[0].clone(), t[1].clone()];
+    let f = create_prim_func(&args).unwrap();
+    let text = tir::block::block_tvmscript(&f);
+    assert!(
+        text.contains("T.if_then_else(T_v1[v_i] >= A[v_i, v_k], T_v0[v_i], v_k)"),
+        "{text}"
+    );
+    let values = vec![
+        2.0, 7.0, -1.0, 7.0, 0.0, //
+        -5.0, -6.0, -4.5, -8.0, -4.5, //
+        0.0, 0.0, 0.0, 0.0, 0.0,
+    ];
+    let got = run_outputs(&args, vec![values]);
+    assert_eq!(got[0], [1.0, 2.0, 0.0]);
+    assert_eq!(got[1], [7.0, -4.5, 0.0]);
+    let s = te::create_schedule(&t);
+    assert_eq!(te::check_block_form(&s, &args, &HashMap::new(), 2).unwrap(), 0.0);
+}
+
+/// A tuple reduction over two axes, the second's range using the
+/// compute's axis, is nested blocks; the outer one, which defines the
+/// first reduction axis, has an init of every output too, as in TVM. (Its
+/// values are not compared: as TVM builds it, the inner block's init
+/// holds at the start of each outer reduction step, since its copy of the
+/// outer axis is at the start of its one-point domain, and restarts the
+/// reduction there; a `te.sum` of that shape does the same.) A tuple
+/// reduction over an axis whose range uses the compute's axis, and one
+/// under `where=`, compute the definitions' values.
+#[test]
+fn tuple_reductions_nest_and_take_a_condition() {
+    let idx = placeholder([4, 4], "idx", DataType::Int32).unwrap();
+    let val = f32(&[4, 4], "val");
+    let r = argmax(false);
+    let two_levels = te::try_compute_multi(
+        [4],
+        &["i"],
+        |i| {
+            let k1 = reduce_axis((0, 2), "k1");
+            let half = Expr::floor_div(i[0].clone(), Expr::int(2));
+            let k2 = reduce_axis((Expr::int(0), Expr::add(half, Expr::int(1))), "k2");
+            let at = |t: &te::Tensor| t.at([i[0].clone(), Expr::add(k1.expr(), k2.expr())]);
+            r.reduce(vec![at(&idx), at(&val)], &[k1.clone(), k2.clone()], None)
+        },
+        "two",
+    )
+    .unwrap();
+    let args = vec![idx.clone(), val.clone(), two_levels[0].clone(), two_levels[1].clone()];
+    let f = create_prim_func(&args).unwrap();
+    let blocks = f.blocks();
+    assert_eq!(blocks.len(), 2);
+    for block in blocks {
+        let Some(BlockStmt::Seq(init)) = block.init.as_deref() else {
+            panic!("block `{}` inits both outputs: {:?}", block.name, block.init)
+        };
+        assert_eq!(init.len(), 2);
+    }
+
+    let triangle = te::try_compute_multi(
+        [4],
+        &["i"],
+        |i| {
+            let k = reduce_axis((Expr::int(0), Expr::add(i[0].clone(), Expr::int(1))), "k");
+            let at = |t: &te::Tensor| t.at([i[0].clone(), k.expr()]);
+            r.reduce(vec![at(&idx), at(&val)], std::slice::from_ref(&k), None)
+        },
+        "tri",
+    )
+    .unwrap();
+    let k = reduce_axis((0, 4), "k");
+    let guarded = te::try_compute_multi(
+        [4],
+        &["i"],
+        |i| {
+            let at = |t: &te::Tensor| t.at([i[0].clone(), k.expr()]);
+            let odd = Expr::eq(Expr::floor_mod(k.expr(), Expr::int(2)), Expr::int(1));
+            r.reduce(vec![at(&idx), at(&val)], std::slice::from_ref(&k), Some(odd))
+        },
+        "odd",
+    )
+    .unwrap();
+    for outputs in [triangle, guarded] {
+        let args = vec![idx.clone(), val.clone(), outputs[0].clone(), outputs[1].clone()];
+        let s = te::create_schedule(&outputs);
+        for seed in 0..3 {
+            let err = te::check_block_form(&s, &args, &HashMap::new(), seed).unwrap();
+            assert_eq!(err, 0.0, "{} seed {seed}", outputs[0].name());
+        }
+    }
+}
