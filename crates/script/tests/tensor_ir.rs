@@ -269,12 +269,13 @@ print('ok')
     assert!(message.contains("is int32 against int64"), "{message}");
     // Stores of the new values without `let`s: each store would see the
     // one before it.
-    let wrong = ARGMIN.replace(
-        "            lo_v0[vp] = best\n            lo_v1[vp] = at\n",
-        "",
-    )
-    .replace("best: T.float32 = ", "lo_v0[vp] = ")
-    .replace("at: T.int32 = ", "lo_v1[vp] = ");
+    let wrong = ARGMIN
+        .replace(
+            "            lo_v0[vp] = best\n            lo_v1[vp] = at\n",
+            "",
+        )
+        .replace("best: T.float32 = ", "lo_v0[vp] = ")
+        .replace("at: T.int32 = ", "lo_v1[vp] = ");
     let (_, _, message) = common::error_of(&wrong);
     assert!(
         message.contains("a `let` stands where the other side has a sequence"),

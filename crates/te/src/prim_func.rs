@@ -383,11 +383,7 @@ impl Builder<'_> {
                 let mut stores = Vec::with_capacity(buffers.len());
                 for (identity, buffer) in r.combiner().identity().iter().zip(buffers) {
                     let value = operand(self.value(identity, &scope.remap)?, buffer.dtype());
-                    stores.push(BlockStmt::store(
-                        buffer,
-                        scope.store_indices.clone(),
-                        value,
-                    ));
+                    stores.push(BlockStmt::store(buffer, scope.store_indices.clone(), value));
                 }
                 Ok(BlockStmt::seq(stores))
             }
@@ -413,8 +409,7 @@ impl Builder<'_> {
                 let dtype = buffer.dtype();
                 let lhs = Value::load(buffer, indices.clone());
                 let rhs = operand(self.value(&r.source, &leaf.remap)?, dtype);
-                let combined =
-                    Value::binary(binop(r.reducer.combiner(), dtype.is_int()), lhs, rhs);
+                let combined = Value::binary(binop(r.reducer.combiner(), dtype.is_int()), lhs, rhs);
                 return Ok(BlockStmt::store(buffer, indices.clone(), combined));
             }
             Reduction::Comm(r) => r,

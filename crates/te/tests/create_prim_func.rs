@@ -303,7 +303,10 @@ fn row_argmax(rows: impl Into<Expr>, cols: impl Into<Expr>, val_first: bool) -> 
         [rows],
         &["i"],
         |i| {
-            let sources = inputs.iter().map(|t| t.at([i[0].clone(), k.expr()])).collect();
+            let sources = inputs
+                .iter()
+                .map(|t| t.at([i[0].clone(), k.expr()]))
+                .collect();
             r.reduce(sources, std::slice::from_ref(&k), None)
         },
         "argmax",
@@ -358,10 +361,16 @@ fn an_argmax_is_one_block_that_binds_both_values_before_storing_them() {
     };
     assert_eq!(init.len(), 2);
     // let v0 = ...; let v1 = ...; store both.
-    let BlockStmt::Let { dtype: t0, body, .. } = &*block.body else {
+    let BlockStmt::Let {
+        dtype: t0, body, ..
+    } = &*block.body
+    else {
         panic!("{:?}", block.body)
     };
-    let BlockStmt::Let { dtype: t1, body, .. } = &**body else {
+    let BlockStmt::Let {
+        dtype: t1, body, ..
+    } = &**body
+    else {
         panic!("{body:?}")
     };
     assert_eq!((*t0, *t1), (DataType::Int32, DataType::Float32));
@@ -389,9 +398,15 @@ fn argmax_values_are_the_first_maximum_of_each_row() {
     let want_idx = [10.0, 50.0, 90.0, -1.0];
     let want_val = [5.0, -1.25, -9.0, lowest];
     let got = run_outputs(&row_argmax(4, 4, false), vec![idx.clone(), val.clone()]);
-    assert_eq!((got[0].as_slice(), got[1].as_slice()), (&want_idx[..], &want_val[..]));
+    assert_eq!(
+        (got[0].as_slice(), got[1].as_slice()),
+        (&want_idx[..], &want_val[..])
+    );
     let got = run_outputs(&row_argmax(4, 4, true), vec![val, idx]);
-    assert_eq!((got[1].as_slice(), got[0].as_slice()), (&want_idx[..], &want_val[..]));
+    assert_eq!(
+        (got[1].as_slice(), got[0].as_slice()),
+        (&want_idx[..], &want_val[..])
+    );
 
     // The same against the definitions on random inputs.
     for val_first in [false, true] {
@@ -424,14 +439,24 @@ fn a_reducer_of_one_value_stores_without_a_let() {
     let b = te::try_compute_multi(
         [4],
         &["i"],
-        |i| r.reduce(vec![a.at([i[0].clone(), k.expr()])], std::slice::from_ref(&k), None),
+        |i| {
+            r.reduce(
+                vec![a.at([i[0].clone(), k.expr()])],
+                std::slice::from_ref(&k),
+                None,
+            )
+        },
         "B",
     )
     .unwrap();
     let args = vec![a, b[0].clone()];
     let f = create_prim_func(&args).unwrap();
     let block = f.blocks()[0];
-    assert!(matches!(&*block.body, BlockStmt::Store { .. }), "{:?}", block.body);
+    assert!(
+        matches!(&*block.body, BlockStmt::Store { .. }),
+        "{:?}",
+        block.body
+    );
     let values: Vec<f64> = (0..24).map(|k| f64::from(k % 7) - 3.0).collect();
     let got = run_outputs(&args, vec![values.clone()]);
     for (i, g) in got[0].iter().enumerate() {
@@ -494,8 +519,18 @@ fn an_identity_read_from_a_tensor_is_the_init() {
             let x = te::CommReducer::operands("x", &[DataType::Float32]);
             let y = te::CommReducer::operands("y", &[DataType::Float32]);
             let identity = vec![b.at([i[0].clone()])];
-            let r = te::CommReducer::new("reduce", &x, &y, vec![x[0].clone() + y[0].clone()], identity)?;
-            r.reduce(vec![a.at([i[0].clone(), ax.expr()])], std::slice::from_ref(&ax), None)
+            let r = te::CommReducer::new(
+                "reduce",
+                &x,
+                &y,
+                vec![x[0].clone() + y[0].clone()],
+                identity,
+            )?;
+            r.reduce(
+                vec![a.at([i[0].clone(), ax.expr()])],
+                std::slice::from_ref(&ax),
+                None,
+            )
         },
         "sum_red",
     )
@@ -516,7 +551,10 @@ fn an_identity_read_from_a_tensor_is_the_init() {
     );
     let s = te::create_schedule(&t);
     for seed in 0..3 {
-        assert_eq!(te::check_block_form(&s, &args, &HashMap::new(), seed).unwrap(), 0.0);
+        assert_eq!(
+            te::check_block_form(&s, &args, &HashMap::new(), seed).unwrap(),
+            0.0
+        );
     }
 }
 
@@ -556,7 +594,10 @@ fn a_combiner_reading_another_accumulated_value_runs_right_in_block_form() {
         assert_eq!((got[0][row], got[1][row]), (s0, s1), "row {row}");
     }
     let s = te::create_schedule(&t);
-    assert_eq!(te::check_block_form(&s, &args, &HashMap::new(), 1).unwrap(), 0.0);
+    assert_eq!(
+        te::check_block_form(&s, &args, &HashMap::new(), 1).unwrap(),
+        0.0
+    );
 }
 
 /// A combiner that uses the reduction axis (the index of the value folded
@@ -602,7 +643,10 @@ fn a_combiner_may_use_the_reduction_axis() {
     assert_eq!(got[0], [1.0, 2.0, 0.0]);
     assert_eq!(got[1], [7.0, -4.5, 0.0]);
     let s = te::create_schedule(&t);
-    assert_eq!(te::check_block_form(&s, &args, &HashMap::new(), 2).unwrap(), 0.0);
+    assert_eq!(
+        te::check_block_form(&s, &args, &HashMap::new(), 2).unwrap(),
+        0.0
+    );
 }
 
 /// A tuple reduction over two axes, the second's range using the
@@ -632,13 +676,21 @@ fn tuple_reductions_nest_and_take_a_condition() {
         "two",
     )
     .unwrap();
-    let args = vec![idx.clone(), val.clone(), two_levels[0].clone(), two_levels[1].clone()];
+    let args = vec![
+        idx.clone(),
+        val.clone(),
+        two_levels[0].clone(),
+        two_levels[1].clone(),
+    ];
     let f = create_prim_func(&args).unwrap();
     let blocks = f.blocks();
     assert_eq!(blocks.len(), 2);
     for block in blocks {
         let Some(BlockStmt::Seq(init)) = block.init.as_deref() else {
-            panic!("block `{}` inits both outputs: {:?}", block.name, block.init)
+            panic!(
+                "block `{}` inits both outputs: {:?}",
+                block.name, block.init
+            )
         };
         assert_eq!(init.len(), 2);
     }
@@ -661,13 +713,22 @@ fn tuple_reductions_nest_and_take_a_condition() {
         |i| {
             let at = |t: &te::Tensor| t.at([i[0].clone(), k.expr()]);
             let odd = Expr::eq(Expr::floor_mod(k.expr(), Expr::int(2)), Expr::int(1));
-            r.reduce(vec![at(&idx), at(&val)], std::slice::from_ref(&k), Some(odd))
+            r.reduce(
+                vec![at(&idx), at(&val)],
+                std::slice::from_ref(&k),
+                Some(odd),
+            )
         },
         "odd",
     )
     .unwrap();
     for outputs in [triangle, guarded] {
-        let args = vec![idx.clone(), val.clone(), outputs[0].clone(), outputs[1].clone()];
+        let args = vec![
+            idx.clone(),
+            val.clone(),
+            outputs[0].clone(),
+            outputs[1].clone(),
+        ];
         let s = te::create_schedule(&outputs);
         for seed in 0..3 {
             let err = te::check_block_form(&s, &args, &HashMap::new(), seed).unwrap();

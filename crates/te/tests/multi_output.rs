@@ -247,8 +247,18 @@ fn an_identity_may_read_a_tensor_at_the_computes_axes() {
             let x = CommReducer::operands("x", &[DataType::Float32]);
             let y = CommReducer::operands("y", &[DataType::Float32]);
             let identity = vec![at(&b, &[i[0].clone()])];
-            let r = CommReducer::new("sum_from", &x, &y, vec![x[0].clone() + y[0].clone()], identity)?;
-            r.reduce(vec![at(&a, &[i[0].clone(), ax.expr()])], &[ax.clone()], None)
+            let r = CommReducer::new(
+                "sum_from",
+                &x,
+                &y,
+                vec![x[0].clone() + y[0].clone()],
+                identity,
+            )?;
+            r.reduce(
+                vec![at(&a, &[i[0].clone(), ax.expr()])],
+                &[ax.clone()],
+                None,
+            )
         },
         "T",
     )

@@ -345,9 +345,11 @@ impl BlockStmt {
                         None => None,
                     },
                 },
-                BlockStmt::Seq(v) => {
-                    BlockStmt::Seq(v.iter().map(|s| s.map_values(m)).collect::<Result<_, _>>()?)
-                }
+                BlockStmt::Seq(v) => BlockStmt::Seq(
+                    v.iter()
+                        .map(|s| s.map_values(m))
+                        .collect::<Result<_, _>>()?,
+                ),
                 BlockStmt::Evaluate(v) => BlockStmt::Evaluate(m.value(v)?),
                 BlockStmt::Let {
                     var,
@@ -614,10 +616,7 @@ impl AccessDetector<'_> {
                 value,
             } => {
                 self.value(value);
-                let sets = indices
-                    .iter()
-                    .map(|i| self.index_set(i))
-                    .collect();
+                let sets = indices.iter().map(|i| self.index_set(i)).collect();
                 self.update(true, buffer, sets);
             }
             BlockStmt::If {
@@ -670,11 +669,7 @@ impl AccessDetector<'_> {
     fn value(&mut self, v: &Value) {
         crate::stack::grow(|| match v {
             Value::Load(l) => {
-                let sets = l
-                    .indices
-                    .iter()
-                    .map(|i| self.index_set(i))
-                    .collect();
+                let sets = l.indices.iter().map(|i| self.index_set(i)).collect();
                 self.update(false, &l.buffer, sets);
             }
             Value::Let(var, value, body) => {

@@ -544,12 +544,7 @@ fn lets_print_bound_regions_lower_and_compare() {
         let a = Buffer::new("A", DataType::Float32, [4i64]);
         let b = Buffer::new("B", DataType::Float32, [4i64]);
         let c = Buffer::new("C", DataType::Float32, [4i64]);
-        let (i, v, s, j) = (
-            Var::new("i"),
-            Var::new("v"),
-            Var::new("s"),
-            Var::new("j"),
-        );
+        let (i, v, s, j) = (Var::new("i"), Var::new("v"), Var::new("s"), Var::new("j"));
         let twice = Value::load(&a, [v.expr()]) * Value::f32(2.0);
         let next = Expr::floor_mod(Expr::add(v.expr(), Expr::int(1)), Expr::int(4));
         let inner = BlockStmt::let_stmt(
@@ -596,7 +591,10 @@ def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32"), C: T.Buffer
     // B[(v + 1) % 4] = 2 * A[v].
     let program = tir::block::to_loop_ir(&f);
     let lowered = program.body.to_string();
-    assert!(lowered.contains("let j = floormod((i + 1), 4)"), "{lowered}");
+    assert!(
+        lowered.contains("let j = floormod((i + 1), 4)"),
+        "{lowered}"
+    );
     assert!(lowered.contains("allocate s[float32 * 1]"), "{lowered}");
     let a = tir::Tensor::new(vec![4], vec![1.0, -2.0, 3.5, 0.25]).unwrap();
     let inputs = std::collections::HashMap::from([(program.params[0].clone(), a)]);
