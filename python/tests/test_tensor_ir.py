@@ -87,3 +87,34 @@ def test_lower_gives_the_loop_program_with_the_init_as_a_condition():
     text = str(tvm.lower(te.create_prim_func([A, B])))
     assert "if ((k == 0))" in text
     assert "B[i] = (B[i] + A[i, k])" in text
+
+
+def test_built_argmax_runs_its_tuple_reduction():
+    import numpy as np
+
+    def combine(x, y):
+        keep = x[1] >= y[1]
+        return tvm.tir.Select(keep, x[0], y[0]), tvm.tir.Select(keep, x[1], y[1])
+
+    def identity(t0, t1):
+        return tvm.tir.const(-1, t0), te.min_value(t1)
+
+    argmax = te.comm_reducer(combine, identity, name="argmax")
+    m, n = te.var("m"), te.var("n")
+    idx = te.placeholder((m, n), name="idx", dtype="int32")
+    val = te.placeholder((m, n), name="val", dtype="float32")
+    k = te.reduce_axis((0, n), "k")
+    max_idx, max_val = te.compute(
+        (m,), lambda i: argmax((idx[i, k], val[i, k]), axis=k), name="argmax"
+    )
+    f = te.create_prim_func([idx, val, max_idx, max_val])
+    assert "v_argmax_v0: T.int32 = T.if_then_else(" in f.script()
+    run = tvm.build(f)
+    # Ties in every row: the first maximum wins, as numpy's argmax.
+    x = np.random.default_rng(5).integers(-3, 3, size=(6, 7)).astype("float32")
+    cols = np.tile(np.arange(7, dtype="int32"), (6, 1))
+    got_idx = tvm.nd.array(np.zeros(6, dtype="int32"))
+    got_val = tvm.nd.array(np.zeros(6, dtype="float32"))
+    run(tvm.nd.array(cols), tvm.nd.array(x), got_idx, got_val)
+    np.testing.assert_array_equal(got_idx.numpy(), x.argmax(axis=1))
+    np.testing.assert_array_equal(got_val.numpy(), x.max(axis=1))

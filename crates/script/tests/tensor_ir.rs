@@ -174,9 +174,143 @@ fn malformed_functions_are_errors() {
             "transforms nothing",
         ),
         ("te.create_prim_func([1, 'a'])\n", "takes tensors"),
+        (
+            "@T.prim_func\ndef f(A: T.Buffer((4,), 'int32')):\n    for i in range(4):\n        with T.block('x'):\n            v = T.axis.spatial(4, i)\n            x: T.float32 = A[v]\n            A[v] = 0\nprint(f.script())\n",
+            "`x` is declared float32 but its value is int32",
+        ),
+        (
+            "@T.prim_func\ndef f(A: T.Buffer((4,), 'int32')):\n    for i in range(4):\n        with T.block('x'):\n            v = T.axis.spatial(4, i)\n            x: T.int32\n            A[v] = 0\nprint(f.script())\n",
+            "`x` is declared without a value",
+        ),
+        (
+            "@T.prim_func\ndef f(A: T.Buffer((4,), 'int32')):\n    for i in range(4):\n        with T.block('x'):\n            v = T.axis.spatial(4, i)\n            x: int = v\n            A[v] = x\nprint(f.script())\n",
+            "annotated with its type",
+        ),
+        (
+            "@T.prim_func\ndef f(A: T.Buffer((4,), 'int32')):\n    with T.LetStmt(1, 2) as x:\n        A[0] = x\nprint(f.script())\n",
+            "`T.LetStmt` takes one value",
+        ),
     ];
     for (body, expected) in cases {
         let (_, _, message) = common::error_of(&format!("{head}{body}"));
         assert!(message.contains(expected), "{body}\n{message}");
     }
+}
+
+/// A tuple reduction (`te.comm_reducer` over `(value, index)` pairs).
+const ARGMIN: &str = "\
+import tvm
+from tvm import te
+from tvm.script import tir as T
+
+def combine(x, y):
+    keep = x[0] <= y[0]
+    return tvm.tir.Select(keep, x[0], y[0]), tvm.tir.Select(keep, x[1], y[1])
+
+def identity(t0, t1):
+    return te.max_value(t0), tvm.tir.const(-1, t1)
+
+argmin = te.comm_reducer(combine, identity, name='argmin')
+D = te.placeholder((6, 5), name='D')
+J = te.placeholder((6, 5), name='J', dtype='int32')
+r = te.reduce_axis((0, 5), name='r')
+lo, at = te.compute((6,), lambda p: argmin((D[p, r], J[p, r]), axis=r), name='lo')
+f = te.create_prim_func([D, J, lo, at])
+
+@T.prim_func
+def expected(D: T.Buffer((6, 5), 'float32'), J: T.Buffer((6, 5), 'int32'),
+             lo_v0: T.Buffer((6,), 'float32'), lo_v1: T.Buffer((6,), 'int32')):
+    T.func_attr({'global_symbol': 'main', 'tir.noalias': True})
+    for p, r in T.grid(6, 5):
+        with T.block('lo'):
+            vp, vr = T.axis.remap('SR', [p, r])
+            with T.init():
+                lo_v0[vp] = T.max_value('float32')
+                lo_v1[vp] = T.int32(-1)
+            best: T.float32 = T.Select(lo_v0[vp] <= D[vp, vr], lo_v0[vp], D[vp, vr])
+            at: T.int32 = T.Select(lo_v0[vp] <= D[vp, vr], lo_v1[vp], J[vp, vr])
+            lo_v0[vp] = best
+            lo_v1[vp] = at
+
+tvm.ir.assert_structural_equal(f, expected)
+";
+
+/// A tuple reduction is one block whose update binds each combined value
+/// to a `let` before storing: its printed text reads back as the same
+/// function, a hand-written `@T.prim_func` with annotated assignments
+/// (`best: T.float32 = ...`) equals it, and one whose `let` differs does
+/// not.
+#[test]
+fn a_tuple_reduction_reads_back_and_equals_its_script() {
+    let src = format!(
+        "{ARGMIN}
+text = f.script()
+assert 'v_lo_v0: T.float32 = ' in text, text
+assert 'lo_v1[v_p] = v_lo_v1' in text, text
+g = tvm.script.from_source(text)
+tvm.ir.assert_structural_equal(f, g)
+tvm.ir.assert_structural_equal(g, f)
+tvm.ir.assert_structural_equal(g, expected)
+print('ok')
+"
+    );
+    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}"));
+    assert!(run.printed.ends_with("ok\n"), "{}", run.printed);
+    // The index chosen from the new pair where the old one is kept.
+    let wrong = ARGMIN.replace("lo_v1[vp], J[vp, vr]", "J[vp, vr], lo_v1[vp]");
+    let (_, _, message) = common::error_of(&wrong);
+    assert!(
+        message.starts_with("StructuralEqual check failed: the `let` of"),
+        "{message}"
+    );
+    // A `let` of another type.
+    let wrong = ARGMIN.replace("at: T.int32", "at: T.int64");
+    let (_, _, message) = common::error_of(&wrong);
+    assert!(message.contains("is int32 against int64"), "{message}");
+    // Stores of the new values without `let`s: each store would see the
+    // one before it.
+    let wrong = ARGMIN
+        .replace(
+            "            lo_v0[vp] = best\n            lo_v1[vp] = at\n",
+            "",
+        )
+        .replace("best: T.float32 = ", "lo_v0[vp] = ")
+        .replace("at: T.int32 = ", "lo_v1[vp] = ");
+    let (_, _, message) = common::error_of(&wrong);
+    assert!(
+        message.contains("a `let` stands where the other side has a sequence"),
+        "{message}"
+    );
+}
+
+/// A `let` that does not end its scope prints as `with T.LetStmt(...) as
+/// x:` (TVM's printer), which reads back; a scalar annotated with the
+/// wrong type or without a value is an error that says so.
+#[test]
+fn lets_in_the_middle_of_a_scope_read_back() {
+    let src = "\
+import tvm
+from tvm.script import tir as T
+
+@T.prim_func
+def f(A: T.Buffer((8,), 'float32'), B: T.Buffer((8,), 'float32'), C: T.Buffer((8,), 'int32')):
+    for i in range(8):
+        with T.block('B'):
+            vi = T.axis.spatial(8, i)
+            with T.LetStmt(A[vi] * T.float32(2)) as twice:
+                B[vi] = twice + T.float32(1)
+            j: T.int32 = (vi + 3) % 8
+            C[vi] = j
+            B[j] = A[j]
+
+text = f.script()
+assert 'with T.LetStmt(A[vi] * T.float32(2.0)) as twice:' in text, text
+assert '            j: T.int32 = (vi + 3) % 8' in text, text
+g = tvm.script.from_source(text)
+tvm.ir.assert_structural_equal(f, g)
+assert '            B[j] = A[j]' in text, text
+print('ok')
+";
+    let run = script::run(src).unwrap_or_else(|e| panic!("{e}"));
+    assert!(run.printed.ends_with("ok\n"), "{}", run.printed);
 }

@@ -71,9 +71,12 @@ impl CommReducer {
 
     /// The reducer `name` whose combiner gives `result` from the operands
     /// `lhs` and `rhs` (made by [`CommReducer::operands`]), with identity
-    /// `identity`. Errors: operands that are not symbolic operands, tuples
-    /// of different lengths, a combiner that reads anything but its
-    /// operands, or an identity that reads a tensor.
+    /// `identity`. The identity may read tensors at the compute's axes
+    /// (`lambda t: init[i]`, TVM's loop-aware initial value): the reduction
+    /// reads them too. Errors: operands that are not symbolic operands,
+    /// tuples of different lengths, a combiner that reads anything but its
+    /// operands, an identity that reads the operands, or a reduction in
+    /// either.
     pub fn new(
         name: &str,
         lhs: &[Value],
@@ -120,13 +123,20 @@ impl CommReducer {
         }
         for v in &identity {
             v.for_each_access(&mut |t, _| {
-                if err.is_none() {
+                if (lhs.contains(t) || rhs.contains(t)) && err.is_none() {
                     err = Some(TeError::definition(format!(
-                        "the identity of `{name}` reads `{}`: it must be a constant",
+                        "the identity of `{name}` reads `{}`, an argument of its combiner: the \
+                         identity is the value before anything is combined",
                         t.name()
                     )));
                 }
             });
+            if contains_reduction(v) && err.is_none() {
+                err = Some(TeError::definition(format!(
+                    "the identity of `{name}` contains a reduction: compute it as a tensor of \
+                     its own and read that"
+                )));
+            }
         }
         if let Some(e) = err {
             return Err(e);
@@ -177,32 +187,43 @@ impl CommReducer {
     }
 
     /// The reducer with the index expressions of its combiner and identity
-    /// rewritten by `f`: a combiner may use the variables of the compute
-    /// around it (`max(x + y, float32(n))` over the axis `n`), which a
-    /// schedule renames (`cache_write`'s `n.c`). The same reducer when
-    /// nothing changes.
-    pub(crate) fn rewrite_indices(&self, f: &mut impl FnMut(&Expr) -> Expr) -> CommReducer {
-        // Most combiners use no variable (`x + y`, identity 0): nothing
-        // to rewrite, and nothing to build or compare.
-        let mut uses_vars = false;
-        for v in self.0.result.iter().chain(&self.0.identity) {
-            v.for_each_index(&mut |e| e.for_each_var(&mut |_| uses_vars = true));
-        }
-        if !uses_vars {
+    /// rewritten by `f`, and the identity's reads of tensors by `load` and
+    /// `gather` (as [`Value::rewrite_reads`]): a combiner may use the
+    /// variables of the compute around it (`max(x + y, float32(n))` over
+    /// the axis `n`), which a schedule renames (`cache_write`'s `n.c`), and
+    /// an identity may read a tensor a schedule redirects (`cache_read`).
+    /// The same reducer when nothing changes.
+    pub(crate) fn rewrite_reads(
+        &self,
+        f: &mut impl FnMut(&Expr) -> Expr,
+        load: &mut impl FnMut(&Tensor, &[Expr]) -> Option<Value>,
+        gather: &mut impl FnMut(&Tensor, &[Value]) -> Option<Value>,
+    ) -> CommReducer {
+        // Most combiners use no variable and read nothing (`x + y`,
+        // identity 0): nothing to rewrite, and nothing to build or compare.
+        if !self.uses_vars_or_reads() {
             return self.clone();
         }
-        let mut keep = |_: &Tensor, _: &[Expr]| None;
+        // The combiner's loads are of its operands, which stay. (Plain
+        // functions, not closures: a closure here would be a new type at
+        // each level of the mutual recursion with `Value::rewrite_reads`.)
+        fn keep_load(_: &Tensor, _: &[Expr]) -> Option<Value> {
+            None
+        }
+        fn keep_gather(_: &Tensor, _: &[Value]) -> Option<Value> {
+            None
+        }
         let result: Vec<Value> = self
             .0
             .result
             .iter()
-            .map(|v| v.rewrite(f, &mut keep))
+            .map(|v| v.rewrite_reads(f, &mut keep_load, &mut keep_gather))
             .collect();
         let identity: Vec<Value> = self
             .0
             .identity
             .iter()
-            .map(|v| v.rewrite(f, &mut keep))
+            .map(|v| v.rewrite_reads(f, load, gather))
             .collect();
         if same_values(&result, &self.0.result) && same_values(&identity, &self.0.identity) {
             return self.clone();
@@ -271,6 +292,19 @@ impl CommReducer {
                 .position(|x| x == t)
                 .and_then(|j| new.get(j).cloned())
         })
+    }
+
+    /// Whether the combiner or identity uses a variable or the identity
+    /// reads a tensor (what [`CommReducer::rewrite_reads`] may change).
+    fn uses_vars_or_reads(&self) -> bool {
+        let mut found = false;
+        for v in self.0.result.iter().chain(&self.0.identity) {
+            v.for_each_index(&mut |e| e.for_each_var(&mut |_| found = true));
+        }
+        for v in &self.0.identity {
+            v.for_each_access(&mut |_, _| found = true);
+        }
+        found
     }
 
     /// The operands standing for the accumulated tuple.

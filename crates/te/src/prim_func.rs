@@ -5,7 +5,11 @@
 //! axes, around one block per output: the block's iteration variables
 //! (`v_i`, spatial or reduction) are bound to the loops, the block stores
 //! its element and, for a reduction, starts from the reducer's identity in
-//! its init. Each block's reads and writes are the regions its body
+//! its init. A reduction by a `te.comm_reducer` over tuples (argmax) is
+//! one block for all its outputs: the init stores each identity, the
+//! update binds every combined value to a `let` (`v_argmax_v0: T.int32 =
+//! ...`) before storing them, so each is computed from the old values.
+//! Each block's reads and writes are the regions its body
 //! touches ([`tir::block::complete_regions`]). Tensors among the arguments
 //! are the parameters, in order; the others are buffers of the root block.
 
@@ -292,23 +296,16 @@ impl Builder<'_> {
         let annotations = self.annotations(op);
         let outputs: Vec<Tensor> = op.outputs();
         let buffers: Vec<Buffer> = outputs.iter().map(|t| self.buffer_of(t)).collect();
-        let reduce = c.body.as_reduce().cloned();
-        if matches!(c.body.kind(), ValueKind::CommReduce(_)) {
-            return Err(TeError::new(
-                ErrorKind::Unsupported,
-                format!("`{}` reduces tuples (a comm_reducer)", op.name()),
-            ));
-        }
+        let reduce = match c.body.kind() {
+            ValueKind::Reduce(r) => Some(Reduction::Builtin(r.clone())),
+            ValueKind::CommReduce(r) => Some(Reduction::Comm(r.clone())),
+            _ => None,
+        };
         let leaf = scopes.last().expect("at least one level");
         let mut blocks = Vec::new();
         if let Some(r) = &reduce {
-            let buffer = &buffers[0];
-            let dtype = buffer.dtype();
-            let lhs = Value::load(buffer, leaf.store_indices.clone());
-            let rhs = operand(self.value(&r.source, &leaf.remap)?, dtype);
-            let combined = Value::binary(binop(r.reducer.combiner(), dtype.is_int()), lhs, rhs);
-            let mut body = BlockStmt::store(buffer, leaf.store_indices.clone(), combined);
-            if let Some(cond) = &r.condition {
+            let mut body = self.reduction_update(op, r, &buffers, leaf)?;
+            if let Some(cond) = r.condition() {
                 // `where=`: only the points where it holds are combined.
                 let cond = self.simplify(&leaf.substitute(cond));
                 body = BlockStmt::If {
@@ -317,12 +314,9 @@ impl Builder<'_> {
                     else_case: None,
                 };
             }
+            let init = self.reduction_init(r, &buffers, leaf)?;
             let name = self.fresh_name(op.name());
-            let mut block = Block::new(name, leaf.iter_vars.clone(), body).with_init(init_store(
-                buffer,
-                &leaf.store_indices,
-                r.reducer.identity(dtype),
-            ));
+            let mut block = Block::new(name, leaf.iter_vars.clone(), body).with_init(init);
             block.annotations = annotations.clone();
             blocks.push(BlockStmt::realize(leaf.bindings.clone(), block));
         } else {
@@ -351,12 +345,7 @@ impl Builder<'_> {
                     if cur.iter_vars.iter().any(|v| v.kind == IterKind::Reduce) {
                         // A reduction axis defined here makes this block a
                         // reduction too: it starts from the identity.
-                        let buffer = &buffers[0];
-                        let init = init_store(
-                            buffer,
-                            &cur.store_indices,
-                            r.reducer.identity(buffer.dtype()),
-                        );
+                        let init = self.reduction_init(r, &buffers, cur)?;
                         block = block.with_init(init);
                     }
                 }
@@ -374,6 +363,88 @@ impl Builder<'_> {
             }
         }
         Ok(stmt)
+    }
+
+    /// The init of a reduction block at `scope`: each output starts from
+    /// the reducer's identity (TVM's `GenerateInitStmt`).
+    fn reduction_init(
+        &self,
+        r: &Reduction,
+        buffers: &[Buffer],
+        scope: &Scope,
+    ) -> Result<BlockStmt> {
+        match r {
+            Reduction::Builtin(r) => Ok(init_store(
+                &buffers[0],
+                &scope.store_indices,
+                r.reducer.identity(buffers[0].dtype()),
+            )),
+            Reduction::Comm(r) => {
+                let mut stores = Vec::with_capacity(buffers.len());
+                for (identity, buffer) in r.combiner().identity().iter().zip(buffers) {
+                    let value = operand(self.value(identity, &scope.remap)?, buffer.dtype());
+                    stores.push(BlockStmt::store(buffer, scope.store_indices.clone(), value));
+                }
+                Ok(BlockStmt::seq(stores))
+            }
+        }
+    }
+
+    /// The update of a reduction's leaf block (TVM's `GenerateBodyStmt`):
+    /// the accumulated values are the outputs at the block's point, the
+    /// new ones the sources. With several outputs every combined value is
+    /// bound to a `let` (`v_<output>`) before any is stored, so each is
+    /// computed from the old values.
+    fn reduction_update(
+        &self,
+        op: &Operation,
+        r: &Reduction,
+        buffers: &[Buffer],
+        leaf: &Scope,
+    ) -> Result<BlockStmt> {
+        let indices = &leaf.store_indices;
+        let r = match r {
+            Reduction::Builtin(r) => {
+                let buffer = &buffers[0];
+                let dtype = buffer.dtype();
+                let lhs = Value::load(buffer, indices.clone());
+                let rhs = operand(self.value(&r.source, &leaf.remap)?, dtype);
+                let combined = Value::binary(binop(r.reducer.combiner(), dtype.is_int()), lhs, rhs);
+                return Ok(BlockStmt::store(buffer, indices.clone(), combined));
+            }
+            Reduction::Comm(r) => r,
+        };
+        let axis: Vec<Expr> = op
+            .as_compute()
+            .expect("a compute")
+            .axis
+            .iter()
+            .map(crate::IterVar::expr)
+            .collect();
+        let acc: Vec<TeValue> = op.outputs().iter().map(|t| t.at(axis.clone())).collect();
+        let combiner = r.combiner();
+        let mut combined = Vec::with_capacity(buffers.len());
+        for (k, buffer) in buffers.iter().enumerate() {
+            let value = combiner.combine(k, &acc, r.sources());
+            combined.push(operand(self.value(&value, &leaf.remap)?, buffer.dtype()));
+        }
+        if let ([buffer], [value]) = (buffers, combined.as_slice()) {
+            return Ok(BlockStmt::store(buffer, indices.clone(), value.clone()));
+        }
+        let temps: Vec<Var> = buffers
+            .iter()
+            .map(|b| Var::new(format!("v_{}", b.name())))
+            .collect();
+        let stores = buffers
+            .iter()
+            .zip(&temps)
+            .map(|(b, v)| BlockStmt::store(b, indices.clone(), Value::var(v, b.dtype())))
+            .collect();
+        let mut body = BlockStmt::seq(stores);
+        for ((v, b), value) in temps.iter().zip(buffers).zip(combined).rev() {
+            body = BlockStmt::let_stmt(v, b.dtype(), value, body);
+        }
+        Ok(body)
     }
 
     fn simplify(&self, e: &Expr) -> Expr {
@@ -478,6 +549,23 @@ fn init_store(buffer: &Buffer, indices: &[Expr], identity: f64) -> BlockStmt {
         indices.to_vec(),
         Value::constant(identity, buffer.dtype()),
     )
+}
+
+/// The reduction a compute's body is: a built-in reducer of one value
+/// (`te.sum`) or a `te.comm_reducer`, perhaps over tuples.
+enum Reduction {
+    Builtin(crate::value::Reduce),
+    Comm(crate::CommReduce),
+}
+
+impl Reduction {
+    /// `where=`: the points taking part.
+    fn condition(&self) -> Option<&Expr> {
+        match self {
+            Reduction::Builtin(r) => r.condition.as_ref(),
+            Reduction::Comm(r) => r.condition(),
+        }
+    }
 }
 
 /// One level of a compute's loop nest and the block variables it binds.

@@ -373,7 +373,8 @@ impl Value {
     }
 
     /// Calls `f` on each operand value, in order (a reduction's source; a
-    /// gather's indices).
+    /// tuple reduction's sources, then its reducer's identities, which may
+    /// read tensors; a gather's indices).
     pub fn for_each_operand<'a>(&'a self, mut f: impl FnMut(&'a Value)) {
         match self.kind() {
             ValueKind::Float(_) | ValueKind::Index(_) | ValueKind::Load(..) => {}
@@ -393,7 +394,10 @@ impl Value {
             }
             ValueKind::Reduce(r) => f(&r.source),
             ValueKind::Call(_, args) | ValueKind::Gather(_, args) => args.iter().for_each(f),
-            ValueKind::CommReduce(r) => r.sources().iter().for_each(f),
+            ValueKind::CommReduce(r) => {
+                r.sources().iter().for_each(&mut f);
+                r.combiner().identity().iter().for_each(f)
+            }
         }
     }
 
@@ -542,7 +546,7 @@ impl Value {
             }
             ValueKind::CommReduce(r) => {
                 let condition = r.condition().map(&mut *f);
-                let combiner = r.combiner().rewrite_indices(f);
+                let combiner = r.combiner().rewrite_reads(f, load, gather);
                 let axes: Vec<IterVar> = r.axes().iter().map(|a| rewrite_domain(a, f)).collect();
                 let r = r.map_sources(&mut |s| s.rewrite_reads(f, load, gather));
                 Value::new(ValueKind::CommReduce(

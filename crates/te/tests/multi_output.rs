@@ -230,8 +230,56 @@ fn the_outputs_of_a_reduction_must_all_be_returned_in_order() {
         .contains("either all reductions or none"));
 }
 
+/// `te.comm_reducer(lambda x, y: x + y, lambda t: init[i])`: a sum that
+/// starts from a tensor's element at the compute's axis (TVM's
+/// loop-aware initial value). The reduction reads that tensor: it is an
+/// input of the stage, bounded, lowered into the init and redirected by
+/// `cache_read`.
 #[test]
-fn a_combiner_may_only_read_its_operands_and_an_identity_is_constant() {
+fn an_identity_may_read_a_tensor_at_the_computes_axes() {
+    let a = placeholder([5, 6], "A", DataType::Float32).unwrap();
+    let b = placeholder([5], "B", DataType::Float32).unwrap();
+    let ax = reduce_axis((0, 6), "ax");
+    let t = try_compute_multi(
+        [5],
+        &["i"],
+        |i| {
+            let x = CommReducer::operands("x", &[DataType::Float32]);
+            let y = CommReducer::operands("y", &[DataType::Float32]);
+            let identity = vec![at(&b, &[i[0].clone()])];
+            let r = CommReducer::new(
+                "sum_from",
+                &x,
+                &y,
+                vec![x[0].clone() + y[0].clone()],
+                identity,
+            )?;
+            r.reduce(
+                vec![at(&a, &[i[0].clone(), ax.expr()])],
+                &[ax.clone()],
+                None,
+            )
+        },
+        "T",
+    )
+    .unwrap();
+    assert_eq!(t[0].op().input_tensors(), [a.clone(), b.clone()]);
+    let args = [a.clone(), b.clone(), t[0].clone()];
+    let mut s = create_schedule(&t);
+    let text = lower(&s, &args).unwrap().to_string();
+    assert!(text.contains("T[i] = B[i]"), "{text}");
+    let r = check(&s, &args, &Default::default(), 3).unwrap();
+    assert!(r.is_clean(1e-6), "{r:?}");
+    // A copy of B read by the identity: the init reads the copy.
+    let bb = s.cache_read(&b, "local", &[&t[0]]).unwrap();
+    let text = lower(&s, &args).unwrap().to_string();
+    assert!(text.contains(&format!("T[i] = {}[", bb.name())), "{text}");
+    let r = check(&s, &args, &Default::default(), 4).unwrap();
+    assert!(r.is_clean(1e-6), "{r:?}");
+}
+
+#[test]
+fn a_combiner_may_only_read_its_operands() {
     let a = placeholder([4], "A", DataType::Float32).unwrap();
     let x = CommReducer::operands("x", &[DataType::Float32]);
     let y = CommReducer::operands("y", &[DataType::Float32]);
@@ -246,6 +294,20 @@ fn a_combiner_may_only_read_its_operands_and_an_identity_is_constant() {
     assert!(e.message.contains("reads `A`"), "{}", e.message);
     let e = CommReducer::new("r", &x, &y, vec![x[0].clone() + y[0].clone()], vec![]).unwrap_err();
     assert!(e.message.contains("same length"), "{}", e.message);
+    // The identity is what there is before anything is combined.
+    let e = CommReducer::new(
+        "r",
+        &x,
+        &y,
+        vec![x[0].clone() + y[0].clone()],
+        vec![y[0].clone()],
+    )
+    .unwrap_err();
+    assert!(
+        e.message.contains("an argument of its combiner"),
+        "{}",
+        e.message
+    );
 }
 
 #[test]

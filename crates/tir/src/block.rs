@@ -29,6 +29,8 @@
 //! ```
 
 use crate::buffer::Buffer;
+use crate::dtype::DataType;
+use crate::mutate::Mutator;
 use crate::stmt::ForKind;
 use crate::value::Value;
 use arith::int_set::IntSet;
@@ -224,6 +226,21 @@ pub enum BlockStmt {
     Seq(Vec<BlockStmt>),
     /// `T.evaluate(value)`.
     Evaluate(Value),
+    /// `var: dtype = value` over `body` (TVM's `LetStmt`): a scalar
+    /// computed once, read in `body` as [`Value::Var`] (an integer one also
+    /// by index expressions). A tuple reduction binds every combined value
+    /// before it stores any, so that each store's value is computed from
+    /// the old ones.
+    Let {
+        /// The bound variable.
+        var: Var,
+        /// Its type (`T.int32`, `T.float32`).
+        dtype: DataType,
+        /// Its value, evaluated once on entry.
+        value: Value,
+        /// Where the binding holds.
+        body: Box<BlockStmt>,
+    },
 }
 
 impl BlockStmt {
@@ -260,6 +277,16 @@ impl BlockStmt {
         }))
     }
 
+    /// `var: dtype = value` over `body` (see [`BlockStmt::Let`]).
+    pub fn let_stmt(var: &Var, dtype: DataType, value: Value, body: BlockStmt) -> BlockStmt {
+        BlockStmt::Let {
+            var: var.clone(),
+            dtype,
+            value,
+            body: Box::new(body),
+        }
+    }
+
     /// The statements in order, a single one as itself.
     pub fn seq(mut stmts: Vec<BlockStmt>) -> BlockStmt {
         if stmts.len() == 1 {
@@ -267,6 +294,76 @@ impl BlockStmt {
         } else {
             BlockStmt::Seq(stmts)
         }
+    }
+
+    /// The statement with every value it holds (stored, tested, evaluated
+    /// or bound by a `let`, in nested blocks' inits and bodies too)
+    /// rewritten by `m`'s [`Mutator::value`]; loops, regions and iteration
+    /// variables are kept.
+    pub fn map_values<M: Mutator>(&self, m: &mut M) -> Result<BlockStmt, M::Error> {
+        crate::stack::grow(|| {
+            Ok(match self {
+                BlockStmt::For {
+                    var,
+                    min,
+                    extent,
+                    kind,
+                    body,
+                } => BlockStmt::For {
+                    var: var.clone(),
+                    min: min.clone(),
+                    extent: extent.clone(),
+                    kind: kind.clone(),
+                    body: Box::new(body.map_values(m)?),
+                },
+                BlockStmt::Block(r) => {
+                    let mut r = r.clone();
+                    if let Some(init) = &r.block.init {
+                        r.block.init = Some(Box::new(init.map_values(m)?));
+                    }
+                    r.block.body = Box::new(r.block.body.map_values(m)?);
+                    BlockStmt::Block(r)
+                }
+                BlockStmt::Store {
+                    buffer,
+                    indices,
+                    value,
+                } => BlockStmt::Store {
+                    buffer: buffer.clone(),
+                    indices: indices.clone(),
+                    value: m.value(value)?,
+                },
+                BlockStmt::If {
+                    cond,
+                    then_case,
+                    else_case,
+                } => BlockStmt::If {
+                    cond: m.value(cond)?,
+                    then_case: Box::new(then_case.map_values(m)?),
+                    else_case: match else_case {
+                        Some(e) => Some(Box::new(e.map_values(m)?)),
+                        None => None,
+                    },
+                },
+                BlockStmt::Seq(v) => BlockStmt::Seq(
+                    v.iter()
+                        .map(|s| s.map_values(m))
+                        .collect::<Result<_, _>>()?,
+                ),
+                BlockStmt::Evaluate(v) => BlockStmt::Evaluate(m.value(v)?),
+                BlockStmt::Let {
+                    var,
+                    dtype,
+                    value,
+                    body,
+                } => BlockStmt::Let {
+                    var: var.clone(),
+                    dtype: *dtype,
+                    value: m.value(value)?,
+                    body: Box::new(body.map_values(m)?),
+                },
+            })
+        })
     }
 
     /// Every block realized in this statement, outer blocks first.
@@ -278,7 +375,7 @@ impl BlockStmt {
 
     fn collect_blocks<'a>(&'a self, out: &mut Vec<&'a Block>) {
         match self {
-            BlockStmt::For { body, .. } => body.collect_blocks(out),
+            BlockStmt::For { body, .. } | BlockStmt::Let { body, .. } => body.collect_blocks(out),
             BlockStmt::Block(r) => {
                 out.push(&r.block);
                 if let Some(init) = &r.block.init {
@@ -378,7 +475,7 @@ impl BlockFunc {
 
 fn complete_stmt(s: &mut BlockStmt, known: &[Buffer]) {
     match s {
-        BlockStmt::For { body, .. } => complete_stmt(body, known),
+        BlockStmt::For { body, .. } | BlockStmt::Let { body, .. } => complete_stmt(body, known),
         BlockStmt::Block(r) => {
             let mut inner: Vec<Buffer> = known.to_vec();
             inner.extend(r.block.alloc_buffers.iter().cloned());
@@ -426,6 +523,7 @@ pub fn complete_regions(block: &mut Block, visible: &[Buffer]) {
     let mut d = AccessDetector {
         visible,
         dom: HashMap::new(),
+        lets: HashMap::new(),
         reads: Vec::new(),
         writes: Vec::new(),
         an: Analyzer::new(),
@@ -446,6 +544,10 @@ pub fn complete_regions(block: &mut Block, visible: &[Buffer]) {
 struct AccessDetector<'a> {
     visible: &'a [Buffer],
     dom: HashMap<Var, IntSet>,
+    /// The `let`s around the statement whose values are index
+    /// expressions: indices are read with the values in place, as TVM's
+    /// detector substitutes its `let_bindings_`.
+    lets: HashMap<Var, Expr>,
     reads: Vec<(Buffer, Vec<IntSet>)>,
     writes: Vec<(Buffer, Vec<IntSet>)>,
     an: Analyzer,
@@ -514,10 +616,7 @@ impl AccessDetector<'_> {
                 value,
             } => {
                 self.value(value);
-                let sets = indices
-                    .iter()
-                    .map(|i| self.an.int_set(i, &self.dom))
-                    .collect();
+                let sets = indices.iter().map(|i| self.index_set(i)).collect();
                 self.update(true, buffer, sets);
             }
             BlockStmt::If {
@@ -533,6 +632,34 @@ impl AccessDetector<'_> {
             }
             BlockStmt::Seq(v) => v.iter().for_each(|s| self.stmt(s)),
             BlockStmt::Evaluate(v) => self.value(v),
+            BlockStmt::Let {
+                var, value, body, ..
+            } => {
+                // The value's reads are the block's, as TVM's detector
+                // visits a `LetStmt`'s value.
+                self.value(value);
+                // An outer `let`'s variable in the value is its value.
+                let index = match value {
+                    Value::Index(e) => Some(e.substitute(&mut |v: &Var| self.lets.get(v).cloned())),
+                    Value::Int(x, t) if !t.is_float() => Some(Expr::int(*x)),
+                    _ => None,
+                };
+                let let_before = match index {
+                    Some(e) => self.lets.insert(var.clone(), e),
+                    None => self.lets.remove(var),
+                };
+                // Where the value is read from memory: any index.
+                let before = self.dom.insert(var.clone(), IntSet::everything());
+                self.stmt(body);
+                match before {
+                    Some(b) => self.dom.insert(var.clone(), b),
+                    None => self.dom.remove(var),
+                };
+                match let_before {
+                    Some(e) => self.lets.insert(var.clone(), e),
+                    None => self.lets.remove(var),
+                };
+            }
         }
     }
 
@@ -542,11 +669,7 @@ impl AccessDetector<'_> {
     fn value(&mut self, v: &Value) {
         crate::stack::grow(|| match v {
             Value::Load(l) => {
-                let sets = l
-                    .indices
-                    .iter()
-                    .map(|i| self.an.int_set(i, &self.dom))
-                    .collect();
+                let sets = l.indices.iter().map(|i| self.index_set(i)).collect();
                 self.update(false, &l.buffer, sets);
             }
             Value::Let(var, value, body) => {
@@ -559,7 +682,7 @@ impl AccessDetector<'_> {
                     None => self.dom.remove(var),
                 };
             }
-            Value::Float(..) | Value::Int(..) | Value::Index(_) => {}
+            Value::Float(..) | Value::Int(..) | Value::Index(_) | Value::Var(..) => {}
             Value::Binary(_, a, b) | Value::Cmp(_, a, b) | Value::And(a, b) | Value::Or(a, b) => {
                 self.value(a);
                 self.value(b);
@@ -572,6 +695,17 @@ impl AccessDetector<'_> {
             }
             Value::Call(_, args) => args.iter().for_each(|a| self.value(a)),
         })
+    }
+
+    /// The values index `i` takes: loops inside the block over their
+    /// domains, `let` variables bound to index expressions replaced by
+    /// them.
+    fn index_set(&self, i: &Expr) -> IntSet {
+        if self.lets.is_empty() {
+            return self.an.int_set(i, &self.dom);
+        }
+        let i = i.substitute(&mut |v: &Var| self.lets.get(v).cloned());
+        self.an.int_set(&i, &self.dom)
     }
 
     fn update(&mut self, write: bool, buffer: &Buffer, sets: Vec<IntSet>) {

@@ -319,6 +319,30 @@ impl Matcher {
                 x.iter().zip(y).try_for_each(|(s, t)| self.stmt(s, t))
             }
             (BlockStmt::Evaluate(x), BlockStmt::Evaluate(y)) => self.value(x, y, "an evaluation"),
+            (
+                BlockStmt::Let {
+                    var: v,
+                    dtype: s,
+                    value: x,
+                    body: p,
+                },
+                BlockStmt::Let {
+                    var: w,
+                    dtype: t,
+                    value: y,
+                    body: q,
+                },
+            ) => {
+                let at = format!("the `let` of `{v}`");
+                if s != t {
+                    return Err(format!("{at} is {s} against {t}"));
+                }
+                // The value is outside the binding; the variable is
+                // matched where it is defined, as TVM does.
+                self.value(x, y, &at)?;
+                self.define_var(v, w);
+                self.stmt(p, q)
+            }
             _ => Err(format!(
                 "a {} stands where the other side has a {}",
                 stmt_kind(a),
@@ -370,6 +394,13 @@ impl Matcher {
                 .iter()
                 .zip(ys)
                 .try_for_each(|(x, y)| self.value(x, y, at)),
+            (Value::Var(v, s), Value::Var(w, t)) if s == t => {
+                if self.vars.get(v).unwrap_or(v) == w {
+                    Ok(())
+                } else {
+                    differ()
+                }
+            }
             (Value::Let(v, x1, x2), Value::Let(w, y1, y2)) => {
                 self.value(x1, y1, at)?;
                 self.define_var(v, w);
@@ -387,6 +418,8 @@ fn as_index(v: &Value) -> Option<Expr> {
     use crate::value::BinOp;
     Some(match v {
         Value::Index(e) => e.clone(),
+        // An integer variable is the index variable a script names.
+        Value::Var(v, t) if t.is_int() => v.expr(),
         Value::Int(x, t) if t.is_int() => Expr::int(*x),
         Value::Binary(op, a, b) => {
             let (a, b) = (as_index(a)?, as_index(b)?);
@@ -417,5 +450,6 @@ fn stmt_kind(s: &BlockStmt) -> &'static str {
         BlockStmt::If { .. } => "`if`",
         BlockStmt::Seq(_) => "sequence",
         BlockStmt::Evaluate(_) => "evaluation",
+        BlockStmt::Let { .. } => "`let`",
     }
 }

@@ -5,11 +5,17 @@
 //! iteration variables are replaced by their values, its
 //! predicate an `if`, its init an `if` that holds where every reduction
 //! variable is at the start of its domain, and its buffers allocations.
+//! A `let` of an integer stays a `let` ([`Stmt::LetValue`]); one of a
+//! float, which the loop IR's integer variables cannot hold, becomes a
+//! one-element `local` buffer written once and read where the variable is.
 
 use crate::block::{BlockFunc, BlockRealize, BlockStmt, IterKind};
+use crate::buffer::Buffer;
+use crate::dtype::DataType;
+use crate::mutate::{walk_value, Mutator};
 use crate::stmt::{PrimFunc, Stmt};
 use crate::value::Value;
-use arith::{CmpOp, Expr};
+use arith::{CmpOp, Expr, Var};
 
 /// `func` as a program of the loop IR, with the same parameters.
 ///
@@ -65,7 +71,49 @@ fn lower(s: &BlockStmt) -> Stmt {
         },
         BlockStmt::Seq(v) => Stmt::seq(v.iter().map(lower)),
         BlockStmt::Evaluate(v) => Stmt::Evaluate(v.clone()),
+        BlockStmt::Let {
+            var,
+            dtype,
+            value,
+            body,
+        } => let_stmt(var, *dtype, value, lower(body)),
     })
+}
+
+/// `var: dtype = value` over the lowered `body`.
+fn let_stmt(var: &Var, dtype: DataType, value: &Value, body: Stmt) -> Stmt {
+    if !dtype.is_float() {
+        return Stmt::LetValue {
+            var: var.clone(),
+            value: value.clone(),
+            body: Box::new(body),
+        };
+    }
+    let buffer = Buffer::new(var.name(), dtype, [1i64]).with_scope("local");
+    let mut reads = VarAsLoad {
+        var,
+        buffer: &buffer,
+    };
+    let Ok(body) = reads.stmt(&body);
+    let store = Stmt::store(&buffer, [Expr::int(0)], value.clone());
+    Stmt::allocate(&buffer, vec![Expr::int(1)], Stmt::seq([store, body]))
+}
+
+/// Reads of a float `let` variable as loads of the buffer holding it.
+struct VarAsLoad<'a> {
+    var: &'a Var,
+    buffer: &'a Buffer,
+}
+
+impl Mutator for VarAsLoad<'_> {
+    type Error = std::convert::Infallible;
+
+    fn value(&mut self, v: &Value) -> Result<Value, Self::Error> {
+        match v {
+            Value::Var(x, _) if x == self.var => Ok(Value::load(self.buffer, [Expr::int(0)])),
+            _ => walk_value(self, v),
+        }
+    }
 }
 
 fn realize(r: &BlockRealize) -> Stmt {

@@ -89,6 +89,8 @@ struct BlockPrinter {
     free: HashMap<Var, usize>,
     frames: Vec<Frame>,
     next: usize,
+    /// Whether the statement being printed ends its scope's statements.
+    last: bool,
 }
 
 /// A loop of the block form prints in a `T.grid` when it is serial from 0.
@@ -194,6 +196,11 @@ fn is_simple(b: &Buffer) -> bool {
 fn value_vars(v: &Value, bound: &mut Vec<Var>, f: &mut impl FnMut(&Var)) {
     crate::stack::grow(|| match v {
         Value::Float(..) | Value::Int(..) => {}
+        Value::Var(x, _) => {
+            if !bound.contains(x) {
+                f(x)
+            }
+        }
         Value::Index(e) => e.for_each_var(&mut |x| {
             if !bound.contains(x) {
                 f(x)
@@ -377,6 +384,20 @@ impl FreeVars {
             }
             BlockStmt::Seq(_) => self.body(s),
             BlockStmt::Evaluate(v) => self.value(v),
+            BlockStmt::Let {
+                var, value, body, ..
+            } => {
+                self.value(value);
+                // The printer gives the `let` a scope of its own (TVM's
+                // frame), where its variable is defined.
+                self.open();
+                let added = self.bound.insert(var.clone());
+                self.body(body);
+                if added {
+                    self.bound.remove(var);
+                }
+                self.close();
+            }
         })
     }
 }
@@ -424,6 +445,7 @@ impl BlockPrinter {
             free,
             frames: Vec::new(),
             next: 0,
+            last: true,
         }
     }
 
@@ -645,7 +667,9 @@ impl BlockPrinter {
         if items.is_empty() {
             self.push_line(out, depth, "T.evaluate(0)");
         }
-        for c in items {
+        let n = items.len();
+        for (k, c) in items.into_iter().enumerate() {
+            self.last = k + 1 == n;
             let text = self.stmt(c, depth);
             self.flush(out, depth);
             out.push_str(&text);
@@ -841,6 +865,30 @@ impl BlockPrinter {
                 } else {
                     format!("{}T.evaluate({text})\n", pad(depth))
                 }
+            }
+            BlockStmt::Let {
+                var,
+                dtype,
+                value,
+                body,
+            } => {
+                // Ending its scope's statements, a `let` is an annotated
+                // assignment followed by its body; elsewhere its body is a
+                // `with` block (TVM's concise scoping).
+                let concise = self.last;
+                let rhs = self.value(value);
+                self.open();
+                let name = self.define_var(var);
+                let mut text = String::new();
+                let out = if concise {
+                    self.body_into(&mut text, body, depth);
+                    format!("{}{name}: T.{dtype} = {rhs}\n{text}", pad(depth))
+                } else {
+                    self.body_into(&mut text, body, depth + 1);
+                    format!("{}with T.LetStmt({rhs}) as {name}:\n{text}", pad(depth))
+                };
+                self.close();
+                out
             }
         }
     }

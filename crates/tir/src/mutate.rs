@@ -246,6 +246,17 @@ pub fn walk_value<M: Mutator + ?Sized>(m: &mut M, v: &Value) -> Result<Value, M:
                 args.iter().map(|a| m.value(a)).collect::<Result<_, _>>()?,
             ),
             Value::Let(var, x, body) => Value::Let(var.clone(), bx(x)?, bx(body)?),
+            // The variable is renamed as index expressions rename it (a
+            // pass that renames a `let`'s variable renames its uses); an
+            // integer one replaced by an expression becomes that index.
+            Value::Var(var, t) => {
+                let e = m.expr(&var.expr())?;
+                match e.as_var() {
+                    Some(w) => Value::Var(w.clone(), *t),
+                    None if t.is_int() => Value::cast(*t, Value::Index(e)),
+                    None => v.clone(),
+                }
+            }
         })
     })
 }

@@ -475,6 +475,7 @@ impl Printer {
             Value::Float(x, t) => write_float_constant(f, *x, *t),
             Value::Int(x, t) => write_int_constant(f, *x, *t),
             Value::Index(e) => write_index(f, e),
+            Value::Var(var, _) => write!(f, "{var}"),
             Value::Load(l) => self.write_load(f, l),
             Value::Binary(op, a, b) => match op {
                 BinOp::Add => infix(f, a, " + ", b),

@@ -758,6 +758,7 @@ impl ScriptPrinter {
             ),
             Value::Int(x, t) => (format!("T.{t}({x})"), Prec::Atom),
             Value::Index(e) => self.expr_step(e),
+            Value::Var(var, _) => self.expr_step(&var.expr()),
             Value::Load(l) => {
                 let name = self.buffer(&l.buffer);
                 let idx: Vec<String> = l.indices.iter().map(|e| self.index(e)).collect();

@@ -97,6 +97,12 @@ pub enum Value {
     /// `Let(v, A[i], B[v])`). Printed with the value in place of the
     /// variable, as TVM prints such an access.
     Let(Var, Box<Value>, Box<Value>),
+    /// A scalar variable of element type `.1` (TVM's `Var` of a primitive
+    /// type), bound by a `let` statement around it: the block form's
+    /// [`crate::block::BlockStmt::Let`] (`v_argmax_v1: T.float32 = ...`),
+    /// or, for an integer, the loop IR's [`crate::Stmt::LetValue`]. Index
+    /// expressions name an integer one as a plain [`arith::Var`].
+    Var(Var, DataType),
 }
 
 /// A long chain is copied one level per [`crate::stack::grow`] step.
@@ -119,6 +125,7 @@ impl Clone for Value {
             Value::Likely(a) => Value::Likely(a.clone()),
             Value::Call(op, args) => Value::Call(*op, args.clone()),
             Value::Let(v, a, b) => Value::Let(v.clone(), a.clone(), b.clone()),
+            Value::Var(v, t) => Value::Var(v.clone(), *t),
         })
     }
 }
@@ -141,7 +148,11 @@ impl Drop for Value {
                 crate::stack::grow(|| drop(args));
                 return;
             }
-            Value::Float(..) | Value::Int(..) | Value::Index(_) | Value::Load(_) => return,
+            Value::Float(..)
+            | Value::Int(..)
+            | Value::Index(_)
+            | Value::Load(_)
+            | Value::Var(..) => return,
         };
         let take = |x: Option<&mut Box<Value>>| {
             x.map(|x| std::mem::replace(&mut **x, Value::Int(0, DataType::Int32)))
@@ -230,6 +241,11 @@ impl Value {
         Value::Call(f, args)
     }
 
+    /// The scalar variable `var` of type `dtype` (see [`Value::Var`]).
+    pub fn var(var: &Var, dtype: DataType) -> Value {
+        Value::Var(var.clone(), dtype)
+    }
+
     /// `body` with `var` bound to `value` (converted to an integer).
     pub fn let_in(var: &Var, value: Value, body: Value) -> Value {
         Value::Let(var.clone(), Box::new(value), Box::new(body))
@@ -259,7 +275,7 @@ impl Value {
     /// One level of [`Self::dtype`], on the stack [`crate::stack::grow`] left room on.
     fn dtype_step(&self) -> DataType {
         match self {
-            Value::Float(_, t) | Value::Int(_, t) | Value::Cast(t, _) => *t,
+            Value::Float(_, t) | Value::Int(_, t) | Value::Cast(t, _) | Value::Var(_, t) => *t,
             Value::Index(e) => match e.ty() {
                 Type::Int => DataType::Int32,
                 Type::Bool => DataType::Bool,
@@ -285,7 +301,7 @@ impl Value {
     /// One level of [`Self::for_each_load`], on the stack [`crate::stack::grow`] left room on.
     fn for_each_load_step(&self, f: &mut impl FnMut(&BufferLoad)) {
         match self {
-            Value::Float(..) | Value::Int(..) | Value::Index(_) => {}
+            Value::Float(..) | Value::Int(..) | Value::Index(_) | Value::Var(..) => {}
             Value::Load(l) => f(l),
             Value::Binary(_, a, b) | Value::Cmp(_, a, b) | Value::And(a, b) | Value::Or(a, b) => {
                 a.for_each_load(f);

@@ -237,6 +237,7 @@ impl Scope<'_> {
             match v {
                 Value::Float(..) | Value::Int(..) => {}
                 Value::Index(e) => self.check_expr(e, at)?,
+                Value::Var(var, _) => self.check_expr(&var.expr(), at)?,
                 Value::Load(l) => {
                     for e in &l.indices {
                         self.check_expr(e, at)?;

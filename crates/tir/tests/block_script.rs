@@ -530,3 +530,84 @@ def main(A: T.Buffer((), "float32"), B: T.Buffer((8,), "float32")):
 "#
     );
 }
+
+/// `let`s in a block (TVM's `LetStmt`): one ending its scope prints as an
+/// annotated assignment followed by its body, one before other statements
+/// as `with T.LetStmt(...) as x:`. The block's regions read indices with
+/// index-valued `let`s in place (`B[(v + 1) % 4]`, not all of `B`); the
+/// lowered program keeps the integer `let` and gives the float one a
+/// buffer, and runs; equality matches the variables where they are
+/// defined and compares their types.
+#[test]
+fn lets_print_bound_regions_lower_and_compare() {
+    let build = |int_type: DataType, tail: bool| {
+        let a = Buffer::new("A", DataType::Float32, [4i64]);
+        let b = Buffer::new("B", DataType::Float32, [4i64]);
+        let c = Buffer::new("C", DataType::Float32, [4i64]);
+        let (i, v, s, j) = (Var::new("i"), Var::new("v"), Var::new("s"), Var::new("j"));
+        let twice = Value::load(&a, [v.expr()]) * Value::f32(2.0);
+        let next = Expr::floor_mod(Expr::add(v.expr(), Expr::int(1)), Expr::int(4));
+        let inner = BlockStmt::let_stmt(
+            &j,
+            int_type,
+            Value::index(next),
+            BlockStmt::store(&b, [j.expr()], Value::var(&s, DataType::Float32)),
+        );
+        let mut body = vec![BlockStmt::let_stmt(&s, DataType::Float32, twice, inner)];
+        if tail {
+            body.push(BlockStmt::store(&c, [v.expr()], Value::f32(1.0)));
+        }
+        let block = Block::new("B", vec![spatial(&v, 4)], BlockStmt::seq(body));
+        let body = nest(&[(&i, 4)], BlockStmt::realize(vec![i.expr()], block));
+        BlockFunc::new("main", vec![a, b, c], vec![], body).completed()
+    };
+    let f = build(DataType::Int32, false);
+    assert_eq!(
+        block_tvmscript(&f),
+        r#"# from tvm.script import tir as T
+
+@T.prim_func
+def main(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+    T.func_attr({"tir.noalias": T.bool(True)})
+    # with T.block("root"):
+    for i in range(4):
+        with T.block("B"):
+            v = T.axis.spatial(4, i)
+            T.reads(A[v])
+            T.writes(B[(v + 1) % 4])
+            s: T.float32 = A[v] * T.float32(2.0)
+            j: T.int32 = (v + 1) % 4
+            B[j] = s
+"#
+    );
+    let g = build(DataType::Int32, true);
+    let text = block_tvmscript(&g);
+    assert!(
+        text.contains(
+            "            with T.LetStmt(A[v] * T.float32(2.0)) as s:\n                j: T.int32 = (v + 1) % 4\n                B[j] = s\n            C[v] = T.float32(1.0)\n"
+        ),
+        "{text}"
+    );
+    // B[(v + 1) % 4] = 2 * A[v].
+    let program = tir::block::to_loop_ir(&f);
+    let lowered = program.body.to_string();
+    assert!(
+        lowered.contains("let j = floormod((i + 1), 4)"),
+        "{lowered}"
+    );
+    assert!(lowered.contains("allocate s[float32 * 1]"), "{lowered}");
+    let a = tir::Tensor::new(vec![4], vec![1.0, -2.0, 3.5, 0.25]).unwrap();
+    let inputs = std::collections::HashMap::from([(program.params[0].clone(), a)]);
+    let out = tir::run(&program, &inputs, &std::collections::HashMap::new()).unwrap();
+    assert_eq!(
+        out.tensor(&program.params[1]).unwrap().data(),
+        [0.5, 2.0, -4.0, 7.0]
+    );
+    // Fresh variables of the same names and types: equal.
+    assert_eq!(
+        tir::block::structural_diff(&f, &build(DataType::Int32, false)),
+        Ok(())
+    );
+    let e = tir::block::structural_diff(&f, &build(DataType::Int64, false)).unwrap_err();
+    assert!(e.contains("is int32 against int64"), "{e}");
+}

@@ -298,6 +298,7 @@ impl Writer {
                 }
                 Value::Int(i, _) => i.to_string(),
                 Value::Index(e) => self.expr(e)?,
+                Value::Var(var, _) => self.var_name(var),
                 Value::Load(l) => {
                     let b = self.buffer_name(&l.buffer);
                     let idx = l

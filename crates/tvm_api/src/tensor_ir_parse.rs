@@ -17,6 +17,8 @@
 //!   from the body when not written, as TVM's parser completes them), its
 //!   predicate from `T.where`, its init from `with T.init():`;
 //! - `C[i, j] = v` and `C[i, j] += v` store; `T.evaluate(v)` evaluates;
+//! - `x: T.float32 = v` binds a scalar over the rest of its scope (TVM's
+//!   `LetStmt`), `with T.LetStmt(v) as x:` over the `with` body;
 //! - expressions are those of hybrid scripts, with `T.float32(0)`,
 //!   `T.int64(128)`, `T.Cast`, `T.Select`, `T.if_then_else`, `T.max`,
 //!   `T.min`, `T.min_value`, `T.max_value` and the math functions.
@@ -298,10 +300,101 @@ impl Parser<'_, '_> {
         params: &mut [ParamSlot],
     ) -> ApiResult<BlockStmt> {
         let mut out = Vec::new();
-        for s in body {
+        for (k, s) in body.iter().enumerate() {
+            if let ast::Stmt::AnnAssign(a) = s {
+                // `x: T.int32 = value`: a `let` whose body is the rest of
+                // the scope, as TVM's parser reads it.
+                out.push(self.script_ann_assign(a, &body[k + 1..], scope, params)?);
+                break;
+            }
             self.script_stmt(s, scope, params, &mut out)?;
         }
         Ok(BlockStmt::seq(out))
+    }
+
+    /// `name: T.<dtype> = value` followed by the statements `rest`.
+    fn script_ann_assign(
+        &mut self,
+        a: &ast::StmtAnnAssign,
+        rest: &[ast::Stmt],
+        scope: &mut Scope,
+        params: &mut [ParamSlot],
+    ) -> ApiResult<BlockStmt> {
+        let ast::Expr::Name(n) = &*a.target else {
+            return Err(self.error(
+                &*a.target,
+                ErrorClass::NotSupported,
+                "an annotated assignment in a TVMScript function binds a name (`x: T.int32 = value`)",
+            ));
+        };
+        let dtype = self
+            .script_path(&a.annotation)
+            .and_then(|p| p.parse::<DataType>().ok())
+            .ok_or_else(|| {
+                self.error(
+                    &*a.annotation,
+                    ErrorClass::TypeError,
+                    "a scalar is annotated with its type, such as `T.int32` or `T.float32`",
+                )
+            })?;
+        let Some(value_node) = a.value.as_deref() else {
+            return Err(self.error(
+                a,
+                ErrorClass::NotSupported,
+                format!("`{}` is declared without a value: give it one", n.id),
+            ));
+        };
+        let v = self.expr(value_node)?;
+        let value = self.value_of(value_node, &v, dtype)?;
+        self.script_let(value_node, n.id.as_str(), dtype, value, |p| {
+            p.script_statements(rest, scope, params)
+        })
+    }
+
+    /// A `let` of `name` to `value` (of type `dtype`) over the statements
+    /// `body` parses. An integer is read as an index variable, as sizes
+    /// and loop variables are; a float is an element read in values, as a
+    /// zero-dimensional tensor while the body parses, then the variable.
+    fn script_let(
+        &mut self,
+        node: &ast::Expr,
+        name: &str,
+        dtype: DataType,
+        value: tir::Value,
+        body: impl FnOnce(&mut Self) -> ApiResult<BlockStmt>,
+    ) -> ApiResult<BlockStmt> {
+        let have = value.dtype();
+        // Indices have no width of their own: any integer value binds an
+        // integer variable.
+        if have != dtype && !(have.is_int() && dtype.is_int()) {
+            return Err(self.error(
+                node,
+                ErrorClass::TypeError,
+                format!("`{name}` is declared {dtype} but its value is {have}"),
+            ));
+        }
+        let var = Var::new(name);
+        let body = if dtype.is_float() {
+            let holder = Buffer::new(name, dtype, Vec::<Expr>::new());
+            let t = self.new_tensor(&holder)?;
+            self.bind(
+                name,
+                Sym::Value(Value::Object(Object::Element(
+                    t.at(std::iter::empty::<Expr>()),
+                ))),
+            );
+            let body = body(self)?;
+            let mut reads = HolderAsVar {
+                holder: &holder,
+                var: &var,
+            };
+            let Ok(body) = body.map_values(&mut reads);
+            body
+        } else {
+            self.bind(name, Sym::Value(Value::Index(var.expr())));
+            body(self)?
+        };
+        Ok(BlockStmt::let_stmt(&var, dtype, value, body))
     }
 
     fn script_stmt(
@@ -930,6 +1023,32 @@ impl Parser<'_, '_> {
             ));
         };
         match self.script_path(&c.func).as_deref() {
+            Some("LetStmt") => {
+                // `with T.LetStmt(value) as x:`, how TVM prints a `let`
+                // that does not end its scope.
+                let Some(ast::Expr::Name(n)) = item.optional_vars.as_deref() else {
+                    return Err(self.error(
+                        c,
+                        ErrorClass::NotSupported,
+                        "`with T.LetStmt(value) as name:` binds a name",
+                    ));
+                };
+                let [value_node] = &c.arguments.args[..] else {
+                    return Err(self.error(
+                        c,
+                        ErrorClass::NotSupported,
+                        "`T.LetStmt` takes one value",
+                    ));
+                };
+                let v = self.expr(value_node)?;
+                let value = self.value_of(value_node, &v, DataType::Int32)?;
+                let dtype = value.dtype();
+                let stmt = self.script_let(value_node, n.id.as_str(), dtype, value, |p| {
+                    p.script_statements(&w.body, scope, params)
+                })?;
+                out.push(stmt);
+                Ok(())
+            }
             Some("init") => {
                 if !scope.in_block {
                     return Err(self.error(
@@ -982,6 +1101,26 @@ impl Parser<'_, '_> {
                 ErrorClass::NotSupported,
                 "`with T.block(...)` or `with T.init()`",
             )),
+        }
+    }
+}
+
+/// Reads of the zero-dimensional buffer a float `let` was parsed as,
+/// as the variable.
+struct HolderAsVar<'a> {
+    holder: &'a Buffer,
+    var: &'a Var,
+}
+
+impl tir::mutate::Mutator for HolderAsVar<'_> {
+    type Error = std::convert::Infallible;
+
+    fn value(&mut self, v: &tir::Value) -> Result<tir::Value, Self::Error> {
+        match v {
+            tir::Value::Load(l) if l.buffer.id() == self.holder.id() => {
+                Ok(tir::Value::var(self.var, self.holder.dtype()))
+            }
+            _ => tir::mutate::walk_value(self, v),
         }
     }
 }

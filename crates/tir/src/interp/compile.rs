@@ -488,6 +488,20 @@ impl<'a> Compiler<'a> {
                 let t = v.dtype();
                 (ValueCode::Index(self.index(e, src)?, t), t)
             }
+            // Variables live in integer slots: an integer one is read as
+            // an index. A float variable has no slot to live in; the block
+            // form's lowering gives it a one-element buffer instead.
+            Value::Var(var, t) if !t.is_float() => {
+                (ValueCode::Index(self.index(&var.expr(), src)?, *t), *t)
+            }
+            Value::Var(var, t) => {
+                return Err(RunError::Value {
+                    message: format!(
+                        "`{var}` is a {t} variable: the interpreter binds integer variables only"
+                    ),
+                    stmt: header(src),
+                });
+            }
             Value::Load(l) => {
                 let buf = self.accessed_buffer(&l.buffer, l.indices.len(), src)?;
                 let indices = self.indices(&l.indices, src)?;
