@@ -490,6 +490,9 @@ pub(crate) enum Builtin {
     Dict,
     Type,
     Callable,
+    /// `staticmethod(f)`: `f` itself, as read from its class (instances,
+    /// where the two would differ, are not made here).
+    StaticMethod,
     Hasattr,
     Getattr,
     Issubclass,
@@ -518,6 +521,9 @@ pub(crate) enum Builtin {
     /// `tvm.testing.parameters(*value_sets, ids=None)`: parameters that
     /// take their values together, one set per run.
     TestParameters,
+    /// `@tvm.testing.fixture` and `@tvm.testing.fixture(cache_return_value=...)`:
+    /// marks a function as a pytest fixture.
+    TestFixture,
     /// `collections.namedtuple(name, fields)`: declares the type; making a
     /// value of it needs CPython (TOPI's modules declare workload types at
     /// their top and use them only on paths TE programs do not take).
@@ -564,6 +570,7 @@ impl Builtin {
             Builtin::Dict => "dict",
             Builtin::Type => "type",
             Builtin::Callable => "callable",
+            Builtin::StaticMethod => "staticmethod",
             Builtin::Hasattr => "hasattr",
             Builtin::Getattr => "getattr",
             Builtin::Issubclass => "issubclass",
@@ -580,6 +587,7 @@ impl Builtin {
             Builtin::TestMain => "tvm.testing.main",
             Builtin::TestParameter => "tvm.testing.parameter",
             Builtin::TestParameters => "tvm.testing.parameters",
+            Builtin::TestFixture => "tvm.testing.fixture",
             Builtin::NamedTuple => "collections.namedtuple",
             Builtin::GetLogger => "logging.getLogger",
             Builtin::LogCall => "logging.log",
@@ -617,6 +625,7 @@ impl Builtin {
             "dict" => Builtin::Dict,
             "type" => Builtin::Type,
             "callable" => Builtin::Callable,
+            "staticmethod" => Builtin::StaticMethod,
             "hasattr" => Builtin::Hasattr,
             "getattr" => Builtin::Getattr,
             "issubclass" => Builtin::Issubclass,
@@ -850,6 +859,7 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
                 )
             })
         }
+        Builtin::StaticMethod => Ok(one_arg(name, args)?.0),
         Builtin::Callable => {
             let (v, _) = one_arg(name, args)?;
             Ok(Value::Bool(match &v {
@@ -1027,6 +1037,17 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
         }
         Builtin::TestParameter => test_parameter(args),
         Builtin::TestParameters => test_parameters(interp, args),
+        Builtin::TestFixture => {
+            let a = args.bind("tvm.testing.fixture", &["func", "cache_return_value"])?;
+            match a.get("func") {
+                // The fixture's value is the same whether or not it is
+                // cached: only pytest's runs would tell them apart.
+                None => Ok(Value::host(ScriptValue::Builtin(Native::Builtin(
+                    Builtin::TestFixture,
+                )))),
+                Some(f) => Ok(Value::host(ScriptValue::Fixture(f.value.clone()))),
+            }
+        }
     }
 }
 

@@ -124,6 +124,7 @@ pub(crate) fn module_attr(path: &str, name: &str) -> Option<Value> {
             "parameters" => {
                 return builtin(Native::Builtin(crate::builtins::Builtin::TestParameters))
             }
+            "fixture" => return builtin(Native::Builtin(crate::builtins::Builtin::TestFixture)),
             _ => {}
         }
     }

@@ -54,6 +54,11 @@ impl Scope {
         }
     }
 
+    /// The names bound in this scope itself, with their values.
+    pub fn bindings(&self) -> HashMap<String, Value> {
+        self.names.borrow().clone()
+    }
+
     /// Unbinds `name` (`del name`); whether it was bound here.
     pub fn remove(&self, name: &str) -> bool {
         if let Some(target) = self.outer.borrow().get(name).cloned() {

@@ -23,6 +23,20 @@ pub(crate) enum ScriptValue {
     /// `size = tvm.testing.parameter(1, 10)`: the values a test taking
     /// `size` runs with (see `Interpreter::run_test_functions`).
     Parameter(Parameter),
+    /// `@tvm.testing.fixture def f(...)`: a pytest fixture, the function
+    /// that computes it. `tvm.testing.main()` does not compute fixtures.
+    Fixture(Value),
+    /// A class the script defines: its attributes (what its body bound),
+    /// read as `Class.name`. Making instances needs CPython.
+    Class(Class),
+}
+
+/// A class defined by a `class` statement.
+pub(crate) struct Class {
+    /// The class name.
+    pub name: String,
+    /// What the class body bound, by name.
+    pub attributes: std::collections::HashMap<String, Value>,
 }
 
 /// A test parameter of `tvm.testing.parameter` or `tvm.testing.parameters`.
@@ -43,6 +57,8 @@ impl HostValue for ScriptValue {
             ScriptValue::Module(_) => "module",
             ScriptValue::ExpectError(_) => "pytest.raises context",
             ScriptValue::Parameter(_) => "pytest fixture",
+            ScriptValue::Class(_) => "class",
+            ScriptValue::Fixture(_) => "pytest fixture",
         }
     }
 
@@ -58,6 +74,8 @@ impl HostValue for ScriptValue {
             ScriptValue::Parameter(p) => {
                 write!(f, "<tvm.testing.parameter of {} values>", p.values.len())
             }
+            ScriptValue::Class(c) => write!(f, "<class '__main__.{}'>", c.name),
+            ScriptValue::Fixture(func) => write!(f, "<fixture {func}>"),
         }
     }
 

@@ -339,3 +339,76 @@ except RuntimeError:
     // there is nothing to report, rather than the same error again.
     assert!(r.target.is_none());
 }
+
+#[test]
+fn classes_hold_their_attributes_and_test_classes_are_left_to_cpython() {
+    let r = run(r#"
+import tvm
+import tvm.testing
+
+class Shapes:
+    square = (4, 4)
+    rows = square[0]
+
+    @staticmethod
+    def area(shape):
+        return shape[0] * shape[1]
+
+    @tvm.testing.fixture
+    def fixture_of(self):
+        return 1
+
+    @tvm.testing.parametrize_targets("llvm", "cuda")
+    def test_targets(self, target):
+        pass
+
+print(Shapes.rows, Shapes.area(Shapes.square), Shapes.__name__)
+try:
+    raise tvm.TVMError("x")
+except tvm.error.TVMError:
+    print("caught")
+"#);
+    assert_eq!(r.printed, "4 16 Shapes\ncaught\n");
+    for (source, expected) in [
+        (
+            "class A:\n    x = 1\nA()\n",
+            "instances of a class the script defines are not supported",
+        ),
+        (
+            "class A:\n    x = 1\nA.y\n",
+            "type object 'A' has no attribute 'y'",
+        ),
+        ("class A(int):\n    pass\n", "a class with base classes"),
+        (
+            "import tvm\nimport tvm.testing\nclass TestA:\n    def test_x(self):\n        pass\n\
+             tvm.testing.main()\n",
+            "`TestA` holds tests as methods of a class",
+        ),
+    ] {
+        let e = error(source);
+        assert!(e.contains(expected), "{source}: {e}");
+    }
+}
+
+#[test]
+fn parametrize_targets_runs_the_test_once_per_target() {
+    let r = run(r#"
+import tvm
+import tvm.testing
+
+seen = []
+
+@tvm.testing.parametrize_targets("llvm", "cuda")
+def test_each(target):
+    seen.append(target)
+
+@tvm.testing.parametrize_targets
+def test_bare():
+    seen.append("bare")
+
+if __name__ == "__main__":
+    tvm.testing.main()
+    print(seen)
+"#);
+    assert_eq!(r.printed, "['llvm', 'cuda', 'bare']\n");
+}

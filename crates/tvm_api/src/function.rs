@@ -140,6 +140,9 @@ pub enum Function {
     /// `tvm.testing.requires_gpu`, `uses_gpu`, ...: a mark that leaves the
     /// test unchanged.
     Requirement,
+    /// `tvm.testing.parametrize_targets("llvm", ...)`: the test runs once
+    /// per target named, as `target`; bare, the test as it is.
+    ParametrizeTargets,
     /// `tvm.tir.stmt_functor.post_order_visit`.
     PostOrderVisit,
     // Stages, dataflow and operations that are not computes.
@@ -239,6 +242,7 @@ impl Function {
             Function::GetConstInt => "tvm.topi.utils.get_const_int",
             Function::TraverseInline => "tvm.topi.utils.traverse_inline",
             Function::Requirement => "tvm.testing.requires_*",
+            Function::ParametrizeTargets => "tvm.testing.parametrize_targets",
             Function::DeviceOf => "tvm.device",
             Function::GenericFunc => "tvm.target.generic_func",
             Function::VScale => "tvm.tir.vscale",

@@ -148,6 +148,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::GetConstInt => crate::topi::get_const_int(args),
         Function::TraverseInline => crate::topi::traverse_inline(host, args),
         Function::Requirement => crate::test_marks::requirement(args),
+        Function::ParametrizeTargets => crate::test_marks::parametrize_targets(args),
         Function::DeviceOf => {
             let a = args.bind("device", &["dev_type", "dev_id"])?;
             let t = a.required("dev_type")?;

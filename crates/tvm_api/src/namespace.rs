@@ -180,6 +180,7 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "any" if tir_level => Function::Any,
         "assert_prim_expr_equal" if module_path == "tvm.testing" => Function::AssertPrimExprEqual,
         "device_enabled" if module_path == "tvm.testing" => Function::DeviceEnabled,
+        "parametrize_targets" if module_path == "tvm.testing" => Function::ParametrizeTargets,
         _ if module_path == "tvm.testing"
             && (name.starts_with("requires_")
                 || name == "uses_gpu"
@@ -276,7 +277,7 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "IterVar" if matches!(module_path, "tvm.te" | "tvm.te.schedule" | "tvm.schedule") => {
             return Some(Value::Object(Object::Class(Class::IterVar)))
         }
-        "TVMError" if module_path == "tvm.error" => {
+        "TVMError" if matches!(module_path, "tvm.error" | "tvm") => {
             return Some(Value::Object(Object::Class(Class::Error(
                 ErrorClass::TVMError,
             ))))

@@ -250,3 +250,34 @@ pub(crate) fn requirement(args: Args) -> ApiResult<Value> {
         _ => Ok(Value::Function(crate::function::Function::Requirement)),
     }
 }
+
+/// `tvm.testing.parametrize_targets("llvm", "cuda")`: the mark
+/// `parametrize("target", [...])`; used bare on a test, the test as it is
+/// (it runs for the targets the program names itself).
+pub(crate) fn parametrize_targets(args: Args) -> ApiResult<Value> {
+    if let [f] = args.positional.as_slice() {
+        if args.keywords.is_empty() && is_function(f) {
+            return Ok(f.clone());
+        }
+    }
+    if let Some((name, _)) = args.keywords.first() {
+        return Err(ApiError::type_error(format!(
+            "`parametrize_targets` takes target names, not `{name}=`"
+        )));
+    }
+    let mut cases = Vec::with_capacity(args.positional.len());
+    for (k, target) in args.positional.into_iter().enumerate() {
+        if !matches!(target, Value::Str(_)) {
+            return Err(ApiError::type_error(format!(
+                "`parametrize_targets` takes target names such as \"llvm\", found a {}",
+                target.type_name()
+            ))
+            .at(ArgRef::Positional(k)));
+        }
+        cases.push(vec![("target".to_string(), target)]);
+    }
+    Ok(Value::Object(Object::Mark(Rc::new(Mark {
+        name: Rc::from("parametrize"),
+        effect: Some(Effect::Cases(cases)),
+    }))))
+}

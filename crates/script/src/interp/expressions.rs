@@ -493,6 +493,20 @@ impl Interpreter {
             Value::Object(tvm_api::Object::Class(c)) if name == "__name__" => {
                 Ok(Value::str(c.name().rsplit('.').next().unwrap_or(c.name())))
             }
+            Value::Host(_) if matches!(script_value(value), Some(ScriptValue::Class(_))) => {
+                let Some(ScriptValue::Class(c)) = script_value(value) else {
+                    unreachable!("matched above")
+                };
+                match c.attributes.get(name) {
+                    Some(v) => Ok(v.clone()),
+                    None if name == "__name__" => Ok(Value::str(&c.name)),
+                    None => Err(Raised::python(
+                        ErrorClass::AttributeError,
+                        span,
+                        format!("type object '{}' has no attribute '{name}'", c.name),
+                    )),
+                }
+            }
             Value::Host(_) if name == "__name__" => match script_value(value) {
                 Some(ScriptValue::Builtin(n)) => {
                     let full = crate::builtins::class_name(*n).unwrap_or(n.name());

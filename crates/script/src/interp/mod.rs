@@ -133,6 +133,23 @@ impl Interpreter {
         };
         let program = self.program.clone();
         for stmt in &program.body {
+            if let ast::Stmt::ClassDef(class) = stmt {
+                let has_tests = class
+                    .body
+                    .iter()
+                    .any(|s| matches!(s, ast::Stmt::FunctionDef(f) if f.name.starts_with("test")));
+                if class.name.starts_with("Test") && has_tests {
+                    return Err(Raised::at(
+                        span,
+                        format!(
+                            "`{}` holds tests as methods of a class, which rangefinder te does \
+                             not run; run the file under CPython with \
+                             `python -m rangefinder.tvm FILE`",
+                            class.name
+                        ),
+                    ));
+                }
+            }
             let ast::Stmt::FunctionDef(def) = stmt else {
                 continue;
             };
@@ -209,6 +226,15 @@ impl Interpreter {
                     let text = self.text(&args.span).to_owned();
                     Err(pymodules::needs_cpython_error(path, &text, args.span))
                 }
+                Some(ScriptValue::Class(c)) => Err(Raised::at(
+                    args.span,
+                    format!(
+                        "`{}(...)`: instances of a class the script defines are not supported by \
+                         rangefinder te; run the script under CPython with \
+                         `python -m rangefinder.tvm FILE`",
+                        c.name
+                    ),
+                )),
                 _ => Err(Raised::at(
                     args.span,
                     format!("a {} is not callable", callee.type_name()),

@@ -97,6 +97,10 @@ impl Interpreter {
                 }
                 scope.set(def.name.as_str(), f);
             }
+            ast::Stmt::ClassDef(def) => {
+                let class = self.class_def(def, scope)?;
+                scope.set(def.name.as_str(), class);
+            }
             ast::Stmt::Return(s) => {
                 if self.depth == 0 {
                     return Err(Raised::at(span, "`return` outside a function"));
@@ -468,6 +472,41 @@ impl Interpreter {
             scope.set(bound, value);
         }
         Ok(())
+    }
+
+    /// `class Name: body`: the body runs once, in a scope of its own, and
+    /// what it binds becomes the class's attributes (test classes of
+    /// TVM's files hold parameters and test methods). Base classes other
+    /// than `object`, decorators and keywords are refused: they would
+    /// change what the class is.
+    fn class_def(&mut self, def: &ast::StmtClassDef, scope: &Rc<Scope>) -> Eval<Value> {
+        if let Some(d) = def.decorator_list.first() {
+            return Err(Raised::at(
+                span_of(d.range()),
+                "a decorated class is not supported by rangefinder te; run the script under \
+                 CPython with `python -m rangefinder.tvm FILE`",
+            ));
+        }
+        if let Some(args) = &def.arguments {
+            let only_object = args.keywords.is_empty()
+                && args
+                    .args
+                    .iter()
+                    .all(|b| matches!(b, ast::Expr::Name(n) if n.id.as_str() == "object"));
+            if !only_object {
+                return Err(Raised::at(
+                    span_of(args.range()),
+                    "a class with base classes or keywords is not supported by rangefinder te; \
+                     run the script under CPython with `python -m rangefinder.tvm FILE`",
+                ));
+            }
+        }
+        let body = Scope::child(scope);
+        self.exec_block(&def.body, &body)?;
+        Ok(Value::host(ScriptValue::Class(crate::value::Class {
+            name: def.name.to_string(),
+            attributes: body.bindings(),
+        })))
     }
 
     fn function_def(&mut self, def: &ast::StmtFunctionDef, scope: &Rc<Scope>) -> Eval<Function> {
@@ -860,7 +899,6 @@ fn unknown_module(path: &str, span: Range<usize>) -> Raised {
 fn statement_kind(s: &ast::Stmt) -> &'static str {
     match s {
         ast::Stmt::While(_) => "a `while` loop",
-        ast::Stmt::ClassDef(_) => "a class definition",
         ast::Stmt::With(w) if w.is_async => "`async with`",
         ast::Stmt::Try(t) if t.is_star => "`try`/`except*`",
         ast::Stmt::Raise(_) => "`raise`",
