@@ -99,12 +99,15 @@ fn script_errors_exit_2_with_line_and_column() {
     let dir = std::env::temp_dir().join(format!("rangefinder-te-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("bad.py");
-    std::fs::write(&file, "import tvm\nx = 1\nclass A:\n    x = 0\n").unwrap();
+    std::fs::write(&file, "import tvm\nx = 1\nclass A:\n    x = 0\nA()\n").unwrap();
     let out = rangefinder(&["te", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("a class definition is not supported"), "{err}");
-    assert!(err.contains("bad.py:3:1"), "{err}");
+    assert!(
+        err.contains("instances of a class the script defines"),
+        "{err}"
+    );
+    assert!(err.contains("bad.py:5:1"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

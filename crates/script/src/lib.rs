@@ -25,8 +25,8 @@
 //! sets with their comprehensions, `sorted`/`sum`/`map`/`filter` and the
 //! other common builtins, `*args`/`**kwargs` and keyword-only parameters,
 //! starred unpacking, closures with `global`/`nonlocal`, `while`, `raise`
-//! and Python's exception classes, and the modules `math`, `functools` and
-//! `itertools`. Modules that need CPython (`numpy`, `re`, `numbers`, `os`,
+//! and Python's exception classes, classes as namespaces, and the modules
+//! `math`, `functools` and `itertools`. Modules that need CPython (`numpy`, `re`, `numbers`, `os`,
 //! ...) import, and their first use is an error saying to run the script
 //! under CPython. Anything else is an error with its line and column, never
 //! a panic.
@@ -51,8 +51,8 @@
 //! let target = run.target.unwrap();
 //! assert_eq!(target.args.len(), 2); // A and B
 //!
-//! let err = script::run("class A:\n    pass\n").unwrap_err();
-//! assert_eq!((err.line, err.column), (1, 1));
+//! let err = script::run("x = 1\nx()\n").unwrap_err();
+//! assert_eq!((err.line, err.column), (2, 1));
 //! ```
 #![warn(missing_docs)]
 

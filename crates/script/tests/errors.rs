@@ -23,7 +23,12 @@ const PRELUDE: &str = "import tvm\nfrom tvm import te\n";
 
 #[test]
 fn unsupported_statements_point_at_the_statement() {
-    assert_error("class A:\n    pass\n", 1, 1, "class definition");
+    assert_error(
+        "class A(int):\n    pass\n",
+        1,
+        8,
+        "a class with base classes",
+    );
     assert_error(
         "import pytest\ndef f():\n    with pytest.raises(RuntimeError), pytest.raises(RuntimeError):\n        pass\n\nf()\n",
         3,
