@@ -325,3 +325,44 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// The outer loop of a split over a fused axis: `y` in `[0, x * a + b)`
+    /// and terms `y // c` or `ceildiv(y, c)` bounded through `y`'s symbolic
+    /// end (`x - y // 2` is at least 1 when `y < x * 2`).
+    #[test]
+    fn divisions_of_a_symbolically_ranged_variable_agree_with_evaluation(
+        (x0, x1) in (1i64..5, 1i64..6).prop_map(|(lo, w)| (lo, lo + w)),
+        (a, b, c) in (1i64..5, -2i64..3, 1i64..6),
+        (k, d, ceil, use_max) in (-2i64..3, -3i64..4, any::<bool>(), any::<bool>()),
+    ) {
+        let (x, y) = (Var::new("x"), Var::new("y"));
+        let mut an = Analyzer::new();
+        an.bind(&x, Range::half_open(Expr::int(x0), Expr::int(x1)));
+        let end = Expr::add(Expr::mul(x.expr(), Expr::int(a)), Expr::int(b));
+        an.bind(&y, Range::half_open(Expr::int(0), end));
+        let div = if ceil {
+            Expr::ceil_div(y.expr(), Expr::int(c))
+        } else {
+            Expr::floor_div(y.expr(), Expr::int(c))
+        };
+        let sum = Expr::add(Expr::sub(Expr::mul(x.expr(), Expr::int(k)), div), Expr::int(d));
+        let clamped = if use_max {
+            Expr::max(sum.clone(), Expr::int(0))
+        } else {
+            Expr::min(sum.clone(), Expr::int(1))
+        };
+        for e in [clamped, Expr::cmp(CmpOp::Ge, sum, Expr::int(1))] {
+            let simplified = an.simplify(&e).map_err(|err| TestCaseError::fail(err.to_string()))?;
+            for xv in x0..x1 {
+                for yv in 0..xv * a + b {
+                    let env = |u: &Var| if *u == x { Some(xv) } else if *u == y { Some(yv) } else { None };
+                    let want = e.eval(&env).map_err(|err| TestCaseError::fail(err.to_string()))?;
+                    prop_assert_eq!(simplified.eval(&env).ok(), Some(want), "{} => {} at x={} y={}", e, simplified, xv, yv);
+                }
+            }
+        }
+    }
+}

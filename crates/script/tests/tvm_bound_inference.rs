@@ -172,19 +172,6 @@ for i in range(1, 6):
             )",
     },
     Tighter {
-        test: "test_bound_fusesplit2",
-        line: "tvm.tir.stmt_functor.substitute(bounds[A1.op.axis[0]].extent, vars), 1",
-        by: "\
-# rangefinder: tighter because the rows are also clipped to the m rows of A1
-# (extent `min(m - xo // 2, 1)`); xo = 5 is an iteration only when m >= 3,
-# where this is TVM's 1.
-tvm.tir.stmt_functor.substitute(
-    bounds[A1.op.axis[0]].extent,
-    {xo.var: tvm.tir.const(5, \"int32\"), m: tvm.tir.const(3, \"int32\")},
-),
-1,",
-    },
-    Tighter {
         test: "test_bound_nest_thread",
         line: "assert bounds[A1.op.axis[0]].extent.value == 1",
         by: "\

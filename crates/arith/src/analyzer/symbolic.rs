@@ -3,7 +3,7 @@
 
 use super::Analyzer;
 use crate::bound::ConstBound;
-use crate::expr::Expr;
+use crate::expr::{Expr, ExprKind};
 use crate::simplify::sum::Sum;
 use crate::simplify::Simplifier;
 
@@ -50,19 +50,20 @@ impl Analyzer {
         let mut out = Sum::constant(sum.konst);
         let mut replaced = false;
         for t in &sum.terms {
-            let sym = t
-                .atom
-                .as_var()
-                .and_then(|v| self.vars.get(v))
-                .and_then(|f| f.symbolic.as_ref());
-            match sym {
-                Some((lo, hi)) if depth < 4 => {
-                    let end = if (t.coeff > 0) == upper { hi } else { lo };
-                    out.add_expr(end, t.coeff).ok()?;
+            let take_hi = (t.coeff > 0) == upper;
+            if depth < 4 {
+                if let Some((lo, hi)) = self.symbolic_ends(&t.atom) {
+                    out.add_expr(if take_hi { hi } else { lo }, t.coeff).ok()?;
                     replaced = true;
+                    continue;
                 }
-                _ => out.add_atom(&t.atom, t.coeff).ok()?,
+                if let Some(end) = self.monotone_division_end(&t.atom, take_hi, s) {
+                    out.add_expr(&end, t.coeff).ok()?;
+                    replaced = true;
+                    continue;
+                }
             }
+            out.add_atom(&t.atom, t.coeff).ok()?;
         }
         let b = if replaced {
             let (ne, _) = s.finish_sum(out).ok()?;
@@ -78,5 +79,36 @@ impl Analyzer {
         };
         let v = if upper { b.max } else { b.min };
         Some(v)
+    }
+
+    /// The inclusive symbolic ends of `e` when it is a variable with a
+    /// symbolic range.
+    fn symbolic_ends(&self, e: &Expr) -> Option<(&Expr, &Expr)> {
+        e.as_var()
+            .and_then(|v| self.vars.get(v))
+            .and_then(|f| f.symbolic.as_ref())
+            .map(|(lo, hi)| (lo, hi))
+    }
+
+    /// The largest (`hi`) or smallest value of `x // c` or `ceildiv(x, c)`
+    /// with `c > 0` and `x` a variable with a symbolic range, as an
+    /// expression: both divisions are non-decreasing in `x`, so the value
+    /// at `x`'s end bounds them (`o // 2` with `o` in `[0, m * 2)` is at
+    /// most `m - 1`, the split of a fused axis).
+    fn monotone_division_end(&self, e: &Expr, hi: bool, s: &mut Simplifier) -> Option<Expr> {
+        let (x, c, ceil) = match e.kind() {
+            ExprKind::FloorDiv(x, c) => (x, c, false),
+            ExprKind::CeilDiv(x, c) => (x, c, true),
+            _ => return None,
+        };
+        let c = c.as_int().filter(|&c| c > 0)?;
+        let (lo, up) = self.symbolic_ends(x)?;
+        let end = if hi { up.clone() } else { lo.clone() };
+        let divided = if ceil {
+            Expr::ceil_div(end, Expr::int(c))
+        } else {
+            Expr::floor_div(end, Expr::int(c))
+        };
+        s.visit(&divided).ok().map(|(d, _)| d)
     }
 }
