@@ -57,7 +57,7 @@ impl Analyzer {
                     replaced = true;
                     continue;
                 }
-                if let Some(end) = self.monotone_division_end(&t.atom, take_hi, s) {
+                if let Some(end) = self.monotone_division_end(&t.atom, take_hi) {
                     out.add_expr(&end, t.coeff).ok()?;
                     replaced = true;
                     continue;
@@ -94,8 +94,11 @@ impl Analyzer {
     /// with `c > 0` and `x` a variable with a symbolic range, as an
     /// expression: both divisions are non-decreasing in `x`, so the value
     /// at `x`'s end bounds them (`o // 2` with `o` in `[0, m * 2)` is at
-    /// most `m - 1`, the split of a fused axis).
-    fn monotone_division_end(&self, e: &Expr, hi: bool, s: &mut Simplifier) -> Option<Expr> {
+    /// most `m - 1`, the split of a fused axis). An end whose terms `c`
+    /// divides is divided term by term; any other stays a division, an
+    /// atom the caller bounds by its facts. No simplification starts here,
+    /// so ranges whose ends refer to each other cannot recurse.
+    fn monotone_division_end(&self, e: &Expr, hi: bool) -> Option<Expr> {
         let (x, c, ceil) = match e.kind() {
             ExprKind::FloorDiv(x, c) => (x, c, false),
             ExprKind::CeilDiv(x, c) => (x, c, true),
@@ -103,12 +106,26 @@ impl Analyzer {
         };
         let c = c.as_int().filter(|&c| c > 0)?;
         let (lo, up) = self.symbolic_ends(x)?;
-        let end = if hi { up.clone() } else { lo.clone() };
-        let divided = if ceil {
-            Expr::ceil_div(end, Expr::int(c))
+        let end = if hi { up } else { lo };
+        let sum = Sum::of(end).ok()?;
+        if sum.terms.iter().any(|t| t.coeff % c != 0) {
+            let c = Expr::int(c);
+            return Some(if ceil {
+                Expr::ceil_div(end.clone(), c)
+            } else {
+                Expr::floor_div(end.clone(), c)
+            });
+        }
+        // (c * s + k) // c == s + k // c, and likewise rounding up.
+        let k = if ceil {
+            sum.konst.checked_neg()?.div_euclid(c).checked_neg()?
         } else {
-            Expr::floor_div(end, Expr::int(c))
+            sum.konst.div_euclid(c)
         };
-        s.visit(&divided).ok().map(|(d, _)| d)
+        let mut quotient = Sum::constant(k);
+        for t in &sum.terms {
+            quotient.add_atom(&t.atom, t.coeff / c).ok()?;
+        }
+        Some(quotient.rebuild())
     }
 }
