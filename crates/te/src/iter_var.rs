@@ -60,6 +60,22 @@ impl IterVar {
         }))
     }
 
+    /// An axis with every part given: the variable it indexes with, its
+    /// domain, kind and thread tag (what `load_json` rebuilds).
+    pub(crate) fn from_parts(
+        var: Var,
+        dom: Option<Range>,
+        kind: IterKind,
+        thread: Option<ThreadTag>,
+    ) -> IterVar {
+        IterVar(Arc::new(IterVarData {
+            var,
+            dom,
+            kind,
+            thread,
+        }))
+    }
+
     /// `te.thread_axis(tag)`: a thread index that [`crate::Schedule::bind`]
     /// binds loops to. Loops bound to the same thread axis, one enclosing
     /// the other, are the same index: the inner one is not a loop of its

@@ -61,6 +61,7 @@ mod hybrid_schedule;
 mod inline;
 mod iter_var;
 mod iteration_regions;
+mod json;
 mod layout;
 mod loop_index;
 mod lower;
@@ -101,6 +102,7 @@ pub use iteration_regions::{
     attach_loops, default_iterations, every_attach_loops, every_iteration_region,
     iteration_regions, AttachLoop, IterationRegions, PhysicalRegions, RegionQuery,
 };
+pub use json::{load_json, save_json, JsonObject};
 pub use lower::{lower, schedule_ops, tvmscript, Lowering, PrintForm, StorageStyle};
 pub use operation::{
     compute, compute_named, placeholder, reduce_axis, try_compute_multi, try_compute_multi_tagged,

@@ -705,7 +705,7 @@ pub(crate) fn compute_on_axes(
     Ok(compute_op_on_axes(axis, bodies, name, tag, attrs)?.outputs())
 }
 
-fn compute_op_on_axes(
+pub(crate) fn compute_op_on_axes(
     axis: Vec<IterVar>,
     bodies: Vec<Value>,
     name: &str,

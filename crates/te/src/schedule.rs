@@ -1145,6 +1145,42 @@ impl Schedule {
         self.stages[i].scope = Some(scope);
     }
 
+    /// Puts the stages in the order of `order`, each with its given name
+    /// (what `load_json` restores: a rebuilt schedule finds its stages in
+    /// the order of the graph, the saved one kept them where its
+    /// primitives put them). `order` must name every stage once, with
+    /// distinct names.
+    pub(crate) fn restore_stage_order(&mut self, order: &[(OpId, String)]) -> Result<()> {
+        let mut names: HashSet<&str> = HashSet::new();
+        let mut seen: HashSet<OpId> = HashSet::new();
+        for (id, name) in order {
+            if !self.index.contains_key(id) || !seen.insert(*id) || !names.insert(name) {
+                return Err(TeError::schedule(
+                    "the saved stages are not the schedule's stages, once each with distinct names",
+                ));
+            }
+        }
+        if order.len() != self.stages.len() {
+            return Err(TeError::schedule(format!(
+                "{} saved stages for a schedule of {}",
+                order.len(),
+                self.stages.len()
+            )));
+        }
+        let mut stages: Vec<Option<Stage>> = std::mem::take(&mut self.stages)
+            .into_iter()
+            .map(Some)
+            .collect();
+        for (id, name) in order {
+            let mut st = stages[self.index[id]].take().expect("each stage once");
+            st.name = name.clone();
+            self.stages.push(st);
+        }
+        self.touch();
+        self.reindex();
+        Ok(())
+    }
+
     /// Rebuilds the index of stages by operation after stages moved.
     fn reindex(&mut self) {
         self.index.clear();

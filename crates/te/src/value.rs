@@ -231,6 +231,11 @@ impl Value {
         Value(Arc::new(Node { kind, dtype }))
     }
 
+    /// The node's identity: equal for clones of one value.
+    pub(crate) fn ptr(&self) -> *const () {
+        Arc::as_ptr(&self.0).cast()
+    }
+
     /// A float constant.
     pub fn float(v: f64) -> Value {
         Value::new(ValueKind::Float(v))

@@ -6,7 +6,8 @@
 //! axis), or the reduction's inner loop bound to `threadIdx.x` (a reduction
 //! across threads, with or without `rfactor`). Every schedule rangefinder
 //! accepts must run in bounds and compute exactly the definition; a
-//! schedule it refuses must be refused with an error, never a panic.
+//! schedule it refuses must be refused with an error, never a panic. Saved
+//! and loaded back (`save_json`), every schedule lowers to the same program.
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
 use proptest::prelude::*;
@@ -151,10 +152,30 @@ fn schedule(p: &Plan) -> Result<(Schedule, Vec<Tensor>), te::TeError> {
     Ok((s, vec![a, b, c]))
 }
 
+/// Saved with `save_json` and loaded back, the schedule lowers to the same
+/// program (or is refused with the same error).
+fn round_trips(s: &Schedule) -> Result<(), TestCaseError> {
+    let text = te::save_json(&te::JsonObject::Schedule(Box::new(s.clone())))
+        .map_err(|e| TestCaseError::fail(e.message))?;
+    let loaded = match te::load_json(&text) {
+        Ok(te::JsonObject::Schedule(l)) => *l,
+        Ok(_) => return Err(TestCaseError::fail("not a schedule")),
+        Err(e) => return Err(TestCaseError::fail(format!("{}: {text}", e.message))),
+    };
+    let lowered = |s: &Schedule| {
+        te::lower(s, &s.default_args())
+            .map(|l| l.to_string())
+            .map_err(|e| e.message)
+    };
+    prop_assert_eq!(lowered(&loaded), lowered(s));
+    Ok(())
+}
+
 fn run(p: &Plan, seed: u64) -> Result<(), TestCaseError> {
     let Ok((s, args)) = schedule(p) else {
         return Ok(());
     };
+    round_trips(&s)?;
     match check(&s, &args, &Default::default(), seed) {
         Ok(report) => {
             prop_assert!(report.is_clean(1e-4), "{p:?}\n{report:?}");
@@ -289,6 +310,7 @@ proptest! {
         let Ok((s, args)) = gemm_schedule(&g) else {
             return Ok(());
         };
+        round_trips(&s)?;
         match check(&s, &args, &Default::default(), seed) {
             Ok(report) => prop_assert!(report.is_clean(1e-4), "{g:?}\n{report:?}"),
             Err(e) => prop_assert!(

@@ -6,6 +6,8 @@
 //! program must access nothing outside its buffers and regions, read no
 //! element that was not computed, and produce exactly what the definitions
 //! say; every stage computes at least the elements its consumers need.
+//! Saved with `save_json` and loaded back, the schedule lowers to the same
+//! program.
 // `&[t.clone()]` mirrors TVM's `create_schedule([t])`.
 #![allow(clippy::cloned_ref_to_slice_refs)]
 
@@ -233,6 +235,17 @@ fn run_plan(p: &Plan, seed: u64) -> Result<(), TestCaseError> {
     }
     let mut args = vec![a];
     args.extend(outputs);
+    // Saved and loaded, the schedule lowers to the same program.
+    let text = te::save_json(&te::JsonObject::Schedule(Box::new(s.clone())))
+        .map_err(|e| TestCaseError::fail(e.message))?;
+    let Ok(te::JsonObject::Schedule(loaded)) = te::load_json(&text) else {
+        return Err(TestCaseError::fail(format!("does not load: {text}")));
+    };
+    let lowered = |s: &te::Schedule| te::lower(s, &s.default_args()).map(|l| l.to_string());
+    prop_assert_eq!(
+        lowered(&loaded).map_err(|e| TestCaseError::fail(e.message))?,
+        lowered(&s).map_err(|e| TestCaseError::fail(e.message))?
+    );
     let r = check(&s, &args, &HashMap::new(), seed).map_err(|e| TestCaseError::fail(e.message))?;
     prop_assert_eq!(r.out_of_bounds, 0, "invalid accesses: {:?}", r.violations);
     // Relative: a reduction of reductions reaches values near 10^4, where
