@@ -566,6 +566,16 @@ impl Object {
     }
 
     /// An iteration variable prints as its name, as in TVM.
+    /// `pickle` and `copy`, as TVM pickles its objects: through the
+    /// document of `tvm.ir.save_json`, loaded back by `load_json` into a
+    /// fresh object. Values that document cannot describe raise
+    /// `TypeError`.
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (String,))> {
+        let text = tvm_api::save_json_text(&self.value).map_err(|e| api_error(py, e))?;
+        let load = py.import("rangefinder.tvm.ir")?.getattr("_from_json")?;
+        Ok((load.unbind(), (text,)))
+    }
+
     fn __str__(&self) -> PyResult<String> {
         if let Value::Object(tvm_api::Object::IterVar(iv)) = &self.value {
             return Ok(iv.name().to_owned());

@@ -510,6 +510,10 @@ pub(crate) enum Builtin {
     Math(MathFunction),
     /// `functools.reduce`.
     Reduce,
+    /// `pickle.dumps`.
+    PickleDumps,
+    /// `pickle.loads`.
+    PickleLoads,
     /// `itertools.product`.
     Product,
     /// `tvm.testing.main()` / `pytest.main(...)`: runs the module's test
@@ -583,6 +587,8 @@ impl Builtin {
             Builtin::NoneType => "NoneType",
             Builtin::FunctionType => "function",
             Builtin::Reduce => "functools.reduce",
+            Builtin::PickleDumps => "pickle.dumps",
+            Builtin::PickleLoads => "pickle.loads",
             Builtin::Product => "itertools.product",
             Builtin::TestMain => "tvm.testing.main",
             Builtin::TestParameter => "tvm.testing.parameter",
@@ -645,6 +651,8 @@ impl Builtin {
         use MathFunction as M;
         Some(match (module, name) {
             ("functools", "reduce") => Builtin::Reduce,
+            ("pickle", "dumps") => Builtin::PickleDumps,
+            ("pickle", "loads") => Builtin::PickleLoads,
             ("itertools", "product") => Builtin::Product,
             ("collections", "namedtuple") => Builtin::NamedTuple,
             ("logging", "getLogger") => Builtin::GetLogger,
@@ -1016,6 +1024,8 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
         )),
         Builtin::Math(f) => crate::pymodules::math(f, args),
         Builtin::Reduce => crate::pymodules::reduce(interp, args),
+        Builtin::PickleDumps => crate::pymodules::pickle_dumps(args),
+        Builtin::PickleLoads => crate::pymodules::pickle_loads(args),
         Builtin::Product => crate::pymodules::product(args),
         Builtin::NamedTuple => {
             args.bind(

@@ -1,5 +1,5 @@
-//! Python's standard modules in scripts. `math`, `functools` and
-//! `itertools` are computed here; modules that need CPython (`numpy`, `re`,
+//! Python's standard modules in scripts. `math`, `functools`,
+//! `itertools` and `pickle` of TVM objects are computed here; modules that need CPython (`numpy`, `re`,
 //! `numbers`, `os`, `sys`, ...) import without error, so that a script's
 //! header runs, and their first use says how to run the script under
 //! CPython instead.
@@ -17,11 +17,22 @@ use tvm_api::ErrorClass;
 
 /// Modules whose functions are computed here (`collections` and `logging`
 /// in part: see [`attribute`]).
-const COMPUTED: &[&str] = &["math", "functools", "itertools", "collections", "logging"];
+const COMPUTED: &[&str] = &[
+    "math",
+    "functools",
+    "itertools",
+    "collections",
+    "logging",
+    "pickle",
+];
 
 /// What `collections`' names other than `namedtuple` are, and what
 /// `namedtuple(...)` gives: a value whose first use needs CPython.
 pub(crate) const DEFERRED_COLLECTIONS: &str = "collections.cpython";
+
+/// What `pickle`'s names other than `dumps` and `loads` are (files,
+/// protocols, picklers): a value whose first use needs CPython.
+const DEFERRED_PICKLE: &str = "pickle.cpython";
 
 /// Modules that import but need CPython on first use.
 const NEED_CPYTHON: &[&str] = &[
@@ -37,7 +48,7 @@ const NEED_CPYTHON: &[&str] = &[
     "typing",
     DEFERRED_COLLECTIONS,
     "json",
-    "pickle",
+    DEFERRED_PICKLE,
     "tempfile",
     "timeit",
     "inspect",
@@ -64,11 +75,16 @@ pub(crate) fn needs_cpython(path: &str) -> bool {
 /// which needs CPython.
 pub(crate) fn needs_cpython_error(path: &str, what: &str, span: Range<usize>) -> Raised {
     let top = path.split('.').next().unwrap_or(path);
+    let missing = if path.ends_with(".cpython") {
+        format!("`rangefinder te`'s own interpreter has only part of the module `{top}`")
+    } else {
+        format!("the module `{top}` is not available in `rangefinder te`'s own interpreter")
+    };
     Raised::at(
         span,
         format!(
-            "`{what}` needs CPython: the module `{top}` is not available in `rangefinder te`'s \
-             own interpreter; run the script under CPython with `python -m rangefinder.tvm FILE`"
+            "`{what}` needs CPython: {missing}; run the script under CPython with \
+             `python -m rangefinder.tvm FILE`"
         ),
     )
 }
@@ -94,6 +110,9 @@ pub(crate) fn attribute(path: &str, name: &str) -> Option<Value> {
         ("logging", "ERROR") => Some(Value::Int(40)),
         ("collections", n) if n != "namedtuple" && !n.starts_with("__") => {
             Some(Value::host(ScriptValue::Module(DEFERRED_COLLECTIONS)))
+        }
+        ("pickle", n) if !matches!(n, "dumps" | "loads") && !n.starts_with("__") => {
+            Some(Value::host(ScriptValue::Module(DEFERRED_PICKLE)))
         }
         _ => Builtin::in_module(path, name)
             .map(|b| Value::host(ScriptValue::Builtin(Native::Builtin(b)))),
@@ -131,6 +150,51 @@ fn float_to_int(f: f64, span: Range<usize>) -> Eval<Value> {
         ));
     }
     Ok(Value::Int(f as i64))
+}
+
+/// `pickle.dumps(obj)` of a tensor, operation or schedule: as TVM pickles
+/// them, the `tvm.ir.save_json` document.
+pub(crate) fn pickle_dumps(args: Args) -> Eval<Value> {
+    let a = args.bind("dumps", &["obj", "protocol"])?;
+    let obj = a.required("obj")?;
+    let text = tvm_api::save_json_text(&obj.value).map_err(|e| {
+        // Python's words for what cannot be pickled, with the layer's
+        // reason.
+        Raised::python(
+            ErrorClass::TypeError,
+            obj.span.clone(),
+            format!(
+                "cannot pickle '{}' object: {}",
+                obj.value.type_name(),
+                e.message
+            ),
+        )
+    })?;
+    Ok(Value::host(ScriptValue::Pickled(std::rc::Rc::from(text))))
+}
+
+/// `pickle.loads(data)` of what [`pickle_dumps`] returned: a fresh object.
+pub(crate) fn pickle_loads(args: Args) -> Eval<Value> {
+    let a = args.bind("loads", &["data"])?;
+    let data = a.required("data")?;
+    let pickled = match &data.value {
+        Value::Host(h) => match h.as_any().downcast_ref::<ScriptValue>() {
+            Some(ScriptValue::Pickled(text)) => Some(text.clone()),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(text) = pickled else {
+        return Err(Raised::python(
+            ErrorClass::TypeError,
+            data.span.clone(),
+            format!(
+                "`pickle.loads` reads what `pickle.dumps` returned here, not a {}",
+                data.value.type_name()
+            ),
+        ));
+    };
+    tvm_api::load_json_text(&text).map_err(|e| Raised::api(data.span.clone(), e))
 }
 
 /// A function of `math`.

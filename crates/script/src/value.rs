@@ -29,6 +29,9 @@ pub(crate) enum ScriptValue {
     /// A class the script defines: its attributes (what its body bound),
     /// read as `Class.name`. Making instances needs CPython.
     Class(Class),
+    /// What `pickle.dumps` returns (Python's `bytes`): the `save_json`
+    /// document of the object, which only `pickle.loads` reads.
+    Pickled(Rc<str>),
 }
 
 /// A class defined by a `class` statement.
@@ -58,6 +61,7 @@ impl HostValue for ScriptValue {
             ScriptValue::ExpectError(_) => "pytest.raises context",
             ScriptValue::Parameter(_) => "pytest fixture",
             ScriptValue::Class(_) => "class",
+            ScriptValue::Pickled(_) => "bytes",
             ScriptValue::Fixture(_) => "pytest fixture",
         }
     }
@@ -76,6 +80,7 @@ impl HostValue for ScriptValue {
             }
             ScriptValue::Class(c) => write!(f, "<class '__main__.{}'>", c.name),
             ScriptValue::Fixture(func) => write!(f, "<fixture {func}>"),
+            ScriptValue::Pickled(text) => write!(f, "<pickled object, {} bytes>", text.len()),
         }
     }
 

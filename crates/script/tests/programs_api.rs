@@ -230,3 +230,65 @@ fn stage_records_reducers_and_scalar_parameters_read_as_in_tvm() {
     let r = run(include_str!("programs/stage_records.py"));
     assert_eq!(r.printed, STAGE_RECORDS_PRINTED);
 }
+
+/// `tvm.ir.save_json` / `load_json` and `pickle`, as TVM's tests use them:
+/// the loaded objects are fresh and print, lower and compute the same.
+#[test]
+fn saved_and_pickled_objects_load_back() {
+    let r = run(r#"
+import pickle as pkl
+import tvm
+from tvm import te
+
+n = te.size_var("n")
+B = te.compute((n, 3), lambda i, j: (i + j * n).astype("float32"), name="B")
+assert str(tvm.ir.load_json(tvm.ir.save_json(B)).op.body[0]) == str(B.op.body[0])
+m = 24
+A = te.placeholder((m, 16), name="A")
+k = te.reduce_axis((0, 16), name="k")
+C = te.compute((m,), lambda i: te.sum(A[i, k] * 2.0, axis=k), name="C", attrs={"hello": 1, "arr": [10, 12]})
+C2 = tvm.ir.load_json(tvm.ir.save_json(C))
+assert isinstance(C2, te.tensor.Tensor)
+assert str(C2) == str(C) and not C2.same_as(C)
+assert C2.op.attrs["hello"] == 1 and C2.op.attrs["arr"][1] == 12
+
+s = te.create_schedule(C.op)
+ko, ki = s[C].split(k, factor=4)
+s[C].reorder(ko, C.op.axis[0], ki)
+loaded = pkl.loads(pkl.dumps(s))
+assert isinstance(loaded, te.schedule.Schedule)
+assert str(loaded.outputs[0].body) == str(s.outputs[0].body)
+out = loaded.outputs[0].output(0)
+tvm.lower(loaded, [out.op.input_tensors[0], out])
+
+try:
+    pkl.dumps(ko)
+    assert False
+except TypeError as e:
+    assert "cannot pickle" in str(e)
+"#);
+    let target = r.target.as_ref().expect("a schedule");
+    let text = te::lower(&target.schedule, &target.args)
+        .unwrap()
+        .to_string();
+    assert!(text.contains("k.outer"), "{text}");
+    check_values(&r);
+
+    let e = error(
+        r#"
+import tvm
+tvm.ir.load_json('{"format": "something else"}')
+"#,
+    );
+    assert!(e.contains("not one `save_json` wrote"), "{e}");
+    let e = error(
+        r#"
+import pickle
+import tvm
+from tvm import te
+A = te.placeholder((4,), name="A")
+pickle.dump(A, None)
+"#,
+    );
+    assert!(e.contains("has only part of the module `pickle`"), "{e}");
+}

@@ -71,7 +71,7 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ("test_tensorize_matmul", "name `T` is not defined"),
     // Fusing zero axes (TVM's Singleton relation) and its asserts pass;
     // then the schedule is pickled, through a `pkl` the extract does not
-    // import (and pickling needs CPython).
+    // import (TVM's test file imports `pickle as pkl`).
     ("test_singleton", "name `pkl` is not defined"),
 ];
 

@@ -186,6 +186,10 @@ pub enum Function {
     StructuralEqual,
     /// `tvm.ir.assert_structural_equal(a, b)`.
     AssertStructuralEqual,
+    /// `tvm.ir.save_json(node)`.
+    SaveJson,
+    /// `tvm.ir.load_json(json_str)`.
+    LoadJson,
     /// `te.schedule.ScanGetBody(scan_op)`.
     ScanGetBody,
     /// `te.schedule.ScanFixPointAnalysis(scan_op)`.
@@ -290,6 +294,8 @@ impl Function {
             Function::ScriptFromSource => "tvm.script.from_source",
             Function::StructuralEqual => "tvm.ir.structural_equal",
             Function::AssertStructuralEqual => "tvm.ir.assert_structural_equal",
+            Function::SaveJson => "tvm.ir.save_json",
+            Function::LoadJson => "tvm.ir.load_json",
             Function::ScanGetBody => "tvm.te.schedule.ScanGetBody",
             Function::ScanFixPointAnalysis => "tvm.te.schedule.ScanFixPointAnalysis",
             Function::HybridBuild => "tvm.te.hybrid.build",
@@ -343,6 +349,8 @@ pub enum Class {
     ComputeOp,
     /// `te.PlaceholderOp`.
     PlaceholderOp,
+    /// `te.ScanOp`.
+    ScanOp,
     /// `te.schedule.Stage`.
     Stage,
     /// `te.schedule.Schedule`.
@@ -405,6 +413,7 @@ impl Class {
             Class::Operation => "te.Operation",
             Class::ComputeOp => "te.ComputeOp",
             Class::PlaceholderOp => "te.PlaceholderOp",
+            Class::ScanOp => "te.ScanOp",
             Class::Stage => "te.schedule.Stage",
             Class::Schedule => "te.schedule.Schedule",
             Class::Range => "tvm.ir.Range",

@@ -318,6 +318,8 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
             crate::structural::call(native, args)
         }
         Function::HybridModule => crate::hybrid::module_new(args),
+        Function::SaveJson => crate::saved::save_json(args),
+        Function::LoadJson => crate::saved::load_json(args),
         Function::HybridScript => {
             let a = args.bind("script", &["pyfunc"])?;
             let f = a.required("pyfunc")?;

@@ -156,6 +156,8 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         }
         "structural_equal" if module_path == "tvm.ir" => Function::StructuralEqual,
         "assert_structural_equal" if module_path == "tvm.ir" => Function::AssertStructuralEqual,
+        "save_json" if module_path == "tvm.ir" => Function::SaveJson,
+        "load_json" if module_path == "tvm.ir" => Function::LoadJson,
         "compute" if te_level => Function::Compute,
         "var" if te_level || module_path == "tvm.tir" => Function::Var,
         "size_var" if te_level || module_path == "tvm.tir" => Function::SizeVar,
@@ -317,6 +319,7 @@ fn class(module_path: &str, name: &str) -> Option<Class> {
         "Operation" if te => Class::Operation,
         "ComputeOp" if te => Class::ComputeOp,
         "PlaceholderOp" if te => Class::PlaceholderOp,
+        "ScanOp" if te => Class::ScanOp,
         "Stage" if schedule => Class::Stage,
         "Schedule" if schedule => Class::Schedule,
         "Split" if module_path == "tvm.te.schedule" => Class::Split,

@@ -221,6 +221,7 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
             op(v).is_some_and(|op| te::extern_of(&op).is_some_and(|e| e.hybrid == hybrid))
         }
         Class::TensorComputeOp => op(v).is_some_and(|op| te::tensor_compute_of(&op).is_some()),
+        Class::ScanOp => op(v).is_some_and(|op| te::scan_op(&op).is_some()),
         Class::TensorSlice => matches!(v, Value::Object(Object::TensorSlice(..))),
         Class::TensorIntrin => matches!(v, Value::Object(Object::TensorIntrin(_))),
         Class::TensorIntrinCall => matches!(v, Value::Object(Object::IntrinCall(_))),
