@@ -232,3 +232,13 @@ def test_a_schedule_whose_lowering_error_the_script_caught_is_not_reported_again
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "invalid, as expected" in run.stdout
+
+
+def test_tvm_ffi_base_names_tvm_error():
+    import tvm._ffi.base
+
+    A = te.placeholder((8, 8), name="A")
+    k = te.reduce_axis((0, 8), "k")
+    assert tvm._ffi.base.TVMError is tvm.error.TVMError
+    with pytest.raises(tvm._ffi.base.TVMError):
+        te.compute((8,), lambda i: te.sum(A[i, k], axis=k) + 1, name="B")

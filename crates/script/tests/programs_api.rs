@@ -292,3 +292,23 @@ pickle.dump(A, None)
     );
     assert!(e.contains("has only part of the module `pickle`"), "{e}");
 }
+
+/// Older programs catch `tvm._ffi.base.TVMError`: the error TVM raises for
+/// an invalid compute (a reduction that is not the whole body).
+#[test]
+fn tvm_ffi_base_names_tvm_error() {
+    run(r#"
+import tvm
+from tvm import te
+
+n = te.size_var("n")
+A = te.placeholder((n, 8), name="A")
+k = te.reduce_axis((0, 8), "k")
+try:
+    te.compute((n,), lambda i: te.sum(A[i, k], axis=k) + 1, name="B")
+    assert False
+except tvm._ffi.base.TVMError:
+    pass
+assert tvm._ffi.base.TVMError is tvm.error.TVMError
+"#);
+}

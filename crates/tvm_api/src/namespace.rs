@@ -23,6 +23,8 @@ const MODULES: &[&str] = &[
     "tvm.container",
     "tvm.tir.stmt_functor",
     "tvm.error",
+    "tvm._ffi",
+    "tvm._ffi.base",
     "tvm.ir",
     "tvm.script",
     "tvm.script.tir",
@@ -279,7 +281,7 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "IterVar" if matches!(module_path, "tvm.te" | "tvm.te.schedule" | "tvm.schedule") => {
             return Some(Value::Object(Object::Class(Class::IterVar)))
         }
-        "TVMError" if matches!(module_path, "tvm.error" | "tvm") => {
+        "TVMError" if matches!(module_path, "tvm.error" | "tvm" | "tvm._ffi.base") => {
             return Some(Value::Object(Object::Class(Class::Error(
                 ErrorClass::TVMError,
             ))))

@@ -21,7 +21,7 @@ what ``rangefinder te SCRIPT.py`` prints.
 
 import sys as _sys
 
-from . import _object, arith, container, error, ir, nd, runtime, te, testing, tir
+from . import _ffi, _object, arith, container, error, ir, nd, runtime, te, testing, tir
 from ._modules import LAYER_MODULES, layer_module
 from ._session import session
 from .error import TVMError
@@ -95,6 +95,8 @@ def lower(inp, args=None, name="main", binds=None, simple_mode=False):
 
 #: The TVM modules `install` registers as `tvm.<name>`.
 MODULES = (
+    "_ffi",
+    "_ffi.base",
     "arith",
     "container",
     "error",
