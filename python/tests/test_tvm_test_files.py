@@ -242,3 +242,24 @@ def test_tvm_ffi_base_names_tvm_error():
     assert tvm._ffi.base.TVMError is tvm.error.TVMError
     with pytest.raises(tvm._ffi.base.TVMError):
         te.compute((8,), lambda i: te.sum(A[i, k], axis=k) + 1, name="B")
+
+
+def test_topi_testing_hands_out_topis_x86_injective_schedule():
+    import tvm.topi.testing
+
+    A = te.placeholder((2, 3, 5, 48), name="A")
+    B = te.placeholder((5, 48), name="B")
+    C = topi.add(A, B)
+    with tvm.target.Target("llvm"):
+        s = tvm.topi.testing.get_broadcast_schedule("llvm")(C)
+    text = str(tvm.lower(s, [A, B, C]))
+    assert "parallel (ax0.ax1.fused, 0, 6)" in text
+    assert "vectorized (ax3.inner, 0, 16)" in text
+    f = tvm.build(s, [A, B, C], "llvm")
+    a = np.random.uniform(size=(2, 3, 5, 48)).astype("float32")
+    b = np.random.uniform(size=(5, 48)).astype("float32")
+    c = tvm.nd.array(np.zeros((2, 3, 5, 48), "float32"))
+    f(tvm.nd.array(a), tvm.nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), a + b, rtol=1e-6)
+    with pytest.raises(NotImplementedError, match="tvm.topi.cuda.schedule_injective"):
+        tvm.topi.testing.get_injective_schedule("cuda")(C)

@@ -312,3 +312,48 @@ except tvm._ffi.base.TVMError:
 assert tvm._ffi.base.TVMError is tvm.error.TVMError
 "#);
 }
+
+/// `topi.testing.get_broadcast_schedule("llvm")` is TOPI's x86 injective
+/// schedule: outer axes fused and parallel, the last split by 16 and
+/// vectorized (a 1-D output runs its outer part in parallel).
+#[test]
+fn topi_testing_schedules_are_topis_x86_injective_schedule() {
+    let r = run(r#"
+import tvm
+from tvm import te, topi
+import tvm.topi.testing
+
+A = te.placeholder((2, 3, 5, 48), name="A")
+B = te.placeholder((5, 48), name="B")
+C = topi.add(A, B)
+with tvm.target.Target("llvm"):
+    s = tvm.topi.testing.get_broadcast_schedule("llvm")(C)
+assert tvm.topi.testing.get_elemwise_schedule("llvm") is not None
+text = str(tvm.lower(s, [A, B, C]))
+assert "parallel (ax0.ax1.fused, 0, 6)" in text, text
+assert "vectorized (ax3.inner, 0, 16)" in text, text
+"#);
+    check_values(&r);
+    let r = run(r#"
+import tvm
+from tvm import te
+import tvm.topi.testing
+
+A = te.placeholder((100,), name="A")
+B = te.compute((100,), lambda i: A[i] * 2.0, name="B")
+s = tvm.topi.testing.get_injective_schedule("llvm")(B)
+text = str(tvm.lower(s, [A, B]))
+assert "parallel (i.outer, 0, 7)" in text, text
+"#);
+    check_values(&r);
+    let e = error(
+        r#"
+import tvm
+import tvm.topi.testing
+from tvm import te
+A = te.placeholder((4,), name="A")
+tvm.topi.testing.get_injective_schedule("cuda")(A)
+"#,
+    );
+    assert!(e.contains("tvm.topi.cuda.schedule_injective"), "{e}");
+}

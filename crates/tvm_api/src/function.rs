@@ -78,6 +78,11 @@ pub enum Function {
     GetConstInt,
     /// `tvm.topi.utils.traverse_inline`.
     TraverseInline,
+    /// `topi.x86.schedule_injective(outs)`.
+    TopiScheduleInjectiveX86,
+    /// `topi.testing.get_injective_schedule(target)` (also
+    /// `get_elemwise_schedule`, `get_broadcast_schedule`).
+    TopiTestingInjectiveSchedule,
     /// `tvm.topi.utils.equal_const_int(expr, value)`.
     EqualConstInt,
     /// `tvm.topi.utils.is_empty_shape(shape)`.
@@ -245,6 +250,8 @@ impl Function {
             Function::GetConstTuple => "tvm.topi.utils.get_const_tuple",
             Function::GetConstInt => "tvm.topi.utils.get_const_int",
             Function::TraverseInline => "tvm.topi.utils.traverse_inline",
+            Function::TopiScheduleInjectiveX86 => "tvm.topi.x86.schedule_injective",
+            Function::TopiTestingInjectiveSchedule => "tvm.topi.testing.get_injective_schedule",
             Function::Requirement => "tvm.testing.requires_*",
             Function::ParametrizeTargets => "tvm.testing.parametrize_targets",
             Function::DeviceOf => "tvm.device",

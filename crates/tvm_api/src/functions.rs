@@ -147,6 +147,8 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::GetConstTuple => crate::topi::get_const_tuple(args),
         Function::GetConstInt => crate::topi::get_const_int(args),
         Function::TraverseInline => crate::topi::traverse_inline(host, args),
+        Function::TopiScheduleInjectiveX86 => crate::topi::schedule_injective_x86(args),
+        Function::TopiTestingInjectiveSchedule => crate::topi::testing_injective_schedule(args),
         Function::Requirement => crate::test_marks::requirement(args),
         Function::ParametrizeTargets => crate::test_marks::parametrize_targets(args),
         Function::DeviceOf => {

@@ -72,6 +72,7 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.topi.nn.winograd_util",
     "tvm.topi.nn.utils",
     "tvm.topi.testing",
+    "tvm.topi.x86",
     "tvm.topi.generic",
     "tvm.topi.cpp",
     "tvm.meta_schedule",
@@ -202,6 +203,12 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "get_const_tuple" if module_path == "tvm.topi.utils" => Function::GetConstTuple,
         "get_const_int" if module_path == "tvm.topi.utils" => Function::GetConstInt,
         "traverse_inline" if module_path == "tvm.topi.utils" => Function::TraverseInline,
+        "schedule_injective" if module_path == "tvm.topi.x86" => Function::TopiScheduleInjectiveX86,
+        "get_injective_schedule" | "get_elemwise_schedule" | "get_broadcast_schedule"
+            if module_path == "tvm.topi.testing" =>
+        {
+            Function::TopiTestingInjectiveSchedule
+        }
         "equal_const_int" if module_path == "tvm.topi.utils" => Function::EqualConstInt,
         "is_empty_shape" if module_path == "tvm.topi.utils" => Function::IsEmptyShape,
         "simplify" if module_path == "tvm.topi.utils" => Function::TopiSimplify,

@@ -1,8 +1,10 @@
 //! The helpers of TVM's operator library (`tvm.topi`) that TE programs
 //! import: the generic tags and their tests (`tvm.topi.tag`), shapes as
 //! Python integers (`get_const_tuple`, `get_const_int`) and the traversal
-//! that inlines injective stages (`traverse_inline`). TOPI's operators
-//! themselves are not provided.
+//! that inlines injective stages (`traverse_inline`), and the CPU schedule
+//! of injective operations that `topi.testing` hands TVM's tests
+//! (`topi.x86.schedule_injective`). TOPI's operators themselves are in
+//! `topi_ops`.
 
 use crate::args::{Args, Given};
 use crate::error::{type_error, ApiError, ApiResult, ErrorClass};
@@ -235,4 +237,75 @@ fn visit(
         &callback.at,
     )?;
     Ok(())
+}
+
+/// `topi.x86.schedule_injective(outs)`: TOPI's CPU schedule of injective
+/// operations. Injective stages are inlined; each output (of a non-empty
+/// shape) runs its outer axes fused and in parallel (the first three of
+/// five or more, the first two of three or four, else the first) and its
+/// last axis split by 16 with the inner loop vectorized.
+pub(crate) fn schedule_injective_x86(args: Args) -> ApiResult<Value> {
+    let a = args.bind("schedule_injective", &["outs"])?;
+    let outs = crate::dataflow::tensor_list(a.required("outs")?)?;
+    let ops: Vec<te::Operation> = outs.iter().map(|t| t.op().clone()).collect();
+    let mut s = te::Schedule::new(&ops);
+    te::auto_inline_injective(&mut s);
+    let fail = |e: te::TeError| ApiError::te(e);
+    for out in &outs {
+        if out.shape().iter().any(|d| d.as_int() == Some(0)) {
+            continue;
+        }
+        let axis = out.op().axis().to_vec();
+        let first = match axis.len() {
+            0 => None,
+            1 | 2 => Some(axis[0].clone()),
+            n => {
+                let k = if n >= 5 { 3 } else { 2 };
+                let mut fused = axis[0].clone();
+                for next in &axis[1..k] {
+                    fused = s.fuse(out, &fused, next).map_err(fail)?;
+                }
+                Some(fused)
+            }
+        };
+        if let Some(p) = &first {
+            s.parallel(out, p).map_err(fail)?;
+        }
+        if let Some(last) = axis.last() {
+            let (lo, li) = s.split(out, last, 16).map_err(fail)?;
+            s.vectorize(out, &li).map_err(fail)?;
+            if axis.len() == 1 {
+                // The split moved the parallel loop: the outer part is.
+                s.parallel(out, &lo).map_err(fail)?;
+            }
+        }
+    }
+    Ok(Value::Object(Object::Schedule(std::rc::Rc::new(
+        std::cell::RefCell::new(s),
+    ))))
+}
+
+/// `topi.testing.get_injective_schedule(target)` (and its aliases
+/// `get_elemwise_schedule`, `get_broadcast_schedule`): TOPI's injective
+/// schedule for the target's keys; for a CPU target, the x86 one. Other
+/// targets' schedules are not provided: using one says so.
+pub(crate) fn testing_injective_schedule(args: Args) -> ApiResult<Value> {
+    let a = args.bind("get_injective_schedule", &["target"])?;
+    let t = a.required("target")?;
+    let target = match &t.value {
+        Value::Str(s) => crate::Target::parse(s)?,
+        Value::Object(Object::Target(target)) => (**target).clone(),
+        other => {
+            return Err(type_error(
+                t.place(),
+                format!("expected a target, found a {}", other.type_name()),
+            ))
+        }
+    };
+    if target.keys.iter().any(|k| k == "cpu") {
+        return Ok(Value::Function(crate::Function::TopiScheduleInjectiveX86));
+    }
+    Ok(Value::Object(Object::Unsupported(std::rc::Rc::from(
+        format!("tvm.topi.{}.schedule_injective", target.kind),
+    ))))
 }
