@@ -1107,19 +1107,21 @@ impl<'a> Reader<'a> {
             let (outer, inner) = (self.defined_iter_var(outer)?, self.defined_iter_var(inner)?);
             // The two loops were adjacent when they were fused; a later
             // reorder may have moved other loops, so put them together.
+            if outer == inner {
+                return Err(bad(format!("`{}` is fused with itself", outer.name())));
+            }
             let leaves = s.stage(op)?.leaf_iter_vars().to_vec();
-            if let Some(p) = leaves.iter().position(|x| *x == outer) {
+            let p = leaves.iter().position(|x| *x == outer);
+            if let (Some(p), true) = (p, leaves.contains(&inner)) {
                 if leaves.get(p + 1) != Some(&inner) {
                     let mut order: Vec<IterVar> =
                         leaves.iter().filter(|x| **x != inner).cloned().collect();
-                    let p = order
+                    let at = order
                         .iter()
                         .position(|x| *x == outer)
-                        .expect("outer is a leaf");
-                    order.insert(p + 1, inner.clone());
-                    if leaves.contains(&inner) {
-                        s.reorder(op, &order)?;
-                    }
+                        .unwrap_or(order.len());
+                    order.insert((at + 1).min(order.len()), inner.clone());
+                    s.reorder(op, &order)?;
                 }
             }
             let f = s.fuse(op, &outer, &inner)?;

@@ -363,3 +363,58 @@ fn documents_save_json_did_not_write_are_errors() {
         assert!(err.message.contains(want), "{text}: {}", err.message);
     }
 }
+
+mod hostile {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A saved schedule with splits, a fuse, a reorder, an attachment, a
+    /// binding and a reduction: the document the edits start from.
+    fn document() -> String {
+        let a = placeholder([12, 10], "A", DataType::Float32).unwrap();
+        let b = compute_named([12, 10], &["i", "j"], |i| a.at([&i[0], &i[1]]) * 2.0, "B").unwrap();
+        let k = reduce_axis((0, 10), "k");
+        let c = compute_named(
+            [12],
+            &["i"],
+            |i| sum(b.at([i[0].clone(), k.expr()]), &[k.clone()]),
+            "C",
+        )
+        .unwrap();
+        let mut s = create_schedule(&[c.clone()]);
+        let (o, i) = s.split(&c, &c.op().axis()[0], 4).unwrap();
+        s.reorder(&c, &[i.clone(), o.clone()]).unwrap();
+        let (bo, _) = s.split(&b, &b.op().axis()[0], 3).unwrap();
+        s.fuse(&b, &bo, &s.stage(&b).unwrap().leaf_iter_vars()[1].clone())
+            .unwrap();
+        s.compute_at(&b, &c, &o).unwrap();
+        s.bind(&c, &i, &IterVar::thread_axis("threadIdx.x").unwrap())
+            .unwrap();
+        save_json(&JsonObject::Schedule(Box::new(s))).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+
+        /// Changed positions, names and numbers give an error or a schedule
+        /// that lowers or refuses to, never a panic.
+        #[test]
+        fn edited_documents_load_or_fail_without_panicking(
+            edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..12), 1..4),
+        ) {
+            let mut bytes = document().into_bytes();
+            for (at, what) in edits {
+                let k = at.index(bytes.len());
+                bytes[k] = match what {
+                    0..=9 => b'0' + what,
+                    10 => b'"',
+                    _ => b'-',
+                };
+            }
+            let Ok(text) = String::from_utf8(bytes) else { return Ok(()) };
+            if let Ok(JsonObject::Schedule(s)) = load_json(&text) {
+                let _ = te::lower(&s, &s.default_args());
+            }
+        }
+    }
+}
