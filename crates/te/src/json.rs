@@ -481,7 +481,7 @@ impl ValueTable {
                 json!({"load": [w.tensor(t)?, idx]})
             }
             ValueKind::Neg(a) => json!({"neg": at(a)}),
-            ValueKind::Binary(op, a, b) => json!({"binary": [binary_name(*op), at(a), at(b)]}),
+            ValueKind::Binary(op, a, b) => json!({"binary": [name_of(&BINARY, op), at(a), at(b)]}),
             ValueKind::Select(c, a, b) => json!({"select": [w.expr(c), at(a), at(b)]}),
             ValueKind::Reduce(r) => {
                 let axes: Vec<usize> = r.axes.iter().map(|a| w.iter_var(a)).collect();
@@ -495,7 +495,7 @@ impl ValueTable {
             ValueKind::Call(f, args) => {
                 json!({"call": [f.name(), args.iter().map(at).collect::<Vec<_>>()]})
             }
-            ValueKind::Cmp(op, a, b) => json!({"cmp": [cmp_name(*op), at(a), at(b)]}),
+            ValueKind::Cmp(op, a, b) => json!({"cmp": [name_of(&CMP, op), at(a), at(b)]}),
             ValueKind::And(a, b) => json!({"and": [at(a), at(b)]}),
             ValueKind::Or(a, b) => json!({"or": [at(a), at(b)]}),
             ValueKind::Not(a) => json!({"not": at(a)}),
@@ -532,15 +532,18 @@ const CMP: [(CmpOp, &str); 6] = [
 
 const REDUCERS: [Reducer; 4] = [Reducer::Sum, Reducer::Max, Reducer::Min, Reducer::Prod];
 
-fn binary_name(op: BinaryOp) -> &'static str {
-    BINARY
-        .iter()
-        .find(|(o, _)| *o == op)
-        .map_or("?", |(_, n)| n)
+/// The name a table gives `op`.
+fn name_of<T: PartialEq>(table: &[(T, &'static str)], op: &T) -> &'static str {
+    table.iter().find(|(o, _)| o == op).map_or("?", |(_, n)| n)
 }
 
-fn cmp_name(op: CmpOp) -> &'static str {
-    CMP.iter().find(|(o, _)| *o == op).map_or("?", |(_, n)| n)
+/// The operator a table names `name`.
+fn by_name<T: Copy>(table: &[(T, &str)], name: &str, what: &str) -> Result<T> {
+    table
+        .iter()
+        .find(|(_, n)| *n == name)
+        .map(|(o, _)| *o)
+        .ok_or_else(|| bad(format!("`{name}` is not a {what}")))
 }
 
 // ---------------------------------------------------------------- reading
@@ -891,12 +894,7 @@ impl<'a> Reader<'a> {
             "neg" => ValueKind::Neg(at(v)?),
             "binary" => {
                 let [op, a, b] = tuple::<3>(v)?;
-                let name = str_of(op)?;
-                let op = BINARY
-                    .iter()
-                    .find(|(_, n)| *n == name)
-                    .map(|(o, _)| *o)
-                    .ok_or_else(|| bad(format!("`{name}` is not a binary operator")))?;
+                let op = by_name(&BINARY, str_of(op)?, "binary operator")?;
                 ValueKind::Binary(op, at(a)?, at(b)?)
             }
             "select" => {
@@ -933,12 +931,7 @@ impl<'a> Reader<'a> {
             }
             "cmp" => {
                 let [op, a, b] = tuple::<3>(v)?;
-                let name = str_of(op)?;
-                let op = CMP
-                    .iter()
-                    .find(|(_, n)| *n == name)
-                    .map(|(o, _)| *o)
-                    .ok_or_else(|| bad(format!("`{name}` is not a comparison")))?;
+                let op = by_name(&CMP, str_of(op)?, "comparison")?;
                 ValueKind::Cmp(op, at(a)?, at(b)?)
             }
             "and" => {
