@@ -120,6 +120,9 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
             .collect::<PyResult<Vec<_>>>()?;
         return Ok(Value::Dict(pairs.into()));
     }
+    if let Some(array) = numpy_array(obj)? {
+        return Ok(array);
+    }
     // A function (a compute's lambda) is carried as it is; anything else
     // with `__index__` (numpy's integers) is an integer.
     if !obj.is_callable() && obj.hasattr("__index__")? {
@@ -130,6 +133,25 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         obj: obj.clone().unbind(),
         type_name: static_type_name(obj),
     }))
+}
+
+/// A numpy array as the layer's array (its values and dtype), as
+/// `tvm.nd.array` would hold it; `None` for anything else.
+fn numpy_array(obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
+    let ty = obj.get_type();
+    if ty.module()?.to_cow()? != "numpy" || ty.name()?.to_cow()? != "ndarray" {
+        return Ok(None);
+    }
+    let dtype = obj.getattr("dtype")?.str()?.to_cow()?.into_owned();
+    let dtype = dtype
+        .parse::<tir::DataType>()
+        .map_err(|_| error(format!("numpy arrays of dtype {dtype} are not supported")))?;
+    let values = to_value(&obj.call_method0("tolist")?)?;
+    let array = tvm_api::NDArray::from_value(&values, Some(dtype))
+        .map_err(|e| crate::error::api_error(obj.py(), e))?;
+    Ok(Some(Value::Object(tvm_api::Object::NDArray(
+        std::rc::Rc::new(std::cell::RefCell::new(array)),
+    ))))
 }
 
 fn int_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
@@ -463,6 +485,22 @@ impl Object {
         let index = to_value(key)?;
         let v = tvm_api::subscript(&self.value, &index).map_err(|e| api_error(py, e))?;
         to_py(py, v)
+    }
+
+    fn __setitem__(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let (k, v) = (to_value(key)?, to_value(value)?);
+        match tvm_api::set_item(&self.value, &k, &v) {
+            Some(done) => done.map_err(|e| api_error(py, e)),
+            None => Err(PyTypeError::new_err(format!(
+                "'{}' object does not support item assignment",
+                self.value.type_name()
+            ))),
+        }
     }
 
     fn __len__(&self, py: Python<'_>) -> PyResult<usize> {

@@ -86,9 +86,8 @@ pub fn index_arg(obj: &Bound<'_, PyAny>) -> PyResult<Expr> {
     })
 }
 
-/// `truncdiv(a, b)` (`remainder` false) or `truncmod(a, b)`: C's integer
-/// division, rounding toward zero, and its remainder (the sign of `a`),
-/// for any divisor: a constant of either sign or an expression.
+/// `truncdiv(a, b)` (`remainder` false) or `truncmod(a, b)`: the
+/// layer's [`tvm_api::truncating_division`].
 #[pyfunction]
 #[pyo3(signature = (a, b, remainder=false))]
 fn truncating_division(
@@ -98,54 +97,8 @@ fn truncating_division(
     remainder: bool,
 ) -> PyResult<Py<PyAny>> {
     let (x, y) = (index_arg(a)?, index_arg(b)?);
-    let e = match y.as_int() {
-        Some(0) => return Err(error("truncating division by zero")),
-        Some(d) => trunc_by_constant(x, d, remainder)?,
-        None => trunc_by_expr(x, y, remainder),
-    };
+    let e = tvm_api::truncating_division(x, y, remainder).map_err(|e| api_error(py, e))?;
     to_py(py, Value::Index(e))
-}
-
-/// Truncating division or remainder by a non-zero constant `d`: for
-/// `d < 0`, `a / d` is `-(a / -d)` and the remainder is that of `-d`.
-fn trunc_by_constant(a: Expr, d: i64, remainder: bool) -> PyResult<Expr> {
-    let Some(magnitude) = d.checked_abs() else {
-        return Ok(trunc_by_expr(a, Expr::int(d), remainder));
-    };
-    let quotient = || {
-        Expr::trunc_div(a.clone(), magnitude)
-            .ok_or_else(|| error("truncating division by a non-positive constant"))
-    };
-    Ok(match (remainder, d > 0) {
-        (false, true) => quotient()?,
-        (false, false) => Expr::sub(Expr::int(0), quotient()?),
-        (true, _) => Expr::trunc_mod(a.clone(), magnitude)
-            .ok_or_else(|| error("truncating division by a non-positive constant"))?,
-    })
-}
-
-/// Truncating division or remainder by `b`, written with floor operators:
-/// the floor quotient is one less than the truncated one exactly when the
-/// remainder is not zero and `a` and `b` have opposite signs.
-fn trunc_by_expr(a: Expr, b: Expr, remainder: bool) -> Expr {
-    let zero = || Expr::int(0);
-    let opposite = Expr::or(
-        Expr::and(Expr::lt(a.clone(), zero()), Expr::gt(b.clone(), zero())),
-        Expr::and(Expr::gt(a.clone(), zero()), Expr::lt(b.clone(), zero())),
-    );
-    let inexact = Expr::ne(Expr::floor_mod(a.clone(), b.clone()), zero());
-    let rounds_down = Expr::and(inexact, opposite);
-    if remainder {
-        Expr::sub(
-            Expr::floor_mod(a, b.clone()),
-            Expr::select(rounds_down, b, zero()),
-        )
-    } else {
-        Expr::add(
-            Expr::floor_div(a, b),
-            Expr::select(rounds_down, Expr::int(1), zero()),
-        )
-    }
 }
 
 /// `(schedule, args)` the report of a script is about, as `rangefinder te`

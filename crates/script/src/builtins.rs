@@ -5,7 +5,7 @@ use crate::collections;
 use crate::error::{Eval, Raised};
 use crate::interp::Interpreter;
 use crate::native::Native;
-use crate::operators::{self, as_index, as_int};
+use crate::operators::{self, as_index, as_int, BinaryOp};
 use crate::pyformat;
 use crate::value::{script_value, ScriptValue, Value};
 use arith::Expr;
@@ -510,6 +510,9 @@ pub(crate) enum Builtin {
     Math(MathFunction),
     /// `functools.reduce`.
     Reduce,
+    /// A binary operator of Python's `operator` module (`operator.mul`),
+    /// as `a op b` computes it.
+    Operator(BinaryOp),
     /// `pickle.dumps`.
     PickleDumps,
     /// `pickle.loads`.
@@ -587,6 +590,15 @@ impl Builtin {
             Builtin::NoneType => "NoneType",
             Builtin::FunctionType => "function",
             Builtin::Reduce => "functools.reduce",
+            Builtin::Operator(op) => match op {
+                BinaryOp::Add => "operator.add",
+                BinaryOp::Sub => "operator.sub",
+                BinaryOp::Mul => "operator.mul",
+                BinaryOp::Div => "operator.truediv",
+                BinaryOp::FloorDiv => "operator.floordiv",
+                BinaryOp::Mod => "operator.mod",
+                BinaryOp::Pow => "operator.pow",
+            },
             Builtin::PickleDumps => "pickle.dumps",
             Builtin::PickleLoads => "pickle.loads",
             Builtin::Product => "itertools.product",
@@ -651,6 +663,16 @@ impl Builtin {
         use MathFunction as M;
         Some(match (module, name) {
             ("functools", "reduce") => Builtin::Reduce,
+            ("operator", _) => Builtin::Operator(match name {
+                "add" => BinaryOp::Add,
+                "sub" => BinaryOp::Sub,
+                "mul" => BinaryOp::Mul,
+                "truediv" => BinaryOp::Div,
+                "floordiv" => BinaryOp::FloorDiv,
+                "mod" => BinaryOp::Mod,
+                "pow" => BinaryOp::Pow,
+                _ => return None,
+            }),
             ("pickle", "dumps") => Builtin::PickleDumps,
             ("pickle", "loads") => Builtin::PickleLoads,
             ("itertools", "product") => Builtin::Product,
@@ -1024,6 +1046,16 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
         )),
         Builtin::Math(f) => crate::pymodules::math(f, args),
         Builtin::Reduce => crate::pymodules::reduce(interp, args),
+        Builtin::Operator(op) => {
+            let (pos, span) = args.positional_only(name)?;
+            match &pos[..] {
+                [a, b] => operators::binary(op, &a.value, &b.value, span),
+                _ => Err(type_error(
+                    span,
+                    format!("{name} expected 2 arguments, got {}", pos.len()),
+                )),
+            }
+        }
         Builtin::PickleDumps => crate::pymodules::pickle_dumps(args),
         Builtin::PickleLoads => crate::pymodules::pickle_loads(args),
         Builtin::Product => crate::pymodules::product(args),

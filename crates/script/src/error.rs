@@ -90,7 +90,8 @@ impl RaisedKind {
             | ErrorClass::KeyError
             | ErrorClass::ZeroDivisionError
             | ErrorClass::OverflowError
-            | ErrorClass::TvmTypeError => RaisedKind::Api(class),
+            | ErrorClass::TvmTypeError
+            | ErrorClass::RuntimeError => RaisedKind::Api(class),
             _ => RaisedKind::Script,
         }
     }

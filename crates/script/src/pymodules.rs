@@ -1,5 +1,5 @@
 //! Python's standard modules in scripts. `math`, `functools`,
-//! `itertools` and `pickle` of TVM objects are computed here; modules that need CPython (`numpy`, `re`,
+//! `operator`'s binary operators, `itertools` and `pickle` of TVM objects are computed here; modules that need CPython (`numpy`, `re`,
 //! `numbers`, `os`, `sys`, ...) import without error, so that a script's
 //! header runs, and their first use says how to run the script under
 //! CPython instead.
@@ -20,6 +20,7 @@ use tvm_api::ErrorClass;
 const COMPUTED: &[&str] = &[
     "math",
     "functools",
+    "operator",
     "itertools",
     "collections",
     "logging",

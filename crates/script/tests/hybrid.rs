@@ -287,7 +287,7 @@ print(tvm.lower(s, [a, b, d], simple_mode=True))
         "{printed}"
     );
     assert!(
-        printed.contains("foo[i, j] = (c[i, j] + (i*j))"),
+        printed.contains("foo[i, j] = (c[i, j] + float32((i*j)))"),
         "{printed}"
     );
 }

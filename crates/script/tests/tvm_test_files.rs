@@ -149,11 +149,14 @@ def conv2d_nchw(cfg, data, kernel):
             "winograd_transform_matrices(2, 3, 'float32')",
             "`tvm.topi.nn.winograd_util.winograd_transform_matrices` is not supported",
         ),
-        ("conv2d_nchw(1, 2)", "registered with autotvm"),
     ] {
         let e = error(&format!("{header}\n{use_}\n"));
         assert!(e.contains(what), "{use_}: {e}");
     }
+    // A template registered with AutoTVM runs with its fallback
+    // configuration.
+    let r = run(&format!("{header}\nprint(conv2d_nchw(1, 2))\n"));
+    assert_eq!(r.printed, "1\n");
 }
 
 #[test]

@@ -58,6 +58,12 @@ pub(crate) fn cast(value: &Value, dt: DataType, span: At) -> ApiResult<Value> {
         Value::Int(_) | Value::Index(_) if matches!(dt, DataType::Int32 | DataType::Int64) => {
             Ok(promote(value))
         }
+        // A constant cast to a float type is a float constant, as TVM's
+        // `cast` makes it.
+        Value::Int(i) if dt == DataType::Float32 => Ok(element(te::Value::float(i as f64))),
+        Value::Index(e) if dt == DataType::Float32 && e.as_int().is_some() => {
+            Ok(element(te::Value::float(e.as_int().unwrap_or(0) as f64)))
+        }
         Value::Int(i) if dt.is_float() => Ok(element(te::Value::cast(dt, te::Value::int(i)))),
         Value::Float(f) if dt.is_float() => Ok(element(te::Value::cast(dt, te::Value::float(f)))),
         other => {

@@ -71,6 +71,8 @@ pub enum Function {
     MaxValue,
     /// `tvm.tir.div`: truncating on integers, true division on floats.
     Div,
+    /// `tvm.tir.add`, `subtract`, `multiply` (also in `tvm.te`): `a op b`.
+    TirBinary(crate::BinaryOp),
     // TOPI's helpers that programs import.
     /// `tvm.topi.utils.get_const_tuple`.
     GetConstTuple,
@@ -80,6 +82,40 @@ pub enum Function {
     TraverseInline,
     /// `topi.x86.schedule_injective(outs)`.
     TopiScheduleInjectiveX86,
+    /// `schedule_injective_from_existing(sch, out)` of `topi.x86` (fused,
+    /// parallel, vectorized) or of `topi.generic` (fused).
+    TopiInjectiveFromExisting {
+        /// Whether this is the x86 one.
+        x86: bool,
+    },
+    /// `topi.generic.schedule_injective(outs)` (also `schedule_elemwise`,
+    /// `schedule_broadcast`): for an `llvm` target, injective stages
+    /// inlined and the first output's axes fused.
+    TopiGenericScheduleInjective,
+    /// `topi.generic.default.default_schedule(outs, auto_inline)`, and the
+    /// `topi.generic.schedule_*` functions that are it with `auto_inline`
+    /// fixed (`schedule_conv2d_nchw`: `False`; `schedule_reduce`: `True`).
+    TopiDefaultSchedule(Option<bool>),
+    /// `autotvm.register_topi_compute(task)` (`false`) or
+    /// `register_topi_schedule(task)` (`true`).
+    RegisterTopi(bool),
+    /// `autotvm.task.space.SplitEntity`, `OtherOptionEntity`,
+    /// `ReorderEntity`, `AnnotateEntity`: by class name.
+    AutotvmEntity(&'static str),
+    /// `autotvm.tophub.load_reference_log(backend, model, workload)`.
+    LoadReferenceLog,
+    /// `tvm.target.codegen.target_has_features(features, target=None)`.
+    TargetHasFeatures,
+    /// `tvm.target.x86.get_simd_32bit_lanes()`.
+    SimdLanes,
+    /// `tvm.topi.utils.const_matrix(matrix, name, attrs)`.
+    ConstMatrix,
+    /// `tvm.contrib.pickle_memoize.memoize(key, save_at_exit=False)` and the
+    /// decorator it returns.
+    Memoize,
+    /// `tvm.topi.utils.nchw_pack_layout` (`true`) or `nchw_xc_layout`
+    /// (`false`).
+    LayoutTest(bool),
     /// `topi.testing.get_injective_schedule(target)` (also
     /// `get_elemwise_schedule`, `get_broadcast_schedule`).
     TopiTestingInjectiveSchedule,
@@ -252,6 +288,27 @@ impl Function {
             Function::TraverseInline => "tvm.topi.utils.traverse_inline",
             Function::TopiScheduleInjectiveX86 => "tvm.topi.x86.schedule_injective",
             Function::TopiTestingInjectiveSchedule => "tvm.topi.testing.get_injective_schedule",
+            Function::TopiInjectiveFromExisting { x86: true } => {
+                "tvm.topi.x86.schedule_injective_from_existing"
+            }
+            Function::TopiInjectiveFromExisting { x86: false } => {
+                "tvm.topi.generic.schedule_injective_from_existing"
+            }
+            Function::TopiGenericScheduleInjective => "tvm.topi.generic.schedule_injective",
+            Function::TopiDefaultSchedule(_) => "tvm.topi.generic.default.default_schedule",
+            Function::TirBinary(crate::BinaryOp::Add) => "tvm.tir.add",
+            Function::TirBinary(crate::BinaryOp::Sub) => "tvm.tir.subtract",
+            Function::TirBinary(_) => "tvm.tir.multiply",
+            Function::Memoize => "tvm.contrib.pickle_memoize.memoize",
+            Function::ConstMatrix => "tvm.topi.utils.const_matrix",
+            Function::RegisterTopi(false) => "tvm.autotvm.register_topi_compute",
+            Function::RegisterTopi(true) => "tvm.autotvm.register_topi_schedule",
+            Function::AutotvmEntity(name) => name,
+            Function::LoadReferenceLog => "tvm.autotvm.tophub.load_reference_log",
+            Function::TargetHasFeatures => "tvm.target.codegen.target_has_features",
+            Function::SimdLanes => "tvm.target.x86.get_simd_32bit_lanes",
+            Function::LayoutTest(true) => "tvm.topi.utils.nchw_pack_layout",
+            Function::LayoutTest(false) => "tvm.topi.utils.nchw_xc_layout",
             Function::Requirement => "tvm.testing.requires_*",
             Function::ParametrizeTargets => "tvm.testing.parametrize_targets",
             Function::DeviceOf => "tvm.device",

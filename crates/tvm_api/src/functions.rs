@@ -144,10 +144,37 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::MinValue => crate::casts::limit_function(args, false),
         Function::MaxValue => crate::casts::limit_function(args, true),
         Function::Div => div(args),
+        Function::TirBinary(op) => {
+            let a = args.bind(native.name(), &["lhs", "rhs", "span"])?;
+            let (x, y) = (a.required("lhs")?, a.required("rhs")?);
+            crate::objects::element_binary(op, &x.value, &y.value, x.place())
+        }
         Function::GetConstTuple => crate::topi::get_const_tuple(args),
         Function::GetConstInt => crate::topi::get_const_int(args),
         Function::TraverseInline => crate::topi::traverse_inline(host, args),
         Function::TopiScheduleInjectiveX86 => crate::topi::schedule_injective_x86(args),
+        Function::TopiInjectiveFromExisting { x86 } => {
+            crate::topi::injective_from_existing(args, x86)
+        }
+        Function::TopiGenericScheduleInjective => {
+            crate::topi::generic_schedule_injective(host, args)
+        }
+        Function::TopiDefaultSchedule(auto_inline) => {
+            crate::topi::default_schedule(host, args, auto_inline)
+        }
+        Function::Memoize => match args.positional.as_slice() {
+            // The decorator applied: the function itself (TVM caches its
+            // results on disk; they are the same values).
+            [f @ Value::Host(_)] => Ok(f.clone()),
+            _ => Ok(Value::Function(Function::Memoize)),
+        },
+        Function::ConstMatrix => crate::topi::const_matrix(args),
+        Function::RegisterTopi(schedule) => crate::autotvm::register(args, schedule),
+        Function::AutotvmEntity(kind) => crate::autotvm::entity(kind, args),
+        Function::LoadReferenceLog => crate::autotvm::load_reference_log(args),
+        Function::TargetHasFeatures => crate::autotvm::target_has_features(host, args),
+        Function::SimdLanes => crate::autotvm::simd_32bit_lanes(host, args),
+        Function::LayoutTest(kind) => crate::topi::layout_test(args, kind),
         Function::TopiTestingInjectiveSchedule => crate::topi::testing_injective_schedule(args),
         Function::Requirement => crate::test_marks::requirement(args),
         Function::ParametrizeTargets => crate::test_marks::parametrize_targets(args),
@@ -370,7 +397,8 @@ fn shape(a: &Given) -> ApiResult<Vec<Expr>> {
         .collect()
 }
 
-fn schedule_arg(a: &Given) -> ApiResult<ScheduleRef> {
+/// The schedule an argument holds.
+pub(crate) fn schedule_arg(a: &Given) -> ApiResult<ScheduleRef> {
     match &a.value {
         Value::Object(Object::Schedule(s)) => Ok(s.clone()),
         other => Err(type_error(
@@ -866,25 +894,100 @@ fn integer_division(native: Function, args: Args) -> ApiResult<Value> {
     let x = to_index(a.required("a")?)?;
     let y_arg = a.required("b")?;
     let y = to_index(y_arg)?;
+    if let (Some(n), Some(d)) = (x.as_int(), y.as_int()) {
+        // Two constants divide to a constant, as TVM folds them.
+        let folded = match native {
+            Function::FloorDiv => arith::num::floor_div(n, d).ok(),
+            Function::FloorMod => arith::num::floor_mod(n, d).ok(),
+            Function::TruncDiv => n.checked_div(d),
+            _ => n.checked_rem(d),
+        };
+        return match folded {
+            Some(v) => Ok(Value::Index(Expr::int(v))),
+            None if d == 0 => Err(
+                ApiError::new(ErrorClass::ZeroDivisionError, "division by zero")
+                    .at(y_arg.at.clone()),
+            ),
+            None => Err(ApiError::new(
+                ErrorClass::OverflowError,
+                format!("integer overflow: {n} divided by {d} does not fit in 64 bits"),
+            )),
+        };
+    }
     let e = match native {
         Function::FloorDiv => Expr::floor_div(x, y),
         Function::FloorMod => Expr::floor_mod(x, y),
-        _ => {
-            let d = y.as_int().unwrap_or(0);
-            let e = if native == Function::TruncDiv {
-                Expr::trunc_div(x, d)
-            } else {
-                Expr::trunc_mod(x, d)
-            };
-            e.ok_or_else(|| {
-                not_supported(
-                    y_arg.place(),
-                    "truncating division is supported by a positive constant only; use `//` (floor division)",
-                )
-            })?
-        }
+        _ => truncating_division(x, y, native == Function::TruncMod)
+            .map_err(|e| e.at(y_arg.at.clone()))?,
     };
     Ok(Value::Index(e))
+}
+
+/// `truncdiv(a, b)` (`remainder` false) or `truncmod(a, b)`: C's integer
+/// division, rounding toward zero, and its remainder (with the sign of
+/// `a`), for any divisor: a constant of either sign or an expression.
+/// Constants fold; otherwise the result is written with floor operators.
+pub fn truncating_division(a: Expr, b: Expr, remainder: bool) -> ApiResult<Expr> {
+    match (a.as_int(), b.as_int()) {
+        (_, Some(0)) => Err(ApiError::new(
+            ErrorClass::ZeroDivisionError,
+            "truncating division by zero",
+        )),
+        (Some(n), Some(d)) => {
+            let folded = if remainder {
+                n.checked_rem(d)
+            } else {
+                n.checked_div(d)
+            };
+            folded.map(Expr::int).ok_or_else(|| {
+                ApiError::new(
+                    ErrorClass::OverflowError,
+                    format!("integer overflow: {n} divided by {d} does not fit in 64 bits"),
+                )
+            })
+        }
+        (_, Some(d)) => Ok(trunc_by_constant(a, d, remainder)),
+        (_, None) => Ok(trunc_by_expr(a, b, remainder)),
+    }
+}
+
+/// Truncating division or remainder by a non-zero constant `d`: for
+/// `d < 0`, `a / d` is `-(a / -d)` and the remainder is that of `-d`.
+fn trunc_by_constant(a: Expr, d: i64, remainder: bool) -> Expr {
+    let magnitude = d.checked_abs().filter(|m| *m > 0);
+    let by_magnitude = magnitude.and_then(|m| {
+        if remainder {
+            Expr::trunc_mod(a.clone(), m)
+        } else {
+            Expr::trunc_div(a.clone(), m)
+                .map(|q| if d > 0 { q } else { Expr::sub(Expr::int(0), q) })
+        }
+    });
+    by_magnitude.unwrap_or_else(|| trunc_by_expr(a, Expr::int(d), remainder))
+}
+
+/// Truncating division or remainder by `b`, written with floor operators:
+/// the floor quotient is one less than the truncated one exactly when the
+/// remainder is not zero and `a` and `b` have opposite signs.
+fn trunc_by_expr(a: Expr, b: Expr, remainder: bool) -> Expr {
+    let zero = || Expr::int(0);
+    let opposite = Expr::or(
+        Expr::and(Expr::lt(a.clone(), zero()), Expr::gt(b.clone(), zero())),
+        Expr::and(Expr::gt(a.clone(), zero()), Expr::lt(b.clone(), zero())),
+    );
+    let inexact = Expr::ne(Expr::floor_mod(a.clone(), b.clone()), zero());
+    let rounds_down = Expr::and(inexact, opposite);
+    if remainder {
+        Expr::sub(
+            Expr::floor_mod(a, b.clone()),
+            Expr::select(rounds_down, b, zero()),
+        )
+    } else {
+        Expr::add(
+            Expr::floor_div(a, b),
+            Expr::select(rounds_down, Expr::int(1), zero()),
+        )
+    }
 }
 
 /// `te.exp(x)` and the other math functions: a call on tensor elements.

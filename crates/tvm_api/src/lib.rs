@@ -81,6 +81,7 @@
 #![warn(missing_docs)]
 
 mod args;
+mod autotvm;
 mod build;
 mod casts;
 mod dataflow;
@@ -119,6 +120,7 @@ pub use arith::CmpOp;
 pub use build::{NDArray, NDArrayRef};
 pub use error::{ApiError, ApiResult, ArgRef, ErrorClass};
 pub use function::{Class, Function};
+pub use functions::truncating_division;
 pub use host::{Host, Parameters};
 pub use hybrid::{HybridModule, HybridSource};
 pub use lowered::{LoweredModule, StmtRef};
@@ -326,6 +328,7 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
         ))),
         Value::Object(Object::Reducer(r)) => reducer::reduce(host, r, args),
         Value::Object(Object::TensorIntrin(t)) => tensor_slices::call_intrin(t, args),
+        Value::Object(Object::AutotvmTemplate(t)) => autotvm::call_template(host, t, args),
         Value::Object(Object::TensorIr(tensor_ir::TirObject::ScriptName(path))) => {
             Ok(tensor_ir::call_script_name(path))
         }
@@ -423,6 +426,16 @@ pub fn call_function(
             .collect(),
     };
     call(&mut NoHost(Session::default()), callee, args)
+}
+
+/// `container[key] = value` for the API's objects that take item
+/// assignment (an AutoTVM configuration's knobs); `None` for a container
+/// that is not one of them.
+pub fn set_item(container: &Value, key: &Value, value: &Value) -> Option<ApiResult<()>> {
+    match container {
+        Value::Object(Object::AutotvmConfig(c)) => Some(autotvm::config_set(c, key, value)),
+        _ => None,
+    }
 }
 
 /// `receiver.name(*args)`.

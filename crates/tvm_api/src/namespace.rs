@@ -59,6 +59,11 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.relay",
     "tvm.auto_scheduler",
     "tvm.autotvm",
+    "tvm.autotvm.task",
+    "tvm.autotvm.task.space",
+    "tvm.autotvm.tophub",
+    "tvm.target.x86",
+    "tvm.target.codegen",
     "tvm.contrib",
     "tvm.contrib.cudnn",
     "tvm.contrib.cublas",
@@ -68,12 +73,23 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.contrib.clang",
     "tvm.contrib.utils",
     "tvm.contrib.nvcc",
+    "tvm.contrib.pickle_memoize",
     "tvm.topi.nn",
     "tvm.topi.nn.winograd_util",
     "tvm.topi.nn.utils",
     "tvm.topi.testing",
     "tvm.topi.x86",
+    "tvm.topi.x86.injective",
+    "tvm.topi.x86.tensor_intrin",
+    "tvm.topi.x86.utils",
+    "tvm.topi.cuda",
+    "tvm.topi.cuda.tensor_intrin",
+    "tvm.topi.cuda.conv2d_nhwc",
+    "tvm.topi.cuda.conv2d_nhwc_winograd",
+    "tvm.topi.cuda.conv2d_winograd",
     "tvm.topi.generic",
+    "tvm.topi.generic.injective",
+    "tvm.topi.generic.default",
     "tvm.topi.cpp",
     "tvm.meta_schedule",
 ];
@@ -98,15 +114,7 @@ pub(crate) fn module(path: &str) -> Option<Value> {
 /// a module of [`IMPORT_ONLY`], a name rangefinder does not provide is an
 /// [`Object::Unsupported`].
 pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
-    if module_path == "tvm.autotvm"
-        && matches!(
-            name,
-            "register_topi_compute"
-                | "register_topi_schedule"
-                | "template"
-                | "register_customized_task"
-        )
-    {
+    if module_path == "tvm.autotvm" && matches!(name, "template" | "register_customized_task") {
         return Some(Value::Function(Function::DeferringDecorator));
     }
     known_module_attr(module_path, name).or_else(|| {
@@ -166,7 +174,10 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "size_var" if te_level || module_path == "tvm.tir" => Function::SizeVar,
         "reduce_axis" if te_level => Function::ReduceAxis,
         "thread_axis" if te_level => Function::ThreadAxis,
-        "sum" if te_level => Function::Sum,
+        "sum" if tir_level => Function::Sum,
+        "add" if tir_level => Function::TirBinary(crate::BinaryOp::Add),
+        "subtract" if tir_level => Function::TirBinary(crate::BinaryOp::Sub),
+        "multiply" if tir_level => Function::TirBinary(crate::BinaryOp::Mul),
         "max" if tir_level => Function::MaxReducer,
         "min" if tir_level => Function::MinReducer,
         "create_schedule" if te_level => Function::CreateSchedule,
@@ -199,11 +210,67 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "Cast" | "cast" if module_path == "tvm.tir" => Function::Cast,
         "min_value" if tir_level => Function::MinValue,
         "max_value" if tir_level => Function::MaxValue,
-        "div" if module_path == "tvm.tir" => Function::Div,
+        "div" if matches!(module_path, "tvm.tir" | "tvm.te") => Function::Div,
         "get_const_tuple" if module_path == "tvm.topi.utils" => Function::GetConstTuple,
         "get_const_int" if module_path == "tvm.topi.utils" => Function::GetConstInt,
         "traverse_inline" if module_path == "tvm.topi.utils" => Function::TraverseInline,
-        "schedule_injective" if module_path == "tvm.topi.x86" => Function::TopiScheduleInjectiveX86,
+        "schedule_injective"
+            if matches!(module_path, "tvm.topi.x86" | "tvm.topi.x86.injective") =>
+        {
+            Function::TopiScheduleInjectiveX86
+        }
+        "schedule_injective_from_existing"
+            if matches!(module_path, "tvm.topi.x86" | "tvm.topi.x86.injective") =>
+        {
+            Function::TopiInjectiveFromExisting { x86: true }
+        }
+        "schedule_injective_from_existing"
+            if matches!(
+                module_path,
+                "tvm.topi.generic" | "tvm.topi.generic.injective"
+            ) =>
+        {
+            Function::TopiInjectiveFromExisting { x86: false }
+        }
+        "schedule_injective" | "schedule_elemwise" | "schedule_broadcast"
+            if matches!(
+                module_path,
+                "tvm.topi.generic" | "tvm.topi.generic.injective"
+            ) =>
+        {
+            Function::TopiGenericScheduleInjective
+        }
+        "default_schedule" if module_path == "tvm.topi.generic.default" => {
+            Function::TopiDefaultSchedule(None)
+        }
+        "schedule_reduce" if module_path == "tvm.topi.generic" => {
+            Function::TopiDefaultSchedule(Some(true))
+        }
+        _ if module_path == "tvm.topi.generic"
+            && name.starts_with("schedule_")
+            && !crate::topi::GENERIC_NOT_DEFAULT.contains(&name) =>
+        {
+            Function::TopiDefaultSchedule(Some(false))
+        }
+        "const_matrix" if module_path == "tvm.topi.utils" => Function::ConstMatrix,
+        "register_topi_compute" if module_path == "tvm.autotvm" => Function::RegisterTopi(false),
+        "register_topi_schedule" if module_path == "tvm.autotvm" => Function::RegisterTopi(true),
+        "SplitEntity" | "OtherOptionEntity" | "ReorderEntity" | "AnnotateEntity"
+            if matches!(module_path, "tvm.autotvm.task.space" | "tvm.autotvm.task") =>
+        {
+            Function::AutotvmEntity(match name {
+                "SplitEntity" => "SplitEntity",
+                "OtherOptionEntity" => "OtherOptionEntity",
+                "ReorderEntity" => "ReorderEntity",
+                _ => "AnnotateEntity",
+            })
+        }
+        "load_reference_log" if module_path == "tvm.autotvm.tophub" => Function::LoadReferenceLog,
+        "target_has_features" if module_path == "tvm.target.codegen" => Function::TargetHasFeatures,
+        "get_simd_32bit_lanes" if module_path == "tvm.target.x86" => Function::SimdLanes,
+        "memoize" if module_path == "tvm.contrib.pickle_memoize" => Function::Memoize,
+        "nchw_pack_layout" if module_path == "tvm.topi.utils" => Function::LayoutTest(true),
+        "nchw_xc_layout" if module_path == "tvm.topi.utils" => Function::LayoutTest(false),
         "get_injective_schedule" | "get_elemwise_schedule" | "get_broadcast_schedule"
             if module_path == "tvm.topi.testing" =>
         {
@@ -275,7 +342,7 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "ScheduleOps" if schedule_level => Function::ScheduleOps,
         "scan" if te_level => Function::Scan,
         "extern" if te_level => Function::Extern,
-        "comm_reducer" if te_level => Function::CommReducer,
+        "comm_reducer" if tir_level => Function::CommReducer,
         "decl_tensor_intrin" if te_level => Function::DeclTensorIntrin,
         "decl_buffer" if matches!(module_path, "tvm" | "tvm.tir") => Function::DeclBuffer,
         "call_packed" if matches!(module_path, "tvm" | "tvm.tir") => Function::CallPacked,

@@ -93,6 +93,13 @@ pub enum Object {
     Reducer(Rc<crate::ReducerDef>),
     /// `te.decl_tensor_intrin(...)`: what `s[C].tensorize` takes.
     TensorIntrin(te::TensorIntrin),
+    /// A function registered with `autotvm.register_topi_compute` or
+    /// `register_topi_schedule`, or the decorator that registers it.
+    AutotvmTemplate(Rc<crate::autotvm::Template>),
+    /// An AutoTVM configuration, `cfg` in a template.
+    AutotvmConfig(crate::autotvm::ConfigRef),
+    /// A knob's value (`SplitEntity`, `OtherOptionEntity`, ...).
+    AutotvmEntity(Rc<crate::autotvm::Entity>),
     /// `tvm.transform.PassContext(...)`: lowering options, a context
     /// manager.
     PassContext(Rc<crate::pass_context::PassContext>),
@@ -181,6 +188,14 @@ impl Object {
             Object::IrBuilder(_) => "IRBuilder",
             Object::Reducer(_) => "function",
             Object::TensorIntrin(_) => "TensorIntrin",
+            Object::AutotvmTemplate(_) => "function",
+            Object::AutotvmConfig(_) => "FallbackConfigEntity",
+            Object::AutotvmEntity(e) => match **e {
+                crate::autotvm::Entity::Split(_) => "SplitEntity",
+                crate::autotvm::Entity::Other(_) => "OtherOptionEntity",
+                crate::autotvm::Entity::Reorder(_) => "ReorderEntity",
+                crate::autotvm::Entity::Annotate(_) => "AnnotateEntity",
+            },
             Object::Slice(..) => "slice",
             Object::PassContext(_) => "PassContext",
             Object::TensorSlice(..) => "TensorSlice",
@@ -246,6 +261,8 @@ impl Object {
             (Object::MarkedTest(a), Object::MarkedTest(b)) => Rc::ptr_eq(a, b),
             (Object::StringImm(a), Object::StringImm(b)) => a == b,
             (Object::TensorIntrin(a), Object::TensorIntrin(b)) => a == b,
+            (Object::AutotvmTemplate(a), Object::AutotvmTemplate(b)) => Rc::ptr_eq(a, b),
+            (Object::AutotvmConfig(a), Object::AutotvmConfig(b)) => Rc::ptr_eq(a, b),
             (Object::PassContext(a), Object::PassContext(b)) => Rc::ptr_eq(a, b),
             (Object::IterVarAttr(a), Object::IterVarAttr(b)) => Rc::ptr_eq(a, b),
             _ => false,
@@ -318,6 +335,9 @@ impl fmt::Display for Object {
             Object::IrBuilder(_) => f.write_str("IRBuilder"),
             Object::Reducer(r) => write!(f, "<function {}>", r.name()),
             Object::TensorIntrin(t) => write!(f, "TensorIntrin({})", t.name()),
+            Object::AutotvmTemplate(_) => f.write_str("<function autotvm template>"),
+            Object::AutotvmConfig(_) => f.write_str("FallbackConfigEntity"),
+            Object::AutotvmEntity(e) => write!(f, "{e}"),
             Object::PassContext(c) => write!(f, "PassContext(opt_level={})", c.opt_level),
             Object::Slice(start, stop) => {
                 let text =

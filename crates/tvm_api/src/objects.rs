@@ -34,7 +34,23 @@ pub(crate) fn promote(v: &Value) -> Value {
 pub(crate) fn element_binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: At) -> ApiResult<Value> {
     let a = to_element(lhs, span.clone())?;
     let b = to_element(rhs, span.clone())?;
+    let (a, b) = (match_float(a.clone(), &b), match_float(b, &a));
     let integer = a.dtype().is_int() && b.dtype().is_int();
+    if let (false, Some(x), Some(y)) = (integer, element_constant(&a), element_constant(&b)) {
+        // TVM folds arithmetic on two float constants (in double, as its
+        // `FloatImm` holds them): `28 / float32(14)` is the constant `2f`,
+        // whose `.value` a program may read.
+        let folded = match op {
+            BinaryOp::Add => Some(x + y),
+            BinaryOp::Sub => Some(x - y),
+            BinaryOp::Mul => Some(x * y),
+            BinaryOp::Div if y != 0.0 => Some(x / y),
+            _ => None,
+        };
+        if let Some(r) = folded {
+            return Ok(element(float_constant(r, a.dtype().promote(b.dtype()))));
+        }
+    }
     let te_op = match op {
         BinaryOp::Add => te::BinaryOp::Add,
         BinaryOp::Sub => te::BinaryOp::Sub,
@@ -54,6 +70,40 @@ pub(crate) fn element_binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: At) -
         }
     };
     Ok(element(te::Value::binary(te_op, a, b)))
+}
+
+/// `v` cast to `other`'s float type when `v` is an integer expression that
+/// is not a constant and `other` is a float, as TVM matches the types of a
+/// binary operator's sides (`x - int32(floor(x))` subtracts
+/// `float32(int32(floor(x)))`). Integer constants stay as they are: they
+/// take the float type when evaluated, and print as TVM prints them.
+fn match_float(v: te::Value, other: &te::Value) -> te::Value {
+    let constant = matches!(v.kind(), te::ValueKind::Index(e) if e.as_int().is_some());
+    if v.dtype().is_int() && other.dtype().is_float() && !constant {
+        te::Value::cast(other.dtype(), v)
+    } else {
+        v
+    }
+}
+
+/// The value of an element expression that is a constant: a float, an
+/// integer index constant, or a constant cast to a float type.
+pub(crate) fn element_constant(v: &te::Value) -> Option<f64> {
+    match v.kind() {
+        te::ValueKind::Float(f) => Some(*f),
+        te::ValueKind::Index(e) => e.as_int().map(|i| i as f64),
+        te::ValueKind::Cast(dt, inner) if dt.is_float() => element_constant(inner),
+        _ => None,
+    }
+}
+
+/// A float constant of type `dt` (`float32` constants are plain floats).
+pub(crate) fn float_constant(x: f64, dt: tir::DataType) -> te::Value {
+    if dt == tir::DataType::Float32 || !dt.is_float() {
+        te::Value::float(x)
+    } else {
+        te::Value::cast(dt, te::Value::float(x))
+    }
 }
 
 pub(crate) fn element(v: te::Value) -> Value {
@@ -527,6 +577,13 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 };
                 Ok(iter_var_list(ivs))
             }
+            (Object::Stage(s, op), "is_output") => {
+                let sched = s.borrow();
+                let stage = sched
+                    .stage(op)
+                    .map_err(|e| tvm_error(span.clone(), e.message))?;
+                Ok(Value::Bool(stage.is_output()))
+            }
             (Object::Stage(s, op), "iter_var_attrs") => {
                 let sched = s.borrow();
                 let stage = sched
@@ -563,6 +620,15 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                     )
                 }),
             (Object::Element(e), "dtype") => Ok(Value::str(e.dtype().name())),
+            // A constant's value, as `FloatImm.value` reads it.
+            (Object::Element(e), "value") if element_constant(e).is_some() => {
+                let x = element_constant(e).unwrap_or(0.0);
+                Ok(if e.dtype().is_float() {
+                    Value::Float(x)
+                } else {
+                    Value::Int(x as i64)
+                })
+            }
             // A reduction's parts, as TVM's `tir.Reduce` has them.
             (Object::Element(e), "axis") if e.as_reduce().is_some() => {
                 let r = e.as_reduce().expect("a reduction");
@@ -693,6 +759,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 | Object::TagScope(_)
                 | Object::Tagged(..)
                 | Object::HybridFunction(_)
+                | Object::AutotvmTemplate(_)
                 | Object::HybridModule(_)
                 | Object::Mark(_)
                 | Object::MarkedTest(_)
@@ -710,6 +777,8 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::DeclBuffer(..) | Object::IrBuilder(_), _) => {
                 crate::extern_api::attribute(value, name, span)
             }
+            (Object::AutotvmConfig(c), _) => crate::autotvm::config_attribute(c, value, name),
+            (Object::AutotvmEntity(e), _) => crate::autotvm::entity_attribute(e, value, name),
             (Object::TensorIntrin(t), _) => crate::tensor_slices::intrin_attribute(t, name)
                 .ok_or_else(|| {
                     no_attribute(
@@ -961,6 +1030,12 @@ pub(crate) fn subscript(
     index_span: At,
     span: At,
 ) -> ApiResult<Value> {
+    if let Value::Object(Object::AutotvmConfig(c)) = value {
+        return crate::autotvm::config_get(c, index).map_err(|e| match index_span.clone() {
+            Some(at) => e.at(at),
+            None => e,
+        });
+    }
     let indices = || -> ApiResult<Vec<Expr>> {
         let items = match index {
             Value::Tuple(t) => t.to_vec(),
@@ -1184,6 +1259,10 @@ pub(crate) fn call_method(
                     ))
                 }
             }))
+        }
+        Value::Object(Object::AutotvmConfig(c)) => crate::autotvm::config_method(c, name, args),
+        Value::Object(Object::AutotvmEntity(e)) if name == "apply" => {
+            crate::autotvm::entity_apply(host, e, args)
         }
         Value::Object(Object::Stage(s, op)) if name == "transform_layout" => {
             crate::layout::transform_layout(host, s, op, args)

@@ -25,7 +25,23 @@ pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value) -> ApiResult<Value>
             crate::topi_ops::broadcast(op, lhs, rhs)
         }
         _ if is_element(lhs) || is_element(rhs) => element_binary(op, lhs, rhs, None),
+        (Value::Index(_), Value::Float(_)) | (Value::Float(_), Value::Index(_)) => {
+            element_binary(op, &index_as_float(lhs), &index_as_float(rhs), None)
+        }
         _ => Err(unsupported(op.symbol(), lhs, rhs)),
+    }
+}
+
+/// An index expression met by a Python float (`(x + 0.5) * scale`, TOPI's
+/// image coordinates) as TVM converts it: cast to `float32`, the float's
+/// type. Anything else as it is.
+fn index_as_float(v: &Value) -> Value {
+    match v {
+        Value::Index(e) => crate::objects::element(te::Value::cast(
+            tir::DataType::Float32,
+            te::Value::index(e.clone()),
+        )),
+        other => other.clone(),
     }
 }
 
@@ -151,6 +167,19 @@ pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
 fn compare_elements(op: CmpOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
     let a = crate::objects::to_element(lhs, None)?;
     let b = crate::objects::to_element(rhs, None)?;
+    let constant = crate::objects::element_constant;
+    if let (Some(x), Some(y)) = (constant(&a), constant(&b)) {
+        // Two constants compare to a constant condition, as TVM folds them.
+        let holds = match op {
+            CmpOp::Eq => x == y,
+            CmpOp::Ne => x != y,
+            CmpOp::Lt => x < y,
+            CmpOp::Le => x <= y,
+            CmpOp::Gt => x > y,
+            CmpOp::Ge => x >= y,
+        };
+        return Ok(Value::Index(Expr::bool(holds)));
+    }
     Ok(crate::objects::element(te::Value::cmp(op, a, b)))
 }
 

@@ -40,6 +40,12 @@ pub struct Session {
     /// The pass contexts entered with `with tvm.transform.PassContext():`,
     /// innermost last.
     pub pass_contexts: Vec<std::rc::Rc<crate::pass_context::PassContext>>,
+    /// The AutoTVM configuration of each workload met, by target and
+    /// workload.
+    pub autotvm_configs: Vec<(String, crate::autotvm::ConfigRef)>,
+    /// The operations AutoTVM templates' computes returned, with their
+    /// task and workload (TVM's `op.attrs["workload"]`).
+    pub autotvm_workloads: Vec<(te::Operation, std::rc::Rc<str>, String)>,
 }
 
 /// What a report of a program is about: its last lowering, else its last

@@ -240,49 +240,201 @@ fn visit(
 }
 
 /// `topi.x86.schedule_injective(outs)`: TOPI's CPU schedule of injective
-/// operations. Injective stages are inlined; each output (of a non-empty
-/// shape) runs its outer axes fused and in parallel (the first three of
-/// five or more, the first two of three or four, else the first) and its
-/// last axis split by 16 with the inner loop vectorized.
+/// operations. Injective stages are inlined, and each output of a
+/// non-empty shape is scheduled by [`x86_injective_from_existing`].
 pub(crate) fn schedule_injective_x86(args: Args) -> ApiResult<Value> {
     let a = args.bind("schedule_injective", &["outs"])?;
     let outs = crate::dataflow::tensor_list(a.required("outs")?)?;
-    let ops: Vec<te::Operation> = outs.iter().map(|t| t.op().clone()).collect();
-    let mut s = te::Schedule::new(&ops);
+    let mut s = new_schedule(&outs);
     te::auto_inline_injective(&mut s);
-    let fail = |e: te::TeError| ApiError::te(e);
     for out in &outs {
-        if out.shape().iter().any(|d| d.as_int() == Some(0)) {
-            continue;
-        }
-        let axis = out.op().axis().to_vec();
-        let first = match axis.len() {
-            0 => None,
-            1 | 2 => Some(axis[0].clone()),
-            n => {
-                let k = if n >= 5 { 3 } else { 2 };
-                let mut fused = axis[0].clone();
-                for next in &axis[1..k] {
-                    fused = s.fuse(out, &fused, next).map_err(fail)?;
-                }
-                Some(fused)
-            }
-        };
-        if let Some(p) = &first {
-            s.parallel(out, p).map_err(fail)?;
-        }
-        if let Some(last) = axis.last() {
-            let (lo, li) = s.split(out, last, 16).map_err(fail)?;
-            s.vectorize(out, &li).map_err(fail)?;
-            if axis.len() == 1 {
-                // The split moved the parallel loop: the outer part is.
-                s.parallel(out, &lo).map_err(fail)?;
-            }
+        if !out.shape().iter().any(|d| d.as_int() == Some(0)) {
+            x86_injective_from_existing(&mut s, out).map_err(ApiError::te)?;
         }
     }
-    Ok(Value::Object(Object::Schedule(std::rc::Rc::new(
-        std::cell::RefCell::new(s),
+    Ok(schedule_value(s))
+}
+
+/// TOPI's x86 `schedule_injective_from_existing`: the outer axes fused and
+/// in parallel (the first three of five or more, the first two of three or
+/// four, else the first), the last axis split by 16 with the inner loop
+/// vectorized.
+fn x86_injective_from_existing(s: &mut te::Schedule, out: &te::Tensor) -> Result<(), te::TeError> {
+    let axis = out.op().axis().to_vec();
+    let first = match axis.len() {
+        0 => None,
+        1 | 2 => Some(axis[0].clone()),
+        n => {
+            let k = if n >= 5 { 3 } else { 2 };
+            let mut fused = axis[0].clone();
+            for next in &axis[1..k] {
+                fused = s.fuse(out, &fused, next)?;
+            }
+            Some(fused)
+        }
+    };
+    if let Some(p) = &first {
+        s.parallel(out, p)?;
+    }
+    if let Some(last) = axis.last() {
+        let (lo, li) = s.split(out, last, 16)?;
+        s.vectorize(out, &li)?;
+        if axis.len() == 1 {
+            // The split moved the parallel loop: the outer part is.
+            s.parallel(out, &lo)?;
+        }
+    }
+    Ok(())
+}
+
+/// TOPI's generic `schedule_injective_from_existing`: all of the output's
+/// axes fused into one loop.
+fn generic_injective_from_existing(
+    s: &mut te::Schedule,
+    out: &te::Tensor,
+) -> Result<(), te::TeError> {
+    let axis = out.op().axis().to_vec();
+    if let Some((first, rest)) = axis.split_first() {
+        let mut fused = first.clone();
+        for next in rest {
+            fused = s.fuse(out, &fused, next)?;
+        }
+    }
+    Ok(())
+}
+
+/// `schedule_injective_from_existing(sch, out)` of `topi.x86` or
+/// `topi.generic`: schedules `out` in `sch` and returns `sch`.
+pub(crate) fn injective_from_existing(args: Args, x86: bool) -> ApiResult<Value> {
+    let a = args.bind("schedule_injective_from_existing", &["sch", "out"])?;
+    let sch = crate::functions::schedule_arg(a.required("sch")?)?;
+    let out = crate::objects::to_arg_tensor(a.required("out")?)?;
+    let mut s = sch.borrow_mut();
+    let done = if x86 {
+        x86_injective_from_existing(&mut s, &out)
+    } else {
+        generic_injective_from_existing(&mut s, &out)
+    };
+    done.map_err(ApiError::te)?;
+    drop(s);
+    Ok(Value::Object(Object::Schedule(sch)))
+}
+
+/// The target of the innermost `with tvm.target.Target(...)`, required as
+/// TOPI's generic schedules require it (`Target.current(allow_none=False)`),
+/// and checked to be of one of `kinds`.
+fn current_target_of(host: &mut dyn Host, kinds: &[&str]) -> ApiResult<()> {
+    let Some(target) = host.session().targets.last().cloned() else {
+        return Err(ApiError::tvm(
+            "Target context required. Please set it by constructing a TargetContext",
+        ));
+    };
+    if !kinds.contains(&target.kind.as_str()) {
+        return Err(ApiError::new(
+            ErrorClass::RuntimeError,
+            format!("schedule not registered for '{target}'"),
+        ));
+    }
+    Ok(())
+}
+
+/// `topi.generic.schedule_injective(outs)`: for an `llvm` target, a
+/// schedule of the outputs with injective stages inlined and the first
+/// output's axes fused.
+pub(crate) fn generic_schedule_injective(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
+    let a = args.bind("schedule_injective", &["outs"])?;
+    let outs = crate::dataflow::tensor_list(a.required("outs")?)?;
+    current_target_of(host, &["llvm"])?;
+    let mut s = new_schedule(&outs);
+    te::auto_inline_injective(&mut s);
+    if let Some(x) = outs.first() {
+        generic_injective_from_existing(&mut s, x).map_err(ApiError::te)?;
+    }
+    Ok(schedule_value(s))
+}
+
+/// The names of `topi.generic` that start with `schedule_` but are not
+/// `default_schedule(outs, False)`.
+pub(crate) const GENERIC_NOT_DEFAULT: &[&str] = &[
+    "schedule_injective_from_existing",
+    "schedule_extern",
+    "schedule_reorg",
+    "schedule_conv2d_winograd_weight_transform",
+    "schedule_conv2d_gemm_weight_transform",
+    "schedule_conv3d_winograd_weight_transform",
+    "schedule_conv2d_winograd_nnpack_weight_transform",
+];
+
+/// `topi.generic.default.default_schedule(outs, auto_inline)` (with
+/// `auto_inline` given, one of `topi.generic`'s `schedule_*`): for an
+/// `llvm` or `c` target, a schedule of the outputs; with `auto_inline`,
+/// injective stages are inlined and the first output's axes fused.
+pub(crate) fn default_schedule(
+    host: &mut dyn Host,
+    args: Args,
+    auto_inline: Option<bool>,
+) -> ApiResult<Value> {
+    let (outs, auto_inline) = match auto_inline {
+        None => {
+            let a = args.bind("default_schedule", &["outs", "auto_inline"])?;
+            let inline = crate::operators::truth(&a.required("auto_inline")?.value)?;
+            (crate::dataflow::tensor_list(a.required("outs")?)?, inline)
+        }
+        Some(inline) => {
+            // `schedule_pool(outs, layout)` takes a layout it does not use.
+            let a = args.bind("schedule", &["outs", "layout"])?;
+            (crate::dataflow::tensor_list(a.required("outs")?)?, inline)
+        }
+    };
+    current_target_of(host, &["llvm", "c"])?;
+    let mut s = new_schedule(&outs);
+    if auto_inline {
+        te::auto_inline_injective(&mut s);
+        if let Some(x) = outs.first() {
+            generic_injective_from_existing(&mut s, x).map_err(ApiError::te)?;
+        }
+    }
+    Ok(schedule_value(s))
+}
+
+fn new_schedule(outs: &[te::Tensor]) -> te::Schedule {
+    let ops: Vec<te::Operation> = outs.iter().map(|t| t.op().clone()).collect();
+    te::Schedule::new(&ops)
+}
+
+fn schedule_value(s: te::Schedule) -> Value {
+    Value::Object(Object::Schedule(std::rc::Rc::new(std::cell::RefCell::new(
+        s,
     ))))
+}
+
+/// `nchw_pack_layout(layout)` (`pack`: `NCHW` with `n` and `c` after it)
+/// or `nchw_xc_layout(layout)` (`NCHW`, a number, then `c`).
+pub(crate) fn layout_test(args: Args, pack: bool) -> ApiResult<Value> {
+    let name = if pack {
+        "nchw_pack_layout"
+    } else {
+        "nchw_xc_layout"
+    };
+    let a = args.bind(name, &["layout_info"])?;
+    let g = a.required("layout_info")?;
+    let Value::Str(layout) = &g.value else {
+        return Err(type_error(
+            g.place(),
+            format!(
+                "`{name}` needs a layout string, found a {}",
+                g.value.type_name()
+            ),
+        ));
+    };
+    let nchw = layout.starts_with("NCHW") && layout.contains('c');
+    let answer = if pack {
+        nchw && layout.contains('n')
+    } else {
+        let middle = layout.get(4..layout.len().saturating_sub(1)).unwrap_or("");
+        nchw && !middle.is_empty() && middle.chars().all(|c| c.is_ascii_digit())
+    };
+    Ok(Value::Bool(answer))
 }
 
 /// `topi.testing.get_injective_schedule(target)` (and its aliases
@@ -308,4 +460,113 @@ pub(crate) fn testing_injective_schedule(args: Args) -> ApiResult<Value> {
     Ok(Value::Object(Object::Unsupported(std::rc::Rc::from(
         format!("tvm.topi.{}.schedule_injective", target.kind),
     ))))
+}
+
+/// `tvm.topi.utils.const_matrix(matrix, name="const_matrix", attrs=None)`:
+/// a compute of the matrix's shape whose element `(i, j)` is the matrix's
+/// value there, written as TOPI writes it: a chain of selects on
+/// `i % rows == ii && j % cols == jj`, one per entry, over a zero of the
+/// matrix's dtype. `matrix` is a numpy array (or `tvm.nd.array`) of two
+/// dimensions.
+pub(crate) fn const_matrix(args: Args) -> ApiResult<Value> {
+    use arith::{CmpOp, Expr};
+    let a = args.bind("const_matrix", &["matrix", "name", "attrs"])?;
+    let m = a.required("matrix")?;
+    let Value::Object(Object::NDArray(array)) = &m.value else {
+        return Err(type_error(
+            m.place(),
+            format!(
+                "`const_matrix` needs a two-dimensional numpy array, found a {}",
+                m.value.type_name()
+            ),
+        ));
+    };
+    let array = array.borrow().clone();
+    let &[rows, cols] = array.shape.as_slice() else {
+        return Err(ApiError::new(
+            ErrorClass::ValueError,
+            format!(
+                "`const_matrix` needs a two-dimensional array, found {} dimensions",
+                array.shape.len()
+            ),
+        )
+        .at(m.at.clone()));
+    };
+    let name = match a.get("name") {
+        None => "const_matrix".to_string(),
+        Some(g) => match &g.value {
+            Value::Str(s) => s.to_string(),
+            other => {
+                return Err(type_error(
+                    g.place(),
+                    format!("`name` must be a string, found a {}", other.type_name()),
+                ))
+            }
+        },
+    };
+    let attrs = match a.get("attrs") {
+        Some(g) if !matches!(g.value, Value::None) => crate::tags::attrs(Some(g))?,
+        _ => {
+            let mut attrs = te::Attrs::new();
+            attrs.insert("const_matrix".to_string(), te::AttrValue::Int(1));
+            attrs.insert(
+                "schedule_rule".to_string(),
+                te::AttrValue::Str("None".into()),
+            );
+            attrs
+        }
+    };
+    let dtype = array.dtype;
+    let at = m.place();
+    let constant = |x: f64| -> ApiResult<te::Value> {
+        let v = if dtype.is_float() {
+            Value::Float(x)
+        } else {
+            Value::Int(x as i64)
+        };
+        let typed = crate::functions::typed_constant(&v, dtype, at.clone())?;
+        crate::objects::to_element(&typed, at.clone())
+    };
+    let dim = |n: usize| {
+        i64::try_from(n)
+            .map(Expr::int)
+            .map_err(|_| ApiError::value_error("the matrix is too large"))
+    };
+    let (row_count, col_count) = (dim(rows)?, dim(cols)?);
+    let out = te::try_compute_tagged::<crate::functions::BuildFailure>(
+        vec![row_count.clone(), col_count.clone()],
+        &["i", "j"],
+        |ij| {
+            let (i, j) = (ij[0].clone(), ij[1].clone());
+            let mut now = constant(0.0).map_err(crate::functions::BuildFailure::Host)?;
+            for ii in 0..rows {
+                for jj in 0..cols {
+                    let on = Expr::and(
+                        Expr::cmp(
+                            CmpOp::Eq,
+                            Expr::floor_mod(i.clone(), row_count.clone()),
+                            Expr::int(ii as i64),
+                        ),
+                        Expr::cmp(
+                            CmpOp::Eq,
+                            Expr::floor_mod(j.clone(), col_count.clone()),
+                            Expr::int(jj as i64),
+                        ),
+                    );
+                    let value = constant(array.data[ii * cols + jj])
+                        .map_err(crate::functions::BuildFailure::Host)?;
+                    now = te::Value::select(on, value, now);
+                }
+            }
+            Ok(now)
+        },
+        &name,
+        "",
+        attrs,
+    )
+    .map_err(|e| match e {
+        crate::functions::BuildFailure::Host(e) => e,
+        crate::functions::BuildFailure::Te(e) => crate::error::te_error(&None, e),
+    })?;
+    Ok(Value::Object(Object::Tensor(out)))
 }

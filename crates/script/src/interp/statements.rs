@@ -735,14 +735,11 @@ impl Interpreter {
             (Value::MutableDict(pairs), Index::Value(k)) => {
                 collections::dict_set(pairs, k, value, span)
             }
-            (other, _) => Err(Raised::python(
-                ErrorClass::TypeError,
-                span,
-                format!(
-                    "'{}' object does not support item assignment",
-                    other.type_name()
-                ),
-            )),
+            (Value::Object(_), Index::Value(k)) => match tvm_api::set_item(container, &k, &value) {
+                Some(done) => done.map_err(|e| Raised::api(span, e)),
+                None => Err(no_item_assignment(container, span)),
+            },
+            (other, _) => Err(no_item_assignment(other, span)),
         }
     }
 
@@ -910,4 +907,17 @@ fn statement_kind(s: &ast::Stmt) -> &'static str {
         ast::Stmt::For(f) if f.is_async => "async code",
         _ => "this statement",
     }
+}
+
+/// Python's error for `container[key] = value` on a value that takes no
+/// item assignment.
+fn no_item_assignment(container: &Value, span: Range<usize>) -> Raised {
+    Raised::python(
+        ErrorClass::TypeError,
+        span,
+        format!(
+            "'{}' object does not support item assignment",
+            container.type_name()
+        ),
+    )
 }

@@ -1,0 +1,51 @@
+# A tunable operator in the style of TOPI's x86 templates, run with AutoTVM's
+# fallback configuration (no tuning log): the compute picks the split sizes
+# when `cfg.is_fallback`, the schedule applies them. Run by both front ends
+# (crates/script/tests/topi_modules.rs, python/tests/test_topi_modules.py).
+import tvm
+from tvm import autotvm, te
+from tvm.autotvm.task.space import SplitEntity, OtherOptionEntity
+from tvm.target.x86 import get_simd_32bit_lanes
+from tvm.target.codegen import target_has_features
+
+
+@autotvm.register_topi_compute("row_scale.x86")
+def row_scale(cfg, data, scale):
+    m, n = (int(d) for d in data.shape)
+    cfg.define_split("tile_y", m, num_outputs=2)
+    cfg.define_split("tile_x", n, num_outputs=3)
+    cfg.define_knob("unroll", [True, False])
+    if cfg.is_fallback:
+        cfg["tile_x"] = SplitEntity([-1, 2, get_simd_32bit_lanes()])
+        cfg["unroll"] = OtherOptionEntity(False)
+    cfg.add_flop(m * n)
+    return te.compute((m, n), lambda i, j: data[i, j] * scale[i], name="scaled", tag="row_scale")
+
+
+@autotvm.register_topi_schedule("row_scale.x86")
+def schedule_row_scale(cfg, outs):
+    s = te.create_schedule([x.op for x in outs])
+    out = outs[0]
+    y, x = s[out].op.axis
+    yo, yi = cfg["tile_y"].apply(s, out, y)
+    xo, xm, xi = cfg["tile_x"].apply(s, out, x)
+    s[out].reorder(yo, xo, yi, xm, xi)
+    s[out].vectorize(xi)
+    if cfg["unroll"].val:
+        s[out].unroll(xm)
+    return s
+
+
+data = te.placeholder((6, 64), name="data")
+scale = te.placeholder((6,), name="scale")
+with tvm.target.Target("llvm"):
+    out = row_scale(data, scale)
+    s = schedule_row_scale([out])
+print(get_simd_32bit_lanes(), target_has_features("avx2"), target_has_features(["avx2", "fma"], tvm.target.Target("llvm -mcpu=haswell")))
+with tvm.target.Target("llvm -mcpu=skylake-avx512"):
+    print(get_simd_32bit_lanes(), target_has_features(["avx512bw", "avx512f"]))
+try:
+    schedule_row_scale([data])
+except RuntimeError as e:
+    print("RuntimeError:", e)
+print(tvm.lower(s, [data, scale, out], simple_mode=True))

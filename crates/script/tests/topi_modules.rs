@@ -1,0 +1,133 @@
+//! What TOPI's own modules use, beyond TE itself: the generic and x86
+//! injective schedules they import from each other, `topi.generic`'s
+//! default schedules with their target checks, `pickle_memoize`, the
+//! layout tests of `topi.utils`, constants folded as TVM folds them
+//! (`IntImm.astype`, float arithmetic and comparisons, integer division of
+//! constants) and index expressions met by Python floats (TOPI's image
+//! coordinates). `programs/topi_module_api.py` is run by both front ends:
+//! `python/tests/test_topi_modules.py` checks that CPython prints the same.
+
+mod common;
+
+const PROGRAM: &str = include_str!("programs/topi_module_api.py");
+
+#[test]
+fn topi_module_helpers_behave_as_in_tvm() {
+    let run = script::run(PROGRAM).unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = run.printed.lines().collect();
+    assert_eq!(
+        lines[..15],
+        [
+            "[0, 1, 4, 9] [0, 1, 4, 9]",
+            "True False",
+            "True False False",
+            "2.0 True True",
+            "2 3 -1 1",
+            "i + 1 i - 2 i * 3",
+            "True False",
+            "['i.j.fused.k.fused']",
+            "['i.j.fused', 'k.outer', 'k.inner']",
+            "1",
+            "3",
+            "1",
+            "3",
+            "RuntimeError: schedule not registered for 'cuda -keys=cuda,gpu -max_num_threads=1024 \
+             -thread_warp_size=32'",
+            "TVMError: Target context required. Please set it by constructing a TargetContext",
+        ]
+    );
+    // The index met by a float is cast to float32 on both sides; the
+    // integer it is floored to is cast back where it meets a float.
+    assert!(
+        run.printed.contains(
+            "C[x] = (A[0, 0, floormod(int32(floor((((float32(x) + 0.500000f)*0.500000f) - \
+             0.500000f))), 32)]*(((float32(x) + 0.500000f)*0.500000f) - \
+             float32(int32(floor(((float32(x) + 0.500000f)*0.500000f))))))"
+        ),
+        "{}",
+        run.printed
+    );
+}
+
+#[test]
+fn float_coordinates_compute_what_they_define() {
+    // Run against direct evaluation: the casts the types ask for are
+    // evaluated where they are printed.
+    common::run_checked(PROGRAM, 4, 3, 1e-6);
+}
+
+#[test]
+fn truncating_division_takes_any_divisor_and_folds_constants() {
+    let run = script::run(
+        "import tvm\nfrom tvm import te\n\
+         n = te.var(\"n\")\n\
+         print(tvm.tir.truncdiv(-7, 2), tvm.tir.truncmod(7, -2), tvm.tir.truncdiv(n, -4))\n\
+         e = tvm.tir.truncmod(n, te.var(\"d\"))\n\
+         try:\n    tvm.tir.truncdiv(n, 0)\nexcept ZeroDivisionError as err:\n    print(err)\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = run.printed.lines().collect();
+    assert!(lines[0].starts_with("-3 1 0 - "), "{}", run.printed);
+    assert_eq!(lines[1], "truncating division by zero");
+}
+
+const AUTOTVM: &str = include_str!("programs/autotvm_fallback.py");
+
+#[test]
+fn autotvm_templates_run_with_the_fallback_configuration() {
+    let run = script::run(AUTOTVM).unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = run.printed.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "4 False True",
+            "16 True",
+            "RuntimeError: Cannot find TOPI workload row_scale.x86. Is it registered with \
+             `register_topi_compute`?",
+        ]
+    );
+    // The compute's fallback values reach the schedule: `tile_x` splits
+    // by 2 x 4 (the lanes of a generic CPU), `tile_y` by the default 1,
+    // and `unroll` is off.
+    assert!(
+        run.printed.contains("for (j.inner.outer, 0, 2) {"),
+        "{}",
+        run.printed
+    );
+    assert!(
+        run.printed.contains("vectorized (j.inner.inner, 0, 4) {"),
+        "{}",
+        run.printed
+    );
+    assert!(
+        run.printed.contains("for (i.outer, 0, 6) {"),
+        "{}",
+        run.printed
+    );
+    assert!(!run.printed.contains("unrolled"), "{}", run.printed);
+}
+
+#[test]
+fn autotvm_schedules_compute_what_they_define() {
+    common::run_checked(AUTOTVM, 4, 1, 1e-6);
+}
+
+#[test]
+fn autotvm_configurations_refuse_what_they_cannot_hold() {
+    let prelude = "import tvm\nfrom tvm import autotvm, te\n\
+        @autotvm.register_topi_compute(\"t.x86\")\n\
+        def f(cfg, a):\n    BODY\n    return te.compute(a.shape, lambda i: a[i] * 2.0)\n\
+        a = te.placeholder((8,), name=\"a\")\n\
+        with tvm.target.Target(\"llvm\"):\n    f(a)\n";
+    let error = |body: &str| {
+        let src = prelude.replace("BODY", body);
+        match script::run(&src) {
+            Ok(_) => panic!("expected an error:\n{src}"),
+            Err(e) => e.message,
+        }
+    };
+    assert!(error("cfg[\"x\"] = 3").contains("set by name to an entity"));
+    assert!(error("cfg[\"missing\"].size").contains("missing"));
+    assert!(error("cfg.fallback_with_reference_log([1])").contains("tuning records"));
+    assert!(error("cfg.define_knob(\"k\", [])").contains("non-empty"));
+}

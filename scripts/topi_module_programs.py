@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+"""Runs programs made of TVM v0.19.0's TOPI modules, unchanged but for
+their imports, under both front ends.
+
+What it measures: whether TOPI's own Python code (``python/tvm/topi/nn``,
+``image``, ``x86``, ``cuda``, ``generic``) runs on rangefinder's TVM API as
+it runs on TVM. Each program is one or more TOPI modules, read from a TVM
+checkout at run time (nothing of TVM is committed here), followed by a
+driver written for this script: a real network shape, the operator, a
+schedule, ``tvm.lower``. The modules are changed only in their imports:
+
+* ``from __future__`` lines are dropped (they must open a file);
+* a relative import of a name that an earlier module of the same program
+  defines is dropped (the modules are concatenated in order);
+* any other relative import becomes the absolute import of the same
+  module (``from ..utils import simplify`` in ``topi/nn/pad.py`` becomes
+  ``from tvm.topi.utils import simplify``), so it resolves to
+  rangefinder's ``tvm.topi``.
+
+Each program runs as ``rangefinder te FILE --run`` and
+``python -m rangefinder.tvm FILE --run``: the lowered program is run and
+checked against direct evaluation of the compute definitions. Exit code 2
+(an API rangefinder does not have, or a program too large to run) counts
+as refused; exit code 1 with a ``--run`` report is a wrong value; a panic,
+signal or time-out is a crash. The script exits 1 on any crash or wrong
+value.
+
+Usage::
+
+    python3 scripts/topi_module_programs.py [--tvm-git DIR] [--rev REV]
+        [--bin PATH] [--python PATH] [--out DIR] [--only NAME ...]
+
+``--tvm-git`` defaults to the git mirror /work/.mirror/apache+tvm/repo at
+``refs/tags/v0.19.0``; ``--out`` keeps the generated programs.
+"""
+
+import argparse
+import ast
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def driver(body, args):
+    """A driver: ``body`` builds the tensors and ``s``; ``args`` are
+    lowered."""
+    return f"import tvm\nfrom tvm import te\n{body.strip()}\nprint(tvm.lower(s, {args}, simple_mode=True))\n"
+
+
+CONV2D = ["nn/pad.py", "nn/utils.py", "nn/winograd_util.py", "nn/conv2d.py"]
+
+#: name -> (TOPI modules in order, driver)
+PROGRAMS = {
+    "conv2d_nchw_resnet_stage4": (CONV2D, driver("""
+data = te.placeholder((1, 512, 7, 7), name="data")
+kernel = te.placeholder((512, 512, 3, 3), name="kernel")
+out = conv2d_nchw(data, kernel, 1, 1, 1)
+s = te.create_schedule(out.op)
+""", "[data, kernel, out]")),
+    "conv2d_nhwc_mobilenet_pointwise": (CONV2D, driver("""
+data = te.placeholder((1, 56, 56, 64), name="data")
+kernel = te.placeholder((1, 1, 64, 128), name="kernel")
+out = conv2d_nhwc(data, kernel, 1, 0, 1)
+s = te.create_schedule(out.op)
+""", "[data, kernel, out]")),
+    "conv1d_ncw": (CONV2D + ["nn/conv1d.py"], driver("""
+x = te.placeholder((1, 64, 128), name="x")
+w = te.placeholder((32, 64, 3), name="w")
+out = conv1d_ncw(x, w, 1, 1, 1)
+s = te.create_schedule(out.op)
+""", "[x, w, out]")),
+    "conv3d_ncdhw": (CONV2D + ["nn/conv3d.py"], driver("""
+x = te.placeholder((1, 8, 8, 14, 14), name="x")
+w = te.placeholder((8, 8, 3, 3, 3), name="w")
+out = conv3d_ncdhw(x, w, 1, 1, 1, 1)
+s = te.create_schedule(out.op)
+""", "[x, w, out]")),
+    "conv2d_generic_default_schedule": (["generic/default.py"] + CONV2D, driver("""
+data = te.placeholder((1, 64, 14, 14), name="data")
+kernel = te.placeholder((64, 64, 3, 3), name="kernel")
+out = conv2d_nchw(data, kernel, 1, 1, 1)
+with tvm.target.Target("llvm"):
+    s = default_schedule([out], False)
+""", "[data, kernel, out]")),
+    "depthwise_conv2d_mobilenet": (["nn/pad.py", "nn/utils.py", "nn/dilate.py", "nn/depthwise_conv2d.py"], driver("""
+data = te.placeholder((1, 32, 112, 112), name="data")
+kernel = te.placeholder((32, 1, 3, 3), name="kernel")
+out = depthwise_conv2d_nchw(data, kernel, (1, 1), (1, 1), (1, 1))
+s = te.create_schedule(out.op)
+""", "[data, kernel, out]")),
+    "conv2d_transpose_nchw": (["nn/pad.py", "nn/utils.py", "nn/dilate.py", "nn/conv2d_transpose.py"], driver("""
+x = te.placeholder((1, 64, 14, 14), name="x")
+w = te.placeholder((64, 32, 4, 4), name="w")
+out = conv2d_transpose_nchw(x, w, (2, 2), (1, 1), "float32", (0, 0))
+s = te.create_schedule(out.op)
+""", "[x, w, out]")),
+    "correlation_flownet": (["nn/pad.py", "nn/correlation.py"], driver("""
+a = te.placeholder((1, 16, 20, 20), name="a")
+b = te.placeholder((1, 16, 20, 20), name="b")
+out = correlation_nchw(a, b, 1, 2, 1, 2, 2, True)
+s = te.create_schedule(out.op)
+""", "[a, b, out]")),
+    "dense_bert_small": (["nn/dense.py"], driver("""
+data = te.placeholder((16, 768), name="data")
+weight = te.placeholder((768, 768), name="weight")
+bias = te.placeholder((768,), name="bias")
+out = dense(data, weight, bias)
+s = te.create_schedule(out.op)
+""", "[data, weight, bias, out]")),
+    "batch_matmul_bert_attention": (["nn/batch_matmul.py"], driver("""
+a = te.placeholder((12, 128, 64), name="a")
+b = te.placeholder((12, 128, 64), name="b")
+out = batch_matmul(a, b)
+s = te.create_schedule(out.op)
+""", "[a, b, out]")),
+    "softmax_bert": (["nn/softmax.py"], driver("""
+x = te.placeholder((128, 1000), name="x")
+out = softmax(x)
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "log_softmax": (["nn/softmax.py"], driver("""
+x = te.placeholder((32, 1000), name="x")
+out = log_softmax(x)
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "pad_inception": (["nn/pad.py"], driver("""
+x = te.placeholder((1, 192, 35, 35), name="x")
+out = pad(x, [0, 0, 1, 1], [0, 0, 1, 1], pad_value=0.0)
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "relu_leaky_relu": (["nn/elemwise.py"], driver("""
+x = te.placeholder((1, 64, 56, 56), name="x")
+z = leaky_relu(relu(x), 0.1)
+s = te.create_schedule(z.op)
+""", "[x, z]")),
+    "flatten_classifier": (["nn/flatten.py"], driver("""
+x = te.placeholder((1, 2048, 1, 1), name="x")
+out = flatten(x)
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "scale_shift_nchw": (["nn/mapping.py"], driver("""
+x = te.placeholder((1, 64, 56, 56), name="x")
+scale = te.placeholder((64,), name="scale")
+shift = te.placeholder((64,), name="shift")
+out = scale_shift_nchw(x, scale, shift)
+s = te.create_schedule(out.op)
+""", "[x, scale, shift, out]")),
+    "depth_to_space": (["nn/depth_to_space.py"], driver("""
+x = te.placeholder((1, 64, 28, 28), name="x")
+out = depth_to_space(x, 2)
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "space_to_depth": (["nn/space_to_depth.py"], driver("""
+x = te.placeholder((1, 16, 56, 56), name="x")
+out = space_to_depth(x, 2)
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "dilate": (["nn/dilate.py"], driver("""
+x = te.placeholder((1, 16, 14, 14), name="x")
+out = dilate(x, (1, 1, 2, 2))
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "batch_norm_inference": (["nn/batch_norm.py"], driver("""
+x = te.placeholder((1, 64, 56, 56), name="x")
+gamma, beta = te.placeholder((64,), name="gamma"), te.placeholder((64,), name="beta")
+mean, var = te.placeholder((64,), name="mean"), te.placeholder((64,), name="var")
+out = batch_norm(x, gamma, beta, mean, var)[0]
+s = te.create_schedule(out.op)
+""", "[x, gamma, beta, mean, var, out]")),
+    "resize2d_bilinear": (["image/resize.py"], driver("""
+x = te.placeholder((1, 3, 32, 32), name="x")
+out = resize2d(x, (0.0, 0.0, 0.0, 0.0), (64, 64), method="linear")
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "resize2d_nearest_nhwc": (["image/resize.py"], driver("""
+x = te.placeholder((1, 14, 14, 256), name="x")
+out = resize2d(x, (0.0, 0.0, 0.0, 0.0), (28, 28), layout="NHWC", method="nearest_neighbor",
+               coordinate_transformation_mode="asymmetric")
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "upsampling_yolo": (["nn/upsampling.py"], driver("""
+x = te.placeholder((1, 32, 28, 28), name="x")
+out = upsampling(x, 2, 2)
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "x86_schedule_injective": (["generic/injective.py", "x86/injective.py", "nn/elemwise.py"], driver("""
+x = te.placeholder((1, 64, 56, 56), name="x")
+y = relu(x)
+s = schedule_injective([y])
+""", "[x, y]")),
+    "x86_schedule_reduce": (["generic/injective.py", "x86/injective.py", "x86/reduction.py"], driver("""
+x = te.placeholder((64, 1000), name="x")
+k = te.reduce_axis((0, 1000), name="k")
+y = te.compute((64,), lambda i: te.sum(x[i, k], axis=k), name="y", tag="comm_reduce")
+s = schedule_reduce([y])
+""", "[x, y]")),
+    "x86_schedule_pool": (["x86/pooling.py"], driver("""
+x = te.placeholder((1, 64, 112, 112), name="x")
+out = tvm.topi.nn.pool2d(x, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "max", layout="NCHW")
+s = schedule_pool([out], "NCHW")
+""", "[x, out]")),
+    "cuda_schedule_injective": (["cuda/injective.py", "nn/elemwise.py"], driver("""
+x = te.placeholder((1, 64, 56, 56), name="x")
+y = relu(x)
+with tvm.target.Target("cuda"):
+    s = schedule_injective([y])
+""", "[x, y]")),
+    "cuda_schedule_softmax": (["cuda/injective.py", "cuda/softmax.py", "nn/softmax.py"], driver("""
+x = te.placeholder((64, 1000), name="x")
+out = softmax(x)
+with tvm.target.Target("cuda"):
+    s = schedule_softmax([out])
+""", "[x, out]")),
+    "cuda_schedule_reduce": (["cuda/injective.py", "cuda/reduction.py"], driver("""
+x = te.placeholder((64, 1024), name="x")
+k = te.reduce_axis((0, 1024), name="k")
+y = te.compute((64,), lambda i: te.sum(x[i, k], axis=k), name="y", tag="comm_reduce")
+with tvm.target.Target("cuda"):
+    s = schedule_reduce([y])
+""", "[x, y]")),
+    "cuda_schedule_pool": (["cuda/injective.py", "cuda/reduction.py", "cuda/pooling.py"], driver("""
+x = te.placeholder((1, 64, 56, 56), name="x")
+out = tvm.topi.nn.pool2d(x, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "max", layout="NCHW")
+with tvm.target.Target("cuda"):
+    s = schedule_pool([out], "NCHW")
+""", "[x, out]")),
+    "x86_dense_nopack_autotvm": (["nn/dense.py", "x86/dense.py"], driver("""
+data = te.placeholder((16, 768), name="data")
+weight = te.placeholder((768, 768), name="weight")
+with tvm.target.Target("llvm"):
+    out = dense_nopack(data, weight)
+    s = schedule_dense_nopack([out])
+""", "[data, weight, out]")),
+    "x86_dense_pack_autotvm": (["nn/dense.py", "x86/dense.py"], driver("""
+data = te.placeholder((16, 512), name="data")
+weight = te.placeholder((1000, 512), name="weight")
+with tvm.target.Target("llvm -mcpu=core-avx2"):
+    out = dense_pack(data, weight)
+    s = schedule_dense_pack([out])
+""", "[data, weight, out]")),
+    "gpu_dense_small_batch_autotvm": (["nn/dense.py", "gpu/dense.py"], driver("""
+data = te.placeholder((16, 768), name="data")
+weight = te.placeholder((768, 768), name="weight")
+with tvm.target.Target("cuda"):
+    out = dense_small_batch(data, weight)
+    s = schedule_dense_small_batch([out])
+""", "[data, weight, out]")),
+    "x86_batch_matmul_autotvm": (["nn/batch_matmul.py", "x86/batch_matmul.py"], driver("""
+a = te.placeholder((12, 128, 64), name="a")
+b = te.placeholder((12, 128, 64), name="b")
+with tvm.target.Target("llvm"):
+    out = batch_matmul(a, b)
+    s = schedule_batch_matmul([out])
+""", "[a, b, out]")),
+    "cuda_batch_matmul_autotvm": (["nn/batch_matmul.py", "cuda/batch_matmul.py"], driver("""
+a = te.placeholder((12, 128, 64), name="a")
+b = te.placeholder((12, 128, 64), name="b")
+with tvm.target.Target("cuda"):
+    out = batch_matmul(a, b)
+    s = schedule_batch_matmul([out])
+""", "[a, b, out]")),
+    "cuda_conv2d_direct_autotvm": (CONV2D + ["cuda/conv2d_direct.py", "cuda/conv2d.py"], driver("""
+data = te.placeholder((1, 64, 14, 14), name="data")
+kernel = te.placeholder((64, 64, 3, 3), name="kernel")
+with tvm.target.Target("cuda"):
+    out = conv2d_nchw(data, kernel, 1, 1, 1)
+    s = schedule_conv2d_nchw([out])
+""", "[data, kernel, out]")),
+    "cuda_depthwise_autotvm": (["nn/pad.py", "nn/utils.py", "nn/dilate.py", "nn/depthwise_conv2d.py", "cuda/injective.py", "cuda/depthwise_conv2d.py"], driver("""
+data = te.placeholder((1, 32, 56, 56), name="data")
+kernel = te.placeholder((32, 1, 3, 3), name="kernel")
+with tvm.target.Target("cuda"):
+    out = depthwise_conv2d_nchw(data, kernel, (1, 1), (1, 1), (1, 1))
+    s = schedule_depthwise_conv2d_nchw([out])
+""", "[data, kernel, out]")),
+    "generic_schedule_depthwise": (["nn/pad.py", "nn/utils.py", "nn/dilate.py", "nn/depthwise_conv2d.py"], driver("""
+data = te.placeholder((1, 64, 28, 28), name="data")
+kernel = te.placeholder((64, 1, 3, 3), name="kernel")
+out = depthwise_conv2d_nchw(data, kernel, (1, 1), (1, 1), (1, 1))
+with tvm.target.Target("llvm"):
+    s = tvm.topi.generic.schedule_depthwise_conv2d_nchw([out])
+""", "[data, kernel, out]")),
+}
+
+
+class Tvm:
+    """TOPI's sources at one revision of a git directory."""
+
+    def __init__(self, git_dir, rev):
+        self.git_dir, self.rev = git_dir, rev
+
+    def topi(self, path):
+        return subprocess.check_output(
+            ["git", "-C", self.git_dir, "show", f"{self.rev}:python/tvm/topi/{path}"], text=True
+        )
+
+
+def top_level_names(tree):
+    names = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
+def absolute_module(path, node):
+    package = ["tvm", "topi"] + path.split("/")[:-1]
+    if node.level > 1:
+        package = package[: len(package) - (node.level - 1)]
+    return ".".join(package + ([node.module] if node.module else []))
+
+
+def program(tvm, modules, driver_text):
+    """The modules concatenated with their imports rewritten, then the
+    driver."""
+    parts, defined = [], set()
+    for path in modules:
+        text = tvm.topi(path)
+        tree = ast.parse(text)
+        replaced = {}
+        for node in tree.body:
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if node.module == "__future__":
+                replaced[node.lineno] = (node.end_lineno, "")
+            elif node.level > 0:
+                kept = [a for a in node.names if (a.asname or a.name) not in defined]
+                names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in kept)
+                line = f"from {absolute_module(path, node)} import {names}" if kept else ""
+                replaced[node.lineno] = (node.end_lineno, line)
+        lines, out, i = text.split("\n"), [], 1
+        while i <= len(lines):
+            if i in replaced:
+                end, line = replaced[i]
+                if line:
+                    out.append(line)
+                i = end + 1
+            else:
+                out.append(lines[i - 1])
+                i += 1
+        parts.append(f"# ---- tvm/topi/{path}\n" + "\n".join(out))
+        defined |= top_level_names(tree)
+    return "\n".join(parts) + "\n# ---- driver\n" + driver_text
+
+
+def verdict(code, out, err):
+    """pass, refused, wrong or crash, with the line that says why."""
+    if code == 0:
+        return "pass", ""
+    last = next((l for l in reversed(err.splitlines()) if l.strip()), "")
+    first = next((l for l in err.splitlines() if "rror" in l), last)
+    if code in (101, 124) or code > 128 or "panicked at" in err or "PanicException" in err:
+        return "crash", (first or f"exit code {code}")[:160]
+    if code == 1 and "run (seed" in out:
+        return "wrong", "--run found a mismatch"
+    return "refused", (first if code == 2 else last)[:160]
+
+
+def run(cmd):
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        return verdict(r.returncode, r.stdout, r.stderr)
+    except subprocess.TimeoutExpired:
+        return "crash", "timed out after 120 s"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tvm-git", default="/work/.mirror/apache+tvm/repo")
+    p.add_argument("--rev", default="refs/tags/v0.19.0^{}")
+    p.add_argument("--bin", default=os.path.join(ROOT, "target/debug/rangefinder"))
+    p.add_argument("--python", default=os.path.join(ROOT, "target/python-venv/bin/python"))
+    p.add_argument("--out")
+    p.add_argument("--only", nargs="*")
+    o = p.parse_args()
+    if not os.path.isdir(o.tvm_git):
+        print(f"note: no TVM git directory at {o.tvm_git}; nothing measured")
+        return 0
+    tvm = Tvm(o.tvm_git, o.rev)
+    out_dir = o.out or tempfile.mkdtemp(prefix="topi_programs_")
+    os.makedirs(out_dir, exist_ok=True)
+    counts = {"te": {}, "cpython": {}}
+    bad = False
+    for name, (modules, driver_text) in PROGRAMS.items():
+        if o.only and name not in o.only:
+            continue
+        path = os.path.join(out_dir, name + ".py")
+        with open(path, "w") as f:
+            f.write(program(tvm, modules, driver_text))
+        te = run([o.bin, "te", path, "--run"])
+        py = run([o.python, "-m", "rangefinder.tvm", path, "--run"])
+        for key, (v, _) in (("te", te), ("cpython", py)):
+            counts[key][v] = counts[key].get(v, 0) + 1
+            bad |= v in ("wrong", "crash")
+        print(f"{name:34} te={te[0]:8} cpython={py[0]:8} {te[1] or py[1]}")
+    n = sum(counts["te"].values())
+    for key in ("te", "cpython"):
+        c = counts[key]
+        print(f"{key}: {c.get('pass', 0)}/{n} pass, {c.get('refused', 0)} refused, "
+              f"{c.get('wrong', 0)} wrong, {c.get('crash', 0)} crashes")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
