@@ -243,13 +243,13 @@ with tvm.target.Target("llvm -mcpu=core-avx2"):
     s = schedule_dense_pack([out])
 """, "[data, weight, out]")),
     "gpu_dense_small_batch_autotvm": (["nn/dense.py", "gpu/dense.py"], driver("""
-data = te.placeholder((16, 768), name="data")
-weight = te.placeholder((768, 768), name="weight")
+data = te.placeholder((8, 512), name="data")
+weight = te.placeholder((512, 512), name="weight")
 with tvm.target.Target("cuda"):
     out = dense_small_batch(data, weight)
     s = schedule_dense_small_batch([out])
 """, "[data, weight, out]")),
-    "x86_batch_matmul_autotvm": (["nn/batch_matmul.py", "x86/batch_matmul.py"], driver("""
+    "x86_batch_matmul_autotvm": (["nn/batch_matmul.py", "nn/dense.py", "x86/dense.py", "x86/batch_matmul.py"], driver("""
 a = te.placeholder((12, 128, 64), name="a")
 b = te.placeholder((12, 128, 64), name="b")
 with tvm.target.Target("llvm"):
@@ -274,7 +274,7 @@ with tvm.target.Target("cuda"):
 data = te.placeholder((1, 32, 56, 56), name="data")
 kernel = te.placeholder((32, 1, 3, 3), name="kernel")
 with tvm.target.Target("cuda"):
-    out = depthwise_conv2d_nchw(data, kernel, (1, 1), (1, 1), (1, 1))
+    out = depthwise_conv2d_nchw(data, kernel, (1, 1), (1, 1), (1, 1), "float32")
     s = schedule_depthwise_conv2d_nchw([out])
 """, "[data, kernel, out]")),
     "generic_schedule_depthwise": (["nn/pad.py", "nn/utils.py", "nn/dilate.py", "nn/depthwise_conv2d.py"], driver("""

@@ -487,6 +487,17 @@ impl Object {
         to_py(py, v)
     }
 
+    fn __setattr__(&self, py: Python<'_>, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let v = to_value(value)?;
+        match tvm_api::set_attr(&self.value, name, &v) {
+            Some(done) => done.map_err(|e| api_error(py, e)),
+            None => Err(pyo3::exceptions::PyAttributeError::new_err(format!(
+                "attributes of a {} cannot be assigned to",
+                self.value.type_name()
+            ))),
+        }
+    }
+
     fn __setitem__(
         &self,
         py: Python<'_>,

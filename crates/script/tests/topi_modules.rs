@@ -130,4 +130,6 @@ fn autotvm_configurations_refuse_what_they_cannot_hold() {
     assert!(error("cfg[\"missing\"].size").contains("missing"));
     assert!(error("cfg.fallback_with_reference_log([1])").contains("tuning records"));
     assert!(error("cfg.define_knob(\"k\", [])").contains("non-empty"));
+    assert!(error("cfg.define_knob(\"k\", [1]); cfg[\"k\"].size = 3").contains("cannot be set"));
+    assert!(error("cfg.flop = 3").contains("cannot be assigned"));
 }

@@ -47,19 +47,24 @@ pub enum Entity {
     Annotate(Vec<String>),
 }
 
+/// A knob's value as the configuration holds it: shared, so that
+/// `cfg["unroll_explicit"].val = 0` changes the configuration, as it does
+/// in TVM.
+pub type EntityRef = Rc<RefCell<Entity>>;
+
 /// A fallback configuration: the knobs defined so far, with their values.
 #[derive(Default)]
 pub struct FallbackConfig {
-    knobs: Vec<(String, Entity)>,
+    knobs: Vec<(String, EntityRef)>,
     flop: f64,
 }
 
 impl FallbackConfig {
-    fn get(&self, name: &str) -> Option<&Entity> {
+    fn get(&self, name: &str) -> Option<&EntityRef> {
         self.knobs.iter().find(|(n, _)| n == name).map(|(_, e)| e)
     }
 
-    fn set(&mut self, name: &str, entity: Entity) {
+    fn set(&mut self, name: &str, entity: EntityRef) {
         match self.knobs.iter_mut().find(|(n, _)| n == name) {
             Some((_, e)) => *e = entity,
             None => self.knobs.push((name.to_string(), entity)),
@@ -70,7 +75,8 @@ impl FallbackConfig {
     /// second call of the compute, or a value set before).
     fn define(&mut self, name: &str, default: Entity) {
         if self.get(name).is_none() {
-            self.knobs.push((name.to_string(), default));
+            self.knobs
+                .push((name.to_string(), Rc::new(RefCell::new(default))));
         }
     }
 }
@@ -286,7 +292,9 @@ pub(crate) fn entity(kind: &'static str, args: Args) -> ApiResult<Value> {
             )
         }
     };
-    Ok(Value::Object(Object::AutotvmEntity(Rc::new(e))))
+    Ok(Value::Object(Object::AutotvmEntity(Rc::new(RefCell::new(
+        e,
+    )))))
 }
 
 /// The methods of a configuration.
@@ -413,7 +421,8 @@ pub(crate) fn config_method(cfg: &ConfigRef, name: &str, args: Args) -> ApiResul
             if let Some(first) = size.first_mut() {
                 *first = -1;
             }
-            cfg.borrow_mut().set(&knob, Entity::Split(size));
+            cfg.borrow_mut()
+                .set(&knob, Rc::new(RefCell::new(Entity::Split(size))));
             Ok(Value::None)
         }
         // `cfg.axis(x)` / `cfg.reduce_axis(x)`: the axis itself, to split.
@@ -440,7 +449,7 @@ pub(crate) fn config_get(cfg: &ConfigRef, key: &Value) -> ApiResult<Value> {
     };
     cfg.borrow()
         .get(name)
-        .map(|e| Value::Object(Object::AutotvmEntity(Rc::new(e.clone()))))
+        .map(|e| Value::Object(Object::AutotvmEntity(e.clone())))
         .ok_or_else(|| ApiError::new(ErrorClass::KeyError, format!("'{name}'")))
 }
 
@@ -452,13 +461,47 @@ pub(crate) fn config_set(cfg: &ConfigRef, key: &Value, value: &Value) -> ApiResu
              SplitEntity([...])`)",
         ));
     };
-    cfg.borrow_mut().set(name, (**e).clone());
+    cfg.borrow_mut().set(name, e.clone());
+    Ok(())
+}
+
+/// `entity.val = v` (and `.size`, `.perm`, `.anns`): the knob's value
+/// changes wherever the configuration holds it.
+pub(crate) fn entity_set(e: &EntityRef, name: &str, value: &Value) -> ApiResult<()> {
+    let mut entity = e.borrow_mut();
+    let ints = |what: &str| -> ApiResult<Vec<i64>> {
+        value
+            .sequence()
+            .unwrap_or_default()
+            .iter()
+            .map(|v| {
+                crate::operators::as_int(v).ok_or_else(|| {
+                    ApiError::type_error(format!("`{what}` holds integers, found {v}"))
+                })
+            })
+            .collect()
+    };
+    match (&mut *entity, name) {
+        (Entity::Other(v), "val") => *v = value.clone(),
+        (Entity::Split(size), "size") => *size = ints("size")?,
+        (Entity::Reorder(perm), "perm") => {
+            *perm = ints("perm")?
+                .into_iter()
+                .map(|p| p.max(0) as usize)
+                .collect()
+        }
+        _ => {
+            return Err(ApiError::attribute_error(format!(
+                "the attribute `{name}` of this AutoTVM entity cannot be set"
+            )))
+        }
+    }
     Ok(())
 }
 
 /// `entity.name`: `size`, `val`, `perm`, `anns`, or `apply`.
-pub(crate) fn entity_attribute(e: &Entity, value: &Value, name: &str) -> ApiResult<Value> {
-    match (e, name) {
+pub(crate) fn entity_attribute(e: &EntityRef, value: &Value, name: &str) -> ApiResult<Value> {
+    match (&*e.borrow(), name) {
         (Entity::Split(size), "size") => {
             Ok(Value::list(size.iter().map(|s| Value::Int(*s)).collect()))
         }
@@ -478,7 +521,9 @@ pub(crate) fn entity_attribute(e: &Entity, value: &Value, name: &str) -> ApiResu
 
 /// `entity.apply(sch, op, axis_or_axes, ...)`: a split by the entity's
 /// sizes (the parts, outermost first), a reorder, or annotations.
-pub(crate) fn entity_apply(host: &mut dyn Host, e: &Entity, args: Args) -> ApiResult<Value> {
+pub(crate) fn entity_apply(host: &mut dyn Host, e: &EntityRef, args: Args) -> ApiResult<Value> {
+    let e = e.borrow().clone();
+    let e = &e;
     let a = args.bind(
         "apply",
         &[

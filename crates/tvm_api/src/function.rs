@@ -108,6 +108,18 @@ pub enum Function {
     TargetHasFeatures,
     /// `tvm.target.x86.get_simd_32bit_lanes()`.
     SimdLanes,
+    /// `tvm.topi.nn.pad`.
+    NnPad,
+    /// TOPI's generic convolution, in one of its spellings.
+    NnConv(crate::topi_nn::ConvForm),
+    /// `tvm.topi.nn.depthwise_conv2d_nchw`.
+    NnDepthwiseConv2dNchw,
+    /// `tvm.topi.nn.batch_matmul`.
+    NnBatchMatmul,
+    /// `tvm.topi.nn.dense` (`true`) or `tvm.topi.nn.matmul`.
+    NnMatmul(bool),
+    /// `tvm.topi.utils.get_max_power2_factor(n, max_value=None)`.
+    MaxPower2Factor,
     /// `tvm.topi.utils.const_matrix(matrix, name, attrs)`.
     ConstMatrix,
     /// `tvm.contrib.pickle_memoize.memoize(key, save_at_exit=False)` and the
@@ -301,6 +313,13 @@ impl Function {
             Function::TirBinary(_) => "tvm.tir.multiply",
             Function::Memoize => "tvm.contrib.pickle_memoize.memoize",
             Function::ConstMatrix => "tvm.topi.utils.const_matrix",
+            Function::MaxPower2Factor => "tvm.topi.utils.get_max_power2_factor",
+            Function::NnPad => "tvm.topi.nn.pad",
+            Function::NnConv(_) => "tvm.topi.nn.conv",
+            Function::NnDepthwiseConv2dNchw => "tvm.topi.nn.depthwise_conv2d_nchw",
+            Function::NnMatmul(true) => "tvm.topi.nn.dense",
+            Function::NnBatchMatmul => "tvm.topi.nn.batch_matmul",
+            Function::NnMatmul(false) => "tvm.topi.nn.matmul",
             Function::RegisterTopi(false) => "tvm.autotvm.register_topi_compute",
             Function::RegisterTopi(true) => "tvm.autotvm.register_topi_schedule",
             Function::AutotvmEntity(name) => name,

@@ -169,6 +169,12 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
             _ => Ok(Value::Function(Function::Memoize)),
         },
         Function::ConstMatrix => crate::topi::const_matrix(args),
+        Function::MaxPower2Factor => crate::topi::max_power2_factor(args),
+        Function::NnPad => crate::topi_nn::pad(args),
+        Function::NnConv(form) => crate::topi_nn::conv(host, args, form),
+        Function::NnDepthwiseConv2dNchw => crate::topi_nn::depthwise_conv2d_nchw(host, args),
+        Function::NnMatmul(dense) => crate::topi_nn::matmul(host, args, dense),
+        Function::NnBatchMatmul => crate::topi_nn::batch_matmul(host, args),
         Function::RegisterTopi(schedule) => crate::autotvm::register(args, schedule),
         Function::AutotvmEntity(kind) => crate::autotvm::entity(kind, args),
         Function::LoadReferenceLog => crate::autotvm::load_reference_log(args),
@@ -826,6 +832,14 @@ fn min_max(native: Function, args: Args) -> ApiResult<Value> {
         ));
     };
     if let (Ok(a), Ok(b)) = (to_index(x), to_index(y)) {
+        if let (Some(p), Some(q)) = (a.as_int(), b.as_int()) {
+            // Two constants fold, as TVM's `max`/`min` fold them.
+            return Ok(Value::Index(Expr::int(if is_max {
+                p.max(q)
+            } else {
+                p.min(q)
+            })));
+        }
         return Ok(Value::Index(if is_max {
             Expr::max(a, b)
         } else {

@@ -112,6 +112,7 @@ mod tensor_slices;
 mod test_marks;
 pub mod text;
 mod topi;
+mod topi_nn;
 mod topi_ops;
 mod value;
 
@@ -132,6 +133,7 @@ pub use saved::{load_json_text, save_json_text};
 pub use session::{Lowered, ReportTarget, Session};
 pub use target::Target;
 pub use test_marks::{pytest_mark, Mark, MarkedTest};
+pub use topi_nn::ConvForm;
 pub use value::{HostValue, Value};
 
 use std::rc::Rc;
@@ -434,6 +436,16 @@ pub fn call_function(
 pub fn set_item(container: &Value, key: &Value, value: &Value) -> Option<ApiResult<()>> {
     match container {
         Value::Object(Object::AutotvmConfig(c)) => Some(autotvm::config_set(c, key, value)),
+        _ => None,
+    }
+}
+
+/// `object.name = value` for the API's objects whose attributes a program
+/// may set (an AutoTVM entity's `val`, `size`...); `None` for any other
+/// value.
+pub fn set_attr(object: &Value, name: &str, value: &Value) -> Option<ApiResult<()>> {
+    match object {
+        Value::Object(Object::AutotvmEntity(e)) => Some(autotvm::entity_set(e, name, value)),
         _ => None,
     }
 }

@@ -62,6 +62,7 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.autotvm.task",
     "tvm.autotvm.task.space",
     "tvm.autotvm.tophub",
+    "tvm.autotvm.GLOBAL_SCOPE",
     "tvm.target.x86",
     "tvm.target.codegen",
     "tvm.contrib",
@@ -74,8 +75,19 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.contrib.utils",
     "tvm.contrib.nvcc",
     "tvm.contrib.pickle_memoize",
+    // TOPI modules of which rangefinder has some functions: the others
+    // import, and fail where they are used.
+    "tvm.topi.utils",
+    "tvm.topi.transform",
     "tvm.topi.nn",
     "tvm.topi.nn.winograd_util",
+    "tvm.topi.nn.pad",
+    "tvm.topi.nn.conv1d",
+    "tvm.topi.nn.conv2d",
+    "tvm.topi.nn.conv3d",
+    "tvm.topi.nn.dense",
+    "tvm.topi.nn.depthwise_conv2d",
+    "tvm.topi.nn.batch_matmul",
     "tvm.topi.nn.utils",
     "tvm.topi.testing",
     "tvm.topi.x86",
@@ -128,6 +140,14 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
 
 /// `module.name` for the names rangefinder provides.
 fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
+    // `tvm.topi.nn.pad` is a module, imported by path, and as an
+    // attribute of `tvm.topi.nn` the function (`nn/__init__.py` imports
+    // its names over its submodules').
+    if module_path == "tvm.topi.nn" {
+        if let Some(f) = crate::topi_nn::function(name) {
+            return Some(Value::Function(f));
+        }
+    }
     let full = format!("{module_path}.{name}");
     if let Some(m) = module(&full) {
         return Some(m);
@@ -253,6 +273,27 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
             Function::TopiDefaultSchedule(Some(false))
         }
         "const_matrix" if module_path == "tvm.topi.utils" => Function::ConstMatrix,
+        "get_max_power2_factor" if module_path == "tvm.topi.utils" => Function::MaxPower2Factor,
+        _ if matches!(
+            module_path,
+            "tvm.topi.nn"
+                | "tvm.topi.nn.pad"
+                | "tvm.topi.nn.conv2d"
+                | "tvm.topi.nn.conv1d"
+                | "tvm.topi.nn.conv3d"
+                | "tvm.topi.nn.dense"
+                | "tvm.topi.nn.depthwise_conv2d"
+                | "tvm.topi.nn.batch_matmul"
+        ) && crate::topi_nn::function(name).is_some() =>
+        {
+            crate::topi_nn::function(name)?
+        }
+        "GLOBAL_SCOPE" if module_path == "tvm.autotvm" => {
+            return Some(Value::Object(Object::Module("tvm.autotvm.GLOBAL_SCOPE")))
+        }
+        "in_tuning" if module_path == "tvm.autotvm.GLOBAL_SCOPE" => {
+            return Some(Value::Bool(false))
+        }
         "register_topi_compute" if module_path == "tvm.autotvm" => Function::RegisterTopi(false),
         "register_topi_schedule" if module_path == "tvm.autotvm" => Function::RegisterTopi(true),
         "SplitEntity" | "OtherOptionEntity" | "ReorderEntity" | "AnnotateEntity"
@@ -434,10 +475,19 @@ pub(crate) fn resolve(path: &str) -> Option<Value> {
         } else {
             path
         };
+    let (parent, name) = path.rsplit_once('.').unwrap_or(("", path));
+    if parent == "tvm.topi.nn" {
+        if let Some(f) = crate::topi_nn::function(name) {
+            // The function, not the module of the same name.
+            return Some(Value::Function(f));
+        }
+    }
     if let Some(m) = module(path) {
         return Some(m);
     }
-    let (parent, name) = path.rsplit_once('.')?;
+    if parent.is_empty() {
+        return None;
+    }
     match resolve(parent)? {
         Value::Object(Object::Module(m)) => module_attr(m, name),
         // `tvm.target.Target.current`.

@@ -99,7 +99,7 @@ pub enum Object {
     /// An AutoTVM configuration, `cfg` in a template.
     AutotvmConfig(crate::autotvm::ConfigRef),
     /// A knob's value (`SplitEntity`, `OtherOptionEntity`, ...).
-    AutotvmEntity(Rc<crate::autotvm::Entity>),
+    AutotvmEntity(crate::autotvm::EntityRef),
     /// `tvm.transform.PassContext(...)`: lowering options, a context
     /// manager.
     PassContext(Rc<crate::pass_context::PassContext>),
@@ -190,7 +190,7 @@ impl Object {
             Object::TensorIntrin(_) => "TensorIntrin",
             Object::AutotvmTemplate(_) => "function",
             Object::AutotvmConfig(_) => "FallbackConfigEntity",
-            Object::AutotvmEntity(e) => match **e {
+            Object::AutotvmEntity(e) => match *e.borrow() {
                 crate::autotvm::Entity::Split(_) => "SplitEntity",
                 crate::autotvm::Entity::Other(_) => "OtherOptionEntity",
                 crate::autotvm::Entity::Reorder(_) => "ReorderEntity",
@@ -263,6 +263,7 @@ impl Object {
             (Object::TensorIntrin(a), Object::TensorIntrin(b)) => a == b,
             (Object::AutotvmTemplate(a), Object::AutotvmTemplate(b)) => Rc::ptr_eq(a, b),
             (Object::AutotvmConfig(a), Object::AutotvmConfig(b)) => Rc::ptr_eq(a, b),
+            (Object::AutotvmEntity(a), Object::AutotvmEntity(b)) => Rc::ptr_eq(a, b),
             (Object::PassContext(a), Object::PassContext(b)) => Rc::ptr_eq(a, b),
             (Object::IterVarAttr(a), Object::IterVarAttr(b)) => Rc::ptr_eq(a, b),
             _ => false,
@@ -337,7 +338,7 @@ impl fmt::Display for Object {
             Object::TensorIntrin(t) => write!(f, "TensorIntrin({})", t.name()),
             Object::AutotvmTemplate(_) => f.write_str("<function autotvm template>"),
             Object::AutotvmConfig(_) => f.write_str("FallbackConfigEntity"),
-            Object::AutotvmEntity(e) => write!(f, "{e}"),
+            Object::AutotvmEntity(e) => write!(f, "{}", e.borrow()),
             Object::PassContext(c) => write!(f, "PassContext(opt_level={})", c.opt_level),
             Object::Slice(start, stop) => {
                 let text =

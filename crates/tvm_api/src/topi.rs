@@ -570,3 +570,30 @@ pub(crate) fn const_matrix(args: Args) -> ApiResult<Value> {
     })?;
     Ok(Value::Object(Object::Tensor(out)))
 }
+
+/// `get_max_power2_factor(n, max_value=None)`: the largest power of two
+/// that divides `n` (at most `max_value`).
+pub(crate) fn max_power2_factor(args: Args) -> ApiResult<Value> {
+    let a = args.bind("get_max_power2_factor", &["n", "max_value"])?;
+    let g = a.required("n")?;
+    let n = crate::operators::as_int(&g.value)
+        .ok_or_else(|| type_error(g.place(), format!("`n` is an integer, found {}", g.value)))?;
+    let max = match a.get("max_value").map(|m| &m.value) {
+        None | Some(Value::None) => None,
+        Some(v) => Some(crate::operators::as_int(v).ok_or_else(|| {
+            ApiError::type_error(format!("`max_value` is an integer, found {v}"))
+        })?),
+    };
+    let mut x: i64 = 1;
+    let mut rest = n;
+    // Zero is divisible by every power of two: without a cap, Python loops
+    // forever; here the factor stops at 2^62.
+    while rest % 2 == 0 && x < 1 << 62 {
+        if max.is_some_and(|m| m < x * 2) {
+            break;
+        }
+        x *= 2;
+        rest /= 2;
+    }
+    Ok(Value::Int(x))
+}

@@ -505,3 +505,384 @@ fn relu_and_elemwise_sum_compute_as_topi_defines_them() {
     let bad = tvm_api::call(h, &f, Args::positional(vec![Value::list(vec![a, c])])).unwrap_err();
     assert!(bad.message.contains("of one shape"), "{}", bad.message);
 }
+
+/// One convolution case: NCHW or NHWC data, a kernel in TOPI's default
+/// layout for it (OIHW or HWIO), strides, dilations and explicit padding.
+#[derive(Debug, Clone)]
+struct ConvCase {
+    nhwc: bool,
+    c: i64,
+    h: i64,
+    w: i64,
+    f: i64,
+    k: (i64, i64),
+    stride: (i64, i64),
+    dilation: (i64, i64),
+    /// top, left, bottom, right
+    pad: [i64; 4],
+}
+
+fn conv_case() -> impl Strategy<Value = ConvCase> {
+    (
+        any::<bool>(),
+        (1i64..4, 3i64..8, 3i64..8, 1i64..4),
+        (1i64..4, 1i64..4),
+        (1i64..3, 1i64..3),
+        (1i64..3, 1i64..3),
+        [0i64..3, 0i64..3, 0i64..3, 0i64..3],
+    )
+        .prop_filter(
+            "the output is not empty",
+            |(_, (_, h, w, _), k, _, d, p)| {
+                h + p[0] + p[2] > (k.0 - 1) * d.0 && w + p[1] + p[3] > (k.1 - 1) * d.1
+            },
+        )
+        .prop_map(|(nhwc, (c, h, w, f), k, stride, dilation, pad)| ConvCase {
+            nhwc,
+            c,
+            h,
+            w,
+            f,
+            k,
+            stride,
+            dilation,
+            pad,
+        })
+}
+
+/// The convolution by its definition, in NCHW order: output shape and
+/// values (one image).
+fn conv_reference(c: &ConvCase, x: &[f64], wt: &[f64]) -> (Vec<i64>, Vec<f64>) {
+    let oh = (c.h + c.pad[0] + c.pad[2] - (c.k.0 - 1) * c.dilation.0 - 1) / c.stride.0 + 1;
+    let ow = (c.w + c.pad[1] + c.pad[3] - (c.k.1 - 1) * c.dilation.1 - 1) / c.stride.1 + 1;
+    let data = |ch: i64, y: i64, xx: i64| -> f64 {
+        if y < 0 || y >= c.h || xx < 0 || xx >= c.w {
+            return 0.0;
+        }
+        let at = if c.nhwc {
+            (y * c.w + xx) * c.c + ch
+        } else {
+            (ch * c.h + y) * c.w + xx
+        };
+        x[at as usize]
+    };
+    let weight = |f: i64, ch: i64, ky: i64, kx: i64| -> f64 {
+        let at = if c.nhwc {
+            ((ky * c.k.1 + kx) * c.c + ch) * c.f + f
+        } else {
+            ((f * c.c + ch) * c.k.0 + ky) * c.k.1 + kx
+        };
+        wt[at as usize]
+    };
+    let mut out = Vec::new();
+    let value = |f: i64, oy: i64, ox: i64| -> f64 {
+        let mut s = 0.0;
+        for ch in 0..c.c {
+            for ky in 0..c.k.0 {
+                for kx in 0..c.k.1 {
+                    let y = oy * c.stride.0 + ky * c.dilation.0 - c.pad[0];
+                    let xx = ox * c.stride.1 + kx * c.dilation.1 - c.pad[1];
+                    s += data(ch, y, xx) * weight(f, ch, ky, kx);
+                }
+            }
+        }
+        s
+    };
+    if c.nhwc {
+        for oy in 0..oh {
+            for ox in 0..ow {
+                for f in 0..c.f {
+                    out.push(value(f, oy, ox));
+                }
+            }
+        }
+        (vec![1, oh, ow, c.f], out)
+    } else {
+        for f in 0..c.f {
+            for oy in 0..oh {
+                for ox in 0..ow {
+                    out.push(value(f, oy, ox));
+                }
+            }
+        }
+        (vec![1, c.f, oh, ow], out)
+    }
+}
+
+fn values(n: i64, seed: u64, salt: u64) -> Vec<f64> {
+    (0..n as u64)
+        .map(|k| (((k * 7919 + seed * 104729 + salt * 31) % 200) as f64 - 100.0) / 16.0)
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(40))]
+    /// `topi.nn.conv2d_nchw` and `conv2d_nhwc` convolve as convolution is
+    /// defined, padded, strided and dilated.
+    #[test]
+    fn conv2d_convolves_as_defined(c in conv_case(), seed in 0u64..1000) {
+        let h = &mut host();
+        let (data_shape, kernel_shape, op) = if c.nhwc {
+            ([1, c.h, c.w, c.c], [c.k.0, c.k.1, c.c, c.f], "tvm.topi.nn.conv2d_nhwc")
+        } else {
+            ([1, c.c, c.h, c.w], [c.f, c.c, c.k.0, c.k.1], "tvm.topi.nn.conv2d_nchw")
+        };
+        let a = placeholder(h, &data_shape, "data");
+        let k = placeholder(h, &kernel_shape, "kernel");
+        let out = call(h, op, vec![
+            a.clone(),
+            k.clone(),
+            ints(&[c.stride.0, c.stride.1]),
+            ints(&c.pad),
+            ints(&[c.dilation.0, c.dilation.1]),
+        ], &[]);
+        let x = values(data_shape.iter().product(), seed, 1);
+        let w = values(kernel_shape.iter().product(), seed, 2);
+        let (shape, expected) = conv_reference(&c, &x, &w);
+        prop_assert_eq!(tvm_api::repr(&attr(&out, "shape")), tvm_api::repr(&Value::list(shape.iter().map(|&i| Value::Int(i)).collect())));
+        let got = run(h, &[(&a, &x), (&k, &w)], &out);
+        prop_assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(&expected) {
+            prop_assert!((g - e).abs() <= 1e-3 * e.abs().max(1.0), "{} vs {}", g, e);
+        }
+    }
+
+    /// `topi.nn.depthwise_conv2d_nchw` convolves each channel with its own
+    /// filters (`multiplier` of them), as defined.
+    #[test]
+    fn depthwise_conv2d_convolves_each_channel(
+        c in 1i64..4, m in 1i64..3, hw in 3i64..7, s in 1i64..3, p in 0i64..2, seed in 0u64..1000,
+    ) {
+        let h = &mut host();
+        let a = placeholder(h, &[1, c, hw, hw], "data");
+        let k = placeholder(h, &[c, m, 3, 3], "kernel");
+        let out = call(h, "tvm.topi.nn.depthwise_conv2d_nchw", vec![
+            a.clone(), k.clone(), Value::Int(s), Value::Int(p), Value::Int(1),
+        ], &[]);
+        let x = values(c * hw * hw, seed, 3);
+        let w = values(c * m * 9, seed, 4);
+        let o = (hw + 2 * p - 3) / s + 1;
+        let mut expected = Vec::new();
+        for oc in 0..c * m {
+            let (ic, j) = (oc / m, oc % m);
+            for oy in 0..o {
+                for ox in 0..o {
+                    let mut sum = 0.0;
+                    for ky in 0..3 {
+                        for kx in 0..3 {
+                            let (y, xx) = (oy * s + ky - p, ox * s + kx - p);
+                            if (0..hw).contains(&y) && (0..hw).contains(&xx) {
+                                sum += x[((ic * hw + y) * hw + xx) as usize]
+                                    * w[(((ic * m + j) * 3 + ky) * 3 + kx) as usize];
+                            }
+                        }
+                    }
+                    expected.push(sum);
+                }
+            }
+        }
+        let got = run(h, &[(&a, &x), (&k, &w)], &out);
+        prop_assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(&expected) {
+            prop_assert!((g - e).abs() <= 1e-3 * e.abs().max(1.0), "{} vs {}", g, e);
+        }
+    }
+
+    /// `topi.nn.dense` is `data @ weight.T + bias`; `topi.nn.matmul` takes
+    /// either operand transposed.
+    #[test]
+    fn dense_and_matmul_multiply_as_defined(
+        m in 1i64..5, n in 1i64..5, kk in 1i64..6, ta in any::<bool>(), tb in any::<bool>(), seed in 0u64..1000,
+    ) {
+        let h = &mut host();
+        let a_shape = if ta { [kk, m] } else { [m, kk] };
+        let b_shape = if tb { [n, kk] } else { [kk, n] };
+        let a = placeholder(h, &a_shape, "a");
+        let b = placeholder(h, &b_shape, "b");
+        let out = call(h, "tvm.topi.nn.matmul", vec![a.clone(), b.clone()], &[
+            ("transpose_a", Value::Bool(ta)),
+            ("transpose_b", Value::Bool(tb)),
+        ]);
+        let x = values(m * kk, seed, 5);
+        let y = values(kk * n, seed, 6);
+        let at = |i: i64, k: i64| x[(if ta { k * m + i } else { i * kk + k }) as usize];
+        let bt = |k: i64, j: i64| y[(if tb { j * kk + k } else { k * n + j }) as usize];
+        let expected: Vec<f64> = (0..m)
+            .flat_map(|i| (0..n).map(move |j| (i, j)))
+            .map(|(i, j)| (0..kk).map(|k| at(i, k) * bt(k, j)).sum())
+            .collect();
+        let got = run(h, &[(&a, &x), (&b, &y)], &out);
+        for (g, e) in got.iter().zip(&expected) {
+            prop_assert!((g - e).abs() <= 1e-3 * e.abs().max(1.0), "{} vs {}", g, e);
+        }
+    }
+}
+
+#[test]
+fn nn_operators_build_topis_stages() {
+    let h = &mut host();
+    let data = placeholder(h, &[1, 64, 56, 56], "data");
+    let kernel = placeholder(h, &[64, 64, 3, 3], "kernel");
+    let conv = call(
+        h,
+        "tvm.topi.nn.conv2d_nchw",
+        vec![
+            data.clone(),
+            kernel,
+            Value::Int(1),
+            Value::Int(1),
+            Value::Int(1),
+        ],
+        &[],
+    );
+    let op = attr(&conv, "op");
+    assert_eq!(tvm_api::str(&attr(&op, "name")), "conv2d_nchw");
+    assert_eq!(tvm_api::str(&attr(&op, "tag")), "conv2d_nchw");
+    assert_eq!(tvm_api::repr(&attr(&conv, "shape")), "[1, 64, 56, 56]");
+    let names = |axes: Value| -> Vec<String> {
+        tvm_api::iter(&axes)
+            .unwrap()
+            .iter()
+            .map(|iv| tvm_api::str(&attr(&attr(iv, "var"), "name")))
+            .collect()
+    };
+    assert_eq!(names(attr(&op, "axis")), ["nn", "ff", "yy", "xx"]);
+    assert_eq!(names(attr(&op, "reduce_axis")), ["rc", "ry", "rx"]);
+    let pad = tvm_api::iter(&attr(&op, "input_tensors")).unwrap()[0].clone();
+    assert_eq!(tvm_api::str(&attr(&attr(&pad, "op"), "name")), "pad_temp");
+    assert_eq!(
+        tvm_api::str(&attr(&attr(&pad, "op"), "tag")),
+        "injective,pad"
+    );
+    // NHWC data with an HWIO kernel: the output and reductions follow the
+    // layout.
+    let nhwc = placeholder(h, &[1, 56, 56, 64], "x");
+    let hwio = placeholder(h, &[3, 3, 64, 32], "w");
+    let conv = call(
+        h,
+        "tvm.topi.nn.conv2d",
+        vec![
+            nhwc,
+            hwio,
+            Value::Int(2),
+            Value::str("SAME"),
+            Value::Int(1),
+            Value::str("NHWC"),
+        ],
+        &[],
+    );
+    let op = attr(&conv, "op");
+    assert_eq!(tvm_api::str(&attr(&op, "name")), "conv2d_nhwc");
+    assert_eq!(tvm_api::repr(&attr(&conv, "shape")), "[1, 28, 28, 32]");
+    assert_eq!(names(attr(&op, "axis")), ["nn", "yy", "xx", "ff"]);
+    assert_eq!(names(attr(&op, "reduce_axis")), ["ry", "rx", "rc"]);
+    // Dense: `T_matmul_NT` (tag `dense`), then `T_add` with the bias.
+    let x = placeholder(h, &[16, 768], "x");
+    let w = placeholder(h, &[3072, 768], "w");
+    let b = placeholder(h, &[3072], "b");
+    let dense = call(h, "tvm.topi.nn.dense", vec![x.clone(), w.clone(), b], &[]);
+    assert_eq!(tvm_api::str(&attr(&attr(&dense, "op"), "name")), "T_add");
+    let mm = call(h, "tvm.topi.nn.dense", vec![x, w], &[]);
+    assert_eq!(tvm_api::str(&attr(&attr(&mm, "op"), "name")), "T_matmul_NT");
+    assert_eq!(tvm_api::str(&attr(&attr(&mm, "op"), "tag")), "dense");
+    // Depthwise: `PaddedInput`, then `DepthwiseConv2d`.
+    let k = placeholder(h, &[64, 2, 3, 3], "k");
+    let dw = call(
+        h,
+        "tvm.topi.nn.depthwise_conv2d_nchw",
+        vec![data, k, Value::Int(2), Value::str("SAME"), Value::Int(1)],
+        &[],
+    );
+    assert_eq!(
+        tvm_api::str(&attr(&attr(&dw, "op"), "name")),
+        "DepthwiseConv2d"
+    );
+    assert_eq!(tvm_api::repr(&attr(&dw, "shape")), "[1, 128, 28, 28]");
+}
+
+#[test]
+fn nn_operators_refuse_bad_arguments() {
+    let h = &mut host();
+    let data = placeholder(h, &[1, 8, 8, 8], "data");
+    let kernel = placeholder(h, &[4, 8, 3, 3], "kernel");
+    let error = |h: &mut dyn Host, path: &str, pos: Vec<Value>| -> String {
+        let f = tvm_api::resolve(path).unwrap();
+        match tvm_api::call(h, &f, Args::positional(pos)) {
+            Ok(_) => panic!("{path} should refuse"),
+            Err(e) => e.message,
+        }
+    };
+    let e = error(
+        h,
+        "tvm.topi.nn.conv2d_nchw",
+        vec![
+            data.clone(),
+            kernel.clone(),
+            Value::Int(1),
+            Value::str("FULL"),
+            Value::Int(1),
+        ],
+    );
+    assert!(e.contains("Unknown padding option FULL"), "{e}");
+    let e = error(
+        h,
+        "tvm.topi.nn.conv2d_nchw",
+        vec![
+            data.clone(),
+            kernel,
+            ints(&[1, 1, 1]),
+            Value::Int(0),
+            Value::Int(1),
+        ],
+    );
+    assert!(e.contains("`strides` needs 2 values"), "{e}");
+    let e = error(h, "tvm.topi.nn.pad", vec![data, ints(&[1, 1])]);
+    assert!(e.contains("pad_before"), "{e}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// `topi.nn.batch_matmul` multiplies each batch (a batch of one is
+    /// broadcast), with either operand transposed.
+    #[test]
+    fn batch_matmul_multiplies_each_batch(
+        b in 1i64..4, one_a in any::<bool>(), one_b in any::<bool>(), m in 1i64..4, n in 1i64..4,
+        kk in 1i64..5, ta in any::<bool>(), tb in any::<bool>(), seed in 0u64..1000,
+    ) {
+        let h = &mut host();
+        let (ba, bb) = (if one_a { 1 } else { b }, if one_b && !one_a { 1 } else { b });
+        let a_shape = if ta { [ba, kk, m] } else { [ba, m, kk] };
+        let b_shape = if tb { [bb, n, kk] } else { [bb, kk, n] };
+        let a = placeholder(h, &a_shape, "a");
+        let bt = placeholder(h, &b_shape, "b");
+        let out = call(h, "tvm.topi.nn.batch_matmul", vec![a.clone(), bt.clone()], &[
+            ("transpose_a", Value::Bool(ta)),
+            ("transpose_b", Value::Bool(tb)),
+        ]);
+        let batch = ba.max(bb);
+        prop_assert_eq!(tvm_api::repr(&attr(&out, "shape")), format!("[{batch}, {m}, {n}]"));
+        let x = values(a_shape.iter().product(), seed, 7);
+        let y = values(b_shape.iter().product(), seed, 8);
+        let av = |p: i64, i: i64, k: i64| {
+            let p = if ba == 1 { 0 } else { p };
+            x[(if ta { (p * kk + k) * m + i } else { (p * m + i) * kk + k }) as usize]
+        };
+        let bv = |p: i64, k: i64, j: i64| {
+            let p = if bb == 1 { 0 } else { p };
+            y[(if tb { (p * n + j) * kk + k } else { (p * kk + k) * n + j }) as usize]
+        };
+        let mut expected = Vec::new();
+        for p in 0..batch {
+            for i in 0..m {
+                for j in 0..n {
+                    expected.push((0..kk).map(|k| av(p, i, k) * bv(p, k, j)).sum::<f64>());
+                }
+            }
+        }
+        let got = run(h, &[(&a, &x), (&bt, &y)], &out);
+        prop_assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(&expected) {
+            prop_assert!((g - e).abs() <= 1e-3 * e.abs().max(1.0), "{} vs {}", g, e);
+        }
+    }
+}

@@ -44,5 +44,9 @@ def layer_module(path, package):
         module.__getattr__ = layer_getattr(path)
         _sys.modules[name] = module
     parent, _, last = name.rpartition(".")
-    setattr(_sys.modules[parent] if parent != package.__name__ else package, last, module)
+    # A function of the parent with the module's name (`tvm.topi.nn.pad`
+    # is a module and, as an attribute of `tvm.topi.nn`, the function)
+    # stays the parent's attribute: the module is only imported by path.
+    if _native.instance_of(_native.resolve(path), "", ["module"]):
+        setattr(_sys.modules[parent] if parent != package.__name__ else package, last, module)
     return module

@@ -664,13 +664,28 @@ impl Interpreter {
                 let index = self.index_value(&sub.slice, scope)?;
                 self.set_item(&container, index, value, span_of(sub.slice.range()))
             }
+            ast::Expr::Attribute(attr) => {
+                let object = self.eval(&attr.value, scope)?;
+                match tvm_api::set_attr(&object, attr.attr.as_str(), &value) {
+                    Some(done) => done.map_err(|e| Raised::api(span, e)),
+                    None => Err(Raised::at(
+                        span,
+                        format!(
+                            "attributes of a {} cannot be assigned to: only names, items \
+                             (`x[i]`), tuples of them and the attributes of AutoTVM entities \
+                             (`cfg[\"k\"].val`) can be",
+                            object.type_name()
+                        ),
+                    )),
+                }
+            }
             ast::Expr::Starred(_) => Err(Raised::at(
                 span,
                 "a starred assignment target must be in a list or tuple",
             )),
             _ => Err(Raised::at(
                 span,
-                "only names, items (`x[i]`) and tuples of them can be assigned to (no attributes)",
+                "only names, items (`x[i]`) and tuples of them can be assigned to",
             )),
         }
     }

@@ -17,7 +17,9 @@ def row_scale(cfg, data, scale):
     cfg.define_knob("unroll", [True, False])
     if cfg.is_fallback:
         cfg["tile_x"] = SplitEntity([-1, 2, get_simd_32bit_lanes()])
-        cfg["unroll"] = OtherOptionEntity(False)
+        cfg["unroll"] = OtherOptionEntity(True)
+        # The configuration holds the entity itself: this turns unrolling off.
+        cfg["unroll"].val = False
     cfg.add_flop(m * n)
     return te.compute((m, n), lambda i, j: data[i, j] * scale[i], name="scaled", tag="row_scale")
 

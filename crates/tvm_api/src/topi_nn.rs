@@ -1,0 +1,839 @@
+//! TOPI's neural-network operators (`tvm.topi.nn`) as TOPI v0.19 builds
+//! them in Python: the same stages, names, tags, axis names and bodies,
+//! so that TOPI's own schedules (which call `nn.conv2d_nchw`, `nn.dense`,
+//! `nn.depthwise_conv2d_nchw` from their templates) and a user's schedule
+//! written against TOPI's output find what they expect.
+//!
+//! - `nn.pad`: `PadInput` (tag `injective,pad`), the input where the index
+//!   is inside it, else `pad_value`;
+//! - `nn.conv1d`/`conv2d`/`conv3d` and their `_ncw`, `_nchw`, `_nhwc`,
+//!   `_ncdhw`... spellings: TOPI's generic `conv` over any data layout
+//!   (`pad_temp`, then `conv2d_nchw` with axes `nn, ff, yy, xx` and
+//!   reduction axes `rc, ry, rx` in the layout's order);
+//! - `nn.depthwise_conv2d_nchw`: `PaddedInput`, then `DepthwiseConv2d`;
+//! - `nn.dense` and `nn.matmul`: `T_matmul_NT` (tag `dense`) or
+//!   `T_matmul_NN`..., then `T_add` with the bias.
+
+use crate::args::{Args, Given};
+use crate::error::{te_error, type_error, ApiError, ApiResult, ErrorClass};
+use crate::object::Object;
+use crate::objects::{constant_value, promote, to_index};
+use crate::value::Value;
+use crate::Host;
+use arith::{Analyzer, Expr};
+use te::{AttrValue, Attrs};
+
+fn simplify(e: Expr) -> Expr {
+    Analyzer::new().simplify(&e).unwrap_or(e)
+}
+
+fn tensor(g: &Given, what: &str) -> ApiResult<te::Tensor> {
+    match &g.value {
+        Value::Object(Object::Tensor(t)) => Ok(t.clone()),
+        other => Err(type_error(
+            g.place(),
+            format!("`{what}` needs a tensor, found a {}", other.type_name()),
+        )),
+    }
+}
+
+fn string(g: Option<&Given>, default: &str) -> ApiResult<String> {
+    match g.map(|g| (&g.value, g)) {
+        None | Some((Value::None, _)) => Ok(default.to_string()),
+        Some((Value::Str(s), _)) => Ok(s.to_string()),
+        Some((other, g)) => Err(type_error(
+            g.place(),
+            format!("expected a string, found a {}", other.type_name()),
+        )),
+    }
+}
+
+/// `out_dtype=None`: the input's type.
+fn out_dtype(g: Option<&Given>, default: tir::DataType) -> ApiResult<tir::DataType> {
+    match g {
+        None => Ok(default),
+        Some(g) if matches!(g.value, Value::None) => Ok(default),
+        Some(g) => crate::casts::dtype_arg(g),
+    }
+}
+
+/// An integer or a list of `n` of them (strides, dilations), as index
+/// expressions.
+fn per_axis(g: &Given, what: &str, n: usize) -> ApiResult<Vec<Expr>> {
+    match promote(&g.value) {
+        v @ (Value::Int(_) | Value::Index(_)) => Ok(vec![to_index(&g.item(v))?; n]),
+        v => {
+            let items = v.sequence().ok_or_else(|| {
+                type_error(
+                    g.place(),
+                    format!(
+                        "`{what}` needs an integer or a list of {n}, found a {}",
+                        v.type_name()
+                    ),
+                )
+            })?;
+            if items.len() != n {
+                return Err(ApiError::new(
+                    ErrorClass::ValueError,
+                    format!("`{what}` needs {n} values, found {}", items.len()),
+                )
+                .at(g.at.clone()));
+            }
+            items.into_iter().map(|v| to_index(&g.item(v))).collect()
+        }
+    }
+}
+
+/// Registers reduction axes with the session, as `te.reduce_axis` does.
+fn note_reduce_axes(host: &mut dyn Host, axes: &[te::IterVar]) {
+    for iv in axes {
+        host.session().reduce_vars.insert(iv.var().clone());
+    }
+}
+
+fn compute(
+    shape: Vec<Expr>,
+    names: &[&str],
+    f: impl FnOnce(&[Expr]) -> ApiResult<te::Value>,
+    name: &str,
+    tag: &str,
+    attrs: Attrs,
+) -> ApiResult<te::Tensor> {
+    te::try_compute_tagged::<crate::functions::BuildFailure>(
+        shape,
+        names,
+        |i| f(i).map_err(crate::functions::BuildFailure::Host),
+        name,
+        tag,
+        attrs,
+    )
+    .map_err(|e| match e {
+        crate::functions::BuildFailure::Host(e) => e,
+        crate::functions::BuildFailure::Te(e) => te_error(&None, e),
+    })
+}
+
+fn varargs_names(n: usize) -> Vec<String> {
+    (0..n).map(|d| format!("i{d}")).collect()
+}
+
+/// `x.astype(dt)` of an element: itself when it has the type.
+fn cast(v: te::Value, dt: tir::DataType) -> te::Value {
+    if v.dtype() == dt {
+        v
+    } else {
+        te::Value::cast(dt, v)
+    }
+}
+
+/// TOPI's `pad`: `name` (tag `injective,pad`) over axes `i0, i1, ...`.
+pub(crate) fn pad_tensor(
+    x: &te::Tensor,
+    before: &[Expr],
+    after: &[Expr],
+    value: te::Value,
+    name: &str,
+    attrs: Attrs,
+) -> ApiResult<te::Tensor> {
+    let n = x.ndim();
+    let shape: Vec<Expr> = (0..n)
+        .map(|i| simplify(x.shape()[i].clone() + before[i].clone() + after[i].clone()))
+        .collect();
+    let names = varargs_names(n);
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let zero = |e: &Expr| constant_value(e) == Some(0);
+    compute(
+        shape,
+        &names,
+        |idx| {
+            let mut conds = Vec::new();
+            let mut at = Vec::with_capacity(n);
+            for i in 0..n {
+                if zero(&before[i]) && zero(&after[i]) {
+                    at.push(idx[i].clone());
+                } else {
+                    at.push(idx[i].clone() - before[i].clone());
+                    conds.push(Expr::ge(idx[i].clone(), before[i].clone()));
+                    conds.push(Expr::lt(
+                        idx[i].clone(),
+                        x.shape()[i].clone() + before[i].clone(),
+                    ));
+                }
+            }
+            let load = x.at(at);
+            Ok(match conds.into_iter().reduce(Expr::and) {
+                Some(c) => te::Value::select(c, load, value),
+                None => load,
+            })
+        },
+        name,
+        "injective,pad",
+        attrs,
+    )
+}
+
+/// `nn.pad(data, pad_before, pad_after=None, pad_value=0.0,
+/// name="PadInput", attrs=None)`.
+pub(crate) fn pad(args: Args) -> ApiResult<Value> {
+    let a = args.bind(
+        "pad",
+        &[
+            "data",
+            "pad_before",
+            "pad_after",
+            "pad_value",
+            "name",
+            "attrs",
+        ],
+    )?;
+    let x = tensor(a.required("data")?, "pad")?;
+    let n = x.ndim();
+    let before_arg = a.required("pad_before")?;
+    let before = per_axis(before_arg, "pad_before", n).map_err(|e| {
+        ApiError::new(
+            e.class,
+            format!("Input dimension and pad_before dismatch : {}", e.message),
+        )
+    })?;
+    let after = match a.get("pad_after") {
+        Some(g) if !matches!(g.value, Value::None) => per_axis(g, "pad_after", n)?,
+        _ => before.clone(),
+    };
+    let value = match a.get("pad_value") {
+        None => crate::objects::float_constant(0.0, x.dtype()),
+        Some(g) => match promote(&g.value) {
+            Value::Object(Object::Element(e)) => e,
+            v => {
+                let typed = crate::functions::typed_constant(&v, x.dtype(), g.place())?;
+                crate::objects::to_element(&typed, g.place())?
+            }
+        },
+    };
+    let value = if x.dtype().is_float() || a.get("pad_value").is_some() {
+        value
+    } else {
+        te::Value::int(0)
+    };
+    let name = string(a.get("name"), "PadInput")?;
+    let attrs = crate::tags::attrs(a.get("attrs"))?;
+    Ok(Value::Object(Object::Tensor(pad_tensor(
+        &x, &before, &after, value, &name, attrs,
+    )?)))
+}
+
+/// TOPI's `get_pad_tuple_generic(padding, kernel)`: the padding before
+/// and after each spatial axis.
+fn pad_tuple(g: &Given, kernel: &[Expr]) -> ApiResult<(Vec<Expr>, Vec<Expr>)> {
+    let n = kernel.len();
+    let total: Vec<Expr> = match promote(&g.value) {
+        Value::Str(s) if &*s == "VALID" => vec![Expr::int(0); n],
+        Value::Str(s) if &*s == "SAME" => kernel.iter().map(|k| k.clone() - 1).collect(),
+        Value::Str(s) => {
+            return Err(
+                ApiError::value_error(format!("Unknown padding option {s}")).at(g.at.clone())
+            )
+        }
+        v @ (Value::Int(_) | Value::Index(_)) => vec![to_index(&g.item(v))? * 2; n],
+        v => {
+            let items = v.sequence().ok_or_else(|| {
+                type_error(
+                    g.place(),
+                    format!("`padding` cannot be a {}", v.type_name()),
+                )
+            })?;
+            let items: Vec<Expr> = items
+                .into_iter()
+                .map(|v| to_index(&g.item(v)))
+                .collect::<ApiResult<_>>()?;
+            if items.len() == 2 * n {
+                return Ok((items[..n].to_vec(), items[n..].to_vec()));
+            }
+            if items.len() != n {
+                return Err(ApiError::value_error(
+                    "Size of padding can only be len(kernel) or len(kernel) * 2",
+                )
+                .at(g.at.clone()));
+            }
+            items.into_iter().map(|p| p * 2).collect()
+        }
+    };
+    let begin: Vec<Expr> = total
+        .iter()
+        .map(|p| simplify(Expr::floor_div(p.clone() + 1, Expr::int(2))))
+        .collect();
+    let end = total
+        .iter()
+        .zip(&begin)
+        .map(|(p, b)| simplify(p.clone() - b.clone()))
+        .collect();
+    Ok((begin, end))
+}
+
+/// The inverse of a permutation (`np.argsort`).
+fn inverse(perm: &[usize]) -> Vec<usize> {
+    let mut inv = vec![0; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p] = i;
+    }
+    inv
+}
+
+/// Which `conv` spelling: the data layout fixed by the name, or taken
+/// from `data_layout=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConvForm {
+    /// `conv1d`, `conv2d`, `conv3d(..., data_layout=...)`: the layout is an
+    /// argument; the number is the spatial rank.
+    Layout(usize),
+    /// `conv2d_nchw`, `conv2d_nhwc`, `conv1d_ncw`, `conv3d_ndhwc`...
+    Fixed(&'static str),
+}
+
+/// `nn.conv2d_nchw(Input, Filter, stride, padding, dilation,
+/// out_dtype=None)` and the other spellings of TOPI's generic `conv`.
+pub(crate) fn conv(host: &mut dyn Host, args: Args, form: ConvForm) -> ApiResult<Value> {
+    let grouped3d = matches!(form, ConvForm::Fixed("NCDHW" | "NDHWC"));
+    let mut params = vec!["input", "filter", "strides", "padding", "dilation"];
+    if grouped3d {
+        params.push("groups");
+    }
+    if matches!(form, ConvForm::Layout(_)) {
+        params.extend(["data_layout", "kernel_layout"]);
+    }
+    params.push("out_dtype");
+    let a = args.bind("conv", &params)?;
+    let inp = tensor(a.required("input")?, "conv")?;
+    let filt = tensor(a.required("filter")?, "conv")?;
+    let (data_layout, kernel_layout) = match form {
+        ConvForm::Fixed(layout) => (layout.to_string(), String::new()),
+        ConvForm::Layout(d) => {
+            let default = ["NCW", "NCHW", "NCDHW"][d.clamp(1, 3) - 1];
+            (
+                string(a.get("data_layout"), default)?,
+                string(a.get("kernel_layout"), "")?,
+            )
+        }
+    };
+    let groups = match grouped3d.then(|| a.get("groups")).flatten() {
+        None => 1,
+        Some(g) => crate::operators::as_int(&g.value)
+            .filter(|g| *g >= 1)
+            .ok_or_else(|| type_error(g.place(), "`groups` is a positive integer"))?,
+    };
+    let dim = inp.ndim().saturating_sub(2);
+    let bad_layout = |what: &str, layout: &str| {
+        ApiError::value_error(format!(
+            "the {what} layout `{layout}` does not fit a {}-dimensional tensor",
+            inp.ndim()
+        ))
+    };
+    if data_layout.len() != inp.ndim()
+        || !data_layout.contains('N')
+        || !data_layout.contains('C')
+        || dim == 0
+    {
+        return Err(bad_layout("data", &data_layout));
+    }
+    let strides = per_axis(a.required("strides")?, "strides", dim)?;
+    let dilations = match a.get("dilation") {
+        Some(g) => per_axis(g, "dilation", dim)?,
+        None => vec![Expr::int(1); dim],
+    };
+    let dt = out_dtype(a.get("out_dtype"), inp.dtype())?;
+    let find = |layout: &str, c: char| layout.find(c).unwrap_or(0);
+    let spatial = |layout: &str, skip: &[char]| -> Vec<usize> {
+        layout
+            .char_indices()
+            .filter(|(_, c)| !skip.contains(c))
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let mut data_to = vec![find(&data_layout, 'N'), find(&data_layout, 'C')];
+    data_to.extend(spatial(&data_layout, &['N', 'C']));
+    let data_from = inverse(&data_to);
+    let mut from_reductions: Vec<usize> = data_from[1..].to_vec();
+    for p in &mut from_reductions {
+        if *p > data_from[0] {
+            *p -= 1;
+        }
+    }
+    let kernel_to: Vec<usize> = if kernel_layout.is_empty() {
+        let first_spatial = spatial(&data_layout, &['N', 'C'])
+            .first()
+            .copied()
+            .unwrap_or(0);
+        if find(&data_layout, 'C') < first_spatial {
+            (0..dim + 2).collect()
+        } else {
+            let mut k = vec![dim + 1, dim];
+            k.extend(0..dim);
+            k
+        }
+    } else {
+        if kernel_layout.len() != filt.ndim() {
+            return Err(bad_layout("kernel", &kernel_layout));
+        }
+        let mut k = vec![find(&kernel_layout, 'O'), find(&kernel_layout, 'I')];
+        k.extend(spatial(&kernel_layout, &['O', 'I']));
+        k
+    };
+    if filt.ndim() != dim + 2 || kernel_to.iter().any(|&k| k >= filt.ndim()) {
+        return Err(bad_layout("kernel", &kernel_layout));
+    }
+    let kernel_from = inverse(&kernel_to);
+    let in_shape: Vec<Expr> = data_to.iter().map(|&i| inp.shape()[i].clone()).collect();
+    let k_shape: Vec<Expr> = kernel_to.iter().map(|&i| filt.shape()[i].clone()).collect();
+    let (batch, in_channel, dimensions) = (&in_shape[0], &in_shape[1], &in_shape[2..]);
+    let (num_filter, kernel_dims) = (&k_shape[0], &k_shape[2..]);
+    let dilated: Vec<Expr> = kernel_dims
+        .iter()
+        .zip(&dilations)
+        .map(|(k, d)| simplify((k.clone() - 1) * d.clone() + 1))
+        .collect();
+    let (pad_begin, pad_end) = pad_tuple(a.required("padding")?, &dilated)?;
+    let out_dims: Vec<Expr> = (0..dim)
+        .map(|i| {
+            simplify(
+                Expr::floor_div(
+                    dimensions[i].clone() - (kernel_dims[i].clone() - 1) * dilations[i].clone() - 1
+                        + pad_begin[i].clone()
+                        + pad_end[i].clone(),
+                    strides[i].clone(),
+                ) + 1,
+            )
+        })
+        .collect();
+    let in_layout_order = |nc_spatial: &[Expr]| -> Vec<Expr> {
+        data_from.iter().map(|&i| nc_spatial[i].clone()).collect()
+    };
+    let zero = Expr::int(0);
+    let mut before = vec![zero.clone(), zero.clone()];
+    before.extend(pad_begin.iter().cloned());
+    let mut after = vec![zero.clone(), zero];
+    after.extend(pad_end.iter().cloned());
+    let temp = pad_tensor(
+        &inp,
+        &in_layout_order(&before),
+        &in_layout_order(&after),
+        crate::objects::float_constant(0.0, inp.dtype()),
+        "pad_temp",
+        Attrs::new(),
+    )?;
+    let group_size = simplify(Expr::floor_div(in_channel.clone(), Expr::int(groups)));
+    let rc = te::reduce_axis((Expr::int(0), group_size.clone()), "rc");
+    let rs: Vec<te::IterVar> = kernel_dims
+        .iter()
+        .zip(["ry", "rx", "rz"])
+        .map(|(k, n)| te::reduce_axis((Expr::int(0), k.clone()), n))
+        .collect();
+    let mut reduce_nc: Vec<te::IterVar> = vec![rc.clone()];
+    reduce_nc.extend(rs.iter().cloned());
+    let reduce_axes: Vec<te::IterVar> = from_reductions
+        .iter()
+        .map(|&i| reduce_nc[i].clone())
+        .collect();
+    note_reduce_axes(host, &reduce_axes);
+    let mut out_shape = vec![batch.clone(), num_filter.clone()];
+    out_shape.extend(out_dims);
+    let out_shape = in_layout_order(&out_shape);
+    let all_names = ["nn", "ff", "yy", "xx", "zz"];
+    let names: Vec<&str> = data_from.iter().map(|&i| all_names[i.min(4)]).collect();
+    let prefix = if groups > 1 { "group_" } else { "" };
+    let name = format!("{prefix}conv{dim}d_{}", data_layout.to_lowercase());
+    let filters_per_group = simplify(Expr::floor_div(num_filter.clone(), Expr::int(groups)));
+    let out = compute(
+        out_shape,
+        &names,
+        |args| {
+            let nc: Vec<Expr> = data_to.iter().map(|&i| args[i].clone()).collect();
+            let (n, ff, spatial_idx) = (&nc[0], &nc[1], &nc[2..]);
+            let channel = if groups == 1 {
+                rc.expr()
+            } else {
+                Expr::floor_div(ff.clone(), filters_per_group.clone()) * group_size.clone()
+                    + rc.expr()
+            };
+            let mut data_idx = vec![n.clone(), channel];
+            for i in 0..dim {
+                data_idx.push(
+                    spatial_idx[i].clone() * strides[i].clone()
+                        + rs[i].expr() * dilations[i].clone(),
+                );
+            }
+            let mut filt_idx = vec![ff.clone(), rc.expr()];
+            filt_idx.extend(rs.iter().map(te::IterVar::expr));
+            let filt_idx: Vec<Expr> = kernel_from.iter().map(|&i| filt_idx[i].clone()).collect();
+            let product = te::Value::binary(
+                te::BinaryOp::Mul,
+                cast(temp.at(in_layout_order(&data_idx)), dt),
+                cast(filt.at(filt_idx), dt),
+            );
+            Ok(te::sum(product, &reduce_axes))
+        },
+        &name,
+        &name,
+        Attrs::new(),
+    )?;
+    Ok(Value::Object(Object::Tensor(out)))
+}
+
+/// TOPI's `get_pad_tuple(padding, (kh, kw))`: top, left, down, right.
+fn pad_tuple_2d(g: &Given, kernel: [&Expr; 2]) -> ApiResult<[Expr; 4]> {
+    let v = promote(&g.value);
+    if let Some(items) = v.sequence().filter(|i| i.len() == 4) {
+        let p: Vec<Expr> = items
+            .into_iter()
+            .map(|v| to_index(&g.item(v)))
+            .collect::<ApiResult<_>>()?;
+        return Ok([p[0].clone(), p[1].clone(), p[2].clone(), p[3].clone()]);
+    }
+    let (begin, end) = pad_tuple(g, &[kernel[0].clone(), kernel[1].clone()])?;
+    Ok([
+        begin[0].clone(),
+        begin[1].clone(),
+        end[0].clone(),
+        end[1].clone(),
+    ])
+}
+
+/// `nn.depthwise_conv2d_nchw(Input, Filter, stride, padding, dilation,
+/// out_dtype=None)`: `PaddedInput`, then `DepthwiseConv2d` (tag
+/// `depthwise_conv2d_nchw`).
+pub(crate) fn depthwise_conv2d_nchw(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
+    let a = args.bind(
+        "depthwise_conv2d_nchw",
+        &[
+            "Input",
+            "Filter",
+            "stride",
+            "padding",
+            "dilation",
+            "out_dtype",
+        ],
+    )?;
+    let inp = tensor(a.required("Input")?, "depthwise_conv2d_nchw")?;
+    let filt = tensor(a.required("Filter")?, "depthwise_conv2d_nchw")?;
+    if inp.ndim() != 4 || filt.ndim() != 4 {
+        return Err(ApiError::value_error(
+            "`depthwise_conv2d_nchw` takes a 4-dimensional input and filter",
+        ));
+    }
+    let dt = out_dtype(a.get("out_dtype"), inp.dtype())?;
+    let stride = per_axis(a.required("stride")?, "stride", 2)?;
+    let dilation = match a.get("dilation") {
+        Some(g) => per_axis(g, "dilation", 2)?,
+        None => vec![Expr::int(1); 2],
+    };
+    let s = inp.shape().to_vec();
+    let (batch, in_channel, in_height, in_width) = (&s[0], &s[1], &s[2], &s[3]);
+    let f = filt.shape().to_vec();
+    let (multiplier, fh, fw) = (&f[1], &f[2], &f[3]);
+    let dkh = simplify((fh.clone() - 1) * dilation[0].clone() + 1);
+    let dkw = simplify((fw.clone() - 1) * dilation[1].clone() + 1);
+    let [top, left, down, right] = pad_tuple_2d(a.required("padding")?, [&dkh, &dkw])?;
+    let out_channel = simplify(in_channel.clone() * multiplier.clone());
+    let out_h = simplify(
+        Expr::floor_div(
+            in_height.clone() - dkh + top.clone() + down.clone(),
+            stride[0].clone(),
+        ) + 1,
+    );
+    let out_w = simplify(
+        Expr::floor_div(
+            in_width.clone() - dkw + left.clone() + right.clone(),
+            stride[1].clone(),
+        ) + 1,
+    );
+    let zero = Expr::int(0);
+    let padded = pad_tensor(
+        &inp,
+        &[zero.clone(), zero.clone(), top, left],
+        &[zero.clone(), zero, down, right],
+        crate::objects::float_constant(0.0, inp.dtype()),
+        "PaddedInput",
+        Attrs::new(),
+    )?;
+    let di = te::reduce_axis((Expr::int(0), fh.clone()), "di");
+    let dj = te::reduce_axis((Expr::int(0), fw.clone()), "dj");
+    let axes = [di.clone(), dj.clone()];
+    note_reduce_axes(host, &axes);
+    let out = compute(
+        vec![batch.clone(), out_channel, out_h, out_w],
+        &["b", "c", "i", "j"],
+        |o| {
+            let (b, c, i, j) = (&o[0], &o[1], &o[2], &o[3]);
+            let group = Expr::floor_div(c.clone(), multiplier.clone());
+            let data = padded.at(vec![
+                b.clone(),
+                group.clone(),
+                i.clone() * stride[0].clone() + di.expr() * dilation[0].clone(),
+                j.clone() * stride[1].clone() + dj.expr() * dilation[1].clone(),
+            ]);
+            let weight = filt.at(vec![
+                group,
+                Expr::floor_mod(c.clone(), multiplier.clone()),
+                di.expr(),
+                dj.expr(),
+            ]);
+            Ok(te::sum(
+                te::Value::binary(te::BinaryOp::Mul, cast(data, dt), cast(weight, dt)),
+                &axes,
+            ))
+        },
+        "DepthwiseConv2d",
+        "depthwise_conv2d_nchw",
+        Attrs::new(),
+    )?;
+    Ok(Value::Object(Object::Tensor(out)))
+}
+
+/// `nn.dense(data, weight, bias=None, out_dtype=None)` (`matmul` with
+/// `transpose_b`) and `nn.matmul(tensor_a, tensor_b, bias=None,
+/// out_dtype=None, transpose_a=False, transpose_b=False)`: two-dimensional
+/// operands.
+pub(crate) fn matmul(host: &mut dyn Host, args: Args, dense: bool) -> ApiResult<Value> {
+    let params: &[&'static str] = if dense {
+        &[
+            "data",
+            "weight",
+            "bias",
+            "out_dtype",
+            "auto_scheduler_rewritten_layout",
+            "meta_schedule_original_shape",
+        ]
+    } else {
+        &[
+            "tensor_a",
+            "tensor_b",
+            "bias",
+            "out_dtype",
+            "transpose_a",
+            "transpose_b",
+            "auto_scheduler_rewritten_layout",
+            "meta_schedule_original_shape",
+        ]
+    };
+    let a = args.bind(if dense { "dense" } else { "matmul" }, params)?;
+    let ta = tensor(a.required(params[0])?, "matmul")?;
+    let tb = tensor(a.required(params[1])?, "matmul")?;
+    let flag = |name: &str, default: bool| -> ApiResult<bool> {
+        a.get(name)
+            .map_or(Ok(default), |g| crate::operators::truth(&g.value))
+    };
+    let (trans_a, trans_b) = if dense {
+        (false, true)
+    } else {
+        (flag("transpose_a", false)?, flag("transpose_b", false)?)
+    };
+    if ta.ndim() != 2 || tb.ndim() != 2 {
+        return Err(ApiError::not_supported(
+            "`matmul` of operands with batch dimensions is not supported: use `nn.batch_matmul`",
+        ));
+    }
+    let dt = out_dtype(a.get("out_dtype"), ta.dtype())?;
+    let (sa, sb) = (ta.shape().to_vec(), tb.shape().to_vec());
+    let (in_dim, red_a) = if trans_a {
+        (&sa[1], &sa[0])
+    } else {
+        (&sa[0], &sa[1])
+    };
+    let (out_dim, red_b) = if trans_b {
+        (&sb[0], &sb[1])
+    } else {
+        (&sb[1], &sb[0])
+    };
+    if let (Some(x), Some(y)) = (red_a.as_int(), red_b.as_int()) {
+        if x != y {
+            return Err(ApiError::assertion(format!(
+                "Reduction dimensions of dense do not match. {x} vs {y}."
+            )));
+        }
+    }
+    let k = te::reduce_axis((Expr::int(0), red_a.clone()), "k");
+    note_reduce_axes(host, std::slice::from_ref(&k));
+    let name = match (trans_a, trans_b) {
+        (true, true) => "T_matmul_TT",
+        (true, false) => "T_matmul_TN",
+        (false, true) => "T_matmul_NT",
+        (false, false) => "T_matmul_NN",
+    };
+    let tag = if (trans_a, trans_b) == (false, true) {
+        "dense"
+    } else {
+        "matmul"
+    };
+    let mut attrs = Attrs::new();
+    attrs.insert(
+        "layout_free_placeholders".to_string(),
+        AttrValue::List(vec![AttrValue::Tensor(tb.clone())]),
+    );
+    let mat = compute(
+        vec![in_dim.clone(), out_dim.clone()],
+        &["i0", "i1"],
+        |o| {
+            let (i, j) = (o[0].clone(), o[1].clone());
+            let a_idx = if trans_a {
+                vec![k.expr(), i]
+            } else {
+                vec![i, k.expr()]
+            };
+            let b_idx = if trans_b {
+                vec![j, k.expr()]
+            } else {
+                vec![k.expr(), j]
+            };
+            Ok(te::sum(
+                te::Value::binary(
+                    te::BinaryOp::Mul,
+                    cast(ta.at(a_idx), dt),
+                    cast(tb.at(b_idx), dt),
+                ),
+                std::slice::from_ref(&k),
+            ))
+        },
+        name,
+        tag,
+        attrs,
+    )?;
+    let mat = Value::Object(Object::Tensor(mat));
+    match a.get("bias") {
+        Some(g) if !matches!(g.value, Value::None) => {
+            // `add(mat, bias.astype(out_dtype))`, as TOPI writes it.
+            let bias = crate::topi_ops::cast_tensor(&tensor(g, "bias")?, dt)?;
+            crate::topi_ops::broadcast(crate::BinaryOp::Add, &mat, &bias)
+        }
+        _ => Ok(mat),
+    }
+}
+
+/// The function of `tvm.topi.nn` called `name`, if this module has it.
+pub(crate) fn function(name: &str) -> Option<crate::Function> {
+    use crate::Function as F;
+    use ConvForm::{Fixed, Layout};
+    Some(match name {
+        "pad" => F::NnPad,
+        "dense" => F::NnMatmul(true),
+        "matmul" => F::NnMatmul(false),
+        "batch_matmul" => F::NnBatchMatmul,
+        "depthwise_conv2d_nchw" => F::NnDepthwiseConv2dNchw,
+        "conv1d" => F::NnConv(Layout(1)),
+        "conv2d" => F::NnConv(Layout(2)),
+        "conv3d" => F::NnConv(Layout(3)),
+        "conv1d_ncw" => F::NnConv(Fixed("NCW")),
+        "conv1d_nwc" => F::NnConv(Fixed("NWC")),
+        "conv2d_nchw" => F::NnConv(Fixed("NCHW")),
+        "conv2d_nhwc" => F::NnConv(Fixed("NHWC")),
+        "conv3d_ncdhw" => F::NnConv(Fixed("NCDHW")),
+        "conv3d_ndhwc" => F::NnConv(Fixed("NDHWC")),
+        _ => return None,
+    })
+}
+
+/// `nn.batch_matmul(tensor_a, tensor_b, oshape=None, out_dtype=None,
+/// transpose_a=False, transpose_b=True)`: `T_batch_matmul_NT` (tag
+/// `batch_matmul`) over `b, i, j`, a batch of 1 on either side broadcast.
+pub(crate) fn batch_matmul(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
+    let a = args.bind(
+        "batch_matmul",
+        &[
+            "tensor_a",
+            "tensor_b",
+            "oshape",
+            "out_dtype",
+            "transpose_a",
+            "transpose_b",
+            "auto_scheduler_rewritten_layout",
+            "meta_schedule_original_shape",
+        ],
+    )?;
+    let ta = tensor(a.required("tensor_a")?, "batch_matmul")?;
+    let tb = tensor(a.required("tensor_b")?, "batch_matmul")?;
+    if ta.ndim() != 3 || tb.ndim() != 3 {
+        return Err(ApiError::assertion("tensor_a only support 3-dim"));
+    }
+    let flag = |name: &str, default: bool| -> ApiResult<bool> {
+        a.get(name)
+            .map_or(Ok(default), |g| crate::operators::truth(&g.value))
+    };
+    let (trans_a, trans_b) = (flag("transpose_a", false)?, flag("transpose_b", true)?);
+    let (sa, sb) = (ta.shape().to_vec(), tb.shape().to_vec());
+    let (xb, xi, xk) = if trans_a {
+        (&sa[0], &sa[2], &sa[1])
+    } else {
+        (&sa[0], &sa[1], &sa[2])
+    };
+    let (yb, yj, yk) = if trans_b {
+        (&sb[0], &sb[1], &sb[2])
+    } else {
+        (&sb[0], &sb[2], &sb[1])
+    };
+    if let (Some(x), Some(y)) = (xk.as_int(), yk.as_int()) {
+        if x != y {
+            return Err(ApiError::assertion("shapes of x and y are inconsistent"));
+        }
+    }
+    let oshape = match a.get("oshape") {
+        Some(g) if !matches!(g.value, Value::None) => per_axis(g, "oshape", 3)?,
+        _ => {
+            let batch = match (xb.as_int(), yb.as_int()) {
+                (Some(x), Some(y)) if x == y || x == 1 || y == 1 => Expr::int(x.max(y)),
+                (Some(_), Some(_)) => {
+                    return Err(ApiError::assertion("batch dimension doesn't match"))
+                }
+                _ => {
+                    return Err(ApiError::not_supported(
+                        "`batch_matmul` of a symbolic batch is not supported (TVM names a new \
+                         `batch` size variable there)",
+                    ))
+                }
+            };
+            vec![batch, xi.clone(), yj.clone()]
+        }
+    };
+    let dt = out_dtype(a.get("out_dtype"), ta.dtype())?;
+    let k = te::reduce_axis((Expr::int(0), xk.clone()), "k");
+    note_reduce_axes(host, std::slice::from_ref(&k));
+    let name = match (trans_a, trans_b) {
+        (true, true) => "T_batch_matmul_TT",
+        (true, false) => "T_batch_matmul_TN",
+        (false, true) => "T_batch_matmul_NT",
+        (false, false) => "T_batch_matmul_NN",
+    };
+    let mut attrs = Attrs::new();
+    attrs.insert(
+        "layout_free_placeholders".to_string(),
+        AttrValue::List(vec![AttrValue::Tensor(tb.clone())]),
+    );
+    let (xb1, yb1) = (xb.as_int() == Some(1), yb.as_int() == Some(1));
+    let out = compute(
+        oshape,
+        &["b", "i", "j"],
+        |o| {
+            let (b, i, j) = (o[0].clone(), o[1].clone(), o[2].clone());
+            let ba = if xb1 { Expr::int(0) } else { b.clone() };
+            let bb = if yb1 { Expr::int(0) } else { b };
+            let a_idx = if trans_a {
+                vec![ba, k.expr(), i]
+            } else {
+                vec![ba, i, k.expr()]
+            };
+            let b_idx = if trans_b {
+                vec![bb, j, k.expr()]
+            } else {
+                vec![bb, k.expr(), j]
+            };
+            Ok(te::sum(
+                te::Value::binary(
+                    te::BinaryOp::Mul,
+                    cast(ta.at(a_idx), dt),
+                    cast(tb.at(b_idx), dt),
+                ),
+                std::slice::from_ref(&k),
+            ))
+        },
+        name,
+        "batch_matmul",
+        attrs,
+    )?;
+    Ok(Value::Object(Object::Tensor(out)))
+}
