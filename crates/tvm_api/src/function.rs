@@ -114,6 +114,8 @@ pub enum Function {
     NnConv(crate::topi_nn::ConvForm),
     /// `tvm.topi.nn.depthwise_conv2d_nchw`.
     NnDepthwiseConv2dNchw,
+    /// `tvm.topi.nn.softmax` (`false`) or `log_softmax`.
+    NnSoftmax(bool),
     /// `tvm.topi.nn.batch_matmul`.
     NnBatchMatmul,
     /// `tvm.topi.nn.dense` (`true`) or `tvm.topi.nn.matmul`.
@@ -319,6 +321,8 @@ impl Function {
             Function::NnDepthwiseConv2dNchw => "tvm.topi.nn.depthwise_conv2d_nchw",
             Function::NnMatmul(true) => "tvm.topi.nn.dense",
             Function::NnBatchMatmul => "tvm.topi.nn.batch_matmul",
+            Function::NnSoftmax(false) => "tvm.topi.nn.softmax",
+            Function::NnSoftmax(true) => "tvm.topi.nn.log_softmax",
             Function::NnMatmul(false) => "tvm.topi.nn.matmul",
             Function::RegisterTopi(false) => "tvm.autotvm.register_topi_compute",
             Function::RegisterTopi(true) => "tvm.autotvm.register_topi_schedule",

@@ -88,6 +88,7 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.topi.nn.dense",
     "tvm.topi.nn.depthwise_conv2d",
     "tvm.topi.nn.batch_matmul",
+    "tvm.topi.nn.softmax",
     "tvm.topi.nn.utils",
     "tvm.topi.testing",
     "tvm.topi.x86",
@@ -283,7 +284,7 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
                 | "tvm.topi.nn.conv3d"
                 | "tvm.topi.nn.dense"
                 | "tvm.topi.nn.depthwise_conv2d"
-                | "tvm.topi.nn.batch_matmul"
+                | "tvm.topi.nn.batch_matmul" | "tvm.topi.nn.softmax"
         ) && crate::topi_nn::function(name).is_some() =>
         {
             crate::topi_nn::function(name)?

@@ -170,15 +170,7 @@ fn compare_elements(op: CmpOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
     let constant = crate::objects::element_constant;
     if let (Some(x), Some(y)) = (constant(&a), constant(&b)) {
         // Two constants compare to a constant condition, as TVM folds them.
-        let holds = match op {
-            CmpOp::Eq => x == y,
-            CmpOp::Ne => x != y,
-            CmpOp::Lt => x < y,
-            CmpOp::Le => x <= y,
-            CmpOp::Gt => x > y,
-            CmpOp::Ge => x >= y,
-        };
-        return Ok(Value::Index(Expr::bool(holds)));
+        return Ok(Value::Index(Expr::bool(op.apply(x, y))));
     }
     Ok(crate::objects::element(te::Value::cmp(op, a, b)))
 }

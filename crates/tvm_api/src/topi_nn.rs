@@ -15,7 +15,7 @@
 //!   `T_matmul_NN`..., then `T_add` with the bias.
 
 use crate::args::{Args, Given};
-use crate::error::{te_error, type_error, ApiError, ApiResult, ErrorClass};
+use crate::error::{te_error, type_error, ApiError, ApiResult};
 use crate::object::Object;
 use crate::objects::{constant_value, promote, to_index};
 use crate::value::Value;
@@ -60,28 +60,25 @@ fn out_dtype(g: Option<&Given>, default: tir::DataType) -> ApiResult<tir::DataTy
 /// An integer or a list of `n` of them (strides, dilations), as index
 /// expressions.
 fn per_axis(g: &Given, what: &str, n: usize) -> ApiResult<Vec<Expr>> {
-    match promote(&g.value) {
-        v @ (Value::Int(_) | Value::Index(_)) => Ok(vec![to_index(&g.item(v))?; n]),
-        v => {
-            let items = v.sequence().ok_or_else(|| {
-                type_error(
-                    g.place(),
-                    format!(
-                        "`{what}` needs an integer or a list of {n}, found a {}",
-                        v.type_name()
-                    ),
-                )
-            })?;
-            if items.len() != n {
-                return Err(ApiError::new(
-                    ErrorClass::ValueError,
-                    format!("`{what}` needs {n} values, found {}", items.len()),
-                )
-                .at(g.at.clone()));
-            }
-            items.into_iter().map(|v| to_index(&g.item(v))).collect()
-        }
-    }
+    crate::topi_ops::index_list(g, what, n)
+}
+
+/// `sum over k of a[a_idx].astype(dt) * b[b_idx].astype(dt)`, TOPI's
+/// matrix products.
+fn product_sum(
+    a: (&te::Tensor, Vec<Expr>),
+    b: (&te::Tensor, Vec<Expr>),
+    dt: tir::DataType,
+    k: &te::IterVar,
+) -> te::Value {
+    te::sum(
+        te::Value::binary(
+            te::BinaryOp::Mul,
+            cast(a.0.at(a.1), dt),
+            cast(b.0.at(b.1), dt),
+        ),
+        std::slice::from_ref(k),
+    )
 }
 
 /// Registers reduction axes with the session, as `te.reduce_axis` does.
@@ -682,14 +679,7 @@ pub(crate) fn matmul(host: &mut dyn Host, args: Args, dense: bool) -> ApiResult<
             } else {
                 vec![k.expr(), j]
             };
-            Ok(te::sum(
-                te::Value::binary(
-                    te::BinaryOp::Mul,
-                    cast(ta.at(a_idx), dt),
-                    cast(tb.at(b_idx), dt),
-                ),
-                std::slice::from_ref(&k),
-            ))
+            Ok(product_sum((&ta, a_idx), (&tb, b_idx), dt, &k))
         },
         name,
         tag,
@@ -715,6 +705,8 @@ pub(crate) fn function(name: &str) -> Option<crate::Function> {
         "dense" => F::NnMatmul(true),
         "matmul" => F::NnMatmul(false),
         "batch_matmul" => F::NnBatchMatmul,
+        "softmax" => F::NnSoftmax(false),
+        "log_softmax" => F::NnSoftmax(true),
         "depthwise_conv2d_nchw" => F::NnDepthwiseConv2dNchw,
         "conv1d" => F::NnConv(Layout(1)),
         "conv2d" => F::NnConv(Layout(2)),
@@ -822,18 +814,138 @@ pub(crate) fn batch_matmul(host: &mut dyn Host, args: Args) -> ApiResult<Value> 
             } else {
                 vec![bb, k.expr(), j]
             };
-            Ok(te::sum(
-                te::Value::binary(
-                    te::BinaryOp::Mul,
-                    cast(ta.at(a_idx), dt),
-                    cast(tb.at(b_idx), dt),
-                ),
-                std::slice::from_ref(&k),
-            ))
+            Ok(product_sum((&ta, a_idx), (&tb, b_idx), dt, &k))
         },
         name,
         "batch_matmul",
         attrs,
     )?;
+    Ok(Value::Object(Object::Tensor(out)))
+}
+
+/// `nn.softmax(x, axis=-1)` (`log` false: `T_softmax_maxelem`,
+/// `T_softmax_exp`, `T_softmax_expsum`, `T_softmax_norm`, tag
+/// `softmax_output`) or `nn.log_softmax(x, axis=-1)` (`T_softmax_maxelem`,
+/// then two stages named `compute`, tag `log_softmax_output`), as TOPI's
+/// Python builds them.
+pub(crate) fn softmax(host: &mut dyn Host, args: Args, log: bool) -> ApiResult<Value> {
+    let what = if log { "log_softmax" } else { "softmax" };
+    let a = args.bind(what, &["x", "axis"])?;
+    let x = tensor(a.required("x")?, what)?;
+    let n = x.ndim() as i64;
+    let axis = match a.get("axis") {
+        None => -1,
+        Some(g) => crate::operators::as_int(&g.value)
+            .ok_or_else(|| type_error(g.place(), "`axis` is an integer"))?,
+    };
+    let axis = if axis < 0 { axis + n } else { axis };
+    if !(0..n).contains(&axis) {
+        return Err(ApiError::value_error(
+            "axis parameter should be less than input dim",
+        ));
+    }
+    let axis = axis as usize;
+    let tag = if log { "log_softmax_output" } else { "softmax_output" };
+    let shape = x.shape().to_vec();
+    let reduced: Vec<Expr> = shape
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != axis)
+        .map(|(_, d)| d.clone())
+        .collect();
+    let k1 = te::reduce_axis((Expr::int(0), shape[axis].clone()), "k");
+    let k2 = te::reduce_axis((Expr::int(0), shape[axis].clone()), "k");
+    note_reduce_axes(host, &[k1.clone(), k2.clone()]);
+    let with_k = |idx: &[Expr], k: &te::IterVar| -> Vec<Expr> {
+        let mut full = idx.to_vec();
+        full.insert(axis, k.expr());
+        full
+    };
+    let without_axis = |idx: &[Expr]| -> Vec<Expr> {
+        idx.iter()
+            .enumerate()
+            .filter(|(i, _)| *i != axis)
+            .map(|(_, e)| e.clone())
+            .collect()
+    };
+    let full_names = varargs_names(shape.len());
+    let full_names: Vec<&str> = full_names.iter().map(String::as_str).collect();
+    let reduced_names = varargs_names(reduced.len());
+    let reduced_names: Vec<&str> = reduced_names.iter().map(String::as_str).collect();
+    let sub = |a: te::Value, b: te::Value| te::Value::binary(te::BinaryOp::Sub, a, b);
+    let call = |f: tir::Intrinsic, v: te::Value| te::Value::call(f, vec![v]);
+    let max_elem = compute(
+        reduced.clone(),
+        &reduced_names,
+        |i| Ok(te::max(x.at(with_k(i, &k1)), std::slice::from_ref(&k1))),
+        "T_softmax_maxelem",
+        tag,
+        Attrs::new(),
+    )?;
+    let mut axis_attr = Attrs::new();
+    axis_attr.insert("axis".to_string(), AttrValue::Int(axis as i64));
+    let out = if log {
+        let expsum = compute(
+            reduced,
+            &reduced_names,
+            |i| {
+                let e = call(tir::Intrinsic::Exp, sub(x.at(with_k(i, &k2)), max_elem.at(i.to_vec())));
+                Ok(te::sum(e, std::slice::from_ref(&k2)))
+            },
+            "compute",
+            tag,
+            Attrs::new(),
+        )?;
+        compute(
+            shape,
+            &full_names,
+            |i| {
+                let rest = without_axis(i);
+                Ok(sub(
+                    sub(x.at(i.to_vec()), max_elem.at(rest.clone())),
+                    call(tir::Intrinsic::Log, expsum.at(rest)),
+                ))
+            },
+            "compute",
+            tag,
+            axis_attr,
+        )?
+    } else {
+        let exp = compute(
+            shape.clone(),
+            &full_names,
+            |i| {
+                Ok(call(
+                    tir::Intrinsic::Exp,
+                    sub(x.at(i.to_vec()), max_elem.at(without_axis(i))),
+                ))
+            },
+            "T_softmax_exp",
+            tag,
+            Attrs::new(),
+        )?;
+        let expsum = compute(
+            reduced,
+            &reduced_names,
+            |i| Ok(te::sum(exp.at(with_k(i, &k2)), std::slice::from_ref(&k2))),
+            "T_softmax_expsum",
+            tag,
+            Attrs::new(),
+        )?;
+        compute(
+            shape,
+            &full_names,
+            |i| {
+                Ok(te::Value::binary(
+                    te::BinaryOp::Div,
+                    exp.at(i.to_vec()),
+                    expsum.at(without_axis(i)),
+                ))
+            },
+            "T_softmax_norm",
+            tag,
+            axis_attr,
+        )?
+    };
     Ok(Value::Object(Object::Tensor(out)))
 }

@@ -35,7 +35,7 @@ fn tensor_arg(g: &Given, what: &str) -> ApiResult<te::Tensor> {
 
 /// A sequence argument of `n` index expressions (an integer stands for all
 /// of them when `n` allows it).
-fn index_list(g: &Given, what: &str, n: usize) -> ApiResult<Vec<Expr>> {
+pub(crate) fn index_list(g: &Given, what: &str, n: usize) -> ApiResult<Vec<Expr>> {
     let items = match promote(&g.value) {
         v @ (Value::Int(_) | Value::Index(_)) => vec![v; n],
         v => v.sequence().ok_or_else(|| {
