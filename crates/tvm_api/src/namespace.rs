@@ -284,7 +284,8 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
                 | "tvm.topi.nn.conv3d"
                 | "tvm.topi.nn.dense"
                 | "tvm.topi.nn.depthwise_conv2d"
-                | "tvm.topi.nn.batch_matmul" | "tvm.topi.nn.softmax"
+                | "tvm.topi.nn.batch_matmul"
+                | "tvm.topi.nn.softmax"
         ) && crate::topi_nn::function(name).is_some() =>
         {
             crate::topi_nn::function(name)?

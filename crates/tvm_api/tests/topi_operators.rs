@@ -886,3 +886,40 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// `topi.nn.softmax` and `log_softmax` along any axis compute the
+    /// (log) softmax as defined.
+    #[test]
+    fn softmax_normalises_along_its_axis(
+        rows in 1i64..4, cols in 1i64..6, axis in 0i64..2, log in any::<bool>(), seed in 0u64..1000,
+    ) {
+        let h = &mut host();
+        let a = placeholder(h, &[rows, cols], "a");
+        let f = if log { "tvm.topi.nn.log_softmax" } else { "tvm.topi.nn.softmax" };
+        let out = call(h, f, vec![a.clone()], &[("axis", Value::Int(axis))]);
+        let tag = tvm_api::str(&attr(&attr(&out, "op"), "tag"));
+        prop_assert_eq!(tag, if log { "log_softmax_output" } else { "softmax_output" });
+        let x = values(rows * cols, seed, 9);
+        let at = |r: i64, c: i64| x[(r * cols + c) as usize];
+        let mut expected = Vec::new();
+        for r in 0..rows {
+            for c in 0..cols {
+                let line: Vec<f64> = if axis == 1 {
+                    (0..cols).map(|j| at(r, j)).collect()
+                } else {
+                    (0..rows).map(|i| at(i, c)).collect()
+                };
+                let max = line.iter().cloned().fold(f64::MIN, f64::max);
+                let sum: f64 = line.iter().map(|v| (v - max).exp()).sum();
+                let v = at(r, c);
+                expected.push(if log { v - max - sum.ln() } else { (v - max).exp() / sum });
+            }
+        }
+        let got = run(h, &[(&a, &x)], &out);
+        for (g, e) in got.iter().zip(&expected) {
+            prop_assert!((g - e).abs() <= 1e-4 * e.abs().max(1.0), "{} vs {}", g, e);
+        }
+    }
+}
