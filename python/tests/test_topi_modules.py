@@ -85,6 +85,8 @@ def test_const_matrix_refuses_what_is_not_a_matrix():
         const_matrix(np.zeros((2, 2, 2), "float32"))
     with pytest.raises(TypeError, match="numpy array"):
         const_matrix([[1.0]])
+    with pytest.raises(ValueError, match="too large"):
+        const_matrix(np.zeros((100, 100), "float32"))
 
 
 def test_numpy_arrays_reach_the_layer_with_their_dtype():

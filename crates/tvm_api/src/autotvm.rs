@@ -211,25 +211,28 @@ fn output_ops(out: &Value) -> Vec<te::Operation> {
 fn find_workload(host: &mut dyn Host, outs: &Value, task: &str) -> Option<String> {
     let mut pending: Vec<te::Operation> = output_ops(outs);
     let mut order = Vec::new();
-    let mut seen: Vec<te::Operation> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     // An explicit stack: the graph may be deep.
     while let Some(op) = pending.pop() {
-        if seen.contains(&op) {
+        if !seen.insert(op.clone()) {
             continue;
         }
-        seen.push(op.clone());
         order.push(op.clone());
         for t in op.input_tensors() {
             pending.push(t.op().clone());
         }
     }
-    let workloads = &host.session().autotvm_workloads;
-    order.iter().rev().find_map(|op| {
-        workloads
-            .iter()
-            .find(|(o, t, _)| o == op && &**t == task)
-            .map(|(_, _, key)| key.clone())
-    })
+    let of_task: std::collections::HashMap<&te::Operation, &String> = host
+        .session()
+        .autotvm_workloads
+        .iter()
+        .filter(|(_, t, _)| &**t == task)
+        .map(|(op, _, key)| (op, key))
+        .collect();
+    order
+        .iter()
+        .rev()
+        .find_map(|op| of_task.get(op).map(|key| (*key).clone()))
 }
 
 fn string(g: &Given) -> ApiResult<String> {
@@ -549,7 +552,15 @@ pub(crate) fn entity_apply(host: &mut dyn Host, e: &EntityRef, args: Args) -> Ap
             let mut axis = axes;
             let mut parts = Vec::with_capacity(size.len());
             for i in 1..size.len() {
-                let factor: i64 = size[i..].iter().product();
+                let factor = size[i..]
+                    .iter()
+                    .try_fold(1i64, |acc, s| acc.checked_mul(*s))
+                    .ok_or_else(|| {
+                        ApiError::new(
+                            ErrorClass::OverflowError,
+                            format!("the split sizes {size:?} multiply past 64 bits"),
+                        )
+                    })?;
                 let pair = method(host, "split", vec![axis, Value::Int(factor)])?;
                 let pair = pair.sequence().unwrap_or_default();
                 let [outer, inner] = <[Value; 2]>::try_from(pair)

@@ -462,6 +462,10 @@ pub(crate) fn testing_injective_schedule(args: Args) -> ApiResult<Value> {
     ))))
 }
 
+/// The most entries `const_matrix` takes: each is a select nested in the
+/// next (TOPI's Winograd matrices have at most 64).
+const MAX_CONST_MATRIX: usize = 4096;
+
 /// `tvm.topi.utils.const_matrix(matrix, name="const_matrix", attrs=None)`:
 /// a compute of the matrix's shape whose element `(i, j)` is the matrix's
 /// value there, written as TOPI writes it: a chain of selects on
@@ -482,6 +486,14 @@ pub(crate) fn const_matrix(args: Args) -> ApiResult<Value> {
         ));
     };
     let array = array.borrow().clone();
+    if array.data.len() > MAX_CONST_MATRIX {
+        return Err(ApiError::value_error(format!(
+            "`const_matrix` of {} entries is too large: its selects would nest that deep \
+             (at most {MAX_CONST_MATRIX})",
+            array.data.len()
+        ))
+        .at(m.at.clone()));
+    }
     let &[rows, cols] = array.shape.as_slice() else {
         return Err(ApiError::new(
             ErrorClass::ValueError,

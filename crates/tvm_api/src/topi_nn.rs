@@ -21,7 +21,7 @@
 //! the lowered programs print the same text.
 
 use crate::args::{Args, Given};
-use crate::error::{te_error, type_error, ApiError, ApiResult};
+use crate::error::{te_error, type_error, ApiError, ApiResult, ErrorClass};
 use crate::object::Object;
 use crate::objects::{constant_value, promote, to_index};
 use crate::value::Value;
@@ -198,8 +198,11 @@ pub(crate) fn pad(args: Args) -> ApiResult<Value> {
             format!("Input dimension and pad_before dismatch : {}", e.message),
         )
     })?;
+    let before = int32_sizes(before, "pad_before")?;
     let after = match a.get("pad_after") {
-        Some(g) if !matches!(g.value, Value::None) => per_axis(g, "pad_after", n)?,
+        Some(g) if !matches!(g.value, Value::None) => {
+            int32_sizes(per_axis(g, "pad_after", n)?, "pad_after")?
+        }
         _ => before.clone(),
     };
     let value = match a.get("pad_value") {
@@ -227,6 +230,11 @@ pub(crate) fn pad(args: Args) -> ApiResult<Value> {
 /// TOPI's `get_pad_tuple_generic(padding, kernel)`: the padding before
 /// and after each spatial axis.
 fn pad_tuple(g: &Given, kernel: &[Expr]) -> ApiResult<(Vec<Expr>, Vec<Expr>)> {
+    let (begin, end) = pad_tuple_unchecked(g, kernel)?;
+    Ok((int32_sizes(begin, "padding")?, int32_sizes(end, "padding")?))
+}
+
+fn pad_tuple_unchecked(g: &Given, kernel: &[Expr]) -> ApiResult<(Vec<Expr>, Vec<Expr>)> {
     let n = kernel.len();
     let total: Vec<Expr> = match promote(&g.value) {
         Value::Str(s) if &*s == "VALID" => vec![Expr::int(0); n],
@@ -236,7 +244,10 @@ fn pad_tuple(g: &Given, kernel: &[Expr]) -> ApiResult<(Vec<Expr>, Vec<Expr>)> {
                 ApiError::value_error(format!("Unknown padding option {s}")).at(g.at.clone())
             )
         }
-        v @ (Value::Int(_) | Value::Index(_)) => vec![to_index(&g.item(v))? * 2; n],
+        v @ (Value::Int(_) | Value::Index(_)) => {
+            let p = int32_sizes(vec![to_index(&g.item(v))?], "padding")?;
+            vec![p[0].clone() * 2; n]
+        }
         v => {
             let items = v.sequence().ok_or_else(|| {
                 type_error(
@@ -248,6 +259,7 @@ fn pad_tuple(g: &Given, kernel: &[Expr]) -> ApiResult<(Vec<Expr>, Vec<Expr>)> {
                 .into_iter()
                 .map(|v| to_index(&g.item(v)))
                 .collect::<ApiResult<_>>()?;
+            let items = int32_sizes(items, "padding")?;
             if items.len() == 2 * n {
                 return Ok((items[..n].to_vec(), items[n..].to_vec()));
             }
@@ -270,6 +282,61 @@ fn pad_tuple(g: &Given, kernel: &[Expr]) -> ApiResult<(Vec<Expr>, Vec<Expr>)> {
         .map(|(p, b)| simplify(p.clone() - b.clone()))
         .collect();
     Ok((begin, end))
+}
+
+/// The positions of a layout's axes in TOPI's canonical order: `axes[0]`,
+/// `axes[1]` (`N`, `C` or `O`, `I`), then the others in the layout's
+/// order. The layout must name each of `ndim` axes once.
+fn layout_order(layout: &str, ndim: usize, axes: [char; 2], what: &str) -> ApiResult<Vec<usize>> {
+    let chars: Vec<char> = layout.chars().collect();
+    let distinct = chars
+        .iter()
+        .enumerate()
+        .all(|(i, c)| c.is_ascii_alphabetic() && !chars[..i].contains(c));
+    let (Some(first), Some(second)) = (
+        chars.iter().position(|c| *c == axes[0]),
+        chars.iter().position(|c| *c == axes[1]),
+    ) else {
+        return Err(ApiError::value_error(format!(
+            "the {what} layout `{layout}` has no `{}` or no `{}` axis",
+            axes[0], axes[1]
+        )));
+    };
+    if chars.len() != ndim || !distinct {
+        return Err(ApiError::value_error(format!(
+            "the {what} layout `{layout}` does not name each axis of a {ndim}-dimensional \
+             tensor once"
+        )));
+    }
+    let mut order = vec![first, second];
+    order.extend((0..ndim).filter(|i| *i != first && *i != second));
+    Ok(order)
+}
+
+/// Constants of `int32`, as TVM's `IntImm`s of strides, dilations and
+/// paddings are: a larger one is an error, not a size that overflows.
+fn int32_sizes(sizes: Vec<Expr>, what: &str) -> ApiResult<Vec<Expr>> {
+    match sizes
+        .iter()
+        .find_map(|s| s.as_int().filter(|v| i32::try_from(*v).is_err()))
+    {
+        Some(bad) => Err(ApiError::new(
+            ErrorClass::OverflowError,
+            format!("`{what}` holds {bad}, which does not fit in int32"),
+        )),
+        None => Ok(sizes),
+    }
+}
+
+/// Strides and dilations: positive `int32`s where they are constants.
+fn positive_sizes(sizes: Vec<Expr>, what: &str) -> ApiResult<Vec<Expr>> {
+    let sizes = int32_sizes(sizes, what)?;
+    match sizes.iter().find_map(|s| s.as_int().filter(|v| *v < 1)) {
+        Some(bad) => Err(ApiError::value_error(format!(
+            "`{what}` must be at least 1, found {bad}"
+        ))),
+        None => Ok(sizes),
+    }
 }
 
 /// The inverse of a permutation (`np.argsort`).
@@ -324,35 +391,19 @@ pub(crate) fn conv(host: &mut dyn Host, args: Args, form: ConvForm) -> ApiResult
             .ok_or_else(|| type_error(g.place(), "`groups` is a positive integer"))?,
     };
     let dim = inp.ndim().saturating_sub(2);
-    let bad_layout = |what: &str, layout: &str| {
-        ApiError::value_error(format!(
-            "the {what} layout `{layout}` does not fit a {}-dimensional tensor",
+    if dim == 0 {
+        return Err(ApiError::value_error(format!(
+            "`conv` needs data with spatial axes, found a {}-dimensional tensor",
             inp.ndim()
-        ))
-    };
-    if data_layout.len() != inp.ndim()
-        || !data_layout.contains('N')
-        || !data_layout.contains('C')
-        || dim == 0
-    {
-        return Err(bad_layout("data", &data_layout));
+        )));
     }
-    let strides = per_axis(a.required("strides")?, "strides", dim)?;
+    let data_to = layout_order(&data_layout, inp.ndim(), ['N', 'C'], "data")?;
+    let strides = positive_sizes(per_axis(a.required("strides")?, "strides", dim)?, "strides")?;
     let dilations = match a.get("dilation") {
-        Some(g) => per_axis(g, "dilation", dim)?,
+        Some(g) => positive_sizes(per_axis(g, "dilation", dim)?, "dilation")?,
         None => vec![Expr::int(1); dim],
     };
     let dt = out_dtype(a.get("out_dtype"), inp.dtype())?;
-    let find = |layout: &str, c: char| layout.find(c).unwrap_or(0);
-    let spatial = |layout: &str, skip: &[char]| -> Vec<usize> {
-        layout
-            .char_indices()
-            .filter(|(_, c)| !skip.contains(c))
-            .map(|(i, _)| i)
-            .collect()
-    };
-    let mut data_to = vec![find(&data_layout, 'N'), find(&data_layout, 'C')];
-    data_to.extend(spatial(&data_layout, &['N', 'C']));
     let data_from = inverse(&data_to);
     let mut from_reductions: Vec<usize> = data_from[1..].to_vec();
     for p in &mut from_reductions {
@@ -360,12 +411,16 @@ pub(crate) fn conv(host: &mut dyn Host, args: Args, form: ConvForm) -> ApiResult
             *p -= 1;
         }
     }
+    if filt.ndim() != dim + 2 {
+        return Err(ApiError::value_error(format!(
+            "the filter of a {dim}-dimensional convolution has {} dimensions, not {}",
+            filt.ndim(),
+            dim + 2
+        )));
+    }
     let kernel_to: Vec<usize> = if kernel_layout.is_empty() {
-        let first_spatial = spatial(&data_layout, &['N', 'C'])
-            .first()
-            .copied()
-            .unwrap_or(0);
-        if find(&data_layout, 'C') < first_spatial {
+        // TOPI's rule: `C` before the spatial axes means OIHW, else HWIO.
+        if data_to[1] < data_to[2] {
             (0..dim + 2).collect()
         } else {
             let mut k = vec![dim + 1, dim];
@@ -373,16 +428,8 @@ pub(crate) fn conv(host: &mut dyn Host, args: Args, form: ConvForm) -> ApiResult
             k
         }
     } else {
-        if kernel_layout.len() != filt.ndim() {
-            return Err(bad_layout("kernel", &kernel_layout));
-        }
-        let mut k = vec![find(&kernel_layout, 'O'), find(&kernel_layout, 'I')];
-        k.extend(spatial(&kernel_layout, &['O', 'I']));
-        k
+        layout_order(&kernel_layout, filt.ndim(), ['O', 'I'], "kernel")?
     };
-    if filt.ndim() != dim + 2 || kernel_to.iter().any(|&k| k >= filt.ndim()) {
-        return Err(bad_layout("kernel", &kernel_layout));
-    }
     let kernel_from = inverse(&kernel_to);
     let in_shape: Vec<Expr> = data_to.iter().map(|&i| inp.shape()[i].clone()).collect();
     let k_shape: Vec<Expr> = kernel_to.iter().map(|&i| filt.shape()[i].clone()).collect();
@@ -522,9 +569,9 @@ pub(crate) fn depthwise_conv2d_nchw(host: &mut dyn Host, args: Args) -> ApiResul
         ));
     }
     let dt = out_dtype(a.get("out_dtype"), inp.dtype())?;
-    let stride = per_axis(a.required("stride")?, "stride", 2)?;
+    let stride = positive_sizes(per_axis(a.required("stride")?, "stride", 2)?, "stride")?;
     let dilation = match a.get("dilation") {
-        Some(g) => per_axis(g, "dilation", 2)?,
+        Some(g) => positive_sizes(per_axis(g, "dilation", 2)?, "dilation")?,
         None => vec![Expr::int(1); 2],
     };
     let s = inp.shape().to_vec();

@@ -923,3 +923,61 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn nn_operators_refuse_hostile_sizes_and_layouts() {
+    let h = &mut host();
+    let data = placeholder(h, &[1, 4, 8, 8], "data");
+    let kernel = placeholder(h, &[4, 4, 3, 3], "kernel");
+    let refuse = |h: &mut dyn Host, path: &str, pos: Vec<Value>, what: &str| {
+        let f = tvm_api::resolve(path).unwrap();
+        match tvm_api::call(h, &f, Args::positional(pos)) {
+            Ok(v) => panic!("{path} should refuse, gave {}", tvm_api::repr(&v)),
+            Err(e) => assert!(e.message.contains(what), "{path}: {}", e.message),
+        }
+    };
+    let conv = |s: Value, p: Value, d: Value| vec![data.clone(), kernel.clone(), s, p, d];
+    let one = || Value::Int(1);
+    refuse(
+        h,
+        "tvm.topi.nn.conv2d_nchw",
+        conv(Value::Int(0), one(), one()),
+        "at least 1",
+    );
+    refuse(
+        h,
+        "tvm.topi.nn.conv2d_nchw",
+        conv(one(), one(), Value::Int(0)),
+        "at least 1",
+    );
+    refuse(
+        h,
+        "tvm.topi.nn.conv2d_nchw",
+        conv(one(), Value::Int(1 << 62), one()),
+        "int32",
+    );
+    refuse(
+        h,
+        "tvm.topi.nn.conv2d_nchw",
+        conv(Value::Int(i64::MAX), one(), one()),
+        "int32",
+    );
+    let mut layout = conv(one(), one(), one());
+    layout.extend([Value::str("NCHW"), Value::str("OOHW")]);
+    refuse(h, "tvm.topi.nn.conv2d", layout, "no `O` or no `I`");
+    let mut layout = conv(one(), one(), one());
+    layout.extend([Value::str("NCHH")]);
+    refuse(h, "tvm.topi.nn.conv2d", layout, "each axis");
+    refuse(
+        h,
+        "tvm.topi.nn.depthwise_conv2d_nchw",
+        conv(Value::Int(0), one(), one()),
+        "at least 1",
+    );
+    refuse(
+        h,
+        "tvm.topi.nn.pad",
+        vec![data.clone(), ints(&[0, 0, i64::MAX, 0])],
+        "int32",
+    );
+}
