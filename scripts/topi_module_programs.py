@@ -15,7 +15,9 @@ schedule, ``tvm.lower``. The modules are changed only in their imports:
 * any other relative import becomes the absolute import of the same
   module (``from ..utils import simplify`` in ``topi/nn/pad.py`` becomes
   ``from tvm.topi.utils import simplify``), so it resolves to
-  rangefinder's ``tvm.topi``.
+  rangefinder's ``tvm.topi``; a name an earlier module defines, imported
+  under another name (``_get_workload as _get_conv2d_workload``), becomes
+  an assignment.
 
 Each program runs as ``rangefinder te FILE --run`` and
 ``python -m rangefinder.tvm FILE --run``: the lowered program is run and
@@ -277,6 +279,13 @@ with tvm.target.Target("cuda"):
     out = depthwise_conv2d_nchw(data, kernel, (1, 1), (1, 1), (1, 1), "float32")
     s = schedule_depthwise_conv2d_nchw([out])
 """, "[data, kernel, out]")),
+    "cuda_conv2d_transpose_autotvm": (["nn/pad.py", "nn/utils.py", "nn/dilate.py", "nn/conv2d_transpose.py", "cuda/conv2d_transpose.py"], driver("""
+x = te.placeholder((1, 16, 8, 8), name="x")
+w = te.placeholder((16, 8, 4, 4), name="w")
+with tvm.target.Target("cuda"):
+    out = conv2d_transpose_nchw(x, w, (2, 2), (1, 1), "float32", (0, 0))
+    s = schedule_conv2d_transpose_nchw([out])
+""", "[x, w, out]")),
     "generic_schedule_depthwise": (["nn/pad.py", "nn/utils.py", "nn/dilate.py", "nn/depthwise_conv2d.py"], driver("""
 data = te.placeholder((1, 64, 28, 28), name="data")
 kernel = te.placeholder((64, 1, 3, 3), name="kernel")
@@ -330,10 +339,13 @@ def program(tvm, modules, driver_text):
             if node.module == "__future__":
                 replaced[node.lineno] = (node.end_lineno, "")
             elif node.level > 0:
-                kept = [a for a in node.names if (a.asname or a.name) not in defined]
+                kept = [a for a in node.names if a.name not in defined]
+                # A name defined earlier under another name: an assignment.
+                aliases = [f"{a.asname} = {a.name}" for a in node.names
+                           if a.name in defined and a.asname and a.asname != a.name]
                 names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in kept)
-                line = f"from {absolute_module(path, node)} import {names}" if kept else ""
-                replaced[node.lineno] = (node.end_lineno, line)
+                lines = ([f"from {absolute_module(path, node)} import {names}"] if kept else []) + aliases
+                replaced[node.lineno] = (node.end_lineno, "\n".join(lines))
         lines, out, i = text.split("\n"), [], 1
         while i <= len(lines):
             if i in replaced:

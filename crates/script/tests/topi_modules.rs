@@ -50,6 +50,23 @@ fn topi_module_helpers_behave_as_in_tvm() {
 }
 
 #[test]
+fn generic_functions_dispatch_on_the_target_keys() {
+    let run = script::run(PROGRAM).unwrap_or_else(|e| panic!("{e}"));
+    let tail: Vec<&str> = run.printed.lines().rev().take(6).collect();
+    assert_eq!(
+        tail,
+        [
+            "(1, 2, 1, 2) (0, 0, 0, 0)",
+            "(1, 1, 1, 1) (2, 2, 1, 1)",
+            "ValueError: Key is already registered for cpu",
+            "('default', 3)",
+            "('cpu', 2)",
+            "('default', 1)",
+        ]
+    );
+}
+
+#[test]
 fn float_coordinates_compute_what_they_define() {
     // Run against direct evaluation: the casts the types ask for are
     // evaluated where they are printed.
@@ -131,5 +148,5 @@ fn autotvm_configurations_refuse_what_they_cannot_hold() {
     assert!(error("cfg.fallback_with_reference_log([1])").contains("tuning records"));
     assert!(error("cfg.define_knob(\"k\", [])").contains("non-empty"));
     assert!(error("cfg.define_knob(\"k\", [1]); cfg[\"k\"].size = 3").contains("cannot be set"));
-    assert!(error("cfg.flop = 3").contains("cannot be assigned"));
+    assert!(error("cfg.flop = 3").contains("cannot be set"));
 }

@@ -57,6 +57,9 @@ pub type EntityRef = Rc<RefCell<Entity>>;
 pub struct FallbackConfig {
     knobs: Vec<(String, EntityRef)>,
     flop: f64,
+    /// Attributes a template stores on `cfg` (`cfg.stride = stride` in
+    /// TOPI's CUDA `conv2d_transpose`).
+    attrs: Vec<(String, Value)>,
 }
 
 impl FallbackConfig {
@@ -318,6 +321,12 @@ pub(crate) fn config_attribute(cfg: &ConfigRef, value: &Value, name: &str) -> Ap
     match name {
         "is_fallback" => Ok(Value::Bool(true)),
         "flop" => Ok(Value::Float(cfg.borrow().flop)),
+        _ if cfg.borrow().attrs.iter().any(|(n, _)| n == name) => Ok(cfg
+            .borrow()
+            .attrs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(Value::None, |(_, v)| v.clone())),
         _ => CONFIG_METHODS
             .iter()
             .find(|m| **m == name)
@@ -465,6 +474,22 @@ pub(crate) fn config_set(cfg: &ConfigRef, key: &Value, value: &Value) -> ApiResu
         ));
     };
     cfg.borrow_mut().set(name, e.clone());
+    Ok(())
+}
+
+/// `cfg.name = value`: an attribute of the template's own (the
+/// configuration's properties and methods cannot be replaced).
+pub(crate) fn config_set_attr(cfg: &ConfigRef, name: &str, value: &Value) -> ApiResult<()> {
+    if name == "is_fallback" || name == "flop" || CONFIG_METHODS.contains(&name) {
+        return Err(ApiError::attribute_error(format!(
+            "the attribute `{name}` of a configuration cannot be set"
+        )));
+    }
+    let mut c = cfg.borrow_mut();
+    match c.attrs.iter_mut().find(|(n, _)| n == name) {
+        Some((_, v)) => *v = value.clone(),
+        None => c.attrs.push((name.to_string(), value.clone())),
+    }
     Ok(())
 }
 

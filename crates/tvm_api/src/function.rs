@@ -116,6 +116,8 @@ pub enum Function {
     NnDepthwiseConv2dNchw,
     /// `tvm.topi.nn.softmax` (`false`) or `log_softmax`.
     NnSoftmax(bool),
+    /// `tvm.topi.nn.get_pad_tuple` (also `tvm.topi.nn.utils.get_pad_tuple`).
+    NnGetPadTuple,
     /// `tvm.topi.nn.batch_matmul`.
     NnBatchMatmul,
     /// `tvm.topi.nn.dense` (`true`) or `tvm.topi.nn.matmul`.
@@ -321,6 +323,7 @@ impl Function {
             Function::NnDepthwiseConv2dNchw => "tvm.topi.nn.depthwise_conv2d_nchw",
             Function::NnMatmul(true) => "tvm.topi.nn.dense",
             Function::NnBatchMatmul => "tvm.topi.nn.batch_matmul",
+            Function::NnGetPadTuple => "tvm.topi.nn.get_pad_tuple",
             Function::NnSoftmax(false) => "tvm.topi.nn.softmax",
             Function::NnSoftmax(true) => "tvm.topi.nn.log_softmax",
             Function::NnMatmul(false) => "tvm.topi.nn.matmul",

@@ -175,6 +175,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::NnDepthwiseConv2dNchw => crate::topi_nn::depthwise_conv2d_nchw(host, args),
         Function::NnMatmul(dense) => crate::topi_nn::matmul(host, args, dense),
         Function::NnBatchMatmul => crate::topi_nn::batch_matmul(host, args),
+        Function::NnGetPadTuple => crate::topi_nn::get_pad_tuple(args),
         Function::NnSoftmax(log) => crate::topi_nn::softmax(host, args, log),
         Function::RegisterTopi(schedule) => crate::autotvm::register(args, schedule),
         Function::AutotvmEntity(kind) => crate::autotvm::entity(kind, args),
@@ -220,10 +221,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
             };
             Ok(Value::Object(Object::Device(kind, id)))
         }
-        Function::GenericFunc => {
-            let a = args.bind("generic_func", &["fdefault"])?;
-            Ok(a.required("fdefault")?.value.clone())
-        }
+        Function::GenericFunc => crate::generic_func::new(args),
         Function::VScale => {
             args.bind("vscale", &[])?;
             Ok(Value::Index(Var::new("vscale").expr()))

@@ -89,6 +89,7 @@ mod error;
 mod extern_api;
 mod function;
 mod functions;
+mod generic_func;
 mod host;
 mod hybrid;
 mod hybrid_dump;
@@ -331,6 +332,11 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
         Value::Object(Object::Reducer(r)) => reducer::reduce(host, r, args),
         Value::Object(Object::TensorIntrin(t)) => tensor_slices::call_intrin(t, args),
         Value::Object(Object::AutotvmTemplate(t)) => autotvm::call_template(host, t, args),
+        Value::Object(Object::GenericFunc(g)) => generic_func::call(host, g, args),
+        Value::Object(Object::GenericRegistrar(r)) => {
+            let a = args.bind("register", &["func"])?;
+            r.apply(a.required("func")?.value.clone())
+        }
         Value::Object(Object::TensorIr(tensor_ir::TirObject::ScriptName(path))) => {
             Ok(tensor_ir::call_script_name(path))
         }
@@ -446,6 +452,7 @@ pub fn set_item(container: &Value, key: &Value, value: &Value) -> Option<ApiResu
 pub fn set_attr(object: &Value, name: &str, value: &Value) -> Option<ApiResult<()>> {
     match object {
         Value::Object(Object::AutotvmEntity(e)) => Some(autotvm::entity_set(e, name, value)),
+        Value::Object(Object::AutotvmConfig(c)) => Some(autotvm::config_set_attr(c, name, value)),
         _ => None,
     }
 }

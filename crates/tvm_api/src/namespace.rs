@@ -286,6 +286,7 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
                 | "tvm.topi.nn.depthwise_conv2d"
                 | "tvm.topi.nn.batch_matmul"
                 | "tvm.topi.nn.softmax"
+                | "tvm.topi.nn.utils"
         ) && crate::topi_nn::function(name).is_some() =>
         {
             crate::topi_nn::function(name)?
@@ -477,20 +478,23 @@ pub(crate) fn resolve(path: &str) -> Option<Value> {
         } else {
             path
         };
-    let (parent, name) = path.rsplit_once('.').unwrap_or(("", path));
-    if parent == "tvm.topi.nn" {
+    if let Some(("tvm.topi.nn", name)) = path.rsplit_once('.') {
         if let Some(f) = crate::topi_nn::function(name) {
             // The function, not the module of the same name.
             return Some(Value::Function(f));
         }
     }
+    resolve_modules_first(path)
+}
+
+/// `path` with its prefixes resolved as modules where they name one
+/// (`tvm.topi.nn.conv2d` in `tvm.topi.nn.conv2d.conv`).
+fn resolve_modules_first(path: &str) -> Option<Value> {
     if let Some(m) = module(path) {
         return Some(m);
     }
-    if parent.is_empty() {
-        return None;
-    }
-    match resolve(parent)? {
+    let (parent, name) = path.rsplit_once('.')?;
+    match resolve_modules_first(parent)? {
         Value::Object(Object::Module(m)) => module_attr(m, name),
         // `tvm.target.Target.current`.
         class @ Value::Object(Object::Class(_)) => crate::get_attr(&class, name).ok(),

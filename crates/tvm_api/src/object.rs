@@ -100,6 +100,10 @@ pub enum Object {
     AutotvmConfig(crate::autotvm::ConfigRef),
     /// A knob's value (`SplitEntity`, `OtherOptionEntity`, ...).
     AutotvmEntity(crate::autotvm::EntityRef),
+    /// A function made by `@tvm.target.generic_func`.
+    GenericFunc(Rc<crate::generic_func::GenericFunc>),
+    /// The decorator `generic.register(key)` returns.
+    GenericRegistrar(Rc<crate::generic_func::Registrar>),
     /// `tvm.transform.PassContext(...)`: lowering options, a context
     /// manager.
     PassContext(Rc<crate::pass_context::PassContext>),
@@ -189,6 +193,7 @@ impl Object {
             Object::Reducer(_) => "function",
             Object::TensorIntrin(_) => "TensorIntrin",
             Object::AutotvmTemplate(_) => "function",
+            Object::GenericFunc(_) | Object::GenericRegistrar(_) => "function",
             Object::AutotvmConfig(_) => "FallbackConfigEntity",
             Object::AutotvmEntity(e) => match *e.borrow() {
                 crate::autotvm::Entity::Split(_) => "SplitEntity",
@@ -263,6 +268,7 @@ impl Object {
             (Object::TensorIntrin(a), Object::TensorIntrin(b)) => a == b,
             (Object::AutotvmTemplate(a), Object::AutotvmTemplate(b)) => Rc::ptr_eq(a, b),
             (Object::AutotvmConfig(a), Object::AutotvmConfig(b)) => Rc::ptr_eq(a, b),
+            (Object::GenericFunc(a), Object::GenericFunc(b)) => Rc::ptr_eq(a, b),
             (Object::AutotvmEntity(a), Object::AutotvmEntity(b)) => Rc::ptr_eq(a, b),
             (Object::PassContext(a), Object::PassContext(b)) => Rc::ptr_eq(a, b),
             (Object::IterVarAttr(a), Object::IterVarAttr(b)) => Rc::ptr_eq(a, b),
@@ -337,6 +343,8 @@ impl fmt::Display for Object {
             Object::Reducer(r) => write!(f, "<function {}>", r.name()),
             Object::TensorIntrin(t) => write!(f, "TensorIntrin({})", t.name()),
             Object::AutotvmTemplate(_) => f.write_str("<function autotvm template>"),
+            Object::GenericFunc(_) => f.write_str("<function generic_func>"),
+            Object::GenericRegistrar(_) => f.write_str("<function register>"),
             Object::AutotvmConfig(_) => f.write_str("FallbackConfigEntity"),
             Object::AutotvmEntity(e) => write!(f, "{}", e.borrow()),
             Object::PassContext(c) => write!(f, "PassContext(opt_level={})", c.opt_level),

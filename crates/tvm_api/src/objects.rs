@@ -760,6 +760,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 | Object::Tagged(..)
                 | Object::HybridFunction(_)
                 | Object::AutotvmTemplate(_)
+                | Object::GenericRegistrar(_)
                 | Object::HybridModule(_)
                 | Object::Mark(_)
                 | Object::MarkedTest(_)
@@ -778,6 +779,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 crate::extern_api::attribute(value, name, span)
             }
             (Object::AutotvmConfig(c), _) => crate::autotvm::config_attribute(c, value, name),
+            (Object::GenericFunc(g), _) => crate::generic_func::attribute(g, value, name),
             (Object::AutotvmEntity(e), _) => crate::autotvm::entity_attribute(e, value, name),
             (Object::TensorIntrin(t), _) => crate::tensor_slices::intrin_attribute(t, name)
                 .ok_or_else(|| {
@@ -1261,6 +1263,9 @@ pub(crate) fn call_method(
             }))
         }
         Value::Object(Object::AutotvmConfig(c)) => crate::autotvm::config_method(c, name, args),
+        Value::Object(Object::GenericFunc(g)) if name == "register" => {
+            crate::generic_func::register(g, args)
+        }
         Value::Object(Object::AutotvmEntity(e)) if name == "apply" => {
             crate::autotvm::entity_apply(host, e, args)
         }

@@ -758,6 +758,7 @@ pub(crate) fn function(name: &str) -> Option<crate::Function> {
         "dense" => F::NnMatmul(true),
         "matmul" => F::NnMatmul(false),
         "batch_matmul" => F::NnBatchMatmul,
+        "get_pad_tuple" => F::NnGetPadTuple,
         "softmax" => F::NnSoftmax(false),
         "log_softmax" => F::NnSoftmax(true),
         "depthwise_conv2d_nchw" => F::NnDepthwiseConv2dNchw,
@@ -1008,4 +1009,20 @@ pub(crate) fn softmax(host: &mut dyn Host, args: Args, log: bool) -> ApiResult<V
         )?
     };
     Ok(Value::Object(Object::Tensor(out)))
+}
+
+/// `nn.get_pad_tuple(padding, kernel)`: the padding on top, left, bottom
+/// and right of a 2-D window (`padding` an integer, a pair, four values,
+/// `"SAME"` or `"VALID"`; `kernel` the window's height and width).
+pub(crate) fn get_pad_tuple(args: Args) -> ApiResult<Value> {
+    let a = args.bind("get_pad_tuple", &["padding", "kernel"])?;
+    let kernel = per_axis(a.required("kernel")?, "kernel", 2)?;
+    let [top, left, down, right] = pad_tuple_2d(a.required("padding")?, [&kernel[0], &kernel[1]])?;
+    let value = |e: Expr| e.as_int().map_or(Value::Index(e), Value::Int);
+    Ok(Value::tuple(vec![
+        value(top),
+        value(left),
+        value(down),
+        value(right),
+    ]))
 }

@@ -21,6 +21,8 @@ def row_scale(cfg, data, scale):
         # The configuration holds the entity itself: this turns unrolling off.
         cfg["unroll"].val = False
     cfg.add_flop(m * n)
+    # Templates keep their own values on the configuration.
+    cfg.rows = m
     return te.compute((m, n), lambda i, j: data[i, j] * scale[i], name="scaled", tag="row_scale")
 
 
@@ -28,6 +30,7 @@ def row_scale(cfg, data, scale):
 def schedule_row_scale(cfg, outs):
     s = te.create_schedule([x.op for x in outs])
     out = outs[0]
+    assert cfg.rows == 6 and cfg.flop == 384
     y, x = s[out].op.axis
     yo, yi = cfg["tile_y"].apply(s, out, y)
     xo, xm, xi = cfg["tile_x"].apply(s, out, x)

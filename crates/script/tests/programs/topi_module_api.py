@@ -61,3 +61,28 @@ C = te.compute(
 )
 s = te.create_schedule(C.op)
 print(tvm.lower(s, [A, C], simple_mode=True))
+
+
+# `@tvm.target.generic_func`: implementations per target key, as TOPI
+# registers its layout hooks.
+@tvm.target.generic_func
+def infer_layout(x):
+    return "default", x
+
+
+@infer_layout.register(["cpu", "arm_cpu"])
+def _infer_layout_cpu(x):
+    return "cpu", x
+
+
+print(infer_layout(1))
+with tvm.target.Target("llvm"):
+    print(infer_layout(2))
+with tvm.target.Target("cuda"):
+    print(infer_layout(3))
+try:
+    infer_layout.register("cpu")(lambda x: x)
+except ValueError as e:
+    print("ValueError:", e)
+print(tvm.topi.nn.get_pad_tuple(1, (3, 3)), tvm.topi.nn.get_pad_tuple("SAME", (4, 4)))
+print(tvm.topi.nn.get_pad_tuple((1, 2), (3, 3)), tvm.topi.nn.get_pad_tuple("VALID", (3, 3)))
