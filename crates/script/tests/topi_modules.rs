@@ -150,3 +150,13 @@ fn autotvm_configurations_refuse_what_they_cannot_hold() {
     assert!(error("cfg.define_knob(\"k\", [1]); cfg[\"k\"].size = 3").contains("cannot be set"));
     assert!(error("cfg.flop = 3").contains("cannot be set"));
 }
+
+#[test]
+fn a_generic_function_cannot_implement_itself() {
+    let src = "import tvm\n\
+        @tvm.target.generic_func\n\
+        def f(x):\n    return x\n\
+        f.register(\"cpu\", f)\n";
+    let e = script::run(src).err().expect("an error").message;
+    assert!(e.contains("not a generic function"), "{e}");
+}

@@ -85,6 +85,17 @@ pub struct Registrar {
 impl Registrar {
     /// Registers `f` for the keys and returns it, as TVM's decorator does.
     pub(crate) fn apply(&self, f: Value) -> ApiResult<Value> {
+        if matches!(
+            f,
+            Value::Object(Object::GenericFunc(_) | Object::GenericRegistrar(_))
+        ) {
+            // A generic function registered in one would call itself
+            // without end.
+            return Err(ApiError::type_error(
+                "an implementation of a generic function must be a function, not a generic \
+                 function",
+            ));
+        }
         let mut registry = self.func.registry.borrow_mut();
         for key in &self.keys {
             match registry.iter_mut().find(|(k, _)| k == key) {
