@@ -108,6 +108,18 @@ pub enum Function {
     TargetHasFeatures,
     /// `tvm.target.x86.get_simd_32bit_lanes()`.
     SimdLanes,
+    /// One of TOPI's shape and layout operators.
+    TopiTransform(crate::topi_transform::TransformOp),
+    /// One of TOPI's reductions beyond `sum`.
+    TopiReduction(crate::topi_reduction::ReductionOp),
+    /// One of TOPI's broadcasting operators beyond the arithmetic ones.
+    TopiBroadcastOp(crate::topi_broadcast::BroadcastOp),
+    /// One of TOPI's pooling operators beyond `pool2d`.
+    TopiPool(crate::topi_pool::PoolOp),
+    /// One of TOPI's normalisations and small nn operators.
+    TopiNorm(crate::topi_norm::NormOp),
+    /// One of TOPI's resizing operators.
+    TopiImage(crate::topi_image::ImageOp),
     /// `tvm.topi.nn.pad`.
     NnPad,
     /// TOPI's generic convolution, in one of its spellings.
@@ -318,6 +330,12 @@ impl Function {
             Function::Memoize => "tvm.contrib.pickle_memoize.memoize",
             Function::ConstMatrix => "tvm.topi.utils.const_matrix",
             Function::MaxPower2Factor => "tvm.topi.utils.get_max_power2_factor",
+            Function::TopiTransform(op) => op.tvm_name(),
+            Function::TopiReduction(op) => op.tvm_name(),
+            Function::TopiBroadcastOp(op) => op.tvm_name(),
+            Function::TopiPool(op) => op.tvm_name(),
+            Function::TopiNorm(op) => op.tvm_name(),
+            Function::TopiImage(op) => op.tvm_name(),
             Function::NnPad => "tvm.topi.nn.pad",
             Function::NnConv(_) => "tvm.topi.nn.conv",
             Function::NnDepthwiseConv2dNchw => "tvm.topi.nn.depthwise_conv2d_nchw",

@@ -113,8 +113,14 @@ mod tensor_slices;
 mod test_marks;
 pub mod text;
 mod topi;
+mod topi_broadcast;
+mod topi_image;
 mod topi_nn;
+mod topi_norm;
 mod topi_ops;
+mod topi_pool;
+mod topi_reduction;
+mod topi_transform;
 mod value;
 
 pub use args::{Args, Bound, Given};

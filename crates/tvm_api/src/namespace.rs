@@ -90,6 +90,18 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.topi.nn.batch_matmul",
     "tvm.topi.nn.softmax",
     "tvm.topi.nn.utils",
+    "tvm.topi.nn.local_response_norm",
+    "tvm.topi.nn.layer_norm",
+    "tvm.topi.nn.instance_norm",
+    "tvm.topi.nn.group_norm",
+    "tvm.topi.nn.flatten",
+    "tvm.topi.nn.elemwise",
+    "tvm.topi.nn.mapping",
+    "tvm.topi.nn.upsampling",
+    "tvm.topi.reduction",
+    "tvm.topi.broadcast",
+    "tvm.topi.image",
+    "tvm.topi.image.resize",
     "tvm.topi.testing",
     "tvm.topi.x86",
     "tvm.topi.x86.injective",
@@ -130,13 +142,31 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
     if module_path == "tvm.autotvm" && matches!(name, "template" | "register_customized_task") {
         return Some(Value::Function(Function::DeferringDecorator));
     }
-    known_module_attr(module_path, name).or_else(|| {
-        (IMPORT_ONLY.contains(&module_path) && !name.starts_with("__")).then(|| {
-            Value::Object(Object::Unsupported(std::rc::Rc::from(format!(
-                "{module_path}.{name}"
-            ))))
+    known_module_attr(module_path, name)
+        .or_else(|| topi_operator(module_path, name).map(Value::Function))
+        .or_else(|| {
+            (IMPORT_ONLY.contains(&module_path) && !name.starts_with("__")).then(|| {
+                Value::Object(Object::Unsupported(std::rc::Rc::from(format!(
+                    "{module_path}.{name}"
+                ))))
+            })
         })
+}
+
+/// TOPI's operators built by the operator modules (`topi_transform`,
+/// `topi_reduction`, ...), each under the modules TOPI exposes it from.
+fn topi_operator(module_path: &str, name: &str) -> Option<Function> {
+    use crate::{topi_broadcast, topi_image, topi_norm, topi_pool, topi_reduction, topi_transform};
+    None.or_else(|| {
+        topi_transform::TransformOp::lookup(module_path, name).map(Function::TopiTransform)
     })
+    .or_else(|| topi_reduction::ReductionOp::lookup(module_path, name).map(Function::TopiReduction))
+    .or_else(|| {
+        topi_broadcast::BroadcastOp::lookup(module_path, name).map(Function::TopiBroadcastOp)
+    })
+    .or_else(|| topi_pool::PoolOp::lookup(module_path, name).map(Function::TopiPool))
+    .or_else(|| topi_norm::NormOp::lookup(module_path, name).map(Function::TopiNorm))
+    .or_else(|| topi_image::ImageOp::lookup(module_path, name).map(Function::TopiImage))
 }
 
 /// `module.name` for the names rangefinder provides.
