@@ -120,6 +120,8 @@ pub enum Function {
     TopiNorm(crate::topi_norm::NormOp),
     /// One of TOPI's resizing operators.
     TopiImage(crate::topi_image::ImageOp),
+    /// One of TOPI's x86 and CUDA schedules.
+    TopiSchedule(crate::topi_schedules::ScheduleOp),
     /// `tvm.topi.nn.pad`.
     NnPad,
     /// TOPI's generic convolution, in one of its spellings.
@@ -336,6 +338,7 @@ impl Function {
             Function::TopiPool(op) => op.tvm_name(),
             Function::TopiNorm(op) => op.tvm_name(),
             Function::TopiImage(op) => op.tvm_name(),
+            Function::TopiSchedule(op) => op.tvm_name(),
             Function::NnPad => "tvm.topi.nn.pad",
             Function::NnConv(_) => "tvm.topi.nn.conv",
             Function::NnDepthwiseConv2dNchw => "tvm.topi.nn.depthwise_conv2d_nchw",

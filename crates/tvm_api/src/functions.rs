@@ -176,6 +176,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::TopiPool(op) => crate::topi_pool::call(host, args, op),
         Function::TopiNorm(op) => crate::topi_norm::call(host, args, op),
         Function::TopiImage(op) => crate::topi_image::call(host, args, op),
+        Function::TopiSchedule(op) => crate::topi_schedules::call(host, args, op),
         Function::NnPad => crate::topi_nn::pad(args),
         Function::NnConv(form) => crate::topi_nn::conv(host, args, form),
         Function::NnDepthwiseConv2dNchw => crate::topi_nn::depthwise_conv2d_nchw(host, args),

@@ -120,6 +120,7 @@ mod topi_norm;
 mod topi_ops;
 mod topi_pool;
 mod topi_reduction;
+mod topi_schedules;
 mod topi_transform;
 mod value;
 

@@ -105,10 +105,16 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.topi.testing",
     "tvm.topi.x86",
     "tvm.topi.x86.injective",
+    "tvm.topi.x86.pooling",
+    "tvm.topi.x86.reduction",
     "tvm.topi.x86.tensor_intrin",
     "tvm.topi.x86.utils",
     "tvm.topi.cuda",
     "tvm.topi.cuda.tensor_intrin",
+    "tvm.topi.cuda.pooling",
+    "tvm.topi.cuda.reduction",
+    "tvm.topi.cuda.softmax",
+    "tvm.topi.cuda.injective",
     "tvm.topi.cuda.conv2d_nhwc",
     "tvm.topi.cuda.conv2d_nhwc_winograd",
     "tvm.topi.cuda.conv2d_winograd",
@@ -156,7 +162,10 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
 /// TOPI's operators built by the operator modules (`topi_transform`,
 /// `topi_reduction`, ...), each under the modules TOPI exposes it from.
 fn topi_operator(module_path: &str, name: &str) -> Option<Function> {
-    use crate::{topi_broadcast, topi_image, topi_norm, topi_pool, topi_reduction, topi_transform};
+    use crate::{
+        topi_broadcast, topi_image, topi_norm, topi_pool, topi_reduction, topi_schedules,
+        topi_transform,
+    };
     None.or_else(|| {
         topi_transform::TransformOp::lookup(module_path, name).map(Function::TopiTransform)
     })
