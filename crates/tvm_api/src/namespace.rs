@@ -176,6 +176,7 @@ fn topi_operator(module_path: &str, name: &str) -> Option<Function> {
     .or_else(|| topi_pool::PoolOp::lookup(module_path, name).map(Function::TopiPool))
     .or_else(|| topi_norm::NormOp::lookup(module_path, name).map(Function::TopiNorm))
     .or_else(|| topi_image::ImageOp::lookup(module_path, name).map(Function::TopiImage))
+    .or_else(|| topi_schedules::ScheduleOp::lookup(module_path, name).map(Function::TopiSchedule))
 }
 
 /// `module.name` for the names rangefinder provides.
