@@ -122,6 +122,11 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.topi.generic.injective",
     "tvm.topi.generic.default",
     "tvm.topi.cpp",
+    "tvm.topi.cpp.nn",
+    "tvm.topi.cpp.generic",
+    "tvm.topi.cpp.cuda",
+    "tvm.topi.cpp.x86",
+    "tvm.topi.cpp.utils",
     "tvm.meta_schedule",
 ];
 
@@ -148,7 +153,8 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
     if module_path == "tvm.autotvm" && matches!(name, "template" | "register_customized_task") {
         return Some(Value::Function(Function::DeferringDecorator));
     }
-    known_module_attr(module_path, name)
+    cpp_operator(module_path, name)
+        .or_else(|| known_module_attr(module_path, name))
         .or_else(|| topi_operator(module_path, name).map(Value::Function))
         .or_else(|| {
             (IMPORT_ONLY.contains(&module_path) && !name.starts_with("__")).then(|| {
@@ -157,6 +163,44 @@ pub(crate) fn module_attr(module_path: &str, name: &str) -> Option<Value> {
                 ))))
             })
         })
+}
+
+/// TOPI's C++ operators that its Python wrappers call with their own
+/// arguments in the same order (`nn/pooling.py`: `pool2d(...)` returns
+/// `cpp.nn.pool2d(...)`), as `(Python module, name)`. The pooling
+/// operators take the pool type as the name or as the code TOPI's
+/// wrappers pass (`POOL_TYPE_CODE`: 0 for `avg`, 1 for `max`). An operator
+/// whose C++ arguments come in another order (`cpp.take`) stays out: it
+/// resolves to a value whose use says it is not supported, never to the
+/// Python operator with its arguments swapped.
+const CPP_SAME_ARGUMENTS: &[(&str, &str)] = &[
+    ("tvm.topi.nn", "pool1d"),
+    ("tvm.topi.nn", "pool2d"),
+    ("tvm.topi.nn", "pool3d"),
+    ("tvm.topi.nn", "global_pool"),
+    ("tvm.topi.nn", "adaptive_pool"),
+    ("tvm.topi.nn", "adaptive_pool1d"),
+    ("tvm.topi.nn", "adaptive_pool3d"),
+    ("tvm.topi.nn", "lrn"),
+    ("tvm.topi.nn", "layer_norm"),
+    ("tvm.topi.nn", "instance_norm"),
+    ("tvm.topi.nn", "group_norm"),
+    ("tvm.topi.nn", "rms_norm"),
+];
+
+/// `tvm.topi.cpp...name`: the operator of [`CPP_SAME_ARGUMENTS`] under
+/// TOPI's Python module of the same path.
+fn cpp_operator(module_path: &str, name: &str) -> Option<Value> {
+    let rest = module_path.strip_prefix("tvm.topi.cpp")?;
+    let python = format!("tvm.topi{rest}");
+    CPP_SAME_ARGUMENTS
+        .iter()
+        .any(|&(m, n)| m == python && n == name)
+        .then(|| {
+            known_module_attr(&python, name)
+                .or_else(|| topi_operator(&python, name).map(Value::Function))
+        })
+        .flatten()
 }
 
 /// TOPI's operators built by the operator modules (`topi_transform`,

@@ -71,6 +71,21 @@ fn string_arg(g: Option<&Given>, default: &str) -> ApiResult<String> {
     }
 }
 
+/// A pool type: its name, or the code TOPI's Python wrappers pass to the
+/// C++ operators (`POOL_TYPE_CODE`: 0 for `avg`, 1 for `max`).
+pub(crate) fn pool_type(g: &Given) -> ApiResult<String> {
+    match g.value {
+        Value::Int(0) => Ok("avg".to_string()),
+        Value::Int(1) => Ok("max".to_string()),
+        Value::Int(code) => Err(ApiError::new(
+            ErrorClass::ValueError,
+            format!("unknown pool type code {code}: use 0 (avg) or 1 (max)"),
+        )
+        .at(g.at.clone())),
+        _ => string_arg(Some(g), ""),
+    }
+}
+
 fn bool_arg(g: Option<&Given>, default: bool) -> ApiResult<bool> {
     g.map_or(Ok(default), |g| crate::truth(&g.value))
 }
@@ -113,7 +128,7 @@ pub(crate) fn pool2d(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     };
     let padding = index_list(a.required("padding")?, "padding", 4)?;
     let pool_type_arg = a.required("pool_type")?;
-    let pool_type = string_arg(Some(pool_type_arg), "")?;
+    let pool_type = pool_type(pool_type_arg)?;
     if pool_type != "max" && pool_type != "avg" {
         return Err(ApiError::new(
             ErrorClass::ValueError,
