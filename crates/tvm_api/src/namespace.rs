@@ -229,7 +229,8 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
     // attribute of `tvm.topi.nn` the function (`nn/__init__.py` imports
     // its names over its submodules').
     if module_path == "tvm.topi.nn" {
-        if let Some(f) = crate::topi_nn::function(name) {
+        if let Some(f) = crate::topi_nn::function(name).or_else(|| topi_operator(module_path, name))
+        {
             return Some(Value::Function(f));
         }
     }
@@ -563,7 +564,9 @@ pub(crate) fn resolve(path: &str) -> Option<Value> {
             path
         };
     if let Some(("tvm.topi.nn", name)) = path.rsplit_once('.') {
-        if let Some(f) = crate::topi_nn::function(name) {
+        if let Some(f) =
+            crate::topi_nn::function(name).or_else(|| topi_operator("tvm.topi.nn", name))
+        {
             // The function, not the module of the same name.
             return Some(Value::Function(f));
         }
