@@ -218,8 +218,7 @@ fn layout_axes(a: &Bound, op: PoolOp, ndim: usize) -> ApiResult<Vec<usize>> {
             .at(ArgRef::Keyword("layout".into()))
     };
     let mut found: Vec<Option<usize>> = vec![None; letters.len()];
-    let mut position = 0;
-    for c in layout.chars().filter(char::is_ascii_alphabetic) {
+    for (position, c) in layout.chars().filter(char::is_ascii_alphabetic).enumerate() {
         if let Some(i) = letters.iter().position(|l| *l == c) {
             if found[i].is_some() {
                 return Err(bad(format!("`{c}` appears twice")));
@@ -228,7 +227,6 @@ fn layout_axes(a: &Bound, op: PoolOp, ndim: usize) -> ApiResult<Vec<usize>> {
         } else if letters.contains(&c.to_ascii_uppercase()) {
             return Err(bad(format!("the pooled axis `{c}` cannot be split")));
         }
-        position += 1;
     }
     let mut axes = Vec::with_capacity(letters.len());
     for (l, f) in letters.iter().zip(found) {
