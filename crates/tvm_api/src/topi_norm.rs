@@ -10,6 +10,10 @@
 //!   `<data>_red_temp` (tag `comm_reduce`, a tuple sum of the elements and
 //!   their squares over axes `k<i>`), then `T_layer_norm` (tag
 //!   `injective`); `instance_norm` the same, ending in `T_instance_norm`;
+//! - `group_norm(data, gamma, beta, num_groups, channel_axis, axes,
+//!   epsilon=1e-5)` (C++): `T_reshape` of the data (then `T_cast` for
+//!   float16), `T_reshape` of gamma and beta, `<data>_red_temp`,
+//!   `T_group_norm` (tag `injective`), then `T_reshape` back;
 //! - `prelu(x, slope, axis=1)` (Python): `compute` (tag `broadcast`);
 //! - `leaky_relu(x, alpha)` (Python): `compute` (tag `elemwise`);
 //! - `scale_shift_nchw`, `scale_shift_nhwc`, `scale_shift_nchwc(Input,
@@ -41,6 +45,8 @@ pub enum NormOp {
     LayerNorm,
     /// `tvm.topi.nn.instance_norm`.
     InstanceNorm,
+    /// `tvm.topi.nn.group_norm`.
+    GroupNorm,
     /// `tvm.topi.nn.prelu`.
     Prelu,
     /// `tvm.topi.nn.leaky_relu`.
@@ -61,6 +67,7 @@ impl NormOp {
             "lrn" => NormOp::Lrn,
             "layer_norm" => NormOp::LayerNorm,
             "instance_norm" => NormOp::InstanceNorm,
+            "group_norm" => NormOp::GroupNorm,
             "prelu" => NormOp::Prelu,
             "leaky_relu" => NormOp::LeakyRelu,
             "scale_shift_nchw" => NormOp::ScaleShiftNchw,
@@ -74,6 +81,7 @@ impl NormOp {
             NormOp::Lrn => "tvm.topi.nn.local_response_norm",
             NormOp::LayerNorm => "tvm.topi.nn.layer_norm",
             NormOp::InstanceNorm => "tvm.topi.nn.instance_norm",
+            NormOp::GroupNorm => "tvm.topi.nn.group_norm",
             NormOp::Prelu | NormOp::LeakyRelu => "tvm.topi.nn.elemwise",
             NormOp::ScaleShiftNchw | NormOp::ScaleShiftNhwc | NormOp::ScaleShiftNchwc => {
                 "tvm.topi.nn.mapping"
@@ -89,6 +97,7 @@ impl NormOp {
             NormOp::Lrn => "tvm.topi.nn.lrn",
             NormOp::LayerNorm => "tvm.topi.nn.layer_norm",
             NormOp::InstanceNorm => "tvm.topi.nn.instance_norm",
+            NormOp::GroupNorm => "tvm.topi.nn.group_norm",
             NormOp::Prelu => "tvm.topi.nn.prelu",
             NormOp::LeakyRelu => "tvm.topi.nn.leaky_relu",
             NormOp::ScaleShiftNchw => "tvm.topi.nn.scale_shift_nchw",
@@ -136,6 +145,44 @@ pub(crate) fn call(host: &mut dyn Host, args: Args, op: NormOp) -> ApiResult<Val
                 "T_instance_norm"
             };
             layer_norm(host, &x, &gamma, beta.as_ref(), &axes, epsilon, name)?
+        }
+        NormOp::GroupNorm => {
+            let a = args.bind(
+                short,
+                &[
+                    "data",
+                    "gamma",
+                    "beta",
+                    "num_groups",
+                    "channel_axis",
+                    "axes",
+                    "epsilon",
+                ],
+            )?;
+            let x = tensor(a.required("data")?, short)?;
+            let optional = |name: &str| match a.get(name) {
+                None => Ok(None),
+                Some(g) if matches!(g.value, Value::None) => Ok(None),
+                Some(g) => tensor(g, short).map(Some),
+            };
+            let (gamma, beta) = (optional("gamma")?, optional("beta")?);
+            let groups = int(a.required("num_groups")?, "num_groups")?;
+            let channel_arg = a.required("channel_axis")?;
+            let channel = axis_in(int(channel_arg, "channel_axis")?, x.ndim(), "channel_axis")
+                .map_err(|e| e.at(channel_arg.at.clone()))?;
+            let axes_arg = a.required("axes")?;
+            let given = real_axes(axes_arg, x.ndim())?;
+            let epsilon = a.get("epsilon").map_or(Ok(1e-5), number)?;
+            group_norm(
+                host,
+                &x,
+                gamma.as_ref(),
+                beta.as_ref(),
+                groups,
+                channel,
+                &given,
+                epsilon,
+            )?
         }
         NormOp::Prelu => {
             let a = args.bind(short, &["x", "slope", "axis"])?;
@@ -479,79 +526,10 @@ fn layer_norm(
             v
         }
     };
-    let raxes: Vec<te::IterVar> = axes
-        .iter()
-        .map(|&i| te::reduce_axis((Expr::int(0), shape[i].clone()), &format!("k{i}")))
-        .collect();
-    crate::topi_ops::note_reduce_axes(host, &raxes);
     let kept: Vec<usize> = (0..ndim).filter(|i| !axes.contains(i)).collect();
-    let target: Vec<Expr> = kept.iter().map(|&i| shape[i].clone()).collect();
     let sum_dtype = if half { DataType::Float32 } else { dtype };
-    let lhs = te::CommReducer::operands("tuple_sum_lhs", &[sum_dtype, sum_dtype]);
-    let rhs = te::CommReducer::operands("tuple_sum_rhs", &[sum_dtype, sum_dtype]);
-    let combined = vec![
-        te::Value::binary(te::BinaryOp::Add, lhs[0].clone(), rhs[0].clone()),
-        te::Value::binary(te::BinaryOp::Add, lhs[1].clone(), rhs[1].clone()),
-    ];
-    let zero = float_constant(0.0, sum_dtype);
-    let reducer = te::CommReducer::new("tuple_sum", &lhs, &rhs, combined, vec![zero.clone(), zero])
-        .map_err(|e| te_error(&None, e))?;
-    let ax = names("ax", target.len());
-    let ax: Vec<&str> = ax.iter().map(String::as_str).collect();
-    let temps = te::try_compute_multi_tagged::<BuildFailure>(
-        target,
-        &ax,
-        |o| {
-            let mut idx = Vec::with_capacity(ndim);
-            let (mut next, mut red) = (0, 0);
-            for i in 0..ndim {
-                if axes.contains(&i) {
-                    idx.push(raxes[red].expr());
-                    red += 1;
-                } else {
-                    idx.push(o[next].clone());
-                    next += 1;
-                }
-            }
-            let v = f32(x.at(idx));
-            let square = te::Value::binary(te::BinaryOp::Mul, v.clone(), v.clone());
-            reducer
-                .reduce(vec![v, square], &raxes, None)
-                .map_err(BuildFailure::Te)
-        },
-        &format!("{}_red_temp", x.op().name()),
-        "comm_reduce",
-        Attrs::new(),
-    )
-    .map_err(|e| match e {
-        BuildFailure::Host(e) => e,
-        BuildFailure::Te(e) => te_error(&None, e),
-    })?;
-    let (temp_x, temp_x2) = (temps[0].clone(), temps[1].clone());
-    // `make_const(dtype, 1) * shape[i] * ...`, folded as TVM folds it.
-    let mut constant = 1.0f64;
-    let mut extent: Option<te::Value> = None;
-    for &i in axes {
-        match (constant_value(&shape[i]), &extent) {
-            (Some(d), None) => constant *= d as f64,
-            (d, _) => {
-                let term = match d {
-                    Some(d) => float_constant(d as f64, sum_dtype),
-                    None => te::Value::cast(sum_dtype, te::Value::index(shape[i].clone())),
-                };
-                extent = Some(match extent.take() {
-                    None if constant == 1.0 => term,
-                    None => te::Value::binary(
-                        te::BinaryOp::Mul,
-                        float_constant(constant, sum_dtype),
-                        term,
-                    ),
-                    Some(e) => te::Value::binary(te::BinaryOp::Mul, e, term),
-                });
-            }
-        }
-    }
-    let extent = extent.unwrap_or_else(|| float_constant(constant, sum_dtype));
+    let (temp_x, temp_x2) = tuple_sums(host, x, axes, half, &x.op().name())?;
+    let extent = reduce_extent(&shape, axes, sum_dtype);
     let full = names("ax", ndim);
     compute(
         shape,
@@ -584,6 +562,245 @@ fn layer_norm(
         name,
         "injective",
     )
+}
+
+/// TOPI's `group_norm`: the channel axis split into `groups` groups
+/// (`T_reshape`), normalised over each group and `axes` like
+/// [`layer_norm`] (`<data>_red_temp`, then `T_group_norm`), scaled and
+/// shifted per channel, then reshaped back (`T_reshape`).
+#[allow(clippy::too_many_arguments)]
+fn group_norm(
+    host: &mut dyn Host,
+    x: &te::Tensor,
+    gamma: Option<&te::Tensor>,
+    beta: Option<&te::Tensor>,
+    groups: i64,
+    channel: usize,
+    axes: &[usize],
+    epsilon: f64,
+) -> ApiResult<te::Tensor> {
+    let dtype = x.dtype();
+    if [gamma, beta].iter().flatten().any(|t| t.dtype() != dtype) {
+        return Err(ApiError::type_error(
+            "group_norm: data, gamma and beta must have the same type",
+        ));
+    }
+    if dtype != DataType::Float32 && dtype != DataType::Float16 {
+        return Err(ApiError::type_error(format!(
+            "group_norm: only float32 and float16 are supported, found {dtype}"
+        )));
+    }
+    if groups < 1 {
+        return Err(ApiError::value_error(format!(
+            "`num_groups` must be at least 1, found {groups}"
+        )));
+    }
+    if axes.contains(&channel) {
+        return Err(ApiError::value_error(
+            "`axes` can not contain the channel axis",
+        ));
+    }
+    let shape = x.shape().to_vec();
+    let channels = shape[channel].clone();
+    if let Some(c) = constant_value(&channels) {
+        if c % groups != 0 {
+            return Err(ApiError::value_error(format!(
+                "{c} channels do not split into {groups} groups: use a divisor of {c}"
+            )));
+        }
+    }
+    for (what, t) in [("gamma", gamma), ("beta", beta)] {
+        if let Some(t) = t {
+            let fits = t.ndim() == 1
+                && !matches!((constant_value(&t.shape()[0]), constant_value(&channels)),
+                    (Some(p), Some(q)) if p != q);
+            if !fits {
+                return Err(ApiError::value_error(format!(
+                    "`{what}` must have one element per channel ({channels}), found the shape {:?}",
+                    t.shape()
+                )));
+            }
+        }
+    }
+    let group_size = match constant_value(&channels) {
+        Some(c) => Expr::int(c / groups),
+        None => Expr::floor_div(channels.clone(), Expr::int(groups)),
+    };
+    let mut new_shape = Vec::with_capacity(shape.len() + 1);
+    for (i, d) in shape.iter().enumerate() {
+        if i == channel {
+            new_shape.push(Expr::int(groups));
+            new_shape.push(group_size.clone());
+        } else {
+            new_shape.push(d.clone());
+        }
+    }
+    let reshape = |t: &te::Tensor, to: &[Expr]| -> ApiResult<te::Tensor> {
+        let dims = Value::tuple(to.iter().map(index_value).collect());
+        let args = Args::positional(vec![Value::Object(Object::Tensor(t.clone())), dims]);
+        match crate::topi_ops::reshape(args)? {
+            Value::Object(Object::Tensor(t)) => Ok(t),
+            _ => Err(ApiError::tvm("`T_reshape` is not a tensor")),
+        }
+    };
+    let half = dtype == DataType::Float16;
+    let mut reshaped = reshape(x, &new_shape)?;
+    if half {
+        reshaped = compute(
+            new_shape.clone(),
+            &names("ax", new_shape.len()),
+            |o| Ok(te::Value::cast(DataType::Float32, reshaped.at(o.to_vec()))),
+            "T_cast",
+            "elemwise",
+        )?;
+    }
+    let per_group = [Expr::int(groups), group_size];
+    let gamma = gamma.map(|g| reshape(g, &per_group)).transpose()?;
+    let beta = beta.map(|b| reshape(b, &per_group)).transpose()?;
+    let mut new_axes = vec![channel + 1];
+    new_axes.extend(axes.iter().map(|&a| if a < channel { a } else { a + 1 }));
+    new_axes.sort_unstable();
+    let (temp_x, temp_x2) = tuple_sums(host, &reshaped, &new_axes, false, &x.op().name())?;
+    let extent = reduce_extent(&new_shape, &new_axes, DataType::Float32);
+    let kept: Vec<usize> = (0..new_shape.len())
+        .filter(|i| !new_axes.contains(i))
+        .collect();
+    let out = compute(
+        new_shape.clone(),
+        &names("ax", new_shape.len()),
+        |o| {
+            let rest: Vec<Expr> = kept.iter().map(|&i| o[i].clone()).collect();
+            let gi = vec![o[channel].clone(), o[channel + 1].clone()];
+            let bin = te::Value::binary;
+            use te::BinaryOp::{Add, Div, Mul, Sub};
+            let mean = bin(Div, temp_x.at(rest.clone()), extent.clone());
+            let var = bin(
+                Sub,
+                bin(Div, temp_x2.at(rest), extent.clone()),
+                bin(Mul, mean.clone(), mean.clone()),
+            );
+            let rsqrt = te::Value::call(
+                tir::Intrinsic::Rsqrt,
+                vec![bin(Add, var, float_constant(epsilon, DataType::Float32))],
+            );
+            let mut out = bin(Mul, bin(Sub, reshaped.at(o.to_vec()), mean), rsqrt);
+            if half {
+                out = te::Value::cast(DataType::Float16, out);
+            }
+            if let Some(g) = &gamma {
+                out = bin(Mul, out, g.at(gi.clone()));
+            }
+            if let Some(b) = &beta {
+                out = bin(Add, out, b.at(gi));
+            }
+            Ok(out)
+        },
+        "T_group_norm",
+        "injective",
+    )?;
+    reshape(&out, &shape)
+}
+
+/// TOPI's `<name>_red_temp` (tag `comm_reduce`): the sum of `x`'s
+/// elements and of their squares over `axes` (reduction axes `k<i>`), in
+/// one tuple reduction (`MakeTupleSumReducer`); in float32 when `widen`.
+/// The kept axes are `ax0, ax1, ...` (one of size 1 when none is kept).
+fn tuple_sums(
+    host: &mut dyn Host,
+    x: &te::Tensor,
+    axes: &[usize],
+    widen: bool,
+    name: &str,
+) -> ApiResult<(te::Tensor, te::Tensor)> {
+    let shape = x.shape().to_vec();
+    let ndim = shape.len();
+    let f32 = |v: te::Value| {
+        if widen {
+            te::Value::cast(DataType::Float32, v)
+        } else {
+            v
+        }
+    };
+    let raxes: Vec<te::IterVar> = axes
+        .iter()
+        .map(|&i| te::reduce_axis((Expr::int(0), shape[i].clone()), &format!("k{i}")))
+        .collect();
+    crate::topi_ops::note_reduce_axes(host, &raxes);
+    let mut target: Vec<Expr> = (0..ndim)
+        .filter(|i| !axes.contains(i))
+        .map(|i| shape[i].clone())
+        .collect();
+    if target.is_empty() {
+        target.push(Expr::int(1));
+    }
+    let sum_dtype = if widen { DataType::Float32 } else { x.dtype() };
+    let lhs = te::CommReducer::operands("tuple_sum_lhs", &[sum_dtype, sum_dtype]);
+    let rhs = te::CommReducer::operands("tuple_sum_rhs", &[sum_dtype, sum_dtype]);
+    let combined = vec![
+        te::Value::binary(te::BinaryOp::Add, lhs[0].clone(), rhs[0].clone()),
+        te::Value::binary(te::BinaryOp::Add, lhs[1].clone(), rhs[1].clone()),
+    ];
+    let zero = float_constant(0.0, sum_dtype);
+    let reducer = te::CommReducer::new("tuple_sum", &lhs, &rhs, combined, vec![zero.clone(), zero])
+        .map_err(|e| te_error(&None, e))?;
+    let ax = names("ax", target.len());
+    let ax: Vec<&str> = ax.iter().map(String::as_str).collect();
+    let temps = te::try_compute_multi_tagged::<BuildFailure>(
+        target,
+        &ax,
+        |o| {
+            let mut idx = Vec::with_capacity(ndim);
+            let (mut next, mut red) = (0, 0);
+            for i in 0..ndim {
+                if axes.contains(&i) {
+                    idx.push(raxes[red].expr());
+                    red += 1;
+                } else {
+                    idx.push(o[next].clone());
+                    next += 1;
+                }
+            }
+            let v = f32(x.at(idx));
+            let square = te::Value::binary(te::BinaryOp::Mul, v.clone(), v.clone());
+            reducer
+                .reduce(vec![v, square], &raxes, None)
+                .map_err(BuildFailure::Te)
+        },
+        &format!("{name}_red_temp"),
+        "comm_reduce",
+        Attrs::new(),
+    )
+    .map_err(|e| match e {
+        BuildFailure::Host(e) => e,
+        BuildFailure::Te(e) => te_error(&None, e),
+    })?;
+    Ok((temps[0].clone(), temps[1].clone()))
+}
+
+/// `make_const(dtype, 1) * shape[i] * ...` over `axes`, folded as TVM
+/// folds it: constants multiply, a symbolic size is cast to `dtype`.
+fn reduce_extent(shape: &[Expr], axes: &[usize], dtype: DataType) -> te::Value {
+    let mut constant = 1.0f64;
+    let mut extent: Option<te::Value> = None;
+    for &i in axes {
+        match (constant_value(&shape[i]), &extent) {
+            (Some(d), None) => constant *= d as f64,
+            (d, _) => {
+                let term = match d {
+                    Some(d) => float_constant(d as f64, dtype),
+                    None => te::Value::cast(dtype, te::Value::index(shape[i].clone())),
+                };
+                extent = Some(match extent.take() {
+                    None if constant == 1.0 => term,
+                    None => {
+                        te::Value::binary(te::BinaryOp::Mul, float_constant(constant, dtype), term)
+                    }
+                    Some(e) => te::Value::binary(te::BinaryOp::Mul, e, term),
+                });
+            }
+        }
+    }
+    extent.unwrap_or_else(|| float_constant(constant, dtype))
 }
 
 /// TOPI's Python `prelu`: `Select(x > 0, x, x * slope[channel])` under

@@ -1174,3 +1174,111 @@ fn hostile_norm_arguments_are_errors() {
         "overflow",
     );
 }
+
+#[test]
+fn group_norm_builds_topis_stages() {
+    let h = &mut host();
+    let x = placeholder(h, &[1, 320, 16, 16], "x");
+    let g = placeholder(h, &[320], "gamma");
+    let out = call(
+        h,
+        "tvm.topi.nn.group_norm.group_norm",
+        vec![
+            x,
+            g.clone(),
+            g,
+            Value::Int(32),
+            Value::Int(1),
+            ints(&[2, 3]),
+        ],
+        &[],
+    );
+    assert_eq!(
+        stage(&out),
+        (
+            "T_reshape".into(),
+            "injective".into(),
+            strs(&["ax0", "ax1", "ax2", "ax3"]),
+            "[1, 320, 16, 16]".into()
+        )
+    );
+    let gn = input(&out, 0);
+    assert_eq!(stage(&gn).0, "T_group_norm");
+    assert_eq!(stage(&gn).1, "injective");
+    assert_eq!(stage(&gn).3, "[1, 32, 10, 16, 16]");
+    let red = tvm_api::iter(&attr(&attr(&gn, "op"), "input_tensors"))
+        .unwrap()
+        .into_iter()
+        .find(|t| stage(t).0 == "x_red_temp")
+        .expect("the tuple reduction");
+    assert_eq!(reduce_axes(&red), strs(&["k2", "k3", "k4"]));
+    assert_eq!(stage(&red).3, "[1, 32]");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// `group_norm` normalises each group of channels (with the other
+    /// given axes) to zero mean and unit variance, then scales and shifts
+    /// per channel.
+    #[test]
+    fn group_norm_normalises_each_group(
+        n in 1i64..3, groups in 1i64..4, per in 1i64..4, hw in (1i64..4, 1i64..4),
+        with_hw in any::<bool>(), affine in any::<bool>(), seed in 0u64..1000,
+    ) {
+        let c = groups * per;
+        let shape = [n, c, hw.0, hw.1];
+        let h = &mut host();
+        let x = placeholder(h, &shape, "x");
+        let g = placeholder(h, &[c], "gamma");
+        let b = placeholder(h, &[c], "beta");
+        let axes: Vec<i64> = if with_hw { vec![2, 3] } else { vec![] };
+        let opt = |t: &Value| if affine { t.clone() } else { Value::None };
+        let out = call(h, "tvm.topi.nn.group_norm.group_norm", vec![
+            x.clone(), opt(&g), opt(&b), Value::Int(groups), Value::Int(1), ints(&axes),
+        ], &[]);
+        let v = data(shape.iter().product::<i64>() as usize, seed, 2.0);
+        let gv = data(c as usize, seed + 1, 2.0);
+        let bv = data(c as usize, seed + 2, 2.0);
+        let expected: Vec<f64> = indices(&shape).into_iter().map(|i| {
+            let same = |j: &Vec<i64>| j[0] == i[0] && j[1] / per == i[1] / per
+                && (with_hw || (j[2] == i[2] && j[3] == i[3]));
+            let members: Vec<f64> = indices(&shape).into_iter().filter(same).map(|j| at(&v, &shape, &j)).collect();
+            let count = members.len() as f64;
+            let mean = members.iter().sum::<f64>() / count;
+            let var = members.iter().map(|m| (m - mean).powi(2)).sum::<f64>() / count;
+            let norm = (at(&v, &shape, &i) - mean) / (var + 1e-5).sqrt();
+            let ch = i[1] as usize;
+            if affine { norm * gv[ch] + bv[ch] } else { norm }
+        }).collect();
+        let mut inputs: Vec<(&Value, &[f64])> = vec![(&x, &v)];
+        if affine { inputs.push((&g, &gv)); inputs.push((&b, &bv)); }
+        close(&run(h, &inputs, &out), &expected, 2e-2)?;
+    }
+}
+
+#[test]
+fn hostile_group_norm_arguments_are_errors() {
+    let h = &mut host();
+    let x = placeholder(h, &[1, 6, 4, 4], "x");
+    let g = placeholder(h, &[6], "g");
+    let g5 = placeholder(h, &[5], "g5");
+    let gn = "tvm.topi.nn.group_norm.group_norm";
+    let args = |groups: i64, channel: i64, axes: &[i64], gamma: &Value| {
+        vec![
+            x.clone(),
+            gamma.clone(),
+            Value::None,
+            Value::Int(groups),
+            Value::Int(channel),
+            ints(axes),
+        ]
+    };
+    error(h, gn, args(4, 1, &[2, 3], &g), &[], "do not split");
+    error(h, gn, args(0, 1, &[2, 3], &g), &[], "at least 1");
+    error(h, gn, args(-2, 1, &[2, 3], &g), &[], "at least 1");
+    error(h, gn, args(1 << 40, 1, &[2, 3], &g), &[], "int32");
+    error(h, gn, args(2, 4, &[2, 3], &g), &[], "out of range");
+    error(h, gn, args(2, 1, &[1, 2], &g), &[], "channel axis");
+    error(h, gn, args(2, 1, &[-5], &g), &[], "out of range");
+    error(h, gn, args(2, 1, &[2, 3], &g5), &[], "`gamma`");
+}
