@@ -528,7 +528,7 @@ fn layer_norm(
     };
     let kept: Vec<usize> = (0..ndim).filter(|i| !axes.contains(i)).collect();
     let sum_dtype = if half { DataType::Float32 } else { dtype };
-    let (temp_x, temp_x2) = tuple_sums(host, x, axes, half, &x.op().name())?;
+    let (temp_x, temp_x2) = tuple_sums(host, x, axes, half, x.op().name())?;
     let extent = reduce_extent(&shape, axes, sum_dtype);
     let full = names("ax", ndim);
     compute(
@@ -660,7 +660,7 @@ fn group_norm(
     let mut new_axes = vec![channel + 1];
     new_axes.extend(axes.iter().map(|&a| if a < channel { a } else { a + 1 }));
     new_axes.sort_unstable();
-    let (temp_x, temp_x2) = tuple_sums(host, &reshaped, &new_axes, false, &x.op().name())?;
+    let (temp_x, temp_x2) = tuple_sums(host, &reshaped, &new_axes, false, x.op().name())?;
     let extent = reduce_extent(&new_shape, &new_axes, DataType::Float32);
     let kept: Vec<usize> = (0..new_shape.len())
         .filter(|i| !new_axes.contains(i))
