@@ -95,7 +95,7 @@ fn simplify(e: Expr) -> Expr {
 }
 
 /// Registers the reduction axes with the session, as `te.reduce_axis` does.
-fn note_reduce_axes(host: &mut dyn Host, axes: &[te::IterVar]) {
+pub(crate) fn note_reduce_axes(host: &mut dyn Host, axes: &[te::IterVar]) {
     for iv in axes {
         host.session().reduce_vars.insert(iv.var().clone());
     }
@@ -169,18 +169,23 @@ pub(crate) fn pool2d(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
 }
 
 /// A pooling window over some axes of a tensor.
-struct Pool {
-    kernel: Vec<Expr>,
-    stride: Vec<Expr>,
-    dilation: Vec<Expr>,
+pub(crate) struct Pool {
+    pub(crate) kernel: Vec<Expr>,
+    pub(crate) stride: Vec<Expr>,
+    pub(crate) dilation: Vec<Expr>,
     /// The padding before each pooled axis, then after each.
-    padding: Vec<Expr>,
-    max: bool,
-    ceil_mode: bool,
-    count_include_pad: bool,
+    pub(crate) padding: Vec<Expr>,
+    pub(crate) max: bool,
+    pub(crate) ceil_mode: bool,
+    pub(crate) count_include_pad: bool,
 }
 
-fn pool(host: &mut dyn Host, x: &te::Tensor, axes: &[usize], p: Pool) -> ApiResult<Value> {
+pub(crate) fn pool(
+    host: &mut dyn Host,
+    x: &te::Tensor,
+    axes: &[usize],
+    p: Pool,
+) -> ApiResult<Value> {
     let k = axes.len();
     let dtype = x.dtype();
     let shape = x.shape().to_vec();
@@ -312,7 +317,7 @@ fn pool(host: &mut dyn Host, x: &te::Tensor, axes: &[usize], p: Pool) -> ApiResu
 
 /// TOPI's constant padding (`T_pad` by default, tag `elemwise`): the input
 /// where the index is inside it, else `pad_value`.
-fn pad(
+pub(crate) fn pad(
     x: &te::Tensor,
     before: &[Expr],
     after: &[Expr],
