@@ -174,23 +174,17 @@ fn tensor_arg(g: &Given, what: &str) -> ApiResult<te::Tensor> {
     }
 }
 
-/// `pool_type`: true for `"max"`, false for `"avg"` (TOPI's
-/// `POOL_TYPE_CODE` knows no others).
+/// `pool_type`: true for `"max"`, false for `"avg"`, given by name or by
+/// TOPI's `POOL_TYPE_CODE` (the C++ operators' spelling).
 fn pool_type(g: &Given) -> ApiResult<bool> {
-    match &g.value {
-        Value::Str(s) if &**s == "max" => Ok(true),
-        Value::Str(s) if &**s == "avg" => Ok(false),
-        Value::Str(s) => Err(ApiError::value_error(format!(
-            "unknown pool_type `{s}`: use \"max\" or \"avg\""
+    let name = crate::topi_ops::pool_type(g)?;
+    match name.as_str() {
+        "max" => Ok(true),
+        "avg" => Ok(false),
+        _ => Err(ApiError::value_error(format!(
+            "unknown pool_type `{name}`: use \"max\" or \"avg\""
         ))
         .at(g.at.clone())),
-        other => Err(type_error(
-            g.place(),
-            format!(
-                "`pool_type` is \"max\" or \"avg\", found a {}",
-                other.type_name()
-            ),
-        )),
     }
 }
 

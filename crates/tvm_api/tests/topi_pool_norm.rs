@@ -658,9 +658,9 @@ fn hostile_pool_arguments_are_errors() {
     error(
         h,
         ap,
-        vec![a.clone(), ints(&[1, 1]), Value::Int(1)],
+        vec![a.clone(), ints(&[1, 1]), Value::Int(5)],
         &[],
-        "pool_type",
+        "pool type code",
     );
     error(
         h,
