@@ -293,6 +293,111 @@ out = depthwise_conv2d_nchw(data, kernel, (1, 1), (1, 1), (1, 1))
 with tvm.target.Target("llvm"):
     s = tvm.topi.generic.schedule_depthwise_conv2d_nchw([out])
 """, "[data, kernel, out]")),
+    "pool2d_via_nn_pooling_x86": (["nn/pooling.py", "x86/pooling.py"], driver("""
+x = te.placeholder((1, 64, 112, 112), name="x")
+out = pool2d(x, (3, 3), (2, 2), (1, 1), (1, 1, 1, 1), "max", layout="NCHW")
+s = schedule_pool([out], "NCHW")
+""", "[x, out]")),
+    "avg_pool2d_nhwc_inception": (["nn/pooling.py", "x86/pooling.py"], driver("""
+x = te.placeholder((1, 35, 35, 192), name="x")
+out = pool2d(x, (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), "avg", layout="NHWC", count_include_pad=False)
+s = schedule_pool([out], "NHWC")
+""", "[x, out]")),
+    "global_pool_resnet_head_x86": (["nn/pooling.py", "x86/pooling.py"], driver("""
+x = te.placeholder((1, 2048, 7, 7), name="x")
+out = global_pool(x, "avg", layout="NCHW")
+s = schedule_adaptive_pool([out])
+""", "[x, out]")),
+    "adaptive_pool_cuda": (["nn/pooling.py", "cuda/injective.py", "cuda/reduction.py", "cuda/pooling.py"], driver("""
+x = te.placeholder((1, 512, 14, 14), name="x")
+out = adaptive_pool(x, (7, 7), "max", layout="NCHW")
+with tvm.target.Target("cuda"):
+    s = schedule_adaptive_pool([out])
+""", "[x, out]")),
+    "pool1d_and_pool3d": (["nn/pooling.py"], driver("""
+x = te.placeholder((1, 16, 64), name="x")
+y = pool1d(x, (3,), (2,), (1,), (1, 1), "max", layout="NCW")
+v = te.placeholder((1, 8, 8, 16, 16), name="v")
+w = pool3d(v, (2, 2, 2), (2, 2, 2), (1, 1, 1), (0, 0, 0, 0, 0, 0), "avg", layout="NCDHW")
+s = te.create_schedule([y.op, w.op])
+""", "[x, v, y, w]")),
+    "lrn_alexnet": (["nn/local_response_norm.py"], driver("""
+x = te.placeholder((1, 96, 55, 55), name="x")
+out = lrn(x, 5, 1, 0.0001, 0.75, 2.0)
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "layer_norm_bert": (["nn/layer_norm.py"], driver("""
+x = te.placeholder((128, 768), name="x")
+gamma = te.placeholder((768,), name="gamma")
+beta = te.placeholder((768,), name="beta")
+out = layer_norm(x, gamma, beta, [1], 1e-12)
+s = te.create_schedule(out.op)
+""", "[x, gamma, beta, out]")),
+    "group_norm_nchw": (["nn/group_norm.py"], driver("""
+x = te.placeholder((1, 64, 28, 28), name="x")
+gamma = te.placeholder((64,), name="gamma")
+beta = te.placeholder((64,), name="beta")
+out = group_norm(x, gamma, beta, 32, 1, [2, 3])
+s = te.create_schedule(out.op)
+""", "[x, gamma, beta, out]")),
+    "prelu_nchw": (["nn/elemwise.py"], driver("""
+x = te.placeholder((1, 64, 56, 56), name="x")
+slope = te.placeholder((64,), name="slope")
+out = prelu(x, slope)
+s = te.create_schedule(out.op)
+""", "[x, slope, out]")),
+    "mirror_pad_reflect": (["nn/pad.py"], driver("""
+x = te.placeholder((1, 3, 224, 224), name="x")
+out = mirror_pad(x, [0, 0, 3, 3], [0, 0, 3, 3], mode="REFLECT")
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "scale_shift_nhwc": (["nn/mapping.py"], driver("""
+x = te.placeholder((1, 56, 56, 64), name="x")
+scale = te.placeholder((64,), name="scale")
+shift = te.placeholder((64,), name="shift")
+out = scale_shift_nhwc(x, scale, shift)
+s = te.create_schedule(out.op)
+""", "[x, scale, shift, out]")),
+    "group_conv2d_resnext": (CONV2D, driver("""
+data = te.placeholder((1, 128, 56, 56), name="data")
+kernel = te.placeholder((128, 4, 3, 3), name="kernel")
+out = group_conv2d_nchw(data, kernel, 1, 1, 1, 32)
+s = te.create_schedule(out.op)
+""", "[data, kernel, out]")),
+    "depthwise_conv2d_nhwc_mobilenet": (["nn/pad.py", "nn/utils.py", "nn/dilate.py", "nn/depthwise_conv2d.py"], driver("""
+data = te.placeholder((1, 56, 56, 128), name="data")
+kernel = te.placeholder((3, 3, 128, 1), name="kernel")
+out = depthwise_conv2d_nhwc(data, kernel, (1, 1), (1, 1), (1, 1))
+s = te.create_schedule(out.op)
+""", "[data, kernel, out]")),
+    "x86_reduce_argmax_classifier": (["generic/injective.py", "x86/injective.py", "x86/reduction.py"], driver("""
+x = te.placeholder((32, 1000), name="x")
+y = tvm.topi.argmax(x, axis=1)
+s = schedule_reduce([y])
+""", "[x, y]")),
+    "cuda_reduce_max_keepdims": (["cuda/injective.py", "cuda/reduction.py"], driver("""
+x = te.placeholder((64, 1000), name="x")
+y = tvm.topi.max(x, axis=1, keepdims=True)
+with tvm.target.Target("cuda"):
+    s = schedule_reduce([y])
+""", "[x, y]")),
+    "x86_concatenate_densenet": (["generic/injective.py", "x86/injective.py"], driver("""
+a = te.placeholder((1, 64, 56, 56), name="a")
+b = te.placeholder((1, 32, 56, 56), name="b")
+out = tvm.topi.concatenate([a, b], axis=1)
+s = schedule_concatenate([out])
+""", "[a, b, out]")),
+    "cuda_injective_transpose_bert": (["cuda/injective.py"], driver("""
+x = te.placeholder((128, 12, 64), name="x")
+out = tvm.topi.transpose(x, (1, 0, 2))
+with tvm.target.Target("cuda"):
+    s = schedule_injective([out])
+""", "[x, out]")),
+    "upsampling_bilinear_nhwc": (["image/resize.py", "nn/upsampling.py"], driver("""
+x = te.placeholder((1, 16, 16, 64), name="x")
+out = upsampling(x, 2, 2, layout="NHWC", method="bilinear", align_corners=True)
+s = te.create_schedule(out.op)
+""", "[x, out]")),
 }
 
 
