@@ -17,7 +17,11 @@
 //! - `prelu(x, slope, axis=1)` (Python): `compute` (tag `broadcast`);
 //! - `leaky_relu(x, alpha)` (Python): `compute` (tag `elemwise`);
 //! - `scale_shift_nchw`, `scale_shift_nhwc`, `scale_shift_nchwc(Input,
-//!   Scale, Shift)` (Python): `ScaleShift` (tag `broadcast`).
+//!   Scale, Shift)` (Python): `ScaleShift` (tag `broadcast`);
+//! - `mirror_pad(data, pad_before, pad_after=None, mode="SYMMETRIC",
+//!   name="MirrorPadInput")` (Python): one compute (tag `injective,pad`,
+//!   from the `tag_scope` around it) reading the
+//!   input at indices mirrored at each padded edge.
 //!
 //! The Python-written ones are built through this API's own operators
 //! (`>`, `*`, `tvm.tir.Select`), as TOPI's Python code run on it builds
@@ -57,6 +61,8 @@ pub enum NormOp {
     ScaleShiftNhwc,
     /// `tvm.topi.nn.scale_shift_nchwc`.
     ScaleShiftNchwc,
+    /// `tvm.topi.nn.mirror_pad`.
+    MirrorPad,
 }
 
 impl NormOp {
@@ -73,6 +79,7 @@ impl NormOp {
             "scale_shift_nchw" => NormOp::ScaleShiftNchw,
             "scale_shift_nhwc" => NormOp::ScaleShiftNhwc,
             "scale_shift_nchwc" => NormOp::ScaleShiftNchwc,
+            "mirror_pad" => NormOp::MirrorPad,
             _ => return None,
         };
         // Each is found in `tvm.topi.nn` and in the module defining it.
@@ -86,6 +93,7 @@ impl NormOp {
             NormOp::ScaleShiftNchw | NormOp::ScaleShiftNhwc | NormOp::ScaleShiftNchwc => {
                 "tvm.topi.nn.mapping"
             }
+            NormOp::MirrorPad => "tvm.topi.nn.pad",
         };
         (module_path == "tvm.topi.nn" || module_path == home).then_some(op)
     }
@@ -103,6 +111,7 @@ impl NormOp {
             NormOp::ScaleShiftNchw => "tvm.topi.nn.scale_shift_nchw",
             NormOp::ScaleShiftNhwc => "tvm.topi.nn.scale_shift_nhwc",
             NormOp::ScaleShiftNchwc => "tvm.topi.nn.scale_shift_nchwc",
+            NormOp::MirrorPad => "tvm.topi.nn.mirror_pad",
         }
     }
 }
@@ -111,6 +120,42 @@ impl NormOp {
 pub(crate) fn call(host: &mut dyn Host, args: Args, op: NormOp) -> ApiResult<Value> {
     let short = op.tvm_name().rsplit('.').next().unwrap_or("norm");
     let out = match op {
+        NormOp::MirrorPad => {
+            let a = args.bind(short, &["data", "pad_before", "pad_after", "mode", "name"])?;
+            let x = tensor(a.required("data")?, short)?;
+            let n = x.ndim();
+            let before = crate::topi_ops::index_list(a.required("pad_before")?, "pad_before", n)?;
+            let after = match a.get("pad_after") {
+                Some(g) if crate::truth(&g.value)? => {
+                    crate::topi_ops::index_list(g, "pad_after", n)?
+                }
+                _ => before.clone(),
+            };
+            let mode = match a.get("mode").map(|g| (&g.value, g)) {
+                None => "SYMMETRIC".to_string(),
+                Some((Value::Str(m), _)) => m.to_string(),
+                Some((other, g)) => {
+                    return Err(type_error(
+                        g.place(),
+                        format!("`mode` is a string, found a {}", other.type_name()),
+                    ))
+                }
+            };
+            let symmetric = match mode.as_str() {
+                "SYMMETRIC" => true,
+                "REFLECT" => false,
+                _ => {
+                    return Err(ApiError::value_error(format!(
+                        "mirror_pad's mode is \"SYMMETRIC\" or \"REFLECT\", not `{mode}`"
+                    )))
+                }
+            };
+            let name = match a.get("name").map(|g| &g.value) {
+                Some(Value::Str(n)) => n.to_string(),
+                _ => "MirrorPadInput".to_string(),
+            };
+            mirror_pad(&x, &before, &after, symmetric, &name)?
+        }
         NormOp::Flatten => {
             let a = args.bind(short, &["data"])?;
             flatten(&tensor(a.required("data")?, short)?)?
@@ -918,4 +963,98 @@ fn scale_shift(
         "ScaleShift",
         "broadcast",
     )
+}
+
+/// TOPI's Python `mirror_pad`: each padded axis reads the input at
+/// `-i - mode` before its start and `2 * (n - 1) - i + mode` past its end
+/// (`i` the index less the padding before; `mode` 1 for `SYMMETRIC`, which
+/// repeats the edge, 0 for `REFLECT`, which does not), built with this
+/// API's own operators as TOPI's code builds it.
+fn mirror_pad(
+    x: &te::Tensor,
+    before: &[Expr],
+    after: &[Expr],
+    symmetric: bool,
+    name: &str,
+) -> ApiResult<te::Tensor> {
+    let n = x.ndim();
+    let mode = Value::Int(i64::from(symmetric));
+    for (i, (b, a)) in before.iter().zip(after).enumerate() {
+        let (Some(b), Some(a)) = (b.as_int(), a.as_int()) else {
+            continue;
+        };
+        let limit = x.shape()[i].as_int().map(|d| d - i64::from(!symmetric));
+        if b < 0 || a < 0 || limit.is_some_and(|l| b > l || a > l) {
+            return Err(ApiError::value_error(format!(
+                "mirror_pad of axis {i} by ({b}, {a}): each padding must be between 0 and the \
+                 axis' size{}",
+                if symmetric { "" } else { " less one (REFLECT)" }
+            )));
+        }
+    }
+    let mut shape = Vec::with_capacity(n);
+    for i in 0..n {
+        let total = x.shape()[i].clone() + before[i].clone() + after[i].clone();
+        shape.push(arith::Analyzer::new().simplify(&total).unwrap_or(total));
+    }
+    let select = |c: Value, t: Value, f: Value| {
+        crate::casts::select(
+            "if_then_else",
+            Args {
+                positional: vec![c, t, f],
+                keywords: Vec::new(),
+            },
+        )
+    };
+    compute(
+        shape,
+        &names("i", n),
+        |idx| {
+            let mut at = Vec::with_capacity(n);
+            for i in 0..n {
+                let zero = |e: &Expr| constant_value(e) == Some(0);
+                if zero(&before[i]) && zero(&after[i]) {
+                    at.push(idx[i].clone());
+                    continue;
+                }
+                let index = Value::Index(idx[i].clone());
+                let axis = fold(BinaryOp::Sub, &index, &index_value(&before[i]))?;
+                let dim = index_value(&x.shape()[i]);
+                let above = crate::operators::compare(
+                    CmpOp::Ge,
+                    &index,
+                    &fold(BinaryOp::Add, &dim, &index_value(&before[i]))?,
+                )?;
+                let below = crate::operators::compare(CmpOp::Lt, &index, &index_value(&before[i]))?;
+                let negated = crate::operators::unary(crate::UnaryOp::Neg, &axis)?;
+                let low = select(below, fold(BinaryOp::Sub, &negated, &mode)?, axis.clone())?;
+                let span = fold(
+                    BinaryOp::Mul,
+                    &Value::Int(2),
+                    &fold(BinaryOp::Sub, &dim, &Value::Int(1))?,
+                )?;
+                let high = fold(BinaryOp::Add, &fold(BinaryOp::Sub, &span, &axis)?, &mode)?;
+                at.push(index_of(select(above, high, low)?)?);
+            }
+            Ok(x.at(at))
+        },
+        name,
+        "injective,pad",
+    )
+}
+
+/// `a op b` as a Python program computes it: integers folded (an
+/// overflow is an error), anything else through the API's operators.
+fn fold(op: BinaryOp, a: &Value, b: &Value) -> ApiResult<Value> {
+    let (Value::Int(x), Value::Int(y)) = (a, b) else {
+        return apply(op, a, b);
+    };
+    let r = match op {
+        BinaryOp::Add => x.checked_add(*y),
+        BinaryOp::Sub => x.checked_sub(*y),
+        BinaryOp::Mul => x.checked_mul(*y),
+        _ => return apply(op, a, b),
+    };
+    r.map(Value::Int)
+        .ok_or_else(|| ApiError::value_error("an index overflows 64 bits".to_string()))
 }

@@ -1282,3 +1282,119 @@ fn hostile_group_norm_arguments_are_errors() {
     error(h, gn, args(2, 1, &[-5], &g), &[], "out of range");
     error(h, gn, args(2, 1, &[2, 3], &g5), &[], "`gamma`");
 }
+
+/// Where a mirror-padded axis of size `n` reads its input at output
+/// index `o`: numpy's `reflect` (the edge not repeated) or `symmetric`
+/// (repeated) padding, by walking back into the axis.
+fn mirrored(o: i64, before: i64, n: i64, symmetric: bool) -> i64 {
+    let i = o - before;
+    if i < 0 {
+        if symmetric {
+            -i - 1
+        } else {
+            -i
+        }
+    } else if i >= n {
+        if symmetric {
+            2 * n - 1 - i
+        } else {
+            2 * n - 2 - i
+        }
+    } else {
+        i
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// `mirror_pad` reads each padded axis mirrored at its edges.
+    #[test]
+    fn mirror_pad_mirrors_each_axis(
+        shape in prop::collection::vec(2i64..5, 1..4),
+        pads in prop::collection::vec((0i64..3, 0i64..3), 3),
+        symmetric in any::<bool>(),
+        seed in 0u64..1000,
+    ) {
+        let h = &mut host();
+        // REFLECT may pad at most the axis' size less one.
+        let limit = |n: i64| if symmetric { n } else { n - 1 };
+        let before: Vec<i64> = shape.iter().zip(&pads).map(|(&n, p)| p.0.min(limit(n))).collect();
+        let after: Vec<i64> = shape.iter().zip(&pads).map(|(&n, p)| p.1.min(limit(n))).collect();
+        let x = placeholder(h, &shape, "x");
+        let v = data(shape.iter().product::<i64>() as usize, seed, 4.0);
+        let mode = if symmetric { "SYMMETRIC" } else { "REFLECT" };
+        let out = call(
+            h,
+            "tvm.topi.nn.mirror_pad",
+            vec![x.clone(), ints(&before), ints(&after)],
+            &[("mode", Value::str(mode))],
+        );
+        let out_shape: Vec<i64> = (0..shape.len()).map(|d| shape[d] + before[d] + after[d]).collect();
+        prop_assert_eq!(stage(&out).3, format!("{out_shape:?}"));
+        let expected: Vec<f64> = indices(&out_shape).into_iter().map(|o| {
+            let i: Vec<i64> = (0..shape.len()).map(|d| mirrored(o[d], before[d], shape[d], symmetric)).collect();
+            at(&v, &shape, &i)
+        }).collect();
+        close(&run(h, &[(&x, &v)], &out), &expected, 0.0)?;
+    }
+}
+
+#[test]
+fn mirror_pad_builds_topis_stage_and_refuses_bad_padding() {
+    let h = &mut host();
+    let x = placeholder(h, &[1, 3, 6, 7], "x");
+    let out = call(
+        h,
+        "tvm.topi.nn.mirror_pad",
+        vec![x.clone(), ints(&[0, 0, 3, 3])],
+        &[("mode", Value::str("REFLECT"))],
+    );
+    assert_eq!(
+        stage(&out),
+        (
+            "MirrorPadInput".to_string(),
+            "injective,pad".to_string(),
+            strs(&["i0", "i1", "i2", "i3"]),
+            "[1, 3, 12, 13]".to_string()
+        )
+    );
+    let mp = "tvm.topi.nn.mirror_pad";
+    // REFLECT by the whole axis would read outside it.
+    error(
+        h,
+        mp,
+        vec![x.clone(), ints(&[0, 0, 6, 0])],
+        &[("mode", Value::str("REFLECT"))],
+        "between 0",
+    );
+    error(
+        h,
+        mp,
+        vec![x.clone(), ints(&[0, 0, 7, 0])],
+        &[],
+        "between 0",
+    );
+    error(
+        h,
+        mp,
+        vec![x.clone(), ints(&[0, 0, -1, 0])],
+        &[],
+        "between 0",
+    );
+    error(h, mp, vec![x.clone(), ints(&[0, 0, 1])], &[], "4 values");
+    error(
+        h,
+        mp,
+        vec![x.clone(), ints(&[0, 0, 1, 1])],
+        &[("mode", Value::str("EDGE"))],
+        "SYMMETRIC",
+    );
+    error(
+        h,
+        mp,
+        vec![x.clone(), ints(&[0, 0, 1, 1])],
+        &[("mode", Value::Int(1))],
+        "string",
+    );
+}
