@@ -20,7 +20,11 @@
 //!   (`injective`), a data-dependent read;
 //! - `where(condition, x, y)`: `T_where` (`broadcast`);
 //! - `full(shape, dtype, fill_value)`, `full_like(x, fill_value)`:
-//!   `T_full`, `T_full_like` (`elemwise`).
+//!   `T_full`, `T_full_like` (`elemwise`);
+//! - `broadcast_to(data, shape)`: `T_broadcast_to` (`broadcast`);
+//! - `layout_transform(array, src_layout, dst_layout)` between layouts
+//!   such as `NCHW` and `NCHW16c`: `T_layout_trans` (`injective`), the
+//!   input read where the index is inside it, else 0.
 
 use crate::args::{Args, Given};
 use crate::error::{te_error, type_error, ApiError, ApiResult};
@@ -58,6 +62,10 @@ pub enum TransformOp {
     Full,
     /// `tvm.topi.full_like`.
     FullLike,
+    /// `tvm.topi.broadcast_to`.
+    BroadcastTo,
+    /// `tvm.topi.layout_transform`.
+    LayoutTransform,
 }
 
 impl TransformOp {
@@ -79,6 +87,10 @@ impl TransformOp {
             "where" if transform => TransformOp::Where,
             "full" if tensor => TransformOp::Full,
             "full_like" if tensor => TransformOp::FullLike,
+            "broadcast_to" if matches!(module_path, "tvm.topi" | "tvm.topi.broadcast") => {
+                TransformOp::BroadcastTo
+            }
+            "layout_transform" if transform => TransformOp::LayoutTransform,
             _ => return None,
         })
     }
@@ -98,6 +110,8 @@ impl TransformOp {
             TransformOp::Where => "tvm.topi.where",
             TransformOp::Full => "tvm.topi.full",
             TransformOp::FullLike => "tvm.topi.full_like",
+            TransformOp::BroadcastTo => "tvm.topi.broadcast_to",
+            TransformOp::LayoutTransform => "tvm.topi.layout_transform",
         }
     }
 }
@@ -286,6 +300,45 @@ pub(crate) fn call(_host: &mut dyn Host, args: Args, op: TransformOp) -> ApiResu
             let dtype = crate::casts::dtype_arg(a.required("dtype")?)?;
             let fill = fill_value(a.required("fill_value")?, dtype)?;
             tensor_value(filled(shape, fill, "T_full")?)
+        }
+        TransformOp::BroadcastTo => {
+            let a = args.bind(short, &["data", "shape"])?;
+            let x = tensor(a.required("data")?, short)?;
+            let g = a.required("shape")?;
+            let shape = g
+                .value
+                .sequence()
+                .ok_or_else(|| type_error(g.place(), "`shape` is a list".to_string()))?
+                .into_iter()
+                .map(|v| to_index(&g.item(v)))
+                .collect::<ApiResult<Vec<_>>>()?;
+            tensor_value(broadcast_to(&x, shape)?)
+        }
+        TransformOp::LayoutTransform => {
+            let a = args.bind(
+                short,
+                &["array", "src_layout", "dst_layout", "schedule_rule"],
+            )?;
+            let x = tensor(a.required("array")?, short)?;
+            let text = |name: &str| -> ApiResult<String> {
+                match &a.required(name)?.value {
+                    Value::Str(s) => Ok(s.to_string()),
+                    other => Err(ApiError::type_error(format!(
+                        "`{name}` is a layout string such as \"NCHW16c\", found a {}",
+                        other.type_name()
+                    ))),
+                }
+            };
+            let rule = match a.get("schedule_rule").map(|g| &g.value) {
+                Some(Value::Str(s)) => s.to_string(),
+                _ => "None".to_string(),
+            };
+            let (src, dst) = (text("src_layout")?, text("dst_layout")?);
+            match layout_transform(&x, &src, &dst, &rule)? {
+                Some(t) => tensor_value(t),
+                // The same layout: the input itself, as TOPI returns it.
+                None => a.required("array")?.value.clone(),
+            }
         }
         TransformOp::FullLike => {
             let a = args.bind(short, &["x", "fill_value"])?;
@@ -979,4 +1032,244 @@ fn filled(shape: Vec<Expr>, fill: te::Value, name: &str) -> ApiResult<te::Tensor
         }
     }
     compute(shape, |_| fill, name, "elemwise")
+}
+
+/// TOPI's `broadcast_to`: the input's trailing axes stretched to `shape`.
+fn broadcast_to(x: &te::Tensor, shape: Vec<Expr>) -> ApiResult<te::Tensor> {
+    if shape.len() < x.ndim() {
+        return Err(ApiError::value_error(format!(
+            "Not a broadcast, output dimensionality smaller than input: {} < {}",
+            shape.len(),
+            x.ndim()
+        )));
+    }
+    let common = broadcast_shape(&shape, x.shape())?;
+    let out: Vec<Expr> = shape
+        .iter()
+        .zip(&common)
+        .map(|(s, c)| match (constant_value(s), constant_value(c)) {
+            (Some(a), Some(b)) if a != b => Err(ApiError::value_error(format!(
+                "cannot broadcast to size {a}: the input needs {b}"
+            ))),
+            (Some(a), _) if a < 0 => Err(ApiError::value_error(format!(
+                "`shape` has the negative size {a}"
+            ))),
+            _ => Ok(s.clone()),
+        })
+        .collect::<ApiResult<_>>()?;
+    let dims = out.clone();
+    compute(
+        out,
+        |o| x.at(broadcast_index(x, o, &dims)),
+        "T_broadcast_to",
+        "broadcast",
+    )
+}
+
+/// A layout string as TVM writes one (`NCHW16c`): upper-case letters are
+/// the primal axes, a number then a lower-case letter an axis split off
+/// the primal one of the same letter by that factor.
+struct LayoutAxes {
+    /// Each axis in order: its letter (upper-case) and its factor (`None`
+    /// for a primal axis).
+    axes: Vec<(char, Option<i64>)>,
+}
+
+impl LayoutAxes {
+    fn parse(text: &str) -> ApiResult<LayoutAxes> {
+        let bad = |why: &str| {
+            ApiError::value_error(format!("layout `{text}` is not a TVM layout: {why}"))
+        };
+        let mut axes = Vec::new();
+        let mut factor: Option<i64> = None;
+        for c in text.chars() {
+            match c {
+                '0'..='9' => {
+                    let d = i64::from(c as u8 - b'0');
+                    factor = Some(
+                        factor
+                            .unwrap_or(0)
+                            .checked_mul(10)
+                            .and_then(|f| f.checked_add(d))
+                            .filter(|&f| f <= i64::from(i32::MAX))
+                            .ok_or_else(|| bad("a factor overflows"))?,
+                    );
+                }
+                'A'..='Z' if factor.is_none() => axes.push((c, None)),
+                'a'..='z' => {
+                    let f = factor
+                        .take()
+                        .ok_or_else(|| bad("a split axis needs its factor"))?;
+                    if f < 1 {
+                        return Err(bad("factors are at least 1"));
+                    }
+                    axes.push((c.to_ascii_uppercase(), Some(f)));
+                }
+                _ => return Err(bad("use upper-case axes and factors such as `16c`")),
+            }
+        }
+        if factor.is_some() {
+            return Err(bad("a factor without its axis"));
+        }
+        for (i, a) in axes.iter().enumerate() {
+            if axes[..i].contains(a)
+                || axes[..i]
+                    .iter()
+                    .any(|b| b.0 == a.0 && b.1.is_some() && a.1.is_some())
+            {
+                return Err(bad("an axis appears twice"));
+            }
+        }
+        for &(c, f) in &axes {
+            if f.is_some() && !axes.contains(&(c, None)) {
+                return Err(bad("a split axis without its primal axis"));
+            }
+        }
+        Ok(LayoutAxes { axes })
+    }
+
+    fn primal(&self) -> Vec<char> {
+        let mut p: Vec<char> = self
+            .axes
+            .iter()
+            .filter(|a| a.1.is_none())
+            .map(|a| a.0)
+            .collect();
+        p.sort_unstable();
+        p
+    }
+
+    fn factor(&self, c: char) -> Option<i64> {
+        self.axes
+            .iter()
+            .find(|a| a.0 == c && a.1.is_some())
+            .and_then(|a| a.1)
+    }
+}
+
+/// TOPI's `layout_transform` (TVM's `BijectiveLayout`): each primal
+/// coordinate is rebuilt from the destination's indices (`C * 16 + c`),
+/// then split as the source splits it. `None` when the layouts are equal.
+fn layout_transform(
+    x: &te::Tensor,
+    src: &str,
+    dst: &str,
+    rule: &str,
+) -> ApiResult<Option<te::Tensor>> {
+    if src == dst {
+        return Ok(None);
+    }
+    let (s, d) = (LayoutAxes::parse(src)?, LayoutAxes::parse(dst)?);
+    if s.primal() != d.primal() {
+        return Err(ApiError::value_error(format!(
+            "cannot convert from {src} to {dst}: they have different primal axes"
+        )));
+    }
+    if s.axes.len() != x.ndim() {
+        return Err(ApiError::value_error(format!(
+            "layout {src} has {} axes, the tensor {}",
+            s.axes.len(),
+            x.ndim()
+        )));
+    }
+    // Each primal axis' full size: its outer extent times its factor.
+    let mut primal_size = std::collections::BTreeMap::new();
+    for (i, &(c, f)) in s.axes.iter().enumerate() {
+        let dim = x.shape()[i].clone();
+        let entry = primal_size.entry(c).or_insert(Expr::int(1));
+        *entry = match f {
+            Some(f) => {
+                if constant_value(&dim).is_some_and(|d| d != f) {
+                    return Err(ApiError::value_error(format!(
+                        "axis {i} of layout {src} has size {f}, the tensor's has {dim}"
+                    )));
+                }
+                Expr::mul(entry.clone(), Expr::int(f))
+            }
+            None => Expr::mul(entry.clone(), dim),
+        };
+    }
+    let mut dst_shape = Vec::with_capacity(d.axes.len());
+    for &(c, f) in &d.axes {
+        let full = primal_size[&c].clone();
+        dst_shape.push(match (f, d.factor(c)) {
+            (Some(f), _) => Expr::int(f),
+            (None, Some(inner)) => {
+                let Some(size) = constant_value(&simplify(full.clone())) else {
+                    return Err(ApiError::not_supported(format!(
+                        "layout_transform splits the symbolic axis {c}; give it a constant size"
+                    )));
+                };
+                Expr::int((size + inner - 1) / inner)
+            }
+            (None, None) => simplify(full),
+        });
+    }
+    let src_shape = x.shape().to_vec();
+    let exact = d.axes.iter().all(|&(c, f)| {
+        f.is_none()
+            || constant_value(&simplify(primal_size[&c].clone()))
+                .is_some_and(|n| n % f.unwrap_or(1) == 0)
+    });
+    let mut attrs = Attrs::new();
+    attrs.insert(
+        "schedule_rule".to_string(),
+        te::AttrValue::Str(rule.to_string()),
+    );
+    attrs.insert(
+        "src_layout".to_string(),
+        te::AttrValue::Str(src.to_string()),
+    );
+    attrs.insert(
+        "dst_layout".to_string(),
+        te::AttrValue::Str(dst.to_string()),
+    );
+    let axis_names = names(dst_shape.len());
+    let axis_names: Vec<&str> = axis_names.iter().map(String::as_str).collect();
+    te::try_compute_tagged::<te::TeError>(
+        dst_shape,
+        &axis_names,
+        |o| {
+            let coordinate = |c: char| -> Expr {
+                let outer = d.axes.iter().position(|a| *a == (c, None));
+                let inner = d.axes.iter().position(|a| a.0 == c && a.1.is_some());
+                match (outer, inner, d.factor(c)) {
+                    (Some(p), Some(q), Some(f)) => o[p].clone() * f + o[q].clone(),
+                    (Some(p), _, _) => o[p].clone(),
+                    _ => Expr::int(0),
+                }
+            };
+            let idx: Vec<Expr> = s
+                .axes
+                .iter()
+                .map(|&(c, f)| match (f, s.factor(c)) {
+                    (Some(f), _) => Expr::floor_mod(coordinate(c), Expr::int(f)),
+                    (None, Some(g)) => Expr::floor_div(coordinate(c), Expr::int(g)),
+                    (None, None) => coordinate(c),
+                })
+                .collect();
+            let in_range = idx
+                .iter()
+                .zip(&src_shape)
+                .map(|(i, n)| Expr::lt(i.clone(), n.clone()))
+                .reduce(Expr::and)
+                .unwrap_or_else(|| Expr::bool(true));
+            // Where every split divides its axis the index is always in
+            // range, and TVM's lowering drops the test: so is it here.
+            if exact {
+                return Ok(x.at(idx));
+            }
+            let zero = if x.dtype().is_float() {
+                crate::objects::float_constant(0.0, x.dtype())
+            } else {
+                te::Value::cast(x.dtype(), te::Value::int(0))
+            };
+            Ok(te::Value::select(in_range, x.at(idx), zero))
+        },
+        "T_layout_trans",
+        "injective",
+        attrs,
+    )
+    .map(Some)
+    .map_err(|e| te_error(&None, e))
 }

@@ -649,3 +649,72 @@ fn hostile_transform_arguments_are_errors() {
         "negative size",
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// Packing `NCHW` into `NCHW{f}c` puts channel `C * f + c` at
+    /// `[n, C, h, w, c]` (0 past the last channel), and unpacking gives
+    /// the input back; `broadcast_to` repeats the input along new and
+    /// size-1 axes.
+    #[test]
+    fn layouts_pack_and_unpack_channels(
+        dims in (1i64..3, 1i64..7, 1i64..3, 1i64..3),
+        f in 1i64..5,
+        seed in 0u64..1000,
+    ) {
+        let h = &mut host();
+        let shape = [dims.0, dims.1, dims.2, dims.3];
+        let x = placeholder(h, &shape, "x");
+        let v = data(shape.iter().product::<i64>() as usize, seed, 8.0);
+        let packed_layout = format!("NCHW{f}c");
+        let packed = call(h, "tvm.topi.layout_transform", vec![x.clone(), Value::str("NCHW"), Value::str(&packed_layout)], &[]);
+        let outer = (dims.1 + f - 1) / f;
+        let pshape = [dims.0, outer, dims.2, dims.3, f];
+        prop_assert_eq!(stage(&packed).3, format!("{pshape:?}"));
+        let expected: Vec<f64> = indices(&pshape).into_iter().map(|i| {
+            let c = i[1] * f + i[4];
+            if c < dims.1 { at(&v, &shape, &[i[0], c, i[2], i[3]]) } else { 0.0 }
+        }).collect();
+        close(&run(h, &[(&x, &v, "float32")], &packed), &expected, 0.0)?;
+        if dims.1 % f == 0 {
+            let back = call(h, "tvm.topi.layout_transform", vec![packed, Value::str(&packed_layout), Value::str("NCHW")], &[]);
+            close(&run(h, &[(&x, &v, "float32")], &back), &v, 0.0)?;
+        }
+
+        let row = placeholder(h, &[dims.1, 1], "row");
+        let rv = data(dims.1 as usize, seed + 1, 8.0);
+        let b = call(h, "tvm.topi.broadcast_to", vec![row.clone(), ints(&[dims.0, dims.1, dims.2])], &[]);
+        let bshape = [dims.0, dims.1, dims.2];
+        let expected: Vec<f64> = indices(&bshape).into_iter().map(|i| rv[i[1] as usize]).collect();
+        close(&run(h, &[(&row, &rv, "float32")], &b), &expected, 0.0)?;
+    }
+}
+
+#[test]
+fn layout_transform_and_broadcast_to_build_topis_stages_and_refuse_bad_layouts() {
+    let h = &mut host();
+    let x = placeholder(h, &[1, 32, 7, 7], "x");
+    let p = call(h, "tvm.topi.layout_transform", vec![x.clone(), Value::str("NCHW"), Value::str("NCHW16c")], &[]);
+    assert_eq!(
+        stage(&p),
+        ("T_layout_trans".into(), "injective".into(), strs(&["ax0", "ax1", "ax2", "ax3", "ax4"]), "[1, 2, 7, 7, 16]".into())
+    );
+    let same = call(h, "tvm.topi.layout_transform", vec![x.clone(), Value::str("NCHW"), Value::str("NCHW")], &[]);
+    assert_eq!(stage(&same).0, "x");
+    let b = call(h, "tvm.topi.broadcast_to", vec![x.clone(), ints(&[2, 1, 32, 7, 7])], &[]);
+    assert_eq!(stage(&b).0, "T_broadcast_to");
+    assert_eq!(stage(&b).1, "broadcast");
+    let lt = "tvm.topi.layout_transform";
+    error(h, lt, vec![x.clone(), Value::str("NCHW"), Value::str("NHW16c")], &[], "split axis without");
+    error(h, lt, vec![x.clone(), Value::str("NCHW"), Value::str("NCDW")], &[], "different primal axes");
+    error(h, lt, vec![x.clone(), Value::str("NCH"), Value::str("NHC")], &[], "has 3 axes");
+    error(h, lt, vec![x.clone(), Value::str("NCHW"), Value::str("NCHW0c")], &[], "at least 1");
+    error(h, lt, vec![x.clone(), Value::str("NCHW"), Value::str("NCHW99999999999c")], &[], "overflows");
+    error(h, lt, vec![x.clone(), Value::str("NCHW"), Value::str("NC-HW")], &[], "not a TVM layout");
+    error(h, lt, vec![x.clone(), Value::str("NCHW"), Value::str("NCHW16")], &[], "without its axis");
+    error(h, lt, vec![x.clone(), Value::str("NCHW"), Value::Int(4)], &[], "layout string");
+    let bt = "tvm.topi.broadcast_to";
+    error(h, bt, vec![x.clone(), ints(&[7, 7])], &[], "smaller than input");
+    error(h, bt, vec![x.clone(), ints(&[1, 31, 7, 7])], &[], "broadcast");
+}
