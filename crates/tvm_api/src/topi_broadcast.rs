@@ -21,7 +21,9 @@
 //!
 //! Operators whose bodies need what element values cannot express (bit
 //! operations, integer truncating modulo, NaN tests, reinterpretation)
-//! are recognised and refused with an error saying so.
+//! are recognised and refused with an error saying so. A float `mod`
+//! (TVM's `truncmod`, printed `a % b`) is C's `fmod`, printed so: element
+//! values' `%` is floor modulo.
 
 use crate::args::{Args, Given};
 use crate::error::{not_supported, te_error, type_error, ApiError, ApiResult, ErrorClass};
@@ -65,6 +67,7 @@ pub enum Binary {
 }
 
 impl Binary {
+    /// Every binary operator, for looking names up.
     const ALL: [Binary; 13] = [
         Binary::Maximum,
         Binary::Minimum,
@@ -100,6 +103,7 @@ impl Binary {
         }
     }
 
+    /// The comparison the operator is, if it is one (its result is `bool`).
     fn comparison(self) -> Option<CmpOp> {
         Some(match self {
             Binary::Greater => CmpOp::Gt,
@@ -266,6 +270,7 @@ pub(crate) fn call(_host: &mut dyn Host, args: Args, op: BroadcastOp) -> ApiResu
     }
 }
 
+/// The tensor argument `g` of `op`, or a type error naming the operator.
 fn tensor_arg(g: &Given, op: BroadcastOp) -> ApiResult<te::Tensor> {
     match &g.value {
         Value::Object(Object::Tensor(t)) => Ok(t.clone()),
@@ -292,6 +297,8 @@ fn cpp_compute(
     build(shape, &names, f, name, tag)
 }
 
+/// A compute (axes named `names`) whose body builder may fail with an
+/// API error, which is passed on as it is.
 fn build(
     shape: Vec<Expr>,
     names: &[&str],
@@ -314,6 +321,7 @@ fn build(
     })
 }
 
+/// A built tensor as a program value.
 fn tensor_value(t: te::Tensor) -> Value {
     Value::Object(Object::Tensor(t))
 }
@@ -521,6 +529,7 @@ fn scalar_binary(op: Binary, lhs: &Given, rhs: &Given) -> ApiResult<Value> {
 struct Reader(Vec<Option<usize>>);
 
 impl Reader {
+    /// The operand's indices at the output's indices `o`.
     fn indices(&self, o: &[Expr]) -> Vec<Expr> {
         self.0
             .iter()

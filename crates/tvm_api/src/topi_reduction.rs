@@ -216,13 +216,18 @@ fn real_axes(axis: Option<&Given>, ndim: usize) -> ApiResult<Vec<usize>> {
 /// Where the input's dimensions go in a reduction: TOPI's
 /// `MakeReduceTargetShape` and the index mapping of `DoCommReduce`.
 struct Layout {
+    /// The input's rank.
     ndim: usize,
+    /// The reduced dimensions, sorted, each once.
     reduced: Vec<usize>,
+    /// Whether reduced dimensions stay, of size 1.
     keepdims: bool,
+    /// The output's shape.
     out_shape: Vec<Expr>,
 }
 
 impl Layout {
+    /// The layout of reducing `reduced` of `x`.
     fn new(x: &te::Tensor, reduced: Vec<usize>, keepdims: bool) -> Layout {
         let mut out_shape = Vec::new();
         for (d, dim) in x.shape().iter().enumerate() {
