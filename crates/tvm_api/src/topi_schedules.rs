@@ -98,10 +98,7 @@ impl ScheduleOp {
                 | "tvm.topi.cuda.pooling",
                 "schedule_injective_from_existing",
             ) => CudaInjectiveFromExisting,
-            (
-                "tvm.topi.cuda" | "tvm.topi.cuda.reduction" | "tvm.topi.cuda.pooling",
-                "schedule_reduce",
-            ) if module_path != "tvm.topi.cuda.pooling" => CudaReduce,
+            ("tvm.topi.cuda" | "tvm.topi.cuda.reduction", "schedule_reduce") => CudaReduce,
             ("tvm.topi.cuda" | "tvm.topi.cuda.softmax", "schedule_softmax") => CudaSoftmax,
             ("tvm.topi.cuda" | "tvm.topi.cuda.pooling", "schedule_pool") => CudaPool,
             ("tvm.topi.cuda" | "tvm.topi.cuda.pooling", "schedule_adaptive_pool") => {
@@ -1269,7 +1266,6 @@ fn cuda_pool(s: &mut Schedule, outs: &[Tensor], target: Option<&crate::Target>) 
     let out0 = first(outs)?.clone();
     cuda_pool_traverse(
         s,
-        &out0,
         out0.op(),
         &mut Vec::new(),
         &|s, op| {
@@ -1289,7 +1285,6 @@ fn cuda_pool(s: &mut Schedule, outs: &[Tensor], target: Option<&crate::Target>) 
 /// `schedule`, any other an error.
 fn cuda_pool_traverse(
     s: &mut Schedule,
-    out0: &Tensor,
     op: &Operation,
     scheduled: &mut Vec<Operation>,
     schedule: &dyn Fn(&mut Schedule, &Operation) -> ApiResult<()>,
@@ -1301,9 +1296,7 @@ fn cuda_pool_traverse(
         }
         for t in op.input_tensors() {
             if is_compute(t.op()) && !scheduled.contains(t.op()) {
-                arith::stack::grow(|| {
-                    cuda_pool_traverse(s, out0, t.op(), scheduled, schedule, prefix)
-                })?;
+                arith::stack::grow(|| cuda_pool_traverse(s, t.op(), scheduled, schedule, prefix))?;
             }
         }
     } else if op.tag().starts_with(prefix) {
@@ -1351,7 +1344,6 @@ fn cuda_adaptive_pool(
     let out0 = first(outs)?.clone();
     cuda_pool_traverse(
         s,
-        &out0,
         out0.op(),
         &mut Vec::new(),
         &|s, op| {
@@ -1367,22 +1359,9 @@ fn cuda_adaptive_pool(
                 }
                 Ok(())
             } else {
-                // TOPI reads the target after choosing where the pool goes.
-                let pool = op.output();
-                let (out, local) = if is_output(s, op) {
-                    let ol = s.cache_write(&pool, "local").map_err(te_err)?;
-                    (pool.clone(), ol)
-                } else {
-                    s.set_scope(&pool, "local").map_err(te_err)?;
-                    (out0.op().output(), pool.clone())
-                };
-                let threads = max_num_threads(target)?;
-                let axis = stage_axis(s, &out)?;
-                let fused = fuse_all(s, &out, &axis)?;
-                let (bx, tx) = s.split(&out, &fused, threads).map_err(te_err)?;
-                bind(s, &out, &bx, &thread("blockIdx.x")?)?;
-                bind(s, &out, &tx, &thread("threadIdx.x")?)?;
-                s.compute_at(&local, &out, &tx).map_err(te_err)
+                // TOPI reads the target after choosing where the pool
+                // goes; either way a missing one fails the call.
+                cuda_pool_threads(s, &op.output(), &out0, max_num_threads(target)?)
             }
         },
         "adaptive_pool",
