@@ -259,7 +259,10 @@ pub(crate) fn schedule_injective_x86(args: Args) -> ApiResult<Value> {
 /// in parallel (the first three of five or more, the first two of three or
 /// four, else the first), the last axis split by 16 with the inner loop
 /// vectorized.
-fn x86_injective_from_existing(s: &mut te::Schedule, out: &te::Tensor) -> Result<(), te::TeError> {
+pub(crate) fn x86_injective_from_existing(
+    s: &mut te::Schedule,
+    out: &te::Tensor,
+) -> Result<(), te::TeError> {
     let axis = out.op().axis().to_vec();
     let first = match axis.len() {
         0 => None,
