@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// How many programs run clean today: a floor, raised as features land.
-const PROGRAMS_THAT_RUN: usize = 93;
+const PROGRAMS_THAT_RUN: usize = 100;
 
 /// The corpus has at least this many programs.
 const PROGRAMS: usize = 60;
