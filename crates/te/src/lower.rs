@@ -1243,9 +1243,13 @@ impl<'a> Lowerer<'a> {
             }
             // `if_then_else` evaluates only the side it chooses, and prints
             // as such (TVM's `tir.if_then_else`).
-            ValueKind::Select(c, a, b) => {
-                Value::if_then_else(Value::index(idx(c)), self.value(a)?, self.value(b)?)
-            }
+            // A condition the loop bounds decide is folded, as TVM's
+            // `Simplify` folds it after lowering.
+            ValueKind::Select(c, a, b) => match idx(c).as_bool() {
+                Some(true) => self.value(a)?,
+                Some(false) => self.value(b)?,
+                None => Value::if_then_else(Value::index(idx(c)), self.value(a)?, self.value(b)?),
+            },
             ValueKind::Reduce(_) | ValueKind::CommReduce(_) => {
                 return Err(TeError::definition(
                     "a reduction must be the whole body of a compute",
