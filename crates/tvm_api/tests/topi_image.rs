@@ -5,55 +5,10 @@
 //! and linear resizing gives, and bad arguments are errors.
 
 use proptest::prelude::*;
-use tvm_api::{ApiError, Args, Host, Object, Parameters, Session, Value};
+use tvm_api::{Args, Host, Object, Value};
 
-/// A host for programs that pass no functions of their own.
-struct NoFunctions(Session);
-
-impl Host for NoFunctions {
-    fn call(&mut self, _f: &Value, _args: Vec<Value>) -> Result<Value, ApiError> {
-        unreachable!("these programs pass no functions")
-    }
-    fn parameters(&self, _f: &Value) -> Option<Parameters> {
-        None
-    }
-    fn session(&mut self) -> &mut Session {
-        &mut self.0
-    }
-}
-
-fn host() -> NoFunctions {
-    NoFunctions(Session::default())
-}
-
-fn try_call(
-    h: &mut dyn Host,
-    path: &str,
-    pos: Vec<Value>,
-    kw: &[(&str, Value)],
-) -> Result<Value, ApiError> {
-    let f = tvm_api::resolve(path).unwrap_or_else(|| panic!("{path} resolves"));
-    let args = Args {
-        positional: pos,
-        keywords: kw
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), v.clone()))
-            .collect(),
-    };
-    tvm_api::call(h, &f, args)
-}
-
-fn call(h: &mut dyn Host, path: &str, pos: Vec<Value>, kw: &[(&str, Value)]) -> Value {
-    try_call(h, path, pos, kw).unwrap_or_else(|e| panic!("{path}: {}", e.message))
-}
-
-fn attr(v: &Value, name: &str) -> Value {
-    tvm_api::get_attr(v, name).unwrap_or_else(|e| panic!(".{name}: {}", e.message))
-}
-
-fn ints(items: &[i64]) -> Value {
-    Value::tuple(items.iter().map(|&i| Value::Int(i)).collect())
-}
+mod topi_common;
+use topi_common::*;
 
 fn floats(items: &[f64]) -> Value {
     Value::tuple(items.iter().map(|&x| Value::Float(x)).collect())
@@ -61,15 +16,6 @@ fn floats(items: &[f64]) -> Value {
 
 fn s(x: &str) -> Value {
     Value::str(x)
-}
-
-fn placeholder(h: &mut dyn Host, shape: &[i64], name: &str) -> Value {
-    call(
-        h,
-        "te.placeholder",
-        vec![ints(shape)],
-        &[("name", Value::str(name))],
-    )
 }
 
 /// Builds `out` from `input` and runs it on `data` (float32), returning

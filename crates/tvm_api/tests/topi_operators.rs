@@ -4,26 +4,10 @@
 //! inputs, what a direct evaluation of the operator's meaning gives.
 
 use proptest::prelude::*;
-use tvm_api::{ApiError, Args, Host, Object, Parameters, Session, Value};
+use tvm_api::{Args, Host, Object, Value};
 
-/// A host for programs that pass no functions of their own.
-struct NoFunctions(Session);
-
-impl Host for NoFunctions {
-    fn call(&mut self, _f: &Value, _args: Vec<Value>) -> Result<Value, ApiError> {
-        unreachable!("these programs pass no functions")
-    }
-    fn parameters(&self, _f: &Value) -> Option<Parameters> {
-        None
-    }
-    fn session(&mut self) -> &mut Session {
-        &mut self.0
-    }
-}
-
-fn host() -> NoFunctions {
-    NoFunctions(Session::default())
-}
+mod topi_common;
+use topi_common::*;
 
 fn call(h: &mut dyn Host, path: &str, pos: Vec<Value>, kw: &[(&str, Value)]) -> Value {
     let f = tvm_api::resolve(path).unwrap_or_else(|| panic!("{path} resolves"));
@@ -35,23 +19,6 @@ fn call(h: &mut dyn Host, path: &str, pos: Vec<Value>, kw: &[(&str, Value)]) -> 
             .collect(),
     };
     tvm_api::call(h, &f, args).unwrap_or_else(|e| panic!("{path}: {}", e.message))
-}
-
-fn attr(v: &Value, name: &str) -> Value {
-    tvm_api::get_attr(v, name).unwrap_or_else(|e| panic!(".{name}: {}", e.message))
-}
-
-fn ints(items: &[i64]) -> Value {
-    Value::tuple(items.iter().map(|&i| Value::Int(i)).collect())
-}
-
-fn placeholder(h: &mut dyn Host, shape: &[i64], name: &str) -> Value {
-    call(
-        h,
-        "te.placeholder",
-        vec![ints(shape)],
-        &[("name", Value::str(name))],
-    )
 }
 
 /// Builds `out` from `inputs` and runs it on `data` (one flat array per

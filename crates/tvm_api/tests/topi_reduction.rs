@@ -5,55 +5,10 @@
 //! meaning gives, and bad arguments are errors.
 
 use proptest::prelude::*;
-use tvm_api::{ApiError, Args, ErrorClass, Host, Object, Parameters, Session, Value};
+use tvm_api::{ApiError, Args, ErrorClass, Host, Object, Value};
 
-/// A host for programs that pass no functions of their own.
-struct NoFunctions(Session);
-
-impl Host for NoFunctions {
-    fn call(&mut self, _f: &Value, _args: Vec<Value>) -> Result<Value, ApiError> {
-        unreachable!("these programs pass no functions")
-    }
-    fn parameters(&self, _f: &Value) -> Option<Parameters> {
-        None
-    }
-    fn session(&mut self) -> &mut Session {
-        &mut self.0
-    }
-}
-
-fn host() -> NoFunctions {
-    NoFunctions(Session::default())
-}
-
-fn try_call(
-    h: &mut dyn Host,
-    path: &str,
-    pos: Vec<Value>,
-    kw: &[(&str, Value)],
-) -> Result<Value, ApiError> {
-    let f = tvm_api::resolve(path).unwrap_or_else(|| panic!("{path} resolves"));
-    let args = Args {
-        positional: pos,
-        keywords: kw
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), v.clone()))
-            .collect(),
-    };
-    tvm_api::call(h, &f, args)
-}
-
-fn call(h: &mut dyn Host, path: &str, pos: Vec<Value>, kw: &[(&str, Value)]) -> Value {
-    try_call(h, path, pos, kw).unwrap_or_else(|e| panic!("{path}: {}", e.message))
-}
-
-fn attr(v: &Value, name: &str) -> Value {
-    tvm_api::get_attr(v, name).unwrap_or_else(|e| panic!(".{name}: {}", e.message))
-}
-
-fn ints(items: &[i64]) -> Value {
-    Value::tuple(items.iter().map(|&i| Value::Int(i)).collect())
-}
+mod topi_common;
+use topi_common::*;
 
 fn placeholder(h: &mut dyn Host, shape: &[i64], name: &str, dtype: &str) -> Value {
     call(
@@ -132,15 +87,6 @@ fn run(h: &mut dyn Host, inputs: &[(&Value, &[f64])], out: &Value) -> Vec<f64> {
     };
     let data = o.borrow().data.clone();
     data
-}
-
-/// Row-major strides of `shape`.
-fn strides(shape: &[i64]) -> Vec<i64> {
-    let mut s = vec![1; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        s[d] = s[d + 1] * shape[d + 1];
-    }
-    s
 }
 
 /// Every index of `shape`, in row-major order.

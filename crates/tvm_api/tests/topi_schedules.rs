@@ -7,22 +7,10 @@
 
 use proptest::prelude::*;
 use std::rc::Rc;
-use tvm_api::{ApiError, Args, ErrorClass, Host, Object, Parameters, Session, Target, Value};
+use tvm_api::{Args, ErrorClass, Host, Object, Session, Target, Value};
 
-/// A host for programs that pass no functions of their own.
-struct NoFunctions(Session);
-
-impl Host for NoFunctions {
-    fn call(&mut self, _f: &Value, _args: Vec<Value>) -> Result<Value, ApiError> {
-        unreachable!("these programs pass no functions")
-    }
-    fn parameters(&self, _f: &Value) -> Option<Parameters> {
-        None
-    }
-    fn session(&mut self) -> &mut Session {
-        &mut self.0
-    }
-}
+mod topi_common;
+use topi_common::*;
 
 /// A host with `target` entered (`with tvm.target.Target(target):`).
 fn host(target: Option<&str>) -> NoFunctions {
@@ -32,44 +20,6 @@ fn host(target: Option<&str>) -> NoFunctions {
             .push(Rc::new(Target::parse(t).expect("a known target")));
     }
     NoFunctions(s)
-}
-
-fn try_call(
-    h: &mut dyn Host,
-    path: &str,
-    pos: Vec<Value>,
-    kw: &[(&str, Value)],
-) -> Result<Value, ApiError> {
-    let f = tvm_api::resolve(path).unwrap_or_else(|| panic!("{path} resolves"));
-    let args = Args {
-        positional: pos,
-        keywords: kw
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), v.clone()))
-            .collect(),
-    };
-    tvm_api::call(h, &f, args)
-}
-
-fn call(h: &mut dyn Host, path: &str, pos: Vec<Value>, kw: &[(&str, Value)]) -> Value {
-    try_call(h, path, pos, kw).unwrap_or_else(|e| panic!("{path}: {}", e.message))
-}
-
-fn attr(v: &Value, name: &str) -> Value {
-    tvm_api::get_attr(v, name).unwrap_or_else(|e| panic!(".{name}: {}", e.message))
-}
-
-fn ints(items: &[i64]) -> Value {
-    Value::tuple(items.iter().map(|&i| Value::Int(i)).collect())
-}
-
-fn placeholder(h: &mut dyn Host, shape: &[i64], name: &str) -> Value {
-    call(
-        h,
-        "te.placeholder",
-        vec![ints(shape)],
-        &[("name", Value::str(name))],
-    )
 }
 
 fn tensor_of(v: &Value) -> te::Tensor {
