@@ -68,6 +68,10 @@ pub(crate) enum BuiltParam {
     /// An integer for a variable of the program (`tvm.build(s, [A, B,
     /// n])`).
     Scalar(arith::Var),
+    /// An array for a tensor the lowered program has no buffer for (an
+    /// input it never reads, an inlined tensor): taken, and left as it is.
+    /// It keeps its place, so the arrays after it meet their own buffers.
+    Unused,
 }
 
 impl NDArray {
@@ -292,7 +296,18 @@ pub(crate) fn build(host: &mut dyn crate::Host, args: Args) -> ApiResult<Value> 
         Some(Value::Str(n)) => n.to_string(),
         _ => "default_function".to_owned(),
     };
-    let args = schedule.borrow().program_args(tensors);
+    let args = schedule.borrow().program_args(tensors.clone());
+    let mut listed = tensors.iter();
+    let params = params
+        .into_iter()
+        .map(|p| match p {
+            BuiltParam::Tensor => match listed.next() {
+                Some(t) if !args.contains(t) => BuiltParam::Unused,
+                _ => BuiltParam::Tensor,
+            },
+            other => other,
+        })
+        .collect();
     // Lowering now reports an invalid schedule where TVM does, at build.
     if let Err(e) = te::Lowering::new(&schedule.borrow(), &args) {
         host.session().failed_lowering = Some(schedule.clone());
@@ -345,6 +360,7 @@ pub(crate) fn call_built(f: &Built, args: Args) -> ApiResult<Value> {
     for (g, p) in given.into_iter().zip(&f.params) {
         match p {
             BuiltParam::Tensor => arrays_given.push(g),
+            BuiltParam::Unused => {}
             BuiltParam::Scalar(v) => {
                 let n = crate::operators::as_int(&g.value).ok_or_else(|| {
                     type_error(
