@@ -464,6 +464,16 @@ impl From<te::TeError> for BuildFailure {
     }
 }
 
+/// The host's own error as it is; `te`'s as an API error.
+impl From<BuildFailure> for ApiError {
+    fn from(e: BuildFailure) -> ApiError {
+        match e {
+            BuildFailure::Host(e) => e,
+            BuildFailure::Te(e) => crate::error::te_error(&None, e),
+        }
+    }
+}
+
 fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
     let a = args.bind(
         "compute",

@@ -26,7 +26,7 @@
 //! values' `%` is floor modulo.
 
 use crate::args::{Args, Given};
-use crate::error::{not_supported, te_error, type_error, ApiError, ApiResult, ErrorClass};
+use crate::error::{not_supported, type_error, ApiError, ApiResult, ErrorClass};
 use crate::object::Object;
 use crate::objects::{element, element_constant, float_constant, promote, to_element};
 use crate::value::Value;
@@ -272,17 +272,7 @@ pub(crate) fn call(_host: &mut dyn Host, args: Args, op: BroadcastOp) -> ApiResu
 
 /// The tensor argument `g` of `op`, or a type error naming the operator.
 fn tensor_arg(g: &Given, op: BroadcastOp) -> ApiResult<te::Tensor> {
-    match &g.value {
-        Value::Object(Object::Tensor(t)) => Ok(t.clone()),
-        other => Err(type_error(
-            g.place(),
-            format!(
-                "`{}` needs a tensor, found a {}",
-                op.tvm_name(),
-                other.type_name()
-            ),
-        )),
-    }
+    crate::topi_ops::tensor_arg(g, op.tvm_name())
 }
 
 /// A C++ `te::compute` over `shape`: axes `ax0, ax1, ...`.
@@ -315,10 +305,7 @@ fn build(
         tag,
         Attrs::new(),
     )
-    .map_err(|e| match e {
-        BuildFailure::Host(e) => e,
-        BuildFailure::Te(e) => te_error(&None, e),
-    })
+    .map_err(ApiError::from)
 }
 
 /// A built tensor as a program value.

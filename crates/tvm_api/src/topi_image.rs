@@ -17,9 +17,10 @@
 //! `bicubic_exclude` weighs depth with the width's weights).
 
 use crate::args::{Args, Given};
-use crate::error::{te_error, type_error, ApiError, ApiResult, ArgRef, ErrorClass};
+use crate::error::{type_error, ApiError, ApiResult, ArgRef, ErrorClass};
 use crate::functions::BuildFailure;
 use crate::object::Object;
+use crate::topi_ops::tensor_arg as tensor;
 use crate::value::Value;
 use crate::{BinaryOp, CmpOp, Host};
 use arith::Expr;
@@ -417,16 +418,6 @@ fn scalar(g: Option<&Given>, default: Value, what: &str) -> ApiResult<Value> {
     }
 }
 
-fn tensor(g: &Given, what: &str) -> ApiResult<te::Tensor> {
-    match &g.value {
-        Value::Object(Object::Tensor(t)) => Ok(t.clone()),
-        other => Err(type_error(
-            g.place(),
-            format!("`{what}` needs a tensor, found a {}", other.type_name()),
-        )),
-    }
-}
-
 /// The names of `resize1d`/`2d`/`3d`'s parameters, in TOPI's order.
 const RESIZE_PARAMS: [&str; 12] = [
     "data",
@@ -771,10 +762,7 @@ fn resize(host: &mut dyn Host, data: &te::Tensor, r: Resize, o: &Options) -> Api
         &tag,
         te::Attrs::new(),
     )
-    .map_err(|e| match e {
-        BuildFailure::Host(e) => e,
-        BuildFailure::Te(e) => te_error(&None, e),
-    })?;
+    .map_err(ApiError::from)?;
     Ok(Value::Object(Object::Tensor(out)))
 }
 

@@ -21,27 +21,15 @@
 //! the lowered programs print the same text.
 
 use crate::args::{Args, Given};
-use crate::error::{te_error, type_error, ApiError, ApiResult, ErrorClass};
+use crate::error::{type_error, ApiError, ApiResult, ErrorClass};
 use crate::object::Object;
 use crate::objects::{constant_value, promote, to_index};
+use crate::topi_ops::simplify;
+use crate::topi_ops::tensor_arg as tensor;
 use crate::value::Value;
 use crate::Host;
-use arith::{Analyzer, Expr};
+use arith::Expr;
 use te::{AttrValue, Attrs};
-
-fn simplify(e: Expr) -> Expr {
-    Analyzer::new().simplify(&e).unwrap_or(e)
-}
-
-fn tensor(g: &Given, what: &str) -> ApiResult<te::Tensor> {
-    match &g.value {
-        Value::Object(Object::Tensor(t)) => Ok(t.clone()),
-        other => Err(type_error(
-            g.place(),
-            format!("`{what}` needs a tensor, found a {}", other.type_name()),
-        )),
-    }
-}
 
 fn string(g: Option<&Given>, default: &str) -> ApiResult<String> {
     match g.map(|g| (&g.value, g)) {
@@ -110,10 +98,7 @@ fn compute(
         tag,
         attrs,
     )
-    .map_err(|e| match e {
-        crate::functions::BuildFailure::Host(e) => e,
-        crate::functions::BuildFailure::Te(e) => te_error(&None, e),
-    })
+    .map_err(ApiError::from)
 }
 
 fn varargs_names(n: usize) -> Vec<String> {

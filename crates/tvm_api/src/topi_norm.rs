@@ -32,6 +32,7 @@ use crate::error::{te_error, type_error, ApiError, ApiResult, ErrorClass};
 use crate::functions::BuildFailure;
 use crate::object::Object;
 use crate::objects::{constant_value, element, float_constant, to_element};
+use crate::topi_ops::tensor_arg as tensor;
 use crate::value::Value;
 use crate::{BinaryOp, Host};
 use arith::{CmpOp, Expr};
@@ -254,17 +255,6 @@ pub(crate) fn call(host: &mut dyn Host, args: Args, op: NormOp) -> ApiResult<Val
     Ok(Value::Object(Object::Tensor(out)))
 }
 
-/// The tensor argument `g`.
-fn tensor(g: &Given, what: &str) -> ApiResult<te::Tensor> {
-    match &g.value {
-        Value::Object(Object::Tensor(t)) => Ok(t.clone()),
-        other => Err(type_error(
-            g.place(),
-            format!("`{what}` needs a tensor, found a {}", other.type_name()),
-        )),
-    }
-}
-
 /// An integer argument (C++ `int`): it must fit in 32 bits.
 fn int(g: &Given, what: &str) -> ApiResult<i64> {
     let v = crate::operators::as_int(&g.value)
@@ -356,10 +346,7 @@ fn compute(
         tag,
         Attrs::new(),
     )
-    .map_err(|e| match e {
-        BuildFailure::Host(e) => e,
-        BuildFailure::Te(e) => te_error(&None, e),
-    })
+    .map_err(ApiError::from)
 }
 
 /// `a op b` on elements, as a program's operator builds it.
@@ -815,10 +802,7 @@ fn tuple_sums(
         "comm_reduce",
         Attrs::new(),
     )
-    .map_err(|e| match e {
-        BuildFailure::Host(e) => e,
-        BuildFailure::Te(e) => te_error(&None, e),
-    })?;
+    .map_err(ApiError::from)?;
     Ok((temps[0].clone(), temps[1].clone()))
 }
 

@@ -23,7 +23,8 @@ use crate::Host;
 use arith::{Analyzer, Expr};
 use te::{AttrValue, Attrs};
 
-fn tensor_arg(g: &Given, what: &str) -> ApiResult<te::Tensor> {
+/// A tensor argument, or a `TypeError` naming `what` needed it.
+pub(crate) fn tensor_arg(g: &Given, what: &str) -> ApiResult<te::Tensor> {
     match &g.value {
         Value::Object(Object::Tensor(t)) => Ok(t.clone()),
         other => Err(type_error(
@@ -90,7 +91,8 @@ fn bool_arg(g: Option<&Given>, default: bool) -> ApiResult<bool> {
     g.map_or(Ok(default), |g| crate::truth(&g.value))
 }
 
-fn simplify(e: Expr) -> Expr {
+/// `e` simplified, or as it is where the simplifier gives up.
+pub(crate) fn simplify(e: Expr) -> Expr {
     Analyzer::new().simplify(&e).unwrap_or(e)
 }
 
@@ -755,10 +757,7 @@ fn elementwise(
         "elemwise",
         Attrs::new(),
     )
-    .map_err(|e| match e {
-        BuildFailure::Host(e) => e,
-        BuildFailure::Te(e) => te_error(&None, e),
-    })?;
+    .map_err(ApiError::from)?;
     Ok(Value::Object(Object::Tensor(out)))
 }
 

@@ -20,6 +20,7 @@ use crate::args::{Args, Bound, Given};
 use crate::error::{te_error, type_error, ApiError, ApiResult, ArgRef, ErrorClass};
 use crate::object::Object;
 use crate::objects::{constant_value, promote, to_index};
+use crate::topi_ops::tensor_arg;
 use crate::value::Value;
 use crate::Host;
 use arith::Expr;
@@ -160,17 +161,6 @@ pub(crate) fn call(host: &mut dyn Host, args: Args, op: PoolOp) -> ApiResult<Val
             )
             .map_err(|e| e.or_at(&data_arg.at))
         }
-    }
-}
-
-/// The tensor argument `g`.
-fn tensor_arg(g: &Given, what: &str) -> ApiResult<te::Tensor> {
-    match &g.value {
-        Value::Object(Object::Tensor(t)) => Ok(t.clone()),
-        other => Err(type_error(
-            g.place(),
-            format!("`{what}` needs a tensor, found a {}", other.type_name()),
-        )),
     }
 }
 

@@ -45,9 +45,11 @@
 //! TOPI's static path does.
 
 use crate::args::{Args, Given};
-use crate::error::{te_error, type_error, ApiError, ApiResult, ArgRef, ErrorClass};
+use crate::error::{type_error, ApiError, ApiResult, ArgRef, ErrorClass};
 use crate::object::Object;
 use crate::objects::{constant_value, promote, to_index};
+use crate::topi_ops::simplify;
+use crate::topi_ops::tensor_arg as tensor;
 use crate::value::Value;
 use crate::Host;
 use arith::{Analyzer, CmpOp, Expr};
@@ -220,17 +222,6 @@ fn value_error(g: Option<&Given>, message: impl Into<String>) -> ApiError {
     match g {
         Some(g) => e.at(g.at.clone()),
         None => e,
-    }
-}
-
-/// A tensor argument; anything else is a `TypeError` naming `what`.
-fn tensor(g: &Given, what: &str) -> ApiResult<te::Tensor> {
-    match &g.value {
-        Value::Object(Object::Tensor(t)) => Ok(t.clone()),
-        other => Err(type_error(
-            g.place(),
-            format!("`{what}` needs a tensor, found a {}", other.type_name()),
-        )),
     }
 }
 
@@ -447,11 +438,6 @@ fn equal_sizes(a: &Expr, b: &Expr) -> bool {
         == Some(0)
 }
 
-/// `e` simplified as TVM's `Analyzer::Simplify` leaves shapes.
-fn simplify(e: Expr) -> Expr {
-    Analyzer::new().simplify(&e).unwrap_or(e)
-}
-
 // ---------------------------------------------------------------------
 // Computes.
 
@@ -479,10 +465,7 @@ fn compute(
         tag,
         attrs,
     )
-    .map_err(|e| match e {
-        crate::functions::BuildFailure::Host(e) => e,
-        crate::functions::BuildFailure::Te(e) => te_error(&None, e),
-    })
+    .map_err(ApiError::from)
 }
 
 /// A constant of type `dt` as TVM's `cast(dt, const)` folds it: a float
