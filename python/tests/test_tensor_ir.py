@@ -118,3 +118,19 @@ def test_built_argmax_runs_its_tuple_reduction():
     run(tvm.nd.array(cols), tvm.nd.array(x), got_idx, got_val)
     np.testing.assert_array_equal(got_idx.numpy(), x.argmax(axis=1))
     np.testing.assert_array_equal(got_val.numpy(), x.max(axis=1))
+
+
+def test_index_dtype_override_widens_the_casts_of_data_dependent_indices():
+    oh = tir.Var("oh", "int64")
+    A = te.placeholder((4, 128), name="A")
+
+    def nearest(n, i):
+        at = te.round(128.0 / oh.astype("float32") * i.astype("float32")).astype("int32")
+        return A[n, te.max(te.min(at, 127), 0)]
+
+    B = te.compute((4, oh), nearest, name="B")
+    assert 'T.Cast("int32"' in te.create_prim_func([A, B]).script()
+    widened = te.create_prim_func([A, B], index_dtype_override="int64").script()
+    assert 'T.Cast("int64"' in widened and 'T.Cast("int32"' not in widened
+    with pytest.raises(TypeError, match="index_dtype_override"):
+        te.create_prim_func([A, B], index_dtype_override="float32")

@@ -314,3 +314,55 @@ print('ok')
     let run = script::run(src).unwrap_or_else(|e| panic!("{e}"));
     assert!(run.printed.ends_with("ok\n"), "{}", run.printed);
 }
+
+/// A data-dependent index computed by an integer cast, as TOPI's resize
+/// computes it; the sizes are `tir.Var`s of type int64.
+const NEAREST: &str = "\
+import tvm
+from tvm import te, tir
+oh = tir.Var('oh', 'int64')
+A = te.placeholder((4, 128), name='A')
+B = te.compute((4, oh), lambda n, i: A[n, te.max(te.min((te.round(128.0 / oh.astype('float32') * i.astype('float32'))).astype('int32'), 127), 0)], name='B')
+";
+
+#[test]
+fn index_dtype_override_widens_the_casts_of_data_dependent_indices() {
+    let script = |override_arg: &str| {
+        format!("{NEAREST}print(te.create_prim_func([A, B]{override_arg}).script())\n")
+    };
+    let plain = script::run(&script("")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        plain.printed.contains("T.Cast(\"int32\""),
+        "{}",
+        plain.printed
+    );
+    for widened in [", index_dtype_override='int64'", ", 'int64'"] {
+        let run = script::run(&script(widened)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(run.printed.contains("T.Cast(\"int64\""), "{}", run.printed);
+        assert!(!run.printed.contains("T.Cast(\"int32\""), "{}", run.printed);
+    }
+    let int32 = script::run(&script(", index_dtype_override='int32'")).unwrap();
+    assert!(
+        int32.printed.contains("T.Cast(\"int32\""),
+        "{}",
+        int32.printed
+    );
+    let (_, _, message) = common::error_of(&script(", index_dtype_override='float32'"));
+    assert!(message.contains("`index_dtype_override` is"), "{message}");
+}
+
+#[test]
+fn tir_var_and_size_var_are_constructors() {
+    let run = script::run(
+        "\
+import tvm
+from tvm import te, tir
+n = tir.Var('n', 'int64')
+m = tvm.tir.SizeVar('m', 'int32')
+A = te.placeholder((n, m), name='A')
+print(A.shape, isinstance(n, tir.Var))
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.printed.trim(), "[n, m] True");
+}

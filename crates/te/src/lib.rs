@@ -109,7 +109,9 @@ pub use operation::{
     try_compute_named, try_compute_tagged, var, AttrValue, Attrs, ComputeOp, OpId, OpKind,
     Operation, Tensor, MAX_BODY_NODES,
 };
-pub use prim_func::{create_prim_func, create_prim_func_with_scalars, PrimFuncArg};
+pub use prim_func::{
+    create_prim_func, create_prim_func_with_index_dtype, create_prim_func_with_scalars, PrimFuncArg,
+};
 pub use read_graph::{create_read_graph, post_order_dfs, ReadGraph};
 pub use reference::Reference;
 pub use report::{report, report_lowered, IterVarReport, Placement, Report, StageReport};

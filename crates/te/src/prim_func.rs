@@ -53,6 +53,30 @@ pub enum PrimFuncArg {
 /// [`create_prim_func`] with scalar parameters among the tensors, in
 /// order (TVM's `te.create_prim_func([A, n, B])`).
 pub fn create_prim_func_with_scalars(all: &[PrimFuncArg]) -> Result<BlockFunc> {
+    create_prim_func_with_index_dtype(all, None)
+}
+
+/// [`create_prim_func_with_scalars`] with TVM's `index_dtype_override`:
+/// indices are integers of any width here, so what the override changes
+/// is the one place a width is written in an index, the integer casts
+/// that compute a data-dependent index (`A[int32(round(x))]` becomes
+/// `A[int64(round(x))]`), as TVM's index type rewriter casts them.
+///
+/// ```
+/// use te::PrimFuncArg;
+/// let a = te::placeholder([8], "A", tir::DataType::Float32).unwrap();
+/// let b = te::compute([8], |i| {
+///     let at = te::Value::cast(tir::DataType::Int32, te::Value::from(i[0].clone()) * 0.5);
+///     te::Value::gather(&a, vec![at])
+/// }, "B").unwrap();
+/// let all = [PrimFuncArg::Tensor(a), PrimFuncArg::Tensor(b)];
+/// let f = te::create_prim_func_with_index_dtype(&all, Some(tir::DataType::Int64)).unwrap();
+/// assert!(tir::block::block_tvmscript(&f).contains("T.Cast(\"int64\""));
+/// ```
+pub fn create_prim_func_with_index_dtype(
+    all: &[PrimFuncArg],
+    index_dtype: Option<DataType>,
+) -> Result<BlockFunc> {
     let args: Vec<Tensor> = all
         .iter()
         .filter_map(|a| match a {
@@ -70,6 +94,7 @@ pub fn create_prim_func_with_scalars(all: &[PrimFuncArg]) -> Result<BlockFunc> {
         names: HashMap::new(),
         an: Analyzer::new(),
         layout_free: std::collections::BTreeSet::new(),
+        index_dtype,
     };
     let mut stmts = Vec::new();
     for op in &order {
@@ -136,6 +161,8 @@ struct Builder<'a> {
     an: Analyzer,
     /// Parameters some compute declares layout free (by position).
     layout_free: std::collections::BTreeSet<usize>,
+    /// The width of indices, when overridden (`index_dtype_override`).
+    index_dtype: Option<DataType>,
 }
 
 /// Operation attributes TVM's `CreatePrimFunc` does not keep on blocks.
@@ -461,7 +488,14 @@ impl Builder<'_> {
         })?;
         let mut simplify = BodySimplifier { an: &self.an };
         let Ok(simplified) = tir::mutate::Mutator::value(&mut simplify, &converted);
-        Ok(simplified)
+        Ok(match self.index_dtype {
+            Some(dtype) => {
+                let Ok(widened) =
+                    tir::mutate::Mutator::value(&mut IndexCasts { dtype }, &simplified);
+                widened
+            }
+            None => simplified,
+        })
     }
 }
 
@@ -489,6 +523,50 @@ impl tir::mutate::Mutator for BodySimplifier<'_> {
 
     fn expr(&mut self, e: &Expr) -> std::result::Result<Expr, Self::Error> {
         Ok(crate::simp::simp(self.an, e.clone()))
+    }
+}
+
+/// The integer casts that compute a data-dependent index, cast to `dtype`
+/// instead (`index_dtype_override`). A data-dependent index is a `let`
+/// around the access ([`Value::Let`]); its value's casts are rewritten
+/// through the arithmetic, selections and clamps around them, not inside
+/// the operand a cast converts.
+struct IndexCasts {
+    dtype: DataType,
+}
+
+impl IndexCasts {
+    fn index(&mut self, v: &Value) -> Value {
+        let mut index = |x: &Value| Box::new(self.index(x));
+        match v {
+            Value::Cast(t, a) if t.is_int() => {
+                let Ok(a) = tir::mutate::Mutator::value(self, a);
+                Value::Cast(self.dtype, Box::new(a))
+            }
+            Value::Binary(op, a, b) => Value::Binary(*op, index(a), index(b)),
+            Value::Neg(a) => Value::Neg(index(a)),
+            Value::Select(c, a, b) => Value::Select(c.clone(), index(a), index(b)),
+            Value::IfThenElse(c, a, b) => Value::IfThenElse(c.clone(), index(a), index(b)),
+            _ => {
+                let Ok(v) = tir::mutate::Mutator::value(self, v);
+                v
+            }
+        }
+    }
+}
+
+impl tir::mutate::Mutator for IndexCasts {
+    type Error = std::convert::Infallible;
+
+    fn value(&mut self, v: &Value) -> std::result::Result<Value, Self::Error> {
+        match v {
+            Value::Let(var, x, body) => Ok(Value::Let(
+                var.clone(),
+                Box::new(self.index(x)),
+                Box::new(self.value(body)?),
+            )),
+            _ => tir::mutate::walk_value(self, v),
+        }
     }
 }
 

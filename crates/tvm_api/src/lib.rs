@@ -316,6 +316,12 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
                 )),
             }
         }
+        // `tvm.tir.Var("n", "int64")` and `tvm.tir.SizeVar(...)` make the
+        // variables `te.var` and `te.size_var` make.
+        Value::Object(Object::Class(Class::Var)) => functions::call(host, Function::Var, args),
+        Value::Object(Object::Class(Class::SizeVar)) => {
+            functions::call(host, Function::SizeVar, args)
+        }
         Value::Object(Object::Class(Class::DataType)) => {
             let a = args.bind("DataType", &["dtype"])?;
             let dtype = casts::dtype_arg(a.required("dtype")?)?;

@@ -77,10 +77,28 @@ fn object(o: TirObject) -> Value {
 
 /// `te.create_prim_func(args, index_dtype_override=None)`.
 ///
-/// The index type is not modelled: indices are integers of any width, so
-/// `index_dtype_override` changes nothing.
+/// Indices are integers of any width, so `index_dtype_override` changes
+/// only the integer casts that compute data-dependent indices
+/// ([`te::create_prim_func_with_index_dtype`]).
 pub(crate) fn create_prim_func(args: Args) -> ApiResult<Value> {
     let a = args.bind("create_prim_func", &["ops", "index_dtype_override"])?;
+    let index_dtype = match a.get("index_dtype_override") {
+        None => None,
+        Some(given) => match &given.value {
+            Value::None => None,
+            Value::Str(t) if &**t == "int32" => Some(tir::DataType::Int32),
+            Value::Str(t) if &**t == "int64" => Some(tir::DataType::Int64),
+            other => {
+                return Err(crate::error::type_error(
+                    given.place(),
+                    format!(
+                        "`index_dtype_override` is \"int32\", \"int64\" or None, found {}",
+                        other.type_name()
+                    ),
+                ))
+            }
+        },
+    };
     let given = a.required("ops")?;
     let items = given
         .value
@@ -104,7 +122,7 @@ pub(crate) fn create_prim_func(args: Args) -> ApiResult<Value> {
             }
         }
     }
-    let func = te::create_prim_func_with_scalars(&all).map_err(|e| {
+    let func = te::create_prim_func_with_index_dtype(&all, index_dtype).map_err(|e| {
         if e.message.starts_with("Unsupported Operation") {
             ApiError::new(ErrorClass::TvmTypeError, e.message)
         } else {
