@@ -519,6 +519,8 @@ pub(crate) enum Builtin {
     PickleLoads,
     /// `itertools.product`.
     Product,
+    /// A function of Python's `re` module (`re.finditer`).
+    Re(crate::pyre::ReFunction),
     /// `tvm.testing.main()` / `pytest.main(...)`: runs the module's test
     /// functions, as pytest collects them.
     TestMain,
@@ -602,6 +604,7 @@ impl Builtin {
             Builtin::PickleDumps => "pickle.dumps",
             Builtin::PickleLoads => "pickle.loads",
             Builtin::Product => "itertools.product",
+            Builtin::Re(f) => f.name(),
             Builtin::TestMain => "tvm.testing.main",
             Builtin::TestParameter => "tvm.testing.parameter",
             Builtin::TestParameters => "tvm.testing.parameters",
@@ -676,6 +679,7 @@ impl Builtin {
             ("pickle", "dumps") => Builtin::PickleDumps,
             ("pickle", "loads") => Builtin::PickleLoads,
             ("itertools", "product") => Builtin::Product,
+            ("re", _) => Builtin::Re(crate::pyre::ReFunction::named(name)?),
             ("collections", "namedtuple") => Builtin::NamedTuple,
             ("logging", "getLogger") => Builtin::GetLogger,
             (
@@ -1059,6 +1063,7 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
         Builtin::PickleDumps => crate::pymodules::pickle_dumps(args),
         Builtin::PickleLoads => crate::pymodules::pickle_loads(args),
         Builtin::Product => crate::pymodules::product(args),
+        Builtin::Re(f) => crate::pyre::call(interp, f, args),
         Builtin::NamedTuple => {
             args.bind(
                 "namedtuple",

@@ -9,7 +9,7 @@ use crate::error::{Eval, Raised};
 use crate::interp::Interpreter;
 use crate::operators::as_int;
 use crate::pyformat;
-use crate::value::Value;
+use crate::value::{ScriptValue, Value};
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
@@ -93,6 +93,11 @@ pub(crate) fn method_name(receiver: &Value, name: &str) -> Option<&'static str> 
         Value::Tuple(_) => TUPLE_METHODS,
         Value::Dict(_) | Value::MutableDict(_) => DICT_METHODS,
         Value::Set(_) => SET_METHODS,
+        Value::Host(_) => match crate::value::script_value(receiver) {
+            Some(ScriptValue::RePattern(_)) => crate::pyre::PATTERN_METHODS,
+            Some(ScriptValue::ReMatch(_)) => crate::pyre::MATCH_METHODS,
+            _ => return None,
+        },
         _ => return None,
     };
     table.iter().find(|m| **m == name).copied()
@@ -156,6 +161,14 @@ pub(crate) fn call(
         Value::Tuple(items) => sequence_method(items, "tuple", name, args),
         Value::Dict(_) | Value::MutableDict(_) => dict_method(receiver, name, args),
         Value::Set(items) => set_method(items, name, args),
+        Value::Host(_) => match crate::value::script_value(receiver) {
+            Some(ScriptValue::RePattern(p)) => crate::pyre::pattern_method(interp, p, name, args),
+            Some(ScriptValue::ReMatch(m)) => crate::pyre::match_method(m, name, args),
+            _ => Err(Raised::at(
+                args.span,
+                format!("a {} has no method `{name}`", receiver.type_name()),
+            )),
+        },
         other => Err(Raised::at(
             args.span,
             format!("a {} has no method `{name}`", other.type_name()),

@@ -1,8 +1,9 @@
 //! Python's standard modules in scripts. `math`, `functools`,
-//! `operator`'s binary operators, `itertools` and `pickle` of TVM objects are computed here; modules that need CPython (`numpy`, `re`,
-//! `numbers`, `os`, `sys`, ...) import without error, so that a script's
-//! header runs, and their first use says how to run the script under
-//! CPython instead.
+//! `operator`'s binary operators, `itertools` and `pickle` of TVM objects
+//! are computed here, `re` in [`crate::pyre`]; modules that need CPython
+//! (`numpy`, `numbers`, `os`, `sys`, ...) import without error, so that a
+//! script's header runs, and their first use says how to run the script
+//! under CPython instead.
 
 use crate::args::Args;
 use crate::builtins::{Builtin, MathFunction};
@@ -25,6 +26,7 @@ const COMPUTED: &[&str] = &[
     "collections",
     "logging",
     "pickle",
+    "re",
 ];
 
 /// What `collections`' names other than `namedtuple` are, and what
@@ -38,7 +40,6 @@ const DEFERRED_PICKLE: &str = "pickle.cpython";
 /// Modules that import but need CPython on first use.
 const NEED_CPYTHON: &[&str] = &[
     "numpy",
-    "re",
     "numbers",
     "os",
     "os.path",
@@ -105,6 +106,14 @@ pub(crate) fn attribute(path: &str, name: &str) -> Option<Value> {
         ("math", "e") => Some(Value::Float(std::f64::consts::E)),
         ("math", "inf") => Some(Value::Float(f64::INFINITY)),
         ("math", "nan") => Some(Value::Float(f64::NAN)),
+        ("re", flag) if crate::pyre::flag(flag).is_some() => {
+            crate::pyre::flag(flag).map(Value::Int)
+        }
+        // What a pattern that does not compile raises (`re.error` derives
+        // from `Exception`; here it is `Exception` itself).
+        ("re", "error") => Some(Value::Object(tvm_api::Object::Class(
+            tvm_api::Class::Error(ErrorClass::Exception),
+        ))),
         ("logging", "DEBUG") => Some(Value::Int(10)),
         ("logging", "INFO") => Some(Value::Int(20)),
         ("logging", "WARNING") => Some(Value::Int(30)),

@@ -32,6 +32,10 @@ pub(crate) enum ScriptValue {
     /// What `pickle.dumps` returns (Python's `bytes`): the `save_json`
     /// document of the object, which only `pickle.loads` reads.
     Pickled(Rc<str>),
+    /// A compiled regular expression (`re.compile(...)`).
+    RePattern(Rc<crate::pyre::Pattern>),
+    /// A match of a regular expression (`re.search(...)`).
+    ReMatch(Rc<crate::pyre::Match>),
 }
 
 /// A class defined by a `class` statement.
@@ -62,6 +66,8 @@ impl HostValue for ScriptValue {
             ScriptValue::Parameter(_) => "pytest fixture",
             ScriptValue::Class(_) => "class",
             ScriptValue::Pickled(_) => "bytes",
+            ScriptValue::RePattern(_) => "re.Pattern",
+            ScriptValue::ReMatch(_) => "re.Match",
             ScriptValue::Fixture(_) => "pytest fixture",
         }
     }
@@ -81,6 +87,7 @@ impl HostValue for ScriptValue {
             ScriptValue::Class(c) => write!(f, "<class '__main__.{}'>", c.name),
             ScriptValue::Fixture(func) => write!(f, "<fixture {func}>"),
             ScriptValue::Pickled(text) => write!(f, "<pickled object, {} bytes>", text.len()),
+            ScriptValue::RePattern(_) | ScriptValue::ReMatch(_) => crate::pyre::fmt(self, f),
         }
     }
 

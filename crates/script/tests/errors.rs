@@ -191,11 +191,26 @@ fn modules_that_need_cpython_fail_where_they_are_first_used() {
     let src = "import numpy as np\nimport tvm\nn = 4\nx = np.zeros(n)\n";
     assert_error(src, 4, 5, "`np.zeros` needs CPython: the module `numpy`");
     assert_error(src, 4, 5, how);
+    // `re` is computed; a pattern beyond `regex-lite`'s syntax says how
+    // to run it.
     assert_error(
-        "import re\nm = re.match('a', 'a')\n",
+        "import re\nm = re.match(r'(a)\\1', 'aa')\n",
         2,
-        5,
-        "`re.match` needs CPython",
+        14,
+        "backreferences are not supported; run the script under CPython",
+    );
+    assert_error(
+        "import re\np = re.compile('x').match(3)\n",
+        2,
+        27,
+        "the string must be str, not int",
+    );
+    // A pattern too large to compile is an error, not a long wait.
+    assert_error(
+        "import re\np = re.compile('(a{1000}){1000}')\n",
+        2,
+        16,
+        "does not compile",
     );
     assert_error(
         "import numbers\nok = isinstance(1, numbers.Integral)\n",

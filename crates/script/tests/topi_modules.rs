@@ -157,6 +157,6 @@ fn a_generic_function_cannot_implement_itself() {
         @tvm.target.generic_func\n\
         def f(x):\n    return x\n\
         f.register(\"cpu\", f)\n";
-    let e = script::run(src).err().expect("an error").message;
+    let e = script::run(src).expect_err("an error").message;
     assert!(e.contains("not a generic function"), "{e}");
 }

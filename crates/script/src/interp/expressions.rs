@@ -507,6 +507,21 @@ impl Interpreter {
                     )),
                 }
             }
+            Value::Host(_)
+                if matches!(
+                    script_value(value),
+                    Some(ScriptValue::RePattern(_) | ScriptValue::ReMatch(_))
+                ) =>
+            {
+                let host = script_value(value).expect("matched above");
+                crate::pyre::attribute(host, name).ok_or_else(|| {
+                    Raised::python(
+                        ErrorClass::AttributeError,
+                        span,
+                        format!("'{}' object has no attribute '{name}'", value.type_name()),
+                    )
+                })
+            }
             Value::Host(_) if name == "__name__" => match script_value(value) {
                 Some(ScriptValue::Builtin(n)) => {
                     let full = crate::builtins::class_name(*n).unwrap_or(n.name());

@@ -902,7 +902,7 @@ fn unknown_module(path: &str, span: Range<usize>) -> Raised {
         format!(
             "module `{path}` is not available: scripts may import `tvm` and its namespaces \
              (`from tvm import te`, `import tvm.te as te`, `import tvm.testing`) and Python's \
-             `math`, `functools` and `itertools` (modules such as `numpy` import, but need \
+             `math`, `functools`, `itertools` and `re` (modules such as `numpy` import, but need \
              CPython where they are used)"
         ),
     )
