@@ -28,6 +28,9 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval
                 Value::Dict(_) | Value::MutableDict(_) | Value::Set(_) => {
                     collections::iterate(&v).map(|items| items.len())
                 }
+                Value::Host(_) if crate::pynumpy::as_array(&v).is_some() => {
+                    collections::iterate(&v).map(|items| items.len())
+                }
                 // Sequences, and the API's objects (the InferBound map).
                 _ => v
                     .sequence()
@@ -521,6 +524,8 @@ pub(crate) enum Builtin {
     Product,
     /// A function of Python's `re` module (`re.finditer`).
     Re(crate::pyre::ReFunction),
+    /// A function of numpy computed here (`np.argsort`).
+    Numpy(crate::pynumpy::NumpyFunction),
     /// `tvm.testing.main()` / `pytest.main(...)`: runs the module's test
     /// functions, as pytest collects them.
     TestMain,
@@ -605,6 +610,7 @@ impl Builtin {
             Builtin::PickleLoads => "pickle.loads",
             Builtin::Product => "itertools.product",
             Builtin::Re(f) => f.name(),
+            Builtin::Numpy(f) => f.name(),
             Builtin::TestMain => "tvm.testing.main",
             Builtin::TestParameter => "tvm.testing.parameter",
             Builtin::TestParameters => "tvm.testing.parameters",
@@ -680,6 +686,7 @@ impl Builtin {
             ("pickle", "loads") => Builtin::PickleLoads,
             ("itertools", "product") => Builtin::Product,
             ("re", _) => Builtin::Re(crate::pyre::ReFunction::named(name)?),
+            ("numpy", _) => Builtin::Numpy(crate::pynumpy::NumpyFunction::named(name)?),
             ("collections", "namedtuple") => Builtin::NamedTuple,
             ("logging", "getLogger") => Builtin::GetLogger,
             (
@@ -1064,6 +1071,7 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
         Builtin::PickleLoads => crate::pymodules::pickle_loads(args),
         Builtin::Product => crate::pymodules::product(args),
         Builtin::Re(f) => crate::pyre::call(interp, f, args),
+        Builtin::Numpy(f) => crate::pynumpy::call(interp, f, args),
         Builtin::NamedTuple => {
             args.bind(
                 "namedtuple",

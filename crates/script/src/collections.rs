@@ -25,6 +25,7 @@ pub(crate) fn iterate(v: &Value) -> Option<Vec<Value>> {
         Value::Dict(pairs) => Some(pairs.iter().map(|(k, _)| k.clone()).collect()),
         Value::MutableDict(pairs) => Some(pairs.borrow().iter().map(|(k, _)| k.clone()).collect()),
         Value::Set(items) => Some(items.borrow().clone()),
+        Value::Host(_) => crate::pynumpy::as_array(v).map(crate::pynumpy::NdArray::items),
         _ => objects::unpack(v),
     }
 }

@@ -26,7 +26,7 @@
 //! other common builtins, `*args`/`**kwargs` and keyword-only parameters,
 //! starred unpacking, closures with `global`/`nonlocal`, `while`, `raise`
 //! and Python's exception classes, classes as namespaces, and the modules
-//! `math`, `functools`, `itertools` and `re`. Modules that need CPython (`numpy`, `numbers`, `os`,
+//! `math`, `functools`, `itertools`, `re` and numpy's one-dimensional arrays. Modules that need CPython (the rest of `numpy`, `numbers`, `os`,
 //! ...) import, and their first use is an error saying to run the script
 //! under CPython. Anything else is an error with its line and column, never
 //! a panic.
@@ -71,6 +71,7 @@ mod operators;
 mod pyformat;
 mod pymethods;
 mod pymodules;
+mod pynumpy;
 mod pyre;
 mod scope;
 mod tree;

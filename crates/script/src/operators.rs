@@ -16,6 +16,9 @@ pub(crate) use tvm_api::{as_index, as_int, BinaryOp};
 /// `lhs op rhs`.
 pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>) -> Eval<Value> {
     use Value::*;
+    if crate::pynumpy::as_array(lhs).is_some() || crate::pynumpy::as_array(rhs).is_some() {
+        return crate::pynumpy::binary(op, lhs, rhs, span);
+    }
     match (lhs, rhs) {
         (Int(a), Int(b)) => int_binary(op, *a, *b, span),
         (Bool(_), Int(_) | Bool(_)) | (Int(_), Bool(_)) => {
@@ -203,6 +206,9 @@ pub(crate) fn invert(v: &Value, span: Range<usize>) -> Eval<Value> {
 /// condition expression; everything else a Python bool.
 pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value, span: Range<usize>) -> Eval<Value> {
     use Value::*;
+    if crate::pynumpy::as_array(lhs).is_some() || crate::pynumpy::as_array(rhs).is_some() {
+        return crate::pynumpy::compare(op, lhs, rhs, span);
+    }
     if objects::is_api_value(lhs) || objects::is_api_value(rhs) {
         return tvm_api::compare(op, lhs, rhs).map_err(|e| Raised::api(span, e));
     }

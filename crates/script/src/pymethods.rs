@@ -87,6 +87,21 @@ const SET_METHODS: &[&str] = &[
 /// [`Value::Method`] holds; `None` when the value has no such method or is
 /// not a Python container or string.
 pub(crate) fn method_name(receiver: &Value, name: &str) -> Option<&'static str> {
+    // `x.__getitem__(i)` is `x[i]` for whatever can be indexed (TOPI's
+    // `conv` reads `filt.__getitem__(tuple(...))`).
+    if name == "__getitem__"
+        && (matches!(
+            receiver,
+            Value::Str(_)
+                | Value::List(_)
+                | Value::Tuple(_)
+                | Value::Dict(_)
+                | Value::MutableDict(_)
+                | Value::Object(_)
+        ) || crate::pynumpy::as_array(receiver).is_some())
+    {
+        return Some("__getitem__");
+    }
     let table = match receiver {
         Value::Str(_) => STR_METHODS,
         Value::List(_) => LIST_METHODS,
@@ -96,6 +111,7 @@ pub(crate) fn method_name(receiver: &Value, name: &str) -> Option<&'static str> 
         Value::Host(_) => match crate::value::script_value(receiver) {
             Some(ScriptValue::RePattern(_)) => crate::pyre::PATTERN_METHODS,
             Some(ScriptValue::ReMatch(_)) => crate::pyre::MATCH_METHODS,
+            Some(ScriptValue::NdArray(_)) => crate::pynumpy::METHODS,
             _ => return None,
         },
         _ => return None,
@@ -154,6 +170,16 @@ pub(crate) fn call(
     name: &'static str,
     args: Args,
 ) -> Eval<Value> {
+    if name == "__getitem__" {
+        let (given, span) = args.positional_only("__getitem__")?;
+        let [index] = &given[..] else {
+            return Err(type_error(
+                span,
+                format!("__getitem__ expected 1 argument, got {}", given.len()),
+            ));
+        };
+        return interp.subscript(receiver, &index.value, index.span.clone(), span);
+    }
     match receiver {
         Value::Str(s) if name == "format" => str_format(interp, s, args),
         Value::Str(s) => str_method(s, name, args),
@@ -164,6 +190,7 @@ pub(crate) fn call(
         Value::Host(_) => match crate::value::script_value(receiver) {
             Some(ScriptValue::RePattern(p)) => crate::pyre::pattern_method(interp, p, name, args),
             Some(ScriptValue::ReMatch(m)) => crate::pyre::match_method(m, name, args),
+            Some(ScriptValue::NdArray(a)) => crate::pynumpy::method(a, name, args),
             _ => Err(Raised::at(
                 args.span,
                 format!("a {} has no method `{name}`", receiver.type_name()),

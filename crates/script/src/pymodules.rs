@@ -1,7 +1,8 @@
 //! Python's standard modules in scripts. `math`, `functools`,
 //! `operator`'s binary operators, `itertools` and `pickle` of TVM objects
-//! are computed here, `re` in [`crate::pyre`]; modules that need CPython
-//! (`numpy`, `numbers`, `os`, `sys`, ...) import without error, so that a
+//! are computed here, `re` in [`crate::pyre`] and numpy's one-dimensional
+//! arrays in [`crate::pynumpy`]; modules that need CPython (the rest of
+//! numpy, `numbers`, `os`, `sys`, ...) import without error, so that a
 //! script's header runs, and their first use says how to run the script
 //! under CPython instead.
 
@@ -27,6 +28,7 @@ const COMPUTED: &[&str] = &[
     "logging",
     "pickle",
     "re",
+    "numpy",
 ];
 
 /// What `collections`' names other than `namedtuple` are, and what
@@ -37,9 +39,13 @@ pub(crate) const DEFERRED_COLLECTIONS: &str = "collections.cpython";
 /// protocols, picklers): a value whose first use needs CPython.
 const DEFERRED_PICKLE: &str = "pickle.cpython";
 
+/// What numpy's names other than those [`crate::pynumpy`] computes are: a
+/// value whose first use needs CPython.
+const DEFERRED_NUMPY: &str = "numpy.cpython";
+
 /// Modules that import but need CPython on first use.
 const NEED_CPYTHON: &[&str] = &[
-    "numpy",
+    DEFERRED_NUMPY,
     "numbers",
     "os",
     "os.path",
@@ -120,6 +126,11 @@ pub(crate) fn attribute(path: &str, name: &str) -> Option<Value> {
         ("logging", "ERROR") => Some(Value::Int(40)),
         ("collections", n) if n != "namedtuple" && !n.starts_with("__") => {
             Some(Value::host(ScriptValue::Module(DEFERRED_COLLECTIONS)))
+        }
+        ("numpy", n)
+            if crate::pynumpy::NumpyFunction::named(n).is_none() && !n.starts_with("__") =>
+        {
+            Some(Value::host(ScriptValue::Module(DEFERRED_NUMPY)))
         }
         ("pickle", n) if !matches!(n, "dumps" | "loads") && !n.starts_with("__") => {
             Some(Value::host(ScriptValue::Module(DEFERRED_PICKLE)))

@@ -36,6 +36,8 @@ pub(crate) enum ScriptValue {
     RePattern(Rc<crate::pyre::Pattern>),
     /// A match of a regular expression (`re.search(...)`).
     ReMatch(Rc<crate::pyre::Match>),
+    /// A one-dimensional numpy array (`np.array([...])`).
+    NdArray(crate::pynumpy::NdArray),
 }
 
 /// A class defined by a `class` statement.
@@ -68,6 +70,7 @@ impl HostValue for ScriptValue {
             ScriptValue::Pickled(_) => "bytes",
             ScriptValue::RePattern(_) => "re.Pattern",
             ScriptValue::ReMatch(_) => "re.Match",
+            ScriptValue::NdArray(_) => "numpy.ndarray",
             ScriptValue::Fixture(_) => "pytest fixture",
         }
     }
@@ -88,6 +91,7 @@ impl HostValue for ScriptValue {
             ScriptValue::Fixture(func) => write!(f, "<fixture {func}>"),
             ScriptValue::Pickled(text) => write!(f, "<pickled object, {} bytes>", text.len()),
             ScriptValue::RePattern(_) | ScriptValue::ReMatch(_) => crate::pyre::fmt(self, f),
+            ScriptValue::NdArray(a) => crate::pynumpy::fmt(a, f),
         }
     }
 

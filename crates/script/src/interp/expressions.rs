@@ -510,10 +510,17 @@ impl Interpreter {
             Value::Host(_)
                 if matches!(
                     script_value(value),
-                    Some(ScriptValue::RePattern(_) | ScriptValue::ReMatch(_))
+                    Some(
+                        ScriptValue::RePattern(_)
+                            | ScriptValue::ReMatch(_)
+                            | ScriptValue::NdArray(_)
+                    )
                 ) =>
             {
                 let host = script_value(value).expect("matched above");
+                if let ScriptValue::NdArray(a) = host {
+                    return crate::pynumpy::attribute(a, name, span);
+                }
                 crate::pyre::attribute(host, name).ok_or_else(|| {
                     Raised::python(
                         ErrorClass::AttributeError,
@@ -634,6 +641,10 @@ impl Interpreter {
                 Value::Tuple(_) | Value::List(_) | Value::Str(_) => {
                     collections::slice(value, *bounds, index_span)
                 }
+                Value::Host(_) if crate::pynumpy::as_array(value).is_some() => {
+                    let arr = crate::pynumpy::as_array(value).expect("matched above");
+                    crate::pynumpy::get_slice(arr, *bounds, index_span)
+                }
                 Value::Object(tvm_api::Object::Tensor(_) | tvm_api::Object::PartialLoad(..)) => {
                     let bound = |b: Option<i64>| b.map_or(Value::None, Value::Int);
                     let slice =
@@ -689,6 +700,10 @@ impl Interpreter {
                 found.ok_or_else(|| {
                     Raised::python(ErrorClass::KeyError, index_span, pyformat::repr(index))
                 })
+            }
+            Value::Host(_) if crate::pynumpy::as_array(value).is_some() => {
+                let arr = crate::pynumpy::as_array(value).expect("matched above");
+                crate::pynumpy::get_item(arr, index, index_span)
             }
             _ => objects::subscript(value, index, index_span, span),
         }

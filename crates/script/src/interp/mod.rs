@@ -212,6 +212,11 @@ impl Interpreter {
     pub fn truthy(&self, v: &Value, span: Range<usize>) -> Eval<bool> {
         match v {
             Value::Bool(b) => Ok(*b),
+            Value::Host(_) if crate::pynumpy::as_array(v).is_some() => {
+                let arr = crate::pynumpy::as_array(v).expect("matched above");
+                let one = crate::pynumpy::truth(arr, span.clone())?;
+                self.truthy(&one, span)
+            }
             _ => tvm_api::truth(v).map_err(|e| Raised::api(span, e)),
         }
     }

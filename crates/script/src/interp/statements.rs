@@ -750,6 +750,13 @@ impl Interpreter {
             (Value::MutableDict(pairs), Index::Value(k)) => {
                 collections::dict_set(pairs, k, value, span)
             }
+            (Value::Host(_), index) if crate::pynumpy::as_array(container).is_some() => {
+                let arr = crate::pynumpy::as_array(container).expect("matched above");
+                match index {
+                    Index::Value(k) => crate::pynumpy::set_item(arr, Some(&k), None, &value, span),
+                    Index::Slice(b) => crate::pynumpy::set_item(arr, None, Some(b), &value, span),
+                }
+            }
             (Value::Object(_), Index::Value(k)) => match tvm_api::set_item(container, &k, &value) {
                 Some(done) => done.map_err(|e| Raised::api(span, e)),
                 None => Err(no_item_assignment(container, span)),
