@@ -374,6 +374,13 @@ pub(crate) fn set_item(
             _ => None,
         },
     };
+    // An element is never a sequence: the arrays here have one dimension
+    // (and an array cannot come to hold itself).
+    if values.iter().flatten().any(|v| {
+        matches!(v, Value::List(_) | Value::Tuple(_)) || as_array(v).is_some()
+    }) {
+        return Err(needs_cpython(span, "an array element that is a sequence"));
+    }
     match values {
         None => {
             for k in positions {

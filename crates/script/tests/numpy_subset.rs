@@ -32,6 +32,10 @@ fn the_rest_of_numpy_needs_cpython() {
             "`ndarray.sum` needs CPython",
         ),
         (
+            "import numpy as np\na = np.array([1, 2])\na[0] = [a]\n",
+            "an array element that is a sequence needs CPython",
+        ),
+        (
             "from numpy import random\nx = random.uniform(size=3)\n",
             "`random.uniform` needs CPython",
         ),
