@@ -223,7 +223,7 @@ fn optional_string(a: Option<&Spanned>, what: &str) -> Eval<Option<Rc<str>>> {
     }
 }
 
-fn int_arg(a: &Spanned) -> Eval<i64> {
+pub(crate) fn int_arg(a: &Spanned) -> Eval<i64> {
     as_int(&a.value).ok_or_else(|| {
         type_error(
             a.span.clone(),

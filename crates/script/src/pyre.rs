@@ -230,19 +230,7 @@ fn string_of(a: &Spanned, what: &str) -> Eval<Rc<str>> {
 }
 
 fn int_of(a: Option<&Spanned>, default: i64) -> Eval<i64> {
-    match a {
-        None => Ok(default),
-        Some(a) => as_int(&a.value).ok_or_else(|| {
-            Raised::python(
-                ErrorClass::TypeError,
-                a.span.clone(),
-                format!(
-                    "'{}' object cannot be interpreted as an integer",
-                    a.value.type_name()
-                ),
-            )
-        }),
-    }
+    a.map_or(Ok(default), crate::pymethods::int_arg)
 }
 
 /// The pattern an argument gives: a compiled one, or a string compiled
