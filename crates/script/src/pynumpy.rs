@@ -317,10 +317,13 @@ fn slice_view(arr: &NdArray, bounds: [Option<i64>; 3], span: &Range<usize>) -> E
         .map_err(|m| Raised::python(ErrorClass::ValueError, span.clone(), m))?;
     let step = bounds[2].unwrap_or(1) as isize;
     let start = positions.first().map_or(arr.start, |k| arr.position(*k));
+    // Steps multiply; a product too large for `isize` leaves at most one
+    // element in the view, whose step then never counts.
+    let step = arr.step.checked_mul(step).unwrap_or(1);
     Ok(NdArray {
         data: arr.data.clone(),
         start,
-        step: arr.step * step,
+        step,
         len: positions.len(),
     })
 }
@@ -376,9 +379,11 @@ pub(crate) fn set_item(
     };
     // An element is never a sequence: the arrays here have one dimension
     // (and an array cannot come to hold itself).
-    if values.iter().flatten().any(|v| {
-        matches!(v, Value::List(_) | Value::Tuple(_)) || as_array(v).is_some()
-    }) {
+    if values
+        .iter()
+        .flatten()
+        .any(|v| matches!(v, Value::List(_) | Value::Tuple(_)) || as_array(v).is_some())
+    {
         return Err(needs_cpython(span, "an array element that is a sequence"));
     }
     match values {

@@ -49,6 +49,21 @@ fn the_rest_of_numpy_needs_cpython() {
 }
 
 #[test]
+fn views_of_views_with_huge_steps_do_not_overflow() {
+    let run = script::run(
+        "\
+import numpy as np
+a = np.array([1, 2, 3])
+v = a[::2**62][::2**62][::-2**62]
+v[0] = 9
+print(a.tolist(), v.tolist(), a[::-1][::-1][1:].tolist())
+",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.printed, "[9, 2, 3] [9] [2, 3]\n");
+}
+
+#[test]
 fn topi_conv_layout_permutations_index_tensors() {
     // `filt.__getitem__(tuple(np.array([...])[perm]))`, as TOPI's `conv`
     // reads its kernel in any layout.
