@@ -518,15 +518,82 @@ pub(crate) fn attribute(arr: &NdArray, name: &str, span: Range<usize>) -> Eval<V
     }
 }
 
-/// How an array prints: numpy's `[1 2 3]`, strings quoted.
+/// How an array prints, as numpy prints a short one: integers and
+/// booleans right-aligned to one width (`[ 1 10 -3]`, `[ True False]`),
+/// floats aligned on their decimal points (`[ 0.5  10.25  3.  ]`), strings
+/// quoted (`['a' 'bb']`); other values by their text. Floats numpy would
+/// print in scientific notation (beyond 1e16, below 1e-4) keep Python's
+/// text here.
 pub(crate) fn fmt(arr: &NdArray, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-    let items: Vec<String> = arr
-        .items()
+    let items = arr.items();
+    let texts: Vec<String> = if items.iter().all(|v| matches!(v, Value::Float(_))) {
+        float_texts(&items)
+    } else {
+        let plain: Vec<String> = items
+            .iter()
+            .map(|v| match v {
+                Value::Str(_) => crate::pyformat::repr(v).replace('"', "'"),
+                v => v.to_string(),
+            })
+            .collect();
+        if items
+            .iter()
+            .all(|v| matches!(v, Value::Int(_)) || matches!(v, Value::Bool(_)))
+        {
+            let width = plain.iter().map(String::len).max().unwrap_or(0);
+            plain.iter().map(|t| format!("{t:>width$}")).collect()
+        } else {
+            plain
+        }
+    };
+    write!(f, "[{}]", texts.join(" "))
+}
+
+/// numpy's texts of a float array: each float's shortest text, integral
+/// ones as `3.`, aligned on the decimal point.
+fn float_texts(items: &[Value]) -> Vec<String> {
+    let values: Vec<f64> = items
         .iter()
         .map(|v| match v {
-            Value::Str(_) => crate::pyformat::repr(v),
-            v => v.to_string(),
+            Value::Float(x) => *x,
+            _ => 0.0,
         })
         .collect();
-    write!(f, "[{}]", items.join(" "))
+    let finite = values.iter().filter(|x| x.is_finite());
+    let scientific = finite
+        .clone()
+        .any(|x| x.abs() >= 1e16 || (*x != 0.0 && x.abs() < 1e-4));
+    if scientific {
+        return items.iter().map(ToString::to_string).collect();
+    }
+    let parts: Vec<(String, String)> = values
+        .iter()
+        .map(|x| {
+            if !x.is_finite() {
+                return (Value::Float(*x).to_string(), String::new());
+            }
+            let text = crate::pyformat::float_repr(*x);
+            match text.split_once('.') {
+                Some((int, frac)) if frac == "0" => (format!("{int}."), String::new()),
+                Some((int, frac)) => (format!("{int}."), frac.to_owned()),
+                None => (text, String::new()),
+            }
+        })
+        .collect();
+    let finite_parts = || parts.iter().zip(&values).filter(|(_, x)| x.is_finite());
+    let int_width = finite_parts().map(|((i, _), _)| i.len()).max().unwrap_or(0);
+    let frac_width = finite_parts().map(|((_, r), _)| r.len()).max().unwrap_or(0);
+    let aligned: Vec<String> = parts
+        .iter()
+        .zip(&values)
+        .map(|((int, frac), x)| {
+            if x.is_finite() {
+                format!("{int:>int_width$}{frac:<frac_width$}")
+            } else {
+                int.clone()
+            }
+        })
+        .collect();
+    let width = aligned.iter().map(String::len).max().unwrap_or(0);
+    aligned.iter().map(|t| format!("{t:>width$}")).collect()
 }

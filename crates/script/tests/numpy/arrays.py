@@ -36,3 +36,7 @@ for bad in [lambda: bool(a), lambda: a[5], lambda: a[np.array([True])], lambda: 
         bad()
     except (ValueError, IndexError) as e:
         print(type(e).__name__)
+
+# How arrays print.
+for shown in [np.array([1, 10, -3]), np.array([True, False]), np.array([0.5, 10.25, 3.0]), np.array([1.0]), np.array(["a", "bb"]), np.array([]), np.array([float("nan"), 1.5]), np.array([-1.5, 2.0]), np.argsort([3, 1, 2])]:
+    print(shown)
