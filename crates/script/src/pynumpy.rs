@@ -574,7 +574,7 @@ fn float_texts(items: &[Value]) -> Vec<String> {
             }
             let text = crate::pyformat::float_repr(*x);
             match text.split_once('.') {
-                Some((int, frac)) if frac == "0" => (format!("{int}."), String::new()),
+                Some((int, "0")) => (format!("{int}."), String::new()),
                 Some((int, frac)) => (format!("{int}."), frac.to_owned()),
                 None => (text, String::new()),
             }
