@@ -29,7 +29,7 @@ pub(crate) fn call(interp: &mut Interpreter, native: Native, args: Args) -> Eval
                     collections::iterate(&v).map(|items| items.len())
                 }
                 Value::Host(_) if crate::pynumpy::as_array(&v).is_some() => {
-                    collections::iterate(&v).map(|items| items.len())
+                    crate::pynumpy::as_array(&v).map(crate::pynumpy::NdArray::len)
                 }
                 // Sequences, and the API's objects (the InferBound map).
                 _ => v

@@ -76,6 +76,11 @@ impl NdArray {
         (self.start as isize + k as isize * self.step) as usize
     }
 
+    /// The number of elements.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
     /// The elements, in order (a copy).
     pub(crate) fn items(&self) -> Vec<Value> {
         let data = self.data.borrow();

@@ -909,8 +909,8 @@ fn unknown_module(path: &str, span: Range<usize>) -> Raised {
         format!(
             "module `{path}` is not available: scripts may import `tvm` and its namespaces \
              (`from tvm import te`, `import tvm.te as te`, `import tvm.testing`) and Python's \
-             `math`, `functools`, `itertools` and `re` (modules such as `numpy` import, but need \
-             CPython where they are used)"
+             `math`, `functools`, `itertools`, `re` and numpy's one-dimensional arrays (modules \
+             such as `os` import, but need CPython where they are used)"
         ),
     )
 }
