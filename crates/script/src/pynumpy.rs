@@ -456,27 +456,31 @@ fn operands(lhs: &Value, rhs: &Value, span: &Range<usize>) -> Eval<(Vec<Value>, 
     Ok((side(lhs, n), side(rhs, n)))
 }
 
-/// `lhs op rhs` element by element, one side an array.
-pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>) -> Eval<Value> {
+/// `f` on the elements of `lhs` and `rhs` pairwise, one side an array.
+fn elementwise(
+    lhs: &Value,
+    rhs: &Value,
+    span: Range<usize>,
+    f: impl Fn(&Value, &Value, Range<usize>) -> Eval<Value>,
+) -> Eval<Value> {
     let (a, b) = operands(lhs, rhs, &span)?;
     let out = a
         .iter()
         .zip(&b)
-        .map(|(x, y)| operators::binary(op, x, y, span.clone()))
+        .map(|(x, y)| f(x, y, span.clone()))
         .collect::<Eval<Vec<_>>>()?;
     Ok(array_value(NdArray::new(out)))
+}
+
+/// `lhs op rhs` element by element, one side an array.
+pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>) -> Eval<Value> {
+    elementwise(lhs, rhs, span, |x, y, at| operators::binary(op, x, y, at))
 }
 
 /// `lhs op rhs` element by element, one side an array: an array of
 /// booleans.
 pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value, span: Range<usize>) -> Eval<Value> {
-    let (a, b) = operands(lhs, rhs, &span)?;
-    let out = a
-        .iter()
-        .zip(&b)
-        .map(|(x, y)| operators::compare(op, x, y, span.clone()))
-        .collect::<Eval<Vec<_>>>()?;
-    Ok(array_value(NdArray::new(out)))
+    elementwise(lhs, rhs, span, |x, y, at| operators::compare(op, x, y, at))
 }
 
 /// Whether an array is true: only an array of one element has a truth.
@@ -498,7 +502,7 @@ pub(crate) const METHODS: &[&str] = &["copy", "tolist"];
 
 /// Calls the method `name` of an array.
 pub(crate) fn method(arr: &NdArray, name: &'static str, args: Args) -> Eval<Value> {
-    let (given, span) = args.positional_only(name)?;
+    let (given, _) = args.positional_only(name)?;
     if let Some(extra) = given.first() {
         return Err(Raised::python(
             ErrorClass::TypeError,
@@ -506,7 +510,6 @@ pub(crate) fn method(arr: &NdArray, name: &'static str, args: Args) -> Eval<Valu
             format!("`ndarray.{name}` takes no arguments here"),
         ));
     }
-    let _ = span;
     Ok(match name {
         "copy" => array_value(NdArray::new(arr.items())),
         _ => Value::list(arr.items()),

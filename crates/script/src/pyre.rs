@@ -617,40 +617,25 @@ pub(crate) fn match_method(m: &Rc<Match>, name: &'static str, args: Args) -> Eva
                 )),
             }
         }
-        "groups" => {
-            let a = args.bind("groups", &["default"])?;
-            let default = a
-                .get("default")
-                .map(|d| d.value.clone())
-                .unwrap_or(Value::None);
-            Ok(Value::tuple(
-                (1..m.groups.len())
-                    .map(|k| match group_text(m, k) {
-                        Value::None => default.clone(),
-                        v => v,
-                    })
-                    .collect(),
-            ))
-        }
-        "groupdict" => {
-            let a = args.bind("groupdict", &["default"])?;
-            let default = a
-                .get("default")
-                .map(|d| d.value.clone())
-                .unwrap_or(Value::None);
+        "groups" | "groupdict" => {
+            let a = args.bind(name, &["default"])?;
+            let default = a.get("default").map_or(Value::None, |d| d.value.clone());
+            let group_or_default = |k: usize| match group_text(m, k) {
+                Value::None => default.clone(),
+                v => v,
+            };
+            if name == "groups" {
+                return Ok(Value::tuple(
+                    (1..m.groups.len()).map(group_or_default).collect(),
+                ));
+            }
             let pairs: Vec<(Value, Value)> = m
                 .pattern
                 .anywhere
                 .capture_names()
                 .enumerate()
                 .filter_map(|(k, n)| n.map(|n| (k, n)))
-                .map(|(k, n)| {
-                    let v = match group_text(m, k) {
-                        Value::None => default.clone(),
-                        v => v,
-                    };
-                    (Value::str(n), v)
-                })
+                .map(|(k, n)| (Value::str(n), group_or_default(k)))
                 .collect();
             Ok(Value::Dict(Rc::from(pairs)))
         }
