@@ -119,6 +119,213 @@ fn wide_ceil_div(a: i128, b: i128) -> i128 {
     }
 }
 
+/// An interval in the widened arithmetic: ends in `i128`, with
+/// infinities at `±2^100`, far beyond any `i64`. It is the one interval
+/// evaluator of the crate: [`ConstBound`]'s operations are these, rounded
+/// outward to `i64` ends; the overflow analysis reads them unrounded, where
+/// an end past `i64` is a value the node cannot hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Wide {
+    /// The lower end (`-2^100` for negative infinity).
+    pub lo: i128,
+    /// The upper end (`2^100` for positive infinity).
+    pub hi: i128,
+}
+
+impl Wide {
+    /// The values `lo..=hi` exactly: both ends are values, `i64::MIN` and
+    /// `i64::MAX` included (not infinities, as in a [`ConstBound`]).
+    #[inline]
+    pub fn exact(lo: i64, hi: i64) -> Wide {
+        Wide {
+            lo: lo as i128,
+            hi: hi as i128,
+        }
+    }
+
+    /// A bound read with its infinities.
+    #[inline]
+    pub fn of(b: ConstBound) -> Wide {
+        Wide {
+            lo: lo(b.min),
+            hi: hi(b.max),
+        }
+    }
+
+    /// Rounded outward to `i64` ends.
+    #[inline]
+    pub fn narrow(self) -> ConstBound {
+        ConstBound {
+            min: to_lo(self.lo),
+            max: to_hi(self.hi),
+        }
+    }
+
+    /// Whether both ends are inside `i64` (so no value is lost).
+    #[inline]
+    pub fn fits_i64(self) -> bool {
+        self.lo >= i64::MIN as i128 && self.hi <= i64::MAX as i128
+    }
+
+    /// Cut to `i64`: the values a node that did not overflow can hold.
+    #[inline]
+    pub fn clamp_i64(self) -> Wide {
+        let (lo, hi) = (i64::MIN as i128, i64::MAX as i128);
+        Wide {
+            lo: self.lo.clamp(lo, hi),
+            hi: self.hi.clamp(lo, hi),
+        }
+    }
+
+    fn is_empty(self) -> bool {
+        self.lo > self.hi
+    }
+
+    /// `a + b`.
+    #[inline]
+    pub fn add(self, o: Wide) -> Wide {
+        Wide {
+            lo: (self.lo + o.lo).clamp(-INF, INF),
+            hi: (self.hi + o.hi).clamp(-INF, INF),
+        }
+    }
+
+    /// `-a`.
+    #[inline]
+    pub fn neg(self) -> Wide {
+        Wide {
+            lo: -self.hi,
+            hi: -self.lo,
+        }
+    }
+
+    /// `a - b`.
+    #[inline]
+    pub fn sub(self, o: Wide) -> Wide {
+        self.add(o.neg())
+    }
+
+    /// `a * b`: the extreme corners.
+    pub fn mul(self, o: Wide) -> Wide {
+        let c = [
+            wide_mul(self.lo, o.lo),
+            wide_mul(self.lo, o.hi),
+            wide_mul(self.hi, o.lo),
+            wide_mul(self.hi, o.hi),
+        ];
+        Wide {
+            lo: *c.iter().min().expect("four corners"),
+            hi: *c.iter().max().expect("four corners"),
+        }
+    }
+
+    /// `a // b` or `ceildiv(a, b)` (`div` rounds), over the divisors other
+    /// than zero (division by zero has no value); `None` when zero is the
+    /// only divisor.
+    pub fn div(self, o: Wide, div: impl Fn(i128, i128) -> i128) -> Option<Wide> {
+        if self.is_empty() || o.is_empty() {
+            return Some(self);
+        }
+        // On each sign part of the divisor the quotient is monotone in both
+        // arguments, so the corners bound it. Infinite ends are far beyond
+        // `i64`, which gives the right limits (a finite value over an
+        // infinite one is `0` or `-1`).
+        let part = |b0: i128, b1: i128| -> Option<(i128, i128)> {
+            (b0 <= b1).then(|| {
+                let c = [
+                    div(self.lo, b0),
+                    div(self.lo, b1),
+                    div(self.hi, b0),
+                    div(self.hi, b1),
+                ];
+                (*c.iter().min().unwrap(), *c.iter().max().unwrap())
+            })
+        };
+        let (lo, hi) = match (part(o.lo.max(1), o.hi), part(o.lo, o.hi.min(-1))) {
+            (Some(a), Some(b)) => (a.0.min(b.0), a.1.max(b.1)),
+            (Some(a), None) | (None, Some(a)) => a,
+            (None, None) => return None,
+        };
+        Some(Wide { lo, hi })
+    }
+
+    /// `a // b`.
+    pub fn floor_div(self, o: Wide) -> Option<Wide> {
+        self.div(o, wide_floor_div)
+    }
+
+    /// `ceildiv(a, b)`.
+    pub fn ceil_div(self, o: Wide) -> Option<Wide> {
+        self.div(o, wide_ceil_div)
+    }
+
+    /// `a % b` (floor modulo), over the divisors other than zero; `None`
+    /// when zero is the only divisor.
+    pub fn floor_mod(self, o: Wide) -> Option<Wide> {
+        let (b0, b1) = match (o.lo, o.hi) {
+            (0, b1) => (1, b1),
+            (b0, 0) => (b0, -1),
+            ends => ends,
+        };
+        let (a0, a1) = (self.lo, self.hi);
+        let w = |lo: i128, hi: i128| Some(Wide { lo, hi });
+        if b0 > b1 {
+            return None;
+        }
+        if b0 > 0 {
+            // In `[0, b.max - 1]`; `a` itself when already inside.
+            if a0 >= 0 && a1 < b0 {
+                return Some(self);
+            }
+            return if a0 >= 0 {
+                w(0, (b1 - 1).min(a1))
+            } else {
+                w(0, b1 - 1)
+            };
+        }
+        if b1 < 0 {
+            if a1 <= 0 && a0 > b1 {
+                return Some(self);
+            }
+            return if a1 <= 0 {
+                w((b0 + 1).max(a0), 0)
+            } else {
+                w(b0 + 1, 0)
+            };
+        }
+        // A divisor of either sign: |result| < max |b|.
+        let m = (-b0).max(b1);
+        w(-(m - 1), m - 1)
+    }
+
+    /// `min(a, b)`.
+    #[inline]
+    pub fn min_with(self, o: Wide) -> Wide {
+        Wide {
+            lo: self.lo.min(o.lo),
+            hi: self.hi.min(o.hi),
+        }
+    }
+
+    /// `max(a, b)`.
+    #[inline]
+    pub fn max_with(self, o: Wide) -> Wide {
+        Wide {
+            lo: self.lo.max(o.lo),
+            hi: self.hi.max(o.hi),
+        }
+    }
+
+    /// The values in either.
+    #[inline]
+    pub fn union(self, o: Wide) -> Wide {
+        Wide {
+            lo: self.lo.min(o.lo),
+            hi: self.hi.max(o.hi),
+        }
+    }
+}
+
 impl ConstBound {
     /// Every integer.
     pub const EVERYTHING: ConstBound = ConstBound {
@@ -213,11 +420,11 @@ impl ConstBound {
         // infinities and overflow.
         let min = match self.min.checked_add(o.min) {
             Some(v) if self.min != NEG_INF && o.min != NEG_INF => v,
-            _ => to_lo(lo(self.min) + lo(o.min)),
+            _ => Wide::of(self).add(Wide::of(o)).narrow().min,
         };
         let max = match self.max.checked_add(o.max) {
             Some(v) if self.max != POS_INF && o.max != POS_INF => v,
-            _ => to_hi(hi(self.max) + hi(o.max)),
+            _ => Wide::of(self).add(Wide::of(o)).narrow().max,
         };
         ConstBound { min, max }
     }
@@ -225,10 +432,7 @@ impl ConstBound {
     /// Bounds of `-a`.
     #[inline]
     pub fn neg(self) -> ConstBound {
-        ConstBound {
-            min: to_lo(-hi(self.max)),
-            max: to_hi(-lo(self.min)),
-        }
+        Wide::of(self).neg().narrow()
     }
 
     /// Bounds of `a - b`.
@@ -239,16 +443,7 @@ impl ConstBound {
 
     /// Bounds of `a * b`.
     pub fn mul(self, o: ConstBound) -> ConstBound {
-        let c = [
-            wide_mul(lo(self.min), lo(o.min)),
-            wide_mul(lo(self.min), hi(o.max)),
-            wide_mul(hi(self.max), lo(o.min)),
-            wide_mul(hi(self.max), hi(o.max)),
-        ];
-        ConstBound {
-            min: to_lo(*c.iter().min().unwrap()),
-            max: to_hi(*c.iter().max().unwrap()),
-        }
+        Wide::of(self).mul(Wide::of(o)).narrow()
     }
 
     /// Bounds of `a * c`.
@@ -319,74 +514,18 @@ impl ConstBound {
         if self.is_empty() || o.is_empty() {
             return self;
         }
-        // On each sign part of the divisor the quotient is monotone in both
-        // arguments, so the corners bound it. Infinite ends are widened
-        // values far beyond `i64`, which gives the right limits (a finite
-        // value over an infinite one is `0` or `-1`).
-        let (a0, a1) = (lo(self.min), hi(self.max));
-        let part = |b0: i128, b1: i128| -> Option<(i128, i128)> {
-            (b0 <= b1).then(|| {
-                let c = [div(a0, b0), div(a0, b1), div(a1, b0), div(a1, b1)];
-                (*c.iter().min().unwrap(), *c.iter().max().unwrap())
-            })
-        };
-        let (b0, b1) = (lo(o.min), hi(o.max));
-        let r = match (part(b0.max(1), b1), part(b0, b1.min(-1))) {
-            (Some(a), Some(b)) => (a.0.min(b.0), a.1.max(b.1)),
-            (Some(a), None) | (None, Some(a)) => a,
-            (None, None) => return ConstBound::EVERYTHING,
-        };
-        ConstBound {
-            min: to_lo(r.0),
-            max: to_hi(r.1),
+        match Wide::of(self).div(Wide::of(o), div) {
+            Some(w) => w.narrow(),
+            None => ConstBound::EVERYTHING,
         }
     }
 
     /// Bounds of `a % b` (floor modulo).
     pub fn floor_mod(self, o: ConstBound) -> ConstBound {
         // A zero divisor has no result, so it does not widen the bound.
-        let (b0, b1) = (lo(o.min), hi(o.max));
-        let (b0, b1) = if b0 == 0 {
-            (1, b1)
-        } else if b1 == 0 {
-            (b0, -1)
-        } else {
-            (b0, b1)
-        };
-        let (a0, a1) = (lo(self.min), hi(self.max));
-        let wide = |x: i128, y: i128| ConstBound {
-            min: to_lo(x),
-            max: to_hi(y),
-        };
-        if b0 > b1 {
-            return ConstBound::EVERYTHING;
-        }
-        if b0 > 0 {
-            // Result in [0, b.max - 1]; tighter when `a` is already inside.
-            if a0 >= 0 && a1 < b0 {
-                return self;
-            }
-            let top = b1 - 1;
-            return if a0 >= 0 {
-                wide(0, top.min(a1))
-            } else {
-                wide(0, top)
-            };
-        }
-        if b1 < 0 {
-            let bottom = b0 + 1;
-            if a1 <= 0 && a0 > b1 {
-                return self;
-            }
-            return if a1 <= 0 {
-                wide(bottom.max(a0), 0)
-            } else {
-                wide(bottom, 0)
-            };
-        }
-        // Divisor may have either sign: |result| < max |b|.
-        let m = (-b0).max(b1);
-        wide(-(m - 1), m - 1)
+        Wide::of(self)
+            .floor_mod(Wide::of(o))
+            .map_or(ConstBound::EVERYTHING, Wide::narrow)
     }
 
     /// Bounds of `a % c` for a constant `c > 0` when `a` is known to be

@@ -3,13 +3,15 @@
 //! that may overflow as written.
 
 use super::Analyzer;
+use crate::bound::Wide;
 use crate::expr::{Expr, ExprKind, Var};
 use smallvec::SmallVec;
 use std::collections::HashMap;
 
-/// An interval of values in `i128` (clamped to `i64`), `None` over
-/// unbounded variables: what [`Analyzer::may_overflow`] tracks per node.
-type W = Option<(i128, i128)>;
+/// The exact interval of a node's values (ends are values, cut to `i64`
+/// once judged), `None` over unbounded variables: what
+/// [`Analyzer::may_overflow`] tracks per node.
+type W = Option<Wide>;
 
 impl Analyzer {
     /// Whether `e` provably evaluates without overflow for every value of
@@ -57,8 +59,8 @@ impl Analyzer {
             Int(v) => bits_of(v.unsigned_abs() as u128),
             Bool(_) => 1,
             Var(v) => {
-                let (lo, hi) = self.overflow_var_interval(v)?;
-                bits_of(lo.unsigned_abs().max(hi.unsigned_abs()))
+                let w = self.overflow_var_interval(v)?;
+                bits_of(w.lo.unsigned_abs().max(w.hi.unsigned_abs()))
             }
             Not(a) => self.magnitude_bits(a).map(|_| 1)?,
             Cmp(_, a, b) | And(a, b) | Or(a, b) => {
@@ -82,12 +84,12 @@ impl Analyzer {
 
     /// The values a variable takes as [`Analyzer::may_overflow`] judges
     /// them: its declared range, else its finite bounds.
-    pub(super) fn overflow_var_interval(&self, v: &Var) -> Option<(i128, i128)> {
+    pub(super) fn overflow_var_interval(&self, v: &Var) -> Option<Wide> {
         match self.vars.get(v).and_then(|f| f.declared) {
-            Some((lo, hi)) => Some((lo as i128, hi as i128)),
+            Some((lo, hi)) => Some(Wide::exact(lo, hi)),
             None => {
                 let b = self.var_bound(v);
-                b.is_finite().then_some((b.min as i128, b.max as i128))
+                b.is_finite().then(|| Wide::exact(b.min, b.max))
             }
         }
     }
@@ -168,87 +170,43 @@ impl Analyzer {
         overflow
     }
 
-    /// The interval of `n`'s values (in `i128`, clamped to `i64`) from those
-    /// of its children, setting `overflow` when some value may leave `i64`.
-    /// `None` for nodes over unbounded variables.
+    /// The interval of `n`'s values from those of its children, in the
+    /// crate's one interval arithmetic ([`Wide`]) read exactly, setting
+    /// `overflow` when some value may leave `i64`. `None` for nodes over
+    /// unbounded variables.
     pub(super) fn overflow_interval(&self, n: &Expr, kids: &[W], overflow: &mut bool) -> W {
-        let range = |x: i128, y: i128, overflow: &mut bool| -> W {
-            let (lo, hi) = (i64::MIN as i128, i64::MAX as i128);
-            if x < lo || y > hi {
+        // A value past `i64` is an overflow; the node's values are then cut
+        // to `i64` (the evaluation would have stopped there).
+        let judged = |w: Wide, overflow: &mut bool| -> W {
+            if !w.fits_i64() {
                 *overflow = true;
             }
-            Some((x.clamp(lo, hi), y.clamp(lo, hi)))
+            Some(w.clamp_i64())
         };
         use ExprKind::*;
         match n.kind() {
-            Int(v) => Some((*v as i128, *v as i128)),
-            Bool(_) | Cmp(..) | And(..) | Or(..) | Not(..) => Some((0, 1)),
+            Int(v) => Some(Wide::exact(*v, *v)),
+            Bool(_) | Cmp(..) | And(..) | Or(..) | Not(..) => Some(Wide::exact(0, 1)),
             Var(v) => self.overflow_var_interval(v),
-            Add(..) => {
-                let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
-                range(a0 + b0, a1 + b1, overflow)
-            }
-            Sub(..) => {
-                let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
-                range(a0 - b1, a1 - b0, overflow)
-            }
-            Mul(..) => {
-                let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
-                let c = [a0 * b0, a0 * b1, a1 * b0, a1 * b1];
-                range(*c.iter().min()?, *c.iter().max()?, overflow)
-            }
+            Add(..) => judged(kids[0]?.add(kids[1]?), overflow),
+            Sub(..) => judged(kids[0]?.sub(kids[1]?), overflow),
+            Mul(..) => judged(kids[0]?.mul(kids[1]?), overflow),
             FloorDiv(..) | FloorMod(..) | CeilDiv(..) => {
                 let (a, b) = (kids[0]?, kids[1]?);
                 // Only i64::MIN // -1 leaves the range.
-                if a.0 == i64::MIN as i128 && b.0 <= -1 && -1 <= b.1 {
+                if a.lo == i64::MIN as i128 && b.lo <= -1 && -1 <= b.hi {
                     *overflow = true;
                 }
-                let ((a0, a1), (b0, b1)) = (a, b);
-                if let FloorMod(..) = n.kind() {
-                    return Some(if b0 > 0 {
-                        (0, b1 - 1)
-                    } else if b1 < 0 {
-                        (b0 + 1, 0)
-                    } else {
-                        let m = (-b0).max(b1);
-                        (1 - m, m - 1)
-                    });
-                }
-                // On each sign part of the divisor the quotient is
-                // monotone, so the corners bound it.
-                let div = |x: i128, y: i128| {
-                    let q = x / y;
-                    let inexact = x % y != 0;
-                    match n.kind() {
-                        FloorDiv(..) if inexact && ((x < 0) != (y < 0)) => q - 1,
-                        CeilDiv(..) if inexact && ((x < 0) == (y < 0)) => q + 1,
-                        _ => q,
-                    }
+                let w = match n.kind() {
+                    FloorMod(..) => a.floor_mod(b)?,
+                    FloorDiv(..) => a.floor_div(b)?,
+                    _ => a.ceil_div(b)?,
                 };
-                let mut out: Option<(i128, i128)> = None;
-                for (p0, p1) in [(b0.max(1), b1), (b0, b1.min(-1))] {
-                    if p0 > p1 {
-                        continue;
-                    }
-                    for q in [div(a0, p0), div(a0, p1), div(a1, p0), div(a1, p1)] {
-                        out = Some(out.map_or((q, q), |(l, h)| (l.min(q), h.max(q))));
-                    }
-                }
-                let (l, h) = out?;
-                range(l, h, overflow)
+                judged(w, overflow)
             }
-            Min(..) => {
-                let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
-                Some((a0.min(b0), a1.min(b1)))
-            }
-            Max(..) => {
-                let ((a0, a1), (b0, b1)) = (kids[0]?, kids[1]?);
-                Some((a0.max(b0), a1.max(b1)))
-            }
-            Select(..) => {
-                let ((a0, a1), (b0, b1)) = (kids[1]?, kids[2]?);
-                Some((a0.min(b0), a1.max(b1)))
-            }
+            Min(..) => Some(kids[0]?.min_with(kids[1]?)),
+            Max(..) => Some(kids[0]?.max_with(kids[1]?)),
+            Select(..) => Some(kids[1]?.union(kids[2]?)),
         }
     }
 
