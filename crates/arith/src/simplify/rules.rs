@@ -392,6 +392,30 @@ pub(crate) fn min_max_rules() -> &'static [Rule] {
     })
 }
 
+/// The structural rules for `select`: equal branches, and a condition
+/// that says the branches are equal where it picks the other one.
+pub(crate) fn select_rules() -> &'static [Rule] {
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        rules! { [c0, c1, c2, c3];
+            select_of_equal_branches: select(x, y, y) => y, "select(x < 1, y, y)";
+            select_on_equality_of_its_branches: select(eq(x, y), x, y) => y,
+                "select(x == y * 2, x, y * 2)";
+            select_on_equality_of_its_swapped_branches: select(eq(x, y), y, x) => x,
+                "select(x == y * 2, y * 2, x)";
+            select_on_inequality_of_its_branches: select(ne(x, y), x, y) => x,
+                "select(x != y * 2, x, y * 2)";
+            select_on_inequality_of_its_swapped_branches: select(ne(x, y), y, x) => y,
+                "select(x != y * 2, y * 2, x)";
+        }
+    })
+}
+
+/// Every rule table over whole nodes, for listings and tests.
+fn node_rule_tables() -> [&'static [Rule]; 2] {
+    [min_max_rules(), select_rules()]
+}
+
 /// Applies the first rule of `rules` that matches `e`, returning its
 /// result (to be simplified again).
 pub(crate) fn apply(rules: &'static [Rule], e: &Expr) -> Option<Expr> {
@@ -1368,8 +1392,9 @@ pub fn rule_hits() -> Vec<(&'static str, u64)> {
             floor_mod_rules(),
             ceil_div_rules(),
         ];
-        min_max_rules()
-            .iter()
+        node_rule_tables()
+            .into_iter()
+            .flatten()
             .map(|r| (r.name, r.hits.load(Ordering::Relaxed)))
             .chain(
                 linear
@@ -1425,7 +1450,7 @@ mod tests {
 
     #[test]
     fn every_rule_shrinks() {
-        for r in min_max_rules() {
+        for r in node_rule_tables().into_iter().flatten() {
             assert!(
                 growth(r) < 0,
                 "{}: the result is not smaller than the pattern",
@@ -1480,8 +1505,9 @@ mod tests {
             floor_mod_rules(),
             ceil_div_rules(),
         ];
-        min_max_rules()
-            .iter()
+        node_rule_tables()
+            .into_iter()
+            .flatten()
             .map(|r| (r.name, r.example))
             .chain(linear.into_iter().flatten().map(|r| (r.name, r.example)))
             .collect()

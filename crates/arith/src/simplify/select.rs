@@ -146,20 +146,21 @@ impl Simplifier<'_> {
             }
             None => {}
         }
-        if a == b {
-            let i = self.info(&a);
-            return Ok((a, i));
+        // The rule table (`rules.rs`): each result is one of the branches,
+        // already simplified.
+        if let Some(kept) = super::rules::apply_to(
+            super::rules::select_rules(),
+            super::rules::PatOp::Select,
+            &[&c, &a, &b],
+            || Expr::select(c.clone(), a.clone(), b.clone()),
+        ) {
+            let i = self.info(&kept);
+            return Ok((kept, i));
         }
-        // select(p == q, p, q) is q and select(p != q, p, q) is p (either
-        // order of the branches): where the condition picks the other
-        // branch, the two are equal.
+        // select(p == q, p, q) with the comparison normalised to
+        // `p - q == 0` (or `q - p == 0`): where the condition picks the
+        // other branch, the two are equal.
         if let ExprKind::Cmp(op @ (CmpOp::Eq | CmpOp::Ne), p, q) = c.kind() {
-            if (*p == a && *q == b) || (*p == b && *q == a) {
-                let kept = if *op == CmpOp::Eq { b } else { a };
-                let i = self.info(&kept);
-                return Ok((kept, i));
-            }
-            // The comparison may have been normalised to `p - q == 0`.
             if q.is_int(0) {
                 let mut d = Sum::of(&a)?;
                 d.add_expr(&b, -1)?;
