@@ -1346,7 +1346,19 @@ fn pass_down_domain(st: &Stage, b: &mut Bounds) -> Result<()> {
                         Expr::floor_mod(r.extent.clone(), f.clone()),
                         Expr::int(0),
                     ));
-                let inner_nominal = simp(an, Expr::min(f.clone(), nominal_parent));
+                // A thread index launches the whole factor, as in TVM, even
+                // where the parent has fewer iterations (the surplus
+                // threads are guarded off): a stage computed inside may
+                // bind the same thread index over more of them.
+                let launches_factor = matches!(
+                    st.thread_tag(inner),
+                    Some(ThreadTag::ThreadIdx(_) | ThreadTag::BlockIdx(_))
+                );
+                let inner_nominal = if launches_factor {
+                    f.clone()
+                } else {
+                    simp(an, Expr::min(f.clone(), nominal_parent))
+                };
                 let inner_ext = if divisible {
                     f.clone()
                 } else {

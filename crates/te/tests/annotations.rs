@@ -136,6 +136,44 @@ produce B {
     assert_eq!(r.stage("B").unwrap().runs, 1000);
 }
 
+/// A thread index launches its whole split factor, as in TVM, even where
+/// the axis has fewer iterations than the factor: 3 rows split by 4 launch
+/// 4 threads, the fourth guarded off (a stage computed inside could bind
+/// the same index over all 4).
+#[test]
+fn a_thread_index_launches_its_whole_factor_when_the_axis_is_shorter() {
+    let a = placeholder([3, 64], "A", DataType::Float32).unwrap();
+    let b = compute_named([3, 64], &["i", "j"], |i| a.at([&i[0], &i[1]]) * 2.0, "B").unwrap();
+    let mut s = create_schedule(&[b.clone()]);
+    let (io, ii) = s.split(&b, &b.op().axis()[0], 4).unwrap();
+    let (_, ji) = s.split(&b, &b.op().axis()[1], 32).unwrap();
+    for (iv, tag) in [
+        (&io, "blockIdx.x"),
+        (&ii, "threadIdx.y"),
+        (&ji, "threadIdx.x"),
+    ] {
+        s.bind(&b, iv, &IterVar::thread_axis(tag).unwrap()).unwrap();
+    }
+    let text = lower(&s, &[a.clone(), b.clone()]).unwrap().to_string();
+    assert_eq!(
+        text,
+        "\
+produce B {
+  // attr [iter_var(blockIdx.x, , blockIdx.x)] thread_extent = 1
+  // attr [iter_var(threadIdx.y, , threadIdx.y)] thread_extent = 4
+  if (likely((threadIdx.y < 3))) {
+    for (j.outer, 0, 2) {
+      // attr [iter_var(threadIdx.x, , threadIdx.x)] thread_extent = 32
+      B[threadIdx.y, ((j.outer*32) + threadIdx.x)] = (A[threadIdx.y, ((j.outer*32) + threadIdx.x)]*2.000000f)
+    }
+  }
+}
+"
+    );
+    let r = clean(&s, &[a, b]);
+    assert_eq!(r.stage("B").unwrap().runs, 192);
+}
+
 #[test]
 fn a_dividing_split_bound_to_threads_needs_no_guard() {
     let (s, a, b) = launched(1024);
