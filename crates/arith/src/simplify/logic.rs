@@ -4,6 +4,7 @@
 //! intervals, so `x < 0 and x > 1` is `False`, `x >= 1 or x < 1` is `True` and
 //! `x < 5 and x < 3` is `x < 3`.
 
+use super::rules::PatOp;
 use super::sum::Sum;
 use super::{Info, Out, Simplifier};
 use crate::bound::{ConstBound, NEG_INF, POS_INF};
@@ -41,9 +42,11 @@ impl Simplifier<'_> {
 
     /// `not a` for a simplified operand.
     pub(crate) fn not_simplified(&mut self, a: Expr) -> Out {
+        if let Some(r) = logic_rule(PatOp::Not, &[&a], || Expr::not(a.clone())) {
+            return Ok((r, Info::BOOL));
+        }
         match a.kind() {
             ExprKind::Bool(v) => Ok((Expr::bool(!v), Info::exact(!v as i64))),
-            ExprKind::Not(x) => Ok((x.clone(), Info::BOOL)),
             ExprKind::Cmp(op, x, y) => self.cmp_simplified(op.negated(), x, y),
             _ => Ok((Expr::not(a), Info::BOOL)),
         }
@@ -56,6 +59,9 @@ impl Simplifier<'_> {
             (Some(true), _) => return Ok((b, Info::BOOL)),
             (_, Some(true)) => return Ok((a, Info::BOOL)),
             _ => {}
+        }
+        if let Some(r) = logic_rule(PatOp::And, &[&a, &b], || Expr::and(a.clone(), b.clone())) {
+            return Ok((r, Info::BOOL));
         }
         if a == b || conjuncts(&a).contains(&&b) {
             return Ok((a, Info::BOOL));
@@ -106,6 +112,9 @@ impl Simplifier<'_> {
             (Some(false), _) => return Ok((b, Info::BOOL)),
             (_, Some(false)) => return Ok((a, Info::BOOL)),
             _ => {}
+        }
+        if let Some(r) = logic_rule(PatOp::Or, &[&a, &b], || Expr::or(a.clone(), b.clone())) {
+            return Ok((r, Info::BOOL));
         }
         if a == b || disjuncts(&a).contains(&&b) {
             return Ok((a, Info::BOOL));
@@ -409,4 +418,10 @@ fn var_equals(e: &Expr, op: CmpOp) -> Option<(crate::expr::Var, i64)> {
         }
         _ => None,
     }
+}
+
+/// The result of the first rule of the logic table (`rules.rs`) that
+/// matches `op(kids)`: one of the operands, already simplified.
+fn logic_rule(op: PatOp, kids: &[&Expr], node: impl FnOnce() -> Expr) -> Option<Expr> {
+    super::rules::apply_to(super::rules::logic_rules(), op, kids, node)
 }

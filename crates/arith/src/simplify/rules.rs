@@ -411,9 +411,29 @@ pub(crate) fn select_rules() -> &'static [Rule] {
     })
 }
 
+/// The structural rules for `and`, `or` and `not`: a double negation, and
+/// absorption. Each result is defined wherever the input is: where the
+/// kept operand decides the input, the dropped one is not evaluated.
+pub(crate) fn logic_rules() -> &'static [Rule] {
+    static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        rules! { [c0, c1, c2, c3];
+            not_of_not: not(not(x)) => x, "not (not (x < 1 and y < 2))";
+            and_absorbs_or: and(x, or(x, y)) => x, "x < 1 and (x < 1 or y < 2)";
+            and_absorbs_swapped_or: and(x, or(y, x)) => x, "x < 1 and (y < 2 or x < 1)";
+            and_absorbed_by_or: and(or(x, y), x) => x, "(x < 1 or y < 2) and x < 1";
+            and_absorbed_by_swapped_or: and(or(y, x), x) => x, "(y < 2 or x < 1) and x < 1";
+            or_absorbs_and: or(x, and(x, y)) => x, "x < 1 or x < 1 and y < 2";
+            or_absorbs_swapped_and: or(x, and(y, x)) => x, "x < 1 or y < 2 and x < 1";
+            or_absorbed_by_and: or(and(x, y), x) => x, "x < 1 and y < 2 or x < 1";
+            or_absorbed_by_swapped_and: or(and(y, x), x) => x, "y < 2 and x < 1 or x < 1";
+        }
+    })
+}
+
 /// Every rule table over whole nodes, for listings and tests.
-fn node_rule_tables() -> [&'static [Rule]; 2] {
-    [min_max_rules(), select_rules()]
+fn node_rule_tables() -> [&'static [Rule]; 3] {
+    [min_max_rules(), select_rules(), logic_rules()]
 }
 
 /// Applies the first rule of `rules` that matches `e`, returning its
