@@ -511,13 +511,9 @@ impl ConstBound {
     }
 
     fn div_generic(self, o: ConstBound, div: impl Fn(i128, i128) -> i128) -> ConstBound {
-        if self.is_empty() || o.is_empty() {
-            return self;
-        }
-        match Wide::of(self).div(Wide::of(o), div) {
-            Some(w) => w.narrow(),
-            None => ConstBound::EVERYTHING,
-        }
+        Wide::of(self)
+            .div(Wide::of(o), div)
+            .map_or(ConstBound::EVERYTHING, Wide::narrow)
     }
 
     /// Bounds of `a % b` (floor modulo).
