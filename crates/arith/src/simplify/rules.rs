@@ -432,6 +432,7 @@ pub(crate) fn logic_rules() -> &'static [Rule] {
 }
 
 /// Every rule table over whole nodes, for listings and tests.
+#[cfg(any(test, debug_assertions))]
 fn node_rule_tables() -> [&'static [Rule]; 3] {
     [min_max_rules(), select_rules(), logic_rules()]
 }
