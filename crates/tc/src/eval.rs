@@ -9,6 +9,7 @@ use crate::infer::DefAnalysis;
 use crate::sema::{self, Resolved, Role};
 use arith::Var;
 use std::collections::HashMap;
+use tir::DataType;
 
 /// A tensor with logical index bounds `[lower, lower + shape)` per
 /// dimension, row-major.
@@ -103,6 +104,7 @@ pub fn evaluate(
         stmt: 0,
         steps: 0,
         stored_float: HashMap::new(),
+        stored_wide: HashMap::new(),
     };
     for (si, s) in def.stmts.iter().enumerate() {
         ev.stmt = si;
@@ -132,13 +134,51 @@ struct Evaluator<'a> {
     /// it (as the lowered `te` compute's is), so `T(i) = A(i)` with an
     /// integer `A` divides as an integer when read.
     stored_float: HashMap<String, bool>,
+    /// Likewise, whether those values are double precision.
+    stored_wide: HashMap<String, bool>,
 }
 
-/// A value and whether it is floating point (integer division floors).
+/// A value, whether it is floating point (integer division floors), and
+/// whether it is double precision. A single-precision value is rounded to
+/// `float32` after every operation, as the lowered program computes it:
+/// an intermediate value past `float32`'s range is infinite in both, where
+/// a `float64` evaluation would come back into range and disagree.
 #[derive(Clone, Copy)]
 struct V {
     x: f64,
     float: bool,
+    wide: bool,
+}
+
+impl V {
+    /// An integer (or boolean) value.
+    fn int(x: f64) -> V {
+        V {
+            x,
+            float: false,
+            wide: false,
+        }
+    }
+
+    /// A floating-point value of double precision when `wide`, else
+    /// rounded to single precision.
+    fn float(x: f64, wide: bool) -> V {
+        V {
+            x: if wide { x } else { x as f32 as f64 },
+            float: true,
+            wide,
+        }
+    }
+
+    /// `x` with the type of an arithmetic operation on `a` and `b`: the
+    /// floating-point operand's, the wider of two (as `te` promotes).
+    fn of_operation(x: f64, a: V, b: V) -> V {
+        if a.float || b.float {
+            V::float(x, (a.float && a.wide) || (b.float && b.wide))
+        } else {
+            V::int(x)
+        }
+    }
 }
 
 fn identity(op: ReduceOp) -> f64 {
@@ -221,6 +261,20 @@ impl Evaluator<'_> {
             ));
         }
         let mut rhs_float: Option<bool> = None;
+        let mut rhs_wide: Option<bool> = None;
+        // What each element is stored as: a declared type, else the type of
+        // what defines it, combined with the current values' for an update
+        // (as the lowered `te` compute's type is).
+        let declared_ty = self
+            .def
+            .outputs
+            .iter()
+            .find(|o| o.name.name == s.lhs.name)
+            .and_then(|o| o.ty.as_ref())
+            .map(|t| crate::lower::dtype(t.scalar));
+        let update = matches!(s.op, AssignOp::Reduce { init: false, .. });
+        let prev_float = update && self.tensor_is_float(&s.lhs.name);
+        let prev_wide = prev_float && self.tensor_is_wide(&s.lhs.name);
         let declared_int = self.def.outputs.iter().any(|o| {
             o.name.name == s.lhs.name
                 && o.ty
@@ -243,6 +297,7 @@ impl Evaluator<'_> {
                 }
                 let value = self.eval(s.rhs, 0)?;
                 rhs_float.get_or_insert(value.float);
+                rhs_wide.get_or_insert(value.float && value.wide);
                 // A declared integer output stores integers: each value is
                 // converted (toward zero, as a cast) before it is combined.
                 let v = if value.float && declared_int {
@@ -252,9 +307,18 @@ impl Evaluator<'_> {
                 };
                 let at: Vec<i64> = pos.iter().map(|p| cur[*p]).collect();
                 if let Some(o) = buf.offset(&at) {
-                    buf.data[o] = match s.op {
+                    let stored = match s.op {
                         AssignOp::Assign => v,
                         AssignOp::Reduce { op, .. } => combine(op, buf.data[o], v),
+                    };
+                    buf.data[o] = match declared_ty {
+                        Some(t) => t.round(stored),
+                        None if (value.float || prev_float)
+                            && !((value.float && value.wide) || prev_wide) =>
+                        {
+                            stored as f32 as f64
+                        }
+                        None => stored,
                     };
                 }
                 next_index(&mut cur, &lo, &ext);
@@ -271,6 +335,8 @@ impl Evaluator<'_> {
                 && self.tensor_is_float(&s.lhs.name);
             let float = rhs_float.unwrap_or_else(|| self.tensor_is_float(&s.lhs.name)) || prev;
             self.stored_float.insert(s.lhs.name.clone(), float);
+            let wide = rhs_wide.unwrap_or_else(|| self.tensor_is_wide(&s.lhs.name)) || prev_wide;
+            self.stored_wide.insert(s.lhs.name.clone(), float && wide);
         }
         self.outputs.insert(s.lhs.name.clone(), buf);
         Ok(())
@@ -310,6 +376,30 @@ impl Evaluator<'_> {
         }
     }
 
+    /// The value of `tensor` at `idx`, with the tensor's type.
+    fn read_value(&mut self, tensor: &str, idx: &[i64]) -> V {
+        let x = self.read(tensor, idx);
+        let float = self.tensor_is_float(tensor);
+        V {
+            x,
+            float,
+            wide: float && self.tensor_is_wide(tensor),
+        }
+    }
+
+    /// Whether `tensor` holds double-precision values (meaningful for a
+    /// floating-point tensor).
+    fn tensor_is_wide(&self, tensor: &str) -> bool {
+        if let Some(&w) = self.stored_wide.get(tensor) {
+            return w;
+        }
+        self.a
+            .checked
+            .tensors
+            .get(tensor)
+            .is_some_and(|t| crate::lower::dtype(t.scalar) == DataType::Float64)
+    }
+
     fn tensor_is_float(&self, tensor: &str) -> bool {
         if let Some(&f) = self.stored_float.get(tensor) {
             return f;
@@ -328,52 +418,36 @@ impl Evaluator<'_> {
         let arena = &self.def.exprs;
         let e = arena.get(id);
         Ok(match &e.kind {
-            ExprKind::Int(v) => V {
-                x: *v as f64,
-                float: false,
-            },
-            ExprKind::Float(v) => V { x: *v, float: true },
+            ExprKind::Int(v) => V::int(*v as f64),
+            // A literal is `float32`, as the lowering builds it.
+            ExprKind::Float(v) => V::float(*v, false),
             ExprKind::Ident(n) => {
                 let cs = &self.a.checked.stmts[self.stmt];
                 match cs.resolve(n, &self.a.checked) {
-                    Some(Resolved::Index(_)) => V {
-                        x: *self
+                    Some(Resolved::Index(_)) => V::int(
+                        *self
                             .vals
                             .get(n)
                             .ok_or_else(|| format!("`{n}` has no range"))?
                             as f64,
-                        float: false,
-                    },
+                    ),
                     Some(Resolved::Size) => {
                         let v = self
                             .a
                             .size(n)
                             .and_then(|v| self.size_value(v))
                             .ok_or_else(|| format!("size `{n}` has no value"))?;
-                        V {
-                            x: v as f64,
-                            float: false,
-                        }
+                        V::int(v as f64)
                     }
                     Some(Resolved::Let(x)) => self.eval(x, depth + 1)?,
-                    Some(Resolved::Scalar) => V {
-                        x: self.read(n, &[]),
-                        float: self.tensor_is_float(n),
-                    },
-                    None => V {
-                        x: self.read(n, &[]),
-                        float: self.tensor_is_float(n),
-                    },
+                    Some(Resolved::Scalar) | None => self.read_value(n, &[]),
                 }
             }
             ExprKind::Unary(op, a) => {
                 let v = self.eval(*a, depth + 1)?;
                 match op {
                     UnaryOp::Neg => V { x: -v.x, ..v },
-                    UnaryOp::Not => V {
-                        x: (v.x == 0.0) as i64 as f64,
-                        float: false,
-                    },
+                    UnaryOp::Not => V::int((v.x == 0.0) as i64 as f64),
                 }
             }
             ExprKind::Binary(..) => {
@@ -388,17 +462,11 @@ impl Evaluator<'_> {
                 let mut acc = self.eval(cur, depth + 1)?;
                 for (op, r) in spine.into_iter().rev() {
                     if op == BinaryOp::And && acc.x == 0.0 {
-                        acc = V {
-                            x: 0.0,
-                            float: false,
-                        };
+                        acc = V::int(0.0);
                         continue;
                     }
                     if op == BinaryOp::Or && acc.x != 0.0 {
-                        acc = V {
-                            x: 1.0,
-                            float: false,
-                        };
+                        acc = V::int(1.0);
                         continue;
                     }
                     let b = self.eval(r, depth + 1)?;
@@ -416,32 +484,25 @@ impl Evaluator<'_> {
             ExprKind::Cast(t, a) => {
                 let v = self.eval(*a, depth + 1)?;
                 if t.is_float() {
-                    V {
-                        x: v.x,
-                        float: true,
-                    }
+                    V::float(v.x, crate::lower::dtype(*t) == DataType::Float64)
                 } else if *t == ScalarType::Bool {
-                    V {
-                        x: (v.x != 0.0) as i64 as f64,
-                        float: false,
-                    }
+                    V::int((v.x != 0.0) as i64 as f64)
                 } else {
-                    V {
-                        x: v.x.trunc(),
-                        float: false,
-                    }
+                    V::int(v.x.trunc())
                 }
             }
             ExprKind::Call(name, args) => {
                 if sema::builtin_arity(&name.name).is_some() {
                     let mut xs = Vec::with_capacity(args.len());
+                    // Single precision unless an argument is double (as
+                    // `tir::call_dtype` types the call).
+                    let mut wide = false;
                     for a in args {
-                        xs.push(self.eval(*a, depth + 1)?.x);
+                        let v = self.eval(*a, depth + 1)?;
+                        wide |= v.float && v.wide;
+                        xs.push(v.x);
                     }
-                    V {
-                        x: builtin(&name.name, &xs)?,
-                        float: true,
-                    }
+                    V::float(builtin(&name.name, &xs)?, wide)
                 } else {
                     let mut idx = Vec::with_capacity(args.len());
                     for a in args {
@@ -454,10 +515,7 @@ impl Evaluator<'_> {
                         }
                         idx.push(v.trunc() as i64);
                     }
-                    V {
-                        x: self.read(&name.name, &idx),
-                        float: self.tensor_is_float(&name.name),
-                    }
+                    self.read_value(&name.name, &idx)
                 }
             }
         })
@@ -480,54 +538,28 @@ fn next_index(idx: &mut [i64], lower: &[i64], ext: &[i64]) {
 
 fn binary(op: BinaryOp, a: V, b: V) -> Result<V, String> {
     let float = a.float || b.float;
-    let bool_of = |c: bool| V {
-        x: c as i64 as f64,
-        float: false,
-    };
+    let bool_of = |c: bool| V::int(c as i64 as f64);
+    let of = |x: f64| V::of_operation(x, a, b);
     use BinaryOp::*;
     Ok(match op {
-        Add => V {
-            x: a.x + b.x,
-            float,
-        },
-        Sub => V {
-            x: a.x - b.x,
-            float,
-        },
-        Mul => V {
-            x: a.x * b.x,
-            float,
-        },
-        Div if float => V {
-            x: a.x / b.x,
-            float,
-        },
+        Add => of(a.x + b.x),
+        Sub => of(a.x - b.x),
+        Mul => of(a.x * b.x),
+        Div if float => of(a.x / b.x),
         Div => {
             if b.x == 0.0 {
                 return Err("integer division by zero".to_string());
             }
-            V {
-                x: (a.x / b.x).floor(),
-                float,
-            }
+            of((a.x / b.x).floor())
         }
         Mod => {
             if b.x == 0.0 && !float {
                 return Err("integer modulo by zero".to_string());
             }
-            V {
-                x: a.x - b.x * (a.x / b.x).floor(),
-                float,
-            }
+            of(a.x - b.x * (a.x / b.x).floor())
         }
-        Min => V {
-            x: a.x.min(b.x),
-            float,
-        },
-        Max => V {
-            x: a.x.max(b.x),
-            float,
-        },
+        Min => of(a.x.min(b.x)),
+        Max => of(a.x.max(b.x)),
         Lt => bool_of(a.x < b.x),
         Gt => bool_of(a.x > b.x),
         Le => bool_of(a.x <= b.x),

@@ -273,17 +273,35 @@ fn an_update_reaching_past_the_earlier_definition_is_a_precondition() {
     assert!(analyze(src).defs[0].all_diagnostics().is_empty());
 }
 
-/// Large values compare relative to their size: the lowered program
-/// rounds to `float32` at every step of a product of six factors near 7,
-/// and is then off by about 1e-2 while exact to seven digits; a run is not
-/// a mismatch for that (fuzz `tc`, seed 0, case 3582).
+/// Direct evaluation computes `float32` values as the program does,
+/// rounded after every operation: a product of six factors near 7, which
+/// a `float64` evaluation would get right to about 1e-2 more, agrees
+/// exactly (fuzz `tc`, seed 0, case 3582).
 #[test]
-fn large_values_compare_relative_to_their_magnitude() {
+fn float32_products_agree_exactly() {
     let src = "def f(float(7, 12) A, float(6) K) -> (O) { O(i, j) *=! K(r) * A(i, j + 2*r) - i }";
     let r = run(src, &[], 0);
     assert_clean(&r);
-    assert!(r.max_abs_error > 1e-4, "{r:?}");
-    assert!(r.max_scaled_error <= 1e-5, "{r:?}");
+    assert_eq!(r.max_abs_error, 0.0, "{r:?}");
+}
+
+/// An intermediate value past `float32`'s range is infinite in direct
+/// evaluation too, as in the program, whether it is stored in a tensor or
+/// only computed: multiplied back into range afterwards it stays infinite
+/// (fuzz `tc`, seed 20261129, case 36763, where `float64` intermediates
+/// made a correct program a mismatch). A `double` tensor keeps the value.
+#[test]
+fn intermediates_past_float32_overflow_in_both_evaluations() {
+    let stored = "def f(float(4) A) -> (T, O) { T(i) = exp(A(i) * 0.5 + 100.0) O(i) = T(i) * 0.0000000001 }";
+    let r = run(stored, &[], 0);
+    assert_clean(&r);
+    assert_eq!(r.max_abs_error, 0.0, "{r:?}");
+    let computed = "def g(float(4) A) -> (O) { O(i) = exp(A(i) * 0.5 + 100.0) * 0.0000000001 }";
+    let r = run(computed, &[], 0);
+    assert_clean(&r);
+    assert_eq!(r.max_abs_error, 0.0, "{r:?}");
+    let wide = "def h(double(4) A) -> (double(4) T, O) { T(i) = exp(A(i) * 0.5 + 100.0) O(i) = T(i) * 0.0000000001 }";
+    assert_clean(&run(wide, &[], 0));
 }
 
 /// Direct evaluation's values are rounded to the output's element type
