@@ -181,13 +181,18 @@ impl V {
     }
 }
 
-fn identity(op: ReduceOp) -> f64 {
-    match op {
-        ReduceOp::Sum => 0.0,
-        ReduceOp::Product => 1.0,
-        ReduceOp::Min => f64::INFINITY,
-        ReduceOp::Max => f64::NEG_INFINITY,
-    }
+/// The value a reduction that starts afresh (`+=!`, `max=!`, ...) starts
+/// from in `dtype`: te's identity, as the lowered program starts from it
+/// (for `max` and `min` the lowest and highest finite value of the type,
+/// not an infinity).
+fn identity(op: ReduceOp, dtype: DataType) -> f64 {
+    let reducer = match op {
+        ReduceOp::Sum => te::Reducer::Sum,
+        ReduceOp::Product => te::Reducer::Prod,
+        ReduceOp::Min => te::Reducer::Min,
+        ReduceOp::Max => te::Reducer::Max,
+    };
+    reducer.identity(dtype)
 }
 
 fn combine(op: ReduceOp, a: f64, b: f64) -> f64 {
@@ -222,9 +227,21 @@ impl Evaluator<'_> {
             shape.push(r.2.saturating_sub(r.1).max(0));
         }
         let mut buf = Buffer::filled(lower.clone(), shape.clone(), 0.0)?;
+        // The type of what is stored: a declared type, else that of what
+        // defines it (as the lowered `te` compute's is).
+        let declared_ty = self
+            .def
+            .outputs
+            .iter()
+            .find(|o| o.name.name == s.lhs.name)
+            .and_then(|o| o.ty.as_ref())
+            .map(|t| crate::lower::dtype(t.scalar));
+        // The type of what defines it, for a statement that runs no
+        // iteration too.
+        let rhs_ty = declared_ty.unwrap_or_else(|| crate::lower::dtype(self.type_of(s.rhs)));
         match s.op {
             AssignOp::Assign => {}
-            AssignOp::Reduce { op, init: true } => buf.data.fill(identity(op)),
+            AssignOp::Reduce { op, init: true } => buf.data.fill(identity(op, rhs_ty)),
             AssignOp::Reduce { init: false, .. } => {
                 let prev = self
                     .outputs
@@ -265,13 +282,6 @@ impl Evaluator<'_> {
         // What each element is stored as: a declared type, else the type of
         // what defines it, combined with the current values' for an update
         // (as the lowered `te` compute's type is).
-        let declared_ty = self
-            .def
-            .outputs
-            .iter()
-            .find(|o| o.name.name == s.lhs.name)
-            .and_then(|o| o.ty.as_ref())
-            .map(|t| crate::lower::dtype(t.scalar));
         let update = matches!(s.op, AssignOp::Reduce { init: false, .. });
         let prev_float = update && self.tensor_is_float(&s.lhs.name);
         let prev_wide = prev_float && self.tensor_is_wide(&s.lhs.name);
@@ -333,9 +343,9 @@ impl Evaluator<'_> {
             // An update combines with the current values, whose type counts.
             let prev = matches!(s.op, AssignOp::Reduce { init: false, .. })
                 && self.tensor_is_float(&s.lhs.name);
-            let float = rhs_float.unwrap_or_else(|| self.tensor_is_float(&s.lhs.name)) || prev;
+            let float = rhs_float.unwrap_or(rhs_ty.is_float()) || prev;
             self.stored_float.insert(s.lhs.name.clone(), float);
-            let wide = rhs_wide.unwrap_or_else(|| self.tensor_is_wide(&s.lhs.name)) || prev_wide;
+            let wide = rhs_wide.unwrap_or(rhs_ty == DataType::Float64) || prev_wide;
             self.stored_wide.insert(s.lhs.name.clone(), float && wide);
         }
         self.outputs.insert(s.lhs.name.clone(), buf);
@@ -373,6 +383,29 @@ impl Evaluator<'_> {
                 self.oob(tensor, idx);
                 0.0
             }
+        }
+    }
+
+    /// The static type of expression `root` of the current statement.
+    fn type_of(&self, root: ExprId) -> ScalarType {
+        let cs = &self.a.checked.stmts[self.stmt];
+        let name = |n: &str| match cs.resolve(n, &self.a.checked) {
+            Some(Resolved::Index(_) | Resolved::Size) => ScalarType::Int32,
+            Some(Resolved::Let(x)) => self.type_of(x),
+            _ => self.element_type(n),
+        };
+        let tensor = |n: &str| (sema::builtin_arity(n).is_none()).then(|| self.element_type(n));
+        crate::types::type_of(&self.def.exprs, root, &name, &tensor)
+    }
+
+    /// The element type of `tensor` as reads see it.
+    fn element_type(&self, tensor: &str) -> ScalarType {
+        let declared = self.a.checked.tensors.get(tensor).map(|t| t.scalar);
+        match self.stored_float.get(tensor) {
+            Some(true) if self.tensor_is_wide(tensor) => ScalarType::Double,
+            Some(true) => ScalarType::Float,
+            Some(false) => declared.filter(|t| !t.is_float()).unwrap_or(ScalarType::Int32),
+            None => declared.unwrap_or(ScalarType::Float),
         }
     }
 

@@ -304,6 +304,22 @@ fn intermediates_past_float32_overflow_in_both_evaluations() {
     assert_clean(&run(wide, &[], 0));
 }
 
+/// A `max=!` over an empty range leaves te's identity, the lowest finite
+/// `float32` (or `int32`) value, not an infinity: direct evaluation starts
+/// there too, so `T * T + T` is the same number in both evaluations (fuzz
+/// `tc`, seed 777001, case 52224, where `-inf` made it NaN against `inf`).
+#[test]
+fn an_empty_reduction_starts_from_tes_identity() {
+    let src = "def f0(float32(L, L) A, float32(7) K0) -> (T0, O) { T0(i, j) max=! exp(K0(r_k) * A(9 -i + 2*r_k, j) * A(i, j)) where i in 2:7 O(i, j) = T0(i, j) * T0(i, j) + T0(i, j) }";
+    let r = run(src, &[("L", 7)], 0);
+    assert_clean(&r);
+    assert_eq!(r.max_abs_error, 0.0, "{r:?}");
+    let src = "def g(int32(L, L) A, int32(7) K0) -> (T0, O) { T0(i, j) min=! K0(r_k) * A(9 -i + 2*r_k, j) where i in 2:7 O(i, j) = T0(i, j) - 1 }";
+    let r = run(src, &[("L", 7)], 0);
+    assert_clean(&r);
+    assert_eq!(r.max_abs_error, 0.0, "{r:?}");
+}
+
 /// Direct evaluation's values are rounded to the output's element type
 /// before they are compared: `exp(100)` overflows `float32` to infinity in
 /// the program, as it must (fuzz `tc`, seed 1, case 18501).
