@@ -308,6 +308,8 @@ fn intermediates_past_float32_overflow_in_both_evaluations() {
 /// `float32` (or `int32`) value, not an infinity: direct evaluation starts
 /// there too, so `T * T + T` is the same number in both evaluations (fuzz
 /// `tc`, seed 777001, case 52224, where `-inf` made it NaN against `inf`).
+/// A statement that runs no iteration stores the type of its right-hand
+/// side.
 #[test]
 fn an_empty_reduction_starts_from_tes_identity() {
     let src = "def f0(float32(L, L) A, float32(7) K0) -> (T0, O) { T0(i, j) max=! exp(K0(r_k) * A(9 -i + 2*r_k, j) * A(i, j)) where i in 2:7 O(i, j) = T0(i, j) * T0(i, j) + T0(i, j) }";
@@ -316,6 +318,12 @@ fn an_empty_reduction_starts_from_tes_identity() {
     assert_eq!(r.max_abs_error, 0.0, "{r:?}");
     let src = "def g(int32(L, L) A, int32(7) K0) -> (T0, O) { T0(i, j) min=! K0(r_k) * A(9 -i + 2*r_k, j) where i in 2:7 O(i, j) = T0(i, j) - 1 }";
     let r = run(src, &[("L", 7)], 0);
+    assert_clean(&r);
+    assert_eq!(r.max_abs_error, 0.0, "{r:?}");
+    // An integer sum of nothing is an integer zero: `(B + T0) / 2` divides
+    // as integers (seed 777001, case 72790).
+    let src = "def h(int32(L) A, int32(L) B, int32(N) K0) -> (T0, O) { T0(i) +=! K0(r_k) + B(i + r_k) where i in 0:5 O(i) = (B(i) + T0(i)) / 2 }";
+    let r = run(src, &[("L", 4), ("N", 8)], 0);
     assert_clean(&r);
     assert_eq!(r.max_abs_error, 0.0, "{r:?}");
 }
