@@ -404,7 +404,9 @@ impl Evaluator<'_> {
         match self.stored_float.get(tensor) {
             Some(true) if self.tensor_is_wide(tensor) => ScalarType::Double,
             Some(true) => ScalarType::Float,
-            Some(false) => declared.filter(|t| !t.is_float()).unwrap_or(ScalarType::Int32),
+            Some(false) => declared
+                .filter(|t| !t.is_float())
+                .unwrap_or(ScalarType::Int32),
             None => declared.unwrap_or(ScalarType::Float),
         }
     }

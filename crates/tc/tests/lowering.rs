@@ -292,7 +292,8 @@ fn float32_products_agree_exactly() {
 /// made a correct program a mismatch). A `double` tensor keeps the value.
 #[test]
 fn intermediates_past_float32_overflow_in_both_evaluations() {
-    let stored = "def f(float(4) A) -> (T, O) { T(i) = exp(A(i) * 0.5 + 100.0) O(i) = T(i) * 0.0000000001 }";
+    let stored =
+        "def f(float(4) A) -> (T, O) { T(i) = exp(A(i) * 0.5 + 100.0) O(i) = T(i) * 0.0000000001 }";
     let r = run(stored, &[], 0);
     assert_clean(&r);
     assert_eq!(r.max_abs_error, 0.0, "{r:?}");
