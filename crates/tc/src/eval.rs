@@ -8,6 +8,7 @@ use crate::ast::*;
 use crate::infer::DefAnalysis;
 use crate::sema::{self, Resolved, Role};
 use arith::Var;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use tir::DataType;
 
@@ -341,9 +342,7 @@ impl Evaluator<'_> {
             .any(|o| o.name.name == s.lhs.name && o.ty.is_some());
         if !declared {
             // An update combines with the current values, whose type counts.
-            let prev = matches!(s.op, AssignOp::Reduce { init: false, .. })
-                && self.tensor_is_float(&s.lhs.name);
-            let float = rhs_float.unwrap_or(rhs_ty.is_float()) || prev;
+            let float = rhs_float.unwrap_or(rhs_ty.is_float()) || prev_float;
             self.stored_float.insert(s.lhs.name.clone(), float);
             let wide = rhs_wide.unwrap_or(rhs_ty == DataType::Float64) || prev_wide;
             self.stored_wide.insert(s.lhs.name.clone(), float && wide);
@@ -388,10 +387,32 @@ impl Evaluator<'_> {
 
     /// The static type of expression `root` of the current statement.
     fn type_of(&self, root: ExprId) -> ScalarType {
+        self.type_within(root, &RefCell::new(HashMap::new()), 0)
+    }
+
+    /// [`Evaluator::type_of`], each `where` let typed once (`lets`) and
+    /// nested as deeply as evaluation allows (beyond, the default `float`:
+    /// evaluating such a statement fails anyway).
+    fn type_within(
+        &self,
+        root: ExprId,
+        lets: &RefCell<HashMap<ExprId, ScalarType>>,
+        depth: usize,
+    ) -> ScalarType {
+        if depth > 4 * crate::parser::MAX_NESTING {
+            return ScalarType::Float;
+        }
         let cs = &self.a.checked.stmts[self.stmt];
         let name = |n: &str| match cs.resolve(n, &self.a.checked) {
             Some(Resolved::Index(_) | Resolved::Size) => ScalarType::Int32,
-            Some(Resolved::Let(x)) => self.type_of(x),
+            Some(Resolved::Let(x)) => {
+                if let Some(&t) = lets.borrow().get(&x) {
+                    return t;
+                }
+                let t = self.type_within(x, lets, depth + 1);
+                lets.borrow_mut().insert(x, t);
+                t
+            }
             _ => self.element_type(n),
         };
         let tensor = |n: &str| (sema::builtin_arity(n).is_none()).then(|| self.element_type(n));
