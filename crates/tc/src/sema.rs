@@ -12,6 +12,27 @@ use crate::ast::*;
 use crate::diag::{Diagnostic, Span};
 use std::collections::HashMap;
 
+/// The most nodes a statement's right-hand side, `exists` condition or
+/// `where` let may have with every let written out in its place, unless
+/// the statement's own source is larger. Inference, lowering and evaluation
+/// all see a let at each of its uses, so their cost grows with this size,
+/// and a chain of lets that each use the previous one twice doubles it per
+/// let: the budget keeps a few lines of source from standing for billions
+/// of nodes. Real statements have tens of nodes.
+pub const MAX_WRITTEN_NODES: u64 = 1 << 16;
+
+/// The nodes of `s`'s right-hand side and `where` clauses, as written.
+fn statement_nodes(def: &Def, s: &Stmt) -> u64 {
+    let roots = s.wheres.iter().flat_map(|w| match w {
+        WhereClause::Range { lower, upper, .. } => vec![*lower, *upper],
+        WhereClause::Let { expr, .. } | WhereClause::Exists { expr, .. } => vec![*expr],
+    });
+    std::iter::once(s.rhs)
+        .chain(roots)
+        .map(|r| def.exprs.preorder(r).len() as u64)
+        .sum()
+}
+
 /// TC's built-in functions and their numbers of arguments.
 pub const BUILTINS: &[(&str, usize)] = &[
     ("acos", 1),
@@ -349,6 +370,11 @@ struct StmtCx<'a> {
     types: &'a HashMap<String, ScalarType>,
     /// The types of the statement's `where` lets.
     let_types: HashMap<String, ScalarType>,
+    /// The statement's `where` lets written out: see [`MAX_WRITTEN_NODES`].
+    let_sizes: HashMap<String, u64>,
+    /// The nodes of the statement as written (right-hand side and `where`
+    /// clauses): no budget refuses less than the source itself.
+    source_nodes: u64,
     st: CheckedStmt,
     errors: Vec<Diagnostic>,
     /// The index variables seen outside the left-hand side.
@@ -358,6 +384,46 @@ struct StmtCx<'a> {
 impl StmtCx<'_> {
     fn err(&mut self, span: Span, msg: String) {
         self.errors.push(Diagnostic::error(span, msg));
+    }
+
+    /// The number of nodes of `id` with every let written out in its place,
+    /// saturating; linear in the size of `id`'s own tree, as each let's
+    /// size is known when it is defined.
+    fn written_size(&self, id: ExprId) -> u64 {
+        self.def
+            .exprs
+            .preorder(id)
+            .into_iter()
+            .map(|x| match &self.def.exprs.get(x).kind {
+                ExprKind::Ident(n) => self.let_sizes.get(n.as_str()).copied().unwrap_or(1),
+                _ => 1,
+            })
+            .fold(0u64, u64::saturating_add)
+    }
+
+    /// `id`'s written-out size, refusing it past the budget (`what` names it
+    /// in the message); a refused expression counts as one node from then
+    /// on, so the lets built on it are not refused again for its sake.
+    fn check_written_size(&mut self, id: ExprId, what: &str) -> u64 {
+        let size = self.written_size(id);
+        if size > MAX_WRITTEN_NODES.max(self.source_nodes) {
+            let shown = if size == u64::MAX {
+                "more than 18 quintillion nodes".to_string()
+            } else {
+                format!("{size} nodes")
+            };
+            self.err(
+                self.def.exprs.get(id).span,
+                format!(
+                    "{what} written out has {shown}, more than the {MAX_WRITTEN_NODES} allowed: \
+                     a `where` let is written out at each of its uses, so a let used twice by \
+                     the next doubles the size at each step; compute the shared value in a \
+                     statement of its own instead"
+                ),
+            );
+            return 1;
+        }
+        size
     }
 
     fn index_var(&mut self, name: &str, span: Span) -> usize {
@@ -629,6 +695,8 @@ fn check_stmt(
         defined,
         types,
         let_types: HashMap::new(),
+        let_sizes: HashMap::new(),
+        source_nodes: statement_nodes(def, s),
         st: CheckedStmt {
             vars: Vec::new(),
             accesses: Vec::new(),
@@ -740,14 +808,20 @@ fn check_stmt(
                     continue;
                 }
                 cx.value_expr(*expr, true);
+                let size = cx.check_written_size(*expr, &format!("the let `{}`", name.name));
+                cx.let_sizes.insert(name.name.clone(), size);
                 let ty = cx.type_of(*expr);
                 cx.let_types.insert(name.name.clone(), ty);
                 cx.st.lets.insert(name.name.clone(), *expr);
             }
-            WhereClause::Exists { expr, .. } => cx.value_expr(*expr, true),
+            WhereClause::Exists { expr, .. } => {
+                cx.value_expr(*expr, true);
+                cx.check_written_size(*expr, "the `exists` condition");
+            }
         }
     }
     cx.value_expr(s.rhs, true);
+    cx.check_written_size(s.rhs, "the right-hand side");
     let rhs_type = cx.type_of(s.rhs);
     // An output declared with a type takes only values that match into it
     // (TC's "narrower type" rule): `float` into `int32` needs a cast.

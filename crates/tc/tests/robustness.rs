@@ -173,6 +173,66 @@ fn long_flat_chains_work() {
     exercise(&format!("def f(float(N) A) -> (O) {{ {many_stmts} }}"));
 }
 
+/// `a1 = <first>, a2 = a1 + a1, ...`: each let written out is twice the
+/// previous one.
+fn doubling_lets(first: &str, n: usize) -> String {
+    let mut lets = vec![format!("a1 = {first}")];
+    lets.extend((2..=n).map(|k| format!("a{k} = a{} + a{}", k - 1, k - 1)));
+    lets.join(", ")
+}
+
+#[test]
+fn doubling_where_lets_are_refused_past_the_budget() {
+    // Values and indices, at lengths below, at and far past the budget:
+    // each a quick diagnostic (or a quick, correct run), never a tree of
+    // `2^n` nodes walked by inference, lowering or evaluation.
+    let sizes: HashMap<String, i64> = [("N".to_string(), 4)].into();
+    for n in [4, 14, 15, 16, 80, 1000] {
+        for src in [
+            format!(
+                "def f(float(N) A) -> (O) {{ O(i) +=! a{n} where {} }}",
+                doubling_lets("A(i) + A(i)", n)
+            ),
+            format!(
+                "def f(float(N) A) -> (O) {{ O(i) +=! A(a{n} % N) where i in 0:N, {} }}",
+                doubling_lets("i + i", n)
+            ),
+        ] {
+            let a = tc::analyze(&src);
+            let d = &a.defs[0];
+            let refused: Vec<_> = d
+                .all_diagnostics()
+                .into_iter()
+                .filter(|x| x.message.contains("written out has"))
+                .collect();
+            // `a_k` written out has `6 * 2^(k-1) - 1` nodes (values) or
+            // `2^(k+1) - 1` (indices): past 65,536 from `a15` on, or in the
+            // indices' right-hand side, `A(a15 % N)`, and `a16`.
+            assert_eq!(!refused.is_empty(), n >= 15, "{n}: {refused:?}");
+            if let Some(x) = refused.first() {
+                assert!(
+                    x.message.contains("more than the 65536 allowed"),
+                    "{}",
+                    x.message
+                );
+                let what = if src.contains("% N") && n == 15 {
+                    "the right-hand side"
+                } else if src.contains("% N") {
+                    "the let `a16`"
+                } else {
+                    "the let `a15`"
+                };
+                assert!(x.message.starts_with(what), "{}", x.message);
+            }
+            if !d.has_errors() {
+                let r = tc::lower::run(&a.program.defs[0], d, &sizes, 1).unwrap();
+                assert_eq!(r.out_of_bounds, 0);
+                assert!(r.lowered && r.is_clean(1e-6), "{n}: {r:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn bad_numbers_and_bytes() {
     for src in [
