@@ -313,7 +313,9 @@ fn min_max(interp: &mut Interpreter, native: Native, args: Args) -> Eval<Value> 
             let better = match &best {
                 None => true,
                 Some((bk, _)) => {
-                    let ord = collections::py_cmp(&k, bk).ok_or_else(|| {
+                    let ord = collections::py_cmp(&k, bk);
+                    collections::check_depth(span.clone())?;
+                    let ord = ord.ok_or_else(|| {
                         Raised::python(
                             ErrorClass::TypeError,
                             span.clone(),

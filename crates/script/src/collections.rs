@@ -50,8 +50,15 @@ pub(crate) fn dict_pairs(v: &Value) -> Option<Vec<(Value, Value)>> {
     }
 }
 
-/// `d.get(key)`, by Python equality of keys.
-pub(crate) fn dict_get(d: &Value, key: &Value) -> Option<Value> {
+/// `d.get(key)`, by Python equality of keys; an error where comparing keys
+/// gave up (see [`check_depth`]), at `span`.
+pub(crate) fn dict_get(d: &Value, key: &Value, span: Range<usize>) -> Eval<Option<Value>> {
+    let found = dict_get_unchecked(d, key);
+    check_depth(span)?;
+    Ok(found)
+}
+
+fn dict_get_unchecked(d: &Value, key: &Value) -> Option<Value> {
     let find = |pairs: &[(Value, Value)]| {
         pairs
             .iter()
@@ -72,10 +79,12 @@ pub(crate) fn dict_set(
     value: Value,
     span: Range<usize>,
 ) -> Eval<()> {
-    check_hashable(&key, span)?;
+    check_hashable(&key, span.clone())?;
     let mut pairs = pairs.borrow_mut();
-    match pairs.iter_mut().find(|(k, _)| py_eq(k, &key)) {
-        Some(slot) => slot.1 = value,
+    let at = pairs.iter().position(|(k, _)| py_eq(k, &key));
+    check_depth(span)?;
+    match at {
+        Some(at) => pairs[at].1 = value,
         None => pairs.push((key, value)),
     }
     Ok(())
@@ -101,9 +110,11 @@ pub(crate) fn new_set(items: Vec<Value>, span: Range<usize>) -> Eval<Value> {
 
 /// `s.add(item)`.
 pub(crate) fn set_add(set: &RefCell<Vec<Value>>, item: Value, span: Range<usize>) -> Eval<()> {
-    check_hashable(&item, span)?;
+    check_hashable(&item, span.clone())?;
     let mut items = set.borrow_mut();
-    if !items.iter().any(|x| py_eq(x, &item)) {
+    let present = items.iter().any(|x| py_eq(x, &item));
+    check_depth(span)?;
+    if !present {
         items.push(item);
     }
     Ok(())
@@ -120,11 +131,17 @@ pub(crate) fn check_hashable(v: &Value, span: Range<usize>) -> Eval<()> {
             ))
         }
         Value::Tuple(items) => {
-            // Nested tuples are walked with a work list: they may be deep.
+            // Nested tuples are walked with a work list (they may be deep),
+            // each shared tuple once (they may share items).
+            let mut seen = std::collections::HashSet::new();
             let mut stack: Vec<&Value> = items.iter().collect();
             while let Some(v) = stack.pop() {
                 match v {
-                    Value::Tuple(inner) => stack.extend(inner.iter()),
+                    Value::Tuple(inner) => {
+                        if seen.insert(inner.as_ptr()) {
+                            stack.extend(inner.iter())
+                        }
+                    }
                     other => check_hashable(other, span.clone())?,
                 }
             }
@@ -168,40 +185,77 @@ pub(crate) fn contains(container: &Value, item: &Value, span: Range<usize>) -> E
 /// (`1 == 1.0 == True`), strings, tuples and lists item by item, dicts and
 /// sets by their contents, TE objects by identity.
 pub(crate) fn py_eq(a: &Value, b: &Value) -> bool {
-    DEPTH.with(|d| {
-        // Deeper than Python's recursion limit: unequal, never a stack
-        // overflow.
-        if d.get() >= MAX_DEPTH {
-            TOO_DEEP.with(|t| t.set(true));
-            return false;
-        }
-        d.set(d.get() + 1);
-        let same = py_eq_at(a, b);
-        d.set(d.get() - 1);
-        same
-    })
+    within_budget(false, || py_eq_at(a, b))
 }
 
 /// How deep equality and ordering descend into nested containers.
 const MAX_DEPTH: usize = 500;
 
+/// How many pairs of items one comparison may visit: containers that share
+/// items stand for far more than they hold (`x = [x, x]` in a loop doubles
+/// what `x == y` compares at each step).
+const MAX_VISITS: u64 = 10_000_000;
+
+/// Why a comparison gave up.
+#[derive(Clone, Copy)]
+enum GaveUp {
+    TooDeep,
+    TooLarge,
+}
+
 thread_local! {
     static DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    /// Set when a comparison gave up at [`MAX_DEPTH`].
-    static TOO_DEEP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The pairs visited since the outermost comparison began.
+    static VISITS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Set when a comparison gave up at [`MAX_DEPTH`] or [`MAX_VISITS`].
+    static GAVE_UP: std::cell::Cell<Option<GaveUp>> = const { std::cell::Cell::new(None) };
+}
+
+/// `compare()` one level down, or `gave_up` (recorded for
+/// [`check_depth`]) past [`MAX_DEPTH`] or [`MAX_VISITS`]: never a stack
+/// overflow or a walk of a shared structure written out.
+fn within_budget<T>(gave_up: T, compare: impl FnOnce() -> T) -> T {
+    let depth = DEPTH.with(|d| d.get());
+    let visits = VISITS.with(|v| {
+        let n = if depth == 0 { 1 } else { v.get() + 1 };
+        v.set(n);
+        n
+    });
+    let reason = if depth >= MAX_DEPTH {
+        Some(GaveUp::TooDeep)
+    } else if visits > MAX_VISITS {
+        Some(GaveUp::TooLarge)
+    } else {
+        None
+    };
+    if let Some(r) = reason {
+        GAVE_UP.with(|g| g.set(Some(r)));
+        return gave_up;
+    }
+    DEPTH.with(|d| d.set(depth + 1));
+    let result = compare();
+    DEPTH.with(|d| d.set(depth));
+    result
 }
 
 /// An error when the comparisons since the last call gave up at
-/// [`MAX_DEPTH`] (where CPython raises `RecursionError`): their answer is
-/// not to be trusted.
+/// [`MAX_DEPTH`] (where CPython raises `RecursionError`) or
+/// [`MAX_VISITS`]: their answer is not to be trusted.
 pub(crate) fn check_depth(span: Range<usize>) -> Eval<()> {
-    if TOO_DEEP.with(|t| t.replace(false)) {
-        return Err(Raised::at(
+    match GAVE_UP.with(|g| g.take()) {
+        Some(GaveUp::TooDeep) => Err(Raised::at(
             span,
             format!("a comparison of containers nested more than {MAX_DEPTH} deep"),
-        ));
+        )),
+        Some(GaveUp::TooLarge) => Err(Raised::at(
+            span,
+            format!(
+                "a comparison of containers that visits more than {MAX_VISITS} items (do they \
+                 share items, as `x = [x, x]` in a loop does?)"
+            ),
+        )),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn py_eq_at(a: &Value, b: &Value) -> bool {
@@ -222,7 +276,7 @@ fn py_eq_at(a: &Value, b: &Value) -> bool {
             );
             x.len() == y.len()
                 && x.iter()
-                    .all(|(k, v)| dict_get(b, k).is_some_and(|w| py_eq(v, &w)))
+                    .all(|(k, v)| dict_get_unchecked(b, k).is_some_and(|w| py_eq(v, &w)))
         }
         (Value::Set(x), Value::Set(y)) => {
             let (x, y) = (x.borrow(), y.borrow());
@@ -268,16 +322,7 @@ fn number_cmp(a: &Number, b: &Number) -> Option<Ordering> {
 /// (lexicographic); `None` when Python would raise a `TypeError` (or the
 /// values are unordered, as NaN is).
 pub(crate) fn py_cmp(a: &Value, b: &Value) -> Option<Ordering> {
-    DEPTH.with(|d| {
-        if d.get() >= MAX_DEPTH {
-            TOO_DEEP.with(|t| t.set(true));
-            return None;
-        }
-        d.set(d.get() + 1);
-        let order = py_cmp_at(a, b);
-        d.set(d.get() - 1);
-        order
-    })
+    within_budget(None, || py_cmp_at(a, b))
 }
 
 fn py_cmp_at(a: &Value, b: &Value) -> Option<Ordering> {

@@ -59,6 +59,7 @@
 pub use nesting::{MAX_INDENTATION, MAX_NESTING};
 
 mod args;
+mod budget;
 mod builtins;
 mod collections;
 mod error;

@@ -4,6 +4,7 @@
 //! overflow is an error. As soon as one side is symbolic (a [`Value::Index`])
 //! or a TVM object, the operator is [`tvm_api`]'s (`tvm_api::binary`).
 
+use crate::budget::{check_len, check_sum};
 use crate::error::{Eval, Raised};
 use crate::objects;
 use crate::value::Value;
@@ -29,9 +30,11 @@ pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>)
             float_binary(op, a, b, span)
         }
         (Tuple(a), Tuple(b)) if op == BinaryOp::Add => {
+            check_sum(a.len(), b.len(), "`+` would build", span)?;
             Ok(Value::tuple(a.iter().chain(b.iter()).cloned().collect()))
         }
         (List(a), List(b)) if op == BinaryOp::Add => {
+            check_sum(a.borrow().len(), b.borrow().len(), "`+` would build", span)?;
             let items = a
                 .borrow()
                 .iter()
@@ -40,7 +43,10 @@ pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>)
                 .collect();
             Ok(Value::list(items))
         }
-        (Str(a), Str(b)) if op == BinaryOp::Add => Ok(Value::str(&format!("{a}{b}"))),
+        (Str(a), Str(b)) if op == BinaryOp::Add => {
+            check_sum(a.len(), b.len(), "`+` would build", span)?;
+            Ok(Value::str(&format!("{a}{b}")))
+        }
         (Str(fmt), _) if op == BinaryOp::Mod => {
             Ok(Value::str(&crate::pyformat::percent(fmt, rhs, span)?))
         }
@@ -57,9 +63,6 @@ pub(crate) fn binary(op: BinaryOp, lhs: &Value, rhs: &Value, span: Range<usize>)
     }
 }
 
-/// The most items (or characters) `seq * n` may build.
-const MAX_REPEAT_LEN: usize = 10_000_000;
-
 /// `seq * n`: the sequence repeated, empty for `n <= 0`.
 fn repeat(seq: &Value, n: i64, span: Range<usize>) -> Eval<Value> {
     let times = usize::try_from(n).unwrap_or(0);
@@ -67,15 +70,7 @@ fn repeat(seq: &Value, n: i64, span: Range<usize>) -> Eval<Value> {
         Value::Str(s) => s.len(),
         _ => seq.sequence().map_or(0, |items| items.len()),
     };
-    if len
-        .checked_mul(times)
-        .is_none_or(|total| total > MAX_REPEAT_LEN)
-    {
-        return Err(Raised::at(
-            span,
-            format!("`*` would build more than {MAX_REPEAT_LEN} items"),
-        ));
-    }
+    check_len(len.checked_mul(times), "`*` would build", span)?;
     Ok(match seq {
         Value::Str(s) => Value::str(&s.repeat(times)),
         Value::Tuple(items) => Value::tuple(

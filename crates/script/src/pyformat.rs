@@ -473,9 +473,9 @@ pub(crate) fn percent(fmt: &str, args: &Value, span: Range<usize>) -> Eval<Strin
         let value = match (&key, mapping) {
             (Some(k), Some(map)) => {
                 used_mapping = true;
-                crate::collections::dict_get(map, &Value::str(k)).ok_or_else(|| {
-                    Raised::python(ErrorClass::KeyError, span.clone(), str_repr(k))
-                })?
+                crate::collections::dict_get(map, &Value::str(k), span.clone())?.ok_or_else(
+                    || Raised::python(ErrorClass::KeyError, span.clone(), str_repr(k)),
+                )?
             }
             (Some(_), None) => return Err(type_error("format requires a mapping".into())),
             (None, _) => {
@@ -491,10 +491,10 @@ pub(crate) fn percent(fmt: &str, args: &Value, span: Range<usize>) -> Eval<Strin
             s.align = Some('<');
             s.zero = false;
         }
-        out.push_str(
-            &percent_one(ty, &value, &mut s)
-                .map_err(|(class, m)| Raised::python(class, span.clone(), m))?,
-        );
+        let part = percent_one(ty, &value, &mut s)
+            .map_err(|(class, m)| Raised::python(class, span.clone(), m))?;
+        crate::budget::check_sum(out.len(), part.len(), "`%` would build", span.clone())?;
+        out.push_str(&part);
     }
     if !used_mapping && next < positional.len() && !(mapping.is_some() && next == 0) {
         return Err(type_error(

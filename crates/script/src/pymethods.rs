@@ -3,8 +3,9 @@
 //! `d.setdefault(k, [])`).
 
 use crate::args::{Args, Spanned};
+use crate::budget;
 use crate::builtins::{positional, type_error};
-use crate::collections::{self, check_hashable, dict_get, dict_set, py_eq, set_add};
+use crate::collections::{self, check_depth, check_hashable, dict_get, dict_set, py_eq, set_add};
 use crate::error::{Eval, Raised};
 use crate::interp::Interpreter;
 use crate::operators::as_int;
@@ -261,9 +262,14 @@ fn str_method(s: &Rc<str>, name: &'static str, args: Args) -> Eval<Value> {
             let (pos, _) = positional(args, name, 1, 1)?;
             let items = collections::iterate_or_raise(&pos[0].value, pos[0].span.clone())?;
             let mut parts = Vec::with_capacity(items.len());
+            let mut len = 0usize;
             for (i, item) in items.iter().enumerate() {
                 match item {
-                    Value::Str(p) => parts.push(p.to_string()),
+                    Value::Str(p) => {
+                        len = len.saturating_add(p.len()).saturating_add(text.len());
+                        budget::check_len(Some(len), "`join` would build", pos[0].span.clone())?;
+                        parts.push(p.to_string())
+                    }
                     other => {
                         return Err(type_error(
                             pos[0].span.clone(),
@@ -342,6 +348,18 @@ fn str_method(s: &Rc<str>, name: &'static str, args: Args) -> Eval<Value> {
                 Some(c) => int_arg(c)?,
                 None => -1,
             };
+            // At most one replacement per character, and one more.
+            let most = text.chars().count().saturating_add(1);
+            let replaced = usize::try_from(count).map_or(most, |n| n.min(most));
+            if new.len() > old.len() {
+                let grows = replaced.saturating_mul(new.len() - old.len());
+                budget::check_sum(
+                    text.len(),
+                    grows,
+                    "`replace` may build",
+                    pos[1].span.clone(),
+                )?;
+            }
             Value::str(&match usize::try_from(count) {
                 Ok(n) => text.replacen(&*old, &new, n),
                 Err(_) => text.replace(&*old, &new),
@@ -603,6 +621,7 @@ fn str_format(interp: &mut Interpreter, fmt: &str, args: Args) -> Eval<Value> {
     for piece in pieces {
         let field = match piece {
             pyformat::Piece::Text(t) => {
+                budget::check_sum(out.len(), t.len(), "`format` would build", span.clone())?;
                 out.push_str(&t);
                 continue;
             }
@@ -671,12 +690,9 @@ fn str_format(interp: &mut Interpreter, fmt: &str, args: Args) -> Eval<Value> {
         } else {
             field.spec.clone()
         };
-        out.push_str(&pyformat::convert_and_format(
-            &value,
-            field.conversion,
-            &spec,
-            span.clone(),
-        )?);
+        let part = pyformat::convert_and_format(&value, field.conversion, &spec, span.clone())?;
+        budget::check_sum(out.len(), part.len(), "`format` would build", span.clone())?;
+        out.push_str(&part);
     }
     Ok(Value::str(&out))
 }
@@ -685,17 +701,23 @@ fn sequence_method(items: &[Value], type_name: &str, name: &str, args: Args) -> 
     let (pos, span) = positional(args, name, 1, 1)?;
     let x = &pos[0].value;
     match name {
-        "count" => Ok(Value::Int(
-            items.iter().filter(|i| py_eq(i, x)).count() as i64
-        )),
-        _ => match items.iter().position(|i| py_eq(i, x)) {
-            Some(i) => Ok(Value::Int(i as i64)),
-            None => Err(Raised::python(
-                ErrorClass::ValueError,
-                span,
-                format!("{type_name}.index(x): x not in {type_name}"),
-            )),
-        },
+        "count" => {
+            let n = items.iter().filter(|i| py_eq(i, x)).count();
+            check_depth(span)?;
+            Ok(Value::Int(n as i64))
+        }
+        _ => {
+            let at = items.iter().position(|i| py_eq(i, x));
+            check_depth(span.clone())?;
+            match at {
+                Some(i) => Ok(Value::Int(i as i64)),
+                None => Err(Raised::python(
+                    ErrorClass::ValueError,
+                    span,
+                    format!("{type_name}.index(x): x not in {type_name}"),
+                )),
+            }
+        }
     }
 }
 
@@ -713,6 +735,8 @@ fn list_method(
         "extend" => {
             let (pos, _) = positional(args, name, 1, 1)?;
             let more = collections::iterate_or_raise(&pos[0].value, pos[0].span.clone())?;
+            let len = items.borrow().len();
+            budget::check_sum(len, more.len(), "`extend` would build", pos[0].span.clone())?;
             items.borrow_mut().extend(more);
         }
         "insert" => {
@@ -744,6 +768,7 @@ fn list_method(
         "remove" => {
             let (pos, span) = positional(args, name, 1, 1)?;
             let at = items.borrow().iter().position(|i| py_eq(i, &pos[0].value));
+            check_depth(span.clone())?;
             match at {
                 Some(at) => {
                     items.borrow_mut().remove(at);
@@ -812,7 +837,9 @@ pub(crate) fn sort_values(
         keyed.push((k, v));
     }
     let less = |a: &Value, b: &Value| -> Eval<bool> {
-        match collections::py_cmp(a, b) {
+        let order = collections::py_cmp(a, b);
+        check_depth(span.clone())?;
+        match order {
             Some(o) => Ok(o == std::cmp::Ordering::Less),
             None => match (a, b) {
                 // NaN compares false with every number, as in Python.
@@ -883,7 +910,7 @@ fn dict_method(receiver: &Value, name: &'static str, args: Args) -> Eval<Value> 
         "get" => {
             let (pos, _) = positional(args, name, 1, 2)?;
             check_hashable(&pos[0].value, pos[0].span.clone())?;
-            dict_get(receiver, &pos[0].value)
+            dict_get(receiver, &pos[0].value, pos[0].span.clone())?
                 .or_else(|| pos.get(1).map(|d| d.value.clone()))
                 .unwrap_or(Value::None)
         }
@@ -927,7 +954,7 @@ fn dict_method(receiver: &Value, name: &'static str, args: Args) -> Eval<Value> 
         "setdefault" => {
             let d = mutable.ok_or_else(|| frozen(args.span.clone()))?;
             let (pos, _) = positional(args, name, 1, 2)?;
-            match dict_get(receiver, &pos[0].value) {
+            match dict_get(receiver, &pos[0].value, pos[0].span.clone())? {
                 Some(v) => v,
                 None => {
                     let v = pos.get(1).map_or(Value::None, |d| d.value.clone());
@@ -940,6 +967,7 @@ fn dict_method(receiver: &Value, name: &'static str, args: Args) -> Eval<Value> 
             let d = mutable.ok_or_else(|| frozen(args.span.clone()))?;
             let (pos, span) = positional(args, name, 1, 2)?;
             let at = d.borrow().iter().position(|(k, _)| py_eq(k, &pos[0].value));
+            check_depth(span.clone())?;
             match (at, pos.get(1)) {
                 (Some(at), _) => d.borrow_mut().remove(at).1,
                 (None, Some(default)) => default.value.clone(),
@@ -1038,6 +1066,7 @@ fn set_method(items: &Rc<RefCell<Vec<Value>>>, name: &'static str, args: Args) -
         "discard" | "remove" => {
             let a = one(&pos)?;
             let at = current.iter().position(|v| py_eq(v, &a.value));
+            check_depth(a.span.clone())?;
             match at {
                 Some(at) => {
                     items.borrow_mut().remove(at);
@@ -1062,16 +1091,20 @@ fn set_method(items: &Rc<RefCell<Vec<Value>>>, name: &'static str, args: Args) -
         }
         "intersection" | "difference" => {
             let others = others(&pos)?;
-            let keep = current.into_iter().filter(|v| {
-                let everywhere = others.iter().all(|o| o.iter().any(|x| py_eq(x, v)));
-                let anywhere = others.iter().any(|o| o.iter().any(|x| py_eq(x, v)));
-                if name == "intersection" {
-                    everywhere
-                } else {
-                    !anywhere
-                }
-            });
-            collections::new_set(keep.collect(), span)?
+            let keep: Vec<Value> = current
+                .into_iter()
+                .filter(|v| {
+                    let everywhere = others.iter().all(|o| o.iter().any(|x| py_eq(x, v)));
+                    let anywhere = others.iter().any(|o| o.iter().any(|x| py_eq(x, v)));
+                    if name == "intersection" {
+                        everywhere
+                    } else {
+                        !anywhere
+                    }
+                })
+                .collect();
+            check_depth(span.clone())?;
+            collections::new_set(keep, span)?
         }
         "issubset" | "issuperset" => {
             let other = others(&[one(&pos)?])?.remove(0);
@@ -1080,7 +1113,9 @@ fn set_method(items: &Rc<RefCell<Vec<Value>>>, name: &'static str, args: Args) -
             } else {
                 (&other, &current)
             };
-            Value::Bool(small.iter().all(|v| big.iter().any(|x| py_eq(x, v))))
+            let all = small.iter().all(|v| big.iter().any(|x| py_eq(x, v)));
+            check_depth(span.clone())?;
+            Value::Bool(all)
         }
         "copy" => collections::new_set(current, span)?,
         "clear" => {

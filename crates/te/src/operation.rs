@@ -852,6 +852,15 @@ pub type Attrs = std::collections::BTreeMap<String, AttrValue>;
 /// analysis and the printed program treat it as one.
 pub const MAX_BODY_NODES: u64 = 1 << 22;
 
+/// `e`'s size written out when it is past [`MAX_BODY_NODES`], as the
+/// messages say it: an index expression reused through a variable
+/// (`e = te.max(e, e + 1)` in a loop) shares its nodes and can stand for a
+/// tree far larger than memory, which every later walk would expand.
+pub(crate) fn too_large(e: &Expr) -> Option<String> {
+    let size = e.node_count() as u64;
+    (size > MAX_BODY_NODES).then(|| written(size))
+}
+
 /// A node count as the messages above say it; counts that saturated are
 /// only known to be huge.
 fn written(size: u64) -> String {
@@ -860,6 +869,20 @@ fn written(size: u64) -> String {
     } else {
         format!("{size} nodes")
     }
+}
+
+/// The reduction axes' ranges are written into every loop and bound.
+fn check_axes(axes: &[IterVar], name: &str) -> Result<()> {
+    for a in axes {
+        let Some(dom) = a.dom() else { continue };
+        if let Some(size) = too_large(&dom.min).or_else(|| too_large(&dom.extent)) {
+            return Err(TeError::definition(format!(
+                "the range of `{}` in `{name}` written out has {size}, more than the {MAX_BODY_NODES} allowed: a value reused through a variable (`n = n + n` in a loop) doubles it at each use; write the range without repeating such values",
+                a.name()
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
@@ -918,6 +941,7 @@ fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
                 "`{name}` reduces over an axis that is not a `reduce_axis`"
             )));
         }
+        check_axes(r.axes(), name)?;
         return Ok(r.axes().to_vec());
     }
     match body.as_reduce() {
@@ -932,6 +956,7 @@ fn check_body(body: &Value, name: &str) -> Result<Vec<IterVar>> {
                     "`{name}` reduces over an axis that is not a `reduce_axis`"
                 )));
             }
+            check_axes(&r.axes, name)?;
             Ok(r.axes.clone())
         }
         None if nested(body) => Err(TeError::definition(format!(

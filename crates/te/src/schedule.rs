@@ -736,6 +736,13 @@ impl Schedule {
         let amount = match &by {
             SplitBy::Factor(e) | SplitBy::NParts(e) => e,
         };
+        if let Some(size) = crate::operation::too_large(amount) {
+            return Err(TeError::schedule(format!(
+                "split of `{}` by a factor or number of parts that written out has {size}, more than the {} allowed: a value reused through a variable (`n = n + n` in a loop) doubles it at each use",
+                axis.name(),
+                crate::operation::MAX_BODY_NODES
+            )));
+        }
         if matches!(amount.as_int(), Some(v) if v <= 0) || amount.ty() != arith::Type::Int {
             return Err(TeError::schedule(format!(
                 "split of `{}` by `{amount}`: the factor or number of parts must be a positive integer",
@@ -1006,6 +1013,12 @@ impl Schedule {
     /// index condition `cond` holds (see [`Stage::store_predicate`]).
     pub fn set_store_predicate(&mut self, t: &impl AsRef<Operation>, cond: Expr) -> Result<()> {
         self.touch();
+        if let Some(size) = crate::operation::too_large(&cond) {
+            return Err(TeError::schedule(format!(
+                "the condition of `set_store_predicate` written out has {size}, more than the {} allowed: a value reused through a variable (`c = c & c` in a loop) doubles it at each use",
+                crate::operation::MAX_BODY_NODES
+            )));
+        }
         if cond.ty() != arith::Type::Bool {
             return Err(TeError::schedule(format!(
                 "`set_store_predicate` needs a condition, such as `tx.var.equal(0)`, found `{cond}`"

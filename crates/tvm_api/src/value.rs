@@ -155,7 +155,16 @@ impl fmt::Display for Value {
                 write_items(f, &items.borrow())?;
                 f.write_str("]")
             }),
-            Value::Dict(pairs) => write_pairs(f, pairs),
+            Value::Dict(pairs) => guarded(f, pairs.as_ptr() as usize, "{...}", |f| {
+                write_pairs(f, pairs)
+            }),
+            // A `PrimExpr` built by reusing a value (`e = te.max(e, e + 1)` in
+            // a loop) shares its nodes and can stand for a tree far larger
+            // than memory: past the budget it is named, not written.
+            Value::Index(e) if e.node_count() > MAX_SHOWN_CHARS => write!(
+                f,
+                "<PrimExpr of more than {MAX_SHOWN_CHARS} nodes written out: too large to show>"
+            ),
             Value::Index(e) => write!(f, "{e}"),
             Value::Function(func) => write!(f, "<built-in function {}>", func.name()),
             Value::Method(_, name) => write!(f, "<bound method {name}>"),
@@ -179,9 +188,34 @@ impl fmt::Display for Value {
 /// (CPython raises `RecursionError` near 1,000).
 const MAX_SHOWN_DEPTH: usize = 500;
 
+/// How many characters of items one container writes (its nested
+/// containers' included) before `...` stands for the rest, and how many
+/// nodes a `PrimExpr` may have to be written: values that share items stand
+/// for far more than they hold (`x = [x, x]` in a loop doubles what
+/// `print(x)` writes at each step, where CPython would write until memory
+/// runs out).
+pub const MAX_SHOWN_CHARS: usize = 10_000_000;
+
 thread_local! {
     /// The containers being written now, innermost last.
     static SHOWING: RefCell<Vec<usize>> = const { RefCell::new(Vec::new()) };
+    /// The characters of items written since the outermost container
+    /// began.
+    static SHOWN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts `item` as written with `text`: its text, or 2 for a container's
+/// brackets, whose items count themselves.
+fn count_shown(item: &Value, text: &str) {
+    let cost = match item {
+        Value::Tuple(_)
+        | Value::List(_)
+        | Value::Dict(_)
+        | Value::MutableDict(_)
+        | Value::Set(_) => 2,
+        _ => text.len(),
+    };
+    SHOWN.with(|n| n.set(n.get().saturating_add(cost)));
 }
 
 /// Writes a container with `show`, or `ellipsis` when the container is
@@ -198,6 +232,9 @@ fn guarded(
     if SHOWING.with(|s| s.borrow().len() >= MAX_SHOWN_DEPTH || s.borrow().contains(&id)) {
         return f.write_str(ellipsis);
     }
+    if SHOWING.with(|s| s.borrow().is_empty()) {
+        SHOWN.with(|n| n.set(0));
+    }
     SHOWING.with(|s| s.borrow_mut().push(id));
     let result = show(f);
     SHOWING.with(|s| s.borrow_mut().pop());
@@ -208,7 +245,13 @@ fn write_pairs(f: &mut fmt::Formatter<'_>, pairs: &[(Value, Value)]) -> fmt::Res
     f.write_str("{")?;
     for (i, (k, v)) in pairs.iter().enumerate() {
         let sep = if i > 0 { ", " } else { "" };
-        write!(f, "{sep}{}: {}", crate::repr(k), crate::repr(v))?;
+        if SHOWN.with(|n| n.get() > MAX_SHOWN_CHARS) {
+            return write!(f, "{sep}...}}");
+        }
+        let (k_text, v_text) = (crate::repr(k), crate::repr(v));
+        count_shown(k, &k_text);
+        count_shown(v, &v_text);
+        write!(f, "{sep}{k_text}: {v_text}")?;
     }
     f.write_str("}")
 }
@@ -218,7 +261,12 @@ fn write_items(f: &mut fmt::Formatter<'_>, items: &[Value]) -> fmt::Result {
         if i > 0 {
             f.write_str(", ")?;
         }
-        f.write_str(&crate::repr(item))?;
+        if SHOWN.with(|n| n.get() > MAX_SHOWN_CHARS) {
+            return f.write_str("...");
+        }
+        let text = crate::repr(item);
+        count_shown(item, &text);
+        f.write_str(&text)?;
     }
     Ok(())
 }

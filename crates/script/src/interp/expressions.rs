@@ -342,7 +342,15 @@ impl Interpreter {
             match part {
                 ast::FStringPart::Literal(text) => out.push_str(&text.value),
                 ast::FStringPart::FString(f) => {
-                    out.push_str(&self.interpolated(&f.elements, scope)?);
+                    let part = self.interpolated(&f.elements, scope)?;
+                    let span = span_of(f.range);
+                    crate::budget::check_sum(
+                        out.len(),
+                        part.len(),
+                        "the f-string would build",
+                        span,
+                    )?;
+                    out.push_str(&part);
                 }
             }
         }
@@ -360,7 +368,15 @@ impl Interpreter {
             match element {
                 ast::InterpolatedStringElement::Literal(text) => out.push_str(&text.value),
                 ast::InterpolatedStringElement::Interpolation(i) => {
-                    out.push_str(&self.formatted_value(i, scope)?);
+                    let part = self.formatted_value(i, scope)?;
+                    let span = span_of(i.range);
+                    crate::budget::check_sum(
+                        out.len(),
+                        part.len(),
+                        "the f-string would build",
+                        span,
+                    )?;
+                    out.push_str(&part);
                 }
             }
         }
@@ -695,8 +711,7 @@ impl Interpreter {
             }
             Value::Dict(_) | Value::MutableDict(_) => {
                 collections::check_hashable(index, index_span.clone())?;
-                let found = collections::dict_get(value, index);
-                collections::check_depth(index_span.clone())?;
+                let found = collections::dict_get(value, index, index_span.clone())?;
                 found.ok_or_else(|| {
                     Raised::python(ErrorClass::KeyError, index_span, pyformat::repr(index))
                 })
@@ -754,6 +769,7 @@ pub(crate) fn apply_binary(
                 .collect(),
             _ => Vec::new(),
         };
+        collections::check_depth(span.clone())?;
         if matches!(op, O::BitOr | O::BitAnd | O::Sub | O::BitXor) {
             return collections::new_set(items, span);
         }

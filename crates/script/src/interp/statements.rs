@@ -814,6 +814,7 @@ impl Interpreter {
                             .borrow()
                             .iter()
                             .position(|(x, _)| collections::py_eq(x, &k));
+                        collections::check_depth(span.clone())?;
                         match at {
                             Some(at) => {
                                 pairs.borrow_mut().remove(at);
@@ -882,7 +883,9 @@ impl Interpreter {
         span: Range<usize>,
     ) -> Eval<Value> {
         if let (ast::Operator::Add, Value::List(items)) = (op, current) {
-            let more = collections::iterate_or_raise(rhs, span)?;
+            let more = collections::iterate_or_raise(rhs, span.clone())?;
+            let len = items.borrow().len();
+            crate::budget::check_sum(len, more.len(), "`+=` would build", span)?;
             items.borrow_mut().extend(more);
             return Ok(current.clone());
         }
