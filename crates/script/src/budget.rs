@@ -30,6 +30,14 @@ pub(crate) fn check_len(len: Option<usize>, what: &str, span: Range<usize>) -> E
     }
 }
 
+/// Appends `part` to `out`, or an error when the text would pass
+/// [`MAX_SEQUENCE_LEN`]; `what` as for [`check_len`].
+pub(crate) fn push_text(out: &mut String, part: &str, what: &str, span: Range<usize>) -> Eval<()> {
+    check_sum(out.len(), part.len(), what, span)?;
+    out.push_str(part);
+    Ok(())
+}
+
 /// [`check_len`] of `a + b`.
 pub(crate) fn check_sum(a: usize, b: usize, what: &str, span: Range<usize>) -> Eval<()> {
     check_len(a.checked_add(b), what, span)

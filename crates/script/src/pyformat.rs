@@ -493,8 +493,7 @@ pub(crate) fn percent(fmt: &str, args: &Value, span: Range<usize>) -> Eval<Strin
         }
         let part = percent_one(ty, &value, &mut s)
             .map_err(|(class, m)| Raised::python(class, span.clone(), m))?;
-        crate::budget::check_sum(out.len(), part.len(), "`%` would build", span.clone())?;
-        out.push_str(&part);
+        crate::budget::push_text(&mut out, &part, "`%` would build", span.clone())?;
     }
     if !used_mapping && next < positional.len() && !(mapping.is_some() && next == 0) {
         return Err(type_error(

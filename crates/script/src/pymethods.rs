@@ -621,8 +621,7 @@ fn str_format(interp: &mut Interpreter, fmt: &str, args: Args) -> Eval<Value> {
     for piece in pieces {
         let field = match piece {
             pyformat::Piece::Text(t) => {
-                budget::check_sum(out.len(), t.len(), "`format` would build", span.clone())?;
-                out.push_str(&t);
+                budget::push_text(&mut out, &t, "`format` would build", span.clone())?;
                 continue;
             }
             pyformat::Piece::Field(f) => f,
@@ -691,8 +690,7 @@ fn str_format(interp: &mut Interpreter, fmt: &str, args: Args) -> Eval<Value> {
             field.spec.clone()
         };
         let part = pyformat::convert_and_format(&value, field.conversion, &spec, span.clone())?;
-        budget::check_sum(out.len(), part.len(), "`format` would build", span.clone())?;
-        out.push_str(&part);
+        budget::push_text(&mut out, &part, "`format` would build", span.clone())?;
     }
     Ok(Value::str(&out))
 }

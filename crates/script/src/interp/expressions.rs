@@ -344,13 +344,7 @@ impl Interpreter {
                 ast::FStringPart::FString(f) => {
                     let part = self.interpolated(&f.elements, scope)?;
                     let span = span_of(f.range);
-                    crate::budget::check_sum(
-                        out.len(),
-                        part.len(),
-                        "the f-string would build",
-                        span,
-                    )?;
-                    out.push_str(&part);
+                    crate::budget::push_text(&mut out, &part, "the f-string would build", span)?;
                 }
             }
         }
@@ -370,13 +364,7 @@ impl Interpreter {
                 ast::InterpolatedStringElement::Interpolation(i) => {
                     let part = self.formatted_value(i, scope)?;
                     let span = span_of(i.range);
-                    crate::budget::check_sum(
-                        out.len(),
-                        part.len(),
-                        "the f-string would build",
-                        span,
-                    )?;
-                    out.push_str(&part);
+                    crate::budget::push_text(&mut out, &part, "the f-string would build", span)?;
                 }
             }
         }
