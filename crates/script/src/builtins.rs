@@ -230,7 +230,7 @@ fn print(interp: &mut Interpreter, args: Args) -> Eval<Value> {
     let line: Vec<String> = args
         .positional
         .iter()
-        .map(|a| a.value.to_string())
+        .map(|a| interp.str_of(&a.value))
         .collect();
     interp.printed.push_str(&line.join(&sep));
     interp.printed.push_str(&end);
@@ -781,8 +781,8 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
                 });
             };
             Ok(match b {
-                Builtin::Str => Value::str(&v.to_string()),
-                Builtin::Repr => Value::str(&pyformat::repr(&v)),
+                Builtin::Str => Value::str(&interp.str_of(&v)),
+                Builtin::Repr => Value::str(&interp.repr_of(&v)),
                 Builtin::Bool => Value::Bool(interp.truthy(&v, span)?),
                 _ => Value::Float(float(&v, span)?),
             })
@@ -1074,15 +1074,7 @@ fn python_builtin(interp: &mut Interpreter, b: Builtin, args: Args) -> Eval<Valu
         Builtin::Product => crate::pymodules::product(args),
         Builtin::Re(f) => crate::pyre::call(interp, f, args),
         Builtin::Numpy(f) => crate::pynumpy::call(interp, f, args),
-        Builtin::NamedTuple => {
-            args.bind(
-                "namedtuple",
-                &["typename", "field_names", "rename", "defaults", "module"],
-            )?;
-            Ok(Value::host(ScriptValue::Module(
-                crate::pymodules::DEFERRED_COLLECTIONS,
-            )))
-        }
+        Builtin::NamedTuple => crate::namedtuple::declare(args),
         // A logger is the `logging` module itself: its functions log alike.
         Builtin::GetLogger => Ok(Value::host(ScriptValue::Module("logging"))),
         Builtin::LogCall => Ok(Value::None),

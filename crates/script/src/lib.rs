@@ -65,6 +65,7 @@ mod collections;
 mod error;
 mod function;
 mod interp;
+mod namedtuple;
 mod native;
 mod nesting;
 mod objects;

@@ -31,8 +31,8 @@ const COMPUTED: &[&str] = &[
     "numpy",
 ];
 
-/// What `collections`' names other than `namedtuple` are, and what
-/// `namedtuple(...)` gives: a value whose first use needs CPython.
+/// What `collections`' names other than `namedtuple` are: a value whose
+/// first use needs CPython.
 pub(crate) const DEFERRED_COLLECTIONS: &str = "collections.cpython";
 
 /// What `pickle`'s names other than `dumps` and `loads` are (files,

@@ -38,6 +38,9 @@ pub(crate) enum ScriptValue {
     ReMatch(Rc<crate::pyre::Match>),
     /// A one-dimensional numpy array (`np.array([...])`).
     NdArray(crate::pynumpy::NdArray),
+    /// A type `collections.namedtuple(...)` declared; its instances are
+    /// tuples (see [`crate::namedtuple`]).
+    NamedTupleType(Rc<crate::namedtuple::NamedTupleType>),
 }
 
 /// A class defined by a `class` statement.
@@ -72,6 +75,7 @@ impl HostValue for ScriptValue {
             ScriptValue::ReMatch(_) => "re.Match",
             ScriptValue::NdArray(_) => "numpy.ndarray",
             ScriptValue::Fixture(_) => "pytest fixture",
+            ScriptValue::NamedTupleType(_) => "type",
         }
     }
 
@@ -92,6 +96,7 @@ impl HostValue for ScriptValue {
             ScriptValue::Pickled(text) => write!(f, "<pickled object, {} bytes>", text.len()),
             ScriptValue::RePattern(_) | ScriptValue::ReMatch(_) => crate::pyre::fmt(self, f),
             ScriptValue::NdArray(a) => crate::pynumpy::fmt(a, f),
+            ScriptValue::NamedTupleType(t) => write!(f, "<class '__main__.{}'>", t.name),
         }
     }
 

@@ -63,6 +63,13 @@ pub struct FallbackConfig {
 }
 
 impl FallbackConfig {
+    /// The names of the knobs defined so far, in order: what iterating a
+    /// configuration gives, so `"tile_ic" in cfg` asks whether a knob is
+    /// defined, as on TVM's `ConfigSpace`.
+    pub(crate) fn knob_names(&self) -> Vec<Value> {
+        self.knobs.iter().map(|(n, _)| Value::str(n)).collect()
+    }
+
     fn get(&self, name: &str) -> Option<&EntityRef> {
         self.knobs.iter().find(|(n, _)| n == name).map(|(_, e)| e)
     }

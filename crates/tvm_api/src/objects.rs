@@ -196,6 +196,7 @@ pub(crate) fn unpack(v: &Value) -> Option<Vec<Value>> {
     match v {
         Value::Object(Object::Tensor(t)) if t.ndim() == 0 => None,
         Value::Object(Object::Bounds(b)) => bounds_entries(b, "keys").sequence(),
+        Value::Object(Object::AutotvmConfig(c)) => Some(c.borrow().knob_names()),
         _ => v.sequence(),
     }
 }

@@ -482,6 +482,16 @@ impl Interpreter {
 
     /// `value.name`.
     pub(crate) fn attribute(&self, value: &Value, name: &str, span: Range<usize>) -> Eval<Value> {
+        if let Some(field) = self.named_tuples.attribute(value, name, span.clone()) {
+            return field;
+        }
+        if let Some(ty) = crate::namedtuple::as_type(value) {
+            match name {
+                "_fields" => return Ok(crate::namedtuple::fields(ty)),
+                "__name__" => return Ok(Value::str(&ty.name)),
+                _ => {}
+            }
+        }
         match value {
             _ if native::module_path(value).is_some() => {
                 let path = native::module_path(value).unwrap_or_default();

@@ -80,6 +80,8 @@ pub(crate) struct Interpreter {
     /// How many `tvm.testing.parameters` calls have run, to tell their
     /// groups apart.
     parameter_groups: usize,
+    /// The tuples that are instances of a `collections.namedtuple` type.
+    named_tuples: crate::namedtuple::Instances,
 }
 
 impl Interpreter {
@@ -97,7 +99,22 @@ impl Interpreter {
             globals: None,
             host_error: None,
             parameter_groups: 0,
+            named_tuples: Default::default(),
         }
+    }
+
+    /// Python's `str(value)`; a namedtuple shows its type and fields.
+    pub fn str_of(&self, value: &Value) -> String {
+        self.named_tuples
+            .repr(value)
+            .unwrap_or_else(|| value.to_string())
+    }
+
+    /// Python's `repr(value)`; a namedtuple shows its type and fields.
+    pub fn repr_of(&self, value: &Value) -> String {
+        self.named_tuples
+            .repr(value)
+            .unwrap_or_else(|| crate::pyformat::repr(value))
     }
 
     /// The script text of `span`, for messages.
@@ -230,6 +247,10 @@ impl Interpreter {
                 Some(ScriptValue::Module(path)) if pymodules::needs_cpython(path) => {
                     let text = self.text(&args.span).to_owned();
                     Err(pymodules::needs_cpython_error(path, &text, args.span))
+                }
+                Some(ScriptValue::NamedTupleType(ty)) => {
+                    let ty = ty.clone();
+                    self.named_tuples.make(&ty, args)
                 }
                 Some(ScriptValue::Class(c)) => Err(Raised::at(
                     args.span,

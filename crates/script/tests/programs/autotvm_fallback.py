@@ -31,6 +31,10 @@ def schedule_row_scale(cfg, outs):
     s = te.create_schedule([x.op for x in outs])
     out = outs[0]
     assert cfg.rows == 6 and cfg.flop == 384
+    # Iterating a configuration gives its knobs' names (TOPI asks
+    # `"tile_ic" not in cfg`).
+    assert "tile_x" in cfg and "tile_z" not in cfg
+    assert list(cfg) == ["tile_y", "tile_x", "unroll"]
     y, x = s[out].op.axis
     yo, yi = cfg["tile_y"].apply(s, out, y)
     xo, xm, xi = cfg["tile_x"].apply(s, out, x)
