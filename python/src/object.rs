@@ -286,23 +286,22 @@ impl Object {
         to_py(py, result.map_err(|e| api_error(py, e))?)
     }
 
-    /// `a & b` and `a | b` on conditions: `tvm.tir.all(a, b)` and
-    /// `tvm.tir.any(a, b)`, the layer's functions.
+    /// `a & b` (`and`) and `a | b` on conditions: the layer's
+    /// `tvm_api::logical`, TVM's `tir.all(a, b)` and `tir.any(a, b)`.
     fn logical(
         &self,
         py: Python<'_>,
-        path: &str,
+        and: bool,
         other: &Bound<'_, PyAny>,
         reflected: bool,
     ) -> PyResult<Py<PyAny>> {
-        let f = tvm_api::resolve(path).expect("a function of the layer");
         let other = to_value(other)?;
         let (a, b) = if reflected {
             (other, self.value.clone())
         } else {
             (self.value.clone(), other)
         };
-        let v = host::with_host(py, |h| tvm_api::call(h, &f, Args::positional(vec![a, b])))?;
+        let v = tvm_api::logical(and, &a, &b).map_err(|e| api_error(py, e))?;
         to_py(py, v)
     }
 
@@ -436,16 +435,16 @@ impl Object {
     }
 
     fn __and__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.logical(py, "tvm.tir.all", o, false)
+        self.logical(py, true, o, false)
     }
     fn __rand__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.logical(py, "tvm.tir.all", o, true)
+        self.logical(py, true, o, true)
     }
     fn __or__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.logical(py, "tvm.tir.any", o, false)
+        self.logical(py, false, o, false)
     }
     fn __ror__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        self.logical(py, "tvm.tir.any", o, true)
+        self.logical(py, false, o, true)
     }
 
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {

@@ -21,6 +21,7 @@ PROGRAMS = Path(__file__).resolve().parents[2] / "crates/script/tests/programs"
     [
         ("topi_module_api.py", "RuntimeError: schedule not registered for 'cuda"),
         ("autotvm_fallback.py", "vectorized (j.inner.inner, 0, 4)"),
+        ("value_conditions.py", "(x[i] >= -0.250000f) && (x[i] < 0.250000f)"),
     ],
 )
 def test_both_front_ends_print_the_same(cli, name, marker):

@@ -160,3 +160,28 @@ fn a_generic_function_cannot_implement_itself() {
     let e = script::run(src).expect_err("an error").message;
     assert!(e.contains("not a generic function"), "{e}");
 }
+
+const VALUE_CONDITIONS: &str = include_str!("programs/value_conditions.py");
+
+#[test]
+fn conditions_on_tensor_values_join_and_a_rank_0_tensor_is_its_value() {
+    let run = script::run(VALUE_CONDITIONS).unwrap_or_else(|e| panic!("{e}"));
+    for line in [
+        // `tir.all` of value and index conditions.
+        "sampled[i] = if_then_else(((((grid[i]*31.000000f) >= 0.000000f) && ((grid[i]*31.000000f) <= 31.000000f)) && (floormod(i, 2) == 0)), x[i], 0.000000f)",
+        // `tir.any(...) | cond` and `cond & cond` on values.
+        "clipped[i] = if_then_else((((x[i] < -0.500000f) || (x[i] > 0.500000f)) || (i == 0)), 0.000000f, x[i])",
+        "banded[i] = if_then_else(((x[i] >= -0.250000f) && (x[i] < 0.250000f)), 1.000000f, 0.000000f)",
+        // `indexmod` of a tensor value gathers.
+        "scaled[i] = (x[i]*scale[floormod(i, T_shape[0])])",
+        // `axis.equal(-1)` on a tensor of no dimensions.
+        "chosen[i] = if_then_else((axis[] == -1), x[i], scaled[i])",
+    ] {
+        assert!(run.printed.contains(line), "{line}\n{}", run.printed);
+    }
+}
+
+#[test]
+fn conditions_on_tensor_values_compute_what_they_define() {
+    common::run_checked(VALUE_CONDITIONS, 4, 3, 1e-6);
+}

@@ -78,16 +78,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::Intrinsic(f) => intrinsic(f, args),
         Function::All | Function::Any => {
             let pos = args.positional_only(native.name())?;
-            let conds = pos.iter().map(condition).collect::<ApiResult<Vec<_>>>()?;
-            let is_all = native == Function::All;
-            let joined = conds.into_iter().reduce(|a, b| {
-                if is_all {
-                    Expr::and(a, b)
-                } else {
-                    Expr::or(a, b)
-                }
-            });
-            Ok(Value::Index(joined.unwrap_or_else(|| Expr::bool(is_all))))
+            join_conditions(native == Function::All, &pos)
         }
         Function::CreateSchedule => {
             let a = args.bind("create_schedule", &["ops"])?;
@@ -919,8 +910,70 @@ fn condition(a: &Given) -> ApiResult<Expr> {
     }
 }
 
+/// `tir.all(*conds)` (`is_all`) or `tir.any(*conds)`: on index
+/// conditions an index condition, with a condition on tensor values among
+/// them (`x[i] < 0.0`, the sampling bounds of TOPI's `grid_sample`) a value
+/// condition.
+pub(crate) fn join_conditions(is_all: bool, conds: &[Given]) -> ApiResult<Value> {
+    if conds.iter().any(|a| objects::is_element(&a.value)) {
+        let conds = conds
+            .iter()
+            .map(value_condition)
+            .collect::<ApiResult<Vec<_>>>()?;
+        let joined = conds.into_iter().reduce(|a, b| {
+            if is_all {
+                te::Value::and(a, b)
+            } else {
+                te::Value::or(a, b)
+            }
+        });
+        return Ok(joined.map_or(Value::Bool(is_all), objects::element));
+    }
+    let conds = conds.iter().map(condition).collect::<ApiResult<Vec<_>>>()?;
+    let joined = conds.into_iter().reduce(|a, b| {
+        if is_all {
+            Expr::and(a, b)
+        } else {
+            Expr::or(a, b)
+        }
+    });
+    Ok(Value::Index(joined.unwrap_or_else(|| Expr::bool(is_all))))
+}
+
+/// A condition as a tensor element expression: on indices or on tensor
+/// values.
+fn value_condition(a: &Given) -> ApiResult<te::Value> {
+    match &a.value {
+        v if objects::is_element(v) => {
+            let e = objects::to_element(v, a.place())?;
+            if e.dtype() != tir::DataType::Bool {
+                return Err(type_error(
+                    a.place(),
+                    format!(
+                        "expected a condition such as `x[i] < 0.0`, found a {} tensor element expression",
+                        e.dtype().name()
+                    ),
+                ));
+            }
+            Ok(e)
+        }
+        _ => condition(a).map(te::Value::index),
+    }
+}
+
 fn integer_division(native: Function, args: Args) -> ApiResult<Value> {
     let a = args.bind(native.name(), &["a", "b", "span"])?;
+    let floor = match native {
+        Function::FloorDiv => Some(crate::BinaryOp::FloorDiv),
+        Function::FloorMod => Some(crate::BinaryOp::Mod),
+        _ => None,
+    };
+    let (lhs, rhs) = (&a.required("a")?.value, &a.required("b")?.value);
+    if let Some(op) = floor.filter(|_| objects::is_element(lhs) || objects::is_element(rhs)) {
+        // On tensor values (`indexmod(i, topi.shape(t)[0])`): the element
+        // operator, as `i % x[0]` is.
+        return objects::element_binary(op, lhs, rhs, Some(a.required("b")?.at.clone()));
+    }
     let x = to_index(a.required("a")?)?;
     let y_arg = a.required("b")?;
     let y = to_index(y_arg)?;

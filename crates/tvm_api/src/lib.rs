@@ -237,6 +237,17 @@ pub fn resolve(path: &str) -> Option<Value> {
     namespace::resolve(path)
 }
 
+/// `lhs & rhs` (`and`) or `lhs | rhs` of conditions, as TVM's
+/// `PrimExpr.__and__` and `__or__` make `tir.all` and `tir.any` of them: on
+/// indices an index condition, on tensor values a value condition.
+pub fn logical(and: bool, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
+    let given = |value: &Value, i: usize| Given {
+        value: value.clone(),
+        at: ArgRef::Positional(i),
+    };
+    functions::join_conditions(and, &[given(lhs, 0), given(rhs, 1)])
+}
+
 /// `value.name`.
 pub fn get_attr(value: &Value, name: &str) -> ApiResult<Value> {
     match value {

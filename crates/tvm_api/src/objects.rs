@@ -12,12 +12,14 @@ use arith::{Analyzer, Expr};
 use std::rc::Rc;
 
 /// Whether `v` takes part in element arithmetic (as opposed to index
-/// arithmetic).
+/// arithmetic): a tensor element, or a tensor of no dimensions, which TVM
+/// takes as its one element (`x[i] * scale`, `flag.equal(1)`).
 pub(crate) fn is_element(v: &Value) -> bool {
-    matches!(
-        v,
-        Value::Object(Object::Element(_) | Object::PartialLoad(..))
-    )
+    match v {
+        Value::Object(Object::Element(_) | Object::PartialLoad(..)) => true,
+        Value::Object(Object::Tensor(t)) => t.ndim() == 0,
+        _ => false,
+    }
 }
 
 /// An iteration variable used where an index is expected is its variable,
@@ -114,6 +116,7 @@ pub(crate) fn element(v: te::Value) -> Value {
 pub(crate) fn to_element(v: &Value, span: At) -> ApiResult<te::Value> {
     match promote(v) {
         Value::Object(Object::Element(e)) => Ok(e),
+        Value::Object(Object::Tensor(t)) if t.ndim() == 0 => Ok(t.at(Vec::<Expr>::new())),
         Value::Int(i) => Ok(te::Value::int(i)),
         Value::Bool(b) => Ok(te::Value::int(i64::from(b))),
         Value::Float(f) => Ok(te::Value::float(f)),
@@ -376,6 +379,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             (Object::Tensor(t), "ndim") => Ok(Value::Int(t.ndim() as i64)),
             (Object::Tensor(t), "value_index") => Ok(Value::Int(t.value_index() as i64)),
             (Object::Tensor(_), "astype") => method("astype"),
+            (Object::Tensor(t), "equal") if t.ndim() == 0 => method("equal"),
             (Object::Tensor(_), _) => Err(no_attribute(
                 value,
                 name,

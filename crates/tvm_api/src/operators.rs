@@ -138,8 +138,11 @@ fn logical_not(v: &Value) -> ApiResult<Value> {
 
 /// `lhs op rhs` for a comparison; see [`crate::compare`].
 pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
-    if let (Value::Object(_), Value::Object(_)) = (lhs, rhs) {
-        if is_element(lhs) || is_element(rhs) {
+    if let (Value::Object(a), Value::Object(b)) = (lhs, rhs) {
+        // Tensors compare by identity, as TVM's `Tensor.__eq__` does (two
+        // tensors of no dimensions too: TVM refuses `==` between them).
+        let tensors = matches!((a, b), (Object::Tensor(_), Object::Tensor(_)));
+        if !tensors && (is_element(lhs) || is_element(rhs)) {
             return compare_elements(op, lhs, rhs);
         }
         // TVM objects compare by identity (`iv == C.op.axis[0]`).

@@ -776,6 +776,13 @@ pub(crate) fn apply_binary(
     if !bitwise {
         return operators::binary(binary_op(op, span.clone())?, lhs, rhs, span);
     }
+    if matches!(op, O::BitAnd | O::BitOr)
+        && (objects::is_api_value(lhs) || objects::is_api_value(rhs))
+    {
+        // TVM's `cond & cond` and `cond | cond`: `tir.all` and `tir.any`.
+        return tvm_api::logical(matches!(op, O::BitAnd), lhs, rhs)
+            .map_err(|e| Raised::api(span, e));
+    }
     if let (Value::Bool(a), Value::Bool(b)) = (lhs, rhs) {
         match op {
             O::BitOr => return Ok(Value::Bool(a | b)),
