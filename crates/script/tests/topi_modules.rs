@@ -185,3 +185,27 @@ fn conditions_on_tensor_values_join_and_a_rank_0_tensor_is_its_value() {
 fn conditions_on_tensor_values_compute_what_they_define() {
     common::run_checked(VALUE_CONDITIONS, 4, 3, 1e-6);
 }
+
+#[test]
+fn padding_helpers_give_what_topis_own_give() {
+    let run = script::run(include_str!("programs/pad_tuples.py")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.printed, include_str!("programs/pad_tuples.out"));
+}
+
+#[test]
+fn topis_cpp_reductions_and_module_aliases_resolve() {
+    // `reduction.py` calls `cpp.sum(data, axis, keepdims)`; `nn/pooling.py`
+    // imports `cpp` into `tvm.topi.nn`; `scatter.py` imports the analyzer's
+    // module.
+    let run = script::run(
+        "import tvm\nfrom tvm import te, topi\nfrom tvm.topi.nn import cpp\n\
+         from tvm.arith.analyzer import Analyzer\n\
+         x = te.placeholder((4, 6), name='x')\n\
+         a = tvm.topi.cpp.sum(x, [1], False)\nb = topi.sum(x, [1], False)\n\
+         c = cpp.argmax(x, [1], True, False)\nd = tvm.topi.cpp.prod(x, None, True)\n\
+         print(a.shape, b.shape, c.shape, d.shape, cpp is tvm.topi.cpp)\n\
+         n = te.var('n')\nprint(Analyzer().simplify(n * 2 - n))\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(run.printed, "[4] [4] [4, 1] [1, 1] True\nn\n");
+}

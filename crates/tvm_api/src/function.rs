@@ -130,8 +130,10 @@ pub enum Function {
     NnDepthwiseConv2dNchw,
     /// `tvm.topi.nn.softmax` (`false`) or `log_softmax`.
     NnSoftmax(bool),
-    /// `tvm.topi.nn.get_pad_tuple` (also `tvm.topi.nn.utils.get_pad_tuple`).
-    NnGetPadTuple,
+    /// `tvm.topi.nn.get_pad_tuple1d`, `get_pad_tuple`, `get_pad_tuple3d`
+    /// (by spatial axes: 1, 2, 3) or `get_pad_tuple_generic` (0); also
+    /// under `tvm.topi.nn.utils`.
+    NnGetPadTuple(u8),
     /// `tvm.topi.nn.batch_matmul`.
     NnBatchMatmul,
     /// `tvm.topi.nn.dense` (`true`) or `tvm.topi.nn.matmul`.
@@ -344,7 +346,10 @@ impl Function {
             Function::NnDepthwiseConv2dNchw => "tvm.topi.nn.depthwise_conv2d_nchw",
             Function::NnMatmul(true) => "tvm.topi.nn.dense",
             Function::NnBatchMatmul => "tvm.topi.nn.batch_matmul",
-            Function::NnGetPadTuple => "tvm.topi.nn.get_pad_tuple",
+            Function::NnGetPadTuple(0) => "tvm.topi.nn.get_pad_tuple_generic",
+            Function::NnGetPadTuple(1) => "tvm.topi.nn.get_pad_tuple1d",
+            Function::NnGetPadTuple(3) => "tvm.topi.nn.get_pad_tuple3d",
+            Function::NnGetPadTuple(_) => "tvm.topi.nn.get_pad_tuple",
             Function::NnSoftmax(false) => "tvm.topi.nn.softmax",
             Function::NnSoftmax(true) => "tvm.topi.nn.log_softmax",
             Function::NnMatmul(false) => "tvm.topi.nn.matmul",

@@ -173,7 +173,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::NnDepthwiseConv2dNchw => crate::topi_nn::depthwise_conv2d_nchw(host, args),
         Function::NnMatmul(dense) => crate::topi_nn::matmul(host, args, dense),
         Function::NnBatchMatmul => crate::topi_nn::batch_matmul(host, args),
-        Function::NnGetPadTuple => crate::topi_nn::get_pad_tuple(args),
+        Function::NnGetPadTuple(dims) => crate::topi_nn::get_pad_tuple(dims, args),
         Function::NnSoftmax(log) => crate::topi_nn::softmax(host, args, log),
         Function::RegisterTopi(schedule) => crate::autotvm::register(args, schedule),
         Function::AutotvmEntity(kind) => crate::autotvm::entity(kind, args),

@@ -41,6 +41,7 @@ const MODULES: &[&str] = &[
     "tvm.tir.ir_builder",
     "tvm.driver",
     "tvm.arith",
+    "tvm.arith.analyzer",
     "tvm.driver.build_module",
     "tvm.topi.nn.pooling",
     "tvm.topi.math",
@@ -186,6 +187,14 @@ const CPP_SAME_ARGUMENTS: &[(&str, &str)] = &[
     ("tvm.topi.nn", "instance_norm"),
     ("tvm.topi.nn", "group_norm"),
     ("tvm.topi.nn", "rms_norm"),
+    ("tvm.topi", "sum"),
+    ("tvm.topi", "max"),
+    ("tvm.topi", "min"),
+    ("tvm.topi", "prod"),
+    ("tvm.topi", "all"),
+    ("tvm.topi", "any"),
+    ("tvm.topi", "argmax"),
+    ("tvm.topi", "argmin"),
 ];
 
 /// `tvm.topi.cpp...name`: the operator of [`CPP_SAME_ARGUMENTS`] under
@@ -228,6 +237,11 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
     // `tvm.topi.nn.pad` is a module, imported by path, and as an
     // attribute of `tvm.topi.nn` the function (`nn/__init__.py` imports
     // its names over its submodules').
+    // `nn/pooling.py` imports `cpp` from `tvm.topi`: `from tvm.topi.nn
+    // import cpp` is TOPI's C++ module.
+    if module_path == "tvm.topi.nn" && name == "cpp" {
+        return module("tvm.topi.cpp");
+    }
     if module_path == "tvm.topi.nn" {
         if let Some(f) = crate::topi_nn::function(name).or_else(|| topi_operator(module_path, name))
         {
@@ -541,7 +555,7 @@ fn class(module_path: &str, name: &str) -> Option<Class> {
         // A buffer of an intrinsic's or an extern's function, or of a
         // lowered program; `te.schedule` re-exports TVM's `Buffer`.
         "Buffer" if schedule || module_path == "tvm.tir" => Class::Stmt("Buffer"),
-        "Analyzer" if module_path == "tvm.arith" => Class::Analyzer,
+        "Analyzer" if matches!(module_path, "tvm.arith" | "tvm.arith.analyzer") => Class::Analyzer,
         "StmtSRef" if module_path == "tvm.tir.schedule" => Class::Stmt("StmtSRef"),
         "BlockRV" if module_path == "tvm.tir.schedule" => Class::Stmt("BlockRV"),
         "ProducerLoad" if module_path == "tvm.tir.expr" => Class::Stmt("ProducerLoad"),

@@ -743,7 +743,10 @@ pub(crate) fn function(name: &str) -> Option<crate::Function> {
         "dense" => F::NnMatmul(true),
         "matmul" => F::NnMatmul(false),
         "batch_matmul" => F::NnBatchMatmul,
-        "get_pad_tuple" => F::NnGetPadTuple,
+        "get_pad_tuple_generic" => F::NnGetPadTuple(0),
+        "get_pad_tuple1d" => F::NnGetPadTuple(1),
+        "get_pad_tuple" => F::NnGetPadTuple(2),
+        "get_pad_tuple3d" => F::NnGetPadTuple(3),
         "softmax" => F::NnSoftmax(false),
         "log_softmax" => F::NnSoftmax(true),
         "depthwise_conv2d_nchw" => F::NnDepthwiseConv2dNchw,
@@ -999,15 +1002,43 @@ pub(crate) fn softmax(host: &mut dyn Host, args: Args, log: bool) -> ApiResult<V
 /// `nn.get_pad_tuple(padding, kernel)`: the padding on top, left, bottom
 /// and right of a 2-D window (`padding` an integer, a pair, four values,
 /// `"SAME"` or `"VALID"`; `kernel` the window's height and width).
-pub(crate) fn get_pad_tuple(args: Args) -> ApiResult<Value> {
-    let a = args.bind("get_pad_tuple", &["padding", "kernel"])?;
-    let kernel = per_axis(a.required("kernel")?, "kernel", 2)?;
-    let [top, left, down, right] = pad_tuple_2d(a.required("padding")?, [&kernel[0], &kernel[1]])?;
+/// `get_pad_tuple1d(padding, kernel)` (`dims` 1: left, right),
+/// `get_pad_tuple` (2: top, left, down, right), `get_pad_tuple3d` (3:
+/// front, top, left, back, down, right): the padding before each spatial
+/// axis, then after; `get_pad_tuple_generic` (0: as many axes as the
+/// kernel has) returns the two lists.
+pub(crate) fn get_pad_tuple(dims: u8, args: Args) -> ApiResult<Value> {
+    let name = match dims {
+        0 => "get_pad_tuple_generic",
+        1 => "get_pad_tuple1d",
+        3 => "get_pad_tuple3d",
+        _ => "get_pad_tuple",
+    };
+    let a = args.bind(name, &["padding", "kernel"])?;
+    let k = a.required("kernel")?;
+    let n = match dims {
+        0 => promote(&k.value).sequence().map_or(1, |s| s.len()),
+        d => usize::from(d),
+    };
+    let kernel = per_axis(k, "kernel", n)?;
+    let padding = a.required("padding")?;
+    let (begin, end) = pad_tuple(padding, &kernel)?;
     let value = |e: Expr| e.as_int().map_or(Value::Index(e), Value::Int);
-    Ok(Value::tuple(vec![
-        value(top),
-        value(left),
-        value(down),
-        value(right),
-    ]))
+    if dims == 0 {
+        // As TOPI returns them: the given halves as a tuple, computed ones
+        // as a list.
+        let given = promote(&padding.value)
+            .sequence()
+            .is_some_and(|s| s.len() == 2 * n);
+        let list = |v: Vec<Expr>| Value::list(v.into_iter().map(value).collect());
+        let halves = vec![list(begin), list(end)];
+        return Ok(if given {
+            Value::tuple(halves)
+        } else {
+            Value::list(halves)
+        });
+    }
+    Ok(Value::tuple(
+        begin.into_iter().chain(end).map(value).collect(),
+    ))
 }
