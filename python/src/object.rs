@@ -286,6 +286,25 @@ impl Object {
         to_py(py, result.map_err(|e| api_error(py, e))?)
     }
 
+    /// `a ^ b`, `a << b`, `a >> b` on integer tensor elements: the layer's
+    /// `tvm_api::bitwise`.
+    fn bitwise(
+        &self,
+        py: Python<'_>,
+        f: tir::Intrinsic,
+        other: &Bound<'_, PyAny>,
+        reflected: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let other = to_value(other)?;
+        let (a, b) = if reflected {
+            (other, self.value.clone())
+        } else {
+            (self.value.clone(), other)
+        };
+        let v = tvm_api::bitwise(f, &a, &b).map_err(|e| api_error(py, e))?;
+        to_py(py, v)
+    }
+
     /// `a & b` (`and`) and `a | b` on conditions: the layer's
     /// `tvm_api::logical`, TVM's `tir.all(a, b)` and `tir.any(a, b)`.
     fn logical(
@@ -445,6 +464,24 @@ impl Object {
     }
     fn __ror__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         self.logical(py, false, o, true)
+    }
+    fn __xor__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.bitwise(py, tir::Intrinsic::BitwiseXor, o, false)
+    }
+    fn __rxor__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.bitwise(py, tir::Intrinsic::BitwiseXor, o, true)
+    }
+    fn __lshift__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.bitwise(py, tir::Intrinsic::ShiftLeft, o, false)
+    }
+    fn __rlshift__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.bitwise(py, tir::Intrinsic::ShiftLeft, o, true)
+    }
+    fn __rshift__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.bitwise(py, tir::Intrinsic::ShiftRight, o, false)
+    }
+    fn __rrshift__(&self, py: Python<'_>, o: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.bitwise(py, tir::Intrinsic::ShiftRight, o, true)
     }
 
     fn __neg__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {

@@ -22,6 +22,7 @@ PROGRAMS = Path(__file__).resolve().parents[2] / "crates/script/tests/programs"
         ("topi_module_api.py", "RuntimeError: schedule not registered for 'cuda"),
         ("autotvm_fallback.py", "vectorized (j.inner.inner, 0, 4)"),
         ("value_conditions.py", "(x[i] >= -0.250000f) && (x[i] < 0.250000f)"),
+        ("bitwise.py", "popcount(bitwise_xor(packed[i], shift_right(packed[i], 2)))"),
     ],
 )
 def test_both_front_ends_print_the_same(cli, name, marker):
@@ -93,3 +94,15 @@ def test_const_matrix_refuses_what_is_not_a_matrix():
 def test_numpy_arrays_reach_the_layer_with_their_dtype():
     a = tvm.nd.array(np.arange(6, dtype="int64").reshape(2, 3))
     assert a.dtype == "int64" and a.numpy().tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_topi_cpp_reductions_and_the_nn_alias():
+    # `nn/pooling.py` imports `cpp` into `tvm.topi.nn`; `reduction.py`
+    # calls `cpp.sum(data, axis, keepdims)`.
+    from rangefinder.tvm import topi
+    from rangefinder.tvm.topi.nn import cpp
+
+    assert cpp is topi.cpp
+    x = te.placeholder((4, 6), name="x")
+    assert [int(d) for d in cpp.sum(x, [1], False).shape] == [4]
+    assert [int(d) for d in topi.cpp.argmax(x, [1], True, False).shape] == [4, 1]

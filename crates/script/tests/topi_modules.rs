@@ -209,3 +209,38 @@ fn topis_cpp_reductions_and_module_aliases_resolve() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(run.printed, "[4] [4] [4, 1] [1, 1] True\nn\n");
 }
+
+const BITWISE: &str = include_str!("programs/bitwise.py");
+
+#[test]
+fn bitwise_operators_on_integer_elements_are_tvms_intrinsics() {
+    let run = script::run(BITWISE).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        run.printed.starts_with("uint32 uint32 int32 uint32\n"),
+        "{}",
+        run.printed
+    );
+    for line in [
+        "counted[i] = (popcount(bitwise_xor(packed[i], shift_right(packed[i], 2))) + bitwise_and(w[floormod(i, 8)], 7))",
+        "flipped[i] = (bitwise_not(w[floormod(i, 8)]) + shift_left(w[floormod(i, 8)], 2))",
+        "padded[i] = if_then_else(((0 < i) && (i <= 16)), packed[(i - 1)], uint32(0))",
+    ] {
+        assert!(run.printed.contains(line), "{line}\n{}", run.printed);
+    }
+    // Python's operators on conditions and floats stay what they were.
+    let e = script::run(
+        "from tvm import te\nx = te.placeholder((4,), name='x')\n\
+         y = te.compute((4,), lambda i: x[i] << 1, name='y')\n",
+    )
+    .expect_err("a float shifted");
+    assert!(
+        e.message
+            .contains("works on the bits of integers, not on a float32 value"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bitwise_programs_compute_what_they_define() {
+    common::run_checked(BITWISE, 4, 7, 0.0);
+}

@@ -769,7 +769,7 @@ impl<'a> Reference<'a> {
                     .iter()
                     .map(|a| Ok(round(self.value(a, env)?, dtype)))
                     .collect::<Result<Vec<f64>>>()?;
-                let r = op.apply(&xs).ok_or_else(|| {
+                let r = op.apply_as(&xs, dtype).ok_or_else(|| {
                     TeError::definition(format!("`{op}` takes {} argument(s)", op.arity()))
                 })?;
                 round(r, dtype)

@@ -219,7 +219,7 @@ impl Value {
             ValueKind::Neg(a) => a.dtype(),
             ValueKind::Binary(_, a, b) | ValueKind::Select(_, a, b) => a.dtype().promote(b.dtype()),
             ValueKind::Reduce(r) => r.source.dtype(),
-            ValueKind::Call(_, args) => tir::call_dtype(args.iter().map(Value::dtype)),
+            ValueKind::Call(f, args) => tir::call_dtype(*f, args.iter().map(Value::dtype)),
             ValueKind::Cmp(..) | ValueKind::And(..) | ValueKind::Or(..) | ValueKind::Not(_) => {
                 DataType::Bool
             }

@@ -45,6 +45,10 @@ intrinsics! {
     Atan "atan" 1,
     Atan2 "atan2" 2,
     Atanh "atanh" 1,
+    BitwiseAnd "bitwise_and" 2,
+    BitwiseNot "bitwise_not" 1,
+    BitwiseOr "bitwise_or" 2,
+    BitwiseXor "bitwise_xor" 2,
     Cbrt "cbrt" 1,
     Ceil "ceil" 1,
     Copysign "copysign" 2,
@@ -73,6 +77,7 @@ intrinsics! {
     Nextafter "nextafter" 2,
     Norm3d "norm3d" 3,
     Norm4d "norm4d" 4,
+    Popcount "popcount" 1,
     Pow "pow" 2,
     Rcbrt "rcbrt" 1,
     Remainder "remainder" 2,
@@ -81,6 +86,8 @@ intrinsics! {
     Rnorm4d "rnorm4d" 4,
     Round "round" 1,
     Rsqrt "rsqrt" 1,
+    ShiftLeft "shift_left" 2,
+    ShiftRight "shift_right" 2,
     Sigmoid "sigmoid" 1,
     Sin "sin" 1,
     Sinh "sinh" 1,
@@ -115,12 +122,64 @@ impl Intrinsic {
         }
     }
 
+    /// [`Self::apply`] for a call of type `dtype`: a bitwise intrinsic's
+    /// result keeps the low bits of the type, as the machine's integers do
+    /// (`uint32` shifted left wraps around), read back signed or unsigned.
+    pub fn apply_as(self, args: &[f64], dtype: crate::DataType) -> Option<f64> {
+        let r = self.apply(args)?;
+        if !self.is_bitwise() || dtype.is_float() || dtype.bits() >= 64 {
+            return Some(r);
+        }
+        let (x, bits) = (r as i64, dtype.bits());
+        let unsigned = matches!(
+            dtype,
+            crate::DataType::Bool
+                | crate::DataType::UInt8
+                | crate::DataType::UInt16
+                | crate::DataType::UInt32
+        );
+        let low = if unsigned {
+            x & ((1i64 << bits) - 1)
+        } else {
+            (x << (64 - bits)) >> (64 - bits)
+        };
+        Some(low as f64)
+    }
+
+    /// Whether the intrinsic works on the bits of integers (`bitwise_and`,
+    /// `shift_left`, `popcount`, ...): its arguments and result are
+    /// integers, where the others compute in floating point.
+    pub fn is_bitwise(self) -> bool {
+        use Intrinsic::*;
+        matches!(
+            self,
+            BitwiseAnd | BitwiseNot | BitwiseOr | BitwiseXor | Popcount | ShiftLeft | ShiftRight
+        )
+    }
+
     /// The function applied to `args` (in double precision; callers round
-    /// to their type). `None` when the number of arguments is wrong.
+    /// to their type; bitwise intrinsics on the integers the values hold,
+    /// two's complement in 64 bits). `None` when the number of arguments is
+    /// wrong.
     pub fn apply(self, args: &[f64]) -> Option<f64> {
         use Intrinsic::*;
         if args.len() != self.arity() {
             return None;
+        }
+        if self.is_bitwise() {
+            let (a, b) = (args[0] as i64, args.get(1).map_or(0, |b| *b as i64));
+            // A shift by a negative count or past the width: C leaves it
+            // undefined; here the bits all leave.
+            let count = u32::try_from(b).ok().filter(|n| *n < 64);
+            return Some(match self {
+                BitwiseAnd => a & b,
+                BitwiseOr => a | b,
+                BitwiseXor => a ^ b,
+                BitwiseNot => !a,
+                Popcount => i64::from(a.count_ones()),
+                ShiftLeft => count.map_or(0, |n| a.wrapping_shl(n)),
+                _ => count.map_or(if a < 0 { -1 } else { 0 }, |n| a >> n),
+            } as f64);
         }
         let a = args[0];
         let b = args.get(1).copied().unwrap_or(0.0);
@@ -176,6 +235,8 @@ impl Intrinsic {
             Tan => a.tan(),
             Tanh => a.tanh(),
             Trunc => a.trunc(),
+            BitwiseAnd | BitwiseNot | BitwiseOr | BitwiseXor | Popcount | ShiftLeft
+            | ShiftRight => unreachable!("bitwise intrinsics return above"),
         })
     }
 }
@@ -222,6 +283,24 @@ mod tests {
     #[test]
     fn applies_with_the_right_arity_only() {
         assert_eq!(Intrinsic::Exp.apply(&[0.0]), Some(1.0));
+        assert_eq!(Intrinsic::BitwiseXor.apply(&[6.0, 3.0]), Some(5.0));
+        assert_eq!(Intrinsic::Popcount.apply(&[255.0]), Some(8.0));
+        assert_eq!(Intrinsic::ShiftRight.apply(&[-8.0, 1.0]), Some(-4.0));
+        // The machine's integers wrap at their width.
+        let u32 = crate::DataType::UInt32;
+        assert_eq!(
+            Intrinsic::ShiftLeft.apply_as(&[3.0, 31.0], u32),
+            Some(2147483648.0)
+        );
+        assert_eq!(
+            Intrinsic::BitwiseNot.apply_as(&[0.0], u32),
+            Some(4294967295.0)
+        );
+        assert_eq!(
+            Intrinsic::BitwiseNot.apply_as(&[0.0], crate::DataType::Int8),
+            Some(-1.0)
+        );
+        assert_eq!(Intrinsic::Exp.apply_as(&[0.0], u32), Some(1.0));
         assert_eq!(Intrinsic::Exp.apply(&[0.0, 1.0]), None);
         assert_eq!(Intrinsic::Fmax.apply(&[-1.0, 2.0]), Some(2.0));
         assert_eq!(Intrinsic::Sigmoid.apply(&[0.0]), Some(0.5));

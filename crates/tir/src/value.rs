@@ -287,7 +287,7 @@ impl Value {
             Value::Cmp(..) | Value::And(..) | Value::Or(..) | Value::Not(..) => DataType::Bool,
             Value::Likely(a) => a.dtype(),
             Value::Neg(a) => a.dtype(),
-            Value::Call(_, args) => call_dtype(args.iter().map(Value::dtype)),
+            Value::Call(f, args) => call_dtype(*f, args.iter().map(Value::dtype)),
             Value::Let(_, _, body) => body.dtype(),
         }
     }
@@ -333,13 +333,15 @@ impl Value {
     }
 }
 
-/// The type of an intrinsic call on arguments of types `args`: the
-/// promoted float type, `float32` when no argument is a float.
-pub fn call_dtype(args: impl IntoIterator<Item = DataType>) -> DataType {
-    let t = args
-        .into_iter()
-        .reduce(DataType::promote)
-        .unwrap_or(DataType::Float32);
+/// The type of a call of `f` on arguments of types `args`: for a bitwise
+/// intrinsic the promoted integer type, else the promoted float type
+/// (`float32` when no argument is a float).
+pub fn call_dtype(f: Intrinsic, args: impl IntoIterator<Item = DataType>) -> DataType {
+    let t = args.into_iter().reduce(DataType::promote);
+    if f.is_bitwise() {
+        return t.unwrap_or(DataType::Int32);
+    }
+    let t = t.unwrap_or(DataType::Float32);
     if t.is_float() {
         t
     } else {

@@ -557,7 +557,9 @@ fn compute(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
                 ));
             }
             let tensor = |t| Value::Object(Object::Tensor(t));
-            Ok(if several {
+            // A tuple of one value makes one tensor, as TVM returns
+            // `outputs[0]` when there is one output.
+            Ok(if several && outputs.len() > 1 {
                 Value::tuple(outputs.into_iter().map(tensor).collect())
             } else {
                 tensor(outputs.remove(0))
@@ -881,6 +883,12 @@ pub(crate) fn typed_constant(value: &Value, dt: DataType, at: At) -> ApiResult<V
         (value, true) => as_int(value)
             .map(|i| Value::Float(i as f64))
             .ok_or_else(|| type_error(at.clone(), "`const` needs a number"))?,
+        // A float made an integer constant truncates, as TVM's
+        // `MakeConstScalar` casts it (TOPI's `pad` makes its default
+        // `0.0` the data's type).
+        (Value::Float(f), false) if f.is_finite() && f.abs() < 9.2e18 => {
+            Value::Index(Expr::int(f.trunc() as i64))
+        }
         (value, false) => as_int(value)
             .map(|i| Value::Index(Expr::int(i)))
             .ok_or_else(|| {
@@ -1092,7 +1100,30 @@ fn intrinsic(f: tir::Intrinsic, args: Args) -> ApiResult<Value> {
         .iter()
         .map(|a| to_element(&a.value, a.place()))
         .collect::<ApiResult<Vec<_>>>()?;
+    if f.is_bitwise() {
+        if let Some((a, v)) = pos
+            .iter()
+            .zip(&operands)
+            .find(|(_, v)| v.dtype().is_float())
+        {
+            return Err(type_error(
+                a.place(),
+                format!(
+                    "`{}` works on the bits of integers, not on a {} value",
+                    f.name(),
+                    v.dtype().name()
+                ),
+            ));
+        }
+    }
     Ok(element(te::Value::call(f, operands)))
+}
+
+/// `lhs op rhs` for Python's bitwise operators on tensor elements: TVM's
+/// `bitwise_and`, `bitwise_or`, `bitwise_xor`, `shift_left`,
+/// `shift_right`; `&` and `|` of conditions are [`crate::logical`].
+pub(crate) fn bitwise(f: tir::Intrinsic, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
+    intrinsic(f, Args::positional(vec![lhs.clone(), rhs.clone()]))
 }
 
 /// `tvm.tir.div(a, b)`: truncating division of integers (as

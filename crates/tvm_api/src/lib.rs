@@ -241,11 +241,31 @@ pub fn resolve(path: &str) -> Option<Value> {
 /// `PrimExpr.__and__` and `__or__` make `tir.all` and `tir.any` of them: on
 /// indices an index condition, on tensor values a value condition.
 pub fn logical(and: bool, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
+    let integer = |v: &Value| {
+        objects::is_element(v)
+            && objects::to_element(v, None)
+                .is_ok_and(|e| e.dtype() != tir::DataType::Bool && !e.dtype().is_float())
+    };
+    if integer(lhs) || integer(rhs) {
+        let f = if and {
+            tir::Intrinsic::BitwiseAnd
+        } else {
+            tir::Intrinsic::BitwiseOr
+        };
+        return functions::bitwise(f, lhs, rhs);
+    }
     let given = |value: &Value, i: usize| Given {
         value: value.clone(),
         at: ArgRef::Positional(i),
     };
     functions::join_conditions(and, &[given(lhs, 0), given(rhs, 1)])
+}
+
+/// `lhs ^ rhs`, `lhs << rhs` or `lhs >> rhs` (`f` is `BitwiseXor`,
+/// `ShiftLeft` or `ShiftRight`) on integer tensor elements, as TVM's
+/// `PrimExpr` operators make them.
+pub fn bitwise(f: tir::Intrinsic, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
+    functions::bitwise(f, lhs, rhs)
 }
 
 /// `value.name`.

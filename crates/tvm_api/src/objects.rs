@@ -262,9 +262,14 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
             }
             _ => false,
         },
+        // A Python float is not a `PrimExpr`: TOPI keeps a `PrimExpr`
+        // padding value and makes a float default (`pad_value=0.0`) a
+        // constant of the data's type, which for integer data is an
+        // integer. Integers stay `PrimExpr`s: shape sizes are ints here
+        // where TVM has `IntImm`s.
         Class::PrimExpr => matches!(
             v,
-            Value::Int(_) | Value::Float(_) | Value::Index(_) | Value::Object(Object::Element(_))
+            Value::Int(_) | Value::Index(_) | Value::Object(Object::Element(_))
         ),
         Class::Operation => op(v).is_some(),
         Class::ComputeOp => op(v).is_some_and(|op| op.as_compute().is_some()),

@@ -120,6 +120,24 @@ pub(crate) fn unary(op: UnaryOp, v: &Value) -> ApiResult<Value> {
 /// `~cond`: the negation of a condition (TVM's `tir.Not`); a Python bool
 /// is negated too, as `~(a == b)` of two objects compared by identity is.
 fn logical_not(v: &Value) -> ApiResult<Value> {
+    if is_element(v) {
+        let e = crate::objects::to_element(v, None)?;
+        // `~x` of an integer element is `bitwise_not`, of a condition its
+        // negation.
+        return Ok(crate::objects::element(match e.dtype() {
+            tir::DataType::Bool => te::Value::new(te::ValueKind::Not(e)),
+            t if t.is_float() => {
+                return Err(type_error(
+                    None,
+                    format!(
+                        "`~` needs an integer or a condition, found a {} value",
+                        t.name()
+                    ),
+                ))
+            }
+            _ => te::Value::call(tir::Intrinsic::BitwiseNot, vec![e]),
+        }));
+    }
     match promote(v) {
         Value::Index(e) if e.ty() == arith::Type::Bool => Ok(Value::Index(Expr::not(e))),
         Value::Bool(b) => Ok(Value::Bool(!b)),

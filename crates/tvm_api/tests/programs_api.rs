@@ -308,10 +308,10 @@ fn isinstance_follows_tvms_classes_and_hierarchy() {
             &dim,
             &["tvm.tir.IntImm", "tvm.tir.expr.IntImm", "tvm.tir.PrimExpr"],
         ),
-        (
-            &Value::Float(1.0),
-            &["tvm.tir.FloatImm", "tvm.tir.PrimExpr"],
-        ),
+        // A float stands for a `FloatImm` (`tvm.tir.const(1.0)`), but is no
+        // `PrimExpr`: TOPI makes a float default that is not a `PrimExpr`
+        // (`pad_value=0.0`) a constant of the data's type.
+        (&Value::Float(1.0), &["tvm.tir.FloatImm"]),
         (&element, &["tvm.tir.PrimExpr", "tvm.runtime.Object"]),
         (&a, &["te.Tensor", "te.tensor.Tensor", "tvm.runtime.Object"]),
         (

@@ -699,13 +699,15 @@ fn hostile_arguments_are_errors() {
         &[],
     );
     assert_eq!(e.class, ErrorClass::ValueError, "{}", e.message);
-    let e = error(
+    // A float bound of an integer tensor truncates, as TVM's `const`
+    // makes an integer constant of a float.
+    let c = call(
         h,
         "tvm.topi.clip",
         vec![i.clone(), Value::Float(0.5), Value::Int(3)],
         &[],
     );
-    assert_eq!(e.class, ErrorClass::TypeError, "{}", e.message);
+    assert_eq!(dtype(&c), dtype(&i));
     let e = error(
         h,
         "tvm.topi.clip",

@@ -5,6 +5,8 @@ tvm.tir.IterVar)`` asks the API layer (or, for classes it does not name,
 compares the layer's name of the value's type), and calling a class that
 TVM lets programs construct calls the layer's function for it."""
 
+import sys as _sys
+
 from .. import _native
 
 
@@ -51,6 +53,11 @@ def layer_getattr(path):
             raise AttributeError(f"module `{path}` has no attribute `{name}`")
         value = _native.resolve(f"{path}.{name}")
         if _native.instance_of(value, "", ["module"]):
+            # Another module under this name (`tvm.topi.nn.cpp` is
+            # `tvm.topi.cpp`) is that module's Python module.
+            target = str(value)[len("<module '") : -len("'>")]
+            if target != f"{path}.{name}" and "rangefinder." + target in _sys.modules:
+                return _sys.modules["rangefinder." + target]
             # A submodule is the Python module, which the import system
             # loads when this says it is missing.
             raise AttributeError(f"module `{path}` has no attribute `{name}`")

@@ -776,12 +776,20 @@ pub(crate) fn apply_binary(
     if !bitwise {
         return operators::binary(binary_op(op, span.clone())?, lhs, rhs, span);
     }
-    if matches!(op, O::BitAnd | O::BitOr)
-        && (objects::is_api_value(lhs) || objects::is_api_value(rhs))
-    {
-        // TVM's `cond & cond` and `cond | cond`: `tir.all` and `tir.any`.
-        return tvm_api::logical(matches!(op, O::BitAnd), lhs, rhs)
-            .map_err(|e| Raised::api(span, e));
+    if bitwise && (objects::is_api_value(lhs) || objects::is_api_value(rhs)) {
+        // TVM's `cond & cond` and `cond | cond` (`tir.all`, `tir.any`), and
+        // the bitwise intrinsics on integer tensor elements.
+        let f = match op {
+            O::BitAnd | O::BitOr => None,
+            O::BitXor => Some(tir::Intrinsic::BitwiseXor),
+            O::LShift => Some(tir::Intrinsic::ShiftLeft),
+            _ => Some(tir::Intrinsic::ShiftRight),
+        };
+        return match f {
+            None => tvm_api::logical(matches!(op, O::BitAnd), lhs, rhs),
+            Some(f) => tvm_api::bitwise(f, lhs, rhs),
+        }
+        .map_err(|e| Raised::api(span, e));
     }
     if let (Value::Bool(a), Value::Bool(b)) = (lhs, rhs) {
         match op {

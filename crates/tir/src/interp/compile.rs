@@ -558,7 +558,7 @@ impl<'a> Compiler<'a> {
                     .iter()
                     .map(|a| self.value(a, src))
                     .collect::<Result<Vec<_>, _>>()?;
-                let t = crate::value::call_dtype(compiled.iter().map(|(_, t)| *t));
+                let t = crate::value::call_dtype(*op, compiled.iter().map(|(_, t)| *t));
                 let args = compiled
                     .into_iter()
                     .map(|(code, from)| convert(code, from, t))

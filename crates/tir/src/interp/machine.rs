@@ -524,10 +524,14 @@ impl<'c, 'a> Machine<'c, 'a> {
                         Scalar::Int(x) => x as f64,
                     });
                 }
-                let r = op.apply(&xs).ok_or_else(|| {
+                let r = op.apply_as(&xs, *t).ok_or_else(|| {
                     value_error(format!("{op} takes {} argument(s)", op.arity()), src)
                 })?;
-                Scalar::Float(round_float(r, *t))
+                if t.is_float() {
+                    Scalar::Float(round_float(r, *t))
+                } else {
+                    Scalar::Int(r as i64)
+                }
             }
             ValueCode::Let(slot, x, body) => {
                 let x = match self.value(x, src)? {
