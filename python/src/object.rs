@@ -295,14 +295,20 @@ impl Object {
         other: &Bound<'_, PyAny>,
         reflected: bool,
     ) -> PyResult<Py<PyAny>> {
+        let (a, b) = self.ordered(other, reflected)?;
+        let v = tvm_api::bitwise(f, &a, &b).map_err(|e| api_error(py, e))?;
+        to_py(py, v)
+    }
+
+    /// This value and `other` in the order of the operator (`other` first
+    /// when `reflected`).
+    fn ordered(&self, other: &Bound<'_, PyAny>, reflected: bool) -> PyResult<(Value, Value)> {
         let other = to_value(other)?;
-        let (a, b) = if reflected {
+        Ok(if reflected {
             (other, self.value.clone())
         } else {
             (self.value.clone(), other)
-        };
-        let v = tvm_api::bitwise(f, &a, &b).map_err(|e| api_error(py, e))?;
-        to_py(py, v)
+        })
     }
 
     /// `a & b` (`and`) and `a | b` on conditions: the layer's
@@ -314,12 +320,7 @@ impl Object {
         other: &Bound<'_, PyAny>,
         reflected: bool,
     ) -> PyResult<Py<PyAny>> {
-        let other = to_value(other)?;
-        let (a, b) = if reflected {
-            (other, self.value.clone())
-        } else {
-            (self.value.clone(), other)
-        };
+        let (a, b) = self.ordered(other, reflected)?;
         let v = tvm_api::logical(and, &a, &b).map_err(|e| api_error(py, e))?;
         to_py(py, v)
     }
