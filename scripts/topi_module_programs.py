@@ -54,6 +54,7 @@ def driver(body, args):
 
 
 CONV2D = ["nn/pad.py", "nn/utils.py", "nn/winograd_util.py", "nn/conv2d.py"]
+DCONV = ["nn/pad.py", "nn/utils.py", "nn/dilate.py"]
 
 #: name -> (TOPI modules in order, driver)
 PROGRAMS = {
@@ -398,6 +399,279 @@ x = te.placeholder((1, 16, 16, 64), name="x")
 out = upsampling(x, 2, 2, layout="NHWC", method="bilinear", align_corners=True)
 s = te.create_schedule(out.op)
 """, "[x, out]")),
+    "instance_norm_nchw": (["nn/instance_norm.py"], driver("""
+x = te.placeholder((1, 64, 56, 56), name="x")
+gamma = te.placeholder((56, 56), name="gamma")
+beta = te.placeholder((56, 56), name="beta")
+out = instance_norm(x, gamma, beta, (2, 3), 1e-5)
+s = te.create_schedule(out.op)
+""", "[x, gamma, beta, out]")),
+    "rms_norm_llama": (["nn/rms_norm.py"], driver("""
+x = te.placeholder((8, 4096), name="x")
+w = te.placeholder((4096,), name="w")
+out = rms_norm(x, w, (1,), 1e-6)
+s = te.create_schedule(out.op)
+""", "[x, w, out]")),
+    "lstm_scan": (["nn/lstm.py"], driver("""
+xs = te.placeholder((4, 1, 32), name="xs")
+wi = te.placeholder((128, 32), name="wi")
+wh = te.placeholder((128, 32), name="wh")
+h, c = lstm(xs, wi, wh)
+s = te.create_schedule([h.op, c.op])
+""", "[xs, wi, wh, h, c]")),
+    "nll_loss_imagenet": (["nn/loss.py"], driver("""
+pred = te.placeholder((8, 1000), name="pred")
+tgt = te.placeholder((8,), name="tgt", dtype="int32")
+w = te.placeholder((1000,), name="w")
+out = nll_loss(pred, tgt, w, "mean", -100)
+s = te.create_schedule(out.op)
+""", "[pred, tgt, w, out]")),
+    "fifo_buffer_wavenet": (["nn/fifo_buffer.py"], driver("""
+data = te.placeholder((1, 64, 1), name="data")
+buf = te.placeholder((1, 64, 8), name="buf")
+out = fifo_buffer(data, buf, 2)
+s = te.create_schedule(out.op)
+""", "[data, buf, out]")),
+    "bitserial_conv2d_nchw": (["nn/pad.py", "nn/utils.py", "nn/bitserial_util.py", "nn/bitserial_conv2d.py"], driver("""
+data = te.placeholder((1, 64, 14, 14), name="data", dtype="uint32")
+kernel = te.placeholder((64, 64, 3, 3), name="kernel", dtype="uint32")
+out = bitserial_conv2d_nchw(data, kernel, 1, 1, 2, 1, "uint32", "int32", True)
+s = te.create_schedule(out.op)
+""", "[data, kernel, out]")),
+    "bitserial_dense": (["nn/bitserial_util.py", "nn/bitserial_dense.py"], driver("""
+data = te.placeholder((1, 512), name="data", dtype="uint32")
+weight = te.placeholder((256, 512), name="weight", dtype="uint32")
+out = bitserial_dense(data, weight, 2, 1, "uint32", "int16", True)
+s = te.create_schedule(out.op)
+""", "[data, weight, out]")),
+    "binarize_pack_binary_dense": (["nn/bnn.py"], driver("""
+data = te.placeholder((1, 512), name="data")
+weight = te.placeholder((256, 512), name="weight")
+dp = binarize_pack(data)
+wp = binarize_pack(weight, name="PackedWeight")
+out = binary_dense(dp, wp)
+s = te.create_schedule(out.op)
+""", "[data, weight, out]")),
+    "deformable_conv2d_nchw": (["nn/utils.py", "nn/deformable_conv2d.py"], driver("""
+data = te.placeholder((1, 64, 14, 14), name="data")
+offset = te.placeholder((1, 18, 14, 14), name="offset")
+kernel = te.placeholder((64, 64, 3, 3), name="kernel")
+out = deformable_conv2d_nchw(data, offset, kernel, 1, 1, 1, 1, 1, "float32")
+s = te.create_schedule(out.op)
+""", "[data, offset, kernel, out]")),
+    "conv3d_transpose_ncdhw": (DCONV + ["nn/conv3d_transpose.py"], driver("""
+x = te.placeholder((1, 16, 4, 8, 8), name="x")
+w = te.placeholder((16, 8, 3, 3, 3), name="w")
+out = conv3d_transpose_ncdhw(x, w, (2, 2, 2), (1, 1, 1), "float32", (1, 1, 1))
+s = te.create_schedule(out.op)
+""", "[x, w, out]")),
+    "conv1d_transpose_ncw": (DCONV + ["nn/conv1d_transpose.py"], driver("""
+x = te.placeholder((1, 64, 32), name="x")
+w = te.placeholder((64, 32, 4), name="w")
+out = conv1d_transpose_ncw(x, w, 2, 1, "float32", (0,))
+s = te.create_schedule(out.op)
+""", "[x, w, out]")),
+    "group_conv2d_nhwc_resnext": (CONV2D, driver("""
+data = te.placeholder((1, 28, 28, 128), name="data")
+kernel = te.placeholder((3, 3, 4, 128), name="kernel")
+out = group_conv2d_nhwc(data, kernel, 1, 1, 1, 32)
+s = te.create_schedule(out.op)
+""", "[data, kernel, out]")),
+    "conv2d_NCHWc_nn": (CONV2D, driver("""
+data = te.placeholder((1, 8, 14, 14, 8), name="data")
+kernel = te.placeholder((8, 8, 3, 3, 8, 8), name="kernel")
+with tvm.target.Target("llvm"):
+    out = conv2d_NCHWc(data, kernel, 1, 1, 1, "NCHW8c", "NCHW8c", "float32")
+s = te.create_schedule(out.op)
+""", "[data, kernel, out]")),
+    "conv2d_winograd_nhwc": (CONV2D, driver("""
+data = te.placeholder((1, 14, 14, 64), name="data")
+weight = te.placeholder((3, 3, 64, 64), name="weight")
+out = conv2d_winograd_nhwc(data, weight, 1, 1, 1, "float32")
+s = te.create_schedule(out.op)
+""", "[data, weight, out]")),
+    "sparse_dense_csr_bert": (["nn/sparse.py"], driver("""
+data = te.placeholder((16, 256), name="data")
+wdata = te.placeholder((512,), name="wdata")
+windices = te.placeholder((512,), name="windices", dtype="int32")
+windptr = te.placeholder((129,), name="windptr", dtype="int32")
+out = sparse_dense(data, wdata, windices, windptr)
+s = te.create_schedule(out.op)
+""", "[data, wdata, windices, windptr, out]")),
+    "qnn_simulated_quantize": (["nn/qnn.py"], driver("""
+a = te.placeholder((1, 64, 28, 28), name="value")
+d = te.placeholder([], name="dtype", dtype="int32")
+sc = te.placeholder((64,), name="scale")
+zp = te.placeholder((64,), name="zp", dtype="int32")
+out = simulated_quantize(a, d, output_scale=sc, output_zero_point=zp, axis=1)
+s = te.create_schedule(out.op)
+""", "[a, d, sc, zp, out]")),
+    "affine_grid_grid_sample": (["image/grid_sample.py"], driver("""
+theta = te.placeholder((1, 2, 3), name="theta")
+x = te.placeholder((1, 32, 16, 16), name="x")
+grid = affine_grid(theta, (16, 16))
+out = grid_sample(x, grid, method="bilinear", padding_mode="zeros", align_corners=True)
+s = te.create_schedule(out.op)
+""", "[theta, x, out]")),
+    "dilation2d_nchw": (["image/dilation2d.py"], driver("""
+x = te.placeholder((1, 64, 28, 28), name="x")
+f = te.placeholder((64, 3, 3), name="f")
+out = dilation2d_nchw(x, f, 1, 1, 1)
+s = te.create_schedule(out.op)
+""", "[x, f, out]")),
+    "reduction_module_funcs": (["reduction.py"], driver("""
+x = te.placeholder((4, 64, 7, 7), name="x")
+a = sum(x, axis=(2, 3), keepdims=True)
+p = prod(x, axis=1)
+m = argmin(x, axis=1)
+b = te.placeholder((4, 64), name="b", dtype="bool")
+al = all(b, axis=1)
+an = any(b, axis=0, keepdims=True)
+s = te.create_schedule([a.op, p.op, m.op, al.op, an.op])
+""", "[x, b, a, p, m, al, an]")),
+    "scatter_nd_update": (["scatter.py"], driver("""
+data = te.placeholder((8, 16), name="data")
+indices = te.placeholder((1, 4), name="indices", dtype="int64")
+updates = te.placeholder((4, 16), name="updates")
+out = scatter_nd(data, indices, updates, "update")
+s = te.create_schedule(out.op)
+""", "[data, indices, updates, out]")),
+    "cumsum_scan": (["scan.py"], driver("""
+x = te.placeholder((4, 128), name="x")
+out = cumsum(x, axis=1)
+s = te.create_schedule(out.op)
+""", "[x, out]")),
+    "einsum_bert_attention": (["einsum.py"], driver("""
+q = te.placeholder((12, 128, 64), name="q")
+k = te.placeholder((12, 128, 64), name="k")
+out = einsum("bik,bjk->bij", q, k)
+s = te.create_schedule(out.op)
+""", "[q, k, out]")),
+    "space_to_batch_batch_to_space": (["nn/space_to_batch_nd.py", "nn/batch_to_space_nd.py"], driver("""
+x = te.placeholder((1, 32, 14, 14), name="x")
+y = space_to_batch_nd(x, [2, 2], [0, 0], [0, 0])
+z = batch_to_space_nd(y, [2, 2], [0, 0], [0, 0])
+s = te.create_schedule(z.op)
+""", "[x, z]")),
+    "x86_conv2d_nchw_autotvm": (CONV2D + ["x86/conv2d.py"], driver("""
+data = te.placeholder((1, 64, 14, 14), name="data")
+kernel = te.placeholder((64, 64, 3, 3), name="kernel")
+with tvm.target.Target("llvm"):
+    out = conv2d_nchw(data, kernel, 1, 1, 1, "float32")
+    s = schedule_conv2d_nchw([out])
+""", "[data, kernel, out]")),
+    "x86_conv2d_nhwc_schedule": (CONV2D + ["x86/conv2d.py"], driver("""
+data = te.placeholder((1, 14, 14, 256), name="data")
+kernel = te.placeholder((3, 3, 256, 64), name="kernel")
+out = tvm.topi.nn.conv2d_nhwc(data, kernel, 1, 1, 1, "float32")
+s = schedule_conv2d_nhwc([out])
+""", "[data, kernel, out]")),
+    "x86_group_conv2d_spatial_pack": (CONV2D + ["x86/group_conv2d.py"], driver("""
+data = te.placeholder((1, 128, 14, 14), name="data")
+kernel = te.placeholder((128, 4, 3, 3), name="kernel")
+with tvm.target.Target("llvm"):
+    out = group_conv2d_nchw(data, kernel, 1, 1, 1, 32, "float32")
+    s = schedule_group_conv2d_nchw([out])
+""", "[data, kernel, out]")),
+    "x86_conv1d_schedule": (CONV2D + ["nn/conv1d.py", "x86/conv1d.py"], driver("""
+x = te.placeholder((1, 64, 128), name="x")
+w = te.placeholder((32, 64, 3), name="w")
+out = conv1d_ncw(x, w, 1, 1, 1)
+s = schedule_conv1d_ncw([out])
+""", "[x, w, out]")),
+    "x86_conv3d_ncdhw_autotvm": (["x86/conv3d.py"], driver("""
+x = te.placeholder((1, 16, 8, 14, 14), name="x")
+w = te.placeholder((16, 16, 3, 3, 3), name="w")
+with tvm.target.Target("llvm"):
+    out = conv3d_ncdhw(x, w, (1, 1, 1), (1, 1, 1), (1, 1, 1), 1, "float32")
+    s = schedule_conv3d_ncdhw([out])
+""", "[x, w, out]")),
+    "gpu_conv2d_nhwc_direct": (CONV2D + ["gpu/conv2d_nhwc.py", "gpu/conv2d.py"], driver("""
+data = te.placeholder((1, 14, 14, 64), name="data")
+kernel = te.placeholder((3, 3, 64, 64), name="kernel")
+with tvm.target.Target("cuda"):
+    out = conv2d_nhwc(data, kernel, 1, 1, 1, "float32")
+    s = schedule_conv2d_nhwc([out])
+""", "[data, kernel, out]")),
+    "generic_nn_schedule_dense": (["nn/dense.py", "generic/default.py", "generic/nn.py"], driver("""
+data = te.placeholder((1, 2048), name="data")
+weight = te.placeholder((1000, 2048), name="weight")
+out = dense(data, weight)
+with tvm.target.Target("llvm"):
+    s = schedule_dense([out])
+""", "[data, weight, out]")),
+    "x86_adaptive_pool": (["nn/pooling.py", "x86/pooling.py"], driver("""
+x = te.placeholder((1, 512, 14, 14), name="x")
+out = adaptive_pool(x, (7, 7), "avg", layout="NCHW")
+s = schedule_adaptive_pool([out])
+""", "[x, out]")),
+    "cuda_reduce_all_axes": (["cuda/injective.py", "cuda/reduction.py"], driver("""
+x = te.placeholder((64, 1000), name="x")
+y = tvm.topi.sum(x)
+with tvm.target.Target("cuda"):
+    s = schedule_reduce([y])
+""", "[x, y]")),
+    "cuda_reduce_argmin": (["cuda/injective.py", "cuda/reduction.py"], driver("""
+x = te.placeholder((32, 1000), name="x")
+y = tvm.topi.argmin(x, axis=1)
+with tvm.target.Target("cuda"):
+    s = schedule_reduce([y])
+""", "[x, y]")),
+    "x86_conv3d_ncdhw_autotvm_with_utils": (["nn/pad.py", "nn/utils.py", "x86/conv3d.py"], driver("""
+x = te.placeholder((1, 16, 8, 14, 14), name="x")
+w = te.placeholder((16, 16, 3, 3, 3), name="w")
+with tvm.target.Target("llvm"):
+    out = conv3d_ncdhw(x, w, (1, 1, 1), (1, 1, 1), (1, 1, 1), 1, "float32")
+    s = schedule_conv3d_ncdhw([out])
+""", "[x, w, out]")),
+    "x86_conv2d_avx_common_fallback": (CONV2D + ["x86/conv2d_avx_common.py"], driver("""
+# x86/conv2d.py's conv2d_NCHWc / schedule_conv2d_NCHWc, restated in the driver because
+# x86/conv2d.py reaches conv2d_avx_common as a module attribute (not concatenable).
+from tvm import autotvm
+from tvm.topi.utils import traverse_inline
+
+@autotvm.register_topi_compute("conv2d_NCHWc.x86")
+def x86_conv2d_NCHWc(cfg, data, kernel, strides, padding, dilation, layout, out_layout, out_dtype):
+    n, in_channel, ih, iw = get_const_tuple(data.shape)
+    num_filter, _, kh, kw = get_const_tuple(kernel.shape)
+    cfg.define_split("tile_ic", in_channel, num_outputs=2)
+    cfg.define_split("tile_oc", num_filter, num_outputs=2)
+    cfg.define_split("tile_ow", iw, num_outputs=2, filter=lambda y: y.size[-1] <= 64, policy="verbose")
+    cfg.define_knob("unroll_kw", [True, False])
+    if cfg.is_fallback:
+        wkl = _get_workload(data, kernel, strides, padding, dilation, out_dtype)
+        _fallback_schedule(cfg, wkl)
+    ic_bn, oc_bn = cfg["tile_ic"].size[-1], cfg["tile_oc"].size[-1]
+    data_vec = te.compute((n, in_channel // ic_bn, ih, iw, ic_bn),
+                          lambda bs, c, h, w, vc: data[bs, c * ic_bn + vc, h, w], name="data_vec")
+    kernel_vec = te.compute((num_filter // oc_bn, in_channel // ic_bn, kh, kw, ic_bn, oc_bn),
+                            lambda occ, icc, k_h, k_w, icb, ocb: kernel[occ * oc_bn + ocb, icc * ic_bn + icb, k_h, k_w],
+                            name="kernel_vec")
+    return conv2d_NCHWc(data_vec, kernel_vec, strides, padding, dilation, layout, out_layout, out_dtype)
+
+@autotvm.register_topi_schedule("conv2d_NCHWc.x86")
+def x86_schedule_conv2d_NCHWc(cfg, outs):
+    s = te.create_schedule([x.op for x in outs])
+    def _callback(op):
+        if "conv2d_NCHWc" in op.tag:
+            conv_out = op.output(0)
+            _schedule_conv_NCHWc(s, cfg, conv_out.op.input_tensors[0], conv_out.op.input_tensors[1], conv_out, outs[0])
+    traverse_inline(s, outs[0].op, _callback)
+    return s
+
+data = te.placeholder((1, 64, 14, 14), name="data")
+kernel = te.placeholder((64, 64, 3, 3), name="kernel")
+with tvm.target.Target("llvm"):
+    out = unpack_NCHWc_to_nchw(x86_conv2d_NCHWc(data, kernel, (1, 1), (1, 1), (1, 1), "NCHW", "NCHW", "float32"), "float32")
+    s = x86_schedule_conv2d_NCHWc([out])
+""", "[data, kernel, out]")),
+    "gpu_conv2d_nhwc_direct_batch8": (CONV2D + ["gpu/conv2d_nhwc.py", "gpu/conv2d.py"], driver("""
+data = te.placeholder((8, 7, 7, 64), name="data")
+kernel = te.placeholder((3, 3, 64, 64), name="kernel")
+with tvm.target.Target("cuda"):
+    out = conv2d_nhwc(data, kernel, 1, 1, 1, "float32")
+    s = schedule_conv2d_nhwc([out])
+""", "[data, kernel, out]")),
 }
 
 
