@@ -182,6 +182,22 @@ fn conditions_on_tensor_values_join_and_a_rank_0_tensor_is_its_value() {
 }
 
 #[test]
+fn a_rank_0_tensor_compares_as_a_tensor_with_numbers_and_as_its_value_with_expressions() {
+    // TVM's `Tensor.__eq__`: `d == 1` is `False`; `d.equal(1)`, `d() == 1`
+    // and `d < 3` compare the value.
+    let run = script::run(
+        "import tvm\nfrom tvm import te\nd = te.placeholder((), name='d', dtype='int32')\n\
+         x = te.placeholder((4,), name='x')\nprint(d == 1, d != 1, d == d, d == x)\n\
+         print(d.equal(1), d() == 1, d < 3)\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        run.printed,
+        "False True True False\n(d[] == 1) (d[] == 1) (d[] < 3)\n"
+    );
+}
+
+#[test]
 fn conditions_on_tensor_values_compute_what_they_define() {
     common::run_checked(VALUE_CONDITIONS, 4, 3, 1e-6);
 }

@@ -1342,7 +1342,15 @@ pub(crate) fn call_method(
         _ if name == "equal" => {
             let a = args.bind("equal", &["other", "span"])?;
             let other = a.required("other")?;
-            crate::operators::compare(arith::CmpOp::Eq, receiver, &other.value)
+            // `Tensor.equal` compares a rank-0 tensor's value, where `==`
+            // compares the tensor.
+            let lhs = match receiver {
+                Value::Object(Object::Tensor(t)) if t.ndim() == 0 => {
+                    element(t.at(Vec::<Expr>::new()))
+                }
+                _ => receiver.clone(),
+            };
+            crate::operators::compare(arith::CmpOp::Eq, &lhs, &other.value)
                 .map_err(|e| e.or_at(&other.at))
         }
         Value::Object(Object::DeclBuffer(..) | Object::IrBuilder(_)) => {

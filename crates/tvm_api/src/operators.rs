@@ -156,9 +156,22 @@ fn logical_not(v: &Value) -> ApiResult<Value> {
 
 /// `lhs op rhs` for a comparison; see [`crate::compare`].
 pub(crate) fn compare(op: CmpOp, lhs: &Value, rhs: &Value) -> ApiResult<Value> {
+    // TVM's `Tensor.__eq__`: against a `PrimExpr` (an index, an element,
+    // an iteration variable) the comparison of a rank-0 tensor's element;
+    // against anything else (a number, a tensor) identity, so `d == 1` is
+    // `False` as in TVM, and `d.equal(1)` or `d() == 1` compare the value.
+    let tensor = |v: &Value| matches!(v, Value::Object(Object::Tensor(_)));
+    if matches!(op, CmpOp::Eq | CmpOp::Ne) && (tensor(lhs) || tensor(rhs)) {
+        let other = if tensor(lhs) { rhs } else { lhs };
+        let expression =
+            matches!(promote(other), Value::Index(_)) || (is_element(other) && !tensor(other));
+        if !expression {
+            return Ok(Value::Bool(equal(lhs, rhs) == (op == CmpOp::Eq)));
+        }
+    }
     if let (Value::Object(a), Value::Object(b)) = (lhs, rhs) {
-        // Tensors compare by identity, as TVM's `Tensor.__eq__` does (two
-        // tensors of no dimensions too: TVM refuses `==` between them).
+        // Two tensors compare by identity (two of no dimensions too: TVM
+        // refuses `==` between them).
         let tensors = matches!((a, b), (Object::Tensor(_), Object::Tensor(_)));
         if !tensors && (is_element(lhs) || is_element(rhs)) {
             return compare_elements(op, lhs, rhs);
