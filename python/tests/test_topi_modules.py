@@ -23,6 +23,7 @@ PROGRAMS = Path(__file__).resolve().parents[2] / "crates/script/tests/programs"
         ("autotvm_fallback.py", "vectorized (j.inner.inner, 0, 4)"),
         ("value_conditions.py", "(x[i] >= -0.250000f) && (x[i] < 0.250000f)"),
         ("bitwise.py", "popcount(bitwise_xor(packed[i], shift_right(packed[i], 2)))"),
+        ("cpp_operators.py", "bilinear_sample_nchw True"),
     ],
 )
 def test_both_front_ends_print_the_same(cli, name, marker):

@@ -260,3 +260,66 @@ fn bitwise_operators_on_integer_elements_are_tvms_intrinsics() {
 fn bitwise_programs_compute_what_they_define() {
     common::run_checked(BITWISE, 4, 7, 0.0);
 }
+
+const CPP_OPERATORS: &str = include_str!("programs/cpp_operators.py");
+
+#[test]
+fn cpp_only_operators_compute_what_their_references_compute() {
+    let run = script::run(CPP_OPERATORS).unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = run.printed.lines().collect();
+    assert_eq!(
+        lines[..14],
+        [
+            // TOPI's stages and tags.
+            "['T_cast', 'T_rms_norm'] elemwise",
+            "rms_norm True",
+            "nll_loss mean [] True",
+            "nll_loss sum [] True",
+            "nll_loss none [3] True",
+            "[8, 2, 4, 1] [2, 4, 6, 1]",
+            "space_to_batch_nd True round trip True",
+            "einsum bik,bjk->bij einsum ['k'] True",
+            "einsum ii [] True",
+            "einsum i,j True",
+            "einsum ...ij,jk->...ik [1, 2, 4] True",
+            // Two subscripts for one operand, an output label in no
+            // input, an output label twice.
+            "ValueError",
+            "ValueError",
+            "ValueError",
+        ],
+        "{}",
+        run.printed
+    );
+    assert_eq!(lines[14], "bilinear_sample_nchw True", "{}", run.printed);
+}
+
+#[test]
+fn cpp_only_operators_lower_as_they_evaluate() {
+    common::run_checked(CPP_OPERATORS, 4, 2, 1e-5);
+}
+
+#[test]
+fn cpp_only_operators_refuse_what_topi_cannot_build() {
+    let prelude = "import tvm\nfrom tvm import te, topi\n\
+        x = te.placeholder((2, 4, 6, 1), name='x')\n\
+        w = te.placeholder((4,), name='w')\n";
+    let error = |body: &str| {
+        let src = format!("{prelude}{body}\n");
+        match script::run(&src) {
+            Ok(r) => panic!("expected an error:\n{src}\n{}", r.printed),
+            Err(e) => e.message,
+        }
+    };
+    // rms_norm reads its sums right only over the last axes.
+    assert!(error("topi.nn.rms_norm(x, w, (1,), 1e-5)").contains("last axes"));
+    assert!(error("topi.nn.rms_norm(x, te.placeholder((7,)), (3,), 1e-5)").contains("shape"));
+    // A padded size that the block does not divide.
+    assert!(error("topi.nn.space_to_batch_nd(x, [4, 4], [0, 0], [0, 0])").contains("divisible"));
+    assert!(error("topi.nn.batch_to_space_nd(x, [2, 2], [0, 0], [0, 0])").contains("divisible"));
+    assert!(error("topi.nn.batch_to_space_nd(x, [1, 1], [2, 0], [2, 0])").contains("crop"));
+    assert!(error("topi.nn.nll_loss(x, x, w, 'mean', -100)").contains("integer"));
+    assert!(error("topi.nn.nll_loss(w, w, w, 'avg', -100)").contains("reduction"));
+    assert!(error("topi.einsum('ij,jk->ik', x, x)").contains("do not fit"));
+    assert!(error("topi.einsum('i-j', w)").contains("arrow"));
+}

@@ -153,8 +153,7 @@ pub(crate) fn select(name: &str, args: Args) -> ApiResult<Value> {
         Value::Bool(b) => Expr::bool(b),
         Value::Index(e) if e.ty() == arith::Type::Bool => e,
         Value::Object(Object::Element(e)) if e.dtype() == DataType::Bool => {
-            let x = to_element(&t.value, t.place())?;
-            let y = to_element(&f.value, f.place())?;
+            let (x, y) = branches(name, t, f)?;
             return Ok(element(te::Value::select_value(e, x, y)));
         }
         other => {
@@ -170,7 +169,34 @@ pub(crate) fn select(name: &str, args: Args) -> ApiResult<Value> {
     if let (Ok(x), Ok(y)) = (to_index(t), to_index(f)) {
         return Ok(Value::Index(Expr::select(cond, x, y)));
     }
+    let (x, y) = branches(name, t, f)?;
+    Ok(element(te::Value::select(cond, x, y)))
+}
+
+/// The branches of a select as elements; `if_then_else` matches their
+/// types as TVM's arithmetic does.
+fn branches(name: &str, t: &Given, f: &Given) -> ApiResult<(te::Value, te::Value)> {
     let x = to_element(&t.value, t.place())?;
     let y = to_element(&f.value, f.place())?;
-    Ok(element(te::Value::select(cond, x, y)))
+    Ok(if name == "if_then_else" {
+        (float_side(x.clone(), &y), float_side(y, &x))
+    } else {
+        (x, y)
+    })
+}
+
+/// `v` in `other`'s float type when `v` is an integer and `other` a float:
+/// `if_then_else` matches its branches' types as TVM's arithmetic does
+/// (`if_then_else(c, x, 0)` of a float `x` is `if_then_else(c, x, 0f)`).
+fn float_side(v: te::Value, other: &te::Value) -> te::Value {
+    if !(v.dtype().is_int() && other.dtype().is_float()) {
+        return v;
+    }
+    match v.kind() {
+        te::ValueKind::Index(e) => match e.as_int() {
+            Some(c) => crate::objects::float_constant(c as f64, other.dtype()),
+            None => te::Value::cast(other.dtype(), v),
+        },
+        _ => te::Value::cast(other.dtype(), v),
+    }
 }

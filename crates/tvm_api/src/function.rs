@@ -118,6 +118,14 @@ pub enum Function {
     TopiPool(crate::topi_pool::PoolOp),
     /// One of TOPI's normalisations and small nn operators.
     TopiNorm(crate::topi_norm::NormOp),
+    /// One of TOPI's moves between space and batch.
+    TopiSpaceBatch(crate::topi_space_batch::SpaceBatchOp),
+    /// `tvm.topi.einsum(subscripts, *operands)`, or with `packed` the C++
+    /// `tvm.topi.cpp.einsum(subscripts, operands)`.
+    TopiEinsum {
+        /// Whether the operands come as one sequence.
+        packed: bool,
+    },
     /// One of TOPI's resizing operators.
     TopiImage(crate::topi_image::ImageOp),
     /// One of TOPI's x86 and CUDA schedules.
@@ -339,6 +347,9 @@ impl Function {
             Function::TopiBroadcastOp(op) => op.tvm_name(),
             Function::TopiPool(op) => op.tvm_name(),
             Function::TopiNorm(op) => op.tvm_name(),
+            Function::TopiSpaceBatch(op) => op.tvm_name(),
+            Function::TopiEinsum { packed: false } => "tvm.topi.einsum",
+            Function::TopiEinsum { packed: true } => "tvm.topi.cpp.einsum",
             Function::TopiImage(op) => op.tvm_name(),
             Function::TopiSchedule(op) => op.tvm_name(),
             Function::NnPad => "tvm.topi.nn.pad",

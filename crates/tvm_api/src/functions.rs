@@ -166,6 +166,8 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::TopiBroadcastOp(op) => crate::topi_broadcast::call(host, args, op),
         Function::TopiPool(op) => crate::topi_pool::call(host, args, op),
         Function::TopiNorm(op) => crate::topi_norm::call(host, args, op),
+        Function::TopiSpaceBatch(op) => crate::topi_space_batch::call(host, args, op),
+        Function::TopiEinsum { packed } => crate::topi_einsum::call(host, args, packed),
         Function::TopiImage(op) => crate::topi_image::call(host, args, op),
         Function::TopiSchedule(op) => crate::topi_schedules::call(host, args, op),
         Function::NnPad => crate::topi_nn::pad(args),

@@ -114,6 +114,7 @@ mod test_marks;
 pub mod text;
 mod topi;
 mod topi_broadcast;
+mod topi_einsum;
 mod topi_image;
 mod topi_nn;
 mod topi_norm;
@@ -121,6 +122,7 @@ mod topi_ops;
 mod topi_pool;
 mod topi_reduction;
 mod topi_schedules;
+mod topi_space_batch;
 mod topi_transform;
 mod value;
 

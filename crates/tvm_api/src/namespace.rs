@@ -95,6 +95,10 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.topi.nn.layer_norm",
     "tvm.topi.nn.instance_norm",
     "tvm.topi.nn.group_norm",
+    "tvm.topi.nn.rms_norm",
+    "tvm.topi.nn.loss",
+    "tvm.topi.nn.space_to_batch_nd",
+    "tvm.topi.nn.batch_to_space_nd",
     "tvm.topi.nn.flatten",
     "tvm.topi.nn.elemwise",
     "tvm.topi.nn.mapping",
@@ -187,6 +191,9 @@ const CPP_SAME_ARGUMENTS: &[(&str, &str)] = &[
     ("tvm.topi.nn", "instance_norm"),
     ("tvm.topi.nn", "group_norm"),
     ("tvm.topi.nn", "rms_norm"),
+    ("tvm.topi.nn", "nll_loss"),
+    ("tvm.topi.nn", "space_to_batch_nd"),
+    ("tvm.topi.nn", "batch_to_space_nd"),
     ("tvm.topi", "sum"),
     ("tvm.topi", "max"),
     ("tvm.topi", "min"),
@@ -201,6 +208,12 @@ const CPP_SAME_ARGUMENTS: &[(&str, &str)] = &[
 /// TOPI's Python module of the same path.
 fn cpp_operator(module_path: &str, name: &str) -> Option<Value> {
     let rest = module_path.strip_prefix("tvm.topi.cpp")?;
+    if (rest, name) == ("", "einsum") {
+        return Some(Value::Function(Function::TopiEinsum { packed: true }));
+    }
+    if let Some(op) = crate::topi_image::ImageOp::lookup(module_path, name) {
+        return Some(Value::Function(Function::TopiImage(op)));
+    }
     let python = format!("tvm.topi{rest}");
     CPP_SAME_ARGUMENTS
         .iter()
@@ -217,7 +230,7 @@ fn cpp_operator(module_path: &str, name: &str) -> Option<Value> {
 fn topi_operator(module_path: &str, name: &str) -> Option<Function> {
     use crate::{
         topi_broadcast, topi_image, topi_norm, topi_pool, topi_reduction, topi_schedules,
-        topi_transform,
+        topi_space_batch, topi_transform,
     };
     None.or_else(|| {
         topi_transform::TransformOp::lookup(module_path, name).map(Function::TopiTransform)
@@ -228,6 +241,13 @@ fn topi_operator(module_path: &str, name: &str) -> Option<Function> {
     })
     .or_else(|| topi_pool::PoolOp::lookup(module_path, name).map(Function::TopiPool))
     .or_else(|| topi_norm::NormOp::lookup(module_path, name).map(Function::TopiNorm))
+    .or_else(|| {
+        topi_space_batch::SpaceBatchOp::lookup(module_path, name).map(Function::TopiSpaceBatch)
+    })
+    .or_else(|| {
+        (matches!(module_path, "tvm.topi" | "tvm.topi.einsum") && name == "einsum")
+            .then_some(Function::TopiEinsum { packed: false })
+    })
     .or_else(|| topi_image::ImageOp::lookup(module_path, name).map(Function::TopiImage))
     .or_else(|| topi_schedules::ScheduleOp::lookup(module_path, name).map(Function::TopiSchedule))
 }

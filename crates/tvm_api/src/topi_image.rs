@@ -6,7 +6,11 @@
 //!   `NCDHWxc`): methods `nearest_neighbor`, `linear`, `cubic`, every
 //!   coordinate transformation mode and rounding method TOPI has;
 //! - `nn.upsampling` (a `resize2d` by integer or float factors) and
-//!   `nn.upsampling3d` (a `resize3d`).
+//!   `nn.upsampling3d` (a `resize3d`);
+//! - `cpp.utils.bilinear_sample_nchw` and `bilinear_sample_nhwc` (C++),
+//!   not stages but the element TOPI's deformable convolution and ROI
+//!   align sample: the four neighbours of a fractional point, weighted,
+//!   each read only inside `[0, max_y] x [0, max_x]` (0 outside).
 //!
 //! Every operator is built as TOPI v0.19's Python builds it: the element
 //! expression is made by the same sequence of operations on the same API
@@ -38,6 +42,10 @@ pub enum ImageOp {
     Upsampling,
     /// `tvm.topi.nn.upsampling3d`.
     Upsampling3d,
+    /// `tvm.topi.cpp.utils.bilinear_sample_nchw`.
+    BilinearSampleNchw,
+    /// `tvm.topi.cpp.utils.bilinear_sample_nhwc`.
+    BilinearSampleNhwc,
 }
 
 impl ImageOp {
@@ -45,7 +53,10 @@ impl ImageOp {
     pub(crate) fn lookup(module_path: &str, name: &str) -> Option<ImageOp> {
         let image = matches!(module_path, "tvm.topi.image" | "tvm.topi.image.resize");
         let nn = matches!(module_path, "tvm.topi.nn" | "tvm.topi.nn.upsampling");
+        let cpp = module_path == "tvm.topi.cpp.utils";
         Some(match name {
+            "bilinear_sample_nchw" if cpp => ImageOp::BilinearSampleNchw,
+            "bilinear_sample_nhwc" if cpp => ImageOp::BilinearSampleNhwc,
             "resize1d" if image => ImageOp::Resize1d,
             "resize2d" if image => ImageOp::Resize2d,
             "resize3d" if image => ImageOp::Resize3d,
@@ -63,6 +74,8 @@ impl ImageOp {
             ImageOp::Resize3d => "tvm.topi.image.resize3d",
             ImageOp::Upsampling => "tvm.topi.nn.upsampling",
             ImageOp::Upsampling3d => "tvm.topi.nn.upsampling3d",
+            ImageOp::BilinearSampleNchw => "tvm.topi.cpp.utils.bilinear_sample_nchw",
+            ImageOp::BilinearSampleNhwc => "tvm.topi.cpp.utils.bilinear_sample_nhwc",
         }
     }
 }
@@ -75,7 +88,80 @@ pub(crate) fn call(host: &mut dyn Host, args: Args, op: ImageOp) -> ApiResult<Va
         ImageOp::Resize3d => resize_call(host, args, 3),
         ImageOp::Upsampling => upsampling(host, args, 2),
         ImageOp::Upsampling3d => upsampling(host, args, 3),
+        ImageOp::BilinearSampleNchw => bilinear_sample(host, args, false),
+        ImageOp::BilinearSampleNhwc => bilinear_sample(host, args, true),
     }
+}
+
+/// TOPI's C++ `bilinear_sample_nchw(input, indices, max_y, max_x)` (and
+/// `_nhwc`): with `y`, `x` the (float) coordinates among `indices`,
+/// the sum over the four points `(yp, xp)` around them of `wy * wx *
+/// input(..., yp, xp, ...)` where `0 <= yp <= max_y` and `0 <= xp <=
+/// max_x` (else 0), the weights being `1 - frac` at the floor and `frac`
+/// above it; built with TVM's operators in TOPI's order.
+fn bilinear_sample(host: &mut dyn Host, args: Args, nhwc: bool) -> ApiResult<Value> {
+    let name = if nhwc {
+        "bilinear_sample_nhwc"
+    } else {
+        "bilinear_sample_nchw"
+    };
+    let a = args.bind(name, &["input", "indices", "max_y", "max_x"])?;
+    let input = tensor(a.required("input")?, name)?;
+    let indices_arg = a.required("indices")?;
+    let indices = indices_arg
+        .value
+        .sequence()
+        .filter(|v| v.len() == 4 && input.ndim() == 4)
+        .ok_or_else(|| {
+            type_error(
+                indices_arg.place(),
+                format!("`{name}` samples a 4-dimensional tensor at 4 indices"),
+            )
+        })?;
+    let (max_y, max_x) = (
+        a.required("max_y")?.value.clone(),
+        a.required("max_x")?.value.clone(),
+    );
+    let (y, x) = if nhwc {
+        (&indices[1], &indices[2])
+    } else {
+        (&indices[2], &indices[3])
+    };
+    let mut py = Py { host };
+    let y_low = py.int_of("tvm.te.floor", y)?;
+    let x_low = py.int_of("tvm.te.floor", x)?;
+    let (y_high, x_high) = (add(&y_low, &int(1))?, add(&x_low, &int(1))?);
+    let (wy_h, wx_h) = (sub(y, &y_low)?, sub(x, &x_low)?);
+    let (wy_l, wx_l) = (sub(&int(1), &wy_h)?, sub(&int(1), &wx_h)?);
+    let mut val: Option<Value> = None;
+    for (wx, xp) in [(&wx_l, &x_low), (&wx_h, &x_high)] {
+        for (wy, yp) in [(&wy_l, &y_low), (&wy_h, &y_high)] {
+            let mut inside = cmp(CmpOp::Le, &int(0), yp)?;
+            for c in [
+                cmp(CmpOp::Le, yp, &max_y)?,
+                cmp(CmpOp::Le, &int(0), xp)?,
+                cmp(CmpOp::Le, xp, &max_x)?,
+            ] {
+                inside = crate::logical(true, &inside, &c)?;
+            }
+            let mut at = indices.clone();
+            if nhwc {
+                at[1] = yp.clone();
+                at[2] = xp.clone();
+            } else {
+                at[2] = yp.clone();
+                at[3] = xp.clone();
+            }
+            let read = py.load(&input, at)?;
+            let term = py.if_then_else(inside, mul(&mul(wx, wy)?, &read)?, int(0))?;
+            // `PrimExpr val = 0; val += term`: TVM folds `0 + term` away.
+            val = Some(match val {
+                None => term,
+                Some(v) => add(&v, &term)?,
+            });
+        }
+    }
+    Ok(val.expect("four terms"))
 }
 
 // ---- Python's operations on API values, as TOPI's code performs them ----

@@ -14,6 +14,17 @@
 //!   epsilon=1e-5)` (C++): `T_reshape` of the data (then `T_cast` for
 //!   float16), `T_reshape` of gamma and beta, `<data>_red_temp`,
 //!   `T_group_norm` (tag `injective`), then `T_reshape` back;
+//! - `rms_norm(data, weight, axis, epsilon=1e-5)` (C++): `T_cast` of the
+//!   data and of the weight to float32 (a copy when they are float32
+//!   already), `T_multiply` (their squares), `T_multiply_red` (summed over
+//!   `axis`, reduction axes `k<i>`), `rsqrt` (tag `injective`),
+//!   `T_rms_norm` (tag `injective`), then `T_cast` back to the data's type;
+//! - `nll_loss(predictions, targets, weights, reduction="mean",
+//!   ignore_index=-100)` (C++): `nll_loss` (tag `broadcast`), the weighted
+//!   negative prediction of each target's class (0 where the target is
+//!   `ignore_index`); for `"mean"` a second `nll_loss` of the weights, both
+//!   summed (`nll_loss_red`) and divided (`T_divide`); for `"sum"` the
+//!   first summed;
 //! - `prelu(x, slope, axis=1)` (Python): `compute` (tag `broadcast`);
 //! - `leaky_relu(x, alpha)` (Python): `compute` (tag `elemwise`);
 //! - `scale_shift_nchw`, `scale_shift_nhwc`, `scale_shift_nchwc(Input,
@@ -52,6 +63,10 @@ pub enum NormOp {
     InstanceNorm,
     /// `tvm.topi.nn.group_norm`.
     GroupNorm,
+    /// `tvm.topi.nn.rms_norm`.
+    RmsNorm,
+    /// `tvm.topi.nn.nll_loss`.
+    NllLoss,
     /// `tvm.topi.nn.prelu`.
     Prelu,
     /// `tvm.topi.nn.leaky_relu`.
@@ -75,6 +90,8 @@ impl NormOp {
             "layer_norm" => NormOp::LayerNorm,
             "instance_norm" => NormOp::InstanceNorm,
             "group_norm" => NormOp::GroupNorm,
+            "rms_norm" => NormOp::RmsNorm,
+            "nll_loss" => NormOp::NllLoss,
             "prelu" => NormOp::Prelu,
             "leaky_relu" => NormOp::LeakyRelu,
             "scale_shift_nchw" => NormOp::ScaleShiftNchw,
@@ -90,6 +107,8 @@ impl NormOp {
             NormOp::LayerNorm => "tvm.topi.nn.layer_norm",
             NormOp::InstanceNorm => "tvm.topi.nn.instance_norm",
             NormOp::GroupNorm => "tvm.topi.nn.group_norm",
+            NormOp::RmsNorm => "tvm.topi.nn.rms_norm",
+            NormOp::NllLoss => "tvm.topi.nn.loss",
             NormOp::Prelu | NormOp::LeakyRelu => "tvm.topi.nn.elemwise",
             NormOp::ScaleShiftNchw | NormOp::ScaleShiftNhwc | NormOp::ScaleShiftNchwc => {
                 "tvm.topi.nn.mapping"
@@ -107,6 +126,8 @@ impl NormOp {
             NormOp::LayerNorm => "tvm.topi.nn.layer_norm",
             NormOp::InstanceNorm => "tvm.topi.nn.instance_norm",
             NormOp::GroupNorm => "tvm.topi.nn.group_norm",
+            NormOp::RmsNorm => "tvm.topi.nn.rms_norm",
+            NormOp::NllLoss => "tvm.topi.nn.nll_loss",
             NormOp::Prelu => "tvm.topi.nn.prelu",
             NormOp::LeakyRelu => "tvm.topi.nn.leaky_relu",
             NormOp::ScaleShiftNchw => "tvm.topi.nn.scale_shift_nchw",
@@ -229,6 +250,46 @@ pub(crate) fn call(host: &mut dyn Host, args: Args, op: NormOp) -> ApiResult<Val
                 &given,
                 epsilon,
             )?
+        }
+        NormOp::RmsNorm => {
+            let a = args.bind(short, &["data", "weight", "axis", "epsilon"])?;
+            let x = tensor(a.required("data")?, short)?;
+            let weight = tensor(a.required("weight")?, short)?;
+            let axes = real_axes(a.required("axis")?, x.ndim())?;
+            let epsilon = a.get("epsilon").map_or(Ok(1e-5), number)?;
+            rms_norm(host, &x, &weight, &axes, epsilon)?
+        }
+        NormOp::NllLoss => {
+            let a = args.bind(
+                short,
+                &[
+                    "predictions",
+                    "targets",
+                    "weights",
+                    "reduction",
+                    "ignore_index",
+                ],
+            )?;
+            let predictions = tensor(a.required("predictions")?, short)?;
+            let targets = tensor(a.required("targets")?, short)?;
+            let weights = tensor(a.required("weights")?, short)?;
+            let reduction = match a.get("reduction") {
+                None => "mean".to_string(),
+                Some(g) => match &g.value {
+                    Value::Str(r) if matches!(&**r, "mean" | "sum" | "none") => r.to_string(),
+                    other => {
+                        return Err(ApiError::value_error(format!(
+                            "`reduction` is \"mean\", \"sum\" or \"none\", found {}",
+                            crate::repr(other)
+                        ))
+                        .at(g.at.clone()))
+                    }
+                },
+            };
+            let ignore = a
+                .get("ignore_index")
+                .map_or(Ok(-100), |g| int(g, "ignore_index"))?;
+            return nll_loss(host, &predictions, &targets, &weights, &reduction, ignore);
         }
         NormOp::Prelu => {
             let a = args.bind(short, &["x", "slope", "axis"])?;
@@ -1041,4 +1102,231 @@ fn fold(op: BinaryOp, a: &Value, b: &Value) -> ApiResult<Value> {
     };
     r.map(Value::Int)
         .ok_or_else(|| ApiError::value_error("an index overflows 64 bits".to_string()))
+}
+
+/// TOPI's C++ `cast(x, dtype)`: one compute `T_cast` (tag `elemwise`)
+/// over `ax0, ax1, ...`, the element itself when it has the type already.
+fn cpp_cast(x: &te::Tensor, dtype: DataType) -> ApiResult<te::Tensor> {
+    compute(
+        x.shape().to_vec(),
+        &names("ax", x.ndim()),
+        |o| {
+            let v = x.at(o.to_vec());
+            Ok(if x.dtype() == dtype {
+                v
+            } else {
+                te::Value::cast(dtype, v)
+            })
+        },
+        "T_cast",
+        "elemwise",
+    )
+}
+
+/// The tensor a TOPI helper returned.
+fn tensor_of(v: Value, what: &str) -> ApiResult<te::Tensor> {
+    match v {
+        Value::Object(Object::Tensor(t)) => Ok(t),
+        _ => Err(ApiError::tvm(format!("`{what}` is not a tensor"))),
+    }
+}
+
+/// TOPI's `rms_norm`: `data * rsqrt(mean(data²) + epsilon) * weight` over
+/// `axes`, computed in float32 and cast back to the data's type.
+///
+/// TOPI indexes its `rsqrt` stage by the output's indices that are not
+/// normalised, counted among the first `ndim - len(axes)` only: that is
+/// right when `axes` are the last ones, and fails in TVM otherwise; such
+/// axes are refused here with that reason.
+fn rms_norm(
+    host: &mut dyn Host,
+    x: &te::Tensor,
+    weight: &te::Tensor,
+    axes: &[usize],
+    epsilon: f64,
+) -> ApiResult<te::Tensor> {
+    let dtype = x.dtype();
+    if weight.dtype() != dtype {
+        return Err(ApiError::type_error(
+            "rms_norm: data and weight must have the same type",
+        ));
+    }
+    let ndim = x.ndim();
+    if ndim == 0 {
+        return Err(ApiError::value_error(
+            "rms_norm: cannot reduce a 0-dimensional tensor",
+        ));
+    }
+    let kept = ndim - axes.len();
+    if kept == 0 || axes.first() != Some(&kept) {
+        return Err(ApiError::value_error(format!(
+            "rms_norm over the axes {axes:?} of a {ndim}-dimensional tensor: TOPI's rms_norm \
+             reads its sums right only when `axis` is the last axes and leaves at least one \
+             out (as (-1,) or ({}, ..., {}))",
+            ndim - 1,
+            ndim - 1
+        )));
+    }
+    let shape = x.shape().to_vec();
+    let reduced_shape: Vec<Expr> = axes.iter().map(|&i| shape[i].clone()).collect();
+    let fits = weight.ndim() == axes.len()
+        && weight.shape().iter().zip(&reduced_shape).all(|(a, b)| {
+            !matches!((constant_value(a), constant_value(b)), (Some(p), Some(q)) if p != q)
+        });
+    if !fits {
+        return Err(ApiError::value_error(format!(
+            "`weight` must have the shape of the normalised axes {reduced_shape:?}, found {:?}",
+            weight.shape()
+        )));
+    }
+    let data32 = cpp_cast(x, DataType::Float32)?;
+    let weight32 = cpp_cast(weight, DataType::Float32)?;
+    let data_value = Value::Object(Object::Tensor(data32.clone()));
+    let square = crate::topi_ops::broadcast(BinaryOp::Mul, &data_value, &data_value)?;
+    let axis_list = Value::tuple(axes.iter().map(|&a| Value::Int(a as i64)).collect());
+    let square_sum = tensor_of(
+        crate::topi_ops::sum(host, Args::positional(vec![square, axis_list]))?,
+        "T_multiply_red",
+    )?;
+    let extent = reduce_extent(&shape, axes, DataType::Float32);
+    let rsqrt = compute(
+        shape[..kept].to_vec(),
+        &names("ax", kept),
+        |o| {
+            let mean =
+                te::Value::binary(te::BinaryOp::Div, square_sum.at(o.to_vec()), extent.clone());
+            Ok(te::Value::call(
+                tir::Intrinsic::Rsqrt,
+                vec![te::Value::binary(
+                    te::BinaryOp::Add,
+                    mean,
+                    float_constant(epsilon, DataType::Float32),
+                )],
+            ))
+        },
+        "rsqrt",
+        "injective",
+    )?;
+    let normed = compute(
+        shape,
+        &names("ax", ndim),
+        |o| {
+            let bin = te::Value::binary;
+            Ok(bin(
+                te::BinaryOp::Mul,
+                bin(
+                    te::BinaryOp::Mul,
+                    rsqrt.at(o[..kept].to_vec()),
+                    data32.at(o.to_vec()),
+                ),
+                weight32.at(o[kept..].to_vec()),
+            ))
+        },
+        "T_rms_norm",
+        "injective",
+    )?;
+    cpp_cast(&normed, dtype)
+}
+
+/// TOPI's `nll_loss`: at each target, `-predictions[n, target, ...] *
+/// weights[target]`, or 0 where the target is `ignore_index`, reduced as
+/// `reduction` says (for `"mean"`, divided by the sum of the weights
+/// used).
+fn nll_loss(
+    host: &mut dyn Host,
+    predictions: &te::Tensor,
+    targets: &te::Tensor,
+    weights: &te::Tensor,
+    reduction: &str,
+    ignore_index: i64,
+) -> ApiResult<Value> {
+    if !targets.dtype().is_int() {
+        return Err(ApiError::type_error(format!(
+            "nll_loss: `targets` holds class indices, an integer tensor, found {}",
+            targets.dtype()
+        )));
+    }
+    let batched = predictions.ndim() != 1;
+    let fits = if batched {
+        predictions.ndim() >= 2 && targets.ndim() + 1 == predictions.ndim()
+    } else {
+        targets.ndim() == 0
+    };
+    if !fits || weights.ndim() != 1 {
+        return Err(ApiError::value_error(format!(
+            "nll_loss needs predictions of shape (N, C, d1, ...) with targets of shape (N, d1, \
+             ...), or predictions (C,) with a 0-dimensional target, and weights (C,): found \
+             {:?}, {:?} and {:?}",
+            predictions.shape(),
+            targets.shape(),
+            weights.shape()
+        )));
+    }
+    let dtype = predictions.dtype();
+    let zero = || float_constant(0.0, dtype);
+    // `c != ignore_index`, `Select(..., value, 0)`: as TVM's operators
+    // build them, so the printed program matches TOPI's.
+    let kept = |c: &te::Value, value: te::Value| -> ApiResult<te::Value> {
+        let cond =
+            crate::operators::compare(CmpOp::Ne, &element(c.clone()), &Value::Int(ignore_index))?;
+        let picked = crate::casts::select(
+            "Select",
+            Args::positional(vec![cond, element(value), element(zero())]),
+        )?;
+        to_element(&picked, None)
+    };
+    let shape = targets.shape().to_vec();
+    let axis_names = names("ax", shape.len());
+    let loss = compute(
+        shape.clone(),
+        &axis_names,
+        |o| {
+            let c = targets.at(o.to_vec());
+            let mut at = Vec::with_capacity(predictions.ndim());
+            if batched {
+                at.push(te::Value::index(o[0].clone()));
+                at.push(c.clone());
+                at.extend(o[1..].iter().map(|i| te::Value::index(i.clone())));
+            } else {
+                at.push(c.clone());
+            }
+            let picked = te::Value::gather(predictions, at);
+            let negated = to_element(
+                &crate::operators::unary(crate::UnaryOp::Neg, &element(picked))?,
+                None,
+            )?;
+            let weight = te::Value::gather(weights, vec![c.clone()]);
+            kept(&c, te::Value::binary(te::BinaryOp::Mul, negated, weight))
+        },
+        "nll_loss",
+        "broadcast",
+    )?;
+    let weight_sum = || {
+        compute(
+            shape.clone(),
+            &axis_names,
+            |o| {
+                let c = targets.at(o.to_vec());
+                kept(&c, te::Value::gather(weights, vec![c.clone()]))
+            },
+            "nll_loss",
+            "broadcast",
+        )
+    };
+    let tensor_value = |t: te::Tensor| Value::Object(Object::Tensor(t));
+    let mut total = |t: te::Tensor| -> ApiResult<Value> {
+        if batched {
+            crate::topi_ops::sum(host, Args::positional(vec![tensor_value(t)]))
+        } else {
+            Ok(tensor_value(t))
+        }
+    };
+    match reduction {
+        "mean" => {
+            let (l, w) = (total(loss)?, total(weight_sum()?)?);
+            crate::topi_ops::broadcast(BinaryOp::Div, &l, &w)
+        }
+        "sum" if batched => total(loss),
+        _ => Ok(tensor_value(loss)),
+    }
 }
