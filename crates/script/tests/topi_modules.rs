@@ -323,3 +323,38 @@ fn cpp_only_operators_refuse_what_topi_cannot_build() {
     assert!(error("topi.einsum('ij,jk->ik', x, x)").contains("do not fit"));
     assert!(error("topi.einsum('i-j', w)").contains("arrow"));
 }
+
+#[test]
+fn narrow_and_unsigned_integers_wrap_as_tvms_code_does_and_int32_overflow_is_an_error() {
+    // TVM's LLVM code wraps unsigned arithmetic and signed arithmetic
+    // below 32 bits, and every integer conversion keeps the low bits;
+    // int32 and int64 arithmetic carries `nsw`, so its overflow is an
+    // error (TOPI's bit-serial operators subtract two uint32 popcounts).
+    let src = "import tvm\nfrom tvm import te\n\
+        A = te.placeholder((4,), name='A', dtype='uint8')\n\
+        B = te.compute((4,), lambda i: A[i] * A[i] + A[i], name='B')\n\
+        C = te.placeholder((4,), name='C', dtype='int8')\n\
+        D = te.compute((4,), lambda i: C[i] + C[i], name='D')\n\
+        E = te.placeholder((4,), name='E', dtype='int32')\n\
+        F = te.compute((4,), lambda i: E[i].astype('int8') - tvm.tir.const(1, 'int8'), name='F')\n\
+        G = te.compute((4,), lambda i: tvm.tir.const(3, 'uint32') - A[i].astype('uint32'), name='G')\n\
+        s = te.create_schedule([B.op, D.op, F.op, G.op])\n\
+        f = tvm.build(s, [A, C, E, B, D, F, G], target='llvm')\n\
+        outs = [tvm.nd.empty((4,), t.dtype, tvm.cpu(0)) for t in [B, D, F, G]]\n\
+        f(tvm.nd.array([200, 3, 255, 16]), tvm.nd.array([100, -100, 64, -1]), \
+          tvm.nd.array([300, -129, 127, 256]), *outs)\n\
+        for o in outs:\n    print(o.numpy())\n\
+        H = te.compute((4,), lambda i: E[i] * 65536 * 65536, name='H')\n\
+        fh = tvm.build(te.create_schedule(H.op), [E, H], target='llvm')\n\
+        try:\n    fh(tvm.nd.array([1, 2, 3, 4]), tvm.nd.empty((4,), 'int32', tvm.cpu(0)))\n\
+        except tvm.TVMError as e:\n    print(type(e).__name__, 'int32 overflow' in str(e))\n";
+    let run = script::run(src).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        run.printed,
+        "[8, 12, 0, 16]\n[-56, 56, -128, -2]\n[43, 126, 126, -1]\n\
+         [4294967099, 0, 4294967044, 4294967283]\nTVMError True\n"
+    );
+    // The lowered program and direct evaluation agree on the wrapped values.
+    let checked = src.split("f = tvm.build").next().unwrap();
+    common::run_checked(checked, 4, 5, 0.0);
+}

@@ -236,6 +236,17 @@ fn round(x: f64, dtype: DataType) -> f64 {
     dtype.round(x)
 }
 
+/// The result of integer arithmetic in `dtype`: modulo the type's width
+/// where TVM's generated code wraps ([`DataType::wraps`]); elsewhere the
+/// exact value (an overflow there is the lowered program's error).
+fn wrap(x: f64, dtype: DataType) -> f64 {
+    if dtype.wraps() {
+        dtype.wrap_integral(x)
+    } else {
+        x
+    }
+}
+
 impl<'a> Reference<'a> {
     /// An evaluator over the given input tensors (by placeholder) and sizes.
     pub fn new(
@@ -751,7 +762,7 @@ impl<'a> Reference<'a> {
                     }
                 }
             }
-            ValueKind::Neg(a) => -self.value(a, env)?,
+            ValueKind::Neg(a) => wrap(-self.value(a, env)?, dtype),
             ValueKind::Binary(op, a, b) => {
                 // Operands take the operation's type first, as in the
                 // lowered program (a literal next to float32 is float32).
@@ -762,7 +773,7 @@ impl<'a> Reference<'a> {
                 let r = op.apply(x, y, dtype.is_int()).ok_or_else(|| {
                     TeError::definition(format!("integer division by zero in `{v}`"))
                 })?;
-                round(r, dtype)
+                wrap(round(r, dtype), dtype)
             }
             ValueKind::Call(op, args) => {
                 let xs = args
@@ -793,7 +804,8 @@ impl<'a> Reference<'a> {
                 } else if t.is_float() {
                     round(x, *t)
                 } else {
-                    x.trunc()
+                    // An integer conversion keeps the low bits.
+                    t.wrap_integral(x.trunc())
                 }
             }
             ValueKind::SelectValue(c, a, b) => {

@@ -91,6 +91,50 @@ impl DataType {
         }
     }
 
+    /// Whether arithmetic (`+`, `-`, `*`, negation) in this integer type
+    /// wraps around on overflow in the code TVM generates: the unsigned
+    /// types, and the signed ones narrower than 32 bits (LLVM's plain
+    /// `add`, `sub`, `mul`, as C's promotion to `int` makes them). `int32`
+    /// and `int64` arithmetic carries LLVM's `nsw` flag: its overflow is
+    /// undefined, and an error when a program is run here.
+    pub fn wraps(self) -> bool {
+        matches!(
+            self,
+            DataType::UInt8
+                | DataType::UInt16
+                | DataType::UInt32
+                | DataType::Int8
+                | DataType::Int16
+        )
+    }
+
+    /// The integer `x` as this type holds it after a conversion: its low
+    /// bits, read unsigned or two's complement (LLVM's `trunc`, `sext` and
+    /// `zext`; every integer conversion is defined). A boolean is `x != 0`;
+    /// 64-bit and float types keep `x`.
+    pub fn wrap_int(self, x: i64) -> i64 {
+        match self {
+            DataType::Bool => i64::from(x != 0),
+            DataType::Int8 => x as i8 as i64,
+            DataType::Int16 => x as i16 as i64,
+            DataType::Int32 => x as i32 as i64,
+            DataType::UInt8 => x as u8 as i64,
+            DataType::UInt16 => x as u16 as i64,
+            DataType::UInt32 => x as u32 as i64,
+            DataType::Int64 | DataType::Float16 | DataType::Float32 | DataType::Float64 => x,
+        }
+    }
+
+    /// [`Self::wrap_int`] of an integer held in a float (as direct
+    /// evaluation holds values); a value that is not an integer of at most
+    /// 2^63 in size is kept.
+    pub fn wrap_integral(self, x: f64) -> f64 {
+        if self.is_float() || x.fract() != 0.0 || x.abs() >= 9.223_372_036_854_775_808e18 {
+            return x;
+        }
+        self.wrap_int(x as i64) as f64
+    }
+
     /// Whether this is an integer or boolean type.
     pub fn is_int(self) -> bool {
         !self.is_float()

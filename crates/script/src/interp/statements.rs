@@ -297,6 +297,9 @@ impl Interpreter {
                         (RaisedKind::Assertion, Some((at, text))) if *at == raised.span => {
                             Value::Exception(ErrorClass::AssertionError, Rc::from(text.as_str()))
                         }
+                        (kind @ (RaisedKind::Tvm | RaisedKind::Assertion), _) => {
+                            Value::Exception(kind.class(), Rc::from(raised.message.as_str()))
+                        }
                         _ => Value::str(&raised.message),
                     };
                     scope.set(name.as_str(), value);

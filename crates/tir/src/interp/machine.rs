@@ -224,7 +224,8 @@ fn cast(x: Scalar, from: DataType, to: DataType) -> Result<Scalar, String> {
         (Scalar::Int(v), true) => Ok(Scalar::Float(round_float(v as f64, to))),
         (Scalar::Float(v), true) => Ok(Scalar::Float(round_float(v, to))),
         (x, false) if to == DataType::Bool => Ok(Scalar::Int(x.truthy() as i64)),
-        (Scalar::Int(v), false) => check_int(v, to).map(|_| Scalar::Int(v)),
+        // An integer conversion keeps the low bits (LLVM's `trunc`).
+        (Scalar::Int(v), false) => Ok(Scalar::Int(to.wrap_int(v))),
         (Scalar::Float(v), false) => {
             let t = v.trunc();
             if !(-TWO_POW_63..TWO_POW_63).contains(&t) {
@@ -237,6 +238,16 @@ fn cast(x: Scalar, from: DataType, to: DataType) -> Result<Scalar, String> {
 }
 
 fn int_binary(op: BinOp, x: i64, y: i64, t: DataType) -> Result<i64, String> {
+    if t.wraps() {
+        // Modulo 2^bits: the low 64 bits of the exact result carry the
+        // low `bits` bits.
+        match op {
+            BinOp::Add => return Ok(t.wrap_int(x.wrapping_add(y))),
+            BinOp::Sub => return Ok(t.wrap_int(x.wrapping_sub(y))),
+            BinOp::Mul => return Ok(t.wrap_int(x.wrapping_mul(y))),
+            _ => {}
+        }
+    }
     let r = match op {
         BinOp::Add => x.checked_add(y),
         BinOp::Sub => x.checked_sub(y),
@@ -496,6 +507,7 @@ impl<'c, 'a> Machine<'c, 'a> {
             }
             ValueCode::Not(a) => Scalar::Int(!self.value(a, src)?.truthy() as i64),
             ValueCode::Neg(a, t) => match self.value(a, src)? {
+                Scalar::Int(x) if t.wraps() => Scalar::Int(t.wrap_int(x.wrapping_neg())),
                 Scalar::Int(x) => {
                     let r = x
                         .checked_neg()
