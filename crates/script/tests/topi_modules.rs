@@ -284,9 +284,9 @@ fn cpp_only_operators_compute_what_their_references_compute() {
             "einsum ...ij,jk->...ik [1, 2, 4] True",
             // Two subscripts for one operand, an output label in no
             // input, an output label twice.
-            "ValueError",
-            "ValueError",
-            "ValueError",
+            "ValueError ij,jk",
+            "ValueError i->j",
+            "ValueError ij->ii",
         ],
         "{}",
         run.printed
