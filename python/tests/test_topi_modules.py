@@ -24,6 +24,7 @@ PROGRAMS = Path(__file__).resolve().parents[2] / "crates/script/tests/programs"
         ("value_conditions.py", "(x[i] >= -0.250000f) && (x[i] < 0.250000f)"),
         ("bitwise.py", "popcount(bitwise_xor(packed[i], shift_right(packed[i], 2)))"),
         ("cpp_operators.py", "bilinear_sample_nchw True"),
+        ("ir_builder.py", "scatter_add True"),
     ],
 )
 def test_both_front_ends_print_the_same(cli, name, marker):

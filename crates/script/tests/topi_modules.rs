@@ -358,3 +358,35 @@ fn narrow_and_unsigned_integers_wrap_as_tvms_code_does_and_int32_overflow_is_an_
     let checked = src.split("f = tvm.build").next().unwrap();
     common::run_checked(checked, 4, 5, 0.0);
 }
+
+const IR_BUILDER: &str = include_str!("programs/ir_builder.py");
+
+#[test]
+fn ir_builder_bodies_compute_what_their_references_compute() {
+    let run = script::run(IR_BUILDER).unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = run.printed.lines().collect();
+    assert_eq!(
+        lines[..3],
+        ["scan_max prefix_max", "prefix_max True", "scatter_add True"],
+        "{}",
+        run.printed
+    );
+    // The scatter's index is bound around its store, as TVM prints it.
+    for line in [
+        "  parallel (j, 0, 4) {",
+        "    let target = ix[j]",
+        "    scatter_add[target] = (scatter_add[target] + up[j])",
+        "else RuntimeError else_scope can only follow an if_scope",
+        "dtype ValueError data type does not match content type int32 vs float32",
+        "get RuntimeError cannot call get inside construction scope",
+    ] {
+        assert!(run.printed.contains(line), "{line}\n{}", run.printed);
+    }
+}
+
+#[test]
+fn ir_builder_bodies_run_with_index_data_in_range() {
+    // Random index data for `ix` stays within the axis its values
+    // address, so the scatter runs.
+    common::run_checked(IR_BUILDER, 4, 3, 1e-6);
+}

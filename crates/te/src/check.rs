@@ -428,5 +428,91 @@ fn index_input_bounds(s: &Schedule, shapes: &Reference<'_>) -> HashMap<OpId, i64
         }
         v.for_each_operand(|x| pending.push(x.clone()));
     }
+    for st in s.stages() {
+        if let Some(e) = crate::extern_op::extern_of(st.op()) {
+            extern_index_input_bounds(e, &mut bounds);
+        }
+    }
     bounds
+}
+
+/// [`index_input_bounds`] inside an extern or hybrid body: an integer
+/// input loaded in the value of a data-dependent index (`let target =
+/// idx[k]` around `out[target] = ...`, or the `Let` of a load at a
+/// loaded index) may take as many values as the smallest axis that index
+/// addresses.
+fn extern_index_input_bounds(e: &crate::extern_op::ExternOp, bounds: &mut HashMap<OpId, i64>) {
+    let inputs: HashMap<tir::BufferId, OpId> = e
+        .inputs
+        .iter()
+        .zip(&e.input_buffers)
+        .filter(|(t, _)| matches!(t.op().kind(), OpKind::Placeholder) && t.dtype().is_int())
+        .map(|(t, b)| (b.id(), t.op().id()))
+        .collect();
+    if inputs.is_empty() {
+        return;
+    }
+    // The smallest constant extent among the axes `var` indexes.
+    let smallest_axis =
+        |var: &Var, accesses: &mut dyn FnMut(&mut dyn FnMut(&tir::Buffer, &[arith::Expr]))| {
+            let mut n: Option<i64> = None;
+            accesses(&mut |buffer, indices| {
+                for (d, i) in indices.iter().enumerate() {
+                    if let (true, Some(extent)) = (
+                        i.uses_var(var),
+                        buffer.shape().get(d).and_then(arith::Expr::as_int),
+                    ) {
+                        n = Some(n.map_or(extent, |m| m.min(extent)));
+                    }
+                }
+            });
+            n
+        };
+    let mut note = |value: &tir::Value, n: Option<i64>| {
+        let Some(n) = n.filter(|&n| n > 0) else {
+            return;
+        };
+        value.for_each_load(&mut |l| {
+            if let Some(&op) = inputs.get(&l.buffer.id()) {
+                let b = bounds.entry(op).or_insert(n);
+                *b = (*b).min(n);
+            }
+        });
+    };
+    // Value-level lets, in every value of the body.
+    let mut values: Vec<tir::Value> = Vec::new();
+    e.body.visit(&mut |st| match st {
+        tir::Stmt::BufferStore { value, .. } | tir::Stmt::Evaluate(value) => {
+            values.push(value.clone())
+        }
+        tir::Stmt::IfThenElse { cond, .. } => values.push(cond.clone()),
+        tir::Stmt::LetValue { value, .. } => values.push(value.clone()),
+        _ => {}
+    });
+    while let Some(v) = values.pop() {
+        if let tir::Value::Let(var, value, body) = &v {
+            let n = smallest_axis(var, &mut |f| {
+                body.for_each_load(&mut |l| f(&l.buffer, &l.indices))
+            });
+            note(value, n);
+        }
+        v.for_each_child(&mut |c| values.push(c.clone()));
+    }
+    // Statement-level lets: the index of a store or load in their body.
+    e.body.visit(&mut |st| {
+        if let tir::Stmt::LetValue { var, value, body } = st {
+            let n = smallest_axis(var, &mut |f| {
+                body.visit(&mut |inner| {
+                    if let tir::Stmt::BufferStore {
+                        buffer, indices, ..
+                    } = inner
+                    {
+                        f(buffer, indices);
+                    }
+                });
+                body.for_each_load(&mut |l| f(&l.buffer, &l.indices));
+            });
+            note(value, n);
+        }
+    });
 }

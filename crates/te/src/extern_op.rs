@@ -102,13 +102,17 @@ pub fn extern_op<E: From<TeError>>(
         name,
         in_buffers,
         out_buffer.map(|b| vec![b]),
+        "",
+        crate::Attrs::new(),
     )
 }
 
 /// `te.extern` with one output per `(shape, dtype)` of `outputs`: as
 /// [`extern_op`], `fcompute` receiving one output buffer per output
 /// (`out_buffers`, or one named `name` for a single output and
-/// `name.v0`, `name.v1`, ... for several).
+/// `name.v0`, `name.v1`, ... for several), the operation carrying `tag`
+/// and `attrs` (`te.extern(..., tag=, attrs=)`).
+#[allow(clippy::too_many_arguments)]
 pub fn extern_op_outputs<E: From<TeError>>(
     outputs: &[(Vec<Expr>, DataType)],
     inputs: &[Tensor],
@@ -116,6 +120,8 @@ pub fn extern_op_outputs<E: From<TeError>>(
     name: &str,
     in_buffers: Option<Vec<Buffer>>,
     out_buffers: Option<Vec<Buffer>>,
+    tag: &str,
+    attrs: crate::Attrs,
 ) -> std::result::Result<Tensor, E> {
     let fail = |what: String| TeError::definition(format!("te.extern `{name}`: {what}"));
     if outputs.is_empty() {
@@ -203,7 +209,11 @@ pub fn extern_op_outputs<E: From<TeError>>(
         hybrid: false,
         axis: Vec::new(),
     };
-    Ok(new_multi_output_op(name, outputs.to_vec(), OpKind::Extern(op)).output())
+    Ok(
+        new_multi_output_op(name, outputs.to_vec(), OpKind::Extern(op))
+            .with_tag_attrs(tag, attrs)
+            .output(),
+    )
 }
 
 /// A hybrid script's operation (TVM's `HybridOp`): `body` reads each of

@@ -323,6 +323,33 @@ impl Value {
         }
     }
 
+    /// Calls `f` on each value directly inside this one (not on index
+    /// expressions), left to right.
+    pub fn for_each_child(&self, f: &mut impl FnMut(&Value)) {
+        match self {
+            Value::Float(..)
+            | Value::Int(..)
+            | Value::Index(_)
+            | Value::Var(..)
+            | Value::Load(_) => {}
+            Value::Binary(_, a, b) | Value::Cmp(_, a, b) | Value::And(a, b) | Value::Or(a, b) => {
+                f(a);
+                f(b);
+            }
+            Value::Not(a) | Value::Neg(a) | Value::Cast(_, a) | Value::Likely(a) => f(a),
+            Value::Select(c, a, b) | Value::IfThenElse(c, a, b) => {
+                f(c);
+                f(a);
+                f(b);
+            }
+            Value::Call(_, args) => args.iter().for_each(f),
+            Value::Let(_, v, body) => {
+                f(v);
+                f(body);
+            }
+        }
+    }
+
     /// Rewrites every index expression (load indices and [`Value::Index`])
     /// with `f`, e.g. to substitute loop variables.
     pub fn map_indices(&self, f: &mut impl FnMut(&Expr) -> Expr) -> Value {

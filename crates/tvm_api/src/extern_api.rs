@@ -105,7 +105,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::IrBuilder => {
             args.bind("create", &[])?;
             Ok(Value::Object(Object::IrBuilder(Rc::new(RefCell::new(
-                Vec::new(),
+                crate::ir_builder::IrBuilder::new(),
             )))))
         }
         _ => unreachable!("extern_api::call covers the extern functions"),
@@ -292,7 +292,8 @@ fn extern_op(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
             "attrs",
         ],
     )?;
-    only_default(&a, &["tag", "attrs"], "extern")?;
+    let tag = crate::tags::compute_tag(host, a.get("tag"))?;
+    let attrs = crate::tags::attrs(a.get("attrs"))?;
     let shape_arg = a.required("shape")?;
     let items = shape_arg
         .value
@@ -364,6 +365,8 @@ fn extern_op(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
         &name,
         in_buffers,
         out_buffers,
+        &tag,
+        attrs,
     );
     match built {
         // Several outputs are a list, as TVM returns them (one is the
@@ -401,19 +404,13 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
         (Value::Object(Object::DeclBuffer(b, _)), "elem_offset") => Ok(Value::Index(
             arith::Var::new(format!("{}_elem_offset", b.name())).expr(),
         )),
-        (Value::Object(Object::IrBuilder(_)), "emit") => method("emit"),
-        (Value::Object(Object::IrBuilder(_)), "get") => method("get"),
         _ => Err(crate::error::error(
             crate::ErrorClass::AttributeError,
             span,
             format!(
                 "a {} has no attribute `{name}` that rangefinder supports ({})",
                 value.type_name(),
-                match value {
-                    Value::Object(Object::IrBuilder(_)) =>
-                        "it has .emit(call) and .get(): other statements are not supported",
-                    _ => "it has .shape, .dtype, .name, .strides, .data, .elem_offset and .access_ptr(mode)",
-                }
+                "it has .shape, .dtype, .name, .strides, .data, .elem_offset and .access_ptr(mode)"
             ),
         )),
     }
@@ -458,22 +455,6 @@ pub(crate) fn call_method(receiver: &Value, name: &str, args: Args) -> ApiResult
                 }
             }
             Ok(receiver.clone())
-        }
-        (Value::Object(Object::IrBuilder(stmts)), "emit") => {
-            let a = args.bind("emit", &["stmt"])?;
-            let g = a.required("stmt")?;
-            let stmt = to_stmt(&g.value, g.place(), false)?;
-            stmts.borrow_mut().push(stmt);
-            Ok(Value::None)
-        }
-        (Value::Object(Object::IrBuilder(stmts)), "get") => {
-            args.bind("get", &[])?;
-            let list = stmts.borrow().clone();
-            let stmt = match <[Stmt; 1]>::try_from(list) {
-                Ok([one]) => one,
-                Err(list) => Stmt::seq(list),
-            };
-            Ok(Value::Object(Object::IrStmt(Rc::new(stmt))))
         }
         _ => Err(type_error(
             None,

@@ -142,6 +142,10 @@ pub enum Function {
     /// (by spatial axes: 1, 2, 3) or `get_pad_tuple_generic` (0); also
     /// under `tvm.topi.nn.utils`.
     NnGetPadTuple(u8),
+    /// `tvm.topi.nn.infer_pad`, `infer_pad3d` or `infer_stride` (also under
+    /// `tvm.topi.nn.utils`): a padding or stride read back from the shapes
+    /// of stages.
+    NnInfer(crate::topi_nn::Inferred),
     /// `tvm.topi.nn.batch_matmul`.
     NnBatchMatmul,
     /// `tvm.topi.nn.dense` (`true`) or `tvm.topi.nn.matmul`.
@@ -361,6 +365,7 @@ impl Function {
             Function::NnGetPadTuple(1) => "tvm.topi.nn.get_pad_tuple1d",
             Function::NnGetPadTuple(3) => "tvm.topi.nn.get_pad_tuple3d",
             Function::NnGetPadTuple(_) => "tvm.topi.nn.get_pad_tuple",
+            Function::NnInfer(what) => what.tvm_name(),
             Function::NnSoftmax(false) => "tvm.topi.nn.softmax",
             Function::NnSoftmax(true) => "tvm.topi.nn.log_softmax",
             Function::NnMatmul(false) => "tvm.topi.nn.matmul",

@@ -176,6 +176,7 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::NnMatmul(dense) => crate::topi_nn::matmul(host, args, dense),
         Function::NnBatchMatmul => crate::topi_nn::batch_matmul(host, args),
         Function::NnGetPadTuple(dims) => crate::topi_nn::get_pad_tuple(dims, args),
+        Function::NnInfer(what) => crate::topi_nn::infer(what, args),
         Function::NnSoftmax(log) => crate::topi_nn::softmax(host, args, log),
         Function::RegisterTopi(schedule) => crate::autotvm::register(args, schedule),
         Function::AutotvmEntity(kind) => crate::autotvm::entity(kind, args),
@@ -971,7 +972,7 @@ fn value_condition(a: &Given) -> ApiResult<te::Value> {
     }
 }
 
-fn integer_division(native: Function, args: Args) -> ApiResult<Value> {
+pub(crate) fn integer_division(native: Function, args: Args) -> ApiResult<Value> {
     let a = args.bind(native.name(), &["a", "b", "span"])?;
     let floor = match native {
         Function::FloorDiv => Some(crate::BinaryOp::FloorDiv),

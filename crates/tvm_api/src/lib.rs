@@ -93,6 +93,7 @@ mod generic_func;
 mod host;
 mod hybrid;
 mod hybrid_dump;
+mod ir_builder;
 mod layout;
 mod lowered;
 mod namespace;
@@ -429,6 +430,7 @@ pub fn enter(host: &mut dyn Host, value: &Value) -> Option<ApiResult<Value>> {
             host.session().pass_contexts.push(c.clone());
             Some(Ok(value.clone()))
         }
+        Value::Object(Object::IrScope(s)) => Some(Ok(s.entered())),
         _ => None,
     }
 }
@@ -443,6 +445,11 @@ pub fn exit(host: &mut dyn Host, value: &Value) {
         }
         Value::Object(Object::PassContext(_)) => {
             host.session().pass_contexts.pop();
+        }
+        // Closing an IR builder's scope cannot fail: its statement is
+        // emitted into the sequence that is open.
+        Value::Object(Object::IrScope(s)) => {
+            let _ = s.close();
         }
         _ => {}
     }
@@ -488,6 +495,7 @@ pub fn call_function(
 pub fn set_item(container: &Value, key: &Value, value: &Value) -> Option<ApiResult<()>> {
     match container {
         Value::Object(Object::AutotvmConfig(c)) => Some(autotvm::config_set(c, key, value)),
+        Value::Object(Object::BufferVar(v)) => Some(v.store(key, value)),
         _ => None,
     }
 }

@@ -22,6 +22,7 @@ const MODULES: &[&str] = &[
     "tvm.testing",
     "tvm.container",
     "tvm.tir.stmt_functor",
+    "tvm.tir.generic",
     "tvm.error",
     "tvm._ffi",
     "tvm._ffi.base",
@@ -316,6 +317,14 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "thread_axis" if te_level => Function::ThreadAxis,
         "sum" if tir_level => Function::Sum,
         "add" if tir_level => Function::TirBinary(crate::BinaryOp::Add),
+        // `tvm.tir.generic`: the operators a program passes as functions
+        // (TOPI's `cumsum` takes `generic.add`).
+        "add" if module_path == "tvm.tir.generic" => Function::TirBinary(crate::BinaryOp::Add),
+        "subtract" if module_path == "tvm.tir.generic" => Function::TirBinary(crate::BinaryOp::Sub),
+        "multiply" if module_path == "tvm.tir.generic" => Function::TirBinary(crate::BinaryOp::Mul),
+        "divide" if module_path == "tvm.tir.generic" => Function::TirBinary(crate::BinaryOp::Div),
+        "floordiv" if module_path == "tvm.tir.generic" => Function::FloorDiv,
+        "cast" if module_path == "tvm.tir.generic" => Function::Cast,
         "subtract" if tir_level => Function::TirBinary(crate::BinaryOp::Sub),
         "multiply" if tir_level => Function::TirBinary(crate::BinaryOp::Mul),
         "max" if tir_level => Function::MaxReducer,

@@ -87,7 +87,13 @@ pub enum Object {
     /// function the program cannot look into.
     Call(Rc<tir::OpaqueCall>),
     /// `tvm.tir.ir_builder.create()`: the statements emitted so far.
-    IrBuilder(Rc<RefCell<Vec<tir::Stmt>>>),
+    IrBuilder(Rc<RefCell<crate::ir_builder::IrBuilder>>),
+    /// A `with` scope of an IR builder (`ib.for_range(...)`,
+    /// `ib.if_scope(...)`, ...).
+    IrScope(Rc<crate::ir_builder::Scope>),
+    /// A buffer as an IR builder reads and writes it (`ib.buffer_ptr(b)`,
+    /// `ib.allocate(...)`).
+    BufferVar(Rc<crate::ir_builder::BufferVar>),
     /// `te.comm_reducer(fcombine, fidentity, name)`: called on a value or
     /// tuple with `axis=`, it reduces.
     Reducer(Rc<crate::ReducerDef>),
@@ -190,6 +196,8 @@ impl Object {
             Object::DeclBuffer(..) => "Buffer",
             Object::Call(_) => "Call",
             Object::IrBuilder(_) => "IRBuilder",
+            Object::IrScope(_) => "WithScope",
+            Object::BufferVar(_) => "BufferVar",
             Object::Reducer(_) => "function",
             Object::TensorIntrin(_) => "TensorIntrin",
             Object::AutotvmTemplate(_) => "function",
@@ -340,6 +348,8 @@ impl fmt::Display for Object {
             Object::DeclBuffer(b, _) => write!(f, "buffer({})", b.name()),
             Object::Call(c) => write!(f, "{c}"),
             Object::IrBuilder(_) => f.write_str("IRBuilder"),
+            Object::IrScope(_) => f.write_str("WithScope"),
+            Object::BufferVar(v) => write!(f, "{}", v.buffer().name()),
             Object::Reducer(r) => write!(f, "<function {}>", r.name()),
             Object::TensorIntrin(t) => write!(f, "TensorIntrin({})", t.name()),
             Object::AutotvmTemplate(_) => f.write_str("<function autotvm template>"),

@@ -432,6 +432,7 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 method("simplify")
             }
             (Object::Analyzer, "can_prove") => method("can_prove"),
+            (Object::Analyzer, "can_prove_equal") => method("can_prove_equal"),
             (Object::Op(op), "body") if op.as_compute().is_some() => Ok(Value::list(
                 op.bodies()
                     .into_iter()
@@ -785,8 +786,9 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 _,
             ) => Err(no_attribute(value, name, span, "it has no attributes")),
             (Object::Group(..), _) => crate::dataflow::group_attribute(value, name, span),
-            (Object::DeclBuffer(..) | Object::IrBuilder(_), _) => {
-                crate::extern_api::attribute(value, name, span)
+            (Object::DeclBuffer(..), _) => crate::extern_api::attribute(value, name, span),
+            (Object::IrBuilder(_) | Object::BufferVar(_) | Object::IrScope(_), _) => {
+                crate::ir_builder::attribute(value, name, span)
             }
             (Object::AutotvmConfig(c), _) => crate::autotvm::config_attribute(c, value, name),
             (Object::GenericFunc(g), _) => crate::generic_func::attribute(g, value, name),
@@ -1042,6 +1044,12 @@ pub(crate) fn subscript(
     index_span: At,
     span: At,
 ) -> ApiResult<Value> {
+    if let Value::Object(Object::BufferVar(v)) = value {
+        return v.load(index).map_err(|e| match &index_span {
+            Some(at) => e.or_at(at),
+            None => e,
+        });
+    }
     if let Value::Object(Object::AutotvmConfig(c)) = value {
         return crate::autotvm::config_get(c, index).map_err(|e| match index_span.clone() {
             Some(at) => e.at(at),
@@ -1255,6 +1263,16 @@ pub(crate) fn call_method(
                 other => other,
             })
         }
+        Value::Object(Object::Analyzer) if name == "can_prove_equal" => {
+            // TVM's `CanProveEqual`: two constants compare, else `lhs -
+            // rhs == 0` must be provable.
+            let a = args.bind("can_prove_equal", &["lhs", "rhs"])?;
+            let (l, r) = (a.required("lhs")?, a.required("rhs")?);
+            let (x, y) = (to_index(l)?, to_index(r)?);
+            Ok(Value::Bool(
+                Analyzer::new().decide(&Expr::eq(Expr::sub(x, y), Expr::int(0))) == Some(true),
+            ))
+        }
         Value::Object(Object::Analyzer) if name == "can_prove" => {
             let a = args.bind("can_prove", &["cond", "strength"])?;
             let c = a.required("cond")?;
@@ -1353,8 +1371,16 @@ pub(crate) fn call_method(
             crate::operators::compare(arith::CmpOp::Eq, &lhs, &other.value)
                 .map_err(|e| e.or_at(&other.at))
         }
-        Value::Object(Object::DeclBuffer(..) | Object::IrBuilder(_)) => {
+        Value::Object(Object::DeclBuffer(..)) => {
             crate::extern_api::call_method(receiver, name, args)
+        }
+        Value::Object(Object::IrBuilder(b)) => crate::ir_builder::call_method(b, name, args),
+        Value::Object(Object::BufferVar(v)) if name == "asobject" => {
+            args.bind("asobject", &[])?;
+            Ok(Value::Object(Object::DeclBuffer(
+                v.buffer().clone(),
+                Rc::from(Vec::new()),
+            )))
         }
         Value::Object(Object::Schedule(s)) => {
             crate::dataflow::call_schedule_method(host, s, name, args)

@@ -734,6 +734,99 @@ pub(crate) fn matmul(host: &mut dyn Host, args: Args, dense: bool) -> ApiResult<
     }
 }
 
+/// What one of TOPI's `infer_*` helpers reads back from stage shapes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Inferred {
+    /// `infer_pad(data, data_pad)`: `(hpad, wpad)`, half the growth of
+    /// each NCHW spatial axis (`(0, 0)` without a pad stage).
+    Pad,
+    /// `infer_pad3d(data, data_pad, layout)`: `(dpad, hpad, wpad)`, the
+    /// whole growth of each spatial axis of `NDHWC` or `NCDHW`.
+    Pad3d,
+    /// `infer_stride(data, kernel, out)`: `(hstride, wstride)` of an NCHW
+    /// convolution, `(in - k) // max(out - 1, 1)`, plus 1 where `out` is 1.
+    Stride,
+}
+
+impl Inferred {
+    pub(crate) fn tvm_name(self) -> &'static str {
+        match self {
+            Inferred::Pad => "tvm.topi.nn.infer_pad",
+            Inferred::Pad3d => "tvm.topi.nn.infer_pad3d",
+            Inferred::Stride => "tvm.topi.nn.infer_stride",
+        }
+    }
+}
+
+/// One of TOPI's `infer_*` helpers, on stages of constant shape (TOPI's
+/// `get_const_int` refuses a symbolic result with the same message).
+pub(crate) fn infer(what: Inferred, args: Args) -> ApiResult<Value> {
+    let short = what.tvm_name().rsplit('.').next().unwrap_or("infer");
+    let params: &[&'static str] = match what {
+        Inferred::Pad => &["data", "data_pad"],
+        Inferred::Pad3d => &["data", "data_pad", "layout"],
+        Inferred::Stride => &["data", "kernel", "out"],
+    };
+    let a = args.bind(short, params)?;
+    // The constant dimensions of a tensor of `rank` dimensions.
+    let dims = |name: &str, rank: usize| -> ApiResult<Vec<i64>> {
+        let g = a.required(name)?;
+        let t = tensor(g, short)?;
+        if t.ndim() != rank {
+            return Err(ApiError::value_error(format!(
+                "`{short}` needs `{name}` of {rank} dimensions, found {}",
+                t.ndim()
+            ))
+            .at(g.at.clone()));
+        }
+        t.shape()
+            .iter()
+            .map(|d| {
+                constant_value(d).ok_or_else(|| {
+                    ApiError::value_error("Expect value to be constant int").at(g.at.clone())
+                })
+            })
+            .collect()
+    };
+    let ints = |v: Vec<i64>| Ok(Value::tuple(v.into_iter().map(Value::Int).collect()));
+    match what {
+        Inferred::Pad => {
+            if a.get("data_pad")
+                .is_none_or(|g| matches!(g.value, Value::None))
+            {
+                return ints(vec![0, 0]);
+            }
+            let (d, p) = (dims("data", 4)?, dims("data_pad", 4)?);
+            ints(vec![
+                (p[2] - d[2]).div_euclid(2),
+                (p[3] - d[3]).div_euclid(2),
+            ])
+        }
+        Inferred::Pad3d => {
+            let layout = a.required("layout")?;
+            let spatial = match &layout.value {
+                Value::Str(l) if &**l == "NDHWC" => 1..4,
+                Value::Str(l) if &**l == "NCDHW" => 2..5,
+                other => {
+                    return Err(ApiError::value_error(format!(
+                        "Layout {} is not supported",
+                        crate::repr(other)
+                    ))
+                    .at(layout.at.clone()))
+                }
+            };
+            let (d, p) = (dims("data", 5)?, dims("data_pad", 5)?);
+            ints(spatial.map(|i| p[i] - d[i]).collect())
+        }
+        Inferred::Stride => {
+            let (d, k, o) = (dims("data", 4)?, dims("kernel", 4)?, dims("out", 4)?);
+            let stride =
+                |i: usize| (d[i] - k[i]).div_euclid((o[i] - 1).max(1)) + i64::from(o[i] == 1);
+            ints(vec![stride(2), stride(3)])
+        }
+    }
+}
+
 /// The function of `tvm.topi.nn` called `name`, if this module has it.
 pub(crate) fn function(name: &str) -> Option<crate::Function> {
     use crate::Function as F;
@@ -747,6 +840,9 @@ pub(crate) fn function(name: &str) -> Option<crate::Function> {
         "get_pad_tuple1d" => F::NnGetPadTuple(1),
         "get_pad_tuple" => F::NnGetPadTuple(2),
         "get_pad_tuple3d" => F::NnGetPadTuple(3),
+        "infer_pad" => F::NnInfer(Inferred::Pad),
+        "infer_pad3d" => F::NnInfer(Inferred::Pad3d),
+        "infer_stride" => F::NnInfer(Inferred::Stride),
         "softmax" => F::NnSoftmax(false),
         "log_softmax" => F::NnSoftmax(true),
         "depthwise_conv2d_nchw" => F::NnDepthwiseConv2dNchw,
