@@ -79,5 +79,7 @@ for bad in ["else", "dtype", "get"]:
         else:
             with ib.for_range(0, 4) as i:
                 ib.get()
-    except (RuntimeError, ValueError) as err:
-        print(bad, type(err).__name__, err)
+    except RuntimeError as err:
+        print(bad, "RuntimeError", err)
+    except ValueError as err:
+        print(bad, "ValueError", err)
