@@ -267,6 +267,24 @@ impl Analyzer {
         Ok(self.an.can_prove(&e))
     }
 
+    /// Whether `lhs == rhs` for every value in the bound ranges (TVM's
+    /// `can_prove_equal`: two constants compare, else `lhs - rhs == 0`
+    /// must be provable).
+    fn can_prove_equal(
+        &mut self,
+        py: Python<'_>,
+        lhs: &Bound<'_, PyAny>,
+        rhs: &Bound<'_, PyAny>,
+    ) -> PyResult<bool> {
+        let (l, r) = (self.expr(py, lhs)?, self.expr(py, rhs)?);
+        if let (Some(a), Some(b)) = (l.as_int(), r.as_int()) {
+            return Ok(a == b);
+        }
+        Ok(self
+            .an
+            .can_prove(&Expr::eq(Expr::sub(l, r), Expr::int(0))))
+    }
+
     /// The set of values `expr` takes when each variable of `dom_map`
     /// ranges over its half-open `(lo, hi)` (TVM's `int_set`): inclusive
     /// `min_value` / `max_value`, `None` where unbounded.

@@ -108,3 +108,27 @@ def test_topi_cpp_reductions_and_the_nn_alias():
     x = te.placeholder((4, 6), name="x")
     assert [int(d) for d in cpp.sum(x, [1], False).shape] == [4]
     assert [int(d) for d in topi.cpp.argmax(x, [1], True, False).shape] == [4, 1]
+
+
+def test_helpers_topi_imports_from_tvm_modules():
+    # `scatter.py` imports the analyzer from `tvm.arith.analyzer`, `scan.py`
+    # passes `tvm.tir.generic.add` as its operator.
+    from rangefinder.tvm.arith.analyzer import Analyzer
+    from rangefinder.tvm.tir import generic
+
+    n = te.var("n")
+    an = Analyzer()
+    assert an.can_prove_equal(3, 3) and not an.can_prove_equal(3, 4)
+    assert an.can_prove_equal(n * 2 - n, n) and not an.can_prove_equal(n, 1)
+    a = te.placeholder((4,), name="a")
+    c = te.compute((4,), lambda i: generic.add(a[i], generic.multiply(a[i], 2.0)), name="c")
+    s = te.create_schedule(c.op)
+    assert "c[i] = (a[i] + (a[i]*2.000000f))" in str(tvm.lower(s, [a, c], simple_mode=True))
+    from rangefinder.tvm.topi.nn.utils import infer_pad3d, infer_stride
+
+    x = te.placeholder((1, 3, 8, 10, 12), name="x")
+    xp = te.placeholder((1, 3, 10, 12, 16), name="xp")
+    assert infer_pad3d(x, xp, "NCDHW") == (2, 2, 4)
+    k = te.placeholder((4, 3, 3, 3), name="k")
+    o = te.placeholder((1, 4, 4, 1), name="o")
+    assert infer_stride(te.placeholder((1, 3, 9, 5), name="d"), k, o) == (2, 3)

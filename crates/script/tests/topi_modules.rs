@@ -390,3 +390,28 @@ fn ir_builder_bodies_run_with_index_data_in_range() {
     // address, so the scatter runs.
     common::run_checked(IR_BUILDER, 4, 3, 1e-6);
 }
+
+#[test]
+fn helpers_topi_imports_from_tvm_modules() {
+    let run = script::run(
+        "import tvm\nfrom tvm import te\nfrom tvm.arith.analyzer import Analyzer\n\
+         from tvm.tir import generic\nfrom tvm.topi.nn.utils import infer_pad, infer_pad3d, infer_stride\n\
+         n = te.var('n')\nan = Analyzer()\n\
+         print(an.can_prove_equal(3, 3), an.can_prove_equal(3, 4), an.can_prove_equal(n * 2 - n, n), an.can_prove_equal(n, 1))\n\
+         a = te.placeholder((4,), name='a')\n\
+         c = te.compute((4,), lambda i: generic.add(a[i], generic.multiply(a[i], 2.0)), name='c')\n\
+         print(c.op.body[0])\n\
+         x = te.placeholder((1, 3, 8, 10, 12), name='x')\n\
+         xp = te.placeholder((1, 3, 10, 12, 16), name='xp')\n\
+         print(infer_pad3d(x, xp, 'NCDHW'), infer_pad(te.placeholder((1, 3, 8, 8)), te.placeholder((1, 3, 10, 12))), infer_pad(x, None))\n\
+         k = te.placeholder((4, 3, 3, 3), name='k')\n\
+         print(infer_stride(te.placeholder((1, 3, 9, 5)), k, te.placeholder((1, 4, 4, 1))))\n\
+         try:\n    infer_pad3d(x, xp, 'NHWC')\nexcept ValueError as e:\n    print(e)\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        run.printed,
+        "True False True False\na[i] + a[i] * 2.0\n(2, 2, 4) (1, 2) (0, 0)\n(2, 3)\n\
+         Layout 'NHWC' is not supported\n"
+    );
+}

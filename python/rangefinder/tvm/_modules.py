@@ -24,6 +24,7 @@ LAYER_MODULES = (
     "tvm.script",
     "tvm.script.tir",
     "tvm.tir.schedule",
+    "tvm.tir.generic",
     # Imported at the top of TOPI's modules and TVM's tests, used only on
     # paths TE programs do not take: their names import, their use fails.
     # The layer keeps the list.

@@ -1,5 +1,5 @@
 """``tvm.arith``: the analyzer, on expression objects."""
 
-from .._native import Analyzer, ConstIntBound, IntervalSet, ModularSet
+from rangefinder._native import Analyzer, ConstIntBound, IntervalSet, ModularSet
 
 __all__ = ["Analyzer", "ConstIntBound", "IntervalSet", "ModularSet"]
