@@ -104,6 +104,42 @@ print(BF.shape)
     assert_eq!(printed, "[8, 16]\n");
 }
 
+#[test]
+fn rfactor_of_a_tuple_reduction_factors_every_value_and_returns_them_all() {
+    // TVM returns the factored outputs of an argmax as a list; both stages
+    // combine (index, value) pairs with the program's reducer.
+    let printed = run_checked(
+        "\
+def fcombine(x, y):
+    return tvm.tir.Select(x[1] >= y[1], x[0], y[0]), tvm.tir.Select(x[1] >= y[1], x[1], y[1])
+def fidentity(t0, t1):
+    return tvm.tir.const(-1, t0), tvm.te.min_value(t1)
+argmax = te.comm_reducer(fcombine, fidentity, name=\"argmax\")
+idx = te.placeholder((6, 37), name=\"idx\", dtype=\"int32\")
+val = te.placeholder((6, 37), name=\"val\")
+k = te.reduce_axis((0, 37), \"k\")
+T0, T1 = te.compute((6,), lambda i: argmax((idx[i, k], val[i, k]), axis=k), name=\"T\")
+s = te.create_schedule(T0.op)
+ko, ki = s[T0].split(k, factor=8)
+BF, BV = s.rfactor(T1, ki)
+print(BF.op.name, BF.shape, BF.dtype, BV.dtype, BF.op == BV.op, s[T0].op.reduce_axis[0].var)
+s[BF].compute_at(s[T0], s[T0].op.axis[0])
+print(tvm.lower(s, [idx, val, T0, T1], simple_mode=True))
+",
+    );
+    assert!(
+        printed.starts_with("T.rf [8, 6] int32 float32 True k.inner.v\n"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains(
+            "T.v0[ax0] = if_then_else((T.v1[ax0] >= T.rf.v1[k.inner.v, 0]), T.v0[ax0], \
+             T.rf.v0[k.inner.v, 0])"
+        ),
+        "{printed}"
+    );
+}
+
 const BLOCK: &str = "\
 A = te.placeholder((8, 8), name=\"A\")
 B = te.compute((8, 8), lambda i, j: A[i, j] + 1.0, name=\"B\")

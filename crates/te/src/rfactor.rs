@@ -7,6 +7,9 @@
 //! reduction axis `<axis>.v`. A reduction over `k` split into
 //! `k.outer, k.inner` and factored on `k.inner` computes `B.rf[k.inner, i]`
 //! as the sum over `k.outer`, then `B[i]` as the sum of `B.rf[k.inner.v, i]`.
+//! A reduction of several values with a program's reducer (an argmax's
+//! `(index, value)` pairs) is factored whole: `<name>.rf` has one output
+//! per value, and the stage combines them with the same reducer.
 
 use crate::error::{Result, TeError};
 use crate::iter_var::{IterKind, IterVar};
@@ -51,8 +54,21 @@ impl Schedule {
         let Some(c) = op.as_compute() else {
             return fail("only a computed reduction can be factored".to_string());
         };
-        let Some(reduce) = c.body.as_reduce() else {
-            return fail(format!("`{}` is not a reduction", tensor.name()));
+        // A built-in reduction (`te.sum`) or a reducer's tuple reduction
+        // (`te.comm_reducer`, argmax), whose outputs are factored together.
+        let tuple = match c.body.kind() {
+            ValueKind::CommReduce(r) => Some(r.clone()),
+            _ => None,
+        };
+        let reduce = match (&tuple, c.body.as_reduce()) {
+            (Some(_), _) => None,
+            (None, Some(r)) => Some(r),
+            (None, None) => return fail(format!("`{}` is not a reduction", tensor.name())),
+        };
+        let reduce_condition = match (&tuple, reduce) {
+            (Some(t), _) => t.condition().cloned(),
+            (None, Some(r)) => r.condition.clone(),
+            (None, None) => None,
         };
         if axis.kind() != IterKind::Reduce {
             return fail("only a reduction loop can be factored".to_string());
@@ -145,7 +161,7 @@ impl Schedule {
             .collect();
         let (mut conditions, subst) = bound_conditions(&touched_roots, &value, &leaf_an);
         let mut rename = |e: &Expr| e.substitute(&mut |v| subst.get(v).cloned());
-        if let Some(cond) = &reduce.condition {
+        if let Some(cond) = &reduce_condition {
             conditions.push(rename(cond));
         }
         let condition = conditions.into_iter().reduce(Expr::and);
@@ -173,20 +189,29 @@ impl Schedule {
                 ));
             }
         }
-        let source = reduce.source.rewrite(&mut rename, &mut |_, _| None);
-        let rf_body = Value::new(ValueKind::Reduce(Reduce {
-            reducer: reduce.reducer,
-            source,
-            axes: rf_reduce,
-            condition,
-        }));
-        let rf_op = Operation::new_compute(
-            &format!("{}.rf", op.name()),
-            "",
-            Attrs::new(),
-            rf_axis,
-            rf_body,
-        );
+        let rf_name = format!("{}.rf", op.name());
+        let rf_op = match (&tuple, reduce) {
+            (Some(t), _) => {
+                let sources = t
+                    .sources()
+                    .iter()
+                    .map(|v| v.rewrite(&mut rename, &mut |_, _| None))
+                    .collect();
+                let bodies = t.combiner().reduce(sources, &rf_reduce, condition)?;
+                crate::operation::compute_op_on_axes(rf_axis, bodies, &rf_name, "", Attrs::new())?
+            }
+            (None, Some(reduce)) => {
+                let source = reduce.source.rewrite(&mut rename, &mut |_, _| None);
+                let rf_body = Value::new(ValueKind::Reduce(Reduce {
+                    reducer: reduce.reducer,
+                    source,
+                    axes: rf_reduce,
+                    condition,
+                }));
+                Operation::new_compute(&rf_name, "", Attrs::new(), rf_axis, rf_body)
+            }
+            (None, None) => unreachable!("checked above"),
+        };
         let rf = rf_op.output();
 
         // The original becomes a reduction of the factored tensor.
@@ -209,17 +234,35 @@ impl Schedule {
         );
         let mut idx: Vec<Expr> = new_axis.iter().map(IterVar::expr).collect();
         idx.insert(pos, over.expr());
-        let body = Value::new(ValueKind::Reduce(Reduce {
-            reducer: reduce.reducer,
-            source: rf.at(idx),
-            axes: vec![over.clone()],
-            condition: None,
-        }));
-        let replaced = op.replaced(ComputeOp {
-            axis: new_axis,
-            reduce_axis: vec![over],
-            body,
-        });
+        let replaced = match (&tuple, reduce) {
+            (Some(t), _) => {
+                let sources = rf_op.outputs().iter().map(|o| o.at(idx.clone())).collect();
+                let mut bodies = t
+                    .combiner()
+                    .reduce(sources, std::slice::from_ref(&over), None)?
+                    .into_iter();
+                let body = bodies.next().expect("a tuple reduction has outputs");
+                op.replaced_all(
+                    ComputeOp {
+                        axis: new_axis,
+                        reduce_axis: vec![over],
+                        body,
+                    },
+                    bodies.map(Some).collect(),
+                )
+            }
+            (None, Some(reduce)) => op.replaced(ComputeOp {
+                axis: new_axis,
+                reduce_axis: vec![over.clone()],
+                body: Value::new(ValueKind::Reduce(Reduce {
+                    reducer: reduce.reducer,
+                    source: rf.at(idx),
+                    axes: vec![over.clone()],
+                    condition: None,
+                })),
+            }),
+            (None, None) => unreachable!("checked above"),
+        };
         self.replace_op(i, replaced, true);
         self.insert_stage(i, rf_op.clone());
         self.join_group_of(tensor.op(), &rf_op);

@@ -142,7 +142,14 @@ pub(crate) fn call_schedule_method(
                 .borrow_mut()
                 .rfactor(&t, &axis, factor_axis)
                 .map_err(|e| te_error(&a.place(), e))?;
-            Ok(tensor(factored))
+            // A tuple reduction's factored outputs are a list, as TVM
+            // returns them (one is the tensor).
+            let outputs = factored.op().outputs();
+            Ok(if outputs.len() > 1 {
+                Value::list(outputs.into_iter().map(tensor).collect())
+            } else {
+                tensor(factored)
+            })
         }
         "create_group" => {
             let a = args.bind("create_group", &["outputs", "inputs", "include_inputs"])?;
