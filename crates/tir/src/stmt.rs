@@ -305,6 +305,20 @@ impl Stmt {
         }
     }
 
+    /// This statement inside `let` bindings of index variables to values
+    /// read at run time ([`Stmt::LetValue`]), the first binding outermost:
+    /// how a store at a data-dependent index (a scatter, `out[idx[k]] =
+    /// ...`) is written, since indices are index expressions.
+    pub fn with_index_lets(self, lets: Vec<(Var, Value)>) -> Stmt {
+        lets.into_iter()
+            .rev()
+            .fold(self, |body, (var, value)| Stmt::LetValue {
+                var,
+                value,
+                body: Box::new(body),
+            })
+    }
+
     /// The statements in order; nested sequences are spliced in and a single
     /// statement is returned as itself.
     pub fn seq(stmts: impl IntoIterator<Item = Stmt>) -> Stmt {

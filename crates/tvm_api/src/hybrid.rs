@@ -1048,16 +1048,7 @@ impl<'h, 's> Parser<'h, 's> {
             value: v,
             stage,
         };
-        out.push(
-            scatter
-                .into_iter()
-                .rev()
-                .fold(store, |body, (var, value)| Stmt::LetValue {
-                    var,
-                    value,
-                    body: Box::new(body),
-                }),
-        );
+        out.push(store.with_index_lets(scatter));
         Ok(())
     }
 

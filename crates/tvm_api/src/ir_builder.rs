@@ -628,15 +628,9 @@ impl BufferVar {
             value,
             stage: self.buffer.name().to_string(),
         };
-        let stmt = lets
-            .into_iter()
-            .rev()
-            .fold(store, |body, (var, value)| Stmt::LetValue {
-                var,
-                value,
-                body: Box::new(body),
-            });
-        self.builder.borrow_mut().emit(Item::Stmt(stmt))
+        self.builder
+            .borrow_mut()
+            .emit(Item::Stmt(store.with_index_lets(lets)))
     }
 
     /// The buffer (`x.asobject()`).

@@ -598,18 +598,8 @@ fn layer_norm(
         ));
     }
     let shape = x.shape().to_vec();
-    let reduced_shape: Vec<Expr> = axes.iter().map(|&i| shape[i].clone()).collect();
     for (what, t) in std::iter::once(("gamma", gamma)).chain(beta.map(|b| ("beta", b))) {
-        let fits = t.ndim() == axes.len()
-            && t.shape().iter().zip(&reduced_shape).all(|(a, b)| {
-                !matches!((constant_value(a), constant_value(b)), (Some(p), Some(q)) if p != q)
-            });
-        if !fits {
-            return Err(ApiError::value_error(format!(
-                "`{what}` must have the shape of the normalised axes {reduced_shape:?}, found {:?}",
-                t.shape()
-            )));
-        }
+        check_normalised_shape(what, t, &shape, axes)?;
     }
     let half = dtype == DataType::Float16;
     let f32 = |v: te::Value| {
@@ -1104,6 +1094,28 @@ fn fold(op: BinaryOp, a: &Value, b: &Value) -> ApiResult<Value> {
         .ok_or_else(|| ApiError::value_error("an index overflows 64 bits".to_string()))
 }
 
+/// Checks that `t` (a scale or shift, `what`) has the shape of the axes
+/// `axes` of `shape` that are normalised (equal where both are constant).
+fn check_normalised_shape(
+    what: &str,
+    t: &te::Tensor,
+    shape: &[Expr],
+    axes: &[usize],
+) -> ApiResult<()> {
+    let reduced_shape: Vec<Expr> = axes.iter().map(|&i| shape[i].clone()).collect();
+    let fits = t.ndim() == axes.len()
+        && t.shape().iter().zip(&reduced_shape).all(|(a, b)| {
+            !matches!((constant_value(a), constant_value(b)), (Some(p), Some(q)) if p != q)
+        });
+    if fits {
+        return Ok(());
+    }
+    Err(ApiError::value_error(format!(
+        "`{what}` must have the shape of the normalised axes {reduced_shape:?}, found {:?}",
+        t.shape()
+    )))
+}
+
 /// TOPI's C++ `cast(x, dtype)`: one compute `T_cast` (tag `elemwise`)
 /// over `ax0, ax1, ...`, the element itself when it has the type already.
 fn cpp_cast(x: &te::Tensor, dtype: DataType) -> ApiResult<te::Tensor> {
@@ -1168,17 +1180,7 @@ fn rms_norm(
         )));
     }
     let shape = x.shape().to_vec();
-    let reduced_shape: Vec<Expr> = axes.iter().map(|&i| shape[i].clone()).collect();
-    let fits = weight.ndim() == axes.len()
-        && weight.shape().iter().zip(&reduced_shape).all(|(a, b)| {
-            !matches!((constant_value(a), constant_value(b)), (Some(p), Some(q)) if p != q)
-        });
-    if !fits {
-        return Err(ApiError::value_error(format!(
-            "`weight` must have the shape of the normalised axes {reduced_shape:?}, found {:?}",
-            weight.shape()
-        )));
-    }
+    check_normalised_shape("weight", weight, &shape, axes)?;
     let data32 = cpp_cast(x, DataType::Float32)?;
     let weight32 = cpp_cast(weight, DataType::Float32)?;
     let data_value = Value::Object(Object::Tensor(data32.clone()));
