@@ -140,6 +140,43 @@ print(tvm.lower(s, [idx, val, T0, T1], simple_mode=True))
     );
 }
 
+#[test]
+fn a_tuple_reduction_combines_across_threads() {
+    // The factored argmax bound to `threadIdx.x`: each thread's (index,
+    // value) pair goes to its own shared buffer, and thread 0 combines the
+    // pairs with the program's reducer, one value after the other.
+    let printed = run_checked(
+        "\
+def fcombine(x, y):
+    return tvm.tir.Select(x[1] >= y[1], x[0], y[0]), tvm.tir.Select(x[1] >= y[1], x[1], y[1])
+def fidentity(t0, t1):
+    return tvm.tir.const(-1, t0), tvm.te.min_value(t1)
+argmax = te.comm_reducer(fcombine, fidentity, name=\"argmax\")
+idx = te.placeholder((6, 37), name=\"idx\", dtype=\"int32\")
+val = te.placeholder((6, 37), name=\"val\")
+k = te.reduce_axis((0, 37), \"k\")
+T0, T1 = te.compute((6,), lambda i: argmax((idx[i, k], val[i, k]), axis=k), name=\"T\")
+s = te.create_schedule(T0.op)
+ko, ki = s[T0].split(k, factor=8)
+BF, BV = s.rfactor(T0, ki)
+tx = te.thread_axis(\"threadIdx.x\")
+s[T0].bind(s[T0].op.reduce_axis[0], tx)
+s[BF].compute_at(s[T0], s[T0].op.reduce_axis[0])
+s[T0].bind(s[T0].op.axis[0], te.thread_axis(\"blockIdx.x\"))
+s[T0].set_store_predicate(tx.equal(0))
+print(tvm.lower(s, [idx, val, T0, T1], simple_mode=True))
+",
+    );
+    for line in [
+        "red_buf0[threadIdx.x] = T.rf.v0[0, 0]",
+        "red_buf1[threadIdx.x] = T.rf.v1[0, 0]",
+        "red_buf0[0] = if_then_else((red_buf1[0] >= red_buf1[red.k0]), red_buf0[0], red_buf0[red.k0])",
+        "T.v1[blockIdx.x] = red_buf1[0]",
+    ] {
+        assert!(printed.contains(line), "{line}\n{printed}");
+    }
+}
+
 const BLOCK: &str = "\
 A = te.placeholder((8, 8), name=\"A\")
 B = te.compute((8, 8), lambda i, j: A[i, j] + 1.0, name=\"B\")
@@ -717,11 +754,11 @@ print(tvm.lower(s, [A, E], simple_mode=True))
     );
 }
 
-/// A reduction across threads with a reducer of several values is refused
-/// when lowered, not given one thread's part.
+/// A tuple reduction bound to threads whole (no rfactor): each thread
+/// gives its one pair, thread 0 combines them.
 #[test]
-fn a_tuple_reduction_across_threads_is_refused() {
-    let (_, _, message) = error_of(
+fn a_tuple_reduction_across_threads_runs() {
+    let printed = run_checked(
         "def fcombine(x, y):
     left = x[1] >= y[1]
     return tvm.tir.Select(left, x[0], y[0]), tvm.tir.Select(left, x[1], y[1])
@@ -733,10 +770,13 @@ k = te.reduce_axis((0, 16), name=\"k\")
 I, V = te.compute((4,), lambda i: argmax((k.var, X[i, k]), axis=k), name=\"T\")
 s = te.create_schedule(I.op)
 s[I].bind(s[I].op.reduce_axis[0], te.thread_axis(\"threadIdx.x\"))
-tvm.lower(s, [X, I, V], simple_mode=True)
+print(tvm.lower(s, [X, I, V], simple_mode=True))
 ",
     );
-    assert!(message.contains("reduces across threads"), "{message}");
+    assert!(
+        printed.contains("red_buf0[threadIdx.x] = threadIdx.x"),
+        "{printed}"
+    );
 }
 
 /// The outputs of an operation with several, passed to `tvm.lower` as

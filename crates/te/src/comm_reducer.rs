@@ -294,6 +294,47 @@ impl CommReducer {
         })
     }
 
+    /// [`Self::combine`] on values of a statement: position `k` of the
+    /// combiner, lowered, with `lhs[j]` as `acc[j]` and `rhs[j]` as
+    /// `new[j]`.
+    pub(crate) fn combine_lowered(
+        &self,
+        k: usize,
+        acc: &[tir::Value],
+        new: &[tir::Value],
+    ) -> Result<tir::Value> {
+        use std::collections::HashMap;
+        let operand = |t: &Tensor| tir::Buffer::new(t.name(), t.dtype(), Vec::<Expr>::new());
+        let mut buffers = HashMap::new();
+        let mut values = HashMap::new();
+        for (side, given) in [(&self.0.lhs, acc), (&self.0.rhs, new)] {
+            for (t, v) in side.iter().zip(given) {
+                let b = operand(t);
+                values.insert(b.id(), v.clone());
+                buffers.insert(t.op().id(), b);
+            }
+        }
+        let v = crate::extern_op::element_to_buffers(&self.0.result[k], &|t| {
+            buffers.get(&t.op().id()).cloned()
+        })?;
+        struct Operands(HashMap<tir::BufferId, tir::Value>);
+        impl tir::mutate::Mutator for Operands {
+            type Error = std::convert::Infallible;
+            fn value(&mut self, v: &tir::Value) -> std::result::Result<tir::Value, Self::Error> {
+                if let tir::Value::Load(l) = v {
+                    if let Some(x) = self.0.get(&l.buffer.id()) {
+                        return Ok(x.clone());
+                    }
+                }
+                tir::mutate::walk_value(self, v)
+            }
+        }
+        match tir::mutate::Mutator::value(&mut Operands(values), &v) {
+            Ok(v) => Ok(v),
+            Err(never) => match never {},
+        }
+    }
+
     /// Whether the combiner or identity uses a variable or the identity
     /// reads a tensor (what [`CommReducer::rewrite_reads`] may change).
     fn uses_vars_or_reads(&self) -> bool {

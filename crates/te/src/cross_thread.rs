@@ -12,7 +12,10 @@
 //! slots in order and stores the result, guarded by the stage's store
 //! predicate as TVM guards its write-back. The interpreter runs the block's
 //! threads together (the buffer is shared), so the combining thread reads
-//! the other threads' parts.
+//! the other threads' parts. A reducer of several values (`te.comm_reducer`,
+//! argmax) has one buffer per value (`red_buf0`, `red_buf1`, ...), stored
+//! and combined one value after the other, as TVM stores a tuple
+//! reduction's values.
 //!
 //! ```text
 //! // attr [iter_var(threadIdx.x, , threadIdx.x)] thread_extent = 16
@@ -26,10 +29,9 @@
 
 use crate::error::{Result, TeError};
 use crate::iter_var::IterKind;
-use crate::lower::{binop, Loop, Lowerer};
+use crate::lower::{Loop, Lowerer};
 use crate::schedule::Stage;
 use crate::thread::ThreadTag;
-use crate::value::Reduce;
 use arith::{Expr, Var};
 use std::collections::HashMap;
 use tir::{Buffer, Stmt, Value};
@@ -58,6 +60,38 @@ struct BlockThread {
     extent: Expr,
 }
 
+/// What a cross-thread reduction reduces: one value (a built-in reducer)
+/// or several (a `te.comm_reducer`'s tuple), lowered, with how two
+/// partial results combine.
+pub(crate) struct CrossValues {
+    /// Each value's source, lowered.
+    pub(crate) sources: Vec<Value>,
+    /// Each value's identity, lowered.
+    pub(crate) identity: Vec<Value>,
+    /// Only points where this holds take part.
+    pub(crate) condition: Option<Expr>,
+    /// How an accumulated tuple and a new one combine.
+    pub(crate) combine: Combine,
+}
+
+/// The combination of two partial results.
+pub(crate) enum Combine {
+    /// A built-in reducer's operator, on one value.
+    Op(tir::BinOp),
+    /// A program's reducer, on its tuple.
+    Tuple(crate::comm_reducer::CommReducer),
+}
+
+impl Combine {
+    /// Position `k` of the combination of `acc` with `new`.
+    fn apply(&self, k: usize, acc: &[Value], new: &[Value]) -> Result<Value> {
+        match self {
+            Combine::Op(op) => Ok(Value::binary(*op, acc[k].clone(), new[k].clone())),
+            Combine::Tuple(c) => c.combine_lowered(k, acc, new),
+        }
+    }
+}
+
 fn conjunction(conds: impl IntoIterator<Item = Expr>) -> Option<Expr> {
     conds.into_iter().reduce(Expr::and)
 }
@@ -71,7 +105,7 @@ impl Lowerer<'_> {
         i: usize,
         loops: Vec<Loop>,
         placed: &[(Option<usize>, Expr)],
-        r: &Reduce,
+        r: &CrossValues,
         out_access: Vec<Expr>,
     ) -> Result<Stmt> {
         let st = &self.s.stages()[i];
@@ -177,47 +211,85 @@ impl Lowerer<'_> {
             .filter(|t| !reduced.iter().any(|u| u.tag == t.tag))
             .collect();
 
-        let dtype = st.op().dtype();
-        let combine =
-            |a: Value, b: Value| Value::binary(binop(r.reducer.combiner(), dtype.is_int()), a, b);
-        let identity = || Value::constant(r.reducer.identity(dtype), dtype);
+        let n = r.sources.len();
+        let bufs: Vec<Buffer> = (0..n)
+            .map(|k| self.buffer_of(i, k).expect("computed stages have buffers"))
+            .collect();
         let shape: Vec<Expr> = others
             .iter()
             .chain(&reduced)
             .map(|t| t.extent.clone())
             .collect();
-        let red = Buffer::new("red_buf0", dtype, shape).with_scope("shared");
+        let reds: Vec<Buffer> = bufs
+            .iter()
+            .enumerate()
+            .map(|(k, b)| {
+                Buffer::new(format!("red_buf{k}"), b.dtype(), shape.clone()).with_scope("shared")
+            })
+            .collect();
         let mine: Vec<Expr> = others
             .iter()
             .chain(&reduced)
             .map(|t| t.position.clone())
             .collect();
-        let source = self.value(&r.source)?;
+        let load_all = |buffers: &[Buffer], at: &[Expr]| -> Vec<Value> {
+            buffers
+                .iter()
+                .map(|b| Value::load(b, at.to_vec()))
+                .collect()
+        };
+        // The values of a tuple are stored one after another, as TVM's
+        // reductions store them.
+        let store_all = |buffers: &[Buffer], at: &[Expr], values: Vec<Value>| {
+            Stmt::seq(
+                buffers
+                    .iter()
+                    .zip(values)
+                    .map(|(b, v)| Stmt::store(b, at.to_vec(), v))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let combined = |acc: &[Value], new: &[Value]| -> Result<Vec<Value>> {
+            (0..n).map(|k| r.combine.apply(k, acc, new)).collect()
+        };
 
         // The thread's own part.
         let part = if normal.is_empty() {
-            let value = match conjunction(part_conds) {
-                Some(c) => Value::select(Value::index(c), source, identity()),
-                None => source,
+            let values = match conjunction(part_conds) {
+                Some(c) => r
+                    .sources
+                    .iter()
+                    .zip(&r.identity)
+                    .map(|(s, id)| Value::select(Value::index(c.clone()), s.clone(), id.clone()))
+                    .collect(),
+                None => r.sources.clone(),
             };
-            Stmt::store(&red, mine.clone(), value)
+            store_all(&reds, &mine, values)
         } else {
-            let temp = Buffer::new("normal_reduce_temp0", dtype, [1i64]).with_scope("local");
-            let acc = || Value::load(&temp, [0i64]);
-            let mut update = Stmt::store(&temp, [0i64], combine(acc(), source));
+            let temps: Vec<Buffer> = bufs
+                .iter()
+                .enumerate()
+                .map(|(k, b)| {
+                    Buffer::new(format!("normal_reduce_temp{k}"), b.dtype(), [1i64])
+                        .with_scope("local")
+                })
+                .collect();
+            let zero_at = [Expr::int(0)];
+            let acc = load_all(&temps, &zero_at);
+            let mut update = store_all(&temps, &zero_at, combined(&acc, &r.sources)?);
             if let Some(c) = conjunction(part_conds) {
                 update = Stmt::if_then(Value::index(c), update);
             }
             let update = self.nest(&normal, update, &[], 0)?;
-            Stmt::allocate(
-                &temp,
-                vec![Expr::int(1)],
-                Stmt::seq([
-                    Stmt::store(&temp, [0i64], identity()),
-                    update,
-                    Stmt::store(&red, mine.clone(), acc()),
-                ]),
-            )
+            let body = Stmt::seq([
+                store_all(&temps, &zero_at, r.identity.clone()),
+                update,
+                store_all(&reds, &mine, acc.clone()),
+            ]);
+            temps
+                .iter()
+                .rev()
+                .fold(body, |body, t| Stmt::allocate(t, vec![Expr::int(1)], body))
         };
 
         // Thread 0 of each group combines the parts, in order, and stores.
@@ -233,13 +305,13 @@ impl Lowerer<'_> {
             .map(|k| Var::new(format!("red.k{k}")))
             .collect();
         let var_exprs: Vec<Expr> = vars.iter().map(Var::expr).collect();
-        let mut step = Stmt::store(
-            &red,
-            at(&zero),
-            combine(
-                Value::load(&red, at(&zero)),
-                Value::load(&red, at(&var_exprs)),
-            ),
+        let mut step = store_all(
+            &reds,
+            &at(&zero),
+            combined(
+                &load_all(&reds, &at(&zero)),
+                &load_all(&reds, &at(&var_exprs)),
+            )?,
         );
         let combine_loops = if let [t] = reduced[..] {
             // A group of one thread has nothing to combine.
@@ -260,9 +332,25 @@ impl Lowerer<'_> {
                 Stmt::for_loop(v, 0, t.extent.clone(), body)
             })
         };
-        let buf = self.buffer_of(i, 0).expect("computed stages have buffers");
-        let mut write_back =
-            Stmt::store_in_stage(&name, &buf, out_access, Value::load(&red, at(&zero)));
+        let mut write_back = Stmt::seq(
+            bufs.iter()
+                .zip(&reds)
+                .enumerate()
+                .map(|(k, (buf, red))| {
+                    let stage = if k == 0 {
+                        name.clone()
+                    } else {
+                        buf.name().to_string()
+                    };
+                    Stmt::store_in_stage(
+                        &stage,
+                        buf,
+                        out_access.clone(),
+                        Value::load(red, at(&zero)),
+                    )
+                })
+                .collect::<Vec<_>>(),
+        );
         if let Some(p) = st.store_predicate() {
             write_back = Stmt::if_then(Value::index(self.thread_condition(i, p)), write_back);
         }
@@ -289,7 +377,12 @@ impl Lowerer<'_> {
                 Stmt::seq([combine_loops, write_back]),
             )
         };
-        let body = Stmt::allocate(&red, red.shape().to_vec(), Stmt::seq([part, finish]));
+        let body = reds
+            .iter()
+            .rev()
+            .fold(Stmt::seq([part, finish]), |body, red| {
+                Stmt::allocate(red, red.shape().to_vec(), body)
+            });
         self.nest(&common, body, &data_guards, 0)
     }
 

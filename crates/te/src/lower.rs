@@ -818,19 +818,29 @@ impl<'a> Lowerer<'a> {
         let stmt = match body.as_reduce() {
             _ if st.tensorized().is_some() => self.tensorized_nest(i, &loops, &placed)?,
             Some(r) if crate::cross_thread::is_cross_thread(st) => {
-                let r = r.clone();
-                self.cross_thread_nest(i, loops, &placed, &r, out_access)?
+                let dtype = op.dtype();
+                let values = crate::cross_thread::CrossValues {
+                    sources: vec![self.value(&r.source)?],
+                    identity: vec![Value::constant(r.reducer.identity(dtype), dtype)],
+                    condition: r.condition.clone(),
+                    combine: crate::cross_thread::Combine::Op(binop(
+                        r.reducer.combiner(),
+                        dtype.is_int(),
+                    )),
+                };
+                self.cross_thread_nest(i, loops, &placed, &values, out_access)?
             }
             _ if crate::cross_thread::is_cross_thread(st) => {
-                return Err(TeError::new(
-                    crate::ErrorKind::Unsupported,
-                    format!(
-                        "`{name}` reduces across threads with a reducer of several values or \
-                         its own combiner (`te.comm_reducer`): rangefinder combines threads' \
-                         parts only for te.sum, te.max, te.min and products; bind its reduction \
-                         loops to no thread"
-                    ),
-                ))
+                let ValueKind::CommReduce(r) = body.kind() else {
+                    return Err(TeError::new(
+                        crate::ErrorKind::Unsupported,
+                        format!(
+                            "`{name}` reduces across threads with a value that is not a reduction"
+                        ),
+                    ));
+                };
+                let values = self.cross_thread_values(i, r)?;
+                self.cross_thread_nest(i, loops, &placed, &values, out_access)?
             }
             _ if matches!(body.kind(), ValueKind::CommReduce(_)) => {
                 let ValueKind::CommReduce(r) = body.kind() else {
@@ -1109,6 +1119,51 @@ impl<'a> Lowerer<'a> {
         )
     }
 
+    /// The values of stage `i`, a reduction by a [`crate::CommReducer`]
+    /// across threads, lowered: its sources and identities per output, and
+    /// its combiner.
+    fn cross_thread_values(
+        &self,
+        i: usize,
+        r: &crate::comm_reducer::CommReduce,
+    ) -> Result<crate::cross_thread::CrossValues> {
+        let combiner = r.combiner();
+        self.check_sequential_combiner(i, combiner)?;
+        let mut sources = Vec::with_capacity(combiner.size());
+        let mut identity = Vec::with_capacity(combiner.size());
+        for k in 0..combiner.size() {
+            let dtype = self
+                .buffer_of(i, k)
+                .expect("computed stages have buffers")
+                .dtype();
+            sources.push(self.operand(&r.sources()[k], dtype)?);
+            identity.push(self.operand(&combiner.identity()[k], dtype)?);
+        }
+        Ok(crate::cross_thread::CrossValues {
+            sources,
+            identity,
+            condition: r.condition().cloned(),
+            combine: crate::cross_thread::Combine::Tuple(combiner.clone()),
+        })
+    }
+
+    /// Refuses a combiner whose value `j` reads accumulated value `k < j`:
+    /// the values are stored one after another (as TVM does), so value
+    /// `k` would already be overwritten.
+    fn check_sequential_combiner(&self, i: usize, combiner: &crate::CommReducer) -> Result<()> {
+        match combiner.overwritten_read() {
+            Some((j, k)) => Err(TeError::lowering(format!(
+                "`{}` reduces with `{}`, whose value {j} is computed from accumulated value {k}: \
+                 the update stores the values one after another (as TVM does), so value {k} is \
+                 already overwritten when value {j} is computed; order the combiner's values so \
+                 that each reads only accumulated values at or after its own position",
+                self.s.stages()[i].op().name(),
+                combiner.name()
+            ))),
+            None => Ok(()),
+        }
+    }
+
     /// The initialisation and the update of stage `i`, a reduction by a
     /// [`crate::CommReducer`] whose outputs are stored at `out_access`: one
     /// store per output, in order, as TVM's `MakeReduction` emits them
@@ -1122,16 +1177,7 @@ impl<'a> Lowerer<'a> {
         let st = &self.s.stages()[i];
         let op = st.op();
         let combiner = r.combiner();
-        if let Some((j, k)) = combiner.overwritten_read() {
-            return Err(TeError::lowering(format!(
-                "`{}` reduces with `{}`, whose value {j} is computed from accumulated value {k}: \
-                 the update stores the values one after another (as TVM does), so value {k} is \
-                 already overwritten when value {j} is computed; order the combiner's values so \
-                 that each reads only accumulated values at or after its own position",
-                op.name(),
-                combiner.name()
-            )));
-        }
+        self.check_sequential_combiner(i, combiner)?;
         let bufs: Vec<Buffer> = (0..combiner.size())
             .map(|k| self.buffer_of(i, k).expect("computed stages have buffers"))
             .collect();
