@@ -104,12 +104,9 @@ print(BF.shape)
     assert_eq!(printed, "[8, 16]\n");
 }
 
-#[test]
-fn rfactor_of_a_tuple_reduction_factors_every_value_and_returns_them_all() {
-    // TVM returns the factored outputs of an argmax as a list; both stages
-    // combine (index, value) pairs with the program's reducer.
-    let printed = run_checked(
-        "\
+/// An argmax over (index, value) pairs of a 6 x 37 input, its reduction
+/// split by 8.
+const ARGMAX: &str = "\
 def fcombine(x, y):
     return tvm.tir.Select(x[1] >= y[1], x[0], y[0]), tvm.tir.Select(x[1] >= y[1], x[1], y[1])
 def fidentity(t0, t1):
@@ -121,12 +118,20 @@ k = te.reduce_axis((0, 37), \"k\")
 T0, T1 = te.compute((6,), lambda i: argmax((idx[i, k], val[i, k]), axis=k), name=\"T\")
 s = te.create_schedule(T0.op)
 ko, ki = s[T0].split(k, factor=8)
+";
+
+#[test]
+fn rfactor_of_a_tuple_reduction_factors_every_value_and_returns_them_all() {
+    // TVM returns the factored outputs of an argmax as a list; both stages
+    // combine (index, value) pairs with the program's reducer.
+    let printed = run_checked(&format!(
+        "{ARGMAX}\
 BF, BV = s.rfactor(T1, ki)
 print(BF.op.name, BF.shape, BF.dtype, BV.dtype, BF.op == BV.op, s[T0].op.reduce_axis[0].var)
 s[BF].compute_at(s[T0], s[T0].op.axis[0])
 print(tvm.lower(s, [idx, val, T0, T1], simple_mode=True))
-",
-    );
+"
+    ));
     assert!(
         printed.starts_with("T.rf [8, 6] int32 float32 True k.inner.v\n"),
         "{printed}"
@@ -145,19 +150,8 @@ fn a_tuple_reduction_combines_across_threads() {
     // The factored argmax bound to `threadIdx.x`: each thread's (index,
     // value) pair goes to its own shared buffer, and thread 0 combines the
     // pairs with the program's reducer, one value after the other.
-    let printed = run_checked(
-        "\
-def fcombine(x, y):
-    return tvm.tir.Select(x[1] >= y[1], x[0], y[0]), tvm.tir.Select(x[1] >= y[1], x[1], y[1])
-def fidentity(t0, t1):
-    return tvm.tir.const(-1, t0), tvm.te.min_value(t1)
-argmax = te.comm_reducer(fcombine, fidentity, name=\"argmax\")
-idx = te.placeholder((6, 37), name=\"idx\", dtype=\"int32\")
-val = te.placeholder((6, 37), name=\"val\")
-k = te.reduce_axis((0, 37), \"k\")
-T0, T1 = te.compute((6,), lambda i: argmax((idx[i, k], val[i, k]), axis=k), name=\"T\")
-s = te.create_schedule(T0.op)
-ko, ki = s[T0].split(k, factor=8)
+    let printed = run_checked(&format!(
+        "{ARGMAX}\
 BF, BV = s.rfactor(T0, ki)
 tx = te.thread_axis(\"threadIdx.x\")
 s[T0].bind(s[T0].op.reduce_axis[0], tx)
@@ -165,8 +159,8 @@ s[BF].compute_at(s[T0], s[T0].op.reduce_axis[0])
 s[T0].bind(s[T0].op.axis[0], te.thread_axis(\"blockIdx.x\"))
 s[T0].set_store_predicate(tx.equal(0))
 print(tvm.lower(s, [idx, val, T0, T1], simple_mode=True))
-",
-    );
+"
+    ));
     for line in [
         "red_buf0[threadIdx.x] = T.rf.v0[0, 0]",
         "red_buf1[threadIdx.x] = T.rf.v1[0, 0]",
