@@ -12,6 +12,7 @@
 mod compile;
 mod count;
 mod error;
+mod kernel;
 mod lockstep;
 mod machine;
 
@@ -281,6 +282,20 @@ impl Interpreter {
         sizes: &HashMap<Var, i64>,
         observer: Option<&mut dyn Observer>,
     ) -> Result<RunResult, RunError> {
+        // Thread indices read outside their launches (but inside their
+        // kernel) run in a launch of their own: the run keeps this copy.
+        let kernel_wide;
+        let func = match kernel::kernel_wide_threads(&func.body, sizes) {
+            Some(body) => {
+                kernel_wide = PrimFunc {
+                    name: func.name.clone(),
+                    params: func.params.clone(),
+                    body,
+                };
+                &kernel_wide
+            }
+            None => func,
+        };
         if let Some(limit) = self.limits.max_steps {
             if let Some(steps) = count::step_bound(&func.body, sizes) {
                 if steps > limit {
