@@ -773,6 +773,39 @@ print(tvm.lower(s, [X, I, V], simple_mode=True))
     );
 }
 
+/// TOPI's CUDA argmin: the tuple reduction across `threadIdx.x` is computed
+/// at a stage bound to `threadIdx.y` that keeps the index, and that stage
+/// stores only from thread 0 (`set_store_predicate`). Its guard reads
+/// `threadIdx.x` after that thread's launch closed; on a GPU the index is
+/// kernel-wide, and the run gives it one.
+#[test]
+fn a_store_guarded_by_a_thread_index_outside_its_launch_runs() {
+    let printed = run_checked(
+        "def fcombine(x, y):
+    left = x[1] <= y[1]
+    return tvm.tir.Select(left, x[0], y[0]), tvm.tir.Select(left, x[1], y[1])
+def fidentity(t0, t1):
+    return tvm.tir.const(-1, t0), te.max_value(t1)
+argmin = te.comm_reducer(fcombine, fidentity, name=\"argmin\")
+X = te.placeholder((4, 37), name=\"X\")
+k = te.reduce_axis((0, 37), name=\"k\")
+I, V = te.compute((4,), lambda i: argmin((k.var, X[i, k]), axis=k), name=\"T\")
+R = te.compute((4,), lambda i: I[i], name=\"R\")
+s = te.create_schedule(R.op)
+tx = te.thread_axis(\"threadIdx.x\")
+ko, ki = s[I].split(s[I].op.reduce_axis[0], factor=8)
+s[I].bind(ki, tx)
+s[R].bind(s[R].op.axis[0], te.thread_axis(\"threadIdx.y\"))
+s[I].compute_at(s[R], s[R].op.axis[0])
+s[R].set_store_predicate(tx.var.equal(0))
+print(tvm.lower(s, [X, R], simple_mode=True))
+",
+    );
+    // The guard is printed where TVM prints it, after the launch's body.
+    let guard = "  if ((threadIdx.x == 0)) {\n    R[threadIdx.y] = T.v0[0]\n  }\n}";
+    assert!(printed.contains(guard), "{printed}");
+}
+
 /// The outputs of an operation with several, passed to `tvm.lower` as
 /// arguments, stay distinct parameters: the second is the second output,
 /// not the operation's first again.
