@@ -665,6 +665,73 @@ with tvm.target.Target("llvm"):
     out = unpack_NCHWc_to_nchw(x86_conv2d_NCHWc(data, kernel, (1, 1), (1, 1), (1, 1), "NCHW", "NCHW", "float32"), "float32")
     s = x86_schedule_conv2d_NCHWc([out])
 """, "[data, kernel, out]")),
+    "cuda_conv1d_ncw_autotvm": (["nn/pad.py", "nn/utils.py", "nn/conv1d.py", "cuda/conv1d.py"], driver("""
+x = te.placeholder((1, 64, 256), name="x")
+w = te.placeholder((64, 64, 3), name="w")
+with tvm.target.Target("cuda"):
+    out = conv1d_ncw(x, w, 1, 1, 1)
+    s = schedule_conv1d_ncw([out])
+""", "[x, w, out]")),
+    "cuda_conv1d_nwc_autotvm": (["nn/pad.py", "nn/utils.py", "nn/conv1d.py", "cuda/conv1d.py"], driver("""
+x = te.placeholder((1, 256, 64), name="x")
+w = te.placeholder((3, 64, 64), name="w")
+with tvm.target.Target("cuda"):
+    out = conv1d_nwc(x, w, 1, 1, 1)
+    s = schedule_conv1d_nwc([out])
+""", "[x, w, out]")),
+    "cuda_group_conv2d_nchw_autotvm": (CONV2D + ["cuda/injective.py", "cuda/group_conv2d_nchw.py"], driver("""
+data = te.placeholder((1, 64, 14, 14), name="data")
+kernel = te.placeholder((64, 8, 3, 3), name="kernel")
+with tvm.target.Target("cuda"):
+    out = group_conv2d_nchw(data, kernel, 1, 1, 1, 8, "float32")
+    s = schedule_group_conv2d_nchw([out])
+""", "[data, kernel, out]")),
+    "cuda_conv3d_direct_autotvm": (["nn/pad.py", "nn/utils.py", "nn/conv3d.py", "cuda/conv3d_direct.py", "cuda/conv3d.py"], driver("""
+x = te.placeholder((1, 16, 4, 14, 14), name="x")
+w = te.placeholder((16, 16, 3, 3, 3), name="w")
+with tvm.target.Target("cuda"):
+    out = conv3d_ncdhw(x, w, 1, 1, 1, 1)
+    s = schedule_conv3d_ncdhw([out])
+""", "[x, w, out]")),
+    "gpu_dense_large_batch": (["nn/dense.py", "gpu/dense.py"], driver("""
+data = te.placeholder((32, 256), name="data")
+weight = te.placeholder((256, 256), name="weight")
+with tvm.target.Target("cuda"):
+    out = dense_large_batch(data, weight, None, "float32")
+    s = schedule_dense_large_batch([out])
+""", "[data, weight, out]")),
+    "cuda_adaptive_pool": (["nn/pooling.py", "cuda/injective.py", "cuda/reduction.py", "cuda/pooling.py"], driver("""
+x = te.placeholder((1, 2048, 7, 7), name="x")
+out = adaptive_pool(x, (1, 1), "avg", layout="NCHW")
+with tvm.target.Target("cuda"):
+    s = schedule_adaptive_pool([out])
+""", "[x, out]")),
+    "cuda_conv1d_transpose_ncw": (["nn/pad.py", "nn/utils.py", "nn/dilate.py", "nn/conv1d_transpose.py", "cuda/conv1d_transpose_ncw.py"], driver("""
+x = te.placeholder((1, 32, 64), name="x")
+w = te.placeholder((32, 16, 4), name="w")
+with tvm.target.Target("cuda"):
+    out = conv1d_transpose_ncw(x, w, 2, 1, "float32", 0)
+    s = schedule_conv1d_transpose_ncw([out])
+""", "[x, w, out]")),
+    "x86_depthwise_conv2d_nchw": (CONV2D + ["nn/dilate.py", "nn/depthwise_conv2d.py", "x86/depthwise_conv2d.py"], driver("""
+data = te.placeholder((1, 32, 112, 112), name="data")
+kernel = te.placeholder((32, 1, 3, 3), name="kernel")
+with tvm.target.Target("llvm"):
+    out = depthwise_conv2d_nchw(data, kernel, (1, 1), (1, 1), (1, 1), "float32")
+    s = schedule_depthwise_conv2d_nchw([out])
+""", "[data, kernel, out]")),
+    "cuda_softmax_bert": (["nn/softmax.py", "cuda/injective.py", "cuda/softmax.py"], driver("""
+x = te.placeholder((12, 128, 128), name="x")
+out = softmax(x, axis=-1)
+with tvm.target.Target("cuda"):
+    s = schedule_softmax([out])
+""", "[x, out]")),
+    "cuda_log_softmax": (["nn/softmax.py", "cuda/injective.py", "cuda/softmax.py"], driver("""
+x = te.placeholder((32, 1000), name="x")
+out = log_softmax(x)
+with tvm.target.Target("cuda"):
+    s = schedule_softmax([out])
+""", "[x, out]")),
     "gpu_conv2d_nhwc_direct_batch8": (CONV2D + ["gpu/conv2d_nhwc.py", "gpu/conv2d.py"], driver("""
 data = te.placeholder((8, 7, 7, 64), name="data")
 kernel = te.placeholder((3, 3, 64, 64), name="kernel")

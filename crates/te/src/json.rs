@@ -303,6 +303,7 @@ impl Writer {
             AttrValue::Int(i) => json!({"int": i}),
             AttrValue::Float(f) => json!({"float": f}),
             AttrValue::Str(s) => json!({"str": s}),
+            AttrValue::None => json!({"none": null}),
             AttrValue::Expr(e) => json!({"expr": self.expr(e)}),
             AttrValue::Tensor(t) => json!({"tensor": self.tensor(t)?}),
             AttrValue::List(items) => json!({
@@ -841,6 +842,7 @@ impl<'a> Reader<'a> {
                     .ok_or_else(|| bad(format!("{} is not a number", short(v))))?,
             ),
             "str" => AttrValue::Str(str_of(v)?.to_string()),
+            "none" => AttrValue::None,
             "expr" => AttrValue::Expr(self.expr(v)?),
             "tensor" => AttrValue::Tensor(self.tensor(v)?),
             "list" => AttrValue::List(

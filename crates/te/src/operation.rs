@@ -460,6 +460,19 @@ impl Operation {
         .with_tag_attrs(tag, attrs)
     }
 
+    /// A new operation (its own identity) that is this one with `extra`
+    /// added to its attributes, as AutoTVM's `register_topi_compute`
+    /// rebuilds the operation a template returns with its `workload`.
+    pub fn with_more_attrs(&self, extra: Attrs) -> Operation {
+        let mut attrs = self.0.attrs.clone();
+        attrs.extend(extra);
+        Operation(Arc::new(OpData {
+            id: OpId(NEXT_OP_ID.fetch_add(1, Ordering::Relaxed)),
+            attrs,
+            ..(*self.0).clone()
+        }))
+    }
+
     /// The operation that replaces this one in its stage when a schedule
     /// primitive rewrites its definition (`cache_read` redirecting its
     /// reads, `cache_write` and `rfactor` moving its work to a new stage).
@@ -812,6 +825,8 @@ pub enum AttrValue {
     List(Vec<AttrValue>),
     /// A tensor (TOPI's `layout_free_placeholders`).
     Tensor(Tensor),
+    /// Python's `None` (an argument of a `workload` left out).
+    None,
 }
 
 impl fmt::Display for AttrValue {
@@ -821,6 +836,7 @@ impl fmt::Display for AttrValue {
             AttrValue::Int(v) => write!(f, "{v}"),
             AttrValue::Float(v) => write!(f, "{v:?}"),
             AttrValue::Str(v) => write!(f, "{v:?}"),
+            AttrValue::None => f.write_str("None"),
             AttrValue::Expr(e) => write!(f, "{e}"),
             AttrValue::Tensor(t) => write!(
                 f,

@@ -254,6 +254,7 @@ impl Builder<'_> {
             AttrValue::Int(i) => i.to_string(),
             AttrValue::Float(x) => format!("{x:?}"),
             AttrValue::Str(s) => format!("\"{s}\""),
+            AttrValue::None => "None".to_string(),
             AttrValue::Expr(e) => e.to_string(),
             AttrValue::Tensor(t) => self
                 .buffers

@@ -138,9 +138,10 @@ pub(crate) fn call_template(host: &mut dyn Host, t: &Template, args: Args) -> Ap
     if !t.schedule {
         let key = format!("{target}|{}", workload_key(&t.task, &positional));
         let cfg = config_for(host, &key);
+        let workload = workload(&t.task, &positional)?;
         let mut call = vec![Value::Object(Object::AutotvmConfig(cfg))];
         call.extend(positional);
-        let out = host.call(func, call)?;
+        let out = with_workload(host.call(func, call)?, workload)?;
         let ops = output_ops(&out);
         let session = host.session();
         for op in ops {
@@ -169,6 +170,81 @@ pub(crate) fn call_template(host: &mut dyn Host, t: &Template, args: Args) -> Ap
     let mut call = vec![Value::Object(Object::AutotvmConfig(cfg))];
     call.extend(positional);
     host.call(func, call)
+}
+
+/// TVM's `args_to_workload`: the task name, then each argument, a tensor
+/// as `("TENSOR", shape, dtype)` and a sequence as a tuple of its items.
+fn workload(task: &str, args: &[Value]) -> ApiResult<te::AttrValue> {
+    fn encode(v: &Value) -> ApiResult<te::AttrValue> {
+        use te::AttrValue as A;
+        Ok(match crate::objects::promote(v) {
+            Value::Object(Object::Tensor(t)) => A::List(vec![
+                A::Str("TENSOR".to_string()),
+                A::List(
+                    t.shape()
+                        .iter()
+                        .map(|d| d.as_int().map_or_else(|| A::Expr(d.clone()), A::Int))
+                        .collect(),
+                ),
+                A::Str(t.dtype().name().to_string()),
+            ]),
+            Value::Tuple(_) | Value::List(_) => A::List(
+                v.sequence()
+                    .unwrap_or_default()
+                    .iter()
+                    .map(encode)
+                    .collect::<ApiResult<_>>()?,
+            ),
+            Value::Bool(b) => A::Int(i64::from(b)),
+            Value::Int(i) => A::Int(i),
+            Value::Float(f) => A::Float(f),
+            Value::Str(s) => A::Str(s.to_string()),
+            Value::Index(e) => e.as_int().map_or_else(|| A::Expr(e.clone()), A::Int),
+            Value::None => A::None,
+            other => {
+                return Err(ApiError::new(
+                    ErrorClass::RuntimeError,
+                    format!(
+                        "Do not support type \"{}\" in argument. Consider to use primitive \
+                         types or tvm.tir.Var only",
+                        other.type_name()
+                    ),
+                ))
+            }
+        })
+    }
+    let mut items = vec![te::AttrValue::Str(task.to_string())];
+    for a in args {
+        items.push(encode(a)?);
+    }
+    Ok(te::AttrValue::List(items))
+}
+
+/// What `register_topi_compute` returns for the tensor a template
+/// computed: the first output of a new operation with the same definition
+/// and `workload` among its attributes, which TOPI's schedules read
+/// (`conv.op.attrs["workload"]`). A list of tensors is returned as it is
+/// (TVM's wrapper fails on one); an operation that is neither a compute
+/// nor an extern one is refused, as TVM refuses it.
+fn with_workload(out: Value, workload: te::AttrValue) -> ApiResult<Value> {
+    let Value::Object(Object::Tensor(t)) = &out else {
+        return Ok(out);
+    };
+    let op = t.op();
+    if !matches!(op.kind(), te::OpKind::Compute(_) | te::OpKind::Extern(_)) {
+        return Err(ApiError::new(
+            ErrorClass::RuntimeError,
+            format!(
+                "Unsupported op type: the template returned `{}`, which is not computed by \
+                 `te.compute` or `te.extern`",
+                op.name()
+            ),
+        ));
+    }
+    let attrs = te::Attrs::from([("workload".to_string(), workload)]);
+    Ok(Value::Object(Object::Tensor(
+        op.with_more_attrs(attrs).output(),
+    )))
 }
 
 /// The configuration of a workload, made on first use.

@@ -425,8 +425,12 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "in_tuning" if module_path == "tvm.autotvm.GLOBAL_SCOPE" => {
             return Some(Value::Bool(false))
         }
-        "register_topi_compute" if module_path == "tvm.autotvm" => Function::RegisterTopi(false),
-        "register_topi_schedule" if module_path == "tvm.autotvm" => Function::RegisterTopi(true),
+        "register_topi_compute" if matches!(module_path, "tvm.autotvm" | "tvm.autotvm.task") => {
+            Function::RegisterTopi(false)
+        }
+        "register_topi_schedule" if matches!(module_path, "tvm.autotvm" | "tvm.autotvm.task") => {
+            Function::RegisterTopi(true)
+        }
         "SplitEntity" | "OtherOptionEntity" | "ReorderEntity" | "AnnotateEntity"
             if matches!(module_path, "tvm.autotvm.task.space" | "tvm.autotvm.task") =>
         {

@@ -157,6 +157,7 @@ fn value_of(v: &te::AttrValue) -> Value {
         te::AttrValue::Int(i) => Value::Int(*i),
         te::AttrValue::Float(f) => Value::Float(*f),
         te::AttrValue::Str(s) => Value::str(s),
+        te::AttrValue::None => Value::None,
         te::AttrValue::Expr(e) => Value::Index(e.clone()),
         te::AttrValue::Tensor(t) => Value::Object(Object::Tensor(t.clone())),
         te::AttrValue::List(items) => Value::list(items.iter().map(value_of).collect()),

@@ -342,14 +342,21 @@ pub enum ConvForm {
     Layout(usize),
     /// `conv2d_nchw`, `conv2d_nhwc`, `conv1d_ncw`, `conv3d_ndhwc`...
     Fixed(&'static str),
+    /// `group_conv2d_nchw`, `group_conv1d_nwc`...: a fixed layout and a
+    /// `groups` argument.
+    Grouped(&'static str),
 }
 
 /// `nn.conv2d_nchw(Input, Filter, stride, padding, dilation,
 /// out_dtype=None)` and the other spellings of TOPI's generic `conv`.
 pub(crate) fn conv(host: &mut dyn Host, args: Args, form: ConvForm) -> ApiResult<Value> {
-    let grouped3d = matches!(form, ConvForm::Fixed("NCDHW" | "NDHWC"));
+    // TOPI's 3-D spellings take `groups` too.
+    let grouped = matches!(
+        form,
+        ConvForm::Fixed("NCDHW" | "NDHWC") | ConvForm::Grouped(_)
+    );
     let mut params = vec!["input", "filter", "strides", "padding", "dilation"];
-    if grouped3d {
+    if grouped {
         params.push("groups");
     }
     if matches!(form, ConvForm::Layout(_)) {
@@ -360,7 +367,7 @@ pub(crate) fn conv(host: &mut dyn Host, args: Args, form: ConvForm) -> ApiResult
     let inp = tensor(a.required("input")?, "conv")?;
     let filt = tensor(a.required("filter")?, "conv")?;
     let (data_layout, kernel_layout) = match form {
-        ConvForm::Fixed(layout) => (layout.to_string(), String::new()),
+        ConvForm::Fixed(layout) | ConvForm::Grouped(layout) => (layout.to_string(), String::new()),
         ConvForm::Layout(d) => {
             let default = ["NCW", "NCHW", "NCDHW"][d.clamp(1, 3) - 1];
             (
@@ -369,7 +376,7 @@ pub(crate) fn conv(host: &mut dyn Host, args: Args, form: ConvForm) -> ApiResult
             )
         }
     };
-    let groups = match grouped3d.then(|| a.get("groups")).flatten() {
+    let groups = match grouped.then(|| a.get("groups")).flatten() {
         None => 1,
         Some(g) => crate::operators::as_int(&g.value)
             .filter(|g| *g >= 1)
@@ -420,6 +427,13 @@ pub(crate) fn conv(host: &mut dyn Host, args: Args, form: ConvForm) -> ApiResult
     let k_shape: Vec<Expr> = kernel_to.iter().map(|&i| filt.shape()[i].clone()).collect();
     let (batch, in_channel, dimensions) = (&in_shape[0], &in_shape[1], &in_shape[2..]);
     let (num_filter, kernel_dims) = (&k_shape[0], &k_shape[2..]);
+    for (size, what) in [(in_channel, "input"), (num_filter, "output")] {
+        if size.as_int().is_some_and(|c| c % groups != 0) {
+            return Err(ApiError::assertion(format!(
+                "{what} channels must divide group size ({size} channels, {groups} groups)"
+            )));
+        }
+    }
     let dilated: Vec<Expr> = kernel_dims
         .iter()
         .zip(&dilations)
@@ -830,7 +844,7 @@ pub(crate) fn infer(what: Inferred, args: Args) -> ApiResult<Value> {
 /// The function of `tvm.topi.nn` called `name`, if this module has it.
 pub(crate) fn function(name: &str) -> Option<crate::Function> {
     use crate::Function as F;
-    use ConvForm::{Fixed, Layout};
+    use ConvForm::{Fixed, Grouped, Layout};
     Some(match name {
         "pad" => F::NnPad,
         "dense" => F::NnMatmul(true),
@@ -855,6 +869,11 @@ pub(crate) fn function(name: &str) -> Option<crate::Function> {
         "conv2d_nhwc" => F::NnConv(Fixed("NHWC")),
         "conv3d_ncdhw" => F::NnConv(Fixed("NCDHW")),
         "conv3d_ndhwc" => F::NnConv(Fixed("NDHWC")),
+        "conv2d_hwcn" => F::NnConv(Fixed("HWCN")),
+        "group_conv1d_ncw" => F::NnConv(Grouped("NCW")),
+        "group_conv1d_nwc" => F::NnConv(Grouped("NWC")),
+        "group_conv2d_nchw" => F::NnConv(Grouped("NCHW")),
+        "group_conv2d_nhwc" => F::NnConv(Grouped("NHWC")),
         _ => return None,
     })
 }

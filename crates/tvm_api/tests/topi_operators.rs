@@ -614,6 +614,67 @@ proptest! {
         }
     }
 
+    /// `topi.nn.group_conv2d_nchw` and `group_conv2d_nhwc` convolve each
+    /// group of channels with its own filters, as defined.
+    #[test]
+    fn group_conv2d_convolves_each_group(
+        g in 1i64..4, cg in 1i64..3, fg in 1i64..3, hw in 3i64..6, s in 1i64..3, p in 0i64..2,
+        nhwc in any::<bool>(), seed in 0u64..1000,
+    ) {
+        let h = &mut host();
+        let (c, f) = (g * cg, g * fg);
+        let (data_shape, kernel_shape, op) = if nhwc {
+            ([1, hw, hw, c], [3, 3, cg, f], "tvm.topi.nn.group_conv2d_nhwc")
+        } else {
+            ([1, c, hw, hw], [f, cg, 3, 3], "tvm.topi.nn.group_conv2d_nchw")
+        };
+        let a = placeholder(h, &data_shape, "data");
+        let k = placeholder(h, &kernel_shape, "kernel");
+        let out = call(h, op, vec![
+            a.clone(), k.clone(), Value::Int(s), Value::Int(p), Value::Int(1), Value::Int(g),
+        ], &[]);
+        if g > 1 {
+            let name = if nhwc { "group_conv2d_nhwc" } else { "group_conv2d_nchw" };
+            prop_assert_eq!(tvm_api::str(&attr(&attr(&out, "op"), "tag")), name);
+        }
+        let x = values(c * hw * hw, seed, 7);
+        let w = values(f * cg * 9, seed, 8);
+        let x_at = |ch: i64, y: i64, xx: i64| {
+            x[(if nhwc { (y * hw + xx) * c + ch } else { (ch * hw + y) * hw + xx }) as usize]
+        };
+        let w_at = |oc: i64, ic: i64, ky: i64, kx: i64| {
+            w[(if nhwc { ((ky * 3 + kx) * cg + ic) * f + oc } else { ((oc * cg + ic) * 3 + ky) * 3 + kx })
+                as usize]
+        };
+        let o = (hw + 2 * p - 3) / s + 1;
+        let value = |oc: i64, oy: i64, ox: i64| {
+            let group = oc / fg;
+            let mut sum = 0.0;
+            for ic in 0..cg {
+                for ky in 0..3 {
+                    for kx in 0..3 {
+                        let (y, xx) = (oy * s + ky - p, ox * s + kx - p);
+                        if (0..hw).contains(&y) && (0..hw).contains(&xx) {
+                            sum += x_at(group * cg + ic, y, xx) * w_at(oc, ic, ky, kx);
+                        }
+                    }
+                }
+            }
+            sum
+        };
+        let mut expected = Vec::new();
+        if nhwc {
+            for oy in 0..o { for ox in 0..o { for oc in 0..f { expected.push(value(oc, oy, ox)); } } }
+        } else {
+            for oc in 0..f { for oy in 0..o { for ox in 0..o { expected.push(value(oc, oy, ox)); } } }
+        }
+        let got = run(h, &[(&a, &x), (&k, &w)], &out);
+        prop_assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(&expected) {
+            prop_assert!((g - e).abs() <= 1e-3 * e.abs().max(1.0), "{} vs {}", g, e);
+        }
+    }
+
     /// `topi.nn.depthwise_conv2d_nchw` convolves each channel with its own
     /// filters (`multiplier` of them), as defined.
     #[test]
@@ -767,6 +828,30 @@ fn nn_operators_build_topis_stages() {
     assert_eq!(tvm_api::repr(&attr(&dw, "shape")), "[1, 128, 28, 28]");
 }
 
+/// `conv2d_hwcn`: TOPI's generic convolution over the `HWCN` layout, its
+/// axes named in the layout's order.
+#[test]
+fn conv2d_hwcn_keeps_the_layout() {
+    let h = &mut host();
+    let data = placeholder(h, &[14, 14, 32, 4], "data");
+    let kernel = placeholder(h, &[3, 3, 32, 16], "kernel");
+    let conv = call(
+        h,
+        "tvm.topi.nn.conv2d_hwcn",
+        vec![data, kernel, Value::Int(1), Value::Int(1), Value::Int(1)],
+        &[],
+    );
+    let op = attr(&conv, "op");
+    assert_eq!(tvm_api::str(&attr(&op, "name")), "conv2d_hwcn");
+    assert_eq!(tvm_api::repr(&attr(&conv, "shape")), "[14, 14, 16, 4]");
+    let axes: Vec<String> = tvm_api::iter(&attr(&op, "axis"))
+        .unwrap()
+        .iter()
+        .map(|iv| tvm_api::str(&attr(&attr(iv, "var"), "name")))
+        .collect();
+    assert_eq!(axes, ["yy", "xx", "ff", "nn"]);
+}
+
 #[test]
 fn nn_operators_refuse_bad_arguments() {
     let h = &mut host();
@@ -803,6 +888,21 @@ fn nn_operators_refuse_bad_arguments() {
         ],
     );
     assert!(e.contains("`strides` needs 2 values"), "{e}");
+    // 8 input channels and 4 filters in 3 groups: TOPI's assertion.
+    let grouped = placeholder(h, &[4, 2, 3, 3], "grouped");
+    let e = error(
+        h,
+        "tvm.topi.nn.group_conv2d_nchw",
+        vec![
+            data.clone(),
+            grouped,
+            Value::Int(1),
+            Value::Int(0),
+            Value::Int(1),
+            Value::Int(3),
+        ],
+    );
+    assert!(e.contains("input channels must divide group size"), "{e}");
     let e = error(h, "tvm.topi.nn.pad", vec![data, ints(&[1, 1])]);
     assert!(e.contains("pad_before"), "{e}");
 }

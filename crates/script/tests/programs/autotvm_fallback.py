@@ -26,10 +26,17 @@ def row_scale(cfg, data, scale):
     return te.compute((m, n), lambda i, j: data[i, j] * scale[i], name="scaled", tag="row_scale")
 
 
-@autotvm.register_topi_schedule("row_scale.x86")
+# `autotvm.task` exports the decorators too.
+@autotvm.task.register_topi_schedule("row_scale.x86")
 def schedule_row_scale(cfg, outs):
     s = te.create_schedule([x.op for x in outs])
     out = outs[0]
+    # The compute's operation carries its workload (TOPI's schedules read
+    # `op.attrs["workload"]`): the task, then the arguments.
+    workload = out.op.attrs["workload"]
+    assert workload[0] == "row_scale.x86"
+    assert workload[1][0] == "TENSOR" and list(workload[1][1]) == [6, 64]
+    assert workload[1][2] == "float32" and list(workload[2][1]) == [6]
     assert cfg.rows == 6 and cfg.flop == 384
     # Iterating a configuration gives its knobs' names (TOPI asks
     # `"tile_ic" not in cfg`).

@@ -7,8 +7,14 @@
 //! exact for constant extents and an upper bound otherwise (a split tail,
 //! both branches of an `if`). Counts saturate at `u64::MAX`; an extent
 //! without a finite bound makes the count unknown.
+//!
+//! Thread launches count as the interpreter runs them: a launch is a loop
+//! over its thread, except a second launch of a thread that a block
+//! running in lock step already runs (TVM's cooperative fetch binds its
+//! loops to the block's threads again), which is that thread's index, not
+//! a loop ([`super::lockstep`]).
 
-use crate::stmt::Stmt;
+use crate::stmt::{ForKind, Stmt};
 use arith::{Analyzer, ConstBound, Var, POS_INF};
 use std::collections::HashMap;
 
@@ -19,66 +25,85 @@ pub(crate) fn step_bound(body: &Stmt, sizes: &HashMap<Var, i64>) -> Option<u64> 
     for (v, &x) in sizes {
         an.update_bound(v, ConstBound::new(x, x));
     }
-    steps(body, &mut an)
+    steps(body, &mut an, &mut None)
 }
 
-fn steps(s: &Stmt, an: &mut Analyzer) -> Option<u64> {
+/// The tags of the threads of the block running in lock step around the
+/// statement counted, if there is one.
+type Block = Option<Vec<String>>;
+
+fn steps(s: &Stmt, an: &mut Analyzer, block: &mut Block) -> Option<u64> {
     // Statements nest as deep as a pipeline is long.
-    crate::stack::grow(|| steps_step(s, an))
+    crate::stack::grow(|| steps_step(s, an, block))
 }
 
 /// One level of [`steps`], on the stack [`crate::stack::grow`] left room on.
-fn steps_step(s: &Stmt, an: &mut Analyzer) -> Option<u64> {
+fn steps_step(s: &Stmt, an: &mut Analyzer, block: &mut Block) -> Option<u64> {
     Some(match s {
+        Stmt::For {
+            var,
+            min,
+            extent,
+            kind: ForKind::Thread(l),
+            body,
+            ..
+        } if l.is_thread_index() => {
+            let rebound = block.as_ref().is_some_and(|b| b.contains(&l.tag));
+            let (count, pushed, started) = if rebound {
+                (false, false, false)
+            } else if let Some(b) = block {
+                b.push(l.tag.clone());
+                (true, true, false)
+            } else if super::lockstep::shares_memory(body) {
+                *block = Some(vec![l.tag.clone()]);
+                (true, false, true)
+            } else {
+                (true, false, false)
+            };
+            let n = loop_steps(var, min, extent, body, an, block, count);
+            if pushed {
+                if let Some(b) = block {
+                    b.pop();
+                }
+            }
+            if started {
+                *block = None;
+            }
+            n?
+        }
         Stmt::For {
             var,
             min,
             extent,
             body,
             ..
-        } => {
-            let lo = an.const_int_bound(min);
-            let ext = an.const_int_bound(extent).max;
-            if ext == POS_INF || lo.min == arith::NEG_INF || lo.max == POS_INF {
-                return None;
-            }
-            if ext <= 0 {
-                return Some(0);
-            }
-            let hi = lo.max.saturating_add(ext - 1);
-            an.unbind(var);
-            an.update_bound(var, ConstBound::new(lo.min, hi));
-            let inner = steps(body, an);
-            an.unbind(var);
-            // Each iteration is a step, plus what its body takes.
-            (ext as u64).saturating_mul(inner?.saturating_add(1))
-        }
+        } => loop_steps(var, min, extent, body, an, block, true)?,
         Stmt::Let { var, value, body } => {
             let b = an.const_int_bound(value);
             an.unbind(var);
             an.update_bound(var, b);
-            let inner = steps(body, an);
+            let inner = steps(body, an, block);
             an.unbind(var);
             inner?
         }
         // A value read at run time: any integer.
         Stmt::LetValue { var, body, .. } => {
             an.unbind(var);
-            steps(body, an)?
+            steps(body, an, block)?
         }
         Stmt::Realize { body, .. }
         | Stmt::Allocate { body, .. }
         | Stmt::Produce { body, .. }
-        | Stmt::TensorCall { body, .. } => steps(body, an)?,
+        | Stmt::TensorCall { body, .. } => steps(body, an, block)?,
         Stmt::BufferStore { .. } => 1,
         Stmt::IfThenElse {
             then_case,
             else_case,
             ..
         } => {
-            let t = steps(then_case, an)?;
+            let t = steps(then_case, an, block)?;
             let e = match else_case {
-                Some(e) => steps(e, an)?,
+                Some(e) => steps(e, an, block)?,
                 None => 0,
             };
             t.saturating_add(e)
@@ -86,12 +111,43 @@ fn steps_step(s: &Stmt, an: &mut Analyzer) -> Option<u64> {
         Stmt::Seq(v) => {
             let mut total: u64 = 0;
             for c in v {
-                total = total.saturating_add(steps(c, an)?);
+                total = total.saturating_add(steps(c, an, block)?);
             }
             total
         }
         Stmt::Evaluate(_) | Stmt::Opaque { .. } => 0,
     })
+}
+
+/// The steps of a loop over `var`, or (`iterates` false) of its body once
+/// with `var` in the loop's range: a thread's index bound again.
+fn loop_steps(
+    var: &Var,
+    min: &arith::Expr,
+    extent: &arith::Expr,
+    body: &Stmt,
+    an: &mut Analyzer,
+    block: &mut Block,
+    iterates: bool,
+) -> Option<u64> {
+    let lo = an.const_int_bound(min);
+    let ext = an.const_int_bound(extent).max;
+    if ext == POS_INF || lo.min == arith::NEG_INF || lo.max == POS_INF {
+        return None;
+    }
+    if ext <= 0 {
+        return Some(0);
+    }
+    let hi = lo.max.saturating_add(ext - 1);
+    an.unbind(var);
+    an.update_bound(var, ConstBound::new(lo.min, hi));
+    let inner = steps(body, an, block);
+    an.unbind(var);
+    if !iterates {
+        return inner;
+    }
+    // Each iteration is a step, plus what its body takes.
+    Some((ext as u64).saturating_mul(inner?.saturating_add(1)))
 }
 
 #[cfg(test)]
@@ -132,6 +188,48 @@ mod tests {
         );
         assert_eq!(step_bound(&s, &HashMap::from([(n.clone(), 5)])), Some(10));
         assert_eq!(step_bound(&s, &HashMap::new()), None);
+    }
+
+    /// A block running in lock step (its body gives a buffer `shared`
+    /// storage) that launches its thread again for a cooperative fetch:
+    /// the second launch is the thread's index, a guard, not a loop.
+    #[test]
+    fn a_second_launch_of_a_running_thread_is_not_a_loop() {
+        use crate::{ForKind, ThreadLaunch};
+        let launch = |v: &Var, extent: i64, body: Stmt| {
+            let kind = ForKind::Thread(ThreadLaunch {
+                tag: "threadIdx.x".to_string(),
+                dom: None,
+            });
+            Stmt::for_kind(v, 0, extent, kind, Vec::new(), body)
+        };
+        let s = Buffer::new("S", DataType::Float32, [64i64]).with_scope("shared");
+        let (tx, tx1, i) = (Var::new("tx"), Var::new("tx1"), Var::new("i"));
+        // 16 threads; each fetches 4 elements: i in [0, 4) under the
+        // second launch of its own thread.
+        let fetch = launch(
+            &tx1,
+            16,
+            Stmt::for_range(
+                &i,
+                0,
+                4,
+                Stmt::store(&s, [tx1.expr() * 4 + i.expr()], Value::f32(0.0)),
+            ),
+        );
+        let block = launch(
+            &tx,
+            16,
+            Stmt::allocate(&s, vec![Expr::int(64)], fetch.clone()),
+        );
+        assert_eq!(step_bound(&block, &HashMap::new()), Some(16 * (1 + 4 * 2)));
+        // Without shared storage the threads run one after another, and the
+        // second launch is a loop.
+        let serial = launch(&tx, 16, fetch);
+        assert_eq!(
+            step_bound(&serial, &HashMap::new()),
+            Some(16 * (1 + 16 * (1 + 4 * 2)))
+        );
     }
 
     #[test]

@@ -83,7 +83,7 @@ fn is_shared(b: &Buffer) -> bool {
 }
 
 /// Whether `s` gives a buffer `shared` storage anywhere inside it.
-fn shares_memory(s: &Stmt) -> bool {
+pub(super) fn shares_memory(s: &Stmt) -> bool {
     let mut pending = vec![s];
     while let Some(s) = pending.pop() {
         match s {
