@@ -732,6 +732,56 @@ out = log_softmax(x)
 with tvm.target.Target("cuda"):
     s = schedule_softmax([out])
 """, "[x, out]")),
+    "cuda_conv2d_hwcn_autotvm": (["nn/pad.py", "nn/utils.py", "cuda/conv2d_hwcn.py"], driver("""
+data = te.placeholder((14, 14, 64, 8), name="data")
+kernel = te.placeholder((3, 3, 64, 64), name="kernel")
+with tvm.target.Target("cuda"):
+    out = conv2d_hwcn(data, kernel, 1, 1, 1)
+    s = schedule_conv2d_hwcn([out])
+""", "[data, kernel, out]")),
+    "cuda_conv3d_transpose_ncdhw": (["nn/pad.py", "nn/utils.py", "nn/dilate.py", "nn/conv3d_transpose.py", "cuda/conv3d_direct.py", "cuda/conv3d_transpose_ncdhw.py"], driver("""
+x = te.placeholder((1, 16, 4, 8, 8), name="x")
+w = te.placeholder((16, 8, 3, 3, 3), name="w")
+with tvm.target.Target("cuda"):
+    out = conv3d_transpose_ncdhw(x, w, (1, 1, 1), (1, 1, 1), "float32", (0, 0, 0))
+    s = schedule_conv3d_transpose_ncdhw([out])
+""", "[x, w, out]")),
+    "cuda_correlation_flownet": (["nn/pad.py", "nn/utils.py", "nn/correlation.py", "cuda/correlation.py"], driver("""
+a = te.placeholder((1, 32, 24, 24), name="a")
+b = te.placeholder((1, 32, 24, 24), name="b")
+with tvm.target.Target("cuda"):
+    out = correlation_nchw(a, b, 1, 4, 1, 2, (4, 4), True)
+    s = schedule_correlation_nchw([out])
+""", "[a, b, out]")),
+    "cuda_deformable_conv2d": (["nn/pad.py", "nn/utils.py", "nn/deformable_conv2d.py", "cuda/deformable_conv2d.py"], driver("""
+data = te.placeholder((1, 16, 14, 14), name="data")
+offset = te.placeholder((1, 18, 14, 14), name="offset")
+kernel = te.placeholder((16, 16, 3, 3), name="kernel")
+with tvm.target.Target("cuda"):
+    out = deformable_conv2d_nchw(data, offset, kernel, 1, 1, 1, 1, 1, "float32")
+    s = schedule_deformable_conv2d_nchw([out])
+""", "[data, offset, kernel, out]")),
+    "x86_conv3d_transpose": (["nn/pad.py", "nn/utils.py", "nn/dilate.py", "nn/conv3d_transpose.py", "x86/conv3d.py", "x86/conv3d_transpose.py"], driver("""
+x = te.placeholder((1, 16, 4, 8, 8), name="x")
+w = te.placeholder((16, 8, 3, 3, 3), name="w")
+with tvm.target.Target("llvm"):
+    out = conv3d_transpose_ncdhw(x, w, (1, 1, 1), (1, 1, 1), "float32", (0, 0, 0))
+    s = schedule_conv3d_transpose_ncdhw([out])
+""", "[x, w, out]")),
+    "x86_bitserial_dense": (["nn/bitserial_util.py", "x86/bitserial_dense.py"], driver("""
+data = te.placeholder((4, 64), name="data", dtype="uint8")
+weight = te.placeholder((32, 64), name="weight", dtype="uint8")
+with tvm.target.Target("llvm"):
+    out = bitserial_dense(data, weight, 1, 1, "uint32", "int16", True)
+    s = schedule_bitserial_dense([out])
+""", "[data, weight, out]")),
+    "x86_bitserial_conv2d_nchw": (["nn/pad.py", "nn/utils.py", "nn/bitserial_util.py", "x86/bitserial_conv2d.py"], driver("""
+data = te.placeholder((1, 64, 14, 14), name="data", dtype="uint8")
+kernel = te.placeholder((32, 64, 3, 3), name="kernel", dtype="uint8")
+with tvm.target.Target("llvm"):
+    out = bitserial_conv2d_nchw(data, kernel, 1, 1, 1, 1, "uint32", "int16", True)
+    s = schedule_bitserial_conv2d_nchw([out])
+""", "[data, kernel, out]")),
     "gpu_conv2d_nhwc_direct_batch8": (CONV2D + ["gpu/conv2d_nhwc.py", "gpu/conv2d.py"], driver("""
 data = te.placeholder((8, 7, 7, 64), name="data")
 kernel = te.placeholder((3, 3, 64, 64), name="kernel")

@@ -470,7 +470,20 @@ pub(crate) fn config_method(cfg: &ConfigRef, name: &str, args: Args) -> ApiResul
             Ok(Value::None)
         }
         "define_reorder" => {
-            let a = args.bind("define_reorder", &["name", "axes", "policy", "candidate"])?;
+            // The policy's own arguments (`interval`, `spatial`...) choose among
+            // candidates; the fallback is the identity whatever they are.
+            let a = args.bind(
+                "define_reorder",
+                &[
+                    "name",
+                    "axes",
+                    "policy",
+                    "candidate",
+                    "interval",
+                    "spatial",
+                    "reduce",
+                ],
+            )?;
             let knob = string(a.required("name")?)?;
             let n = a.required("axes")?.value.sequence().map_or(0, |v| v.len());
             cfg.borrow_mut()
@@ -478,7 +491,7 @@ pub(crate) fn config_method(cfg: &ConfigRef, name: &str, args: Args) -> ApiResul
             Ok(Value::None)
         }
         "define_annotate" => {
-            let a = args.bind("define_annotate", &["name", "axes", "policy"])?;
+            let a = args.bind("define_annotate", &["name", "axes", "policy", "num_anchor"])?;
             let knob = string(a.required("name")?)?;
             let n = a.required("axes")?.value.sequence().map_or(0, |v| v.len());
             cfg.borrow_mut()

@@ -15,6 +15,8 @@ def row_scale(cfg, data, scale):
     cfg.define_split("tile_y", m, num_outputs=2)
     cfg.define_split("tile_x", n, num_outputs=3)
     cfg.define_knob("unroll", [True, False])
+    # A policy's own arguments are taken; the fallback keeps the order.
+    cfg.define_reorder("order", [m, n], policy="interval_all", interval=(0, 2))
     if cfg.is_fallback:
         cfg["tile_x"] = SplitEntity([-1, 2, get_simd_32bit_lanes()])
         cfg["unroll"] = OtherOptionEntity(True)
@@ -41,7 +43,8 @@ def schedule_row_scale(cfg, outs):
     # Iterating a configuration gives its knobs' names (TOPI asks
     # `"tile_ic" not in cfg`).
     assert "tile_x" in cfg and "tile_z" not in cfg
-    assert list(cfg) == ["tile_y", "tile_x", "unroll"]
+    assert list(cfg) == ["tile_y", "tile_x", "unroll", "order"]
+    assert list(cfg["order"].perm) == [0, 1]
     y, x = s[out].op.axis
     yo, yi = cfg["tile_y"].apply(s, out, y)
     xo, xm, xi = cfg["tile_x"].apply(s, out, x)
