@@ -25,6 +25,7 @@ PROGRAMS = Path(__file__).resolve().parents[2] / "crates/script/tests/programs"
         ("bitwise.py", "popcount(bitwise_xor(packed[i], shift_right(packed[i], 2)))"),
         ("cpp_operators.py", "bilinear_sample_nchw True"),
         ("ir_builder.py", "scatter_add True"),
+        ("x86_conv2d_blocked.py", "unrolled (oh.c.inner, 0, 3)"),
     ],
 )
 def test_both_front_ends_print_the_same(cli, name, marker):

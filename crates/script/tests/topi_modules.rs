@@ -324,6 +324,59 @@ fn cpp_only_operators_refuse_what_topi_cannot_build() {
     assert!(error("topi.einsum('i-j', w)").contains("arrow"));
 }
 
+const X86_CONV2D: &str = include_str!("programs/x86_conv2d_blocked.py");
+
+/// TOPI's x86 convolution modules (`conv2d_avx_common`, `conv2d_avx_1x1`),
+/// reached as module attributes: the fallback picks the blocks and tiles
+/// TOPI's rule gives (SIMD width 4 for plain `llvm`: channels by 4; the
+/// 6-wide rows of the 3x3 case in one register tile; the 1x1 case tiled
+/// 3 x 6, the largest tile of fewer than 32 outputs), and the schedule
+/// places the `global` cache at each tile.
+#[test]
+fn x86_blocked_convolutions_take_topis_fallback_and_schedule() {
+    let run = script::run(X86_CONV2D).unwrap_or_else(|e| panic!("{e}"));
+    let p = &run.printed;
+    for line in [
+        "3x3 conv2d_NCHWc conv2d_NCHWc [1, 4, 6, 6, 4] ['ic', 'kh', 'kw']",
+        "1x1 conv2d_NCHWc conv2d_NCHWc [1, 8, 6, 6, 4] ['ic', 'kh', 'kw']",
+        // 3x3: the padding stage, and a row of 6 outputs per tile.
+        "      vectorized (i4, 0, 4) {",
+        "  parallel (n.oc_chunk.fused.oh.fused, 0, 24) {",
+        "    allocate conv2d_NCHWc.global[float32 * 1 * 1 * 1 * 6 * 4]",
+        // 1x1: 3 rows of 6, unrolled, over blocks of 4 input channels.
+        "  parallel (n.oc_chunk.fused.oh.outer.fused, 0, 16) {",
+        "      unrolled (oh.c.inner, 0, 3) {",
+        "      for (ic.outer, 0, 2) {",
+    ] {
+        assert!(p.contains(line), "{line}\n{p}");
+    }
+}
+
+#[test]
+fn x86_blocked_convolutions_compute_what_they_define() {
+    common::run_checked(X86_CONV2D, 4, 3, 1e-5);
+}
+
+#[test]
+fn x86_convolution_fallbacks_refuse_what_is_not_a_workload() {
+    let src = "import tvm\nfrom tvm import autotvm, te\n\
+        from tvm.topi.x86 import conv2d_avx_common\n\
+        @autotvm.register_topi_compute('t.x86')\n\
+        def f(cfg, a):\n    conv2d_avx_common._fallback_schedule(cfg, WKL)\n    \
+        return te.compute(a.shape, lambda i: a[i] * 2.0)\n\
+        a = te.placeholder((8,), name='a')\n\
+        with tvm.target.Target('llvm'):\n    f(a)\n";
+    let error = |wkl: &str| match script::run(&src.replace("WKL", wkl)) {
+        Ok(r) => panic!("expected an error for {wkl}:\n{}", r.printed),
+        Err(e) => e.message,
+    };
+    assert!(error("(1, 2, 3)").contains("Workload"));
+    let zero_stride = "('float32', 'float32', 6, 6, 8, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1, 0, 1)";
+    assert!(error(zero_stride).contains("positive"));
+    let too_small = "('float32', 'float32', 2, 2, 8, 1, 8, 5, 5, 0, 0, 0, 0, 1, 1, 1, 1)";
+    assert!(error(too_small).contains("larger than its padded input"));
+}
+
 #[test]
 fn narrow_and_unsigned_integers_wrap_as_tvms_code_does_and_int32_overflow_is_an_error() {
     // TVM's LLVM code wraps unsigned arithmetic and signed arithmetic

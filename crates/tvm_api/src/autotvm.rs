@@ -70,6 +70,27 @@ impl FallbackConfig {
         self.knobs.iter().map(|(n, _)| Value::str(n)).collect()
     }
 
+    /// The sizes of the split knob `name` (`cfg[name].size`).
+    pub(crate) fn split_size(&self, name: &str) -> Option<Vec<i64>> {
+        match &*self.get(name)?.borrow() {
+            Entity::Split(size) => Some(size.clone()),
+            _ => None,
+        }
+    }
+
+    /// The value of the option knob `name` (`cfg[name].val`).
+    pub(crate) fn option(&self, name: &str) -> Option<Value> {
+        match &*self.get(name)?.borrow() {
+            Entity::Other(v) => Some(v.clone()),
+            _ => None,
+        }
+    }
+
+    /// `cfg[name] = entity`.
+    pub(crate) fn assign(&mut self, name: &str, entity: Entity) {
+        self.set(name, Rc::new(RefCell::new(entity)));
+    }
+
     fn get(&self, name: &str) -> Option<&EntityRef> {
         self.knobs.iter().find(|(n, _)| n == name).map(|(_, e)| e)
     }

@@ -134,6 +134,14 @@ pub enum Function {
     NnPad,
     /// TOPI's generic convolution, in one of its spellings.
     NnConv(crate::topi_nn::ConvForm),
+    /// `tvm.topi.nn.conv2d_NCHWc`.
+    NnConv2dNchwc,
+    /// `_fallback_schedule` of `tvm.topi.x86.conv2d_avx_common` or
+    /// `conv2d_avx_1x1`.
+    X86ConvFallback(crate::topi_x86_conv2d::AvxConv),
+    /// `_schedule_conv_NCHWc` of `tvm.topi.x86.conv2d_avx_common` or
+    /// `conv2d_avx_1x1`.
+    X86ScheduleConvNchwc(crate::topi_x86_conv2d::AvxConv),
     /// `tvm.topi.nn.depthwise_conv2d_nchw`.
     NnDepthwiseConv2dNchw,
     /// `tvm.topi.nn.softmax` (`false`) or `log_softmax`.
@@ -358,6 +366,19 @@ impl Function {
             Function::TopiSchedule(op) => op.tvm_name(),
             Function::NnPad => "tvm.topi.nn.pad",
             Function::NnConv(_) => "tvm.topi.nn.conv",
+            Function::NnConv2dNchwc => "tvm.topi.nn.conv2d_NCHWc",
+            Function::X86ConvFallback(crate::topi_x86_conv2d::AvxConv::Common) => {
+                "tvm.topi.x86.conv2d_avx_common._fallback_schedule"
+            }
+            Function::X86ConvFallback(crate::topi_x86_conv2d::AvxConv::OneByOne) => {
+                "tvm.topi.x86.conv2d_avx_1x1._fallback_schedule"
+            }
+            Function::X86ScheduleConvNchwc(crate::topi_x86_conv2d::AvxConv::Common) => {
+                "tvm.topi.x86.conv2d_avx_common._schedule_conv_NCHWc"
+            }
+            Function::X86ScheduleConvNchwc(crate::topi_x86_conv2d::AvxConv::OneByOne) => {
+                "tvm.topi.x86.conv2d_avx_1x1._schedule_conv_NCHWc"
+            }
             Function::NnDepthwiseConv2dNchw => "tvm.topi.nn.depthwise_conv2d_nchw",
             Function::NnMatmul(true) => "tvm.topi.nn.dense",
             Function::NnBatchMatmul => "tvm.topi.nn.batch_matmul",

@@ -172,6 +172,13 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::TopiSchedule(op) => crate::topi_schedules::call(host, args, op),
         Function::NnPad => crate::topi_nn::pad(args),
         Function::NnConv(form) => crate::topi_nn::conv(host, args, form),
+        Function::NnConv2dNchwc => crate::topi_nn::conv2d_nchwc(host, args),
+        Function::X86ConvFallback(kind) => {
+            crate::topi_x86_conv2d::fallback_schedule(host, args, kind)
+        }
+        Function::X86ScheduleConvNchwc(kind) => {
+            crate::topi_x86_conv2d::schedule_conv_nchwc(args, kind)
+        }
         Function::NnDepthwiseConv2dNchw => crate::topi_nn::depthwise_conv2d_nchw(host, args),
         Function::NnMatmul(dense) => crate::topi_nn::matmul(host, args, dense),
         Function::NnBatchMatmul => crate::topi_nn::batch_matmul(host, args),

@@ -125,6 +125,7 @@ mod topi_reduction;
 mod topi_schedules;
 mod topi_space_batch;
 mod topi_transform;
+mod topi_x86_conv2d;
 mod value;
 
 pub use args::{Args, Bound, Given};

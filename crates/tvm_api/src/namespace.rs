@@ -111,6 +111,8 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.topi.testing",
     "tvm.topi.x86",
     "tvm.topi.x86.injective",
+    "tvm.topi.x86.conv2d_avx_common",
+    "tvm.topi.x86.conv2d_avx_1x1",
     "tvm.topi.x86.pooling",
     "tvm.topi.x86.reduction",
     "tvm.topi.x86.tensor_intrin",
@@ -268,6 +270,9 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         {
             return Some(Value::Function(f));
         }
+    }
+    if let Some(f) = crate::topi_x86_conv2d::function(module_path, name) {
+        return Some(Value::Function(f));
     }
     let full = format!("{module_path}.{name}");
     if let Some(m) = module(&full) {

@@ -636,6 +636,144 @@ pub(crate) fn depthwise_conv2d_nchw(host: &mut dyn Host, args: Args) -> ApiResul
     Ok(Value::Object(Object::Tensor(out)))
 }
 
+/// `nn.conv2d_NCHWc(data, kernel, stride, padding, dilation, layout,
+/// out_layout, out_dtype="float32")`: the convolution of TOPI's x86
+/// schedules over blocked layouts (data `[n, ic_chunk, h, w, ic_block]`,
+/// kernel `[oc_chunk, ic_chunk, kh, kw, ic_block, oc_block]`), grouped
+/// when the kernel has fewer input channels than the data. `data_pad`
+/// (only when there is padding), then `conv2d_NCHWc` (axes `n, oc_chunk,
+/// oh, ow, oc_block`, or `occ` for groups; reductions `ic, kh, kw`).
+pub(crate) fn conv2d_nchwc(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
+    let a = args.bind(
+        "conv2d_NCHWc",
+        &[
+            "data",
+            "kernel",
+            "stride",
+            "padding",
+            "dilation",
+            "layout",
+            "out_layout",
+            "out_dtype",
+        ],
+    )?;
+    let data = tensor(a.required("data")?, "conv2d_NCHWc")?;
+    let kernel = tensor(a.required("kernel")?, "conv2d_NCHWc")?;
+    if data.ndim() != 5 || kernel.ndim() != 6 {
+        return Err(ApiError::value_error(format!(
+            "`conv2d_NCHWc` takes 5-D data and a 6-D kernel, found {} and {} dimensions",
+            data.ndim(),
+            kernel.ndim()
+        )));
+    }
+    // TOPI reads the target first (`Target.current(allow_none=False)`).
+    if host.session().targets.is_empty() {
+        return Err(ApiError::tvm(
+            "Target context required. Please set it by constructing a TargetContext",
+        ));
+    }
+    let stride = positive_sizes(per_axis(a.required("stride")?, "stride", 2)?, "stride")?;
+    let dilation = positive_sizes(
+        per_axis(a.required("dilation")?, "dilation", 2)?,
+        "dilation",
+    )?;
+    let dt = match a.get("out_dtype") {
+        None => tir::DataType::Float32,
+        Some(g) => crate::casts::dtype_arg(g)?,
+    };
+    let d = data.shape().to_vec();
+    let (n, ic_chunk, ih, iw, ic_bn) = (&d[0], &d[1], &d[2], &d[3], &d[4]);
+    let k = kernel.shape().to_vec();
+    let (oc_chunk, ic_chunk_group, kh_size, kw_size, kernel_ic_bn, oc_bn) =
+        (&k[0], &k[1], &k[2], &k[3], &k[4], &k[5]);
+    let in_channel = simplify(ic_chunk.clone() * ic_bn.clone());
+    let groups = simplify(Expr::floor_div(
+        in_channel.clone(),
+        ic_chunk_group.clone() * kernel_ic_bn.clone(),
+    ));
+    let groups = groups.as_int().ok_or_else(|| {
+        ApiError::value_error(format!(
+            "`conv2d_NCHWc` needs a constant number of groups, found `{groups}`"
+        ))
+    })?;
+    if groups < 1 {
+        return Err(ApiError::value_error(
+            "the kernel of `conv2d_NCHWc` has more input channels than the data",
+        ));
+    }
+    let dkh = simplify((kh_size.clone() - 1) * dilation[0].clone() + 1);
+    let dkw = simplify((kw_size.clone() - 1) * dilation[1].clone() + 1);
+    let [top, left, down, right] = pad_tuple_2d(a.required("padding")?, [&dkh, &dkw])?;
+    let hpad = simplify(top.clone() + down.clone());
+    let wpad = simplify(left.clone() + right.clone());
+    let out_h = simplify(Expr::floor_div(ih.clone() + hpad.clone() - dkh, stride[0].clone()) + 1);
+    let out_w = simplify(Expr::floor_div(iw.clone() + wpad.clone() - dkw, stride[1].clone()) + 1);
+    let zero = Expr::int(0);
+    let padded = if hpad.is_int(0) && wpad.is_int(0) {
+        data.clone()
+    } else {
+        pad_tensor(
+            &data,
+            &[zero.clone(), zero.clone(), top, left, zero.clone()],
+            &[zero.clone(), zero.clone(), down, right, zero],
+            crate::objects::float_constant(0.0, data.dtype()),
+            "data_pad",
+            Attrs::new(),
+        )?
+    };
+    let kh = te::reduce_axis((Expr::int(0), kh_size.clone()), "kh");
+    let kw = te::reduce_axis((Expr::int(0), kw_size.clone()), "kw");
+    let ic_extent = simplify(Expr::floor_div(in_channel, Expr::int(groups)));
+    let ic = te::reduce_axis((Expr::int(0), ic_extent), "ic");
+    let axes = [ic.clone(), kh.clone(), kw.clone()];
+    note_reduce_axes(host, &axes);
+    let names = if groups == 1 {
+        ["n", "oc_chunk", "oh", "ow", "oc_block"]
+    } else {
+        ["n", "occ", "oh", "ow", "oc_block"]
+    };
+    let out = compute(
+        vec![n.clone(), oc_chunk.clone(), out_h, out_w, oc_bn.clone()],
+        &names,
+        |o| {
+            let (b, occ, oh, ow, ocb) = (&o[0], &o[1], &o[2], &o[3], &o[4]);
+            let chunk = Expr::floor_div(ic.expr(), ic_bn.clone());
+            let data_chunk = if groups == 1 {
+                chunk.clone()
+            } else {
+                Expr::floor_div(
+                    occ.clone(),
+                    Expr::floor_div(oc_chunk.clone(), Expr::int(groups)),
+                ) * Expr::floor_div(ic_chunk.clone(), Expr::int(groups))
+                    + chunk.clone()
+            };
+            let x = padded.at(vec![
+                b.clone(),
+                data_chunk,
+                oh.clone() * stride[0].clone() + kh.expr() * dilation[0].clone(),
+                ow.clone() * stride[1].clone() + kw.expr() * dilation[1].clone(),
+                Expr::floor_mod(ic.expr(), ic_bn.clone()),
+            ]);
+            let w = kernel.at(vec![
+                occ.clone(),
+                chunk,
+                kh.expr(),
+                kw.expr(),
+                Expr::floor_mod(ic.expr(), ic_bn.clone()),
+                ocb.clone(),
+            ]);
+            Ok(te::sum(
+                te::Value::binary(te::BinaryOp::Mul, cast(x, dt), cast(w, dt)),
+                &axes,
+            ))
+        },
+        "conv2d_NCHWc",
+        "conv2d_NCHWc",
+        Attrs::new(),
+    )?;
+    Ok(Value::Object(Object::Tensor(out)))
+}
+
 /// `nn.dense(data, weight, bias=None, out_dtype=None)` (`matmul` with
 /// `transpose_b`) and `nn.matmul(tensor_a, tensor_b, bias=None,
 /// out_dtype=None, transpose_a=False, transpose_b=False)`: two-dimensional
@@ -870,6 +1008,7 @@ pub(crate) fn function(name: &str) -> Option<crate::Function> {
         "conv3d_ncdhw" => F::NnConv(Fixed("NCDHW")),
         "conv3d_ndhwc" => F::NnConv(Fixed("NDHWC")),
         "conv2d_hwcn" => F::NnConv(Fixed("HWCN")),
+        "conv2d_NCHWc" => F::NnConv2dNchwc,
         "group_conv1d_ncw" => F::NnConv(Grouped("NCW")),
         "group_conv1d_nwc" => F::NnConv(Grouped("NWC")),
         "group_conv2d_nchw" => F::NnConv(Grouped("NCHW")),

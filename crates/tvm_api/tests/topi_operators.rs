@@ -614,6 +614,58 @@ proptest! {
         }
     }
 
+    /// `topi.nn.conv2d_NCHWc` over packed data and kernel is the plain
+    /// convolution, packed: `out[0, fo, y, x, fb] = conv[fo * ob + fb, y, x]`.
+    #[test]
+    fn conv2d_nchwc_is_the_packed_convolution(
+        c in conv_case(), ib in 1i64..3, ob in 1i64..3, seed in 0u64..1000,
+    ) {
+        let mut c = c;
+        c.nhwc = false;
+        c.c *= ib;
+        c.f *= ob;
+        let h = &mut host();
+        h.session().targets.push(std::rc::Rc::new(tvm_api::Target::parse("llvm").unwrap()));
+        let (kh, kw) = c.k;
+        let data_shape = [1, c.c / ib, c.h, c.w, ib];
+        let kernel_shape = [c.f / ob, c.c / ib, kh, kw, ib, ob];
+        let a = placeholder(h, &data_shape, "data_vec");
+        let k = placeholder(h, &kernel_shape, "kernel_vec");
+        let out = call(h, "tvm.topi.nn.conv2d_NCHWc", vec![
+            a.clone(),
+            k.clone(),
+            ints(&[c.stride.0, c.stride.1]),
+            ints(&c.pad),
+            ints(&[c.dilation.0, c.dilation.1]),
+            Value::str("NCHW"),
+            Value::str("NCHW"),
+        ], &[]);
+        let x = values(c.c * c.h * c.w, seed, 9);
+        let w = values(c.f * c.c * kh * kw, seed, 10);
+        let mut xv = Vec::new();
+        for cc in 0..c.c / ib { for y in 0..c.h { for xx in 0..c.w { for cb in 0..ib {
+            xv.push(x[(((cc * ib + cb) * c.h + y) * c.w + xx) as usize]);
+        } } } }
+        let mut wv = Vec::new();
+        for fo in 0..c.f / ob { for cc in 0..c.c / ib { for ky in 0..kh { for kx in 0..kw {
+            for cb in 0..ib { for fb in 0..ob {
+                let (f, ch) = (fo * ob + fb, cc * ib + cb);
+                wv.push(w[(((f * c.c + ch) * kh + ky) * kw + kx) as usize]);
+            } }
+        } } } }
+        let (shape, plain) = conv_reference(&c, &x, &w);
+        let (oh, ow) = (shape[2], shape[3]);
+        let mut expected = Vec::new();
+        for fo in 0..c.f / ob { for y in 0..oh { for xx in 0..ow { for fb in 0..ob {
+            expected.push(plain[(((fo * ob + fb) * oh + y) * ow + xx) as usize]);
+        } } } }
+        let got = run(h, &[(&a, &xv), (&k, &wv)], &out);
+        prop_assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(&expected) {
+            prop_assert!((g - e).abs() <= 1e-3 * e.abs().max(1.0), "{} vs {}", g, e);
+        }
+    }
+
     /// `topi.nn.group_conv2d_nchw` and `group_conv2d_nhwc` convolve each
     /// group of channels with its own filters, as defined.
     #[test]
