@@ -782,6 +782,27 @@ with tvm.target.Target("llvm"):
     out = bitserial_conv2d_nchw(data, kernel, 1, 1, 1, 1, "uint32", "int16", True)
     s = schedule_bitserial_conv2d_nchw([out])
 """, "[data, kernel, out]")),
+    "x86_conv2d_nchw_1x1_resnet": (CONV2D + ["x86/conv2d.py"], driver("""
+data = te.placeholder((1, 256, 28, 28), name="data")
+kernel = te.placeholder((64, 256, 1, 1), name="kernel")
+with tvm.target.Target("llvm -mcpu=skylake-avx512"):
+    out = conv2d_nchw(data, kernel, 1, 0, 1, "float32")
+    s = schedule_conv2d_nchw([out])
+""", "[data, kernel, out]")),
+    "x86_conv2d_NCHWc_mobilenet": (CONV2D + ["x86/conv2d.py"], driver("""
+data = te.placeholder((1, 32, 28, 28), name="data")
+kernel = te.placeholder((64, 32, 3, 3), name="kernel")
+with tvm.target.Target("llvm -mcpu=core-avx2"):
+    out = conv2d_NCHWc(data, kernel, (2, 2), (1, 1), (1, 1), "NCHW", "NCHW", "float32")
+    s = schedule_conv2d_NCHWc([out])
+""", "[data, kernel, out]")),
+    "x86_conv2d_transpose_nchw": (CONV2D + ["nn/dilate.py", "nn/conv2d_transpose.py", "x86/conv2d.py", "x86/conv2d_transpose.py"], driver("""
+x = te.placeholder((1, 32, 14, 14), name="x")
+w = te.placeholder((32, 16, 4, 4), name="w")
+with tvm.target.Target("llvm"):
+    out = conv2d_transpose_nchw(x, w, (2, 2), (1, 1), "float32", (0, 0))
+    s = schedule_conv2d_transpose_nchw([out])
+""", "[x, w, out]")),
     "gpu_conv2d_nhwc_direct_batch8": (CONV2D + ["gpu/conv2d_nhwc.py", "gpu/conv2d.py"], driver("""
 data = te.placeholder((8, 7, 7, 64), name="data")
 kernel = te.placeholder((3, 3, 64, 64), name="kernel")

@@ -136,6 +136,11 @@ pub enum Function {
     NnConv(crate::topi_nn::ConvForm),
     /// `tvm.topi.nn.conv2d_NCHWc`.
     NnConv2dNchwc,
+    /// `tvm.topi.nn.dilate`.
+    NnDilate,
+    /// `tvm.topi.nn.conv2d_transpose_nchw_preprocess` (2) or
+    /// `conv3d_transpose_ncdhw_preprocess` (3).
+    NnTransposePreprocess(usize),
     /// `_fallback_schedule` of `tvm.topi.x86.conv2d_avx_common` or
     /// `conv2d_avx_1x1`.
     X86ConvFallback(crate::topi_x86_conv2d::AvxConv),
@@ -367,6 +372,9 @@ impl Function {
             Function::NnPad => "tvm.topi.nn.pad",
             Function::NnConv(_) => "tvm.topi.nn.conv",
             Function::NnConv2dNchwc => "tvm.topi.nn.conv2d_NCHWc",
+            Function::NnDilate => "tvm.topi.nn.dilate",
+            Function::NnTransposePreprocess(3) => "tvm.topi.nn.conv3d_transpose_ncdhw_preprocess",
+            Function::NnTransposePreprocess(_) => "tvm.topi.nn.conv2d_transpose_nchw_preprocess",
             Function::X86ConvFallback(crate::topi_x86_conv2d::AvxConv::Common) => {
                 "tvm.topi.x86.conv2d_avx_common._fallback_schedule"
             }

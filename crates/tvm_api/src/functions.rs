@@ -173,6 +173,8 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::NnPad => crate::topi_nn::pad(args),
         Function::NnConv(form) => crate::topi_nn::conv(host, args, form),
         Function::NnConv2dNchwc => crate::topi_nn::conv2d_nchwc(host, args),
+        Function::NnDilate => crate::topi_nn::dilate(args),
+        Function::NnTransposePreprocess(dims) => crate::topi_nn::transpose_preprocess(args, dims),
         Function::X86ConvFallback(kind) => {
             crate::topi_x86_conv2d::fallback_schedule(host, args, kind)
         }

@@ -160,6 +160,175 @@ pub(crate) fn pad_tensor(
     )
 }
 
+/// TOPI's `dilate`: `data` spread out by `strides` (tag
+/// `injective,dilate`), `value` between its elements.
+fn dilate_tensor(
+    x: &te::Tensor,
+    strides: &[Expr],
+    value: te::Value,
+    name: &str,
+) -> ApiResult<te::Tensor> {
+    let n = x.ndim();
+    if strides.len() != n {
+        return Err(ApiError::value_error(format!(
+            "data dimension and strides size dismatch : {n} vs {}",
+            strides.len()
+        )));
+    }
+    let shape: Vec<Expr> = (0..n)
+        .map(|i| simplify((x.shape()[i].clone() - 1) * strides[i].clone() + 1))
+        .collect();
+    let names = varargs_names(n);
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    compute(
+        shape,
+        &names,
+        |idx| {
+            let mut conds = Vec::new();
+            let mut at = Vec::with_capacity(n);
+            for (i, s) in strides.iter().enumerate() {
+                if constant_value(s) == Some(1) {
+                    at.push(idx[i].clone());
+                } else {
+                    at.push(Expr::floor_div(idx[i].clone(), s.clone()));
+                    conds.push(Expr::eq(
+                        Expr::floor_mod(idx[i].clone(), s.clone()),
+                        Expr::int(0),
+                    ));
+                }
+            }
+            let load = x.at(at);
+            Ok(match conds.into_iter().reduce(Expr::and) {
+                Some(c) => te::Value::select(c, load, value),
+                None => load,
+            })
+        },
+        name,
+        "injective,dilate",
+        Attrs::new(),
+    )
+}
+
+/// `tvm.tir.const(0.0, x.dtype)`.
+fn zero_of(x: &te::Tensor, g: &Given) -> ApiResult<te::Value> {
+    let typed = crate::functions::typed_constant(&Value::Float(0.0), x.dtype(), g.place())?;
+    crate::objects::to_element(&typed, g.place())
+}
+
+/// `nn.dilate(data, strides, dilation_value=0.0, name="DilatedInput")`.
+pub(crate) fn dilate(args: Args) -> ApiResult<Value> {
+    let a = args.bind("dilate", &["data", "strides", "dilation_value", "name"])?;
+    let x = tensor(a.required("data")?, "dilate")?;
+    let g = a.required("strides")?;
+    let n = g.value.sequence().map_or(0, |v| v.len());
+    let strides = positive_sizes(per_axis(g, "strides", n)?, "strides")?;
+    let value = match a.get("dilation_value") {
+        None => zero_of(&x, a.required("data")?)?,
+        Some(g) => {
+            let typed = crate::functions::typed_constant(&promote(&g.value), x.dtype(), g.place())?;
+            crate::objects::to_element(&typed, g.place())?
+        }
+    };
+    let name = string(a.get("name"), "DilatedInput")?;
+    let out = dilate_tensor(&x, &strides, value, &name)?;
+    Ok(Value::Object(Object::Tensor(out)))
+}
+
+/// `nn.conv2d_transpose_nchw_preprocess(data, kernel, strides, padding,
+/// out_dtype, output_padding)` and the 3-D `conv3d_transpose_ncdhw_...`:
+/// the input dilated by the strides (`data_dilate`) and padded so that a
+/// plain convolution computes the transposed one (`data_pad`), and the
+/// kernel from `IO...` to `OI...`, rotated by 180 degrees
+/// (`kernel_transform`).
+pub(crate) fn transpose_preprocess(args: Args, dims: usize) -> ApiResult<Value> {
+    let what = if dims == 3 {
+        "conv3d_transpose_ncdhw_preprocess"
+    } else {
+        "conv2d_transpose_nchw_preprocess"
+    };
+    let a = args.bind(
+        what,
+        &[
+            "data",
+            "kernel",
+            "strides",
+            "padding",
+            "out_dtype",
+            "output_padding",
+        ],
+    )?;
+    let data = tensor(a.required("data")?, what)?;
+    let kernel = tensor(a.required("kernel")?, what)?;
+    if data.ndim() != dims + 2 || kernel.ndim() != dims + 2 {
+        return Err(ApiError::value_error(format!(
+            "`{what}` takes {}-D data and kernel",
+            dims + 2
+        )));
+    }
+    let strides = positive_sizes(
+        per_axis(a.required("strides")?, "strides", dims)?,
+        "strides",
+    )?;
+    let opad = per_axis(a.required("output_padding")?, "output_padding", dims)?;
+    for (o, s) in opad.iter().zip(&strides) {
+        match (constant_value(o), constant_value(s)) {
+            (Some(o), Some(s)) if o >= 0 && o < s => {}
+            _ => {
+                return Err(ApiError::assertion(format!(
+                    "each output padding must be below its stride: {o} and {s}"
+                )))
+            }
+        }
+    }
+    let filter: Vec<Expr> = kernel.shape()[2..].to_vec();
+    let mut dilate_strides = vec![Expr::int(1), Expr::int(1)];
+    dilate_strides.extend(strides.iter().cloned());
+    let fill = zero_of(&data, a.required("data")?)?;
+    let dilated = dilate_tensor(&data, &dilate_strides, fill.clone(), "data_dilate")?;
+    let (fbegin, fend) = if dims == 2 {
+        let [t, l, b, r] = pad_tuple_2d(a.required("padding")?, [&filter[0], &filter[1]])?;
+        (vec![t, l], vec![b, r])
+    } else {
+        pad_tuple(a.required("padding")?, &filter)?
+    };
+    let zero = Expr::int(0);
+    let mut before = vec![zero.clone(), zero.clone()];
+    let mut after = vec![zero.clone(), zero];
+    for i in 0..dims {
+        before.push(simplify(filter[i].clone() - 1 - fbegin[i].clone()));
+        after.push(simplify(
+            filter[i].clone() - 1 - fend[i].clone() + opad[i].clone(),
+        ));
+    }
+    let padded = pad_tensor(&dilated, &before, &after, fill, "data_pad", Attrs::new())?;
+    let k = kernel.shape().to_vec();
+    let mut shape = vec![k[1].clone(), k[0].clone()];
+    shape.extend(filter.iter().cloned());
+    let names: &[&str] = if dims == 3 {
+        &["o", "i", "d", "h", "w"]
+    } else {
+        &["o", "i", "h", "w"]
+    };
+    let transformed = compute(
+        shape,
+        names,
+        |idx| {
+            let mut at = vec![idx[1].clone(), idx[0].clone()];
+            for i in 0..dims {
+                at.push(filter[i].clone() - 1 - idx[2 + i].clone());
+            }
+            Ok(kernel.at(at))
+        },
+        "kernel_transform",
+        "",
+        Attrs::new(),
+    )?;
+    Ok(Value::Tuple(std::rc::Rc::from(vec![
+        Value::Object(Object::Tensor(padded)),
+        Value::Object(Object::Tensor(transformed)),
+    ])))
+}
+
 /// `nn.pad(data, pad_before, pad_after=None, pad_value=0.0,
 /// name="PadInput", attrs=None)`.
 pub(crate) fn pad(args: Args) -> ApiResult<Value> {
@@ -1009,6 +1178,9 @@ pub(crate) fn function(name: &str) -> Option<crate::Function> {
         "conv3d_ndhwc" => F::NnConv(Fixed("NDHWC")),
         "conv2d_hwcn" => F::NnConv(Fixed("HWCN")),
         "conv2d_NCHWc" => F::NnConv2dNchwc,
+        "dilate" => F::NnDilate,
+        "conv2d_transpose_nchw_preprocess" => F::NnTransposePreprocess(2),
+        "conv3d_transpose_ncdhw_preprocess" => F::NnTransposePreprocess(3),
         "group_conv1d_ncw" => F::NnConv(Grouped("NCW")),
         "group_conv1d_nwc" => F::NnConv(Grouped("NWC")),
         "group_conv2d_nchw" => F::NnConv(Grouped("NCHW")),

@@ -666,6 +666,65 @@ proptest! {
         }
     }
 
+    /// `topi.nn.dilate` spreads the elements `strides` apart, the dilation
+    /// value between them.
+    #[test]
+    fn dilate_spreads_the_elements(h in 1i64..5, w in 1i64..5, sh in 1i64..4, sw in 1i64..4, seed in 0u64..1000) {
+        let hst = &mut host();
+        let a = placeholder(hst, &[h, w], "a");
+        let out = call(hst, "tvm.topi.nn.dilate", vec![a.clone(), ints(&[sh, sw])], &[
+            ("dilation_value", Value::Float(-1.5)),
+        ]);
+        let x = values(h * w, seed, 11);
+        let (oh, ow) = ((h - 1) * sh + 1, (w - 1) * sw + 1);
+        let expected: Vec<f64> = (0..oh)
+            .flat_map(|y| (0..ow).map(move |xx| (y, xx)))
+            .map(|(y, xx)| {
+                if y % sh == 0 && xx % sw == 0 { x[((y / sh) * w + xx / sw) as usize] } else { -1.5 }
+            })
+            .collect();
+        prop_assert_eq!(tvm_api::str(&attr(&attr(&out, "op"), "tag")), "injective,dilate");
+        let got = run(hst, &[(&a, &x)], &out);
+        prop_assert_eq!(got, expected);
+    }
+
+    /// `topi.nn.conv2d_transpose_nchw_preprocess`, then a plain convolution
+    /// with stride 1, is the transposed convolution: every input element
+    /// spread over the output by the kernel.
+    #[test]
+    fn transpose_preprocess_makes_a_convolution_transposed(
+        c in 1i64..3, f in 1i64..3, hw in 1i64..5, k in 1i64..4, s in 1i64..3, p in 0i64..2,
+        opad in 0i64..2, seed in 0u64..1000,
+    ) {
+        prop_assume!(opad < s && p < k);
+        let hst = &mut host();
+        let a = placeholder(hst, &[1, c, hw, hw], "data");
+        let wt = placeholder(hst, &[c, f, k, k], "kernel");
+        let pre = call(hst, "tvm.topi.nn.conv2d_transpose_nchw_preprocess", vec![
+            a.clone(), wt.clone(), ints(&[s, s]), ints(&[p, p]), Value::str("float32"), ints(&[opad, opad]),
+        ], &[]);
+        let parts = tvm_api::iter(&pre).unwrap();
+        let out = call(hst, "tvm.topi.nn.conv2d_nchw", vec![
+            parts[0].clone(), parts[1].clone(), Value::Int(1), Value::Int(0), Value::Int(1),
+        ], &[]);
+        let x = values(c * hw * hw, seed, 12);
+        let w = values(c * f * k * k, seed, 13);
+        let o = (hw - 1) * s - 2 * p + k + opad;
+        let mut expected = vec![0.0; (f * o * o) as usize];
+        for i in 0..c { for iy in 0..hw { for ix in 0..hw { for oc in 0..f { for ky in 0..k { for kx in 0..k {
+            let (y, xx) = (iy * s + ky - p, ix * s + kx - p);
+            if (0..o).contains(&y) && (0..o).contains(&xx) {
+                expected[((oc * o + y) * o + xx) as usize] +=
+                    x[((i * hw + iy) * hw + ix) as usize] * w[(((i * f + oc) * k + ky) * k + kx) as usize];
+            }
+        } } } } } }
+        let got = run(hst, &[(&a, &x), (&wt, &w)], &out);
+        prop_assert_eq!(got.len(), expected.len());
+        for (g, e) in got.iter().zip(&expected) {
+            prop_assert!((g - e).abs() <= 1e-3 * e.abs().max(1.0), "{} vs {}", g, e);
+        }
+    }
+
     /// `topi.nn.group_conv2d_nchw` and `group_conv2d_nhwc` convolve each
     /// group of channels with its own filters, as defined.
     #[test]
