@@ -346,6 +346,22 @@ impl Stmt {
         matches!(self, Stmt::Seq(v) if v.is_empty())
     }
 
+    /// The parts of a thread launch (a [`ForKind::Thread`] loop): its
+    /// index, first value, extent, thread and body.
+    pub fn as_thread_launch(&self) -> Option<(&Var, &Expr, &Expr, &ThreadLaunch, &Stmt)> {
+        match self {
+            Stmt::For {
+                var,
+                min,
+                extent,
+                kind: ForKind::Thread(l),
+                body,
+                ..
+            } => Some((var, min, extent, l, body)),
+            _ => None,
+        }
+    }
+
     /// The directly nested statements, in order.
     pub fn children(&self) -> Vec<&Stmt> {
         match self {

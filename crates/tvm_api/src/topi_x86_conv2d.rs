@@ -209,6 +209,73 @@ fn axes(t: &te::Tensor, n: usize) -> ApiResult<Vec<IterVar>> {
     Ok(axis)
 }
 
+/// How an output of the convolution is tiled: rows of `ow` outputs (any
+/// kernel), or `oh` x `ow` tiles (1x1).
+struct Tiles {
+    kind: AvxConv,
+    oh: i64,
+    ow: i64,
+}
+
+impl Tiles {
+    /// Tiles `t` over its axes `[batch, oc_chunk, oh, ow, oc_block]`, or
+    /// `[batch, oc, oh, ow]` with `oc` split by `oc_bn` (the unpacked
+    /// output), the channel block innermost, and fuses the batch, the
+    /// channel chunk and the outer rows into one loop. Returns that loop,
+    /// the outer loop over the row and the channel block. The splits come
+    /// in TOPI's order, which the report's listing of loops follows.
+    fn apply(
+        &self,
+        s: &mut te::Schedule,
+        t: &te::Tensor,
+        ax: &[IterVar],
+        oc_bn: i64,
+    ) -> ApiResult<(IterVar, IterVar, IterVar)> {
+        let (batch, oh, ow) = (&ax[0], &ax[2], &ax[3]);
+        let blocked = ax.len() == 5;
+        let split_channels = |s: &mut te::Schedule| -> ApiResult<(IterVar, IterVar)> {
+            if blocked {
+                Ok((ax[1].clone(), ax[4].clone()))
+            } else {
+                s.split(t, &ax[1], oc_bn).map_err(te_err)
+            }
+        };
+        let (rows, ow_outer, oc_chunk, oc_block) = match self.kind {
+            AvxConv::Common => {
+                let (ow_chunk, ow_block) = s.split(t, ow, self.ow).map_err(te_err)?;
+                let (oc_chunk, oc_block) = split_channels(s)?;
+                let order = [
+                    oc_chunk.clone(),
+                    oh.clone(),
+                    ow_chunk.clone(),
+                    ow_block,
+                    oc_block.clone(),
+                ];
+                s.reorder(t, &order).map_err(te_err)?;
+                (oh.clone(), ow_chunk, oc_chunk, oc_block)
+            }
+            AvxConv::OneByOne => {
+                let (oc_chunk, oc_block) = split_channels(s)?;
+                let (oh_outer, oh_inner) = s.split(t, oh, self.oh).map_err(te_err)?;
+                let (ow_outer, ow_inner) = s.split(t, ow, self.ow).map_err(te_err)?;
+                let order = [
+                    oc_chunk.clone(),
+                    oh_outer.clone(),
+                    ow_outer.clone(),
+                    oh_inner,
+                    ow_inner,
+                    oc_block.clone(),
+                ];
+                s.reorder(t, &order).map_err(te_err)?;
+                (oh_outer, ow_outer, oc_chunk, oc_block)
+            }
+        };
+        let p = s.fuse(t, batch, &oc_chunk).map_err(te_err)?;
+        let p = s.fuse(t, &p, &rows).map_err(te_err)?;
+        Ok((p, ow_outer, oc_block))
+    }
+}
+
 fn is_compute(t: &te::Tensor) -> bool {
     matches!(t.op().kind(), te::OpKind::Compute(_))
 }
@@ -308,214 +375,85 @@ pub(crate) fn schedule_conv_nchwc(args: Args, kind: AvxConv) -> ApiResult<Value>
 
     let same = conv.op() == last.op();
     let cc = s.cache_write(&conv, "global").map_err(te_err)?;
-    let ax = axes(&conv, 5)?;
-    let (batch, oc_chunk, oh, ow, oc_block) = (&ax[0], &ax[1], &ax[2], &ax[3], &ax[4]);
+    let tiles = Tiles {
+        kind,
+        oh: oh_factor,
+        ow: ow_factor,
+    };
+    let (p, ow_chunk, oc_block) = tiles.apply(&mut s, &conv, &axes(&conv, 5)?, oc_bn)?;
+    s.vectorize(&conv, &oc_block).map_err(te_err)?;
+    if same {
+        s.parallel(&conv, &p).map_err(te_err)?;
+    }
+    // The cache: at each row tile (any kernel) or each parallel
+    // iteration (1x1), its reduction over blocks of input channels.
+    let at = match kind {
+        AvxConv::Common => ow_chunk,
+        AvxConv::OneByOne => p,
+    };
+    s.compute_at(&cc, &conv, &at).map_err(te_err)?;
+    let cax = axes(&cc, 5)?;
+    let red = cc.op().reduce_axis().to_vec();
+    if red.len() != 3 {
+        return Err(ApiError::value_error(
+            "TOPI's schedule unpacks 3 reduction axes (ic, kh, kw)",
+        ));
+    }
+    let (oc_chunk, oh, ow, oc_block) = (&cax[1], &cax[2], &cax[3], &cax[4]);
     match kind {
         AvxConv::Common => {
-            let (ow_chunk, ow_block) = s.split(&conv, ow, ow_factor).map_err(te_err)?;
-            s.reorder(
-                &conv,
-                &[
-                    oc_chunk.clone(),
-                    oh.clone(),
-                    ow_chunk.clone(),
-                    ow_block,
-                    oc_block.clone(),
-                ],
-            )
-            .map_err(te_err)?;
-            let p = s.fuse(&conv, batch, oc_chunk).map_err(te_err)?;
-            let p = s.fuse(&conv, &p, oh).map_err(te_err)?;
-            s.vectorize(&conv, oc_block).map_err(te_err)?;
-            if same {
-                s.parallel(&conv, &p).map_err(te_err)?;
-            }
-            s.compute_at(&cc, &conv, &ow_chunk).map_err(te_err)?;
-            let cax = axes(&cc, 5)?;
-            let red = cc.op().reduce_axis().to_vec();
-            if red.len() != 3 {
-                return Err(ApiError::value_error(
-                    "TOPI's schedule unpacks 3 reduction axes (ic, kh, kw)",
-                ));
-            }
-            let (ow_chunk, ow_block) = s.split(&cc, &cax[3], ow_factor).map_err(te_err)?;
+            let (ow_chunk, ow_block) = s.split(&cc, ow, ow_factor).map_err(te_err)?;
             let (ic_chunk, ic_block) = s.split(&cc, &red[0], ic_bn).map_err(te_err)?;
-            let order = if unroll_kw {
-                vec![
-                    cax[1].clone(),
-                    cax[2].clone(),
-                    ow_chunk,
-                    ic_chunk,
-                    red[1].clone(),
-                    ic_block,
-                    red[2].clone(),
-                    ow_block.clone(),
-                    cax[4].clone(),
-                ]
+            let (kh, kw) = (red[1].clone(), red[2].clone());
+            let inner = if unroll_kw {
+                [kh, ic_block, kw.clone()]
             } else {
-                vec![
-                    cax[1].clone(),
-                    cax[2].clone(),
-                    ow_chunk,
-                    ic_chunk,
-                    red[1].clone(),
-                    red[2].clone(),
-                    ic_block,
-                    ow_block.clone(),
-                    cax[4].clone(),
-                ]
+                [kh, kw.clone(), ic_block]
             };
+            let mut order = vec![oc_chunk.clone(), oh.clone(), ow_chunk, ic_chunk];
+            order.extend(inner);
+            order.extend([ow_block.clone(), oc_block.clone()]);
             s.reorder(&cc, &order).map_err(te_err)?;
             if unroll_kw {
-                s.unroll(&cc, &red[2]).map_err(te_err)?;
+                s.unroll(&cc, &kw).map_err(te_err)?;
             }
-            s.vectorize(&cc, &cax[4]).map_err(te_err)?;
+            s.vectorize(&cc, oc_block).map_err(te_err)?;
             s.unroll(&cc, &ow_block).map_err(te_err)?;
         }
         AvxConv::OneByOne => {
-            let (oh_outer, oh_inner) = s.split(&conv, oh, oh_factor).map_err(te_err)?;
-            let (ow_outer, ow_inner) = s.split(&conv, ow, ow_factor).map_err(te_err)?;
-            s.reorder(
-                &conv,
-                &[
-                    oc_chunk.clone(),
-                    oh_outer.clone(),
-                    ow_outer,
-                    oh_inner,
-                    ow_inner,
-                    oc_block.clone(),
-                ],
-            )
-            .map_err(te_err)?;
-            s.vectorize(&conv, oc_block).map_err(te_err)?;
-            let p = s.fuse(&conv, batch, oc_chunk).map_err(te_err)?;
-            let p = s.fuse(&conv, &p, &oh_outer).map_err(te_err)?;
-            s.compute_at(&cc, &conv, &p).map_err(te_err)?;
-            if same {
-                s.parallel(&conv, &p).map_err(te_err)?;
-            }
-            let cax = axes(&cc, 5)?;
-            let red = cc.op().reduce_axis().to_vec();
-            if red.len() != 3 {
-                return Err(ApiError::value_error(
-                    "TOPI's schedule unpacks 3 reduction axes (ic, kh, kw)",
-                ));
-            }
             let (ic_chunk, ic_block) = s.split(&cc, &red[0], ic_bn).map_err(te_err)?;
-            let (oh_outer, oh_inner) = s.split(&cc, &cax[2], oh_factor).map_err(te_err)?;
-            let (ow_outer, ow_inner) = s.split(&cc, &cax[3], ow_factor).map_err(te_err)?;
-            s.reorder(
-                &cc,
-                &[
-                    cax[1].clone(),
-                    oh_outer.clone(),
-                    ow_outer,
-                    ic_chunk,
-                    ic_block,
-                    oh_inner.clone(),
-                    ow_inner.clone(),
-                    cax[4].clone(),
-                ],
-            )
-            .map_err(te_err)?;
-            s.fuse(&cc, &cax[1], &oh_outer).map_err(te_err)?;
-            s.vectorize(&cc, &cax[4]).map_err(te_err)?;
+            let (oh_outer, oh_inner) = s.split(&cc, oh, oh_factor).map_err(te_err)?;
+            let (ow_outer, ow_inner) = s.split(&cc, ow, ow_factor).map_err(te_err)?;
+            let order = [
+                oc_chunk.clone(),
+                oh_outer.clone(),
+                ow_outer,
+                ic_chunk,
+                ic_block,
+                oh_inner.clone(),
+                ow_inner.clone(),
+                oc_block.clone(),
+            ];
+            s.reorder(&cc, &order).map_err(te_err)?;
+            s.fuse(&cc, oc_chunk, &oh_outer).map_err(te_err)?;
+            s.vectorize(&cc, oc_block).map_err(te_err)?;
             s.unroll(&cc, &ow_inner).map_err(te_err)?;
             s.unroll(&cc, &oh_inner).map_err(te_err)?;
         }
     }
 
     if !same {
+        // A later stage (the unpacking, or an operation fused after the
+        // convolution) is tiled the same way; the convolution is computed
+        // at its parallel loop.
         let out = last.op().axis().to_vec();
-        let (p, oc_block) = match (out.len(), kind) {
-            (5, _) => {
-                let (batch, oc_chunk, oh, ow, oc_block) =
-                    (&out[0], &out[1], &out[2], &out[3], &out[4]);
-                let p = match kind {
-                    AvxConv::Common => {
-                        let (ow_chunk, ow_block) = s.split(&last, ow, ow_factor).map_err(te_err)?;
-                        s.reorder(
-                            &last,
-                            &[
-                                oc_chunk.clone(),
-                                oh.clone(),
-                                ow_chunk,
-                                ow_block,
-                                oc_block.clone(),
-                            ],
-                        )
-                        .map_err(te_err)?;
-                        let p = s.fuse(&last, batch, oc_chunk).map_err(te_err)?;
-                        s.fuse(&last, &p, oh).map_err(te_err)?
-                    }
-                    AvxConv::OneByOne => {
-                        let (oh_outer, oh_inner) = s.split(&last, oh, oh_factor).map_err(te_err)?;
-                        let (ow_outer, ow_inner) = s.split(&last, ow, ow_factor).map_err(te_err)?;
-                        s.reorder(
-                            &last,
-                            &[
-                                oc_chunk.clone(),
-                                oh_outer.clone(),
-                                ow_outer,
-                                oh_inner,
-                                ow_inner,
-                                oc_block.clone(),
-                            ],
-                        )
-                        .map_err(te_err)?;
-                        let p = s.fuse(&last, batch, oc_chunk).map_err(te_err)?;
-                        s.fuse(&last, &p, &oh_outer).map_err(te_err)?
-                    }
-                };
-                (p, oc_block.clone())
-            }
-            (4, _) => {
-                let (batch, oc, oh, ow) = (&out[0], &out[1], &out[2], &out[3]);
-                match kind {
-                    AvxConv::Common => {
-                        let (ow_chunk, ow_block) = s.split(&last, ow, ow_factor).map_err(te_err)?;
-                        let (oc_chunk, oc_block) = s.split(&last, oc, oc_bn).map_err(te_err)?;
-                        s.reorder(
-                            &last,
-                            &[
-                                oc_chunk.clone(),
-                                oh.clone(),
-                                ow_chunk,
-                                ow_block,
-                                oc_block.clone(),
-                            ],
-                        )
-                        .map_err(te_err)?;
-                        let p = s.fuse(&last, batch, &oc_chunk).map_err(te_err)?;
-                        (s.fuse(&last, &p, oh).map_err(te_err)?, oc_block)
-                    }
-                    AvxConv::OneByOne => {
-                        let (oc_chunk, oc_block) = s.split(&last, oc, oc_bn).map_err(te_err)?;
-                        let (oh_outer, oh_inner) = s.split(&last, oh, oh_factor).map_err(te_err)?;
-                        let (ow_outer, ow_inner) = s.split(&last, ow, ow_factor).map_err(te_err)?;
-                        s.reorder(
-                            &last,
-                            &[
-                                oc_chunk.clone(),
-                                oh_outer.clone(),
-                                ow_outer,
-                                oh_inner,
-                                ow_inner,
-                                oc_block.clone(),
-                            ],
-                        )
-                        .map_err(te_err)?;
-                        let p = s.fuse(&last, batch, &oc_chunk).map_err(te_err)?;
-                        (s.fuse(&last, &p, &oh_outer).map_err(te_err)?, oc_block)
-                    }
-                }
-            }
-            (n, _) => {
-                return Err(ApiError::value_error(format!(
-                    "Unsupported output ndim: {n}"
-                )))
-            }
-        };
+        if !matches!(out.len(), 4 | 5) {
+            return Err(ApiError::value_error(format!(
+                "Unsupported output ndim: {}",
+                out.len()
+            )));
+        }
+        let (p, _, oc_block) = tiles.apply(&mut s, &last, &out, oc_bn)?;
         s.compute_at(&conv, &last, &p).map_err(te_err)?;
         s.vectorize(&last, &oc_block).map_err(te_err)?;
         s.parallel(&last, &p).map_err(te_err)?;

@@ -55,16 +55,8 @@ pub(super) fn kernel_wide_threads(body: &Stmt, sizes: &HashMap<Var, i64>) -> Opt
 /// The thread a statement launches, when it is a launch of a GPU thread
 /// (not a virtual thread, which runs as a loop).
 fn launched_thread(s: &Stmt) -> Option<(&Var, &Expr, &Expr, &ThreadLaunch)> {
-    match s {
-        Stmt::For {
-            var,
-            min,
-            extent,
-            kind: ForKind::Thread(l),
-            ..
-        } if !l.is_virtual() => Some((var, min, extent, l)),
-        _ => None,
-    }
+    let (var, min, extent, l, _) = s.as_thread_launch()?;
+    (!l.is_virtual()).then_some((var, min, extent, l))
 }
 
 /// A thread of the kernel and its launch, when the launch can be repeated

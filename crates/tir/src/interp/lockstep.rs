@@ -119,17 +119,8 @@ fn header(s: &Stmt) -> String {
 
 /// The parts of a thread launch.
 fn launch(s: &Stmt) -> (&Var, &Expr, &Expr, &str, &Stmt) {
-    match s {
-        Stmt::For {
-            var,
-            min,
-            extent,
-            kind: ForKind::Thread(l),
-            body,
-            ..
-        } => (var, min, extent, l.tag.as_str(), body),
-        _ => unreachable!("called on thread launches"),
-    }
+    let (var, min, extent, l, body) = s.as_thread_launch().expect("called on thread launches");
+    (var, min, extent, l.tag.as_str(), body)
 }
 
 impl<'a> Compiler<'a> {
