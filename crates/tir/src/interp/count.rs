@@ -14,7 +14,7 @@
 //! loops to the block's threads again), which is that thread's index, not
 //! a loop ([`super::lockstep`]).
 
-use crate::stmt::{ForKind, Stmt};
+use crate::stmt::Stmt;
 use arith::{Analyzer, ConstBound, Var, POS_INF};
 use std::collections::HashMap;
 
@@ -39,38 +39,12 @@ fn steps(s: &Stmt, an: &mut Analyzer, block: &mut Block) -> Option<u64> {
 
 /// One level of [`steps`], on the stack [`crate::stack::grow`] left room on.
 fn steps_step(s: &Stmt, an: &mut Analyzer, block: &mut Block) -> Option<u64> {
-    Some(match s {
-        Stmt::For {
-            var,
-            min,
-            extent,
-            kind: ForKind::Thread(l),
-            body,
-            ..
-        } if l.is_thread_index() => {
-            let rebound = block.as_ref().is_some_and(|b| b.contains(&l.tag));
-            let (count, pushed, started) = if rebound {
-                (false, false, false)
-            } else if let Some(b) = block {
-                b.push(l.tag.clone());
-                (true, true, false)
-            } else if super::lockstep::shares_memory(body) {
-                *block = Some(vec![l.tag.clone()]);
-                (true, false, true)
-            } else {
-                (true, false, false)
-            };
-            let n = loop_steps(var, min, extent, body, an, block, count);
-            if pushed {
-                if let Some(b) = block {
-                    b.pop();
-                }
-            }
-            if started {
-                *block = None;
-            }
-            n?
+    if let Some((var, min, extent, l, body)) = s.as_thread_launch() {
+        if l.is_thread_index() {
+            return thread_steps(var, min, extent, &l.tag, body, an, block);
         }
+    }
+    Some(match s {
         Stmt::For {
             var,
             min,
@@ -117,6 +91,41 @@ fn steps_step(s: &Stmt, an: &mut Analyzer, block: &mut Block) -> Option<u64> {
         }
         Stmt::Evaluate(_) | Stmt::Opaque { .. } => 0,
     })
+}
+
+/// The steps of a launch of the thread `tag`: a loop over it, or its body
+/// once where the block running in lock step already runs the thread.
+fn thread_steps(
+    var: &Var,
+    min: &arith::Expr,
+    extent: &arith::Expr,
+    tag: &str,
+    body: &Stmt,
+    an: &mut Analyzer,
+    block: &mut Block,
+) -> Option<u64> {
+    let rebound = block.as_ref().is_some_and(|b| b.iter().any(|t| t == tag));
+    let (iterates, pushed, started) = if rebound {
+        (false, false, false)
+    } else if let Some(b) = block {
+        b.push(tag.to_string());
+        (true, true, false)
+    } else if super::lockstep::shares_memory(body) {
+        *block = Some(vec![tag.to_string()]);
+        (true, false, true)
+    } else {
+        (true, false, false)
+    };
+    let n = loop_steps(var, min, extent, body, an, block, iterates);
+    if pushed {
+        if let Some(b) = block {
+            b.pop();
+        }
+    }
+    if started {
+        *block = None;
+    }
+    n
 }
 
 /// The steps of a loop over `var`, or (`iterates` false) of its body once
