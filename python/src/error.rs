@@ -10,7 +10,7 @@
 
 use pyo3::exceptions::{
     PyAssertionError, PyAttributeError, PyException, PyIndexError, PyKeyError, PyLookupError,
-    PyNameError, PyNotImplementedError, PyRuntimeError, PyTypeError, PyValueError,
+    PyNameError, PyNotImplementedError, PyOSError, PyRuntimeError, PyTypeError, PyValueError,
     PyZeroDivisionError,
 };
 use pyo3::prelude::*;
@@ -103,6 +103,7 @@ pub fn api_error(py: Python<'_>, e: ApiError) -> PyErr {
         ErrorClass::ZeroDivisionError => PyZeroDivisionError::new_err(message),
         ErrorClass::AssertionError => PyAssertionError::new_err(message),
         ErrorClass::NotSupported => PyNotImplementedError::new_err(message),
+        ErrorClass::OSError => PyOSError::new_err(message),
         ErrorClass::Exception | ErrorClass::Host => PyException::new_err(message),
     }
 }

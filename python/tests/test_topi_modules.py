@@ -26,6 +26,8 @@ PROGRAMS = Path(__file__).resolve().parents[2] / "crates/script/tests/programs"
         ("cpp_operators.py", "bilinear_sample_nchw True"),
         ("ir_builder.py", "scatter_add True"),
         ("x86_conv2d_blocked.py", "unrolled (oh.c.inner, 0, 3)"),
+        ("cuda_conv2d_direct.py", "allocate conv2d_nchw.local[float32 * 1 * 1 * 1 * 1]"),
+        ("module_files.py", "['myadd.o', 'myadd.so', 'myadd_pack.so']"),
     ],
 )
 def test_both_front_ends_print_the_same(cli, name, marker):

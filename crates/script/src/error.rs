@@ -91,6 +91,7 @@ impl RaisedKind {
             | ErrorClass::ZeroDivisionError
             | ErrorClass::OverflowError
             | ErrorClass::TvmTypeError
+            | ErrorClass::OSError
             | ErrorClass::RuntimeError => RaisedKind::Api(class),
             _ => RaisedKind::Script,
         }

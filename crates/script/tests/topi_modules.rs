@@ -357,6 +357,74 @@ fn x86_blocked_convolutions_compute_what_they_define() {
     common::run_checked(X86_CONV2D, 4, 3, 1e-5);
 }
 
+const CUDA_CONV2D: &str = include_str!("programs/cuda_conv2d_direct.py");
+
+/// TOPI's direct CUDA convolution called as TOPI's users call it: the
+/// template registers its workload, and the fallback schedule (every tile
+/// factor 1) launches a block per output element with its `local`
+/// accumulator and `shared` tiles; a convolution that is not the output
+/// (a ReLU follows) is the accumulator itself, one that is gets a
+/// `.local` cache.
+#[test]
+fn cuda_direct_convolution_takes_topis_fallback_and_schedule() {
+    let run = script::run(CUDA_CONV2D).unwrap_or_else(|e| panic!("{e}"));
+    let p = &run.printed;
+    for line in [
+        "conv2d_nchw.cuda conv2d_nchw",
+        "  // attr [iter_var(blockIdx.z, , blockIdx.z)] thread_extent = 16\n  \
+         // attr [iter_var(blockIdx.y, , blockIdx.y)] thread_extent = 12",
+        "  // attr [iter_var(vthread_2, , vthread)] virtual_thread = 1",
+        "  // attr [conv2d_nchw] storage_scope = \"local\"",
+        "          allocate pad_temp.shared[float32 * 1 * 1 * 1 * 1]",
+        "  compute[0, blockIdx.z, blockIdx.y, blockIdx.x] = max(conv2d_nchw[0, 0, 0, 0], 0.000000f)",
+        // Strided and dilated: batch and channels fused over blocks.
+        "  // attr [iter_var(blockIdx.z, , blockIdx.z)] thread_extent = 12",
+        "  allocate conv2d_nchw.local[float32 * 1 * 1 * 1 * 1]",
+        "            w.shared[0, 0, 0, 0] = w[floormod(blockIdx.z, 6), rc.outer, ry.outer, rx.outer]",
+    ] {
+        assert!(p.contains(line), "{line}\n{p}");
+    }
+}
+
+#[test]
+fn cuda_direct_convolutions_compute_what_they_define() {
+    // The strided case (the script's last), then the one with a ReLU.
+    common::run_checked(CUDA_CONV2D, 4, 5, 1e-5);
+    let first = CUDA_CONV2D
+        .split("# ---- strided")
+        .next()
+        .expect("the first case");
+    common::run_checked(first, 4, 6, 1e-5);
+}
+
+#[test]
+fn cuda_direct_convolution_refuses_what_topi_cannot_schedule() {
+    let error = |src: &str| match script::run(src) {
+        Ok(r) => panic!("expected an error for:\n{src}\n{}", r.printed),
+        Err(e) => e.message,
+    };
+    let head = "import tvm\nfrom tvm import te, topi\n\
+        d = te.placeholder((1, 4, 8, 8), name='d')\n\
+        k = te.placeholder((4, 4, 3, 3), name='k')\n";
+    // Without a target: TOPI reads `Target.current().kind`.
+    let no_target = format!(
+        "{head}c = topi.cuda.conv2d_nchw(d, k, 1, 1, 1)\ntopi.cuda.schedule_conv2d_nchw([c])\n"
+    );
+    assert!(error(&no_target).contains("current target"));
+    // The template takes positional arguments only, as TVM's wrapper does.
+    let keywords = format!(
+        "{head}with tvm.target.Target('cuda'):\n    \
+         topi.cuda.conv2d_nchw(d, k, 1, 1, dilation=1)\n"
+    );
+    assert!(error(&keywords).contains("kwargs"));
+    // A schedule of outputs no template computed.
+    let foreign = format!(
+        "{head}c = topi.nn.conv2d_nchw(d, k, 1, 1, 1)\n\
+         with tvm.target.Target('cuda'):\n    topi.cuda.schedule_conv2d_nchw([c])\n"
+    );
+    assert!(error(&foreign).contains("Cannot find TOPI workload"));
+}
+
 #[test]
 fn x86_convolution_fallbacks_refuse_what_is_not_a_workload() {
     let src = "import tvm\nfrom tvm import autotvm, te\n\

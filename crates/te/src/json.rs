@@ -50,6 +50,17 @@ pub enum JsonObject {
     Operation(Operation),
     /// A schedule, with its whole program.
     Schedule(Box<Schedule>),
+    /// A schedule with the arguments of the function built from it
+    /// (`tvm.build(s, [A, B, n])`): its tensors, and the size variables
+    /// the function takes as integers. A built module is saved as this.
+    Function {
+        /// The schedule.
+        schedule: Box<Schedule>,
+        /// The function's tensors, in order.
+        tensors: Vec<Tensor>,
+        /// The variables the function takes as integers, in order.
+        sizes: Vec<Var>,
+    },
 }
 
 /// The format's name and version, checked on loading.
@@ -70,6 +81,21 @@ pub fn save_json(obj: &JsonObject) -> Result<String> {
         }
         JsonObject::Operation(op) => json!({"operation": w.op(op)?}),
         JsonObject::Schedule(s) => json!({"schedule": w.schedule(s)?}),
+        JsonObject::Function {
+            schedule,
+            tensors,
+            sizes,
+        } => {
+            // The schedule first: it decides which definition of each
+            // operation is written, and the tensors refer to those.
+            let schedule = w.schedule(schedule)?;
+            let tensors = tensors
+                .iter()
+                .map(|t| w.tensor(t))
+                .collect::<Result<Vec<_>>>()?;
+            let sizes: Vec<usize> = sizes.iter().map(|v| w.var(v)).collect();
+            json!({"function": {"schedule": schedule, "tensors": tensors, "sizes": sizes}})
+        }
     };
     let doc = json!({
         "format": FORMAT,
@@ -116,8 +142,24 @@ pub fn load_json(text: &str) -> Result<JsonObject> {
     if let Some(s) = root.get("schedule") {
         return Ok(JsonObject::Schedule(Box::new(r.schedule(s)?)));
     }
+    if let Some(f) = root.get("function") {
+        let schedule = Box::new(r.schedule(field(f, "schedule")?)?);
+        let tensors = array(f, "tensors")?
+            .iter()
+            .map(|t| r.tensor(t))
+            .collect::<Result<Vec<_>>>()?;
+        let sizes = array(f, "sizes")?
+            .iter()
+            .map(|v| r.var(v))
+            .collect::<Result<Vec<_>>>()?;
+        return Ok(JsonObject::Function {
+            schedule,
+            tensors,
+            sizes,
+        });
+    }
     Err(bad(
-        "the document's `root` is not a tensor, an operation or a schedule",
+        "the document's `root` is not a tensor, an operation, a schedule or a function",
     ))
 }
 

@@ -102,12 +102,37 @@ impl FallbackConfig {
         }
     }
 
+    /// `cfg.define_split(name, axis, num_outputs=parts)`: the fallback
+    /// split `[-1, 1, ..., 1]` unless `name` has a value.
+    pub(crate) fn define_split(&mut self, name: &str, parts: usize) {
+        let mut size = vec![1; parts.max(1)];
+        size[0] = -1;
+        self.define(name, Entity::Split(size));
+    }
+
+    /// `cfg.add_flop(flop)`.
+    pub(crate) fn add_flop(&mut self, flop: f64) {
+        self.flop += flop;
+    }
+
     /// Defines `name` with `default` unless it already has a value (a
     /// second call of the compute, or a value set before).
-    fn define(&mut self, name: &str, default: Entity) {
+    pub(crate) fn define(&mut self, name: &str, default: Entity) {
         if self.get(name).is_none() {
             self.knobs
                 .push((name.to_string(), Rc::new(RefCell::new(default))));
+        }
+    }
+}
+
+impl Template {
+    /// A template whose function is native (TOPI's templates that
+    /// rangefinder builds itself, such as `topi.cuda.conv2d_nchw`).
+    pub(crate) fn native(task: &str, schedule: bool, func: crate::Function) -> Template {
+        Template {
+            task: Rc::from(task),
+            schedule,
+            func: Some(Value::Function(func)),
         }
     }
 }
@@ -162,7 +187,7 @@ pub(crate) fn call_template(host: &mut dyn Host, t: &Template, args: Args) -> Ap
         let workload = workload(&t.task, &positional)?;
         let mut call = vec![Value::Object(Object::AutotvmConfig(cfg))];
         call.extend(positional);
-        let out = with_workload(host.call(func, call)?, workload)?;
+        let out = with_workload(crate::call(host, func, Args::positional(call))?, workload)?;
         let ops = output_ops(&out);
         let session = host.session();
         for op in ops {
@@ -190,7 +215,7 @@ pub(crate) fn call_template(host: &mut dyn Host, t: &Template, args: Args) -> Ap
     let cfg = config_for(host, &key);
     let mut call = vec![Value::Object(Object::AutotvmConfig(cfg))];
     call.extend(positional);
-    host.call(func, call)
+    crate::call(host, func, Args::positional(call))
 }
 
 /// TVM's `args_to_workload`: the task name, then each argument, a tensor
@@ -468,9 +493,7 @@ pub(crate) fn config_method(cfg: &ConfigRef, name: &str, args: Args) -> ApiResul
                     .ok_or_else(|| type_error(g.place(), "`num_outputs` is a small integer"))?,
                 None => 2,
             };
-            let mut size = vec![1; parts as usize];
-            size[0] = -1;
-            cfg.borrow_mut().define(&knob, Entity::Split(size));
+            cfg.borrow_mut().define_split(&knob, parts as usize);
             Ok(axes_value(parts as usize))
         }
         "define_knob" => {
@@ -528,7 +551,7 @@ pub(crate) fn config_method(cfg: &ConfigRef, name: &str, args: Args) -> ApiResul
                 // A symbolic count (a dynamic shape) is not counted.
                 _ => 0.0,
             };
-            cfg.borrow_mut().flop += flop;
+            cfg.borrow_mut().add_flop(flop);
             Ok(Value::None)
         }
         "fallback_with_reference_log" => {
@@ -666,6 +689,41 @@ pub(crate) fn entity_attribute(e: &EntityRef, value: &Value, name: &str) -> ApiR
 
 /// `entity.apply(sch, op, axis_or_axes, ...)`: a split by the entity's
 /// sizes (the parts, outermost first), a reorder, or annotations.
+/// A split entity's `apply` on the schedule itself: `t`'s `axis` split
+/// by the product of the sizes after each part, the loops outermost
+/// first (TVM's `SplitEntity.apply`).
+pub(crate) fn split_by_sizes(
+    s: &mut te::Schedule,
+    t: &te::Tensor,
+    axis: &te::IterVar,
+    size: &[i64],
+) -> ApiResult<Vec<te::IterVar>> {
+    let mut axis = axis.clone();
+    let mut parts = Vec::with_capacity(size.len());
+    for i in 1..size.len() {
+        let factor = split_factor(size, i)?;
+        let (outer, inner) = s.split(t, &axis, factor).map_err(ApiError::te)?;
+        parts.push(outer);
+        axis = inner;
+    }
+    parts.push(axis);
+    Ok(parts)
+}
+
+/// The factor of the `i`-th split of a split entity: the product of the
+/// sizes from `i` on.
+fn split_factor(size: &[i64], i: usize) -> ApiResult<i64> {
+    size[i..]
+        .iter()
+        .try_fold(1i64, |acc, s| acc.checked_mul(*s))
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorClass::OverflowError,
+                format!("the split sizes {size:?} multiply past 64 bits"),
+            )
+        })
+}
+
 pub(crate) fn entity_apply(host: &mut dyn Host, e: &EntityRef, args: Args) -> ApiResult<Value> {
     let e = e.borrow().clone();
     let e = &e;
@@ -694,15 +752,7 @@ pub(crate) fn entity_apply(host: &mut dyn Host, e: &EntityRef, args: Args) -> Ap
             let mut axis = axes;
             let mut parts = Vec::with_capacity(size.len());
             for i in 1..size.len() {
-                let factor = size[i..]
-                    .iter()
-                    .try_fold(1i64, |acc, s| acc.checked_mul(*s))
-                    .ok_or_else(|| {
-                        ApiError::new(
-                            ErrorClass::OverflowError,
-                            format!("the split sizes {size:?} multiply past 64 bits"),
-                        )
-                    })?;
+                let factor = split_factor(size, i)?;
                 let pair = method(host, "split", vec![axis, Value::Int(factor)])?;
                 let pair = pair.sequence().unwrap_or_default();
                 let [outer, inner] = <[Value; 2]>::try_from(pair)

@@ -42,12 +42,100 @@ pub struct Built {
     /// position in `args`) or a scalar variable given a value per call.
     params: Vec<BuiltParam>,
     name: String,
+    /// The target it was built for, as text (`"llvm"`, `"cuda"`).
+    target: String,
 }
 
 impl Built {
     /// The function's name (`f.entry_name`).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The kind of target it was built for (`"llvm"`, `"cuda"`).
+    pub(crate) fn target_kind(&self) -> &str {
+        self.target.split_whitespace().next().unwrap_or("llvm")
+    }
+
+    /// The function as a saved module holds it ([`crate::module_file`]):
+    /// its name, target, parameters and program.
+    pub(crate) fn to_json(&self) -> ApiResult<serde_json::Value> {
+        let BuiltProgram::Schedule(schedule, tensors) = &self.program else {
+            return Err(ApiError::not_supported(
+                "saving a module built from a TensorIR function is not supported by \
+                 rangefinder: save one built from a schedule (`tvm.build(s, args)`)",
+            ));
+        };
+        let mut sizes = Vec::new();
+        let params: Vec<serde_json::Value> = self
+            .params
+            .iter()
+            .map(|p| match p {
+                BuiltParam::Tensor => serde_json::json!("tensor"),
+                BuiltParam::Unused => serde_json::json!("unused"),
+                BuiltParam::Scalar(v) => {
+                    sizes.push(v.clone());
+                    serde_json::json!({"size": sizes.len() - 1})
+                }
+            })
+            .collect();
+        let program = te::save_json(&te::JsonObject::Function {
+            schedule: Box::new(schedule.borrow().clone()),
+            tensors: tensors.clone(),
+            sizes,
+        })
+        .map_err(ApiError::te)?;
+        let program: serde_json::Value = serde_json::from_str(&program)
+            .map_err(|e| ApiError::tvm(format!("save_json wrote no JSON: {e}")))?;
+        Ok(serde_json::json!({
+            "name": self.name,
+            "target": self.target,
+            "params": params,
+            "program": program,
+        }))
+    }
+
+    /// The function [`Built::to_json`] describes, or what is wrong with
+    /// the description.
+    pub(crate) fn from_json(j: &serde_json::Value) -> Result<Built, String> {
+        let text = |key: &str| {
+            j.get(key)
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| format!("its function has no `{key}`"))
+        };
+        let (name, target) = (text("name")?, text("target")?);
+        let program = j.get("program").ok_or("its function has no `program`")?;
+        let te::JsonObject::Function {
+            schedule,
+            tensors,
+            sizes,
+        } = te::load_json(&program.to_string()).map_err(|e| e.message)?
+        else {
+            return Err("its `program` is not a function".to_owned());
+        };
+        let params = j
+            .get("params")
+            .and_then(serde_json::Value::as_array)
+            .ok_or("its function has no `params`")?
+            .iter()
+            .map(|p| match p.as_str() {
+                Some("tensor") => Ok(BuiltParam::Tensor),
+                Some("unused") => Ok(BuiltParam::Unused),
+                _ => p
+                    .get("size")
+                    .and_then(serde_json::Value::as_u64)
+                    .and_then(|k| sizes.get(usize::try_from(k).ok()?))
+                    .map(|v| BuiltParam::Scalar(v.clone()))
+                    .ok_or_else(|| format!("the parameter {p} is not one a function takes")),
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Built {
+            program: BuiltProgram::Schedule(Rc::new(RefCell::new(*schedule)), tensors),
+            params,
+            name,
+            target,
+        })
     }
 }
 
@@ -254,6 +342,7 @@ pub(crate) fn build(host: &mut dyn crate::Host, args: Args) -> ApiResult<Value> 
             params,
             program: BuiltProgram::Blocks(Rc::new(func)),
             name: "main".to_owned(),
+            target: target_text(host, a.get("target")),
         }))));
     }
     let Value::Object(Object::Schedule(schedule)) = &s.value else {
@@ -317,7 +406,22 @@ pub(crate) fn build(host: &mut dyn crate::Host, args: Args) -> ApiResult<Value> 
         program: BuiltProgram::Schedule(schedule.clone(), args),
         params,
         name,
+        target: target_text(host, a.get("target")),
     }))))
+}
+
+/// The target of `tvm.build(..., target=...)` as text: the one given, else
+/// the current one, else `llvm` (TVM's default).
+fn target_text(host: &mut dyn crate::Host, given: Option<&Given>) -> String {
+    match given.map(|g| &g.value) {
+        Some(Value::Str(text)) => text.to_string(),
+        Some(Value::Object(Object::Target(t))) => t.to_string(),
+        _ => host
+            .session()
+            .targets
+            .last()
+            .map_or_else(|| "llvm".to_owned(), |t| t.to_string()),
+    }
 }
 
 /// The tensors of a program's argument list, and the order of all its

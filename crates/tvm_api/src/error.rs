@@ -63,6 +63,8 @@ pub enum ErrorClass {
     /// Valid TVM that rangefinder does not support (Python's
     /// `NotImplementedError`).
     NotSupported,
+    /// A file that cannot be read or written (Python's `OSError`).
+    OSError,
     /// An error raised by front-end code that the API called back through
     /// [`crate::Host::call`] (a script's lambda): the front end keeps the
     /// original error and re-raises it as it was.
@@ -87,6 +89,7 @@ impl ErrorClass {
             ErrorClass::ZeroDivisionError => "ZeroDivisionError",
             ErrorClass::OverflowError => "OverflowError",
             ErrorClass::NotSupported => "NotImplementedError",
+            ErrorClass::OSError => "OSError",
             ErrorClass::Host => "Exception",
         }
     }
@@ -107,6 +110,7 @@ impl ErrorClass {
             "ZeroDivisionError" => ErrorClass::ZeroDivisionError,
             "OverflowError" => ErrorClass::OverflowError,
             "NotImplementedError" => ErrorClass::NotSupported,
+            "OSError" | "IOError" => ErrorClass::OSError,
             _ => return None,
         })
     }

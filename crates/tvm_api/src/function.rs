@@ -4,6 +4,17 @@
 
 use crate::error::ErrorClass;
 
+/// The functions that save and load built modules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ModuleFileOp {
+    /// `tvm.runtime.load_module(path)`.
+    Load,
+    /// `tvm.contrib.cc.create_shared(output, objects)`.
+    CreateShared,
+    /// `tvm.contrib.utils.tempdir()`.
+    TempDir,
+}
+
 /// A function of TVM's Python API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Function {
@@ -147,6 +158,12 @@ pub enum Function {
     /// `_schedule_conv_NCHWc` of `tvm.topi.x86.conv2d_avx_common` or
     /// `conv2d_avx_1x1`.
     X86ScheduleConvNchwc(crate::topi_x86_conv2d::AvxConv),
+    /// Saving and loading built modules ([`crate::module_file`]).
+    ModuleFile(ModuleFileOp),
+    /// A part of TOPI's direct CUDA convolution template
+    /// (`tvm.topi.cuda.conv2d_nchw`, `schedule_conv2d_nchw`,
+    /// `conv2d_direct.schedule_direct_cuda`).
+    CudaConv2dDirect(crate::topi_cuda_conv2d::Part),
     /// `tvm.topi.nn.depthwise_conv2d_nchw`.
     NnDepthwiseConv2dNchw,
     /// `tvm.topi.nn.softmax` (`false`) or `log_softmax`.
@@ -386,6 +403,18 @@ impl Function {
             }
             Function::X86ScheduleConvNchwc(crate::topi_x86_conv2d::AvxConv::OneByOne) => {
                 "tvm.topi.x86.conv2d_avx_1x1._schedule_conv_NCHWc"
+            }
+            Function::ModuleFile(ModuleFileOp::Load) => "tvm.runtime.load_module",
+            Function::ModuleFile(ModuleFileOp::CreateShared) => "tvm.contrib.cc.create_shared",
+            Function::ModuleFile(ModuleFileOp::TempDir) => "tvm.contrib.utils.tempdir",
+            Function::CudaConv2dDirect(crate::topi_cuda_conv2d::Part::Compute) => {
+                "tvm.topi.cuda.conv2d_nchw"
+            }
+            Function::CudaConv2dDirect(crate::topi_cuda_conv2d::Part::Schedule) => {
+                "tvm.topi.cuda.schedule_conv2d_nchw"
+            }
+            Function::CudaConv2dDirect(crate::topi_cuda_conv2d::Part::Direct) => {
+                "tvm.topi.cuda.conv2d_direct.schedule_direct_cuda"
             }
             Function::NnDepthwiseConv2dNchw => "tvm.topi.nn.depthwise_conv2d_nchw",
             Function::NnMatmul(true) => "tvm.topi.nn.dense",

@@ -181,6 +181,12 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::X86ScheduleConvNchwc(kind) => {
             crate::topi_x86_conv2d::schedule_conv_nchwc(args, kind)
         }
+        Function::ModuleFile(op) => match op {
+            crate::function::ModuleFileOp::Load => crate::module_file::load_module(args),
+            crate::function::ModuleFileOp::CreateShared => crate::module_file::create_shared(args),
+            crate::function::ModuleFileOp::TempDir => crate::module_file::tempdir(args),
+        },
+        Function::CudaConv2dDirect(part) => crate::topi_cuda_conv2d::call(host, args, part),
         Function::NnDepthwiseConv2dNchw => crate::topi_nn::depthwise_conv2d_nchw(host, args),
         Function::NnMatmul(dense) => crate::topi_nn::matmul(host, args, dense),
         Function::NnBatchMatmul => crate::topi_nn::batch_matmul(host, args),

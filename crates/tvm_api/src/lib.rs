@@ -96,6 +96,7 @@ mod hybrid_dump;
 mod ir_builder;
 mod layout;
 mod lowered;
+mod module_file;
 mod namespace;
 mod object;
 mod objects;
@@ -115,6 +116,7 @@ mod test_marks;
 pub mod text;
 mod topi;
 mod topi_broadcast;
+mod topi_cuda_conv2d;
 mod topi_einsum;
 mod topi_image;
 mod topi_nn;
@@ -432,6 +434,7 @@ pub fn enter(host: &mut dyn Host, value: &Value) -> Option<ApiResult<Value>> {
             Some(Ok(value.clone()))
         }
         Value::Object(Object::IrScope(s)) => Some(Ok(s.entered())),
+        Value::Object(Object::TempDirectory(_)) => Some(Ok(value.clone())),
         _ => None,
     }
 }
@@ -451,6 +454,10 @@ pub fn exit(host: &mut dyn Host, value: &Value) {
         // emitted into the sequence that is open.
         Value::Object(Object::IrScope(s)) => {
             let _ = s.close();
+        }
+        // TVM's `__exit__` removes the directory, as `remove()` does.
+        Value::Object(Object::TempDirectory(d)) => {
+            let _ = module_file::tempdir_method(d, "remove", Args::default());
         }
         _ => {}
     }

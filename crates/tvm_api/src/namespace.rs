@@ -75,6 +75,7 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.contrib.dnnl",
     "tvm.contrib.clang",
     "tvm.contrib.utils",
+    "tvm.contrib.cc",
     "tvm.contrib.nvcc",
     "tvm.contrib.pickle_memoize",
     // TOPI modules of which rangefinder has some functions: the others
@@ -123,6 +124,8 @@ const IMPORT_ONLY: &[&str] = &[
     "tvm.topi.cuda.reduction",
     "tvm.topi.cuda.softmax",
     "tvm.topi.cuda.injective",
+    "tvm.topi.cuda.conv2d",
+    "tvm.topi.cuda.conv2d_direct",
     "tvm.topi.cuda.conv2d_nhwc",
     "tvm.topi.cuda.conv2d_nhwc_winograd",
     "tvm.topi.cuda.conv2d_winograd",
@@ -274,6 +277,9 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
     if let Some(f) = crate::topi_x86_conv2d::function(module_path, name) {
         return Some(Value::Function(f));
     }
+    if let Some(v) = crate::topi_cuda_conv2d::attribute(module_path, name) {
+        return Some(v);
+    }
     let full = format!("{module_path}.{name}");
     if let Some(m) = module(&full) {
         return Some(m);
@@ -341,6 +347,15 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
             Function::InferBound
         }
         "convert" if matches!(module_path, "tvm" | "tvm.runtime") => Function::Convert,
+        "load_module" if matches!(module_path, "tvm.runtime" | "tvm.runtime.module") => {
+            Function::ModuleFile(crate::function::ModuleFileOp::Load)
+        }
+        "create_shared" if module_path == "tvm.contrib.cc" => {
+            Function::ModuleFile(crate::function::ModuleFileOp::CreateShared)
+        }
+        "tempdir" if module_path == "tvm.contrib.utils" => {
+            Function::ModuleFile(crate::function::ModuleFileOp::TempDir)
+        }
         "floordiv" | "indexdiv" if tir_level => Function::FloorDiv,
         "floormod" | "indexmod" if tir_level => Function::FloorMod,
         "truncdiv" if tir_level => Function::TruncDiv,

@@ -64,6 +64,8 @@ pub enum Object {
     Device(&'static str, i64),
     /// What `tvm.build` returns: callable on arrays.
     Built(Rc<crate::build::Built>),
+    /// `tvm.contrib.utils.tempdir()`: a directory that goes away with it.
+    TempDirectory(Rc<crate::module_file::TempDirectory>),
     /// `f.time_evaluator(...)`: callable like `f`, it times its runs.
     TimeEvaluator(Rc<crate::build::TimeEvaluator>),
     /// What a time evaluator gives: `.mean` and the other statistics.
@@ -184,6 +186,7 @@ impl Object {
             Object::NDArray(_) => "NDArray",
             Object::Device(..) => "Device",
             Object::Built(_) => "Module",
+            Object::TempDirectory(_) => "TempDirectory",
             Object::TimeEvaluator(_) => "function",
             Object::TimeResult(_) => "ProfileResult",
             Object::Lowered(_) => "IRModule",
@@ -262,6 +265,7 @@ impl Object {
             (Object::NDArray(a), Object::NDArray(b)) => Rc::ptr_eq(a, b),
             (Object::Device(a, i), Object::Device(b, j)) => a == b && i == j,
             (Object::Built(a), Object::Built(b)) => Rc::ptr_eq(a, b),
+            (Object::TempDirectory(a), Object::TempDirectory(b)) => Rc::ptr_eq(a, b),
             (Object::Lowered(a), Object::Lowered(b)) => Rc::ptr_eq(a, b),
             (Object::TensorIr(a), Object::TensorIr(b)) => a.same_as(b),
             (Object::Stmt(a), Object::Stmt(b)) => a.same_as(b),
@@ -333,7 +337,8 @@ impl fmt::Display for Object {
             Object::TargetKind(name) => f.write_str(name),
             Object::NDArray(a) => write!(f, "{}", a.borrow().to_value()),
             Object::Device(kind, id) => write!(f, "{kind}({id})"),
-            Object::Built(_) => f.write_str("Module(llvm)"),
+            Object::Built(b) => write!(f, "Module({})", b.target_kind()),
+            Object::TempDirectory(d) => write!(f, "TempDirectory({})", d.path_text()),
             Object::TimeEvaluator(_) => f.write_str("<time evaluator>"),
             Object::TimeResult(r) => write!(f, "ProfileResult(results={:?})", r.results),
             Object::Lowered(m) => f.write_str(&m.text),

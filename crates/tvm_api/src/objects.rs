@@ -810,12 +810,29 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             }
             (Object::Built(f), "entry_name") => Ok(Value::str(f.name())),
             (Object::Built(_), "time_evaluator") => method("time_evaluator"),
+            (Object::Built(_), "save") => method("save"),
+            (Object::Built(_), "export_library") => method("export_library"),
+            (Object::Built(f), "imported_modules") => crate::module_file::imported_modules(f)
+                .map_err(|e| ApiError {
+                    arg: span.clone(),
+                    ..e
+                }),
             (Object::Built(_), _) => Err(no_attribute(
                 value,
                 name,
                 span,
-                "it has .entry_name and .time_evaluator",
+                "it has .entry_name, .time_evaluator, .save, .export_library and \
+                 .imported_modules",
             )),
+            (Object::TempDirectory(d), _) => crate::module_file::tempdir_attribute(value, d, name)
+                .ok_or_else(|| {
+                    no_attribute(
+                        value,
+                        name,
+                        span,
+                        "it has .temp_dir, .relpath, .listdir and .remove",
+                    )
+                }),
             (Object::TimeResult(r), _) => {
                 crate::build::time_result_attribute(r, name).ok_or_else(|| {
                     no_attribute(
@@ -1326,6 +1343,12 @@ pub(crate) fn call_method(
         }
         Value::Object(Object::Built(f)) if name == "time_evaluator" => {
             crate::build::time_evaluator(f, args)
+        }
+        Value::Object(Object::Built(f)) if matches!(name, "save" | "export_library") => {
+            crate::module_file::save(f, name, args)
+        }
+        Value::Object(Object::TempDirectory(d)) => {
+            crate::module_file::tempdir_method(d, name, args)
         }
         Value::Object(Object::TensorIr(o))
             if !matches!(o, crate::tensor_ir::TirObject::PrimFunc(_)) || name == "script" =>

@@ -74,5 +74,12 @@ fn load(text: &str, at: crate::error::At) -> ApiResult<Value> {
         JsonObject::Tensor(t) => Object::Tensor(t),
         JsonObject::Operation(op) => Object::Op(op),
         JsonObject::Schedule(s) => Object::Schedule(Rc::new(RefCell::new(*s))),
+        JsonObject::Function { .. } => {
+            return Err(ApiError::new(
+                ErrorClass::ValueError,
+                "the document describes a built function: load the module saved with it \
+                 with `tvm.runtime.load_module(path)`",
+            ))
+        }
     }))
 }

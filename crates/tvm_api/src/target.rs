@@ -47,6 +47,7 @@ const KINDS: &[Kind] = &[
     ("llvm", &["cpu"], None),
     ("c", &["cpu"], None),
     ("cuda", &["cuda", "gpu"], Some((1024, 32))),
+    ("nvptx", &["cuda", "gpu"], Some((1024, 32))),
     ("rocm", &["rocm", "gpu"], Some((256, 64))),
     ("opencl", &["opencl", "gpu"], Some((256, 1))),
     ("metal", &["metal", "gpu"], Some((256, 32))),

@@ -251,7 +251,7 @@ fn string_arg(g: &Given, what: &str) -> ApiResult<String> {
 
 /// `te.create_schedule([x.op for x in outs])`, kept in the session as a
 /// program's own schedule is (a report falls back on it).
-fn start(host: &mut dyn Host, outs: &[Tensor]) -> (Value, ScheduleRef) {
+pub(crate) fn start(host: &mut dyn Host, outs: &[Tensor]) -> (Value, ScheduleRef) {
     let s: ScheduleRef = Rc::new(RefCell::new(te::create_schedule(outs)));
     host.session().failed_lowering = None;
     host.session().schedules.push(s.clone());
@@ -330,11 +330,16 @@ fn fuse_all(s: &mut Schedule, t: &impl AsRef<Operation>, axes: &[IterVar]) -> Ap
 
 /// A fresh thread axis (`te.thread_axis(tag)`; the domain TOPI gives some
 /// changes nothing in lowering).
-fn thread(tag: &str) -> ApiResult<IterVar> {
+pub(crate) fn thread(tag: &str) -> ApiResult<IterVar> {
     IterVar::thread_axis(tag).map_err(te_err)
 }
 
-fn bind(s: &mut Schedule, t: &impl AsRef<Operation>, iv: &IterVar, th: &IterVar) -> ApiResult<()> {
+pub(crate) fn bind(
+    s: &mut Schedule,
+    t: &impl AsRef<Operation>,
+    iv: &IterVar,
+    th: &IterVar,
+) -> ApiResult<()> {
     s.bind(t, iv, th).map_err(te_err)
 }
 
@@ -653,7 +658,7 @@ fn x86_softmax(s: &mut Schedule, outs: &[Tensor]) -> ApiResult<()> {
 /// TOPI's `traverse_inline`: from `op` towards the inputs, injective
 /// stages that are not outputs inlined; `callback` on each operation after
 /// its inputs.
-fn traverse_inline(
+pub(crate) fn traverse_inline(
     s: &mut Schedule,
     final_op: &Operation,
     callback: &mut dyn FnMut(&mut Schedule, &Operation) -> ApiResult<()>,
