@@ -149,6 +149,10 @@ pub enum Function {
     NnConv2dNchwc,
     /// `tvm.topi.nn.dilate`.
     NnDilate,
+    /// `tvm.topi.nn.correlation_nchw`.
+    NnCorrelation,
+    /// `tvm.topi.nn.deformable_conv2d_nchw`.
+    NnDeformableConv2dNchw,
     /// `tvm.topi.nn.conv2d_transpose_nchw_preprocess` (2) or
     /// `conv3d_transpose_ncdhw_preprocess` (3).
     NnTransposePreprocess(usize),
@@ -390,6 +394,8 @@ impl Function {
             Function::NnConv(_) => "tvm.topi.nn.conv",
             Function::NnConv2dNchwc => "tvm.topi.nn.conv2d_NCHWc",
             Function::NnDilate => "tvm.topi.nn.dilate",
+            Function::NnCorrelation => "tvm.topi.nn.correlation_nchw",
+            Function::NnDeformableConv2dNchw => "tvm.topi.nn.deformable_conv2d_nchw",
             Function::NnTransposePreprocess(3) => "tvm.topi.nn.conv3d_transpose_ncdhw_preprocess",
             Function::NnTransposePreprocess(_) => "tvm.topi.nn.conv2d_transpose_nchw_preprocess",
             Function::X86ConvFallback(crate::topi_x86_conv2d::AvxConv::Common) => {

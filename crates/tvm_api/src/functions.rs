@@ -174,6 +174,10 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::NnConv(form) => crate::topi_nn::conv(host, args, form),
         Function::NnConv2dNchwc => crate::topi_nn::conv2d_nchwc(host, args),
         Function::NnDilate => crate::topi_nn::dilate(args),
+        Function::NnCorrelation => crate::topi_correlation::correlation_nchw(host, args),
+        Function::NnDeformableConv2dNchw => {
+            crate::topi_deformable_conv::deformable_conv2d_nchw(host, args)
+        }
         Function::NnTransposePreprocess(dims) => crate::topi_nn::transpose_preprocess(args, dims),
         Function::X86ConvFallback(kind) => {
             crate::topi_x86_conv2d::fallback_schedule(host, args, kind)

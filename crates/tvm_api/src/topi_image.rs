@@ -203,10 +203,27 @@ fn bin(op: BinaryOp, a: &Value, b: &Value) -> ApiResult<Value> {
         )
     };
     if let (Num::Int(p), Num::Int(q)) = (x, y) {
+        if matches!(op, BinaryOp::FloorDiv | BinaryOp::Mod) && q == 0 {
+            return Err(ApiError::new(
+                ErrorClass::ZeroDivisionError,
+                "integer division or modulo by zero",
+            ));
+        }
+        // Python's `//` and `%` round toward negative infinity.
+        let floor_div = |p: i64, q: i64| {
+            let d = p.checked_div(q)?;
+            Some(if p % q != 0 && (p < 0) != (q < 0) {
+                d - 1
+            } else {
+                d
+            })
+        };
         let r = match op {
             BinaryOp::Add => p.checked_add(q),
             BinaryOp::Sub => p.checked_sub(q),
             BinaryOp::Mul => p.checked_mul(q),
+            BinaryOp::FloorDiv => floor_div(p, q),
+            BinaryOp::Mod => floor_div(p, q).and_then(|d| p.checked_sub(d.checked_mul(q)?)),
             BinaryOp::Div => None,
             _ => return crate::binary(op, a, b),
         };
@@ -229,6 +246,17 @@ fn bin(op: BinaryOp, a: &Value, b: &Value) -> ApiResult<Value> {
         BinaryOp::Mod => p - q * (p / q).floor(),
         _ => return crate::binary(op, a, b),
     }))
+}
+
+/// `a op b` as Python evaluates it (for TOPI's other modules built the
+/// same way).
+pub(crate) fn python_binary(op: BinaryOp, a: &Value, b: &Value) -> ApiResult<Value> {
+    bin(op, a, b)
+}
+
+/// `a op b` of a comparison as Python evaluates it.
+pub(crate) fn python_compare(op: CmpOp, a: &Value, b: &Value) -> ApiResult<Value> {
+    cmp(op, a, b)
 }
 
 fn add(a: &Value, b: &Value) -> ApiResult<Value> {

@@ -76,13 +76,13 @@ fn product_sum(
 }
 
 /// Registers reduction axes with the session, as `te.reduce_axis` does.
-fn note_reduce_axes(host: &mut dyn Host, axes: &[te::IterVar]) {
+pub(crate) fn note_reduce_axes(host: &mut dyn Host, axes: &[te::IterVar]) {
     for iv in axes {
         host.session().reduce_vars.insert(iv.var().clone());
     }
 }
 
-fn compute(
+pub(crate) fn compute(
     shape: Vec<Expr>,
     names: &[&str],
     f: impl FnOnce(&[Expr]) -> ApiResult<te::Value>,
@@ -106,7 +106,7 @@ fn varargs_names(n: usize) -> Vec<String> {
 }
 
 /// `x.astype(dt)` of an element: itself when it has the type.
-fn cast(v: te::Value, dt: tir::DataType) -> te::Value {
+pub(crate) fn cast(v: te::Value, dt: tir::DataType) -> te::Value {
     if v.dtype() == dt {
         v
     } else {
@@ -696,7 +696,7 @@ pub(crate) fn conv(host: &mut dyn Host, args: Args, form: ConvForm) -> ApiResult
 }
 
 /// TOPI's `get_pad_tuple(padding, (kh, kw))`: top, left, down, right.
-fn pad_tuple_2d(g: &Given, kernel: [&Expr; 2]) -> ApiResult<[Expr; 4]> {
+pub(crate) fn pad_tuple_2d(g: &Given, kernel: [&Expr; 2]) -> ApiResult<[Expr; 4]> {
     let v = promote(&g.value);
     if let Some(items) = v.sequence().filter(|i| i.len() == 4) {
         let p: Vec<Expr> = items
@@ -1179,6 +1179,8 @@ pub(crate) fn function(name: &str) -> Option<crate::Function> {
         "conv2d_hwcn" => F::NnConv(Fixed("HWCN")),
         "conv2d_NCHWc" => F::NnConv2dNchwc,
         "dilate" => F::NnDilate,
+        "correlation_nchw" => F::NnCorrelation,
+        "deformable_conv2d_nchw" => F::NnDeformableConv2dNchw,
         "conv2d_transpose_nchw_preprocess" => F::NnTransposePreprocess(2),
         "conv3d_transpose_ncdhw_preprocess" => F::NnTransposePreprocess(3),
         "group_conv1d_ncw" => F::NnConv(Grouped("NCW")),

@@ -4,7 +4,7 @@
 //! inputs, what a direct evaluation of the operator's meaning gives.
 
 use proptest::prelude::*;
-use tvm_api::{Args, Host, Object, Value};
+use tvm_api::{Args, Host, Value};
 
 mod topi_common;
 use topi_common::*;
@@ -19,52 +19,6 @@ fn call(h: &mut dyn Host, path: &str, pos: Vec<Value>, kw: &[(&str, Value)]) -> 
             .collect(),
     };
     tvm_api::call(h, &f, args).unwrap_or_else(|e| panic!("{path}: {}", e.message))
-}
-
-/// Builds `out` from `inputs` and runs it on `data` (one flat array per
-/// input, float32), returning the output's elements.
-fn run(h: &mut dyn Host, inputs: &[(&Value, &[f64])], out: &Value) -> Vec<f64> {
-    let s = call(h, "te.create_schedule", vec![attr(out, "op")], &[]);
-    let mut args: Vec<Value> = inputs.iter().map(|(t, _)| (*t).clone()).collect();
-    args.push(out.clone());
-    let f = call(
-        h,
-        "tvm.build",
-        vec![s, Value::list(args)],
-        &[("target", Value::str("llvm"))],
-    );
-    let dev = call(h, "tvm.cpu", vec![Value::Int(0)], &[]);
-    let mut arrays = Vec::new();
-    for (t, data) in inputs {
-        let flat = Value::list(data.iter().map(|&x| Value::Float(x)).collect());
-        let shape = attr(t, "shape");
-        let reshaped = call(
-            h,
-            "tvm.nd.empty",
-            vec![shape, Value::str("float32"), dev.clone()],
-            &[],
-        );
-        let Value::Object(Object::NDArray(a)) = &reshaped else {
-            panic!("an array")
-        };
-        let flat =
-            tvm_api::NDArray::from_value(&flat, Some(tir::DataType::Float32)).expect("numbers");
-        a.borrow_mut().data = flat.data;
-        arrays.push(reshaped);
-    }
-    let out_arr = call(
-        h,
-        "tvm.nd.empty",
-        vec![attr(out, "shape"), Value::str("float32"), dev],
-        &[],
-    );
-    arrays.push(out_arr.clone());
-    tvm_api::call(h, &f, Args::positional(arrays)).unwrap_or_else(|e| panic!("run: {}", e.message));
-    let Value::Object(Object::NDArray(o)) = &out_arr else {
-        panic!("an array")
-    };
-    let data = o.borrow().data.clone();
-    data
 }
 
 /// One pooling case on an NCHW input of one image and one channel.

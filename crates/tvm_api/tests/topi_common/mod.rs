@@ -2,7 +2,7 @@
 //! pass no functions of their own, calls by dotted path, placeholders.
 #![allow(dead_code)]
 
-use tvm_api::{ApiError, Args, Host, Parameters, Session, Value};
+use tvm_api::{ApiError, Args, Host, Object, Parameters, Session, Value};
 
 /// A host for programs that pass no functions of their own.
 pub struct NoFunctions(pub Session);
@@ -68,4 +68,50 @@ pub fn strides(shape: &[i64]) -> Vec<i64> {
         s[d] = s[d + 1] * shape[d + 1];
     }
     s
+}
+
+/// Builds `out` from `inputs` and runs it on `data` (one flat array per
+/// input, float32), returning the output's elements.
+pub fn run(h: &mut dyn Host, inputs: &[(&Value, &[f64])], out: &Value) -> Vec<f64> {
+    let s = call(h, "te.create_schedule", vec![attr(out, "op")], &[]);
+    let mut args: Vec<Value> = inputs.iter().map(|(t, _)| (*t).clone()).collect();
+    args.push(out.clone());
+    let f = call(
+        h,
+        "tvm.build",
+        vec![s, Value::list(args)],
+        &[("target", Value::str("llvm"))],
+    );
+    let dev = call(h, "tvm.cpu", vec![Value::Int(0)], &[]);
+    let mut arrays = Vec::new();
+    for (t, data) in inputs {
+        let flat = Value::list(data.iter().map(|&x| Value::Float(x)).collect());
+        let shape = attr(t, "shape");
+        let reshaped = call(
+            h,
+            "tvm.nd.empty",
+            vec![shape, Value::str("float32"), dev.clone()],
+            &[],
+        );
+        let Value::Object(Object::NDArray(a)) = &reshaped else {
+            panic!("an array")
+        };
+        let flat =
+            tvm_api::NDArray::from_value(&flat, Some(tir::DataType::Float32)).expect("numbers");
+        a.borrow_mut().data = flat.data;
+        arrays.push(reshaped);
+    }
+    let out_arr = call(
+        h,
+        "tvm.nd.empty",
+        vec![attr(out, "shape"), Value::str("float32"), dev],
+        &[],
+    );
+    arrays.push(out_arr.clone());
+    tvm_api::call(h, &f, Args::positional(arrays)).unwrap_or_else(|e| panic!("run: {}", e.message));
+    let Value::Object(Object::NDArray(o)) = &out_arr else {
+        panic!("an array")
+    };
+    let data = o.borrow().data.clone();
+    data
 }
