@@ -38,13 +38,19 @@ pub struct ExternOp {
 }
 
 impl ExternOp {
-    /// The name of the first function the body calls without the program
-    /// being able to look into it, if any: such a body cannot be run.
+    /// The name of the first function the body calls that a run cannot
+    /// call, if any: such a body cannot be run. The interpreter's built-in
+    /// packed functions ([`tir::packed::builtin`], such as
+    /// `tvm.contrib.cblas.matmul`) can be.
     pub fn opaque_call(&self) -> Option<String> {
         let mut found = None;
         self.body.visit(&mut |s| {
             if let (None, Stmt::Opaque { call, .. }) = (&found, s) {
-                found = Some(call.func.clone());
+                let built_in = call.convention == tir::CallConvention::Packed
+                    && tir::packed::BUILTINS.contains(&call.func.as_str());
+                if !built_in {
+                    found = Some(call.func.clone());
+                }
             }
         });
         found

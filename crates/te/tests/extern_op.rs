@@ -11,6 +11,17 @@ use tir::{CallArg, DataType, OpaqueCall, Stmt, Value};
 /// tvm.tir.call_packed("tvm.contrib.cblas.matmul", ins[0], ins[1], outs[0],
 /// False, False), name="C")`, with `A` doubled first.
 fn matmul(n: Expr, l: Expr, m: Expr, in_buffers: bool) -> (Tensor, Tensor, Tensor, Tensor) {
+    matmul_calling("tvm.contrib.cblas.matmul", n, l, m, in_buffers)
+}
+
+/// `C = A2 * B` by an extern stage calling `func`, with `A2 = A * 2`.
+fn matmul_calling(
+    func: &str,
+    n: Expr,
+    l: Expr,
+    m: Expr,
+    in_buffers: bool,
+) -> (Tensor, Tensor, Tensor, Tensor) {
     let a = placeholder([n.clone(), l.clone()], "A", DataType::Float32).unwrap();
     let b = placeholder([l.clone(), m.clone()], "B", DataType::Float32).unwrap();
     let a2 = compute_named(
@@ -38,10 +49,7 @@ fn matmul(n: Expr, l: Expr, m: Expr, in_buffers: bool) -> (Tensor, Tensor, Tenso
                 CallArg::Value(no.clone()),
                 CallArg::Value(no),
             ];
-            Ok::<_, te::TeError>(Stmt::opaque(
-                OpaqueCall::packed("tvm.contrib.cblas.matmul", args),
-                true,
-            ))
+            Ok::<_, te::TeError>(Stmt::opaque(OpaqueCall::packed(func, args), true))
         },
         "C",
         None,
@@ -132,13 +140,19 @@ fn infer_bound_gives_an_extern_whole_inputs_and_a_whole_output() {
 
 #[test]
 fn a_check_reports_an_extern_call_as_not_evaluable_without_running_it() {
-    let (a, b, _, c) = matmul(Expr::int(4), Expr::int(3), Expr::int(5), false);
+    let (a, b, _, c) = matmul_calling(
+        "example.gemm",
+        Expr::int(4),
+        Expr::int(3),
+        Expr::int(5),
+        false,
+    );
     let d = compute_named([4, 5], &["i", "j"], |i| c.at([&i[0], &i[1]]) + 1.0, "D").unwrap();
     let s = create_schedule(std::slice::from_ref(&d));
     let r = te::check(&s, &[a.clone(), b.clone(), d.clone()], &HashMap::new(), 1).unwrap();
     assert_eq!(
         r.not_evaluable,
-        vec![("C".to_string(), "tvm.contrib.cblas.matmul".to_string())]
+        vec![("C".to_string(), "example.gemm".to_string())]
     );
     assert_eq!(r.compared, 0);
     let options = te::ReportOptions {
@@ -149,7 +163,7 @@ fn a_check_reports_an_extern_call_as_not_evaluable_without_running_it() {
         .unwrap()
         .to_text();
     assert!(
-        text.contains("not evaluable: `C` calls `tvm.contrib.cblas.matmul`"),
+        text.contains("not evaluable: `C` calls `example.gemm`"),
         "{text}"
     );
     assert!(text.contains("  not run\n"), "{text}");
@@ -159,8 +173,40 @@ fn a_check_reports_an_extern_call_as_not_evaluable_without_running_it() {
     assert_eq!(
         e,
         tir::RunError::Opaque {
-            func: "tvm.contrib.cblas.matmul".into()
+            func: "example.gemm".into()
         }
+    );
+}
+
+/// The runtime library's matrix product is built into the interpreter:
+/// the program runs, and the check compares its consumers.
+#[test]
+fn a_call_of_the_library_matmul_runs() {
+    let (a, b, _, c) = matmul(Expr::int(2), Expr::int(3), Expr::int(2), false);
+    let d = compute_named([2, 2], &["i", "j"], |i| c.at([&i[0], &i[1]]) + 1.0, "D").unwrap();
+    let s = create_schedule(std::slice::from_ref(&d));
+    let args = [a.clone(), b.clone(), d.clone()];
+    let r = te::check(&s, &args, &HashMap::new(), 1).unwrap();
+    assert!(r.not_evaluable.is_empty(), "{r:?}");
+    assert!(r.is_clean(0.0), "{r:?}");
+    assert_eq!(r.compared, 4);
+    let f = lower(&s, &args).unwrap();
+    let buffer = |name: &str| f.params.iter().find(|p| p.name() == name).unwrap().clone();
+    let inputs = HashMap::from([
+        (
+            buffer("A"),
+            tir::Tensor::new(vec![2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap(),
+        ),
+        (
+            buffer("B"),
+            tir::Tensor::new(vec![3, 2], vec![1.0, 0.0, 0.0, 1.0, 1.0, 1.0]).unwrap(),
+        ),
+    ]);
+    let out = tir::run(&f, &inputs, &HashMap::new()).unwrap();
+    // (2A) B + 1, by hand.
+    assert_eq!(
+        out.tensor(&buffer("D")).unwrap().data(),
+        &[9.0, 11.0, 21.0, 23.0]
     );
 }
 

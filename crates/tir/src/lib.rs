@@ -54,6 +54,7 @@ mod intrinsic;
 mod layout;
 pub mod mutate;
 mod opaque;
+pub mod packed;
 pub mod print;
 mod rename;
 mod simplify;
@@ -75,6 +76,7 @@ pub use interp::{
 pub use intrinsic::Intrinsic;
 pub use layout::{apply_layout_transforms, physical_buffer, LayoutTransformError};
 pub use opaque::{CallArg, CallConvention, OpaqueCall};
+pub use packed::{PackedArg, PackedFunctions};
 pub use print::{AccessStyle, Printer};
 pub use rename::rename_shadowing;
 pub use simplify::simplify;

@@ -449,7 +449,7 @@ pub(crate) fn program_params(
 
 /// `f(a, b, c)` for a built function: runs the program on the arrays and
 /// writes every parameter's final values back into its array.
-pub(crate) fn call_built(f: &Built, args: Args) -> ApiResult<Value> {
+pub(crate) fn call_built(host: &mut dyn crate::Host, f: &Built, args: Args) -> ApiResult<Value> {
     let given = args.positional_only(&f.name)?;
     if given.len() != f.params.len() {
         return Err(ApiError::type_error(format!(
@@ -539,10 +539,18 @@ pub(crate) fn call_built(f: &Built, args: Args) -> ApiResult<Value> {
         inputs.insert(b.clone(), tensor);
         arrays.push(x.clone());
     }
+    // The program's `call_packed` reaches the script's registered
+    // functions; one that raised ends the run with its own error.
+    let mut packed = crate::packed_funcs::ScriptPacked::new(host);
     let result = tir::Interpreter::new()
         .max_steps(1 << 30)
-        .run(func, &inputs, &sizes)
-        .map_err(|e| ApiError::tvm(format!("running `{}` failed: {e}", f.name)))?;
+        .run_with_packed(func, &inputs, &sizes, &mut packed)
+        .map_err(|e| {
+            packed
+                .raised
+                .take()
+                .unwrap_or_else(|| ApiError::tvm(format!("running `{}` failed: {e}", f.name)))
+        })?;
     for (array, b) in arrays.iter().zip(&func.params) {
         if let Some(t) = result.tensor(b) {
             let mut a = array.borrow_mut();
@@ -728,12 +736,16 @@ pub(crate) fn time_evaluator(f: &Rc<Built>, args: Args) -> ApiResult<Value> {
 }
 
 /// Calls a time evaluator: runs the function as timed.
-pub(crate) fn call_time_evaluator(t: &TimeEvaluator, args: Args) -> ApiResult<Value> {
+pub(crate) fn call_time_evaluator(
+    host: &mut dyn crate::Host,
+    t: &TimeEvaluator,
+    args: Args,
+) -> ApiResult<Value> {
     let mut results = Vec::with_capacity(t.repeat);
     for _ in 0..t.repeat {
         let start = std::time::Instant::now();
         for _ in 0..t.number {
-            call_built(&t.built, args.clone())?;
+            call_built(host, &t.built, args.clone())?;
         }
         results.push(start.elapsed().as_secs_f64() / t.number as f64);
     }

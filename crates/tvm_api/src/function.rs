@@ -164,6 +164,12 @@ pub enum Function {
     X86ScheduleConvNchwc(crate::topi_x86_conv2d::AvxConv),
     /// Saving and loading built modules ([`crate::module_file`]).
     ModuleFile(ModuleFileOp),
+    /// `tvm.register_func(name, f=None, override=False)`.
+    RegisterFunc,
+    /// `tvm.get_global_func(name, allow_missing=False)`.
+    GetGlobalFunc,
+    /// `tvm.contrib.cblas.matmul` (`"cblas"`) or `tvm.contrib.mkl.matmul`.
+    LibraryMatmul(&'static str),
     /// A part of TOPI's direct CUDA convolution template
     /// (`tvm.topi.cuda.conv2d_nchw`, `schedule_conv2d_nchw`,
     /// `conv2d_direct.schedule_direct_cuda`).
@@ -411,6 +417,10 @@ impl Function {
                 "tvm.topi.x86.conv2d_avx_1x1._schedule_conv_NCHWc"
             }
             Function::ModuleFile(ModuleFileOp::Load) => "tvm.runtime.load_module",
+            Function::RegisterFunc => "tvm.register_func",
+            Function::GetGlobalFunc => "tvm.get_global_func",
+            Function::LibraryMatmul("mkl") => "tvm.contrib.mkl.matmul",
+            Function::LibraryMatmul(_) => "tvm.contrib.cblas.matmul",
             Function::ModuleFile(ModuleFileOp::CreateShared) => "tvm.contrib.cc.create_shared",
             Function::ModuleFile(ModuleFileOp::TempDir) => "tvm.contrib.utils.tempdir",
             Function::CudaConv2dDirect(crate::topi_cuda_conv2d::Part::Compute) => {

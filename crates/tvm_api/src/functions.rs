@@ -185,6 +185,9 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
         Function::X86ScheduleConvNchwc(kind) => {
             crate::topi_x86_conv2d::schedule_conv_nchwc(args, kind)
         }
+        Function::RegisterFunc => crate::packed_funcs::register_func(host, args),
+        Function::GetGlobalFunc => crate::packed_funcs::get_global_func(host, args),
+        Function::LibraryMatmul(library) => crate::packed_funcs::library_matmul(library, args),
         Function::ModuleFile(op) => match op {
             crate::function::ModuleFileOp::Load => crate::module_file::load_module(args),
             crate::function::ModuleFileOp::CreateShared => crate::module_file::create_shared(args),

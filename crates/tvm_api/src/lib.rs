@@ -101,6 +101,7 @@ mod namespace;
 mod object;
 mod objects;
 mod operators;
+mod packed_funcs;
 mod pass_context;
 mod reducer;
 mod saved;
@@ -341,8 +342,12 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             "`{path}` is not supported by rangefinder"
         ))),
         Value::Object(Object::MarkedTest(t)) => test_marks::call_marked(host, t, args),
-        Value::Object(Object::Built(f)) => build::call_built(f, args),
-        Value::Object(Object::TimeEvaluator(t)) => build::call_time_evaluator(t, args),
+        Value::Object(Object::Built(f)) => build::call_built(host, f, args),
+        Value::Object(Object::TimeEvaluator(t)) => build::call_time_evaluator(host, t, args),
+        Value::Object(Object::PackedRegistrar(name, replace)) => {
+            packed_funcs::call_registrar(host, name, *replace, args)
+        }
+        Value::Object(Object::PackedFunc(name)) => packed_funcs::call_builtin(name, args),
         Value::Object(Object::Class(Class::IntImm)) => {
             // `tvm.tir.IntImm("int64", 2)`: indices are integers of any width.
             let a = args.bind("IntImm", &["dtype", "value", "span"])?;

@@ -347,6 +347,14 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
             Function::InferBound
         }
         "convert" if matches!(module_path, "tvm" | "tvm.runtime") => Function::Convert,
+        "register_func" if matches!(module_path, "tvm" | "tvm._ffi" | "tvm.runtime") => {
+            Function::RegisterFunc
+        }
+        "get_global_func" if matches!(module_path, "tvm" | "tvm._ffi" | "tvm.runtime") => {
+            Function::GetGlobalFunc
+        }
+        "matmul" if module_path == "tvm.contrib.cblas" => Function::LibraryMatmul("cblas"),
+        "matmul" if module_path == "tvm.contrib.mkl" => Function::LibraryMatmul("mkl"),
         "load_module" if matches!(module_path, "tvm.runtime" | "tvm.runtime.module") => {
             Function::ModuleFile(crate::function::ModuleFileOp::Load)
         }

@@ -64,6 +64,12 @@ pub enum Object {
     Device(&'static str, i64),
     /// What `tvm.build` returns: callable on arrays.
     Built(Rc<crate::build::Built>),
+    /// What `tvm.register_func(name)` returns: the decorator registering
+    /// its function under `name` (replacing one, with `override=True`).
+    PackedRegistrar(Rc<str>, bool),
+    /// A runtime library function rangefinder provides, as
+    /// `tvm.get_global_func(name)` returns it.
+    PackedFunc(Rc<str>),
     /// `tvm.contrib.utils.tempdir()`: a directory that goes away with it.
     TempDirectory(Rc<crate::module_file::TempDirectory>),
     /// `f.time_evaluator(...)`: callable like `f`, it times its runs.
@@ -187,6 +193,8 @@ impl Object {
             Object::Device(..) => "Device",
             Object::Built(_) => "Module",
             Object::TempDirectory(_) => "TempDirectory",
+            Object::PackedRegistrar(..) => "function",
+            Object::PackedFunc(_) => "PackedFunc",
             Object::TimeEvaluator(_) => "function",
             Object::TimeResult(_) => "ProfileResult",
             Object::Lowered(_) => "IRModule",
@@ -266,6 +274,8 @@ impl Object {
             (Object::Device(a, i), Object::Device(b, j)) => a == b && i == j,
             (Object::Built(a), Object::Built(b)) => Rc::ptr_eq(a, b),
             (Object::TempDirectory(a), Object::TempDirectory(b)) => Rc::ptr_eq(a, b),
+            (Object::PackedRegistrar(a, x), Object::PackedRegistrar(b, y)) => a == b && x == y,
+            (Object::PackedFunc(a), Object::PackedFunc(b)) => a == b,
             (Object::Lowered(a), Object::Lowered(b)) => Rc::ptr_eq(a, b),
             (Object::TensorIr(a), Object::TensorIr(b)) => a.same_as(b),
             (Object::Stmt(a), Object::Stmt(b)) => a.same_as(b),
@@ -339,6 +349,8 @@ impl fmt::Display for Object {
             Object::Device(kind, id) => write!(f, "{kind}({id})"),
             Object::Built(b) => write!(f, "Module({})", b.target_kind()),
             Object::TempDirectory(d) => write!(f, "TempDirectory({})", d.path_text()),
+            Object::PackedRegistrar(name, _) => write!(f, "<register_func {name}>"),
+            Object::PackedFunc(name) => write!(f, "<PackedFunc {name}>"),
             Object::TimeEvaluator(_) => f.write_str("<time evaluator>"),
             Object::TimeResult(r) => write!(f, "ProfileResult(results={:?})", r.results),
             Object::Lowered(m) => f.write_str(&m.text),

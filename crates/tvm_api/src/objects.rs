@@ -725,11 +725,12 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
             )),
             (Object::NDArray(a), "dtype") => Ok(Value::str(a.borrow().dtype.name())),
             (Object::NDArray(_), "numpy" | "asnumpy") => method("numpy"),
+            (Object::NDArray(_), "copyto") => method("copyto"),
             (Object::NDArray(_), _) => Err(no_attribute(
                 value,
                 name,
                 span,
-                "it has .shape, .dtype and .numpy()",
+                "it has .shape, .dtype, .numpy() and .copyto()",
             )),
             (Object::Bounds(_), "keys" | "values" | "items") => method(match name {
                 "keys" => "keys",
@@ -779,6 +780,8 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 | Object::TargetKind(_)
                 | Object::Device(..)
                 | Object::TimeEvaluator(_)
+                | Object::PackedRegistrar(..)
+                | Object::PackedFunc(_)
                 | Object::Lowered(_)
                 | Object::Buffer(_)
                 | Object::Bounds(_)
@@ -1364,6 +1367,38 @@ pub(crate) fn call_method(
         Value::Object(Object::NDArray(a)) if name == "numpy" => {
             args.bind("numpy", &[])?;
             Ok(a.borrow().to_value())
+        }
+        Value::Object(Object::NDArray(a)) if name == "copyto" => {
+            // `x.copyto(target)`: the values into an array of as many
+            // elements (TVM copies bytes between arrays of one size).
+            let b = args.bind("copyto", &["target", "mem_scope"])?;
+            let target = b.required("target")?;
+            let Value::Object(Object::NDArray(t)) = &target.value else {
+                return Err(type_error(
+                    target.place(),
+                    format!(
+                        "`copyto` copies into a tvm.nd.array, not a {}",
+                        target.value.type_name()
+                    ),
+                ));
+            };
+            let data = a.borrow().data.clone();
+            let mut t_ref = t.borrow_mut();
+            if data.len() != t_ref.data.len() {
+                return Err(crate::error::error(
+                    crate::ErrorClass::ValueError,
+                    target.place(),
+                    format!(
+                        "cannot copy an array of {} elements into one of {}",
+                        data.len(),
+                        t_ref.data.len()
+                    ),
+                ));
+            }
+            let dtype = t_ref.dtype;
+            t_ref.data = data.into_iter().map(|x| dtype.round(x)).collect();
+            drop(t_ref);
+            Ok(target.value.clone())
         }
         _ if name == "astype" => crate::casts::astype(&promote(receiver), args),
         Value::Object(o) if name == "__hash__" => {

@@ -46,6 +46,9 @@ pub struct Session {
     /// The operations AutoTVM templates' computes returned, with their
     /// task and workload (TVM's `op.attrs["workload"]`).
     pub autotvm_workloads: Vec<(te::Operation, std::rc::Rc<str>, String)>,
+    /// The functions registered with `tvm.register_func`, by name: what a
+    /// built program's `call_packed` calls.
+    pub packed_funcs: Vec<(String, crate::value::Value)>,
 }
 
 /// What a report of a program is about: its last lowering, else its last

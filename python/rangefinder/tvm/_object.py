@@ -68,10 +68,13 @@ def layer_getattr(path):
 
 def to_plain(x):
     """A numpy array or scalar as the lists and numbers the layer takes
-    (``x.tolist()``); anything else as it is."""
+    (``x.tolist()``), also inside lists and tuples (``[v * 2.0 for v in
+    a.numpy()]`` holds numpy scalars); anything else as it is."""
     tolist = getattr(type(x), "tolist", None)
     if tolist is not None and type(x).__module__ == "numpy":
         return x.tolist()
+    if type(x) in (list, tuple):
+        return type(x)(to_plain(v) for v in x)
     return x
 
 

@@ -87,6 +87,16 @@ impl Drop for ValueCode {
 }
 
 /// A statement, with the source statement kept for messages.
+/// An argument of a compiled packed call.
+pub(crate) enum PackedCode {
+    /// The whole buffer in slot `.0`.
+    Buffer(u32),
+    /// A value of the type given.
+    Value(ValueCode, DataType),
+    /// A string.
+    Str(String),
+}
+
 pub(crate) enum Code<'a> {
     For {
         slot: u32,
@@ -132,6 +142,13 @@ pub(crate) enum Code<'a> {
     },
     Seq(Vec<Code<'a>>),
     Eval(ValueCode, &'a Stmt),
+    /// `call_packed(func, args...)`: a packed function the run was given
+    /// (or a built-in one), on whole buffers and values.
+    Packed {
+        func: &'a str,
+        args: Vec<PackedCode>,
+        src: &'a Stmt,
+    },
     /// `body` once for every thread of a block, the first thread first:
     /// one statement of a block whose threads run together
     /// ([`super::lockstep`]). Each thread's turn is a step.
@@ -191,7 +208,11 @@ impl Drop for Code<'_> {
                     }
                 }
                 Code::Seq(v) => out.append(v),
-                Code::Store { .. } | Code::Eval(..) | Code::Enter { .. } | Code::Leave { .. } => {}
+                Code::Store { .. }
+                | Code::Eval(..)
+                | Code::Packed { .. }
+                | Code::Enter { .. }
+                | Code::Leave { .. } => {}
             }
         }
         let mut pending = Vec::new();
@@ -768,6 +789,26 @@ impl<'a> Compiler<'a> {
             }
             Stmt::Seq(v) => Code::Seq(v.iter().map(|c| self.stmt(c)).collect::<Result<_, _>>()?),
             Stmt::Evaluate(v) => Code::Eval(self.value(v, s)?.0, s),
+            Stmt::Opaque { call, .. } if call.convention == crate::CallConvention::Packed => {
+                let mut args = Vec::with_capacity(call.args.len());
+                for a in &call.args {
+                    args.push(match a {
+                        crate::CallArg::Buffer(b) => {
+                            PackedCode::Buffer(self.accessed_buffer(b, b.ndim(), s)?)
+                        }
+                        crate::CallArg::Value(v) => {
+                            let (code, t) = self.value(v, s)?;
+                            PackedCode::Value(code, t)
+                        }
+                        crate::CallArg::Str(text) => PackedCode::Str(text.clone()),
+                    });
+                }
+                Code::Packed {
+                    func: &call.func,
+                    args,
+                    src: s,
+                }
+            }
             Stmt::Opaque { call, .. } => {
                 return Err(RunError::Opaque {
                     func: call.func.clone(),

@@ -8,6 +8,8 @@
 //! both branches of an `if`). Counts saturate at `u64::MAX`; an extent
 //! without a finite bound makes the count unknown.
 //!
+//! A packed call counts a step per element of the arrays it is passed.
+//!
 //! Thread launches count as the interpreter runs them: a launch is a loop
 //! over its thread, except a second launch of a thread that a block
 //! running in lock step already runs (TVM's cooperative fetch binds its
@@ -89,7 +91,26 @@ fn steps_step(s: &Stmt, an: &mut Analyzer, block: &mut Block) -> Option<u64> {
             }
             total
         }
-        Stmt::Evaluate(_) | Stmt::Opaque { .. } => 0,
+        Stmt::Evaluate(_) => 0,
+        // A packed call takes a step per element of each array it is
+        // passed (what the machine charges it).
+        Stmt::Opaque { call, .. } => {
+            let mut total: u64 = 0;
+            for a in &call.args {
+                if let crate::CallArg::Buffer(b) = a {
+                    let mut elements: u64 = 1;
+                    for d in b.shape().iter() {
+                        let hi = an.const_int_bound(d).max;
+                        if hi == POS_INF {
+                            return None;
+                        }
+                        elements = elements.saturating_mul(u64::try_from(hi.max(0)).ok()?);
+                    }
+                    total = total.saturating_add(elements);
+                }
+            }
+            total
+        }
     })
 }
 
@@ -165,6 +186,26 @@ mod tests {
     use crate::{Buffer, DataType, Stmt, Value};
     use arith::{Expr, Var};
     use std::collections::HashMap;
+
+    /// A packed call costs what the machine charges: a step per element
+    /// of each array passed; a size it cannot bound makes the count unknown.
+    #[test]
+    fn a_packed_call_counts_the_elements_it_is_passed() {
+        let n = Var::new("n");
+        let a = Buffer::new("A", DataType::Float32, [4i64, 5]);
+        let b = Buffer::new("B", DataType::Float32, [n.expr()]);
+        let call = |bufs: &[&Buffer]| {
+            let args = bufs
+                .iter()
+                .map(|b| crate::CallArg::Buffer((*b).clone()))
+                .collect();
+            Stmt::opaque(crate::OpaqueCall::packed("f", args), true)
+        };
+        assert_eq!(step_bound(&call(&[&a, &a]), &HashMap::new()), Some(40));
+        let sizes = HashMap::from([(n.clone(), 7)]);
+        assert_eq!(step_bound(&call(&[&a, &b]), &sizes), Some(27));
+        assert_eq!(step_bound(&call(&[&b]), &HashMap::new()), None);
+    }
 
     #[test]
     fn nested_loops_count_iterations_and_stores() {

@@ -82,6 +82,13 @@ pub enum RunError {
         /// The function's name.
         func: String,
     },
+    /// A packed function the program called failed.
+    Packed {
+        /// The function's name.
+        func: String,
+        /// What it said.
+        message: String,
+    },
     /// An invalid access (the first one, unless the interpreter was told to
     /// keep going).
     Access(Box<AccessViolation>),
@@ -201,8 +208,10 @@ impl fmt::Display for RunError {
             }
             RunError::Opaque { func } => write!(
                 f,
-                "the program calls `{func}`, a function it cannot look into: it cannot be run"
+                "the program calls `{func}`, a function it cannot look into: it cannot be run \
+                 (register it with `tvm.register_func` to run it)"
             ),
+            RunError::Packed { func, message } => write!(f, "`{func}` failed: {message}"),
             RunError::StepLimit { limit } => write!(
                 f,
                 "the run exceeded {limit} steps: raise the limit or shrink the sizes"

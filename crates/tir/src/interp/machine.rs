@@ -122,6 +122,9 @@ pub(crate) struct Machine<'c, 'a> {
     observing: Option<Observing<'c, 'a>>,
     /// Per buffer slot, what the regions begun by [`Code::Enter`] shadow.
     shadowed: Vec<Vec<Shadowed>>,
+    /// The packed functions the run was given, if any; the built-in ones
+    /// answer the names these do not.
+    packed: Option<&'c mut dyn crate::PackedFunctions>,
 }
 
 /// What a region of a buffer slot replaced, restored when it ends.
@@ -308,6 +311,7 @@ impl<'c, 'a> Machine<'c, 'a> {
             value_depth: 0,
             observing: None,
             shadowed: Vec::new(),
+            packed: None,
         }
     }
 
@@ -346,6 +350,93 @@ impl<'c, 'a> Machine<'c, 'a> {
             stage,
             loops: &loops,
         });
+    }
+
+    /// Gives the run the packed functions `call_packed` may name.
+    pub fn with_packed(&mut self, packed: &'c mut dyn crate::PackedFunctions) {
+        self.packed = Some(packed);
+    }
+
+    /// A packed call: the whole buffers and the values passed, the
+    /// function called, and the arrays' values written back (every element
+    /// of them counts as written, and read). Each element passed is a step.
+    fn packed_call(
+        &mut self,
+        func: &str,
+        args: &[super::compile::PackedCode],
+        src: &Stmt,
+    ) -> Result<(), RunError> {
+        use super::compile::PackedCode;
+        use crate::PackedArg;
+        let failed = |message: String| RunError::Packed {
+            func: func.to_string(),
+            message,
+        };
+        let mut values = Vec::with_capacity(args.len());
+        for a in args {
+            values.push(match a {
+                PackedCode::Buffer(slot) => {
+                    let st = &self.storage[*slot as usize];
+                    let whole = st.layout_min.iter().all(|&m| m == 0)
+                        && st.layout_extent == st.shape
+                        && st.data.len() as i64 == st.shape.iter().product::<i64>();
+                    let buffer = &self.program.buffers[*slot as usize].buffer;
+                    if !whole {
+                        return Err(failed(format!(
+                            "`{}` is passed while only part of it is stored",
+                            buffer.name()
+                        )));
+                    }
+                    for _ in 0..st.data.len() {
+                        self.step()?;
+                    }
+                    let st = &self.storage[*slot as usize];
+                    PackedArg::Array {
+                        name: buffer.name().to_string(),
+                        shape: st.shape.to_vec(),
+                        dtype: buffer.dtype(),
+                        data: st.data.clone(),
+                    }
+                }
+                PackedCode::Value(v, t) => match self.value(v, src)? {
+                    Scalar::Int(x) => PackedArg::Int(x),
+                    Scalar::Float(x) if t.is_float() => PackedArg::Float(x),
+                    Scalar::Float(x) => PackedArg::Int(x as i64),
+                },
+                PackedCode::Str(text) => PackedArg::Str(text.clone()),
+            });
+        }
+        let answer = match self.packed.as_deref_mut() {
+            Some(p) => p.call(func, &mut values),
+            None => None,
+        };
+        let answer = answer.or_else(|| crate::packed::builtin(func, &mut values));
+        match answer {
+            None => {
+                return Err(RunError::Opaque {
+                    func: func.to_string(),
+                })
+            }
+            Some(Err(message)) => return Err(failed(message)),
+            Some(Ok(())) => {}
+        }
+        for (a, v) in args.iter().zip(values) {
+            if let (PackedCode::Buffer(slot), PackedArg::Array { data, dtype, .. }) = (a, v) {
+                let st = &mut self.storage[*slot as usize];
+                if data.len() != st.data.len() {
+                    return Err(failed(format!(
+                        "the function changed the number of elements of an array ({} to {})",
+                        st.data.len(),
+                        data.len()
+                    )));
+                }
+                for (x, y) in st.data.iter_mut().zip(data) {
+                    *x = dtype.round(y);
+                }
+                st.elements.fill(Element::Settled);
+            }
+        }
+        Ok(())
     }
 
     fn step(&mut self) -> Result<(), RunError> {
@@ -683,6 +774,7 @@ impl<'c, 'a> Machine<'c, 'a> {
             Code::Eval(v, src) => {
                 self.value(v, src)?;
             }
+            Code::Packed { func, args, src } => self.packed_call(func, args, src)?,
             Code::EachThread { threads, body } => self.each_thread(threads, body)?,
             Code::Enter {
                 buf,

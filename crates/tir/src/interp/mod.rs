@@ -237,7 +237,44 @@ impl Interpreter {
         inputs: &HashMap<Buffer, Tensor>,
         sizes: &HashMap<Var, i64>,
     ) -> Result<RunResult, RunError> {
-        self.run_inner(func, inputs, sizes, None)
+        self.run_inner(func, inputs, sizes, None, None)
+    }
+
+    /// [`Interpreter::run`], with `packed` answering the program's
+    /// `call_packed` calls (before the built-in functions,
+    /// [`crate::packed::builtin`]).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use tir::{Buffer, CallArg, DataType, Interpreter, OpaqueCall, PackedArg, PackedFunctions, PrimFunc, Stmt, Tensor};
+    /// struct AddOne;
+    /// impl PackedFunctions for AddOne {
+    ///     fn call(&mut self, name: &str, args: &mut [PackedArg]) -> Option<Result<(), String>> {
+    ///         if name != "add_one" { return None; }
+    ///         let [PackedArg::Array { data: x, .. }, PackedArg::Array { data: y, .. }] = args else {
+    ///             return Some(Err("two arrays".into()));
+    ///         };
+    ///         for (o, i) in y.iter_mut().zip(x.iter()) { *o = i + 1.0; }
+    ///         Some(Ok(()))
+    ///     }
+    ///     fn provides(&self, name: &str) -> bool { name == "add_one" }
+    /// }
+    /// let a = Buffer::new("A", DataType::Float32, [3i64]);
+    /// let b = Buffer::new("B", DataType::Float32, [3i64]);
+    /// let call = OpaqueCall::packed("add_one", vec![CallArg::Buffer(a.clone()), CallArg::Buffer(b.clone())]);
+    /// let f = PrimFunc::new("f", vec![a.clone(), b.clone()], Stmt::opaque(call, true));
+    /// let inputs = HashMap::from([(a, Tensor::new(vec![3], vec![1.0, 2.0, 3.0]).unwrap())]);
+    /// let r = Interpreter::new().run_with_packed(&f, &inputs, &HashMap::new(), &mut AddOne).unwrap();
+    /// assert_eq!(r.tensor(&b).unwrap().data(), &[2.0, 3.0, 4.0]);
+    /// ```
+    pub fn run_with_packed(
+        &self,
+        func: &PrimFunc,
+        inputs: &HashMap<Buffer, Tensor>,
+        sizes: &HashMap<Var, i64>,
+        packed: &mut dyn crate::PackedFunctions,
+    ) -> Result<RunResult, RunError> {
+        self.run_inner(func, inputs, sizes, None, Some(packed))
     }
 
     /// [`Interpreter::run`], telling `observer` about every region and
@@ -272,7 +309,7 @@ impl Interpreter {
         sizes: &HashMap<Var, i64>,
         observer: &mut dyn Observer,
     ) -> Result<RunResult, RunError> {
-        self.run_inner(func, inputs, sizes, Some(observer))
+        self.run_inner(func, inputs, sizes, Some(observer), None)
     }
 
     fn run_inner(
@@ -281,6 +318,7 @@ impl Interpreter {
         inputs: &HashMap<Buffer, Tensor>,
         sizes: &HashMap<Var, i64>,
         observer: Option<&mut dyn Observer>,
+        packed: Option<&mut dyn crate::PackedFunctions>,
     ) -> Result<RunResult, RunError> {
         // Thread indices read outside their launches (but inside their
         // kernel) run in a launch of their own: the run keeps this copy.
@@ -302,6 +340,22 @@ impl Interpreter {
                     return Err(RunError::TooManySteps { steps, limit });
                 }
             }
+        }
+        // A packed call of a function nobody provides is refused before
+        // anything runs.
+        let mut missing = None;
+        func.body.visit(&mut |s| {
+            if let crate::Stmt::Opaque { call, .. } = s {
+                let provided = call.convention == crate::CallConvention::Packed
+                    && (crate::packed::BUILTINS.contains(&call.func.as_str())
+                        || packed.as_ref().is_some_and(|p| p.provides(&call.func)));
+                if !provided && missing.is_none() {
+                    missing = Some(call.func.clone());
+                }
+            }
+        });
+        if let Some(func) = missing {
+            return Err(RunError::Opaque { func });
         }
         let program = compile::compile(func, sizes)?;
         if let Some(b) = inputs.keys().find(|b| !func.params.contains(b)) {
@@ -325,6 +379,9 @@ impl Interpreter {
         let mut m = Machine::new(&program, storage, self.limits);
         if let Some(o) = observer {
             m.observe(o);
+        }
+        if let Some(p) = packed {
+            m.with_packed(p);
         }
         m.run(&program.body)?;
 
