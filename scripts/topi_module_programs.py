@@ -536,6 +536,28 @@ updates = te.placeholder((4, 16), name="updates")
 out = scatter_nd(data, indices, updates, "update")
 s = te.create_schedule(out.op)
 """, "[data, indices, updates, out]")),
+    "sort_detection_scores": (["sort.py"], driver("""
+scores = te.placeholder((2, 100), name="scores")
+out = sort(scores, axis=1, is_ascend=False)
+s = te.create_schedule(out.op)
+""", "[scores, out]")),
+    "argsort_nms_valid_count": (["sort.py"], driver("""
+scores = te.placeholder((2, 50), name="scores")
+valid = te.placeholder((2,), name="valid", dtype="int32")
+out = argsort(scores, valid_count=valid, axis=1, is_ascend=False)
+s = te.create_schedule(out.op)
+""", "[scores, valid, out]")),
+    "topk_both_ssd": (["sort.py"], driver("""
+scores = te.placeholder((1, 8, 200), name="scores")
+values, indices = topk(scores, k=10, axis=-1, ret_type="both", dtype="int32")
+s = te.create_schedule([values.op])
+""", "[scores, values, indices]")),
+    "argsort_then_gather": (["sort.py"], driver("""
+x = te.placeholder((16,), name="x")
+order = argsort(x, axis=0, is_ascend=True, dtype="int32")
+out = te.compute((16,), lambda i: x[order[i]] * 2.0, name="gathered")
+s = te.create_schedule(out.op)
+""", "[x, out]")),
     "cumsum_scan": (["scan.py"], driver("""
 x = te.placeholder((4, 128), name="x")
 out = cumsum(x, axis=1)

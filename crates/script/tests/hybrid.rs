@@ -486,3 +486,25 @@ f(data)
         "{msg}"
     );
 }
+
+/// TVM's hybrid intrinsics on integers and floats: `popcount` counts the
+/// set bits (114514 has 11), `rsqrt` is `1 / sqrt`; the built function
+/// computes them, and the program is checked against its definition.
+#[test]
+fn integer_and_float_intrinsics_of_hybrid_scripts_compute() {
+    let printed = run_checked(
+        "@te.hybrid.script\n\
+         def bits(a, x):\n    b = output_tensor((2,), 'int32')\n    y = output_tensor((1,), 'float32')\n    \
+         b[0] = popcount(a[0])\n    b[1] = popcount(a[1])\n    y[0] = rsqrt(x[0])\n    return b, y\n\
+         a = te.placeholder((2,), dtype='int32', name='a')\n\
+         x = te.placeholder((1,), name='x')\n\
+         b, y = bits(a, x)\n\
+         s = te.create_schedule([b.op])\n\
+         f = tvm.build(s, [a, x, b, y])\n\
+         tb = tvm.nd.array([0, 0], dtype='int32')\n\
+         ty = tvm.nd.array([0.0])\n\
+         f(tvm.nd.array([114514, 7], dtype='int32'), tvm.nd.array([4.0]), tb, ty)\n\
+         print(tb, ty)\n",
+    );
+    assert!(printed.starts_with("[11, 3] [0.5]\n"), "{printed}");
+}

@@ -56,11 +56,30 @@ impl PackedFunctions for Builtins {
 }
 
 /// The names of the built-in functions.
-pub const BUILTINS: &[&str] = &["tvm.contrib.cblas.matmul", "tvm.contrib.mkl.matmul"];
+pub const BUILTINS: &[&str] = &[
+    "tvm.contrib.cblas.matmul",
+    "tvm.contrib.mkl.matmul",
+    "tvm.contrib.sort.sort",
+    "tvm.contrib.sort.argsort",
+    "tvm.contrib.sort.argsort_nms",
+    "tvm.contrib.sort.topk",
+];
 
-/// TVM's runtime library functions that rangefinder provides:
-/// `tvm.contrib.cblas.matmul(A, B, C, transa, transb)` (and `mkl`'s),
-/// `C = op(A) * op(B)` of 2-D arrays. `None` for any other name.
+/// TVM's runtime library functions that rangefinder provides, as TVM's
+/// runtime defines them; `None` for any other name:
+///
+/// - `tvm.contrib.cblas.matmul(A, B, C, transa, transb)` (and `mkl`'s):
+///   `C = op(A) * op(B)` of 2-D arrays;
+/// - `tvm.contrib.sort.sort(data, out, axis, is_ascend)` and `argsort`
+///   (the positions instead of the values): each line along `axis`
+///   sorted, equal values in their order;
+/// - `tvm.contrib.sort.argsort_nms(data, valid_count, out, axis,
+///   is_ascend)`: only the first `valid_count` values of each line sorted,
+///   the positions after them their own;
+/// - `tvm.contrib.sort.topk(data, outs..., k, axis, ret_type, is_ascend)`:
+///   the `k` first values of each sorted line (`k < 1`: all), their values
+///   and/or positions as `ret_type` says (`"both"`, `"values"`,
+///   `"indices"`).
 ///
 /// ```
 /// use tir::{packed::builtin, DataType, PackedArg};
@@ -80,6 +99,10 @@ pub const BUILTINS: &[&str] = &["tvm.contrib.cblas.matmul", "tvm.contrib.mkl.mat
 pub fn builtin(name: &str, args: &mut [PackedArg]) -> Option<Result<(), String>> {
     match name {
         "tvm.contrib.cblas.matmul" | "tvm.contrib.mkl.matmul" => Some(matmul(name, args)),
+        "tvm.contrib.sort.sort" => Some(sort(name, args, Sorted::Values)),
+        "tvm.contrib.sort.argsort" => Some(sort(name, args, Sorted::Positions)),
+        "tvm.contrib.sort.argsort_nms" => Some(sort(name, args, Sorted::ValidPositions)),
+        "tvm.contrib.sort.topk" => Some(topk(name, args)),
         _ => None,
     }
 }
@@ -138,4 +161,279 @@ fn matmul(name: &str, args: &mut [PackedArg]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// What a sort writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sorted {
+    /// The values (`sort`).
+    Values,
+    /// Their positions (`argsort`).
+    Positions,
+    /// The positions of the first `valid_count` values (`argsort_nms`).
+    ValidPositions,
+}
+
+/// An integer argument at `k` (an axis, a flag, `k`).
+fn int_arg(name: &str, args: &[PackedArg], k: usize, what: &str) -> Result<i64, String> {
+    match args.get(k) {
+        Some(PackedArg::Int(v)) => Ok(*v),
+        _ => Err(format!("`{name}` takes an integer as its {what}")),
+    }
+}
+
+/// The array at `k`: shape and values.
+fn array_arg<'a>(
+    name: &str,
+    args: &'a [PackedArg],
+    k: usize,
+    what: &str,
+) -> Result<(&'a [i64], &'a [f64]), String> {
+    match args.get(k) {
+        Some(PackedArg::Array { shape, data, .. }) => Ok((shape, data)),
+        _ => Err(format!("`{name}` takes an array as its {what}")),
+    }
+}
+
+/// The axis `axis` of an array of `ndim` dimensions (negative from the
+/// end), and the products of the extents before and after it.
+fn lines(name: &str, shape: &[i64], axis: i64) -> Result<(usize, i64, i64), String> {
+    let ndim = shape.len() as i64;
+    let a = if axis < 0 { axis + ndim } else { axis };
+    if !(0..ndim).contains(&a) {
+        return Err(format!(
+            "`{name}`: axis {axis} is out of range for {ndim} dimensions"
+        ));
+    }
+    let a = a as usize;
+    Ok((
+        a,
+        shape[..a].iter().product(),
+        shape[a + 1..].iter().product(),
+    ))
+}
+
+/// The positions of `values` in sorted order: ascending or descending,
+/// equal values by position (TVM's stable sort); NaN after every number
+/// ascending (a total order, where TVM's is unspecified).
+fn sorted_positions(values: &[f64], ascend: bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&x, &y| {
+        let by_value = values[x].total_cmp(&values[y]);
+        let by_value = if ascend { by_value } else { by_value.reverse() };
+        by_value.then(x.cmp(&y))
+    });
+    order
+}
+
+fn set(args: &mut [PackedArg], k: usize, at: usize, v: f64) {
+    if let Some(PackedArg::Array { data, dtype, .. }) = args.get_mut(k) {
+        data[at] = dtype.round(v);
+    }
+}
+
+fn sort(name: &str, args: &mut [PackedArg], kind: Sorted) -> Result<(), String> {
+    let out = if kind == Sorted::ValidPositions { 2 } else { 1 };
+    let (shape, data) = array_arg(name, args, 0, "input")?;
+    let (out_shape, _) = array_arg(name, args, out, "output")?;
+    if out_shape != shape {
+        return Err(format!(
+            "`{name}`: the output has shape {out_shape:?}, the input {shape:?}"
+        ));
+    }
+    let axis = int_arg(name, args, out + 1, "axis")?;
+    let ascend = int_arg(name, args, out + 2, "ascending flag")? != 0;
+    let (axis, before, after) = lines(name, shape, axis)?;
+    let n = shape[axis];
+    let valid = match kind {
+        Sorted::ValidPositions => {
+            let (count_shape, counts) = array_arg(name, args, 1, "valid count")?;
+            if counts.len() as i64 != before * after {
+                return Err(format!(
+                    "`{name}`: the valid count has shape {count_shape:?}, one per line of \
+                     the input is {}",
+                    before * after
+                ));
+            }
+            Some(counts.to_vec())
+        }
+        _ => None,
+    };
+    let data = data.to_vec();
+    for i in 0..before {
+        for j in 0..after {
+            let base = i * n * after + j;
+            let at = |k: i64| (base + k * after) as usize;
+            let count = match &valid {
+                Some(counts) => (counts[(i * after + j) as usize] as i64).clamp(0, n),
+                None => n,
+            };
+            let line: Vec<f64> = (0..count).map(|k| data[at(k)]).collect();
+            let order = sorted_positions(&line, ascend);
+            for k in 0..n {
+                let v = match (kind, order.get(k as usize)) {
+                    (Sorted::Values, Some(&p)) => line[p],
+                    (_, Some(&p)) => p as f64,
+                    // After the valid values, each position is its own.
+                    (_, None) => k as f64,
+                };
+                set(args, out, at(k), v);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn topk(name: &str, args: &mut [PackedArg]) -> Result<(), String> {
+    let n_args = args.len();
+    if n_args < 6 {
+        return Err(format!(
+            "`{name}` takes the input, its outputs, k, the axis, the kind of result and \
+             the ascending flag"
+        ));
+    }
+    let k = int_arg(name, args, n_args - 4, "k")?;
+    let axis = int_arg(name, args, n_args - 3, "axis")?;
+    let ret_type = match args.get(n_args - 2) {
+        Some(PackedArg::Str(s)) => s.clone(),
+        _ => return Err(format!("`{name}` takes the kind of result as a string")),
+    };
+    let ascend = int_arg(name, args, n_args - 1, "ascending flag")? != 0;
+    let (values_out, indices_out) = match ret_type.as_str() {
+        "both" => (Some(1), Some(2)),
+        "values" => (Some(1), None),
+        "indices" => (None, Some(1)),
+        other => return Err(format!("Unsupported ret type: {other}")),
+    };
+    let (shape, data) = array_arg(name, args, 0, "input")?;
+    let (axis, before, after) = lines(name, shape, axis)?;
+    let n = shape[axis];
+    let k = if k < 1 { n } else { k };
+    let mut out_shape = shape.to_vec();
+    out_shape[axis] = k;
+    for out in [values_out, indices_out].into_iter().flatten() {
+        let (s, _) = array_arg(name, args, out, "output")?;
+        if s != out_shape.as_slice() {
+            return Err(format!(
+                "`{name}`: an output has shape {s:?}, the top {k} have {out_shape:?}"
+            ));
+        }
+    }
+    let data = data.to_vec();
+    for i in 0..before {
+        for j in 0..after {
+            let src = i * n * after + j;
+            let dst = i * k * after + j;
+            let line: Vec<f64> = (0..n).map(|m| data[(src + m * after) as usize]).collect();
+            let order = sorted_positions(&line, ascend);
+            for (m, &p) in order.iter().take(k as usize).enumerate() {
+                let at = (dst + m as i64 * after) as usize;
+                if let Some(o) = values_out {
+                    set(args, o, at, line[p]);
+                }
+                if let Some(o) = indices_out {
+                    set(args, o, at, p as f64);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{builtin, PackedArg};
+    use crate::DataType;
+
+    fn array(shape: Vec<i64>, data: Vec<f64>) -> PackedArg {
+        PackedArg::Array {
+            name: String::new(),
+            shape,
+            dtype: DataType::Float32,
+            data,
+        }
+    }
+
+    fn values(a: &PackedArg) -> Vec<f64> {
+        match a {
+            PackedArg::Array { data, .. } => data.clone(),
+            _ => panic!("an array"),
+        }
+    }
+
+    /// Sorting along either axis of a 2 x 3 array, both directions; equal
+    /// values keep their order.
+    #[test]
+    fn sort_and_argsort_order_each_line() {
+        let data = vec![3.0, 1.0, 3.0, 0.0, 5.0, -1.0];
+        let run = |name: &str, axis: i64, ascend: i64| {
+            let mut args = vec![
+                array(vec![2, 3], data.clone()),
+                array(vec![2, 3], vec![0.0; 6]),
+                PackedArg::Int(axis),
+                PackedArg::Int(ascend),
+            ];
+            builtin(name, &mut args).unwrap().unwrap();
+            values(&args[1])
+        };
+        assert_eq!(
+            run("tvm.contrib.sort.sort", -1, 1),
+            [1.0, 3.0, 3.0, -1.0, 0.0, 5.0]
+        );
+        assert_eq!(
+            run("tvm.contrib.sort.argsort", 1, 1),
+            [1.0, 0.0, 2.0, 2.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            run("tvm.contrib.sort.argsort", 1, 0),
+            [0.0, 2.0, 1.0, 1.0, 0.0, 2.0]
+        );
+        assert_eq!(
+            run("tvm.contrib.sort.sort", 0, 0),
+            [3.0, 5.0, 3.0, 0.0, 1.0, -1.0]
+        );
+    }
+
+    #[test]
+    fn argsort_nms_sorts_only_the_valid_values() {
+        let mut args = vec![
+            array(vec![2, 4], vec![0.1, 0.9, 0.5, 0.7, 0.3, 0.2, 0.8, 0.4]),
+            array(vec![2], vec![2.0, 4.0]),
+            array(vec![2, 4], vec![0.0; 8]),
+            PackedArg::Int(1),
+            PackedArg::Int(0),
+        ];
+        builtin("tvm.contrib.sort.argsort_nms", &mut args)
+            .unwrap()
+            .unwrap();
+        assert_eq!(values(&args[2]), [1.0, 0.0, 2.0, 3.0, 2.0, 3.0, 0.0, 1.0]);
+    }
+
+    #[test]
+    fn topk_gives_the_first_values_and_positions_of_the_sorted_lines() {
+        let mut args = vec![
+            array(vec![2, 4], vec![1.0, 4.0, 4.0, 2.0, 0.0, -1.0, 3.0, 3.0]),
+            array(vec![2, 2], vec![0.0; 4]),
+            array(vec![2, 2], vec![0.0; 4]),
+            PackedArg::Int(2),
+            PackedArg::Int(-1),
+            PackedArg::Str("both".into()),
+            PackedArg::Int(0),
+        ];
+        builtin("tvm.contrib.sort.topk", &mut args)
+            .unwrap()
+            .unwrap();
+        assert_eq!(values(&args[1]), [4.0, 4.0, 3.0, 3.0]);
+        assert_eq!(values(&args[2]), [1.0, 2.0, 2.0, 3.0]);
+        // A wrong output shape and an unknown kind are errors, not panics.
+        args[3] = PackedArg::Int(3);
+        assert!(builtin("tvm.contrib.sort.topk", &mut args)
+            .unwrap()
+            .is_err());
+        args[3] = PackedArg::Int(2);
+        args[5] = PackedArg::Str("some".into());
+        assert!(builtin("tvm.contrib.sort.topk", &mut args)
+            .unwrap()
+            .is_err());
+    }
 }

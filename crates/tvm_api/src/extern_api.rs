@@ -349,6 +349,13 @@ fn extern_op(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
         Some(g) if !matches!(g.value, Value::None) => Some(buffer_list(g)?),
         _ => None,
     };
+    // As in TVM, given output buffers decide the outputs' types (`dtype`
+    // is then not read): TOPI's `topk` gives an `int32` buffer for the
+    // indices and no `dtype`.
+    let dtypes = match &out_buffers {
+        Some(bufs) if bufs.len() == dtypes.len() => bufs.iter().map(|b| b.dtype()).collect(),
+        _ => dtypes,
+    };
     let outputs: Vec<(Vec<Expr>, DataType)> = shapes.into_iter().zip(dtypes).collect();
     let fcompute = f.value.clone();
     let at = f.at.clone();

@@ -1523,7 +1523,7 @@ impl<'h, 's> Parser<'h, 's> {
                 }
             }
             "sqrt" | "log" | "exp" | "tanh" | "sigmoid" | "power" | "round" | "floor" | "ceil"
-            | "abs" | "fabs" | "cos" | "sin" | "erf" => {
+            | "abs" | "fabs" | "cos" | "sin" | "erf" | "popcount" | "rsqrt" => {
                 // Python numbers fold, as the emulation computes them.
                 let path = format!("tvm.tir.{}", if name == "fabs" { "abs" } else { name });
                 self.call_api(c, &path, args.to_vec())?
