@@ -3,18 +3,11 @@
 //! `utils.tempdir()`): a loaded module runs as the built one does, in the
 //! same run or a later one, and what is not a saved module is refused.
 
+mod common;
+
 const MODULE_FILES: &str = include_str!("programs/module_files.py");
 
-fn run(source: &str) -> script::ScriptRun {
-    script::run(source).unwrap_or_else(|e| panic!("{e}\n{source}"))
-}
-
-fn error(source: &str) -> String {
-    match script::run(source) {
-        Ok(r) => panic!("ran without an error:\n{source}\n{}", r.printed),
-        Err(e) => e.message,
-    }
-}
+use common::{error_message as error, run};
 
 /// A fresh directory for one test, removed at the end.
 struct Scratch(std::path::PathBuf);

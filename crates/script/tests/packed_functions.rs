@@ -6,16 +6,7 @@ mod common;
 
 const PACKED: &str = include_str!("programs/packed_functions.py");
 
-fn run(source: &str) -> script::ScriptRun {
-    script::run(source).unwrap_or_else(|e| panic!("{e}\n{source}"))
-}
-
-fn error(source: &str) -> String {
-    match script::run(source) {
-        Ok(r) => panic!("ran without an error:\n{source}\n{}", r.printed),
-        Err(e) => e.message,
-    }
-}
+use common::{error_message as error, run};
 
 /// The registered function scales, the library multiplies (also
 /// transposed), and the report's run of the last program, compared with

@@ -112,3 +112,79 @@ proptest! {
         }
     }
 }
+
+/// Sorting along either axis of a 2 x 3 array, both directions; equal
+/// values keep their order.
+#[test]
+fn sort_and_argsort_order_each_line() {
+    let data = vec![3.0, 1.0, 3.0, 0.0, 5.0, -1.0];
+    let run = |name: &str, axis: i64, ascend: i64| {
+        let mut args = vec![
+            array(vec![2, 3], data.clone()),
+            array(vec![2, 3], vec![0.0; 6]),
+            PackedArg::Int(axis),
+            PackedArg::Int(ascend),
+        ];
+        builtin(name, &mut args).unwrap().unwrap();
+        values(&args[1])
+    };
+    assert_eq!(
+        run("tvm.contrib.sort.sort", -1, 1),
+        [1.0, 3.0, 3.0, -1.0, 0.0, 5.0]
+    );
+    assert_eq!(
+        run("tvm.contrib.sort.argsort", 1, 1),
+        [1.0, 0.0, 2.0, 2.0, 0.0, 1.0]
+    );
+    assert_eq!(
+        run("tvm.contrib.sort.argsort", 1, 0),
+        [0.0, 2.0, 1.0, 1.0, 0.0, 2.0]
+    );
+    assert_eq!(
+        run("tvm.contrib.sort.sort", 0, 0),
+        [3.0, 5.0, 3.0, 0.0, 1.0, -1.0]
+    );
+}
+
+#[test]
+fn argsort_nms_sorts_only_the_valid_values() {
+    let mut args = vec![
+        array(vec![2, 4], vec![0.1, 0.9, 0.5, 0.7, 0.3, 0.2, 0.8, 0.4]),
+        array(vec![2], vec![2.0, 4.0]),
+        array(vec![2, 4], vec![0.0; 8]),
+        PackedArg::Int(1),
+        PackedArg::Int(0),
+    ];
+    builtin("tvm.contrib.sort.argsort_nms", &mut args)
+        .unwrap()
+        .unwrap();
+    assert_eq!(values(&args[2]), [1.0, 0.0, 2.0, 3.0, 2.0, 3.0, 0.0, 1.0]);
+}
+
+#[test]
+fn topk_gives_the_first_values_and_positions_of_the_sorted_lines() {
+    let mut args = vec![
+        array(vec![2, 4], vec![1.0, 4.0, 4.0, 2.0, 0.0, -1.0, 3.0, 3.0]),
+        array(vec![2, 2], vec![0.0; 4]),
+        array(vec![2, 2], vec![0.0; 4]),
+        PackedArg::Int(2),
+        PackedArg::Int(-1),
+        PackedArg::Str("both".into()),
+        PackedArg::Int(0),
+    ];
+    builtin("tvm.contrib.sort.topk", &mut args)
+        .unwrap()
+        .unwrap();
+    assert_eq!(values(&args[1]), [4.0, 4.0, 3.0, 3.0]);
+    assert_eq!(values(&args[2]), [1.0, 2.0, 2.0, 3.0]);
+    // A wrong output shape and an unknown kind are errors, not panics.
+    args[3] = PackedArg::Int(3);
+    assert!(builtin("tvm.contrib.sort.topk", &mut args)
+        .unwrap()
+        .is_err());
+    args[3] = PackedArg::Int(2);
+    args[5] = PackedArg::Str("some".into());
+    assert!(builtin("tvm.contrib.sort.topk", &mut args)
+        .unwrap()
+        .is_err());
+}

@@ -6,7 +6,7 @@
 //! gives, and hostile arguments are errors, not panics.
 
 use proptest::prelude::*;
-use tvm_api::{ApiError, Args, Host, Object, Value};
+use tvm_api::{ApiError, Host, Value};
 
 mod topi_common;
 use topi_common::*;
@@ -41,51 +41,6 @@ fn reduce_axes(t: &Value) -> Vec<String> {
 
 fn strs(items: &[&str]) -> Vec<String> {
     items.iter().map(|s| s.to_string()).collect()
-}
-
-/// Builds `out` from `inputs` and runs it on `data` (one flat array per
-/// input, float32), returning the output's elements.
-fn run(h: &mut dyn Host, inputs: &[(&Value, &[f64])], out: &Value) -> Vec<f64> {
-    let s = call(h, "te.create_schedule", vec![attr(out, "op")], &[]);
-    let mut args: Vec<Value> = inputs.iter().map(|(t, _)| (*t).clone()).collect();
-    args.push(out.clone());
-    let f = call(
-        h,
-        "tvm.build",
-        vec![s, Value::list(args)],
-        &[("target", Value::str("llvm"))],
-    );
-    let dev = call(h, "tvm.cpu", vec![Value::Int(0)], &[]);
-    let mut arrays = Vec::new();
-    for (t, data) in inputs {
-        let flat = Value::list(data.iter().map(|&x| Value::Float(x)).collect());
-        let arr = call(
-            h,
-            "tvm.nd.empty",
-            vec![attr(t, "shape"), Value::str("float32"), dev.clone()],
-            &[],
-        );
-        let Value::Object(Object::NDArray(a)) = &arr else {
-            panic!("an array")
-        };
-        let flat =
-            tvm_api::NDArray::from_value(&flat, Some(tir::DataType::Float32)).expect("numbers");
-        a.borrow_mut().data = flat.data;
-        arrays.push(arr);
-    }
-    let out_arr = call(
-        h,
-        "tvm.nd.empty",
-        vec![attr(out, "shape"), Value::str("float32"), dev],
-        &[],
-    );
-    arrays.push(out_arr.clone());
-    tvm_api::call(h, &f, Args::positional(arrays)).unwrap_or_else(|e| panic!("run: {}", e.message));
-    let Value::Object(Object::NDArray(o)) = &out_arr else {
-        panic!("an array")
-    };
-    let data = o.borrow().data.clone();
-    data
 }
 
 /// `n` values spread over [-scale, scale), different for each seed,

@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 use std::rc::Rc;
-use tvm_api::{Args, ErrorClass, Host, Object, Session, Target, Value};
+use tvm_api::{ErrorClass, Host, Object, Session, Target, Value};
 
 mod topi_common;
 use topi_common::*;
@@ -71,45 +71,6 @@ fn threads(s: &Value, t: &Value) -> Vec<(String, String)> {
                 .map(|th| (iv.name().to_string(), th.name().to_string()))
         })
         .collect()
-}
-
-/// Runs the program of schedule `s` on `data` (one flat float32 array
-/// per input), returning the output's elements.
-fn run(h: &mut dyn Host, s: &Value, inputs: &[(&Value, &[f64])], out: &Value) -> Vec<f64> {
-    let mut args: Vec<Value> = inputs.iter().map(|(t, _)| (*t).clone()).collect();
-    args.push(out.clone());
-    let f = call(h, "tvm.build", vec![s.clone(), Value::list(args)], &[]);
-    let dev = call(h, "tvm.cpu", vec![Value::Int(0)], &[]);
-    let mut arrays = Vec::new();
-    for (t, data) in inputs {
-        let flat = Value::list(data.iter().map(|&x| Value::Float(x)).collect());
-        let a = call(
-            h,
-            "tvm.nd.empty",
-            vec![attr(t, "shape"), Value::str("float32"), dev.clone()],
-            &[],
-        );
-        let Value::Object(Object::NDArray(arr)) = &a else {
-            panic!("an array")
-        };
-        let flat =
-            tvm_api::NDArray::from_value(&flat, Some(tir::DataType::Float32)).expect("numbers");
-        arr.borrow_mut().data = flat.data;
-        arrays.push(a);
-    }
-    let out_arr = call(
-        h,
-        "tvm.nd.empty",
-        vec![attr(out, "shape"), Value::str("float32"), dev],
-        &[],
-    );
-    arrays.push(out_arr.clone());
-    tvm_api::call(h, &f, Args::positional(arrays)).unwrap_or_else(|e| panic!("run: {}", e.message));
-    let Value::Object(Object::NDArray(o)) = &out_arr else {
-        panic!("an array")
-    };
-    let data = o.borrow().data.clone();
-    data
 }
 
 /// Deterministic pseudo-random values in [-4, 4), float32-exact.
@@ -478,7 +439,7 @@ proptest! {
         let path = if cuda { "tvm.topi.cuda.schedule_pool" } else { "tvm.topi.x86.schedule_pool" };
         let s = call(&mut h, path, vec![Value::list(vec![out.clone()]), Value::str(layout)], &[]);
         let data = values(c * hw * hw, seed);
-        let got = run(&mut h, &s, &[(&x, &data)], &out);
+        let got = run_schedule(&mut h, &s, &[(&x, &data)], &out);
         let mut want = pool_reference(&data, [1, c, hw, hw], nhwc, k, stride, pad, max);
         if relu {
             want.iter_mut().for_each(|v| *v = v.max(0.0));
@@ -507,7 +468,7 @@ proptest! {
         let s = call(&mut h, path, vec![Value::list(vec![y.clone()])], &[]);
         let n: usize = dims.iter().product();
         let data = values(n, seed);
-        let got = run(&mut h, &s, &[(&x, &data)], &y);
+        let got = run_schedule(&mut h, &s, &[(&x, &data)], &y);
         // Sum over `axis` (or everything) of row-major data.
         let inner: usize = dims[axis + 1..].iter().product();
         let mut want = if all { vec![0.0] } else { vec![0.0; n / dims[axis]] };
@@ -535,7 +496,7 @@ proptest! {
         let s = call(&mut h, path, vec![Value::list(vec![y.clone()])], &[]);
         let n = shape.iter().product::<i64>() as usize;
         let data = values(n, seed);
-        let got = run(&mut h, &s, &[(&x, &data)], &y);
+        let got = run_schedule(&mut h, &s, &[(&x, &data)], &y);
         let mut want = Vec::with_capacity(n);
         for row in data.chunks(cols) {
             let m = row.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
@@ -567,7 +528,7 @@ proptest! {
         };
         let n: usize = dims.iter().product();
         let (xd, bd) = (values(n, seed), values(last as usize, seed ^ 7));
-        let got = run(&mut h, &s, &[(&x, &xd), (&b, &bd)], &y);
+        let got = run_schedule(&mut h, &s, &[(&x, &xd), (&b, &bd)], &y);
         let want: Vec<f64> = xd.iter().enumerate().map(|(i, v)| (v + bd[i % last as usize]).max(0.0)).collect();
         prop_assert!(close(&got, &want), "got {got:?}\nwant {want:?}");
     }
@@ -593,7 +554,7 @@ fn adaptive_pool_schedules_compute_the_global_max() {
                 assert!(text.contains("parallel"), "{text}");
             }
             let data = values((c * hw * hw) as usize, c as u64);
-            let got = run(&mut h, &s, &[(&x, &data)], &out);
+            let got = run_schedule(&mut h, &s, &[(&x, &data)], &out);
             let want: Vec<f64> = data
                 .chunks((hw * hw) as usize)
                 .map(|w| w.iter().cloned().fold(f64::NEG_INFINITY, f64::max))

@@ -31,3 +31,18 @@ pub fn error_of(src: &str) -> (usize, usize, String) {
         Err(e) => (e.line, e.column, e.message),
     }
 }
+
+/// Runs `src`, which must run.
+#[allow(dead_code)]
+pub fn run(src: &str) -> script::ScriptRun {
+    script::run(src).unwrap_or_else(|e| panic!("{e}\n{src}"))
+}
+
+/// The message of the error `src` stops with.
+#[allow(dead_code)]
+pub fn error_message(src: &str) -> String {
+    match script::run(src) {
+        Ok(r) => panic!("ran without an error:\n{src}\n{}", r.printed),
+        Err(e) => e.message,
+    }
+}

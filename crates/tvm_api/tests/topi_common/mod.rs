@@ -74,12 +74,23 @@ pub fn strides(shape: &[i64]) -> Vec<i64> {
 /// input, float32), returning the output's elements.
 pub fn run(h: &mut dyn Host, inputs: &[(&Value, &[f64])], out: &Value) -> Vec<f64> {
     let s = call(h, "te.create_schedule", vec![attr(out, "op")], &[]);
+    run_schedule(h, &s, inputs, out)
+}
+
+/// Runs the program of schedule `s` on `data` (one flat float32 array
+/// per input), returning the output's elements.
+pub fn run_schedule(
+    h: &mut dyn Host,
+    s: &Value,
+    inputs: &[(&Value, &[f64])],
+    out: &Value,
+) -> Vec<f64> {
     let mut args: Vec<Value> = inputs.iter().map(|(t, _)| (*t).clone()).collect();
     args.push(out.clone());
     let f = call(
         h,
         "tvm.build",
-        vec![s, Value::list(args)],
+        vec![s.clone(), Value::list(args)],
         &[("target", Value::str("llvm"))],
     );
     let dev = call(h, "tvm.cpu", vec![Value::Int(0)], &[]);
