@@ -107,6 +107,10 @@ pub fn builtin(name: &str, args: &mut [PackedArg]) -> Option<Result<(), String>>
     }
 }
 
+/// The most multiply-adds one built-in matrix product may take (2^30, the
+/// step limit of a built function's run).
+pub const MAX_MATMUL_WORK: i64 = 1 << 30;
+
 fn matmul(name: &str, args: &mut [PackedArg]) -> Result<(), String> {
     let flag = |a: Option<&PackedArg>| match a {
         None => Ok(false),
@@ -138,6 +142,15 @@ fn matmul(name: &str, args: &mut [PackedArg]) -> Result<(), String> {
     if shape.as_slice() != [n, m] {
         return Err(format!(
             "`{name}`: C has shape {shape:?}, the product [{n}, {m}]"
+        ));
+    }
+    // The product's work grows as n * m * k while a run is charged by its
+    // arrays' elements: bound the work as the interpreter bounds a run.
+    let work = n.saturating_mul(m).saturating_mul(k);
+    if work > MAX_MATMUL_WORK {
+        return Err(format!(
+            "`{name}` of {n} x {k} by {k} x {m} takes {work} multiply-adds, more than the \
+             {MAX_MATMUL_WORK} a run may"
         ));
     }
     let at = |x: &[f64], cols: i64, r: i64, c: i64| x[(r * cols + c) as usize];

@@ -188,3 +188,25 @@ fn topk_gives_the_first_values_and_positions_of_the_sorted_lines() {
         .unwrap()
         .is_err());
 }
+
+/// A product whose work exceeds the budget is an error, not a long run.
+#[test]
+fn a_matrix_product_beyond_the_budget_is_refused() {
+    let big = |r: i64, c: i64| PackedArg::Array {
+        name: String::new(),
+        shape: vec![r, c],
+        dtype: DataType::Float32,
+        data: vec![0.0; (r * c) as usize],
+    };
+    let mut args = vec![
+        big(1024, 2048),
+        big(2048, 1024),
+        big(1024, 1024),
+        PackedArg::Int(0),
+        PackedArg::Int(0),
+    ];
+    let e = builtin("tvm.contrib.cblas.matmul", &mut args)
+        .unwrap()
+        .unwrap_err();
+    assert!(e.contains("multiply-adds"), "{e}");
+}
