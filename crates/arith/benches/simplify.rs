@@ -8,21 +8,11 @@
 //! then runs divan's benchmarks of the whole corpus.
 
 use arith::{Analyzer, Expr, Scope};
-use std::path::PathBuf;
 use std::time::Instant;
 
-fn corpus_path() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let shared = std::env::var_os("RANGEFINDER_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../../../shared"))
-        .join("conformance/tvm/arith_simplify.batch");
-    if shared.exists() {
-        shared
-    } else {
-        root.join("../../examples/simplify/index_exprs.batch")
-    }
-}
+#[path = "common/simplify_corpus.rs"]
+mod simplify_corpus;
+use simplify_corpus::corpus_path;
 
 /// Every line of the batch file as an expression with its analyzer, read
 /// as `rangefinder simplify --batch` reads it.

@@ -10,22 +10,14 @@ use arith::{Analyzer, Scope};
 use std::path::PathBuf;
 use std::time::Instant;
 
-fn default_corpus() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let shared = std::env::var_os("RANGEFINDER_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("../../../shared"))
-        .join("conformance/tvm/arith_simplify.batch");
-    if shared.exists() {
-        shared
-    } else {
-        root.join("../../examples/simplify/index_exprs.batch")
-    }
-}
+#[path = "../benches/common/simplify_corpus.rs"]
+mod simplify_corpus;
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().map_or_else(default_corpus, PathBuf::from);
+    let path = args
+        .next()
+        .map_or_else(simplify_corpus::corpus_path, PathBuf::from);
     let shown: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(25);
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
