@@ -191,8 +191,9 @@ def test_invert_negates_conditions_and_var_checks_dtype():
     with pytest.raises(Exception, match="needs a condition"):
         ~(n + 1)
     te.var("m", "int32")
-    with pytest.raises(Exception, match="index variables are integers"):
-        te.var("x", dtype="float32")
+    assert te.var("x", dtype="float32").dtype == "float32"
+    with pytest.raises(Exception, match="a size is an integer"):
+        te.size_var("x", dtype="float32")
 
 
 def test_undecided_equality_is_identity_as_tvms_equal_op():

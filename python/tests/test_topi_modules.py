@@ -29,6 +29,7 @@ PROGRAMS = Path(__file__).resolve().parents[2] / "crates/script/tests/programs"
         ("cuda_conv2d_direct.py", "allocate conv2d_nchw.local[float32 * 1 * 1 * 1 * 1]"),
         ("module_files.py", "['myadd.o', 'myadd.so', 'myadd_pack.so']"),
         ("packed_functions.py", "[[12.0, 2.0, 8.0], [1.0, 0.0, 2.0]]"),
+        ("scalar_params.py", "D[i, j] = (C[i, j] + bias)"),
     ],
 )
 def test_both_front_ends_print_the_same(cli, name, marker):

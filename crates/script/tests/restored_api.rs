@@ -102,11 +102,10 @@ fn invert_negates_conditions() {
 #[test]
 fn var_checks_its_dtype() {
     printed("a = te.var(\"a\", dtype=\"int64\")\nb = te.var(\"b\", \"int32\")\n");
-    let message = error_of("x = te.var(\"x\", dtype=\"float32\")\n");
-    assert!(
-        message.contains("index variables are integers"),
-        "{message}"
-    );
+    // A float variable is a scalar parameter; a float size is refused.
+    printed("x = te.var(\"x\", dtype=\"float32\")\n");
+    let message = error_of("x = te.size_var(\"x\", dtype=\"float32\")\n");
+    assert!(message.contains("a size is an integer"), "{message}");
     let message = error_of("x = te.var(\"x\", dtype=\"nonsense\")\n");
     assert!(!message.is_empty());
 }

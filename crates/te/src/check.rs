@@ -166,6 +166,8 @@ pub fn check_limited(
         });
     }
     let (inputs_by_op, inputs) = run_inputs(s, args, &func.params, sizes, seed)?;
+    let params = float_param_values(&func, seed);
+    let func = bind_float_params(&func, &params)?;
     let mut interpreter = tir::Interpreter::new()
         .keep_going(true)
         .max_steps(limits.max_steps)
@@ -183,7 +185,7 @@ pub fn check_limited(
         };
         TeError::lowering(format!("running the lowered program failed: {e}{hint}"))
     })?;
-    let mut reference = Reference::new(&inputs_by_op, sizes);
+    let mut reference = Reference::new(&inputs_by_op, sizes).with_params(&params);
     let mut max_abs_error: f64 = 0.0;
     let mut max_rel_error: f64 = 0.0;
     let mut compared = 0;
@@ -252,11 +254,28 @@ pub fn check_limited(
     })
 }
 
-/// The inputs of a run of `s` with `args` as the parameters `params` of its
-/// lowered program: random values from `seed` for every placeholder, by
-/// operation (logical, for the definitions) and by buffer (in the tensor's
-/// physical layout, for the program).
-#[allow(clippy::type_complexity)]
+/// A value drawn from `seed` for each scalar float parameter of `func`,
+/// in `[-2, 2)`: the same for the program and the definitions.
+pub(crate) fn float_param_values(func: &tir::PrimFunc, seed: u64) -> HashMap<Var, f64> {
+    let mut rng = XorShift::new(seed ^ 0x005c_a1a4_9a4a);
+    func.float_params()
+        .into_iter()
+        .map(|(v, t)| (v, t.round(rng.uniform(-2.0, 2.0))))
+        .collect()
+}
+
+/// `func` with its scalar float parameters replaced by `values`.
+pub(crate) fn bind_float_params<'f>(
+    func: &'f tir::PrimFunc,
+    values: &HashMap<Var, f64>,
+) -> Result<std::borrow::Cow<'f, tir::PrimFunc>> {
+    func.bind_float_params(values).map_err(|v| {
+        TeError::lowering(format!(
+            "the scalar parameter `{v}` has no value for the run"
+        ))
+    })
+}
+
 /// Runs the block form of the program that computes `args`
 /// ([`crate::create_prim_func`]) on the inputs [`check`] draws with `seed`,
 /// and returns the largest difference of its outputs from the
@@ -271,6 +290,8 @@ pub fn check_block_form(
 ) -> Result<f64> {
     let program = tir::block::to_loop_ir(&crate::create_prim_func(args)?);
     let (inputs_by_op, _) = run_inputs(s, args, &program.params, sizes, seed)?;
+    let params = float_param_values(&program, seed);
+    let program = bind_float_params(&program, &params)?;
     // The same values in their logical layout: the block form has no
     // schedule, so no layout transform.
     let inputs: HashMap<tir::Buffer, tir::Tensor> = args
@@ -283,7 +304,7 @@ pub fn check_block_form(
         .max_elements(RUN_ELEMENT_LIMIT)
         .run(&program, &inputs, sizes)
         .map_err(|e| TeError::lowering(format!("running the block form failed: {e}")))?;
-    let mut reference = Reference::new(&inputs_by_op, sizes);
+    let mut reference = Reference::new(&inputs_by_op, sizes).with_params(&params);
     let mut worst: f64 = 0.0;
     for (t, buf) in args.iter().zip(&program.params) {
         if matches!(t.op().kind(), OpKind::Placeholder) {
@@ -314,6 +335,11 @@ pub fn check_block_form(
     Ok(worst)
 }
 
+/// The inputs of a run of `s` with `args` as the parameters `params` of its
+/// lowered program: random values from `seed` for every placeholder, by
+/// operation (logical, for the definitions) and by buffer (in the tensor's
+/// physical layout, for the program).
+#[allow(clippy::type_complexity)]
 pub(crate) fn run_inputs(
     s: &Schedule,
     args: &[Tensor],
@@ -441,6 +467,9 @@ fn index_input_bounds(s: &Schedule, shapes: &Reference<'_>) -> HashMap<OpId, i64
 /// idx[k]` around `out[target] = ...`, or the `Let` of a load at a
 /// loaded index) may take as many values as the smallest axis that index
 /// addresses.
+/// A callback given every access: its buffer and indices.
+type AccessVisitor<'v> = dyn FnMut(&tir::Buffer, &[arith::Expr]) + 'v;
+
 fn extern_index_input_bounds(e: &crate::extern_op::ExternOp, bounds: &mut HashMap<OpId, i64>) {
     let inputs: HashMap<tir::BufferId, OpId> = e
         .inputs
@@ -453,21 +482,20 @@ fn extern_index_input_bounds(e: &crate::extern_op::ExternOp, bounds: &mut HashMa
         return;
     }
     // The smallest constant extent among the axes `var` indexes.
-    let smallest_axis =
-        |var: &Var, accesses: &mut dyn FnMut(&mut dyn FnMut(&tir::Buffer, &[arith::Expr]))| {
-            let mut n: Option<i64> = None;
-            accesses(&mut |buffer, indices| {
-                for (d, i) in indices.iter().enumerate() {
-                    if let (true, Some(extent)) = (
-                        i.uses_var(var),
-                        buffer.shape().get(d).and_then(arith::Expr::as_int),
-                    ) {
-                        n = Some(n.map_or(extent, |m| m.min(extent)));
-                    }
+    let smallest_axis = |var: &Var, accesses: &mut dyn FnMut(&mut AccessVisitor<'_>)| {
+        let mut n: Option<i64> = None;
+        accesses(&mut |buffer, indices| {
+            for (d, i) in indices.iter().enumerate() {
+                if let (true, Some(extent)) = (
+                    i.uses_var(var),
+                    buffer.shape().get(d).and_then(arith::Expr::as_int),
+                ) {
+                    n = Some(n.map_or(extent, |m| m.min(extent)));
                 }
-            });
-            n
-        };
+            }
+        });
+        n
+    };
     let mut note = |value: &tir::Value, n: Option<i64>| {
         let Some(n) = n.filter(|&n| n > 0) else {
             return;

@@ -363,6 +363,7 @@ pub fn element_to_buffers(
     tir::stack::grow(|| {
         Ok(match v.kind() {
             ValueKind::Float(x) => T::f32(*x),
+            ValueKind::Param(var, t) => T::Var(var.clone(), *t),
             ValueKind::Index(e) => T::index(e.clone()),
             ValueKind::Load(t, indices) => T::load(&buffer(t)?, indices.iter().cloned()),
             ValueKind::Neg(a) => -go(a)?,

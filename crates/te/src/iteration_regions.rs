@@ -796,6 +796,9 @@ fn observe_in(
         func = tir::PrimFunc::new(func.name.clone(), func.params.clone(), body);
     }
     let (_, inputs) = run_inputs(s, args, &func.params, &sizes, INPUT_SEED)?;
+    // Scalar float parameters change values, never which elements are read.
+    let params = crate::check::float_param_values(&func, INPUT_SEED);
+    let func = crate::check::bind_float_params(&func, &params)?;
     let mut interpreter = tir::Interpreter::new()
         .keep_going(true)
         .max_steps(limits.max_steps)

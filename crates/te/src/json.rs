@@ -518,6 +518,7 @@ impl ValueTable {
         let at = |c: &Value| self.index[&c.ptr()];
         Ok(match v.kind() {
             ValueKind::Float(f) => json!({"float": f}),
+            ValueKind::Param(var, t) => json!({"param": [w.expr(&var.expr()), t.name()]}),
             ValueKind::Index(e) => json!({"index": w.expr(e)}),
             ValueKind::Load(t, idx) => {
                 let idx: Vec<String> = idx.iter().map(|e| w.expr(e)).collect();
@@ -927,6 +928,21 @@ impl<'a> Reader<'a> {
                     .ok_or_else(|| bad(format!("{} is not a number", short(v))))?,
             ),
             "index" => ValueKind::Index(self.expr(v)?),
+            "param" => {
+                let [var, t] = tuple::<2>(v)?;
+                let e = self.expr(var)?;
+                let var = e
+                    .as_var()
+                    .ok_or_else(|| bad(format!("the parameter {} is not a variable", short(var))))?
+                    .clone();
+                let t = dtype(str_of(t)?)?;
+                if !t.is_float() {
+                    return Err(bad(format!(
+                        "the parameter `{var}` is of type {t}, not a float"
+                    )));
+                }
+                ValueKind::Param(var, t)
+            }
             "load" => {
                 let [t, idx] = tuple::<2>(v)?;
                 let idx = list(idx)?

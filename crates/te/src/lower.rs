@@ -1272,6 +1272,7 @@ impl<'a> Lowerer<'a> {
         let idx = |e: &Expr| simp(&self.an, raw(e));
         Ok(match v.kind() {
             ValueKind::Float(x) => Value::f32(*x),
+            ValueKind::Param(var, t) => Value::Var(var.clone(), *t),
             ValueKind::Index(e) => Value::index(idx(e)),
             ValueKind::Load(t, indices) => {
                 let p = self.s.stage_index(t.op())?;

@@ -166,6 +166,8 @@ impl Memo {
 pub struct Reference<'a> {
     inputs: &'a HashMap<OpId, tir::Tensor>,
     sizes: &'a HashMap<Var, i64>,
+    /// Values of the scalar float parameters, when the definitions have any.
+    params: Option<&'a HashMap<Var, f64>>,
     memo: IdMap<OpId, Memo>,
     /// The concrete shape of each operation met, evaluated once.
     shapes: IdMap<OpId, Vec<i64>>,
@@ -256,6 +258,7 @@ impl<'a> Reference<'a> {
         Reference {
             inputs,
             sizes,
+            params: None,
             memo: IdMap::default(),
             shapes: IdMap::default(),
             depth: 0,
@@ -267,6 +270,13 @@ impl<'a> Reference<'a> {
             scan_memo: HashMap::new(),
             call_regions: None,
         }
+    }
+
+    /// The values of the scalar float parameters the definitions read
+    /// ([`crate::ValueKind::Param`]).
+    pub fn with_params(mut self, params: &'a HashMap<Var, f64>) -> Reference<'a> {
+        self.params = Some(params);
+        self
     }
 
     /// How many distinct elements of `op` were needed so far.
@@ -741,6 +751,14 @@ impl<'a> Reference<'a> {
         let dtype = v.dtype();
         Ok(match v.kind() {
             ValueKind::Float(x) => *x,
+            ValueKind::Param(var, t) => match self.params.and_then(|p| p.get(var)) {
+                Some(x) => t.round(*x),
+                None => {
+                    return Err(TeError::definition(format!(
+                        "the {t} parameter `{var}` has no value"
+                    )))
+                }
+            },
             ValueKind::Index(e) => self.index(e, env)? as f64,
             ValueKind::Load(t, _) if self.operands.contains_key(&t.op().id()) => {
                 self.operands[&t.op().id()]

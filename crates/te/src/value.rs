@@ -173,6 +173,10 @@ pub enum ValueKind {
     /// reduction such as argmax); only allowed as the whole body of a
     /// compute, whose outputs are the reduction's values in order.
     CommReduce(CommReduce),
+    /// A scalar parameter of a float type (TVM's `te.var("bias",
+    /// dtype="float32")`): a number the program is called with. Integer
+    /// parameters are index variables ([`ValueKind::Index`]).
+    Param(Var, DataType),
 }
 
 /// A shared, immutable element-value expression: the body of a compute.
@@ -227,6 +231,7 @@ impl Value {
             ValueKind::SelectValue(_, a, b) => a.dtype().promote(b.dtype()),
             ValueKind::Gather(t, _) => t.dtype(),
             ValueKind::CommReduce(r) => r.sources()[r.value_index()].dtype(),
+            ValueKind::Param(_, t) => *t,
         };
         Value(Arc::new(Node { kind, dtype }))
     }
@@ -244,6 +249,23 @@ impl Value {
     /// An integer constant.
     pub fn int(v: i64) -> Value {
         Value::new(ValueKind::Index(Expr::int(v)))
+    }
+
+    /// The scalar parameter `var` of the float type `dtype`; `None` for a
+    /// type that is not a float (an integer parameter is an index
+    /// variable, [`Value::index`]).
+    ///
+    /// ```
+    /// let bias = arith::Var::new("bias");
+    /// let a = te::placeholder([4], "A", tir::DataType::Float32).unwrap();
+    /// let i = arith::Var::new("i");
+    /// let p = te::Value::param(bias, tir::DataType::Float32).unwrap();
+    /// assert_eq!((a.at([i.expr()]) + p).to_string(), "A[i] + bias");
+    /// ```
+    pub fn param(var: Var, dtype: DataType) -> Option<Value> {
+        dtype
+            .is_float()
+            .then(|| Value::new(ValueKind::Param(var, dtype)))
     }
 
     /// An index expression used as a value.
@@ -382,7 +404,10 @@ impl Value {
     /// read tensors; a gather's indices).
     pub fn for_each_operand<'a>(&'a self, mut f: impl FnMut(&'a Value)) {
         match self.kind() {
-            ValueKind::Float(_) | ValueKind::Index(_) | ValueKind::Load(..) => {}
+            ValueKind::Float(_)
+            | ValueKind::Index(_)
+            | ValueKind::Load(..)
+            | ValueKind::Param(..) => {}
             ValueKind::Neg(a) | ValueKind::Not(a) | ValueKind::Cast(_, a) => f(a),
             ValueKind::Binary(_, a, b)
             | ValueKind::Select(_, a, b)
@@ -493,7 +518,7 @@ impl Value {
         gather: &mut impl FnMut(&Tensor, &[Value]) -> Option<Value>,
     ) -> Value {
         tir::stack::grow(|| match self.kind() {
-            ValueKind::Float(_) => self.clone(),
+            ValueKind::Float(_) | ValueKind::Param(..) => self.clone(),
             ValueKind::Index(e) => Value::index(f(e)),
             ValueKind::Load(t, idx) => {
                 let idx: Vec<Expr> = idx.iter().map(&mut *f).collect();
@@ -615,7 +640,7 @@ impl Value {
         let uses = |e: &Expr| axes.iter().any(|(v, _)| e.uses_var(v));
         let bind = |x: &Value| x.bind_value_axes(axes);
         tir::stack::grow(|| match self.kind() {
-            ValueKind::Float(_) => self.clone(),
+            ValueKind::Float(_) | ValueKind::Param(..) => self.clone(),
             ValueKind::Index(e) if uses(e) => index_value(e, axes),
             ValueKind::Index(_) => self.clone(),
             ValueKind::Load(t, idx) if idx.iter().any(uses) => Value::gather(
@@ -847,6 +872,7 @@ impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         tir::stack::grow(|| match self.kind() {
             ValueKind::Float(v) => write!(f, "{v:?}"),
+            ValueKind::Param(v, _) => write!(f, "{v}"),
             ValueKind::Index(e) => write!(f, "{e}"),
             ValueKind::Load(t, idx) => write_access(f, t, idx),
             ValueKind::Neg(a) => write!(f, "-({a})"),

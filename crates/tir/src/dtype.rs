@@ -129,7 +129,7 @@ impl DataType {
     /// evaluation holds values); a value that is not an integer of at most
     /// 2^63 in size is kept.
     pub fn wrap_integral(self, x: f64) -> f64 {
-        if self.is_float() || x.fract() != 0.0 || x.abs() >= 9.223_372_036_854_775_808e18 {
+        if self.is_float() || x.fract() != 0.0 || x.abs() >= 9.223_372_036_854_776e18 {
             return x;
         }
         self.wrap_int(x as i64) as f64

@@ -57,6 +57,7 @@ mod opaque;
 pub mod packed;
 pub mod print;
 mod rename;
+mod scalar_params;
 mod simplify;
 pub mod stack;
 mod stmt;

@@ -73,6 +73,12 @@ pub fn tvmscript(func: &PrimFunc) -> Result<String, FlattenError> {
         ));
         p.sources.insert(physical.id(), format!("{name}.data"));
     }
+    // Scalar float parameters follow the buffers, as TVM lists a scalar
+    // `Var` among a function's parameters.
+    for (v, t) in func.float_params() {
+        let name = p.define_var(&v);
+        params.push(format!("{name}: T.{t}"));
+    }
     out.push_str(&params.join(", "));
     out.push_str("):\n");
     out.push_str(

@@ -77,6 +77,10 @@ impl Built {
                     sizes.push(v.clone());
                     serde_json::json!({"size": sizes.len() - 1})
                 }
+                BuiltParam::Float(v, t) => {
+                    sizes.push(v.clone());
+                    serde_json::json!({"float": sizes.len() - 1, "dtype": t.name()})
+                }
             })
             .collect();
         let program = te::save_json(&te::JsonObject::Function {
@@ -122,6 +126,21 @@ impl Built {
             .map(|p| match p.as_str() {
                 Some("tensor") => Ok(BuiltParam::Tensor),
                 Some("unused") => Ok(BuiltParam::Unused),
+                _ if p.get("float").is_some() => {
+                    let var = p
+                        .get("float")
+                        .and_then(serde_json::Value::as_u64)
+                        .and_then(|k| sizes.get(usize::try_from(k).ok()?));
+                    let dtype = p
+                        .get("dtype")
+                        .and_then(serde_json::Value::as_str)
+                        .and_then(|t| t.parse::<DataType>().ok())
+                        .filter(|t| t.is_float());
+                    match (var, dtype) {
+                        (Some(v), Some(t)) => Ok(BuiltParam::Float(v.clone(), t)),
+                        _ => Err(format!("the parameter {p} is not one a function takes")),
+                    }
+                }
                 _ => p
                     .get("size")
                     .and_then(serde_json::Value::as_u64)
@@ -156,6 +175,9 @@ pub(crate) enum BuiltParam {
     /// An integer for a variable of the program (`tvm.build(s, [A, B,
     /// n])`).
     Scalar(arith::Var),
+    /// A number for a scalar parameter of a float type (`tvm.build(s, [A,
+    /// D, bias])` with `bias = te.var("bias", dtype="float32")`).
+    Float(arith::Var, DataType),
     /// An array for a tensor the lowered program has no buffer for (an
     /// input it never reads, an inlined tensor): taken, and left as it is.
     /// It keeps its place, so the arrays after it meet their own buffers.
@@ -387,7 +409,7 @@ pub(crate) fn build(host: &mut dyn crate::Host, args: Args) -> ApiResult<Value> 
     };
     let args = schedule.borrow().program_args(tensors.clone());
     let mut listed = tensors.iter();
-    let params = params
+    let params: Vec<BuiltParam> = params
         .into_iter()
         .map(|p| match p {
             BuiltParam::Tensor => match listed.next() {
@@ -398,9 +420,24 @@ pub(crate) fn build(host: &mut dyn crate::Host, args: Args) -> ApiResult<Value> 
         })
         .collect();
     // Lowering now reports an invalid schedule where TVM does, at build.
-    if let Err(e) = te::Lowering::new(&schedule.borrow(), &args) {
-        host.session().failed_lowering = Some(schedule.clone());
-        return Err(ApiError::tvm(e.message));
+    let lowering = match te::Lowering::new(&schedule.borrow(), &args) {
+        Ok(l) => l,
+        Err(e) => {
+            host.session().failed_lowering = Some(schedule.clone());
+            return Err(ApiError::tvm(e.message));
+        }
+    };
+    // As TVM's build, which refuses a variable no argument binds.
+    for (v, _) in lowering.program().float_params() {
+        if !params
+            .iter()
+            .any(|p| matches!(p, BuiltParam::Float(w, _) if *w == v))
+        {
+            return Err(ApiError::tvm(format!(
+                "Not all Vars are passed in api_args: `{v}` is not bound to any variables: \
+                 list the scalar parameter among the arguments of `tvm.build`"
+            )));
+        }
     }
     Ok(Value::Object(Object::Built(Rc::new(Built {
         program: BuiltProgram::Schedule(schedule.clone(), args),
@@ -438,6 +475,12 @@ pub(crate) fn program_params(
             Value::Index(e) if e.as_var().is_some() => {
                 params.push(BuiltParam::Scalar(e.as_var().expect("a variable").clone()));
             }
+            Value::Object(Object::Element(x)) if matches!(x.kind(), te::ValueKind::Param(..)) => {
+                let te::ValueKind::Param(var, t) = x.kind() else {
+                    unreachable!("matched above")
+                };
+                params.push(BuiltParam::Float(var.clone(), *t));
+            }
             _ => {
                 params.push(BuiltParam::Tensor);
                 tensors.push(crate::objects::to_arg_tensor(&list.item(v))?);
@@ -460,6 +503,7 @@ pub(crate) fn call_built(host: &mut dyn crate::Host, f: &Built, args: Args) -> A
         )));
     }
     let mut sizes: HashMap<arith::Var, i64> = HashMap::new();
+    let mut floats: HashMap<arith::Var, f64> = HashMap::new();
     let mut arrays_given = Vec::with_capacity(f.params.len());
     for (g, p) in given.into_iter().zip(&f.params) {
         match p {
@@ -479,6 +523,24 @@ pub(crate) fn call_built(host: &mut dyn crate::Host, f: &Built, args: Args) -> A
                 })?;
                 sizes.insert(v.clone(), n);
             }
+            BuiltParam::Float(v, t) => {
+                let x = match crate::objects::promote(&g.value) {
+                    Value::Float(x) => x,
+                    Value::Int(i) => i as f64,
+                    other => {
+                        return Err(type_error(
+                            g.place(),
+                            format!(
+                                "`{}` takes a number for its {t} parameter `{}`, found a {}",
+                                f.name,
+                                v.name(),
+                                other.type_name()
+                            ),
+                        ))
+                    }
+                };
+                floats.insert(v.clone(), x);
+            }
         }
     }
     let given = arrays_given;
@@ -491,6 +553,14 @@ pub(crate) fn call_built(host: &mut dyn crate::Host, f: &Built, args: Args) -> A
         }
         BuiltProgram::Blocks(func) => func,
     };
+    let bound = func.bind_float_params(&floats).map_err(|v| {
+        ApiError::tvm(format!(
+            "`{}` reads the scalar parameter `{v}`, which is not among its arguments: \
+             list it in `tvm.build(s, [...])`",
+            f.name
+        ))
+    })?;
+    let func = &bound;
     let mut arrays = Vec::with_capacity(given.len());
     let mut inputs = HashMap::new();
     for (g, b) in given.iter().zip(&func.params) {

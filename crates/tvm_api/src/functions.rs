@@ -30,18 +30,24 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
                 Some(n) => string(n)?,
                 None => "tindex".to_owned(),
             };
-            // Index variables are integers: a float `var` would be a
-            // different kind of expression, which rangefinder does not model.
+            // Index variables are integers. A float `var` is a scalar
+            // parameter of the program, an element value (`A[i] + bias`).
             let dt = dtype(a.get("dtype"), DataType::Int32)?;
+            if dt.is_float() && native == Function::Var {
+                let param = te::Value::param(Var::new(name), dt).expect("a float type");
+                return Ok(Value::Object(Object::Element(param)));
+            }
             if !dt.is_int() {
                 let at = a.get("dtype").and_then(Given::place);
+                let what = match native {
+                    Function::Var => {
+                        "a variable is an integer (an index) or a float (a scalar parameter)"
+                    }
+                    _ => "a size is an integer (use \"int32\" or \"int64\")",
+                };
                 return Err(not_supported(
                     at,
-                    format!(
-                        "`{}` of type {dt} is not supported: index variables are integers \
-                         (use \"int32\" or \"int64\")",
-                        native.name()
-                    ),
+                    format!("`{}` of type {dt} is not supported: {what}", native.name()),
                 ));
             }
             Ok(Value::Index(Var::new(name).expr()))

@@ -246,7 +246,11 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
             v,
             Value::Object(Object::Relation(te::Relation::Singleton { .. }))
         ),
-        Class::Var => matches!(v, Value::Index(e) if e.as_var().is_some()),
+        Class::Var => match v {
+            Value::Index(e) => e.as_var().is_some(),
+            Value::Object(Object::Element(e)) => matches!(e.kind(), te::ValueKind::Param(..)),
+            _ => false,
+        },
         Class::StringImm => matches!(v, Value::Object(Object::StringImm(_))),
         // Variables do not record whether `te.size_var` made them.
         Class::SizeVar | Class::AnyDim => false,
@@ -631,6 +635,13 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                     )
                 }),
             (Object::Element(e), "dtype") => Ok(Value::str(e.dtype().name())),
+            // A scalar parameter is a `tir.Var`, named.
+            (Object::Element(e), "name") if matches!(e.kind(), te::ValueKind::Param(..)) => {
+                let te::ValueKind::Param(var, _) = e.kind() else {
+                    unreachable!("matched above")
+                };
+                Ok(Value::str(var.name()))
+            }
             // A constant's value, as `FloatImm.value` reads it.
             (Object::Element(e), "value") if element_constant(e).is_some() => {
                 let x = element_constant(e).unwrap_or(0.0);

@@ -510,15 +510,18 @@ impl<'a> Compiler<'a> {
                 (ValueCode::Index(self.index(e, src)?, t), t)
             }
             // Variables live in integer slots: an integer one is read as
-            // an index. A float variable has no slot to live in; the block
-            // form's lowering gives it a one-element buffer instead.
+            // an index. A float variable has no slot to live in: the block
+            // form's lowering gives it a one-element buffer, and a scalar
+            // float parameter is replaced by its value before the run
+            // (`PrimFunc::bind_float_params`).
             Value::Var(var, t) if !t.is_float() => {
                 (ValueCode::Index(self.index(&var.expr(), src)?, *t), *t)
             }
             Value::Var(var, t) => {
                 return Err(RunError::Value {
                     message: format!(
-                        "`{var}` is a {t} variable: the interpreter binds integer variables only"
+                        "the {t} parameter `{var}` has no value: bind it with \
+                         `PrimFunc::bind_float_params` before the run"
                     ),
                     stmt: header(src),
                 });
