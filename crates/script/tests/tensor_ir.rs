@@ -366,3 +366,37 @@ print(A.shape, isinstance(n, tir.Var))
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(run.printed.trim(), "[n, m] True");
 }
+
+/// Outside a `@T.prim_func`, a type of `tvm.script.tir` called on a value
+/// is a constant of that type and called on nothing a variable, as TVM's
+/// `T.int32(8)` and `T.int32()` are; a split takes the constant as its
+/// factor.
+#[test]
+fn script_types_make_constants_and_variables() {
+    let run = common::run(
+        "import tvm\nfrom tvm import te\nfrom tvm.script import tir as T\n\
+         f = T.int32(8)\n\
+         print(f, T.float32(0.5), T.int64(3), T.int8(3).dtype)\n\
+         v = T.int32()\n\
+         print(v.dtype, isinstance(v, tvm.tir.Var), T.float32().dtype)\n\
+         A = te.placeholder((16,), name='A')\n\
+         B = te.compute((16,), lambda i: A[i] + 1, name='B')\n\
+         s = te.create_schedule(B.op)\n\
+         xo, xi = s[B].split(B.op.axis[0], factor=f)\n\
+         print(tvm.lower(s, [A, B], simple_mode=True))\n",
+    );
+    assert!(
+        run.printed
+            .starts_with("8 0.5 3 int8\nint32 True float32\n"),
+        "{}",
+        run.printed
+    );
+    assert!(
+        run.printed.contains("for (i.inner, 0, 8)"),
+        "{}",
+        run.printed
+    );
+    let (_, _, message) =
+        common::error_of("from tvm.script import tir as T\nx = T.int32('eight')\n");
+    assert!(message.contains("needs an integer"), "{message}");
+}

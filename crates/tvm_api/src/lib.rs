@@ -395,7 +395,7 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             r.apply(a.required("func")?.value.clone())
         }
         Value::Object(Object::TensorIr(tensor_ir::TirObject::ScriptName(path))) => {
-            Ok(tensor_ir::call_script_name(path))
+            tensor_ir::call_script_name(host, path, args)
         }
         Value::Host(_) => {
             let positional = args.positional_only("function")?;

@@ -293,10 +293,29 @@ pub(crate) fn call_method(o: &TirObject, name: &str, args: Args) -> ApiResult<Va
     }
 }
 
-/// Calling a name of `tvm.script.tir` outside a TVMScript function gives
+/// Calling a name of `tvm.script.tir` outside a TVMScript function: a
+/// type's name with a value makes a constant of that type (`T.int32(8)`,
+/// `T.float32(0.5)`, as TVM's `tvm.script.tir` builds `IntImm`/`FloatImm`),
+/// and with none a variable of it (`T.int32()`); anything else gives
 /// another such name (`T.Buffer((128,), "float32")` in an annotation).
-pub(crate) fn call_script_name(path: &str) -> Value {
-    object(TirObject::ScriptName(Rc::from(format!("{path}(...)"))))
+pub(crate) fn call_script_name(
+    host: &mut dyn crate::Host,
+    path: &str,
+    args: crate::Args,
+) -> ApiResult<Value> {
+    let Ok(dtype) = path.parse::<tir::DataType>() else {
+        return Ok(object(TirObject::ScriptName(Rc::from(format!(
+            "{path}(...)"
+        )))));
+    };
+    let a = args.bind(path, &["expr", "is_size_var"])?;
+    match a.get("expr") {
+        Some(v) => crate::functions::typed_constant(&v.value, dtype, v.place()),
+        None => {
+            let var = crate::Args::positional(vec![Value::str(""), Value::str(dtype.name())]);
+            crate::call(host, &Value::Function(crate::Function::Var), var)
+        }
+    }
 }
 
 /// The error of a function that did not parse, when `v` is one.
