@@ -63,6 +63,10 @@ pub struct Bounds {
     /// The axes whose exact bound outgrew [`BOUND_BUDGET`] and were widened
     /// to their whole extent, in the order met.
     widened: Vec<IterVar>,
+    /// Per stage: whether a thread-bound loop is on its attach path. A
+    /// consumer's path need not be walked without one (and without a
+    /// relaxed loop on it): long attach chains stay linear.
+    path_threads: Vec<bool>,
     pub(crate) graph: Graph,
     pub(crate) analyzer: Analyzer,
 }
@@ -221,9 +225,11 @@ pub fn infer_bound(s: &Schedule) -> Result<Bounds> {
             .flat_map(|st| st.thread_bindings().map(|(iv, t)| (iv.clone(), t)))
             .collect(),
         widened: Vec::new(),
+        path_threads: Vec::new(),
         graph,
         analyzer: Analyzer::new(),
     };
+    b.path_threads = path_threads(&b.graph, &b.thread_tags);
     assume_positive_sizes(s, &mut b.analyzer);
     for i in (0..s.stages().len()).rev() {
         let st = &s.stages()[i];
@@ -424,7 +430,15 @@ fn infer_root_bound(s: &Schedule, i: usize, b: &mut Bounds) -> Result<()> {
         let mut found = attach_leaf.is_some();
         let mut relax_path = Vec::new();
         let mut path_points = Vec::new();
-        for iv in b.graph.attach_path(c) {
+        // Attached to a loop of the consumer itself and no thread on its
+        // path: every loop of the path is one point, and none moves with a
+        // relaxed loop (none is relaxed), so the path is not walked.
+        let path = b.graph.attach_path(c).take(if found && !b.path_threads[c] {
+            0
+        } else {
+            usize::MAX
+        });
+        for iv in path {
             // The attach point itself too, when its threads share the
             // storage (TVM sets `found_attach` before asking `NeedRelax`).
             if stage_attach.as_ref() == Some(iv) {
@@ -860,6 +874,35 @@ fn within_budget(set: IntSet, widened: &mut bool) -> IntSet {
         return set;
     }
     IntSet::interval(keep(set.min()), keep(set.max()))
+}
+
+/// Per stage, whether a loop of its attach path is bound to a thread: each
+/// stage's own link, then its parent's answer, each link looked at once.
+fn path_threads(g: &Graph, tags: &IdMap<IterVar, ThreadTag>) -> Vec<bool> {
+    let n = g.attach.len();
+    let mut known: Vec<Option<bool>> = vec![None; n];
+    if tags.is_empty() {
+        return vec![false; n];
+    }
+    for i in 0..n {
+        // The links up to the first known answer, then back down.
+        let mut chain = Vec::new();
+        let mut at = Some(i);
+        let mut above = false;
+        while let Some(k) = at {
+            if let Some(v) = known[k] {
+                above = v;
+                break;
+            }
+            chain.push(k);
+            at = g.attach[k].parent;
+        }
+        for &k in chain.iter().rev() {
+            above |= g.attach[k].local.iter().any(|iv| tags.contains_key(iv));
+            known[k] = Some(above);
+        }
+    }
+    known.into_iter().map(|v| v.unwrap_or(false)).collect()
 }
 
 /// Whether the range of `iv` starts at a value that uses one of `relaxed`.
