@@ -100,8 +100,8 @@ fn wide_mul(a: i128, b: i128) -> i128 {
 /// Floor division of widened values, `b != 0`.
 #[inline]
 fn wide_floor_div(a: i128, b: i128) -> i128 {
-    let q = a / b;
-    if a % b != 0 && ((a < 0) != (b < 0)) {
+    let (q, inexact) = wide_trunc_div(a, b);
+    if inexact && ((a < 0) != (b < 0)) {
         q - 1
     } else {
         q
@@ -111,11 +111,26 @@ fn wide_floor_div(a: i128, b: i128) -> i128 {
 /// Ceiling division of widened values, `b != 0`.
 #[inline]
 fn wide_ceil_div(a: i128, b: i128) -> i128 {
-    let q = a / b;
-    if a % b != 0 && ((a < 0) == (b < 0)) {
+    let (q, inexact) = wide_trunc_div(a, b);
+    if inexact && ((a < 0) == (b < 0)) {
         q + 1
     } else {
         q
+    }
+}
+
+/// `a / b` rounded toward zero, and whether it was inexact, `b != 0`. The
+/// corners of interval division are mostly `i64` values, or an `i64` value
+/// over an infinity: those take a 64-bit division or none, since a 128-bit
+/// one costs several times as much.
+#[inline]
+fn wide_trunc_div(a: i128, b: i128) -> (i128, bool) {
+    if a.unsigned_abs() < b.unsigned_abs() {
+        return (0, a != 0);
+    }
+    match (i64::try_from(a), i64::try_from(b)) {
+        (Ok(x), Ok(y)) if y != -1 => ((x / y) as i128, x % y != 0),
+        _ => (a / b, a % b != 0),
     }
 }
 
@@ -584,7 +599,33 @@ mod tests {
         ]
     }
 
+    /// Widened values: `i64` values, values past them, and the infinities.
+    fn wide_value() -> impl Strategy<Value = i128> {
+        prop_oneof![
+            -40i128..40,
+            any::<i64>().prop_map(i128::from),
+            Just(INF),
+            Just(-INF),
+            Just(i128::from(i64::MIN)),
+            Just(i128::from(i64::MAX)),
+            (-INF..INF),
+        ]
+    }
+
     proptest! {
+        /// The fast paths of widened division give what 128-bit division
+        /// gives.
+        #[test]
+        fn widened_division_matches_plain_division(a in wide_value(), b in wide_value()) {
+            prop_assume!(b != 0);
+            let (q, r) = (a / b, a % b);
+            prop_assert_eq!(wide_trunc_div(a, b), (q, r != 0));
+            let floor = if r != 0 && ((a < 0) != (b < 0)) { q - 1 } else { q };
+            let ceil = if r != 0 && ((a < 0) == (b < 0)) { q + 1 } else { q };
+            prop_assert_eq!(wide_floor_div(a, b), floor);
+            prop_assert_eq!(wide_ceil_div(a, b), ceil);
+        }
+
         /// The constant-divisor shortcut gives what the corner analysis
         /// gives.
         #[test]

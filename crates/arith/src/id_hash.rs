@@ -5,15 +5,19 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// A hasher for keys that hash as one unique integer ([`crate::Var`], or a
-/// type whose `Hash` writes one variable's id): it spreads the id's bits
-/// with one multiplication instead of hashing it.
+/// A hasher for keys that hash as one unique integer ([`crate::Var`], a
+/// node's identity, or a type whose `Hash` writes one variable's id): it
+/// spreads the id's bits with one multiplication instead of hashing it.
 #[derive(Default)]
 pub struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn finish(&self) -> u64 {
-        self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        // The product's high half folded into its low bits: keys that are
+        // node addresses (multiples of 16) would otherwise all land in
+        // every sixteenth bucket of a table that indexes by the low bits.
+        let x = self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        x ^ (x >> 32)
     }
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {

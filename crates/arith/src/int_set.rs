@@ -17,6 +17,7 @@ use crate::expr::{CmpOp, Expr, ExprKind, Type, Var};
 use crate::linear::LinearForm;
 use crate::num;
 use crate::range::Range;
+use crate::IdMap;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -447,11 +448,11 @@ impl Analyzer {
         let mut ev = SetEval {
             an: self,
             dom,
-            alias: HashMap::new(),
-            origin: HashMap::new(),
-            relaxed: HashMap::new(),
+            alias: IdMap::default(),
+            origin: IdMap::default(),
+            relaxed: IdMap::default(),
             active: Vec::new(),
-            mentions: HashMap::new(),
+            mentions: IdMap::default(),
             budget: Some(max_nodes.max(1)),
             widened: false,
         };
@@ -635,16 +636,16 @@ struct SetEval<'a> {
     an: &'a Analyzer,
     dom: &'a HashMap<Var, IntSet>,
     /// Relaxed variable -> its fresh stand-in.
-    alias: HashMap<Var, Var>,
+    alias: IdMap<Var, Var>,
     /// Fresh stand-in -> the relaxed variable.
-    origin: HashMap<Var, Var>,
+    origin: IdMap<Var, Var>,
     /// Memoised sets of stand-ins, with their domain ends relaxed too (this
     /// keeps chains of domains that refer to each other linear).
-    relaxed: HashMap<Var, IntSet>,
+    relaxed: IdMap<Var, IntSet>,
     /// Stand-ins whose domains are being relaxed, to detect cycles.
     active: Vec<Var>,
     /// Per node: whether it mentions a stand-in.
-    mentions: HashMap<usize, (Expr, bool)>,
+    mentions: IdMap<usize, (Expr, bool)>,
     /// The most nodes an end may have; larger ends are widened to their
     /// constant bounds.
     budget: Option<usize>,

@@ -7,7 +7,7 @@
 //! identity.
 
 use crate::expr::Expr;
-use std::collections::HashMap;
+use crate::IdMap;
 
 /// Folds `root` bottom-up: `f(node, child_results)` for every node, each
 /// distinct node (by identity) once. `memo` may hold results of earlier
@@ -15,7 +15,7 @@ use std::collections::HashMap;
 /// handles in it keep the nodes alive, so identities stay valid).
 pub(crate) fn fold<T: Clone>(
     root: &Expr,
-    memo: &mut HashMap<usize, (Expr, T)>,
+    memo: &mut IdMap<usize, (Expr, T)>,
     mut f: impl FnMut(&Expr, &[T]) -> T,
 ) -> T {
     if let Some((_, v)) = memo.get(&root.node_id()) {
@@ -47,13 +47,18 @@ pub(crate) fn fold<T: Clone>(
     memo[&root.node_id()].1.clone()
 }
 
-/// Whether `pred` holds for some node of `e` (each distinct node tested
-/// once, without recursion).
+/// Whether `pred` holds for some node of `e`, without recursion. Each
+/// distinct node of more than `SHARED_WALK_NODES` nodes is tested once;
+/// smaller ones may be tested once per use, so the walk takes time in the
+/// size of the graph, not of the tree it stands for.
 pub(crate) fn any_node(e: &Expr, mut pred: impl FnMut(&Expr) -> bool) -> bool {
-    let mut seen: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    // Only large nodes are remembered: a small one costs less to walk
+    // again than to record (as `Expr`'s own walks do), and a graph that
+    // shares nodes many times is large where it shares.
+    let mut seen: crate::IdSet<usize> = Default::default();
     let mut stack: Vec<&Expr> = vec![e];
     while let Some(n) = stack.pop() {
-        if !seen.insert(n.node_id()) {
+        if n.node_count() > crate::expr::SHARED_WALK_NODES as usize && !seen.insert(n.node_id()) {
             continue;
         }
         if pred(n) {
@@ -67,7 +72,7 @@ pub(crate) fn any_node(e: &Expr, mut pred: impl FnMut(&Expr) -> bool) -> bool {
 /// `e` with variables replaced where `f` gives a replacement, rebuilt
 /// without recursion; shared subtrees are rebuilt once.
 pub(crate) fn substitute(e: &Expr, f: &mut impl FnMut(&crate::expr::Var) -> Option<Expr>) -> Expr {
-    let mut memo: HashMap<usize, (Expr, Expr)> = HashMap::new();
+    let mut memo: IdMap<usize, (Expr, Expr)> = IdMap::default();
     fold(e, &mut memo, |n, kids: &[Expr]| match n.as_var() {
         Some(v) => f(v).unwrap_or_else(|| n.clone()),
         None => n.with_children(kids),

@@ -6,7 +6,6 @@ use super::Analyzer;
 use crate::bound::Wide;
 use crate::expr::{Expr, ExprKind, Var};
 use smallvec::SmallVec;
-use std::collections::HashMap;
 
 /// The exact interval of a node's values (ends are values, cut to `i64`
 /// once judged), `None` over unbounded variables: what
@@ -163,7 +162,7 @@ impl Analyzer {
             }
             rec(e, &node, &mut overflow);
         } else {
-            crate::walk::fold(e, &mut HashMap::new(), |n, kids: &[W]| {
+            crate::walk::fold(e, &mut crate::IdMap::default(), |n, kids: &[W]| {
                 node(n, kids, &mut overflow)
             });
         }
@@ -236,7 +235,7 @@ impl Analyzer {
                 .collect();
             (w, true, n.with_children(&rebuilt))
         };
-        let (_, overflow, rebuilt) = crate::walk::fold(e, &mut HashMap::new(), part);
+        let (_, overflow, rebuilt) = crate::walk::fold(e, &mut crate::IdMap::default(), part);
         if overflow {
             rebuilt
         } else {

@@ -6,7 +6,6 @@ use crate::bound::ConstBound;
 use crate::expr::{Expr, ExprKind};
 use crate::modular::Modular;
 use crate::simplify::Info;
-use std::collections::HashMap;
 
 impl Analyzer {
     /// Constant bounds of `e` from one structural walk (interval
@@ -66,7 +65,9 @@ impl Analyzer {
         if e.node_count() <= crate::stack::RECURSION_NODES {
             self.structural_info_small(e)
         } else {
-            crate::walk::fold(e, &mut HashMap::new(), |n, kids| self.node_info(n, kids))
+            crate::walk::fold(e, &mut crate::IdMap::default(), |n, kids| {
+                self.node_info(n, kids)
+            })
         }
     }
 

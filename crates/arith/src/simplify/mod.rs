@@ -75,18 +75,18 @@ pub(crate) struct Simplifier<'a> {
     /// change a result), so that a subexpression shared many times is
     /// simplified once. The input handle is kept so the identity stays
     /// valid.
-    memo: std::collections::HashMap<(usize, bool, bool), (Expr, Expr, Info)>,
+    memo: crate::IdMap<(usize, bool, bool), (Expr, Expr, Info)>,
     /// Nodes whose simplification failed (an overflow with no value to
     /// keep), so that a failure is found once, not once per enclosing node
     /// that retries its children.
-    failed: std::collections::HashMap<(usize, bool, bool), (Expr, ArithError)>,
+    failed: crate::IdMap<(usize, bool, bool), (Expr, ArithError)>,
     /// The operands of the `min`/`max` searches in progress (see
     /// `min_max_simplified`).
     pub(crate) min_max_active: Vec<(Expr, Expr, bool)>,
     /// How deeply `visit` is nested, to check the stack every few levels.
     depth: u32,
     /// Structural facts by node identity.
-    info_memo: std::cell::RefCell<std::collections::HashMap<usize, (Expr, Info)>>,
+    info_memo: std::cell::RefCell<crate::IdMap<usize, (Expr, Info)>>,
 }
 
 /// Nodes smaller than this are re-simplified rather than memoised: for the
@@ -280,7 +280,7 @@ impl<'a> Simplifier<'a> {
         // node is walked once per simplification, not once per enclosing
         // result (a long product rebuilt step by step would be quadratic).
         let an = self.an;
-        crate::walk::fold(e, &mut self.info_memo.borrow_mut(), |n, kids| {
+        crate::walk::fold(e, &mut *self.info_memo.borrow_mut(), |n, kids| {
             an.node_info(n, kids)
         })
     }
