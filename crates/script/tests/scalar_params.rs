@@ -45,6 +45,28 @@ fn tvmscript_lists_the_parameter_in_the_signature() {
     assert!(printed.contains("B_1[i] = A_1[i] * alpha"), "{printed}");
 }
 
+/// A packed function called with the parameter gets its value, in the
+/// built function and in the report's check of the definitions.
+#[test]
+fn a_packed_call_is_passed_the_parameter() {
+    let src = "import tvm\nfrom tvm import te\n\
+        bias = te.var('bias', dtype='float32')\n\
+        @tvm.register_func('example.add_scalar')\n\
+        def add_scalar(x, y, b):\n    tvm.nd.array([v + b for v in x.numpy()]).copyto(y)\n\
+        A = te.placeholder((4,), name='A')\n\
+        C = te.extern((4,), [A], lambda ins, outs: tvm.tir.call_packed(\
+        'example.add_scalar', ins[0], outs[0], bias), name='C')\n\
+        s = te.create_schedule(C.op)\n\
+        print(tvm.lower(s, [A, C, bias], simple_mode=True))\n\
+        f = tvm.build(s, [A, C, bias])\n\
+        c = tvm.nd.array([0.0] * 4)\n\
+        f(tvm.nd.array([1.0, 2.0, 3.0, 4.0]), c, 0.25)\n\
+        print(c)\n";
+    let printed = run(src).printed;
+    assert!(printed.contains("0, 1, 0.000000f, 0), bias)"), "{printed}");
+    assert!(printed.ends_with("[1.25, 2.25, 3.25, 4.25]\n"), "{printed}");
+}
+
 const SCALE: &str = "import tvm\nfrom tvm import te\n\
     p = te.var('p', dtype='float32')\n\
     A = te.placeholder((3,), name='A')\n\

@@ -683,6 +683,12 @@ impl<'a> Reference<'a> {
         let mut params = e.input_buffers.clone();
         params.extend(e.output_buffers.iter().cloned());
         let func = tir::PrimFunc::new(op.name(), params, e.body.clone());
+        // Its scalar float parameters (arguments of a packed call) take the
+        // values the definitions are evaluated with.
+        let none = HashMap::new();
+        let func = func
+            .bind_float_params(self.params.unwrap_or(&none))
+            .map_err(|v| TeError::definition(format!("the scalar parameter `{v}` has no value")))?;
         let run = tir::run(&func, &inputs, self.sizes).map_err(|err| {
             TeError::definition(format!("running the body of `{}` failed: {err}", op.name()))
         })?;

@@ -112,18 +112,27 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
     }
 }
 
-/// An argument of an opaque call: a buffer, a string or a number.
+/// An argument of an opaque call: a buffer, a string, a number or a scalar
+/// float parameter.
 fn call_arg(a: &Given) -> ApiResult<CallArg> {
     match &a.value {
         Value::Object(Object::DeclBuffer(b, _)) => Ok(CallArg::Buffer(b.clone())),
         Value::Str(s) => Ok(CallArg::Str(s.to_string())),
         Value::Float(f) => Ok(CallArg::Value(tir::Value::constant(*f, DataType::Float32))),
+        // A scalar float parameter of the program, passed by value.
+        Value::Object(Object::Element(e)) if matches!(e.kind(), te::ValueKind::Param(..)) => {
+            let te::ValueKind::Param(var, t) = e.kind() else {
+                unreachable!("matched above")
+            };
+            Ok(CallArg::Value(tir::Value::Var(var.clone(), *t)))
+        }
         _ => Ok(CallArg::Value(tir::Value::index(to_index(a).map_err(
             |_| {
                 type_error(
                     a.place(),
                     format!(
-                        "an opaque call takes buffers, strings and numbers, found a {}",
+                        "an opaque call takes buffers, strings, numbers and scalar parameters, \
+                         found a {}",
                         a.value.type_name()
                     ),
                 )
