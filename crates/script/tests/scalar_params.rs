@@ -9,8 +9,8 @@ use proptest::prelude::*;
 
 const SCALAR_PARAMS: &str = include_str!("programs/scalar_params.py");
 
-/// The library's product plus the bias, and the loaded module's scale,
-/// are the numbers worked out by hand; the report's check draws a value
+/// The library's product plus the bias, the loaded module's scale and
+/// the packed function's shift are the numbers worked out by hand; the report's check draws a value
 /// for the parameter and evaluates the definitions with the same one.
 #[test]
 fn the_tutorial_pattern_adds_the_bias_it_is_given() {
@@ -20,7 +20,8 @@ fn the_tutorial_pattern_adds_the_bias_it_is_given() {
     assert!(
         printed.ends_with(
             "[[11.0, 12.0, 14.0, 17.0], [13.0, 14.0, 20.0, 25.0], [15.0, 16.0, 26.0, 33.0]]\n\
-             [-0.5, 0.0, 0.5, 1.0]\n"
+             [-0.5, 0.0, 0.5, 1.0]\n\
+             [1.25, 2.25, 3.25, 4.25]\n"
         ),
         "{printed}"
     );

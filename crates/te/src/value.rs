@@ -335,6 +335,14 @@ impl Value {
         &self.0.kind
     }
 
+    /// The scalar parameter and its type, when this value is one.
+    pub fn as_param(&self) -> Option<(&Var, DataType)> {
+        match self.kind() {
+            ValueKind::Param(v, t) => Some((v, *t)),
+            _ => None,
+        }
+    }
+
     /// The reduction, when this value is one.
     pub fn as_reduce(&self) -> Option<&Reduce> {
         match self.kind() {

@@ -475,11 +475,9 @@ pub(crate) fn program_params(
             Value::Index(e) if e.as_var().is_some() => {
                 params.push(BuiltParam::Scalar(e.as_var().expect("a variable").clone()));
             }
-            Value::Object(Object::Element(x)) if matches!(x.kind(), te::ValueKind::Param(..)) => {
-                let te::ValueKind::Param(var, t) = x.kind() else {
-                    unreachable!("matched above")
-                };
-                params.push(BuiltParam::Float(var.clone(), *t));
+            Value::Object(Object::Element(x)) if x.as_param().is_some() => {
+                let (var, t) = x.as_param().expect("a parameter");
+                params.push(BuiltParam::Float(var.clone(), t));
             }
             _ => {
                 params.push(BuiltParam::Tensor);

@@ -120,11 +120,9 @@ fn call_arg(a: &Given) -> ApiResult<CallArg> {
         Value::Str(s) => Ok(CallArg::Str(s.to_string())),
         Value::Float(f) => Ok(CallArg::Value(tir::Value::constant(*f, DataType::Float32))),
         // A scalar float parameter of the program, passed by value.
-        Value::Object(Object::Element(e)) if matches!(e.kind(), te::ValueKind::Param(..)) => {
-            let te::ValueKind::Param(var, t) = e.kind() else {
-                unreachable!("matched above")
-            };
-            Ok(CallArg::Value(tir::Value::Var(var.clone(), *t)))
+        Value::Object(Object::Element(e)) if e.as_param().is_some() => {
+            let (var, t) = e.as_param().expect("a parameter");
+            Ok(CallArg::Value(tir::Value::Var(var.clone(), t)))
         }
         _ => Ok(CallArg::Value(tir::Value::index(to_index(a).map_err(
             |_| {

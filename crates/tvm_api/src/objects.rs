@@ -248,7 +248,7 @@ pub(crate) fn is_instance(v: &Value, class: Class) -> bool {
         ),
         Class::Var => match v {
             Value::Index(e) => e.as_var().is_some(),
-            Value::Object(Object::Element(e)) => matches!(e.kind(), te::ValueKind::Param(..)),
+            Value::Object(Object::Element(e)) => e.as_param().is_some(),
             _ => false,
         },
         Class::StringImm => matches!(v, Value::Object(Object::StringImm(_))),
@@ -636,11 +636,8 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 }),
             (Object::Element(e), "dtype") => Ok(Value::str(e.dtype().name())),
             // A scalar parameter is a `tir.Var`, named.
-            (Object::Element(e), "name") if matches!(e.kind(), te::ValueKind::Param(..)) => {
-                let te::ValueKind::Param(var, _) = e.kind() else {
-                    unreachable!("matched above")
-                };
-                Ok(Value::str(var.name()))
+            (Object::Element(e), "name") if e.as_param().is_some() => {
+                Ok(Value::str(e.as_param().expect("a parameter").0.name()))
             }
             // A constant's value, as `FloatImm.value` reads it.
             (Object::Element(e), "value") if element_constant(e).is_some() => {

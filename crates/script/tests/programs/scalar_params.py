@@ -2,7 +2,8 @@
 # uses one: `bias = te.var("bias", dtype="float32")` is added to every
 # element of a matrix product computed by the runtime library, and the
 # built function takes it as a number after the arrays. The module is
-# saved and loaded back, and the report's run draws a value for it. Run by
+# saved and loaded back, a packed function is passed it, and the report's
+# run draws a value for it. Run by
 # both front ends (crates/script/tests/scalar_params.rs,
 # python/tests/test_topi_modules.py).
 import tvm
@@ -38,3 +39,21 @@ loaded = tvm.runtime.load_module(temp.relpath("scale.so"))
 y = tvm.nd.array([0.0] * 4)
 loaded(tvm.nd.array([1.0, 2.0, 3.0, 4.0]), y, 0.5)
 print(y)
+
+# The parameter passed by value to a registered packed function.
+@tvm.register_func("example.shift_by")
+def shift_by(x, y, b):
+    tvm.nd.array([v + b for v in x.numpy()]).copyto(y)
+
+
+Z = te.extern(
+    X.shape,
+    [X],
+    lambda ins, outs: tvm.tir.call_packed("example.shift_by", ins[0], outs[0], scale),
+    name="Z",
+)
+sz = te.create_schedule(Z.op)
+h = tvm.build(sz, [X, Z, scale], "llvm")
+z = tvm.nd.array([0.0] * 4)
+h(tvm.nd.array([1.0, 2.0, 3.0, 4.0]), z, 0.25)
+print(z)
