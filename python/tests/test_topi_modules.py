@@ -30,6 +30,7 @@ PROGRAMS = Path(__file__).resolve().parents[2] / "crates/script/tests/programs"
         ("module_files.py", "['myadd.o', 'myadd.so', 'myadd_pack.so']"),
         ("packed_functions.py", "[[12.0, 2.0, 8.0], [1.0, 0.0, 2.0]]"),
         ("scalar_params.py", "D[i, j] = (C[i, j] + bias)"),
+        ("producers_and_scan_groups.py", "realize PQ.v1 min(h - i.outer * 4, 4)"),
     ],
 )
 def test_both_front_ends_print_the_same(cli, name, marker):

@@ -960,3 +960,42 @@ print(len(te.create_schedule(C.op).schedule_record))
          ['vanilla', 'split', 'split', 'reorder', 'fuse', 'fuse', 'parallel'] 7\n4\n0\n"
     );
 }
+
+/// `te.schedule.ScheduleOps` gives TVM's statements before storage
+/// flattening (every computed tensor realized, the output too, each realize
+/// and store naming its producer), and a scan's body is a group computed at
+/// the scan's update (`programs/producers_and_scan_groups.py`, which both
+/// front ends run).
+#[test]
+fn schedule_ops_names_producers_and_a_scan_body_is_a_group() {
+    let printed = common::run_checked(
+        include_str!("programs/producers_and_scan_groups.py"),
+        7,
+        2,
+        0.0,
+    );
+    let head: Vec<&str> = printed.lines().take(11).collect();
+    assert_eq!(
+        head,
+        [
+            "True R True",
+            "store PQ.v0",
+            "store PQ.v1",
+            "store R",
+            "realize PQ.v1 min(h - i.outer * 4, 4)",
+            "realize PQ.v0 min(h - i.outer * 4, 4)",
+            "realize R.v0 h",
+            "True True True True",
+            "True True True",
+            "True",
+            "refused outside the group",
+        ]
+    );
+    // step1 inside step2 inside step3's loop, all inside the scan's step.
+    let step = printed.find("for (scan.idx").expect("the scan's loop");
+    let (p2, p1) = (
+        printed.find("produce step2").expect("step2"),
+        printed.find("produce step1").expect("step1"),
+    );
+    assert!(step < p2 && p2 < p1, "{printed}");
+}

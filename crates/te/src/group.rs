@@ -35,6 +35,24 @@ struct GroupState {
 }
 
 impl Groups {
+    /// The group of a scan's body (`members`, the operations between its
+    /// states and inputs and its updates), computed at the scan's update
+    /// (`attach`), as TVM's schedule makes it for every scan.
+    pub(crate) fn add_scan_group(
+        &mut self,
+        mut members: Vec<Operation>,
+        index: &arith::IdMap<OpId, usize>,
+        attach: Attach,
+    ) {
+        members.sort_by_key(|m| index.get(&m.id()).copied().unwrap_or(usize::MAX));
+        let ids = members.iter().map(Operation::id).collect();
+        self.list.push(GroupState {
+            members,
+            ids,
+            attach,
+        });
+    }
+
     /// Whether group `g` is nested in group `h`: `h` has every member of
     /// `g` and more, or the same members and was made first.
     fn nested_in(&self, g: usize, h: usize) -> bool {

@@ -103,7 +103,9 @@ pub use iteration_regions::{
     iteration_regions, AttachLoop, IterationRegions, PhysicalRegions, RegionQuery,
 };
 pub use json::{load_json, save_json, JsonObject};
-pub use lower::{lower, schedule_ops, tvmscript, Lowering, PrintForm, StorageStyle};
+pub use lower::{
+    lower, schedule_ops, schedule_ops_with_tensors, tvmscript, Lowering, PrintForm, StorageStyle,
+};
 pub use operation::{
     compute, compute_named, placeholder, reduce_axis, try_compute_multi, try_compute_multi_tagged,
     try_compute_named, try_compute_tagged, var, AttrValue, Attrs, ComputeOp, OpId, OpKind,

@@ -177,6 +177,39 @@ pub fn schedule_ops(
     lower_with(s, bounds, bounds.analyzer.clone(), args, style).map(|(f, _)| f)
 }
 
+/// [`schedule_ops`], with the tensor each buffer of the program stores
+/// (placeholders among `args` included), as TVM's statements before
+/// storage flattening name their producers (`ProducerRealize.producer`).
+///
+/// ```
+/// let a = te::placeholder([8], "A", tir::DataType::Float32).unwrap();
+/// let b = te::compute_named([8], &["i"], |i| a.at([&i[0]]) + 1.0, "B").unwrap();
+/// let s = te::create_schedule(&[b.clone()]);
+/// let bounds = te::infer_bound(&s).unwrap();
+/// let (f, tensors) =
+///     te::schedule_ops_with_tensors(&s, &bounds, &[a.clone()], te::StorageStyle::Realize).unwrap();
+/// assert!(f.to_string().starts_with("realize B([0, 8])"));
+/// let names: Vec<_> = tensors.iter().map(|(buf, t)| (buf.name(), t.name())).collect();
+/// assert_eq!(names, [("A", "A"), ("B", "B")]);
+/// ```
+pub fn schedule_ops_with_tensors(
+    s: &Schedule,
+    bounds: &Bounds,
+    args: &[Tensor],
+    style: StorageStyle,
+) -> Result<(PrimFunc, Vec<(Buffer, Tensor)>)> {
+    let mut tensors = Vec::new();
+    let (f, _) = lower_collecting(
+        s,
+        bounds,
+        bounds.analyzer.clone(),
+        args,
+        style,
+        Some(&mut tensors),
+    )?;
+    Ok((f, tensors))
+}
+
 /// [`schedule_ops`] with `an`, the analyzer of `bounds` (which it does not
 /// read), given back with the facts the lowering added removed.
 fn lower_with(
@@ -185,6 +218,19 @@ fn lower_with(
     an: arith::Analyzer,
     args: &[Tensor],
     style: StorageStyle,
+) -> Result<(PrimFunc, arith::Analyzer)> {
+    lower_collecting(s, bounds, an, args, style, None)
+}
+
+/// [`lower_with`], also listing in `tensors` (when given) the tensor each
+/// buffer stores, in stage order.
+fn lower_collecting(
+    s: &Schedule,
+    bounds: &Bounds,
+    an: arith::Analyzer,
+    args: &[Tensor],
+    style: StorageStyle,
+    tensors: Option<&mut Vec<(Buffer, Tensor)>>,
 ) -> Result<(PrimFunc, arith::Analyzer)> {
     let mut l = Lowerer::new(s, bounds, an, args, style)?;
     let roots: Vec<usize> = (0..s.stages().len())
@@ -247,6 +293,15 @@ fn lower_with(
     // Loops of different stages may share a name (`i` of a producer inside
     // `i` of its consumer); print them apart, as `tvm.lower` does.
     let body = tir::rename_shadowing(body);
+    if let Some(tensors) = tensors {
+        for (i, st) in s.stages().iter().enumerate() {
+            for (k, t) in st.op().outputs().into_iter().enumerate() {
+                if let Some(buf) = l.buffer_of(i, k) {
+                    tensors.push((buf, t));
+                }
+            }
+        }
+    }
     let func = crate::layout::apply(
         s,
         &l.buffers,

@@ -440,6 +440,7 @@ impl Schedule {
         // The body of a scan runs one step per iteration of its scan axis
         // (TVM's scan update group).
         let mut scan_roles = HashMap::new();
+        let mut groups = crate::group::Groups::default();
         for k in 0..stages.len() {
             if let Some(scan) = crate::scan::scan_op(&stages[k].op) {
                 use crate::scan::Role;
@@ -454,12 +455,16 @@ impl Schedule {
                 for state in &scan.state {
                     scan_roles.insert(state.op().id(), (op.clone(), Role::State));
                 }
-                for body in scan.body_ops() {
-                    scan_roles.insert(body.id(), (op.clone(), Role::Body));
-                    if let Some(&j) = index.get(&body.id()) {
+                let body = scan.body_ops();
+                for b in &body {
+                    scan_roles.insert(b.id(), (op.clone(), Role::Body));
+                    if let Some(&j) = index.get(&b.id()) {
                         stages[j].attach = attach.clone();
                     }
                 }
+                // As in TVM, the body is a group computed at the scan's
+                // update: its stages may be placed only inside it.
+                groups.add_scan_group(body, &index, attach);
             }
         }
         Schedule {
@@ -469,7 +474,7 @@ impl Schedule {
             scan_roles,
             layouts: Vec::new(),
             revision: fresh_revision(),
-            groups: Default::default(),
+            groups,
             record: None,
         }
     }
@@ -903,8 +908,8 @@ impl Schedule {
         let parent = parent.as_ref().clone();
         let op = t.as_ref();
         let axis = crate::normalize::attach_target(self.stage(&parent)?, axis);
-        self.check_group_of_parent(op, &parent)?;
         self.not_scan_step(op, "compute_at")?;
+        self.check_group_of_parent(op, &parent)?;
         let st = self.compute_stage_mut(op, "compute_at")?;
         st.attach = Attach::At { parent, axis };
         Ok(())

@@ -469,3 +469,61 @@ fn a_body_stage_runs_in_the_scan_loop_or_inlined() {
         assert_eq!(r.stage("u1").unwrap().runs, 16);
     }
 }
+
+/// The body of a scan is a group of the schedule, computed at the scan's
+/// update: a body stage may be computed at another, never outside the
+/// body; a group made of part of the body nests inside it.
+#[test]
+fn a_scan_body_is_a_group_at_the_scan_update() {
+    let (m, n) = (Expr::int(6), Expr::int(5));
+    let x = te::placeholder([m.clone(), n.clone()], "X", DataType::Float32).unwrap();
+    let state = te::placeholder([m.clone(), n.clone()], "S", DataType::Float32).unwrap();
+    let init = te::compute_named(
+        [Expr::int(1), n.clone()],
+        &["_", "j"],
+        |i| x.at([&Expr::int(0), &i[1]]),
+        "init",
+    )
+    .unwrap();
+    let a = te::compute_named(
+        [m.clone(), n.clone()],
+        &["t", "j"],
+        |i| state.at([&(i[0].clone() - Expr::int(1)), &i[1]]) + x.at([&i[0], &i[1]]),
+        "a",
+    )
+    .unwrap();
+    let b = te::compute_named(
+        [m.clone(), n.clone()],
+        &["t", "j"],
+        |i| a.at([&i[0], &i[1]]) * 2.0,
+        "b",
+    )
+    .unwrap();
+    let scan = scan(&init, &b, &state, std::slice::from_ref(&x), "scan").unwrap();
+    let mut s = create_schedule(std::slice::from_ref(&scan));
+    let body = s.group_of(&a).expect("the body is a group");
+    assert_eq!(s.group_of(&b), Some(body));
+    assert_eq!(s.group_of(&init), None);
+    assert_eq!(s.group_members(body), &[a.op().clone(), b.op().clone()]);
+    let axis = te::scan_op(scan.op()).unwrap().scan_axis.clone();
+    assert_eq!(
+        s.group_attach(body),
+        Some(&te::Attach::At {
+            parent: scan.op().clone(),
+            axis
+        })
+    );
+    let e = s.compute_at(&a, &init, &init.op().axis()[0]).unwrap_err();
+    assert!(
+        e.message.contains("in a group that `init` is not in"),
+        "{}",
+        e.message
+    );
+    s.compute_at(&a, &b, &b.op().axis()[1]).unwrap();
+    let inner = s
+        .create_group(&[a.clone()], &[state.clone(), x.clone()], false)
+        .unwrap();
+    assert_eq!(s.group_parent(inner), Some(body));
+    let r = te::check(&s, &[x, scan.clone()], &HashMap::new(), 3).unwrap();
+    assert!(r.is_clean(0.0), "{r:?}");
+}

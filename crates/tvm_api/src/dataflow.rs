@@ -334,9 +334,25 @@ pub(crate) fn call(native: Function, args: Args) -> ApiResult<Value> {
                 ));
             };
             let s = s.borrow();
-            let f = te::schedule_ops(&s, bounds, &s.default_args(), te::StorageStyle::Realize)
-                .map_err(|e| te_error(&a.place(), e))?;
-            Ok(Value::Object(Object::IrStmt(Rc::new(f.body))))
+            // TVM's ScheduleOps realizes every computed tensor, the outputs
+            // too: only the inputs are bound to outside storage.
+            let inputs: Vec<te::Tensor> = s
+                .default_args()
+                .into_iter()
+                .filter(|t| matches!(t.op().kind(), te::OpKind::Placeholder))
+                .collect();
+            let (f, producers) =
+                te::schedule_ops_with_tensors(&s, bounds, &inputs, te::StorageStyle::Realize)
+                    .map_err(|e| te_error(&a.place(), e))?;
+            let module = crate::lowered::LoweredModule {
+                name: f.name.clone(),
+                text: f.body.to_string(),
+                func: f,
+                producers,
+            };
+            Ok(Value::Object(Object::Stmt(crate::lowered::StmtRef::body(
+                &Rc::new(module),
+            ))))
         }
         _ => unreachable!("dataflow::call covers the dataflow functions"),
     }

@@ -1201,11 +1201,7 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
         // the loop IR's `let`s, `if`s and allocations.
         let func = tir::block::to_loop_ir(f);
         return Ok(Value::Object(Object::Lowered(Rc::new(
-            crate::lowered::LoweredModule {
-                name: "main".to_string(),
-                text: func.to_string(),
-                func,
-            },
+            crate::lowered::LoweredModule::new("main".to_string(), func.to_string(), func),
         ))));
     }
     let s = schedule_arg(a.required("inp")?)?;
@@ -1238,10 +1234,10 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
         },
         None => "main".to_string(),
     };
-    let module = crate::lowered::LoweredModule {
+    let module = crate::lowered::LoweredModule::new(
         name,
-        text: lowering.program().to_string(),
-        func: crate::lowered::without_produce(
+        lowering.program().to_string(),
+        crate::lowered::without_produce(
             lowering.program(),
             &s.borrow()
                 .stages()
@@ -1250,7 +1246,7 @@ fn lower(host: &mut dyn Host, args: Args) -> ApiResult<Value> {
                 .map(|st| st.name().to_string())
                 .collect(),
         ),
-    };
+    );
     host.session().failed_lowering = None;
     host.session().lowered.push(Lowered {
         schedule: s.clone(),

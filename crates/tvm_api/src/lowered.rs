@@ -21,6 +21,31 @@ pub struct LoweredModule {
     /// The name `tvm.lower(..., name=...)` gave the function (`"main"` by
     /// default), under which `mod[name]` finds it.
     pub name: String,
+    /// The tensor each buffer stores, for a program before storage
+    /// flattening (`te.schedule.ScheduleOps`), whose statements name their
+    /// producers (`ProducerRealize`, `ProducerStore`); empty for a lowered
+    /// program, whose statements name buffers.
+    pub producers: Vec<(tir::Buffer, te::Tensor)>,
+}
+
+impl LoweredModule {
+    /// A program after lowering, whose statements name buffers.
+    pub fn new(name: String, text: String, func: tir::PrimFunc) -> LoweredModule {
+        LoweredModule {
+            func,
+            text,
+            name,
+            producers: Vec::new(),
+        }
+    }
+
+    /// The tensor `buf` stores, in a program before storage flattening.
+    fn producer(&self, buf: &tir::Buffer) -> Option<&te::Tensor> {
+        self.producers
+            .iter()
+            .find(|(b, _)| b == buf)
+            .map(|(_, t)| t)
+    }
 }
 
 /// A statement of a lowered program: the program and the path to the
@@ -62,6 +87,22 @@ impl StmtRef {
     /// Whether both name the same statement.
     pub fn same_as(&self, other: &StmtRef) -> bool {
         Rc::ptr_eq(&self.module, &other.module) && self.path == other.path
+    }
+
+    /// The statement's class, as TVM names it: before storage flattening
+    /// a realize or a store of a tensor is a `ProducerRealize` or a
+    /// `ProducerStore`.
+    pub(crate) fn class(&self) -> &'static str {
+        let stmt = self.stmt();
+        match stmt {
+            tir::Stmt::Realize { buffer, .. } if self.module.producer(buffer).is_some() => {
+                "ProducerRealize"
+            }
+            tir::Stmt::BufferStore { buffer, .. } if self.module.producer(buffer).is_some() => {
+                "ProducerStore"
+            }
+            _ => stmt_class(stmt),
+        }
     }
 }
 
@@ -112,6 +153,8 @@ pub(crate) const STMT_CLASSES: &[&str] = &[
     "For",
     "LetStmt",
     "BufferRealize",
+    "ProducerRealize",
+    "ProducerStore",
     "Allocate",
     "BufferStore",
     "IfThenElse",
@@ -140,7 +183,7 @@ pub(crate) fn is_stmt(v: &Value, class: &str) -> bool {
         Value::Object(Object::Lowered(_)) => class == "PrimFunc",
         Value::Object(Object::TensorIr(o)) => o.type_name() == class,
         Value::Object(Object::Buffer(_) | Object::DeclBuffer(..)) => class == "Buffer",
-        Value::Object(Object::Stmt(s)) => class == "Stmt" || stmt_class(s.stmt()) == class,
+        Value::Object(Object::Stmt(s)) => class == "Stmt" || s.class() == class,
         _ => false,
     }
 }
@@ -149,6 +192,12 @@ pub(crate) fn is_stmt(v: &Value, class: &str) -> bool {
 pub(crate) fn stmt_attribute(s: &StmtRef, name: &str) -> Option<Value> {
     let stmt = s.stmt();
     let child = |i| Value::Object(Object::Stmt(s.child(i)));
+    if let (tir::Stmt::Realize { buffer, .. } | tir::Stmt::BufferStore { buffer, .. }, "producer") =
+        (stmt, name)
+    {
+        let t = s.module.producer(buffer)?;
+        return Some(Value::Object(Object::Tensor(t.clone())));
+    }
     Some(match (stmt, name) {
         (tir::Stmt::For { var, .. }, "loop_var") => Value::Index(var.expr()),
         (tir::Stmt::For { min, .. }, "min") => Value::Index(min.clone()),
@@ -192,6 +241,12 @@ pub(crate) fn stmt_attribute(s: &StmtRef, name: &str) -> Option<Value> {
         (tir::Stmt::BufferStore { indices, .. }, "indices") => {
             Value::list(indices.iter().map(|e| Value::Index(e.clone())).collect())
         }
+        (tir::Stmt::Realize { region, .. }, "bounds") => Value::list(
+            region
+                .iter()
+                .map(|r| Value::Object(Object::Range(r.clone())))
+                .collect(),
+        ),
         (tir::Stmt::Allocate { extents, .. }, "extents") => {
             Value::list(extents.iter().map(|e| Value::Index(e.clone())).collect())
         }

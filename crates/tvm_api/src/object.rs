@@ -199,7 +199,7 @@ impl Object {
             Object::TimeResult(_) => "ProfileResult",
             Object::Lowered(_) => "IRModule",
             Object::TensorIr(o) => o.type_name(),
-            Object::Stmt(s) => crate::lowered::stmt_class(s.stmt()),
+            Object::Stmt(s) => s.class(),
             Object::Buffer(_) => "Buffer",
             Object::Group(..) => "Stage",
             Object::ReadGraph(_) => "Map",

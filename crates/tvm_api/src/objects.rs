@@ -423,11 +423,11 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 let e = te::extern_of(op).expect("an extern operation");
                 let mut params = e.input_buffers.clone();
                 params.extend(e.output_buffers.iter().cloned());
-                let module = crate::lowered::LoweredModule {
-                    name: op.name().to_string(),
-                    text: e.body.to_string(),
-                    func: tir::PrimFunc::new(op.name(), params, e.body.clone()),
-                };
+                let module = crate::lowered::LoweredModule::new(
+                    op.name().to_string(),
+                    e.body.to_string(),
+                    tir::PrimFunc::new(op.name(), params, e.body.clone()),
+                );
                 Ok(Value::Object(Object::Stmt(crate::lowered::StmtRef::body(
                     &Rc::new(module),
                 ))))
