@@ -521,7 +521,7 @@ fn a_scan_body_is_a_group_at_the_scan_update() {
     );
     s.compute_at(&a, &b, &b.op().axis()[1]).unwrap();
     let inner = s
-        .create_group(&[a.clone()], &[state.clone(), x.clone()], false)
+        .create_group(std::slice::from_ref(&a), &[state.clone(), x.clone()], false)
         .unwrap();
     assert_eq!(s.group_parent(inner), Some(body));
     let r = te::check(&s, &[x, scan.clone()], &HashMap::new(), 3).unwrap();
