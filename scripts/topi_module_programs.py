@@ -832,6 +832,68 @@ with tvm.target.Target("cuda"):
     out = conv2d_nhwc(data, kernel, 1, 1, 1, "float32")
     s = schedule_conv2d_nhwc([out])
 """, "[data, kernel, out]")),
+    # Extern operators whose bodies loop while a condition holds (binary
+    # searches), detection post-processing, and schedules of further modules.
+    "get_valid_counts_ssd": (["sort.py", "scan.py", "vision/nms_util.py", "vision/nms.py"], driver("""
+data = te.placeholder((1, 100, 6), name="data")
+valid_count, out, out_indices = get_valid_counts(data, score_threshold=0.3, id_index=0, score_index=1)
+s = te.create_schedule([valid_count.op, out.op, out_indices.op])
+""", "[data, valid_count, out, out_indices]")),
+    "non_max_suppression_ssd": (["sort.py", "scan.py", "vision/nms_util.py", "vision/nms.py"], driver("""
+data = te.placeholder((1, 64, 6), name="data")
+valid = te.placeholder((1,), name="valid", dtype="int32")
+idx = te.placeholder((1, 64), name="idx", dtype="int32")
+out = non_max_suppression(data, valid, idx, max_output_size=-1, iou_threshold=0.5, force_suppress=False, top_k=-1, coord_start=2, score_index=1, id_index=0, return_indices=False, invalid_to_bottom=False)
+s = te.create_schedule(out.op)
+""", "[data, valid, idx, out]")),
+    "all_class_nms_detection": (["sort.py", "scan.py", "transform.py", "vision/nms_util.py", "vision/nms.py"], driver("""
+boxes = te.placeholder((1, 32, 4), name="boxes")
+scores = te.placeholder((1, 3, 32), name="scores")
+out = all_class_non_max_suppression(boxes, scores, 8, 0.5, 0.1)
+s = te.create_schedule([t.op for t in out])
+""", "[boxes, scores] + list(out)")),
+    "x86_schedule_softmax_bert": (["nn/softmax.py", "x86/injective.py", "x86/nn.py"], driver("""
+x = te.placeholder((8, 12, 128, 128), name="x")
+out = softmax(x, axis=-1)
+s = schedule_softmax([out])
+""", "[x, out]")),
+    "x86_concatenate_inception": (["x86/concat.py"], driver("""
+a = te.placeholder((1, 64, 28, 28), name="a")
+b = te.placeholder((1, 32, 28, 28), name="b")
+out = concatenate([a, b], axis=1)
+s = te.create_schedule(out.op)
+""", "[a, b, out]")),
+    "cuda_schedule_lrn_alexnet": (["nn/local_response_norm.py", "cuda/nn.py"], driver("""
+x = te.placeholder((1, 96, 27, 27), name="x")
+with tvm.target.Target("cuda"):
+    out = lrn(x, 5, 1, 0.0001, 0.75, 2.0)
+    s = schedule_lrn([out])
+""", "[x, out]")),
+    "searchsorted_rows": (["searchsorted.py"], driver("""
+seq = te.placeholder((4, 64), name="seq")
+vals = te.placeholder((4, 16), name="vals")
+out = searchsorted(seq, vals, right=False, out_dtype="int32")
+s = te.create_schedule(out.op)
+""", "[seq, vals, out]")),
+    "scatter_elements_add": (["scatter_elements.py"], driver("""
+data = te.placeholder((8, 16), name="data")
+idx = te.placeholder((8, 4), name="idx", dtype="int32")
+upd = te.placeholder((8, 4), name="upd")
+out = scatter_elements(data, idx, upd, axis=1, reduction="add")
+s = te.create_schedule(out.op)
+""", "[data, idx, upd, out]")),
+    "stft_audio_frames": (["signal.py"], driver("""
+x = te.placeholder((1, 256), name="x")
+win = te.placeholder((64,), name="win")
+out = stft(x, 64, 16, 64, win, True, True, (1, 33, 13, 2))
+s = te.create_schedule(out.op)
+""", "[x, win, out]")),
+    "generic_schedule_depthwise_nhwc_mobilenet": (["nn/pad.py", "nn/utils.py", "nn/dilate.py", "nn/depthwise_conv2d.py", "generic/conv2d.py"], driver("""
+data = te.placeholder((1, 56, 56, 128), name="data")
+kernel = te.placeholder((3, 3, 128, 1), name="kernel")
+out = depthwise_conv2d_nhwc(data, kernel, 1, 1, 1)
+s = schedule_depthwise_conv2d_nhwc([out])
+""", "[data, kernel, out]")),
 }
 
 

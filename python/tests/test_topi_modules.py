@@ -31,6 +31,7 @@ PROGRAMS = Path(__file__).resolve().parents[2] / "crates/script/tests/programs"
         ("packed_functions.py", "[[12.0, 2.0, 8.0], [1.0, 0.0, 2.0]]"),
         ("scalar_params.py", "D[i, j] = (C[i, j] + bias)"),
         ("producers_and_scan_groups.py", "realize PQ.v1 min(h - i.outer * 4, 4)"),
+        ("while_loops.py", "[[0, 1, 7, 7, 8], [0, 2, 4, 5, 8]]"),
     ],
 )
 def test_both_front_ends_print_the_same(cli, name, marker):

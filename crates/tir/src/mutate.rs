@@ -128,6 +128,10 @@ pub fn walk_stmt<M: Mutator + ?Sized>(m: &mut M, s: &Stmt) -> Result<Stmt, M::Er
                 name: name.clone(),
                 body: Box::new(m.stmt(body)?),
             },
+            Stmt::While { cond, body } => Stmt::While {
+                cond: m.value(cond)?,
+                body: Box::new(m.stmt(body)?),
+            },
             Stmt::BufferStore {
                 buffer,
                 indices,

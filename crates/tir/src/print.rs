@@ -285,6 +285,11 @@ impl Printer {
                 self.write_value(f, cond)?;
                 f.write_char(')')
             }
+            Stmt::While { cond, .. } => {
+                f.write_str("while (")?;
+                self.write_value(f, cond)?;
+                f.write_char(')')
+            }
             Stmt::Seq(v) => write!(f, "<{} statements>", v.len()),
             Stmt::Evaluate(v) => self.write_value(f, v),
             Stmt::Opaque { call, .. } => write!(f, "{call}"),
@@ -387,7 +392,7 @@ impl Printer {
                 self.write_header(f, s)?;
                 block(f, body)
             }
-            Stmt::Produce { body, .. } => {
+            Stmt::Produce { body, .. } | Stmt::While { body, .. } => {
                 pad(f, depth)?;
                 self.write_header(f, s)?;
                 block(f, body)

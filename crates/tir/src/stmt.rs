@@ -121,6 +121,15 @@ pub enum Stmt {
         /// Runs otherwise, when present.
         else_case: Option<Box<Stmt>>,
     },
+    /// `while (cond) { body }`: `body` runs as long as `cond` (a `bool`
+    /// value, evaluated before each iteration) holds. Each iteration is a
+    /// step, so a loop that never ends stops at the step limit.
+    While {
+        /// A `bool` value.
+        cond: Value,
+        /// The loop body.
+        body: Box<Stmt>,
+    },
     /// Statements in order; the empty sequence is the no-op.
     Seq(Vec<Stmt>),
     /// Evaluates a value for its checks (its loads) and drops it.
@@ -262,6 +271,30 @@ impl Stmt {
         }
     }
 
+    /// `while (cond) { body }` (TVM's `ib.while_loop(cond)`).
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use arith::CmpOp;
+    /// use tir::{BinOp, Buffer, DataType, PrimFunc, Stmt, Tensor, Value};
+    /// let n = Buffer::new("n", DataType::Int32, [1i64]);
+    /// let at0 = || Value::load(&n, [arith::Expr::int(0)]);
+    /// let two = || Value::constant(2.0, DataType::Int32);
+    /// let halve = Stmt::store(&n, [arith::Expr::int(0)], Value::binary(BinOp::FloorDiv, at0(), two()));
+    /// let s = Stmt::while_loop(Value::cmp(CmpOp::Gt, at0(), Value::constant(1.0, DataType::Int32)), halve);
+    /// assert_eq!(s.to_string(), "while ((n[0] > 1)) {\n  n[0] = floordiv(n[0], 2)\n}\n");
+    /// let f = PrimFunc::new("f", vec![n.clone()], s);
+    /// let inputs = HashMap::from([(n.clone(), Tensor::new(vec![1], vec![100.0]).unwrap())]);
+    /// let out = tir::run(&f, &inputs, &HashMap::new()).unwrap();
+    /// assert_eq!(out.tensor(&n).unwrap().data(), &[1.0]);
+    /// ```
+    pub fn while_loop(cond: impl Into<Value>, body: Stmt) -> Stmt {
+        Stmt::While {
+            cond: cond.into(),
+            body: Box::new(body),
+        }
+    }
+
     /// `if (cond) { then_case } else { else_case }`.
     pub fn if_then_else(cond: impl Into<Value>, then_case: Stmt, else_case: Stmt) -> Stmt {
         Stmt::IfThenElse {
@@ -371,6 +404,7 @@ impl Stmt {
             | Stmt::Realize { body, .. }
             | Stmt::Allocate { body, .. }
             | Stmt::Produce { body, .. }
+            | Stmt::While { body, .. }
             | Stmt::TensorCall { body, .. } => vec![body],
             Stmt::IfThenElse {
                 then_case,
@@ -435,7 +469,7 @@ impl Stmt {
                     v.for_each_load(f)
                 }
             }),
-            Stmt::IfThenElse { cond, .. } => cond.for_each_load(f),
+            Stmt::IfThenElse { cond, .. } | Stmt::While { cond, .. } => cond.for_each_load(f),
             _ => {}
         });
     }
@@ -453,6 +487,7 @@ impl Drop for Stmt {
                 | Stmt::Realize { body, .. }
                 | Stmt::Allocate { body, .. }
                 | Stmt::Produce { body, .. }
+                | Stmt::While { body, .. }
                 | Stmt::TensorCall { body, .. } => {
                     if !body.is_no_op() {
                         out.push(std::mem::replace(&mut **body, Stmt::no_op()));

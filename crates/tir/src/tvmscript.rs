@@ -175,6 +175,10 @@ impl FrameFinder {
                 self.scoped(body, path)
             }
             Stmt::Produce { body, .. } => self.block(body, path),
+            Stmt::While { cond, body } => {
+                self.value(cond, path);
+                self.scoped(body, path);
+            }
             Stmt::IfThenElse {
                 cond,
                 then_case,
@@ -627,6 +631,12 @@ impl ScriptPrinter {
                 self.stmt(&alloc, depth, last)
             }
             Stmt::Produce { body, .. } => self.body(body, depth),
+            Stmt::While { cond, body } => {
+                let c = self.value(cond, Prec::Or);
+                let mut out = format!("{}while {c}:\n", pad(depth));
+                out.push_str(&self.scope(body, depth + 1));
+                out
+            }
             Stmt::IfThenElse {
                 cond,
                 then_case,

@@ -150,6 +150,10 @@ pub fn verify_bound_vars(
                 }
                 scope.check_value(value, &at)?;
             }
+            Stmt::While { cond, body } => {
+                scope.check_value(cond, &at)?;
+                work.push(Work::Stmt(body));
+            }
             Stmt::IfThenElse {
                 cond,
                 then_case,

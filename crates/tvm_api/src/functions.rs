@@ -898,12 +898,18 @@ fn min_max(native: Function, args: Args) -> ApiResult<Value> {
 fn constant(args: Args) -> ApiResult<Value> {
     let a = args.bind("const", &["value", "dtype", "span"])?;
     let v = a.required("value")?;
-    let default = if matches!(v.value, Value::Float(_)) {
-        DataType::Float32
-    } else {
-        DataType::Int32
+    let default = match v.value {
+        Value::Float(_) => DataType::Float32,
+        Value::Bool(_) => DataType::Bool,
+        _ => DataType::Int32,
     };
     let dt = dtype(a.get("dtype"), default)?;
+    // `tvm.tir.const(True)` is a boolean constant (TVM's `bool` IntImm).
+    if dt == DataType::Bool {
+        if let Value::Bool(b) = v.value {
+            return Ok(Value::Index(Expr::bool(b)));
+        }
+    }
     typed_constant(&v.value, dt, v.place())
 }
 

@@ -119,9 +119,50 @@ impl HybridSource {
 /// `te.hybrid.script(f)(*args)`: the output tensors of the operation that
 /// `f`'s source describes, for these arguments (one tensor, or a tuple
 /// for several outputs).
-pub(crate) fn call(host: &mut dyn Host, f: &Value, args: Vec<Value>) -> ApiResult<Value> {
+pub(crate) fn call(host: &mut dyn Host, f: &Value, args: crate::args::Args) -> ApiResult<Value> {
     let source = host.hybrid_source(f)?;
+    let args = arguments_in_order(&source, args)?;
     call_source(host, Some(f), &source, args)
+}
+
+/// The arguments of a call of `source`, positional then keyword ones
+/// (`hybrid_nms(..., zero=tvm.tir.const(0))`, as TOPI's `nms.py` calls
+/// them), in the order of its parameters.
+fn arguments_in_order(source: &HybridSource, args: crate::args::Args) -> ApiResult<Vec<Value>> {
+    use crate::error::ArgRef;
+    let name = &source.name;
+    if args.positional.len() > source.params.len() {
+        return Err(ApiError::type_error(format!(
+            "`{name}` takes {} arguments ({}), not {}",
+            source.params.len(),
+            source.params.join(", "),
+            args.positional.len()
+        )));
+    }
+    let mut slots: Vec<Option<Value>> = args.positional.into_iter().map(Some).collect();
+    slots.resize(source.params.len(), None);
+    for (key, value) in args.keywords {
+        let Some(i) = source.params.iter().position(|p| *p == key) else {
+            return Err(ApiError::type_error(format!(
+                "`{name}` has no parameter `{key}`; its parameters are {}",
+                source.params.join(", ")
+            ))
+            .at(ArgRef::Keyword(key)));
+        };
+        if slots[i].replace(value).is_some() {
+            return Err(
+                ApiError::type_error(format!("`{name}` got two values for `{key}`"))
+                    .at(ArgRef::Keyword(key)),
+            );
+        }
+    }
+    slots
+        .into_iter()
+        .zip(&source.params)
+        .map(|(v, p)| {
+            v.ok_or_else(|| ApiError::type_error(format!("`{name}` is missing its argument `{p}`")))
+        })
+        .collect()
 }
 
 /// The output tensors of the hybrid function `source` for `args`; names it
@@ -1112,17 +1153,21 @@ impl<'h, 's> Parser<'h, 's> {
                 out.push(self.block(&f.body)?);
             }
         } else {
+            // Bounds read from memory (`parallel(nkeep)` with `nkeep =
+            // valid_count[i]`, as TOPI's `nms.py` writes) are bound to
+            // variables on entry to the loop.
+            let mut read_bounds = Vec::new();
             let (kind, lo, hi, var_name) = match (kind_str, &args[..]) {
                 ("range" | "parallel" | "vectorize" | "unroll", [n]) => (
                     kind_str,
                     Expr::int(0),
-                    self.index(call, n)?,
+                    self.loop_bound(call, n, &mut read_bounds)?,
                     name.to_string(),
                 ),
                 ("range" | "parallel" | "vectorize" | "unroll", [a, b]) => (
                     kind_str,
-                    self.index(call, a)?,
-                    self.index(call, b)?,
+                    self.loop_bound(call, a, &mut read_bounds)?,
+                    self.loop_bound(call, b, &mut read_bounds)?,
                     name.to_string(),
                 ),
                 ("bind", [Value::Str(tag), n]) => {
@@ -1158,7 +1203,17 @@ impl<'h, 's> Parser<'h, 's> {
             let body = self.block(&f.body)?;
             let raw = Expr::sub(hi, lo);
             let extent = arith::Analyzer::new().simplify(&raw).unwrap_or(raw);
-            out.push(Stmt::for_kind(&var, 0, extent, for_kind, Vec::new(), body));
+            let stmt = Stmt::for_kind(&var, 0, extent, for_kind, Vec::new(), body);
+            out.push(
+                read_bounds
+                    .into_iter()
+                    .rev()
+                    .fold(stmt, |body, (var, value)| Stmt::LetValue {
+                        var,
+                        value,
+                        body: Box::new(body),
+                    }),
+            );
         }
         match saved {
             Some(s) => self.bind(name, s),
@@ -1167,6 +1222,25 @@ impl<'h, 's> Parser<'h, 's> {
             }
         }
         Ok(())
+    }
+
+    /// A loop bound: an index expression, or an integer value read from
+    /// memory, bound to a fresh variable listed in `read_bounds`.
+    fn loop_bound(
+        &self,
+        node: &impl Ranged,
+        v: &Value,
+        read_bounds: &mut Vec<(Var, tir::Value)>,
+    ) -> ApiResult<Expr> {
+        if let Value::Object(Object::Element(e)) = v {
+            if !e.dtype().is_float() && e.dtype() != DataType::Bool {
+                let value = self.to_tir(node, e)?;
+                let var = Var::new("extent");
+                read_bounds.push((var.clone(), value));
+                return Ok(var.expr());
+            }
+        }
+        self.index(node, v)
     }
 
     pub(crate) fn index(&self, node: &impl Ranged, v: &Value) -> ApiResult<Expr> {

@@ -219,6 +219,7 @@ impl Writer {
                 }
                 Ok(())
             }
+            Stmt::While { .. } => Err(unsupported("a `while` loop")),
             Stmt::Seq(items) => {
                 for item in items {
                     self.stmt_step(item, depth)?;

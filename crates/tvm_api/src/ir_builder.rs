@@ -2,7 +2,8 @@
 //! operators (`scatter_nd`, `cumsum`, sorting) write their bodies.
 //!
 //! The builder keeps TVM's stack of statement sequences: `for_range`,
-//! `if_scope`, `else_scope` and `new_scope` open a sequence that their
+//! `while_loop`, `if_scope`, `else_scope` and `new_scope` open a sequence
+//! that their
 //! `with` block fills and closes into one statement; `allocate` and `let`
 //! wrap the rest of the sequence they are emitted in; `ib.get()` closes
 //! the outermost. A `BufferVar` (`ib.buffer_ptr(buf)`, `ib.allocate(...)`)
@@ -73,8 +74,12 @@ enum ScopeKind {
         begin: Expr,
         extent: Expr,
         kind: ForKind,
+        /// Bounds read from memory (`nkeep[0] - j`), each bound to a
+        /// variable on entry to the loop, as TVM evaluates them once.
+        read_bounds: Vec<(Var, tir::Value)>,
     },
     If(tir::Value),
+    While(tir::Value),
     Else {
         cond: tir::Value,
         then_case: Stmt,
@@ -189,19 +194,28 @@ impl Scope {
                 begin,
                 extent,
                 kind,
-            } => Stmt::for_kind(
-                var,
-                begin.clone(),
-                extent.clone(),
-                kind.clone(),
-                Vec::new(),
-                body,
+                read_bounds,
+            } => read_bounds.iter().rev().fold(
+                Stmt::for_kind(
+                    var,
+                    begin.clone(),
+                    extent.clone(),
+                    kind.clone(),
+                    Vec::new(),
+                    body,
+                ),
+                |body, (v, value)| Stmt::LetValue {
+                    var: v.clone(),
+                    value: value.clone(),
+                    body: Box::new(body),
+                },
             ),
             ScopeKind::If(cond) => Stmt::IfThenElse {
                 cond: cond.clone(),
                 then_case: Box::new(body),
                 else_case: None,
             },
+            ScopeKind::While(cond) => Stmt::while_loop(cond.clone(), body),
             ScopeKind::Else { cond, then_case } => Stmt::IfThenElse {
                 cond: cond.clone(),
                 then_case: Box::new(then_case.clone()),
@@ -231,7 +245,26 @@ fn scope(b: &Rc<RefCell<IrBuilder>>, kind: ScopeKind) -> ApiResult<Value> {
     }))))
 }
 
-/// An index argument (a bound of `for_range`).
+/// A bound of `for_range`: an index expression, or an integer value read
+/// from memory, bound to a fresh variable listed in `read_bounds`.
+fn loop_bound(
+    b: &Rc<RefCell<IrBuilder>>,
+    v: &Value,
+    what: &str,
+    read_bounds: &mut Vec<(Var, tir::Value)>,
+) -> ApiResult<Expr> {
+    if let Value::Object(Object::Element(e)) = promote(v) {
+        if !e.dtype().is_float() && e.dtype() != DataType::Bool {
+            let value = b.borrow().to_tir(&e)?;
+            let var = Var::new(what);
+            read_bounds.push((var.clone(), value));
+            return Ok(var.expr());
+        }
+    }
+    index(v, what)
+}
+
+/// An index argument (a bound of `for_range`, a shape).
 fn index(v: &Value, what: &str) -> ApiResult<Expr> {
     crate::operators::as_index(&promote(v)).ok_or_else(|| {
         not_supported(
@@ -244,9 +277,9 @@ fn index(v: &Value, what: &str) -> ApiResult<Expr> {
     })
 }
 
-/// A condition (`if_scope`, `likely`) as a value over the builder's
-/// buffers.
-fn condition(b: &IrBuilder, v: &Value) -> ApiResult<tir::Value> {
+/// The condition of `ib.<method>(cond)` (`if_scope`, `while_loop`) as a
+/// value over the builder's buffers.
+fn condition(b: &IrBuilder, method: &str, v: &Value) -> ApiResult<tir::Value> {
     match promote(v) {
         Value::Bool(x) => Ok(tir::Value::index(Expr::bool(x))),
         Value::Index(e) if e.ty() == arith::Type::Bool => Ok(tir::Value::index(e)),
@@ -254,7 +287,7 @@ fn condition(b: &IrBuilder, v: &Value) -> ApiResult<tir::Value> {
         other => Err(type_error(
             None,
             format!(
-                "`if_scope` needs a condition such as `i < n`, found a {}",
+                "`{method}` needs a condition such as `i < n`, found a {}",
                 other.type_name()
             ),
         )),
@@ -305,8 +338,9 @@ pub(crate) fn call_method(b: &Rc<RefCell<IrBuilder>>, name: &str, args: Args) ->
         }
         "for_range" => {
             let a = args.bind("for_range", &["begin", "end", "name", "dtype", "kind"])?;
-            let begin = index(&a.required("begin")?.value, "begin")?;
-            let end = index(&a.required("end")?.value, "end")?;
+            let mut read_bounds = Vec::new();
+            let begin = loop_bound(b, &a.required("begin")?.value, "begin", &mut read_bounds)?;
+            let end = loop_bound(b, &a.required("end")?.value, "end", &mut read_bounds)?;
             let mut name = string_arg(a.get("name"), "i")?;
             let kind = match string_arg(a.get("kind"), "serial")?.as_str() {
                 "serial" => ForKind::Serial,
@@ -340,13 +374,19 @@ pub(crate) fn call_method(b: &Rc<RefCell<IrBuilder>>, name: &str, args: Args) ->
                     begin,
                     extent,
                     kind,
+                    read_bounds,
                 },
             )
         }
         "if_scope" => {
             let a = args.bind("if_scope", &["cond"])?;
-            let cond = condition(&b.borrow(), &a.required("cond")?.value)?;
+            let cond = condition(&b.borrow(), "if_scope", &a.required("cond")?.value)?;
             scope(b, ScopeKind::If(cond))
+        }
+        "while_loop" => {
+            let a = args.bind("while_loop", &["cond"])?;
+            let cond = condition(&b.borrow(), "while_loop", &a.required("cond")?.value)?;
+            scope(b, ScopeKind::While(cond))
         }
         "else_scope" => {
             args.bind("else_scope", &[])?;
@@ -428,7 +468,8 @@ pub(crate) fn call_method(b: &Rc<RefCell<IrBuilder>>, name: &str, args: Args) ->
                 .map(|d| index(d, "shape"))
                 .collect::<ApiResult<Vec<_>>>()?;
             let name = string_arg(a.get("name"), "buf")?;
-            let buffer = Buffer::new(name, dtype, shape);
+            let scope = string_arg(a.get("scope"), "global")?;
+            let buffer = Buffer::new(name, dtype, shape).with_scope(scope);
             b.borrow_mut().emit(Item::Allocate(buffer.clone()))?;
             builder_value(b, buffer)
         }
@@ -457,7 +498,7 @@ pub(crate) fn call_method(b: &Rc<RefCell<IrBuilder>>, name: &str, args: Args) ->
             let a = args.bind("likely", &["expr"])?;
             Ok(a.required("expr")?.value.clone())
         }
-        "scope_attr" | "while_loop" => Err(not_supported(
+        "scope_attr" => Err(not_supported(
             None,
             format!("`ib.{name}` is not supported by rangefinder's IR builder"),
         )),
@@ -593,7 +634,13 @@ impl BufferVar {
             te::ValueKind::Index(_) if value.dtype() == DataType::Int32 => DataType::Int32,
             _ => value.dtype(),
         };
-        if found != content {
+        // An integer index value goes into an int64 buffer: the index
+        // expressions here carry no width, so `tvm.tir.const(0, "int64")`
+        // (TOPI's exclusive `cumsum` of int64) is one of them.
+        let widened = found == DataType::Int32
+            && content == DataType::Int64
+            && matches!(value.kind(), te::ValueKind::Index(_));
+        if found != content && !widened {
             return Err(ApiError::value_error(format!(
                 "data type does not match content type {} vs {}",
                 found.name(),

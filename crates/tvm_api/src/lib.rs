@@ -333,10 +333,7 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
             let positional = args.positional_only("a hybrid module")?;
             hybrid::call_module(host, m, positional.into_iter().map(|g| g.value).collect())
         }
-        Value::Object(Object::HybridFunction(f)) => {
-            let positional = args.positional_only("a hybrid function")?;
-            hybrid::call(host, f, positional.into_iter().map(|g| g.value).collect())
-        }
+        Value::Object(Object::HybridFunction(f)) => hybrid::call(host, f, args),
         Value::Object(Object::Mark(m)) => test_marks::call_mark(m, args),
         Value::Object(Object::Unsupported(path)) => Err(ApiError::not_supported(format!(
             "`{path}` is not supported by rangefinder"
@@ -359,6 +356,20 @@ pub fn call(host: &mut dyn Host, callee: &Value, args: Args) -> ApiResult<Value>
                     format!("`IntImm` takes an integer, found a {}", other.type_name()),
                 )),
             }
+        }
+        Value::Object(Object::Class(Class::FloatImm)) => {
+            // `tvm.tir.FloatImm("float32", 0.5)`: `tvm.tir.const` of a
+            // float type.
+            let a = args.bind("FloatImm", &["dtype", "value", "span"])?;
+            let dt = casts::dtype_arg(a.required("dtype")?)?;
+            let v = a.required("value")?;
+            if !dt.is_float() {
+                return Err(crate::error::type_error(
+                    v.place(),
+                    format!("`FloatImm` needs a float type, not {dt}"),
+                ));
+            }
+            functions::typed_constant(&v.value, dt, v.place())
         }
         // `tvm.tir.Var("n", "int64")` and `tvm.tir.SizeVar(...)` make the
         // variables `te.var` and `te.size_var` make.

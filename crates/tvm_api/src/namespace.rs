@@ -208,6 +208,35 @@ const CPP_SAME_ARGUMENTS: &[(&str, &str)] = &[
     ("tvm.topi", "any"),
     ("tvm.topi", "argmax"),
     ("tvm.topi", "argmin"),
+    // `topi/transform.py`, whose operators call these with their own
+    // arguments in order.
+    ("tvm.topi", "expand_dims"),
+    ("tvm.topi", "transpose"),
+    ("tvm.topi", "flip"),
+    ("tvm.topi", "reverse_sequence"),
+    ("tvm.topi", "strided_slice"),
+    ("tvm.topi", "reshape"),
+    ("tvm.topi", "squeeze"),
+    ("tvm.topi", "concatenate"),
+    ("tvm.topi", "stack"),
+    ("tvm.topi", "split"),
+    ("tvm.topi", "gather"),
+    ("tvm.topi", "gather_nd"),
+    ("tvm.topi", "matmul"),
+    ("tvm.topi", "arange"),
+    ("tvm.topi", "meshgrid"),
+    ("tvm.topi", "repeat"),
+    ("tvm.topi", "tile"),
+    ("tvm.topi", "layout_transform"),
+    ("tvm.topi", "shape"),
+    ("tvm.topi", "sequence_mask"),
+    ("tvm.topi", "ndarray_size"),
+    ("tvm.topi", "where"),
+    ("tvm.topi", "one_hot"),
+    ("tvm.topi", "unravel_index"),
+    ("tvm.topi", "sparse_to_dense"),
+    ("tvm.topi", "adv_index"),
+    ("tvm.topi", "sliding_window"),
 ];
 
 /// `tvm.topi.cpp...name`: the operator of [`CPP_SAME_ARGUMENTS`] under
@@ -267,6 +296,18 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
     // import cpp` is TOPI's C++ module.
     if module_path == "tvm.topi.nn" && name == "cpp" {
         return module("tvm.topi.cpp");
+    }
+    // `topi/__init__.py` star-imports `topi/math.py`, whose own imports
+    // (`import tvm`, `from tvm import te, tir`) come with it:
+    // `searchsorted.py` writes `from . import te`.
+    if module_path == "tvm.topi" && matches!(name, "te" | "tir" | "tvm") {
+        return module(if name == "tvm" {
+            "tvm"
+        } else if name == "te" {
+            "tvm.te"
+        } else {
+            "tvm.tir"
+        });
     }
     if module_path == "tvm.topi.nn" {
         if let Some(f) = crate::topi_nn::function(name).or_else(|| topi_operator(module_path, name))
@@ -503,7 +544,7 @@ fn known_module_attr(module_path: &str, name: &str) -> Option<Value> {
         "pool2d" if matches!(module_path, "tvm.topi.nn" | "tvm.topi.nn.pooling") => {
             Function::Pool2d
         }
-        "sum" if module_path == "tvm.topi" => Function::TopiSum,
+        "sum" if matches!(module_path, "tvm.topi" | "tvm.topi.reduction") => Function::TopiSum,
         "cast" if matches!(module_path, "tvm.topi" | "tvm.topi.math") => Function::TopiCast,
         "elemwise_sum" if module_path == "tvm.topi" => Function::TopiElemwiseSum,
         "relu" if matches!(module_path, "tvm.topi.nn" | "tvm.topi.nn.elemwise") => {

@@ -140,6 +140,12 @@ pub(crate) enum Code<'a> {
         else_case: Option<Box<Code<'a>>>,
         src: &'a Stmt,
     },
+    /// `body` as long as `cond` holds; each test of `cond` is a step.
+    While {
+        cond: ValueCode,
+        body: Box<Code<'a>>,
+        src: &'a Stmt,
+    },
     Seq(Vec<Code<'a>>),
     Eval(ValueCode, &'a Stmt),
     /// `call_packed(func, args...)`: a packed function the run was given
@@ -194,6 +200,7 @@ impl Drop for Code<'_> {
                 | Code::Let { body, .. }
                 | Code::LetValue { body, .. }
                 | Code::Region { body, .. }
+                | Code::While { body, .. }
                 | Code::EachThread { body, .. } => {
                     out.push(std::mem::replace(&mut **body, Code::Seq(Vec::new())));
                 }
@@ -790,6 +797,11 @@ impl<'a> Compiler<'a> {
                     src: s,
                 }
             }
+            Stmt::While { cond, body } => Code::While {
+                cond: self.value_as(cond, DataType::Bool, s)?,
+                body: Box::new(self.stmt(body)?),
+                src: s,
+            },
             Stmt::Seq(v) => Code::Seq(v.iter().map(|c| self.stmt(c)).collect::<Result<_, _>>()?),
             Stmt::Evaluate(v) => Code::Eval(self.value(v, s)?.0, s),
             Stmt::Opaque { call, .. } if call.convention == crate::CallConvention::Packed => {

@@ -72,6 +72,8 @@ fn steps_step(s: &Stmt, an: &mut Analyzer, block: &mut Block) -> Option<u64> {
         | Stmt::Produce { body, .. }
         | Stmt::TensorCall { body, .. } => steps(body, an, block)?,
         Stmt::BufferStore { .. } => 1,
+        // How often a `while` loop runs is known only by running it.
+        Stmt::While { .. } => return None,
         Stmt::IfThenElse {
             then_case,
             else_case,

@@ -237,7 +237,7 @@ fn header_vars(s: &Stmt, f: &mut impl FnMut(&Var)) {
             indices.iter().for_each(|e| e.for_each_var(f));
             value_vars(value, f);
         }
-        Stmt::IfThenElse { cond, .. } => value_vars(cond, f),
+        Stmt::IfThenElse { cond, .. } | Stmt::While { cond, .. } => value_vars(cond, f),
         Stmt::TensorCall { args, scalars, .. } => {
             scalars.iter().for_each(|e| e.for_each_var(f));
             for (_, region) in args {

@@ -97,6 +97,7 @@ pub(super) fn shares_memory(s: &Stmt) -> bool {
             | Stmt::Let { body, .. }
             | Stmt::LetValue { body, .. }
             | Stmt::Produce { body, .. }
+            | Stmt::While { body, .. }
             | Stmt::TensorCall { body, .. } => pending.push(body),
             Stmt::IfThenElse {
                 then_case,
@@ -312,8 +313,9 @@ impl<'a> Compiler<'a> {
                 };
                 self.with_private(p, |c| c.with_varying(var, |c| c.lockstep_stmt(body)))
             }
-            // A value read from memory: each thread runs it whole in turn.
-            Stmt::LetValue { .. } => self.leaf(s),
+            // A value read from memory, or a loop whose end is: each
+            // thread runs it whole in turn.
+            Stmt::LetValue { .. } | Stmt::While { .. } => self.leaf(s),
             Stmt::IfThenElse {
                 cond,
                 then_case,

@@ -766,6 +766,13 @@ impl<'c, 'a> Machine<'c, 'a> {
                     self.run(e)?;
                 }
             }
+            Code::While { cond, body, src } => loop {
+                self.step()?;
+                if !self.value(cond, src)?.truthy() {
+                    break;
+                }
+                self.run(body)?;
+            },
             Code::Seq(v) => {
                 for c in v {
                     self.run(c)?;
