@@ -894,6 +894,23 @@ kernel = te.placeholder((3, 3, 128, 1), name="kernel")
 out = depthwise_conv2d_nhwc(data, kernel, 1, 1, 1)
 s = schedule_depthwise_conv2d_nhwc([out])
 """, "[data, kernel, out]")),
+    "unique_with_counts": (["sort.py", "scan.py", "unique.py"], driver("""
+x = te.placeholder((64,), name="x", dtype="int32")
+out = unique(x, is_sorted=True, return_counts=True)
+s = te.create_schedule([t.op for t in out])
+""", "[x] + list(out)")),
+    "multibox_prior_ssd": (["sort.py", "scan.py", "vision/nms_util.py", "vision/nms.py", "vision/ssd/multibox.py"], driver("""
+data = te.placeholder((1, 3, 19, 19), name="data")
+out = multibox_prior(data, sizes=(0.2, 0.272), ratios=(1, 2, 0.5), steps=(-1, -1), offsets=(0.5, 0.5), clip=True)
+s = te.create_schedule(out.op)
+""", "[data, out]")),
+    "proposal_faster_rcnn": (["sort.py", "vision/rcnn/proposal.py"], driver("""
+cls_prob = te.placeholder((1, 6, 8, 8), name="cls_prob")
+bbox_pred = te.placeholder((1, 12, 8, 8), name="bbox_pred")
+im_info = te.placeholder((1, 3), name="im_info")
+out = proposal(cls_prob, bbox_pred, im_info, [1.0, 2.0, 4.0], [0.5], 16, 0.7, 60, 10, 1, False)
+s = te.create_schedule(out.op)
+""", "[cls_prob, bbox_pred, im_info, out]")),
 }
 
 

@@ -69,3 +69,42 @@ fn api_errors_point_at_the_argument_positional_or_keyword() {
     assert_eq!((line, column), (4, 24), "{message}");
     assert!(message.contains("takes 3 indices"), "{message}");
 }
+
+/// TVM's expression node classes called to build a node, as TOPI passes
+/// `tir.Sub` and `tir.NE` as a scan's operator: each builds what the
+/// operator builds, on indices and on tensor elements; a program using
+/// them runs to the values worked out by hand.
+#[test]
+fn expression_node_classes_build_their_nodes() {
+    let src = format!(
+        "{PRELUDE}n = te.var(\"n\")\n\
+         print(tvm.tir.Add(n, 1), tvm.tir.Sub(n, 2), tvm.tir.Mul(n, 3))\n\
+         print(tvm.tir.FloorDiv(n, 4), tvm.tir.FloorMod(n, 4), tvm.tir.Div(n, 4), tvm.tir.Mod(n, 4))\n\
+         print(tvm.tir.LT(n, 4), tvm.tir.NE(n, 4), tvm.tir.Not(tvm.tir.GE(n, 4)))\n\
+         print(tvm.tir.And(n < 4, n > 0), tvm.tir.Or(tvm.tir.EQ(n, 1), tvm.tir.LE(n, 0)))\n\
+         A = te.placeholder((5,), name=\"A\", dtype=\"int32\")\n\
+         D = te.compute((4,), lambda i: tvm.tir.Sub(A[i + 1], A[i]), name=\"D\")\n\
+         F = te.compute((4,), lambda i: tvm.tir.NE(A[i + 1], A[i]).astype(\"int32\"), name=\"F\")\n\
+         s = te.create_schedule([D.op, F.op])\n\
+         f = tvm.build(s, [A, D, F])\n\
+         d = tvm.nd.array([0] * 4, dtype=\"int32\")\n\
+         g = tvm.nd.array([0] * 4, dtype=\"int32\")\n\
+         f(tvm.nd.array([1, 1, 4, 9, 9], dtype=\"int32\"), d, g)\n\
+         print(d, g)\n"
+    );
+    let run = script::run(&src).unwrap_or_else(|e| panic!("{e}"));
+    let lines: Vec<&str> = run.printed.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "n + 1 n - 2 n * 3",
+            "n // 4 n % 4 select(n >= 0, n // 4, 0 - (0 - n) // 4) \
+             n - select(n >= 0, n // 4, 0 - (0 - n) // 4) * 4",
+            "n < 4 n != 4 not n >= 4",
+            "n < 4 and n > 0 n == 1 or n <= 0",
+            "[0, 3, 5, 0] [0, 1, 1, 0]",
+        ],
+        "{}",
+        run.printed
+    );
+}

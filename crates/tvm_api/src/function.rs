@@ -84,6 +84,12 @@ pub enum Function {
     Div,
     /// `tvm.tir.add`, `subtract`, `multiply` (also in `tvm.te`): `a op b`.
     TirBinary(crate::BinaryOp),
+    /// `tvm.tir.EQ(a, b)`, `NE`, `LT`, `LE`, `GT`, `GE`: the comparison
+    /// node, as `a == b` ... builds it (TOPI passes `tir.NE` as a
+    /// function).
+    TirCompare(arith::CmpOp),
+    /// `tvm.tir.Not(a)`: logical not.
+    TirNot,
     // TOPI's helpers that programs import.
     /// `tvm.topi.utils.get_const_tuple`.
     GetConstTuple,
@@ -383,6 +389,13 @@ impl Function {
             Function::TirBinary(crate::BinaryOp::Add) => "tvm.tir.add",
             Function::TirBinary(crate::BinaryOp::Sub) => "tvm.tir.subtract",
             Function::TirBinary(_) => "tvm.tir.multiply",
+            Function::TirCompare(arith::CmpOp::Eq) => "tvm.tir.EQ",
+            Function::TirCompare(arith::CmpOp::Ne) => "tvm.tir.NE",
+            Function::TirCompare(arith::CmpOp::Lt) => "tvm.tir.LT",
+            Function::TirCompare(arith::CmpOp::Le) => "tvm.tir.LE",
+            Function::TirCompare(arith::CmpOp::Gt) => "tvm.tir.GT",
+            Function::TirCompare(arith::CmpOp::Ge) => "tvm.tir.GE",
+            Function::TirNot => "tvm.tir.Not",
             Function::Memoize => "tvm.contrib.pickle_memoize.memoize",
             Function::ConstMatrix => "tvm.topi.utils.const_matrix",
             Function::MaxPower2Factor => "tvm.topi.utils.get_max_power2_factor",

@@ -146,6 +146,16 @@ pub(crate) fn call(host: &mut dyn Host, native: Function, args: Args) -> ApiResu
             let (x, y) = (a.required("lhs")?, a.required("rhs")?);
             crate::objects::element_binary(op, &x.value, &y.value, x.place())
         }
+        Function::TirCompare(op) => {
+            let a = args.bind(native.name(), &["a", "b", "span"])?;
+            let (x, y) = (a.required("a")?, a.required("b")?);
+            crate::operators::compare(op, &x.value, &y.value)
+        }
+        Function::TirNot => {
+            let a = args.bind(native.name(), &["a", "span"])?;
+            let x = a.required("a")?;
+            crate::operators::unary(crate::UnaryOp::Not, &x.value)
+        }
         Function::GetConstTuple => crate::topi::get_const_tuple(args),
         Function::GetConstInt => crate::topi::get_const_int(args),
         Function::TraverseInline => crate::topi::traverse_inline(host, args),
