@@ -911,6 +911,12 @@ im_info = te.placeholder((1, 3), name="im_info")
 out = proposal(cls_prob, bbox_pred, im_info, [1.0, 2.0, 4.0], [0.5], 16, 0.7, 60, 10, 1, False)
 s = te.create_schedule(out.op)
 """, "[cls_prob, bbox_pred, im_info, out]")),
+    "roi_align_mask_rcnn": (["vision/rcnn/roi_align.py"], driver("""
+data = te.placeholder((1, 256, 14, 14), name="data")
+rois = te.placeholder((8, 5), name="rois")
+out = roi_align_nchw(data, rois, (7, 7), 1.0 / 16, 0, 2)
+s = te.create_schedule(out.op)
+""", "[data, rois, out]")),
 }
 
 

@@ -390,3 +390,19 @@ fn topi_style_helpers_run_unchanged() {
         err.message
     );
 }
+
+/// Bytes literals compare by value, never equal to a `str`, print as
+/// Python prints them and are dict keys (TOPI's `roi_align` tests its mode
+/// with `mode in (b"avg", 0)`); the expected text is CPython's.
+#[test]
+fn bytes_literals_compare_print_and_hash_as_in_python() {
+    let out = printed(
+        "x = b\"avg\"\n\
+         print(x, x == b\"avg\", x == \"avg\", \"avg\" in (b\"avg\", 0), 0 in (b\"avg\", 0))\n\
+         print(b\"a\\x01\\n'\", {b\"k\": 1}[b\"k\"], x != b\"max\")\n",
+    );
+    assert_eq!(
+        out,
+        "b'avg' True False False True\nb\"a\\x01\\n'\" 1 True\n"
+    );
+}

@@ -30,6 +30,9 @@ pub enum Object {
     PartialLoad(te::Tensor, Vec<Expr>),
     /// A `Range` with `.min` and `.extent`.
     Range(arith::Range),
+    /// A Python `bytes` literal (`b"avg"`: TOPI's `roi_align` compares its
+    /// mode against one), compared by value.
+    Bytes(Rc<[u8]>),
     /// A schedule.
     Schedule(ScheduleRef),
     /// `s[T]`: the stage of `T`'s operation in schedule `s`.
@@ -175,6 +178,7 @@ impl Object {
             Object::Element(_) => "tensor element expression",
             Object::PartialLoad(..) => "partially indexed tensor",
             Object::Range(_) => "Range",
+            Object::Bytes(_) => "bytes",
             Object::Schedule(_) => "Schedule",
             Object::Stage(..) => "Stage",
             Object::Bounds(_) => "Map",
@@ -246,6 +250,7 @@ impl Object {
             Object::IterVar(iv) | Object::ThreadAxis(iv) => iv.var().id().hash(&mut h),
             Object::Schedule(s) => (Rc::as_ptr(s) as usize).hash(&mut h),
             Object::StringImm(s) => s.hash(&mut h),
+            Object::Bytes(b) => b.hash(&mut h),
             other => other.type_name().hash(&mut h),
         }
         h.finish()
@@ -259,6 +264,7 @@ impl Object {
             (Object::IterVar(a), Object::IterVar(b)) => a == b,
             (Object::ThreadAxis(a), Object::ThreadAxis(b)) => a == b,
             (Object::Range(a), Object::Range(b)) => a == b,
+            (Object::Bytes(a), Object::Bytes(b)) => a == b,
             (Object::Schedule(a), Object::Schedule(b)) => Rc::ptr_eq(a, b),
             (Object::Stage(s, a), Object::Stage(t, b)) => Rc::ptr_eq(s, t) && a == b,
             (Object::Bounds(a), Object::Bounds(b)) => Rc::ptr_eq(a, b),
@@ -317,6 +323,28 @@ impl fmt::Display for Object {
             Object::Element(v) => write!(f, "{v}"),
             Object::PartialLoad(t, idx) => write!(f, "{}[{}]", t.name(), shape_text(idx)),
             Object::Range(r) => write!(f, "range(min={}, ext={})", r.min, r.extent),
+            Object::Bytes(b) => {
+                // Python's `repr`: single quotes unless the bytes hold one
+                // and no double quote.
+                let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+                    b'"'
+                } else {
+                    b'\''
+                };
+                write!(f, "b{}", quote as char)?;
+                for &c in b.iter() {
+                    match c {
+                        b'\\' => f.write_str("\\\\")?,
+                        c if c == quote => write!(f, "\\{}", c as char)?,
+                        b'\n' => f.write_str("\\n")?,
+                        b'\t' => f.write_str("\\t")?,
+                        b'\r' => f.write_str("\\r")?,
+                        0x20..=0x7e => write!(f, "{}", c as char)?,
+                        _ => write!(f, "\\x{c:02x}")?,
+                    }
+                }
+                write!(f, "{}", quote as char)
+            }
             Object::Schedule(_) => f.write_str("Schedule"),
             Object::Stage(_, op) => write!(f, "stage({})", op.name()),
             Object::Bounds(_) => f.write_str("Map(IterVar -> Range)"),

@@ -861,7 +861,8 @@ pub(crate) fn attribute(value: &Value, name: &str, span: At) -> ApiResult<Value>
                 | Object::IrStmt(_)
                 | Object::Reducer(_)
                 | Object::Slice(..)
-                | Object::IntrinCall(_),
+                | Object::IntrinCall(_)
+                | Object::Bytes(_),
                 _,
             ) => Err(no_attribute(value, name, span, "it has no attributes")),
             (Object::Module(_) | Object::Class(_), _) => Err(ApiError::attribute_error(format!(

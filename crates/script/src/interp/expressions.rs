@@ -37,9 +37,13 @@ impl Interpreter {
             ast::Expr::StringLiteral(s) => Ok(Value::str(s.value.to_str())),
             ast::Expr::BooleanLiteral(b) => Ok(Value::Bool(b.value)),
             ast::Expr::NoneLiteral(_) => Ok(Value::None),
-            ast::Expr::BytesLiteral(_) | ast::Expr::EllipsisLiteral(_) => Err(Raised::at(
+            ast::Expr::BytesLiteral(b) => {
+                let bytes: Vec<u8> = b.value.bytes().collect();
+                Ok(Value::Object(tvm_api::Object::Bytes(Rc::from(bytes))))
+            }
+            ast::Expr::EllipsisLiteral(_) => Err(Raised::at(
                 span,
-                "only int, float, str, bool and None literals are supported",
+                "only int, float, str, bytes, bool and None literals are supported",
             )),
             ast::Expr::Name(n) => self.lookup(n.id.as_str(), span, scope),
             ast::Expr::Attribute(a) => {
@@ -867,7 +871,7 @@ fn number(n: &ast::Number, span: Range<usize>) -> Eval<Value> {
         ast::Number::Float(f) => Ok(Value::Float(*f)),
         ast::Number::Complex { .. } => Err(Raised::at(
             span,
-            "only int, float, str, bool and None literals are supported",
+            "only int, float, str, bytes, bool and None literals are supported",
         )),
     }
 }
