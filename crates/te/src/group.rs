@@ -32,6 +32,9 @@ struct GroupState {
     /// Where the group is computed (`Root`: where its enclosing group is,
     /// or the root).
     attach: Attach,
+    /// Whether the schedule made it for a scan's body, rather than
+    /// `create_group`.
+    of_scan: bool,
 }
 
 impl Groups {
@@ -50,7 +53,14 @@ impl Groups {
             members,
             ids,
             attach,
+            of_scan: true,
         });
+    }
+
+    /// Whether a group was made by `create_group` (the groups of scan
+    /// bodies come back with the schedule's operations).
+    pub(crate) fn any_created(&self) -> bool {
+        self.list.iter().any(|g| !g.of_scan)
     }
 
     /// Whether group `g` is nested in group `h`: `h` has every member of
@@ -157,6 +167,7 @@ impl Schedule {
             members,
             ids,
             attach: Attach::Root,
+            of_scan: false,
         });
         self.place_groups()?;
         Ok(Group(self.groups.list.len() - 1))

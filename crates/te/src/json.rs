@@ -355,7 +355,7 @@ impl Writer {
     }
 
     fn schedule(&mut self, s: &Schedule) -> Result<Json> {
-        if !s.groups().is_empty() {
+        if s.groups.any_created() {
             return Err(unsupported("a schedule with stage groups (`create_group`)"));
         }
         self.current = s

@@ -143,6 +143,7 @@ fn a_scan_of_two_states_loads_as_a_scan() {
         "update2",
     )
     .unwrap();
+    let (update2, state1) = (up2.clone(), s1.clone());
     let op = te::scan_states(&[init1, init2], &[up1, up2], &[s1, s2], &[], "scan").unwrap();
     let text = save_json(&JsonObject::Operation(op.clone())).unwrap();
     let JsonObject::Operation(loaded) = load_json(&text).unwrap() else {
@@ -155,6 +156,16 @@ fn a_scan_of_two_states_loads_as_a_scan() {
         create_schedule(&loaded.outputs()),
     );
     assert_eq!(lowered(&b), lowered(&a));
+    // A schedule of the scan saves too: the group of its body is the
+    // schedule's own and comes back with it; a group made by
+    // `create_group` is refused by name.
+    let mut s = a.clone();
+    assert_eq!(s.groups().len(), 1);
+    assert_eq!(lowered(&round_trip_schedule(&s)), lowered(&a));
+    let g = s.create_group(&[update2], &[state1], false).unwrap();
+    assert_eq!(s.group_members(g).len(), 1);
+    let err = save_json(&JsonObject::Schedule(Box::new(s))).unwrap_err();
+    assert!(err.message.contains("create_group"), "{}", err.message);
 }
 
 #[test]
