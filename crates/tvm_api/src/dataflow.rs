@@ -348,7 +348,7 @@ pub(crate) fn call(native: Function, args: Args) -> ApiResult<Value> {
                 name: f.name.clone(),
                 text: f.body.to_string(),
                 func: f,
-                producers,
+                producers: producers.into_iter().map(|(b, t)| (b.id(), t)).collect(),
             };
             Ok(Value::Object(Object::Stmt(crate::lowered::StmtRef::body(
                 &Rc::new(module),

@@ -25,7 +25,7 @@ pub struct LoweredModule {
     /// flattening (`te.schedule.ScheduleOps`), whose statements name their
     /// producers (`ProducerRealize`, `ProducerStore`); empty for a lowered
     /// program, whose statements name buffers.
-    pub producers: Vec<(tir::Buffer, te::Tensor)>,
+    pub producers: std::collections::HashMap<tir::BufferId, te::Tensor>,
 }
 
 impl LoweredModule {
@@ -35,16 +35,13 @@ impl LoweredModule {
             func,
             text,
             name,
-            producers: Vec::new(),
+            producers: Default::default(),
         }
     }
 
     /// The tensor `buf` stores, in a program before storage flattening.
     fn producer(&self, buf: &tir::Buffer) -> Option<&te::Tensor> {
-        self.producers
-            .iter()
-            .find(|(b, _)| b == buf)
-            .map(|(_, t)| t)
+        self.producers.get(&buf.id())
     }
 }
 
